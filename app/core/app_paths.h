@@ -1,0 +1,20 @@
+#pragma once
+// Where the app keeps its data. Tests and the end-to-end run point these at
+// temporary places (--data-dir / --settings, or HEARTH_DATA_DIR /
+// HEARTH_SETTINGS_FILE) so they never touch the user's own files.
+#include <QString>
+
+namespace hearth::app {
+
+struct AppPaths {
+    QString dataDir;      // the conversation database lives here
+    QString settingsFile; // an INI file; empty: QSettings' standard place
+
+    [[nodiscard]] QString databaseFile() const { return dataDir + QStringLiteral("/conversations.sqlite"); }
+    [[nodiscard]] QString defaultModelsFolder() const { return dataDir + QStringLiteral("/models"); }
+
+    // Command-line values win over the environment, which wins over the standard locations.
+    static AppPaths resolve(const QString& dataDirOption, const QString& settingsOption);
+};
+
+} // namespace hearth::app

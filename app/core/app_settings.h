@@ -1,0 +1,119 @@
+#pragma once
+// The user's preferences. Values live in memory and are exposed to QML as
+// properties, so every change applies at once; they are read from QSettings
+// when the app starts and written back on a background thread shortly after
+// each change (the GUI thread never touches the settings file after startup).
+#include <QObject>
+#include <QStringList>
+#include <QThreadPool>
+#include <QTimer>
+#include <QtQml/qqmlregistration.h>
+
+namespace hearth::app {
+
+struct SamplingDefaults {
+    double temperature = 0.8;
+    int topK = 40;
+    double topP = 0.95;
+    double minP = 0.05;
+    double repeatPenalty = 1.1;
+    int seed = -1;
+};
+
+class AppSettings : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("AppSettings is created by the application")
+    Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY changed)
+    Q_PROPERTY(double temperature READ temperature WRITE setTemperature NOTIFY changed)
+    Q_PROPERTY(int topK READ topK WRITE setTopK NOTIFY changed)
+    Q_PROPERTY(double topP READ topP WRITE setTopP NOTIFY changed)
+    Q_PROPERTY(double minP READ minP WRITE setMinP NOTIFY changed)
+    Q_PROPERTY(double repeatPenalty READ repeatPenalty WRITE setRepeatPenalty NOTIFY changed)
+    Q_PROPERTY(int seed READ seed WRITE setSeed NOTIFY changed)
+    Q_PROPERTY(int maxReplyTokens READ maxReplyTokens WRITE setMaxReplyTokens NOTIFY changed)
+    Q_PROPERTY(int contextLength READ contextLength WRITE setContextLength NOTIFY engineConfigChanged)
+    Q_PROPERTY(int threads READ threads WRITE setThreads NOTIFY engineConfigChanged)
+    Q_PROPERTY(QString modelsFolder READ modelsFolder WRITE setModelsFolder NOTIFY modelsFolderChanged)
+    Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY appearanceChanged)
+    Q_PROPERTY(int fontSize READ fontSize WRITE setFontSize NOTIFY appearanceChanged)
+    Q_PROPERTY(QStringList recentModels READ recentModels NOTIFY recentModelsChanged)
+    Q_PROPERTY(QString fileName READ fileName CONSTANT)
+
+public:
+    // fileName: an INI file (tests, --settings); empty: QSettings' standard place for Hearth.
+    explicit AppSettings(const QString& fileName, const QString& defaultModelsFolder,
+                         QObject* parent = nullptr);
+    ~AppSettings() override; // writes pending changes
+
+    [[nodiscard]] QString systemPrompt() const { return systemPrompt_; }
+    [[nodiscard]] double temperature() const { return temperature_; }
+    [[nodiscard]] int topK() const { return topK_; }
+    [[nodiscard]] double topP() const { return topP_; }
+    [[nodiscard]] double minP() const { return minP_; }
+    [[nodiscard]] double repeatPenalty() const { return repeatPenalty_; }
+    [[nodiscard]] int seed() const { return seed_; } // -1: a new random seed per reply
+    [[nodiscard]] int maxReplyTokens() const { return maxReplyTokens_; }
+    [[nodiscard]] int contextLength() const { return contextLength_; }
+    [[nodiscard]] int threads() const { return threads_; } // 0: one per core
+    [[nodiscard]] QString modelsFolder() const { return modelsFolder_; }
+    [[nodiscard]] QString theme() const { return theme_; } // "system", "light" or "dark"
+    [[nodiscard]] int fontSize() const { return fontSize_; }
+    [[nodiscard]] QStringList recentModels() const { return recentModels_; }
+    [[nodiscard]] QString fileName() const { return fileName_; }
+
+    void setSystemPrompt(const QString& value);
+    void setTemperature(double value);
+    void setTopK(int value);
+    void setTopP(double value);
+    void setMinP(double value);
+    void setRepeatPenalty(double value);
+    void setSeed(int value);
+    void setMaxReplyTokens(int value);
+    void setContextLength(int value);
+    void setThreads(int value);
+    void setModelsFolder(const QString& value);
+    void setTheme(const QString& value);
+    void setFontSize(int value);
+
+    // Puts `path` first in the recent models (at most 10).
+    Q_INVOKABLE void rememberModel(const QString& path);
+    Q_INVOKABLE void forgetModel(const QString& path);
+    Q_INVOKABLE void resetSampling();
+    // Writes now and waits until the file is written.
+    void flush();
+
+signals:
+    void changed();             // generation settings
+    void engineConfigChanged(); // context length or threads: the worker is reconfigured
+    void modelsFolderChanged();
+    void appearanceChanged();
+    void recentModelsChanged();
+
+private:
+    template <class T, class Signal> void assign(T& field, T value, Signal signal);
+    void load();
+    void scheduleSave();
+    void saveNow();
+
+    QString fileName_;
+    QString systemPrompt_;
+    double temperature_ = SamplingDefaults{}.temperature;
+    int topK_ = SamplingDefaults{}.topK;
+    double topP_ = SamplingDefaults{}.topP;
+    double minP_ = SamplingDefaults{}.minP;
+    double repeatPenalty_ = SamplingDefaults{}.repeatPenalty;
+    int seed_ = SamplingDefaults{}.seed;
+    int maxReplyTokens_ = 512;
+    int contextLength_ = 2048;
+    int threads_ = 0;
+    QString modelsFolder_;
+    QString theme_ = QStringLiteral("system");
+    int fontSize_ = 11;
+    QStringList recentModels_;
+
+    QTimer saveTimer_;
+    QThreadPool writer_; // one thread: writes land in order
+};
+
+} // namespace hearth::app

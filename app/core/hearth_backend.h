@@ -1,0 +1,47 @@
+#pragma once
+// Everything behind the window, wired together: settings, the conversation
+// store, the inference worker on its own thread, and the controllers QML uses.
+// main() builds one; so do the controller tests and the benchmark.
+#include "app/core/app_paths.h"
+#include <QObject>
+#include <QThread>
+#include <memory>
+
+namespace hearth::app {
+
+class AppSettings;
+class ChatController;
+class ConversationStore;
+class InferenceWorker;
+class MetricsController;
+class ModelController;
+
+class HearthBackend : public QObject {
+    Q_OBJECT
+public:
+    explicit HearthBackend(const AppPaths& paths, QObject* parent = nullptr);
+    ~HearthBackend() override; // stops generation, joins the worker, finishes database writes
+
+    // Reads the conversations and scans the models folder (both in the background).
+    void start();
+
+    [[nodiscard]] const AppPaths& paths() const { return paths_; }
+    [[nodiscard]] AppSettings* settings() const { return settings_.get(); }
+    [[nodiscard]] ConversationStore* store() const { return store_.get(); }
+    [[nodiscard]] InferenceWorker* worker() const { return worker_; }
+    [[nodiscard]] ModelController* models() const { return models_.get(); }
+    [[nodiscard]] ChatController* chat() const { return chat_.get(); }
+    [[nodiscard]] MetricsController* metrics() const { return metrics_.get(); }
+
+private:
+    AppPaths paths_;
+    std::unique_ptr<AppSettings> settings_;
+    std::unique_ptr<ConversationStore> store_;
+    QThread inferenceThread_;
+    InferenceWorker* worker_; // lives on inferenceThread_, deleted there
+    std::unique_ptr<ModelController> models_;
+    std::unique_ptr<ChatController> chat_;
+    std::unique_ptr<MetricsController> metrics_;
+};
+
+} // namespace hearth::app

@@ -1,0 +1,57 @@
+#pragma once
+// The inference thread's object. It owns the loaded model, the forward pass
+// (with its kernel thread pool) and one chat session per conversation, so that
+// switching conversations keeps each one's KV cache (least recently used are
+// dropped beyond a memory budget). The GUI talks to it only through queued
+// signals; requestStop() is the one direct call, an atomic flag checked between tokens.
+#include "app/core/worker_types.h"
+#include <QObject>
+#include <atomic>
+#include <memory>
+
+namespace hearth::app {
+
+class InferenceWorker : public QObject {
+    Q_OBJECT
+public:
+    static constexpr int kFlushIntervalMs = 33; // at most ~30 GUI updates a second
+
+    explicit InferenceWorker(QObject* parent = nullptr);
+    ~InferenceWorker() override;
+
+    // Thread-safe: the generation `requestId` (or one queued before it) stops after its current token.
+    void requestStop(quint64 requestId);
+    // Bytes of KV cache kept across conversations before the least recently used is dropped.
+    void setCacheBudget(qint64 bytes) { cacheBudget_.store(bytes); }
+
+public slots:
+    void configure(int threads, int contextLength);
+    // Loads the file; the model loaded before stays loaded if this one fails.
+    void loadModel(quint64 requestId, const QString& path);
+    // Touches every weight and starts the kernel threads so the first reply is fast.
+    void warmUp(quint64 requestId);
+    void unloadModel();
+    void generate(const hearth::app::GenerationRequest& request);
+    void forgetConversation(const QString& conversationId);
+
+signals:
+    void loadFinished(quint64 requestId, bool ok, const hearth::app::ModelSummary& summary,
+                      const QString& error);
+    void warmUpFinished(quint64 requestId, double seconds);
+    void modelUnloaded();
+    void piecesReady(quint64 requestId, const QString& text);
+    void generationFinished(quint64 requestId, const hearth::app::GenerationResult& result);
+    void generationFailed(quint64 requestId, const QString& message);
+
+private:
+    struct Engine; // the engine's objects, kept out of this header
+    std::unique_ptr<Engine> engine_;
+    int threads_ = 0;
+    int contextLength_ = 2048;
+    std::atomic<qint64> cacheBudget_{qint64(2) << 30};
+    std::atomic<bool> stop_{false};
+    std::atomic<quint64> stopUpTo_{0};
+    std::atomic<quint64> running_{0};
+};
+
+} // namespace hearth::app

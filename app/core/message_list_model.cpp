@@ -1,0 +1,104 @@
+#include "app/core/message_list_model.h"
+#include "app/core/markdown_blocks.h"
+
+namespace hearth::app {
+
+MessageListModel::MessageListModel(const QString& conversationId, QObject* parent)
+    : QAbstractListModel(parent), conversationId_(conversationId) {}
+
+int MessageListModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+QVariant MessageListModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
+    const MessageRecord& row = rows_.at(index.row());
+    switch (role) {
+    case IdRole: return row.id;
+    case AuthorRole: return row.role;
+    case Qt::DisplayRole:
+    case ContentRole: return row.content;
+    case StateRole: return messageStateName(row.state);
+    case StreamingRole: return row.state == MessageState::Streaming;
+    case StatsRole: return stats_.value(row.id);
+    case BlocksRole: return markdownBlocksForQml(row.content);
+    default: return {};
+    }
+}
+
+QHash<int, QByteArray> MessageListModel::roleNames() const {
+    return {{IdRole, "messageId"}, {AuthorRole, "author"},       {ContentRole, "content"},
+            {StateRole, "messageState"},  {StreamingRole, "streaming"}, {StatsRole, "stats"}, {BlocksRole, "blocks"}};
+}
+
+int MessageListModel::indexOf(const QString& id) const {
+    for (int i = static_cast<int>(rows_.size()) - 1; i >= 0; --i) // the streaming reply is last
+        if (rows_[i].id == id) return i;
+    return -1;
+}
+
+const MessageRecord* MessageListModel::find(const QString& id) const {
+    const int row = indexOf(id);
+    return row < 0 ? nullptr : &rows_[row];
+}
+
+void MessageListModel::setMessages(QList<MessageRecord> messages) {
+    beginResetModel();
+    rows_ = std::move(messages);
+    endResetModel();
+    emit countChanged();
+}
+
+void MessageListModel::append(const MessageRecord& message) {
+    const int row = static_cast<int>(rows_.size());
+    beginInsertRows(QModelIndex(), row, row);
+    rows_.append(message);
+    endInsertRows();
+    emit countChanged();
+}
+
+bool MessageListModel::appendText(const QString& id, const QString& text) {
+    const int row = indexOf(id);
+    if (row < 0) return false;
+    rows_[row].content += text;
+    emit dataChanged(index(row), index(row), {ContentRole, Qt::DisplayRole, BlocksRole});
+    return true;
+}
+
+bool MessageListModel::setContent(const QString& id, const QString& text) {
+    const int row = indexOf(id);
+    if (row < 0) return false;
+    rows_[row].content = text;
+    emit dataChanged(index(row), index(row), {ContentRole, Qt::DisplayRole, BlocksRole});
+    return true;
+}
+
+bool MessageListModel::setState(const QString& id, MessageState state) {
+    const int row = indexOf(id);
+    if (row < 0) return false;
+    rows_[row].state = state;
+    emit dataChanged(index(row), index(row), {StateRole, StreamingRole});
+    return true;
+}
+
+bool MessageListModel::setStats(const QString& id, const QString& stats) {
+    const int row = indexOf(id);
+    if (row < 0) return false;
+    stats_.insert(id, stats);
+    emit dataChanged(index(row), index(row), {StatsRole});
+    return true;
+}
+
+QList<MessageRecord> MessageListModel::removeFrom(int row) {
+    if (row < 0 || row >= rows_.size()) return {};
+    const int last = static_cast<int>(rows_.size()) - 1;
+    beginRemoveRows(QModelIndex(), row, last);
+    QList<MessageRecord> removed = rows_.mid(row);
+    rows_.remove(row, last - row + 1);
+    endRemoveRows();
+    for (const auto& m : removed) stats_.remove(m.id);
+    emit countChanged();
+    return removed;
+}
+
+} // namespace hearth::app

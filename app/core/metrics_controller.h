@@ -1,0 +1,83 @@
+#pragma once
+// The live panels' data: samples the engine's metrics and the kernels' dispatch
+// metrics a few times a second (on a pool thread: the snapshot reads /proc) and
+// keeps a short history of tokens/s for the chart.
+#include "app/core/kernel_metrics_model.h"
+#include <QObject>
+#include <QTimer>
+#include <QVariantList>
+#include <QtQml/qqmlregistration.h>
+#include <qcoro/qcorotask.h>
+
+namespace hearth::app {
+
+struct MetricsSample; // the engine's and kernels' figures at one moment
+
+class MetricsController : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("Created by the application")
+    Q_PROPERTY(bool generating READ generating NOTIFY updated)
+    Q_PROPERTY(double decodeTokensPerSecond READ decodeTokensPerSecond NOTIFY updated)
+    Q_PROPERTY(double prefillTokensPerSecond READ prefillTokensPerSecond NOTIFY updated)
+    Q_PROPERTY(double timeToFirstTokenMs READ timeToFirstTokenMs NOTIFY updated)
+    Q_PROPERTY(qint64 tokensReused READ tokensReused NOTIFY updated)
+    Q_PROPERTY(qint64 tokensComputed READ tokensComputed NOTIFY updated)
+    Q_PROPERTY(qint64 tokensGenerated READ tokensGenerated NOTIFY updated)
+    Q_PROPERTY(qint64 kvTokens READ kvTokens NOTIFY updated)
+    Q_PROPERTY(qint64 kvCapacity READ kvCapacity NOTIFY updated)
+    Q_PROPERTY(double kvFill READ kvFill NOTIFY updated)
+    Q_PROPERTY(QString kvMemory READ kvMemory NOTIFY updated)
+    Q_PROPERTY(QString modelMemory READ modelMemory NOTIFY updated)
+    Q_PROPERTY(QString residentMemory READ residentMemory NOTIFY updated)
+    Q_PROPERTY(QVariantList decodeHistory READ decodeHistory NOTIFY updated)
+    Q_PROPERTY(QVariantList prefillHistory READ prefillHistory NOTIFY updated)
+    Q_PROPERTY(hearth::app::KernelMetricsModel* kernels READ kernels CONSTANT)
+    Q_PROPERTY(int intervalMs READ intervalMs WRITE setIntervalMs NOTIFY intervalChanged)
+    Q_PROPERTY(int samples READ samples NOTIFY updated)
+
+public:
+    static constexpr int kHistoryLength = 120;
+
+    explicit MetricsController(QObject* parent = nullptr);
+    ~MetricsController() override;
+
+    [[nodiscard]] bool generating() const;
+    [[nodiscard]] double decodeTokensPerSecond() const;
+    [[nodiscard]] double prefillTokensPerSecond() const;
+    [[nodiscard]] double timeToFirstTokenMs() const;
+    [[nodiscard]] qint64 tokensReused() const;
+    [[nodiscard]] qint64 tokensComputed() const;
+    [[nodiscard]] qint64 tokensGenerated() const;
+    [[nodiscard]] qint64 kvTokens() const;
+    [[nodiscard]] qint64 kvCapacity() const;
+    [[nodiscard]] double kvFill() const;
+    [[nodiscard]] QString kvMemory() const;
+    [[nodiscard]] QString modelMemory() const;
+    [[nodiscard]] QString residentMemory() const;
+    [[nodiscard]] QVariantList decodeHistory() const { return decodeHistory_; }
+    [[nodiscard]] QVariantList prefillHistory() const { return prefillHistory_; }
+    [[nodiscard]] KernelMetricsModel* kernels() { return &kernels_; }
+    [[nodiscard]] int intervalMs() const { return timer_.interval(); }
+    void setIntervalMs(int ms);
+    [[nodiscard]] int samples() const { return samples_; }
+
+    // Takes one sample now (also what the timer does).
+    QCoro::Task<> sample();
+    Q_INVOKABLE void resetKernelMetrics();
+
+signals:
+    void updated();
+    void intervalChanged();
+
+private:
+    std::unique_ptr<MetricsSample> last_;
+    QVariantList decodeHistory_;
+    QVariantList prefillHistory_;
+    KernelMetricsModel kernels_;
+    QTimer timer_;
+    bool sampling_ = false;
+    int samples_ = 0;
+};
+
+} // namespace hearth::app

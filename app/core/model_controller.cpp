@@ -1,0 +1,138 @@
+#include "app/core/model_controller.h"
+#include "app/core/app_settings.h"
+#include "app/core/format.h"
+#include "app/core/inference_worker.h"
+#include "app/core/model_scan.h"
+#include <QFileInfo>
+#include <QtConcurrent/QtConcurrentRun>
+#include <qcoro/qcorofuture.h>
+
+namespace hearth::app {
+
+ModelController::ModelController(AppSettings* settings, InferenceWorker* worker, QObject* parent)
+    : QObject(parent), settings_(settings), worker_(worker) {
+    connect(this, &ModelController::loadRequested, worker, &InferenceWorker::loadModel, Qt::QueuedConnection);
+    connect(this, &ModelController::warmUpRequested, worker, &InferenceWorker::warmUp, Qt::QueuedConnection);
+    connect(this, &ModelController::unloadRequested, worker, &InferenceWorker::unloadModel, Qt::QueuedConnection);
+    connect(this, &ModelController::configureRequested, worker, &InferenceWorker::configure,
+            Qt::QueuedConnection);
+    connect(worker, &InferenceWorker::loadFinished, this,
+            [this](quint64 id, bool ok, const ModelSummary& summary, const QString& error) {
+                loads_.fulfil(id, LoadReply{ok, summary, error});
+            });
+    connect(worker, &InferenceWorker::warmUpFinished, this,
+            [this](quint64 id, double seconds) { warmUps_.fulfil(id, seconds); });
+
+    const auto configure = [this] { emit configureRequested(settings_->threads(), settings_->contextLength()); };
+    connect(settings, &AppSettings::engineConfigChanged, this, configure);
+    connect(settings, &AppSettings::engineConfigChanged, this, &ModelController::refresh);
+    connect(settings, &AppSettings::modelsFolderChanged, this, &ModelController::refresh);
+    configure();
+}
+
+QString ModelController::modelDetails() const {
+    if (!loaded()) return {};
+    QStringList parts;
+    if (!summary_.architecture.isEmpty()) parts << summary_.architecture;
+    if (summary_.parameters > 0) parts << formatCount(summary_.parameters) + tr(" params");
+    if (!summary_.quantization.isEmpty()) parts << summary_.quantization;
+    parts << tr("%1 ctx").arg(summary_.contextLength);
+    parts << tr("%1 threads").arg(summary_.threads);
+    return parts.join(QStringLiteral(" · "));
+}
+
+bool ModelController::isModelUrl(const QUrl& url) {
+    const QString path = url.isLocalFile() ? url.toLocalFile() : url.toString();
+    return !path.isEmpty() && (url.isLocalFile() || url.scheme().isEmpty()) &&
+           path.endsWith(QStringLiteral(".gguf"), Qt::CaseInsensitive);
+}
+
+void ModelController::refresh() { scanModels(); }
+
+QCoro::Task<> ModelController::scanModels() {
+    const quint64 generation = ++scanGeneration_;
+    scanning_ = true;
+    emit scanningChanged();
+    const QList<ModelEntry> entries = co_await QtConcurrent::run(
+        &hearth::app::scanModels, settings_->modelsFolder(), settings_->recentModels(), settings_->contextLength());
+    if (generation != scanGeneration_) co_return; // a newer scan is under way
+    models_.setEntries(entries);
+    models_.setLoadedPath(summary_.path);
+    scanning_ = false;
+    emit scanningChanged();
+    emit scanFinished();
+}
+
+void ModelController::load(const QString& path) { loadModel(path); }
+
+bool ModelController::loadDroppedFile(const QUrl& url) {
+    const QString path = url.isLocalFile() ? url.toLocalFile() : url.toString();
+    if (!isModelUrl(url)) {
+        const QString name = QFileInfo(path).fileName().isEmpty() ? path : QFileInfo(path).fileName();
+        const QString message = tr("%1: not a GGUF model file (a model's file name ends in .gguf)").arg(name);
+        setError(message);
+        emit loadFailed(message);
+        return false;
+    }
+    load(path);
+    return true;
+}
+
+QCoro::Task<bool> ModelController::loadModel(QString path) {
+    if (busy_) {
+        setError(tr("%1: wait until %2 has finished loading").arg(QFileInfo(path).fileName(), stage_));
+        co_return false;
+    }
+    const quint64 id = ++lastRequest_;
+    const QString fileName = QFileInfo(path).fileName();
+    clearError();
+    setStage(true, tr("Loading %1").arg(fileName), 0.2);
+
+    QFuture<LoadReply> loadReply = loads_.expect(id);
+    emit loadRequested(id, path);
+    const LoadReply reply = co_await loadReply;
+    if (!reply.ok) {
+        setStage(false, QString(), 0);
+        setError(reply.error);
+        emit loadFailed(reply.error);
+        co_return false;
+    }
+    summary_ = reply.summary;
+    setStage(true, tr("Warming up %1").arg(fileName), 0.7);
+
+    QFuture<double> warmUpReply = warmUps_.expect(id);
+    emit warmUpRequested(id);
+    co_await warmUpReply;
+
+    setStage(false, QString(), 1.0);
+    models_.setLoadedPath(summary_.path);
+    settings_->rememberModel(summary_.path);
+    emit modelReady(summary_.path);
+    refresh();
+    co_return true;
+}
+
+void ModelController::unload() {
+    if (busy_ || !loaded()) return;
+    summary_ = {};
+    models_.setLoadedPath(QString());
+    emit unloadRequested();
+    emit stateChanged();
+}
+
+void ModelController::clearError() { setError(QString()); }
+
+void ModelController::setStage(bool busy, const QString& stage, double progress) {
+    busy_ = busy;
+    stage_ = stage;
+    progress_ = progress;
+    emit stateChanged();
+}
+
+void ModelController::setError(const QString& message) {
+    if (message == error_) return;
+    error_ = message;
+    emit errorChanged();
+}
+
+} // namespace hearth::app

@@ -1,0 +1,99 @@
+#pragma once
+// The model picker and the loaded model, seen from QML: scans the models
+// folder (Qt Concurrent), loads a file through the worker (load -> warm up ->
+// ready, a QCoro coroutine) and accepts files dropped on the window.
+#include "app/core/model_list_model.h"
+#include "app/core/pending_replies.h"
+#include "app/core/worker_types.h"
+#include <QObject>
+#include <QUrl>
+#include <QtQml/qqmlregistration.h>
+#include <qcoro/qcorotask.h>
+
+namespace hearth::app {
+
+class AppSettings;
+class InferenceWorker;
+
+class ModelController : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("Created by the application")
+    Q_PROPERTY(hearth::app::ModelListModel* models READ models CONSTANT)
+    Q_PROPERTY(bool loaded READ loaded NOTIFY stateChanged)
+    Q_PROPERTY(bool busy READ busy NOTIFY stateChanged)
+    Q_PROPERTY(QString stage READ stage NOTIFY stateChanged)
+    Q_PROPERTY(double progress READ progress NOTIFY stateChanged)
+    Q_PROPERTY(bool scanning READ scanning NOTIFY scanningChanged)
+    Q_PROPERTY(QString modelName READ modelName NOTIFY stateChanged)
+    Q_PROPERTY(QString modelPath READ modelPath NOTIFY stateChanged)
+    Q_PROPERTY(QString modelDetails READ modelDetails NOTIFY stateChanged)
+    Q_PROPERTY(QString errorMessage READ errorMessage NOTIFY errorChanged)
+
+public:
+    ModelController(AppSettings* settings, InferenceWorker* worker, QObject* parent = nullptr);
+
+    [[nodiscard]] ModelListModel* models() { return &models_; }
+    [[nodiscard]] bool loaded() const { return !summary_.path.isEmpty(); }
+    [[nodiscard]] bool busy() const { return busy_; }
+    [[nodiscard]] QString stage() const { return stage_; }
+    [[nodiscard]] double progress() const { return progress_; }
+    [[nodiscard]] bool scanning() const { return scanning_; }
+    [[nodiscard]] QString modelName() const { return summary_.name; }
+    [[nodiscard]] QString modelPath() const { return summary_.path; }
+    [[nodiscard]] QString modelDetails() const;
+    [[nodiscard]] QString errorMessage() const { return error_; }
+    [[nodiscard]] const ModelSummary& summary() const { return summary_; }
+
+    // True for a local file whose name ends in .gguf: what the drop area accepts.
+    Q_INVOKABLE static bool isModelUrl(const QUrl& url);
+    Q_INVOKABLE void refresh();
+    Q_INVOKABLE void load(const QString& path);
+    // The drop path (also used by --load): refuses anything but a .gguf file with
+    // a message, else loads it like the picker does. Returns whether it was accepted.
+    Q_INVOKABLE bool loadDroppedFile(const QUrl& url);
+    Q_INVOKABLE void unload();
+    Q_INVOKABLE void clearError();
+
+    // The whole load flow; true when the model is ready.
+    QCoro::Task<bool> loadModel(QString path);
+    QCoro::Task<> scanModels();
+
+signals:
+    void stateChanged();
+    void scanningChanged();
+    void errorChanged();
+    void modelReady(const QString& path);
+    void loadFailed(const QString& message);
+    void scanFinished();
+    // To the worker (queued):
+    void loadRequested(quint64 requestId, const QString& path);
+    void warmUpRequested(quint64 requestId);
+    void unloadRequested();
+    void configureRequested(int threads, int contextLength);
+
+private:
+    struct LoadReply {
+        bool ok = false;
+        ModelSummary summary;
+        QString error;
+    };
+    void setStage(bool busy, const QString& stage, double progress);
+    void setError(const QString& message);
+
+    AppSettings* settings_;
+    InferenceWorker* worker_;
+    ModelListModel models_;
+    ModelSummary summary_;
+    bool busy_ = false;
+    QString stage_;
+    double progress_ = 0;
+    bool scanning_ = false;
+    quint64 scanGeneration_ = 0;
+    QString error_;
+    quint64 lastRequest_ = 0;
+    PendingReplies<LoadReply> loads_;
+    PendingReplies<double> warmUps_;
+};
+
+} // namespace hearth::app

@@ -1,0 +1,65 @@
+#pragma once
+// The models the picker offers: the GGUF files in the models folder and the
+// files used before, each with what it is and what it needs.
+#include <QAbstractListModel>
+#include <QtQml/qqmlregistration.h>
+
+namespace hearth::app {
+
+struct ModelEntry {
+    QString path;
+    QString name;
+    QString architecture;
+    QString quantization; // file type when known ("Q4_K_M"), else the most common weight type
+    qint64 parameters = 0;
+    qint64 fileBytes = 0;
+    qint64 estimatedBytes = 0; // weights plus the KV cache at the configured context length
+    int contextLength = 0;     // trained context length
+    bool hasChatTemplate = false;
+    bool recent = false;       // used before (from the settings)
+    QString error;             // why the file cannot be used; empty when it can
+};
+
+class ModelListModel : public QAbstractListModel {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("Owned by ModelController")
+    Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
+
+public:
+    enum Role {
+        PathRole = Qt::UserRole + 1, // QString: absolute path of the .gguf file
+        NameRole,                    // QString: general.name or the file name
+        ArchitectureRole,            // QString: "llama", "qwen2", ...
+        QuantizationRole,            // QString
+        ParametersRole,              // QString: "1.1B"
+        FileSizeRole,                // QString: "638 MB"
+        MemoryRole,                  // QString: estimated memory to run it
+        ContextLengthRole,           // int
+        ChatTemplateRole,            // bool
+        RecentRole,                  // bool
+        ErrorRole,                   // QString: empty when usable
+        LoadedRole,                  // bool: the model loaded now
+    };
+    Q_ENUM(Role)
+
+    explicit ModelListModel(QObject* parent = nullptr);
+
+    int rowCount(const QModelIndex& parent = QModelIndex()) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+    void setEntries(QList<ModelEntry> entries);
+    void setLoadedPath(const QString& path);
+    [[nodiscard]] const QList<ModelEntry>& entries() const { return rows_; }
+    [[nodiscard]] int indexOf(const QString& path) const;
+
+signals:
+    void countChanged();
+
+private:
+    QList<ModelEntry> rows_;
+    QString loadedPath_;
+};
+
+} // namespace hearth::app

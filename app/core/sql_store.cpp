@@ -1,0 +1,172 @@
+#include "app/core/sql_store.h"
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QVariant>
+#include <atomic>
+
+namespace hearth::app {
+
+namespace {
+QString nextConnectionName() {
+    static std::atomic<int> counter{0};
+    return QStringLiteral("hearth-store-%1").arg(counter.fetch_add(1));
+}
+
+qint64 toMillis(const QDateTime& time) { return time.isValid() ? time.toMSecsSinceEpoch() : 0; }
+QDateTime fromMillis(qint64 ms) { return QDateTime::fromMSecsSinceEpoch(ms); }
+} // namespace
+
+SqlStore::SqlStore(const QString& path) : path_(path), connectionName_(nextConnectionName()) {
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connectionName_);
+    db.setDatabaseName(path);
+    if (!db.open())
+        throw StoreError(QStringLiteral("%1: cannot open the conversation database: %2")
+                             .arg(path, db.lastError().text())
+                             .toStdString());
+    exec(QStringLiteral("PRAGMA journal_mode=WAL"));
+    // WAL with synchronous=NORMAL never loses a committed transaction when the app is killed.
+    exec(QStringLiteral("PRAGMA synchronous=NORMAL"));
+    exec(QStringLiteral("PRAGMA foreign_keys=ON"));
+    exec(QStringLiteral("CREATE TABLE IF NOT EXISTS conversations("
+                        " id TEXT PRIMARY KEY, title TEXT NOT NULL,"
+                        " created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)"));
+    exec(QStringLiteral("CREATE TABLE IF NOT EXISTS messages("
+                        " id TEXT PRIMARY KEY,"
+                        " conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
+                        " position INTEGER NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL,"
+                        " state TEXT NOT NULL, created_at INTEGER NOT NULL)"));
+    exec(QStringLiteral("CREATE INDEX IF NOT EXISTS messages_by_conversation"
+                        " ON messages(conversation_id, position)"));
+}
+
+SqlStore::~SqlStore() {
+    {
+        QSqlDatabase db = QSqlDatabase::database(connectionName_, false);
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(connectionName_);
+}
+
+void SqlStore::exec(const QString& sql) const {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    if (!query.exec(sql))
+        throw StoreError(
+            QStringLiteral("%1: database error: %2").arg(path_, query.lastError().text()).toStdString());
+}
+
+namespace {
+void run(QSqlQuery& query, const QString& path) {
+    if (!query.exec())
+        throw StoreError(
+            QStringLiteral("%1: database error: %2").arg(path, query.lastError().text()).toStdString());
+}
+} // namespace
+
+QString SqlStore::journalMode() const {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral("PRAGMA journal_mode"));
+    run(query, path_);
+    return query.next() ? query.value(0).toString() : QString();
+}
+
+QList<ConversationRecord> SqlStore::conversations() const {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral(
+        "SELECT id, title, created_at, updated_at FROM conversations ORDER BY updated_at DESC, rowid DESC"));
+    run(query, path_);
+    QList<ConversationRecord> rows;
+    while (query.next())
+        rows.append({query.value(0).toString(), query.value(1).toString(),
+                     fromMillis(query.value(2).toLongLong()), fromMillis(query.value(3).toLongLong())});
+    return rows;
+}
+
+QList<MessageRecord> SqlStore::messages(const QString& conversationId) const {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral("SELECT id, conversation_id, position, role, content, state, created_at"
+                                 " FROM messages WHERE conversation_id = ? ORDER BY position"));
+    query.addBindValue(conversationId);
+    run(query, path_);
+    QList<MessageRecord> rows;
+    while (query.next()) {
+        MessageRecord m;
+        m.id = query.value(0).toString();
+        m.conversationId = query.value(1).toString();
+        m.position = query.value(2).toInt();
+        m.role = query.value(3).toString();
+        m.content = query.value(4).toString();
+        m.state = messageStateFromName(query.value(5).toString());
+        m.createdAt = fromMillis(query.value(6).toLongLong());
+        rows.append(m);
+    }
+    return rows;
+}
+
+void SqlStore::saveConversation(const ConversationRecord& c) {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral(
+        "INSERT INTO conversations(id, title, created_at, updated_at) VALUES(?, ?, ?, ?)"
+        " ON CONFLICT(id) DO UPDATE SET title = excluded.title, updated_at = excluded.updated_at"));
+    query.addBindValue(c.id);
+    query.addBindValue(c.title);
+    query.addBindValue(toMillis(c.createdAt));
+    query.addBindValue(toMillis(c.updatedAt));
+    run(query, path_);
+}
+
+void SqlStore::renameConversation(const QString& id, const QString& title) {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral("UPDATE conversations SET title = ? WHERE id = ?"));
+    query.addBindValue(title);
+    query.addBindValue(id);
+    run(query, path_);
+}
+
+void SqlStore::deleteConversation(const QString& id) {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral("DELETE FROM conversations WHERE id = ?"));
+    query.addBindValue(id);
+    run(query, path_); // messages go with it (ON DELETE CASCADE)
+}
+
+void SqlStore::saveMessage(const MessageRecord& m) {
+    QSqlDatabase db = QSqlDatabase::database(connectionName_);
+    db.transaction();
+    try {
+        QSqlQuery query(db);
+        query.prepare(QStringLiteral(
+            "INSERT INTO messages(id, conversation_id, position, role, content, state, created_at)"
+            " VALUES(?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT(id) DO UPDATE SET position = excluded.position, content = excluded.content,"
+            " state = excluded.state"));
+        query.addBindValue(m.id);
+        query.addBindValue(m.conversationId);
+        query.addBindValue(m.position);
+        query.addBindValue(m.role);
+        query.addBindValue(m.content);
+        query.addBindValue(messageStateName(m.state));
+        query.addBindValue(toMillis(m.createdAt));
+        run(query, path_);
+        QSqlQuery touch(db);
+        touch.prepare(QStringLiteral("UPDATE conversations SET updated_at = MAX(updated_at, ?) WHERE id = ?"));
+        touch.addBindValue(toMillis(m.createdAt));
+        touch.addBindValue(m.conversationId);
+        run(touch, path_);
+    } catch (...) {
+        db.rollback();
+        throw;
+    }
+    if (!db.commit())
+        throw StoreError(
+            QStringLiteral("%1: database error: %2").arg(path_, db.lastError().text()).toStdString());
+}
+
+void SqlStore::deleteMessage(const QString& id) {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral("DELETE FROM messages WHERE id = ?"));
+    query.addBindValue(id);
+    run(query, path_);
+}
+
+} // namespace hearth::app

@@ -1,0 +1,58 @@
+#pragma once
+// What crosses the thread boundary between the GUI and the inference worker:
+// plain values, copied into queued signals.
+#include <QList>
+#include <QMetaType>
+#include <QString>
+
+namespace hearth::app {
+
+struct ChatTurnData {
+    QString role; // "system", "user", "assistant"
+    QString content;
+};
+
+struct GenerationRequest {
+    quint64 id = 0;
+    QString conversationId; // selects the KV cache the turn reuses
+    QList<ChatTurnData> turns; // ends with the user's turn
+    double temperature = 0.8;
+    int topK = 40;
+    double topP = 0.95;
+    double minP = 0.05;
+    double repeatPenalty = 1.1;
+    quint64 seed = 0;
+    int maxTokens = 512;
+};
+
+struct ModelSummary {
+    QString path;
+    QString name;
+    QString architecture;
+    QString quantization;
+    qint64 parameters = 0;
+    qint64 fileBytes = 0;
+    int trainedContextLength = 0;
+    int contextLength = 0; // the context each conversation gets
+    int threads = 0;
+    bool hasChatTemplate = false;
+    double loadSeconds = 0;
+};
+
+struct GenerationResult {
+    int promptTokens = 0;
+    int reusedTokens = 0;
+    int computedTokens = 0;
+    int generatedTokens = 0;
+    double prefillTokensPerSecond = 0;
+    double decodeTokensPerSecond = 0;
+    double timeToFirstTokenMs = 0;
+    bool contextShifted = false;
+    QString stopReason; // "eos", "length", "stopped", "context"
+};
+
+} // namespace hearth::app
+
+Q_DECLARE_METATYPE(hearth::app::GenerationRequest)
+Q_DECLARE_METATYPE(hearth::app::ModelSummary)
+Q_DECLARE_METATYPE(hearth::app::GenerationResult)

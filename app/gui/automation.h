@@ -1,0 +1,41 @@
+#pragma once
+// Drives the real window from a script, for the end-to-end test: it loads a
+// model through the drop path, types into the composer and presses Enter,
+// clicks buttons by objectName, waits for the stream, takes screenshots, and
+// prints what it sees as JSON lines on stdout. Never used in normal runs.
+#include <QJsonObject>
+#include <QObject>
+#include <QString>
+#include <qcoro/qcorotask.h>
+
+class QQuickItem;
+class QQuickWindow;
+
+namespace hearth::app {
+
+class HearthBackend;
+
+class AutomationDriver : public QObject {
+    Q_OBJECT
+public:
+    AutomationDriver(HearthBackend& backend, QQuickWindow& window, QString screenshotDir,
+                     QObject* parent = nullptr);
+    // Runs the script's commands one by one, then quits the application.
+    QCoro::Task<> run(QString scriptPath);
+
+private:
+    QCoro::Task<bool> waitUntil(const std::function<bool()>& condition, int timeoutMs);
+    QCoro::Task<> execute(const QString& command, const QString& argument);
+    QQuickItem* findItem(const QString& objectName) const;
+    bool click(const QString& objectName);
+    bool typeAndSend(const QString& text);
+    QString visibleReply() const;
+    QJsonObject state() const;
+    void report(QJsonObject event) const;
+
+    HearthBackend& backend_;
+    QQuickWindow& window_;
+    QString screenshotDir_;
+};
+
+} // namespace hearth::app

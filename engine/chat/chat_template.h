@@ -1,0 +1,64 @@
+#pragma once
+// A model's chat template (Jinja, as in tokenizer.chat_template), parsed once and
+// rendered for each conversation the way Hugging Face's apply_chat_template does:
+// trim_blocks and lstrip_blocks on, raise_exception and strftime_now available.
+#include "engine/chat/template_error.h"
+#include <ctime>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace hearth::chat {
+
+struct ChatMessage {
+    std::string role;
+    std::string content;
+    nlohmann::ordered_json extra =
+        nlohmann::ordered_json::object(); // e.g. tool_calls, merged into the message
+};
+
+struct RenderOptions {
+    bool add_generation_prompt = false;
+    std::string bos_token;
+    std::string eos_token;
+    // More template variables, e.g. {"tools": [...], "enable_thinking": false}.
+    // `tools` and `documents` are None unless given here, as in Hugging Face.
+    nlohmann::ordered_json extra_context = nlohmann::ordered_json::object();
+    // The local time strftime_now() formats; empty: now. Tests fix it.
+    std::function<std::tm()> clock;
+    size_t max_output_bytes = 16u << 20;
+};
+
+struct ParsedTemplate; // the statement tree
+
+class ChatTemplate {
+public:
+    // Parses `source`; throws TemplateError ("<name>:<line>:<column>: <problem>") on a syntax error.
+    explicit ChatTemplate(std::string_view source, std::string name = "chat template");
+    ~ChatTemplate();
+    ChatTemplate(ChatTemplate&&) noexcept;
+    ChatTemplate& operator=(ChatTemplate&&) noexcept;
+
+    const std::string& name() const { return name_; }
+
+    // `messages` is a JSON array of {"role", "content", ...} objects. Keys keep their
+    // order with ordered_json; with plain json they come sorted. Thread-safe (const).
+    // Throws TemplateError on a runtime error, including the template's raise_exception.
+    std::string render(const nlohmann::ordered_json& messages, const RenderOptions& options) const;
+    std::string render(const nlohmann::json& messages, const RenderOptions& options) const;
+    std::string render_messages(std::span<const ChatMessage> messages, const RenderOptions& options) const;
+    // Renders with exactly these variables (plus the globals); for tests and tools.
+    std::string render_context(const nlohmann::ordered_json& context, const RenderOptions& options) const;
+
+private:
+    std::string name_;
+    std::unique_ptr<ParsedTemplate> parsed_;
+};
+
+// The ChatML template used when a model carries none.
+std::string_view default_chatml_template();
+
+} // namespace hearth::chat

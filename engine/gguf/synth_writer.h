@@ -1,0 +1,45 @@
+#pragma once
+// Writes a model with random weights and the exact tensor names, shapes and types
+// of a real one (synth_shape.h, synth_recipe.h), with the tokenizer of a real vocab
+// file. Tensors are generated row by row on several threads while the file is
+// written, so memory stays bounded whatever the model size.
+#include "engine/gguf/gguf_file.h"
+#include "engine/gguf/gguf_writer.h"
+#include "engine/gguf/synth_recipe.h"
+#include "engine/gguf/synth_shape.h"
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace hearth::gguf {
+
+struct SynthOptions {
+    ModelShape shape;
+    FileType file_type = FileType::Q4_K_M;
+    uint64_t seed = 1;
+    float weight_std = 0.02f; // of the weights; norms are 1 +- weight_std
+    int threads = 0;          // 0: every hardware thread
+    // Quantize every block of every weight row from its own random values. Otherwise rows of
+    // block-quantized types are assembled from a pool of a few thousand such blocks per type,
+    // drawn at random: the same statistics, without running the quantizers' slow searches
+    // over a billion weights.
+    bool exact = false;
+};
+
+struct SynthResult {
+    ModelShape shape; // as written: n_vocab follows the vocab file
+    size_t tensor_count = 0;
+    size_t file_bytes = 0;
+};
+
+// Copies every tokenizer.* key of vocab. When the vocab's token count differs from
+// shape.n_vocab, the model follows the vocab and `note` is told why. Throws
+// hearth::Error naming the vocab file (no tokens) or the output (write failure), or
+// when the kernels have no quantizer for a planned type.
+SynthResult synthesize(const SynthOptions& options, const GgufFile& vocab, const std::string& out_path,
+                       const std::function<void(const std::string&)>& note = {});
+
+// The metadata keys the file gets besides the tokenizer's, for a shape and file type.
+void add_model_metadata(GgufWriter& writer, const ModelShape& shape, FileType file_type);
+
+} // namespace hearth::gguf

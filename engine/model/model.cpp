@@ -1,0 +1,179 @@
+#include "engine/model/model.h"
+#include "engine/error.h"
+#include "kernels/kernel_table.h"
+#include <filesystem>
+#include <map>
+#include <string>
+
+namespace hearth::engine {
+
+namespace {
+
+using kernels::TensorType;
+
+// llama.cpp's file type numbers (general.file_type) and their names.
+std::string file_type_name(int64_t ftype) {
+    static const std::map<int64_t, std::string> names = {
+        {0, "F32"},     {1, "F16"},     {2, "Q4_0"},    {3, "Q4_1"},    {7, "Q8_0"},    {8, "Q5_0"},
+        {9, "Q5_1"},    {10, "Q2_K"},   {11, "Q3_K_S"}, {12, "Q3_K_M"}, {13, "Q3_K_L"}, {14, "Q4_K_S"},
+        {15, "Q4_K_M"}, {16, "Q5_K_S"}, {17, "Q5_K_M"}, {18, "Q6_K"},   {32, "BF16"}};
+    auto it = names.find(ftype);
+    return it == names.end() ? std::string() : it->second;
+}
+
+std::string upper(std::string_view s) {
+    std::string out(s);
+    for (char& c : out)
+        if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    return out;
+}
+
+ModelInfo describe(const gguf::GgufFile& file) {
+    ModelInfo info;
+    info.path = file.path();
+    info.file_bytes = static_cast<int64_t>(file.file_size());
+    info.architecture = file.get_string("general.architecture").value_or("unknown");
+    info.name = file.get_string("general.name").value_or(std::filesystem::path(file.path()).stem().string());
+    if (auto ftype = file.get_int("general.file_type")) info.file_type = file_type_name(*ftype);
+    const std::string p = info.architecture + ".";
+    auto int_or = [&](const std::string& key, int64_t fallback) {
+        auto v = file.get_int(key);
+        return static_cast<int32_t>(v ? *v : fallback);
+    };
+    info.context_length = int_or(p + "context_length", 0);
+    info.n_layer = int_or(p + "block_count", 0);
+    info.n_embd = int_or(p + "embedding_length", 0);
+    info.n_head = int_or(p + "attention.head_count", 0);
+    info.n_head_kv = int_or(p + "attention.head_count_kv", info.n_head);
+    info.tokenizer_model = file.get_string("tokenizer.ggml.model").value_or("");
+    info.has_chat_template = file.find("tokenizer.chat_template") != nullptr;
+    if (const auto* tokens = file.get_array("tokenizer.ggml.tokens"))
+        info.n_vocab = static_cast<int32_t>(tokens->items.size());
+
+    // The quantization that holds most of the weight bytes names the model's type.
+    std::map<TensorType, size_t> bytes_by_type;
+    for (const auto& t : file.tensors()) {
+        info.parameters += t.elements();
+        if (t.shape.size() >= 2) bytes_by_type[t.type] += t.bytes;
+    }
+    size_t best = 0;
+    for (const auto& [type, bytes] : bytes_by_type)
+        if (bytes > best) {
+            best = bytes;
+            info.quantization = upper(kernels::type_traits(type).name);
+        }
+    if (info.file_type.empty()) info.file_type = info.quantization;
+    if (info.n_head > 0 && info.n_embd > 0) {
+        int64_t head_dim = int_or(p + "attention.key_length", info.n_embd / info.n_head);
+        info.kv_bytes_per_token = 2 * int64_t{info.n_layer} * info.n_head_kv * head_dim * int64_t(sizeof(float));
+    }
+    return info;
+}
+
+class WeightBinder {
+public:
+    explicit WeightBinder(const gguf::GgufFile& file) : file_(file) {}
+
+    const gguf::TensorInfo* find(const std::string& name) const { return file_.find_tensor(name); }
+
+    // A (rows x cols) matrix, stored in GGUF as shape [cols, rows].
+    kernels::WeightMatrix matrix(const std::string& name, int64_t cols, int64_t rows) const {
+        const auto* t = find(name);
+        if (!t) file_.fail("missing tensor " + name);
+        if (t->shape.size() != 2 || t->shape[0] != cols || t->shape[1] != rows)
+            file_.fail("tensor " + name + " has shape " + shape_text(t->shape) + ", expected [" +
+                       std::to_string(cols) + ", " + std::to_string(rows) + "]");
+        if (!kernels::reference_kernels().of(t->type).vec_dot)
+            file_.fail("tensor " + name + " has type " + std::string(kernels::type_traits(t->type).name) +
+                       ", which the engine cannot multiply");
+        return kernels::WeightMatrix{t->type, rows, cols, t->data};
+    }
+
+    // A vector of n values, converted to F32; empty if absent and not required.
+    std::vector<float> vector(const std::string& name, int64_t n, bool required) const {
+        const auto* t = find(name);
+        if (!t) {
+            if (required) file_.fail("missing tensor " + name);
+            return {};
+        }
+        if (t->elements() != n || (t->shape.size() != 1 && !(t->shape.size() == 2 && t->shape[1] == 1)))
+            file_.fail("tensor " + name + " has shape " + shape_text(t->shape) + ", expected [" + std::to_string(n) +
+                       "]");
+        auto dequantize = kernels::reference_kernels().of(t->type).dequantize;
+        if (!dequantize)
+            file_.fail("tensor " + name + " has type " + std::string(kernels::type_traits(t->type).name) +
+                       ", which the engine cannot read");
+        std::vector<float> out(static_cast<size_t>(n));
+        dequantize(t->data, out.data(), n);
+        return out;
+    }
+
+    static std::string shape_text(const std::vector<int64_t>& shape) {
+        std::string s = "[";
+        for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+        return s + "]";
+    }
+
+private:
+    const gguf::GgufFile& file_;
+};
+
+} // namespace
+
+int64_t ModelInfo::estimated_bytes(int32_t n_ctx) const { return file_bytes + kv_bytes_per_token * n_ctx; }
+
+ModelInfo Model::read_info(const std::string& path) { return describe(*gguf::GgufFile::open(path)); }
+
+std::shared_ptr<const Model> Model::load(const std::string& path) {
+    std::shared_ptr<Model> model(new Model());
+    model->file_ = gguf::GgufFile::open(path);
+    const gguf::GgufFile& file = *model->file_;
+    HyperParams& hp = model->hparams_;
+    hp = read_hyperparams(file);
+    model->info_ = describe(file);
+
+    WeightBinder bind(file);
+    const auto* embd = bind.find("token_embd.weight");
+    if (!embd) file.fail("missing tensor token_embd.weight");
+    if (embd->shape.size() != 2) file.fail("tensor token_embd.weight must have 2 dimensions");
+    hp.n_vocab = static_cast<int32_t>(embd->shape[1]);
+
+    model->tokenizer_ = tokenizer::Tokenizer::from_gguf(file);
+    if (model->tokenizer_->n_vocab() > hp.n_vocab)
+        file.fail("the tokenizer has " + std::to_string(model->tokenizer_->n_vocab()) +
+                  " tokens but token_embd.weight only " + std::to_string(hp.n_vocab) + " rows");
+    model->chat_template_ = file.get_string("tokenizer.chat_template").value_or("");
+
+    ModelWeights& w = model->weights_;
+    w.token_embd = bind.matrix("token_embd.weight", hp.n_embd, hp.n_vocab);
+    if (!kernels::reference_kernels().of(w.token_embd.type).dequantize)
+        file.fail("token_embd.weight has a type the engine cannot read");
+    w.output_norm = bind.vector("output_norm.weight", hp.n_embd, true);
+    w.output = bind.find("output.weight") ? bind.matrix("output.weight", hp.n_embd, hp.n_vocab) : w.token_embd;
+    w.rope_freq_factors = bind.vector("rope_freqs.weight", hp.rope_dim / 2, false);
+
+    const bool has_qkv_bias = hp.arch == Architecture::Qwen2;
+    const bool has_qk_norm = hp.arch == Architecture::Qwen3;
+    w.layers.resize(static_cast<size_t>(hp.n_layer));
+    for (int32_t i = 0; i < hp.n_layer; ++i) {
+        const std::string b = "blk." + std::to_string(i) + ".";
+        LayerWeights& l = w.layers[static_cast<size_t>(i)];
+        l.attn_norm = bind.vector(b + "attn_norm.weight", hp.n_embd, true);
+        l.wq = bind.matrix(b + "attn_q.weight", hp.n_embd, hp.q_width());
+        l.wk = bind.matrix(b + "attn_k.weight", hp.n_embd, hp.kv_width());
+        l.wv = bind.matrix(b + "attn_v.weight", hp.n_embd, hp.kv_width());
+        l.wo = bind.matrix(b + "attn_output.weight", hp.q_width(), hp.n_embd);
+        l.bq = bind.vector(b + "attn_q.bias", hp.q_width(), has_qkv_bias);
+        l.bk = bind.vector(b + "attn_k.bias", hp.kv_width(), has_qkv_bias);
+        l.bv = bind.vector(b + "attn_v.bias", hp.kv_width(), has_qkv_bias);
+        l.q_norm = bind.vector(b + "attn_q_norm.weight", hp.head_dim, has_qk_norm);
+        l.k_norm = bind.vector(b + "attn_k_norm.weight", hp.head_dim, has_qk_norm);
+        l.ffn_norm = bind.vector(b + "ffn_norm.weight", hp.n_embd, true);
+        l.w_gate = bind.matrix(b + "ffn_gate.weight", hp.n_embd, hp.n_ff);
+        l.w_up = bind.matrix(b + "ffn_up.weight", hp.n_embd, hp.n_ff);
+        l.w_down = bind.matrix(b + "ffn_down.weight", hp.n_ff, hp.n_embd);
+    }
+    return model;
+}
+
+} // namespace hearth::engine

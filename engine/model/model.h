@@ -1,0 +1,76 @@
+#pragma once
+// A loaded model: its file mapping, hyperparameters, tokenizer and weight views.
+// Immutable after load; shared by every session that runs it.
+#include "engine/gguf/gguf_file.h"
+#include "engine/model/hparams.h"
+#include "engine/tokenizer/tokenizer.h"
+#include "kernels/matmul.h"
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hearth::engine {
+
+struct LayerWeights {
+    std::vector<float> attn_norm;       // (n_embd)
+    kernels::WeightMatrix wq, wk, wv;   // (q_width, n_embd), (kv_width, n_embd) x2
+    std::vector<float> bq, bk, bv;      // qwen2 biases, empty otherwise
+    std::vector<float> q_norm, k_norm;  // qwen3 per-head RMSNorm weights (head_dim), empty otherwise
+    kernels::WeightMatrix wo;           // (n_embd, q_width)
+    std::vector<float> ffn_norm;        // (n_embd)
+    kernels::WeightMatrix w_gate, w_up; // (n_ff, n_embd)
+    kernels::WeightMatrix w_down;       // (n_embd, n_ff)
+};
+
+struct ModelWeights {
+    kernels::WeightMatrix token_embd;  // (n_vocab, n_embd)
+    std::vector<LayerWeights> layers;  // (n_layer)
+    std::vector<float> output_norm;    // (n_embd)
+    kernels::WeightMatrix output;      // (n_vocab, n_embd); token_embd when tied
+    std::vector<float> rope_freq_factors; // (rope_dim / 2) Llama 3 rope_freqs, empty otherwise
+};
+
+// What the model picker and `hearth-cli info` show, read without loading weights.
+struct ModelInfo {
+    std::string path;
+    std::string name;          // general.name, or the file name
+    std::string architecture;  // general.architecture
+    std::string quantization;  // the most common weight type, e.g. "Q4_K"
+    std::string file_type;     // from general.file_type when present, e.g. "Q4_K_M"
+    int64_t parameters = 0;
+    int64_t file_bytes = 0;
+    int32_t context_length = 0;
+    int32_t n_layer = 0, n_embd = 0, n_head = 0, n_head_kv = 0, n_vocab = 0;
+    std::string tokenizer_model; // "llama" (SentencePiece) or "gpt2" (byte-level BPE)
+    bool has_chat_template = false;
+    // Memory to run it: the weights plus an F32 KV cache of n_ctx tokens.
+    int64_t estimated_bytes(int32_t n_ctx) const;
+    int64_t kv_bytes_per_token = 0;
+};
+
+class Model {
+public:
+    // Maps and validates the file and everything the architecture needs; throws hearth::Error.
+    static std::shared_ptr<const Model> load(const std::string& path);
+    static ModelInfo read_info(const std::string& path);
+
+    const std::string& path() const { return file_->path(); }
+    const gguf::GgufFile& file() const { return *file_; }
+    const HyperParams& hparams() const { return hparams_; }
+    const tokenizer::Tokenizer& tokenizer() const { return *tokenizer_; }
+    const ModelWeights& weights() const { return weights_; }
+    const ModelInfo& info() const { return info_; }
+    // tokenizer.chat_template, empty when the file has none.
+    const std::string& chat_template() const { return chat_template_; }
+
+private:
+    Model() = default;
+    std::shared_ptr<const gguf::GgufFile> file_;
+    HyperParams hparams_;
+    std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
+    ModelWeights weights_;
+    ModelInfo info_;
+    std::string chat_template_;
+};
+
+} // namespace hearth::engine

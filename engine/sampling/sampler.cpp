@@ -1,0 +1,96 @@
+#include "engine/sampling/sampler.h"
+#include <algorithm>
+#include <cmath>
+
+namespace hearth::engine {
+
+int32_t argmax(std::span<const float> logits) {
+    return static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+}
+
+Sampler::Sampler(SamplingParams params, int32_t n_vocab)
+    : params_(params), candidates_(static_cast<size_t>(n_vocab)), seen_(static_cast<size_t>(n_vocab), 0),
+      rng_(params.seed) {}
+
+void Sampler::reseed(uint64_t seed) {
+    params_.seed = seed;
+    rng_.seed(seed);
+}
+
+// The chain, in llama.cpp's default order: repetition penalty, top-k, top-p,
+// min-p, temperature, then a draw. Greedy when the temperature is not positive.
+int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> recent) {
+    const size_t n_vocab = std::min(logits.size(), candidates_.size());
+    for (size_t i = 0; i < n_vocab; ++i) candidates_[i] = {static_cast<int32_t>(i), logits[i], 0.0f};
+    size_t n = n_vocab;
+
+    if (params_.repeat_penalty != 1.0f && params_.repeat_last_n != 0) {
+        const size_t window = params_.repeat_last_n < 0 ? recent.size()
+                                                        : std::min(recent.size(), size_t(params_.repeat_last_n));
+        const auto last = recent.subspan(recent.size() - window);
+        for (int32_t id : last) {
+            if (id < 0 || static_cast<size_t>(id) >= n_vocab || seen_[static_cast<size_t>(id)]) continue;
+            seen_[static_cast<size_t>(id)] = 1;
+            float& l = candidates_[static_cast<size_t>(id)].logit;
+            l = l > 0 ? l / params_.repeat_penalty : l * params_.repeat_penalty;
+        }
+        for (int32_t id : last)
+            if (id >= 0 && static_cast<size_t>(id) < n_vocab) seen_[static_cast<size_t>(id)] = 0;
+    }
+
+    auto by_logit = [](const Candidate& a, const Candidate& b) {
+        return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
+    };
+    if (params_.temperature <= 0.0f) {
+        return std::min_element(candidates_.begin(), candidates_.begin() + static_cast<std::ptrdiff_t>(n), by_logit)->id;
+    }
+
+    if (params_.top_k > 0 && static_cast<size_t>(params_.top_k) < n) {
+        std::partial_sort(candidates_.begin(), candidates_.begin() + params_.top_k,
+                          candidates_.begin() + static_cast<std::ptrdiff_t>(n), by_logit);
+        n = static_cast<size_t>(params_.top_k);
+    } else {
+        std::sort(candidates_.begin(), candidates_.begin() + static_cast<std::ptrdiff_t>(n), by_logit);
+    }
+
+    auto softmax = [&](float temperature) {
+        const float max_logit = candidates_[0].logit;
+        double sum = 0;
+        for (size_t i = 0; i < n; ++i) {
+            candidates_[i].p = std::exp((candidates_[i].logit - max_logit) / temperature);
+            sum += candidates_[i].p;
+        }
+        for (size_t i = 0; i < n; ++i) candidates_[i].p = static_cast<float>(candidates_[i].p / sum);
+    };
+    softmax(1.0f);
+
+    if (params_.top_p < 1.0f) {
+        double cumulative = 0;
+        size_t keep = n;
+        for (size_t i = 0; i < n; ++i) {
+            cumulative += candidates_[i].p;
+            if (cumulative >= params_.top_p) {
+                keep = i + 1;
+                break;
+            }
+        }
+        n = std::max<size_t>(1, keep);
+    }
+    if (params_.min_p > 0.0f) {
+        const float threshold = candidates_[0].p * params_.min_p;
+        size_t keep = 1;
+        while (keep < n && candidates_[keep].p >= threshold) ++keep;
+        n = keep;
+    }
+
+    softmax(params_.temperature);
+    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    double r = uniform(rng_);
+    for (size_t i = 0; i < n; ++i) {
+        r -= candidates_[i].p;
+        if (r <= 0) return candidates_[i].id;
+    }
+    return candidates_[n - 1].id;
+}
+
+} // namespace hearth::engine

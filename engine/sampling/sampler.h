@@ -1,0 +1,42 @@
+#pragma once
+// Picks the next token from logits. One candidate buffer, allocated once and reused.
+#include <cstdint>
+#include <random>
+#include <span>
+#include <vector>
+
+namespace hearth::engine {
+
+struct SamplingParams {
+    float temperature = 0.8f; // <= 0: greedy (argmax)
+    int32_t top_k = 40;       // <= 0: off
+    float top_p = 0.95f;      // >= 1: off
+    float min_p = 0.05f;      // <= 0: off
+    float repeat_penalty = 1.0f; // 1: off
+    int32_t repeat_last_n = 64;  // window of recent tokens the penalty looks at
+    uint64_t seed = 0xC0FFEE;
+};
+
+class Sampler {
+public:
+    Sampler(SamplingParams params, int32_t n_vocab);
+    const SamplingParams& params() const { return params_; }
+    // `recent` are the tokens so far (prompt and generated); the penalty applies to the last repeat_last_n.
+    int32_t sample(std::span<const float> logits, std::span<const int32_t> recent);
+    void reseed(uint64_t seed);
+
+private:
+    struct Candidate {
+        int32_t id;
+        float logit;
+        float p;
+    };
+    SamplingParams params_;
+    std::vector<Candidate> candidates_;
+    std::vector<uint8_t> seen_;
+    std::mt19937_64 rng_;
+};
+
+int32_t argmax(std::span<const float> logits);
+
+} // namespace hearth::engine

@@ -1,0 +1,42 @@
+#include "engine/session/engine_metrics.h"
+#include <cstdio>
+#include <unistd.h>
+
+namespace hearth::engine {
+
+namespace {
+int64_t resident_bytes() {
+    // statm's second field is the resident set in pages.
+    std::FILE* f = std::fopen("/proc/self/statm", "r");
+    if (!f) return 0;
+    long long size = 0, resident = 0;
+    const int read = std::fscanf(f, "%lld %lld", &size, &resident);
+    std::fclose(f);
+    return read == 2 ? resident * static_cast<int64_t>(sysconf(_SC_PAGESIZE)) : 0;
+}
+} // namespace
+
+EngineMetricsSnapshot EngineMetrics::snapshot() const {
+    constexpr auto relaxed = std::memory_order_relaxed;
+    EngineMetricsSnapshot s;
+    s.generating = generating.load(relaxed);
+    s.prefill_tokens_per_second = prefill_tokens_per_second.load(relaxed);
+    s.decode_tokens_per_second = decode_tokens_per_second.load(relaxed);
+    s.time_to_first_token_ms = time_to_first_token_ms.load(relaxed);
+    s.tokens_reused = tokens_reused.load(relaxed);
+    s.tokens_computed = tokens_computed.load(relaxed);
+    s.tokens_generated = tokens_generated.load(relaxed);
+    s.kv_tokens = kv_tokens.load(relaxed);
+    s.kv_capacity = kv_capacity.load(relaxed);
+    s.kv_bytes = kv_bytes.load(relaxed);
+    s.model_bytes = model_bytes.load(relaxed);
+    s.resident_bytes = resident_bytes();
+    return s;
+}
+
+EngineMetrics& engine_metrics() {
+    static EngineMetrics metrics;
+    return metrics;
+}
+
+} // namespace hearth::engine

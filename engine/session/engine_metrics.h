@@ -1,0 +1,40 @@
+#pragma once
+// Live figures of what the engine is doing, written with relaxed atomics by the
+// inference thread and read as a snapshot by anyone (the GUI samples it a few
+// times a second).
+#include <atomic>
+#include <cstdint>
+
+namespace hearth::engine {
+
+struct EngineMetricsSnapshot {
+    bool generating = false;
+    double prefill_tokens_per_second = 0; // of the last prefill
+    double decode_tokens_per_second = 0;  // running, of the current or last reply
+    double time_to_first_token_ms = 0;    // of the last reply
+    int64_t tokens_reused = 0;            // of the last reply's prompt
+    int64_t tokens_computed = 0;          // of the last reply's prompt
+    int64_t tokens_generated = 0;         // of the current or last reply
+    int64_t kv_tokens = 0;                // in the active conversation's cache
+    int64_t kv_capacity = 0;
+    int64_t kv_bytes = 0;                 // of every cache held in memory
+    int64_t model_bytes = 0;
+    int64_t resident_bytes = 0;           // of the whole process (from /proc)
+};
+
+class EngineMetrics {
+public:
+    EngineMetricsSnapshot snapshot() const;
+
+    std::atomic<bool> generating{false};
+    std::atomic<double> prefill_tokens_per_second{0};
+    std::atomic<double> decode_tokens_per_second{0};
+    std::atomic<double> time_to_first_token_ms{0};
+    std::atomic<int64_t> tokens_reused{0}, tokens_computed{0}, tokens_generated{0};
+    std::atomic<int64_t> kv_tokens{0}, kv_capacity{0}, kv_bytes{0}, model_bytes{0};
+};
+
+// The process-wide metrics.
+EngineMetrics& engine_metrics();
+
+} // namespace hearth::engine

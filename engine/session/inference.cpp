@@ -1,0 +1,157 @@
+#include "engine/session/inference.h"
+#include "engine/error.h"
+#include "engine/session/transformer_ops.h"
+#include "kernels/kernel_table.h"
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+namespace hearth::engine {
+
+// Activations of one batch, each (n_batch, width); allocated once.
+struct Inference::Scratch {
+    std::vector<float> x;      // (n_batch, n_embd) residual stream
+    std::vector<float> xb;     // (n_batch, n_embd) normed input of a sublayer
+    std::vector<float> q;      // (n_batch, q_width)
+    std::vector<float> k, v;   // (n_batch, kv_width)
+    std::vector<float> attn;   // (n_batch, q_width) attention output
+    std::vector<float> gate;   // (n_batch, n_ff)
+    std::vector<float> up;     // (n_batch, n_ff)
+    std::vector<float> ffn;    // (n_batch, n_embd)
+    std::vector<float> logits; // (1 or n_batch, n_vocab)
+    std::vector<float> rope;   // (n_batch, rope_dim) cos/sin pairs of each token's position
+    std::vector<float> rope_factors; // (rope_dim / 2) divisor of each rotated pair's frequency
+    std::vector<std::byte> matmul;
+};
+
+Inference::Inference(std::shared_ptr<const Model> model, InferenceOptions options)
+    : model_(std::move(model)), n_batch_(std::max(1, options.n_batch)) {
+    int32_t threads = options.n_threads > 0 ? options.n_threads
+                                            : static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
+    pool_ = std::make_unique<kernels::ThreadPool>(threads);
+
+    const HyperParams& hp = model_->hparams();
+    const ModelWeights& w = model_->weights();
+    auto s = std::make_unique<Scratch>();
+    const size_t b = static_cast<size_t>(n_batch_);
+    s->x.resize(b * hp.n_embd);
+    s->xb.resize(b * hp.n_embd);
+    s->q.resize(b * hp.q_width());
+    s->k.resize(b * hp.kv_width());
+    s->v.resize(b * hp.kv_width());
+    s->attn.resize(b * hp.q_width());
+    s->gate.resize(b * hp.n_ff);
+    s->up.resize(b * hp.n_ff);
+    s->ffn.resize(b * hp.n_embd);
+    s->logits.resize(static_cast<size_t>(hp.n_vocab));
+    s->rope.resize(b * hp.rope_dim);
+    s->rope_factors = rope_frequency_factors(hp, w.rope_freq_factors);
+
+    size_t matmul_bytes = 0;
+    auto need = [&](const kernels::WeightMatrix& m) {
+        matmul_bytes = std::max(matmul_bytes, kernels::matmul_scratch_bytes(m.type, m.cols, n_batch_));
+    };
+    need(w.output);
+    for (const auto& l : w.layers) {
+        for (const auto* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down}) need(*m);
+    }
+    s->matmul.resize(matmul_bytes);
+    scratch_ = std::move(s);
+}
+
+Inference::~Inference() = default;
+
+int32_t Inference::n_threads() const { return pool_->size(); }
+
+std::unique_ptr<KvCache> Inference::new_cache(int32_t n_ctx) const {
+    return std::make_unique<KvCache>(model_->hparams(), n_ctx);
+}
+
+std::span<const float> Inference::eval(KvCache& cache, std::span<const int32_t> tokens, std::vector<float>* all_logits) {
+    const int32_t n_vocab = model_->hparams().n_vocab;
+    if (tokens.empty()) throw Error("nothing to evaluate: no tokens");
+    if (cache.size() + static_cast<int64_t>(tokens.size()) > cache.capacity())
+        throw Error("the context is full: " + std::to_string(cache.size()) + " + " + std::to_string(tokens.size()) +
+                    " tokens exceed the context length " + std::to_string(cache.capacity()));
+    for (int32_t id : tokens)
+        if (id < 0 || id >= n_vocab)
+            throw Error("token id " + std::to_string(id) + " is outside the vocabulary of " + model_->path());
+
+    if (all_logits) all_logits->resize(tokens.size() * static_cast<size_t>(n_vocab));
+
+    for (size_t start = 0; start < tokens.size(); start += static_cast<size_t>(n_batch_)) {
+        const int32_t n = static_cast<int32_t>(std::min<size_t>(n_batch_, tokens.size() - start));
+        const bool last = start + static_cast<size_t>(n) == tokens.size();
+        float* out = all_logits ? all_logits->data() + start * n_vocab : (last ? scratch_->logits.data() : nullptr);
+        forward_batch(cache, tokens.data() + start, n, all_logits != nullptr, out);
+    }
+    if (all_logits)
+        std::memcpy(scratch_->logits.data(), all_logits->data() + (tokens.size() - 1) * n_vocab,
+                    sizeof(float) * n_vocab);
+    return {scratch_->logits.data(), static_cast<size_t>(n_vocab)};
+}
+
+// One forward pass over n tokens that take positions cache.size() .. cache.size() + n - 1.
+// Reads top to bottom like llama2.c's forward(), on a batch of rows.
+void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, bool want_all_logits,
+                              float* logits_out) {
+    const HyperParams& hp = model_->hparams();
+    const ModelWeights& w = model_->weights();
+    Scratch& s = *scratch_;
+    kernels::ThreadPool& pool = *pool_;
+    const int32_t n_past = cache.size();
+    const int32_t dim = hp.n_embd, qw = hp.q_width(), kvw = hp.kv_width();
+
+    auto matmul = [&](const kernels::WeightMatrix& m, const float* in, int32_t rows, float* out) {
+        kernels::matmul(m, in, rows, out, pool, s.matmul);
+    };
+
+    embed_tokens(w.token_embd, tokens, n, s.x.data());
+    rope_tables(hp, s.rope_factors, n_past, n, s.rope.data());
+
+    for (int32_t layer = 0; layer < hp.n_layer; ++layer) {
+        const LayerWeights& l = w.layers[static_cast<size_t>(layer)];
+
+        // Attention: norm -> Q, K, V -> (Q/K norm) -> RoPE -> cache -> attend -> output projection.
+        rms_norm_rows(s.x.data(), l.attn_norm.data(), n, dim, hp.rms_eps, s.xb.data());
+        matmul(l.wq, s.xb.data(), n, s.q.data());
+        matmul(l.wk, s.xb.data(), n, s.k.data());
+        matmul(l.wv, s.xb.data(), n, s.v.data());
+        if (!l.bq.empty()) {
+            add_bias_rows(s.q.data(), l.bq.data(), n, qw);
+            add_bias_rows(s.k.data(), l.bk.data(), n, kvw);
+            add_bias_rows(s.v.data(), l.bv.data(), n, kvw);
+        }
+        if (!l.q_norm.empty()) {
+            rms_norm_rows(s.q.data(), l.q_norm.data(), n * hp.n_head, hp.head_dim, hp.rms_eps, s.q.data());
+            rms_norm_rows(s.k.data(), l.k_norm.data(), n * hp.n_head_kv, hp.head_dim, hp.rms_eps, s.k.data());
+        }
+        apply_rope(hp, s.rope.data(), n, s.q.data(), hp.n_head);
+        apply_rope(hp, s.rope.data(), n, s.k.data(), hp.n_head_kv);
+        store_kv(cache, layer, n_past, n, s.k.data(), s.v.data());
+        attend(hp, cache, layer, n_past, n, s.q.data(), s.attn.data(), pool);
+        matmul(l.wo, s.attn.data(), n, s.xb.data());
+        add_rows(s.x.data(), s.xb.data(), static_cast<size_t>(n) * dim);
+
+        // Feed-forward: norm -> SwiGLU -> down projection -> residual.
+        rms_norm_rows(s.x.data(), l.ffn_norm.data(), n, dim, hp.rms_eps, s.xb.data());
+        matmul(l.w_gate, s.xb.data(), n, s.gate.data());
+        matmul(l.w_up, s.xb.data(), n, s.up.data());
+        swiglu(s.gate.data(), s.up.data(), static_cast<size_t>(n) * hp.n_ff);
+        matmul(l.w_down, s.gate.data(), n, s.ffn.data());
+        add_rows(s.x.data(), s.ffn.data(), static_cast<size_t>(n) * dim);
+    }
+
+    cache.append_tokens(std::span<const int32_t>(tokens, static_cast<size_t>(n)));
+    if (!logits_out) return;
+
+    // Final norm and logits: for every row when asked, else for the last token only.
+    const int32_t first = want_all_logits ? 0 : n - 1;
+    const int32_t rows = n - first;
+    const float* x_rows = s.x.data() + static_cast<size_t>(first) * dim;
+    rms_norm_rows(x_rows, w.output_norm.data(), rows, dim, hp.rms_eps, s.xb.data());
+    matmul(w.output, s.xb.data(), rows, logits_out);
+}
+
+} // namespace hearth::engine

@@ -1,0 +1,50 @@
+#pragma once
+// Runs the forward pass of a loaded model: owns the kernel thread pool and all
+// scratch buffers (allocated once here, never per token).
+#include "engine/model/model.h"
+#include "engine/session/kv_cache.h"
+#include "kernels/thread_pool.h"
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace hearth::engine {
+
+struct InferenceOptions {
+    int32_t n_threads = 0; // 0: one per hardware thread
+    int32_t n_batch = 64;  // prompt tokens per forward pass
+};
+
+class Inference {
+public:
+    Inference(std::shared_ptr<const Model> model, InferenceOptions options = {});
+    ~Inference();
+
+    const Model& model() const { return *model_; }
+    std::shared_ptr<const Model> model_ptr() const { return model_; }
+    int32_t n_threads() const;
+    int32_t n_batch() const { return n_batch_; }
+    int32_t n_vocab() const { return model_->hparams().n_vocab; }
+
+    // Appends `tokens` to the cache (they take positions cache.size() onward),
+    // evaluating them in batches of n_batch. Returns the logits after the last
+    // token (n_vocab floats, valid until the next call). If all_logits is given,
+    // it receives the logits after every token (tokens.size() x n_vocab).
+    // Throws hearth::Error if the tokens do not fit in the cache.
+    std::span<const float> eval(KvCache& cache, std::span<const int32_t> tokens,
+                                std::vector<float>* all_logits = nullptr);
+
+    std::unique_ptr<KvCache> new_cache(int32_t n_ctx) const;
+
+private:
+    void forward_batch(KvCache& cache, const int32_t* tokens, int32_t n_tokens, bool want_all_logits,
+                       float* logits_out);
+    struct Scratch;
+    std::shared_ptr<const Model> model_;
+    int32_t n_batch_;
+    std::unique_ptr<kernels::ThreadPool> pool_;
+    std::unique_ptr<Scratch> scratch_;
+};
+
+} // namespace hearth::engine

@@ -1,0 +1,150 @@
+#include "engine/tokenizer/bpe_tokenizer.h"
+#include "engine/tokenizer/byte_level.h"
+#include "engine/tokenizer/utf8.h"
+#include <queue>
+
+namespace hearth::tokenizer {
+
+namespace {
+
+// One piece of the word being merged, linked to its neighbours.
+struct Symbol {
+    int prev;
+    int next;
+    size_t start;
+    size_t length; // 0 once merged into its left neighbour
+    int32_t id;    // the token this piece is; -1 if none
+};
+
+struct Bigram {
+    int left;
+    int right;
+    int32_t rank;
+    int32_t result; // the token the pair becomes
+    size_t length;
+};
+
+// Lowest rank first; on a tie, the leftmost pair.
+struct LowerPriority {
+    bool operator()(const Bigram& a, const Bigram& b) const {
+        return a.rank > b.rank || (a.rank == b.rank && a.left > b.left);
+    }
+};
+
+} // namespace
+
+BpeTokenizer::BpeTokenizer(Vocab vocab, const gguf::GgufFile& file, const PreTokenizerSpec& pre_tokenizer)
+    : Tokenizer(std::move(vocab)), pre_tokenizer_(pre_tokenizer.patterns),
+      ignore_merges_(pre_tokenizer.ignore_merges) {
+    const gguf::Array* merges = file.get_array("tokenizer.ggml.merges");
+    if (!merges) file.fail("no tokenizer.ggml.merges: a BPE vocabulary needs its merges");
+    if (merges->element_type != gguf::ValueType::String)
+        file.fail("tokenizer.ggml.merges holds " + std::string(gguf::value_type_name(merges->element_type)) +
+                  ", expected strings");
+    merges_.reserve(merges->items.size());
+    std::string joined;
+    for (size_t rank = 0; rank < merges->items.size(); ++rank) {
+        const std::string& entry = std::get<std::string>(merges->items[rank].data);
+        const auto bad = [&](const std::string& why) {
+            file.fail("tokenizer.ggml.merges[" + std::to_string(rank) + "] '" + entry + "' " + why);
+        };
+        // The first part may itself be a space in non-byte-level vocabularies, hence the search from 1.
+        const size_t space = entry.find(' ', 1);
+        if (space == std::string::npos || space + 1 >= entry.size())
+            bad("is not two tokens separated by a space");
+        const std::string_view left_text = std::string_view(entry).substr(0, space);
+        const std::string_view right_text = std::string_view(entry).substr(space + 1);
+        const auto left = this->vocab().find(left_text);
+        const auto right = this->vocab().find(right_text);
+        if (!left) bad("names '" + std::string(left_text) + "', which is not a token");
+        if (!right) bad("names '" + std::string(right_text) + "', which is not a token");
+        joined.assign(left_text).append(right_text);
+        const auto result = this->vocab().find(joined);
+        if (!result) bad("makes a text that is not a token");
+        merges_.try_emplace(pair_key(*left, *right), Merge{static_cast<int32_t>(rank), *result});
+    }
+}
+
+void BpeTokenizer::encode_text(std::string_view text, bool /*after_special*/,
+                               std::vector<int32_t>& out) const {
+    std::string word;
+    for (const std::string_view raw_word : pre_tokenizer_.split(text)) {
+        word.clear();
+        byte_level::encode(raw_word, word);
+        encode_word(word, out);
+    }
+}
+
+void BpeTokenizer::encode_word(std::string_view word, std::vector<int32_t>& out) const {
+    if (ignore_merges_) {
+        if (const auto id = vocab().find(word)) {
+            out.push_back(*id);
+            return;
+        }
+    }
+
+    std::vector<Symbol> symbols;
+    symbols.reserve(word.size());
+    for (size_t pos = 0; pos < word.size();) {
+        const size_t length =
+            std::min(utf8::char_length(static_cast<unsigned char>(word[pos])), word.size() - pos);
+        const int index = static_cast<int>(symbols.size());
+        const int32_t id = vocab().find(word.substr(pos, length)).value_or(-1);
+        symbols.push_back({index - 1, pos + length == word.size() ? -1 : index + 1, pos, length, id});
+        pos += length;
+    }
+
+    std::priority_queue<Bigram, std::vector<Bigram>, LowerPriority> queue;
+    const auto try_add_bigram = [&](int left, int right) {
+        if (left < 0 || right < 0 || symbols[left].id < 0 || symbols[right].id < 0) return;
+        const auto it = merges_.find(pair_key(symbols[left].id, symbols[right].id));
+        if (it == merges_.end()) return;
+        queue.push(
+            {left, right, it->second.rank, it->second.result, symbols[left].length + symbols[right].length});
+    };
+    for (int i = 1; i < static_cast<int>(symbols.size()); ++i)
+        try_add_bigram(i - 1, i);
+
+    while (!queue.empty()) {
+        const Bigram bigram = queue.top();
+        queue.pop();
+        Symbol& left = symbols[bigram.left];
+        Symbol& right = symbols[bigram.right];
+        // Stale: one side was merged into something else since this pair was queued.
+        if (left.length == 0 || right.length == 0 || left.length + right.length != bigram.length) continue;
+        left.id = bigram.result;
+        left.length += right.length;
+        right.length = 0;
+        left.next = right.next;
+        if (right.next >= 0) symbols[right.next].prev = bigram.left;
+        try_add_bigram(left.prev, bigram.left);
+        try_add_bigram(bigram.left, left.next);
+    }
+
+    for (int i = symbols.empty() ? -1 : 0; i >= 0; i = symbols[i].next) {
+        if (symbols[i].id >= 0)
+            out.push_back(symbols[i].id);
+        else if (vocab().unk >= 0) // a character missing from the byte alphabet's tokens
+            out.push_back(vocab().unk);
+    }
+}
+
+std::string BpeTokenizer::normal_piece(const std::string& text) const {
+    std::string piece;
+    piece.reserve(text.size());
+    for (size_t pos = 0; pos < text.size();) {
+        const utf8::Decoded d = utf8::decode(text, pos);
+        if (d.kind != utf8::Decoded::Kind::Complete) { // not byte-level text: keep the byte as it is
+            piece += text[pos++];
+            continue;
+        }
+        if (const auto byte = byte_level::byte_of(d.code_point))
+            piece += static_cast<char>(*byte);
+        else
+            piece.append(text, pos, d.length);
+        pos += d.length;
+    }
+    return piece;
+}
+
+} // namespace hearth::tokenizer

@@ -1,0 +1,37 @@
+#pragma once
+// Byte-level BPE ("gpt2" vocabularies: GPT-2, Llama 3, Qwen2, SmolLM): the text
+// is split into words by the pre-tokenizer, each word's bytes are written in
+// GPT-2's byte alphabet, and adjacent pieces are merged in the order of
+// tokenizer.ggml.merges (lowest rank first).
+#include "engine/tokenizer/pre_tokenizer.h"
+#include "engine/tokenizer/tokenizer.h"
+#include <unordered_map>
+
+namespace hearth::tokenizer {
+
+class BpeTokenizer final : public Tokenizer {
+public:
+    // Reads tokenizer.ggml.merges; throws hearth::Error naming the file on a
+    // missing list or an entry that is not two tokens whose join is a token.
+    BpeTokenizer(Vocab vocab, const gguf::GgufFile& file, const PreTokenizerSpec& pre_tokenizer);
+
+protected:
+    void encode_text(std::string_view text, bool after_special, std::vector<int32_t>& out) const override;
+    std::string normal_piece(const std::string& text) const override;
+
+private:
+    struct Merge {
+        int32_t rank;
+        int32_t result; // the token the pair becomes
+    };
+    static uint64_t pair_key(int32_t left, int32_t right) {
+        return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
+    }
+    void encode_word(std::string_view word, std::vector<int32_t>& out) const;
+
+    std::unordered_map<uint64_t, Merge> merges_; // (left id, right id) -> merge
+    PreTokenizer pre_tokenizer_;
+    bool ignore_merges_;
+};
+
+} // namespace hearth::tokenizer

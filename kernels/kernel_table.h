@@ -1,0 +1,50 @@
+#pragma once
+// The kernels of one instruction set, chosen once at run time. Every SIMD table
+// has the scalar reference table as its model and its test oracle.
+#include "kernels/tensor_type.h"
+#include <cstdint>
+#include <string_view>
+
+namespace hearth::kernels {
+
+using QuantizeRowFn = void (*)(const float* src, void* dst, int64_t n);
+using DequantizeRowFn = void (*)(const void* src, float* dst, int64_t n);
+// Dot product of one weight row (in the weight type) with one activation row
+// (in that type's activation type), both n elements long.
+using VecDotFn = float (*)(int64_t n, const void* weight_row, const void* activation_row);
+
+// Optional blocked kernel for a batch of activation rows (prefill): for weight rows
+// [row_begin, row_end) and every b < batch, y[b * y_stride + r] = dot(W[r], A[b]).
+// Activations are already quantized to the activation type, one row every activation_row_bytes.
+using GemmFn = void (*)(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                        int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                        float* y, int64_t y_stride);
+
+struct TypeKernels {
+    TensorType activation_type = TensorType::F32; // F32 for float weights, Q8_0 or Q8_K for quantized
+    QuantizeRowFn quantize = nullptr;              // F32 -> this type (also the weight quantizer)
+    DequantizeRowFn dequantize = nullptr;
+    VecDotFn vec_dot = nullptr;
+    GemmFn gemm = nullptr; // when null, matmul falls back to vec_dot per (row, batch) pair
+};
+
+enum class Isa { Scalar, Avx2 };
+std::string_view isa_name(Isa isa);
+
+struct KernelTable {
+    Isa isa = Isa::Scalar;
+    // Indexed by the raw TensorType value; entries of unsupported types are empty.
+    TypeKernels by_type[40];
+    const TypeKernels& of(TensorType t) const { return by_type[static_cast<uint32_t>(t)]; }
+};
+
+// The scalar reference kernels: portable C++, the oracle for every other table.
+const KernelTable& reference_kernels();
+// The table for an ISA, or nullptr when this CPU cannot run it.
+const KernelTable* kernels_for(Isa isa);
+// The table in use: the best the CPU supports, unless HEARTH_ISA=scalar|avx2 says otherwise
+// (or force_isa was called). Chosen once, on first use.
+const KernelTable& active_kernels();
+void force_isa(Isa isa); // for tests and the --isa option; throws std::runtime_error if unsupported
+
+} // namespace hearth::kernels

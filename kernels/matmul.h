@@ -1,0 +1,28 @@
+#pragma once
+// Matrix products of quantized weights with float activations.
+#include "kernels/tensor_type.h"
+#include "kernels/thread_pool.h"
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace hearth::kernels {
+
+// A weight matrix as stored in GGUF: `rows` rows of `cols` elements each, row-major blocks.
+struct WeightMatrix {
+    TensorType type = TensorType::F32;
+    int64_t rows = 0;
+    int64_t cols = 0;
+    const void* data = nullptr;
+};
+
+// Bytes of scratch matmul needs for `batch` activation rows of `cols` elements.
+size_t matmul_scratch_bytes(TensorType weight_type, int64_t cols, int64_t batch);
+
+// y[b * w.rows + r] = sum_c W[r][c] * x[b * w.cols + c], for b < batch.
+// x is quantized once to the weight type's activation type into `scratch`
+// (sized by matmul_scratch_bytes at load time), then rows are split over the pool.
+void matmul(const WeightMatrix& w, const float* x, int64_t batch, float* y, ThreadPool& pool,
+            std::vector<std::byte>& scratch);
+
+} // namespace hearth::kernels

@@ -1,0 +1,82 @@
+// Reference kernels of the float weight types. F32 weights dot F32 activations; F16 and
+// BF16 weights dot activations rounded to their own type.
+#include <cmath>
+#include "kernels/fp16.h"
+#include "kernels/reference/reference_kernels.h"
+
+#include <cstring>
+
+namespace hearth::kernels {
+
+void quantize_row_f32_ref(const float* src, void* dst, int64_t n) {
+    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
+}
+
+void dequantize_row_f32_ref(const void* src, float* dst, int64_t n) {
+    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
+}
+
+// Summed in the order of ggml's AVX2 vec_dot_f32 (4 x 8 fused multiply-add lanes over
+// blocks of 32, pairwise lane reduction, then the tail in float), so that the scalar and
+// SIMD paths agree to the bit and F32 models reproduce llama.cpp's logits closely.
+float vec_dot_f32_f32_ref(int64_t n, const void* weights, const void* activations) {
+    const auto* w = static_cast<const float*>(weights);
+    const auto* a = static_cast<const float*>(activations);
+    float lanes[4][8] = {};
+    const int64_t blocked = n & ~int64_t{31};
+    for (int64_t i = 0; i < blocked; i += 32)
+        for (int j = 0; j < 4; ++j)
+            for (int l = 0; l < 8; ++l)
+                lanes[j][l] = std::fma(w[i + j * 8 + l], a[i + j * 8 + l], lanes[j][l]);
+    float r[8];
+    for (int l = 0; l < 8; ++l) r[l] = (lanes[0][l] + lanes[1][l]) + (lanes[2][l] + lanes[3][l]);
+    float sum = ((r[0] + r[4]) + (r[1] + r[5])) + ((r[2] + r[6]) + (r[3] + r[7]));
+    for (int64_t i = blocked; i < n; ++i) sum += w[i] * a[i];
+    return sum;
+}
+
+void quantize_row_f16_ref(const float* src, void* dst, int64_t n) {
+    auto* out = static_cast<fp16_bits*>(dst);
+    for (int64_t i = 0; i < n; ++i)
+        out[i] = fp32_to_fp16(src[i]);
+}
+
+void dequantize_row_f16_ref(const void* src, float* dst, int64_t n) {
+    const auto* in = static_cast<const fp16_bits*>(src);
+    for (int64_t i = 0; i < n; ++i)
+        dst[i] = fp16_to_fp32(in[i]);
+}
+
+// Half-precision weights meet half-precision activations, as in ggml: each product
+// of two halves is exact in float, and the sum is kept in double.
+float vec_dot_f16_f16_ref(int64_t n, const void* weights, const void* activations) {
+    const auto* w = static_cast<const fp16_bits*>(weights);
+    const auto* a = static_cast<const fp16_bits*>(activations);
+    double sum = 0;
+    for (int64_t i = 0; i < n; ++i)
+        sum += fp16_to_fp32(w[i]) * fp16_to_fp32(a[i]);
+    return static_cast<float>(sum);
+}
+
+void quantize_row_bf16_ref(const float* src, void* dst, int64_t n) {
+    auto* out = static_cast<bf16_bits*>(dst);
+    for (int64_t i = 0; i < n; ++i)
+        out[i] = fp32_to_bf16(src[i]);
+}
+
+void dequantize_row_bf16_ref(const void* src, float* dst, int64_t n) {
+    const auto* in = static_cast<const bf16_bits*>(src);
+    for (int64_t i = 0; i < n; ++i)
+        dst[i] = bf16_to_fp32(in[i]);
+}
+
+float vec_dot_bf16_bf16_ref(int64_t n, const void* weights, const void* activations) {
+    const auto* w = static_cast<const bf16_bits*>(weights);
+    const auto* a = static_cast<const bf16_bits*>(activations);
+    double sum = 0;
+    for (int64_t i = 0; i < n; ++i)
+        sum += bf16_to_fp32(w[i]) * bf16_to_fp32(a[i]);
+    return static_cast<float>(sum);
+}
+
+} // namespace hearth::kernels

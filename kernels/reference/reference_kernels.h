@@ -1,0 +1,70 @@
+#pragma once
+// Scalar reference kernels: the portable oracle for every SIMD table.
+// Named like ggml: quantize_row_<type>_ref, dequantize_row_<type>_ref and
+// vec_dot_<weight type>_<activation type>_ref. Lengths n are element counts and
+// must be multiples of the type's block size. Block layouts: block_formats.h.
+//
+// Activation types: F32 weights dot F32 activations, F16 and BF16 weights dot
+// activations of their own type (as in ggml); Q4_0, Q4_1, Q5_0,
+// Q5_1 and Q8_0 dot Q8_0 activations; the K-quants dot Q8_K activations.
+#include <cstdint>
+
+namespace hearth::kernels {
+
+// Float formats.
+void quantize_row_f32_ref(const float* src, void* dst, int64_t n);
+void dequantize_row_f32_ref(const void* src, float* dst, int64_t n);
+float vec_dot_f32_f32_ref(int64_t n, const void* weights, const void* activations);
+void quantize_row_f16_ref(const float* src, void* dst, int64_t n);
+void dequantize_row_f16_ref(const void* src, float* dst, int64_t n);
+float vec_dot_f16_f16_ref(int64_t n, const void* weights, const void* activations);
+void quantize_row_bf16_ref(const float* src, void* dst, int64_t n);
+void dequantize_row_bf16_ref(const void* src, float* dst, int64_t n);
+float vec_dot_bf16_bf16_ref(int64_t n, const void* weights, const void* activations);
+
+// Blocks of 32 with one scale (and a min for the _1 types).
+void quantize_row_q4_0_ref(const float* src, void* dst, int64_t n);
+void dequantize_row_q4_0_ref(const void* src, float* dst, int64_t n);
+float vec_dot_q4_0_q8_0_ref(int64_t n, const void* weights, const void* activations);
+void quantize_row_q4_1_ref(const float* src, void* dst, int64_t n);
+void dequantize_row_q4_1_ref(const void* src, float* dst, int64_t n);
+float vec_dot_q4_1_q8_0_ref(int64_t n, const void* weights, const void* activations);
+void quantize_row_q5_0_ref(const float* src, void* dst, int64_t n);
+void dequantize_row_q5_0_ref(const void* src, float* dst, int64_t n);
+float vec_dot_q5_0_q8_0_ref(int64_t n, const void* weights, const void* activations);
+void quantize_row_q5_1_ref(const float* src, void* dst, int64_t n);
+void dequantize_row_q5_1_ref(const void* src, float* dst, int64_t n);
+float vec_dot_q5_1_q8_0_ref(int64_t n, const void* weights, const void* activations);
+void quantize_row_q8_0_ref(const float* src, void* dst, int64_t n); // also the activation quantizer
+void dequantize_row_q8_0_ref(const void* src, float* dst, int64_t n);
+float vec_dot_q8_0_q8_0_ref(int64_t n, const void* weights, const void* activations);
+
+// K-quants: super-blocks of 256.
+void quantize_row_q2_K_ref(const float* src, void* dst, int64_t n);
+void dequantize_row_q2_K_ref(const void* src, float* dst, int64_t n);
+float vec_dot_q2_K_q8_K_ref(int64_t n, const void* weights, const void* activations);
+void quantize_row_q3_K_ref(const float* src, void* dst, int64_t n);
+void dequantize_row_q3_K_ref(const void* src, float* dst, int64_t n);
+float vec_dot_q3_K_q8_K_ref(int64_t n, const void* weights, const void* activations);
+void quantize_row_q4_K_ref(const float* src, void* dst, int64_t n);
+void dequantize_row_q4_K_ref(const void* src, float* dst, int64_t n);
+float vec_dot_q4_K_q8_K_ref(int64_t n, const void* weights, const void* activations);
+void quantize_row_q5_K_ref(const float* src, void* dst, int64_t n);
+void dequantize_row_q5_K_ref(const void* src, float* dst, int64_t n);
+float vec_dot_q5_K_q8_K_ref(int64_t n, const void* weights, const void* activations);
+void quantize_row_q6_K_ref(const float* src, void* dst, int64_t n);
+void dequantize_row_q6_K_ref(const void* src, float* dst, int64_t n);
+float vec_dot_q6_K_q8_K_ref(int64_t n, const void* weights, const void* activations);
+
+// Activations of the K-quant dot products: d = amax / 127 (always >= 0), quants in
+// [-127, 127], bsums[j] = sum of quants 16j .. 16j+15.
+void quantize_row_q8_K_ref(const float* src, void* dst, int64_t n);
+void dequantize_row_q8_K_ref(const void* src, float* dst, int64_t n);
+float vec_dot_q8_K_q8_K_ref(int64_t n, const void* weights, const void* activations);
+
+// Unpacks scale j and min j (0..7, six bits each) of a Q4_K / Q5_K block's 12 scale bytes.
+void unpack_scale_min_k4(int j, const uint8_t* scales, uint8_t* scale, uint8_t* min);
+// Unpacks the 16 six-bit scales of a Q3_K block, already minus 32 (range -32..31).
+void unpack_scales_q3_K(const uint8_t* packed, int8_t* scales);
+
+} // namespace hearth::kernels

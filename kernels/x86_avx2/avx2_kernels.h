@@ -1,0 +1,58 @@
+#pragma once
+// The AVX2+FMA+F16C kernels. Named weight type, then activation type, as in the
+// reference kernels; each one matches its reference up to float rounding.
+#include "kernels/kernel_table.h"
+#include <cstddef>
+#include <cstdint>
+
+namespace hearth::kernels {
+// The AVX2 table (avx2_table.cpp), or nullptr when the CPU lacks AVX2, FMA or F16C.
+const KernelTable* avx2_kernel_table();
+} // namespace hearth::kernels
+
+namespace hearth::kernels::avx2 {
+
+bool cpu_supported(); // AVX2, FMA and F16C, with the OS saving ymm state
+
+void quantize_row_q8_0(const float* src, void* dst, int64_t n);
+void quantize_row_q8_K(const float* src, void* dst, int64_t n);
+
+void dequantize_row_f16(const void* src, float* dst, int64_t n);
+void dequantize_row_bf16(const void* src, float* dst, int64_t n);
+void dequantize_row_q8_0(const void* src, float* dst, int64_t n);
+void dequantize_row_q4_0(const void* src, float* dst, int64_t n);
+void dequantize_row_q4_K(const void* src, float* dst, int64_t n);
+void dequantize_row_q6_K(const void* src, float* dst, int64_t n);
+
+float vec_dot_f32_f32(int64_t n, const void* weight_row, const void* activation_row);
+float vec_dot_f16_f16(int64_t n, const void* weight_row, const void* activation_row);
+float vec_dot_bf16_bf16(int64_t n, const void* weight_row, const void* activation_row);
+void quantize_row_f16(const float* src, void* dst, int64_t n);
+
+float vec_dot_q4_0_q8_0(int64_t n, const void* weight_row, const void* activation_row);
+float vec_dot_q4_1_q8_0(int64_t n, const void* weight_row, const void* activation_row);
+float vec_dot_q5_0_q8_0(int64_t n, const void* weight_row, const void* activation_row);
+float vec_dot_q5_1_q8_0(int64_t n, const void* weight_row, const void* activation_row);
+float vec_dot_q8_0_q8_0(int64_t n, const void* weight_row, const void* activation_row);
+
+float vec_dot_q4_K_q8_K(int64_t n, const void* weight_row, const void* activation_row);
+float vec_dot_q5_K_q8_K(int64_t n, const void* weight_row, const void* activation_row);
+float vec_dot_q6_K_q8_K(int64_t n, const void* weight_row, const void* activation_row);
+
+void gemm_q4_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                    float* y, int64_t y_stride);
+void gemm_q6_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                    float* y, int64_t y_stride);
+void gemm_q8_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                    float* y, int64_t y_stride);
+void gemm_q5_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                    float* y, int64_t y_stride);
+void gemm_q4_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                    float* y, int64_t y_stride);
+
+} // namespace hearth::kernels::avx2

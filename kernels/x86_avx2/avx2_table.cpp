@@ -1,0 +1,52 @@
+// The AVX2+FMA+F16C kernel table. Types or entries without an AVX2 kernel stay null and
+// matmul uses the reference kernel for them.
+#include "kernels/x86_avx2/avx2_kernels.h"
+
+namespace hearth::kernels {
+namespace avx2 {
+
+// Compiled without AVX so that it is safe to call on any x86-64 CPU. libgcc's check
+// includes the OS support for ymm state (XGETBV).
+__attribute__((target("no-avx"))) bool cpu_supported() {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+}
+
+namespace {
+
+__attribute__((target("no-avx"))) KernelTable build_table() {
+    KernelTable table;
+    table.isa = Isa::Avx2;
+    auto set = [&](TensorType type, TensorType activation_type, QuantizeRowFn quantize,
+                   DequantizeRowFn dequantize, VecDotFn vec_dot, GemmFn gemm) {
+        table.by_type[static_cast<uint32_t>(type)] = {activation_type, quantize, dequantize, vec_dot, gemm};
+    };
+    using T = TensorType;
+    set(T::F32, T::F32, nullptr, nullptr, avx2::vec_dot_f32_f32, nullptr);
+    set(T::F16, T::F16, avx2::quantize_row_f16, avx2::dequantize_row_f16, avx2::vec_dot_f16_f16, nullptr);
+    set(T::BF16, T::BF16, nullptr, avx2::dequantize_row_bf16, avx2::vec_dot_bf16_bf16, nullptr);
+    set(T::Q4_0, T::Q8_0, nullptr, avx2::dequantize_row_q4_0, avx2::vec_dot_q4_0_q8_0, avx2::gemm_q4_0_q8_0);
+    set(T::Q4_1, T::Q8_0, nullptr, nullptr, avx2::vec_dot_q4_1_q8_0, nullptr);
+    set(T::Q5_0, T::Q8_0, nullptr, nullptr, avx2::vec_dot_q5_0_q8_0, avx2::gemm_q5_0_q8_0);
+    set(T::Q5_1, T::Q8_0, nullptr, nullptr, avx2::vec_dot_q5_1_q8_0, nullptr);
+    set(T::Q8_0, T::Q8_0, avx2::quantize_row_q8_0, avx2::dequantize_row_q8_0, avx2::vec_dot_q8_0_q8_0,
+        avx2::gemm_q8_0_q8_0);
+    set(T::Q2_K, T::Q8_K, nullptr, nullptr, nullptr, nullptr);
+    set(T::Q3_K, T::Q8_K, nullptr, nullptr, nullptr, nullptr);
+    set(T::Q4_K, T::Q8_K, nullptr, avx2::dequantize_row_q4_K, avx2::vec_dot_q4_K_q8_K, avx2::gemm_q4_K_q8_K);
+    set(T::Q5_K, T::Q8_K, nullptr, nullptr, avx2::vec_dot_q5_K_q8_K, nullptr);
+    set(T::Q6_K, T::Q8_K, nullptr, avx2::dequantize_row_q6_K, avx2::vec_dot_q6_K_q8_K, avx2::gemm_q6_K_q8_K);
+    set(T::Q8_K, T::Q8_K, avx2::quantize_row_q8_K, nullptr, nullptr, nullptr);
+    return table;
+}
+
+} // namespace
+} // namespace avx2
+
+__attribute__((target("no-avx"))) const KernelTable* avx2_kernel_table() {
+    if (!avx2::cpu_supported()) return nullptr;
+    static const KernelTable table = avx2::build_table();
+    return &table;
+}
+
+} // namespace hearth::kernels

@@ -1,0 +1,220 @@
+// Blocked matrix-matrix kernels for prefill: Q4_K and Q6_K weights with Q8_K activations,
+// Q8_0, Q5_0 and Q4_0 weights with Q8_0 activations. The arithmetic per (row, activation)
+// pair is that of the vec_dot kernels; the tiles share weight decoding and activation loads.
+#include "kernels/block_formats.h"
+#include "kernels/x86_avx2/avx2_k_quants.h"
+#include "kernels/x86_avx2/avx2_kernels.h"
+#include "kernels/x86_avx2/gemm_tiles.h"
+
+#include <algorithm>
+
+namespace hearth::kernels::avx2 {
+namespace {
+
+template <class Block> inline const Block* row_of(const char* base, size_t stride, int index) {
+    return reinterpret_cast<const Block*>(base + index * stride);
+}
+
+template <int RM, int RN> inline void store_tile(const __m256 (&acc)[RM][RN], float* y, int64_t y_stride) {
+    for (int r = 0; r < RM; ++r)
+        for (int b = 0; b < RN; ++b)
+            y[b * y_stride + r] = hsum(acc[r][b]);
+}
+
+// Q4_K x Q8_K: per super-block, int32 sums per pair over the 8 sub-blocks, then the scale and
+// the min correction in float.
+template <int RM, int RN> struct Q4KTile {
+    static void run(int64_t blocks, const char* w, size_t w_stride, const char* a, size_t a_stride, float* y,
+                    int64_t y_stride) {
+        __m256 acc[RM][RN];
+        for (auto& row : acc)
+            for (auto& v : row)
+                v = _mm256_setzero_ps();
+        const __m256i low4 = _mm256_set1_epi8(0x0F);
+        for (int64_t i = 0; i < blocks; ++i) {
+            const BlockQ4_K* wb[RM];
+            const BlockQ8_K* ab[RN];
+            for (int r = 0; r < RM; ++r)
+                wb[r] = row_of<BlockQ4_K>(w, w_stride, r) + i;
+            for (int b = 0; b < RN; ++b)
+                ab[b] = row_of<BlockQ8_K>(a, a_stride, b) + i;
+            __m256i scales[RM][8];
+            __m128i mins[RM];
+            for (int r = 0; r < RM; ++r) {
+                const K4Scales s = unpack_k4(wb[r]->scales);
+                for (int k = 0; k < 8; ++k)
+                    scales[r][k] = _mm256_shuffle_epi8(s.scales, pick_word(k));
+                mins[r] = s.mins;
+            }
+            __m256i sum[RM][RN];
+            for (auto& row : sum)
+                for (auto& v : row)
+                    v = _mm256_setzero_si256();
+            for (int j = 0; j < 4; ++j) {
+                for (int r = 0; r < RM; ++r) {
+                    const __m256i q = load256(wb[r]->qs + 32 * j);
+                    const __m256i q_low = _mm256_and_si256(q, low4);
+                    const __m256i q_high = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
+                    for (int b = 0; b < RN; ++b) {
+                        const __m256i lo = _mm256_madd_epi16(
+                            _mm256_maddubs_epi16(q_low, load256(ab[b]->qs + 64 * j)), scales[r][2 * j]);
+                        const __m256i hi =
+                            _mm256_madd_epi16(_mm256_maddubs_epi16(q_high, load256(ab[b]->qs + 64 * j + 32)),
+                                              scales[r][2 * j + 1]);
+                        sum[r][b] = _mm256_add_epi32(sum[r][b], _mm256_add_epi32(lo, hi));
+                    }
+                }
+            }
+            for (int b = 0; b < RN; ++b) {
+                const __m128i pair_sums = _mm_hadd_epi16(load128(ab[b]->bsums), load128(ab[b]->bsums + 8));
+                for (int r = 0; r < RM; ++r) {
+                    const float d = fp16_to_float(wb[r]->d) * ab[b]->d;
+                    const float dmin = fp16_to_float(wb[r]->dmin) * ab[b]->d;
+                    const __m256 min_sum =
+                        _mm256_cvtepi32_ps(_mm256_zextsi128_si256(_mm_madd_epi16(mins[r], pair_sums)));
+                    acc[r][b] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sum[r][b]), acc[r][b]);
+                    acc[r][b] = _mm256_fnmadd_ps(_mm256_set1_ps(dmin), min_sum, acc[r][b]);
+                }
+            }
+        }
+        store_tile<RM, RN>(acc, y, y_stride);
+    }
+};
+
+// Q6_K x Q8_K: quants 0..63 with two scales per 32; the +32 offset is removed per super-block
+// with the activations' bsums.
+template <int RM, int RN> struct Q6KTile {
+    static void run(int64_t blocks, const char* w, size_t w_stride, const char* a, size_t a_stride, float* y,
+                    int64_t y_stride) {
+        __m256 acc[RM][RN];
+        for (auto& row : acc)
+            for (auto& v : row)
+                v = _mm256_setzero_ps();
+        for (int64_t i = 0; i < blocks; ++i) {
+            const BlockQ6_K* wb[RM];
+            const BlockQ8_K* ab[RN];
+            for (int r = 0; r < RM; ++r)
+                wb[r] = row_of<BlockQ6_K>(w, w_stride, r) + i;
+            for (int b = 0; b < RN; ++b)
+                ab[b] = row_of<BlockQ8_K>(a, a_stride, b) + i;
+            __m256i all_scales[RM];
+            __m256i sum[RM][RN];
+            for (int r = 0; r < RM; ++r) {
+                all_scales[r] = q6k_scales(wb[r]->scales);
+                // Start from -32 * (scales . bsums): the offset of the stored quants.
+                for (int b = 0; b < RN; ++b)
+                    sum[r][b] = _mm256_sub_epi32(
+                        _mm256_setzero_si256(),
+                        _mm256_slli_epi32(_mm256_madd_epi16(all_scales[r], load256(ab[b]->bsums)), 5));
+            }
+            for (int half = 0; half < 2; ++half) {
+                for (int r = 0; r < RM; ++r) {
+                    __m256i q[4];
+                    unpack_q6k_half(wb[r]->ql + 64 * half, wb[r]->qh + 32 * half, q);
+                    const __m256i half_scales = broadcast_lane(all_scales[r], half);
+                    for (int k = 0; k < 4; ++k) {
+                        const __m256i scale = _mm256_shuffle_epi8(half_scales, pick_words(2 * k, 2 * k + 1));
+                        for (int b = 0; b < RN; ++b)
+                            sum[r][b] = _mm256_add_epi32(
+                                sum[r][b],
+                                _mm256_madd_epi16(
+                                    _mm256_maddubs_epi16(q[k], load256(ab[b]->qs + 128 * half + 32 * k)),
+                                    scale));
+                    }
+                }
+            }
+            for (int r = 0; r < RM; ++r)
+                for (int b = 0; b < RN; ++b) {
+                    const float d = fp16_to_float(wb[r]->d) * ab[b]->d;
+                    acc[r][b] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sum[r][b]), acc[r][b]);
+                }
+        }
+        store_tile<RM, RN>(acc, y, y_stride);
+    }
+};
+
+// 32-element formats with signed quants: the tile decodes each weight block to int8 once.
+inline __m256i signed_quants(const BlockQ8_0& block) {
+    return load256(block.qs);
+}
+inline __m256i signed_quants(const BlockQ4_0& block) {
+    return _mm256_sub_epi8(unpack_nibbles_16(block.qs), _mm256_set1_epi8(8));
+}
+inline __m256i signed_quants(const BlockQ5_0& block) {
+    const __m256i high = _mm256_andnot_si256(bits_to_bytes(load_u32(block.qh)), _mm256_set1_epi8(char(0xF0)));
+    return _mm256_or_si256(unpack_nibbles_16(block.qs), high);
+}
+
+template <class Block> struct SignedTile {
+    template <int RM, int RN> struct Shape {
+        static void run(int64_t blocks, const char* w, size_t w_stride, const char* a, size_t a_stride,
+                        float* y, int64_t y_stride) {
+            __m256 acc[RM][RN];
+            for (auto& row : acc)
+                for (auto& v : row)
+                    v = _mm256_setzero_ps();
+            const __m256i ones = _mm256_set1_epi16(1);
+            for (int64_t i = 0; i < blocks; ++i) {
+                float da[RN];
+                for (int b = 0; b < RN; ++b)
+                    da[b] = fp16_to_float(row_of<BlockQ8_0>(a, a_stride, b)[i].d);
+                for (int r = 0; r < RM; ++r) {
+                    const Block& wb = row_of<Block>(w, w_stride, r)[i];
+                    const __m256i q = signed_quants(wb);
+                    const __m256i q_abs = _mm256_sign_epi8(q, q);
+                    const float dw = fp16_to_float(wb.d);
+                    for (int b = 0; b < RN; ++b) {
+                        const __m256i x =
+                            _mm256_sign_epi8(load256(row_of<BlockQ8_0>(a, a_stride, b)[i].qs), q);
+                        const __m256i dot = _mm256_madd_epi16(_mm256_maddubs_epi16(q_abs, x), ones);
+                        acc[r][b] =
+                            _mm256_fmadd_ps(_mm256_set1_ps(dw * da[b]), _mm256_cvtepi32_ps(dot), acc[r][b]);
+                    }
+                }
+            }
+            store_tile<RM, RN>(acc, y, y_stride);
+        }
+    };
+};
+
+} // namespace
+
+void gemm_q4_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                    float* y, int64_t y_stride) {
+    TileGrid<4, 3, Q4KTile>::run(n / QK_K, weights, weight_row_bytes, row_begin, row_end, activations,
+                                 activation_row_bytes, batch, y, y_stride);
+}
+
+void gemm_q6_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                    float* y, int64_t y_stride) {
+    TileGrid<4, 3, Q6KTile>::run(n / QK_K, weights, weight_row_bytes, row_begin, row_end, activations,
+                                 activation_row_bytes, batch, y, y_stride);
+}
+
+void gemm_q8_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                    float* y, int64_t y_stride) {
+    TileGrid<4, 3, SignedTile<BlockQ8_0>::Shape>::run(n / QK8_0, weights, weight_row_bytes, row_begin,
+                                                      row_end, activations, activation_row_bytes, batch, y,
+                                                      y_stride);
+}
+
+void gemm_q5_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                    float* y, int64_t y_stride) {
+    TileGrid<4, 3, SignedTile<BlockQ5_0>::Shape>::run(n / QK5_0, weights, weight_row_bytes, row_begin,
+                                                      row_end, activations, activation_row_bytes, batch, y,
+                                                      y_stride);
+}
+
+void gemm_q4_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                    float* y, int64_t y_stride) {
+    TileGrid<4, 3, SignedTile<BlockQ4_0>::Shape>::run(n / QK4_0, weights, weight_row_bytes, row_begin,
+                                                      row_end, activations, activation_row_bytes, batch, y,
+                                                      y_stride);
+}
+
+} // namespace hearth::kernels::avx2

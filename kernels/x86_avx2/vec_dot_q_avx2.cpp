@@ -1,0 +1,91 @@
+// Dot products of the 32-element quant formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0) with Q8_0 activations.
+// Each block's integer dot product is exact; its scale is applied with one FMA per block.
+#include "kernels/block_formats.h"
+#include "kernels/x86_avx2/avx2_kernels.h"
+#include "kernels/x86_avx2/avx2_util.h"
+
+namespace hearth::kernels::avx2 {
+namespace {
+
+inline __m256i load32(const int8_t* p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+// Sums blocks with `block_dot(i, acc)`, two blocks per step into separate accumulators.
+template <class BlockDot> float sum_blocks(int64_t blocks, BlockDot block_dot) {
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 2 <= blocks; i += 2) {
+        acc0 = block_dot(i, acc0);
+        acc1 = block_dot(i + 1, acc1);
+    }
+    if (i < blocks) acc0 = block_dot(i, acc0);
+    return hsum(_mm256_add_ps(acc0, acc1));
+}
+
+// For the formats with a min: d*dx * dot(q, x) + m*dx * sum(x), folded into one accumulator.
+inline __m256 scaled_with_min(__m256i q_unsigned, const BlockQ8_0& a, float d, float m, __m256 acc) {
+    const __m256i x = load32(a.qs);
+    const float dx = fp16_to_float(a.d);
+    const __m256i dot = dot_u8_i8(q_unsigned, x);
+    const __m256i sum = dot_u8_i8(_mm256_set1_epi8(1), x);
+    acc = _mm256_fmadd_ps(_mm256_set1_ps(d * dx), _mm256_cvtepi32_ps(dot), acc);
+    return _mm256_fmadd_ps(_mm256_set1_ps(m * dx), _mm256_cvtepi32_ps(sum), acc);
+}
+
+inline __m256 scaled_signed(__m256i q_signed, const BlockQ8_0& a, float d, __m256 acc) {
+    const __m256i dot = dot_i8_i8(q_signed, load32(a.qs));
+    return _mm256_fmadd_ps(_mm256_set1_ps(d * fp16_to_float(a.d)), _mm256_cvtepi32_ps(dot), acc);
+}
+
+} // namespace
+
+float vec_dot_q8_0_q8_0(int64_t n, const void* weight_row, const void* activation_row) {
+    const auto* w = static_cast<const BlockQ8_0*>(weight_row);
+    const auto* a = static_cast<const BlockQ8_0*>(activation_row);
+    return sum_blocks(n / QK8_0, [&](int64_t i, __m256 acc) {
+        return scaled_signed(load32(w[i].qs), a[i], fp16_to_float(w[i].d), acc);
+    });
+}
+
+float vec_dot_q4_0_q8_0(int64_t n, const void* weight_row, const void* activation_row) {
+    const auto* w = static_cast<const BlockQ4_0*>(weight_row);
+    const auto* a = static_cast<const BlockQ8_0*>(activation_row);
+    return sum_blocks(n / QK4_0, [&](int64_t i, __m256 acc) {
+        const __m256i q = _mm256_sub_epi8(unpack_nibbles_16(w[i].qs), _mm256_set1_epi8(8));
+        return scaled_signed(q, a[i], fp16_to_float(w[i].d), acc);
+    });
+}
+
+float vec_dot_q5_0_q8_0(int64_t n, const void* weight_row, const void* activation_row) {
+    const auto* w = static_cast<const BlockQ5_0*>(weight_row);
+    const auto* a = static_cast<const BlockQ8_0*>(activation_row);
+    return sum_blocks(n / QK5_0, [&](int64_t i, __m256 acc) {
+        // q - 16: where the fifth bit is clear, setting the top nibble makes the byte nibble - 16.
+        const __m256i high =
+            _mm256_andnot_si256(bits_to_bytes(load_u32(w[i].qh)), _mm256_set1_epi8(char(0xF0)));
+        const __m256i q = _mm256_or_si256(unpack_nibbles_16(w[i].qs), high);
+        return scaled_signed(q, a[i], fp16_to_float(w[i].d), acc);
+    });
+}
+
+float vec_dot_q4_1_q8_0(int64_t n, const void* weight_row, const void* activation_row) {
+    const auto* w = static_cast<const BlockQ4_1*>(weight_row);
+    const auto* a = static_cast<const BlockQ8_0*>(activation_row);
+    return sum_blocks(n / QK4_1, [&](int64_t i, __m256 acc) {
+        return scaled_with_min(unpack_nibbles_16(w[i].qs), a[i], fp16_to_float(w[i].d), fp16_to_float(w[i].m),
+                               acc);
+    });
+}
+
+float vec_dot_q5_1_q8_0(int64_t n, const void* weight_row, const void* activation_row) {
+    const auto* w = static_cast<const BlockQ5_1*>(weight_row);
+    const auto* a = static_cast<const BlockQ8_0*>(activation_row);
+    return sum_blocks(n / QK5_1, [&](int64_t i, __m256 acc) {
+        const __m256i high = _mm256_and_si256(bits_to_bytes(load_u32(w[i].qh)), _mm256_set1_epi8(0x10));
+        const __m256i q = _mm256_or_si256(unpack_nibbles_16(w[i].qs), high);
+        return scaled_with_min(q, a[i], fp16_to_float(w[i].d), fp16_to_float(w[i].m), acc);
+    });
+}
+
+} // namespace hearth::kernels::avx2

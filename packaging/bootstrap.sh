@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs Hearth's build dependencies from Debian 12, builds, and then either
+# starts the app (run) or runs every test suite (test).
+#   bash packaging/bootstrap.sh run|test
+set -euo pipefail
+mode=${1:-run}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+mapfile -t packages < <(grep -v '^\s*#' packaging/debian-deps.txt | grep -v '^\s*$')
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    as_root apt-get update
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+jobs=$(nproc)
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build -j "$jobs"
+
+case "$mode" in
+run)
+    exec build/bin/hearth
+    ;;
+test)
+    # GUI suites use the offscreen platform; the end-to-end test starts its own Xvfb if present.
+    export QT_QPA_PLATFORM=offscreen
+    ctest --test-dir build --output-on-failure -j "$jobs"
+    ;;
+*)
+    echo "usage: bash packaging/bootstrap.sh run|test" >&2
+    exit 2
+    ;;
+esac

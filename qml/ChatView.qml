@@ -1,0 +1,143 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+// The conversation: messages streaming in (the view follows the stream unless
+// the user has scrolled up) and the composer below.
+Item {
+    id: view
+    property var chat
+    property bool modelLoaded: false
+    property string modelName: ""
+    signal openModelsRequested()
+
+    readonly property alias followStream: list.pinned
+    function focusComposer() { composer.focusInput() }
+
+    ListView {
+        id: list
+        objectName: "messageList"
+        property bool pinned: true
+        property real autoY: 0
+        anchors.top: parent.top
+        anchors.left: parent.left
+        anchors.right: parent.right
+        anchors.bottom: composerArea.top
+        model: view.chat ? view.chat.messages : null
+        clip: true
+        cacheBuffer: 4000
+        boundsBehavior: Flickable.StopAtBounds
+        bottomMargin: 12
+        topMargin: 8
+        ScrollBar.vertical: ScrollBar { policy: ScrollBar.AsNeeded }
+
+        function follow() {
+            if (!pinned || count === 0) return
+            positionViewAtEnd()
+            autoY = contentY
+        }
+        onCountChanged: { if (count > 0 && view.chat && view.chat.generating) pinned = true; Qt.callLater(follow) }
+        onContentHeightChanged: Qt.callLater(follow)
+        onHeightChanged: Qt.callLater(follow)
+        onModelChanged: { pinned = true; Qt.callLater(follow) }
+        // Only a scroll the view did not make itself can unpin it.
+        onContentYChanged: {
+            if (Math.abs(contentY - autoY) < 2) return
+            pinned = contentY + height >= contentHeight + originY - 48
+        }
+
+        delegate: MessageDelegate {
+            isLast: index === list.count - 1
+            busy: view.chat ? view.chat.generating : false
+            onCopyRequested: function (text) { view.chat.copyText(text) }
+            onRegenerateRequested: view.chat.regenerate()
+            onEditRequested: function (id, text) { view.chat.editAndResend(id, text) }
+        }
+    }
+
+    // Empty chat: a welcome, or a nudge to load a model first.
+    ColumnLayout {
+        anchors.centerIn: list
+        visible: list.count === 0
+        spacing: 14
+        width: Math.min(parent.width - 64, 520)
+        Rectangle {
+            Layout.alignment: Qt.AlignHCenter
+            width: 72; height: 72; radius: 22
+            color: Theme.accentSoft
+            Icon { anchors.centerIn: parent; path: Icons.flame; size: 42; color: Theme.accent }
+        }
+        Label {
+            Layout.alignment: Qt.AlignHCenter
+            text: view.modelLoaded ? qsTr("What's on your mind?") : qsTr("No model loaded")
+            font.pointSize: Theme.huge * 0.8
+            font.weight: Font.DemiBold
+            color: Theme.text
+        }
+        Label {
+            Layout.fillWidth: true
+            horizontalAlignment: Text.AlignHCenter
+            wrapMode: Text.Wrap
+            color: Theme.textMuted
+            font.pointSize: Theme.fontSize
+            text: view.modelLoaded
+                  ? qsTr("Chatting with %1. Everything runs on this computer; nothing leaves it.").arg(view.modelName)
+                  : qsTr("Pick a model, or drop a .gguf file anywhere on this window.")
+        }
+        PillButton {
+            Layout.alignment: Qt.AlignHCenter
+            visible: !view.modelLoaded
+            primary: true
+            iconPath: Icons.model
+            text: qsTr("Choose a model")
+            onClicked: view.openModelsRequested()
+        }
+    }
+
+    AbstractButton {
+        id: scrollDown
+        visible: !list.pinned && list.count > 0
+        anchors.horizontalCenter: parent.horizontalCenter
+        anchors.bottom: composerArea.top
+        anchors.bottomMargin: 10
+        width: 36; height: 36
+        hoverEnabled: true
+        onClicked: { list.pinned = true; list.follow() }
+        background: Rectangle {
+            radius: 18
+            color: Theme.surfaceRaised
+            border.color: Theme.border
+        }
+        contentItem: Item { Icon { anchors.centerIn: parent; path: Icons.arrowDown; size: 18; color: Theme.text } }
+    }
+
+    Item {
+        id: composerArea
+        anchors.left: parent.left
+        anchors.right: parent.right
+        anchors.bottom: parent.bottom
+        height: composer.height + hint.height + 28
+        Composer {
+            id: composer
+            objectName: "composer"
+            width: Math.min(parent.width - 48, 780)
+            anchors.horizontalCenter: parent.horizontalCenter
+            anchors.top: parent.top
+            anchors.topMargin: 4
+            generating: view.chat ? view.chat.generating : false
+            canSend: view.chat ? view.chat.canSend : false
+            placeholder: view.modelLoaded ? qsTr("Message %1…").arg(view.modelName) : qsTr("Load a model to start chatting")
+            sendHandler: function (text) { return view.chat.send(text) }
+            onStopRequested: view.chat.stop()
+        }
+        Label {
+            id: hint
+            anchors.top: composer.bottom
+            anchors.topMargin: 6
+            anchors.horizontalCenter: parent.horizontalCenter
+            text: qsTr("Enter to send · Shift+Enter for a new line")
+            color: Theme.textFaint
+            font.pointSize: Theme.small * 0.95
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+// Where the user writes. Enter sends, Shift+Enter starts a new line; while a
+// reply streams the send button becomes a stop button.
+Rectangle {
+    id: composer
+    property bool generating: false
+    property bool canSend: true
+    property string placeholder: qsTr("Message Hearth…")
+    property alias text: input.text
+    // Returns true when the message was taken (the field is then cleared).
+    property var sendHandler: function (text) { return true }
+    signal sendRequested(string text)
+    signal stopRequested()
+
+    function submit() {
+        const text = input.text.trim()
+        if (generating || !canSend || text.length === 0)
+            return false
+        sendRequested(text)
+        if (sendHandler(text)) {
+            input.clear()
+            return true
+        }
+        return false
+    }
+    function focusInput() { input.forceActiveFocus() }
+
+    implicitHeight: Math.min(Math.max(input.implicitHeight, 24) + 28, 240)
+    radius: 22
+    color: Theme.surfaceRaised
+    border.width: input.activeFocus ? 1.5 : 1
+    border.color: input.activeFocus ? Theme.accent : Theme.border
+
+    RowLayout {
+        anchors.fill: parent
+        anchors.leftMargin: 18
+        anchors.rightMargin: 8
+        anchors.topMargin: 6
+        anchors.bottomMargin: 6
+        spacing: 8
+
+        ScrollView {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            TextArea {
+                id: input
+                objectName: "composerInput"
+                wrapMode: TextEdit.Wrap
+                placeholderText: composer.placeholder
+                placeholderTextColor: Theme.textFaint
+                color: Theme.text
+                font.pointSize: Theme.fontSize + 1
+                selectByMouse: true
+                background: null
+                leftPadding: 0
+                rightPadding: 0
+                topPadding: 8
+                bottomPadding: 8
+                Keys.onPressed: function (event) {
+                    if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
+                            && !(event.modifiers & Qt.ShiftModifier)) {
+                        event.accepted = true
+                        composer.submit()
+                    }
+                }
+            }
+        }
+
+        AbstractButton {
+            id: actionButton
+            objectName: composer.generating ? "stopButton" : "sendButton"
+            Layout.alignment: Qt.AlignBottom
+            Layout.bottomMargin: 2
+            implicitWidth: 36
+            implicitHeight: 36
+            hoverEnabled: true
+            focusPolicy: Qt.NoFocus
+            enabled: composer.generating || (composer.canSend && input.text.trim().length > 0)
+            Accessible.name: composer.generating ? qsTr("Stop") : qsTr("Send")
+            onClicked: composer.generating ? composer.stopRequested() : composer.submit()
+            background: Rectangle {
+                radius: width / 2
+                color: !actionButton.enabled ? Theme.hover
+                     : composer.generating ? Theme.text
+                     : (actionButton.hovered ? Theme.accentHover : Theme.accent)
+            }
+            contentItem: Item {
+                Icon {
+                    anchors.centerIn: parent
+                    path: composer.generating ? Icons.stop : Icons.send
+                    size: composer.generating ? 16 : 20
+                    color: !actionButton.enabled ? Theme.textFaint
+                         : composer.generating ? Theme.window : Theme.textOnAccent
+                }
+            }
+            ToolTip.visible: hovered
+            ToolTip.delay: 600
+            ToolTip.text: composer.generating ? qsTr("Stop generating") : qsTr("Send (Enter)")
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import QtQuick
+import QtQuick.Controls
+
+// A round, flat button showing an icon, with a tooltip.
+AbstractButton {
+    id: button
+    property string iconPath: ""
+    property string tip: ""
+    property color iconColor: Theme.textMuted
+    property color hoverColor: Theme.hover
+    property real iconSize: 18
+    implicitWidth: 34
+    implicitHeight: 34
+    hoverEnabled: true
+    focusPolicy: Qt.NoFocus
+    Accessible.name: tip
+
+    background: Rectangle {
+        radius: width / 2
+        color: button.down ? Theme.selected : (button.hovered || button.checked ? button.hoverColor : "transparent")
+        Behavior on color { ColorAnimation { duration: 120 } }
+    }
+    contentItem: Item {
+        Icon {
+            anchors.centerIn: parent
+            path: button.iconPath
+            size: button.iconSize
+            color: button.enabled ? (button.hovered || button.checked ? Theme.text : button.iconColor) : Theme.textFaint
+        }
+    }
+    ToolTip.visible: hovered && tip.length > 0
+    ToolTip.delay: 600
+    ToolTip.text: tip
+}

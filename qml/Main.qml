@@ -1,0 +1,208 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Controls.Material
+import QtQuick.Layouts
+import Hearth.Core
+
+// The main window: conversations on the left, the chat (or the models or
+// settings page) in the middle, the engine's live panels on the right, and a
+// drop area over everything for model files.
+ApplicationWindow {
+    id: window
+    required property ChatController chat
+    required property ModelController models
+    required property AppSettings settings
+    required property MetricsController metrics
+
+    // "chat", "models" or "settings"; opens on the models page when no model is loaded.
+    property string page: "models"
+    property bool metricsOpen: false
+
+    function navigate(target) {
+        if (target === "metrics") {
+            metricsOpen = !metricsOpen
+            return
+        }
+        page = target
+        if (target === "chat") chatView.focusComposer()
+    }
+
+    width: 1280
+    height: 820
+    minimumWidth: 900
+    minimumHeight: 560
+    visible: true
+    title: models.loaded ? qsTr("Hearth — %1").arg(models.modelName) : qsTr("Hearth")
+    color: Theme.window
+    font.pointSize: settings.fontSize
+
+    SystemPalette { id: systemPalette }
+    Binding {
+        target: Theme
+        property: "dark"
+        value: window.settings.theme === "dark" || (window.settings.theme === "system" && systemPalette.window.hslLightness < 0.5)
+    }
+    Binding { target: Theme; property: "fontSize"; value: window.settings.fontSize }
+    Material.theme: Theme.dark ? Material.Dark : Material.Light
+    Material.accent: Theme.accent
+    Material.background: Theme.surface
+
+    Connections {
+        target: window.models
+        function onModelReady() { window.page = "chat"; chatView.focusComposer() }
+    }
+
+    RowLayout {
+        anchors.fill: parent
+        spacing: 0
+
+        Sidebar {
+            id: sidebar
+            objectName: "sidebar"
+            Layout.preferredWidth: 272
+            Layout.fillHeight: true
+            chat: window.chat
+            page: window.metricsOpen && window.page === "chat" ? "metrics" : window.page
+            onNavigate: function (target) { window.navigate(target) }
+        }
+        Rectangle { Layout.fillHeight: true; width: 1; color: Theme.border }
+
+        ColumnLayout {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            spacing: 0
+
+            // Top bar: the conversation's title and the model in use.
+            Rectangle {
+                Layout.fillWidth: true
+                implicitHeight: 56
+                color: Theme.window
+                RowLayout {
+                    anchors.fill: parent
+                    anchors.leftMargin: 20
+                    anchors.rightMargin: 12
+                    spacing: 10
+                    Label {
+                        objectName: "pageTitle"
+                        text: window.page === "models" ? qsTr("Models")
+                            : window.page === "settings" ? qsTr("Settings") : window.chat.currentTitle
+                        font.pointSize: Theme.fontSize + 2
+                        font.weight: Font.DemiBold
+                        color: Theme.text
+                        elide: Text.ElideRight
+                        Layout.fillWidth: true
+                    }
+                    AbstractButton {
+                        id: modelChip
+                        objectName: "modelChip"
+                        hoverEnabled: true
+                        implicitHeight: 34
+                        implicitWidth: chipRow.implicitWidth + 24
+                        onClicked: window.navigate("models")
+                        background: Rectangle {
+                            radius: 17
+                            color: modelChip.hovered ? Theme.hover : Theme.surface
+                            border.color: Theme.border
+                        }
+                        contentItem: Item {
+                            RowLayout {
+                                id: chipRow
+                                anchors.centerIn: parent
+                                spacing: 8
+                                Rectangle {
+                                    width: 8; height: 8; radius: 4
+                                    color: window.models.busy ? "#e3b341" : (window.models.loaded ? Theme.success : Theme.textFaint)
+                                }
+                                Label {
+                                    text: window.models.busy ? window.models.stage
+                                        : window.models.loaded ? window.models.modelName : qsTr("No model")
+                                    color: Theme.text
+                                    font.pointSize: Theme.fontSize
+                                }
+                                Icon { path: Icons.chevronDown; size: 16; color: Theme.textMuted }
+                            }
+                        }
+                    }
+                    IconButton {
+                        objectName: "metricsToggle"
+                        iconPath: Icons.metrics
+                        tip: qsTr("Engine metrics")
+                        checked: window.metricsOpen
+                        onClicked: window.metricsOpen = !window.metricsOpen
+                    }
+                }
+                Rectangle { anchors.bottom: parent.bottom; width: parent.width; height: 1; color: Theme.border }
+            }
+
+            StackLayout {
+                Layout.fillWidth: true
+                Layout.fillHeight: true
+                currentIndex: window.page === "models" ? 1 : window.page === "settings" ? 2 : 0
+                ChatView {
+                    id: chatView
+                    objectName: "chatView"
+                    chat: window.chat
+                    modelLoaded: window.models.loaded
+                    modelName: window.models.modelName
+                    onOpenModelsRequested: window.navigate("models")
+                }
+                ModelPicker {
+                    objectName: "modelPicker"
+                    models: window.models
+                    settings: window.settings
+                }
+                SettingsPanel {
+                    objectName: "settingsPanel"
+                    settings: window.settings
+                }
+            }
+        }
+
+        Rectangle { visible: window.metricsOpen; Layout.fillHeight: true; width: 1; color: Theme.border }
+        MetricsPanel {
+            objectName: "metricsPanel"
+            visible: window.metricsOpen
+            Layout.preferredWidth: 380
+            Layout.fillHeight: true
+            metrics: window.metrics
+            onCloseRequested: window.metricsOpen = false
+        }
+    }
+
+    // Errors from the chat or a refused model, shown wherever the user is.
+    Rectangle {
+        id: toast
+        objectName: "toast"
+        readonly property string message: window.chat.errorMessage.length > 0 ? window.chat.errorMessage
+                                        : (window.page !== "models" ? window.models.errorMessage : "")
+        visible: message.length > 0
+        anchors.horizontalCenter: parent.horizontalCenter
+        anchors.bottom: parent.bottom
+        anchors.bottomMargin: 110
+        width: Math.min(parent.width - 80, toastRow.implicitWidth + 32)
+        height: toastRow.implicitHeight + 20
+        radius: 12
+        color: Theme.dangerSoft
+        border.color: Theme.danger
+        RowLayout {
+            id: toastRow
+            anchors.fill: parent
+            anchors.leftMargin: 16
+            anchors.rightMargin: 8
+            Label {
+                text: toast.message
+                color: Theme.text
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
+                Layout.maximumWidth: 640
+            }
+            IconButton { iconPath: Icons.close; iconSize: 14; onClicked: { window.chat.clearError(); window.models.clearError() } }
+        }
+    }
+
+    ModelDropArea {
+        objectName: "dropArea"
+        anchors.fill: parent
+        controller: window.models
+    }
+}

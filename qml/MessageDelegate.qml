@@ -1,0 +1,217 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+// One message of the chat. The user's sit in a bubble on the right; the
+// assistant's are Markdown on the left, with code blocks, stats and actions.
+Item {
+    id: message
+    required property int index
+    required property string messageId
+    required property string author
+    required property string content
+    required property string messageState
+    required property bool streaming
+    required property string stats
+    required property var blocks
+    property bool isLast: false
+    property bool busy: false
+    property real maxContentWidth: 780
+    signal copyRequested(string text)
+    signal regenerateRequested()
+    signal editRequested(string messageId, string text)
+
+    readonly property bool isUser: author === "user"
+    property bool editing: false
+    width: ListView.view ? ListView.view.width : 600
+    implicitHeight: layout.implicitHeight + 28
+
+    HoverHandler { id: hover }
+
+    ColumnLayout {
+        id: layout
+        width: Math.min(message.width - 48, message.maxContentWidth)
+        anchors.horizontalCenter: parent.horizontalCenter
+        anchors.top: parent.top
+        anchors.topMargin: 14
+        spacing: 6
+
+        // --- the user's message ---
+        Rectangle {
+            visible: message.isUser && !message.editing
+            Layout.alignment: Qt.AlignRight
+            Layout.maximumWidth: layout.width * 0.8
+            implicitWidth: userText.implicitWidth + 32
+            implicitHeight: userText.implicitHeight + 22
+            radius: 18
+            color: Theme.userBubble
+            TextEdit {
+                id: userText
+                objectName: "userText"
+                anchors.fill: parent
+                anchors.margins: 11
+                anchors.leftMargin: 16
+                anchors.rightMargin: 16
+                text: message.content
+                readOnly: true
+                selectByMouse: true
+                wrapMode: TextEdit.Wrap
+                color: Theme.text
+                font.pointSize: Theme.fontSize + 1
+                selectionColor: Theme.accent
+                width: Math.min(implicitWidth, layout.width * 0.8 - 32)
+            }
+        }
+        Rectangle {
+            visible: message.editing
+            Layout.fillWidth: true
+            implicitHeight: editColumn.implicitHeight + 24
+            radius: 16
+            color: Theme.userBubble
+            border.color: Theme.accent
+            ColumnLayout {
+                id: editColumn
+                anchors.fill: parent
+                anchors.margins: 12
+                TextArea {
+                    id: editor
+                    objectName: "messageEditor"
+                    Layout.fillWidth: true
+                    wrapMode: TextEdit.Wrap
+                    color: Theme.text
+                    font.pointSize: Theme.fontSize + 1
+                    background: null
+                }
+                RowLayout {
+                    Layout.alignment: Qt.AlignRight
+                    PillButton { text: qsTr("Cancel"); onClicked: message.editing = false }
+                    PillButton {
+                        text: qsTr("Send")
+                        primary: true
+                        enabled: !message.busy && editor.text.trim().length > 0
+                        onClicked: { message.editing = false; message.editRequested(message.messageId, editor.text) }
+                    }
+                }
+            }
+        }
+
+        // --- the assistant's message ---
+        RowLayout {
+            visible: !message.isUser
+            Layout.fillWidth: true
+            spacing: 14
+            Rectangle {
+                Layout.alignment: Qt.AlignTop
+                width: 30; height: 30; radius: 15
+                color: Theme.accentSoft
+                Icon { anchors.centerIn: parent; path: Icons.flame; size: 18; color: Theme.accent }
+            }
+            ColumnLayout {
+                Layout.fillWidth: true
+                spacing: 8
+                Label {
+                    text: qsTr("Hearth")
+                    font.pointSize: Theme.fontSize
+                    font.weight: Font.DemiBold
+                    color: Theme.text
+                    Layout.topMargin: 5
+                }
+                Repeater {
+                    model: message.isUser ? [] : message.blocks
+                    delegate: Loader {
+                        required property var modelData
+                        Layout.fillWidth: true
+                        sourceComponent: modelData.kind === "code" ? codeComponent : textComponent
+                        Component {
+                            id: textComponent
+                            TextEdit {
+                                objectName: "assistantText"
+                                text: modelData.text
+                                textFormat: TextEdit.MarkdownText
+                                readOnly: true
+                                selectByMouse: true
+                                wrapMode: TextEdit.Wrap
+                                color: Theme.text
+                                font.pointSize: Theme.fontSize + 1
+                                selectionColor: Theme.accent
+                                onLinkActivated: function (link) { Qt.openUrlExternally(link) }
+                            }
+                        }
+                        Component {
+                            id: codeComponent
+                            CodeBlock {
+                                code: modelData.text
+                                language: modelData.language
+                                onCopyRequested: function (text) { message.copyRequested(text) }
+                            }
+                        }
+                    }
+                }
+                Row {
+                    visible: message.streaming && message.content.length === 0
+                    spacing: 5
+                    Layout.topMargin: 4
+                    Repeater {
+                        model: 3
+                        Rectangle {
+                            required property int index
+                            width: 8; height: 8; radius: 4
+                            color: Theme.textMuted
+                            SequentialAnimation on opacity {
+                                loops: Animation.Infinite
+                                running: message.streaming
+                                PauseAnimation { duration: index * 150 }
+                                NumberAnimation { from: 0.2; to: 1; duration: 400 }
+                                NumberAnimation { from: 1; to: 0.2; duration: 400 }
+                                PauseAnimation { duration: (2 - index) * 150 }
+                            }
+                        }
+                    }
+                }
+                Label {
+                    visible: message.messageState === "stopped" || message.messageState === "failed"
+                    text: message.messageState === "stopped" ? qsTr("Stopped") : qsTr("Failed: %1").arg(message.stats)
+                    color: message.messageState === "failed" ? Theme.danger : Theme.textMuted
+                    font.pointSize: Theme.small
+                    font.italic: true
+                    wrapMode: Text.Wrap
+                    Layout.fillWidth: true
+                }
+            }
+        }
+
+        // --- actions and stats ---
+        RowLayout {
+            Layout.alignment: message.isUser ? Qt.AlignRight : Qt.AlignLeft
+            Layout.leftMargin: message.isUser ? 0 : 40
+            spacing: 2
+            opacity: (hover.hovered || (message.isLast && !message.isUser)) && !message.streaming && !message.editing ? 1 : 0
+            Behavior on opacity { NumberAnimation { duration: 120 } }
+            IconButton {
+                iconPath: Icons.copy; tip: qsTr("Copy"); iconSize: 15; implicitWidth: 28; implicitHeight: 28
+                objectName: "copyMessageButton"
+                onClicked: message.copyRequested(message.content)
+            }
+            IconButton {
+                visible: message.isUser
+                iconPath: Icons.edit; tip: qsTr("Edit and resend"); iconSize: 15; implicitWidth: 28; implicitHeight: 28
+                enabled: !message.busy
+                onClicked: { editor.text = message.content; message.editing = true; editor.forceActiveFocus() }
+            }
+            IconButton {
+                visible: !message.isUser && message.isLast
+                objectName: "regenerateButton"
+                iconPath: Icons.regenerate; tip: qsTr("Regenerate"); iconSize: 15; implicitWidth: 28; implicitHeight: 28
+                enabled: !message.busy
+                onClicked: message.regenerateRequested()
+            }
+            Label {
+                visible: !message.isUser && message.stats.length > 0 && message.messageState !== "failed"
+                text: message.stats
+                color: Theme.textFaint
+                font.pointSize: Theme.small
+                Layout.leftMargin: 6
+            }
+        }
+    }
+}

@@ -1,0 +1,253 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+// Live figures of the engine, sampled a few times a second: tokens/s over
+// time, time to first token, prefix-cache reuse, KV fill, memory, and each
+// kernel path's calls and latency histogram.
+Rectangle {
+    id: panel
+    property var metrics // MetricsController
+    signal closeRequested()
+    color: Theme.sidebar
+
+    ScrollView {
+        id: scroll
+        anchors.fill: parent
+        contentWidth: availableWidth
+        clip: true
+
+        ColumnLayout {
+            width: scroll.availableWidth - 28
+            x: 14
+            spacing: 12
+
+            RowLayout {
+                Layout.fillWidth: true
+                Layout.topMargin: 12
+                Icon { path: Icons.metrics; size: 20; color: Theme.accent }
+                Label { text: qsTr("Engine"); font.pointSize: Theme.large; font.weight: Font.Bold; color: Theme.text; Layout.fillWidth: true }
+                Rectangle {
+                    width: 8; height: 8; radius: 4
+                    color: panel.metrics.generating ? Theme.success : Theme.textFaint
+                }
+                Label {
+                    text: panel.metrics.generating ? qsTr("generating") : qsTr("idle")
+                    color: Theme.textMuted
+                    font.pointSize: Theme.small
+                }
+                IconButton { iconPath: Icons.close; iconSize: 14; tip: qsTr("Close"); onClicked: panel.closeRequested() }
+            }
+
+            Card {
+                title: qsTr("Tokens per second")
+                RowLayout {
+                    Layout.fillWidth: true
+                    spacing: 18
+                    BigFigure {
+                        objectName: "decodeRate"
+                        label: qsTr("generation"); color: Theme.chartDecode
+                        value: panel.metrics.decodeTokensPerSecond.toFixed(1)
+                    }
+                    BigFigure {
+                        label: qsTr("prompt"); color: Theme.chartPrefill
+                        value: panel.metrics.prefillTokensPerSecond.toFixed(0)
+                    }
+                }
+                TokenRateChart {
+                    objectName: "tokenRateChart"
+                    Layout.fillWidth: true
+                    Layout.preferredHeight: 110
+                    decode: panel.metrics.decodeHistory
+                    prefill: panel.metrics.prefillHistory
+                }
+            }
+
+            GridLayout {
+                Layout.fillWidth: true
+                columns: 2
+                columnSpacing: 12
+                rowSpacing: 12
+                Card {
+                    title: qsTr("First token")
+                    BigFigure { value: panel.metrics.timeToFirstTokenMs.toFixed(0); unit: "ms" }
+                }
+                Card {
+                    title: qsTr("Generated")
+                    BigFigure { value: panel.metrics.tokensGenerated; unit: qsTr("tokens") }
+                }
+            }
+
+            Card {
+                title: qsTr("Prompt tokens: reused vs computed")
+                readonly property real total: Math.max(1, panel.metrics.tokensReused + panel.metrics.tokensComputed)
+                Rectangle {
+                    Layout.fillWidth: true
+                    implicitHeight: 10
+                    radius: 5
+                    color: Theme.chartPrefill
+                    Rectangle {
+                        width: parent.width * panel.metrics.tokensReused / Math.max(1, panel.metrics.tokensReused + panel.metrics.tokensComputed)
+                        height: parent.height
+                        radius: 5
+                        color: Theme.success
+                    }
+                }
+                RowLayout {
+                    Layout.fillWidth: true
+                    Legend { color: Theme.success; text: qsTr("%1 reused from cache").arg(panel.metrics.tokensReused) }
+                    Item { Layout.fillWidth: true }
+                    Legend { color: Theme.chartPrefill; text: qsTr("%1 computed").arg(panel.metrics.tokensComputed) }
+                }
+            }
+
+            Card {
+                title: qsTr("KV cache")
+                ProgressBar {
+                    objectName: "kvFill"
+                    Layout.fillWidth: true
+                    value: panel.metrics.kvFill
+                }
+                Label {
+                    text: qsTr("%1 of %2 tokens · %3").arg(panel.metrics.kvTokens).arg(panel.metrics.kvCapacity).arg(panel.metrics.kvMemory)
+                    color: Theme.textMuted
+                    font.pointSize: Theme.small
+                }
+            }
+
+            Card {
+                title: qsTr("Memory")
+                GridLayout {
+                    columns: 2
+                    columnSpacing: 16
+                    rowSpacing: 4
+                    Label { text: qsTr("Model"); color: Theme.textMuted; font.pointSize: Theme.small }
+                    Label { text: panel.metrics.modelMemory; color: Theme.text; font.pointSize: Theme.small }
+                    Label { text: qsTr("KV caches"); color: Theme.textMuted; font.pointSize: Theme.small }
+                    Label { text: panel.metrics.kvMemory; color: Theme.text; font.pointSize: Theme.small }
+                    Label { text: qsTr("Process (resident)"); color: Theme.textMuted; font.pointSize: Theme.small }
+                    Label { text: panel.metrics.residentMemory; color: Theme.text; font.pointSize: Theme.small }
+                }
+            }
+
+            Card {
+                title: qsTr("Kernel dispatch")
+                trailing: qsTr("calls · mean · latency histogram")
+                Label {
+                    visible: kernelList.count === 0
+                    text: qsTr("No kernels have run yet.")
+                    color: Theme.textFaint
+                    font.pointSize: Theme.small
+                }
+                Repeater {
+                    id: kernelList
+                    model: panel.metrics.kernels
+                    delegate: ColumnLayout {
+                        id: kernel
+                        required property string operation
+                        required property string type
+                        required property string isa
+                        required property var calls
+                        required property string meanLatency
+                        required property var histogram
+                        required property string histogramRange
+                        required property real share
+                        Layout.fillWidth: true
+                        spacing: 3
+                        RowLayout {
+                            Layout.fillWidth: true
+                            Label { text: kernel.operation; color: Theme.text; font.pointSize: Theme.small; font.weight: Font.DemiBold }
+                            Badge { text: kernel.type }
+                            Badge { text: kernel.isa; accent: kernel.isa !== "scalar" }
+                            Item { Layout.fillWidth: true }
+                            Label {
+                                text: qsTr("%1 · %2").arg(kernel.calls).arg(kernel.meanLatency)
+                                color: Theme.textMuted
+                                font.pointSize: Theme.small
+                                font.family: Theme.monoFamily
+                            }
+                        }
+                        RowLayout {
+                            Layout.fillWidth: true
+                            spacing: 8
+                            Row {
+                                id: bars
+                                Layout.fillWidth: true
+                                height: 26
+                                spacing: 2
+                                readonly property real peak: Math.max(1, ...kernel.histogram)
+                                Repeater {
+                                    model: kernel.histogram
+                                    Rectangle {
+                                        required property var modelData
+                                        anchors.bottom: parent.bottom
+                                        width: Math.max(3, (bars.width - 2 * (kernel.histogram.length - 1)) / Math.max(1, kernel.histogram.length))
+                                        height: Math.max(modelData > 0 ? 2 : 0, 26 * Math.log(1 + modelData) / Math.log(1 + bars.peak))
+                                        radius: 1.5
+                                        color: Theme.accent
+                                        opacity: 0.85
+                                    }
+                                }
+                            }
+                        }
+                        Label {
+                            text: kernel.histogramRange + qsTr(" · %1% of kernel time").arg((kernel.share * 100).toFixed(1))
+                            color: Theme.textFaint
+                            font.pointSize: Theme.small * 0.92
+                        }
+                    }
+                }
+                PillButton {
+                    text: qsTr("Reset counters")
+                    onClicked: panel.metrics.resetKernelMetrics()
+                }
+            }
+            Item { height: 12 }
+        }
+    }
+
+    component Card: Rectangle {
+        id: card
+        property string title
+        property string trailing
+        default property alias content: cardColumn.data
+        Layout.fillWidth: true
+        implicitHeight: cardColumn.implicitHeight + 28
+        radius: Theme.radius
+        color: Theme.surface
+        border.color: Theme.border
+        ColumnLayout {
+            id: cardColumn
+            anchors.fill: parent
+            anchors.margins: 14
+            spacing: 8
+            RowLayout {
+                Layout.fillWidth: true
+                Label { text: card.title; color: Theme.textMuted; font.pointSize: Theme.small; font.weight: Font.DemiBold; Layout.fillWidth: true }
+                Label { text: card.trailing; visible: text.length > 0; color: Theme.textFaint; font.pointSize: Theme.small * 0.9 }
+            }
+        }
+    }
+    component BigFigure: ColumnLayout {
+        id: figure
+        property string value
+        property string unit
+        property string label
+        property color color: Theme.text
+        spacing: 0
+        RowLayout {
+            spacing: 4
+            Label { text: figure.value; color: figure.color; font.pointSize: Theme.huge; font.weight: Font.Bold }
+            Label { text: figure.unit; visible: text.length > 0; color: Theme.textMuted; font.pointSize: Theme.small; Layout.alignment: Qt.AlignBaseline }
+        }
+        Label { text: figure.label; visible: text.length > 0; color: Theme.textMuted; font.pointSize: Theme.small }
+    }
+    component Legend: RowLayout {
+        id: legend
+        property color color
+        property string text
+        spacing: 6
+        Rectangle { width: 10; height: 10; radius: 3; color: legend.color }
+        Label { text: legend.text; color: Theme.textMuted; font.pointSize: Theme.small }
+    }
+}

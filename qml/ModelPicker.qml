@@ -1,0 +1,250 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import QtQuick.Dialogs
+
+// The models page: the GGUF files in the models folder and those used before,
+// what each is and needs, loading with progress, and the drop hint.
+Item {
+    id: picker
+    property var models   // ModelController
+    property var settings // AppSettings
+
+    FolderDialog {
+        id: folderDialog
+        title: qsTr("Choose the models folder")
+        onAccepted: picker.settings.modelsFolder = selectedFolder.toString().replace(/^file:\/\//, "")
+    }
+    FileDialog {
+        id: fileDialog
+        title: qsTr("Open a GGUF model")
+        nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
+        onAccepted: picker.models.loadDroppedFile(selectedFile)
+    }
+
+    ListView {
+        id: list
+        objectName: "modelList"
+        anchors.fill: parent
+        anchors.margins: 0
+        clip: true
+        spacing: 10
+        model: picker.models ? picker.models.models : null
+        ScrollBar.vertical: ScrollBar { policy: ScrollBar.AsNeeded }
+
+        header: ColumnLayout {
+            width: Math.min(list.width - 64, 860)
+            x: (list.width - width) / 2
+            spacing: 14
+            Item { height: 18 }
+            RowLayout {
+                Layout.fillWidth: true
+                ColumnLayout {
+                    Layout.fillWidth: true
+                    spacing: 2
+                    Label { text: qsTr("Models"); font.pointSize: Theme.huge; font.weight: Font.Bold; color: Theme.text }
+                    Label {
+                        text: qsTr("Folder: %1").arg(picker.settings ? picker.settings.modelsFolder : "")
+                        color: Theme.textMuted
+                        font.pointSize: Theme.small
+                        elide: Text.ElideMiddle
+                        Layout.fillWidth: true
+                    }
+                }
+                PillButton { iconPath: Icons.folder; text: qsTr("Change folder"); onClicked: folderDialog.open() }
+                PillButton { iconPath: Icons.regenerate; text: qsTr("Rescan"); enabled: !picker.models.scanning; onClicked: picker.models.refresh() }
+                PillButton { iconPath: Icons.plus; text: qsTr("Open file…"); primary: true; onClicked: fileDialog.open() }
+            }
+
+            // The loaded model, or the load under way.
+            Rectangle {
+                Layout.fillWidth: true
+                visible: picker.models.loaded || picker.models.busy
+                implicitHeight: current.implicitHeight + 32
+                radius: Theme.radius
+                color: Theme.accentSoft
+                border.color: Theme.accent
+                ColumnLayout {
+                    id: current
+                    anchors.fill: parent
+                    anchors.margins: 16
+                    spacing: 8
+                    RowLayout {
+                        Layout.fillWidth: true
+                        Icon { path: Icons.model; size: 22; color: Theme.accent }
+                        ColumnLayout {
+                            Layout.fillWidth: true
+                            spacing: 0
+                            Label {
+                                objectName: "loadedModelName"
+                                text: picker.models.busy ? picker.models.stage : picker.models.modelName
+                                font.pointSize: Theme.large * 0.9
+                                font.weight: Font.DemiBold
+                                color: Theme.text
+                            }
+                            Label {
+                                text: picker.models.busy ? qsTr("Reading and checking the file…") : picker.models.modelDetails
+                                color: Theme.textMuted
+                                font.pointSize: Theme.small
+                            }
+                        }
+                        PillButton {
+                            visible: picker.models.loaded && !picker.models.busy
+                            iconPath: Icons.eject
+                            text: qsTr("Unload")
+                            onClicked: picker.models.unload()
+                        }
+                    }
+                    ProgressBar {
+                        objectName: "loadProgress"
+                        Layout.fillWidth: true
+                        visible: picker.models.busy
+                        indeterminate: true
+                    }
+                }
+            }
+
+            Rectangle {
+                Layout.fillWidth: true
+                visible: picker.models.errorMessage.length > 0
+                implicitHeight: errorRow.implicitHeight + 24
+                radius: Theme.smallRadius
+                color: Theme.dangerSoft
+                border.color: Theme.danger
+                RowLayout {
+                    id: errorRow
+                    anchors.fill: parent
+                    anchors.margins: 12
+                    Label {
+                        objectName: "modelError"
+                        text: picker.models.errorMessage
+                        color: Theme.text
+                        wrapMode: Text.Wrap
+                        Layout.fillWidth: true
+                    }
+                    IconButton { iconPath: Icons.close; iconSize: 14; onClicked: picker.models.clearError() }
+                }
+            }
+
+            // Drop hint.
+            Rectangle {
+                Layout.fillWidth: true
+                implicitHeight: 84
+                radius: Theme.radius
+                color: "transparent"
+                border.width: 1.5
+                border.color: Theme.border
+                RowLayout {
+                    anchors.centerIn: parent
+                    spacing: 12
+                    Icon { path: Icons.drop; size: 26; color: Theme.textMuted }
+                    Label {
+                        text: qsTr("Drop a .gguf file anywhere on this window to load it")
+                        color: Theme.textMuted
+                        font.pointSize: Theme.fontSize
+                    }
+                }
+            }
+            Label {
+                visible: list.count > 0
+                text: qsTr("Available models")
+                font.pointSize: Theme.fontSize
+                font.weight: Font.DemiBold
+                color: Theme.textMuted
+                Layout.topMargin: 8
+            }
+            Label {
+                visible: list.count === 0 && !picker.models.scanning
+                text: qsTr("No .gguf files in this folder yet. Put models there, or open one from anywhere.")
+                color: Theme.textMuted
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
+            }
+            Item { height: 2 }
+        }
+
+        delegate: Rectangle {
+            id: card
+            required property int index
+            required property string path
+            required property string name
+            required property string architecture
+            required property string quantization
+            required property string parameters
+            required property string fileSize
+            required property string memory
+            required property int contextLength
+            required property bool hasChatTemplate
+            required property bool recent
+            required property string error
+            required property bool loaded
+            objectName: "modelCard_" + index
+            width: Math.min(list.width - 64, 860)
+            x: (list.width - width) / 2
+            implicitHeight: cardLayout.implicitHeight + 28
+            radius: Theme.radius
+            color: cardHover.hovered ? Theme.surfaceRaised : Theme.surface
+            border.color: card.loaded ? Theme.accent : Theme.border
+            HoverHandler { id: cardHover }
+
+            RowLayout {
+                id: cardLayout
+                anchors.fill: parent
+                anchors.margins: 14
+                anchors.leftMargin: 18
+                spacing: 14
+                ColumnLayout {
+                    Layout.fillWidth: true
+                    spacing: 6
+                    RowLayout {
+                        spacing: 8
+                        Label {
+                            text: card.name
+                            font.pointSize: Theme.fontSize + 1.5
+                            font.weight: Font.DemiBold
+                            color: Theme.text
+                        }
+                        Badge { visible: card.recent; text: qsTr("recent") }
+                        Badge { visible: card.loaded; text: qsTr("loaded"); accent: true }
+                    }
+                    Label {
+                        text: card.path
+                        color: Theme.textFaint
+                        font.pointSize: Theme.small
+                        elide: Text.ElideMiddle
+                        Layout.fillWidth: true
+                    }
+                    Flow {
+                        Layout.fillWidth: true
+                        visible: card.error.length === 0
+                        spacing: 6
+                        Badge { text: card.architecture; visible: text.length > 0 }
+                        Badge { text: qsTr("%1 params").arg(card.parameters); visible: card.parameters.length > 0 }
+                        Badge { text: card.quantization; visible: text.length > 0 }
+                        Badge { text: qsTr("%1 ctx").arg(card.contextLength); visible: card.contextLength > 0 }
+                        Badge { text: qsTr("file %1").arg(card.fileSize) }
+                        Badge { text: qsTr("needs ≈ %1").arg(card.memory); visible: card.memory.length > 0 }
+                        Badge { text: card.hasChatTemplate ? qsTr("chat template") : qsTr("no template: ChatML") }
+                    }
+                    Label {
+                        visible: card.error.length > 0
+                        text: card.error
+                        color: Theme.danger
+                        wrapMode: Text.Wrap
+                        Layout.fillWidth: true
+                        font.pointSize: Theme.small
+                    }
+                }
+                PillButton {
+                    objectName: "loadButton_" + card.index
+                    visible: !card.loaded
+                    enabled: card.error.length === 0 && !picker.models.busy
+                    primary: true
+                    text: qsTr("Load")
+                    onClicked: picker.models.load(card.path)
+                }
+            }
+        }
+        footer: Item { height: 24 }
+    }
+}

@@ -1,0 +1,32 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+// One setting: its name and a hint on the left, its control on the right.
+RowLayout {
+    id: row
+    property string title
+    property string hint
+    default property alias control: holder.data
+    Layout.fillWidth: true
+    spacing: 16
+    ColumnLayout {
+        Layout.fillWidth: true
+        spacing: 2
+        Label { text: row.title; color: Theme.text; font.pointSize: Theme.fontSize; font.weight: Font.DemiBold }
+        Label {
+            visible: row.hint.length > 0
+            text: row.hint
+            color: Theme.textMuted
+            font.pointSize: Theme.small
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+        }
+    }
+    Item {
+        id: holder
+        implicitWidth: 260
+        implicitHeight: childrenRect.height
+        Layout.preferredWidth: 260
+    }
+}

@@ -1,0 +1,255 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import QtQuick.Dialogs
+
+// Every preference, applied as it changes (AppSettings stores it).
+Item {
+    id: panel
+    property var settings
+
+    FolderDialog {
+        id: folderDialog
+        title: qsTr("Choose the models folder")
+        onAccepted: panel.settings.modelsFolder = selectedFolder.toString().replace(/^file:\/\//, "")
+    }
+
+    ScrollView {
+        id: scroll
+        anchors.fill: parent
+        contentWidth: availableWidth
+        clip: true
+
+        ColumnLayout {
+            width: Math.min(scroll.availableWidth - 64, 760)
+            x: (scroll.availableWidth - width) / 2
+            spacing: 18
+
+            Item { height: 12 }
+            Label { text: qsTr("Settings"); font.pointSize: Theme.huge; font.weight: Font.Bold; color: Theme.text }
+            Label {
+                text: qsTr("Changes apply at once and are saved for the next start.")
+                color: Theme.textMuted
+                font.pointSize: Theme.small
+            }
+
+            Section {
+                title: qsTr("Conversation")
+                SettingRow {
+                    title: qsTr("System prompt")
+                    hint: qsTr("Sent at the start of every conversation.")
+                }
+                Rectangle {
+                    Layout.fillWidth: true
+                    implicitHeight: Math.max(90, systemPrompt.implicitHeight + 16)
+                    radius: Theme.smallRadius
+                    color: Theme.window
+                    border.color: systemPrompt.activeFocus ? Theme.accent : Theme.border
+                    TextArea {
+                        id: systemPrompt
+                        objectName: "systemPromptField"
+                        anchors.fill: parent
+                        anchors.margins: 4
+                        wrapMode: TextEdit.Wrap
+                        text: panel.settings.systemPrompt
+                        placeholderText: qsTr("You are a helpful assistant.")
+                        placeholderTextColor: Theme.textFaint
+                        color: Theme.text
+                        background: null
+                        onTextChanged: if (text !== panel.settings.systemPrompt) panel.settings.systemPrompt = text
+                    }
+                }
+                SettingRow {
+                    title: qsTr("Maximum reply length")
+                    hint: qsTr("Tokens per reply.")
+                    SpinBox {
+                        objectName: "maxReplySpin"
+                        from: 1; to: 32768; stepSize: 64; editable: true
+                        value: panel.settings.maxReplyTokens
+                        onValueModified: { panel.settings.maxReplyTokens = value; value = Qt.binding(() => panel.settings.maxReplyTokens) }
+                    }
+                }
+            }
+
+            Section {
+                title: qsTr("Sampling")
+                trailing: PillButton { text: qsTr("Reset"); onClicked: panel.settings.resetSampling() }
+                SettingRow {
+                    title: qsTr("Temperature")
+                    hint: qsTr("Higher is more varied; 0 always picks the likeliest token.")
+                    SliderSetting {
+                        objectName: "temperatureSetting"
+                        from: 0; to: 2; stepSize: 0.05
+                        value: panel.settings.temperature
+                        onEdited: function (v) { panel.settings.temperature = v }
+                    }
+                }
+                SettingRow {
+                    title: qsTr("Top-k")
+                    hint: qsTr("Only the k likeliest tokens are considered (0: off).")
+                    SpinBox {
+                        objectName: "topKSpin"
+                        from: 0; to: 1000; editable: true
+                        value: panel.settings.topK
+                        onValueModified: { panel.settings.topK = value; value = Qt.binding(() => panel.settings.topK) }
+                    }
+                }
+                SettingRow {
+                    title: qsTr("Top-p")
+                    hint: qsTr("Nucleus sampling (1: off).")
+                    SliderSetting {
+                        objectName: "topPSetting"
+                        from: 0; to: 1; stepSize: 0.01
+                        value: panel.settings.topP
+                        onEdited: function (v) { panel.settings.topP = v }
+                    }
+                }
+                SettingRow {
+                    title: qsTr("Min-p")
+                    hint: qsTr("Drops tokens less likely than this share of the likeliest (0: off).")
+                    SliderSetting {
+                        objectName: "minPSetting"
+                        from: 0; to: 1; stepSize: 0.01
+                        value: panel.settings.minP
+                        onEdited: function (v) { panel.settings.minP = v }
+                    }
+                }
+                SettingRow {
+                    title: qsTr("Repetition penalty")
+                    hint: qsTr("Discourages repeating recent tokens (1: off).")
+                    SliderSetting {
+                        objectName: "repeatPenaltySetting"
+                        from: 1; to: 2; stepSize: 0.01
+                        value: panel.settings.repeatPenalty
+                        onEdited: function (v) { panel.settings.repeatPenalty = v }
+                    }
+                }
+                SettingRow {
+                    title: qsTr("Seed")
+                    hint: qsTr("The same seed and prompt give the same reply; -1 picks a new one each time.")
+                    SpinBox {
+                        objectName: "seedSpin"
+                        from: -1; to: 2147483647; editable: true
+                        value: panel.settings.seed
+                        onValueModified: { panel.settings.seed = value; value = Qt.binding(() => panel.settings.seed) }
+                    }
+                }
+            }
+
+            Section {
+                title: qsTr("Engine")
+                SettingRow {
+                    title: qsTr("Context length")
+                    hint: qsTr("Tokens each conversation keeps in view (capped at the model's own).")
+                    ComboBox {
+                        objectName: "contextCombo"
+                        width: 160
+                        model: [512, 1024, 2048, 4096, 8192, 16384, 32768]
+                        currentIndex: Math.max(0, model.indexOf(panel.settings.contextLength))
+                        onActivated: panel.settings.contextLength = model[currentIndex]
+                    }
+                }
+                SettingRow {
+                    title: qsTr("Threads")
+                    hint: qsTr("Kernel threads for the forward pass (0: one per core).")
+                    SpinBox {
+                        objectName: "threadsSpin"
+                        from: 0; to: 256; editable: true
+                        value: panel.settings.threads
+                        onValueModified: { panel.settings.threads = value; value = Qt.binding(() => panel.settings.threads) }
+                    }
+                }
+                SettingRow {
+                    title: qsTr("Models folder")
+                    hint: panel.settings.modelsFolder
+                    PillButton { iconPath: Icons.folder; text: qsTr("Change…"); onClicked: folderDialog.open() }
+                }
+            }
+
+            Section {
+                title: qsTr("Appearance")
+                SettingRow {
+                    title: qsTr("Theme")
+                    Row {
+                        objectName: "themeChooser"
+                        spacing: 0
+                        Repeater {
+                            model: [{ key: "system", label: qsTr("System") }, { key: "light", label: qsTr("Light") }, { key: "dark", label: qsTr("Dark") }]
+                            delegate: AbstractButton {
+                                id: choice
+                                required property var modelData
+                                required property int index
+                                objectName: "theme_" + modelData.key
+                                readonly property bool chosen: panel.settings.theme === modelData.key
+                                implicitWidth: 82
+                                implicitHeight: 34
+                                hoverEnabled: true
+                                onClicked: panel.settings.theme = modelData.key
+                                background: Rectangle {
+                                    radius: 8
+                                    color: choice.chosen ? Theme.accent : (choice.hovered ? Theme.hover : Theme.window)
+                                    border.color: choice.chosen ? Theme.accent : Theme.border
+                                }
+                                contentItem: Label {
+                                    text: choice.modelData.label
+                                    horizontalAlignment: Text.AlignHCenter
+                                    verticalAlignment: Text.AlignVCenter
+                                    color: choice.chosen ? Theme.textOnAccent : Theme.text
+                                    font.pointSize: Theme.fontSize
+                                }
+                            }
+                        }
+                    }
+                }
+                SettingRow {
+                    title: qsTr("Font size")
+                    SpinBox {
+                        objectName: "fontSizeSpin"
+                        from: 8; to: 24
+                        value: panel.settings.fontSize
+                        onValueModified: { panel.settings.fontSize = value; value = Qt.binding(() => panel.settings.fontSize) }
+                    }
+                }
+            }
+            Item { height: 24 }
+        }
+    }
+
+    component Section: Rectangle {
+        id: section
+        property string title
+        property Item trailing: null
+        default property alias rows: rowsColumn.data
+        Layout.fillWidth: true
+        implicitHeight: sectionColumn.implicitHeight + 36
+        radius: Theme.radius
+        color: Theme.surface
+        border.color: Theme.border
+        ColumnLayout {
+            id: sectionColumn
+            anchors.fill: parent
+            anchors.margins: 18
+            spacing: 14
+            RowLayout {
+                Layout.fillWidth: true
+                Label {
+                    text: section.title
+                    font.pointSize: Theme.large * 0.85
+                    font.weight: Font.DemiBold
+                    color: Theme.text
+                    Layout.fillWidth: true
+                }
+                Item {
+                    implicitWidth: section.trailing ? section.trailing.implicitWidth : 0
+                    implicitHeight: section.trailing ? section.trailing.implicitHeight : 0
+                    data: section.trailing ? [section.trailing] : []
+                }
+            }
+            ColumnLayout {
+                id: rowsColumn
+                Layout.fillWidth: true
+                spacing: 16
+            }
+        }
+    }
+}

@@ -1,0 +1,208 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+
+// Conversations (new, search, rename, delete) and the way to the other pages.
+Rectangle {
+    id: sidebar
+    property var chat
+    property string page: "chat"
+    signal navigate(string page)
+
+    color: Theme.sidebar
+
+    ColumnLayout {
+        anchors.fill: parent
+        anchors.margins: 12
+        spacing: 10
+
+        RowLayout {
+            Layout.fillWidth: true
+            Layout.leftMargin: 6
+            spacing: 10
+            Rectangle {
+                width: 30; height: 30; radius: 9
+                gradient: Gradient {
+                    GradientStop { position: 0; color: "#f59a55" }
+                    GradientStop { position: 1; color: "#e0582b" }
+                }
+                Icon { anchors.centerIn: parent; path: Icons.flame; size: 19; color: "white" }
+            }
+            Label {
+                text: "Hearth"
+                font.pointSize: Theme.large
+                font.weight: Font.Bold
+                color: Theme.text
+                Layout.fillWidth: true
+            }
+        }
+
+        PillButton {
+            objectName: "newChatButton"
+            Layout.fillWidth: true
+            Layout.topMargin: 6
+            iconPath: Icons.plus
+            text: qsTr("New chat")
+            onClicked: { sidebar.chat.newConversation(); sidebar.navigate("chat") }
+        }
+
+        Rectangle {
+            Layout.fillWidth: true
+            implicitHeight: 36
+            radius: 10
+            color: Theme.surface
+            border.color: search.activeFocus ? Theme.accent : Theme.border
+            RowLayout {
+                anchors.fill: parent
+                anchors.leftMargin: 10
+                anchors.rightMargin: 6
+                Icon { path: Icons.search; size: 16; color: Theme.textMuted }
+                TextField {
+                    id: search
+                    objectName: "searchField"
+                    Layout.fillWidth: true
+                    placeholderText: qsTr("Search chats")
+                    placeholderTextColor: Theme.textFaint
+                    color: Theme.text
+                    background: null
+                    font.pointSize: Theme.fontSize
+                    onTextChanged: sidebar.chat.conversations.searchText = text
+                }
+                IconButton {
+                    visible: search.text.length > 0
+                    iconPath: Icons.close; iconSize: 14; implicitWidth: 24; implicitHeight: 24
+                    onClicked: search.clear()
+                }
+            }
+        }
+
+        ListView {
+            id: conversations
+            objectName: "conversationList"
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            clip: true
+            spacing: 2
+            model: sidebar.chat ? sidebar.chat.conversations : null
+            section.property: "period"
+            section.delegate: Label {
+                required property string section
+                text: section
+                color: Theme.textFaint
+                font.pointSize: Theme.small
+                font.weight: Font.DemiBold
+                leftPadding: 10
+                topPadding: 12
+                bottomPadding: 4
+            }
+            ScrollBar.vertical: ScrollBar { policy: ScrollBar.AsNeeded }
+
+            delegate: ItemDelegate {
+                id: row
+                required property int index
+                required property string conversationId
+                required property string title
+                property bool renaming: false
+                readonly property bool current: sidebar.chat && sidebar.chat.currentConversationId === conversationId
+                objectName: "conversation_" + index
+                width: ListView.view.width
+                height: 38
+                hoverEnabled: true
+                onClicked: { sidebar.chat.selectConversation(conversationId); sidebar.navigate("chat") }
+                background: Rectangle {
+                    radius: 9
+                    color: row.current ? Theme.selected : (row.hovered ? Theme.hover : "transparent")
+                }
+                contentItem: RowLayout {
+                    spacing: 2
+                    Label {
+                        visible: !row.renaming
+                        text: row.title
+                        elide: Text.ElideRight
+                        color: Theme.text
+                        font.pointSize: Theme.fontSize
+                        Layout.fillWidth: true
+                        Layout.leftMargin: 2
+                    }
+                    TextField {
+                        id: renameField
+                        visible: row.renaming
+                        Layout.fillWidth: true
+                        text: row.title
+                        color: Theme.text
+                        font.pointSize: Theme.fontSize
+                        background: Rectangle { radius: 6; color: Theme.surface; border.color: Theme.accent }
+                        onAccepted: { sidebar.chat.renameConversation(row.conversationId, text); row.renaming = false }
+                        onActiveFocusChanged: if (!activeFocus) row.renaming = false
+                        Keys.onEscapePressed: row.renaming = false
+                    }
+                    IconButton {
+                        visible: (row.hovered || row.current) && !row.renaming
+                        iconPath: Icons.edit; tip: qsTr("Rename"); iconSize: 14; implicitWidth: 26; implicitHeight: 26
+                        onClicked: { row.renaming = true; renameField.text = row.title; renameField.forceActiveFocus(); renameField.selectAll() }
+                    }
+                    IconButton {
+                        visible: (row.hovered || row.current) && !row.renaming
+                        iconPath: Icons.trash; tip: qsTr("Delete"); iconSize: 14; implicitWidth: 26; implicitHeight: 26
+                        hoverColor: Theme.dangerSoft
+                        onClicked: confirmDelete.openFor(row.conversationId, row.title)
+                    }
+                }
+            }
+
+            Label {
+                anchors.centerIn: parent
+                visible: conversations.count === 0
+                text: search.text.length > 0 ? qsTr("No chats match") : qsTr("Your chats appear here")
+                color: Theme.textFaint
+                font.pointSize: Theme.small
+            }
+        }
+
+        Rectangle { Layout.fillWidth: true; height: 1; color: Theme.border }
+
+        Repeater {
+            model: [
+                { page: "models", label: qsTr("Models"), iconPath: Icons.model },
+                { page: "metrics", label: qsTr("Engine metrics"), iconPath: Icons.metrics },
+                { page: "settings", label: qsTr("Settings"), iconPath: Icons.settings }
+            ]
+            delegate: ItemDelegate {
+                id: nav
+                required property var modelData
+                objectName: "nav_" + modelData.page
+                Layout.fillWidth: true
+                height: 38
+                hoverEnabled: true
+                onClicked: sidebar.navigate(modelData.page)
+                background: Rectangle {
+                    radius: 9
+                    color: sidebar.page === nav.modelData.page ? Theme.selected : (nav.hovered ? Theme.hover : "transparent")
+                }
+                contentItem: RowLayout {
+                    spacing: 10
+                    Icon { path: nav.modelData.iconPath; size: 18; color: Theme.textMuted }
+                    Label { text: nav.modelData.label; color: Theme.text; font.pointSize: Theme.fontSize; Layout.fillWidth: true }
+                }
+            }
+        }
+    }
+
+    Dialog {
+        id: confirmDelete
+        property string conversationId
+        property string conversationTitle
+        function openFor(id, title) { conversationId = id; conversationTitle = title; open() }
+        parent: Overlay.overlay
+        anchors.centerIn: parent
+        modal: true
+        title: qsTr("Delete chat?")
+        standardButtons: Dialog.Cancel | Dialog.Ok
+        Label {
+            text: qsTr("“%1” and all its messages will be deleted.").arg(confirmDelete.conversationTitle)
+            wrapMode: Text.Wrap
+            width: 320
+        }
+        onAccepted: sidebar.chat.deleteConversation(conversationId)
+    }
+}

@@ -1,0 +1,173 @@
+// Responsiveness benchmark (not a test): runs the real window (offscreen unless
+// a display is set) and measures
+//   - the longest gap between GUI event-loop iterations while a model loads and
+//     while a reply streams (target: under 25 ms), and
+//   - generation tokens/s in the app against the engine driven directly, same
+//     model, prompt, sampling and threads (target: at least 97%).
+// usage: bench_responsiveness [model.gguf] [reply tokens] [repetitions]
+#include "app/core/app_settings.h"
+#include "app/core/chat_controller.h"
+#include "app/core/hearth_backend.h"
+#include "app/core/inference_worker.h"
+#include "app/core/model_controller.h"
+#include "app/gui/main_window.h"
+#include "engine/model/model.h"
+#include "engine/session/chat_session.h"
+#include "engine/session/inference.h"
+#include "tests/support/test_support.h"
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QGuiApplication>
+#include <QQmlApplicationEngine>
+#include <QQuickWindow>
+#include <QTimer>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+using namespace hearth;
+
+namespace {
+
+// Ticks every 2 ms on the GUI thread; the longest time between two ticks is the
+// longest the event loop was kept from running.
+class GapMonitor : public QObject {
+public:
+    GapMonitor() {
+        timer_.setTimerType(Qt::PreciseTimer);
+        timer_.setInterval(2);
+        connect(&timer_, &QTimer::timeout, this, [this] {
+            const qint64 now = clock_.nsecsElapsed();
+            if (last_ >= 0) gaps_.push_back((now - last_) / 1e6);
+            last_ = now;
+        });
+    }
+    void start() {
+        gaps_.clear();
+        last_ = -1;
+        clock_.start();
+        timer_.start();
+    }
+    void stop() { timer_.stop(); }
+    double longest() const { return gaps_.empty() ? 0 : *std::max_element(gaps_.begin(), gaps_.end()); }
+    double percentile(double p) const {
+        if (gaps_.empty()) return 0;
+        std::vector<double> sorted = gaps_;
+        std::sort(sorted.begin(), sorted.end());
+        return sorted[std::min(sorted.size() - 1, static_cast<size_t>(p * sorted.size()))];
+    }
+    size_t samples() const { return gaps_.size(); }
+
+private:
+    QTimer timer_;
+    QElapsedTimer clock_;
+    qint64 last_ = -1;
+    std::vector<double> gaps_;
+};
+
+template <class Condition> bool spinUntil(Condition done, int timeoutMs) {
+    QElapsedTimer t;
+    t.start();
+    while (!done()) {
+        if (t.elapsed() > timeoutMs) return false;
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
+    }
+    return true;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+const char* kPrompt = "Once upon a time, there was a little girl who";
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QGuiApplication app(argc, argv);
+    const QString model = argc > 1 ? QString::fromLocal8Bit(argv[1])
+                                   : QString::fromStdString(test::testdata("models/stories260K.gguf"));
+    const int replyTokens = argc > 2 ? std::atoi(argv[2]) : 256;
+    const int repetitions = argc > 3 ? std::atoi(argv[3]) : 5;
+
+    const QString dir = QString::fromStdString(test::make_temp_dir("hearth-bench"));
+    app::prepareQuick();
+    app::HearthBackend backend({dir + "/data", dir + "/settings.ini"});
+    backend.settings()->setTemperature(0.0);
+    backend.settings()->setMaxReplyTokens(replyTokens);
+    QQmlApplicationEngine engine;
+    QQuickWindow* window = app::loadMainWindow(engine, backend);
+    if (!window) return 1;
+    backend.start();
+    spinUntil([&] { return backend.chat()->ready(); }, 10000);
+
+    GapMonitor monitor;
+    // 1. Loading.
+    monitor.start();
+    QElapsedTimer loadTimer;
+    loadTimer.start();
+    backend.models()->loadDroppedFile(QUrl::fromLocalFile(model));
+    if (!spinUntil([&] { return backend.models()->loaded() && !backend.models()->busy(); }, 120000)) {
+        std::fprintf(stderr, "the model did not load: %s\n", qPrintable(backend.models()->errorMessage()));
+        return 1;
+    }
+    monitor.stop();
+    const double loadMs = loadTimer.elapsed();
+    const double loadGap = monitor.longest(), loadP99 = monitor.percentile(0.99);
+
+    // 2. Generating in the app (the window renders every streamed update).
+    std::vector<double> appRates;
+    double generationGap = 0, generationP99 = 0;
+    int generated = 0;
+    QObject::connect(backend.worker(), &app::InferenceWorker::generationFinished, &app,
+                     [&](quint64, const app::GenerationResult& r) {
+                         appRates.push_back(r.decodeTokensPerSecond);
+                         generated = r.generatedTokens;
+                     });
+    for (int i = 0; i < repetitions; ++i) {
+        backend.chat()->newConversation();
+        monitor.start();
+        backend.chat()->send(QString::fromUtf8(kPrompt));
+        spinUntil([&] { return !backend.chat()->generating(); }, 300000);
+        monitor.stop();
+        generationGap = std::max(generationGap, monitor.longest());
+        generationP99 = std::max(generationP99, monitor.percentile(0.99));
+    }
+    const int threads = backend.models()->summary().threads;
+    const int context = backend.models()->summary().contextLength;
+
+    // 3. The engine alone: same model, threads, context, prompt and sampling.
+    std::vector<double> engineRates;
+    {
+        auto loaded = engine::Model::load(model.toStdString());
+        engine::InferenceOptions options;
+        options.n_threads = threads;
+        engine::Inference inference(loaded, options);
+        engine::GenerationOptions generation;
+        generation.sampling.temperature = 0.0f;
+        generation.max_tokens = replyTokens;
+        const std::vector<engine::ChatTurn> turns{{"user", kPrompt}};
+        for (int i = 0; i < repetitions; ++i) {
+            engine::ChatSession session(inference, context);
+            const auto stats = session.reply(turns, generation, [](std::string_view) {});
+            engineRates.push_back(stats.decode_tokens_per_second());
+        }
+    }
+
+    const double appRate = median(appRates), engineRate = median(engineRates);
+    std::printf("model: %s (%d threads, context %d, %d reply tokens, %d runs)\n", qPrintable(model), threads,
+                context, generated, repetitions);
+    std::printf("platform: %s\n", qPrintable(QGuiApplication::platformName()));
+    std::printf("load:       %.0f ms; longest GUI event-loop gap %.1f ms (p99 %.1f ms)\n", loadMs, loadGap, loadP99);
+    std::printf("generation: longest GUI event-loop gap %.1f ms (p99 %.1f ms)\n", generationGap, generationP99);
+    std::printf("tokens/s:   app %.1f, engine alone %.1f: app/engine = %.1f%%\n", appRate, engineRate,
+                engineRate > 0 ? 100.0 * appRate / engineRate : 0.0);
+    std::printf("targets:    gap < 25 ms: %s; app >= 97%% of engine: %s\n",
+                std::max(loadGap, generationGap) < 25 ? "met" : "NOT met",
+                appRate >= 0.97 * engineRate ? "met" : "NOT met");
+    return 0;
+}

@@ -1,0 +1,97 @@
+import QtQuick
+import QtTest
+import Hearth
+
+// The window's drop area: a .gguf file is shown as acceptable and dropped into
+// the controller's loadDroppedFile; anything else is shown as refused and the
+// controller is still asked, so that it can say why.
+Item {
+    id: root
+    width: 400
+    height: 300
+
+    QtObject {
+        id: controller
+        property var dropped: []
+        function isModelUrl(url) { return url.toString().startsWith("file://") && url.toString().toLowerCase().endsWith(".gguf") }
+        function loadDroppedFile(url) { dropped.push(url.toString()); return isModelUrl(url) }
+    }
+
+    ModelDropArea {
+        id: dropArea
+        anchors.fill: parent
+        controller: controller
+    }
+    SignalSpy { id: handledSpy; target: dropArea; signalName: "dropHandled" }
+
+    Rectangle {
+        id: source
+        width: 10; height: 10
+        x: -50; y: -50
+        property string uri: ""
+        Drag.dragType: Drag.Internal
+        Drag.keys: ["text/uri-list"]
+        Drag.mimeData: ({ "text/uri-list": uri })
+        Drag.hotSpot.x: 5
+        Drag.hotSpot.y: 5
+    }
+
+    TestCase {
+        name: "ModelDropArea"
+        when: windowShown
+
+        function init() {
+            controller.dropped = []
+            handledSpy.clear()
+        }
+
+        function test_acceptsOnlyModelFiles_data() {
+            return [
+                { tag: "gguf", urls: ["file:///models/tiny.gguf"], accepted: true },
+                { tag: "upper-case", urls: ["file:///models/TINY.GGUF"], accepted: true },
+                { tag: "text", urls: ["file:///notes.txt"], accepted: false },
+                { tag: "two files", urls: ["file:///a.gguf", "file:///b.gguf"], accepted: false },
+                { tag: "web", urls: ["https://example.com/a.gguf"], accepted: false },
+            ]
+        }
+        function test_acceptsOnlyModelFiles(data) {
+            const urls = data.urls.map(u => Qt.url(u))
+            compare(dropArea.canAccept(urls), data.accepted)
+        }
+
+        function test_dropGoesToTheController() {
+            verify(dropArea.handleDrop([Qt.url("file:///models/tiny.gguf")]))
+            compare(controller.dropped, ["file:///models/tiny.gguf"])
+            compare(handledSpy.count, 1)
+            compare(handledSpy.signalArguments[0][0], true)
+        }
+
+        function test_refusedDropStillReachesTheController() {
+            verify(!dropArea.handleDrop([Qt.url("file:///notes.txt")]))
+            compare(controller.dropped, ["file:///notes.txt"])
+            compare(handledSpy.signalArguments[0][0], false)
+        }
+
+        function dragOver(uri) {
+            source.uri = uri
+            source.x = -50
+            source.Drag.active = true
+            source.x = 150
+            source.y = 150
+            source.Drag.drop()
+            source.Drag.active = false
+        }
+
+        function test_realDragOfAModel() {
+            dragOver("file:///models/tiny.gguf")
+            compare(controller.dropped, ["file:///models/tiny.gguf"])
+            verify(dropArea.acceptable)
+        }
+
+        function test_realDragOfSomethingElse() {
+            dragOver("file:///notes.txt")
+            compare(controller.dropped, ["file:///notes.txt"])
+            verify(!dropArea.acceptable)
+        }
+    }
+}

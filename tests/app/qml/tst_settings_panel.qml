@@ -1,0 +1,70 @@
+import QtQuick
+import QtTest
+import Hearth
+
+// The settings panel shows the AppSettings values and writes the user's changes
+// back at once (testSettings is a real AppSettings on a temp file).
+Item {
+    id: root
+    width: 1000
+    height: 1400
+
+    SettingsPanel {
+        id: panel
+        anchors.fill: parent
+        settings: testSettings
+    }
+
+    TestCase {
+        name: "SettingsPanel"
+        when: windowShown
+
+        function slider(name) { return findChild(findChild(panel, name), "slider") }
+
+        function test_followsTheSettings() {
+            testSettings.temperature = 1.2
+            fuzzyCompare(slider("temperatureSetting").value, 1.2, 0.001)
+            testSettings.topK = 12
+            compare(findChild(panel, "topKSpin").value, 12)
+            testSettings.systemPrompt = "Be kind."
+            compare(findChild(panel, "systemPromptField").text, "Be kind.")
+        }
+
+        function test_sliderWritesTheSetting() {
+            testSettings.temperature = 0.2
+            const s = slider("temperatureSetting")
+            mouseClick(s, s.leftPadding + s.availableWidth * 0.75, s.height / 2)
+            fuzzyCompare(testSettings.temperature, 1.5, 0.1)
+            // and still follows the setting afterwards (e.g. Reset)
+            testSettings.resetSampling()
+            fuzzyCompare(s.value, 0.8, 0.001)
+        }
+
+        function test_spinBoxWritesTheSetting() {
+            testSettings.topK = 40
+            const spin = findChild(panel, "topKSpin")
+            spin.forceActiveFocus()
+            keyClick(Qt.Key_Up)
+            compare(testSettings.topK, 41)
+            testSettings.topK = 5
+            compare(spin.value, 5)
+        }
+
+        function test_themeChoice() {
+            testSettings.theme = "system"
+            mouseClick(findChild(panel, "theme_dark"))
+            compare(testSettings.theme, "dark")
+            mouseClick(findChild(panel, "theme_light"))
+            compare(testSettings.theme, "light")
+        }
+
+        function test_systemPromptTyping() {
+            testSettings.systemPrompt = ""
+            const field = findChild(panel, "systemPromptField")
+            field.forceActiveFocus()
+            keyClick("H")
+            keyClick("i")
+            compare(testSettings.systemPrompt, "Hi")
+        }
+    }
+}

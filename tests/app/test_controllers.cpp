@@ -1,0 +1,278 @@
+// The controllers over a real backend (worker thread, SQLite store, settings in
+// a temp dir) and a real model: the drop path, refusing bad files while keeping
+// the model, chatting, stop, regenerate, edit-and-resend, rename/delete/search,
+// and everything found again after a restart.
+#include "app/core/app_settings.h"
+#include "app/core/chat_controller.h"
+#include "app/core/conversation_store.h"
+#include "app/core/hearth_backend.h"
+#include "app/core/inference_worker.h"
+#include "app/core/model_controller.h"
+#include "tests/support/test_support.h"
+#include <QFile>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace hearth::app;
+
+class TestControllers : public QObject {
+    Q_OBJECT
+
+    QString dir_;
+    AppPaths paths() const { return {dir_ + "/data", dir_ + "/settings.ini"}; }
+    static QString modelPath() { return QString::fromStdString(hearth::test::testdata("models/stories260K.gguf")); }
+
+    static bool loadModel(HearthBackend& b) {
+        QSignalSpy ready(b.models(), &ModelController::modelReady);
+        if (!b.models()->loadDroppedFile(QUrl::fromLocalFile(modelPath()))) return false;
+        return ready.wait(30000);
+    }
+    static bool startChat(HearthBackend& b) {
+        QSignalSpy ready(b.chat(), &ChatController::readyChanged);
+        b.start();
+        return b.chat()->ready() || ready.wait(10000);
+    }
+    static bool finishReply(ChatController* chat) {
+        QSignalSpy finished(chat, &ChatController::replyFinished);
+        return !chat->generating() || finished.wait(60000);
+    }
+    static bool waitForMessages(ChatController* chat, int count) {
+        return QTest::qWaitFor([&] { return chat->messages()->count() == count; }, 10000);
+    }
+
+private slots:
+    void init() { dir_ = QString::fromStdString(hearth::test::make_temp_dir("hearth-controllers")); }
+
+    void opensWithNoModel() {
+        HearthBackend b(paths());
+        QVERIFY(startChat(b));
+        QVERIFY(!b.models()->loaded());
+        QVERIFY(!b.chat()->canSend());
+        QCOMPARE(b.chat()->allConversations()->rowCount(), 0);
+        QCOMPARE(b.settings()->fileName(), dir_ + "/settings.ini");
+    }
+
+    void refusesWhatIsNotAModelFile_data() {
+        QTest::addColumn<QString>("fileName");
+        QTest::newRow("text file") << "notes.txt";
+        QTest::newRow("no extension") << "model";
+        QTest::newRow("near miss") << "model.gguf.part";
+    }
+    void refusesWhatIsNotAModelFile() {
+        QFETCH(QString, fileName);
+        HearthBackend b(paths());
+        QSignalSpy failed(b.models(), &ModelController::loadFailed);
+        QSignalSpy requested(b.models(), &ModelController::loadRequested);
+        QVERIFY(!ModelController::isModelUrl(QUrl::fromLocalFile(dir_ + "/" + fileName)));
+        QVERIFY(!b.models()->loadDroppedFile(QUrl::fromLocalFile(dir_ + "/" + fileName)));
+        QCOMPARE(failed.count(), 1);
+        QCOMPARE(requested.count(), 0); // refused before the worker sees it
+        QVERIFY2(b.models()->errorMessage().contains(fileName), qPrintable(b.models()->errorMessage()));
+        QVERIFY(!b.models()->loaded());
+    }
+
+    void loadsThroughTheDropPathAndRemembers() {
+        HearthBackend b(paths());
+        QVERIFY(ModelController::isModelUrl(QUrl::fromLocalFile(modelPath())));
+        QSignalSpy state(b.models(), &ModelController::stateChanged);
+        QVERIFY(loadModel(b));
+        QVERIFY(b.models()->loaded());
+        QVERIFY(!b.models()->busy());
+        QCOMPARE(b.models()->modelPath(), modelPath());
+        QVERIFY(!b.models()->modelName().isEmpty());
+        QVERIFY(b.models()->modelDetails().contains("llama"));
+        QVERIFY(state.count() >= 3); // loading, warming up, ready
+        QCOMPARE(b.settings()->recentModels().value(0), modelPath());
+        QSignalSpy scanned(b.models(), &ModelController::scanFinished);
+        QVERIFY(scanned.wait(10000));
+        const int row = b.models()->models()->indexOf(modelPath());
+        QVERIFY(row >= 0);
+        QVERIFY(b.models()->models()->index(row).data(ModelListModel::LoadedRole).toBool());
+    }
+
+    void aBrokenGgufIsRefusedAndTheModelStays() {
+        HearthBackend b(paths());
+        QVERIFY(loadModel(b));
+        const QString broken = dir_ + "/broken.gguf";
+        QFile file(broken);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("GGUF but not really");
+        file.close();
+        QSignalSpy failed(b.models(), &ModelController::loadFailed);
+        QVERIFY(b.models()->loadDroppedFile(QUrl::fromLocalFile(broken))); // the name is fine; the engine refuses
+        QVERIFY(failed.wait(30000));
+        QVERIFY2(failed.constFirst().constFirst().toString().contains("broken.gguf"),
+                 qPrintable(failed.constFirst().constFirst().toString()));
+        QVERIFY(b.models()->loaded());
+        QCOMPARE(b.models()->modelPath(), modelPath());
+        QVERIFY(!b.settings()->recentModels().contains(broken));
+    }
+
+    void sendingWithoutAModelExplains() {
+        HearthBackend b(paths());
+        QVERIFY(startChat(b));
+        QVERIFY(!b.chat()->send("Hello"));
+        QVERIFY(!b.chat()->errorMessage().isEmpty());
+        QCOMPARE(b.chat()->allConversations()->rowCount(), 0);
+    }
+
+    void chatsAndFindsItAfterARestart() {
+        QString reply;
+        {
+            HearthBackend b(paths());
+            QVERIFY(startChat(b));
+            QVERIFY(loadModel(b));
+            ChatController* chat = b.chat();
+            QSignalSpy grew(chat, &ChatController::replyGrew);
+            QVERIFY(chat->canSend());
+            QVERIFY(!chat->send("   ")); // blank: nothing happens
+            QVERIFY(chat->send("Tell me a story\nabout a cat"));
+            QCOMPARE(chat->allConversations()->rowCount(), 1);
+            QCOMPARE(chat->currentTitle(), QStringLiteral("Tell me a story"));
+            QCOMPARE(chat->messages()->count(), 2);
+            QVERIFY(chat->generating());
+            QVERIFY(!chat->canSend());
+            QVERIFY(finishReply(chat));
+            QVERIFY(grew.count() >= 1);
+            const MessageRecord& last = chat->messages()->messages().constLast();
+            QCOMPARE(last.role, QStringLiteral("assistant"));
+            QVERIFY(!last.content.trimmed().isEmpty());
+            QCOMPARE(last.state, MessageState::Complete);
+            QVERIFY(!chat->messages()->index(1).data(MessageListModel::StatsRole).toString().isEmpty());
+            reply = last.content;
+        }
+        HearthBackend again(paths());
+        QVERIFY(startChat(again));
+        QCOMPARE(again.chat()->allConversations()->rowCount(), 1);
+        again.chat()->selectConversation(again.chat()->allConversations()->idAt(0));
+        QVERIFY(waitForMessages(again.chat(), 2));
+        QCOMPARE(again.chat()->messages()->messages()[0].content, QStringLiteral("Tell me a story\nabout a cat"));
+        QCOMPARE(again.chat()->messages()->messages()[1].content, reply);
+    }
+
+    void stopKeepsTheReplyMarkedStopped() {
+        {
+            HearthBackend b(paths());
+            QVERIFY(startChat(b));
+            QVERIFY(loadModel(b));
+            QVERIFY(b.chat()->send("Once upon a time"));
+            b.chat()->stop(); // before the worker starts: the stop must not be lost
+            QVERIFY(finishReply(b.chat()));
+            QCOMPARE(b.chat()->messages()->messages().constLast().state, MessageState::Stopped);
+            QVERIFY(b.chat()->canSend());
+        }
+        HearthBackend again(paths());
+        QVERIFY(startChat(again));
+        again.chat()->selectConversation(again.chat()->allConversations()->idAt(0));
+        QVERIFY(waitForMessages(again.chat(), 2));
+        QCOMPARE(again.chat()->messages()->messages()[1].state, MessageState::Stopped);
+    }
+
+    void regenerateAndEditAndResend() {
+        {
+            HearthBackend b(paths());
+            QVERIFY(startChat(b));
+            QVERIFY(loadModel(b));
+            b.settings()->setTemperature(0.0);
+            ChatController* chat = b.chat();
+            QVERIFY(!chat->regenerate()); // nothing to regenerate yet
+            QVERIFY(chat->send("Once upon a time"));
+            QVERIFY(finishReply(chat));
+            const QString firstReplyId = chat->messages()->messages().constLast().id;
+            QVERIFY(chat->regenerate());
+            QCOMPARE(chat->messages()->count(), 2);
+            QVERIFY(finishReply(chat));
+            QVERIFY(chat->messages()->messages().constLast().id != firstReplyId);
+
+            const QString userId = chat->messages()->messages().constFirst().id;
+            QVERIFY(!chat->editAndResend(chat->messages()->messages().constLast().id, "not a user message"));
+            QVERIFY(chat->editAndResend(userId, "Once upon a time there was a dog"));
+            QCOMPARE(chat->messages()->count(), 2);
+            QCOMPARE(chat->messages()->messages().constFirst().content, QStringLiteral("Once upon a time there was a dog"));
+            QVERIFY(finishReply(chat));
+        }
+        HearthBackend again(paths());
+        QVERIFY(startChat(again));
+        again.chat()->selectConversation(again.chat()->allConversations()->idAt(0));
+        QVERIFY(waitForMessages(again.chat(), 2));
+        QCOMPARE(again.chat()->messages()->messages()[0].content, QStringLiteral("Once upon a time there was a dog"));
+    }
+
+    void renameDeleteAndSearch() {
+        QString keptId;
+        {
+            HearthBackend b(paths());
+            QVERIFY(startChat(b));
+            QVERIFY(loadModel(b));
+            ChatController* chat = b.chat();
+            QVERIFY(chat->send("First chat"));
+            QVERIFY(finishReply(chat));
+            const QString first = chat->currentConversationId();
+            chat->newConversation();
+            QVERIFY(chat->currentConversationId().isEmpty());
+            QCOMPARE(chat->messages()->count(), 0);
+            QVERIFY(chat->send("Second chat"));
+            QVERIFY(finishReply(chat));
+            const QString second = chat->currentConversationId();
+            QVERIFY(first != second);
+            QCOMPARE(chat->allConversations()->idAt(0), second); // most recent first
+
+            chat->renameConversation(first, "  Holiday   plans ");
+            QCOMPARE(chat->allConversations()->find(first)->title, QStringLiteral("Holiday plans"));
+            chat->conversations()->setSearchText("holiday");
+            QCOMPARE(chat->conversations()->count(), 1);
+            QCOMPARE(chat->conversations()->idAt(0), first);
+            chat->conversations()->setSearchText(QString());
+
+            chat->selectConversation(first);
+            QCOMPARE(chat->currentConversationId(), first);
+            QCOMPARE(chat->messages()->count(), 2); // kept in memory
+            chat->deleteConversation(first);
+            QVERIFY(chat->currentConversationId().isEmpty());
+            QCOMPARE(chat->allConversations()->rowCount(), 1);
+            keptId = second;
+        }
+        HearthBackend again(paths());
+        QVERIFY(startChat(again));
+        QCOMPARE(again.chat()->allConversations()->rowCount(), 1);
+        QCOMPARE(again.chat()->allConversations()->idAt(0), keptId);
+    }
+
+    void settingsReachTheNextTurn() {
+        HearthBackend b(paths());
+        QVERIFY(startChat(b));
+        QVERIFY(loadModel(b));
+        b.settings()->setMaxReplyTokens(3);
+        b.settings()->setSystemPrompt("You tell short stories.");
+        QSignalSpy requested(b.chat(), &ChatController::generateRequested);
+        QVERIFY(b.chat()->send("Hi"));
+        QCOMPARE(requested.count(), 1);
+        const auto request = requested.constFirst().constFirst().value<GenerationRequest>();
+        QCOMPARE(request.maxTokens, 3);
+        QCOMPARE(request.turns.size(), 2);
+        QCOMPARE(request.turns[0].role, QStringLiteral("system"));
+        QCOMPARE(request.turns[1].content, QStringLiteral("Hi"));
+        QVERIFY(finishReply(b.chat()));
+
+        QSignalSpy configure(b.models(), &ModelController::configureRequested);
+        b.settings()->setThreads(1);
+        QCOMPARE(configure.count(), 1);
+        QCOMPARE(configure.constFirst().at(0).toInt(), 1);
+    }
+
+    void titlesComeFromTheFirstLine_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("title");
+        QTest::newRow("short") << "Hello" << "Hello";
+        QTest::newRow("first line") << "  Plan a trip \n to Lisbon" << "Plan a trip";
+        QTest::newRow("long") << QString(60, 'a') << QString(47, 'a') + QChar(0x2026);
+    }
+    void titlesComeFromTheFirstLine() {
+        QFETCH(QString, text);
+        QFETCH(QString, title);
+        QCOMPARE(ChatController::titleFrom(text), title);
+    }
+};
+
+QTEST_MAIN(TestControllers)
+#include "test_controllers.moc"

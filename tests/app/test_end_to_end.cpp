@@ -1,0 +1,186 @@
+// Starts the real hearth binary (offscreen) twice with a script: it opens on the
+// model picker, loads stories260K through the drop path, sends a message with
+// Enter, sees tokens in the view, stops, and after a restart finds the
+// conversation again. Screenshots of the main window go to build/test-artifacts.
+#include "tests/support/test_support.h"
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTest>
+
+class TestEndToEnd : public QObject {
+    Q_OBJECT
+
+    QString dir_;
+
+    static QString hearthBinary() { return QString::fromStdString(hearth::test::bin_dir()) + "/hearth"; }
+    static QString artifacts() { return QString::fromStdString(hearth::test::artifact_dir()); }
+    static QString modelPath() { return QString::fromStdString(hearth::test::testdata("models/stories260K.gguf")); }
+
+    // Runs the app with `script`; returns its JSON events.
+    QList<QJsonObject> runApp(const QString& script, const QString& name) {
+        const QString scriptPath = dir_ + "/" + name + ".script";
+        QFile file(scriptPath);
+        if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) return {};
+        file.write(script.toUtf8());
+        file.close();
+        QProcess app;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        if (!env.contains("QT_QPA_PLATFORM")) env.insert("QT_QPA_PLATFORM", "offscreen");
+        env.remove("HEARTH_DATA_DIR");
+        env.remove("HEARTH_SETTINGS_FILE");
+        app.setProcessEnvironment(env);
+        app.start(hearthBinary(), {"--data-dir", dir_ + "/data", "--settings", dir_ + "/settings.ini", "--script",
+                                   scriptPath, "--screenshots", artifacts()});
+        if (!app.waitForFinished(240000)) {
+            app.kill();
+            app.waitForFinished();
+        }
+        const QByteArray err = app.readAllStandardError();
+        if (app.exitCode() != 0) qWarning("hearth exited with %d:\n%s", app.exitCode(), err.constData());
+        QList<QJsonObject> events;
+        for (const QByteArray& line : app.readAllStandardOutput().split('\n')) {
+            const QJsonDocument doc = QJsonDocument::fromJson(line);
+            if (doc.isObject()) events.append(doc.object());
+        }
+        return events;
+    }
+    static QList<QJsonObject> eventsNamed(const QList<QJsonObject>& events, const QString& name) {
+        QList<QJsonObject> out;
+        for (const auto& e : events)
+            if (e["event"].toString() == name) out.append(e);
+        return out;
+    }
+    static void checkScreenshot(const QJsonObject& event) {
+        QVERIFY2(event["saved"].toBool(), qPrintable(event["path"].toString()));
+        const QImage image(event["path"].toString());
+        QVERIFY(!image.isNull());
+        QVERIFY(image.width() >= 900 && image.height() >= 560);
+        // Not a blank frame: the window has drawn something.
+        QSet<QRgb> colors;
+        for (int y = 0; y < image.height(); y += 23)
+            for (int x = 0; x < image.width(); x += 23) colors.insert(image.pixel(x, y));
+        QVERIFY2(colors.size() > 8, qPrintable(event["path"].toString()));
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY2(QFileInfo(hearthBinary()).isExecutable(), qPrintable(hearthBinary()));
+        dir_ = QString::fromStdString(hearth::test::make_temp_dir("hearth-e2e"));
+        QDir().mkpath(artifacts());
+        // Start in the dark theme, with a long reply so that Stop has something to stop.
+        QFile settings(dir_ + "/settings.ini");
+        QVERIFY(settings.open(QIODevice::WriteOnly | QIODevice::Text));
+        settings.write("[appearance]\ntheme=dark\n[generation]\nmaxReplyTokens=4000\ntemperature=1.0\n");
+        settings.close();
+    }
+
+    void chatThenRestart() {
+        const QString notes = dir_ + "/notes.txt";
+        QFile(notes).open(QIODevice::WriteOnly);
+        const QString firstRun = QStringLiteral(
+            "wait-ready\n"
+            "wait 300\n"
+            "state\n"
+            "screenshot hearth-start-model-picker.png\n"
+            "load %1\n"
+            "wait-model\n"
+            "send Once upon a time\n"
+            "wait-stream 1\n"
+            "screenshot hearth-chat-streaming.png\n"
+            "click stopButton\n"
+            "wait-idle\n"
+            "wait 200\n"
+            "state\n"
+            "click metricsToggle\n"
+            "wait 800\n"
+            "screenshot hearth-metrics-panel.png\n"
+            "click metricsToggle\n"
+            "click nav_models\n"
+            "wait 400\n"
+            "screenshot hearth-model-picker.png\n"
+            "click nav_settings\n"
+            "wait 400\n"
+            "screenshot hearth-settings.png\n"
+            "theme light\n"
+            "click conversation_0\n"
+            "click metricsToggle\n"
+            "wait 800\n"
+            "screenshot hearth-chat-light.png\n"
+            "load %2\n"
+            "state\n"
+            "quit\n").arg(modelPath(), notes);
+        const QList<QJsonObject> events = runApp(firstRun, "first");
+        QVERIFY2(!eventsNamed(events, "done").isEmpty(), "the first run did not finish its script");
+
+        const QList<QJsonObject> states = eventsNamed(events, "state");
+        QCOMPARE(states.size(), 3);
+        QCOMPARE(states[0]["page"].toString(), QStringLiteral("models")); // no model: opens on the picker
+        QCOMPARE(states[0]["modelLoaded"].toBool(), false);
+
+        const QJsonObject load = eventsNamed(events, "load").value(0);
+        QVERIFY(load["accepted"].toBool());
+        const QJsonObject model = eventsNamed(events, "model").value(0);
+        QVERIFY2(model["loaded"].toBool(), qPrintable(model["error"].toString()));
+        QCOMPARE(model["page"].toString(), QStringLiteral("chat"));
+
+        const QJsonObject sent = eventsNamed(events, "sent").value(0);
+        QVERIFY(sent["typed"].toBool());
+        QVERIFY(sent["generating"].toBool()); // Enter in the composer started a reply
+
+        const QJsonObject stream = eventsNamed(events, "stream").value(0);
+        QVERIFY(stream["ok"].toBool());
+        QVERIFY(stream["visibleChars"].toInt() >= 1); // tokens reached the view
+
+        const QJsonObject idle = eventsNamed(events, "idle").value(0);
+        QVERIFY(idle["ok"].toBool());
+        const QJsonArray messages = states[1]["messages"].toArray();
+        QCOMPARE(messages.size(), 2);
+        QCOMPARE(messages[0].toObject()["content"].toString(), QStringLiteral("Once upon a time"));
+        const QJsonObject reply = messages[1].toObject();
+        QVERIFY(reply["state"].toString() == "stopped" || reply["state"].toString() == "complete");
+        QVERIFY(!reply["content"].toString().isEmpty());
+        // The view shows the reply as Markdown; its plain text is the reply's words.
+        QCOMPARE(idle["visibleText"].toString().simplified().left(20),
+                 reply["content"].toString().simplified().left(20));
+        qInfo("reply %s after Stop: %d characters", qPrintable(reply["state"].toString()),
+              int(reply["content"].toString().size()));
+
+        const QJsonObject refused = eventsNamed(events, "load").value(1);
+        QVERIFY(!refused["accepted"].toBool());
+        QVERIFY(refused["error"].toString().contains("notes.txt"));
+        QCOMPARE(states[2]["modelLoaded"].toBool(), true); // the model stayed
+
+        for (const QJsonObject& shot : eventsNamed(events, "screenshot")) checkScreenshot(shot);
+        QCOMPARE(eventsNamed(events, "screenshot").size(), 6);
+        for (const QJsonObject& click : eventsNamed(events, "click"))
+            QVERIFY2(click["found"].toBool() || click["target"].toString() == "stopButton",
+                     qPrintable(click["target"].toString()));
+
+        // Restart: the conversation is there.
+        const QList<QJsonObject> again = runApp(QStringLiteral("wait-ready\n"
+                                                               "click conversation_0\n"
+                                                               "wait 500\n"
+                                                               "state\n"
+                                                               "screenshot hearth-after-restart.png\n"
+                                                               "quit\n"),
+                                                "second");
+        QVERIFY2(!eventsNamed(again, "done").isEmpty(), "the second run did not finish its script");
+        const QJsonObject restored = eventsNamed(again, "state").value(0);
+        const QJsonArray conversations = restored["conversations"].toArray();
+        QCOMPARE(conversations.size(), 1);
+        QCOMPARE(conversations[0].toObject()["title"].toString(), QStringLiteral("Once upon a time"));
+        const QJsonArray restoredMessages = restored["messages"].toArray();
+        QCOMPARE(restoredMessages.size(), 2);
+        QCOMPARE(restoredMessages[1].toObject()["content"].toString(), reply["content"].toString());
+        checkScreenshot(eventsNamed(again, "screenshot").value(0));
+    }
+};
+
+QTEST_MAIN(TestEndToEnd)
+#include "test_end_to_end.moc"

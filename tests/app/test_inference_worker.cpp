@@ -1,0 +1,210 @@
+// The inference worker on its own thread, driven only by queued signals, with a
+// real model (stories260K): load, refuse a bad file while keeping the model,
+// stream batched pieces, stop between tokens, reuse a conversation's cache.
+#include "app/core/inference_worker.h"
+#include "tests/support/test_support.h"
+#include <QElapsedTimer>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTest>
+#include <QThread>
+
+using namespace hearth::app;
+
+class WorkerHarness : public QObject {
+    Q_OBJECT
+public:
+    WorkerHarness() {
+        worker = new InferenceWorker;
+        worker->moveToThread(&thread);
+        connect(&thread, &QThread::finished, worker, &QObject::deleteLater);
+        connect(this, &WorkerHarness::load, worker, &InferenceWorker::loadModel, Qt::QueuedConnection);
+        connect(this, &WorkerHarness::warmUp, worker, &InferenceWorker::warmUp, Qt::QueuedConnection);
+        connect(this, &WorkerHarness::generate, worker, &InferenceWorker::generate, Qt::QueuedConnection);
+        connect(this, &WorkerHarness::configure, worker, &InferenceWorker::configure, Qt::QueuedConnection);
+        thread.start();
+    }
+    ~WorkerHarness() override {
+        thread.quit();
+        thread.wait();
+    }
+    InferenceWorker* worker;
+    QThread thread;
+signals:
+    void load(quint64 id, const QString& path);
+    void warmUp(quint64 id);
+    void generate(const hearth::app::GenerationRequest& request);
+    void configure(int threads, int contextLength);
+};
+
+class TestInferenceWorker : public QObject {
+    Q_OBJECT
+
+    static QString modelPath() { return QString::fromStdString(hearth::test::testdata("models/stories260K.gguf")); }
+
+    static GenerationRequest request(quint64 id, const QString& conversation, int maxTokens,
+                                     QList<ChatTurnData> turns = {{"user", "Once upon a time"}}) {
+        GenerationRequest r;
+        r.id = id;
+        r.conversationId = conversation;
+        r.turns = std::move(turns);
+        r.maxTokens = maxTokens;
+        r.temperature = 0.0; // greedy: the same prompt gives the same reply
+        r.seed = 1;
+        return r;
+    }
+
+    static bool loadInto(WorkerHarness& h, const QString& path, quint64 id, QString* error = nullptr) {
+        QSignalSpy finished(h.worker, &InferenceWorker::loadFinished);
+        emit h.load(id, path);
+        if (!finished.wait(30000)) return false;
+        if (error) *error = finished.constFirst().at(3).toString();
+        return finished.constFirst().at(0).toULongLong() == id && finished.constFirst().at(1).toBool();
+    }
+
+private slots:
+    void loadsAndWarmsUp() {
+        WorkerHarness h;
+        QSignalSpy finished(h.worker, &InferenceWorker::loadFinished);
+        emit h.load(7, modelPath());
+        QVERIFY(finished.wait(30000));
+        const auto args = finished.constFirst();
+        QCOMPARE(args.at(0).toULongLong(), 7ull);
+        QVERIFY2(args.at(1).toBool(), qPrintable(args.at(3).toString()));
+        const auto summary = args.at(2).value<ModelSummary>();
+        QCOMPARE(summary.path, modelPath());
+        QCOMPARE(summary.architecture, QStringLiteral("llama"));
+        QVERIFY(summary.parameters > 0);
+        QVERIFY(summary.contextLength > 0);
+        QVERIFY(summary.contextLength <= summary.trainedContextLength);
+
+        QSignalSpy warmed(h.worker, &InferenceWorker::warmUpFinished);
+        emit h.warmUp(7);
+        QVERIFY(warmed.wait(30000));
+        QCOMPARE(warmed.constFirst().at(0).toULongLong(), 7ull);
+    }
+
+    void refusesABadFileAndKeepsTheModel() {
+        WorkerHarness h;
+        QVERIFY(loadInto(h, modelPath(), 1));
+        const QString bad = QString::fromStdString(hearth::test::make_temp_dir("hearth-bad")) + "/broken.gguf";
+        QFile file(bad);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray(4096, 'x'));
+        file.close();
+        QString error;
+        QVERIFY(!loadInto(h, bad, 2, &error));
+        QVERIFY2(error.contains("broken.gguf"), qPrintable(error));
+
+        // The first model still answers.
+        QSignalSpy done(h.worker, &InferenceWorker::generationFinished);
+        emit h.generate(request(3, "c", 8));
+        QVERIFY(done.wait(30000));
+        QVERIFY(done.constFirst().at(1).value<GenerationResult>().generatedTokens > 0);
+    }
+
+    void streamsBatchedPieces() {
+        WorkerHarness h;
+        QVERIFY(loadInto(h, modelPath(), 1));
+        QSignalSpy pieces(h.worker, &InferenceWorker::piecesReady);
+        QSignalSpy done(h.worker, &InferenceWorker::generationFinished);
+        QElapsedTimer timer;
+        timer.start();
+        emit h.generate(request(5, "c", 200));
+        QVERIFY(done.wait(60000));
+        const qint64 elapsedMs = timer.elapsed();
+        const auto result = done.constFirst().at(1).value<GenerationResult>();
+        QVERIFY(result.generatedTokens > 0);
+        QVERIFY(result.promptTokens > 0);
+        QVERIFY(!pieces.isEmpty());
+        QString text;
+        for (const auto& args : pieces) {
+            QCOMPARE(args.at(0).toULongLong(), 5ull);
+            text += args.at(1).toString();
+        }
+        QVERIFY(!text.trimmed().isEmpty());
+        // Batched: never more than one hand-over per 33 ms (plus the first and the last).
+        QVERIFY2(pieces.count() <= elapsedMs / InferenceWorker::kFlushIntervalMs + 2,
+                 qPrintable(QString("%1 updates in %2 ms").arg(pieces.count()).arg(elapsedMs)));
+        if (result.generatedTokens > 60) QVERIFY(pieces.count() < result.generatedTokens);
+    }
+
+    void stopsBetweenTokens() {
+        WorkerHarness h;
+        QVERIFY(loadInto(h, modelPath(), 1));
+        QSignalSpy pieces(h.worker, &InferenceWorker::piecesReady);
+        QSignalSpy done(h.worker, &InferenceWorker::generationFinished);
+        // Stop from the worker's own thread as soon as the first piece is out, so the
+        // tiny model cannot finish its story first.
+        InferenceWorker* worker = h.worker;
+        connect(worker, &InferenceWorker::piecesReady, worker, [worker] { worker->requestStop(9); },
+                Qt::DirectConnection);
+        emit h.generate(request(9, "c", 100000));
+        QVERIFY(done.wait(30000));
+        QVERIFY(!pieces.isEmpty());
+        const auto result = done.constFirst().at(1).value<GenerationResult>();
+        QCOMPARE(result.stopReason, QStringLiteral("stopped"));
+        QVERIFY(result.generatedTokens < 100000);
+    }
+
+    void stopBeforeStartIsNotLost() {
+        WorkerHarness h;
+        QVERIFY(loadInto(h, modelPath(), 1));
+        QSignalSpy done(h.worker, &InferenceWorker::generationFinished);
+        h.worker->requestStop(11); // arrives before the queued request runs
+        emit h.generate(request(11, "c", 100000));
+        QVERIFY(done.wait(30000));
+        QCOMPARE(done.constFirst().at(1).value<GenerationResult>().stopReason, QStringLiteral("stopped"));
+        // A later request is not affected by the old stop.
+        emit h.generate(request(12, "c", 5));
+        QVERIFY(done.wait(30000));
+        QCOMPARE(done.last().at(1).value<GenerationResult>().stopReason == QStringLiteral("stopped"), false);
+    }
+
+    void reusesAConversationsCache() {
+        WorkerHarness h;
+        QVERIFY(loadInto(h, modelPath(), 1));
+        QSignalSpy pieces(h.worker, &InferenceWorker::piecesReady);
+        QSignalSpy done(h.worker, &InferenceWorker::generationFinished);
+        emit h.generate(request(20, "story", 16));
+        QVERIFY(done.wait(30000));
+        QString reply;
+        for (const auto& args : pieces) reply += args.at(1).toString();
+        const auto first = done.constFirst().at(1).value<GenerationResult>();
+        QCOMPARE(first.reusedTokens, 0);
+
+        // Another conversation in between must not evict the first one's cache.
+        emit h.generate(request(21, "other", 4, {{"user", "A different start"}}));
+        QVERIFY(done.wait(30000));
+
+        emit h.generate(request(22, "story", 8,
+                                {{"user", "Once upon a time"}, {"assistant", reply}, {"user", "And then?"}}));
+        QVERIFY(done.wait(30000));
+        const auto second = done.last().at(1).value<GenerationResult>();
+        QVERIFY2(second.reusedTokens >= first.promptTokens - 1,
+                 qPrintable(QString("reused %1 of first prompt %2").arg(second.reusedTokens).arg(first.promptTokens)));
+        QCOMPARE(second.reusedTokens + second.computedTokens, second.promptTokens);
+    }
+
+    void failsCleanlyWithoutAModel() {
+        WorkerHarness h;
+        QSignalSpy failed(h.worker, &InferenceWorker::generationFailed);
+        emit h.generate(request(1, "c", 4));
+        QVERIFY(failed.wait(10000));
+        QCOMPARE(failed.constFirst().at(0).toULongLong(), 1ull);
+        QVERIFY(!failed.constFirst().at(1).toString().isEmpty());
+    }
+
+    void reconfiguresWithoutReloading() {
+        WorkerHarness h;
+        QVERIFY(loadInto(h, modelPath(), 1));
+        emit h.configure(1, 128);
+        QSignalSpy done(h.worker, &InferenceWorker::generationFinished);
+        emit h.generate(request(2, "c", 4));
+        QVERIFY(done.wait(30000));
+        QVERIFY(done.constFirst().at(1).value<GenerationResult>().generatedTokens > 0);
+    }
+};
+
+QTEST_MAIN(TestInferenceWorker)
+#include "test_inference_worker.moc"

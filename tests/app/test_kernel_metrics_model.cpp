@@ -1,0 +1,75 @@
+// The kernel dispatch panel's list: in-place updates, histogram trimming, shares.
+#include "app/core/kernel_metrics_model.h"
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace hearth::app;
+
+class TestKernelMetricsModel : public QObject {
+    Q_OBJECT
+
+    static KernelStats stats(const QString& op, quint64 calls, quint64 ns, QList<quint64> histogram) {
+        KernelStats s;
+        s.operation = op;
+        s.type = "q4_0";
+        s.isa = "avx2";
+        s.calls = calls;
+        s.totalNs = ns;
+        s.histogram = histogram;
+        s.histogram.resize(32);
+        return s;
+    }
+
+private slots:
+    void updatesInPlaceWhenTheSameKernelsRun() {
+        KernelMetricsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.update({stats("matvec", 10, 3000, {0, 0, 4, 6}), stats("attention", 2, 1000, {0, 2})});
+        QCOMPARE(reset.count(), 1);
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(model.index(0).data(KernelMetricsModel::OperationRole).toString(), QStringLiteral("attention"));
+        model.update({stats("matvec", 20, 6000, {0, 0, 8, 12}), stats("attention", 4, 2000, {0, 4})});
+        QCOMPARE(reset.count(), 1); // same rows: no reset, the view keeps its delegates
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(model.index(1).data(KernelMetricsModel::CallsRole).toULongLong(), 20ull);
+        model.update({stats("matmat", 1, 10, {1})});
+        QCOMPARE(reset.count(), 2);
+        QCOMPARE(model.rowCount(), 1);
+    }
+
+    void histogramIsTrimmedAndLabelled() {
+        KernelMetricsModel model;
+        model.update({stats("matvec", 10, 4000, {0, 0, 4, 0, 6}), stats("rms_norm", 10, 1000, {})});
+        const QModelIndex matvec = model.index(0);
+        QCOMPARE(matvec.data(KernelMetricsModel::OperationRole).toString(), QStringLiteral("matvec"));
+        const QVariantList bars = matvec.data(KernelMetricsModel::HistogramRole).toList();
+        QCOMPARE(bars.size(), 3); // buckets 2..4
+        QCOMPARE(bars[0].toDouble(), 4.0);
+        QCOMPARE(bars[1].toDouble(), 0.0);
+        QCOMPARE(bars[2].toDouble(), 6.0);
+        QCOMPARE(matvec.data(KernelMetricsModel::HistogramRangeRole).toString(), QStringLiteral("4 ns – 32 ns"));
+        QCOMPARE(matvec.data(KernelMetricsModel::MeanLatencyRole).toString(), QStringLiteral("400 ns"));
+        QCOMPARE(matvec.data(KernelMetricsModel::ShareRole).toDouble(), 0.8);
+        QVERIFY(model.index(1).data(KernelMetricsModel::HistogramRole).toList().isEmpty());
+    }
+
+    void formatsDurations_data() {
+        QTest::addColumn<double>("ns");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("ns") << 512.0 << "512 ns";
+        QTest::newRow("us") << 2500.0 << "2.5 µs";
+        QTest::newRow("ms") << 65'000'000.0 << "65 ms";
+        QTest::newRow("s") << 2.5e9 << "2.50 s";
+    }
+    void formatsDurations() {
+        QFETCH(double, ns);
+        QFETCH(QString, text);
+        QCOMPARE(formatNanoseconds(ns), text);
+    }
+};
+
+QTEST_MAIN(TestKernelMetricsModel)
+#include "test_kernel_metrics_model.moc"

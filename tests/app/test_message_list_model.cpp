@@ -1,0 +1,112 @@
+// The chat's message list: streaming growth, states, truncation for regenerate/edit, Markdown blocks.
+#include "app/core/markdown_blocks.h"
+#include "app/core/message_list_model.h"
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace hearth::app;
+
+class TestMessageListModel : public QObject {
+    Q_OBJECT
+
+    static MessageRecord message(const QString& id, const QString& role, const QString& content, int position) {
+        MessageRecord m;
+        m.id = id;
+        m.conversationId = "conv";
+        m.role = role;
+        m.content = content;
+        m.position = position;
+        m.createdAt = QDateTime::currentDateTime();
+        return m;
+    }
+
+private slots:
+    void streamingReplyGrowsInPlace() {
+        MessageListModel model("conv");
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.append(message("u1", "user", "Hi", 0));
+        MessageRecord reply = message("a1", "assistant", "", 1);
+        reply.state = MessageState::Streaming;
+        model.append(reply);
+        QCOMPARE(model.count(), 2);
+        QCOMPARE(model.index(1).data(MessageListModel::StreamingRole).toBool(), true);
+
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QVERIFY(model.appendText("a1", "Hello"));
+        QVERIFY(model.appendText("a1", ", world"));
+        QCOMPARE(changed.count(), 2);
+        const auto roles = changed.last().at(2).value<QList<int>>();
+        QVERIFY(roles.contains(MessageListModel::ContentRole));
+        QVERIFY(roles.contains(MessageListModel::BlocksRole));
+        QCOMPARE(model.index(1).data(MessageListModel::ContentRole).toString(), QStringLiteral("Hello, world"));
+        QVERIFY(!model.appendText("missing", "x"));
+
+        QVERIFY(model.setState("a1", MessageState::Stopped));
+        QCOMPARE(model.index(1).data(MessageListModel::StateRole).toString(), QStringLiteral("stopped"));
+        QCOMPARE(model.index(1).data(MessageListModel::StreamingRole).toBool(), false);
+        QVERIFY(model.setStats("a1", "2 tokens"));
+        QCOMPARE(model.index(1).data(MessageListModel::StatsRole).toString(), QStringLiteral("2 tokens"));
+    }
+
+    void removeFromTruncates() {
+        MessageListModel model("conv");
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setMessages({message("u1", "user", "a", 0), message("a1", "assistant", "b", 1),
+                           message("u2", "user", "c", 2), message("a2", "assistant", "d", 3)});
+        const QList<MessageRecord> removed = model.removeFrom(2);
+        QCOMPARE(removed.size(), 2);
+        QCOMPARE(removed[0].id, QStringLiteral("u2"));
+        QCOMPARE(model.count(), 2);
+        QVERIFY(model.removeFrom(5).isEmpty());
+        QVERIFY(model.setContent("u1", "edited"));
+        QCOMPARE(model.find("u1")->content, QStringLiteral("edited"));
+    }
+
+    void rolesAreNamedForQml() {
+        MessageListModel model("conv");
+        const auto names = model.roleNames().values();
+        for (const char* name : {"messageId", "author", "content", "messageState", "streaming", "stats", "blocks"})
+            QVERIFY2(names.contains(name), name);
+    }
+
+    void markdownBlocks_data() {
+        QTest::addColumn<QString>("markdown");
+        QTest::addColumn<QStringList>("kinds");
+        QTest::addColumn<QString>("firstCode");
+        QTest::addColumn<QString>("language");
+        QTest::addColumn<bool>("closed");
+        QTest::newRow("prose only") << "Hello **there**" << QStringList{"text"} << "" << "" << true;
+        QTest::newRow("code between prose") << "Look:\n```cpp\nint x = 1;\n```\nDone." << QStringList{"text", "code", "text"}
+                                            << "int x = 1;" << "cpp" << true;
+        QTest::newRow("unclosed while streaming") << "Here:\n```python\nprint(1)\nprint(2)"
+                                                  << QStringList{"text", "code"} << "print(1)\nprint(2)" << "python" << false;
+        QTest::newRow("tilde fence, no language") << "~~~\nraw\n~~~" << QStringList{"code"} << "raw" << "" << true;
+        QTest::newRow("longer closing fence") << "````\na\n```\nb\n`````" << QStringList{"code"} << "a\n```\nb" << "" << true;
+        QTest::newRow("empty") << "" << QStringList{} << "" << "" << true;
+    }
+    void markdownBlocks() {
+        QFETCH(QString, markdown);
+        QFETCH(QStringList, kinds);
+        QFETCH(QString, firstCode);
+        QFETCH(QString, language);
+        QFETCH(bool, closed);
+        const QList<MarkdownBlock> blocks = splitMarkdownBlocks(markdown);
+        QStringList got;
+        const MarkdownBlock* code = nullptr;
+        for (const MarkdownBlock& b : blocks) {
+            got << (b.kind == MarkdownBlock::Kind::Code ? "code" : "text");
+            if (!code && b.kind == MarkdownBlock::Kind::Code) code = &b;
+        }
+        QCOMPARE(got, kinds);
+        if (code) {
+            QCOMPARE(code->text, firstCode);
+            QCOMPARE(code->language, language);
+            QCOMPARE(code->closed, closed);
+        }
+        QCOMPARE(markdownBlocksForQml(markdown).size(), kinds.size());
+    }
+};
+
+QTEST_MAIN(TestMessageListModel)
+#include "test_message_list_model.moc"

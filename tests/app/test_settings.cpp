@@ -1,0 +1,129 @@
+// Settings apply at once (signals), are range-checked, and are there after a restart.
+#include "app/core/app_settings.h"
+#include "tests/support/test_support.h"
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace hearth::app;
+
+class TestSettings : public QObject {
+    Q_OBJECT
+
+    QString iniFile() { return QString::fromStdString(hearth::test::make_temp_dir("hearth-settings")) + "/hearth.ini"; }
+
+private slots:
+    void defaults() {
+        AppSettings s(iniFile(), "/models");
+        QCOMPARE(s.temperature(), 0.8);
+        QCOMPARE(s.topK(), 40);
+        QCOMPARE(s.seed(), -1);
+        QCOMPARE(s.theme(), QStringLiteral("system"));
+        QCOMPARE(s.modelsFolder(), QStringLiteral("/models"));
+        QVERIFY(s.recentModels().isEmpty());
+    }
+
+    void changesSignalAndPersist() {
+        const QString file = iniFile();
+        {
+            AppSettings s(file, "/models");
+            QSignalSpy changed(&s, &AppSettings::changed);
+            QSignalSpy engine(&s, &AppSettings::engineConfigChanged);
+            QSignalSpy appearance(&s, &AppSettings::appearanceChanged);
+            QSignalSpy folder(&s, &AppSettings::modelsFolderChanged);
+            s.setSystemPrompt("Be brief.");
+            s.setTemperature(0.3);
+            s.setTopK(12);
+            s.setTopP(0.9);
+            s.setMinP(0.1);
+            s.setRepeatPenalty(1.2);
+            s.setSeed(42);
+            s.setMaxReplyTokens(300);
+            s.setContextLength(4096);
+            s.setThreads(2);
+            s.setModelsFolder("/srv/models");
+            s.setTheme("dark");
+            s.setFontSize(13);
+            s.setTemperature(0.3); // unchanged: no signal
+            QCOMPARE(changed.count(), 8);
+            QCOMPARE(engine.count(), 2);
+            QCOMPARE(appearance.count(), 2);
+            QCOMPARE(folder.count(), 1);
+        } // destroyed: writes what is pending
+        AppSettings s(file, "/models");
+        QCOMPARE(s.systemPrompt(), QStringLiteral("Be brief."));
+        QCOMPARE(s.temperature(), 0.3);
+        QCOMPARE(s.topK(), 12);
+        QCOMPARE(s.topP(), 0.9);
+        QCOMPARE(s.minP(), 0.1);
+        QCOMPARE(s.repeatPenalty(), 1.2);
+        QCOMPARE(s.seed(), 42);
+        QCOMPARE(s.maxReplyTokens(), 300);
+        QCOMPARE(s.contextLength(), 4096);
+        QCOMPARE(s.threads(), 2);
+        QCOMPARE(s.modelsFolder(), QStringLiteral("/srv/models"));
+        QCOMPARE(s.theme(), QStringLiteral("dark"));
+        QCOMPARE(s.fontSize(), 13);
+    }
+
+    void flushWritesTheFile() {
+        const QString file = iniFile();
+        AppSettings s(file, "/models");
+        s.setTopK(7);
+        s.flush();
+        QSettings raw(file, QSettings::IniFormat);
+        QCOMPARE(raw.value("generation/topK").toInt(), 7);
+    }
+
+    void valuesAreClamped_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QVariant>("input");
+        QTest::addColumn<QVariant>("stored");
+        QTest::newRow("temperature high") << "temperature" << QVariant(9.0) << QVariant(2.0);
+        QTest::newRow("temperature negative") << "temperature" << QVariant(-1.0) << QVariant(0.0);
+        QTest::newRow("top-p") << "topP" << QVariant(1.5) << QVariant(1.0);
+        QTest::newRow("repeat penalty") << "repeatPenalty" << QVariant(0.5) << QVariant(1.0);
+        QTest::newRow("seed") << "seed" << QVariant(-7) << QVariant(-1);
+        QTest::newRow("context") << "contextLength" << QVariant(3) << QVariant(64);
+        QTest::newRow("font") << "fontSize" << QVariant(99) << QVariant(24);
+        QTest::newRow("theme") << "theme" << QVariant("purple") << QVariant("system");
+    }
+    void valuesAreClamped() {
+        QFETCH(QString, name);
+        QFETCH(QVariant, input);
+        QFETCH(QVariant, stored);
+        AppSettings s(iniFile(), "/models");
+        QVERIFY(s.setProperty(name.toUtf8().constData(), input));
+        QCOMPARE(s.property(name.toUtf8().constData()), stored);
+    }
+
+    void recentModelsAreMostRecentFirstAndBounded() {
+        AppSettings s(iniFile(), "/models");
+        QSignalSpy recent(&s, &AppSettings::recentModelsChanged);
+        for (int i = 0; i < 12; ++i) s.rememberModel(QString("/m/%1.gguf").arg(i));
+        s.rememberModel("/m/5.gguf");
+        QCOMPARE(s.recentModels().size(), 10);
+        QCOMPARE(s.recentModels().first(), QStringLiteral("/m/5.gguf"));
+        QCOMPARE(s.recentModels().count("/m/5.gguf"), 1);
+        QVERIFY(!s.recentModels().contains("/m/0.gguf"));
+        s.forgetModel("/m/5.gguf");
+        QVERIFY(!s.recentModels().contains("/m/5.gguf"));
+        QCOMPARE(recent.count(), 14);
+    }
+
+    void resetSamplingRestoresDefaults() {
+        AppSettings s(iniFile(), "/models");
+        s.setTemperature(1.7);
+        s.setTopK(3);
+        s.setSeed(9);
+        s.setSystemPrompt("kept");
+        s.resetSampling();
+        QCOMPARE(s.temperature(), SamplingDefaults{}.temperature);
+        QCOMPARE(s.topK(), SamplingDefaults{}.topK);
+        QCOMPARE(s.seed(), SamplingDefaults{}.seed);
+        QCOMPARE(s.systemPrompt(), QStringLiteral("kept"));
+    }
+};
+
+QTEST_MAIN(TestSettings)
+#include "test_settings.moc"

@@ -1,0 +1,154 @@
+// Real chat templates rendered byte for byte as the reference Jinja2 renders them
+// (../shared/testdata/templates/*.expected.json), plus the ChatML default.
+#include "engine/chat/chat_template.h"
+#include "tests/support/test_support.h"
+#include <QtTest>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+using hearth::chat::ChatMessage;
+using hearth::chat::ChatTemplate;
+using hearth::chat::RenderOptions;
+using hearth::chat::TemplateError;
+using nlohmann::ordered_json;
+
+namespace {
+
+// The date the golden files were rendered with: 2024-07-26.
+std::tm fixed_date() {
+    std::tm date{};
+    date.tm_year = 2024 - 1900;
+    date.tm_mon = 6;
+    date.tm_mday = 26;
+    date.tm_hour = 12;
+    date.tm_isdst = -1;
+    std::mktime(&date); // fills in the weekday and the day of the year
+    return date;
+}
+
+RenderOptions golden_options(const ordered_json& golden, const ordered_json& test_case) {
+    RenderOptions options;
+    options.bos_token = golden.value("bos_token", "<s>");
+    options.eos_token = golden.value("eos_token", "</s>");
+    options.add_generation_prompt = test_case.value("add_generation_prompt", false);
+    options.clock = fixed_date;
+    return options;
+}
+
+} // namespace
+
+class TestChatTemplates : public QObject {
+    Q_OBJECT
+
+private slots:
+    void golden_data() {
+        QTest::addColumn<QString>("template_path");
+        QTest::addColumn<QString>("golden_path");
+        QTest::addColumn<int>("case_index");
+        namespace fs = std::filesystem;
+        std::vector<fs::path> goldens;
+        for (const auto& entry : fs::directory_iterator(hearth::test::testdata("templates")))
+            if (entry.path().string().ends_with(".expected.json")) goldens.push_back(entry.path());
+        std::sort(goldens.begin(), goldens.end());
+        QVERIFY2(goldens.size() >= 9, "the shared template goldens are missing");
+        for (const fs::path& golden_path : goldens) {
+            std::string stem = golden_path.filename().string();
+            stem.resize(stem.size() - std::string(".expected.json").size());
+            fs::path template_path = golden_path.parent_path() / (stem + ".jinja");
+            auto golden = ordered_json::parse(hearth::test::read_file(golden_path.string()));
+            for (size_t i = 0; i < golden["cases"].size(); ++i) {
+                std::string row = stem + "/" + golden["cases"][i]["name"].get<std::string>();
+                QTest::newRow(row.c_str())
+                    << QString::fromStdString(template_path.string())
+                    << QString::fromStdString(golden_path.string()) << static_cast<int>(i);
+            }
+        }
+    }
+
+    void golden() {
+        QFETCH(QString, template_path);
+        QFETCH(QString, golden_path);
+        QFETCH(int, case_index);
+        auto golden = ordered_json::parse(hearth::test::read_file(golden_path.toStdString()));
+        const ordered_json& test_case = golden["cases"][static_cast<size_t>(case_index)];
+        ChatTemplate chat_template(hearth::test::read_file(template_path.toStdString()),
+                                   template_path.toStdString());
+        RenderOptions options = golden_options(golden, test_case);
+        if (test_case.contains("error")) {
+            std::string expected_error = test_case["error"].get<std::string>();
+            try {
+                std::string text = chat_template.render(test_case["messages"], options);
+                QFAIL(("expected the error '" + expected_error + "' but rendered: " + text).c_str());
+            } catch (const TemplateError& e) {
+                QVERIFY2(std::string(e.what()).find(expected_error) != std::string::npos, e.what());
+                QVERIFY(e.raised_by_template());
+                QCOMPARE(e.problem(), expected_error);
+            }
+            return;
+        }
+        std::string rendered;
+        try {
+            rendered = chat_template.render(test_case["messages"], options);
+        } catch (const std::exception& e) {
+            QFAIL(e.what());
+        }
+        QCOMPARE(QString::fromStdString(rendered),
+                 QString::fromStdString(test_case["expected"].get<std::string>()));
+    }
+
+    // Parse once, render many times: a second rendering gives the same text.
+    void renders_repeatably() {
+        std::string path = hearth::test::testdata("templates/Qwen-Qwen3-0.6B.jinja");
+        ChatTemplate chat_template(hearth::test::read_file(path), path);
+        auto messages = ordered_json::parse(R"([{"role":"user","content":"Hi"}])");
+        RenderOptions options;
+        options.add_generation_prompt = true;
+        std::string first = chat_template.render(messages, options);
+        QCOMPARE(chat_template.render(messages, options), first);
+        QVERIFY(first.ends_with("<|im_start|>assistant\n"));
+    }
+
+    void chatml_default() {
+        ChatTemplate chatml(hearth::chat::default_chatml_template());
+        std::vector<ChatMessage> messages = {{"system", "Be brief.", {}}, {"user", "Hi", {}}};
+        RenderOptions options;
+        options.add_generation_prompt = true;
+        QCOMPARE(QString::fromStdString(chatml.render_messages(messages, options)),
+                 QStringLiteral("<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
+                                "<|im_start|>assistant\n"));
+        options.add_generation_prompt = false;
+        QCOMPARE(QString::fromStdString(chatml.render_messages({messages.data(), 1}, options)),
+                 QStringLiteral("<|im_start|>system\nBe brief.<|im_end|>\n"));
+    }
+
+    // Extra message fields and extra context reach the template (tools with Qwen 2.5).
+    void tools_and_extra_fields() {
+        std::string path = hearth::test::testdata("templates/Qwen-Qwen2.5-7B-Instruct.jinja");
+        ChatTemplate chat_template(hearth::test::read_file(path), path);
+        RenderOptions options;
+        options.extra_context["tools"] = ordered_json::parse(
+            R"([{"type":"function","function":{"name":"get_time","description":"Tells the time — now","parameters":{}}}])");
+        ChatMessage call{
+            "assistant", "",
+            ordered_json::parse(
+                R"({"tool_calls":[{"function":{"name":"get_time","arguments":{"zone":"UTC"}}}]})")};
+        std::vector<ChatMessage> messages = {{"user", "Time?", {}}, call, {"tool", "12:00", {}}};
+        std::string text = chat_template.render_messages(messages, options);
+        QVERIFY2(
+            text.find(
+                R"({"type": "function", "function": {"name": "get_time", "description": "Tells the time — now", "parameters": {}}})") !=
+                std::string::npos,
+            text.c_str());
+        QVERIFY2(
+            text.find(
+                "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"zone\": \"UTC\"}}\n</tool_call>") !=
+                std::string::npos,
+            text.c_str());
+        QVERIFY2(text.find("<|im_start|>user\n<tool_response>\n12:00\n</tool_response><|im_end|>\n") !=
+                     std::string::npos,
+                 text.c_str());
+    }
+};
+
+QTEST_MAIN(TestChatTemplates)
+#include "test_chat_templates.moc"

@@ -1,0 +1,424 @@
+// The AVX2 kernel table against the scalar reference: quantizers and dequantizers bit for bit,
+// dot products and gemm within float rounding, at odd lengths and on adversarial blocks.
+#include "kernels/block_formats.h"
+#include "kernels/fp16.h"
+#include "kernels/kernel_table.h"
+#include "kernels/tensor_type.h"
+#include "kernels/x86_avx2/avx2_kernels.h"
+
+#include <QTest>
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+using namespace hearth::kernels;
+
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+
+// How a test fills its weight blocks and activations.
+enum class Pattern {
+    Quantized,    // normal floats through the reference quantizer: realistic blocks
+    RawBytes,     // every quant and scale bit random, fp16 scales finite
+    AllOnes,      // every byte 0xFF: largest quants, largest 6-bit scales, Q6_K scale -1
+    AllHighBit,   // every byte 0x80: Q8_0 quant -128, Q6_K scale -128
+    ZeroScales,   // random quants under zero fp16 scales
+    MaxActivation // realistic weights, activations all +-127
+};
+
+const char* pattern_name(Pattern p) {
+    switch (p) {
+    case Pattern::Quantized:
+        return "quantized";
+    case Pattern::RawBytes:
+        return "raw";
+    case Pattern::AllOnes:
+        return "ff";
+    case Pattern::AllHighBit:
+        return "80";
+    case Pattern::ZeroScales:
+        return "zero-scales";
+    case Pattern::MaxActivation:
+        return "max-activation";
+    }
+    return "?";
+}
+
+bool is_float_type(TensorType t) {
+    return t == TensorType::F32 || t == TensorType::F16 || t == TensorType::BF16;
+}
+
+// Byte offsets of the fp16 scale fields in one block of each quantized type.
+std::vector<size_t> fp16_fields(TensorType t) {
+    switch (t) {
+    case TensorType::Q4_0:
+        return {offsetof(BlockQ4_0, d)};
+    case TensorType::Q4_1:
+        return {offsetof(BlockQ4_1, d), offsetof(BlockQ4_1, m)};
+    case TensorType::Q5_0:
+        return {offsetof(BlockQ5_0, d)};
+    case TensorType::Q5_1:
+        return {offsetof(BlockQ5_1, d), offsetof(BlockQ5_1, m)};
+    case TensorType::Q8_0:
+        return {offsetof(BlockQ8_0, d)};
+    case TensorType::Q2_K:
+        return {offsetof(BlockQ2_K, d), offsetof(BlockQ2_K, dmin)};
+    case TensorType::Q3_K:
+        return {offsetof(BlockQ3_K, d)};
+    case TensorType::Q4_K:
+        return {offsetof(BlockQ4_K, d), offsetof(BlockQ4_K, dmin)};
+    case TensorType::Q5_K:
+        return {offsetof(BlockQ5_K, d), offsetof(BlockQ5_K, dmin)};
+    case TensorType::Q6_K:
+        return {offsetof(BlockQ6_K, d)};
+    default:
+        return {};
+    }
+}
+
+std::vector<float> normal_floats(int64_t n, std::mt19937& rng, float sigma = 1.0f) {
+    std::normal_distribution<float> dist(0.0f, sigma);
+    std::vector<float> v(static_cast<size_t>(n));
+    for (float& x : v)
+        x = dist(rng);
+    return v;
+}
+
+Bytes quantize_ref(TensorType t, const std::vector<float>& x) {
+    Bytes out(row_bytes(t, static_cast<int64_t>(x.size())));
+    reference_kernels().of(t).quantize(x.data(), out.data(), static_cast<int64_t>(x.size()));
+    return out;
+}
+
+std::vector<float> dequantize_ref(TensorType t, const Bytes& row, int64_t n) {
+    std::vector<float> out(static_cast<size_t>(n));
+    reference_kernels().of(t).dequantize(row.data(), out.data(), n);
+    return out;
+}
+
+Bytes make_weights(TensorType t, int64_t n, Pattern p, std::mt19937& rng) {
+    if (is_float_type(t) || p == Pattern::Quantized || p == Pattern::MaxActivation)
+        return quantize_ref(t, normal_floats(n, rng));
+    Bytes row(row_bytes(t, n));
+    if (p == Pattern::AllOnes) std::fill(row.begin(), row.end(), uint8_t{0xFF});
+    if (p == Pattern::AllHighBit) std::fill(row.begin(), row.end(), uint8_t{0x80});
+    if (p == Pattern::RawBytes || p == Pattern::ZeroScales)
+        for (uint8_t& b : row)
+            b = static_cast<uint8_t>(rng());
+    std::uniform_real_distribution<float> scale(1e-3f, 0.1f);
+    const size_t block_bytes = type_traits(t).block_bytes;
+    for (size_t block = 0; block < row.size(); block += block_bytes)
+        for (size_t offset : fp16_fields(t)) {
+            const float value = p == Pattern::ZeroScales ? 0.0f : p == Pattern::RawBytes ? scale(rng) : 0.05f;
+            const fp16_bits bits = fp32_to_fp16(value);
+            std::memcpy(&row[block + offset], &bits, sizeof bits);
+        }
+    return row;
+}
+
+// Activations in the dot product's activation type, quantized by the reference.
+Bytes make_activations(TensorType activation, int64_t n, Pattern p, std::mt19937& rng) {
+    std::vector<float> x = normal_floats(n, rng);
+    if (p == Pattern::MaxActivation)
+        for (float& v : x)
+            v = v < 0 ? -1.0f : 1.0f;
+    if (activation == TensorType::F32) {
+        Bytes out(x.size() * sizeof(float));
+        std::memcpy(out.data(), x.data(), out.size());
+        return out;
+    }
+    return quantize_ref(activation, x);
+}
+
+// How far two float evaluations of the same dot product may differ. Integer block sums are
+// exact in both, so the difference is float rounding of block terms: bounded by the sum of
+// |w_i a_i| plus, for types with a min, the largest weight times sum |a_i|. Float types sum
+// n rounded products: 2 n u of the sum of |w_i a_i| bounds both evaluations' error.
+double dot_tolerance(TensorType t, const Bytes& weights, const Bytes& activations, int64_t n) {
+    const TensorType activation = reference_kernels().of(t).activation_type;
+    const std::vector<float> w = dequantize_ref(t, weights, n);
+    const std::vector<float> a = dequantize_ref(activation, activations, n);
+    double abs_dot = 0, abs_sum = 0, max_w = 0;
+    for (size_t i = 0; i < w.size(); ++i) {
+        abs_dot += std::fabs(double(w[i]) * a[i]);
+        abs_sum += std::fabs(a[i]);
+        max_w = std::max(max_w, double(std::fabs(w[i])));
+    }
+    if (is_float_type(t)) return 1.2e-7 * double(n) * abs_dot + 1e-30;
+    return 1e-5 * (abs_dot + max_w * abs_sum) + 1e-30;
+}
+
+const KernelTable* avx2_table() {
+    return avx2_kernel_table();
+}
+
+} // namespace
+
+class TestAvx2Kernels : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        if (!avx2::cpu_supported()) QSKIP("this CPU has no AVX2/FMA/F16C: the AVX2 kernels cannot run here");
+        QVERIFY(avx2_table() != nullptr);
+    }
+
+    void tableMatchesReferenceTypes() {
+        const KernelTable& table = *avx2_table();
+        QCOMPARE(table.isa, Isa::Avx2);
+        QCOMPARE(kernels_for(Isa::Avx2), &table);
+        int vec_dots = 0;
+        for (uint32_t raw = 0; raw < std::size(table.by_type); ++raw) {
+            const TypeKernels& mine = table.by_type[raw];
+            const TypeKernels& ref = reference_kernels().by_type[raw];
+            if (mine.vec_dot || mine.quantize || mine.dequantize || mine.gemm) {
+                QVERIFY2(ref.vec_dot != nullptr,
+                         qPrintable(QString("type %1 unknown to the reference").arg(raw)));
+                QCOMPARE(mine.activation_type, ref.activation_type);
+            }
+            if (mine.gemm) QVERIFY(mine.vec_dot != nullptr);
+            vec_dots += mine.vec_dot != nullptr;
+        }
+        QVERIFY(vec_dots >= 11); // f32 f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 q4_K q5_K q6_K
+    }
+
+    // ---- Activation quantizers: bit-identical to the reference.
+
+    void quantizeMatchesReference_data() {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<int>("blocks");
+        QTest::addColumn<int>("kind");
+        for (TensorType t : {TensorType::Q8_0, TensorType::Q8_K})
+            for (int blocks : {1, 2, 3, 7, 13, 31})
+                for (int kind = 0; kind < 5; ++kind)
+                    QTest::addRow("%s/%d/%d", type_traits(t).name.data(), blocks, kind)
+                        << int(t) << blocks << kind;
+    }
+
+    void quantizeMatchesReference() {
+        QFETCH(int, type);
+        QFETCH(int, blocks);
+        QFETCH(int, kind);
+        const auto t = static_cast<TensorType>(type);
+        const QuantizeRowFn quantize = avx2_table()->of(t).quantize;
+        QVERIFY(quantize != nullptr);
+        const int64_t n = blocks * type_traits(t).block_elements;
+        std::mt19937 rng(1000u * type + 10u * blocks + kind);
+        std::vector<float> x;
+        switch (kind) {
+        case 0:
+            x = normal_floats(n, rng);
+            break;
+        case 1:
+            x = normal_floats(n, rng, 1e4f);
+            break;
+        case 2: // amax 127 makes the inverse scale 1: exact .5 ties test the rounding rule
+            x.resize(n);
+            for (int64_t i = 0; i < n; ++i)
+                x[i] = i % 32 == 0 ? 127.0f : float(int(rng() % 200) - 100) + (rng() % 2 ? 0.5f : 0.0f);
+            break;
+        case 3: // every other block zero, the rest tiny
+            x = normal_floats(n, rng, 1e-20f);
+            for (int64_t i = 0; i < n; ++i)
+                if ((i / type_traits(t).block_elements) % 2 == 0) x[i] = 0.0f;
+            break;
+        default: // one huge value per block, the rest rounding to zero or +-1
+            x = normal_floats(n, rng, 1.0f);
+            for (int64_t i = 0; i < n; i += 17)
+                x[i] = 200.0f;
+            break;
+        }
+        const Bytes expected = quantize_ref(t, x);
+        Bytes actual(expected.size(), 0xAB);
+        quantize(x.data(), actual.data(), n);
+        QVERIFY(actual == expected);
+    }
+
+    // ---- Dequantizers: the same float operations, so the same bits.
+
+    void dequantizeMatchesReference_data() {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<int>("blocks");
+        QTest::addColumn<int>("pattern");
+        if (avx2_table() == nullptr) return; // initTestCase skips the whole case
+        for (uint32_t raw = 0; raw < std::size(avx2_table()->by_type); ++raw) {
+            if (avx2_table()->by_type[raw].dequantize == nullptr) continue;
+            const auto t = static_cast<TensorType>(raw);
+            for (int blocks : {1, 2, 3, 7, 13, 31})
+                for (Pattern p :
+                     {Pattern::Quantized, Pattern::RawBytes, Pattern::AllOnes, Pattern::AllHighBit})
+                    QTest::addRow("%s/%d/%s", type_traits(t).name.data(), blocks, pattern_name(p))
+                        << int(raw) << (is_float_type(t) ? blocks * 9 : blocks) << int(p);
+        }
+    }
+
+    void dequantizeMatchesReference() {
+        QFETCH(int, type);
+        QFETCH(int, blocks);
+        QFETCH(int, pattern);
+        const auto t = static_cast<TensorType>(type);
+        const int64_t n = blocks * type_traits(t).block_elements;
+        std::mt19937 rng(7u * type + blocks);
+        const Bytes row = make_weights(t, n, static_cast<Pattern>(pattern), rng);
+        const std::vector<float> expected = dequantize_ref(t, row, n);
+        std::vector<float> actual(static_cast<size_t>(n), -1.0f);
+        avx2_table()->of(t).dequantize(row.data(), actual.data(), n);
+        QVERIFY(std::memcmp(actual.data(), expected.data(), actual.size() * sizeof(float)) == 0);
+    }
+
+    // ---- Dot products: within float rounding of the reference.
+
+    void vecDotMatchesReference_data() {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("pattern");
+        if (avx2_table() == nullptr) return; // initTestCase skips the whole case
+        for (uint32_t raw = 0; raw < std::size(avx2_table()->by_type); ++raw) {
+            if (avx2_table()->by_type[raw].vec_dot == nullptr) continue;
+            const auto t = static_cast<TensorType>(raw);
+            if (is_float_type(t)) {
+                // Lengths around the 8- and 32-wide steps and their scalar tails.
+                for (int n : {1, 2, 3, 7, 8, 9, 31, 33, 100, 1023})
+                    for (Pattern p : {Pattern::Quantized, Pattern::MaxActivation})
+                        QTest::addRow("%s/%d/%s", type_traits(t).name.data(), n, pattern_name(p))
+                            << int(raw) << n << int(p);
+                continue;
+            }
+            for (int blocks : {1, 2, 3, 7, 13, 31})
+                for (Pattern p : {Pattern::Quantized, Pattern::RawBytes, Pattern::AllOnes,
+                                  Pattern::AllHighBit, Pattern::ZeroScales, Pattern::MaxActivation})
+                    QTest::addRow("%s/%d/%s", type_traits(t).name.data(), blocks, pattern_name(p))
+                        << int(raw) << int(blocks * type_traits(t).block_elements) << int(p);
+        }
+    }
+
+    void vecDotMatchesReference() {
+        QFETCH(int, type);
+        QFETCH(int, n);
+        QFETCH(int, pattern);
+        const auto t = static_cast<TensorType>(type);
+        const auto p = static_cast<Pattern>(pattern);
+        std::mt19937 rng(31u * type + n + 100000u * pattern);
+        const Bytes weights = make_weights(t, n, p, rng);
+        const Bytes activations = make_activations(reference_kernels().of(t).activation_type, n, p, rng);
+        const float expected = reference_kernels().of(t).vec_dot(n, weights.data(), activations.data());
+        const float actual = avx2_table()->of(t).vec_dot(n, weights.data(), activations.data());
+        const double tolerance = dot_tolerance(t, weights, activations, n);
+        QVERIFY2(std::isfinite(actual), "non-finite dot product");
+        QVERIFY2(
+            std::fabs(double(actual) - expected) <= tolerance,
+            qPrintable(
+                QString("avx2 %1, reference %2, tolerance %3").arg(actual).arg(expected).arg(tolerance)));
+        if (p == Pattern::ZeroScales) QCOMPARE(actual, 0.0f);
+    }
+
+    // The AVX2 quantizer feeding the AVX2 dot product: the pipeline matmul runs.
+    void quantizeThenDotMatchesReference_data() {
+        QTest::addColumn<int>("type");
+        if (avx2_table() == nullptr) return;
+        for (uint32_t raw = 0; raw < std::size(avx2_table()->by_type); ++raw) {
+            const auto t = static_cast<TensorType>(raw);
+            if (avx2_table()->by_type[raw].vec_dot && !is_float_type(t))
+                QTest::addRow("%s", type_traits(t).name.data()) << int(raw);
+        }
+    }
+
+    void quantizeThenDotMatchesReference() {
+        QFETCH(int, type);
+        const auto t = static_cast<TensorType>(type);
+        const TensorType activation = reference_kernels().of(t).activation_type;
+        const int64_t n = 7 * 256;
+        std::mt19937 rng(type);
+        const Bytes weights = make_weights(t, n, Pattern::Quantized, rng);
+        const std::vector<float> x = normal_floats(n, rng);
+        Bytes activations(row_bytes(activation, n));
+        avx2_table()->of(activation).quantize(x.data(), activations.data(), n);
+        const float actual = avx2_table()->of(t).vec_dot(n, weights.data(), activations.data());
+        const float expected =
+            reference_kernels().of(t).vec_dot(n, weights.data(), quantize_ref(activation, x).data());
+        QVERIFY(std::fabs(double(actual) - expected) <= dot_tolerance(t, weights, activations, n));
+    }
+
+    // ---- Gemm: every (row, activation) pair of every tile shape, and nothing else written.
+
+    void gemmMatchesReference_data() {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<int>("pattern");
+        if (avx2_table() == nullptr) return; // initTestCase skips the whole case
+        for (uint32_t raw = 0; raw < std::size(avx2_table()->by_type); ++raw) {
+            if (avx2_table()->by_type[raw].gemm == nullptr) continue;
+            const auto t = static_cast<TensorType>(raw);
+            for (Pattern p :
+                 {Pattern::Quantized, Pattern::RawBytes, Pattern::AllOnes, Pattern::MaxActivation})
+                QTest::addRow("%s/%s", type_traits(t).name.data(), pattern_name(p)) << int(raw) << int(p);
+        }
+    }
+
+    void gemmMatchesReference() {
+        QFETCH(int, type);
+        QFETCH(int, pattern);
+        const auto t = static_cast<TensorType>(type);
+        const auto p = static_cast<Pattern>(pattern);
+        const TypeKernels& mine = avx2_table()->of(t);
+        const TypeKernels& ref = reference_kernels().of(t);
+        const int64_t n =
+            (t == TensorType::Q4_K || t == TensorType::Q5_K || t == TensorType::Q6_K) ? 2 * 256 : 3 * 32;
+        const size_t w_bytes = row_bytes(t, n), a_bytes = row_bytes(ref.activation_type, n);
+        std::mt19937 rng(type + 17u * pattern);
+        const int max_rows = 9, max_batch = 9, row_begin = 2;
+        const int total_rows = row_begin + max_rows + 1; // one untouched row on each side
+        Bytes weights, activations;
+        for (int r = 0; r < total_rows; ++r) {
+            const Bytes row = make_weights(t, n, p, rng);
+            weights.insert(weights.end(), row.begin(), row.end());
+        }
+        for (int b = 0; b < max_batch; ++b) {
+            const Bytes row = make_activations(ref.activation_type, n, p, rng);
+            activations.insert(activations.end(), row.begin(), row.end());
+        }
+        const int64_t y_stride = total_rows + 3;
+        const float sentinel = std::numeric_limits<float>::quiet_NaN();
+        for (int rows = 1; rows <= max_rows; ++rows)
+            for (int batch = 1; batch <= max_batch; ++batch) {
+                std::vector<float> y(static_cast<size_t>(y_stride * max_batch), sentinel);
+                mine.gemm(n, weights.data(), w_bytes, row_begin, row_begin + rows, activations.data(),
+                          a_bytes, batch, y.data(), y_stride);
+                for (int b = 0; b < max_batch; ++b)
+                    for (int r = 0; r < y_stride; ++r) {
+                        const float got = y[size_t(b * y_stride + r)];
+                        const bool inside = b < batch && r >= row_begin && r < row_begin + rows;
+                        if (!inside) {
+                            QVERIFY2(std::isnan(got),
+                                     qPrintable(QString("wrote outside the tile: rows %1, batch "
+                                                        "%2, at (%3, %4)")
+                                                    .arg(rows)
+                                                    .arg(batch)
+                                                    .arg(r)
+                                                    .arg(b)));
+                            continue;
+                        }
+                        const Bytes w_row(weights.begin() + r * w_bytes, weights.begin() + (r + 1) * w_bytes);
+                        const Bytes a_row(activations.begin() + b * a_bytes,
+                                          activations.begin() + (b + 1) * a_bytes);
+                        const float expected = ref.vec_dot(n, w_row.data(), a_row.data());
+                        const double tolerance = dot_tolerance(t, w_row, a_row, n);
+                        QVERIFY2(std::fabs(double(got) - expected) <= tolerance,
+                                 qPrintable(QString("rows %1, batch %2, at (%3, %4): gemm %5, reference %6")
+                                                .arg(rows)
+                                                .arg(batch)
+                                                .arg(r)
+                                                .arg(b)
+                                                .arg(got)
+                                                .arg(expected)));
+                    }
+            }
+    }
+};
+
+QTEST_MAIN(TestAvx2Kernels)
+#include "test_avx2_kernels.moc"

@@ -1,0 +1,107 @@
+// hearth-cli tokenize: stdin in, ids out, matching the reference vectors; a bad
+// model fails with status 2 and a message naming the file.
+#include "tests/tokenizer/tokenizer_test_data.h"
+#include <QProcess>
+#include <QtTest>
+
+using namespace hearth;
+
+namespace {
+
+struct Run {
+    int status = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+Run run_cli(const QStringList& args, const QByteArray& input) {
+    QProcess process;
+    process.start(QString::fromStdString(test::bin_dir() + "/hearth-cli"), QStringList{"tokenize"} + args);
+    Run run;
+    if (!process.waitForStarted(10000)) {
+        run.err = "hearth-cli did not start (is it built?): " + process.errorString().toUtf8();
+        return run;
+    }
+    process.write(input);
+    process.closeWriteChannel();
+    process.waitForFinished(60000);
+    run.status = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.out = process.readAllStandardOutput();
+    run.err = process.readAllStandardError();
+    return run;
+}
+
+QByteArray ids_line(const std::vector<int32_t>& ids) {
+    QByteArrayList parts;
+    for (const int32_t id : ids)
+        parts << QByteArray::number(id);
+    return parts.join(' ') + '\n';
+}
+
+} // namespace
+
+class TestTokenizeCli : public QObject {
+    Q_OBJECT
+
+private slots:
+    void ids_match_reference_vectors_data() {
+        QTest::addColumn<QString>("vocab");
+        QTest::addColumn<int>("index");
+        for (const char* name : {"llama-spm", "gpt-2", "llama-bpe", "qwen2"}) {
+            const size_t count = test::read_vocab_cases(test::vocab_path(name)).size();
+            // A few spread over the file: short, whitespace-only, multilingual, long.
+            for (const size_t i : {size_t{0}, size_t{5}, count / 2, count - 1})
+                QTest::addRow("%s/%zu", name, i) << name << static_cast<int>(i);
+        }
+    }
+    void ids_match_reference_vectors() {
+        QFETCH(QString, vocab);
+        QFETCH(int, index);
+        const std::string path = test::vocab_path(vocab.toStdString());
+        const test::VocabCase c = test::read_vocab_cases(path).at(index);
+        const Run run =
+            run_cli({"-m", QString::fromStdString(path), "--no-bos"}, QByteArray::fromStdString(c.text));
+        QVERIFY2(run.status == 0, run.err.constData());
+        QCOMPARE(run.out, ids_line(c.ids));
+    }
+
+    void bos_and_special_tokens_follow_the_flags() {
+        const std::string path = test::vocab_path("llama-bpe");
+        const auto& tok = test::cached_tokenizer(path);
+        const QByteArray text = "<|start_header_id|>user<|end_header_id|>";
+        const QString model = QString::fromStdString(path);
+
+        const Run plain = run_cli({"-m", model}, text);
+        QCOMPARE(plain.status, 0);
+        QCOMPARE(plain.out, ids_line(tok.encode(text.toStdString(), true, false)));
+        QVERIFY(plain.out.startsWith(QByteArray::number(tok.bos_id()) + ' '));
+
+        const Run special = run_cli({"--model", model, "--parse-special", "--no-bos"}, text);
+        QCOMPARE(special.status, 0);
+        QCOMPARE(special.out, ids_line(tok.encode(text.toStdString(), false, true)));
+        QCOMPARE(special.out.count(' '), 2); // three tokens
+    }
+
+    void bad_model_fails_with_status_2() {
+        const std::string dir = test::make_temp_dir("hearth-tokenize-cli");
+        const std::string bad = dir + "/not-a-model.gguf";
+        test::write_file(bad, "this is not a GGUF file");
+        const Run run = run_cli({"-m", QString::fromStdString(bad)}, "Hello");
+        QCOMPARE(run.status, 2);
+        QVERIFY2(run.err.contains(QByteArray::fromStdString(bad)), run.err.constData());
+        QVERIFY(run.out.isEmpty());
+
+        const Run missing = run_cli({"-m", QString::fromStdString(dir + "/missing.gguf")}, "Hello");
+        QCOMPARE(missing.status, 2);
+        QVERIFY(missing.err.contains("missing.gguf"));
+    }
+
+    void missing_model_option_is_a_usage_error() {
+        const Run run = run_cli({}, "Hello");
+        QCOMPARE(run.status, 2);
+        QVERIFY(run.err.contains("-m"));
+    }
+};
+
+QTEST_MAIN(TestTokenizeCli)
+#include "test_tokenize_cli.moc"

@@ -1,0 +1,94 @@
+// The prompts of llama.cpp's golden runs (testdata/golden/*.greedy.jsonl) must
+// tokenize to the same ids, with BOS where the model adds it by default, and
+// every generated token must decode to the piece llama.cpp printed for it.
+#include "tests/tokenizer/tokenizer_test_data.h"
+#include <QtTest>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+using namespace hearth;
+
+namespace {
+
+std::vector<nlohmann::json> read_golden(const std::string& stem) {
+    std::ifstream in(test::testdata("golden/" + stem + ".greedy.jsonl"));
+    std::vector<nlohmann::json> runs;
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty()) runs.push_back(nlohmann::json::parse(line));
+    return runs;
+}
+
+QString ids_string(const std::vector<int32_t>& ids) {
+    QStringList parts;
+    for (const int32_t id : ids)
+        parts << QString::number(id);
+    return parts.join(' ');
+}
+
+} // namespace
+
+class TestTokenizerGolden : public QObject {
+    Q_OBJECT
+
+private:
+    void add_rows() {
+        QTest::addColumn<QString>("stem");
+        QTest::addColumn<int>("run");
+        std::vector<std::string> stems;
+        for (const auto& entry : std::filesystem::directory_iterator(test::testdata("golden"))) {
+            const std::string name = entry.path().filename().string();
+            const std::string suffix = ".greedy.jsonl";
+            if (name.size() > suffix.size() && name.ends_with(suffix))
+                stems.push_back(name.substr(0, name.size() - suffix.size()));
+        }
+        std::sort(stems.begin(), stems.end());
+        QVERIFY(stems.size() >= 5);
+        for (const std::string& stem : stems) {
+            const size_t runs = read_golden(stem).size();
+            QVERIFY2(runs > 0, stem.c_str());
+            for (size_t i = 0; i < runs; ++i)
+                QTest::addRow("%s/%zu", stem.c_str(), i)
+                    << QString::fromStdString(stem) << static_cast<int>(i);
+        }
+    }
+    static const tokenizer::Tokenizer& model_tokenizer(const QString& stem) {
+        return test::cached_tokenizer(test::testdata("models/" + stem.toStdString() + ".gguf"));
+    }
+
+private slots:
+    void prompt_tokens_match_data() { add_rows(); }
+    void prompt_tokens_match() {
+        QFETCH(QString, stem);
+        QFETCH(int, run);
+        const nlohmann::json golden = read_golden(stem.toStdString()).at(run);
+        const auto& tok = model_tokenizer(stem);
+        const auto expected = golden.at("prompt_tokens").get<std::vector<int32_t>>();
+        const auto ids = tok.encode(golden.at("prompt").get<std::string>(), tok.add_bos_by_default(), false);
+        QCOMPARE(ids_string(ids), ids_string(expected));
+        // GPT-2 has no BOS by default; every SentencePiece model here has one.
+        QCOMPARE(tok.add_bos_by_default(), !stem.startsWith("tiny-gpt2"));
+    }
+
+    void generated_pieces_match_data() { add_rows(); }
+    void generated_pieces_match() {
+        QFETCH(QString, stem);
+        QFETCH(int, run);
+        const nlohmann::json golden = read_golden(stem.toStdString()).at(run);
+        const auto& tok = model_tokenizer(stem);
+        const auto& steps = golden.at("steps");
+        QVERIFY(!steps.empty());
+        for (size_t i = 0; i < steps.size(); ++i) {
+            const int32_t id = steps[i].at("token").get<int32_t>();
+            // The golden pieces show control tokens ("</s>"), and the golden writer replaced a
+            // lone byte of a UTF-8 character with U+FFFD, as fromUtf8 does.
+            const QString piece = QString::fromUtf8(QByteArray::fromStdString(tok.token_to_piece(id, true)));
+            QCOMPARE(piece, QString::fromStdString(steps[i].at("piece").get<std::string>()));
+            // llama.cpp stops at the first end-of-generation token, so only the last step can be one.
+            if (i + 1 < steps.size()) QVERIFY2(!tok.is_end_of_generation(id), std::to_string(id).c_str());
+        }
+    }
+};
+
+QTEST_MAIN(TestTokenizerGolden)
+#include "test_tokenizer_golden.moc"
