@@ -20,6 +20,16 @@ using GemmFn = void (*)(int64_t n, const void* weights, size_t weight_row_bytes,
                         int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
                         float* y, int64_t y_stride);
 
+// Causal attention of one query row over n_keys cached F16 keys and values (rows every
+// kv_stride halves), at the precision of llama.cpp's CPU flash attention: the query is rounded
+// to F16, each score is dot(q16, k) * scale, and the weighted sum of values is an online
+// softmax whose accumulator is rounded to F16 after every fused multiply-add (and rescaled by
+// exp(old max - new max) when a new maximum appears). out = accumulator / sum of weights.
+// head_dim <= kMaxAttentionHeadDim.
+using AttendF16Fn = void (*)(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
+                             int64_t n_keys, int64_t head_dim, float scale, float* out);
+inline constexpr int64_t kMaxAttentionHeadDim = 512;
+
 struct TypeKernels {
     TensorType activation_type = TensorType::F32; // F32 for float weights, Q8_0 or Q8_K for quantized
     QuantizeRowFn quantize = nullptr;              // F32 -> this type (also the weight quantizer)
@@ -36,6 +46,7 @@ struct KernelTable {
     // Indexed by the raw TensorType value; entries of unsupported types are empty.
     TypeKernels by_type[40];
     const TypeKernels& of(TensorType t) const { return by_type[static_cast<uint32_t>(t)]; }
+    AttendF16Fn attend_f16 = nullptr; // null: use the reference
 };
 
 // The scalar reference kernels: portable C++, the oracle for every other table.

@@ -5,6 +5,7 @@
 #include "kernels/kernel_table.h"
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
@@ -64,70 +65,150 @@ size_t matmul_scratch_bytes(TensorType weight_type, int64_t cols, int64_t batch)
     return row * static_cast<size_t>(std::max<int64_t>(batch, 0));
 }
 
+namespace {
+
+// Quantizes `batch` rows of `cols` floats into `out` with the pool when the batch is large.
+void quantize_rows(QuantizeRowFn quantize, TensorType activation_type, const float* x, int64_t batch,
+                   int64_t cols, std::byte* out, ThreadPool& pool) {
+    // Rows are whole blocks, so the batch is one contiguous run of blocks: split it by blocks.
+    const int64_t block = type_traits(activation_type).block_elements;
+    const int64_t blocks = batch * cols / block;
+    const size_t block_bytes = type_traits(activation_type).block_bytes;
+    // A pool run costs a few microseconds: only worth it for a prefill-sized batch.
+    const int64_t parallel_threshold = 2 * kMinQuantizeElementsPerThread;
+    if (pool.size() == 1 || batch * cols < parallel_threshold) {
+        quantize(x, out, blocks * block);
+        return;
+    }
+    pool.run([&](int index, int count) {
+        const Range r = split_range(blocks, index, count);
+        if (r.end > r.begin)
+            quantize(x + r.begin * block, out + static_cast<size_t>(r.begin) * block_bytes,
+                     (r.end - r.begin) * block);
+    });
+}
+
+// What one matrix of a group needs while its rows run.
+struct Job {
+    const WeightMatrix* w;
+    float* y;
+    Plan plan;
+    const std::byte* activations;
+    size_t activation_row_bytes;
+    int64_t chunk;       // rows per grab
+    int64_t first_chunk; // index of its first chunk in the group's sequence
+};
+
+} // namespace
+
 void matmul(const WeightMatrix& w, const float* x, int64_t batch, float* y, ThreadPool& pool,
             std::vector<std::byte>& scratch) {
-    if (batch <= 0 || w.rows <= 0) return;
-    const Plan plan = plan_for(w.type);
-    const TypeKernels& k = *plan.kernels;
+    const MatmulOutput output{&w, y};
+    matmul_group(std::span<const MatmulOutput>(&output, 1), x, batch, pool, scratch);
+}
+
+void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t batch, ThreadPool& pool,
+                  std::vector<std::byte>& scratch) {
+    constexpr size_t kMaxGroup = 8;
+    if (outputs.size() > kMaxGroup) throw std::invalid_argument("matmul_group: more than 8 matrices");
+    if (batch <= 0 || outputs.empty()) return;
     namespace metrics = dispatch_metrics;
-    metrics::ScopedTimer timer(batch == 1 ? metrics::Op::MatVec : metrics::Op::MatMat, w.type, plan.isa);
+    const auto start =
+        metrics::enabled() ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
 
-    const size_t weight_row_bytes = row_bytes(w.type, w.cols);
-    const auto* weights = static_cast<const std::byte*>(w.data);
-
-    // 1. The activations in the dot product's type, quantized once for all rows.
-    const void* activations = x;
-    size_t activation_row_bytes = static_cast<size_t>(w.cols) * sizeof(float);
-    if (k.activation_type != TensorType::F32) {
-        activation_row_bytes = row_bytes(k.activation_type, w.cols);
-        const size_t needed = activation_row_bytes * static_cast<size_t>(batch);
-        if (scratch.size() < needed) scratch.resize(needed); // normally sized once at load time
-        metrics::ScopedTimer quantize_timer(metrics::Op::QuantizeActivations, k.activation_type,
-                                            plan.quantize_isa);
-        // Rows are whole blocks, so the batch is one contiguous run of blocks: split it by blocks.
-        const int64_t block = type_traits(k.activation_type).block_elements;
-        const int64_t blocks = batch * w.cols / block;
-        const size_t block_bytes = type_traits(k.activation_type).block_bytes;
-        const QuantizeRowFn quantize = plan.quantize_activations;
-        std::byte* out = scratch.data();
-        // A pool run costs a few microseconds: only worth it for a prefill-sized batch.
-        const int64_t parallel_threshold = 2 * kMinQuantizeElementsPerThread;
-        if (pool.size() == 1 || batch * w.cols < parallel_threshold) {
-            quantize(x, out, blocks * block);
-        } else {
-            pool.run([&](int index, int count) {
-                const Range r = split_range(blocks, index, count);
-                if (r.end > r.begin)
-                    quantize(x + r.begin * block, out + static_cast<size_t>(r.begin) * block_bytes,
-                             (r.end - r.begin) * block);
-            });
-        }
-        activations = scratch.data();
+    // 1. The activations in each dot product's type, quantized once per distinct quantizer.
+    // Scratch is sized for the whole group first: growing it later would move earlier results.
+    size_t scratch_needed = 0;
+    for (const MatmulOutput& out : outputs) {
+        if (out.w->cols != outputs[0].w->cols)
+            throw std::invalid_argument("matmul_group: matrices of different widths");
+        scratch_needed += matmul_scratch_bytes(out.w->type, out.w->cols, batch);
     }
-    const auto* activation_bytes = static_cast<const std::byte*>(activations);
+    if (scratch.size() < scratch_needed) scratch.resize(scratch_needed); // normally sized at load
+    Job jobs[kMaxGroup];
+    size_t scratch_used = 0;
+    int64_t chunks = 0;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        const WeightMatrix& w = *outputs[i].w;
+        Job& job = jobs[i];
+        job = {&w,
+               outputs[i].y,
+               plan_for(w.type),
+               reinterpret_cast<const std::byte*>(x),
+               static_cast<size_t>(w.cols) * sizeof(float),
+               1,
+               chunks};
+        const TensorType activation = job.plan.kernels->activation_type;
+        if (activation != TensorType::F32) {
+            job.activation_row_bytes = row_bytes(activation, w.cols);
+            const Job* same = nullptr;
+            for (size_t j = 0; j < i; ++j)
+                if (jobs[j].plan.quantize_activations == job.plan.quantize_activations &&
+                    jobs[j].plan.kernels->activation_type == activation)
+                    same = &jobs[j];
+            if (same) {
+                job.activations = same->activations;
+            } else {
+                metrics::ScopedTimer quantize_timer(metrics::Op::QuantizeActivations, activation,
+                                                    job.plan.quantize_isa);
+                quantize_rows(job.plan.quantize_activations, activation, x, batch, w.cols,
+                              scratch.data() + scratch_used, pool);
+                job.activations = scratch.data() + scratch_used;
+                scratch_used += job.activation_row_bytes * static_cast<size_t>(batch);
+            }
+        }
+        job.chunk = w.rows > 0 ? rows_per_chunk(w.rows, pool.size()) : 1;
+        chunks += w.rows > 0 ? (w.rows + job.chunk - 1) / job.chunk : 0;
+    }
+    const size_t n_jobs = outputs.size();
 
-    // 2. Weight rows in chunks taken from a shared counter until none are left.
-    const int64_t chunk = rows_per_chunk(w.rows, pool.size());
-    std::atomic<int64_t> next_row{0};
-    const int64_t n = w.cols, rows = w.rows;
+    // 2. Chunks of weight rows of all matrices, taken from one shared counter until none are left.
+    std::atomic<int64_t> next_chunk{0};
     pool.run([&](int, int) {
+        size_t j = 0;
         for (;;) {
-            const int64_t begin = next_row.fetch_add(chunk, std::memory_order_relaxed);
-            if (begin >= rows) return;
-            const int64_t end = std::min(rows, begin + chunk);
+            const int64_t c = next_chunk.fetch_add(1, std::memory_order_relaxed);
+            if (c >= chunks) return;
+            while (j + 1 < n_jobs && c >= jobs[j + 1].first_chunk)
+                ++j; // chunks only grow
+            const Job& job = jobs[j];
+            const WeightMatrix& w = *job.w;
+            const TypeKernels& k = *job.plan.kernels;
+            const int64_t begin = (c - job.first_chunk) * job.chunk;
+            const int64_t end = std::min(w.rows, begin + job.chunk);
+            const size_t weight_row_bytes = row_bytes(w.type, w.cols);
+            const auto* weights = static_cast<const std::byte*>(w.data);
             if (batch > 1 && k.gemm != nullptr) {
-                k.gemm(n, weights, weight_row_bytes, begin, end, activations, activation_row_bytes, batch, y,
-                       rows);
+                k.gemm(w.cols, weights, weight_row_bytes, begin, end, job.activations,
+                       job.activation_row_bytes, batch, job.y, w.rows);
                 continue;
             }
             for (int64_t r = begin; r < end; ++r) {
                 const std::byte* weight_row = weights + static_cast<size_t>(r) * weight_row_bytes;
                 for (int64_t b = 0; b < batch; ++b)
-                    y[b * rows + r] = k.vec_dot(
-                        n, weight_row, activation_bytes + static_cast<size_t>(b) * activation_row_bytes);
+                    job.y[b * w.rows + r] =
+                        k.vec_dot(w.cols, weight_row,
+                                  job.activations + static_cast<size_t>(b) * job.activation_row_bytes);
             }
         }
     });
+
+    // 3. Metrics: one call per matrix; the group's time (quantization included) is shared out by
+    // weight bytes.
+    if (!metrics::enabled()) return;
+    const auto ns = static_cast<double>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+            .count());
+    double total_bytes = 0;
+    for (size_t i = 0; i < n_jobs; ++i)
+        total_bytes += static_cast<double>(row_bytes(jobs[i].w->type, jobs[i].w->cols) * jobs[i].w->rows);
+    for (size_t i = 0; i < n_jobs; ++i) {
+        const double bytes =
+            static_cast<double>(row_bytes(jobs[i].w->type, jobs[i].w->cols) * jobs[i].w->rows);
+        const double share = total_bytes > 0 ? bytes / total_bytes : 1.0 / static_cast<double>(n_jobs);
+        metrics::record(batch == 1 ? metrics::Op::MatVec : metrics::Op::MatMat, jobs[i].w->type,
+                        jobs[i].plan.isa, static_cast<uint64_t>(ns * share));
+    }
 }
 
 } // namespace hearth::kernels

@@ -4,6 +4,7 @@
 #include "kernels/thread_pool.h"
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace hearth::kernels {
@@ -24,5 +25,17 @@ size_t matmul_scratch_bytes(TensorType weight_type, int64_t cols, int64_t batch)
 // (sized by matmul_scratch_bytes at load time), then rows are split over the pool.
 void matmul(const WeightMatrix& w, const float* x, int64_t batch, float* y, ThreadPool& pool,
             std::vector<std::byte>& scratch);
+
+// One product of a group that shares its input.
+struct MatmulOutput {
+    const WeightMatrix* w;
+    float* y; // (batch, w->rows)
+};
+// Several matrices of the same width applied to the same activations (Q, K and V; gate and up):
+// the activations are quantized once per activation type, and the rows of all matrices are
+// shared out in one pool job, so the group costs one barrier instead of one per matrix.
+// Scratch: the sum of matmul_scratch_bytes over the group.
+void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t batch, ThreadPool& pool,
+                  std::vector<std::byte>& scratch);
 
 } // namespace hearth::kernels

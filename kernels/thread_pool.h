@@ -3,6 +3,7 @@
 // waiting for the next job, then sleep. No allocation or thread creation per job.
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 
 namespace hearth::kernels {
 
@@ -18,8 +19,9 @@ public:
     // Runs fn(thread_index, n_threads) on every thread (the caller is index 0)
     // and returns when all have finished.
     template <class F> void run(F&& fn) {
-        run_erased([](void* ctx, int index, int count) { (*static_cast<F*>(ctx))(index, count); },
-                   static_cast<void*>(&fn));
+        using Fn = std::remove_reference_t<F>;
+        run_erased([](void* ctx, int index, int count) { (*static_cast<Fn*>(ctx))(index, count); },
+                   const_cast<void*>(static_cast<const void*>(&fn)));
     }
 
 private:

@@ -87,13 +87,21 @@ Rectangle {
                      : composer.generating ? Theme.text
                      : (actionButton.hovered ? Theme.accentHover : Theme.accent)
             }
+            // Two icons rather than one with a changing path: a Shape does not always redraw a new path.
             contentItem: Item {
                 Icon {
                     anchors.centerIn: parent
-                    path: composer.generating ? Icons.stop : Icons.send
-                    size: composer.generating ? 16 : 20
-                    color: !actionButton.enabled ? Theme.textFaint
-                         : composer.generating ? Theme.window : Theme.textOnAccent
+                    visible: composer.generating
+                    path: Icons.stop
+                    size: 16
+                    color: Theme.window
+                }
+                Icon {
+                    anchors.centerIn: parent
+                    visible: !composer.generating
+                    path: Icons.send
+                    size: 20
+                    color: actionButton.enabled ? Theme.textOnAccent : Theme.textFaint
                 }
             }
             ToolTip.visible: hovered

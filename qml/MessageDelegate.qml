@@ -24,7 +24,7 @@ Item {
     readonly property bool isUser: author === "user"
     property bool editing: false
     width: ListView.view ? ListView.view.width : 600
-    implicitHeight: layout.implicitHeight + 28
+    implicitHeight: layout.implicitHeight + 18
 
     HoverHandler { id: hover }
 
@@ -33,25 +33,31 @@ Item {
         width: Math.min(message.width - 48, message.maxContentWidth)
         anchors.horizontalCenter: parent.horizontalCenter
         anchors.top: parent.top
-        anchors.topMargin: 14
-        spacing: 6
+        anchors.topMargin: 10
+        spacing: 4
 
         // --- the user's message ---
         Rectangle {
+            id: bubble
             visible: message.isUser && !message.editing
+            readonly property real maxTextWidth: layout.width * 0.8 - 32
             Layout.alignment: Qt.AlignRight
-            Layout.maximumWidth: layout.width * 0.8
-            implicitWidth: userText.implicitWidth + 32
+            implicitWidth: userText.width + 32
             implicitHeight: userText.implicitHeight + 22
             radius: 18
             color: Theme.userBubble
+            Text {
+                id: naturalWidth // the unwrapped width of the text, to size the bubble
+                visible: false
+                text: message.content
+                font: userText.font
+            }
             TextEdit {
                 id: userText
                 objectName: "userText"
-                anchors.fill: parent
-                anchors.margins: 11
-                anchors.leftMargin: 16
-                anchors.rightMargin: 16
+                x: 16
+                y: 11
+                width: Math.min(naturalWidth.implicitWidth + 2, bubble.maxTextWidth)
                 text: message.content
                 readOnly: true
                 selectByMouse: true
@@ -59,7 +65,6 @@ Item {
                 color: Theme.text
                 font.pointSize: Theme.fontSize + 1
                 selectionColor: Theme.accent
-                width: Math.min(implicitWidth, layout.width * 0.8 - 32)
             }
         }
         Rectangle {

@@ -44,7 +44,9 @@ QString ChatController::titleFrom(const QString& text) {
 }
 
 QCoro::Task<> ChatController::start() {
+    const QPointer<ChatController> self(this); // the backend may be gone when the read finishes
     const QList<ConversationRecord> records = co_await store_->loadConversations();
+    if (!self) co_return;
     conversations_.setConversations(records);
     ready_ = true;
     emit readyChanged();
@@ -75,7 +77,9 @@ void ChatController::selectConversation(const QString& id) {
 QCoro::Task<> ChatController::loadMessages(QString conversationId) {
     loading_.insert(conversationId, true);
     emit canSendChanged();
+    const QPointer<ChatController> self(this);
     QList<MessageRecord> records = co_await store_->loadMessages(conversationId);
+    if (!self) co_return;
     loading_.remove(conversationId);
     if (MessageListModel* model = messageModels_.value(conversationId)) {
         // A reply that was streaming when the app was killed is what was saved of it.

@@ -1,4 +1,5 @@
 #include "app/core/inference_worker.h"
+#include "app/core/model_names.h"
 #include "app/core/piece_batcher.h"
 #include "engine/error.h"
 #include "engine/model/model.h"
@@ -54,7 +55,7 @@ ModelSummary summarize(const Model& model, int contextLength, int threads, doubl
     const engine::ModelInfo& info = model.info();
     ModelSummary s;
     s.path = QString::fromStdString(model.path());
-    s.name = QString::fromStdString(info.name);
+    s.name = displayName(info);
     s.architecture = QString::fromStdString(info.architecture);
     s.quantization = QString::fromStdString(info.file_type.empty() ? info.quantization : info.file_type);
     s.parameters = info.parameters;

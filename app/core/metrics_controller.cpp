@@ -2,6 +2,7 @@
 #include "app/core/format.h"
 #include "engine/session/engine_metrics.h"
 #include "kernels/dispatch_metrics.h"
+#include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 #include <qcoro/qcorofuture.h>
 
@@ -57,7 +58,9 @@ void MetricsController::setIntervalMs(int ms) {
 QCoro::Task<> MetricsController::sample() {
     if (sampling_) co_return; // the previous sample is still being taken
     sampling_ = true;
+    const QPointer<MetricsController> self(this);
     MetricsSample next = co_await QtConcurrent::run(&takeSample);
+    if (!self) co_return;
     sampling_ = false;
     *last_ = std::move(next);
     const auto push = [](QVariantList& history, double value) {

@@ -4,6 +4,7 @@
 #include "app/core/inference_worker.h"
 #include "app/core/model_scan.h"
 #include <QFileInfo>
+#include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 #include <qcoro/qcorofuture.h>
 
@@ -53,9 +54,10 @@ QCoro::Task<> ModelController::scanModels() {
     const quint64 generation = ++scanGeneration_;
     scanning_ = true;
     emit scanningChanged();
+    const QPointer<ModelController> self(this); // it may be gone when the scan finishes
     const QList<ModelEntry> entries = co_await QtConcurrent::run(
         &hearth::app::scanModels, settings_->modelsFolder(), settings_->recentModels(), settings_->contextLength());
-    if (generation != scanGeneration_) co_return; // a newer scan is under way
+    if (!self || generation != scanGeneration_) co_return; // gone, or a newer scan is under way
     models_.setEntries(entries);
     models_.setLoadedPath(summary_.path);
     scanning_ = false;
@@ -88,9 +90,11 @@ QCoro::Task<bool> ModelController::loadModel(QString path) {
     clearError();
     setStage(true, tr("Loading %1").arg(fileName), 0.2);
 
+    const QPointer<ModelController> self(this);
     QFuture<LoadReply> loadReply = loads_.expect(id);
     emit loadRequested(id, path);
     const LoadReply reply = co_await loadReply;
+    if (!self) co_return false;
     if (!reply.ok) {
         setStage(false, QString(), 0);
         setError(reply.error);
@@ -103,6 +107,7 @@ QCoro::Task<bool> ModelController::loadModel(QString path) {
     QFuture<double> warmUpReply = warmUps_.expect(id);
     emit warmUpRequested(id);
     co_await warmUpReply;
+    if (!self) co_return false;
 
     setStage(false, QString(), 1.0);
     models_.setLoadedPath(summary_.path);

@@ -1,4 +1,5 @@
 #include "app/core/model_scan.h"
+#include "app/core/model_names.h"
 #include "engine/model/model.h"
 #include <QDirIterator>
 #include <QFileInfo>
@@ -14,7 +15,7 @@ ModelEntry readModelEntry(const QString& path, int contextLength) {
     entry.fileBytes = QFileInfo(path).size();
     try {
         const engine::ModelInfo info = engine::Model::read_info(path.toStdString());
-        if (!info.name.empty()) entry.name = QString::fromStdString(info.name);
+        entry.name = displayName(info);
         entry.architecture = QString::fromStdString(info.architecture);
         entry.quantization = QString::fromStdString(info.file_type.empty() ? info.quantization : info.file_type);
         entry.parameters = info.parameters;

@@ -11,6 +11,17 @@ namespace hearth::app {
 
 template <class T> class PendingReplies {
 public:
+    PendingReplies() = default;
+    PendingReplies(const PendingReplies&) = delete;
+    PendingReplies& operator=(const PendingReplies&) = delete;
+    // Whoever still waits gets a default reply (and must check that its owner still exists).
+    ~PendingReplies() {
+        for (const auto& promise : std::as_const(promises_)) {
+            promise->addResult(T{});
+            promise->finish();
+        }
+    }
+
     QFuture<T> expect(quint64 id) {
         auto promise = std::make_shared<QPromise<T>>();
         promise->start();

@@ -1,6 +1,8 @@
 #include "engine/session/chat_session.h"
 #include "engine/error.h"
+#include "engine/session/context_shift.h"
 #include "engine/session/engine_metrics.h"
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -11,6 +13,16 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
+int32_t length(const std::vector<int32_t>& tokens) {
+    return static_cast<int32_t>(tokens.size());
+}
+int32_t common_prefix(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+    const size_t n = std::min(a.size(), b.size());
+    size_t i = 0;
+    while (i < n && a[i] == b[i])
+        ++i;
+    return static_cast<int32_t>(i);
+}
 } // namespace
 
 double TurnStats::prefill_tokens_per_second() const {
@@ -20,85 +32,195 @@ double TurnStats::decode_tokens_per_second() const {
     return decode_seconds > 0 ? generated_tokens / decode_seconds : 0.0;
 }
 
-ChatSession::ChatSession(Inference& inference, int32_t n_ctx)
-    : inference_(inference), cache_(inference.new_cache(n_ctx)) {
+ChatSession::ChatSession(Inference& inference, int32_t n_ctx, std::shared_ptr<const ModelIdentity> identity)
+    : inference_(inference), cache_(inference.new_cache(n_ctx)), identity_(std::move(identity)) {
     const Model& model = inference.model();
     const std::string& source = model.chat_template();
+    model_template_source_ = source.empty() ? std::string(chat::default_chatml_template()) : source;
     try {
-        model_template_ = std::make_unique<chat::ChatTemplate>(
-            source.empty() ? chat::default_chatml_template() : std::string_view(source), model.path());
+        model_template_ = std::make_unique<chat::ChatTemplate>(model_template_source_, model.path());
     } catch (const std::exception& e) {
         // A broken template in the file should not make the model unusable: fall back to ChatML.
-        model_template_ = std::make_unique<chat::ChatTemplate>(chat::default_chatml_template(), "ChatML");
+        model_template_source_ = chat::default_chatml_template();
+        model_template_ = std::make_unique<chat::ChatTemplate>(model_template_source_, "ChatML");
     }
 }
 
 const chat::ChatTemplate& ChatSession::template_for(const GenerationOptions& options) const {
     if (options.template_override.empty()) return *model_template_;
     if (!override_template_ || override_source_ != options.template_override) {
-        override_template_ = std::make_unique<chat::ChatTemplate>(options.template_override, "custom chat template");
+        override_template_ =
+            std::make_unique<chat::ChatTemplate>(options.template_override, "custom chat template");
         override_source_ = options.template_override;
     }
     return *override_template_;
 }
 
-std::string ChatSession::render(std::span<const ChatTurn> conversation, const GenerationOptions& options) const {
-    const auto& tok = inference_.model().tokenizer();
+uint64_t ChatSession::template_hash(const GenerationOptions& options) const {
+    return hash_text(options.template_override.empty() ? model_template_source_ : options.template_override);
+}
+
+const ModelIdentity& ChatSession::model_identity() const {
+    if (!identity_)
+        identity_ = std::make_shared<const ModelIdentity>(engine::model_identity(inference_.model()));
+    return *identity_;
+}
+
+namespace {
+chat::RenderOptions render_options_for(const tokenizer::Tokenizer& tok, bool add_generation_prompt) {
     chat::RenderOptions render_options;
-    render_options.add_generation_prompt = true;
+    render_options.add_generation_prompt = add_generation_prompt;
     if (tok.bos_id() >= 0) render_options.bos_token = tok.token_text(tok.bos_id());
     if (tok.eos_id() >= 0) render_options.eos_token = tok.token_text(tok.eos_id());
-    return template_for(options).render_messages(conversation, render_options);
+    return render_options;
+}
+} // namespace
+
+std::string ChatSession::render(std::span<const ChatTurn> conversation,
+                                const GenerationOptions& options) const {
+    return template_for(options).render_messages(conversation,
+                                                 render_options_for(inference_.model().tokenizer(), true));
 }
 
 std::vector<int32_t> ChatSession::tokenize_prompt(const std::string& text) const {
     const auto& tok = inference_.model().tokenizer();
     std::vector<int32_t> tokens = tok.encode(text, tok.add_bos_by_default(), true);
     // Templates that write the BOS text themselves would otherwise get two.
-    if (tokens.size() >= 2 && tokens[0] == tok.bos_id() && tokens[1] == tok.bos_id()) tokens.erase(tokens.begin());
+    if (tokens.size() >= 2 && tokens[0] == tok.bos_id() && tokens[1] == tok.bos_id())
+        tokens.erase(tokens.begin());
     return tokens;
+}
+
+std::vector<int32_t> ChatSession::prompt_tokens(std::span<const ChatTurn> conversation,
+                                                const GenerationOptions& options) const {
+    return tokenize_prompt(render(conversation, options));
+}
+
+int32_t ChatSession::resolve_n_keep(std::span<const ChatTurn> conversation, const GenerationOptions& options,
+                                    std::span<const int32_t> tokens) const {
+    const auto& tok = inference_.model().tokenizer();
+    int32_t n_keep = options.n_keep;
+    if (n_keep < 0) {
+        n_keep = tok.bos_id() >= 0 && !tokens.empty() && tokens[0] == tok.bos_id() ? 1 : 0;
+        if (!conversation.empty() && conversation.front().role == "system") {
+            // The system prompt's tokens: the part its rendering alone shares with the whole.
+            try {
+                const std::string text = template_for(options).render_messages(
+                    conversation.first(1), render_options_for(tok, false));
+                const std::vector<int32_t> system = tokenize_prompt(text);
+                n_keep = std::max(n_keep, common_prefix(system, {tokens.begin(), tokens.end()}));
+            } catch (const std::exception&) {
+                // Some templates refuse a conversation without a user turn: keep the BOS only.
+            }
+        }
+    }
+    // Half the context at most, so that a shift always frees room.
+    return std::clamp(n_keep, 0, cache_->capacity() / 2);
+}
+
+ChatSession::Prefill ChatSession::prefill(std::span<const ChatTurn> conversation,
+                                          const GenerationOptions& options) {
+    const auto start = Clock::now();
+    EngineMetrics& metrics = engine_metrics();
+    Prefill out;
+    TurnStats& stats = out.stats;
+    const int32_t n_ctx = cache_->capacity();
+    // Room the reply needs: the whole max length when the context allows, else a quarter of it.
+    const int32_t reply_room = std::min(std::max(options.max_tokens, 1), n_ctx / 4);
+
+    const std::vector<int32_t> tokens = prompt_tokens(conversation, options);
+    if (tokens.empty()) throw Error("the conversation renders to no tokens");
+    const int32_t n_tokens = length(tokens);
+
+    // The cache stands for its logical tokens with the window [at, at + dropped) cut out.
+    int32_t common = common_prefix(cache_->logical_tokens(), tokens);
+    int32_t at = cache_->shift_at();
+    int32_t dropped = length(cache_->dropped());
+    if (dropped > 0 && common < at + dropped) {
+        // The conversation changed at or before the shifted-out tokens: the cut no longer applies.
+        common = std::min(common, at);
+        cache_->truncate(common);
+        cache_->clear_dropped();
+        dropped = 0;
+    }
+    int32_t reusable = common - dropped; // positions of the cache that hold the prompt's tokens
+    int32_t in_view = n_tokens - dropped;
+
+    if (in_view + reply_room > n_ctx) {
+        // Shift: keep the system prompt, cut the oldest block after it (at least what is
+        // needed, at least a quarter so that shifts are not needed every turn).
+        if (dropped == 0) at = resolve_n_keep(conversation, options, tokens);
+        const int32_t need = in_view + reply_room - n_ctx;
+        const int32_t shiftable = in_view - at - 1;
+        if (need > shiftable)
+            throw Error("the message is too long: " + std::to_string(n_tokens - (at + dropped)) +
+                        " tokens after the system prompt do not fit in the context length of " +
+                        std::to_string(n_ctx));
+        const int32_t extra = std::min(shiftable, std::max(need, (in_view - at) / 4));
+        cache_->truncate(reusable);
+        if (reusable > at + extra) {
+            shift_context(*cache_, inference_.model(), at, extra); // cheap: no token is recomputed
+            reusable -= extra;
+        } else {
+            reusable = std::min(reusable, at);
+            cache_->truncate(reusable);
+            std::vector<int32_t> window = cache_->dropped();
+            const auto first = tokens.begin() + at + dropped;
+            window.insert(window.end(), first, first + extra);
+            cache_->set_dropped(at, std::move(window));
+        }
+        dropped += extra;
+        in_view -= extra;
+        stats.context_shifted = true;
+        metrics.context_shifts.fetch_add(1, std::memory_order_relaxed);
+    }
+
+    // The prompt as the model sees it: the logical tokens with the window cut out.
+    std::vector<int32_t> view;
+    if (dropped > 0) {
+        view.reserve(static_cast<size_t>(in_view));
+        view.insert(view.end(), tokens.begin(), tokens.begin() + at);
+        view.insert(view.end(), tokens.begin() + at + dropped, tokens.end());
+    } else {
+        view = tokens;
+    }
+
+    // Reuse the cached prefix; at least the last prompt token is evaluated to get logits.
+    const int32_t reused = std::min(reusable, in_view - 1);
+    cache_->truncate(reused);
+    stats.prompt_tokens = in_view;
+    stats.reused_tokens = reused;
+    stats.computed_tokens = in_view - reused;
+    stats.shifted_out_tokens = dropped;
+    stats.n_keep = dropped > 0 ? at : 0;
+    metrics.generating = true;
+    metrics.tokens_reused = reused;
+    metrics.tokens_computed = stats.computed_tokens;
+    metrics.tokens_generated = 0;
+    metrics.tokens_shifted_out = dropped;
+    metrics.kv_capacity = n_ctx;
+
+    out.logits =
+        inference_.eval(*cache_, std::span<const int32_t>(view).subspan(static_cast<size_t>(reused)));
+    cache_template_hash_ = template_hash(options);
+    stats.prefill_seconds = seconds_since(start);
+    metrics.prefill_tokens_per_second = stats.prefill_tokens_per_second();
+    metrics.kv_tokens = cache_->size();
+    out.tokens = tokens;
+    return out;
 }
 
 TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const GenerationOptions& options,
                              const PieceCallback& on_piece, const std::atomic<bool>* stop) {
     const auto start = Clock::now();
     EngineMetrics& metrics = engine_metrics();
-    TurnStats stats;
     const auto& tok = inference_.model().tokenizer();
     const int32_t n_ctx = cache_->capacity();
-    // Room the reply needs: the whole max length when the context allows, else a quarter of it.
-    const int32_t reply_room = std::min(std::max(options.max_tokens, 1), n_ctx / 4);
 
-    // Render the conversation; while it does not fit, drop the oldest turns after the system prompt.
-    std::vector<ChatTurn> turns(conversation.begin(), conversation.end());
-    std::vector<int32_t> tokens = tokenize_prompt(render(turns, options));
-    const size_t first_droppable = !turns.empty() && turns.front().role == "system" ? 1 : 0;
-    while (static_cast<int32_t>(tokens.size()) + reply_room > n_ctx && turns.size() > first_droppable + 1) {
-        turns.erase(turns.begin() + static_cast<std::ptrdiff_t>(first_droppable));
-        tokens = tokenize_prompt(render(turns, options));
-        stats.context_shifted = true;
-    }
-    if (static_cast<int32_t>(tokens.size()) + 1 > n_ctx)
-        throw Error("the message is too long: " + std::to_string(tokens.size()) +
-                    " tokens do not fit in the context length of " + std::to_string(n_ctx));
-
-    // Reuse the cached prefix; at least the last prompt token is evaluated to get logits.
-    int32_t reused = std::min(cache_->common_prefix(tokens), static_cast<int32_t>(tokens.size()) - 1);
-    cache_->truncate(reused);
-    stats.prompt_tokens = static_cast<int32_t>(tokens.size());
-    stats.reused_tokens = reused;
-    stats.computed_tokens = stats.prompt_tokens - reused;
-    metrics.generating = true;
-    metrics.tokens_reused = reused;
-    metrics.tokens_computed = stats.computed_tokens;
-    metrics.tokens_generated = 0;
-    metrics.kv_capacity = n_ctx;
-
-    std::span<const float> logits =
-        inference_.eval(*cache_, std::span<const int32_t>(tokens).subspan(static_cast<size_t>(reused)));
-    stats.prefill_seconds = seconds_since(start);
-    metrics.prefill_tokens_per_second = stats.prefill_tokens_per_second();
-    metrics.kv_tokens = cache_->size();
+    Prefill prefilled = prefill(conversation, options);
+    TurnStats stats = prefilled.stats;
+    std::span<const float> logits = prefilled.logits;
+    std::vector<int32_t>& tokens = prefilled.tokens; // the logical history, for the sampler's penalties
 
     Sampler sampler(options.sampling, inference_.n_vocab());
     tokenizer::IncrementalDecoder decoder(tok);
@@ -121,9 +243,22 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
         tokens.push_back(next);
         ++stats.generated_tokens;
         if (const std::string piece = decoder.push(next); !piece.empty() && on_piece) on_piece(piece);
+        if (i + 1 == options.max_tokens) break; // the last token needs no logits
         if (cache_->size() >= n_ctx) {
-            stats.stop_reason = "context";
-            break;
+            // Full: shift half of what follows the kept prefix out of view, like llama.cpp.
+            const int32_t keep = cache_->shifted() ? cache_->shift_at()
+                                                   : resolve_n_keep(conversation, options, prefilled.tokens);
+            const int32_t n_discard = (cache_->size() - keep) / 2;
+            if (n_discard <= 0) {
+                stats.stop_reason = "context";
+                break;
+            }
+            shift_context(*cache_, inference_.model(), keep, n_discard);
+            stats.context_shifted = true;
+            stats.n_keep = keep;
+            stats.shifted_out_tokens = length(cache_->dropped());
+            metrics.context_shifts.fetch_add(1, std::memory_order_relaxed);
+            metrics.tokens_shifted_out = stats.shifted_out_tokens;
         }
         logits = inference_.eval(*cache_, std::span<const int32_t>(&tokens.back(), 1));
         stats.decode_seconds = seconds_since(decode_start);
@@ -133,10 +268,23 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
     }
     if (const std::string rest = decoder.flush(); !rest.empty() && on_piece) on_piece(rest);
     stats.decode_seconds = seconds_since(decode_start);
+    metrics.tokens_generated = stats.generated_tokens;
     metrics.decode_tokens_per_second = stats.decode_tokens_per_second();
-    metrics.kv_bytes = static_cast<int64_t>(cache_->bytes());
+    metrics.kv_tokens = cache_->size();
     metrics.generating = false;
     return stats;
+}
+
+void ChatSession::save_state(const std::string& path, KvStateFormat format) const {
+    save_kv_state(path, *cache_, KvStateIdentity{model_identity(), cache_template_hash_}, format);
+}
+
+KvRestoreResult ChatSession::restore_state(const std::string& path, const GenerationOptions& options) {
+    const uint64_t expected_template = template_hash(options);
+    KvRestoreResult result = restore_kv_state(
+        path, *cache_, KvStateIdentity{model_identity(), expected_template}, inference_.n_vocab());
+    if (result.restored) cache_template_hash_ = expected_template;
+    return result;
 }
 
 } // namespace hearth::engine

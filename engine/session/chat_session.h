@@ -1,17 +1,21 @@
 #pragma once
 // One conversation with a model: renders it with the chat template, reuses the
 // longest common prefix of tokens already in its KV cache, prefills only the
-// new suffix, then samples and streams the reply.
+// new suffix, then samples and streams the reply. When the context fills, the
+// oldest tokens after the system prompt are shifted out (context_shift.h). Its
+// KV state can be saved to a file and restored later (kv_state_file.h).
 #include "engine/chat/chat_template.h"
 #include "engine/sampling/sampler.h"
 #include "engine/session/inference.h"
 #include "engine/session/kv_cache.h"
+#include "engine/session/kv_state_file.h"
 #include <atomic>
 #include <functional>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hearth::engine {
 
@@ -22,17 +26,21 @@ struct GenerationOptions {
     SamplingParams sampling;
     int32_t max_tokens = 512;
     std::string template_override; // Jinja source; empty: the model's template (ChatML if none)
+    // Tokens a context shift never drops; -1: those of the system prompt (or the BOS token).
+    int32_t n_keep = -1;
 };
 
 struct TurnStats {
-    int32_t prompt_tokens = 0;    // tokens of the rendered conversation
-    int32_t reused_tokens = 0;    // of those, already in the cache
-    int32_t computed_tokens = 0;  // of those, prefilled now
+    int32_t prompt_tokens = 0;   // tokens of the rendered conversation in the model's view
+    int32_t reused_tokens = 0;   // of those, already in the cache
+    int32_t computed_tokens = 0; // of those, prefilled now
     int32_t generated_tokens = 0;
     double prefill_seconds = 0;
     double time_to_first_token = 0; // seconds from the call to the first sampled token
     double decode_seconds = 0;
     bool context_shifted = false;   // older turns left the model's view
+    int32_t shifted_out_tokens = 0; // tokens of the conversation out of the model's view after this reply
+    int32_t n_keep = 0;             // tokens kept at the start when shifting (when context_shifted)
     std::string stop_reason;        // "eos", "length", "stopped", "context"
     double prefill_tokens_per_second() const;
     double decode_tokens_per_second() const;
@@ -43,28 +51,57 @@ using PieceCallback = std::function<void(std::string_view piece)>;
 
 class ChatSession {
 public:
-    ChatSession(Inference& inference, int32_t n_ctx);
+    // `identity` may be shared by the sessions of one model; computed on first need if null.
+    ChatSession(Inference& inference, int32_t n_ctx, std::shared_ptr<const ModelIdentity> identity = nullptr);
 
     // Generates the assistant's reply to `conversation` (which ends with a user turn).
     // `stop` is checked between tokens. Throws hearth::Error on a template error.
     TurnStats reply(std::span<const ChatTurn> conversation, const GenerationOptions& options,
                     const PieceCallback& on_piece, const std::atomic<bool>* stop = nullptr);
 
+    // The first half of reply(): renders, reuses the cached prefix (shifting the context
+    // if it must) and prefills the rest. `logits` (after the last prompt token) stay valid
+    // until the next evaluation; `tokens` is the logical prompt.
+    struct Prefill {
+        TurnStats stats;
+        std::span<const float> logits;
+        std::vector<int32_t> tokens;
+    };
+    Prefill prefill(std::span<const ChatTurn> conversation, const GenerationOptions& options);
+
     // The text the template produces for `conversation` plus the generation prompt.
     std::string render(std::span<const ChatTurn> conversation, const GenerationOptions& options) const;
+    // That text as tokens, as the session would feed them to the model.
+    std::vector<int32_t> prompt_tokens(std::span<const ChatTurn> conversation,
+                                       const GenerationOptions& options) const;
+
+    // Instant resume. save_state writes the cache (atomically) with the identity of the
+    // model and of the template its tokens were rendered with; throws hearth::Error when
+    // the file cannot be written. restore_state replaces the cache with a saved one if it
+    // matches this model and the template `options` select; otherwise the cache is left
+    // as it was and the result says why (the next reply then prefills as usual).
+    void save_state(const std::string& path, KvStateFormat format = KvStateFormat::F16) const;
+    KvRestoreResult restore_state(const std::string& path, const GenerationOptions& options = {});
 
     KvCache& cache() { return *cache_; }
     const KvCache& cache() const { return *cache_; }
+    const ModelIdentity& model_identity() const;
+    uint64_t template_hash(const GenerationOptions& options) const;
 
 private:
     const chat::ChatTemplate& template_for(const GenerationOptions& options) const;
     std::vector<int32_t> tokenize_prompt(const std::string& text) const;
+    int32_t resolve_n_keep(std::span<const ChatTurn> conversation, const GenerationOptions& options,
+                           std::span<const int32_t> tokens) const;
 
     Inference& inference_;
     std::unique_ptr<KvCache> cache_;
+    std::string model_template_source_;
     std::unique_ptr<chat::ChatTemplate> model_template_;
     mutable std::string override_source_;
     mutable std::unique_ptr<chat::ChatTemplate> override_template_;
+    mutable std::shared_ptr<const ModelIdentity> identity_;
+    uint64_t cache_template_hash_ = 0; // of the template the cached tokens were rendered with
 };
 
 } // namespace hearth::engine

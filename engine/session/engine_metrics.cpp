@@ -30,6 +30,11 @@ EngineMetricsSnapshot EngineMetrics::snapshot() const {
     s.kv_capacity = kv_capacity.load(relaxed);
     s.kv_bytes = kv_bytes.load(relaxed);
     s.model_bytes = model_bytes.load(relaxed);
+    s.kv_sessions = kv_sessions.load(relaxed);
+    s.tokens_shifted_out = tokens_shifted_out.load(relaxed);
+    s.context_shifts = context_shifts.load(relaxed);
+    s.states_restored = states_restored.load(relaxed);
+    s.states_rejected = states_rejected.load(relaxed);
     s.resident_bytes = resident_bytes();
     return s;
 }

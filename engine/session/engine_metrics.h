@@ -17,9 +17,14 @@ struct EngineMetricsSnapshot {
     int64_t tokens_generated = 0;         // of the current or last reply
     int64_t kv_tokens = 0;                // in the active conversation's cache
     int64_t kv_capacity = 0;
-    int64_t kv_bytes = 0;                 // of every cache held in memory
+    int64_t kv_bytes = 0;           // of every cache held in memory
+    int64_t kv_sessions = 0;        // conversations whose caches are in memory
+    int64_t tokens_shifted_out = 0; // of the last reply's conversation, out of the model's view
+    int64_t context_shifts = 0;     // since start
+    int64_t states_restored = 0;    // conversations resumed from a saved state, since start
+    int64_t states_rejected = 0;    // saved states discarded (mismatch or damage), since start
     int64_t model_bytes = 0;
-    int64_t resident_bytes = 0;           // of the whole process (from /proc)
+    int64_t resident_bytes = 0; // of the whole process (from /proc)
 };
 
 class EngineMetrics {
@@ -32,6 +37,8 @@ public:
     std::atomic<double> time_to_first_token_ms{0};
     std::atomic<int64_t> tokens_reused{0}, tokens_computed{0}, tokens_generated{0};
     std::atomic<int64_t> kv_tokens{0}, kv_capacity{0}, kv_bytes{0}, model_bytes{0};
+    std::atomic<int64_t> kv_sessions{0}, tokens_shifted_out{0}, context_shifts{0};
+    std::atomic<int64_t> states_restored{0}, states_rejected{0};
 };
 
 // The process-wide metrics.

@@ -5,30 +5,32 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <thread>
 
 namespace hearth::engine {
 
 // Activations of one batch, each (n_batch, width); allocated once.
 struct Inference::Scratch {
-    std::vector<float> x;      // (n_batch, n_embd) residual stream
-    std::vector<float> xb;     // (n_batch, n_embd) normed input of a sublayer
-    std::vector<float> q;      // (n_batch, q_width)
-    std::vector<float> k, v;   // (n_batch, kv_width)
-    std::vector<float> attn;   // (n_batch, q_width) attention output
-    std::vector<float> gate;   // (n_batch, n_ff)
-    std::vector<float> up;     // (n_batch, n_ff)
-    std::vector<float> ffn;    // (n_batch, n_embd)
-    std::vector<float> logits; // (1 or n_batch, n_vocab)
-    std::vector<float> rope;   // (n_batch, rope_dim) cos/sin pairs of each token's position
+    std::vector<float> x;            // (n_batch, n_embd) residual stream
+    std::vector<float> xb;           // (n_batch, n_embd) normed input of a sublayer
+    std::vector<float> q;            // (n_batch, q_width)
+    std::vector<float> k, v;         // (n_batch, kv_width)
+    std::vector<float> attn;         // (n_batch, q_width) attention output
+    std::vector<float> gate;         // (n_batch, n_ff)
+    std::vector<float> up;           // (n_batch, n_ff)
+    std::vector<float> ffn;          // (n_batch, n_embd)
+    std::vector<float> logits;       // (1 or n_batch, n_vocab)
+    std::vector<float> rope;         // (n_batch, rope_dim) cos/sin pairs of each token's position
     std::vector<float> rope_factors; // (rope_dim / 2) divisor of each rotated pair's frequency
     std::vector<std::byte> matmul;
 };
 
 Inference::Inference(std::shared_ptr<const Model> model, InferenceOptions options)
     : model_(std::move(model)), n_batch_(std::max(1, options.n_batch)) {
-    int32_t threads = options.n_threads > 0 ? options.n_threads
-                                            : static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
+    int32_t threads = options.n_threads > 0
+                          ? options.n_threads
+                          : static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
     pool_ = std::make_unique<kernels::ThreadPool>(threads);
 
     const HyperParams& hp = model_->hparams();
@@ -52,9 +54,18 @@ Inference::Inference(std::shared_ptr<const Model> model, InferenceOptions option
     auto need = [&](const kernels::WeightMatrix& m) {
         matmul_bytes = std::max(matmul_bytes, kernels::matmul_scratch_bytes(m.type, m.cols, n_batch_));
     };
+    auto need_group = [&](std::initializer_list<const kernels::WeightMatrix*> group) {
+        size_t bytes = 0;
+        for (const auto* m : group)
+            bytes += kernels::matmul_scratch_bytes(m->type, m->cols, n_batch_);
+        matmul_bytes = std::max(matmul_bytes, bytes);
+    };
     need(w.output);
     for (const auto& l : w.layers) {
-        for (const auto* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down}) need(*m);
+        need_group({&l.wq, &l.wk, &l.wv});
+        need_group({&l.w_gate, &l.w_up});
+        for (const auto* m : {&l.wo, &l.w_down})
+            need(*m);
     }
     s->matmul.resize(matmul_bytes);
     scratch_ = std::move(s);
@@ -62,18 +73,22 @@ Inference::Inference(std::shared_ptr<const Model> model, InferenceOptions option
 
 Inference::~Inference() = default;
 
-int32_t Inference::n_threads() const { return pool_->size(); }
+int32_t Inference::n_threads() const {
+    return pool_->size();
+}
 
 std::unique_ptr<KvCache> Inference::new_cache(int32_t n_ctx) const {
     return std::make_unique<KvCache>(model_->hparams(), n_ctx);
 }
 
-std::span<const float> Inference::eval(KvCache& cache, std::span<const int32_t> tokens, std::vector<float>* all_logits) {
+std::span<const float> Inference::eval(KvCache& cache, std::span<const int32_t> tokens,
+                                       std::vector<float>* all_logits) {
     const int32_t n_vocab = model_->hparams().n_vocab;
     if (tokens.empty()) throw Error("nothing to evaluate: no tokens");
     if (cache.size() + static_cast<int64_t>(tokens.size()) > cache.capacity())
-        throw Error("the context is full: " + std::to_string(cache.size()) + " + " + std::to_string(tokens.size()) +
-                    " tokens exceed the context length " + std::to_string(cache.capacity()));
+        throw Error("the context is full: " + std::to_string(cache.size()) + " + " +
+                    std::to_string(tokens.size()) + " tokens exceed the context length " +
+                    std::to_string(cache.capacity()));
     for (int32_t id : tokens)
         if (id < 0 || id >= n_vocab)
             throw Error("token id " + std::to_string(id) + " is outside the vocabulary of " + model_->path());
@@ -83,7 +98,8 @@ std::span<const float> Inference::eval(KvCache& cache, std::span<const int32_t> 
     for (size_t start = 0; start < tokens.size(); start += static_cast<size_t>(n_batch_)) {
         const int32_t n = static_cast<int32_t>(std::min<size_t>(n_batch_, tokens.size() - start));
         const bool last = start + static_cast<size_t>(n) == tokens.size();
-        float* out = all_logits ? all_logits->data() + start * n_vocab : (last ? scratch_->logits.data() : nullptr);
+        float* out =
+            all_logits ? all_logits->data() + start * n_vocab : (last ? scratch_->logits.data() : nullptr);
         forward_batch(cache, tokens.data() + start, n, all_logits != nullptr, out);
     }
     if (all_logits)
@@ -106,6 +122,12 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
     auto matmul = [&](const kernels::WeightMatrix& m, const float* in, int32_t rows, float* out) {
         kernels::matmul(m, in, rows, out, pool, s.matmul);
     };
+    // Products that share their input run as one job: one quantization, one barrier.
+    auto matmul_group = [&](std::initializer_list<kernels::MatmulOutput> outputs, const float* in,
+                            int32_t rows) {
+        kernels::matmul_group(std::span<const kernels::MatmulOutput>(outputs.begin(), outputs.size()), in,
+                              rows, pool, s.matmul);
+    };
 
     embed_tokens(w.token_embd, tokens, n, s.x.data());
     rope_tables(hp, s.rope_factors, n_past, n, s.rope.data());
@@ -115,9 +137,7 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
 
         // Attention: norm -> Q, K, V -> (Q/K norm) -> RoPE -> cache -> attend -> output projection.
         rms_norm_rows(s.x.data(), l.attn_norm.data(), n, dim, hp.rms_eps, s.xb.data());
-        matmul(l.wq, s.xb.data(), n, s.q.data());
-        matmul(l.wk, s.xb.data(), n, s.k.data());
-        matmul(l.wv, s.xb.data(), n, s.v.data());
+        matmul_group({{&l.wq, s.q.data()}, {&l.wk, s.k.data()}, {&l.wv, s.v.data()}}, s.xb.data(), n);
         if (!l.bq.empty()) {
             add_bias_rows(s.q.data(), l.bq.data(), n, qw);
             add_bias_rows(s.k.data(), l.bk.data(), n, kvw);
@@ -136,8 +156,7 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
 
         // Feed-forward: norm -> SwiGLU -> down projection -> residual.
         rms_norm_rows(s.x.data(), l.ffn_norm.data(), n, dim, hp.rms_eps, s.xb.data());
-        matmul(l.w_gate, s.xb.data(), n, s.gate.data());
-        matmul(l.w_up, s.xb.data(), n, s.up.data());
+        matmul_group({{&l.w_gate, s.gate.data()}, {&l.w_up, s.up.data()}}, s.xb.data(), n);
         swiglu(s.gate.data(), s.up.data(), static_cast<size_t>(n) * hp.n_ff);
         matmul(l.w_down, s.gate.data(), n, s.ffn.data());
         add_rows(s.x.data(), s.ffn.data(), static_cast<size_t>(n) * dim);

@@ -1,9 +1,12 @@
 #pragma once
 // The keys and values of one conversation, and the tokens they were computed from.
-// Speaks in sequences, like llama.cpp's cache: keep a prefix, drop the rest, shift.
+// Speaks in sequences, like llama.cpp's cache: keep a prefix, drop the rest, drop a
+// block in the middle (context shift).
 #include "engine/model/hparams.h"
 #include "kernels/block_formats.h"
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -15,38 +18,76 @@ public:
 
     int32_t capacity() const { return n_ctx_; }
     int32_t size() const { return static_cast<int32_t>(tokens_.size()); }
-    const std::vector<int32_t>& tokens() const { return tokens_; }
-    size_t bytes() const { return (keys_.size() + values_.size()) * sizeof(kernels::fp16_bits); }
+    int32_t n_layer() const { return n_layer_; }
     int32_t kv_width() const { return kv_width_; }
+    // The tokens whose keys/values are held, position by position.
+    const std::vector<int32_t>& tokens() const { return tokens_; }
+
+    // Address space reserved for the whole context (keys and values).
+    size_t bytes() const { return 2 * per_position_bytes() * static_cast<size_t>(n_ctx_); }
+    // Memory actually touched: storage is not zeroed, so the pages of positions never
+    // written are never made resident. This is what a memory budget should count.
+    size_t resident_bytes() const { return 2 * per_position_bytes() * static_cast<size_t>(high_water_); }
+    // Bytes of keys and values of the positions in use.
+    size_t used_bytes() const { return 2 * per_position_bytes() * static_cast<size_t>(size()); }
 
     // Keys/values of one layer at one position: (n_head_kv * head_dim) halves. Stored
     // as F16, as llama.cpp does by default: half the memory and bandwidth of F32.
-    kernels::fp16_bits* key(int32_t layer, int32_t pos) { return keys_.data() + offset(layer, pos); }
-    kernels::fp16_bits* value(int32_t layer, int32_t pos) { return values_.data() + offset(layer, pos); }
-    const kernels::fp16_bits* key(int32_t layer, int32_t pos) const { return keys_.data() + offset(layer, pos); }
-    const kernels::fp16_bits* value(int32_t layer, int32_t pos) const { return values_.data() + offset(layer, pos); }
+    kernels::fp16_bits* key(int32_t layer, int32_t pos) { return keys_.get() + offset(layer, pos); }
+    kernels::fp16_bits* value(int32_t layer, int32_t pos) { return values_.get() + offset(layer, pos); }
+    const kernels::fp16_bits* key(int32_t layer, int32_t pos) const {
+        return keys_.get() + offset(layer, pos);
+    }
+    const kernels::fp16_bits* value(int32_t layer, int32_t pos) const {
+        return values_.get() + offset(layer, pos);
+    }
 
-    // Keeps the first n tokens (and their keys/values), forgets the rest.
+    // Keeps the first n tokens (and their keys/values), forgets the rest. The record of
+    // shifted-out tokens is left alone: the caller decides whether it still applies.
     void truncate(int32_t n);
+    void clear();
     // Records tokens whose keys/values the forward pass has just written at the end.
     void append_tokens(std::span<const int32_t> tokens);
     // Length of the common prefix of the cached tokens and `tokens`.
     int32_t common_prefix(std::span<const int32_t> tokens) const;
 
-    // Raw storage, for saving and restoring a conversation's state.
-    std::vector<kernels::fp16_bits>& raw_keys() { return keys_; }
-    std::vector<kernels::fp16_bits>& raw_values() { return values_; }
-    void set_tokens(std::vector<int32_t> tokens) { tokens_ = std::move(tokens); }
+    // Context shift, storage half: forgets positions [n_keep, n_keep + n_discard) and
+    // moves the later ones down by n_discard. Keys keep their old rotation; see
+    // context_shift.h for the RoPE half. The dropped tokens are remembered, so the cache
+    // stands for a longer logical sequence with one window cut out after n_keep.
+    // A second shift must keep the same n_keep (the window just grows).
+    void discard(int32_t n_keep, int32_t n_discard);
+
+    // The cut-out window: logical = tokens[0, shift_at) + dropped + tokens[shift_at, size).
+    int32_t shift_at() const { return shift_at_; }
+    const std::vector<int32_t>& dropped() const { return dropped_; }
+    bool shifted() const { return !dropped_.empty(); }
+    void set_dropped(int32_t at, std::vector<int32_t> dropped);
+    void clear_dropped() { set_dropped(0, {}); }
+    // The sequence the cache stands for (equal to tokens() when nothing was shifted out).
+    std::vector<int32_t> logical_tokens() const;
+
+    // Sets the token list of a state whose keys/values were written directly (restore).
+    void set_tokens(std::vector<int32_t> tokens);
 
 private:
+    size_t per_position_bytes() const {
+        return static_cast<size_t>(n_layer_) * kv_width_ * sizeof(kernels::fp16_bits);
+    }
     size_t offset(int32_t layer, int32_t pos) const {
         return (static_cast<size_t>(layer) * n_ctx_ + pos) * kv_width_;
     }
+    void note_size() { high_water_ = std::max(high_water_, size()); }
+
     int32_t n_ctx_;
+    int32_t n_layer_;
     int32_t kv_width_;
-    std::vector<kernels::fp16_bits> keys_;   // (layer, n_ctx, kv_width)
-    std::vector<kernels::fp16_bits> values_; // (layer, n_ctx, kv_width)
+    int32_t high_water_ = 0;                       // most positions ever written
+    std::unique_ptr<kernels::fp16_bits[]> keys_;   // (layer, n_ctx, kv_width)
+    std::unique_ptr<kernels::fp16_bits[]> values_; // (layer, n_ctx, kv_width)
     std::vector<int32_t> tokens_;
+    int32_t shift_at_ = 0;
+    std::vector<int32_t> dropped_;
 };
 
 } // namespace hearth::engine

@@ -1,6 +1,6 @@
 #include "engine/session/transformer_ops.h"
+#include "kernels/dispatch_metrics.h"
 #include "kernels/kernel_table.h"
-#include "kernels/fp16.h"
 #include <algorithm>
 #include <cmath>
 
@@ -13,8 +13,8 @@ void embed_tokens(const kernels::WeightMatrix& table, const int32_t* tokens, int
     const size_t row_bytes = kernels::row_bytes(table.type, table.cols);
     const auto* base = static_cast<const std::byte*>(table.data);
     for (int32_t t = 0; t < n; ++t)
-        dequantize(base + static_cast<size_t>(tokens[t]) * row_bytes, out + static_cast<size_t>(t) * table.cols,
-                   table.cols);
+        dequantize(base + static_cast<size_t>(tokens[t]) * row_bytes,
+                   out + static_cast<size_t>(t) * table.cols, table.cols);
 }
 
 void rms_norm_rows(const float* x, const float* weight, int32_t rows, int32_t dim, float eps, float* out) {
@@ -23,22 +23,26 @@ void rms_norm_rows(const float* x, const float* weight, int32_t rows, int32_t di
         float* dst = out + static_cast<size_t>(r) * dim;
         // Squares in float summed in double, mean and scale in float: ggml's order of rounding.
         double sum = 0;
-        for (int32_t i = 0; i < dim; ++i) sum += static_cast<double>(row[i] * row[i]);
+        for (int32_t i = 0; i < dim; ++i)
+            sum += static_cast<double>(row[i] * row[i]);
         const float mean = static_cast<float>(sum / dim);
         const float scale = 1.0f / std::sqrt(mean + eps);
-        for (int32_t i = 0; i < dim; ++i) dst[i] = row[i] * scale * weight[i];
+        for (int32_t i = 0; i < dim; ++i)
+            dst[i] = row[i] * scale * weight[i];
     }
 }
 
 void add_bias_rows(float* x, const float* bias, int32_t rows, int32_t dim) {
     for (int32_t r = 0; r < rows; ++r) {
         float* row = x + static_cast<size_t>(r) * dim;
-        for (int32_t i = 0; i < dim; ++i) row[i] += bias[i];
+        for (int32_t i = 0; i < dim; ++i)
+            row[i] += bias[i];
     }
 }
 
 void add_rows(float* x, const float* y, size_t count) {
-    for (size_t i = 0; i < count; ++i) x[i] += y[i];
+    for (size_t i = 0; i < count; ++i)
+        x[i] += y[i];
 }
 
 void swiglu(float* gate, const float* up, size_t count) {
@@ -51,13 +55,15 @@ void swiglu(float* gate, const float* up, size_t count) {
 std::vector<float> rope_frequency_factors(const HyperParams& hp, const std::vector<float>& freq_factors) {
     const int32_t pairs = hp.rope_dim / 2;
     std::vector<float> factors(static_cast<size_t>(pairs), 1.0f);
-    for (int32_t i = 0; i < pairs && !freq_factors.empty(); ++i) factors[static_cast<size_t>(i)] = freq_factors[static_cast<size_t>(i)];
+    for (int32_t i = 0; i < pairs && !freq_factors.empty(); ++i)
+        factors[static_cast<size_t>(i)] = freq_factors[static_cast<size_t>(i)];
     return factors;
 }
 
 // Angles are computed in float as a running product, the way ggml does, so that the
 // rotated keys match llama.cpp's to the last bit where possible.
-void rope_tables(const HyperParams& hp, const std::vector<float>& freq_factors, int32_t n_past, int32_t n, float* out) {
+void rope_tables(const HyperParams& hp, const std::vector<float>& freq_factors, int32_t n_past, int32_t n,
+                 float* out) {
     const int32_t pairs = hp.rope_dim / 2;
     const float theta_scale = std::pow(hp.rope_freq_base, -2.0f / static_cast<float>(hp.rope_dim));
     for (int32_t t = 0; t < n; ++t) {
@@ -101,60 +107,34 @@ void store_kv(KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const fl
     }
 }
 
-namespace {
-inline float round_to_half(float x) { return kernels::fp16_to_fp32(kernels::fp32_to_fp16(x)); }
-} // namespace
-
-// Flash-attention in one pass with an online softmax, at llama.cpp's precision: the
-// query is rounded to F16 to meet the F16 keys, and the weighted sum of values is
-// accumulated in F16 (rescaled when a new maximum appears). This matches the CPU
-// reference llama.cpp's outputs are judged by far better than an F32 accumulator does.
-void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const float* q,
-            float* out, kernels::ThreadPool& pool) {
+// One kernel call per (head, query): the kernel reproduces llama.cpp's flash-attention
+// precision (kernel_table.h). Work is split head-major, so each thread walks the keys and
+// values of few KV heads, which stay in its L2 across the queries of a batch.
+void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t n_past, int32_t n,
+            const float* q, float* out, kernels::ThreadPool& pool) {
+    kernels::AttendF16Fn attend_head = kernels::active_kernels().attend_f16;
+    if (!attend_head) attend_head = kernels::reference_kernels().attend_f16;
+    namespace metrics = kernels::dispatch_metrics;
+    metrics::ScopedTimer timer(metrics::Op::Attention, kernels::TensorType::F16,
+                               kernels::active_kernels().isa);
     const int32_t head_dim = hp.head_dim;
     const int32_t group = hp.n_head / hp.n_head_kv;
     const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+    const size_t stride = static_cast<size_t>(cache.kv_width());
     const int64_t items = static_cast<int64_t>(n) * hp.n_head;
-    pool.run([&](int index, int count) {
-        float q16[kMaxHeadDim];
-        float acc[kMaxHeadDim]; // values representable in F16
+    auto run_items = [&](int index, int count) {
         const kernels::Range range = kernels::split_range(items, index, count);
         for (int64_t item = range.begin; item < range.end; ++item) {
-            const int32_t t = static_cast<int32_t>(item / hp.n_head);
-            const int32_t h = static_cast<int32_t>(item % hp.n_head);
+            const int32_t h = static_cast<int32_t>(item / n);
+            const int32_t t = static_cast<int32_t>(item % n);
             const int32_t kv_offset = (h / group) * head_dim;
-            const float* qh = q + (static_cast<size_t>(t) * hp.n_head + h) * head_dim;
-            for (int32_t d = 0; d < head_dim; ++d) {
-                q16[d] = round_to_half(qh[d]);
-                acc[d] = 0.0f;
-            }
-            const int32_t n_keys = n_past + t + 1; // causal: up to and including this token
-            float max_score = -INFINITY, sum = 0.0f;
-            for (int32_t j = 0; j < n_keys; ++j) {
-                // Products of halves are exact in float; their sum is kept in double.
-                const kernels::fp16_bits* k = cache.key(layer, j) + kv_offset;
-                double dot = 0.0;
-                for (int32_t d = 0; d < head_dim; ++d) dot += q16[d] * kernels::fp16_to_fp32(k[d]);
-                const float score = static_cast<float>(dot) * scale;
-                float weight = 1.0f;
-                if (score > max_score) {
-                    const float rescale = std::exp(max_score - score);
-                    for (int32_t d = 0; d < head_dim; ++d) acc[d] = round_to_half(acc[d] * rescale);
-                    sum *= rescale;
-                    max_score = score;
-                } else {
-                    weight = std::exp(score - max_score);
-                }
-                const kernels::fp16_bits* v = cache.value(layer, j) + kv_offset;
-                for (int32_t d = 0; d < head_dim; ++d)
-                    acc[d] = round_to_half(std::fma(kernels::fp16_to_fp32(v[d]), weight, acc[d]));
-                sum += weight;
-            }
-            float* o = out + (static_cast<size_t>(t) * hp.n_head + h) * head_dim;
-            const float inv_sum = 1.0f / sum;
-            for (int32_t d = 0; d < head_dim; ++d) o[d] = acc[d] * inv_sum;
+            const size_t row = (static_cast<size_t>(t) * hp.n_head + h) * head_dim;
+            // Causal: up to and including this token.
+            attend_head(q + row, cache.key(layer, 0) + kv_offset, cache.value(layer, 0) + kv_offset, stride,
+                        n_past + t + 1, head_dim, scale, out + row);
         }
-    });
+    };
+    pool.run(run_items);
 }
 
 } // namespace hearth::engine

@@ -2,6 +2,7 @@
 // The element-wise and attention steps of the forward pass, on rows of floats.
 #include "engine/model/hparams.h"
 #include "engine/session/kv_cache.h"
+#include "kernels/kernel_table.h"
 #include "kernels/matmul.h"
 #include "kernels/thread_pool.h"
 #include <cstddef>
@@ -29,7 +30,7 @@ void rope_tables(const HyperParams& hp, const std::vector<float>& freq_factors, 
 void apply_rope(const HyperParams& hp, const float* tables, int32_t n, float* x, int32_t n_heads);
 
 // Largest head size the attention kernel takes (checked at load).
-inline constexpr int32_t kMaxHeadDim = 512;
+inline constexpr int32_t kMaxHeadDim = static_cast<int32_t>(kernels::kMaxAttentionHeadDim);
 
 // Writes n rows of keys and values (kv_width floats each) into the cache at n_past ...
 void store_kv(KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const float* k, const float* v);

@@ -7,6 +7,7 @@
 // Activation types: F32 weights dot F32 activations, F16 and BF16 weights dot
 // activations of their own type (as in ggml); Q4_0, Q4_1, Q5_0,
 // Q5_1 and Q8_0 dot Q8_0 activations; the K-quants dot Q8_K activations.
+#include <cstddef>
 #include <cstdint>
 
 namespace hearth::kernels {
@@ -66,5 +67,10 @@ float vec_dot_q8_K_q8_K_ref(int64_t n, const void* weights, const void* activati
 void unpack_scale_min_k4(int j, const uint8_t* scales, uint8_t* scale, uint8_t* min);
 // Unpacks the 16 six-bit scales of a Q3_K block, already minus 32 (range -32..31).
 void unpack_scales_q3_K(const uint8_t* packed, int8_t* scales);
+
+// One query row of causal attention over F16 keys and values (see AttendF16Fn in
+// kernel_table.h). The score's dot product is summed in double: the oracle.
+void attend_f16_ref(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
+                    int64_t n_keys, int64_t head_dim, float scale, float* out);
 
 } // namespace hearth::kernels

@@ -55,4 +55,9 @@ void gemm_q4_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int
                     int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
                     float* y, int64_t y_stride);
 
+// One query of causal attention over an F16 KV cache (AttendF16Fn); head sizes that are not a
+// multiple of 8 go to the reference.
+void attend_f16(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride, int64_t n_keys,
+                int64_t head_dim, float scale, float* out);
+
 } // namespace hearth::kernels::avx2

@@ -46,7 +46,9 @@ private slots:
             reply.content += " More.";
             reply.state = MessageState::Complete;
             store.saveMessage(reply); // an upsert, not a second row
-            store.saveMessage(message(older.id, 0, "user", "old question"));
+            MessageRecord oldQuestion = message(older.id, 0, "user", "old question");
+            oldQuestion.createdAt = older.updatedAt;
+            store.saveMessage(oldQuestion);
         }
         SqlStore reopened(path);
         const QList<ConversationRecord> conversations = reopened.conversations();

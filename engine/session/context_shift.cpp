@@ -1,0 +1,36 @@
+#include "engine/session/context_shift.h"
+#include "engine/session/transformer_ops.h"
+#include "kernels/fp16.h"
+#include <vector>
+
+namespace hearth::engine {
+
+void rotate_cached_keys(KvCache& cache, const Model& model, int32_t begin, int32_t end, int32_t delta) {
+    if (delta == 0 || begin >= end) return;
+    const HyperParams& hp = model.hparams();
+    const std::vector<float> factors = rope_frequency_factors(hp, model.weights().rope_freq_factors);
+    // One table row: the cos/sin of turning by `delta` positions, for every pair.
+    std::vector<float> turn(static_cast<size_t>(hp.rope_dim));
+    rope_tables(hp, factors, delta, 1, turn.data());
+
+    const int32_t width = cache.kv_width();
+    std::vector<float> row(static_cast<size_t>(width));
+    for (int32_t layer = 0; layer < cache.n_layer(); ++layer) {
+        for (int32_t pos = begin; pos < end; ++pos) {
+            // F16 -> F32, rotate with the model's own layout (NeoX or not), round back.
+            kernels::fp16_bits* key = cache.key(layer, pos);
+            for (int32_t i = 0; i < width; ++i)
+                row[static_cast<size_t>(i)] = kernels::fp16_to_fp32(key[i]);
+            apply_rope(hp, turn.data(), 1, row.data(), hp.n_head_kv);
+            for (int32_t i = 0; i < width; ++i)
+                key[i] = kernels::fp32_to_fp16(row[static_cast<size_t>(i)]);
+        }
+    }
+}
+
+void shift_context(KvCache& cache, const Model& model, int32_t n_keep, int32_t n_discard) {
+    cache.discard(n_keep, n_discard);
+    rotate_cached_keys(cache, model, n_keep, cache.size(), -n_discard);
+}
+
+} // namespace hearth::engine

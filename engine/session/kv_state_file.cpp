@@ -1,0 +1,305 @@
+#include "engine/session/kv_state_file.h"
+#include "engine/error.h"
+#include "kernels/fp16.h"
+#include "kernels/kernel_table.h"
+#include "kernels/tensor_type.h"
+#include <bit>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+#include <vector>
+
+namespace hearth::engine {
+
+namespace {
+
+constexpr char kMagic[4] = {'H', 'K', 'V', 'S'};
+constexpr uint32_t kVersion = 1;
+constexpr uint64_t kMultiplier = 0x9E3779B97F4A7C15ull;
+
+uint64_t mix(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+// Appends plain values to a byte buffer.
+class Writer {
+public:
+    template <typename T> void put(T value) {
+        const auto* p = reinterpret_cast<const char*>(&value);
+        bytes_.append(p, sizeof(T));
+    }
+    void put_bytes(const void* data, size_t n) { bytes_.append(static_cast<const char*>(data), n); }
+    void put_string(const std::string& s) {
+        put(static_cast<uint32_t>(s.size()));
+        put_bytes(s.data(), s.size());
+    }
+    std::string& bytes() { return bytes_; }
+
+private:
+    std::string bytes_;
+};
+
+// Reads plain values from a byte buffer; running past its end is a truncated file.
+class Reader {
+public:
+    Reader(const std::vector<char>& bytes, size_t end) : bytes_(bytes), end_(end) {}
+    template <typename T> T get() {
+        T value;
+        std::memcpy(&value, take(sizeof(T)), sizeof(T));
+        return value;
+    }
+    const char* take(size_t n) {
+        if (n > end_ - pos_) throw std::out_of_range("truncated");
+        const char* p = bytes_.data() + pos_;
+        pos_ += n;
+        return p;
+    }
+    std::string get_string(size_t max) {
+        const uint32_t n = get<uint32_t>();
+        if (n > max) throw std::out_of_range("truncated");
+        const char* p = take(n);
+        return std::string(p, n);
+    }
+    size_t remaining() const { return end_ - pos_; }
+
+private:
+    const std::vector<char>& bytes_;
+    size_t end_;
+    size_t pos_ = 0;
+};
+
+size_t row_bytes_of(KvStateFormat format, int32_t width) {
+    return format == KvStateFormat::Q8_0 ? kernels::row_bytes(kernels::TensorType::Q8_0, width)
+                                         : static_cast<size_t>(width) * sizeof(kernels::fp16_bits);
+}
+
+const kernels::TypeKernels& q8_0_kernels() {
+    const kernels::TypeKernels& active = kernels::active_kernels().of(kernels::TensorType::Q8_0);
+    return active.quantize && active.dequantize ? active
+                                                : kernels::reference_kernels().of(kernels::TensorType::Q8_0);
+}
+
+// Writes `bytes` to path through a temporary file and a rename, so that a crash or a
+// full disk never leaves a half-written state under the real name.
+void write_atomically(const std::string& path, const std::string& bytes) {
+    const std::string temp = path + ".tmp-" + std::to_string(::getpid());
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw Error(path + ": cannot write the conversation state: " + std::strerror(errno));
+    size_t written = 0;
+    while (written < bytes.size()) {
+        const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            const std::string problem = std::strerror(errno);
+            ::close(fd);
+            ::unlink(temp.c_str());
+            throw Error(path + ": cannot write the conversation state: " + problem);
+        }
+        written += static_cast<size_t>(n);
+    }
+    if (::fsync(fd) != 0 || ::close(fd) != 0) {
+        const std::string problem = std::strerror(errno);
+        ::unlink(temp.c_str());
+        throw Error(path + ": cannot write the conversation state: " + problem);
+    }
+    if (std::rename(temp.c_str(), path.c_str()) != 0) {
+        const std::string problem = std::strerror(errno);
+        ::unlink(temp.c_str());
+        throw Error(path + ": cannot write the conversation state: " + problem);
+    }
+}
+
+} // namespace
+
+uint64_t hash_bytes(const void* data, size_t size, uint64_t seed) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    // Four independent lanes keep the multiplier chains from serialising.
+    uint64_t lanes[4] = {seed ^ kMultiplier, seed + 1, seed ^ (size * kMultiplier), seed - 1};
+    size_t i = 0;
+    for (; i + 32 <= size; i += 32) {
+        for (int lane = 0; lane < 4; ++lane) {
+            uint64_t word;
+            std::memcpy(&word, p + i + 8 * lane, 8);
+            lanes[lane] = std::rotl((lanes[lane] ^ word) * kMultiplier, 31);
+        }
+    }
+    uint64_t h = mix(lanes[0]) ^ mix(lanes[1] + 1) ^ mix(lanes[2] + 2) ^ mix(lanes[3] + 3) ^ size;
+    for (; i < size; ++i)
+        h = (h ^ p[i]) * kMultiplier;
+    return mix(h);
+}
+
+ModelIdentity model_identity(const Model& model) {
+    const gguf::GgufFile& file = model.file();
+    ModelIdentity id;
+    id.path = file.path();
+    id.file_bytes = file.file_size();
+    std::vector<char> header(file.data_offset());
+    std::ifstream in(file.path(), std::ios::binary);
+    if (!in.read(header.data(), static_cast<std::streamsize>(header.size())))
+        throw Error(file.path() + ": cannot read the model's header to identify it");
+    id.header_hash = hash_bytes(header.data(), header.size());
+    return id;
+}
+
+void save_kv_state(const std::string& path, const KvCache& cache, const KvStateIdentity& identity,
+                   KvStateFormat format) {
+    const int32_t width = cache.kv_width();
+    if (format == KvStateFormat::Q8_0 && width % 32 != 0) format = KvStateFormat::F16;
+    const int32_t n = cache.size();
+    const size_t row_bytes = row_bytes_of(format, width);
+
+    Writer w;
+    w.bytes().reserve(1024 + (cache.tokens().size() + cache.dropped().size()) * 4 +
+                      2 * static_cast<size_t>(cache.n_layer()) * n * row_bytes);
+    w.put_bytes(kMagic, sizeof kMagic);
+    w.put(kVersion);
+    w.put_string(identity.model.path);
+    w.put(identity.model.file_bytes);
+    w.put(identity.model.header_hash);
+    w.put(identity.template_hash);
+    w.put(static_cast<uint32_t>(cache.n_layer()));
+    w.put(static_cast<uint32_t>(width));
+    w.put(static_cast<uint32_t>(cache.capacity()));
+    w.put(static_cast<uint32_t>(format));
+    w.put(static_cast<uint32_t>(n));
+    w.put(static_cast<uint32_t>(cache.shift_at()));
+    w.put(static_cast<uint32_t>(cache.dropped().size()));
+    w.put_bytes(cache.tokens().data(), cache.tokens().size() * sizeof(int32_t));
+    w.put_bytes(cache.dropped().data(), cache.dropped().size() * sizeof(int32_t));
+
+    std::vector<float> f32(static_cast<size_t>(width));
+    std::vector<char> q8(row_bytes);
+    const auto& q8_0 = q8_0_kernels();
+    for (int32_t layer = 0; layer < cache.n_layer(); ++layer) {
+        for (const bool keys : {true, false}) {
+            const kernels::fp16_bits* first = keys ? cache.key(layer, 0) : cache.value(layer, 0);
+            if (format == KvStateFormat::F16) {
+                // Positions of a layer are contiguous: one copy per layer.
+                w.put_bytes(first, static_cast<size_t>(n) * row_bytes);
+                continue;
+            }
+            for (int32_t pos = 0; pos < n; ++pos) {
+                const kernels::fp16_bits* row = first + static_cast<size_t>(pos) * width;
+                for (int32_t i = 0; i < width; ++i)
+                    f32[static_cast<size_t>(i)] = kernels::fp16_to_fp32(row[i]);
+                q8_0.quantize(f32.data(), q8.data(), width);
+                w.put_bytes(q8.data(), row_bytes);
+            }
+        }
+    }
+    w.put(hash_bytes(w.bytes().data(), w.bytes().size()));
+    write_atomically(path, w.bytes());
+}
+
+KvRestoreResult restore_kv_state(const std::string& path, KvCache& cache, const KvStateIdentity& expected,
+                                 int32_t n_vocab) {
+    KvRestoreResult result;
+    auto refuse = [&](const std::string& problem) {
+        result.reason = path + ": " + problem;
+        return result;
+    };
+
+    std::vector<char> bytes;
+    {
+        std::ifstream in(path, std::ios::binary | std::ios::ate);
+        if (!in) return refuse("no saved conversation state");
+        const std::streamoff size = in.tellg();
+        if (size < 0) return refuse("cannot read the saved conversation state");
+        bytes.resize(static_cast<size_t>(size));
+        in.seekg(0);
+        if (!in.read(bytes.data(), size)) return refuse("cannot read the saved conversation state");
+    }
+    if (bytes.size() < sizeof kMagic + 4 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+        return refuse("not a Hearth conversation state file");
+    uint32_t version;
+    std::memcpy(&version, bytes.data() + sizeof kMagic, sizeof version);
+    if (version != kVersion)
+        return refuse("saved state version " + std::to_string(version) + " is not supported (expected " +
+                      std::to_string(kVersion) + ")");
+    if (bytes.size() < sizeof kMagic + 4 + 8) return refuse("the saved state is truncated");
+    const size_t body = bytes.size() - sizeof(uint64_t);
+    uint64_t checksum;
+    std::memcpy(&checksum, bytes.data() + body, sizeof checksum);
+    if (checksum != hash_bytes(bytes.data(), body))
+        return refuse("the saved state is damaged or truncated (checksum mismatch)");
+
+    try {
+        Reader r(bytes, body);
+        r.take(sizeof kMagic + sizeof version);
+        const std::string model_path = r.get_string(1u << 16);
+        const uint64_t file_bytes = r.get<uint64_t>();
+        const uint64_t header_hash = r.get<uint64_t>();
+        if (model_path != expected.model.path || file_bytes != expected.model.file_bytes ||
+            header_hash != expected.model.header_hash)
+            return refuse("saved for another model (" + model_path + ", " + std::to_string(file_bytes) +
+                          " bytes), not " + expected.model.path);
+        if (r.get<uint64_t>() != expected.template_hash) return refuse("saved with another chat template");
+        const uint32_t n_layer = r.get<uint32_t>(), width = r.get<uint32_t>();
+        const uint32_t saved_ctx = r.get<uint32_t>(), format_raw = r.get<uint32_t>();
+        const uint32_t n = r.get<uint32_t>(), shift_at = r.get<uint32_t>(), n_dropped = r.get<uint32_t>();
+        if (static_cast<int32_t>(n_layer) != cache.n_layer() ||
+            static_cast<int32_t>(width) != cache.kv_width())
+            return refuse("the saved cache has another shape (" + std::to_string(n_layer) + " layers x " +
+                          std::to_string(width) + ")");
+        if (format_raw > static_cast<uint32_t>(KvStateFormat::Q8_0))
+            return refuse("unknown storage format " + std::to_string(format_raw));
+        if (n > static_cast<uint32_t>(cache.capacity()))
+            return refuse(std::to_string(n) + " saved tokens do not fit in the context length of " +
+                          std::to_string(cache.capacity()) + " (saved with " + std::to_string(saved_ctx) +
+                          ")");
+        if (n_dropped > 0 && shift_at > n) return refuse("the saved shift window is out of range");
+        if (static_cast<uint64_t>(n_dropped) * 4 > r.remaining())
+            return refuse("the saved state is truncated");
+
+        std::vector<int32_t> tokens(n), dropped(n_dropped);
+        std::memcpy(tokens.data(), r.take(n * sizeof(int32_t)), n * sizeof(int32_t));
+        std::memcpy(dropped.data(), r.take(n_dropped * sizeof(int32_t)), n_dropped * sizeof(int32_t));
+        for (const auto* list : {&tokens, &dropped})
+            for (int32_t id : *list)
+                if (id < 0 || id >= n_vocab)
+                    return refuse("saved token id " + std::to_string(id) + " is outside the vocabulary");
+
+        const auto format = static_cast<KvStateFormat>(format_raw);
+        const size_t row_bytes = row_bytes_of(format, static_cast<int32_t>(width));
+        if (r.remaining() != 2 * static_cast<size_t>(n_layer) * n * row_bytes)
+            return refuse("the saved keys and values have the wrong size");
+
+        // Everything checked: only now is the cache overwritten.
+        const auto& q8_0 = q8_0_kernels();
+        std::vector<float> f32(width);
+        for (int32_t layer = 0; layer < cache.n_layer(); ++layer) {
+            for (const bool keys : {true, false}) {
+                kernels::fp16_bits* first = keys ? cache.key(layer, 0) : cache.value(layer, 0);
+                if (format == KvStateFormat::F16) {
+                    std::memcpy(first, r.take(n * row_bytes), n * row_bytes);
+                    continue;
+                }
+                for (uint32_t pos = 0; pos < n; ++pos) {
+                    q8_0.dequantize(r.take(row_bytes), f32.data(), width);
+                    kernels::fp16_bits* row = first + static_cast<size_t>(pos) * width;
+                    for (uint32_t i = 0; i < width; ++i)
+                        row[i] = kernels::fp32_to_fp16(f32[i]);
+                }
+            }
+        }
+        cache.set_tokens(std::move(tokens));
+        cache.set_dropped(static_cast<int32_t>(shift_at), std::move(dropped));
+        result.restored = true;
+        result.tokens = static_cast<int32_t>(n);
+        return result;
+    } catch (const std::out_of_range&) {
+        return refuse("the saved state is truncated");
+    }
+}
+
+} // namespace hearth::engine

@@ -1,0 +1,60 @@
+#pragma once
+// A conversation's KV state on disk, for instant resume: the cache's tokens and the
+// keys/values of the positions in use, with enough identity to refuse a file that
+// belongs to another model or template, and a checksum to refuse a damaged one.
+//
+// Layout (little-endian): "HKVS", version, model path, model file size, hash of the
+// GGUF header and metadata bytes, template hash, n_layer, kv_width, n_ctx, storage
+// format, token count, shift window (at, dropped tokens), tokens, then per layer the
+// keys and the values of every used position (F16 rows, or Q8_0 rows), and last a
+// 64-bit checksum of everything before it.
+#include "engine/model/model.h"
+#include "engine/session/kv_cache.h"
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace hearth::engine {
+
+// What identifies a model file without reading its weights.
+struct ModelIdentity {
+    std::string path;
+    uint64_t file_bytes = 0;
+    uint64_t header_hash = 0; // of the bytes before the tensor data: header, metadata, tensor infos
+};
+ModelIdentity model_identity(const Model& model);
+
+// A fast non-cryptographic 64-bit hash (for identity and corruption checks).
+uint64_t hash_bytes(const void* data, size_t size, uint64_t seed = 0);
+inline uint64_t hash_text(std::string_view text) {
+    return hash_bytes(text.data(), text.size());
+}
+
+enum class KvStateFormat : uint32_t {
+    F16 = 0,  // as stored in the cache: restores bit for bit
+    Q8_0 = 1, // about half the size; keys/values come back with Q8_0's rounding
+};
+
+struct KvStateIdentity {
+    ModelIdentity model;
+    uint64_t template_hash = 0; // hash of the chat template's source
+};
+
+// Writes the state atomically (a temporary file renamed over `path`). Throws
+// hearth::Error naming the file when it cannot be written (e.g. a full disk).
+// Q8_0 falls back to F16 when kv_width is not a multiple of 32.
+void save_kv_state(const std::string& path, const KvCache& cache, const KvStateIdentity& identity,
+                   KvStateFormat format = KvStateFormat::F16);
+
+struct KvRestoreResult {
+    bool restored = false;
+    std::string reason; // why not, naming the file, when restored is false
+    int32_t tokens = 0;
+};
+
+// Reads and checks the whole file before touching `cache`; on any mismatch or damage
+// the cache is left as it was and the reason says what was wrong.
+KvRestoreResult restore_kv_state(const std::string& path, KvCache& cache, const KvStateIdentity& expected,
+                                 int32_t n_vocab);
+
+} // namespace hearth::engine

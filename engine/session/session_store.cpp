@@ -1,0 +1,178 @@
+#include "engine/session/session_store.h"
+#include "engine/error.h"
+#include "engine/session/engine_metrics.h"
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <filesystem>
+
+namespace hearth::engine {
+
+namespace fs = std::filesystem;
+
+SessionStore::SessionStore(Inference& inference, SessionStoreOptions options)
+    : inference_(inference), options_(std::move(options)) {
+    if (options_.n_ctx <= 0) throw Error("session store: the context length must be positive");
+}
+
+SessionStore::~SessionStore() {
+    if (!options_.save_on_close) return;
+    for (const Entry& entry : entries_) {
+        try {
+            save_entry(entry);
+        } catch (const std::exception&) {
+            // Losing a saved state costs a re-prefill later, never the conversation itself.
+        }
+    }
+}
+
+std::list<SessionStore::Entry>::iterator SessionStore::find(const std::string& id) {
+    return std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.id == id; });
+}
+std::list<SessionStore::Entry>::const_iterator SessionStore::find(const std::string& id) const {
+    return std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.id == id; });
+}
+
+std::string SessionStore::state_path(const std::string& id) const {
+    if (options_.state_dir.empty()) return {};
+    // Ids become file names: keep the plain characters, escape the rest as %XX.
+    std::string name;
+    for (const unsigned char c : id) {
+        if (std::isalnum(c) || c == '-' || c == '_') {
+            name += static_cast<char>(c);
+        } else {
+            static constexpr char hex[] = "0123456789abcdef";
+            name += '%';
+            name += hex[c >> 4];
+            name += hex[c & 15];
+        }
+    }
+    return (fs::path(options_.state_dir) / (name + ".hkv")).string();
+}
+
+ChatSession& SessionStore::session(const std::string& id, const GenerationOptions& options) {
+    last_resume_ = {};
+    if (auto it = find(id); it != entries_.end()) {
+        entries_.splice(entries_.begin(), entries_, it);
+        last_resume_.from_memory = true;
+        return *entries_.front().session;
+    }
+    if (!identity_ && !options_.state_dir.empty())
+        identity_ = std::make_shared<const ModelIdentity>(model_identity(inference_.model()));
+    auto session = std::make_unique<ChatSession>(inference_, options_.n_ctx, identity_);
+    if (const std::string path = state_path(id); !path.empty() && fs::exists(path)) {
+        const auto start = std::chrono::steady_clock::now();
+        const KvRestoreResult restored = session->restore_state(path, options);
+        last_resume_.seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        last_resume_.restored = restored.restored;
+        last_resume_.tokens = restored.tokens;
+        last_resume_.reason = restored.reason;
+        auto& metrics = engine_metrics();
+        (restored.restored ? metrics.states_restored : metrics.states_rejected).fetch_add(1);
+        // A state that does not fit is useless from now on: remove it so it is not read again.
+        std::error_code ignored;
+        if (!restored.restored) fs::remove(path, ignored);
+    }
+    entries_.push_front({id, std::move(session)});
+    enforce_budget();
+    publish();
+    return *entries_.front().session;
+}
+
+TurnStats SessionStore::reply(const std::string& id, std::span<const ChatTurn> conversation,
+                              const GenerationOptions& options, const PieceCallback& on_piece,
+                              const std::atomic<bool>* stop) {
+    ChatSession& chat = session(id, options);
+    try {
+        TurnStats stats = chat.reply(conversation, options, on_piece, stop);
+        enforce_budget();
+        publish();
+        return stats;
+    } catch (...) {
+        // The cache may hold a half-finished turn: start this conversation afresh next time.
+        entries_.remove_if([&](const Entry& e) { return e.id == id; });
+        publish();
+        throw;
+    }
+}
+
+bool SessionStore::in_memory(const std::string& id) const {
+    return find(id) != entries_.end();
+}
+
+std::vector<std::string> SessionStore::ids() const {
+    std::vector<std::string> ids;
+    for (const Entry& e : entries_)
+        ids.push_back(e.id);
+    return ids;
+}
+
+size_t SessionStore::bytes() const {
+    size_t total = 0;
+    for (const Entry& e : entries_)
+        total += e.session->cache().resident_bytes();
+    return total;
+}
+
+void SessionStore::set_memory_budget(size_t bytes) {
+    options_.memory_budget_bytes = bytes;
+    enforce_budget();
+    publish();
+}
+
+void SessionStore::save_entry(const Entry& entry) {
+    const std::string path = state_path(entry.id);
+    if (path.empty() || entry.session->cache().size() == 0) return;
+    fs::create_directories(options_.state_dir);
+    entry.session->save_state(path, options_.saved_format);
+}
+
+void SessionStore::save(const std::string& id) {
+    if (auto it = find(id); it != entries_.end()) save_entry(*it);
+}
+
+void SessionStore::save_all() {
+    for (const Entry& e : entries_)
+        save_entry(e);
+}
+
+void SessionStore::evict(const std::string& id) {
+    auto it = find(id);
+    if (it == entries_.end()) return;
+    try {
+        save_entry(*it);
+    } catch (const std::exception& e) {
+        if (last_save_error_.empty()) last_save_error_ = e.what();
+    }
+    entries_.erase(it);
+    publish();
+}
+
+void SessionStore::forget(const std::string& id) {
+    entries_.remove_if([&](const Entry& e) { return e.id == id; });
+    if (const std::string path = state_path(id); !path.empty()) {
+        std::error_code ignored;
+        fs::remove(path, ignored);
+    }
+    publish();
+}
+
+void SessionStore::clear() {
+    entries_.clear();
+    publish();
+}
+
+void SessionStore::enforce_budget() {
+    // The most recent conversation stays even alone over budget: it is the one in use.
+    while (entries_.size() > 1 && bytes() > options_.memory_budget_bytes)
+        evict(entries_.back().id);
+}
+
+void SessionStore::publish() const {
+    auto& metrics = engine_metrics();
+    metrics.kv_bytes.store(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
+    metrics.kv_sessions.store(static_cast<int64_t>(entries_.size()), std::memory_order_relaxed);
+}
+
+} // namespace hearth::engine

@@ -1,0 +1,90 @@
+#pragma once
+// The chat sessions of several conversations, kept at once within a memory budget.
+// The least recently used are evicted first (saved to the state directory, when one
+// is given, so that they resume instantly); switching back to a conversation still
+// in memory costs nothing. Keyed by the caller's conversation id. Not thread-safe:
+// meant for the one inference thread.
+#include "engine/session/chat_session.h"
+#include <cstddef>
+#include <list>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace hearth::engine {
+
+struct SessionStoreOptions {
+    int32_t n_ctx = 4096;
+    size_t memory_budget_bytes = size_t{1} << 30; // of touched KV memory over all conversations
+    std::string state_dir;                        // where states are saved; empty: never saved
+    KvStateFormat saved_format = KvStateFormat::F16;
+    bool save_on_close = true; // the destructor saves every conversation in memory
+};
+
+// What happened when a conversation came into memory.
+struct ResumeInfo {
+    bool from_memory = false; // it was already there
+    bool restored = false;    // it was read from a saved state
+    int32_t tokens = 0;       // tokens the restored cache holds
+    double seconds = 0;       // time to restore
+    std::string reason;       // why a saved state was not used, if there was one
+};
+
+class SessionStore {
+public:
+    SessionStore(Inference& inference, SessionStoreOptions options);
+    ~SessionStore();
+    SessionStore(const SessionStore&) = delete;
+    SessionStore& operator=(const SessionStore&) = delete;
+
+    // The conversation's session, made the most recently used: from memory, else restored
+    // from its saved state (checked against `options`' template), else empty. Evicts
+    // others beyond the budget.
+    ChatSession& session(const std::string& id, const GenerationOptions& options = {});
+    // session(id, options).reply(...), then evicts beyond the budget (the cache has grown).
+    TurnStats reply(const std::string& id, std::span<const ChatTurn> conversation,
+                    const GenerationOptions& options, const PieceCallback& on_piece,
+                    const std::atomic<bool>* stop = nullptr);
+    const ResumeInfo& last_resume() const { return last_resume_; }
+
+    bool in_memory(const std::string& id) const;
+    std::vector<std::string> ids() const; // in memory, most recently used first
+    size_t bytes() const;                 // touched KV memory of the conversations in memory
+    void set_memory_budget(size_t bytes);
+
+    // Writes the conversation's state (if in memory and not empty); throws hearth::Error
+    // when it cannot be written. No-op without a state directory.
+    void save(const std::string& id);
+    void save_all();
+    // Saves (when possible) and drops the conversation from memory.
+    void evict(const std::string& id);
+    // Drops it from memory and deletes its saved state: the conversation was deleted.
+    void forget(const std::string& id);
+    // Drops everything from memory without saving (e.g. the model is unloaded).
+    void clear();
+
+    // The file a conversation's state is saved to.
+    std::string state_path(const std::string& id) const;
+    // The first failure to save while evicting, if any (eviction itself never throws).
+    const std::string& last_save_error() const { return last_save_error_; }
+
+private:
+    struct Entry {
+        std::string id;
+        std::unique_ptr<ChatSession> session;
+    };
+    std::list<Entry>::iterator find(const std::string& id);
+    std::list<Entry>::const_iterator find(const std::string& id) const;
+    void save_entry(const Entry& entry);
+    void enforce_budget();
+    void publish() const;
+
+    Inference& inference_;
+    SessionStoreOptions options_;
+    std::shared_ptr<const ModelIdentity> identity_;
+    std::list<Entry> entries_; // most recently used first
+    ResumeInfo last_resume_;
+    std::string last_save_error_;
+};
+
+} // namespace hearth::engine

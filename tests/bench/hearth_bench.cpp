@@ -1,0 +1,512 @@
+// hearth-bench: whole-model throughput, measured like llama-bench.
+//   pp<P>: prefill of P random tokens (in batches of -b), tokens/s.
+//   tg<N>: N single-token decode steps, tokens/s.
+// With -d DEPTH the context first holds DEPTH tokens (filled once, untimed; every repetition
+// starts again from exactly those DEPTH tokens). In the same run the machine's streaming memory
+// read bandwidth and FMA peak are measured with the same threads, so each result is also shown
+// as a fraction of its physical limit: decode reads every weight once per token, prefill
+// needs 2 FLOP per multiplied weight per token.
+#include "engine/error.h"
+#include "engine/model/model.h"
+#include "engine/session/inference.h"
+#include "kernels/dispatch_metrics.h"
+#include "kernels/kernel_table.h"
+#include "kernels/tensor_type.h"
+#include "kernels/thread_pool.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace {
+
+using namespace hearth;
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+    std::vector<std::string> models;
+    std::vector<int> threads{2};
+    std::vector<int> prompt{512};
+    std::vector<int> gen{128};
+    std::vector<int> depth{0};
+    int batch = 512;
+    int repetitions = 5;
+    std::string output = "md";
+    std::string isa; // empty: the best the CPU has
+    bool profile = false; // print the dispatch metrics of each test on stderr
+};
+
+[[noreturn]] void usage(const char* message) {
+    if (message) std::fprintf(stderr, "hearth-bench: %s\n", message);
+    std::fprintf(stderr,
+                 "usage: hearth-bench -m MODEL [-m MODEL...] [-t THREADS] [-p N_PROMPT] [-n N_GEN] [-d DEPTH]\n"
+                 "                    [-b BATCH] [-r REPETITIONS] [-o md|json|csv] [--isa scalar|avx2] [--profile]\n"
+                 "  -t, -p, -n and -d take comma-separated lists; -p 0 or -n 0 skips that test.\n"
+                 "  --profile prints, per test, the time each kernel operation took (dispatch metrics).\n");
+    std::exit(message ? 2 : 0);
+}
+
+std::vector<int> int_list(const std::string& text, const char* flag) {
+    std::vector<int> values;
+    std::stringstream stream(text);
+    std::string item;
+    while (std::getline(stream, item, ',')) {
+        char* end = nullptr;
+        const long value = std::strtol(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || value < 0 || value > 1'000'000)
+            usage((std::string(flag) + " expects non-negative integers, got '" + text + "'").c_str());
+        values.push_back(static_cast<int>(value));
+    }
+    if (values.empty()) usage((std::string(flag) + " needs a value").c_str());
+    return values;
+}
+
+Options parse(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string flag = argv[i];
+        if (flag == "-h" || flag == "--help") usage(nullptr);
+        if (flag == "--profile") {
+            o.profile = true;
+            continue;
+        }
+        if (i + 1 >= argc) usage(("missing value after " + flag).c_str());
+        const std::string value = argv[++i];
+        if (flag == "-m" || flag == "--model") o.models.push_back(value);
+        else if (flag == "-t" || flag == "--threads") o.threads = int_list(value, "-t");
+        else if (flag == "-p" || flag == "--n-prompt") o.prompt = int_list(value, "-p");
+        else if (flag == "-n" || flag == "--n-gen") o.gen = int_list(value, "-n");
+        else if (flag == "-d" || flag == "--n-depth") o.depth = int_list(value, "-d");
+        else if (flag == "-b" || flag == "--batch-size") o.batch = std::max(1, int_list(value, "-b").front());
+        else if (flag == "-r" || flag == "--repetitions") o.repetitions = std::max(1, int_list(value, "-r").front());
+        else if (flag == "-o" || flag == "--output") o.output = value;
+        else if (flag == "--isa") o.isa = value;
+        else usage(("unknown option " + flag).c_str());
+    }
+    if (o.models.empty()) usage("-m MODEL is required");
+    if (o.output != "md" && o.output != "json" && o.output != "csv") usage("-o expects md, json or csv");
+    if (!o.isa.empty() && o.isa != "scalar" && o.isa != "avx2") usage("--isa expects scalar or avx2");
+    for (int t : o.threads)
+        if (t < 1) usage("-t expects at least one thread");
+    return o;
+}
+
+// ---- Machine limits -------------------------------------------------------------------
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) uint64_t read_stream_avx2(const std::byte* data, size_t bytes) {
+    __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
+    for (size_t i = 0; i + 128 <= bytes; i += 128) {
+        const auto* p = reinterpret_cast<const __m256i*>(data + i);
+        a0 = _mm256_add_epi64(a0, _mm256_load_si256(p));
+        a1 = _mm256_add_epi64(a1, _mm256_load_si256(p + 1));
+        a2 = _mm256_add_epi64(a2, _mm256_load_si256(p + 2));
+        a3 = _mm256_add_epi64(a3, _mm256_load_si256(p + 3));
+    }
+    const __m256i sum = _mm256_add_epi64(_mm256_add_epi64(a0, a1), _mm256_add_epi64(a2, a3));
+    alignas(32) uint64_t lanes[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), sum);
+    return lanes[0] + lanes[1] + lanes[2] + lanes[3];
+}
+
+// 10 independent chains of 8-wide FMAs, each in its own register: enough to keep both FMA
+// pipes of a Zen 3 core busy (latency 4, two per cycle). Returns the FLOPs done.
+__attribute__((target("avx2,fma"))) double fma_loop(int64_t iterations, float* sink) {
+    __m256 c0 = _mm256_set1_ps(0.0f), c1 = _mm256_set1_ps(0.1f), c2 = _mm256_set1_ps(0.2f),
+           c3 = _mm256_set1_ps(0.3f), c4 = _mm256_set1_ps(0.4f), c5 = _mm256_set1_ps(0.5f),
+           c6 = _mm256_set1_ps(0.6f), c7 = _mm256_set1_ps(0.7f), c8 = _mm256_set1_ps(0.8f),
+           c9 = _mm256_set1_ps(0.9f);
+    const __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-7f);
+    for (int64_t it = 0; it < iterations; ++it) {
+        c0 = _mm256_fmadd_ps(c0, a, b);
+        c1 = _mm256_fmadd_ps(c1, a, b);
+        c2 = _mm256_fmadd_ps(c2, a, b);
+        c3 = _mm256_fmadd_ps(c3, a, b);
+        c4 = _mm256_fmadd_ps(c4, a, b);
+        c5 = _mm256_fmadd_ps(c5, a, b);
+        c6 = _mm256_fmadd_ps(c6, a, b);
+        c7 = _mm256_fmadd_ps(c7, a, b);
+        c8 = _mm256_fmadd_ps(c8, a, b);
+        c9 = _mm256_fmadd_ps(c9, a, b);
+    }
+    const __m256 total = _mm256_add_ps(
+        _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(c0, c1), _mm256_add_ps(c2, c3)),
+                      _mm256_add_ps(_mm256_add_ps(c4, c5), _mm256_add_ps(c6, c7))),
+        _mm256_add_ps(c8, c9));
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, total);
+    *sink += lanes[0];
+    return static_cast<double>(iterations) * 10 * 8 * 2;
+}
+#endif
+
+uint64_t read_stream_scalar(const std::byte* data, size_t bytes) {
+    uint64_t sum = 0;
+    for (size_t i = 0; i + 8 <= bytes; i += 8) {
+        uint64_t word;
+        std::memcpy(&word, data + i, 8);
+        sum += word;
+    }
+    return sum;
+}
+
+bool have_avx2_fma() {
+#if defined(__x86_64__)
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return false;
+#endif
+}
+
+struct MachineLimits {
+    double bandwidth_gbps = 0; // streaming read, best of several passes
+    double peak_gflops = 0;    // FP32 FMA
+};
+
+MachineLimits measure_limits(int threads) {
+    kernels::ThreadPool pool(threads);
+    MachineLimits limits;
+    // 1 GiB: far beyond any L3 these machines have, so every pass streams from DRAM.
+    const size_t bytes = size_t(1) << 30;
+    auto* buffer = static_cast<std::byte*>(std::aligned_alloc(4096, bytes));
+    if (!buffer) throw Error("hearth-bench: cannot allocate the bandwidth buffer");
+    pool.run([&](int index, int count) { // first touch from the threads that read it
+        const kernels::Range r = kernels::split_range(static_cast<int64_t>(bytes / 4096), index, count);
+        std::memset(buffer + r.begin * 4096, index + 1, static_cast<size_t>(r.end - r.begin) * 4096);
+    });
+    const bool simd = have_avx2_fma();
+    std::atomic<uint64_t> sink{0};
+    for (int pass = 0; pass < 4; ++pass) {
+        const auto start = Clock::now();
+        pool.run([&](int index, int count) {
+            const kernels::Range r = kernels::split_range(static_cast<int64_t>(bytes / 4096), index, count);
+            const std::byte* part = buffer + r.begin * 4096;
+            const size_t part_bytes = static_cast<size_t>(r.end - r.begin) * 4096;
+#if defined(__x86_64__)
+            const uint64_t s = simd ? read_stream_avx2(part, part_bytes) : read_stream_scalar(part, part_bytes);
+#else
+            const uint64_t s = read_stream_scalar(part, part_bytes);
+#endif
+            sink.fetch_add(s, std::memory_order_relaxed);
+        });
+        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        limits.bandwidth_gbps = std::max(limits.bandwidth_gbps, static_cast<double>(bytes) / seconds / 1e9);
+    }
+    std::free(buffer);
+#if defined(__x86_64__)
+    if (simd) {
+        for (int pass = 0; pass < 3; ++pass) {
+            std::atomic<double> flops{0};
+            const auto start = Clock::now();
+            pool.run([&](int, int) {
+                float local = 0;
+                const double done = fma_loop(20'000'000, &local);
+                double seen = flops.load();
+                while (!flops.compare_exchange_weak(seen, seen + done)) {
+                }
+                sink.fetch_add(static_cast<uint64_t>(local), std::memory_order_relaxed);
+            });
+            const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+            limits.peak_gflops = std::max(limits.peak_gflops, flops.load() / seconds / 1e9);
+        }
+    }
+#endif
+    if (sink.load() == 42) std::fputc(' ', stderr); // keep the reads alive
+    return limits;
+}
+
+// ---- The model ------------------------------------------------------------------------
+
+struct ModelFacts {
+    std::string name, type;
+    int64_t file_bytes = 0;
+    int64_t params = 0;            // every tensor element
+    int64_t matmul_params = 0;     // weights multiplied per token (layers and output)
+    int64_t decode_read_bytes = 0; // weight bytes one decode step streams
+};
+
+ModelFacts facts_of(const engine::Model& model) {
+    ModelFacts f;
+    const engine::ModelInfo& info = model.info();
+    f.name = info.name + " (" + info.architecture + ")";
+    f.type = info.file_type.empty() ? info.quantization : info.file_type;
+    f.file_bytes = info.file_bytes;
+    f.params = info.parameters;
+    const engine::ModelWeights& w = model.weights();
+    auto add = [&](const kernels::WeightMatrix& m) {
+        f.matmul_params += m.rows * m.cols;
+        f.decode_read_bytes += static_cast<int64_t>(kernels::row_bytes(m.type, m.cols)) * m.rows;
+    };
+    for (const auto& l : w.layers)
+        for (const auto* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down}) add(*m);
+    add(w.output);
+    return f;
+}
+
+// ---- Tests ----------------------------------------------------------------------------
+
+// CPU time of the whole process (every thread). On a machine shared with other work,
+// tokens / (cpu seconds / threads) estimates what an idle machine would give.
+double process_cpu_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+struct TestResult {
+    std::string test; // "pp512", "tg128"
+    int depth = 0;
+    int n_prompt = 0, n_gen = 0;
+    int threads = 0;
+    std::vector<double> samples_ts;
+    double mean = 0, stddev = 0;
+    double cpu_share = 0;       // process CPU time / (wall time x threads), 1 on an idle machine
+    double cpu_bound_ts = 0;    // tokens / (CPU seconds / threads): the idle-machine estimate
+    double fraction = 0; // of the bandwidth (tg) or FMA peak (pp) limit
+    double limit_ts = 0; // the tokens/s that limit allows
+};
+
+// Where a test's time went, from the engine's dispatch metrics, per (operation, type, ISA).
+void print_profile(const std::string& test, double wall_seconds) {
+    namespace m = kernels::dispatch_metrics;
+    const m::Snapshot snap = m::snapshot();
+    std::fprintf(stderr, "profile of %s (%.3f s of wall time):\n", test.c_str(), wall_seconds);
+    for (int op = 0; op < m::kOpCount; ++op)
+        for (int type = 0; type < m::kTypeSlots; ++type)
+            for (int isa = 0; isa < m::kIsaCount; ++isa) {
+                const m::Cell& cell = snap.cells[op][type][isa];
+                if (cell.calls == 0) continue;
+                const auto traits = kernels::type_traits(static_cast<uint32_t>(type));
+                std::fprintf(stderr, "  %-20s %-6s %-6s %8llu calls %9.3f s %5.1f%%\n",
+                             std::string(m::op_name(static_cast<m::Op>(op))).c_str(),
+                             traits ? std::string(traits->name).c_str() : "?",
+                             std::string(kernels::isa_name(static_cast<kernels::Isa>(isa))).c_str(),
+                             static_cast<unsigned long long>(cell.calls), static_cast<double>(cell.total_ns) / 1e9,
+                             100.0 * static_cast<double>(cell.total_ns) / 1e9 / wall_seconds);
+            }
+}
+
+void summarize(TestResult& r) {
+    const double n = static_cast<double>(r.samples_ts.size());
+    double sum = 0;
+    for (double v : r.samples_ts) sum += v;
+    r.mean = sum / n;
+    double sq = 0;
+    for (double v : r.samples_ts) sq += (v - r.mean) * (v - r.mean);
+    r.stddev = r.samples_ts.size() > 1 ? std::sqrt(sq / (n - 1)) : 0.0;
+}
+
+class Runner {
+public:
+    Runner(std::shared_ptr<const engine::Model> model, int threads, int batch, int n_ctx)
+        : inference_(model, engine::InferenceOptions{threads, batch}), cache_(inference_.new_cache(n_ctx)),
+          rng_(1234), vocab_(model->hparams().n_vocab) {}
+
+    // Brings the context to exactly `depth` tokens. Tokens already there are kept (the fill is
+    // done once and every repetition cuts back to it); only the missing ones are evaluated.
+    void set_depth(int depth) {
+        if (cache_->size() < depth) inference_.eval(*cache_, random_tokens(depth - cache_->size()));
+        cache_->truncate(depth);
+    }
+
+    double prompt_seconds(int n_prompt) {
+        const std::vector<int32_t> tokens = random_tokens(n_prompt);
+        const auto start = Clock::now();
+        inference_.eval(*cache_, tokens);
+        return std::chrono::duration<double>(Clock::now() - start).count();
+    }
+
+    double generation_seconds(int n_gen) {
+        int32_t token = random_tokens(1).front();
+        const auto start = Clock::now();
+        for (int i = 0; i < n_gen; ++i) {
+            std::span<const float> logits = inference_.eval(*cache_, std::span<const int32_t>(&token, 1));
+            token = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+        }
+        return std::chrono::duration<double>(Clock::now() - start).count();
+    }
+
+private:
+    std::vector<int32_t> random_tokens(int n) {
+        std::uniform_int_distribution<int32_t> pick(0, vocab_ - 1);
+        std::vector<int32_t> tokens(static_cast<size_t>(n));
+        for (int32_t& t : tokens) t = pick(rng_);
+        return tokens;
+    }
+    engine::Inference inference_;
+    std::unique_ptr<engine::KvCache> cache_;
+    std::mt19937 rng_;
+    int32_t vocab_;
+};
+
+// ---- Output ---------------------------------------------------------------------------
+
+std::string json_string(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') out += '\\', out += c;
+        else if (static_cast<unsigned char>(c) < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+        } else out += c;
+    }
+    return out + "\"";
+}
+
+struct Context {
+    ModelFacts model;
+    std::string isa;
+    MachineLimits limits;
+};
+
+void print_json(const Context& c, const TestResult& r) {
+    std::string samples;
+    for (double v : r.samples_ts) samples += (samples.empty() ? "" : ",") + std::to_string(v);
+    std::printf("{\"test\":%s,\"depth\":%d,\"tokens_per_second\":%.3f,\"stddev\":%.3f,\"samples_ts\":[%s],"
+                "\"n_prompt\":%d,\"n_gen\":%d,\"n_threads\":%d,\"isa\":%s,\"model\":%s,\"model_type\":%s,"
+                "\"model_size\":%lld,\"model_n_params\":%lld,\"matmul_params\":%lld,\"decode_read_bytes\":%lld,"
+                "\"bandwidth_gbps\":%.2f,\"fma_peak_gflops\":%.2f,\"limit_tokens_per_second\":%.2f,"
+                "\"fraction_of_limit\":%.4f,\"cpu_share\":%.3f,\"cpu_time_tokens_per_second\":%.3f}\n",
+                json_string(r.test).c_str(), r.depth, r.mean, r.stddev, samples.c_str(), r.n_prompt, r.n_gen,
+                r.threads, json_string(c.isa).c_str(), json_string(c.model.name).c_str(),
+                json_string(c.model.type).c_str(), static_cast<long long>(c.model.file_bytes),
+                static_cast<long long>(c.model.params), static_cast<long long>(c.model.matmul_params),
+                static_cast<long long>(c.model.decode_read_bytes), c.limits.bandwidth_gbps,
+                c.limits.peak_gflops, r.limit_ts, r.fraction, r.cpu_share, r.cpu_bound_ts);
+}
+
+void print_csv_header() {
+    std::printf("model,model_type,model_size,model_n_params,n_threads,isa,test,depth,tokens_per_second,stddev,"
+                "bandwidth_gbps,fma_peak_gflops,limit_tokens_per_second,fraction_of_limit,cpu_share,cpu_time_tokens_per_second\n");
+}
+
+void print_csv(const Context& c, const TestResult& r) {
+    std::printf("%s,%s,%lld,%lld,%d,%s,%s,%d,%.3f,%.3f,%.2f,%.2f,%.2f,%.4f,%.3f,%.3f\n", json_string(c.model.name).c_str(),
+                c.model.type.c_str(), static_cast<long long>(c.model.file_bytes),
+                static_cast<long long>(c.model.params), r.threads, c.isa.c_str(), r.test.c_str(), r.depth, r.mean,
+                r.stddev, c.limits.bandwidth_gbps, c.limits.peak_gflops, r.limit_ts, r.fraction, r.cpu_share,
+                r.cpu_bound_ts);
+}
+
+void print_md_header(const Context& c, int threads) {
+    std::printf("\nmodel: %s, %s, %.2f MiB, %.3f B params (%.3f B multiplied), decode reads %.1f MiB/token\n",
+                c.model.name.c_str(), c.model.type.c_str(), static_cast<double>(c.model.file_bytes) / (1 << 20),
+                static_cast<double>(c.model.params) / 1e9, static_cast<double>(c.model.matmul_params) / 1e9,
+                static_cast<double>(c.model.decode_read_bytes) / (1 << 20));
+    std::printf("machine (%d threads): memory read %.1f GB/s, FP32 FMA peak %.1f GFLOP/s; ISA path %s\n\n",
+                threads, c.limits.bandwidth_gbps, c.limits.peak_gflops, c.isa.c_str());
+    std::printf("| model | type | threads | isa | test | t/s | limit t/s | of limit | cpu share | t/s per cpu |\n");
+    std::printf("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+}
+
+void print_md(const Context& c, const TestResult& r) {
+    const std::string test = r.test + (r.depth > 0 ? " @ d" + std::to_string(r.depth) : "");
+    std::printf("| %s | %s | %d | %s | %s | %.2f ± %.2f | %.1f | %.1f%% | %.0f%% | %.2f |\n", c.model.name.c_str(),
+                c.model.type.c_str(), r.threads, c.isa.c_str(), test.c_str(), r.mean, r.stddev, r.limit_ts,
+                100.0 * r.fraction, 100.0 * r.cpu_share, r.cpu_bound_ts);
+    std::fflush(stdout);
+}
+
+int run(const Options& o) {
+    if (o.isa == "scalar") kernels::force_isa(kernels::Isa::Scalar);
+    else if (o.isa == "avx2") kernels::force_isa(kernels::Isa::Avx2);
+    const std::string isa(kernels::isa_name(kernels::active_kernels().isa));
+
+    if (o.output == "csv") print_csv_header();
+    for (const std::string& path : o.models) {
+        auto model = engine::Model::load(path);
+        Context c{facts_of(*model), isa, {}};
+        const int max_depth = *std::max_element(o.depth.begin(), o.depth.end());
+        const int max_test = std::max(*std::max_element(o.prompt.begin(), o.prompt.end()),
+                                      *std::max_element(o.gen.begin(), o.gen.end()));
+        const int n_ctx = max_depth + std::max(max_test, 64) + 1; // room for the warm-up too
+        for (int threads : o.threads) {
+            c.limits = measure_limits(threads);
+            if (o.output == "md") print_md_header(c, threads);
+            Runner runner(model, threads, o.batch, n_ctx);
+            // Warm-up: page in the weights and let the threads and caches settle.
+            runner.set_depth(0);
+            runner.prompt_seconds(std::min(o.batch, 32));
+            runner.set_depth(0);
+            runner.generation_seconds(2);
+
+            auto emit = [&](TestResult& r) {
+                summarize(r);
+                if (r.test.rfind("tg", 0) == 0) {
+                    r.limit_ts = c.limits.bandwidth_gbps * 1e9 / static_cast<double>(c.model.decode_read_bytes);
+                } else {
+                    r.limit_ts = c.limits.peak_gflops * 1e9 / (2.0 * static_cast<double>(c.model.matmul_params));
+                }
+                r.fraction = r.limit_ts > 0 ? r.mean / r.limit_ts : 0;
+                if (o.output == "json") print_json(c, r);
+                else if (o.output == "csv") print_csv(c, r);
+                else print_md(c, r);
+                std::fflush(stdout);
+            };
+            for (int depth : o.depth) {
+                for (int p : o.prompt) {
+                    if (p == 0) continue;
+                    TestResult r{"pp" + std::to_string(p), depth, p, 0, threads, {}, 0, 0, 0, 0, 0, 0};
+                    double seconds = 0, wall = 0, cpu = 0;
+                    for (int rep = 0; rep < o.repetitions; ++rep) {
+                        runner.set_depth(depth);
+                        kernels::dispatch_metrics::reset();
+                        const double cpu_start = process_cpu_seconds();
+                        seconds = runner.prompt_seconds(p);
+                        cpu += process_cpu_seconds() - cpu_start;
+                        wall += seconds;
+                        r.samples_ts.push_back(p / seconds);
+                    }
+                    r.cpu_share = cpu / (wall * threads);
+                    r.cpu_bound_ts = p * o.repetitions / (cpu / threads);
+                    if (o.profile) print_profile(r.test, seconds);
+                    emit(r);
+                }
+                for (int n : o.gen) {
+                    if (n == 0) continue;
+                    TestResult r{"tg" + std::to_string(n), depth, 0, n, threads, {}, 0, 0, 0, 0, 0, 0};
+                    double seconds = 0, wall = 0, cpu = 0;
+                    for (int rep = 0; rep < o.repetitions; ++rep) {
+                        runner.set_depth(depth);
+                        kernels::dispatch_metrics::reset();
+                        const double cpu_start = process_cpu_seconds();
+                        seconds = runner.generation_seconds(n);
+                        cpu += process_cpu_seconds() - cpu_start;
+                        wall += seconds;
+                        r.samples_ts.push_back(n / seconds);
+                    }
+                    r.cpu_share = cpu / (wall * threads);
+                    r.cpu_bound_ts = n * o.repetitions / (cpu / threads);
+                    if (o.profile) print_profile(r.test, seconds);
+                    emit(r);
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(parse(argc, argv));
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "hearth-bench: %s\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,223 @@
+// Context shift: dropping a block of the cache and re-rotating the moved keys.
+//
+// Layer 0's keys depend only on the token and its position, so after a shift they
+// must equal the keys a fresh run computes at the new positions, up to F16 rounding
+// (the key is rounded to F16, turned back in F32 and rounded again). Deeper layers
+// legitimately differ: their keys were computed while the dropped tokens were still
+// in view. For those, the test compares the continuation with a fresh run on the
+// shifted token sequence, and with a shift that forgets to re-rotate (the control).
+#include "engine/model/model.h"
+#include "engine/sampling/sampler.h"
+#include "engine/session/chat_session.h"
+#include "engine/session/context_shift.h"
+#include "engine/session/inference.h"
+#include "kernels/fp16.h"
+#include "tests/support/test_support.h"
+#include <QtTest>
+#include <algorithm>
+#include <cmath>
+
+using namespace hearth;
+
+namespace {
+
+struct Loaded {
+    std::shared_ptr<const engine::Model> model;
+    std::unique_ptr<engine::Inference> inference;
+};
+
+Loaded load(const QString& name) {
+    Loaded l;
+    l.model = engine::Model::load(test::testdata("models/" + name.toStdString() + ".gguf"));
+    l.inference = std::make_unique<engine::Inference>(l.model, engine::InferenceOptions{2, 16});
+    return l;
+}
+
+// Tokens from a fixed pseudo-random walk over the vocabulary (any ids will do here).
+std::vector<int32_t> some_tokens(int n, int32_t n_vocab) {
+    std::vector<int32_t> tokens;
+    uint32_t state = 12345;
+    for (int i = 0; i < n; ++i) {
+        state = state * 1664525u + 1013904223u;
+        tokens.push_back(static_cast<int32_t>(3 + (state >> 8) % static_cast<uint32_t>(n_vocab - 3)));
+    }
+    return tokens;
+}
+
+float max_abs_key(const engine::KvCache& cache, int32_t layer, int32_t begin, int32_t end) {
+    float m = 0;
+    for (int32_t pos = begin; pos < end; ++pos)
+        for (int32_t i = 0; i < cache.kv_width(); ++i)
+            m = std::max(m, std::fabs(kernels::fp16_to_fp32(cache.key(layer, pos)[i])));
+    return m;
+}
+
+float max_key_difference(const engine::KvCache& a, const engine::KvCache& b, int32_t layer, int32_t begin,
+                         int32_t end) {
+    float m = 0;
+    for (int32_t pos = begin; pos < end; ++pos)
+        for (int32_t i = 0; i < a.kv_width(); ++i)
+            m = std::max(m, std::fabs(kernels::fp16_to_fp32(a.key(layer, pos)[i]) -
+                                      kernels::fp16_to_fp32(b.key(layer, pos)[i])));
+    return m;
+}
+
+std::vector<int32_t> greedy(engine::Inference& inference, engine::KvCache& cache,
+                            std::span<const float> logits, int steps) {
+    std::vector<int32_t> out;
+    for (int i = 0; i < steps; ++i) {
+        out.push_back(engine::argmax(logits));
+        logits = inference.eval(cache, std::span<const int32_t>(&out.back(), 1));
+    }
+    return out;
+}
+
+} // namespace
+
+class TestKvContextShift : public QObject {
+    Q_OBJECT
+
+private slots:
+    void rotated_keys_match_fresh_keys_data() {
+        QTest::addColumn<QString>("model");
+        // Normal layout; NeoX layout with biases; Llama-3 frequency factors; Q/K norms, head size 32.
+        for (const char* m : {"stories260K", "tiny-qwen2", "tiny-llama3", "tiny-qwen3"})
+            QTest::newRow(m) << m;
+    }
+    void rotated_keys_match_fresh_keys() {
+        QFETCH(QString, model);
+        Loaded l = load(model);
+        const int32_t n_keep = 4, n_discard = 10, n = 40;
+        const std::vector<int32_t> tokens = some_tokens(n, l.inference->n_vocab());
+
+        auto shifted = l.inference->new_cache(64);
+        l.inference->eval(*shifted, tokens);
+        auto unrotated = l.inference->new_cache(64);
+        l.inference->eval(*unrotated, tokens);
+        engine::shift_context(*shifted, *l.model, n_keep, n_discard);
+        unrotated->discard(n_keep, n_discard); // the control: moved, not re-rotated
+
+        std::vector<int32_t> kept(tokens.begin(), tokens.begin() + n_keep);
+        kept.insert(kept.end(), tokens.begin() + n_keep + n_discard, tokens.end());
+        auto fresh = l.inference->new_cache(64);
+        l.inference->eval(*fresh, kept);
+
+        QCOMPARE(shifted->size(), n - n_discard);
+        QVERIFY(shifted->tokens() == kept);
+        QVERIFY(shifted->dropped() ==
+                std::vector<int32_t>(tokens.begin() + n_keep, tokens.begin() + n_keep + n_discard));
+        QVERIFY(shifted->logical_tokens() == tokens);
+
+        const int32_t end = n - n_discard;
+        const float scale = max_abs_key(*fresh, 0, 0, end);
+        const float rotated_error = max_key_difference(*shifted, *fresh, 0, n_keep, end);
+        const float control_error = max_key_difference(*unrotated, *fresh, 0, n_keep, end);
+        qInfo("layer 0 keys: max |key| %.3g, error after re-rotation %.3g, without it %.3g", scale,
+              rotated_error, control_error);
+        // Two F16 roundings (relative 2^-11 each) plus float angle error: 2e-3 of the largest key.
+        QVERIFY2(rotated_error <= 2e-3f * scale,
+                 "re-rotated keys differ from keys computed at the new positions");
+        QVERIFY(control_error > 10 * rotated_error);
+        // The kept prefix is untouched.
+        QCOMPARE(max_key_difference(*shifted, *fresh, 0, 0, n_keep), 0.0f);
+    }
+
+    void shift_continues_like_a_fresh_run_data() {
+        QTest::addColumn<QString>("model");
+        for (const char* m : {"stories260K", "tiny-qwen2", "tiny-llama3"})
+            QTest::newRow(m) << m;
+    }
+    // After a shift, the next logits are those of a run on the kept tokens, to the extent
+    // the deeper layers allow: closer than a shift without re-rotation.
+    void shift_continues_like_a_fresh_run() {
+        QFETCH(QString, model);
+        Loaded l = load(model);
+        const int32_t n_keep = 8, n_discard = 20, n = 100;
+        const std::vector<int32_t> tokens = some_tokens(n, l.inference->n_vocab());
+        const int32_t next[] = {tokens[5]};
+
+        auto logits_after = [&](bool rotate) {
+            auto cache = l.inference->new_cache(128);
+            l.inference->eval(*cache, tokens);
+            if (rotate)
+                engine::shift_context(*cache, *l.model, n_keep, n_discard);
+            else
+                cache->discard(n_keep, n_discard);
+            auto logits = l.inference->eval(*cache, next);
+            return std::vector<float>(logits.begin(), logits.end());
+        };
+        std::vector<int32_t> kept(tokens.begin(), tokens.begin() + n_keep);
+        kept.insert(kept.end(), tokens.begin() + n_keep + n_discard, tokens.end());
+        kept.push_back(next[0]);
+        auto fresh_cache = l.inference->new_cache(128);
+        auto fresh_span = l.inference->eval(*fresh_cache, kept);
+        const std::vector<float> fresh(fresh_span.begin(), fresh_span.end());
+
+        auto distance = [&](const std::vector<float>& a) {
+            float m = 0;
+            for (size_t i = 0; i < a.size(); ++i)
+                m = std::max(m, std::fabs(a[i] - fresh[i]));
+            return m;
+        };
+        const float rotated = distance(logits_after(true));
+        const float control = distance(logits_after(false));
+        qInfo("max logit difference from a fresh run: re-rotated %.4g, not re-rotated %.4g", rotated,
+              control);
+        QVERIFY(rotated < control);
+    }
+
+    // stories260K has a context of 128: a long reply goes on past it, keeping the system prompt.
+    void reply_continues_past_the_context() {
+        Loaded l = load("stories260K");
+        const int32_t n_ctx = 128;
+        engine::ChatSession session(*l.inference, n_ctx);
+        std::vector<engine::ChatTurn> conversation{{"system", "Once upon a time there was a little girl."},
+                                                   {"user", "Tell me a story about a dog."}};
+        engine::GenerationOptions options;
+        options.sampling.temperature = 0;       // greedy
+        options.sampling.repeat_penalty = 1.3f; // keeps a 260K model from looping on one phrase
+        options.max_tokens = 3 * n_ctx;
+        const std::vector<int32_t> prompt = session.prompt_tokens(conversation, options);
+        int32_t generated_pieces = 0;
+        const engine::TurnStats stats =
+            session.reply(conversation, options, [&](std::string_view) { ++generated_pieces; });
+
+        qInfo("prompt %d tokens, generated %d, stop %s, n_keep %d, shifted out %d", stats.prompt_tokens,
+              stats.generated_tokens, stats.stop_reason.c_str(), stats.n_keep, stats.shifted_out_tokens);
+        QVERIFY(stats.context_shifted);
+        QCOMPARE(stats.stop_reason, std::string("length"));
+        QCOMPARE(stats.generated_tokens, options.max_tokens); // never stopped for the context
+        QVERIFY(stats.generated_tokens + stats.prompt_tokens > 2 * n_ctx);
+        QVERIFY(generated_pieces > 0);
+        QVERIFY(session.cache().size() <= n_ctx);
+
+        // n_keep is the system prompt's tokens, and they are still at the start of the cache.
+        QVERIFY(stats.n_keep > 1);
+        const std::vector<int32_t>& cached = session.cache().tokens();
+        QVERIFY(std::equal(prompt.begin(), prompt.begin() + stats.n_keep, cached.begin()));
+        // The cache stands for the whole history: prompt, reply, with one window cut out.
+        const std::vector<int32_t> logical = session.cache().logical_tokens();
+        QVERIFY(std::equal(prompt.begin(), prompt.end(), logical.begin()));
+        QCOMPARE(static_cast<int32_t>(logical.size()),
+                 static_cast<int32_t>(prompt.size()) + stats.generated_tokens - 1);
+
+        // Coherence: from the shifted cache, greedy decoding goes on like a fresh run on the
+        // same (shifted) token sequence, for the first steps.
+        const int32_t next[] = {prompt[1]};
+        session.cache().truncate(n_ctx - 8); // room to continue
+        auto fresh = l.inference->new_cache(n_ctx + 16);
+        l.inference->eval(*fresh, session.cache().tokens());
+        const std::vector<int32_t> fresh_tokens =
+            greedy(*l.inference, *fresh, l.inference->eval(*fresh, next), 4);
+        const std::vector<int32_t> shifted_tokens =
+            greedy(*l.inference, session.cache(), l.inference->eval(session.cache(), next), 4);
+        qInfo("next tokens: shifted %d %d %d %d, fresh %d %d %d %d", shifted_tokens[0], shifted_tokens[1],
+              shifted_tokens[2], shifted_tokens[3], fresh_tokens[0], fresh_tokens[1], fresh_tokens[2],
+              fresh_tokens[3]);
+        for (int i = 0; i < 3; ++i)
+            QCOMPARE(shifted_tokens[static_cast<size_t>(i)], fresh_tokens[static_cast<size_t>(i)]);
+    }
+};
+
+QTEST_MAIN(TestKvContextShift)
+#include "test_kv_context_shift.moc"

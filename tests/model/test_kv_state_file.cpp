@@ -1,0 +1,241 @@
+// Saving and restoring a conversation's KV state: a round trip gives back the same
+// cache (bit for bit in F16, within Q8_0's rounding otherwise) and the same next
+// logits; a damaged, truncated or foreign file is refused with a reason, leaves the
+// cache alone, and the conversation falls back to prefilling.
+#include "engine/error.h"
+#include "engine/model/model.h"
+#include "engine/session/chat_session.h"
+#include "engine/session/inference.h"
+#include "engine/session/kv_state_file.h"
+#include "kernels/fp16.h"
+#include "tests/support/test_support.h"
+#include <QtTest>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+using namespace hearth;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Loaded {
+    std::shared_ptr<const engine::Model> model;
+    std::unique_ptr<engine::Inference> inference;
+};
+
+Loaded load(const std::string& name) {
+    Loaded l;
+    l.model = engine::Model::load(test::testdata("models/" + name + ".gguf"));
+    l.inference = std::make_unique<engine::Inference>(l.model, engine::InferenceOptions{2, 32});
+    return l;
+}
+
+std::vector<engine::ChatTurn> conversation() {
+    return {{"system", "You tell tiny stories."},
+            {"user", "Tell me about a cat."},
+            {"assistant", "The cat sat in the sun."},
+            {"user", "And the dog?"}};
+}
+
+engine::GenerationOptions greedy(int max_tokens) {
+    engine::GenerationOptions options;
+    options.sampling.temperature = 0;
+    options.max_tokens = max_tokens;
+    return options;
+}
+
+std::vector<float> logits_of(engine::ChatSession& session, const std::vector<engine::ChatTurn>& turns,
+                             engine::TurnStats* stats = nullptr) {
+    auto prefilled = session.prefill(turns, greedy(4));
+    if (stats) *stats = prefilled.stats;
+    return {prefilled.logits.begin(), prefilled.logits.end()};
+}
+
+} // namespace
+
+class TestKvStateFile : public QObject {
+    Q_OBJECT
+
+private slots:
+    void round_trip_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<bool>("q8");
+        for (const char* m : {"stories260K", "tiny-qwen2", "tiny-llama3"}) {
+            QTest::newRow((std::string(m) + "/f16").c_str()) << m << false;
+            QTest::newRow((std::string(m) + "/q8_0").c_str()) << m << true;
+        }
+    }
+    void round_trip() {
+        QFETCH(QString, model);
+        QFETCH(bool, q8);
+        Loaded l = load(model.toStdString());
+        const std::string dir = test::make_temp_dir("kv-state");
+        const std::string path = dir + "/conversation.hkv";
+        const int32_t n_ctx = 128;
+
+        engine::ChatSession original(*l.inference, n_ctx);
+        auto turns = conversation();
+        original.reply(turns, greedy(6), nullptr);
+        const auto format = q8 ? engine::KvStateFormat::Q8_0 : engine::KvStateFormat::F16;
+        original.save_state(path, format);
+        QVERIFY(fs::exists(path));
+        for (const auto& entry : fs::directory_iterator(dir)) // the temporary file was renamed away
+            QCOMPARE(entry.path().filename().string(), std::string("conversation.hkv"));
+
+        engine::ChatSession resumed(*l.inference, n_ctx);
+        const engine::KvRestoreResult result = resumed.restore_state(path);
+        QVERIFY2(result.restored, result.reason.c_str());
+        QCOMPARE(result.tokens, original.cache().size());
+        QVERIFY(resumed.cache().tokens() == original.cache().tokens());
+
+        // Keys and values: identical in F16; within Q8_0's step of each 32-block otherwise.
+        const engine::KvCache& a = original.cache();
+        const engine::KvCache& b = resumed.cache();
+        float worst = 0, largest = 0;
+        for (int32_t layer = 0; layer < a.n_layer(); ++layer)
+            for (int32_t pos = 0; pos < a.size(); ++pos)
+                for (int32_t i = 0; i < a.kv_width(); ++i)
+                    for (const bool keys : {true, false}) {
+                        const float x =
+                            kernels::fp16_to_fp32((keys ? a.key(layer, pos) : a.value(layer, pos))[i]);
+                        const float y =
+                            kernels::fp16_to_fp32((keys ? b.key(layer, pos) : b.value(layer, pos))[i]);
+                        worst = std::max(worst, std::fabs(x - y));
+                        largest = std::max(largest, std::fabs(x));
+                    }
+        if (q8)
+            QVERIFY2(worst <= largest / 127.0f, "Q8_0 round trip off by more than a quantization step");
+        else
+            QCOMPARE(worst, 0.0f);
+
+        // The next turn reuses the restored prefix exactly as the original session would.
+        turns.push_back({"assistant", "The dog ran."});
+        turns.push_back({"user", "Then?"});
+        engine::TurnStats from_original, from_resumed;
+        const std::vector<float> expected = logits_of(original, turns, &from_original);
+        const std::vector<float> got = logits_of(resumed, turns, &from_resumed);
+        QCOMPARE(from_resumed.reused_tokens, from_original.reused_tokens);
+        QVERIFY(from_resumed.reused_tokens > 0);
+        float diff = 0;
+        for (size_t i = 0; i < expected.size(); ++i)
+            diff = std::max(diff, std::fabs(expected[i] - got[i]));
+        qInfo("max logit difference after restore: %g", diff);
+        if (q8)
+            QVERIFY(diff < 0.5f);
+        else
+            QCOMPARE(diff, 0.0f);
+    }
+
+    void refused_states_fall_back_data() {
+        QTest::addColumn<QString>("damage");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("missing") << "missing"
+                                 << "no saved conversation state";
+        QTest::newRow("empty") << "empty"
+                               << "not a Hearth conversation state";
+        QTest::newRow("bad magic") << "magic"
+                                   << "not a Hearth conversation state";
+        QTest::newRow("other version") << "version"
+                                       << "version 99 is not supported";
+        QTest::newRow("truncated") << "truncate"
+                                   << "damaged or truncated";
+        QTest::newRow("flipped byte") << "flip"
+                                      << "damaged or truncated";
+        QTest::newRow("other model") << "model"
+                                     << "saved for another model";
+        QTest::newRow("other template") << "template"
+                                        << "saved with another chat template";
+        QTest::newRow("too long for context") << "context"
+                                              << "do not fit in the context length";
+    }
+    void refused_states_fall_back() {
+        QFETCH(QString, damage);
+        QFETCH(QString, reason);
+        Loaded l = load("stories260K");
+        const std::string dir = test::make_temp_dir("kv-state-bad");
+        const std::string path = dir + "/c.hkv";
+        auto turns = conversation();
+        {
+            engine::ChatSession session(*l.inference, 128);
+            session.reply(turns, greedy(4), nullptr);
+            session.save_state(path);
+        }
+        std::string bytes = test::read_file(path);
+        const std::string kind = damage.toStdString();
+        if (kind == "missing") fs::remove(path);
+        if (kind == "empty") test::write_file(path, "");
+        if (kind == "magic") bytes[0] = 'X';
+        if (kind == "version") bytes[4] = 99;
+        if (kind == "truncate") bytes.resize(bytes.size() / 2);
+        if (kind == "flip") bytes[bytes.size() / 2] ^= 0x10;
+        if (kind == "magic" || kind == "version" || kind == "truncate" || kind == "flip")
+            test::write_file(path, bytes);
+
+        Loaded other = kind == "model" ? load("stories260K-Q8_0") : Loaded{};
+        engine::Inference& inference = kind == "model" ? *other.inference : *l.inference;
+        engine::ChatSession session(inference, kind == "context" ? 16 : 128);
+        engine::GenerationOptions options = greedy(4);
+        if (kind == "template")
+            options.template_override = "{% for m in messages %}{{ m.content }}\n{% endfor %}";
+
+        const engine::KvRestoreResult result = session.restore_state(path, options);
+        QVERIFY(!result.restored);
+        qInfo("%s", result.reason.c_str());
+        QVERIFY2(result.reason.find(reason.toStdString()) != std::string::npos, result.reason.c_str());
+        QVERIFY(result.reason.find(path) != std::string::npos); // names the file
+        QCOMPARE(session.cache().size(), 0);                    // left alone
+
+        if (kind == "context") return; // 16 tokens hold no conversation
+        // Falls back to prefilling: everything computed, nothing reused, a reply comes.
+        const engine::TurnStats stats = session.reply(turns, options, nullptr);
+        QCOMPARE(stats.reused_tokens, 0);
+        QCOMPARE(stats.computed_tokens, stats.prompt_tokens);
+    }
+
+    void unwritable_path_throws_a_clear_error() {
+        Loaded l = load("stories260K");
+        engine::ChatSession session(*l.inference, 64);
+        session.reply(conversation(), greedy(2), nullptr);
+        const std::string path = test::make_temp_dir("kv-state-nodir") + "/missing/dir/c.hkv";
+        try {
+            session.save_state(path);
+            QFAIL("saving into a missing directory did not throw");
+        } catch (const Error& e) {
+            QVERIFY(std::string(e.what()).find(path) != std::string::npos);
+        }
+    }
+
+    // Not a pass/fail timing: the number that matters is that restoring computes nothing.
+    void restore_replaces_a_prefill() {
+        Loaded l = load("stories260K");
+        const std::string path = test::make_temp_dir("kv-state-time") + "/c.hkv";
+        engine::ChatSession session(*l.inference, 128);
+        std::vector<engine::ChatTurn> turns{{"user", "A cat."}}; // short: the next turn needs no shift
+        const engine::TurnStats first = session.reply(turns, greedy(8), nullptr);
+        session.save_state(path);
+        const std::vector<int32_t> tokens = session.cache().tokens();
+
+        using Clock = std::chrono::steady_clock;
+        engine::ChatSession resumed(*l.inference, 128);
+        resumed.model_identity(); // once per model load, not per restore
+        auto start = Clock::now();
+        QVERIFY(resumed.restore_state(path).restored);
+        const double restore = std::chrono::duration<double>(Clock::now() - start).count();
+        auto fresh = l.inference->new_cache(128);
+        start = Clock::now();
+        l.inference->eval(*fresh, tokens);
+        const double prefill = std::chrono::duration<double>(Clock::now() - start).count();
+        qInfo("%zu tokens: restore %.3f ms, prefill %.3f ms", tokens.size(), restore * 1e3, prefill * 1e3);
+
+        turns.push_back({"assistant", "ok"});
+        turns.push_back({"user", "More."});
+        engine::TurnStats stats;
+        logits_of(resumed, turns, &stats);
+        // The new turn shares the first prompt (the reply's text changed); a token may merge at the seam.
+        QVERIFY(stats.reused_tokens >= first.prompt_tokens - 2);
+    }
+};
+
+QTEST_MAIN(TestKvStateFile)
+#include "test_kv_state_file.moc"

@@ -1,0 +1,166 @@
+// Several conversations within a memory budget: switching back to one still in memory
+// costs exactly what staying would have; the least recently used is evicted first;
+// an evicted conversation is restored from its saved state, or prefilled again.
+#include "engine/model/model.h"
+#include "engine/session/engine_metrics.h"
+#include "engine/session/inference.h"
+#include "engine/session/session_store.h"
+#include "tests/support/test_support.h"
+#include <QtTest>
+#include <filesystem>
+
+using namespace hearth;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Loaded {
+    std::shared_ptr<const engine::Model> model;
+    std::unique_ptr<engine::Inference> inference;
+};
+
+Loaded load(const std::string& name) {
+    Loaded l;
+    l.model = engine::Model::load(test::testdata("models/" + name + ".gguf"));
+    l.inference = std::make_unique<engine::Inference>(l.model, engine::InferenceOptions{2, 32});
+    return l;
+}
+
+engine::GenerationOptions greedy() {
+    engine::GenerationOptions options;
+    options.sampling.temperature = 0;
+    options.max_tokens = 3;
+    return options;
+}
+
+std::vector<engine::ChatTurn> first_turn(const std::string& topic) {
+    return {{"user", "Tell me about " + topic}};
+}
+std::vector<engine::ChatTurn> second_turn(const std::string& topic) {
+    return {{"user", "Tell me about " + topic}, {"assistant", "It is nice."}, {"user", "More?"}};
+}
+
+engine::SessionStoreOptions store_options(size_t budget, std::string state_dir = {}) {
+    engine::SessionStoreOptions o;
+    o.n_ctx = 256;
+    o.memory_budget_bytes = budget;
+    o.state_dir = std::move(state_dir);
+    return o;
+}
+
+// What the second turn of a conversation costs when nothing else ever happened.
+engine::TurnStats undisturbed_second_turn(engine::Inference& inference, const std::string& topic) {
+    engine::SessionStore store(inference, store_options(size_t{1} << 30));
+    store.reply("x", first_turn(topic), greedy(), nullptr);
+    return store.reply("x", second_turn(topic), greedy(), nullptr);
+}
+
+} // namespace
+
+class TestSessionStore : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { loaded_ = load("stories260K"); }
+
+    void switching_back_costs_nothing() {
+        engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30));
+        store.reply("a", first_turn("cats"), greedy(), nullptr);
+        store.reply("b", first_turn("dogs"), greedy(), nullptr);
+        store.reply("c", first_turn("birds"), greedy(), nullptr);
+        QCOMPARE(store.ids(), (std::vector<std::string>{"c", "b", "a"}));
+        QCOMPARE(engine::engine_metrics().snapshot().kv_sessions, int64_t{3});
+
+        const engine::TurnStats back = store.reply("a", second_turn("cats"), greedy(), nullptr);
+        QVERIFY(store.last_resume().from_memory);
+        const engine::TurnStats alone = undisturbed_second_turn(*loaded_.inference, "cats");
+        QVERIFY(back.reused_tokens > 0);
+        QCOMPARE(back.reused_tokens, alone.reused_tokens);
+        QCOMPARE(back.computed_tokens, alone.computed_tokens);
+        QCOMPARE(store.ids().front(), std::string("a"));
+    }
+
+    void least_recently_used_is_evicted() {
+        engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30));
+        store.reply("a", first_turn("cats"), greedy(), nullptr);
+        const size_t one = store.bytes();
+        QVERIFY(one > 0);
+        store.reply("b", first_turn("dogs"), greedy(), nullptr);
+        store.session("a"); // a is now more recent than b
+        // Room for two conversations of this size, not three.
+        store.set_memory_budget(one * 5 / 2);
+        store.reply("c", first_turn("mice"), greedy(), nullptr);
+        QCOMPARE(store.ids(), (std::vector<std::string>{"c", "a"}));
+        QVERIFY(!store.in_memory("b"));
+        QVERIFY(store.bytes() <= one * 5 / 2);
+
+        // Shrinking the budget evicts down to the one in use.
+        store.set_memory_budget(1);
+        QCOMPARE(store.ids(), (std::vector<std::string>{"c"}));
+        // Without a state directory an evicted conversation is prefilled again.
+        const engine::TurnStats again = store.reply("b", second_turn("dogs"), greedy(), nullptr);
+        QVERIFY(!store.last_resume().restored);
+        QCOMPARE(again.reused_tokens, 0);
+        QCOMPARE(again.computed_tokens, again.prompt_tokens);
+    }
+
+    void evicted_conversation_resumes_from_its_state() {
+        const std::string dir = test::make_temp_dir("session-store");
+        engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30, dir));
+        store.reply("a/1", first_turn("cats"), greedy(), nullptr);
+        store.reply("b", first_turn("dogs"), greedy(), nullptr);
+        store.set_memory_budget(1); // evicts a/1, saving it
+        QVERIFY(!store.in_memory("a/1"));
+        const std::string path = store.state_path("a/1");
+        QVERIFY(fs::exists(path));
+        QCOMPARE(fs::path(path).parent_path(), fs::path(dir)); // the id's slash does not make a directory
+
+        const engine::TurnStats resumed = store.reply("a/1", second_turn("cats"), greedy(), nullptr);
+        QVERIFY2(store.last_resume().restored, store.last_resume().reason.c_str());
+        QVERIFY(store.last_resume().tokens > 0);
+        const engine::TurnStats alone = undisturbed_second_turn(*loaded_.inference, "cats");
+        QCOMPARE(resumed.reused_tokens, alone.reused_tokens);
+        QCOMPARE(resumed.computed_tokens, alone.computed_tokens);
+
+        store.forget("a/1");
+        QVERIFY(!fs::exists(path));
+        QVERIFY(!store.in_memory("a/1"));
+    }
+
+    void states_survive_the_store() {
+        const std::string dir = test::make_temp_dir("session-store-close");
+        {
+            engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30, dir));
+            store.reply("kept", first_turn("cats"), greedy(), nullptr);
+        } // closing saves
+        engine::SessionStore reopened(*loaded_.inference, store_options(size_t{1} << 30, dir));
+        const engine::TurnStats stats = reopened.reply("kept", second_turn("cats"), greedy(), nullptr);
+        QVERIFY(reopened.last_resume().restored);
+        QCOMPARE(stats.reused_tokens, undisturbed_second_turn(*loaded_.inference, "cats").reused_tokens);
+    }
+
+    void damaged_state_is_discarded() {
+        const std::string dir = test::make_temp_dir("session-store-bad");
+        engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30, dir));
+        store.reply("a", first_turn("cats"), greedy(), nullptr);
+        store.evict("a");
+        const std::string path = store.state_path("a");
+        std::string bytes = test::read_file(path);
+        bytes[bytes.size() / 2] ^= 1;
+        test::write_file(path, bytes);
+
+        const int64_t rejected = engine::engine_metrics().snapshot().states_rejected;
+        const engine::TurnStats stats = store.reply("a", second_turn("cats"), greedy(), nullptr);
+        QVERIFY(!store.last_resume().restored);
+        QVERIFY(store.last_resume().reason.find("damaged") != std::string::npos);
+        QCOMPARE(engine::engine_metrics().snapshot().states_rejected, rejected + 1);
+        QCOMPARE(stats.reused_tokens, 0); // prefilled again
+        QVERIFY(!fs::exists(path));       // and the bad file is gone
+    }
+
+private:
+    Loaded loaded_;
+};
+
+QTEST_MAIN(TestSessionStore)
+#include "test_session_store.moc"
