@@ -2,6 +2,7 @@
 #include "kernels/matmul.h"
 
 #include "kernels/dispatch_metrics.h"
+#include "kernels/f32_batched_dot.h"
 #include "kernels/kernel_table.h"
 #include <algorithm>
 #include <atomic>
@@ -88,11 +89,19 @@ void quantize_rows(QuantizeRowFn quantize, TensorType activation_type, const flo
     });
 }
 
+// F32 weights times a batch of 2+ rows sum in llamafile tinyBLAS's order, as llama.cpp's do
+// (f32_batched_dot.h); null for every other product.
+VecDotFn batched_f32_dot(const WeightMatrix& w, int64_t batch, Isa isa) {
+    if (w.type != TensorType::F32 || batch < 2 || w.cols % 8 != 0) return nullptr;
+    return isa == Isa::Avx2 ? avx2::vec_dot_f32_f32_batched : vec_dot_f32_f32_batched_ref;
+}
+
 // What one matrix of a group needs while its rows run.
 struct Job {
     const WeightMatrix* w;
     float* y;
     Plan plan;
+    VecDotFn batched_f32; // set: used instead of the table's kernels
     const std::byte* activations;
     size_t activation_row_bytes;
     int64_t chunk;       // rows per grab
@@ -131,9 +140,11 @@ void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t
     for (size_t i = 0; i < outputs.size(); ++i) {
         const WeightMatrix& w = *outputs[i].w;
         Job& job = jobs[i];
+        const Plan plan = plan_for(w.type);
         job = {&w,
                outputs[i].y,
-               plan_for(w.type),
+               plan,
+               batched_f32_dot(w, batch, plan.isa),
                reinterpret_cast<const std::byte*>(x),
                static_cast<size_t>(w.cols) * sizeof(float),
                1,
@@ -178,6 +189,16 @@ void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t
             const int64_t end = std::min(w.rows, begin + job.chunk);
             const size_t weight_row_bytes = row_bytes(w.type, w.cols);
             const auto* weights = static_cast<const std::byte*>(w.data);
+            if (job.batched_f32 != nullptr) {
+                for (int64_t r = begin; r < end; ++r) {
+                    const std::byte* weight_row = weights + static_cast<size_t>(r) * weight_row_bytes;
+                    for (int64_t b = 0; b < batch; ++b)
+                        job.y[b * w.rows + r] = job.batched_f32(
+                            w.cols, weight_row,
+                            job.activations + static_cast<size_t>(b) * job.activation_row_bytes);
+                }
+                continue;
+            }
             if (batch > 1 && k.gemm != nullptr) {
                 k.gemm(w.cols, weights, weight_row_bytes, begin, end, job.activations,
                        job.activation_row_bytes, batch, job.y, w.rows);

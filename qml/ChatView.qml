@@ -63,7 +63,7 @@ Item {
         width: Math.min(parent.width - 64, 520)
         Rectangle {
             Layout.alignment: Qt.AlignHCenter
-            width: 72; height: 72; radius: 22
+            implicitWidth: 72; implicitHeight: 72; Layout.preferredWidth: 72; Layout.preferredHeight: 72; radius: 22
             color: Theme.accentSoft
             Icon { anchors.centerIn: parent; path: Icons.flame; size: 42; color: Theme.accent }
         }

@@ -9,17 +9,17 @@ Item {
     property real size: 20
     implicitWidth: size
     implicitHeight: size
+    // Multisampled layer for smooth edges on the GPU; the software renderer antialiases paths itself.
+    layer.enabled: GraphicsInfo.api !== GraphicsInfo.Software
+    layer.samples: 4
 
     Shape {
-        anchors.centerIn: parent
         width: 24
         height: 24
-        scale: icon.size / 24
-        layer.enabled: true
-        layer.samples: 4
-        layer.smooth: true
+        transform: Scale { xScale: icon.size / 24; yScale: icon.size / 24 }
         ShapePath {
             strokeWidth: -1
+            strokeColor: "transparent"
             fillColor: icon.color
             fillRule: ShapePath.OddEvenFill
             PathSvg { path: icon.path }

@@ -110,7 +110,7 @@ ApplicationWindow {
                                 anchors.centerIn: parent
                                 spacing: 8
                                 Rectangle {
-                                    width: 8; height: 8; radius: 4
+                                    implicitWidth: 8; implicitHeight: 8; Layout.preferredWidth: 8; Layout.preferredHeight: 8; radius: 4
                                     color: window.models.busy ? "#e3b341" : (window.models.loaded ? Theme.success : Theme.textFaint)
                                 }
                                 Label {

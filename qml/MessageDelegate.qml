@@ -107,7 +107,7 @@ Item {
             spacing: 14
             Rectangle {
                 Layout.alignment: Qt.AlignTop
-                width: 30; height: 30; radius: 15
+                implicitWidth: 30; implicitHeight: 30; Layout.preferredWidth: 30; Layout.preferredHeight: 30; radius: 15
                 color: Theme.accentSoft
                 Icon { anchors.centerIn: parent; path: Icons.flame; size: 18; color: Theme.accent }
             }

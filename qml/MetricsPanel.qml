@@ -28,7 +28,7 @@ Rectangle {
                 Icon { path: Icons.metrics; size: 20; color: Theme.accent }
                 Label { text: qsTr("Engine"); font.pointSize: Theme.large; font.weight: Font.Bold; color: Theme.text; Layout.fillWidth: true }
                 Rectangle {
-                    width: 8; height: 8; radius: 4
+                    implicitWidth: 8; implicitHeight: 8; Layout.preferredWidth: 8; Layout.preferredHeight: 8; radius: 4
                     color: panel.metrics.generating ? Theme.success : Theme.textFaint
                 }
                 Label {
@@ -247,7 +247,7 @@ Rectangle {
         property color color
         property string text
         spacing: 6
-        Rectangle { width: 10; height: 10; radius: 3; color: legend.color }
+        Rectangle { implicitWidth: 10; implicitHeight: 10; Layout.preferredWidth: 10; Layout.preferredHeight: 10; radius: 3; color: legend.color }
         Label { text: legend.text; color: Theme.textMuted; font.pointSize: Theme.small }
     }
 }

@@ -36,6 +36,7 @@ DropArea {
     }
 
     Rectangle {
+        objectName: "dropOverlay"
         anchors.fill: parent
         visible: area.containsDrag
         color: Qt.rgba(0, 0, 0, Theme.dark ? 0.55 : 0.35)
@@ -52,7 +53,7 @@ DropArea {
                 spacing: 14
                 Rectangle {
                     Layout.alignment: Qt.AlignHCenter
-                    width: 84; height: 84; radius: 42
+                    implicitWidth: 84; implicitHeight: 84; Layout.preferredWidth: 84; Layout.preferredHeight: 84; radius: 42
                     color: area.acceptable ? Theme.accent : Theme.danger
                     Icon { anchors.centerIn: parent; path: area.acceptable ? Icons.drop : Icons.close; size: 40; color: "white" }
                 }

@@ -88,6 +88,7 @@ Item {
                                 font.pointSize: Theme.small
                             }
                         }
+                        Item { Layout.fillWidth: true }
                         PillButton {
                             visible: picker.models.loaded && !picker.models.busy
                             iconPath: Icons.eject

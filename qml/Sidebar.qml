@@ -21,7 +21,7 @@ Rectangle {
             Layout.leftMargin: 6
             spacing: 10
             Rectangle {
-                width: 30; height: 30; radius: 9
+                implicitWidth: 30; implicitHeight: 30; Layout.preferredWidth: 30; Layout.preferredHeight: 30; radius: 9
                 gradient: Gradient {
                     GradientStop { position: 0; color: "#f59a55" }
                     GradientStop { position: 1; color: "#e0582b" }

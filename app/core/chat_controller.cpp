@@ -45,7 +45,8 @@ QString ChatController::titleFrom(const QString& text) {
 
 QCoro::Task<> ChatController::start() {
     const QPointer<ChatController> self(this); // the backend may be gone when the read finishes
-    const QList<ConversationRecord> records = co_await store_->loadConversations();
+    QCoro::Task<QList<ConversationRecord>> read = store_->loadConversations();
+    const QList<ConversationRecord> records = co_await read;
     if (!self) co_return;
     conversations_.setConversations(records);
     ready_ = true;
@@ -78,7 +79,8 @@ QCoro::Task<> ChatController::loadMessages(QString conversationId) {
     loading_.insert(conversationId, true);
     emit canSendChanged();
     const QPointer<ChatController> self(this);
-    QList<MessageRecord> records = co_await store_->loadMessages(conversationId);
+    QCoro::Task<QList<MessageRecord>> read = store_->loadMessages(conversationId);
+    QList<MessageRecord> records = co_await read;
     if (!self) co_return;
     loading_.remove(conversationId);
     if (MessageListModel* model = messageModels_.value(conversationId)) {

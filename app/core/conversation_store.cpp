@@ -20,6 +20,11 @@ ConversationStore::~ConversationStore() {
     pool_.waitForDone();
 }
 
+void ConversationStore::reportFailure(const QString& message) {
+    // Called on the database thread; the signal is emitted on the store's own (GUI) thread.
+    QMetaObject::invokeMethod(this, [this, message] { emit failed(message); }, Qt::QueuedConnection);
+}
+
 SqlStore& ConversationStore::store() {
     if (!store_) {
         QDir().mkpath(QFileInfo(path_).absolutePath());
@@ -33,32 +38,37 @@ QFuture<void> ConversationStore::enqueue(std::function<void(SqlStore&)> job) {
         try {
             job(store());
         } catch (const std::exception& e) {
-            emit failed(QString::fromUtf8(e.what()));
+            reportFailure(QString::fromUtf8(e.what()));
         }
     });
 }
 
 QCoro::Task<QList<ConversationRecord>> ConversationStore::loadConversations() {
-    co_return co_await QtConcurrent::run(&pool_, [this] {
+    // Futures and tasks are named before co_await: GCC 12 mishandles temporaries in co_await expressions.
+    QFuture<QList<ConversationRecord>> future = QtConcurrent::run(&pool_, [this] {
         try {
             return store().conversations();
         } catch (const std::exception& e) {
-            emit failed(QString::fromUtf8(e.what()));
+            reportFailure(QString::fromUtf8(e.what()));
             return QList<ConversationRecord>{};
         }
     });
+    QList<ConversationRecord> rows = co_await future;
+    co_return rows;
 }
 
 QCoro::Task<QList<MessageRecord>> ConversationStore::loadMessages(const QString& conversationId) {
     const QString id = conversationId; // copied before the first suspension
-    co_return co_await QtConcurrent::run(&pool_, [this, id] {
+    QFuture<QList<MessageRecord>> future = QtConcurrent::run(&pool_, [this, id] {
         try {
             return store().messages(id);
         } catch (const std::exception& e) {
-            emit failed(QString::fromUtf8(e.what()));
+            reportFailure(QString::fromUtf8(e.what()));
             return QList<MessageRecord>{};
         }
     });
+    QList<MessageRecord> rows = co_await future;
+    co_return rows;
 }
 
 void ConversationStore::saveConversation(const ConversationRecord& conversation) {

@@ -38,11 +38,13 @@ public:
     void waitForIdle();
 
 signals:
+    // Emitted on the thread the store lives on.
     void failed(const QString& message);
 
 private:
     QFuture<void> enqueue(std::function<void(SqlStore&)> job);
     SqlStore& store(); // database thread only; opens the file on first use
+    void reportFailure(const QString& message);
 
     QString path_;
     QThreadPool pool_;

@@ -59,7 +59,8 @@ QCoro::Task<> MetricsController::sample() {
     if (sampling_) co_return; // the previous sample is still being taken
     sampling_ = true;
     const QPointer<MetricsController> self(this);
-    MetricsSample next = co_await QtConcurrent::run(&takeSample);
+    QFuture<MetricsSample> future = QtConcurrent::run(&takeSample);
+    MetricsSample next = co_await future;
     if (!self) co_return;
     sampling_ = false;
     *last_ = std::move(next);

@@ -3,6 +3,7 @@
 #include "app/core/format.h"
 #include "app/core/inference_worker.h"
 #include "app/core/model_scan.h"
+#include <QDir>
 #include <QFileInfo>
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
@@ -55,8 +56,9 @@ QCoro::Task<> ModelController::scanModels() {
     scanning_ = true;
     emit scanningChanged();
     const QPointer<ModelController> self(this); // it may be gone when the scan finishes
-    const QList<ModelEntry> entries = co_await QtConcurrent::run(
+    QFuture<QList<ModelEntry>> future = QtConcurrent::run(
         &hearth::app::scanModels, settings_->modelsFolder(), settings_->recentModels(), settings_->contextLength());
+    const QList<ModelEntry> entries = co_await future;
     if (!self || generation != scanGeneration_) co_return; // gone, or a newer scan is under way
     models_.setEntries(entries);
     models_.setLoadedPath(summary_.path);
@@ -65,7 +67,10 @@ QCoro::Task<> ModelController::scanModels() {
     emit scanFinished();
 }
 
-void ModelController::load(const QString& path) { loadModel(path); }
+void ModelController::load(const QString& path) {
+    // One spelling per file ("a/../b.gguf" is "b.gguf"), so recent models and the list agree.
+    loadModel(QDir::cleanPath(QDir::current().absoluteFilePath(path)));
+}
 
 bool ModelController::loadDroppedFile(const QUrl& url) {
     const QString path = url.isLocalFile() ? url.toLocalFile() : url.toString();

@@ -15,6 +15,8 @@ QString nextConnectionName() {
 
 qint64 toMillis(const QDateTime& time) { return time.isValid() ? time.toMSecsSinceEpoch() : 0; }
 QDateTime fromMillis(qint64 ms) { return QDateTime::fromMSecsSinceEpoch(ms); }
+// A null QString binds as SQL NULL; an empty reply (stopped before its first token) is text "".
+QString text(const QString& value) { return value.isNull() ? QStringLiteral("") : value; }
 } // namespace
 
 SqlStore::SqlStore(const QString& path) : path_(path), connectionName_(nextConnectionName()) {
@@ -109,7 +111,7 @@ void SqlStore::saveConversation(const ConversationRecord& c) {
         "INSERT INTO conversations(id, title, created_at, updated_at) VALUES(?, ?, ?, ?)"
         " ON CONFLICT(id) DO UPDATE SET title = excluded.title, updated_at = excluded.updated_at"));
     query.addBindValue(c.id);
-    query.addBindValue(c.title);
+    query.addBindValue(text(c.title));
     query.addBindValue(toMillis(c.createdAt));
     query.addBindValue(toMillis(c.updatedAt));
     run(query, path_);
@@ -118,7 +120,7 @@ void SqlStore::saveConversation(const ConversationRecord& c) {
 void SqlStore::renameConversation(const QString& id, const QString& title) {
     QSqlQuery query(QSqlDatabase::database(connectionName_));
     query.prepare(QStringLiteral("UPDATE conversations SET title = ? WHERE id = ?"));
-    query.addBindValue(title);
+    query.addBindValue(text(title));
     query.addBindValue(id);
     run(query, path_);
 }
@@ -144,7 +146,7 @@ void SqlStore::saveMessage(const MessageRecord& m) {
         query.addBindValue(m.conversationId);
         query.addBindValue(m.position);
         query.addBindValue(m.role);
-        query.addBindValue(m.content);
+        query.addBindValue(text(m.content));
         query.addBindValue(messageStateName(m.state));
         query.addBindValue(toMillis(m.createdAt));
         run(query, path_);

@@ -33,11 +33,12 @@ void AutomationDriver::report(QJsonObject event) const {
     std::fflush(stdout);
 }
 
-QCoro::Task<bool> AutomationDriver::waitUntil(const std::function<bool()>& condition, int timeoutMs) {
+QCoro::Task<bool> AutomationDriver::waitUntil(std::function<bool()> condition, int timeoutMs) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
     while (!condition()) {
         if (std::chrono::steady_clock::now() > deadline) co_return false;
-        co_await QCoro::sleepFor(15ms);
+        QCoro::Task<> pause = QCoro::sleepFor(15ms);
+        co_await pause;
     }
     co_return true;
 }
@@ -121,7 +122,7 @@ QJsonObject AutomationDriver::state() const {
                        {"messages", messages}};
 }
 
-QCoro::Task<> AutomationDriver::execute(const QString& command, const QString& argument) {
+QCoro::Task<> AutomationDriver::execute(QString command, QString argument) {
     ChatController* chat = backend_.chat();
     ModelController* models = backend_.models();
     if (command == QLatin1String("load")) {
@@ -129,23 +130,30 @@ QCoro::Task<> AutomationDriver::execute(const QString& command, const QString& a
         const bool accepted = models->loadDroppedFile(QUrl::fromLocalFile(argument));
         report({{"event", "load"}, {"accepted", accepted}, {"error", models->errorMessage()}});
     } else if (command == QLatin1String("wait-model")) {
-        const bool ok = co_await waitUntil([models] { return !models->busy(); }, argument.toInt() > 0 ? argument.toInt() : 60000);
+        QCoro::Task<bool> wait = waitUntil([models] { return !models->busy(); },
+                                           argument.toInt() > 0 ? argument.toInt() : 60000);
+        const bool ok = co_await wait;
         report({{"event", "model"}, {"ok", ok}, {"loaded", models->loaded()}, {"name", models->modelName()},
                 {"error", models->errorMessage()}, {"page", window_.property("page").toString()}});
     } else if (command == QLatin1String("wait-ready")) {
-        const bool ok = co_await waitUntil([chat] { return chat->ready(); }, 20000);
+        QCoro::Task<bool> wait = waitUntil([chat] { return chat->ready(); }, 20000);
+        const bool ok = co_await wait;
         report({{"event", "ready"}, {"ok", ok}});
     } else if (command == QLatin1String("send")) {
         const bool typed = typeAndSend(argument);
         report({{"event", "sent"}, {"typed", typed}, {"generating", chat->generating()}});
     } else if (command == QLatin1String("wait-stream")) {
         const int chars = argument.toInt();
-        const bool ok = co_await waitUntil([&] { return visibleReply().size() >= chars; }, 60000);
+        // Until the view shows `chars` characters, or the reply ends before that.
+        QCoro::Task<bool> wait = waitUntil(
+            [this, chars, chat] { return visibleReply().size() >= chars || !chat->generating(); }, 60000);
+        const bool ok = co_await wait;
         const QString text = visibleReply();
         report({{"event", "stream"}, {"ok", ok}, {"visibleChars", text.size()}, {"visibleText", text},
                 {"generating", chat->generating()}});
     } else if (command == QLatin1String("wait-idle")) {
-        const bool ok = co_await waitUntil([chat] { return !chat->generating(); }, 120000);
+        QCoro::Task<bool> wait = waitUntil([chat] { return !chat->generating(); }, 120000);
+        const bool ok = co_await wait;
         report({{"event", "idle"}, {"ok", ok}, {"visibleText", visibleReply()}});
     } else if (command == QLatin1String("click")) {
         report({{"event", "click"}, {"target", argument}, {"found", click(argument)}});
@@ -160,7 +168,8 @@ QCoro::Task<> AutomationDriver::execute(const QString& command, const QString& a
         backend_.settings()->setTheme(argument);
         report({{"event", "theme"}, {"theme", backend_.settings()->theme()}});
     } else if (command == QLatin1String("wait")) {
-        co_await QCoro::sleepFor(std::chrono::milliseconds(argument.toInt()));
+        QCoro::Task<> pause = QCoro::sleepFor(std::chrono::milliseconds(argument.toInt()));
+        co_await pause;
     } else if (command == QLatin1String("screenshot")) {
         QDir().mkpath(screenshotDir_);
         const QString path = QDir(screenshotDir_).filePath(argument);
@@ -182,13 +191,15 @@ QCoro::Task<> AutomationDriver::run(QString scriptPath) {
     }
     const QStringList lines = QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'));
     file.close();
-    co_await QCoro::sleepFor(100ms); // let the first frame render
+    QCoro::Task<> firstFrame = QCoro::sleepFor(100ms); // let the first frame render
+    co_await firstFrame;
     for (const QString& raw : lines) {
         const QString line = raw.trimmed();
         if (line.isEmpty() || line.startsWith(QLatin1Char('#'))) continue;
         const QString command = line.section(QLatin1Char(' '), 0, 0);
         if (command == QLatin1String("quit")) break;
-        co_await execute(command, line.section(QLatin1Char(' '), 1));
+        QCoro::Task<> step = execute(command, line.section(QLatin1Char(' '), 1));
+        co_await step;
     }
     report({{"event", "done"}});
     QCoreApplication::quit();

@@ -24,8 +24,8 @@ public:
     QCoro::Task<> run(QString scriptPath);
 
 private:
-    QCoro::Task<bool> waitUntil(const std::function<bool()>& condition, int timeoutMs);
-    QCoro::Task<> execute(const QString& command, const QString& argument);
+    QCoro::Task<bool> waitUntil(std::function<bool()> condition, int timeoutMs);
+    QCoro::Task<> execute(QString command, QString argument);
     QQuickItem* findItem(const QString& objectName) const;
     bool click(const QString& objectName);
     bool typeAndSend(const QString& text);

@@ -19,13 +19,17 @@ void rms_norm_rows(const float* x, const float* weight, int32_t rows, int32_t di
 
 void add_bias_rows(float* x, const float* bias, int32_t rows, int32_t dim);
 void add_rows(float* x, const float* y, size_t count); // x += y
-void swiglu(float* gate, const float* up, size_t count); // gate = silu(gate) * up
+// gate = silu(gate) * up on one row of `count`; llama.cpp's vector blocks restart on each row,
+// so a batch goes row by row through swiglu_rows.
+void swiglu(float* gate, const float* up, size_t count);
+void swiglu_rows(float* gate, const float* up, int32_t rows, int32_t dim);
 
 // The divisor of each rotated pair's frequency: Llama 3's rope_freqs factors, else 1.
 std::vector<float> rope_frequency_factors(const HyperParams& hp, const std::vector<float>& freq_factors);
 // cos/sin of every pair for positions n_past .. n_past + n - 1: out is (n, rope_dim / 2, 2).
 // Pair i turns at base^(-2i/rope_dim) / factor[i] radians per position.
-void rope_tables(const HyperParams& hp, const std::vector<float>& freq_factors, int32_t n_past, int32_t n, float* out);
+void rope_tables(const HyperParams& hp, const std::vector<float>& freq_factors, int32_t n_past, int32_t n,
+                 float* out);
 // Rotates the first rope_dim values of every head of n rows of (n_heads, head_dim).
 void apply_rope(const HyperParams& hp, const float* tables, int32_t n, float* x, int32_t n_heads);
 
@@ -37,7 +41,7 @@ void store_kv(KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const fl
 
 // Causal attention of n query rows (positions n_past ..) over the cache, grouped-query:
 // q and out are (n, n_head * head_dim).
-void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const float* q,
-            float* out, kernels::ThreadPool& pool);
+void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t n_past, int32_t n,
+            const float* q, float* out, kernels::ThreadPool& pool);
 
 } // namespace hearth::engine

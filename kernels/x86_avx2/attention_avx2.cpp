@@ -1,8 +1,8 @@
 // Attention of one query over an F16 KV cache with F16C and FMA, at exactly the reference's
 // roundings (attention_ref.cpp): the value accumulator lives as 8 halves per register and is
-// rounded to F16 after each fused multiply-add, as the scalar code does per element. Only
-// the score's dot product sums in another order: ggml's AVX2 F16 dot (four 8-wide F32
-// accumulators over steps of 32, reduced pairwise, the tail added in double).
+// rounded to F16 after each fused multiply-add, as the scalar code does per element, and the
+// score's dot product sums in the reference's (and ggml's AVX2 F16 dot's) order: four 8-wide
+// F32 accumulators over steps of 32, folded (0 + 2) + (1 + 3), the tail added in double.
 #include "kernels/reference/reference_kernels.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/avx2_util.h"
@@ -62,10 +62,11 @@ void attend(const float* q, const uint16_t* keys, const uint16_t* values, size_t
                 _mm_store_si128(
                     a, _mm256_cvtps_ph(_mm256_mul_ps(_mm256_cvtph_ps(_mm_load_si128(a)), rescale), kRound));
             }
-            sum *= _mm256_cvtss_f32(rescale);
+            sum = std::fma(sum, _mm256_cvtss_f32(rescale), 1.0f); // ggml's S = S*ms + vs, fused
             max_score = score;
         } else {
             weight = std::exp(score - max_score);
+            sum += weight;
         }
         const uint16_t* v = values + static_cast<size_t>(j) * kv_stride;
         const __m256 w = _mm256_set1_ps(weight);
@@ -75,7 +76,6 @@ void attend(const float* q, const uint16_t* keys, const uint16_t* values, size_t
             const __m256 updated = _mm256_fmadd_ps(load_halves(v + d), w, _mm256_cvtph_ps(_mm_load_si128(a)));
             _mm_store_si128(a, _mm256_cvtps_ph(updated, kRound));
         }
-        sum += weight;
     }
     const __m256 inv_sum = _mm256_set1_ps(1.0f / sum);
     for (int64_t d = 0; d < dim; d += 8)

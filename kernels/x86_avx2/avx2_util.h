@@ -29,6 +29,14 @@ inline uint32_t load_u32(const uint8_t* bytes) {
     return word;
 }
 
+// The fp16 at `half` as a float, read with a 32-bit load (the caller guarantees 4 readable
+// bytes): a plain vmovd instead of a 16-bit insert into a register.
+inline float fp16_at(const void* half) {
+    uint32_t word;
+    std::memcpy(&word, half, sizeof word);
+    return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(word))));
+}
+
 // 16 bytes of packed nibbles -> 32 bytes 0..15: the low nibbles first, then the high
 // nibbles (the element order of Q4_0, Q4_1, Q5_0 and Q5_1 blocks).
 inline __m256i unpack_nibbles_16(const uint8_t* packed) {

@@ -1,6 +1,9 @@
 // Dot products of float weight rows (F32, F16, BF16) with F32 activations.
+#include "kernels/f32_batched_dot.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/avx2_util.h"
+
+#include <cmath>
 
 namespace hearth::kernels::avx2 {
 namespace {
@@ -26,6 +29,14 @@ inline float load1(const uint16_t* p, bool is_bf16) {
     return fp16_to_float(*p);
 }
 
+// ggml's GGML_F32x8_REDUCE: (0 + 2) + (1 + 3), then the 128-bit halves, then pairwise.
+inline float reduce_like_ggml(__m256 acc0, __m256 acc1, __m256 acc2, __m256 acc3) {
+    const __m256 r = _mm256_add_ps(_mm256_add_ps(acc0, acc2), _mm256_add_ps(acc1, acc3));
+    const __m128 t0 = _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps(r, 1));
+    const __m128 t1 = _mm_hadd_ps(t0, t0);
+    return _mm_cvtss_f32(_mm_hadd_ps(t1, t1));
+}
+
 // Four independent accumulators hide the FMA latency; the tail goes 8, then 1, at a time.
 template <class Weight, class... Mode> float dot(int64_t n, const Weight* w, const float* x, Mode... mode) {
     __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
@@ -45,18 +56,21 @@ template <class Weight, class... Mode> float dot(int64_t n, const Weight* w, con
     return sum;
 }
 
-// Both rows in halves; products of halves are exact in float. The scalar tail sums in
-// double like the reference does.
+// Both rows in halves, in ggml_vec_dot_f16's order: blocks of 32 in four accumulators,
+// folded (0 + 2) + (1 + 3), the 128-bit halves added, then pairwise; the tail (products of
+// halves are exact in float) is summed in double, as the reference does.
 float dot_halves(int64_t n, const uint16_t* w, const uint16_t* x, bool is_bf16) {
     __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    __m256 acc2 = _mm256_setzero_ps(), acc3 = _mm256_setzero_ps();
     int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {
+    for (; i + 32 <= n; i += 32) {
         acc0 = _mm256_fmadd_ps(load8(w + i, is_bf16), load8(x + i, is_bf16), acc0);
         acc1 = _mm256_fmadd_ps(load8(w + i + 8, is_bf16), load8(x + i + 8, is_bf16), acc1);
+        acc2 = _mm256_fmadd_ps(load8(w + i + 16, is_bf16), load8(x + i + 16, is_bf16), acc2);
+        acc3 = _mm256_fmadd_ps(load8(w + i + 24, is_bf16), load8(x + i + 24, is_bf16), acc3);
     }
-    for (; i + 8 <= n; i += 8)
-        acc0 = _mm256_fmadd_ps(load8(w + i, is_bf16), load8(x + i, is_bf16), acc0);
-    double sum = hsum(_mm256_add_ps(acc0, acc1));
+    double sum = 0;
+    if (i > 0) sum = reduce_like_ggml(acc0, acc1, acc2, acc3);
     for (; i < n; ++i)
         sum += load1(w + i, is_bf16) * load1(x + i, is_bf16);
     return static_cast<float>(sum);
@@ -64,8 +78,8 @@ float dot_halves(int64_t n, const uint16_t* w, const uint16_t* x, bool is_bf16) 
 
 } // namespace
 
-// The same order of summation as the reference (and ggml): blocks of 32 in four
-// accumulators, lanes reduced pairwise, the tail added one by one in float.
+// The same order of summation as the reference (and ggml_vec_dot_f32): blocks of 32 in four
+// accumulators reduced as ggml does, the tail added one by one with fused multiply-adds.
 float vec_dot_f32_f32(int64_t n, const void* weight_row, const void* activation_row) {
     const auto* w = static_cast<const float*>(weight_row);
     const auto* x = static_cast<const float*>(activation_row);
@@ -78,20 +92,28 @@ float vec_dot_f32_f32(int64_t n, const void* weight_row, const void* activation_
         acc2 = _mm256_fmadd_ps(_mm256_loadu_ps(w + i + 16), _mm256_loadu_ps(x + i + 16), acc2);
         acc3 = _mm256_fmadd_ps(_mm256_loadu_ps(w + i + 24), _mm256_loadu_ps(x + i + 24), acc3);
     }
-    const __m256 r = _mm256_add_ps(_mm256_add_ps(acc0, acc1), _mm256_add_ps(acc2, acc3));
-    const __m128 t0 = _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps(r, 1));
-    const __m128 t1 = _mm_hadd_ps(t0, t0);
-    float sum = _mm_cvtss_f32(_mm_hadd_ps(t1, t1));
-    for (int64_t i = blocked; i < n; ++i) sum += w[i] * x[i];
+    float sum = reduce_like_ggml(acc0, acc1, acc2, acc3);
+    for (int64_t i = blocked; i < n; ++i)
+        sum = std::fma(w[i], x[i], sum);
     return sum;
 }
+
+// llamafile tinyBLAS's order (f32_batched_dot.h): one accumulator, then hsum's halves and pairs.
+float vec_dot_f32_f32_batched(int64_t n, const void* weight_row, const void* activation_row) {
+    const auto* w = static_cast<const float*>(weight_row);
+    const auto* x = static_cast<const float*>(activation_row);
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i + 8 <= n; i += 8)
+        acc = _mm256_fmadd_ps(_mm256_loadu_ps(w + i), _mm256_loadu_ps(x + i), acc);
+    return hsum(acc);
+}
 float vec_dot_f16_f16(int64_t n, const void* weight_row, const void* activation_row) {
-    return dot_halves(n, static_cast<const uint16_t*>(weight_row), static_cast<const uint16_t*>(activation_row),
-                      false);
+    return dot_halves(n, static_cast<const uint16_t*>(weight_row),
+                      static_cast<const uint16_t*>(activation_row), false);
 }
 float vec_dot_bf16_bf16(int64_t n, const void* weight_row, const void* activation_row) {
-    return dot_halves(n, static_cast<const uint16_t*>(weight_row), static_cast<const uint16_t*>(activation_row),
-                      true);
+    return dot_halves(n, static_cast<const uint16_t*>(weight_row),
+                      static_cast<const uint16_t*>(activation_row), true);
 }
 
 void quantize_row_f16(const float* src, void* dst, int64_t n) {
@@ -100,7 +122,8 @@ void quantize_row_f16(const float* src, void* dst, int64_t n) {
     for (; i + 8 <= n; i += 8)
         _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i),
                          _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
-    for (; i < n; ++i) out[i] = _cvtss_sh(src[i], _MM_FROUND_TO_NEAREST_INT);
+    for (; i < n; ++i)
+        out[i] = _cvtss_sh(src[i], _MM_FROUND_TO_NEAREST_INT);
 }
 
 } // namespace hearth::kernels::avx2

@@ -11,31 +11,62 @@ inline __m256i load32(const int8_t* p) {
     return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
 }
 
-// Sums blocks with `block_dot(i, acc)`, two blocks per step into separate accumulators.
+// Sums blocks with `block_dot(i, acc)` into ONE accumulator in block order (llama.cpp's
+// rounding), two blocks per step so that their integer work overlaps.
 template <class BlockDot> float sum_blocks(int64_t blocks, BlockDot block_dot) {
-    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    __m256 acc = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 2 <= blocks; i += 2) {
-        acc0 = block_dot(i, acc0);
-        acc1 = block_dot(i + 1, acc1);
+        acc = block_dot(i, acc);
+        acc = block_dot(i + 1, acc);
     }
-    if (i < blocks) acc0 = block_dot(i, acc0);
-    return hsum(_mm256_add_ps(acc0, acc1));
+    if (i < blocks) acc = block_dot(i, acc);
+    return hsum(acc);
+}
+
+// One block's contribution to a signed dot: the combined scale and the 8 int32 lane sums as
+// floats. Kept apart from the accumulation so that two blocks' integer work is independent.
+struct BlockTerm {
+    __m256 scale;
+    __m256 sum;
+};
+
+inline BlockTerm signed_term(__m256i q_signed, const BlockQ8_0& a, float d) {
+    const __m256i dot = dot_i8_i8(q_signed, load32(a.qs));
+    return {_mm256_set1_ps(d * fp16_at(&a.d)), _mm256_cvtepi32_ps(dot)};
+}
+
+// Sums the terms of signed formats: two blocks decoded per step, then two FMAs in block order.
+template <class Term> float sum_signed_blocks(int64_t blocks, Term term) {
+    __m256 acc = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 2 <= blocks; i += 2) {
+        const BlockTerm t0 = term(i), t1 = term(i + 1);
+        acc = _mm256_fmadd_ps(t0.scale, t0.sum, acc);
+        acc = _mm256_fmadd_ps(t1.scale, t1.sum, acc);
+    }
+    if (i < blocks) {
+        const BlockTerm t = term(i);
+        acc = _mm256_fmadd_ps(t.scale, t.sum, acc);
+    }
+    return hsum(acc);
 }
 
 // For the formats with a min: d*dx * dot(q, x) + m*dx * sum(x), folded into one accumulator.
 inline __m256 scaled_with_min(__m256i q_unsigned, const BlockQ8_0& a, float d, float m, __m256 acc) {
     const __m256i x = load32(a.qs);
-    const float dx = fp16_to_float(a.d);
+    const float dx = fp16_at(&a.d);
     const __m256i dot = dot_u8_i8(q_unsigned, x);
     const __m256i sum = dot_u8_i8(_mm256_set1_epi8(1), x);
     acc = _mm256_fmadd_ps(_mm256_set1_ps(d * dx), _mm256_cvtepi32_ps(dot), acc);
     return _mm256_fmadd_ps(_mm256_set1_ps(m * dx), _mm256_cvtepi32_ps(sum), acc);
 }
 
-inline __m256 scaled_signed(__m256i q_signed, const BlockQ8_0& a, float d, __m256 acc) {
-    const __m256i dot = dot_i8_i8(q_signed, load32(a.qs));
-    return _mm256_fmadd_ps(_mm256_set1_ps(d * fp16_to_float(a.d)), _mm256_cvtepi32_ps(dot), acc);
+// Q5_0's quants minus 16: where the fifth bit is clear, setting the top nibble makes the byte
+// nibble - 16.
+inline __m256i q5_0_signed(const BlockQ5_0& block) {
+    const __m256i high = _mm256_andnot_si256(bits_to_bytes(load_u32(block.qh)), _mm256_set1_epi8(char(0xF0)));
+    return _mm256_or_si256(unpack_nibbles_16(block.qs), high);
 }
 
 } // namespace
@@ -43,38 +74,31 @@ inline __m256 scaled_signed(__m256i q_signed, const BlockQ8_0& a, float d, __m25
 float vec_dot_q8_0_q8_0(int64_t n, const void* weight_row, const void* activation_row) {
     const auto* w = static_cast<const BlockQ8_0*>(weight_row);
     const auto* a = static_cast<const BlockQ8_0*>(activation_row);
-    return sum_blocks(n / QK8_0, [&](int64_t i, __m256 acc) {
-        return scaled_signed(load32(w[i].qs), a[i], fp16_to_float(w[i].d), acc);
-    });
+    return sum_signed_blocks(n / QK8_0,
+                             [&](int64_t i) { return signed_term(load32(w[i].qs), a[i], fp16_at(&w[i].d)); });
 }
 
 float vec_dot_q4_0_q8_0(int64_t n, const void* weight_row, const void* activation_row) {
     const auto* w = static_cast<const BlockQ4_0*>(weight_row);
     const auto* a = static_cast<const BlockQ8_0*>(activation_row);
-    return sum_blocks(n / QK4_0, [&](int64_t i, __m256 acc) {
+    return sum_signed_blocks(n / QK4_0, [&](int64_t i) {
         const __m256i q = _mm256_sub_epi8(unpack_nibbles_16(w[i].qs), _mm256_set1_epi8(8));
-        return scaled_signed(q, a[i], fp16_to_float(w[i].d), acc);
+        return signed_term(q, a[i], fp16_at(&w[i].d));
     });
 }
 
 float vec_dot_q5_0_q8_0(int64_t n, const void* weight_row, const void* activation_row) {
     const auto* w = static_cast<const BlockQ5_0*>(weight_row);
     const auto* a = static_cast<const BlockQ8_0*>(activation_row);
-    return sum_blocks(n / QK5_0, [&](int64_t i, __m256 acc) {
-        // q - 16: where the fifth bit is clear, setting the top nibble makes the byte nibble - 16.
-        const __m256i high =
-            _mm256_andnot_si256(bits_to_bytes(load_u32(w[i].qh)), _mm256_set1_epi8(char(0xF0)));
-        const __m256i q = _mm256_or_si256(unpack_nibbles_16(w[i].qs), high);
-        return scaled_signed(q, a[i], fp16_to_float(w[i].d), acc);
-    });
+    return sum_signed_blocks(
+        n / QK5_0, [&](int64_t i) { return signed_term(q5_0_signed(w[i]), a[i], fp16_at(&w[i].d)); });
 }
 
 float vec_dot_q4_1_q8_0(int64_t n, const void* weight_row, const void* activation_row) {
     const auto* w = static_cast<const BlockQ4_1*>(weight_row);
     const auto* a = static_cast<const BlockQ8_0*>(activation_row);
     return sum_blocks(n / QK4_1, [&](int64_t i, __m256 acc) {
-        return scaled_with_min(unpack_nibbles_16(w[i].qs), a[i], fp16_to_float(w[i].d), fp16_to_float(w[i].m),
-                               acc);
+        return scaled_with_min(unpack_nibbles_16(w[i].qs), a[i], fp16_at(&w[i].d), fp16_at(&w[i].m), acc);
     });
 }
 
@@ -84,7 +108,7 @@ float vec_dot_q5_1_q8_0(int64_t n, const void* weight_row, const void* activatio
     return sum_blocks(n / QK5_1, [&](int64_t i, __m256 acc) {
         const __m256i high = _mm256_and_si256(bits_to_bytes(load_u32(w[i].qh)), _mm256_set1_epi8(0x10));
         const __m256i q = _mm256_or_si256(unpack_nibbles_16(w[i].qs), high);
-        return scaled_with_min(q, a[i], fp16_to_float(w[i].d), fp16_to_float(w[i].m), acc);
+        return scaled_with_min(q, a[i], fp16_at(&w[i].d), fp16_at(&w[i].m), acc);
     });
 }
 

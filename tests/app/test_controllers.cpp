@@ -9,6 +9,7 @@
 #include "app/core/inference_worker.h"
 #include "app/core/model_controller.h"
 #include "tests/support/test_support.h"
+#include <QDir>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTest>
@@ -20,7 +21,9 @@ class TestControllers : public QObject {
 
     QString dir_;
     AppPaths paths() const { return {dir_ + "/data", dir_ + "/settings.ini"}; }
-    static QString modelPath() { return QString::fromStdString(hearth::test::testdata("models/stories260K.gguf")); }
+    static QString modelPath() {
+        return QDir::cleanPath(QString::fromStdString(hearth::test::testdata("models/stories260K.gguf")));
+    }
 
     static bool loadModel(HearthBackend& b) {
         QSignalSpy ready(b.models(), &ModelController::modelReady);
@@ -164,7 +167,7 @@ private slots:
         HearthBackend again(paths());
         QVERIFY(startChat(again));
         again.chat()->selectConversation(again.chat()->allConversations()->idAt(0));
-        QVERIFY(waitForMessages(again.chat(), 2));
+        QVERIFY2(waitForMessages(again.chat(), 2), qPrintable(QString::number(again.chat()->messages()->count())));
         QCOMPARE(again.chat()->messages()->messages()[1].state, MessageState::Stopped);
     }
 

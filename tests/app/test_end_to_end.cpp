@@ -91,7 +91,7 @@ private slots:
             "load %1\n"
             "wait-model\n"
             "send Once upon a time\n"
-            "wait-stream 1\n"
+            "wait-stream 60\n"
             "screenshot hearth-chat-streaming.png\n"
             "click stopButton\n"
             "wait-idle\n"

@@ -22,6 +22,12 @@ public:
         connect(this, &WorkerHarness::warmUp, worker, &InferenceWorker::warmUp, Qt::QueuedConnection);
         connect(this, &WorkerHarness::generate, worker, &InferenceWorker::generate, Qt::QueuedConnection);
         connect(this, &WorkerHarness::configure, worker, &InferenceWorker::configure, Qt::QueuedConnection);
+        // The worker's signals, re-emitted on this (the test's) thread, where the spies read them.
+        connect(worker, &InferenceWorker::loadFinished, this, &WorkerHarness::loadFinished);
+        connect(worker, &InferenceWorker::warmUpFinished, this, &WorkerHarness::warmUpFinished);
+        connect(worker, &InferenceWorker::piecesReady, this, &WorkerHarness::piecesReady);
+        connect(worker, &InferenceWorker::generationFinished, this, &WorkerHarness::generationFinished);
+        connect(worker, &InferenceWorker::generationFailed, this, &WorkerHarness::generationFailed);
         thread.start();
     }
     ~WorkerHarness() override {
@@ -35,6 +41,11 @@ signals:
     void warmUp(quint64 id);
     void generate(const hearth::app::GenerationRequest& request);
     void configure(int threads, int contextLength);
+    void loadFinished(quint64 requestId, bool ok, const hearth::app::ModelSummary& summary, const QString& error);
+    void warmUpFinished(quint64 requestId, double seconds);
+    void piecesReady(quint64 requestId, const QString& text);
+    void generationFinished(quint64 requestId, const hearth::app::GenerationResult& result);
+    void generationFailed(quint64 requestId, const QString& message);
 };
 
 class TestInferenceWorker : public QObject {
@@ -55,7 +66,7 @@ class TestInferenceWorker : public QObject {
     }
 
     static bool loadInto(WorkerHarness& h, const QString& path, quint64 id, QString* error = nullptr) {
-        QSignalSpy finished(h.worker, &InferenceWorker::loadFinished);
+        QSignalSpy finished(&h, &WorkerHarness::loadFinished);
         emit h.load(id, path);
         if (!finished.wait(30000)) return false;
         if (error) *error = finished.constFirst().at(3).toString();
@@ -65,7 +76,7 @@ class TestInferenceWorker : public QObject {
 private slots:
     void loadsAndWarmsUp() {
         WorkerHarness h;
-        QSignalSpy finished(h.worker, &InferenceWorker::loadFinished);
+        QSignalSpy finished(&h, &WorkerHarness::loadFinished);
         emit h.load(7, modelPath());
         QVERIFY(finished.wait(30000));
         const auto args = finished.constFirst();
@@ -78,7 +89,7 @@ private slots:
         QVERIFY(summary.contextLength > 0);
         QVERIFY(summary.contextLength <= summary.trainedContextLength);
 
-        QSignalSpy warmed(h.worker, &InferenceWorker::warmUpFinished);
+        QSignalSpy warmed(&h, &WorkerHarness::warmUpFinished);
         emit h.warmUp(7);
         QVERIFY(warmed.wait(30000));
         QCOMPARE(warmed.constFirst().at(0).toULongLong(), 7ull);
@@ -97,7 +108,7 @@ private slots:
         QVERIFY2(error.contains("broken.gguf"), qPrintable(error));
 
         // The first model still answers.
-        QSignalSpy done(h.worker, &InferenceWorker::generationFinished);
+        QSignalSpy done(&h, &WorkerHarness::generationFinished);
         emit h.generate(request(3, "c", 8));
         QVERIFY(done.wait(30000));
         QVERIFY(done.constFirst().at(1).value<GenerationResult>().generatedTokens > 0);
@@ -106,8 +117,8 @@ private slots:
     void streamsBatchedPieces() {
         WorkerHarness h;
         QVERIFY(loadInto(h, modelPath(), 1));
-        QSignalSpy pieces(h.worker, &InferenceWorker::piecesReady);
-        QSignalSpy done(h.worker, &InferenceWorker::generationFinished);
+        QSignalSpy pieces(&h, &WorkerHarness::piecesReady);
+        QSignalSpy done(&h, &WorkerHarness::generationFinished);
         QElapsedTimer timer;
         timer.start();
         emit h.generate(request(5, "c", 200));
@@ -132,8 +143,8 @@ private slots:
     void stopsBetweenTokens() {
         WorkerHarness h;
         QVERIFY(loadInto(h, modelPath(), 1));
-        QSignalSpy pieces(h.worker, &InferenceWorker::piecesReady);
-        QSignalSpy done(h.worker, &InferenceWorker::generationFinished);
+        QSignalSpy pieces(&h, &WorkerHarness::piecesReady);
+        QSignalSpy done(&h, &WorkerHarness::generationFinished);
         // Stop from the worker's own thread as soon as the first piece is out, so the
         // tiny model cannot finish its story first.
         InferenceWorker* worker = h.worker;
@@ -150,7 +161,7 @@ private slots:
     void stopBeforeStartIsNotLost() {
         WorkerHarness h;
         QVERIFY(loadInto(h, modelPath(), 1));
-        QSignalSpy done(h.worker, &InferenceWorker::generationFinished);
+        QSignalSpy done(&h, &WorkerHarness::generationFinished);
         h.worker->requestStop(11); // arrives before the queued request runs
         emit h.generate(request(11, "c", 100000));
         QVERIFY(done.wait(30000));
@@ -164,8 +175,8 @@ private slots:
     void reusesAConversationsCache() {
         WorkerHarness h;
         QVERIFY(loadInto(h, modelPath(), 1));
-        QSignalSpy pieces(h.worker, &InferenceWorker::piecesReady);
-        QSignalSpy done(h.worker, &InferenceWorker::generationFinished);
+        QSignalSpy pieces(&h, &WorkerHarness::piecesReady);
+        QSignalSpy done(&h, &WorkerHarness::generationFinished);
         emit h.generate(request(20, "story", 16));
         QVERIFY(done.wait(30000));
         QString reply;
@@ -188,7 +199,7 @@ private slots:
 
     void failsCleanlyWithoutAModel() {
         WorkerHarness h;
-        QSignalSpy failed(h.worker, &InferenceWorker::generationFailed);
+        QSignalSpy failed(&h, &WorkerHarness::generationFailed);
         emit h.generate(request(1, "c", 4));
         QVERIFY(failed.wait(10000));
         QCOMPARE(failed.constFirst().at(0).toULongLong(), 1ull);
@@ -199,7 +210,7 @@ private slots:
         WorkerHarness h;
         QVERIFY(loadInto(h, modelPath(), 1));
         emit h.configure(1, 128);
-        QSignalSpy done(h.worker, &InferenceWorker::generationFinished);
+        QSignalSpy done(&h, &WorkerHarness::generationFinished);
         emit h.generate(request(2, "c", 4));
         QVERIFY(done.wait(30000));
         QVERIFY(done.constFirst().at(1).value<GenerationResult>().generatedTokens > 0);

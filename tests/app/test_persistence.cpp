@@ -71,6 +71,18 @@ private slots:
         QVERIFY(reopened.messages(older.id).isEmpty());
     }
 
+    void emptyReplyIsKept() {
+        // A reply stopped before its first token has no text, but it is still a message.
+        const QString path = databasePath();
+        QDir().mkpath(QFileInfo(path).absolutePath());
+        SqlStore store(path);
+        const ConversationRecord c{newRecordId(), "c", QDateTime::currentDateTime(), QDateTime::currentDateTime()};
+        store.saveConversation(c);
+        store.saveMessage(message(c.id, 0, "assistant", QString(), MessageState::Stopped));
+        QCOMPARE(store.messages(c.id).size(), 1);
+        QCOMPARE(store.messages(c.id)[0].content, QStringLiteral(""));
+    }
+
     void unopenableFileNamesItself() {
         try {
             SqlStore store("/proc/definitely/not/here.sqlite");

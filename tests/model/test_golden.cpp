@@ -1,10 +1,12 @@
 // The engine against llama.cpp's own outputs on real files (../shared/testdata/golden).
 //
-// Bounds, measured rather than assumed: llama.cpp accumulates attention in F16 and
-// sums in orders we reproduce only in part, so our logits follow its logits to about
-// 2e-3 on F32 files (1.5e-2 at worst) and to about 0.1 on quantized ones, where a
-// changed rounding of an activation quant is amplified (0.35 at worst). The README of
-// the test data hopes for 1e-3 and 2e-2; each run prints how far it is from those.
+// Bounds, measured rather than assumed, on the scalar and AVX2 kernels alike: F32 files
+// follow llama.cpp's logits to 4e-3 at worst (stories260K; tiny-qwen2 1e-5, tiny-qwen3
+// 1.4e-3, tiny-llama3 7e-4), since we sum dot products, flash attention and SwiGLU in
+// ggml's orders. Quantized files are 0.04 (tiny-qwen2-Q8_0) to 0.17 (stories260K) away and
+// 0.34 at worst (tiny-llama3-Q4_K_M), where a changed rounding of an activation quant is
+// amplified. The README of the test data hopes for 1e-3 and 2e-2; each run prints how far
+// it is from those.
 #include "engine/model/model.h"
 #include "engine/sampling/sampler.h"
 #include "engine/session/inference.h"
@@ -43,7 +45,8 @@ std::vector<GoldenCase> read_golden(const std::string& name) {
         c.prompt_tokens = j["prompt_tokens"].get<std::vector<int32_t>>();
         for (const auto& s : j["steps"]) {
             GoldenStep step{s["token"].get<int32_t>(), {}};
-            for (const auto& pair : s["top5"]) step.top5.emplace_back(pair[0].get<int32_t>(), pair[1].get<float>());
+            for (const auto& pair : s["top5"])
+                step.top5.emplace_back(pair[0].get<int32_t>(), pair[1].get<float>());
             c.steps.push_back(std::move(step));
         }
         cases.push_back(std::move(c));
@@ -64,7 +67,7 @@ Loaded load(const QString& name, int isa) {
     return l;
 }
 
-constexpr double kF32Bound = 2e-2;
+constexpr double kF32Bound = 6e-3;
 constexpr double kQuantizedBound = 0.5;
 constexpr double kReadmeF32 = 1e-3, kReadmeQuantized = 2e-2;
 
@@ -127,7 +130,8 @@ private slots:
     // are further apart than that bound.
     void teacher_forced_logits_match_data() {
         columns();
-        for (const char* m : {"stories260K", "llama-2-tiny-random", "tiny-qwen2", "tiny-qwen3", "tiny-llama3"})
+        for (const char* m :
+             {"stories260K", "llama-2-tiny-random", "tiny-qwen2", "tiny-qwen3", "tiny-llama3"})
             add_rows(m, false);
         for (const char* m : {"stories260K-Q8_0", "stories260K-Q4_0", "stories260K-Q4_K_M", "tiny-qwen2-Q8_0",
                               "tiny-llama3-Q4_K_M"})
@@ -153,8 +157,9 @@ private slots:
                     worst = std::max(worst, error);
                     over_readme += error > readme;
                     ++compared;
-                    const std::string where = c.prompt + ": step " + std::to_string(i) + ", id " + std::to_string(id) +
-                                              ": ours " + std::to_string(logits[static_cast<size_t>(id)]) +
+                    const std::string where = c.prompt + ": step " + std::to_string(i) + ", id " +
+                                              std::to_string(id) + ": ours " +
+                                              std::to_string(logits[static_cast<size_t>(id)]) +
                                               ", llama.cpp " + std::to_string(value);
                     QVERIFY2(error <= bound, where.c_str());
                     for (size_t below = r + 1; below < golden.top5.size(); ++below) {
@@ -167,8 +172,8 @@ private slots:
                 logits = l.inference->eval(*cache, std::span<const int32_t>(&golden.token, 1));
             }
         }
-        qInfo("%s: worst logit error %.5f; %d of %d logits further than %.0e from llama.cpp", qPrintable(model),
-              worst, over_readme, compared, readme);
+        qInfo("%s: worst logit error %.5f; %d of %d logits further than %.0e from llama.cpp",
+              qPrintable(model), worst, over_readme, compared, readme);
     }
 };
 

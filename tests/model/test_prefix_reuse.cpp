@@ -31,7 +31,9 @@ Loaded load(const std::string& name) {
 // trained length are fine for comparing two ways of computing the same thing).
 constexpr int32_t kContext = 640;
 // Reuse changes only which batch a row is computed in: F32 models agree to rounding.
-constexpr float kLogitBound = 1e-4f;
+// Batches of F32 rows sum in llamafile's order and single rows in ggml's, as llama.cpp does,
+// so a recompute in one batch and a reuse of one row agree to rounding (1.9e-4 on tiny-qwen3).
+constexpr float kLogitBound = 3e-4f;
 
 engine::GenerationOptions options_for(const QString& template_file, int max_tokens) {
     engine::GenerationOptions options;
@@ -138,7 +140,12 @@ private slots:
         QCOMPARE(again.stats.reused_tokens, first.prompt_tokens - 1);
         QCOMPARE(again.stats.computed_tokens, 1);
         const std::vector<float> regenerated(again.logits.begin(), again.logits.end());
-        QVERIFY(max_difference(regenerated, fresh_logits(*l.inference, turns, options)) <= kLogitBound);
+        const float diff = max_difference(regenerated, fresh_logits(*l.inference, turns, options));
+        float scale = 0;
+        for (float x : regenerated)
+            scale = std::max(scale, std::fabs(x));
+        qInfo("max logit difference from a full recompute %g (largest logit %g)", diff, scale);
+        QVERIFY(diff <= kLogitBound);
     }
 
     void edit_reuses_the_turns_before_it_data() { add_model_template_rows(); }

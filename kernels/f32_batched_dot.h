@@ -1,0 +1,17 @@
+#pragma once
+// F32 weights times a batch of two or more activation rows: llama.cpp hands these to
+// llamafile's tinyBLAS (when the row length is a multiple of 8), which sums each dot product
+// in one 8-lane fused multiply-add accumulator and adds the lanes at the end. matmul uses
+// these dot products for such batches so that prefill rounds as llama.cpp's does; a batch of
+// one keeps ggml_vec_dot_f32's order (the table's vec_dot). n must be a multiple of 8.
+#include <cstdint>
+
+namespace hearth::kernels {
+
+float vec_dot_f32_f32_batched_ref(int64_t n, const void* weights, const void* activations);
+
+namespace avx2 {
+float vec_dot_f32_f32_batched(int64_t n, const void* weight_row, const void* activation_row);
+} // namespace avx2
+
+} // namespace hearth::kernels
