@@ -122,9 +122,12 @@ Item {
                     Layout.topMargin: 5
                 }
                 Repeater {
-                    model: message.isUser ? [] : message.blocks
+                    // A count, not the list: while a reply streams its blocks change on every
+                    // update, and a list model would rebuild every block each time.
+                    model: message.isUser ? 0 : message.blocks.length
                     delegate: Loader {
-                        required property var modelData
+                        required property int index
+                        readonly property var modelData: message.blocks[index] || ({ kind: "text", text: "", language: "" })
                         Layout.fillWidth: true
                         sourceComponent: modelData.kind === "code" ? codeComponent : textComponent
                         Component {
@@ -132,7 +135,10 @@ Item {
                             TextEdit {
                                 objectName: "assistantText"
                                 text: modelData.text
-                                textFormat: TextEdit.MarkdownText
+                                // The growing last paragraph of a streaming reply is plain text:
+                                // Markdown is parsed again on every update, plain text is not.
+                                textFormat: message.streaming && index === message.blocks.length - 1
+                                            ? TextEdit.PlainText : TextEdit.MarkdownText
                                 readOnly: true
                                 selectByMouse: true
                                 wrapMode: TextEdit.Wrap

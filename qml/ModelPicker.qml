@@ -53,7 +53,7 @@ Item {
                 }
                 PillButton { iconPath: Icons.folder; text: qsTr("Change folder"); onClicked: folderDialog.open() }
                 PillButton { iconPath: Icons.regenerate; text: qsTr("Rescan"); enabled: !picker.models.scanning; onClicked: picker.models.refresh() }
-                PillButton { iconPath: Icons.plus; text: qsTr("Open file…"); primary: true; onClicked: fileDialog.open() }
+                PillButton { objectName: "openFileButton"; iconPath: Icons.plus; text: qsTr("Open file…"); primary: true; onClicked: fileDialog.open() }
             }
 
             // The loaded model, or the load under way.

@@ -11,7 +11,8 @@ namespace {
 constexpr int kMaxRecentModels = 10;
 
 std::unique_ptr<QSettings> openSettings(const QString& fileName) {
-    if (fileName.isEmpty()) return std::make_unique<QSettings>(QStringLiteral("Hearth"), QStringLiteral("Hearth"));
+    if (fileName.isEmpty())
+        return std::make_unique<QSettings>(QStringLiteral("Hearth"), QStringLiteral("Hearth"));
     return std::make_unique<QSettings>(fileName, QSettings::IniFormat);
 }
 } // namespace
@@ -25,7 +26,9 @@ AppSettings::AppSettings(const QString& fileName, const QString& defaultModelsFo
     load();
 }
 
-AppSettings::~AppSettings() { flush(); }
+AppSettings::~AppSettings() {
+    flush();
+}
 
 template <class T, class Signal> void AppSettings::assign(T& field, T value, Signal signal) {
     if (field == value) return;
@@ -34,34 +37,54 @@ template <class T, class Signal> void AppSettings::assign(T& field, T value, Sig
     emit(this->*signal)();
 }
 
-void AppSettings::setSystemPrompt(const QString& v) { assign(systemPrompt_, v, &AppSettings::changed); }
-void AppSettings::setTemperature(double v) { assign(temperature_, std::clamp(v, 0.0, 2.0), &AppSettings::changed); }
-void AppSettings::setTopK(int v) { assign(topK_, std::clamp(v, 0, 1000), &AppSettings::changed); }
-void AppSettings::setTopP(double v) { assign(topP_, std::clamp(v, 0.0, 1.0), &AppSettings::changed); }
-void AppSettings::setMinP(double v) { assign(minP_, std::clamp(v, 0.0, 1.0), &AppSettings::changed); }
+void AppSettings::setSystemPrompt(const QString& v) {
+    assign(systemPrompt_, v, &AppSettings::changed);
+}
+void AppSettings::setTemperature(double v) {
+    assign(temperature_, std::clamp(v, 0.0, 2.0), &AppSettings::changed);
+}
+void AppSettings::setTopK(int v) {
+    assign(topK_, std::clamp(v, 0, 1000), &AppSettings::changed);
+}
+void AppSettings::setTopP(double v) {
+    assign(topP_, std::clamp(v, 0.0, 1.0), &AppSettings::changed);
+}
+void AppSettings::setMinP(double v) {
+    assign(minP_, std::clamp(v, 0.0, 1.0), &AppSettings::changed);
+}
 void AppSettings::setRepeatPenalty(double v) {
     assign(repeatPenalty_, std::clamp(v, 1.0, 2.0), &AppSettings::changed);
 }
-void AppSettings::setSeed(int v) { assign(seed_, std::max(v, -1), &AppSettings::changed); }
+void AppSettings::setSeed(int v) {
+    assign(seed_, std::max(v, -1), &AppSettings::changed);
+}
 void AppSettings::setMaxReplyTokens(int v) {
     assign(maxReplyTokens_, std::clamp(v, 1, 32768), &AppSettings::changed);
 }
 void AppSettings::setContextLength(int v) {
     assign(contextLength_, std::clamp(v, 64, 131072), &AppSettings::engineConfigChanged);
 }
-void AppSettings::setThreads(int v) { assign(threads_, std::clamp(v, 0, 256), &AppSettings::engineConfigChanged); }
-void AppSettings::setModelsFolder(const QString& v) { assign(modelsFolder_, v, &AppSettings::modelsFolderChanged); }
+void AppSettings::setThreads(int v) {
+    assign(threads_, std::clamp(v, 0, 256), &AppSettings::engineConfigChanged);
+}
+void AppSettings::setModelsFolder(const QString& v) {
+    assign(modelsFolder_, v, &AppSettings::modelsFolderChanged);
+}
 void AppSettings::setTheme(const QString& v) {
-    const bool known = v == QLatin1String("light") || v == QLatin1String("dark") || v == QLatin1String("system");
+    const bool known =
+        v == QLatin1String("light") || v == QLatin1String("dark") || v == QLatin1String("system");
     assign(theme_, known ? v : QStringLiteral("system"), &AppSettings::appearanceChanged);
 }
-void AppSettings::setFontSize(int v) { assign(fontSize_, std::clamp(v, 8, 24), &AppSettings::appearanceChanged); }
+void AppSettings::setFontSize(int v) {
+    assign(fontSize_, std::clamp(v, 8, 24), &AppSettings::appearanceChanged);
+}
 
 void AppSettings::rememberModel(const QString& path) {
     QStringList recent = recentModels_;
     recent.removeAll(path);
     recent.prepend(path);
-    while (recent.size() > kMaxRecentModels) recent.removeLast();
+    while (recent.size() > kMaxRecentModels)
+        recent.removeLast();
     assign(recentModels_, recent, &AppSettings::recentModelsChanged);
 }
 
@@ -99,22 +122,32 @@ void AppSettings::load() {
     fontSize_ = std::clamp(s->value("appearance/fontSize", fontSize_).toInt(), 8, 24);
 }
 
-void AppSettings::scheduleSave() { saveTimer_.start(); }
+void AppSettings::scheduleSave() {
+    saveTimer_.start();
+}
 
 void AppSettings::saveNow() {
     saveTimer_.stop();
     const QVariantMap values{
-        {"generation/systemPrompt", systemPrompt_},   {"generation/temperature", temperature_},
-        {"generation/topK", topK_},                   {"generation/topP", topP_},
-        {"generation/minP", minP_},                   {"generation/repeatPenalty", repeatPenalty_},
-        {"generation/seed", seed_},                   {"generation/maxReplyTokens", maxReplyTokens_},
-        {"engine/contextLength", contextLength_},     {"engine/threads", threads_},
-        {"models/folder", modelsFolder_},             {"models/recent", recentModels_},
-        {"appearance/theme", theme_},                 {"appearance/fontSize", fontSize_},
+        {"generation/systemPrompt", systemPrompt_},
+        {"generation/temperature", temperature_},
+        {"generation/topK", topK_},
+        {"generation/topP", topP_},
+        {"generation/minP", minP_},
+        {"generation/repeatPenalty", repeatPenalty_},
+        {"generation/seed", seed_},
+        {"generation/maxReplyTokens", maxReplyTokens_},
+        {"engine/contextLength", contextLength_},
+        {"engine/threads", threads_},
+        {"models/folder", modelsFolder_},
+        {"models/recent", recentModels_},
+        {"appearance/theme", theme_},
+        {"appearance/fontSize", fontSize_},
     };
     writer_.start([fileName = fileName_, values] {
         const auto s = openSettings(fileName);
-        for (auto it = values.begin(); it != values.end(); ++it) s->setValue(it.key(), it.value());
+        for (auto it = values.begin(); it != values.end(); ++it)
+            s->setValue(it.key(), it.value());
         s->sync();
     });
 }

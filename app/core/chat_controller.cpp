@@ -14,7 +14,8 @@ ChatController::ChatController(AppSettings* settings, ConversationStore* store, 
     : QObject(parent), settings_(settings), store_(store), worker_(worker), models_(models) {
     search_.setSourceModel(&conversations_);
     current_ = &emptyChat_;
-    connect(this, &ChatController::generateRequested, worker, &InferenceWorker::generate, Qt::QueuedConnection);
+    connect(this, &ChatController::generateRequested, worker, &InferenceWorker::generate,
+            Qt::QueuedConnection);
     connect(this, &ChatController::forgetRequested, worker, &InferenceWorker::forgetConversation,
             Qt::QueuedConnection);
     connect(worker, &InferenceWorker::piecesReady, this, &ChatController::onPieces);
@@ -66,7 +67,9 @@ void ChatController::setCurrent(MessageListModel* model) {
     emit currentConversationChanged();
 }
 
-void ChatController::newConversation() { setCurrent(&emptyChat_); }
+void ChatController::newConversation() {
+    setCurrent(&emptyChat_);
+}
 
 void ChatController::selectConversation(const QString& id) {
     if (!conversations_.find(id)) return;
@@ -117,7 +120,8 @@ bool ChatController::send(const QString& text) {
     const QString content = text.trimmed();
     if (content.isEmpty()) return false;
     if (!models_->loaded()) {
-        setError(tr("Load a model to start chatting: open the model picker or drop a .gguf file on the window."));
+        setError(
+            tr("Load a model to start chatting: open the model picker or drop a .gguf file on the window."));
         return false;
     }
     if (!canSend()) return false;
@@ -209,7 +213,8 @@ void ChatController::onFinished(quint64 requestId, const GenerationResult& r) {
     parts << tr("%n token(s)", nullptr, r.generatedTokens);
     if (r.decodeTokensPerSecond > 0) parts << tr("%1 tok/s").arg(r.decodeTokensPerSecond, 0, 'f', 1);
     if (r.timeToFirstTokenMs > 0) parts << tr("first token %1 ms").arg(r.timeToFirstTokenMs, 0, 'f', 0);
-    if (r.reusedTokens > 0) parts << tr("%1 of %2 prompt tokens reused").arg(r.reusedTokens).arg(r.promptTokens);
+    if (r.reusedTokens > 0)
+        parts << tr("%1 of %2 prompt tokens reused").arg(r.reusedTokens).arg(r.promptTokens);
     if (r.contextShifted) parts << tr("older turns left the context");
     const bool stopped = r.stopReason == QLatin1String("stopped");
     finishReply(stopped ? MessageState::Stopped : MessageState::Complete, parts.join(QStringLiteral(" · ")));
@@ -229,7 +234,8 @@ bool ChatController::regenerate() {
     if (!canSend() || current_ == &emptyChat_ || current_->count() == 0) return false;
     const MessageRecord& last = current_->messages().constLast();
     if (last.role != QLatin1String("assistant")) return false;
-    for (const MessageRecord& m : current_->removeFrom(current_->count() - 1)) store_->deleteMessage(m.id);
+    for (const MessageRecord& m : current_->removeFrom(current_->count() - 1))
+        store_->deleteMessage(m.id);
     startReply();
     return true;
 }
@@ -239,7 +245,8 @@ bool ChatController::editAndResend(const QString& messageId, const QString& text
     if (content.isEmpty() || !canSend()) return false;
     const int row = current_->indexOf(messageId);
     if (row < 0 || current_->messages().at(row).role != QLatin1String("user")) return false;
-    for (const MessageRecord& m : current_->removeFrom(row + 1)) store_->deleteMessage(m.id);
+    for (const MessageRecord& m : current_->removeFrom(row + 1))
+        store_->deleteMessage(m.id);
     current_->setContent(messageId, content);
     store_->saveMessage(current_->messages().at(row));
     startReply();
@@ -250,7 +257,9 @@ void ChatController::copyText(const QString& text) {
     if (QClipboard* clipboard = QGuiApplication::clipboard()) clipboard->setText(text);
 }
 
-void ChatController::clearError() { setError(QString()); }
+void ChatController::clearError() {
+    setError(QString());
+}
 
 void ChatController::setError(const QString& message) {
     if (message == error_) return;

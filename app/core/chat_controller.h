@@ -39,7 +39,9 @@ public:
     [[nodiscard]] ConversationSearchModel* conversations() { return &search_; }
     [[nodiscard]] ConversationListModel* allConversations() { return &conversations_; }
     [[nodiscard]] MessageListModel* messages() const { return current_; }
-    [[nodiscard]] QString currentConversationId() const { return current_ ? current_->conversationId() : QString(); }
+    [[nodiscard]] QString currentConversationId() const {
+        return current_ ? current_->conversationId() : QString();
+    }
     [[nodiscard]] QString currentTitle() const;
     [[nodiscard]] bool generating() const { return activeRequest_ != 0; }
     [[nodiscard]] bool canSend() const;

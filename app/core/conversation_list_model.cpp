@@ -21,17 +21,25 @@ QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
     const ConversationRecord& row = rows_.at(index.row());
     switch (role) {
-    case IdRole: return row.id;
+    case IdRole:
+        return row.id;
     case Qt::DisplayRole:
-    case TitleRole: return row.title;
-    case UpdatedAtRole: return row.updatedAt;
-    case PeriodRole: return periodOf(row.updatedAt, QDate::currentDate());
-    default: return {};
+    case TitleRole:
+        return row.title;
+    case UpdatedAtRole:
+        return row.updatedAt;
+    case PeriodRole:
+        return periodOf(row.updatedAt, QDate::currentDate());
+    default:
+        return {};
     }
 }
 
 QHash<int, QByteArray> ConversationListModel::roleNames() const {
-    return {{IdRole, "conversationId"}, {TitleRole, "title"}, {UpdatedAtRole, "updatedAt"}, {PeriodRole, "period"}};
+    return {{IdRole, "conversationId"},
+            {TitleRole, "title"},
+            {UpdatedAtRole, "updatedAt"},
+            {PeriodRole, "period"}};
 }
 
 void ConversationListModel::setConversations(QList<ConversationRecord> conversations) {

@@ -22,7 +22,8 @@ ConversationStore::~ConversationStore() {
 
 void ConversationStore::reportFailure(const QString& message) {
     // Called on the database thread; the signal is emitted on the store's own (GUI) thread.
-    QMetaObject::invokeMethod(this, [this, message] { emit failed(message); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, message] { emit failed(message); }, Qt::QueuedConnection);
 }
 
 SqlStore& ConversationStore::store() {

@@ -11,7 +11,9 @@ QString formatBytes(qint64 bytes) {
         ++unit;
     }
     if (unit == 0) return QStringLiteral("%1 B").arg(bytes);
-    return QStringLiteral("%1 %2").arg(value, 0, 'f', value < 10 ? 2 : (value < 100 ? 1 : 0)).arg(units[unit]);
+    return QStringLiteral("%1 %2")
+        .arg(value, 0, 'f', value < 10 ? 2 : (value < 100 ? 1 : 0))
+        .arg(units[unit]);
 }
 
 QString formatCount(qint64 count) {

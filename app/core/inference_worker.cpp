@@ -7,6 +7,7 @@
 #include "engine/session/engine_metrics.h"
 #include "engine/session/inference.h"
 #include <QElapsedTimer>
+#include <QThread>
 #include <algorithm>
 #include <list>
 
@@ -29,7 +30,8 @@ struct InferenceWorker::Engine {
 
     qint64 cacheBytes() const {
         qint64 total = 0;
-        for (const auto& c : conversations) total += static_cast<qint64>(c.session->cache().bytes());
+        for (const auto& c : conversations)
+            total += static_cast<qint64>(c.session->cache().bytes());
         return total;
     }
     void publishMemory() const {
@@ -47,7 +49,9 @@ int effectiveContext(const Model& model, int requested) {
 
 engine::InferenceOptions inferenceOptions(int threads) {
     engine::InferenceOptions options;
-    options.n_threads = threads;
+    // "Automatic" leaves one hardware thread to the GUI: a kernel thread that has to share
+    // a core with rendering stalls every barrier of the forward pass.
+    options.n_threads = threads > 0 ? threads : std::max(1, QThread::idealThreadCount() - 1);
     return options;
 }
 
@@ -92,7 +96,8 @@ void InferenceWorker::configure(int threads, int contextLength) {
     const int context = effectiveContext(*engine_->model, contextLength);
     if (!threadsChanged && context == engine_->contextLength) return;
     engine_->conversations.clear(); // sessions hold the old forward pass and cache sizes
-    if (threadsChanged) engine_->inference = std::make_unique<Inference>(engine_->model, inferenceOptions(threads));
+    if (threadsChanged)
+        engine_->inference = std::make_unique<Inference>(engine_->model, inferenceOptions(threads));
     engine_->contextLength = context;
     engine_->summary.contextLength = context;
     engine_->summary.threads = engine_->inference->n_threads();
@@ -166,16 +171,18 @@ void InferenceWorker::generate(const GenerationRequest& request) {
     if (found != conversations.end()) {
         conversations.splice(conversations.begin(), conversations, found);
     } else {
-        conversations.push_front(
-            {request.conversationId, std::make_unique<ChatSession>(*engine_->inference, engine_->contextLength)});
-        while (conversations.size() > 1 && engine_->cacheBytes() > cacheBudget_.load()) conversations.pop_back();
+        conversations.push_front({request.conversationId, std::make_unique<ChatSession>(
+                                                              *engine_->inference, engine_->contextLength)});
+        while (conversations.size() > 1 && engine_->cacheBytes() > cacheBudget_.load())
+            conversations.pop_back();
     }
     engine_->publishMemory();
     ChatSession& session = *conversations.front().session;
 
     std::vector<engine::ChatTurn> turns;
     turns.reserve(request.turns.size());
-    for (const ChatTurnData& t : request.turns) turns.push_back({t.role.toStdString(), t.content.toStdString()});
+    for (const ChatTurnData& t : request.turns)
+        turns.push_back({t.role.toStdString(), t.content.toStdString()});
 
     engine::GenerationOptions options;
     options.sampling.temperature = static_cast<float>(request.temperature);

@@ -19,8 +19,10 @@ int KernelMetricsModel::rowCount(const QModelIndex& parent) const {
 namespace {
 std::pair<int, int> nonEmptyRange(const QList<quint64>& histogram) {
     int first = 0, last = static_cast<int>(histogram.size()) - 1;
-    while (first <= last && histogram[first] == 0) ++first;
-    while (last >= first && histogram[last] == 0) --last;
+    while (first <= last && histogram[first] == 0)
+        ++first;
+    while (last >= first && histogram[last] == 0)
+        --last;
     return {first, last};
 }
 } // namespace
@@ -30,16 +32,21 @@ QVariant KernelMetricsModel::data(const QModelIndex& index, int role) const {
     const KernelStats& row = rows_.at(index.row());
     switch (role) {
     case Qt::DisplayRole:
-    case OperationRole: return row.operation;
-    case TypeRole: return row.type;
-    case IsaRole: return row.isa;
-    case CallsRole: return QVariant::fromValue<qulonglong>(row.calls);
+    case OperationRole:
+        return row.operation;
+    case TypeRole:
+        return row.type;
+    case IsaRole:
+        return row.isa;
+    case CallsRole:
+        return QVariant::fromValue<qulonglong>(row.calls);
     case MeanLatencyRole:
         return row.calls ? formatNanoseconds(static_cast<double>(row.totalNs) / row.calls) : QString();
     case HistogramRole: {
         const auto [first, last] = nonEmptyRange(row.histogram);
         QVariantList counts;
-        for (int b = first; b <= last; ++b) counts.append(static_cast<double>(row.histogram[b]));
+        for (int b = first; b <= last; ++b)
+            counts.append(static_cast<double>(row.histogram[b]));
         return counts;
     }
     case HistogramRangeRole: {
@@ -48,15 +55,22 @@ QVariant KernelMetricsModel::data(const QModelIndex& index, int role) const {
         return QStringLiteral("%1 – %2").arg(formatNanoseconds(std::ldexp(1.0, first)),
                                              formatNanoseconds(std::ldexp(1.0, last + 1)));
     }
-    case ShareRole: return totalNs_ ? static_cast<double>(row.totalNs) / static_cast<double>(totalNs_) : 0.0;
-    default: return {};
+    case ShareRole:
+        return totalNs_ ? static_cast<double>(row.totalNs) / static_cast<double>(totalNs_) : 0.0;
+    default:
+        return {};
     }
 }
 
 QHash<int, QByteArray> KernelMetricsModel::roleNames() const {
-    return {{OperationRole, "operation"},     {TypeRole, "type"},           {IsaRole, "isa"},
-            {CallsRole, "calls"},             {MeanLatencyRole, "meanLatency"}, {HistogramRole, "histogram"},
-            {HistogramRangeRole, "histogramRange"}, {ShareRole, "share"}};
+    return {{OperationRole, "operation"},
+            {TypeRole, "type"},
+            {IsaRole, "isa"},
+            {CallsRole, "calls"},
+            {MeanLatencyRole, "meanLatency"},
+            {HistogramRole, "histogram"},
+            {HistogramRangeRole, "histogramRange"},
+            {ShareRole, "share"}};
 }
 
 void KernelMetricsModel::update(QList<KernelStats> rows) {
@@ -64,11 +78,12 @@ void KernelMetricsModel::update(QList<KernelStats> rows) {
         return std::tie(a.operation, a.type, a.isa) < std::tie(b.operation, b.type, b.isa);
     });
     totalNs_ = 0;
-    for (const KernelStats& r : rows) totalNs_ += r.totalNs;
-    const bool sameKeys = std::equal(rows.begin(), rows.end(), rows_.begin(), rows_.end(),
-                                     [](const KernelStats& a, const KernelStats& b) {
-                                         return a.operation == b.operation && a.type == b.type && a.isa == b.isa;
-                                     });
+    for (const KernelStats& r : rows)
+        totalNs_ += r.totalNs;
+    const bool sameKeys = std::equal(
+        rows.begin(), rows.end(), rows_.begin(), rows_.end(), [](const KernelStats& a, const KernelStats& b) {
+            return a.operation == b.operation && a.type == b.type && a.isa == b.isa;
+        });
     if (sameKeys) {
         rows_ = std::move(rows);
         if (!rows_.isEmpty()) emit dataChanged(index(0), index(static_cast<int>(rows_.size()) - 1));

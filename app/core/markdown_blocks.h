@@ -1,6 +1,7 @@
 #pragma once
-// Splits a (possibly still streaming) Markdown reply into prose and fenced code
-// blocks, so the chat view can draw code in a monospace box with a copy button.
+// Splits a (possibly still streaming) Markdown reply into paragraphs of prose and
+// fenced code blocks, so the chat view can draw code in a monospace box with a
+// copy button, and re-lay out only the growing last block while a reply streams.
 #include <QString>
 #include <QVariantList>
 
@@ -9,8 +10,8 @@ namespace hearth::app {
 struct MarkdownBlock {
     enum class Kind { Text, Code };
     Kind kind = Kind::Text;
-    QString text;     // the prose, or the code without its fences
-    QString language; // the fence's info string ("cpp"), code blocks only
+    QString text;       // the prose, or the code without its fences
+    QString language;   // the fence's info string ("cpp"), code blocks only
     bool closed = true; // false for a code block whose closing fence has not streamed in yet
 };
 

@@ -14,21 +14,30 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
     const MessageRecord& row = rows_.at(index.row());
     switch (role) {
-    case IdRole: return row.id;
-    case AuthorRole: return row.role;
+    case IdRole:
+        return row.id;
+    case AuthorRole:
+        return row.role;
     case Qt::DisplayRole:
-    case ContentRole: return row.content;
-    case StateRole: return messageStateName(row.state);
-    case StreamingRole: return row.state == MessageState::Streaming;
-    case StatsRole: return stats_.value(row.id);
-    case BlocksRole: return markdownBlocksForQml(row.content);
-    default: return {};
+    case ContentRole:
+        return row.content;
+    case StateRole:
+        return messageStateName(row.state);
+    case StreamingRole:
+        return row.state == MessageState::Streaming;
+    case StatsRole:
+        return stats_.value(row.id);
+    case BlocksRole:
+        return markdownBlocksForQml(row.content);
+    default:
+        return {};
     }
 }
 
 QHash<int, QByteArray> MessageListModel::roleNames() const {
-    return {{IdRole, "messageId"}, {AuthorRole, "author"},       {ContentRole, "content"},
-            {StateRole, "messageState"},  {StreamingRole, "streaming"}, {StatsRole, "stats"}, {BlocksRole, "blocks"}};
+    return {{IdRole, "messageId"},       {AuthorRole, "author"},       {ContentRole, "content"},
+            {StateRole, "messageState"}, {StreamingRole, "streaming"}, {StatsRole, "stats"},
+            {BlocksRole, "blocks"}};
 }
 
 int MessageListModel::indexOf(const QString& id) const {
@@ -96,7 +105,8 @@ QList<MessageRecord> MessageListModel::removeFrom(int row) {
     QList<MessageRecord> removed = rows_.mid(row);
     rows_.remove(row, last - row + 1);
     endRemoveRows();
-    for (const auto& m : removed) stats_.remove(m.id);
+    for (const auto& m : removed)
+        stats_.remove(m.id);
     emit countChanged();
     return removed;
 }

@@ -33,7 +33,8 @@ MetricsSample takeSample() {
                 stats.calls = cell.calls;
                 stats.totalNs = cell.total_ns;
                 stats.histogram.reserve(dm::kBuckets);
-                for (int b = 0; b < dm::kBuckets; ++b) stats.histogram.append(cell.histogram[b]);
+                for (int b = 0; b < dm::kBuckets; ++b)
+                    stats.histogram.append(cell.histogram[b]);
                 sample.kernels.append(stats);
             }
     return sample;
@@ -66,7 +67,8 @@ QCoro::Task<> MetricsController::sample() {
     *last_ = std::move(next);
     const auto push = [](QVariantList& history, double value) {
         history.append(value);
-        while (history.size() > kHistoryLength) history.removeFirst();
+        while (history.size() > kHistoryLength)
+            history.removeFirst();
     };
     push(decodeHistory_, last_->engine.generating ? last_->engine.decode_tokens_per_second : 0.0);
     push(prefillHistory_, last_->engine.generating ? last_->engine.prefill_tokens_per_second : 0.0);
@@ -80,22 +82,46 @@ void MetricsController::resetKernelMetrics() {
     sample();
 }
 
-bool MetricsController::generating() const { return last_->engine.generating; }
-double MetricsController::decodeTokensPerSecond() const { return last_->engine.decode_tokens_per_second; }
-double MetricsController::prefillTokensPerSecond() const { return last_->engine.prefill_tokens_per_second; }
-double MetricsController::timeToFirstTokenMs() const { return last_->engine.time_to_first_token_ms; }
-qint64 MetricsController::tokensReused() const { return last_->engine.tokens_reused; }
-qint64 MetricsController::tokensComputed() const { return last_->engine.tokens_computed; }
-qint64 MetricsController::tokensGenerated() const { return last_->engine.tokens_generated; }
-qint64 MetricsController::kvTokens() const { return last_->engine.kv_tokens; }
-qint64 MetricsController::kvCapacity() const { return last_->engine.kv_capacity; }
+bool MetricsController::generating() const {
+    return last_->engine.generating;
+}
+double MetricsController::decodeTokensPerSecond() const {
+    return last_->engine.decode_tokens_per_second;
+}
+double MetricsController::prefillTokensPerSecond() const {
+    return last_->engine.prefill_tokens_per_second;
+}
+double MetricsController::timeToFirstTokenMs() const {
+    return last_->engine.time_to_first_token_ms;
+}
+qint64 MetricsController::tokensReused() const {
+    return last_->engine.tokens_reused;
+}
+qint64 MetricsController::tokensComputed() const {
+    return last_->engine.tokens_computed;
+}
+qint64 MetricsController::tokensGenerated() const {
+    return last_->engine.tokens_generated;
+}
+qint64 MetricsController::kvTokens() const {
+    return last_->engine.kv_tokens;
+}
+qint64 MetricsController::kvCapacity() const {
+    return last_->engine.kv_capacity;
+}
 double MetricsController::kvFill() const {
     return last_->engine.kv_capacity > 0
                ? static_cast<double>(last_->engine.kv_tokens) / static_cast<double>(last_->engine.kv_capacity)
                : 0.0;
 }
-QString MetricsController::kvMemory() const { return formatBytes(last_->engine.kv_bytes); }
-QString MetricsController::modelMemory() const { return formatBytes(last_->engine.model_bytes); }
-QString MetricsController::residentMemory() const { return formatBytes(last_->engine.resident_bytes); }
+QString MetricsController::kvMemory() const {
+    return formatBytes(last_->engine.kv_bytes);
+}
+QString MetricsController::modelMemory() const {
+    return formatBytes(last_->engine.model_bytes);
+}
+QString MetricsController::residentMemory() const {
+    return formatBytes(last_->engine.resident_bytes);
+}
 
 } // namespace hearth::app

@@ -15,7 +15,8 @@ ModelController::ModelController(AppSettings* settings, InferenceWorker* worker,
     : QObject(parent), settings_(settings), worker_(worker) {
     connect(this, &ModelController::loadRequested, worker, &InferenceWorker::loadModel, Qt::QueuedConnection);
     connect(this, &ModelController::warmUpRequested, worker, &InferenceWorker::warmUp, Qt::QueuedConnection);
-    connect(this, &ModelController::unloadRequested, worker, &InferenceWorker::unloadModel, Qt::QueuedConnection);
+    connect(this, &ModelController::unloadRequested, worker, &InferenceWorker::unloadModel,
+            Qt::QueuedConnection);
     connect(this, &ModelController::configureRequested, worker, &InferenceWorker::configure,
             Qt::QueuedConnection);
     connect(worker, &InferenceWorker::loadFinished, this,
@@ -25,7 +26,9 @@ ModelController::ModelController(AppSettings* settings, InferenceWorker* worker,
     connect(worker, &InferenceWorker::warmUpFinished, this,
             [this](quint64 id, double seconds) { warmUps_.fulfil(id, seconds); });
 
-    const auto configure = [this] { emit configureRequested(settings_->threads(), settings_->contextLength()); };
+    const auto configure = [this] {
+        emit configureRequested(settings_->threads(), settings_->contextLength());
+    };
     connect(settings, &AppSettings::engineConfigChanged, this, configure);
     connect(settings, &AppSettings::engineConfigChanged, this, &ModelController::refresh);
     connect(settings, &AppSettings::modelsFolderChanged, this, &ModelController::refresh);
@@ -49,15 +52,18 @@ bool ModelController::isModelUrl(const QUrl& url) {
            path.endsWith(QStringLiteral(".gguf"), Qt::CaseInsensitive);
 }
 
-void ModelController::refresh() { scanModels(); }
+void ModelController::refresh() {
+    scanModels();
+}
 
 QCoro::Task<> ModelController::scanModels() {
     const quint64 generation = ++scanGeneration_;
     scanning_ = true;
     emit scanningChanged();
     const QPointer<ModelController> self(this); // it may be gone when the scan finishes
-    QFuture<QList<ModelEntry>> future = QtConcurrent::run(
-        &hearth::app::scanModels, settings_->modelsFolder(), settings_->recentModels(), settings_->contextLength());
+    QFuture<QList<ModelEntry>> future =
+        QtConcurrent::run(&hearth::app::scanModels, settings_->modelsFolder(), settings_->recentModels(),
+                          settings_->contextLength());
     const QList<ModelEntry> entries = co_await future;
     if (!self || generation != scanGeneration_) co_return; // gone, or a newer scan is under way
     models_.setEntries(entries);
@@ -130,7 +136,9 @@ void ModelController::unload() {
     emit stateChanged();
 }
 
-void ModelController::clearError() { setError(QString()); }
+void ModelController::clearError() {
+    setError(QString());
+}
 
 void ModelController::setStage(bool busy, const QString& stage, double progress) {
     busy_ = busy;

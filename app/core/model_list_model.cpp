@@ -13,20 +13,33 @@ QVariant ModelListModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
     const ModelEntry& row = rows_.at(index.row());
     switch (role) {
-    case PathRole: return row.path;
+    case PathRole:
+        return row.path;
     case Qt::DisplayRole:
-    case NameRole: return row.name;
-    case ArchitectureRole: return row.architecture;
-    case QuantizationRole: return row.quantization;
-    case ParametersRole: return row.parameters > 0 ? formatCount(row.parameters) : QString();
-    case FileSizeRole: return formatBytes(row.fileBytes);
-    case MemoryRole: return row.estimatedBytes > 0 ? formatBytes(row.estimatedBytes) : QString();
-    case ContextLengthRole: return row.contextLength;
-    case ChatTemplateRole: return row.hasChatTemplate;
-    case RecentRole: return row.recent;
-    case ErrorRole: return row.error;
-    case LoadedRole: return !loadedPath_.isEmpty() && row.path == loadedPath_;
-    default: return {};
+    case NameRole:
+        return row.name;
+    case ArchitectureRole:
+        return row.architecture;
+    case QuantizationRole:
+        return row.quantization;
+    case ParametersRole:
+        return row.parameters > 0 ? formatCount(row.parameters) : QString();
+    case FileSizeRole:
+        return formatBytes(row.fileBytes);
+    case MemoryRole:
+        return row.estimatedBytes > 0 ? formatBytes(row.estimatedBytes) : QString();
+    case ContextLengthRole:
+        return row.contextLength;
+    case ChatTemplateRole:
+        return row.hasChatTemplate;
+    case RecentRole:
+        return row.recent;
+    case ErrorRole:
+        return row.error;
+    case LoadedRole:
+        return !loadedPath_.isEmpty() && row.path == loadedPath_;
+    default:
+        return {};
     }
 }
 

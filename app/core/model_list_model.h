@@ -16,8 +16,8 @@ struct ModelEntry {
     qint64 estimatedBytes = 0; // weights plus the KV cache at the configured context length
     int contextLength = 0;     // trained context length
     bool hasChatTemplate = false;
-    bool recent = false;       // used before (from the settings)
-    QString error;             // why the file cannot be used; empty when it can
+    bool recent = false; // used before (from the settings)
+    QString error;       // why the file cannot be used; empty when it can
 };
 
 class ModelListModel : public QAbstractListModel {

@@ -17,12 +17,14 @@ ModelEntry readModelEntry(const QString& path, int contextLength) {
         const engine::ModelInfo info = engine::Model::read_info(path.toStdString());
         entry.name = displayName(info);
         entry.architecture = QString::fromStdString(info.architecture);
-        entry.quantization = QString::fromStdString(info.file_type.empty() ? info.quantization : info.file_type);
+        entry.quantization =
+            QString::fromStdString(info.file_type.empty() ? info.quantization : info.file_type);
         entry.parameters = info.parameters;
         entry.fileBytes = info.file_bytes;
         entry.contextLength = info.context_length;
         entry.hasChatTemplate = info.has_chat_template;
-        const int context = info.context_length > 0 ? std::min(contextLength, info.context_length) : contextLength;
+        const int context =
+            info.context_length > 0 ? std::min(contextLength, info.context_length) : contextLength;
         entry.estimatedBytes = info.estimated_bytes(context);
     } catch (const std::exception& e) {
         entry.error = QString::fromUtf8(e.what());

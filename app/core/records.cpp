@@ -5,10 +5,14 @@ namespace hearth::app {
 
 QString messageStateName(MessageState state) {
     switch (state) {
-    case MessageState::Complete: return QStringLiteral("complete");
-    case MessageState::Streaming: return QStringLiteral("streaming");
-    case MessageState::Stopped: return QStringLiteral("stopped");
-    case MessageState::Failed: return QStringLiteral("failed");
+    case MessageState::Complete:
+        return QStringLiteral("complete");
+    case MessageState::Streaming:
+        return QStringLiteral("streaming");
+    case MessageState::Stopped:
+        return QStringLiteral("stopped");
+    case MessageState::Failed:
+        return QStringLiteral("failed");
     }
     return QStringLiteral("complete");
 }
@@ -20,6 +24,8 @@ MessageState messageStateFromName(const QString& name) {
     return MessageState::Complete;
 }
 
-QString newRecordId() { return QUuid::createUuid().toString(QUuid::WithoutBraces); }
+QString newRecordId() {
+    return QUuid::createUuid().toString(QUuid::WithoutBraces);
+}
 
 } // namespace hearth::app

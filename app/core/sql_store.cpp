@@ -13,10 +13,16 @@ QString nextConnectionName() {
     return QStringLiteral("hearth-store-%1").arg(counter.fetch_add(1));
 }
 
-qint64 toMillis(const QDateTime& time) { return time.isValid() ? time.toMSecsSinceEpoch() : 0; }
-QDateTime fromMillis(qint64 ms) { return QDateTime::fromMSecsSinceEpoch(ms); }
+qint64 toMillis(const QDateTime& time) {
+    return time.isValid() ? time.toMSecsSinceEpoch() : 0;
+}
+QDateTime fromMillis(qint64 ms) {
+    return QDateTime::fromMSecsSinceEpoch(ms);
+}
 // A null QString binds as SQL NULL; an empty reply (stopped before its first token) is text "".
-QString text(const QString& value) { return value.isNull() ? QStringLiteral("") : value; }
+QString text(const QString& value) {
+    return value.isNull() ? QStringLiteral("") : value;
+}
 } // namespace
 
 SqlStore::SqlStore(const QString& path) : path_(path), connectionName_(nextConnectionName()) {
@@ -151,7 +157,8 @@ void SqlStore::saveMessage(const MessageRecord& m) {
         query.addBindValue(toMillis(m.createdAt));
         run(query, path_);
         QSqlQuery touch(db);
-        touch.prepare(QStringLiteral("UPDATE conversations SET updated_at = MAX(updated_at, ?) WHERE id = ?"));
+        touch.prepare(
+            QStringLiteral("UPDATE conversations SET updated_at = MAX(updated_at, ?) WHERE id = ?"));
         touch.addBindValue(toMillis(m.createdAt));
         touch.addBindValue(m.conversationId);
         run(touch, path_);

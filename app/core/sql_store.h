@@ -26,7 +26,7 @@ public:
 
     void saveConversation(const ConversationRecord& conversation); // insert or update
     void renameConversation(const QString& id, const QString& title);
-    void deleteConversation(const QString& id); // and its messages
+    void deleteConversation(const QString& id);     // and its messages
     void saveMessage(const MessageRecord& message); // insert or update; touches the conversation
     void deleteMessage(const QString& id);
 

@@ -14,7 +14,7 @@ struct ChatTurnData {
 
 struct GenerationRequest {
     quint64 id = 0;
-    QString conversationId; // selects the KV cache the turn reuses
+    QString conversationId;    // selects the KV cache the turn reuses
     QList<ChatTurnData> turns; // ends with the user's turn
     double temperature = 0.8;
     int topK = 40;

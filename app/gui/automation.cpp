@@ -47,7 +47,8 @@ namespace {
 void collect(QQuickItem* item, const QString& name, QList<QQuickItem*>& out) {
     if (!item) return;
     if (item->objectName() == name && item->isVisible()) out.append(item);
-    for (QQuickItem* child : item->childItems()) collect(child, name, out);
+    for (QQuickItem* child : item->childItems())
+        collect(child, name, out);
 }
 } // namespace
 
@@ -91,14 +92,16 @@ QString AutomationDriver::visibleReply() const {
     const int count = list->property("count").toInt();
     if (count == 0) return {};
     QQuickItem* delegate = nullptr;
-    QMetaObject::invokeMethod(list, "itemAtIndex", Q_RETURN_ARG(QQuickItem*, delegate), Q_ARG(int, count - 1));
+    QMetaObject::invokeMethod(list, "itemAtIndex", Q_RETURN_ARG(QQuickItem*, delegate),
+                              Q_ARG(int, count - 1));
     QList<QQuickItem*> texts;
     collect(delegate, QStringLiteral("assistantText"), texts);
     QString text;
     for (QQuickItem* t : texts) {
         QString plain;
         const int length = t->property("length").toInt();
-        QMetaObject::invokeMethod(t, "getText", Q_RETURN_ARG(QString, plain), Q_ARG(int, 0), Q_ARG(int, length));
+        QMetaObject::invokeMethod(t, "getText", Q_RETURN_ARG(QString, plain), Q_ARG(int, 0),
+                                  Q_ARG(int, length));
         text += plain;
     }
     return text;
@@ -111,8 +114,8 @@ QJsonObject AutomationDriver::state() const {
         conversations.append(QJsonObject{{"id", c.id}, {"title", c.title}});
     QJsonArray messages;
     for (const MessageRecord& m : chat->messages()->messages())
-        messages.append(QJsonObject{
-            {"author", m.role}, {"content", m.content}, {"state", messageStateName(m.state)}});
+        messages.append(
+            QJsonObject{{"author", m.role}, {"content", m.content}, {"state", messageStateName(m.state)}});
     return QJsonObject{{"event", "state"},
                        {"page", window_.property("page").toString()},
                        {"generating", chat->generating()},
@@ -130,11 +133,15 @@ QCoro::Task<> AutomationDriver::execute(QString command, QString argument) {
         const bool accepted = models->loadDroppedFile(QUrl::fromLocalFile(argument));
         report({{"event", "load"}, {"accepted", accepted}, {"error", models->errorMessage()}});
     } else if (command == QLatin1String("wait-model")) {
-        QCoro::Task<bool> wait = waitUntil([models] { return !models->busy(); },
-                                           argument.toInt() > 0 ? argument.toInt() : 60000);
+        QCoro::Task<bool> wait =
+            waitUntil([models] { return !models->busy(); }, argument.toInt() > 0 ? argument.toInt() : 60000);
         const bool ok = co_await wait;
-        report({{"event", "model"}, {"ok", ok}, {"loaded", models->loaded()}, {"name", models->modelName()},
-                {"error", models->errorMessage()}, {"page", window_.property("page").toString()}});
+        report({{"event", "model"},
+                {"ok", ok},
+                {"loaded", models->loaded()},
+                {"name", models->modelName()},
+                {"error", models->errorMessage()},
+                {"page", window_.property("page").toString()}});
     } else if (command == QLatin1String("wait-ready")) {
         QCoro::Task<bool> wait = waitUntil([chat] { return chat->ready(); }, 20000);
         const bool ok = co_await wait;
@@ -149,7 +156,10 @@ QCoro::Task<> AutomationDriver::execute(QString command, QString argument) {
             [this, chars, chat] { return visibleReply().size() >= chars || !chat->generating(); }, 60000);
         const bool ok = co_await wait;
         const QString text = visibleReply();
-        report({{"event", "stream"}, {"ok", ok}, {"visibleChars", text.size()}, {"visibleText", text},
+        report({{"event", "stream"},
+                {"ok", ok},
+                {"visibleChars", text.size()},
+                {"visibleText", text},
                 {"generating", chat->generating()}});
     } else if (command == QLatin1String("wait-idle")) {
         QCoro::Task<bool> wait = waitUntil([chat] { return !chat->generating(); }, 120000);
@@ -161,8 +171,8 @@ QCoro::Task<> AutomationDriver::execute(QString command, QString argument) {
         const QString name = argument.section(QLatin1Char(' '), 0, 0);
         const QString value = argument.section(QLatin1Char(' '), 1);
         window_.setProperty(name.toUtf8().constData(), value == QLatin1String("true")    ? QVariant(true)
-                                                      : value == QLatin1String("false") ? QVariant(false)
-                                                                                        : QVariant(value));
+                                                       : value == QLatin1String("false") ? QVariant(false)
+                                                                                         : QVariant(value));
         report({{"event", "set"}, {"name", name}, {"value", value}});
     } else if (command == QLatin1String("theme")) {
         backend_.settings()->setTheme(argument);
@@ -185,7 +195,8 @@ QCoro::Task<> AutomationDriver::execute(QString command, QString argument) {
 QCoro::Task<> AutomationDriver::run(QString scriptPath) {
     QFile file(scriptPath);
     if (!file.open(QIODevice::ReadOnly | QIODevice::Text)) {
-        report({{"event", "error"}, {"message", QStringLiteral("%1: cannot open the script").arg(scriptPath)}});
+        report(
+            {{"event", "error"}, {"message", QStringLiteral("%1: cannot open the script").arg(scriptPath)}});
         QCoreApplication::exit(2);
         co_return;
     }

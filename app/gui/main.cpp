@@ -25,9 +25,10 @@ int main(int argc, char** argv) {
     parser.setApplicationDescription(QStringLiteral("Chat with language models on your own computer."));
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption dataDir(QStringLiteral("data-dir"),
-                                     QStringLiteral("Keep conversations in <dir> (default: the standard app-data place)."),
-                                     QStringLiteral("dir"));
+    const QCommandLineOption dataDir(
+        QStringLiteral("data-dir"),
+        QStringLiteral("Keep conversations in <dir> (default: the standard app-data place)."),
+        QStringLiteral("dir"));
     const QCommandLineOption settingsFile(QStringLiteral("settings"),
                                           QStringLiteral("Read and write settings in the INI file <file>."),
                                           QStringLiteral("file"));
@@ -35,9 +36,11 @@ int main(int argc, char** argv) {
                                     QStringLiteral("Run the automation script <file> (end-to-end tests)."),
                                     QStringLiteral("file"));
     const QCommandLineOption screenshots(QStringLiteral("screenshots"),
-                                         QStringLiteral("Where the script's screenshots go."), QStringLiteral("dir"));
+                                         QStringLiteral("Where the script's screenshots go."),
+                                         QStringLiteral("dir"));
     parser.addOptions({dataDir, settingsFile, script, screenshots});
-    parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("A .gguf model file to load."), QStringLiteral("[model]"));
+    parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("A .gguf model file to load."),
+                                 QStringLiteral("[model]"));
     parser.process(app);
 
     hearth::app::prepareQuick();
@@ -49,8 +52,8 @@ int main(int argc, char** argv) {
     backend.start();
 
     if (!parser.positionalArguments().isEmpty())
-        backend.models()->loadDroppedFile(
-            QUrl::fromUserInput(parser.positionalArguments().constFirst(), QDir::currentPath(), QUrl::AssumeLocalFile));
+        backend.models()->loadDroppedFile(QUrl::fromUserInput(parser.positionalArguments().constFirst(),
+                                                              QDir::currentPath(), QUrl::AssumeLocalFile));
 
     std::unique_ptr<hearth::app::AutomationDriver> driver;
     if (parser.isSet(script)) {

@@ -83,7 +83,8 @@ private slots:
                                 record("c", "Dinner ideas", 10)});
         proxy.setSearchText(search);
         QStringList shown;
-        for (int row = 0; row < proxy.rowCount(); ++row) shown << proxy.idAt(row);
+        for (int row = 0; row < proxy.rowCount(); ++row)
+            shown << proxy.idAt(row);
         QCOMPARE(shown, ids);
         QCOMPARE(proxy.count(), ids.size());
     }

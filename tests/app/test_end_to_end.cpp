@@ -20,7 +20,9 @@ class TestEndToEnd : public QObject {
 
     static QString hearthBinary() { return QString::fromStdString(hearth::test::bin_dir()) + "/hearth"; }
     static QString artifacts() { return QString::fromStdString(hearth::test::artifact_dir()); }
-    static QString modelPath() { return QString::fromStdString(hearth::test::testdata("models/stories260K.gguf")); }
+    static QString modelPath() {
+        return QString::fromStdString(hearth::test::testdata("models/stories260K.gguf"));
+    }
 
     // Runs the app with `script`; returns its JSON events.
     QList<QJsonObject> runApp(const QString& script, const QString& name) {
@@ -35,8 +37,8 @@ class TestEndToEnd : public QObject {
         env.remove("HEARTH_DATA_DIR");
         env.remove("HEARTH_SETTINGS_FILE");
         app.setProcessEnvironment(env);
-        app.start(hearthBinary(), {"--data-dir", dir_ + "/data", "--settings", dir_ + "/settings.ini", "--script",
-                                   scriptPath, "--screenshots", artifacts()});
+        app.start(hearthBinary(), {"--data-dir", dir_ + "/data", "--settings", dir_ + "/settings.ini",
+                                   "--script", scriptPath, "--screenshots", artifacts()});
         if (!app.waitForFinished(240000)) {
             app.kill();
             app.waitForFinished();
@@ -64,7 +66,8 @@ class TestEndToEnd : public QObject {
         // Not a blank frame: the window has drawn something.
         QSet<QRgb> colors;
         for (int y = 0; y < image.height(); y += 23)
-            for (int x = 0; x < image.width(); x += 23) colors.insert(image.pixel(x, y));
+            for (int x = 0; x < image.width(); x += 23)
+                colors.insert(image.pixel(x, y));
         QVERIFY2(colors.size() > 8, qPrintable(event["path"].toString()));
     }
 
@@ -83,38 +86,38 @@ private slots:
     void chatThenRestart() {
         const QString notes = dir_ + "/notes.txt";
         QFile(notes).open(QIODevice::WriteOnly);
-        const QString firstRun = QStringLiteral(
-            "wait-ready\n"
-            "wait 300\n"
-            "state\n"
-            "screenshot hearth-start-model-picker.png\n"
-            "load %1\n"
-            "wait-model\n"
-            "send Once upon a time\n"
-            "wait-stream 60\n"
-            "screenshot hearth-chat-streaming.png\n"
-            "click stopButton\n"
-            "wait-idle\n"
-            "wait 200\n"
-            "state\n"
-            "click metricsToggle\n"
-            "wait 800\n"
-            "screenshot hearth-metrics-panel.png\n"
-            "click metricsToggle\n"
-            "click nav_models\n"
-            "wait 400\n"
-            "screenshot hearth-model-picker.png\n"
-            "click nav_settings\n"
-            "wait 400\n"
-            "screenshot hearth-settings.png\n"
-            "theme light\n"
-            "click conversation_0\n"
-            "click metricsToggle\n"
-            "wait 800\n"
-            "screenshot hearth-chat-light.png\n"
-            "load %2\n"
-            "state\n"
-            "quit\n").arg(modelPath(), notes);
+        const QString firstRun = QStringLiteral("wait-ready\n"
+                                                "wait 300\n"
+                                                "state\n"
+                                                "screenshot hearth-start-model-picker.png\n"
+                                                "load %1\n"
+                                                "wait-model\n"
+                                                "send Once upon a time\n"
+                                                "wait-stream 60\n"
+                                                "screenshot hearth-chat-streaming.png\n"
+                                                "click stopButton\n"
+                                                "wait-idle\n"
+                                                "wait 200\n"
+                                                "state\n"
+                                                "click metricsToggle\n"
+                                                "wait 800\n"
+                                                "screenshot hearth-metrics-panel.png\n"
+                                                "click metricsToggle\n"
+                                                "click nav_models\n"
+                                                "wait 400\n"
+                                                "screenshot hearth-model-picker.png\n"
+                                                "click nav_settings\n"
+                                                "wait 400\n"
+                                                "screenshot hearth-settings.png\n"
+                                                "theme light\n"
+                                                "click conversation_0\n"
+                                                "click metricsToggle\n"
+                                                "wait 800\n"
+                                                "screenshot hearth-chat-light.png\n"
+                                                "load %2\n"
+                                                "state\n"
+                                                "quit\n")
+                                     .arg(modelPath(), notes);
         const QList<QJsonObject> events = runApp(firstRun, "first");
         QVERIFY2(!eventsNamed(events, "done").isEmpty(), "the first run did not finish its script");
 
@@ -156,7 +159,8 @@ private slots:
         QVERIFY(refused["error"].toString().contains("notes.txt"));
         QCOMPARE(states[2]["modelLoaded"].toBool(), true); // the model stayed
 
-        for (const QJsonObject& shot : eventsNamed(events, "screenshot")) checkScreenshot(shot);
+        for (const QJsonObject& shot : eventsNamed(events, "screenshot"))
+            checkScreenshot(shot);
         QCOMPARE(eventsNamed(events, "screenshot").size(), 6);
         for (const QJsonObject& click : eventsNamed(events, "click"))
             QVERIFY2(click["found"].toBool() || click["target"].toString() == "stopButton",

@@ -41,7 +41,8 @@ signals:
     void warmUp(quint64 id);
     void generate(const hearth::app::GenerationRequest& request);
     void configure(int threads, int contextLength);
-    void loadFinished(quint64 requestId, bool ok, const hearth::app::ModelSummary& summary, const QString& error);
+    void loadFinished(quint64 requestId, bool ok, const hearth::app::ModelSummary& summary,
+                      const QString& error);
     void warmUpFinished(quint64 requestId, double seconds);
     void piecesReady(quint64 requestId, const QString& text);
     void generationFinished(quint64 requestId, const hearth::app::GenerationResult& result);
@@ -51,7 +52,9 @@ signals:
 class TestInferenceWorker : public QObject {
     Q_OBJECT
 
-    static QString modelPath() { return QString::fromStdString(hearth::test::testdata("models/stories260K.gguf")); }
+    static QString modelPath() {
+        return QString::fromStdString(hearth::test::testdata("models/stories260K.gguf"));
+    }
 
     static GenerationRequest request(quint64 id, const QString& conversation, int maxTokens,
                                      QList<ChatTurnData> turns = {{"user", "Once upon a time"}}) {
@@ -98,7 +101,8 @@ private slots:
     void refusesABadFileAndKeepsTheModel() {
         WorkerHarness h;
         QVERIFY(loadInto(h, modelPath(), 1));
-        const QString bad = QString::fromStdString(hearth::test::make_temp_dir("hearth-bad")) + "/broken.gguf";
+        const QString bad =
+            QString::fromStdString(hearth::test::make_temp_dir("hearth-bad")) + "/broken.gguf";
         QFile file(bad);
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write(QByteArray(4096, 'x'));
@@ -148,8 +152,9 @@ private slots:
         // Stop from the worker's own thread as soon as the first piece is out, so the
         // tiny model cannot finish its story first.
         InferenceWorker* worker = h.worker;
-        connect(worker, &InferenceWorker::piecesReady, worker, [worker] { worker->requestStop(9); },
-                Qt::DirectConnection);
+        connect(
+            worker, &InferenceWorker::piecesReady, worker, [worker] { worker->requestStop(9); },
+            Qt::DirectConnection);
         emit h.generate(request(9, "c", 100000));
         QVERIFY(done.wait(30000));
         QVERIFY(!pieces.isEmpty());
@@ -180,7 +185,8 @@ private slots:
         emit h.generate(request(20, "story", 16));
         QVERIFY(done.wait(30000));
         QString reply;
-        for (const auto& args : pieces) reply += args.at(1).toString();
+        for (const auto& args : pieces)
+            reply += args.at(1).toString();
         const auto first = done.constFirst().at(1).value<GenerationResult>();
         QCOMPARE(first.reusedTokens, 0);
 
@@ -192,8 +198,10 @@ private slots:
                                 {{"user", "Once upon a time"}, {"assistant", reply}, {"user", "And then?"}}));
         QVERIFY(done.wait(30000));
         const auto second = done.last().at(1).value<GenerationResult>();
-        QVERIFY2(second.reusedTokens >= first.promptTokens - 1,
-                 qPrintable(QString("reused %1 of first prompt %2").arg(second.reusedTokens).arg(first.promptTokens)));
+        QVERIFY2(
+            second.reusedTokens >= first.promptTokens - 1,
+            qPrintable(
+                QString("reused %1 of first prompt %2").arg(second.reusedTokens).arg(first.promptTokens)));
         QCOMPARE(second.reusedTokens + second.computedTokens, second.promptTokens);
     }
 

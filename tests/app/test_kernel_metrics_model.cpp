@@ -30,7 +30,8 @@ private slots:
         model.update({stats("matvec", 10, 3000, {0, 0, 4, 6}), stats("attention", 2, 1000, {0, 2})});
         QCOMPARE(reset.count(), 1);
         QCOMPARE(model.rowCount(), 2);
-        QCOMPARE(model.index(0).data(KernelMetricsModel::OperationRole).toString(), QStringLiteral("attention"));
+        QCOMPARE(model.index(0).data(KernelMetricsModel::OperationRole).toString(),
+                 QStringLiteral("attention"));
         model.update({stats("matvec", 20, 6000, {0, 0, 8, 12}), stats("attention", 4, 2000, {0, 4})});
         QCOMPARE(reset.count(), 1); // same rows: no reset, the view keeps its delegates
         QCOMPARE(changed.count(), 1);
@@ -50,7 +51,8 @@ private slots:
         QCOMPARE(bars[0].toDouble(), 4.0);
         QCOMPARE(bars[1].toDouble(), 0.0);
         QCOMPARE(bars[2].toDouble(), 6.0);
-        QCOMPARE(matvec.data(KernelMetricsModel::HistogramRangeRole).toString(), QStringLiteral("4 ns – 32 ns"));
+        QCOMPARE(matvec.data(KernelMetricsModel::HistogramRangeRole).toString(),
+                 QStringLiteral("4 ns – 32 ns"));
         QCOMPARE(matvec.data(KernelMetricsModel::MeanLatencyRole).toString(), QStringLiteral("400 ns"));
         QCOMPARE(matvec.data(KernelMetricsModel::ShareRole).toDouble(), 0.8);
         QVERIFY(model.index(1).data(KernelMetricsModel::HistogramRole).toList().isEmpty());

@@ -10,7 +10,8 @@ using namespace hearth::app;
 class TestMessageListModel : public QObject {
     Q_OBJECT
 
-    static MessageRecord message(const QString& id, const QString& role, const QString& content, int position) {
+    static MessageRecord message(const QString& id, const QString& role, const QString& content,
+                                 int position) {
         MessageRecord m;
         m.id = id;
         m.conversationId = "conv";
@@ -39,7 +40,8 @@ private slots:
         const auto roles = changed.last().at(2).value<QList<int>>();
         QVERIFY(roles.contains(MessageListModel::ContentRole));
         QVERIFY(roles.contains(MessageListModel::BlocksRole));
-        QCOMPARE(model.index(1).data(MessageListModel::ContentRole).toString(), QStringLiteral("Hello, world"));
+        QCOMPARE(model.index(1).data(MessageListModel::ContentRole).toString(),
+                 QStringLiteral("Hello, world"));
         QVERIFY(!model.appendText("missing", "x"));
 
         QVERIFY(model.setState("a1", MessageState::Stopped));
@@ -66,8 +68,27 @@ private slots:
     void rolesAreNamedForQml() {
         MessageListModel model("conv");
         const auto names = model.roleNames().values();
-        for (const char* name : {"messageId", "author", "content", "messageState", "streaming", "stats", "blocks"})
+        for (const char* name :
+             {"messageId", "author", "content", "messageState", "streaming", "stats", "blocks"})
             QVERIFY2(names.contains(name), name);
+    }
+
+    void longProseIsCutAtSentencesAndStaysCut() {
+        QString text;
+        for (int i = 0; i < 60; ++i)
+            text += QStringLiteral("Sentence number %1 is here. ").arg(i);
+        const QList<MarkdownBlock> blocks = splitMarkdownBlocks(text);
+        QVERIFY(blocks.size() >= 2);
+        QString joined;
+        for (const MarkdownBlock& b : blocks) {
+            QVERIFY(b.text.size() <= 1000);
+            QVERIFY2(b.text.endsWith(QLatin1Char('.')), qPrintable(b.text.right(20)));
+            joined += b.text + QLatin1Char(' ');
+        }
+        QCOMPARE(joined.simplified(), text.simplified()); // nothing lost
+        // Growing the text keeps the earlier cuts where they were.
+        const QList<MarkdownBlock> grown = splitMarkdownBlocks(text + QStringLiteral("And more words"));
+        QCOMPARE(grown.first().text, blocks.first().text);
     }
 
     void markdownBlocks_data() {
@@ -76,14 +97,25 @@ private slots:
         QTest::addColumn<QString>("firstCode");
         QTest::addColumn<QString>("language");
         QTest::addColumn<bool>("closed");
-        QTest::newRow("prose only") << "Hello **there**" << QStringList{"text"} << "" << "" << true;
-        QTest::newRow("code between prose") << "Look:\n```cpp\nint x = 1;\n```\nDone." << QStringList{"text", "code", "text"}
-                                            << "int x = 1;" << "cpp" << true;
-        QTest::newRow("unclosed while streaming") << "Here:\n```python\nprint(1)\nprint(2)"
-                                                  << QStringList{"text", "code"} << "print(1)\nprint(2)" << "python" << false;
-        QTest::newRow("tilde fence, no language") << "~~~\nraw\n~~~" << QStringList{"code"} << "raw" << "" << true;
-        QTest::newRow("longer closing fence") << "````\na\n```\nb\n`````" << QStringList{"code"} << "a\n```\nb" << "" << true;
-        QTest::newRow("empty") << "" << QStringList{} << "" << "" << true;
+        QTest::newRow("prose only") << "Hello **there**" << QStringList{"text"} << ""
+                                    << "" << true;
+        QTest::newRow("code between prose")
+            << "Look:\n```cpp\nint x = 1;\n```\nDone." << QStringList{"text", "code", "text"} << "int x = 1;"
+            << "cpp" << true;
+        QTest::newRow("unclosed while streaming")
+            << "Here:\n```python\nprint(1)\nprint(2)" << QStringList{"text", "code"} << "print(1)\nprint(2)"
+            << "python" << false;
+        QTest::newRow("tilde fence, no language") << "~~~\nraw\n~~~" << QStringList{"code"} << "raw"
+                                                  << "" << true;
+        QTest::newRow("longer closing fence")
+            << "````\na\n```\nb\n`````" << QStringList{"code"} << "a\n```\nb"
+            << "" << true;
+        QTest::newRow("empty") << "" << QStringList{} << ""
+                               << "" << true;
+        QTest::newRow("paragraphs") << "One\ntwo\n\n\nThree" << QStringList{"text", "text"} << ""
+                                    << "" << true;
+        QTest::newRow("blank lines inside code stay") << "```\na\n\nb\n```" << QStringList{"code"} << "a\n\nb"
+                                                      << "" << true;
     }
     void markdownBlocks() {
         QFETCH(QString, markdown);

@@ -35,7 +35,8 @@ private slots:
         QCOMPARE(list.index(0).data(ModelListModel::ParametersRole).toString(), QStringLiteral("1.1B"));
         QCOMPARE(list.index(0).data(ModelListModel::FileSizeRole).toString(), QStringLiteral("638 MB"));
         QCOMPARE(list.index(0).data(ModelListModel::MemoryRole).toString(), QStringLiteral("700 MB"));
-        QCOMPARE(list.index(1).data(ModelListModel::ErrorRole).toString(), QStringLiteral("b.gguf: bad magic"));
+        QCOMPARE(list.index(1).data(ModelListModel::ErrorRole).toString(),
+                 QStringLiteral("b.gguf: bad magic"));
         QCOMPARE(list.index(0).data(ModelListModel::LoadedRole).toBool(), false);
         list.setLoadedPath("/m/a.gguf");
         QCOMPARE(list.index(0).data(ModelListModel::LoadedRole).toBool(), true);

@@ -13,7 +13,8 @@ class TestPersistence : public QObject {
     Q_OBJECT
 
     QString databasePath() {
-        return QString::fromStdString(hearth::test::make_temp_dir("hearth-db")) + "/data/conversations.sqlite";
+        return QString::fromStdString(hearth::test::make_temp_dir("hearth-db")) +
+               "/data/conversations.sqlite";
     }
     static MessageRecord message(const QString& conversation, int position, const QString& role,
                                  const QString& content, MessageState state = MessageState::Complete) {
@@ -35,7 +36,8 @@ private slots:
         const QDateTime t0 = QDateTime::currentDateTime();
         const ConversationRecord older{newRecordId(), "Older", t0.addSecs(-100), t0.addSecs(-100)};
         const ConversationRecord newer{newRecordId(), "Newer", t0, t0};
-        MessageRecord reply = message(newer.id, 1, "assistant", "Hello! Here is `code`.", MessageState::Stopped);
+        MessageRecord reply =
+            message(newer.id, 1, "assistant", "Hello! Here is `code`.", MessageState::Stopped);
         {
             SqlStore store(path);
             QCOMPARE(store.journalMode().toLower(), QStringLiteral("wal"));
@@ -76,7 +78,8 @@ private slots:
         const QString path = databasePath();
         QDir().mkpath(QFileInfo(path).absolutePath());
         SqlStore store(path);
-        const ConversationRecord c{newRecordId(), "c", QDateTime::currentDateTime(), QDateTime::currentDateTime()};
+        const ConversationRecord c{newRecordId(), "c", QDateTime::currentDateTime(),
+                                   QDateTime::currentDateTime()};
         store.saveConversation(c);
         store.saveMessage(message(c.id, 0, "assistant", QString(), MessageState::Stopped));
         QCOMPARE(store.messages(c.id).size(), 1);
@@ -121,9 +124,11 @@ private slots:
     void failuresAreReported() {
         ConversationStore store("/proc/no-such-dir/conversations.sqlite");
         QSignalSpy failed(&store, &ConversationStore::failed);
-        store.saveConversation({newRecordId(), "x", QDateTime::currentDateTime(), QDateTime::currentDateTime()});
+        store.saveConversation(
+            {newRecordId(), "x", QDateTime::currentDateTime(), QDateTime::currentDateTime()});
         QVERIFY(failed.wait(5000));
-        QVERIFY(failed.constFirst().constFirst().toString().contains("/proc/no-such-dir/conversations.sqlite"));
+        QVERIFY(
+            failed.constFirst().constFirst().toString().contains("/proc/no-such-dir/conversations.sqlite"));
     }
 };
 

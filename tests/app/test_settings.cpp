@@ -10,7 +10,9 @@ using namespace hearth::app;
 class TestSettings : public QObject {
     Q_OBJECT
 
-    QString iniFile() { return QString::fromStdString(hearth::test::make_temp_dir("hearth-settings")) + "/hearth.ini"; }
+    QString iniFile() {
+        return QString::fromStdString(hearth::test::make_temp_dir("hearth-settings")) + "/hearth.ini";
+    }
 
 private slots:
     void defaults() {
@@ -100,7 +102,8 @@ private slots:
     void recentModelsAreMostRecentFirstAndBounded() {
         AppSettings s(iniFile(), "/models");
         QSignalSpy recent(&s, &AppSettings::recentModelsChanged);
-        for (int i = 0; i < 12; ++i) s.rememberModel(QString("/m/%1.gguf").arg(i));
+        for (int i = 0; i < 12; ++i)
+            s.rememberModel(QString("/m/%1.gguf").arg(i));
         s.rememberModel("/m/5.gguf");
         QCOMPARE(s.recentModels().size(), 10);
         QCOMPARE(s.recentModels().first(), QStringLiteral("/m/5.gguf"));
