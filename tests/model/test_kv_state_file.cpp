@@ -8,6 +8,7 @@
 #include "engine/session/inference.h"
 #include "engine/session/kv_state_file.h"
 #include "kernels/fp16.h"
+#include "tests/model/model_fixture.h"
 #include "tests/support/test_support.h"
 #include <QtTest>
 #include <chrono>
@@ -19,16 +20,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Loaded {
-    std::shared_ptr<const engine::Model> model;
-    std::unique_ptr<engine::Inference> inference;
-};
+using Loaded = test::LoadedModel;
 
 Loaded load(const std::string& name) {
-    Loaded l;
-    l.model = engine::Model::load(test::testdata("models/" + name + ".gguf"));
-    l.inference = std::make_unique<engine::Inference>(l.model, engine::InferenceOptions{2, 32});
-    return l;
+    return test::load_model(name, 32);
 }
 
 std::vector<engine::ChatTurn> conversation() {

@@ -5,6 +5,7 @@
 #include "engine/session/chat_session.h"
 #include "engine/session/engine_metrics.h"
 #include "engine/session/inference.h"
+#include "tests/model/model_fixture.h"
 #include "tests/support/test_support.h"
 #include <QtTest>
 #include <algorithm>
@@ -14,17 +15,11 @@ using namespace hearth;
 
 namespace {
 
-struct Loaded {
-    std::shared_ptr<const engine::Model> model;
-    std::unique_ptr<engine::Inference> inference;
-};
+using Loaded = test::LoadedModel;
 
 Loaded load(const std::string& name) {
-    Loaded l;
-    l.model = engine::Model::load(test::testdata("models/" + name + ".gguf"));
     // A small batch so that prompts span several batches and reuse cuts through one.
-    l.inference = std::make_unique<engine::Inference>(l.model, engine::InferenceOptions{2, 16});
-    return l;
+    return test::load_model(name, 16);
 }
 
 // Room for the conversations below without a context shift (positions past the

@@ -5,6 +5,7 @@
 #include "engine/session/engine_metrics.h"
 #include "engine/session/inference.h"
 #include "engine/session/session_store.h"
+#include "tests/model/model_fixture.h"
 #include "tests/support/test_support.h"
 #include <QtTest>
 #include <filesystem>
@@ -14,16 +15,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Loaded {
-    std::shared_ptr<const engine::Model> model;
-    std::unique_ptr<engine::Inference> inference;
-};
+using Loaded = test::LoadedModel;
 
 Loaded load(const std::string& name) {
-    Loaded l;
-    l.model = engine::Model::load(test::testdata("models/" + name + ".gguf"));
-    l.inference = std::make_unique<engine::Inference>(l.model, engine::InferenceOptions{2, 32});
-    return l;
+    return test::load_model(name, 32);
 }
 
 engine::GenerationOptions greedy() {
