@@ -34,7 +34,11 @@ std::list<SessionStore::Entry>::const_iterator SessionStore::find(const std::str
 }
 
 std::string SessionStore::state_path(const std::string& id) const {
-    if (options_.state_dir.empty()) return {};
+    return state_path_in(options_.state_dir, id);
+}
+
+std::string SessionStore::state_path_in(const std::string& state_dir, const std::string& id) {
+    if (state_dir.empty()) return {};
     // Ids become file names: keep the plain characters, escape the rest as %XX.
     std::string name;
     for (const unsigned char c : id) {
@@ -47,7 +51,7 @@ std::string SessionStore::state_path(const std::string& id) const {
             name += hex[c & 15];
         }
     }
-    return (fs::path(options_.state_dir) / (name + ".hkv")).string();
+    return (fs::path(state_dir) / (name + ".hkv")).string();
 }
 
 ChatSession& SessionStore::session(const std::string& id, const GenerationOptions& options) {

@@ -65,6 +65,8 @@ public:
 
     // The file a conversation's state is saved to.
     std::string state_path(const std::string& id) const;
+    // The same for any state directory, without a store (e.g. no model is loaded).
+    static std::string state_path_in(const std::string& state_dir, const std::string& id);
     // The first failure to save while evicting, if any (eviction itself never throws).
     const std::string& last_save_error() const { return last_save_error_; }
 
