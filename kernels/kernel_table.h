@@ -32,10 +32,16 @@ inline constexpr int64_t kMaxAttentionHeadDim = 512;
 
 struct TypeKernels {
     TensorType activation_type = TensorType::F32; // F32 for float weights, Q8_0 or Q8_K for quantized
-    QuantizeRowFn quantize = nullptr;              // F32 -> this type (also the weight quantizer)
+    QuantizeRowFn quantize = nullptr;             // F32 -> this type (also the weight quantizer)
     DequantizeRowFn dequantize = nullptr;
     VecDotFn vec_dot = nullptr;
     GemmFn gemm = nullptr; // when null, matmul falls back to vec_dot per (row, batch) pair
+    // F32 activations -> this type as llama.cpp's CPU backend quantizes them (its from_float),
+    // where that differs from the weight quantizer; null: `quantize`.
+    QuantizeRowFn quantize_activations = nullptr;
+    QuantizeRowFn activation_quantizer() const {
+        return quantize_activations ? quantize_activations : quantize;
+    }
 };
 
 enum class Isa { Scalar, Avx2 };

@@ -44,9 +44,9 @@ Plan plan_for(TensorType type) {
     if (plan.kernels->vec_dot == nullptr) plan = {&reference.of(type), reference.isa, nullptr, reference.isa};
     const TensorType activation = plan.kernels->activation_type;
     if (activation != TensorType::F32) {
-        plan.quantize_activations = active.of(activation).quantize;
+        plan.quantize_activations = active.of(activation).activation_quantizer();
         if (plan.quantize_activations == nullptr) {
-            plan.quantize_activations = reference.of(activation).quantize;
+            plan.quantize_activations = reference.of(activation).activation_quantizer();
             plan.quantize_isa = reference.isa;
         }
     }

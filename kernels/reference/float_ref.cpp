@@ -19,8 +19,9 @@ void dequantize_row_f32_ref(const void* src, float* dst, int64_t n) {
 
 // Summed in the order of ggml's AVX2 vec_dot_f32 (4 x 8 fused multiply-add lanes over
 // blocks of 32, the accumulators folded (0 + 2) + (1 + 3), the 128-bit halves added, then
-// pairwise; the tail fused too), so that the scalar and SIMD paths agree to the bit and F32
-// models reproduce llama.cpp's logits closely.
+// pairwise; then the tail, each product rounded before it is added: ggml's `sumf += x*y` is
+// not contracted), so that the scalar and SIMD paths agree to the bit and F32 models
+// reproduce llama.cpp's logits (stories260K, whose FFN width 172 leaves a tail of 12).
 float vec_dot_f32_f32_ref(int64_t n, const void* weights, const void* activations) {
     const auto* w = static_cast<const float*>(weights);
     const auto* a = static_cast<const float*>(activations);
@@ -35,7 +36,7 @@ float vec_dot_f32_f32_ref(int64_t n, const void* weights, const void* activation
         r[l] = (lanes[0][l] + lanes[2][l]) + (lanes[1][l] + lanes[3][l]);
     float sum = ((r[0] + r[4]) + (r[1] + r[5])) + ((r[2] + r[6]) + (r[3] + r[7]));
     for (int64_t i = blocked; i < n; ++i)
-        sum = std::fma(w[i], a[i], sum);
+        sum += w[i] * a[i]; // not fused: the kernels are built with -ffp-contract=off
     return sum;
 }
 

@@ -476,13 +476,22 @@ void quantize_row_q8_K_ref(const float* src, void* dst, int64_t n) {
     auto* blocks = static_cast<BlockQ8_K*>(dst);
     for (int64_t b = 0; b < n / QK_K; ++b, src += QK_K) {
         BlockQ8_K& y = blocks[b];
-        float amax = 0;
+        // llama.cpp's quantize_row_q8_K (x86 too): the scale takes the sign of the first value of
+        // largest magnitude, -127 / max, so the quants come out negated and d = 1 / scale.
+        float amax = 0, max = 0;
         for (int e = 0; e < QK_K; ++e)
-            amax = std::max(amax, std::fabs(src[e]));
-        y.d = amax / 127;
-        const float inverse = amax > 0 ? 127 / amax : 0.f;
+            if (std::fabs(src[e]) > amax) {
+                amax = std::fabs(src[e]);
+                max = src[e];
+            }
+        if (amax == 0) {
+            y = BlockQ8_K{};
+            continue;
+        }
+        const float inverse = -127.f / max;
+        y.d = 1 / inverse;
         for (int e = 0; e < QK_K; ++e)
-            y.qs[e] = static_cast<int8_t>(clamp_int(nearest_int(src[e] * inverse), -127, 127));
+            y.qs[e] = static_cast<int8_t>(std::min(127, nearest_int(inverse * src[e])));
         for (int j = 0; j < QK_K / 16; ++j) {
             int sum = 0;
             for (int l = 0; l < 16; ++l)

@@ -272,6 +272,22 @@ void quantize_row_q8_0_ref(const float* src, void* dst, int64_t n) {
     }
 }
 
+// llama.cpp quantizes activations with its SIMD from_float, not with the _ref above: on x86
+// the inverse scale is 127 / max rather than 1 / (max / 127), and halves round to even.
+void quantize_row_q8_0_activations_ref(const float* src, void* dst, int64_t n) {
+    assert(n % kBlock == 0);
+    auto* blocks = static_cast<BlockQ8_0*>(dst);
+    for (int64_t b = 0; b < n / kBlock; ++b, src += kBlock) {
+        float amax = 0;
+        for (int j = 0; j < kBlock; ++j)
+            amax = std::max(amax, std::fabs(src[j]));
+        blocks[b].d = fp32_to_fp16(amax / 127.f);
+        const float inverse = amax != 0 ? 127.f / amax : 0.0f;
+        for (int j = 0; j < kBlock; ++j) // |src * inverse| <= 127 (+ rounding): no clamp needed
+            blocks[b].qs[j] = static_cast<int8_t>(std::nearbyint(src[j] * inverse));
+    }
+}
+
 void dequantize_row_q8_0_ref(const void* src, float* dst, int64_t n) {
     const auto* blocks = static_cast<const BlockQ8_0*>(src);
     for (int64_t b = 0; b < n / kBlock; ++b, dst += kBlock) {

@@ -36,7 +36,9 @@ float vec_dot_q5_0_q8_0_ref(int64_t n, const void* weights, const void* activati
 void quantize_row_q5_1_ref(const float* src, void* dst, int64_t n);
 void dequantize_row_q5_1_ref(const void* src, float* dst, int64_t n);
 float vec_dot_q5_1_q8_0_ref(int64_t n, const void* weights, const void* activations);
-void quantize_row_q8_0_ref(const float* src, void* dst, int64_t n); // also the activation quantizer
+void quantize_row_q8_0_ref(const float* src, void* dst, int64_t n); // weights (llama.cpp's _ref)
+// Activations, as ggml's x86 quantize_row_q8_0: inverse scale 127/max, rounding half to even.
+void quantize_row_q8_0_activations_ref(const float* src, void* dst, int64_t n);
 void dequantize_row_q8_0_ref(const void* src, float* dst, int64_t n);
 float vec_dot_q8_0_q8_0_ref(int64_t n, const void* weights, const void* activations);
 

@@ -15,6 +15,7 @@ namespace hearth::kernels::avx2 {
 bool cpu_supported(); // AVX2, FMA and F16C, with the OS saving ymm state
 
 void quantize_row_q8_0(const float* src, void* dst, int64_t n);
+void quantize_row_q8_0_activations(const float* src, void* dst, int64_t n);
 void quantize_row_q8_K(const float* src, void* dst, int64_t n);
 
 void dequantize_row_f16(const void* src, float* dst, int64_t n);
@@ -57,7 +58,7 @@ void gemm_q4_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int
 
 // One query of causal attention over an F16 KV cache (AttendF16Fn); head sizes that are not a
 // multiple of 8 go to the reference.
-void attend_f16(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride, int64_t n_keys,
-                int64_t head_dim, float scale, float* out);
+void attend_f16(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
+                int64_t n_keys, int64_t head_dim, float scale, float* out);
 
 } // namespace hearth::kernels::avx2

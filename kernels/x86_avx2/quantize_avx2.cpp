@@ -1,5 +1,6 @@
-// Activation quantizers: F32 rows -> Q8_0 and Q8_K blocks, bit-identical to the reference
-// quantizers (same scale formula, same rounding), eight values per instruction.
+// Quantizers into Q8_0 and Q8_K, bit-identical to the reference ones (same scale formula, same
+// rounding), eight values per instruction: the Q8_0 weight quantizer, and the activation
+// quantizers as llama.cpp's CPU backend has them.
 #include "kernels/block_formats.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/avx2_util.h"
@@ -69,6 +70,18 @@ void quantize_row_q8_0(const float* src, void* dst, int64_t n) {
     }
 }
 
+void quantize_row_q8_0_activations(const float* src, void* dst, int64_t n) {
+    auto* out = static_cast<BlockQ8_0*>(dst);
+    for (int64_t b = 0; b < n / QK8_0; ++b) {
+        const float* x = src + b * QK8_0;
+        const float amax = max_abs(x, QK8_0);
+        out[b].d = float_to_fp16(amax / 127.0f);
+        const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out[b].qs),
+                            quantize32<round_even>(x, _mm256_set1_ps(id)));
+    }
+}
+
 void quantize_row_q8_K(const float* src, void* dst, int64_t n) {
     auto* out = static_cast<BlockQ8_K*>(dst);
     for (int64_t b = 0; b < n / QK_K; ++b) {
@@ -79,8 +92,18 @@ void quantize_row_q8_K(const float* src, void* dst, int64_t n) {
             std::memset(&block, 0, sizeof block);
             continue;
         }
-        const float id = 127.0f / amax;
-        block.d = amax / 127.0f;
+        // The scale is -127 / (the first value of largest magnitude), signed, as the reference's.
+        float max = 0.0f;
+        for (int i = 0; i < QK_K; i += 8) {
+            const int hits = _mm256_movemask_ps(
+                _mm256_cmp_ps(abs8(_mm256_loadu_ps(x + i)), _mm256_set1_ps(amax), _CMP_EQ_OQ));
+            if (hits != 0) {
+                max = x[i + __builtin_ctz(static_cast<unsigned>(hits))];
+                break;
+            }
+        }
+        const float id = -127.0f / max;
+        block.d = 1.0f / id;
         const __m256i ones = _mm256_set1_epi8(1);
         for (int i = 0; i < QK_K; i += 32) {
             const __m256i q = quantize32<round_even>(x + i, _mm256_set1_ps(id));

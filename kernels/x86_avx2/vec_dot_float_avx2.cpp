@@ -79,7 +79,7 @@ float dot_halves(int64_t n, const uint16_t* w, const uint16_t* x, bool is_bf16) 
 } // namespace
 
 // The same order of summation as the reference (and ggml_vec_dot_f32): blocks of 32 in four
-// accumulators reduced as ggml does, the tail added one by one with fused multiply-adds.
+// accumulators reduced as ggml does, the tail's products rounded and added one by one.
 float vec_dot_f32_f32(int64_t n, const void* weight_row, const void* activation_row) {
     const auto* w = static_cast<const float*>(weight_row);
     const auto* x = static_cast<const float*>(activation_row);
@@ -94,7 +94,7 @@ float vec_dot_f32_f32(int64_t n, const void* weight_row, const void* activation_
     }
     float sum = reduce_like_ggml(acc0, acc1, acc2, acc3);
     for (int64_t i = blocked; i < n; ++i)
-        sum = std::fma(w[i], x[i], sum);
+        sum += w[i] * x[i]; // not fused (-ffp-contract=off), as in ggml
     return sum;
 }
 

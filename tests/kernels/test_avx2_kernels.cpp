@@ -193,19 +193,24 @@ private slots:
         QTest::addColumn<int>("type");
         QTest::addColumn<int>("blocks");
         QTest::addColumn<int>("kind");
+        QTest::addColumn<bool>("activations"); // the activation quantizer rather than the weights'
         for (TensorType t : {TensorType::Q8_0, TensorType::Q8_K})
-            for (int blocks : {1, 2, 3, 7, 13, 31})
-                for (int kind = 0; kind < 5; ++kind)
-                    QTest::addRow("%s/%d/%d", type_traits(t).name.data(), blocks, kind)
-                        << int(t) << blocks << kind;
+            for (bool activations : {false, true})
+                for (int blocks : {1, 2, 3, 7, 13, 31})
+                    for (int kind = 0; kind < 5; ++kind)
+                        QTest::addRow("%s%s/%d/%d", type_traits(t).name.data(), activations ? "-act" : "",
+                                      blocks, kind)
+                            << int(t) << blocks << kind << activations;
     }
 
     void quantizeMatchesReference() {
         QFETCH(int, type);
         QFETCH(int, blocks);
         QFETCH(int, kind);
+        QFETCH(bool, activations);
         const auto t = static_cast<TensorType>(type);
-        const QuantizeRowFn quantize = avx2_table()->of(t).quantize;
+        const QuantizeRowFn quantize =
+            activations ? avx2_table()->of(t).activation_quantizer() : avx2_table()->of(t).quantize;
         QVERIFY(quantize != nullptr);
         const int64_t n = blocks * type_traits(t).block_elements;
         std::mt19937 rng(1000u * type + 10u * blocks + kind);
@@ -233,7 +238,8 @@ private slots:
                 x[i] = 200.0f;
             break;
         }
-        const Bytes expected = quantize_ref(t, x);
+        Bytes expected = quantize_ref(t, x);
+        if (activations) reference_kernels().of(t).activation_quantizer()(x.data(), expected.data(), n);
         Bytes actual(expected.size(), 0xAB);
         quantize(x.data(), actual.data(), n);
         QVERIFY(actual == expected);

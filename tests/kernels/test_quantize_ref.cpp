@@ -197,14 +197,39 @@ private slots:
             QVERIFY(std::isfinite(y[static_cast<size_t>(i)]));
     }
 
+    // Activations go into Q8_0 as ggml's x86 quantize_row_q8_0 has them: inverse scale 127 / max
+    // and halves rounded to even, where the weight quantizer (llama.cpp's _ref) rounds them away.
+    void q8_0_activations_round_half_to_even() {
+        std::vector<float> x(32);
+        for (int i = 0; i < 32; ++i)
+            x[static_cast<size_t>(i)] = static_cast<float>(i - 16) + 0.5f; // every value a tie
+        x[31] = 127.0f;                                                    // inverse scale 1
+        BlockQ8_0 activations{}, weights{};
+        quantize_row_q8_0_activations_ref(x.data(), &activations, 32);
+        quantize_row_q8_0_ref(x.data(), &weights, 32);
+        QCOMPARE(activations.d, weights.d);
+        for (int i = 0; i < 31; ++i) {
+            const float v = x[static_cast<size_t>(i)];
+            QCOMPARE(int(activations.qs[i]), int(std::nearbyint(v)));
+            QCOMPARE(int(weights.qs[i]), int(std::round(v)));
+        }
+        QCOMPARE(int(activations.qs[31]), 127);
+    }
+
     // Q8_K keeps the sums of each 16 quants for the K-quant dot products' mins.
     void q8_K_bsums() {
         const int64_t n = 3 * 256;
         const std::vector<float> x = normal_data(n, 5);
         std::vector<BlockQ8_K> blocks(3);
         quantize_row_q8_K_ref(x.data(), blocks.data(), n);
-        for (const BlockQ8_K& b : blocks) {
-            QVERIFY(b.d > 0);
+        for (size_t k = 0; k < blocks.size(); ++k) {
+            const BlockQ8_K& b = blocks[k];
+            // llama.cpp's signed scale: the first value of largest magnitude becomes -127.
+            size_t largest = 0;
+            for (size_t i = 1; i < 256; ++i)
+                if (std::fabs(x[256 * k + i]) > std::fabs(x[256 * k + largest])) largest = i;
+            QCOMPARE(int(b.qs[largest]), -127);
+            QCOMPARE(b.d, 1.0f / (-127.0f / x[256 * k + largest]));
             for (int j = 0; j < 16; ++j) {
                 int sum = 0;
                 for (int l = 0; l < 16; ++l)

@@ -1,17 +1,18 @@
 // The engine against llama.cpp's own outputs on real files (../shared/testdata/golden).
 //
-// Bounds, measured rather than assumed, on the scalar and AVX2 kernels alike: F32 files
-// follow llama.cpp's logits to 4e-3 at worst (stories260K; tiny-qwen2 1e-5, tiny-qwen3
-// 1.4e-3, tiny-llama3 7e-4), since we sum dot products, flash attention and SwiGLU in
-// ggml's orders. Quantized files are 0.04 (tiny-qwen2-Q8_0) to 0.17 (stories260K) away and
-// 0.34 at worst (tiny-llama3-Q4_K_M), where a changed rounding of an activation quant is
-// amplified. The README of the test data hopes for 1e-3 and 2e-2; each run prints how far
-// it is from those.
-#include "engine/model/model.h"
+// Bounds, measured rather than assumed. Every F32 file follows llama.cpp's logits to the
+// golden's printed precision (5e-6) on the scalar and AVX2 kernels alike, so they are held
+// to the README's 1e-3: we sum dot products, flash attention and SwiGLU in ggml's orders and
+// fuse (or not) each multiply-add as its build does. On AVX2, files of Q8_0, Q5_0 and F16
+// weights are as close (the README's 2e-2), since activations are quantized as ggml's x86
+// from_float does it. Left: stories260K-Q4_0 (0.10) and tiny-llama3-Q4_K_M (0.37), whose
+// Q4_0 and Q4_K weights llama.cpp repacks into 8-row interleaved blocks with their own
+// summation order; and the scalar kernels on quantized files (0.04 to 0.31), which sum each
+// row's blocks one after another rather than in ggml's 8 AVX2 lanes. A flipped rounding of
+// one activation quant is amplified to those sizes. Each run prints its worst error.
 #include "engine/sampling/sampler.h"
-#include "engine/session/inference.h"
 #include "kernels/kernel_table.h"
-#include "tests/support/test_support.h"
+#include "tests/model/model_fixture.h"
 #include <QtTest>
 #include <algorithm>
 #include <fstream>
@@ -54,22 +55,21 @@ std::vector<GoldenCase> read_golden(const std::string& name) {
     return cases;
 }
 
-struct Loaded {
-    std::shared_ptr<const engine::Model> model;
-    std::unique_ptr<engine::Inference> inference;
-};
-
-Loaded load(const QString& name, int isa) {
+test::LoadedModel load(const QString& name, int isa) {
     kernels::force_isa(static_cast<kernels::Isa>(isa));
-    Loaded l;
-    l.model = engine::Model::load(test::testdata("models/" + name.toStdString() + ".gguf"));
-    l.inference = std::make_unique<engine::Inference>(l.model, engine::InferenceOptions{2, 64});
-    return l;
+    return test::load_model(name.toStdString(), 64);
 }
 
-constexpr double kF32Bound = 6e-3;
-constexpr double kQuantizedBound = 0.5;
 constexpr double kReadmeF32 = 1e-3, kReadmeQuantized = 2e-2;
+
+// The measured bound of a file on an ISA (see the top of this file).
+double bound_for(const std::string& model, kernels::Isa isa, bool quantized) {
+    if (!quantized) return kReadmeF32;
+    if (model == "tiny-llama3-Q4_K_M") return 0.5; // measured 0.37 (AVX2), 0.31 (scalar)
+    if (isa == kernels::Isa::Scalar) return 0.25;  // measured 0.17 at worst (stories260K-Q4_K_M)
+    if (model == "stories260K-Q4_0") return 0.15;  // measured 0.10
+    return kReadmeQuantized;                       // measured 5e-6
+}
 
 } // namespace
 
@@ -105,7 +105,7 @@ private slots:
         QFETCH(QString, model);
         QFETCH(int, isa);
         QFETCH(bool, quantized);
-        Loaded l = load(model, isa);
+        test::LoadedModel l = load(model, isa);
         const double near_tie = quantized ? 0.06 : 0.0;
         const size_t steps = quantized ? 30 : SIZE_MAX;
         for (const GoldenCase& c : read_golden(model.toStdString())) {
@@ -126,8 +126,8 @@ private slots:
     }
 
     // Along llama.cpp's own tokens (teacher forcing), every model: the golden top-5 logits
-    // within the measured bound, and any two of them in llama.cpp's order wherever they
-    // are further apart than that bound.
+    // within the file's bound (bound_for), and any two of them in llama.cpp's order wherever
+    // they are further apart than that bound.
     void teacher_forced_logits_match_data() {
         columns();
         for (const char* m :
@@ -141,8 +141,8 @@ private slots:
         QFETCH(QString, model);
         QFETCH(int, isa);
         QFETCH(bool, quantized);
-        Loaded l = load(model, isa);
-        const double bound = quantized ? kQuantizedBound : kF32Bound;
+        test::LoadedModel l = load(model, isa);
+        const double bound = bound_for(model.toStdString(), static_cast<kernels::Isa>(isa), quantized);
         const double readme = quantized ? kReadmeQuantized : kReadmeF32;
         double worst = 0;
         int over_readme = 0, compared = 0;
@@ -172,7 +172,7 @@ private slots:
                 logits = l.inference->eval(*cache, std::span<const int32_t>(&golden.token, 1));
             }
         }
-        qInfo("%s: worst logit error %.5f; %d of %d logits further than %.0e from llama.cpp",
+        qInfo("%s: worst logit error %.1e; %d of %d logits further than %.0e from llama.cpp",
               qPrintable(model), worst, over_readme, compared, readme);
     }
 };
