@@ -14,6 +14,8 @@ Item {
     required property bool streaming
     required property string stats
     required property var blocks
+    required property bool outOfView       // the model no longer sees this message (context shift)
+    required property bool contextBoundary // the first message it still sees after ones it does not
     property bool isLast: false
     property bool busy: false
     property real maxContentWidth: 780
@@ -36,10 +38,29 @@ Item {
         anchors.topMargin: 10
         spacing: 4
 
+        // --- where the model's view of the conversation starts, after a context shift ---
+        RowLayout {
+            objectName: "contextBoundary"
+            visible: message.contextBoundary
+            Layout.fillWidth: true
+            Layout.bottomMargin: 10
+            spacing: 10
+            Rectangle { Layout.fillWidth: true; implicitHeight: 1; color: Theme.border }
+            Label {
+                objectName: "contextBoundaryLabel"
+                text: qsTr("Earlier messages are no longer in the model's view")
+                color: Theme.textMuted
+                font.pointSize: Theme.small
+                font.italic: true
+            }
+            Rectangle { Layout.fillWidth: true; implicitHeight: 1; color: Theme.border }
+        }
+
         // --- the user's message ---
         Rectangle {
             id: bubble
             visible: message.isUser && !message.editing
+            opacity: message.outOfView ? 0.55 : 1
             readonly property real maxTextWidth: layout.width * 0.8 - 32
             Layout.alignment: Qt.AlignRight
             implicitWidth: userText.width + 32
@@ -103,6 +124,7 @@ Item {
         // --- the assistant's message ---
         RowLayout {
             visible: !message.isUser
+            opacity: message.outOfView ? 0.55 : 1
             Layout.fillWidth: true
             spacing: 14
             Rectangle {
@@ -122,23 +144,28 @@ Item {
                     Layout.topMargin: 5
                 }
                 Repeater {
-                    // A count, not the list: while a reply streams its blocks change on every
-                    // update, and a list model would rebuild every block each time.
-                    model: message.isUser ? 0 : message.blocks.length
+                    id: blockRepeater
+                    // A MarkdownBlockModel: while a reply streams only its last block changes, so
+                    // only that block's delegate is updated; finished blocks keep their layout.
+                    model: message.isUser ? null : message.blocks
                     delegate: Loader {
+                        id: block
                         required property int index
-                        readonly property var modelData: message.blocks[index] || ({ kind: "text", text: "", language: "" })
+                        required property string kind
+                        required property string blockText
+                        required property string language
+                        // The growing last block of a streaming reply is plain text: Markdown
+                        // would be parsed again on every update. It becomes Markdown once, when
+                        // the next block starts or the reply ends.
+                        readonly property bool growing: message.streaming && index === blockRepeater.count - 1
                         Layout.fillWidth: true
-                        sourceComponent: modelData.kind === "code" ? codeComponent : textComponent
+                        sourceComponent: kind === "code" ? codeComponent : textComponent
                         Component {
                             id: textComponent
                             TextEdit {
                                 objectName: "assistantText"
-                                text: modelData.text
-                                // The growing last paragraph of a streaming reply is plain text:
-                                // Markdown is parsed again on every update, plain text is not.
-                                textFormat: message.streaming && index === message.blocks.length - 1
-                                            ? TextEdit.PlainText : TextEdit.MarkdownText
+                                text: block.blockText
+                                textFormat: block.growing ? TextEdit.PlainText : TextEdit.MarkdownText
                                 readOnly: true
                                 selectByMouse: true
                                 wrapMode: TextEdit.Wrap
@@ -151,8 +178,8 @@ Item {
                         Component {
                             id: codeComponent
                             CodeBlock {
-                                code: modelData.text
-                                language: modelData.language
+                                code: block.blockText
+                                language: block.language
                                 onCopyRequested: function (text) { message.copyRequested(text) }
                             }
                         }

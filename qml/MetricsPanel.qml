@@ -3,7 +3,7 @@ import QtQuick.Controls
 import QtQuick.Layouts
 
 // Live figures of the engine, sampled a few times a second: tokens/s over
-// time, time to first token, prefix-cache reuse, KV fill, memory, and each
+// time, time to first token, prompt tokens reused/computed per reply, KV fill, memory, and each
 // kernel path's calls and latency histogram.
 Rectangle {
     id: panel
@@ -79,25 +79,32 @@ Rectangle {
             }
 
             Card {
-                title: qsTr("Prompt tokens: reused vs computed")
-                readonly property real total: Math.max(1, panel.metrics.tokensReused + panel.metrics.tokensComputed)
-                Rectangle {
+                title: qsTr("Prompt tokens per reply")
+                trailing: qsTr("last %1 replies").arg(panel.metrics.replies.capacity)
+                Label {
+                    objectName: "latestReplyCache"
+                    readonly property var replies: panel.metrics.replies
                     Layout.fillWidth: true
-                    implicitHeight: 10
-                    radius: 5
-                    color: Theme.chartPrefill
-                    Rectangle {
-                        width: parent.width * panel.metrics.tokensReused / Math.max(1, panel.metrics.tokensReused + panel.metrics.tokensComputed)
-                        height: parent.height
-                        radius: 5
-                        color: Theme.success
-                    }
+                    text: replies.count === 0
+                          ? qsTr("No replies yet.")
+                          : qsTr("Last reply: %1 reused · %2 computed%3").arg(replies.latestReused)
+                                .arg(replies.latestComputed)
+                                .arg(replies.latestRestored ? qsTr(" · resumed from saved state") : "")
+                    color: replies.count === 0 ? Theme.textFaint : Theme.text
+                    font.pointSize: Theme.small
+                    wrapMode: Text.Wrap
+                }
+                ReplyCacheChart {
+                    objectName: "replyCacheChart"
+                    Layout.fillWidth: true
+                    Layout.preferredHeight: 70
+                    history: panel.metrics.replies
                 }
                 RowLayout {
                     Layout.fillWidth: true
-                    Legend { color: Theme.success; text: qsTr("%1 reused from cache").arg(panel.metrics.tokensReused) }
+                    Legend { color: Theme.success; text: qsTr("reused from cache") }
                     Item { Layout.fillWidth: true }
-                    Legend { color: Theme.chartPrefill; text: qsTr("%1 computed").arg(panel.metrics.tokensComputed) }
+                    Legend { color: Theme.chartPrefill; text: qsTr("computed") }
                 }
             }
 

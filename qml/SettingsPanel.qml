@@ -60,6 +60,39 @@ Item {
                     }
                 }
                 SettingRow {
+                    title: qsTr("Chat template")
+                    hint: qsTr("A Jinja template for the prompt. Empty: the model's own (ChatML if it has none).")
+                    PillButton {
+                        objectName: "clearChatTemplateButton"
+                        text: qsTr("Use the model's")
+                        enabled: panel.settings.chatTemplate.length > 0
+                        onClicked: panel.settings.chatTemplate = ""
+                    }
+                }
+                Rectangle {
+                    Layout.fillWidth: true
+                    implicitHeight: Math.min(260, Math.max(90, chatTemplate.implicitHeight + 16))
+                    radius: Theme.smallRadius
+                    color: Theme.window
+                    border.color: chatTemplate.activeFocus ? Theme.accent : Theme.border
+                    ScrollView {
+                        anchors.fill: parent
+                        anchors.margins: 4
+                        TextArea {
+                            id: chatTemplate
+                            objectName: "chatTemplateField"
+                            wrapMode: TextEdit.Wrap
+                            text: panel.settings.chatTemplate
+                            placeholderText: qsTr("{% for message in messages %}…{% endfor %}")
+                            placeholderTextColor: Theme.textFaint
+                            font.family: Theme.monoFamily
+                            color: Theme.text
+                            background: null
+                            onTextChanged: if (text !== panel.settings.chatTemplate) panel.settings.chatTemplate = text
+                        }
+                    }
+                }
+                SettingRow {
                     title: qsTr("Maximum reply length")
                     hint: qsTr("Tokens per reply.")
                     SpinBox {
@@ -157,6 +190,16 @@ Item {
                         from: 0; to: 256; editable: true
                         value: panel.settings.threads
                         onValueModified: { panel.settings.threads = value; value = Qt.binding(() => panel.settings.threads) }
+                    }
+                }
+                SettingRow {
+                    title: qsTr("Conversation memory")
+                    hint: qsTr("MiB of KV cache kept for recent conversations; older ones are saved to disk and resume from there.")
+                    SpinBox {
+                        objectName: "conversationMemorySpin"
+                        from: 1; to: 1048576; stepSize: 256; editable: true
+                        value: panel.settings.conversationMemoryMiB
+                        onValueModified: { panel.settings.conversationMemoryMiB = value; value = Qt.binding(() => panel.settings.conversationMemoryMiB) }
                     }
                 }
                 SettingRow {

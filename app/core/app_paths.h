@@ -11,6 +11,8 @@ struct AppPaths {
     QString settingsFile; // an INI file; empty: QSettings' standard place
 
     [[nodiscard]] QString databaseFile() const { return dataDir + QStringLiteral("/conversations.sqlite"); }
+    // Saved KV states of conversations (instant resume), next to the database.
+    [[nodiscard]] QString kvStateDir() const { return dataDir + QStringLiteral("/kv-states"); }
     [[nodiscard]] QString defaultModelsFolder() const { return dataDir + QStringLiteral("/models"); }
 
     // Command-line values win over the environment, which wins over the standard locations.

@@ -9,6 +9,8 @@ namespace hearth::app {
 
 namespace {
 constexpr int kMaxRecentModels = 10;
+constexpr int kMinConversationMemoryMiB = 1;
+constexpr int kMaxConversationMemoryMiB = 1 << 20;
 
 std::unique_ptr<QSettings> openSettings(const QString& fileName) {
     if (fileName.isEmpty())
@@ -67,6 +69,13 @@ void AppSettings::setContextLength(int v) {
 void AppSettings::setThreads(int v) {
     assign(threads_, std::clamp(v, 0, 256), &AppSettings::engineConfigChanged);
 }
+void AppSettings::setConversationMemoryMiB(int v) {
+    assign(conversationMemoryMiB_, std::clamp(v, kMinConversationMemoryMiB, kMaxConversationMemoryMiB),
+           &AppSettings::conversationMemoryChanged);
+}
+void AppSettings::setChatTemplate(const QString& v) {
+    assign(chatTemplate_, v, &AppSettings::changed);
+}
 void AppSettings::setModelsFolder(const QString& v) {
     assign(modelsFolder_, v, &AppSettings::modelsFolderChanged);
 }
@@ -116,6 +125,10 @@ void AppSettings::load() {
     maxReplyTokens_ = std::clamp(s->value("generation/maxReplyTokens", maxReplyTokens_).toInt(), 1, 32768);
     contextLength_ = std::clamp(s->value("engine/contextLength", contextLength_).toInt(), 64, 131072);
     threads_ = std::clamp(s->value("engine/threads", threads_).toInt(), 0, 256);
+    conversationMemoryMiB_ =
+        std::clamp(s->value("engine/conversationMemoryMiB", conversationMemoryMiB_).toInt(),
+                   kMinConversationMemoryMiB, kMaxConversationMemoryMiB);
+    chatTemplate_ = s->value("generation/chatTemplate", chatTemplate_).toString();
     modelsFolder_ = s->value("models/folder", modelsFolder_).toString();
     recentModels_ = s->value("models/recent", recentModels_).toStringList();
     theme_ = s->value("appearance/theme", theme_).toString();
@@ -139,6 +152,8 @@ void AppSettings::saveNow() {
         {"generation/maxReplyTokens", maxReplyTokens_},
         {"engine/contextLength", contextLength_},
         {"engine/threads", threads_},
+        {"engine/conversationMemoryMiB", conversationMemoryMiB_},
+        {"generation/chatTemplate", chatTemplate_},
         {"models/folder", modelsFolder_},
         {"models/recent", recentModels_},
         {"appearance/theme", theme_},

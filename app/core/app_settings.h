@@ -34,6 +34,9 @@ class AppSettings : public QObject {
     Q_PROPERTY(int maxReplyTokens READ maxReplyTokens WRITE setMaxReplyTokens NOTIFY changed)
     Q_PROPERTY(int contextLength READ contextLength WRITE setContextLength NOTIFY engineConfigChanged)
     Q_PROPERTY(int threads READ threads WRITE setThreads NOTIFY engineConfigChanged)
+    Q_PROPERTY(int conversationMemoryMiB READ conversationMemoryMiB WRITE setConversationMemoryMiB NOTIFY
+                   conversationMemoryChanged)
+    Q_PROPERTY(QString chatTemplate READ chatTemplate WRITE setChatTemplate NOTIFY changed)
     Q_PROPERTY(QString modelsFolder READ modelsFolder WRITE setModelsFolder NOTIFY modelsFolderChanged)
     Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY appearanceChanged)
     Q_PROPERTY(int fontSize READ fontSize WRITE setFontSize NOTIFY appearanceChanged)
@@ -56,6 +59,10 @@ public:
     [[nodiscard]] int maxReplyTokens() const { return maxReplyTokens_; }
     [[nodiscard]] int contextLength() const { return contextLength_; }
     [[nodiscard]] int threads() const { return threads_; } // 0: one per core
+    // KV memory kept for conversations before the least recently used is saved to disk and dropped.
+    [[nodiscard]] int conversationMemoryMiB() const { return conversationMemoryMiB_; }
+    // Jinja chat template; empty: the model's own (ChatML when it has none).
+    [[nodiscard]] QString chatTemplate() const { return chatTemplate_; }
     [[nodiscard]] QString modelsFolder() const { return modelsFolder_; }
     [[nodiscard]] QString theme() const { return theme_; } // "system", "light" or "dark"
     [[nodiscard]] int fontSize() const { return fontSize_; }
@@ -72,6 +79,8 @@ public:
     void setMaxReplyTokens(int value);
     void setContextLength(int value);
     void setThreads(int value);
+    void setConversationMemoryMiB(int value);
+    void setChatTemplate(const QString& value);
     void setModelsFolder(const QString& value);
     void setTheme(const QString& value);
     void setFontSize(int value);
@@ -86,6 +95,7 @@ public:
 signals:
     void changed();             // generation settings
     void engineConfigChanged(); // context length or threads: the worker is reconfigured
+    void conversationMemoryChanged();
     void modelsFolderChanged();
     void appearanceChanged();
     void recentModelsChanged();
@@ -107,6 +117,8 @@ private:
     int maxReplyTokens_ = 512;
     int contextLength_ = 2048;
     int threads_ = 0;
+    int conversationMemoryMiB_ = 2048;
+    QString chatTemplate_;
     QString modelsFolder_;
     QString theme_ = QStringLiteral("system");
     int fontSize_ = 11;

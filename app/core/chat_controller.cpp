@@ -151,11 +151,17 @@ void ChatController::startReply() {
     GenerationRequest request;
     request.id = ++lastRequest_;
     request.conversationId = model->conversationId();
-    if (!settings_->systemPrompt().trimmed().isEmpty())
+    activeTurnRows_.clear();
+    if (!settings_->systemPrompt().trimmed().isEmpty()) {
         request.turns.append({QStringLiteral("system"), settings_->systemPrompt()});
-    for (const MessageRecord& m : model->messages())
-        if (!(m.role == QLatin1String("assistant") && m.content.isEmpty()))
-            request.turns.append({m.role, m.content});
+        activeTurnRows_.append(-1);
+    }
+    for (int row = 0; row < model->count(); ++row) {
+        const MessageRecord& m = model->messages().at(row);
+        if (m.role == QLatin1String("assistant") && m.content.isEmpty()) continue;
+        request.turns.append({m.role, m.content});
+        activeTurnRows_.append(row);
+    }
     request.temperature = settings_->temperature();
     request.topK = settings_->topK();
     request.topP = settings_->topP();
@@ -164,6 +170,7 @@ void ChatController::startReply() {
     request.seed = settings_->seed() >= 0 ? static_cast<quint64>(settings_->seed())
                                           : QRandomGenerator::global()->generate64();
     request.maxTokens = settings_->maxReplyTokens();
+    request.templateOverride = settings_->chatTemplate();
 
     MessageRecord reply;
     reply.id = newRecordId();
@@ -215,7 +222,26 @@ void ChatController::onFinished(quint64 requestId, const GenerationResult& r) {
     if (r.timeToFirstTokenMs > 0) parts << tr("first token %1 ms").arg(r.timeToFirstTokenMs, 0, 'f', 0);
     if (r.reusedTokens > 0)
         parts << tr("%1 of %2 prompt tokens reused").arg(r.reusedTokens).arg(r.promptTokens);
+    if (r.restoredFromDisk)
+        parts << tr("resumed from saved state (%n token(s), %1 ms)", nullptr, r.restoredTokens)
+                     .arg(r.restoreMs, 0, 'f', 0);
+    else if (!r.restoreRejected.isEmpty())
+        parts << tr("saved state not used");
     if (r.contextShifted) parts << tr("older turns left the context");
+    if (activeModel_) {
+        // Messages whose turns were shifted out wholly sit above a divider in the chat.
+        QString firstInView;
+        if (r.firstVisibleTurn > 0) {
+            int row = activeModel_->indexOf(activeMessageId_); // every prompt turn is out: the reply
+            for (int t = r.firstVisibleTurn; t < activeTurnRows_.size(); ++t)
+                if (activeTurnRows_.at(t) >= 0) {
+                    row = activeTurnRows_.at(t);
+                    break;
+                }
+            if (row > 0 && row < activeModel_->count()) firstInView = activeModel_->messages().at(row).id;
+        }
+        activeModel_->setFirstInView(firstInView);
+    }
     const bool stopped = r.stopReason == QLatin1String("stopped");
     finishReply(stopped ? MessageState::Stopped : MessageState::Complete, parts.join(QStringLiteral(" · ")));
 }

@@ -107,6 +107,7 @@ private:
     quint64 activeRequest_ = 0; // 0 when idle
     QPointer<MessageListModel> activeModel_;
     QString activeMessageId_;
+    QList<int> activeTurnRows_; // the message row of each turn of the active request (-1: system prompt)
 };
 
 } // namespace hearth::app

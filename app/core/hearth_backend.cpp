@@ -11,20 +11,33 @@ namespace hearth::app {
 HearthBackend::HearthBackend(const AppPaths& paths, QObject* parent)
     : QObject(parent), paths_(paths),
       settings_(std::make_unique<AppSettings>(paths.settingsFile, paths.defaultModelsFolder())),
-      store_(std::make_unique<ConversationStore>(paths.databaseFile())), worker_(new InferenceWorker) {
+      store_(std::make_unique<ConversationStore>(paths.databaseFile())),
+      worker_(new InferenceWorker(paths.kvStateDir())) {
     inferenceThread_.setObjectName(QStringLiteral("hearth-inference"));
     worker_->moveToThread(&inferenceThread_);
     connect(&inferenceThread_, &QThread::finished, worker_, &QObject::deleteLater);
     inferenceThread_.start();
+    const auto applyConversationMemory = [this] {
+        const qint64 bytes = qint64(settings_->conversationMemoryMiB()) << 20;
+        QMetaObject::invokeMethod(worker_, "setMemoryBudget", Qt::QueuedConnection, Q_ARG(qint64, bytes));
+    };
+    connect(settings_.get(), &AppSettings::conversationMemoryChanged, this, applyConversationMemory);
+    applyConversationMemory();
     models_ = std::make_unique<ModelController>(settings_.get(), worker_);
     chat_ = std::make_unique<ChatController>(settings_.get(), store_.get(), worker_, models_.get());
     metrics_ = std::make_unique<MetricsController>();
+    connect(worker_, &InferenceWorker::generationFinished, metrics_.get(),
+            [metrics = metrics_.get()](quint64, const GenerationResult& result) {
+                metrics->recordReply(result);
+            });
 }
 
 HearthBackend::~HearthBackend() {
     if (chat_) chat_->stop();
     inferenceThread_.quit();
-    inferenceThread_.wait(); // the worker is deleted on its thread as it finishes
+    // The worker is deleted on its thread as it finishes, saving the conversations' KV states
+    // before wait() returns, so they are on disk before the app exits.
+    inferenceThread_.wait();
     chat_.reset();
     models_.reset();
     store_.reset(); // finishes queued writes

@@ -6,10 +6,11 @@
 #include "engine/session/chat_session.h"
 #include "engine/session/engine_metrics.h"
 #include "engine/session/inference.h"
+#include "engine/session/session_store.h"
 #include <QElapsedTimer>
+#include <QFile>
 #include <QThread>
 #include <algorithm>
-#include <list>
 
 namespace hearth::app {
 
@@ -18,24 +19,14 @@ using hearth::engine::Inference;
 using hearth::engine::Model;
 
 struct InferenceWorker::Engine {
-    struct Conversation {
-        QString id;
-        std::unique_ptr<ChatSession> session;
-    };
     std::shared_ptr<const Model> model;
     std::unique_ptr<Inference> inference;
-    std::list<Conversation> conversations; // most recently used first
+    std::unique_ptr<engine::SessionStore> sessions; // after `inference`: destroyed (and saved) first
     int contextLength = 0;
     ModelSummary summary;
 
-    qint64 cacheBytes() const {
-        qint64 total = 0;
-        for (const auto& c : conversations)
-            total += static_cast<qint64>(c.session->cache().bytes());
-        return total;
-    }
     void publishMemory() const {
-        engine::engine_metrics().kv_bytes.store(cacheBytes(), std::memory_order_relaxed);
+        if (!sessions) engine::engine_metrics().kv_bytes.store(0, std::memory_order_relaxed);
         engine::engine_metrics().model_bytes.store(model ? model->info().file_bytes : 0,
                                                    std::memory_order_relaxed);
     }
@@ -53,6 +44,40 @@ engine::InferenceOptions inferenceOptions(int threads) {
     // a core with rendering stalls every barrier of the forward pass.
     options.n_threads = threads > 0 ? threads : std::max(1, QThread::idealThreadCount() - 1);
     return options;
+}
+
+engine::GenerationOptions generationOptions(const GenerationRequest& request) {
+    engine::GenerationOptions options;
+    options.sampling.temperature = static_cast<float>(request.temperature);
+    options.sampling.top_k = request.topK;
+    options.sampling.top_p = static_cast<float>(request.topP);
+    options.sampling.min_p = static_cast<float>(request.minP);
+    options.sampling.repeat_penalty = static_cast<float>(request.repeatPenalty);
+    options.sampling.seed = request.seed;
+    options.max_tokens = request.maxTokens;
+    options.template_override = request.templateOverride.toStdString();
+    return options;
+}
+
+// The first turn still (partly) in the model's view after a context shift: the turns before
+// it end within the tokens shifted out. A turn's end is bounded by the length of the
+// conversation rendered up to it (plus the generation prompt, which errs on the side of
+// calling a turn visible).
+int firstVisibleTurn(const ChatSession& session, std::span<const engine::ChatTurn> turns,
+                     const engine::GenerationOptions& options, const engine::TurnStats& stats) {
+    if (stats.shifted_out_tokens <= 0) return 0;
+    const size_t outOfView =
+        static_cast<size_t>(stats.n_keep) + static_cast<size_t>(stats.shifted_out_tokens);
+    int first = 0;
+    for (size_t i = 0; i < turns.size(); ++i) {
+        if (turns[i].role == "system") { // kept by the shift
+            if (static_cast<int>(i) == first) ++first;
+            continue;
+        }
+        if (session.prompt_tokens(turns.first(i + 1), options).size() > outOfView) break;
+        first = static_cast<int>(i) + 1;
+    }
+    return first;
 }
 
 ModelSummary summarize(const Model& model, int contextLength, int threads, double loadSeconds) {
@@ -73,13 +98,34 @@ ModelSummary summarize(const Model& model, int contextLength, int threads, doubl
 }
 } // namespace
 
-InferenceWorker::InferenceWorker(QObject* parent) : QObject(parent), engine_(std::make_unique<Engine>()) {
+InferenceWorker::InferenceWorker(const QString& stateDir, QObject* parent)
+    : QObject(parent), engine_(std::make_unique<Engine>()), stateDir_(stateDir) {
     qRegisterMetaType<GenerationRequest>();
     qRegisterMetaType<ModelSummary>();
     qRegisterMetaType<GenerationResult>();
 }
 
-InferenceWorker::~InferenceWorker() = default;
+InferenceWorker::~InferenceWorker() {
+    engine_->sessions.reset(); // saves every conversation in memory, while the model is still there
+}
+
+void InferenceWorker::resetSessions() {
+    engine_->sessions.reset(); // saves the conversations of the old forward pass
+    if (engine_->inference) {
+        engine::SessionStoreOptions options;
+        options.n_ctx = engine_->contextLength;
+        options.memory_budget_bytes = static_cast<size_t>(std::max<qint64>(memoryBudget_, 0));
+        options.state_dir = stateDir_.toStdString();
+        engine_->sessions = std::make_unique<engine::SessionStore>(*engine_->inference, options);
+    }
+    engine_->publishMemory();
+}
+
+void InferenceWorker::setMemoryBudget(qint64 bytes) {
+    memoryBudget_ = bytes;
+    if (engine_->sessions)
+        engine_->sessions->set_memory_budget(static_cast<size_t>(std::max<qint64>(bytes, 0)));
+}
 
 void InferenceWorker::requestStop(quint64 requestId) {
     quint64 previous = stopUpTo_.load();
@@ -95,13 +141,13 @@ void InferenceWorker::configure(int threads, int contextLength) {
     if (!engine_->model) return;
     const int context = effectiveContext(*engine_->model, contextLength);
     if (!threadsChanged && context == engine_->contextLength) return;
-    engine_->conversations.clear(); // sessions hold the old forward pass and cache sizes
+    engine_->sessions.reset(); // sessions hold the old forward pass and cache sizes (saved first)
     if (threadsChanged)
         engine_->inference = std::make_unique<Inference>(engine_->model, inferenceOptions(threads));
     engine_->contextLength = context;
     engine_->summary.contextLength = context;
     engine_->summary.threads = engine_->inference->n_threads();
-    engine_->publishMemory();
+    resetSessions();
 }
 
 void InferenceWorker::loadModel(quint64 requestId, const QString& path) {
@@ -110,14 +156,14 @@ void InferenceWorker::loadModel(quint64 requestId, const QString& path) {
     try {
         std::shared_ptr<const Model> model = Model::load(path.toStdString());
         auto inference = std::make_unique<Inference>(model, inferenceOptions(threads_));
-        // Only now that the new model works is the old one let go.
-        engine_->conversations.clear();
+        // Only now that the new model works is the old one let go (its conversations saved).
+        engine_->sessions.reset();
         engine_->inference = std::move(inference);
         engine_->model = std::move(model);
         engine_->contextLength = effectiveContext(*engine_->model, contextLength_);
         engine_->summary = summarize(*engine_->model, engine_->contextLength, engine_->inference->n_threads(),
                                      timer.elapsed() / 1000.0);
-        engine_->publishMemory();
+        resetSessions();
         emit loadFinished(requestId, true, engine_->summary, QString());
     } catch (const std::exception& e) {
         emit loadFinished(requestId, false, ModelSummary{}, QString::fromUtf8(e.what()));
@@ -142,7 +188,7 @@ void InferenceWorker::warmUp(quint64 requestId) {
 }
 
 void InferenceWorker::unloadModel() {
-    engine_->conversations.clear();
+    engine_->sessions.reset(); // saved: they resume when this model is loaded again
     engine_->inference.reset();
     engine_->model.reset();
     engine_->summary = {};
@@ -151,7 +197,13 @@ void InferenceWorker::unloadModel() {
 }
 
 void InferenceWorker::forgetConversation(const QString& conversationId) {
-    engine_->conversations.remove_if([&](const Engine::Conversation& c) { return c.id == conversationId; });
+    if (engine_->sessions) {
+        engine_->sessions->forget(conversationId.toStdString());
+    } else if (!stateDir_.isEmpty()) {
+        // No model loaded, so no store: the state file still has to go.
+        QFile::remove(QString::fromStdString(
+            engine::SessionStore::state_path_in(stateDir_.toStdString(), conversationId.toStdString())));
+    }
     engine_->publishMemory();
 }
 
@@ -164,34 +216,12 @@ void InferenceWorker::generate(const GenerationRequest& request) {
         return;
     }
 
-    // The conversation's session, most recently used first; others are dropped beyond the budget.
-    auto& conversations = engine_->conversations;
-    auto found = std::find_if(conversations.begin(), conversations.end(),
-                              [&](const Engine::Conversation& c) { return c.id == request.conversationId; });
-    if (found != conversations.end()) {
-        conversations.splice(conversations.begin(), conversations, found);
-    } else {
-        conversations.push_front({request.conversationId, std::make_unique<ChatSession>(
-                                                              *engine_->inference, engine_->contextLength)});
-        while (conversations.size() > 1 && engine_->cacheBytes() > cacheBudget_.load())
-            conversations.pop_back();
-    }
-    engine_->publishMemory();
-    ChatSession& session = *conversations.front().session;
-
     std::vector<engine::ChatTurn> turns;
     turns.reserve(request.turns.size());
     for (const ChatTurnData& t : request.turns)
         turns.push_back({t.role.toStdString(), t.content.toStdString()});
-
-    engine::GenerationOptions options;
-    options.sampling.temperature = static_cast<float>(request.temperature);
-    options.sampling.top_k = request.topK;
-    options.sampling.top_p = static_cast<float>(request.topP);
-    options.sampling.min_p = static_cast<float>(request.minP);
-    options.sampling.repeat_penalty = static_cast<float>(request.repeatPenalty);
-    options.sampling.seed = request.seed;
-    options.max_tokens = request.maxTokens;
+    const engine::GenerationOptions options = generationOptions(request);
+    const std::string id = request.conversationId.toStdString();
 
     PieceBatcher batcher{std::chrono::milliseconds(kFlushIntervalMs)};
     const auto onPiece = [&](std::string_view piece) {
@@ -199,7 +229,10 @@ void InferenceWorker::generate(const GenerationRequest& request) {
         if (batcher.due()) emit piecesReady(request.id, batcher.take());
     };
     try {
-        const engine::TurnStats stats = session.reply(turns, options, onPiece, &stop_);
+        engine::SessionStore& sessions = *engine_->sessions;
+        ChatSession& session = sessions.session(id, options); // from memory, from disk, or new
+        const engine::ResumeInfo resume = sessions.last_resume();
+        const engine::TurnStats stats = sessions.reply(id, turns, options, onPiece, &stop_);
         if (!batcher.empty()) emit piecesReady(request.id, batcher.take());
         GenerationResult result;
         result.promptTokens = stats.prompt_tokens;
@@ -210,13 +243,19 @@ void InferenceWorker::generate(const GenerationRequest& request) {
         result.decodeTokensPerSecond = stats.decode_tokens_per_second();
         result.timeToFirstTokenMs = stats.time_to_first_token * 1000.0;
         result.contextShifted = stats.context_shifted;
+        result.shiftedOutTokens = stats.shifted_out_tokens;
+        result.firstVisibleTurn = firstVisibleTurn(session, turns, options, stats);
+        result.resumedFromMemory = resume.from_memory;
+        result.restoredFromDisk = resume.restored;
+        result.restoredTokens = resume.tokens;
+        result.restoreMs = resume.seconds * 1000.0;
+        result.restoreRejected = QString::fromStdString(resume.reason);
         result.stopReason = QString::fromStdString(stats.stop_reason);
         engine_->publishMemory();
         emit generationFinished(request.id, result);
     } catch (const std::exception& e) {
         if (!batcher.empty()) emit piecesReady(request.id, batcher.take());
-        // The cache may hold a half-finished turn; start this conversation afresh next time.
-        conversations.pop_front();
+        // The store has dropped the conversation's half-finished cache; it starts afresh next time.
         engine::engine_metrics().generating.store(false, std::memory_order_relaxed);
         engine_->publishMemory();
         emit generationFailed(request.id, QString::fromUtf8(e.what()));

@@ -1,9 +1,11 @@
 #pragma once
 // The inference thread's object. It owns the loaded model, the forward pass
-// (with its kernel thread pool) and one chat session per conversation, so that
-// switching conversations keeps each one's KV cache (least recently used are
-// dropped beyond a memory budget). The GUI talks to it only through queued
-// signals; requestStop() is the one direct call, an atomic flag checked between tokens.
+// (with its kernel thread pool) and the conversations' chat sessions (an
+// engine::SessionStore), so that switching conversations keeps each one's KV
+// cache; beyond a memory budget the least recently used are saved to the state
+// folder and dropped, and come back from there instantly. The GUI talks to it
+// only through queued signals; requestStop() is the one direct call, an atomic
+// flag checked between tokens.
 #include "app/core/worker_types.h"
 #include <QObject>
 #include <atomic>
@@ -16,22 +18,26 @@ class InferenceWorker : public QObject {
 public:
     static constexpr int kFlushIntervalMs = 33; // at most ~30 GUI updates a second
 
-    explicit InferenceWorker(QObject* parent = nullptr);
+    // stateDir: where conversations' KV states are saved; empty: never saved.
+    explicit InferenceWorker(const QString& stateDir = QString(), QObject* parent = nullptr);
+    // Saves the KV state of every conversation in memory (runs on the worker's thread).
     ~InferenceWorker() override;
 
     // Thread-safe: the generation `requestId` (or one queued before it) stops after its current token.
     void requestStop(quint64 requestId);
-    // Bytes of KV cache kept across conversations before the least recently used is dropped.
-    void setCacheBudget(qint64 bytes) { cacheBudget_.store(bytes); }
 
 public slots:
     void configure(int threads, int contextLength);
+    // Bytes of KV cache kept across conversations before the least recently used are
+    // saved and dropped; applies at once.
+    void setMemoryBudget(qint64 bytes);
     // Loads the file; the model loaded before stays loaded if this one fails.
     void loadModel(quint64 requestId, const QString& path);
     // Touches every weight and starts the kernel threads so the first reply is fast.
     void warmUp(quint64 requestId);
     void unloadModel();
     void generate(const hearth::app::GenerationRequest& request);
+    // The conversation was deleted: drops its cache and deletes its saved state.
     void forgetConversation(const QString& conversationId);
 
 signals:
@@ -45,10 +51,12 @@ signals:
 
 private:
     struct Engine; // the engine's objects, kept out of this header
+    void resetSessions();
     std::unique_ptr<Engine> engine_;
+    QString stateDir_;
+    qint64 memoryBudget_ = qint64(2) << 30;
     int threads_ = 0;
     int contextLength_ = 2048;
-    std::atomic<qint64> cacheBudget_{qint64(2) << 30};
     std::atomic<bool> stop_{false};
     std::atomic<quint64> stopUpTo_{0};
     std::atomic<quint64> running_{0};

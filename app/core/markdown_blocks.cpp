@@ -1,5 +1,4 @@
 #include "app/core/markdown_blocks.h"
-#include <QVariantMap>
 #include <algorithm>
 
 namespace hearth::app {
@@ -42,30 +41,50 @@ qsizetype cutPosition(const QString& text) {
     return kMaxProseBlock;
 }
 
-void flushText(QList<MarkdownBlock>& blocks, QStringList& lines) {
+void flushText(QList<MarkdownBlock>& blocks, QList<qsizetype>& starts, QStringList& lines, qsizetype start) {
     QString text = lines.join(QLatin1Char('\n')).trimmed();
     lines.clear();
     while (text.size() > kMaxProseBlock) {
         const qsizetype cut = cutPosition(text);
         blocks.append({MarkdownBlock::Kind::Text, text.left(cut).trimmed(), QString(), true});
+        starts.append(start);
         text = text.mid(cut).trimmed();
     }
-    if (!text.isEmpty()) blocks.append({MarkdownBlock::Kind::Text, text, QString(), true});
+    if (!text.isEmpty()) {
+        blocks.append({MarkdownBlock::Kind::Text, text, QString(), true});
+        starts.append(start);
+    }
 }
 } // namespace
 
+bool operator==(const MarkdownBlock& a, const MarkdownBlock& b) {
+    return a.kind == b.kind && a.closed == b.closed && a.text == b.text && a.language == b.language;
+}
+
 QList<MarkdownBlock> splitMarkdownBlocks(const QString& markdown) {
+    QList<qsizetype> starts;
+    return splitMarkdownBlocks(markdown, &starts);
+}
+
+QList<MarkdownBlock> splitMarkdownBlocks(const QString& markdown, QList<qsizetype>* starts) {
     QList<MarkdownBlock> blocks;
+    starts->clear();
     QStringList pending;
+    qsizetype pendingStart = 0; // where the paragraph in `pending` starts
     bool inCode = false;
     QString openMarker;
     MarkdownBlock code;
+    qsizetype codeStart = 0;
     QStringList codeLines;
+    qsizetype lineStart = 0;
     for (const QString& line : markdown.split(QLatin1Char('\n'))) {
+        const qsizetype at = lineStart;
+        lineStart += line.size() + 1;
         QString marker, info;
         const bool fence = isFence(line, &marker, &info);
         if (!inCode && fence) {
-            flushText(blocks, pending);
+            flushText(blocks, *starts, pending, pendingStart);
+            codeStart = at;
             inCode = true;
             openMarker = marker;
             code = {MarkdownBlock::Kind::Code, QString(), info.section(QLatin1Char(' '), 0, 0), false};
@@ -75,34 +94,27 @@ QList<MarkdownBlock> splitMarkdownBlocks(const QString& markdown) {
             code.text = codeLines.join(QLatin1Char('\n'));
             code.closed = true;
             blocks.append(code);
+            starts->append(codeStart);
             inCode = false;
         } else if (inCode) {
             codeLines.append(line);
         } else if (line.trimmed().isEmpty()) {
             // A blank line ends a paragraph: each paragraph is its own block, so while a
             // reply streams only its last paragraph is laid out again.
-            flushText(blocks, pending);
+            flushText(blocks, *starts, pending, pendingStart);
         } else {
+            if (pending.isEmpty()) pendingStart = at;
             pending.append(line);
         }
     }
     if (inCode) {
         code.text = codeLines.join(QLatin1Char('\n'));
         blocks.append(code);
+        starts->append(codeStart);
     } else {
-        flushText(blocks, pending);
+        flushText(blocks, *starts, pending, pendingStart);
     }
     return blocks;
-}
-
-QVariantList markdownBlocksForQml(const QString& markdown) {
-    QVariantList list;
-    for (const MarkdownBlock& b : splitMarkdownBlocks(markdown))
-        list.append(QVariantMap{{"kind", b.kind == MarkdownBlock::Kind::Code ? "code" : "text"},
-                                {"text", b.text},
-                                {"language", b.language},
-                                {"closed", b.closed}});
-    return list;
 }
 
 } // namespace hearth::app

@@ -2,8 +2,8 @@
 // Splits a (possibly still streaming) Markdown reply into paragraphs of prose and
 // fenced code blocks, so the chat view can draw code in a monospace box with a
 // copy button, and re-lay out only the growing last block while a reply streams.
+#include <QList>
 #include <QString>
-#include <QVariantList>
 
 namespace hearth::app {
 
@@ -16,7 +16,10 @@ struct MarkdownBlock {
 };
 
 QList<MarkdownBlock> splitMarkdownBlocks(const QString& markdown);
-// The same as a list of maps {kind: "text"|"code", text, language, closed} for QML.
-QVariantList markdownBlocksForQml(const QString& markdown);
+// The same, also giving where each block's source starts in `markdown`: its opening fence,
+// or the first line of its paragraph (the pieces a long paragraph is cut into share it).
+// Splitting again from such a start gives the same blocks from there on.
+QList<MarkdownBlock> splitMarkdownBlocks(const QString& markdown, QList<qsizetype>* starts);
+bool operator==(const MarkdownBlock& a, const MarkdownBlock& b);
 
 } // namespace hearth::app

@@ -1,5 +1,5 @@
 #include "app/core/message_list_model.h"
-#include "app/core/markdown_blocks.h"
+#include <algorithm>
 
 namespace hearth::app {
 
@@ -28,16 +28,40 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case StatsRole:
         return stats_.value(row.id);
     case BlocksRole:
-        return markdownBlocksForQml(row.content);
+        return QVariant::fromValue<QObject*>(blocksOf(row));
+    case OutOfViewRole:
+        return index.row() < firstInViewRow();
+    case ContextBoundaryRole:
+        return index.row() > 0 && index.row() == firstInViewRow();
     default:
         return {};
     }
 }
 
 QHash<int, QByteArray> MessageListModel::roleNames() const {
-    return {{IdRole, "messageId"},       {AuthorRole, "author"},       {ContentRole, "content"},
-            {StateRole, "messageState"}, {StreamingRole, "streaming"}, {StatsRole, "stats"},
-            {BlocksRole, "blocks"}};
+    return {
+        {IdRole, "messageId"},       {AuthorRole, "author"},       {ContentRole, "content"},
+        {StateRole, "messageState"}, {StreamingRole, "streaming"}, {StatsRole, "stats"},
+        {BlocksRole, "blocks"},      {OutOfViewRole, "outOfView"}, {ContextBoundaryRole, "contextBoundary"}};
+}
+
+MarkdownBlockModel* MessageListModel::blocksOf(const MessageRecord& row) const {
+    if (row.role == QLatin1String("user")) return nullptr; // shown as typed, not as Markdown
+    MarkdownBlockModel*& blocks = blockModels_[row.id];
+    if (!blocks) {
+        blocks = new MarkdownBlockModel(const_cast<MessageListModel*>(this));
+        blocks->setMarkdown(row.content);
+    }
+    return blocks;
+}
+
+void MessageListModel::updateBlocks(const MessageRecord& row) {
+    if (MarkdownBlockModel* blocks = blockModels_.value(row.id)) blocks->setMarkdown(row.content);
+}
+
+void MessageListModel::dropBlocks(const QString& id) {
+    // Later: the view may still hold the model while its delegate goes.
+    if (MarkdownBlockModel* blocks = blockModels_.take(id)) blocks->deleteLater();
 }
 
 int MessageListModel::indexOf(const QString& id) const {
@@ -53,6 +77,9 @@ const MessageRecord* MessageListModel::find(const QString& id) const {
 
 void MessageListModel::setMessages(QList<MessageRecord> messages) {
     beginResetModel();
+    firstInView_.clear();
+    for (const QString& id : blockModels_.keys())
+        dropBlocks(id);
     rows_ = std::move(messages);
     endResetModel();
     emit countChanged();
@@ -70,7 +97,8 @@ bool MessageListModel::appendText(const QString& id, const QString& text) {
     const int row = indexOf(id);
     if (row < 0) return false;
     rows_[row].content += text;
-    emit dataChanged(index(row), index(row), {ContentRole, Qt::DisplayRole, BlocksRole});
+    updateBlocks(rows_[row]); // the blocks model signals its own changes: BlocksRole stays the same object
+    emit dataChanged(index(row), index(row), {ContentRole, Qt::DisplayRole});
     return true;
 }
 
@@ -78,7 +106,8 @@ bool MessageListModel::setContent(const QString& id, const QString& text) {
     const int row = indexOf(id);
     if (row < 0) return false;
     rows_[row].content = text;
-    emit dataChanged(index(row), index(row), {ContentRole, Qt::DisplayRole, BlocksRole});
+    updateBlocks(rows_[row]);
+    emit dataChanged(index(row), index(row), {ContentRole, Qt::DisplayRole});
     return true;
 }
 
@@ -98,6 +127,19 @@ bool MessageListModel::setStats(const QString& id, const QString& stats) {
     return true;
 }
 
+int MessageListModel::firstInViewRow() const {
+    return firstInView_.isEmpty() ? 0 : std::max(0, indexOf(firstInView_));
+}
+
+void MessageListModel::setFirstInView(const QString& messageId) {
+    const int before = firstInViewRow();
+    firstInView_ = messageId;
+    const int after = firstInViewRow();
+    if (before == after) return;
+    // Rows from the first to the larger boundary change their out-of-view flag.
+    emit dataChanged(index(0), index(std::max(before, after)), {OutOfViewRole, ContextBoundaryRole});
+}
+
 QList<MessageRecord> MessageListModel::removeFrom(int row) {
     if (row < 0 || row >= rows_.size()) return {};
     const int last = static_cast<int>(rows_.size()) - 1;
@@ -105,8 +147,11 @@ QList<MessageRecord> MessageListModel::removeFrom(int row) {
     QList<MessageRecord> removed = rows_.mid(row);
     rows_.remove(row, last - row + 1);
     endRemoveRows();
-    for (const auto& m : removed)
+    for (const auto& m : removed) {
         stats_.remove(m.id);
+        dropBlocks(m.id);
+        if (m.id == firstInView_) firstInView_.clear(); // the next reply says where the view starts
+    }
     emit countChanged();
     return removed;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The messages of one conversation, as the chat view shows them. The streaming
 // reply grows in place through appendText().
+#include "app/core/markdown_block_model.h"
 #include "app/core/records.h"
 #include <QAbstractListModel>
 #include <QtQml/qqmlregistration.h>
@@ -22,7 +23,9 @@ public:
         StateRole,                 // QString: "complete", "streaming", "stopped", "failed"
         StreamingRole,             // bool: the reply is still growing
         StatsRole,                 // QString: e.g. "48 tokens · 212 tok/s", empty when unknown
-        BlocksRole,                // QVariantList: the content split into prose and code blocks
+        BlocksRole, // MarkdownBlockModel*: the reply split into prose and code blocks (null for the user's)
+        OutOfViewRole,       // bool: the message has left the model's view (context shift)
+        ContextBoundaryRole, // bool: the first message still in view after ones that left it
     };
     Q_ENUM(Role)
 
@@ -44,6 +47,10 @@ public:
     bool setContent(const QString& id, const QString& text);
     bool setState(const QString& id, MessageState state);
     bool setStats(const QString& id, const QString& stats);
+    // After a context shift: the messages before `messageId` are out of the model's view.
+    // An empty id (or one not here) means every message is in view.
+    void setFirstInView(const QString& messageId);
+    [[nodiscard]] int firstInViewRow() const; // 0 when every message is in view
     // Removes rows [row, end) and returns them.
     QList<MessageRecord> removeFrom(int row);
 
@@ -54,6 +61,12 @@ private:
     QString conversationId_;
     QList<MessageRecord> rows_;
     QHash<QString, QString> stats_; // by message id; not persisted
+    QString firstInView_;           // message id; not persisted
+    // The replies' blocks, made when the view first asks and kept up to date as they stream.
+    mutable QHash<QString, MarkdownBlockModel*> blockModels_;
+    MarkdownBlockModel* blocksOf(const MessageRecord& row) const;
+    void updateBlocks(const MessageRecord& row);
+    void dropBlocks(const QString& id);
 };
 
 } // namespace hearth::app

@@ -1,8 +1,10 @@
 #pragma once
 // The live panels' data: samples the engine's metrics and the kernels' dispatch
 // metrics a few times a second (on a pool thread: the snapshot reads /proc) and
-// keeps a short history of tokens/s for the chart.
+// keeps a short history of tokens/s for the chart, and the prompt tokens each of
+// the last replies reused from the cache or computed.
 #include "app/core/kernel_metrics_model.h"
+#include "app/core/reply_cache_history.h"
 #include <QObject>
 #include <QTimer>
 #include <QVariantList>
@@ -33,6 +35,7 @@ class MetricsController : public QObject {
     Q_PROPERTY(QVariantList decodeHistory READ decodeHistory NOTIFY updated)
     Q_PROPERTY(QVariantList prefillHistory READ prefillHistory NOTIFY updated)
     Q_PROPERTY(hearth::app::KernelMetricsModel* kernels READ kernels CONSTANT)
+    Q_PROPERTY(hearth::app::ReplyCacheHistory* replies READ replies CONSTANT)
     Q_PROPERTY(int intervalMs READ intervalMs WRITE setIntervalMs NOTIFY intervalChanged)
     Q_PROPERTY(int samples READ samples NOTIFY updated)
 
@@ -58,6 +61,9 @@ public:
     [[nodiscard]] QVariantList decodeHistory() const { return decodeHistory_; }
     [[nodiscard]] QVariantList prefillHistory() const { return prefillHistory_; }
     [[nodiscard]] KernelMetricsModel* kernels() { return &kernels_; }
+    [[nodiscard]] ReplyCacheHistory* replies() { return &replies_; }
+    // A reply finished: adds it to the per-reply history.
+    void recordReply(const GenerationResult& result) { replies_.record(result); }
     [[nodiscard]] int intervalMs() const { return timer_.interval(); }
     void setIntervalMs(int ms);
     [[nodiscard]] int samples() const { return samples_; }
@@ -75,6 +81,7 @@ private:
     QVariantList decodeHistory_;
     QVariantList prefillHistory_;
     KernelMetricsModel kernels_;
+    ReplyCacheHistory replies_;
     QTimer timer_;
     bool sampling_ = false;
     int samples_ = 0;

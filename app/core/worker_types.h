@@ -23,6 +23,7 @@ struct GenerationRequest {
     double repeatPenalty = 1.1;
     quint64 seed = 0;
     int maxTokens = 512;
+    QString templateOverride; // Jinja source; empty: the model's template (ChatML if none)
 };
 
 struct ModelSummary {
@@ -48,6 +49,17 @@ struct GenerationResult {
     double decodeTokensPerSecond = 0;
     double timeToFirstTokenMs = 0;
     bool contextShifted = false;
+    int shiftedOutTokens = 0; // tokens of the conversation out of the model's view
+    // Turns of the request (by index) wholly out of the model's view: [0, firstVisibleTurn),
+    // not counting a system prompt, which a shift keeps. 0 when nothing was shifted out.
+    int firstVisibleTurn = 0;
+    // How the conversation's KV cache came back: from memory, from its saved state on disk,
+    // or neither (its saved state, if any, was unusable: restoreRejected says why).
+    bool resumedFromMemory = false;
+    bool restoredFromDisk = false;
+    int restoredTokens = 0;
+    double restoreMs = 0;
+    QString restoreRejected;
     QString stopReason; // "eos", "length", "stopped", "context"
 };
 

@@ -1,12 +1,15 @@
 // The controllers over a real backend (worker thread, SQLite store, settings in
 // a temp dir) and a real model: the drop path, refusing bad files while keeping
 // the model, chatting, stop, regenerate, edit-and-resend, rename/delete/search,
-// and everything found again after a restart.
+// and everything found again after a restart; saved KV states (written at
+// shutdown, deleted with their conversation), the chat template override, the
+// per-reply cache history and the context-shift divider.
 #include "app/core/app_settings.h"
 #include "app/core/chat_controller.h"
 #include "app/core/conversation_store.h"
 #include "app/core/hearth_backend.h"
 #include "app/core/inference_worker.h"
+#include "app/core/metrics_controller.h"
 #include "app/core/model_controller.h"
 #include "tests/support/test_support.h"
 #include <QDir>
@@ -266,6 +269,123 @@ private slots:
         b.settings()->setThreads(1);
         QCOMPARE(configure.count(), 1);
         QCOMPARE(configure.constFirst().at(0).toInt(), 1);
+    }
+
+    void statesAreSavedAtShutdownAndDeletedWithTheirConversation() {
+        QString id;
+        const QString stateDir = paths().kvStateDir();
+        QCOMPARE(stateDir, dir_ + "/data/kv-states"); // next to conversations.sqlite
+        {
+            HearthBackend b(paths());
+            QVERIFY(startChat(b));
+            QVERIFY(loadModel(b));
+            b.settings()->setMaxReplyTokens(8);
+            QVERIFY(b.chat()->send("Once upon a time"));
+            QVERIFY(finishReply(b.chat()));
+            id = b.chat()->currentConversationId();
+            QVERIFY(!QFile::exists(stateDir + "/" + id + ".hkv")); // in memory until the app closes
+        }
+        QVERIFY2(QFile::exists(stateDir + "/" + id + ".hkv"), "the state was not saved at shutdown");
+
+        HearthBackend again(paths());
+        QVERIFY(startChat(again));
+        QVERIFY(loadModel(again));
+        again.settings()->setMaxReplyTokens(4);
+        again.chat()->selectConversation(id);
+        QVERIFY(waitForMessages(again.chat(), 2));
+        QVERIFY(again.chat()->send("And then?"));
+        QVERIFY(finishReply(again.chat()));
+        const QString stats = again.chat()->messages()->index(3).data(MessageListModel::StatsRole).toString();
+        QVERIFY2(stats.contains("resumed from saved state") && stats.contains("prompt tokens reused"),
+                 qPrintable(stats));
+        QTRY_COMPARE(again.metrics()->replies()->count(), 1); // recorded from the same signal, a moment later
+        QVERIFY(again.metrics()->replies()->latestRestored());
+        QVERIFY(again.metrics()->replies()->latestReused() > 0);
+
+        again.chat()->deleteConversation(id);
+        QTRY_VERIFY_WITH_TIMEOUT(!QFile::exists(stateDir + "/" + id + ".hkv"), 10000);
+    }
+
+    void anInvalidChatTemplateFailsInTheChat() {
+        HearthBackend b(paths());
+        QVERIFY(startChat(b));
+        QVERIFY(loadModel(b));
+        ChatController* chat = b.chat();
+        b.settings()->setMaxReplyTokens(4);
+        b.settings()->setChatTemplate("{% for message in messages %}{{ message.content }");
+        QSignalSpy requested(chat, &ChatController::generateRequested);
+        QVERIFY(chat->send("Hello there"));
+        QCOMPARE(requested.constFirst().constFirst().value<GenerationRequest>().templateOverride,
+                 b.settings()->chatTemplate());
+        QVERIFY(finishReply(chat));
+        QVERIFY2(!chat->errorMessage().isEmpty(), "no error shown");
+        QCOMPARE(chat->messages()->count(), 2);
+        QCOMPARE(chat->messages()->messages().at(0).content,
+                 QStringLiteral("Hello there")); // the message stays
+        QCOMPARE(chat->messages()->messages().at(1).state, MessageState::Failed);
+        QVERIFY(chat->canSend());
+
+        // A valid override is used; an empty one brings back the model's template.
+        b.settings()->setChatTemplate("{% for message in messages %}{{ message.content }}{% endfor %}");
+        ReplyCacheHistory* history = b.metrics()->replies();
+        QVERIFY(chat->regenerate());
+        QVERIFY(finishReply(chat));
+        QTRY_COMPARE(history->count(), 1); // the failed reply is not recorded
+        QCOMPARE(chat->messages()->messages().constLast().state, MessageState::Complete);
+        QVERIFY(chat->errorMessage().isEmpty());
+        const int overridden =
+            b.metrics()->replies()->latestReused() + b.metrics()->replies()->latestComputed();
+        b.settings()->setChatTemplate(QString());
+        QVERIFY(chat->regenerate());
+        QVERIFY(finishReply(chat));
+        QTRY_COMPARE(history->count(), 2);
+        const int own = b.metrics()->replies()->latestReused() + b.metrics()->replies()->latestComputed();
+        QVERIFY2(own > overridden, qPrintable(QString("%1 vs %2 prompt tokens").arg(own).arg(overridden)));
+    }
+
+    void repliesAreRecordedForTheMetricsPanel() {
+        HearthBackend b(paths());
+        QVERIFY(startChat(b));
+        QVERIFY(loadModel(b));
+        b.settings()->setMaxReplyTokens(6);
+        ReplyCacheHistory* history = b.metrics()->replies();
+        QCOMPARE(history->count(), 0);
+        QVERIFY(b.chat()->send("Once upon a time"));
+        QVERIFY(finishReply(b.chat()));
+        QVERIFY(b.chat()->send("And then?"));
+        QVERIFY(finishReply(b.chat()));
+        QTRY_COMPARE(history->count(), 2);
+        const QModelIndex first = history->index(0), second = history->index(1);
+        QCOMPARE(first.data(ReplyCacheHistory::ReusedRole).toInt(), 0);
+        QVERIFY(first.data(ReplyCacheHistory::ComputedRole).toInt() > 0);
+        QVERIFY(second.data(ReplyCacheHistory::ReusedRole).toInt() > 0); // the first turn is cached
+        QCOMPARE(history->latestReused(), second.data(ReplyCacheHistory::ReusedRole).toInt());
+    }
+
+    void shiftedOutMessagesSitAboveADivider() {
+        HearthBackend b(paths());
+        QVERIFY(startChat(b));
+        b.settings()->setContextLength(64);
+        QVERIFY(loadModel(b));
+        b.settings()->setTemperature(0.0);
+        b.settings()->setMaxReplyTokens(40);
+        ChatController* chat = b.chat();
+        const QStringList prompts{"Once upon a time", "What happened next?", "And then?", "Tell me more.",
+                                  "How did it end?"};
+        int boundary = 0;
+        for (const QString& prompt : prompts) {
+            QVERIFY(chat->send(prompt));
+            QVERIFY(finishReply(chat));
+            boundary = chat->messages()->firstInViewRow();
+            if (boundary > 0) break;
+        }
+        QVERIFY2(boundary > 0, "no message left the model's view in a 64-token context");
+        MessageListModel* messages = chat->messages();
+        for (int row = 0; row < messages->count(); ++row) {
+            const QModelIndex index = messages->index(row);
+            QCOMPARE(index.data(MessageListModel::OutOfViewRole).toBool(), row < boundary);
+            QCOMPARE(index.data(MessageListModel::ContextBoundaryRole).toBool(), row == boundary);
+        }
     }
 
     void titlesComeFromTheFirstLine_data() {

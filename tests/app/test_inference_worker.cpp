@@ -1,10 +1,12 @@
 // The inference worker on its own thread, driven only by queued signals, with a
 // real model (stories260K): load, refuse a bad file while keeping the model,
-// stream batched pieces, stop between tokens, reuse a conversation's cache.
+// stream batched pieces, stop between tokens, reuse a conversation's cache, save
+// evicted conversations' KV states and resume them (also after a restart).
 #include "app/core/inference_worker.h"
 #include "tests/support/test_support.h"
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QTest>
 #include <QThread>
@@ -14,14 +16,18 @@ using namespace hearth::app;
 class WorkerHarness : public QObject {
     Q_OBJECT
 public:
-    WorkerHarness() {
-        worker = new InferenceWorker;
+    explicit WorkerHarness(const QString& stateDir = QString()) {
+        worker = new InferenceWorker(stateDir);
         worker->moveToThread(&thread);
         connect(&thread, &QThread::finished, worker, &QObject::deleteLater);
         connect(this, &WorkerHarness::load, worker, &InferenceWorker::loadModel, Qt::QueuedConnection);
         connect(this, &WorkerHarness::warmUp, worker, &InferenceWorker::warmUp, Qt::QueuedConnection);
         connect(this, &WorkerHarness::generate, worker, &InferenceWorker::generate, Qt::QueuedConnection);
         connect(this, &WorkerHarness::configure, worker, &InferenceWorker::configure, Qt::QueuedConnection);
+        connect(this, &WorkerHarness::setMemoryBudget, worker, &InferenceWorker::setMemoryBudget,
+                Qt::QueuedConnection);
+        connect(this, &WorkerHarness::forget, worker, &InferenceWorker::forgetConversation,
+                Qt::QueuedConnection);
         // The worker's signals, re-emitted on this (the test's) thread, where the spies read them.
         connect(worker, &InferenceWorker::loadFinished, this, &WorkerHarness::loadFinished);
         connect(worker, &InferenceWorker::warmUpFinished, this, &WorkerHarness::warmUpFinished);
@@ -41,6 +47,8 @@ signals:
     void warmUp(quint64 id);
     void generate(const hearth::app::GenerationRequest& request);
     void configure(int threads, int contextLength);
+    void setMemoryBudget(qint64 bytes);
+    void forget(const QString& conversationId);
     void loadFinished(quint64 requestId, bool ok, const hearth::app::ModelSummary& summary,
                       const QString& error);
     void warmUpFinished(quint64 requestId, double seconds);
@@ -74,6 +82,27 @@ class TestInferenceWorker : public QObject {
         if (!finished.wait(30000)) return false;
         if (error) *error = finished.constFirst().at(3).toString();
         return finished.constFirst().at(0).toULongLong() == id && finished.constFirst().at(1).toBool();
+    }
+
+    // Runs one request and returns its result (fails the test if it does not finish).
+    static bool generateIn(WorkerHarness& h, const GenerationRequest& r, GenerationResult* result,
+                           QString* text = nullptr) {
+        QSignalSpy pieces(&h, &WorkerHarness::piecesReady);
+        QSignalSpy done(&h, &WorkerHarness::generationFinished);
+        QSignalSpy failed(&h, &WorkerHarness::generationFailed);
+        emit h.generate(r);
+        if (!QTest::qWaitFor([&] { return !done.isEmpty() || !failed.isEmpty(); }, 60000)) return false;
+        if (!failed.isEmpty()) {
+            qWarning("generation failed: %s", qPrintable(failed.constFirst().at(1).toString()));
+            return false;
+        }
+        *result = done.constFirst().at(1).value<GenerationResult>();
+        if (text) {
+            text->clear();
+            for (const auto& args : pieces)
+                *text += args.at(1).toString();
+        }
+        return true;
     }
 
 private slots:
@@ -203,6 +232,96 @@ private slots:
             qPrintable(
                 QString("reused %1 of first prompt %2").arg(second.reusedTokens).arg(first.promptTokens)));
         QCOMPARE(second.reusedTokens + second.computedTokens, second.promptTokens);
+    }
+
+    void savesEvictedConversationsAndResumesThem() {
+        const QString dir = QString::fromStdString(hearth::test::make_temp_dir("hearth-kv")) + "/kv-states";
+        const QString alphaFile = dir + "/alpha.hkv", betaFile = dir + "/beta.hkv";
+        const QList<ChatTurnData> alphaStart{{"user", "Once upon a time"}};
+        QString alphaReply;
+        {
+            WorkerHarness h(dir);
+            QVERIFY(loadInto(h, modelPath(), 1));
+            emit h.setMemoryBudget(1); // only the conversation in use stays in memory
+
+            GenerationResult first;
+            QVERIFY(generateIn(h, request(2, "alpha", 12, alphaStart), &first, &alphaReply));
+            QVERIFY(!first.restoredFromDisk);
+            QVERIFY(!first.resumedFromMemory);
+            QVERIFY(!QFile::exists(alphaFile)); // still in memory
+
+            GenerationResult other;
+            QVERIFY(generateIn(h, request(3, "beta", 6, {{"user", "A different start"}}), &other));
+            QVERIFY2(QFile::exists(alphaFile), "the evicted conversation's state was not saved");
+            QVERIFY(QFileInfo(alphaFile).size() > 0);
+
+            GenerationResult back;
+            QVERIFY(
+                generateIn(h,
+                           request(4, "alpha", 6,
+                                   {alphaStart.first(), {"assistant", alphaReply}, {"user", "And then?"}}),
+                           &back));
+            QVERIFY(back.restoredFromDisk);
+            QVERIFY(back.restoredTokens > 0);
+            QVERIFY(back.restoreMs >= 0);
+            QVERIFY2(
+                back.reusedTokens >= first.promptTokens - 1,
+                qPrintable(
+                    QString("reused %1, first prompt %2").arg(back.reusedTokens).arg(first.promptTokens)));
+            QVERIFY(back.generatedTokens > 0);
+            QVERIFY(QFile::exists(betaFile)); // evicted in turn
+        } // the worker is destroyed on its thread: alpha, in memory, is saved
+
+        WorkerHarness h(dir);
+        QVERIFY(loadInto(h, modelPath(), 1));
+        GenerationResult restarted;
+        QVERIFY(generateIn(
+            h, request(5, "alpha", 4, {alphaStart.first(), {"assistant", alphaReply}, {"user", "And then?"}}),
+            &restarted));
+        QVERIFY2(restarted.restoredFromDisk, qPrintable(restarted.restoreRejected));
+        QVERIFY(restarted.reusedTokens > 0);
+
+        // Deleting a conversation deletes its saved state.
+        QVERIFY(QFile::exists(betaFile));
+        emit h.forget("beta");
+        QTRY_VERIFY_WITH_TIMEOUT(!QFile::exists(betaFile), 10000);
+
+        // A damaged state is refused: the reply is prefilled as usual.
+        GenerationResult gamma;
+        QVERIFY(generateIn(h, request(6, "gamma", 4), &gamma));
+        emit h.setMemoryBudget(1);
+        QVERIFY(generateIn(h, request(7, "alpha", 2, alphaStart), &restarted)); // evicts gamma
+        const QString gammaFile = dir + "/gamma.hkv";
+        QVERIFY(QFile::exists(gammaFile));
+        {
+            QFile file(gammaFile);
+            QVERIFY(file.open(QIODevice::ReadWrite));
+            const qint64 size = file.size();
+            QVERIFY(file.seek(size / 2));
+            QByteArray middle = file.read(64);
+            for (char& c : middle)
+                c = static_cast<char>(~c);
+            QVERIFY(file.seek(size / 2));
+            file.write(middle);
+        }
+        GenerationResult damaged;
+        QVERIFY(generateIn(h, request(8, "gamma", 4), &damaged));
+        QVERIFY(!damaged.restoredFromDisk);
+        QVERIFY(!damaged.restoreRejected.isEmpty());
+        QCOMPARE(damaged.reusedTokens, 0);
+        QVERIFY(damaged.generatedTokens > 0);
+    }
+
+    void forgetsAStateWithoutAModel() {
+        const QString dir = QString::fromStdString(hearth::test::make_temp_dir("hearth-kv-forget"));
+        const QString file = dir + "/f00d-1_x%2f.hkv"; // "/" is escaped in the file name
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("state");
+        f.close();
+        WorkerHarness h(dir);
+        emit h.forget("f00d-1_x/");
+        QTRY_VERIFY_WITH_TIMEOUT(!QFile::exists(file), 10000);
     }
 
     void failsCleanlyWithoutAModel() {

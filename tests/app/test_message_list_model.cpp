@@ -1,4 +1,5 @@
 // The chat's message list: streaming growth, states, truncation for regenerate/edit, Markdown blocks.
+#include "app/core/markdown_block_model.h"
 #include "app/core/markdown_blocks.h"
 #include "app/core/message_list_model.h"
 #include <QAbstractItemModelTester>
@@ -39,7 +40,7 @@ private slots:
         QCOMPARE(changed.count(), 2);
         const auto roles = changed.last().at(2).value<QList<int>>();
         QVERIFY(roles.contains(MessageListModel::ContentRole));
-        QVERIFY(roles.contains(MessageListModel::BlocksRole));
+        QVERIFY(roles.contains(MessageListModel::ContentRole));
         QCOMPARE(model.index(1).data(MessageListModel::ContentRole).toString(),
                  QStringLiteral("Hello, world"));
         QVERIFY(!model.appendText("missing", "x"));
@@ -65,11 +66,85 @@ private slots:
         QCOMPARE(model.find("u1")->content, QStringLiteral("edited"));
     }
 
+    void contextShiftMarksTheMessagesOutOfView() {
+        MessageListModel model("conv");
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setMessages({message("u1", "user", "a", 0), message("a1", "assistant", "b", 1),
+                           message("u2", "user", "c", 2), message("a2", "assistant", "d", 3)});
+        const auto flags = [&](int role) {
+            QList<bool> out;
+            for (int row = 0; row < model.count(); ++row)
+                out << model.index(row).data(role).toBool();
+            return out;
+        };
+        QCOMPARE(model.firstInViewRow(), 0);
+        QCOMPARE(flags(MessageListModel::OutOfViewRole), QList<bool>({false, false, false, false}));
+        QCOMPARE(flags(MessageListModel::ContextBoundaryRole), QList<bool>({false, false, false, false}));
+
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.setFirstInView("u2");
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(
+            changed.constFirst().at(2).value<QList<int>>().contains(MessageListModel::ContextBoundaryRole));
+        QCOMPARE(model.firstInViewRow(), 2);
+        QCOMPARE(flags(MessageListModel::OutOfViewRole), QList<bool>({true, true, false, false}));
+        QCOMPARE(flags(MessageListModel::ContextBoundaryRole), QList<bool>({false, false, true, false}));
+
+        model.setFirstInView("u2"); // unchanged: no signal
+        QCOMPARE(changed.count(), 1);
+        model.removeFrom(2); // the boundary's message is gone (edit and resend)
+        QCOMPARE(model.firstInViewRow(), 0);
+        model.setFirstInView(QString());
+        QCOMPARE(flags(MessageListModel::OutOfViewRole), QList<bool>({false, false}));
+    }
+
+    void repliesStreamIntoAStableBlockModel() {
+        MessageListModel model("conv");
+        model.append(message("u1", "user", "Hi", 0));
+        MessageRecord reply = message("a1", "assistant", "", 1);
+        reply.state = MessageState::Streaming;
+        model.append(reply);
+        QVERIFY(model.index(0).data(MessageListModel::BlocksRole).value<QObject*>() == nullptr); // user
+        auto* blocks = qobject_cast<MarkdownBlockModel*>(
+            model.index(1).data(MessageListModel::BlocksRole).value<QObject*>());
+        QVERIFY(blocks);
+        QAbstractItemModelTester tester(blocks, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy changed(blocks, &QAbstractItemModel::dataChanged);
+        QSignalSpy inserted(blocks, &QAbstractItemModel::rowsInserted);
+        model.appendText("a1", "First paragraph.");
+        model.appendText("a1", " Still first.\n\nSecond");
+        QCOMPARE(blocks->count(), 2);
+        QCOMPARE(blocks->finishedCount(), 1);
+        changed.clear();
+        inserted.clear();
+        // Growing the last block signals that block alone; the first is never touched again.
+        model.appendText("a1", " paragraph grows");
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.constFirst().at(0).value<QModelIndex>().row(), 1);
+        QCOMPARE(blocks->index(1).data(MarkdownBlockModel::BlockTextRole).toString(),
+                 QStringLiteral("Second paragraph grows"));
+        model.appendText("a1", "\n```cpp\nint x;");
+        QCOMPARE(inserted.count(), 1);
+        QCOMPARE(blocks->index(2).data(MarkdownBlockModel::KindRole).toString(), QStringLiteral("code"));
+        QCOMPARE(blocks->index(2).data(MarkdownBlockModel::ClosedRole).toBool(), false);
+        changed.clear();
+        model.appendText("a1", "\n```\nDone.");
+        for (const auto& args : changed)
+            QVERIFY(args.at(0).value<QModelIndex>().row() >= 2);
+        QCOMPARE(blocks->index(2).data(MarkdownBlockModel::ClosedRole).toBool(), true);
+        QCOMPARE(blocks->blocks(), splitMarkdownBlocks(model.find("a1")->content));
+        // Replacing the text (not a continuation) still ends with the right blocks.
+        model.setContent("a1", "Other");
+        QCOMPARE(blocks->count(), 1);
+        QCOMPARE(blocks->index(0).data(MarkdownBlockModel::BlockTextRole).toString(),
+                 QStringLiteral("Other"));
+    }
+
     void rolesAreNamedForQml() {
         MessageListModel model("conv");
         const auto names = model.roleNames().values();
-        for (const char* name :
-             {"messageId", "author", "content", "messageState", "streaming", "stats", "blocks"})
+        for (const char* name : {"messageId", "author", "content", "messageState", "streaming", "stats",
+                                 "blocks", "outOfView", "contextBoundary"})
             QVERIFY2(names.contains(name), name);
     }
 
@@ -136,7 +211,11 @@ private slots:
             QCOMPARE(code->language, language);
             QCOMPARE(code->closed, closed);
         }
-        QCOMPARE(markdownBlocksForQml(markdown).size(), kinds.size());
+        // Streamed in pieces, the incremental model ends with the same blocks.
+        MarkdownBlockModel streamed;
+        for (qsizetype at = 0; at < markdown.size(); at += 3)
+            streamed.setMarkdown(markdown.left(at + 3));
+        QCOMPARE(streamed.blocks(), blocks);
     }
 };
 

@@ -58,6 +58,32 @@ Item {
             compare(testSettings.theme, "light")
         }
 
+        function test_chatTemplateField() {
+            testSettings.chatTemplate = "{{ messages[0].content }}"
+            const field = findChild(panel, "chatTemplateField")
+            compare(field.text, "{{ messages[0].content }}")
+            testSettings.chatTemplate = ""
+            compare(field.text, "")
+            field.forceActiveFocus()
+            keyClick("{")
+            keyClick(Qt.Key_Return)
+            keyClick("x")
+            compare(testSettings.chatTemplate, "{\nx")
+            mouseClick(findChild(panel, "clearChatTemplateButton"))
+            compare(testSettings.chatTemplate, "")
+        }
+
+        function test_conversationMemory() {
+            testSettings.conversationMemoryMiB = 512
+            const spin = findChild(panel, "conversationMemorySpin")
+            compare(spin.value, 512)
+            spin.forceActiveFocus()
+            keyClick(Qt.Key_Up)
+            compare(testSettings.conversationMemoryMiB, 768)
+            testSettings.conversationMemoryMiB = 64
+            compare(spin.value, 64)
+        }
+
         function test_systemPromptTyping() {
             testSettings.systemPrompt = ""
             const field = findChild(panel, "systemPromptField")
