@@ -30,6 +30,10 @@ using AttendF16Fn = void (*)(const float* q, const uint16_t* keys, const uint16_
                              int64_t n_keys, int64_t head_dim, float scale, float* out);
 inline constexpr int64_t kMaxAttentionHeadDim = 512;
 
+// SwiGLU in place over n elements: gate[i] = gate[i] * sigmoid(gate[i]) * up[i], with
+// llama.cpp's rounding (its vector exp in blocks of 8, libm's expf for the tail).
+using SwigluFn = void (*)(float* gate, const float* up, int64_t n);
+
 struct TypeKernels {
     TensorType activation_type = TensorType::F32; // F32 for float weights, Q8_0 or Q8_K for quantized
     QuantizeRowFn quantize = nullptr;             // F32 -> this type (also the weight quantizer)
@@ -53,6 +57,7 @@ struct KernelTable {
     TypeKernels by_type[40];
     const TypeKernels& of(TensorType t) const { return by_type[static_cast<uint32_t>(t)]; }
     AttendF16Fn attend_f16 = nullptr; // null: use the reference
+    SwigluFn swiglu = nullptr;        // null: use the reference
 };
 
 // The scalar reference kernels: portable C++, the oracle for every other table.

@@ -157,7 +157,7 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
         // Feed-forward: norm -> SwiGLU -> down projection -> residual.
         rms_norm_rows(s.x.data(), l.ffn_norm.data(), n, dim, hp.rms_eps, s.xb.data());
         matmul_group({{&l.w_gate, s.gate.data()}, {&l.w_up, s.up.data()}}, s.xb.data(), n);
-        swiglu_rows(s.gate.data(), s.up.data(), n, hp.n_ff);
+        swiglu_rows(s.gate.data(), s.up.data(), n, hp.n_ff, pool);
         matmul(l.w_down, s.gate.data(), n, s.ffn.data());
         add_rows(s.x.data(), s.ffn.data(), static_cast<size_t>(n) * dim);
     }

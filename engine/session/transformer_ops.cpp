@@ -47,52 +47,20 @@ void add_rows(float* x, const float* y, size_t count) {
         x[i] += y[i];
 }
 
-namespace {
-
-// ggml's AVX2 exp of 8 lanes (ggml_v_expf, a polynomial from ARM's optimized routines rather
-// than libm's expf), lane by lane: SwiGLU then rounds as llama.cpp's does.
-float vector_expf(float x) {
-    const float shift = 0x1.8p23f;
-    const float z = std::fma(x, 0x1.715476p+0f, shift);
-    const float n = z - shift;
-    const float b = std::fma(-n, 0x1.7f7d1cp-20f, std::fma(-n, 0x1.62e4p-1f, x));
-    const uint32_t e = std::bit_cast<uint32_t>(z) << 23;
-    const float k = std::bit_cast<float>(e + std::bit_cast<uint32_t>(1.0f));
-    const float u = b * b;
-    const float j = std::fma(
-        std::fma(std::fma(0x1.0e4020p-7f, b, 0x1.573e2ep-5f), u, std::fma(0x1.555e66p-3f, b, 0x1.fffdb6p-2f)),
-        u, 0x1.ffffecp-1f * b);
-    const float magnitude = std::fabs(n);
-    if (!(magnitude > 126.0f)) return std::fma(k, j, k);
-    // Near overflow or underflow the scale 2^n is applied in two steps.
-    const uint32_t g = n <= 0.0f ? 0x82000000u : 0u;
-    const float s1 = std::bit_cast<float>(g + 0x7f000000u);
-    const float s2 = std::bit_cast<float>(e - g);
-    if (magnitude > 192.0f) return s1 * s1;
-    return std::fma(s2, j, s2) * s1;
-}
-
-} // namespace
-
-// llama.cpp's SwiGLU takes a row in blocks of 8 lanes with its vector exp and finishes the
-// row's tail with libm's expf.
-void swiglu(float* gate, const float* up, size_t count) {
-    const size_t blocked = count & ~size_t{7};
-    for (size_t i = 0; i < blocked; ++i) {
-        const float g = gate[i];
-        gate[i] = g / (1.0f + vector_expf(0.0f - g)) * up[i];
-    }
-    for (size_t i = blocked; i < count; ++i) {
-        const float g = gate[i];
-        gate[i] = g / (1.0f + std::exp(-g)) * up[i];
-    }
-}
-
-void swiglu_rows(float* gate, const float* up, int32_t rows, int32_t dim) {
-    for (int32_t r = 0; r < rows; ++r) {
-        const size_t offset = static_cast<size_t>(r) * static_cast<size_t>(dim);
-        swiglu(gate + offset, up + offset, static_cast<size_t>(dim));
-    }
+void swiglu_rows(float* gate, const float* up, int32_t rows, int32_t dim, kernels::ThreadPool& pool) {
+    kernels::SwigluFn swiglu = kernels::active_kernels().swiglu;
+    if (!swiglu) swiglu = kernels::reference_kernels().swiglu;
+    auto run_rows = [&](int index, int count) {
+        const kernels::Range range = kernels::split_range(rows, index, count);
+        for (int64_t r = range.begin; r < range.end; ++r) {
+            const size_t offset = static_cast<size_t>(r) * static_cast<size_t>(dim);
+            swiglu(gate + offset, up + offset, dim);
+        }
+    };
+    if (rows == 1) // decode: one row costs less than waking the pool
+        run_rows(0, 1);
+    else
+        pool.run(run_rows);
 }
 
 std::vector<float> rope_frequency_factors(const HyperParams& hp, const std::vector<float>& freq_factors) {

@@ -19,10 +19,9 @@ void rms_norm_rows(const float* x, const float* weight, int32_t rows, int32_t di
 
 void add_bias_rows(float* x, const float* bias, int32_t rows, int32_t dim);
 void add_rows(float* x, const float* y, size_t count); // x += y
-// gate = silu(gate) * up on one row of `count`; llama.cpp's vector blocks restart on each row,
-// so a batch goes row by row through swiglu_rows.
-void swiglu(float* gate, const float* up, size_t count);
-void swiglu_rows(float* gate, const float* up, int32_t rows, int32_t dim);
+// gate = silu(gate) * up, row by row (llama.cpp's vector blocks restart on each row), with the
+// active kernel table's SwiGLU; a batch of rows is shared out over the pool.
+void swiglu_rows(float* gate, const float* up, int32_t rows, int32_t dim, kernels::ThreadPool& pool);
 
 // The divisor of each rotated pair's frequency: Llama 3's rope_freqs factors, else 1.
 std::vector<float> rope_frequency_factors(const HyperParams& hp, const std::vector<float>& freq_factors);

@@ -75,4 +75,9 @@ void unpack_scales_q3_K(const uint8_t* packed, int8_t* scales);
 void attend_f16_ref(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
                     int64_t n_keys, int64_t head_dim, float scale, float* out);
 
+// SwiGLU in place, gate[i] = silu(gate[i]) * up[i], rounded as llama.cpp's (SwigluFn).
+void swiglu_ref(float* gate, const float* up, int64_t n);
+// One lane of ggml's vector exp (ggml_v_expf): what its SIMD versions compute per lane.
+float vector_expf_lane(float x);
+
 } // namespace hearth::kernels

@@ -61,4 +61,7 @@ void gemm_q4_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int
 void attend_f16(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
                 int64_t n_keys, int64_t head_dim, float scale, float* out);
 
+// SwiGLU in place (SwigluFn), bit for bit the reference's.
+void swiglu(float* gate, const float* up, int64_t n);
+
 } // namespace hearth::kernels::avx2

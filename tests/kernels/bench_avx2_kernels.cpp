@@ -67,21 +67,30 @@ const KernelTable& table_of(int isa) {
 }
 
 // One thread, every row dotted with one activation row: the decode inner loop.
+// Mode 0: scalar vec_dot per row; 1: AVX2 vec_dot per row; 2: the AVX2 gemm kernel on a batch
+// of one (what matmul runs in decode: several rows interleaved).
 void matvec(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
-    const KernelTable& table = table_of(int(state.range(0)));
+    const int mode = int(state.range(0));
+    const KernelTable& table = table_of(mode == 0 ? 0 : 1);
     const Matrix& m = matrix(type, rows, cols);
     const TypeKernels& k = table.of(type);
     if (!k.vec_dot) return state.SkipWithError("no vec_dot");
+    if (mode == 2 && !k.gemm) return state.SkipWithError("no gemm");
     const std::vector<uint8_t> a = activations(k.activation_type, cols, 1);
+    const size_t a_bytes = row_bytes(k.activation_type, cols);
     std::vector<float> y(rows);
     for (auto _ : state) {
-        for (int64_t r = 0; r < rows; ++r)
-            y[r] = k.vec_dot(cols, m.weights.data() + r * m.row_bytes, a.data());
+        if (mode == 2) {
+            k.gemm(cols, m.weights.data(), m.row_bytes, 0, rows, a.data(), a_bytes, 1, y.data(), rows);
+        } else {
+            for (int64_t r = 0; r < rows; ++r)
+                y[r] = k.vec_dot(cols, m.weights.data() + r * m.row_bytes, a.data());
+        }
         benchmark::DoNotOptimize(y.data());
         benchmark::ClobberMemory();
     }
     state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(m.weights.size()));
-    state.SetLabel(table.isa == Isa::Avx2 ? "avx2" : "scalar");
+    state.SetLabel(mode == 0 ? "scalar vec_dot" : mode == 1 ? "avx2 vec_dot" : "avx2 gemm, batch 1");
 }
 
 // One thread, a batch of activation rows: gemm when the table has one, else vec_dot per pair.
@@ -150,14 +159,14 @@ void quantize(benchmark::State& state, TensorType activation_type) {
 // Matrix-vector shapes: the FFN down projection (Q4_K / Q6_K, 4864 columns), the 896-column
 // projections (Q5_0 / Q8_0 in Qwen2.5-0.5B's Q4_K_M and Q8_0 files), and one 40 MB Q4_K matrix
 // that streams from DRAM rather than L3.
-BENCHMARK_CAPTURE(matvec, q4_K_896x4864, TensorType::Q4_K, 896, 4864)->Arg(0)->Arg(1);
-BENCHMARK_CAPTURE(matvec, q6_K_896x4864, TensorType::Q6_K, 896, 4864)->Arg(0)->Arg(1);
-BENCHMARK_CAPTURE(matvec, q5_K_896x4864, TensorType::Q5_K, 896, 4864)->Arg(0)->Arg(1);
-BENCHMARK_CAPTURE(matvec, q8_0_896x896, TensorType::Q8_0, 896, 896)->Arg(0)->Arg(1);
-BENCHMARK_CAPTURE(matvec, q8_0_4864x896, TensorType::Q8_0, 4864, 896)->Arg(0)->Arg(1);
-BENCHMARK_CAPTURE(matvec, q5_0_4864x896, TensorType::Q5_0, 4864, 896)->Arg(0)->Arg(1);
-BENCHMARK_CAPTURE(matvec, q4_0_4864x896, TensorType::Q4_0, 4864, 896)->Arg(0)->Arg(1);
-BENCHMARK_CAPTURE(matvec, f16_896x896, TensorType::F16, 896, 896)->Arg(0)->Arg(1);
+BENCHMARK_CAPTURE(matvec, q4_K_896x4864, TensorType::Q4_K, 896, 4864)->Arg(0)->Arg(1)->Arg(2);
+BENCHMARK_CAPTURE(matvec, q6_K_896x4864, TensorType::Q6_K, 896, 4864)->Arg(0)->Arg(1)->Arg(2);
+BENCHMARK_CAPTURE(matvec, q5_K_896x4864, TensorType::Q5_K, 896, 4864)->Arg(0)->Arg(1)->Arg(2);
+BENCHMARK_CAPTURE(matvec, q8_0_896x896, TensorType::Q8_0, 896, 896)->Arg(0)->Arg(1)->Arg(2);
+BENCHMARK_CAPTURE(matvec, q8_0_4864x896, TensorType::Q8_0, 4864, 896)->Arg(0)->Arg(1)->Arg(2);
+BENCHMARK_CAPTURE(matvec, q5_0_4864x896, TensorType::Q5_0, 4864, 896)->Arg(0)->Arg(1)->Arg(2);
+BENCHMARK_CAPTURE(matvec, q4_0_4864x896, TensorType::Q4_0, 4864, 896)->Arg(0)->Arg(1)->Arg(2);
+BENCHMARK_CAPTURE(matvec, f16_896x896, TensorType::F16, 896, 896)->Arg(0)->Arg(1)->Arg(2);
 BENCHMARK_CAPTURE(matvec, q4_K_16384x4864_dram, TensorType::Q4_K, 16384, 4864)->Arg(1);
 
 BENCHMARK_CAPTURE(matmat, q4_K_896x4864, TensorType::Q4_K, 896, 4864)
@@ -176,6 +185,9 @@ BENCHMARK_CAPTURE(matmat, q5_0_4864x896, TensorType::Q5_0, 4864, 896)
 BENCHMARK_CAPTURE(matmul_pool, q4_K_896x4864, TensorType::Q4_K, 896, 4864)->Arg(1)->Arg(64)->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool, q8_0_896x896, TensorType::Q8_0, 896, 896)->Arg(1)->Arg(64)->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool, q5_0_4864x896, TensorType::Q5_0, 4864, 896)->Arg(1)->Arg(64)->UseRealTime();
+// Qwen2.5-0.5B's output matrix (Q8_0, 145 MB) and 40 MB of Q5_0 rows: decode from DRAM.
+BENCHMARK_CAPTURE(matmul_pool, q8_0_151936x896_dram, TensorType::Q8_0, 151936, 896)->Arg(1)->UseRealTime();
+BENCHMARK_CAPTURE(matmul_pool, q5_0_65536x896_dram, TensorType::Q5_0, 65536, 896)->Arg(1)->UseRealTime();
 
 BENCHMARK_CAPTURE(quantize, q8_0, TensorType::Q8_0)->Arg(0)->Arg(1);
 BENCHMARK_CAPTURE(quantize, q8_K, TensorType::Q8_K)->Arg(0)->Arg(1);

@@ -71,6 +71,14 @@ double bound_for(const std::string& model, kernels::Isa isa, bool quantized) {
     return kReadmeQuantized;                       // measured 5e-6
 }
 
+// Where llama.cpp's top two logits are closer than this, our greedy pick may differ from its
+// pick without either being wrong. Rows whose logits match to ~6e-6 (the AVX2 path sums as
+// llama.cpp does) get a margin just above that; the others twice their bound.
+double tie_margin(const std::string& model, kernels::Isa isa) {
+    const double bound = bound_for(model, isa, true);
+    return bound == kReadmeQuantized ? 1e-4 : 2 * bound;
+}
+
 } // namespace
 
 class TestGolden : public QObject {
@@ -93,7 +101,8 @@ private:
 private slots:
     // A trained model left to itself: greedy generation follows llama.cpp token for token,
     // all 100 steps for F32; for quantized files the first 30, the comparison stopping
-    // early only where llama.cpp's own top two are closer than our measured error there.
+    // early only where llama.cpp's own top two are closer than twice the file's logit bound
+    // (two logits each off by up to the bound can trade places).
     void greedy_generation_matches_data() {
         columns();
         add_rows("stories260K", false);
@@ -106,7 +115,8 @@ private slots:
         QFETCH(int, isa);
         QFETCH(bool, quantized);
         test::LoadedModel l = load(model, isa);
-        const double near_tie = quantized ? 0.06 : 0.0;
+        const double near_tie =
+            quantized ? tie_margin(model.toStdString(), static_cast<kernels::Isa>(isa)) : 0.0;
         const size_t steps = quantized ? 30 : SIZE_MAX;
         for (const GoldenCase& c : read_golden(model.toStdString())) {
             QCOMPARE(l.model->tokenizer().encode(c.prompt, true, true), c.prompt_tokens);
@@ -122,6 +132,8 @@ private slots:
                 logits = l.inference->eval(*cache, std::span<const int32_t>(&ours, 1));
             }
             if (!quantized) QCOMPARE(matched, c.steps.size());
+            qInfo("%s: %zu of %zu steps compared", c.prompt.c_str(), matched,
+                  std::min(steps, c.steps.size()));
         }
     }
 
