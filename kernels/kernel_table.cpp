@@ -47,6 +47,7 @@ KernelTable build_reference_table() {
     set(T::Q8_K, T::Q8_K, quantize_row_q8_K_ref, dequantize_row_q8_K_ref, vec_dot_q8_K_q8_K_ref);
     table.by_type[static_cast<uint32_t>(T::Q8_0)].quantize_activations = quantize_row_q8_0_activations_ref;
     table.attend_f16 = attend_f16_ref;
+    table.attend_group_f16 = attend_group_f16_ref;
     table.swiglu = swiglu_ref;
     return table;
 }

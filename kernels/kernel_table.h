@@ -29,6 +29,12 @@ using GemmFn = void (*)(int64_t n, const void* weights, size_t weight_row_bytes,
 using AttendF16Fn = void (*)(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
                              int64_t n_keys, int64_t head_dim, float scale, float* out);
 inline constexpr int64_t kMaxAttentionHeadDim = 512;
+// The same for n_queries query rows (every q_stride floats, outputs every out_stride) that share
+// keys, values and n_keys: the query heads of one GQA group at one position. Each output is bit
+// for bit what AttendF16Fn gives for its query; the keys and values are read once for all.
+using AttendGroupF16Fn = void (*)(const float* q, size_t q_stride, int64_t n_queries, const uint16_t* keys,
+                                  const uint16_t* values, size_t kv_stride, int64_t n_keys, int64_t head_dim,
+                                  float scale, float* out, size_t out_stride);
 
 // SwiGLU in place over n elements: gate[i] = gate[i] * sigmoid(gate[i]) * up[i], with
 // llama.cpp's rounding (its vector exp in blocks of 8, libm's expf for the tail).
@@ -56,8 +62,9 @@ struct KernelTable {
     // Indexed by the raw TensorType value; entries of unsupported types are empty.
     TypeKernels by_type[40];
     const TypeKernels& of(TensorType t) const { return by_type[static_cast<uint32_t>(t)]; }
-    AttendF16Fn attend_f16 = nullptr; // null: use the reference
-    SwigluFn swiglu = nullptr;        // null: use the reference
+    AttendF16Fn attend_f16 = nullptr;            // null: use the reference
+    AttendGroupF16Fn attend_group_f16 = nullptr; // null: use the reference
+    SwigluFn swiglu = nullptr;                   // null: use the reference
 };
 
 // The scalar reference kernels: portable C++, the oracle for every other table.

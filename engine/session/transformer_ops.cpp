@@ -121,13 +121,14 @@ void store_kv(KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const fl
     }
 }
 
-// One kernel call per (head, query): the kernel reproduces llama.cpp's flash-attention
-// precision (kernel_table.h). Work is split head-major, so each thread walks the keys and
-// values of few KV heads, which stay in its L2 across the queries of a batch.
+// One kernel call per (KV head, token): the query heads that share a KV head attend together,
+// reading its keys and values once (the kernel reproduces llama.cpp's flash-attention precision,
+// kernel_table.h). Work is split KV-head-major, so each thread walks the keys and values of few
+// KV heads, which stay in its L2 across the tokens of a batch.
 void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t n_past, int32_t n,
             const float* q, float* out, kernels::ThreadPool& pool) {
-    kernels::AttendF16Fn attend_head = kernels::active_kernels().attend_f16;
-    if (!attend_head) attend_head = kernels::reference_kernels().attend_f16;
+    kernels::AttendGroupF16Fn attend_group = kernels::active_kernels().attend_group_f16;
+    if (!attend_group) attend_group = kernels::reference_kernels().attend_group_f16;
     namespace metrics = kernels::dispatch_metrics;
     metrics::ScopedTimer timer(metrics::Op::Attention, kernels::TensorType::F16,
                                kernels::active_kernels().isa);
@@ -135,17 +136,20 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
     const int32_t group = hp.n_head / hp.n_head_kv;
     const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
     const size_t stride = static_cast<size_t>(cache.kv_width());
-    const int64_t items = static_cast<int64_t>(n) * hp.n_head;
+    const int64_t items = static_cast<int64_t>(n) * hp.n_head_kv;
     auto run_items = [&](int index, int count) {
         const kernels::Range range = kernels::split_range(items, index, count);
         for (int64_t item = range.begin; item < range.end; ++item) {
-            const int32_t h = static_cast<int32_t>(item / n);
+            const int32_t kv_head = static_cast<int32_t>(item / n);
             const int32_t t = static_cast<int32_t>(item % n);
-            const int32_t kv_offset = (h / group) * head_dim;
-            const size_t row = (static_cast<size_t>(t) * hp.n_head + h) * head_dim;
+            const size_t first_row =
+                (static_cast<size_t>(t) * hp.n_head + static_cast<size_t>(kv_head) * group) *
+                static_cast<size_t>(head_dim);
             // Causal: up to and including this token.
-            attend_head(q + row, cache.key(layer, 0) + kv_offset, cache.value(layer, 0) + kv_offset, stride,
-                        n_past + t + 1, head_dim, scale, out + row);
+            attend_group(q + first_row, static_cast<size_t>(head_dim), group,
+                         cache.key(layer, 0) + kv_head * head_dim, cache.value(layer, 0) + kv_head * head_dim,
+                         stride, n_past + t + 1, head_dim, scale, out + first_row,
+                         static_cast<size_t>(head_dim));
         }
     };
     pool.run(run_items);

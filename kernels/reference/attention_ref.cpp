@@ -67,4 +67,12 @@ void attend_f16_ref(const float* q, const uint16_t* keys, const uint16_t* values
         out[d] = acc[d] * inv_sum;
 }
 
+void attend_group_f16_ref(const float* q, size_t q_stride, int64_t n_queries, const uint16_t* keys,
+                          const uint16_t* values, size_t kv_stride, int64_t n_keys, int64_t head_dim,
+                          float scale, float* out, size_t out_stride) {
+    for (int64_t i = 0; i < n_queries; ++i)
+        attend_f16_ref(q + static_cast<size_t>(i) * q_stride, keys, values, kv_stride, n_keys, head_dim,
+                       scale, out + static_cast<size_t>(i) * out_stride);
+}
+
 } // namespace hearth::kernels

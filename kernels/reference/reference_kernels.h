@@ -74,6 +74,10 @@ void unpack_scales_q3_K(const uint8_t* packed, int8_t* scales);
 // kernel_table.h). The score's dot product is summed in double: the oracle.
 void attend_f16_ref(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
                     int64_t n_keys, int64_t head_dim, float scale, float* out);
+// A group of queries sharing keys and values (AttendGroupF16Fn): attend_f16_ref for each.
+void attend_group_f16_ref(const float* q, size_t q_stride, int64_t n_queries, const uint16_t* keys,
+                          const uint16_t* values, size_t kv_stride, int64_t n_keys, int64_t head_dim,
+                          float scale, float* out, size_t out_stride);
 
 // SwiGLU in place, gate[i] = silu(gate[i]) * up[i], rounded as llama.cpp's (SwigluFn).
 void swiglu_ref(float* gate, const float* up, int64_t n);

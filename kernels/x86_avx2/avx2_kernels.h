@@ -60,6 +60,10 @@ void gemm_q4_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int
 // multiple of 8 go to the reference.
 void attend_f16(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
                 int64_t n_keys, int64_t head_dim, float scale, float* out);
+// A GQA group of queries over the same keys and values (AttendGroupF16Fn).
+void attend_group_f16(const float* q, size_t q_stride, int64_t n_queries, const uint16_t* keys,
+                      const uint16_t* values, size_t kv_stride, int64_t n_keys, int64_t head_dim, float scale,
+                      float* out, size_t out_stride);
 
 // SwiGLU in place (SwigluFn), bit for bit the reference's.
 void swiglu(float* gate, const float* up, int64_t n);

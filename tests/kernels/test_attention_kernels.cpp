@@ -8,6 +8,7 @@
 
 #include <QTest>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -89,6 +90,48 @@ private slots:
     }
 
     // A single key: the output is that key's value exactly (weight 1, sum 1).
+    // A GQA group at once: every query bit for bit what the single-query reference gives it,
+    // for group sizes around the kernel's interleave of 8 and head sizes with and without a
+    // specialised path.
+    void groupMatchesReferencePerQuery_data() {
+        QTest::addColumn<int>("head_dim");
+        QTest::addColumn<int>("n_queries");
+        QTest::addColumn<int>("n_keys");
+        for (int head_dim : {64, 128, 40})
+            for (int n_queries : {1, 4, 7, 9})
+                for (int n_keys : {1, 37})
+                    QTest::newRow(qPrintable(QString("d%1 q%2 k%3").arg(head_dim).arg(n_queries).arg(n_keys)))
+                        << head_dim << n_queries << n_keys;
+    }
+    void groupMatchesReferencePerQuery() {
+        QFETCH(int, head_dim);
+        QFETCH(int, n_queries);
+        QFETCH(int, n_keys);
+        const Case c = make_case(head_dim, n_keys, false, 11u * unsigned(head_dim) + unsigned(n_queries));
+        std::mt19937 rng(5);
+        std::normal_distribution<float> normal(0.0f, 2.0f);
+        const size_t q_stride = static_cast<size_t>(head_dim) + 8,
+                     out_stride = static_cast<size_t>(head_dim) + 3;
+        std::vector<float> queries(q_stride * static_cast<size_t>(n_queries));
+        for (float& x : queries)
+            x = normal(rng);
+        const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+        for (AttendGroupF16Fn group : {&avx2::attend_group_f16, &attend_group_f16_ref}) {
+            std::vector<float> got(out_stride * static_cast<size_t>(n_queries), NAN);
+            group(queries.data(), q_stride, n_queries, c.keys.data() + c.offset, c.values.data() + c.offset,
+                  c.stride, n_keys, head_dim, scale, got.data(), out_stride);
+            for (int i = 0; i < n_queries; ++i) {
+                std::vector<float> want(static_cast<size_t>(head_dim), NAN);
+                attend_f16_ref(queries.data() + static_cast<size_t>(i) * q_stride, c.keys.data() + c.offset,
+                               c.values.data() + c.offset, c.stride, n_keys, head_dim, scale, want.data());
+                for (int d = 0; d < head_dim; ++d)
+                    QVERIFY2(std::memcmp(&got[static_cast<size_t>(i) * out_stride + static_cast<size_t>(d)],
+                                         &want[static_cast<size_t>(d)], sizeof(float)) == 0,
+                             qPrintable(QString("query %1, element %2").arg(i).arg(d)));
+            }
+        }
+    }
+
     void singleKeyReturnsItsValue() {
         const Case c = make_case(64, 1, false, 5);
         const std::vector<float> got = run(avx2::attend_f16, c, 64, 1);
