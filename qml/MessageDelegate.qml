@@ -133,7 +133,10 @@ Item {
                 color: Theme.accentSoft
                 Icon { anchors.centerIn: parent; path: Icons.flame; size: 18; color: Theme.accent }
             }
-            ColumnLayout {
+            // A Column, not a ColumnLayout: the block Repeater inserts and removes delegates while
+            // a reply streams, and Qt 6.4's layouts crashed on a delegate removed mid-rearrange.
+            Column {
+                id: replyColumn
                 Layout.fillWidth: true
                 spacing: 8
                 Label {
@@ -141,7 +144,7 @@ Item {
                     font.pointSize: Theme.fontSize
                     font.weight: Font.DemiBold
                     color: Theme.text
-                    Layout.topMargin: 5
+                    topPadding: 5
                 }
                 Repeater {
                     id: blockRepeater
@@ -158,7 +161,7 @@ Item {
                         // would be parsed again on every update. It becomes Markdown once, when
                         // the next block starts or the reply ends.
                         readonly property bool growing: message.streaming && index === blockRepeater.count - 1
-                        Layout.fillWidth: true
+                        width: replyColumn.width
                         sourceComponent: kind === "code" ? codeComponent : textComponent
                         Component {
                             id: textComponent
@@ -188,7 +191,7 @@ Item {
                 Row {
                     visible: message.streaming && message.content.length === 0
                     spacing: 5
-                    Layout.topMargin: 4
+                    topPadding: 4
                     Repeater {
                         model: 3
                         Rectangle {
@@ -197,7 +200,9 @@ Item {
                             color: Theme.textMuted
                             SequentialAnimation on opacity {
                                 loops: Animation.Infinite
-                                running: message.streaming
+                                // Only while shown: a running animation makes the window render
+                                // every frame, which under software rendering costs generation speed.
+                                running: message.streaming && message.content.length === 0
                                 PauseAnimation { duration: index * 150 }
                                 NumberAnimation { from: 0.2; to: 1; duration: 400 }
                                 NumberAnimation { from: 1; to: 0.2; duration: 400 }
@@ -213,7 +218,7 @@ Item {
                     font.pointSize: Theme.small
                     font.italic: true
                     wrapMode: Text.Wrap
-                    Layout.fillWidth: true
+                    width: replyColumn.width
                 }
             }
         }

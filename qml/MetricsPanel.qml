@@ -146,61 +146,69 @@ Rectangle {
                     color: Theme.textFaint
                     font.pointSize: Theme.small
                 }
-                Repeater {
-                    id: kernelList
-                    model: panel.metrics.kernels
-                    delegate: ColumnLayout {
-                        id: kernel
-                        required property string operation
-                        required property string type
-                        required property string isa
-                        required property var calls
-                        required property string meanLatency
-                        required property var histogram
-                        required property string histogramRange
-                        required property real share
-                        Layout.fillWidth: true
-                        spacing: 3
-                        RowLayout {
+                // A Column, not the card's layout: the kernel list is reset whenever a new kernel
+                // path appears, and Qt 6.4's layouts crashed on Repeater delegates destroyed by a
+                // reset while a rearrange was pending.
+                Column {
+                    id: kernelColumn
+                    Layout.fillWidth: true
+                    spacing: 10
+                    Repeater {
+                        id: kernelList
+                        model: panel.metrics.kernels
+                        delegate: ColumnLayout {
+                            id: kernel
+                            required property string operation
+                            required property string type
+                            required property string isa
+                            required property var calls
+                            required property string meanLatency
+                            required property var histogram
+                            required property string histogramRange
+                            required property real share
                             Layout.fillWidth: true
-                            Label { text: kernel.operation; color: Theme.text; font.pointSize: Theme.small; font.weight: Font.DemiBold }
-                            Badge { text: kernel.type }
-                            Badge { text: kernel.isa; accent: kernel.isa !== "scalar" }
-                            Item { Layout.fillWidth: true }
-                            Label {
-                                text: qsTr("%1 · %2").arg(kernel.calls).arg(kernel.meanLatency)
-                                color: Theme.textMuted
-                                font.pointSize: Theme.small
-                                font.family: Theme.monoFamily
-                            }
-                        }
-                        RowLayout {
-                            Layout.fillWidth: true
-                            spacing: 8
-                            Row {
-                                id: bars
+                            spacing: 3
+                            RowLayout {
                                 Layout.fillWidth: true
-                                height: 26
-                                spacing: 2
-                                readonly property real peak: Math.max(1, ...kernel.histogram)
-                                Repeater {
-                                    model: kernel.histogram
-                                    Rectangle {
-                                        required property var modelData
-                                        anchors.bottom: parent.bottom
-                                        width: Math.max(3, (bars.width - 2 * (kernel.histogram.length - 1)) / Math.max(1, kernel.histogram.length))
-                                        height: Math.max(modelData > 0 ? 2 : 0, 26 * Math.log(1 + modelData) / Math.log(1 + bars.peak))
-                                        radius: 1.5
-                                        color: Theme.accent
-                                        opacity: 0.85
+                                Label { text: kernel.operation; color: Theme.text; font.pointSize: Theme.small; font.weight: Font.DemiBold }
+                                Badge { text: kernel.type }
+                                Badge { text: kernel.isa; accent: kernel.isa !== "scalar" }
+                                Item { Layout.fillWidth: true }
+                                Label {
+                                    text: qsTr("%1 · %2").arg(kernel.calls).arg(kernel.meanLatency)
+                                    color: Theme.textMuted
+                                    font.pointSize: Theme.small
+                                    font.family: Theme.monoFamily
+                                }
+                            }
+                            RowLayout {
+                                Layout.fillWidth: true
+                                spacing: 8
+                                Row {
+                                    id: bars
+                                    Layout.fillWidth: true
+                                    height: 26
+                                    spacing: 2
+                                    readonly property real peak: Math.max(1, ...kernel.histogram)
+                                    Repeater {
+                                        model: kernel.histogram
+                                        Rectangle {
+                                            required property var modelData
+                                            anchors.bottom: parent.bottom
+                                            width: Math.max(3, (bars.width - 2 * (kernel.histogram.length - 1)) / Math.max(1, kernel.histogram.length))
+                                            height: Math.max(modelData > 0 ? 2 : 0, 26 * Math.log(1 + modelData) / Math.log(1 + bars.peak))
+                                            radius: 1.5
+                                            color: Theme.accent
+                                            opacity: 0.85
+                                        }
                                     }
                                 }
                             }
-                        }
-                        Label {
-                            text: kernel.histogramRange + qsTr(" · %1% of kernel time").arg((kernel.share * 100).toFixed(1))
-                            color: Theme.textFaint
-                            font.pointSize: Theme.small * 0.92
+                            Label {
+                                text: kernel.histogramRange + qsTr(" · %1% of kernel time").arg((kernel.share * 100).toFixed(1))
+                                color: Theme.textFaint
+                                font.pointSize: Theme.small * 0.92
+                            }
                         }
                     }
                 }
