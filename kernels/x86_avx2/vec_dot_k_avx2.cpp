@@ -1,65 +1,160 @@
 // Dot products of the K-quants (Q4_K, Q5_K, Q6_K) with Q8_K activations. Per super-block the
 // integer sum, already weighted by the sub-block scales, is exact in int32; the super-block
 // scale and the min (or offset) correction, taken from the activations' bsums, are applied in float.
+//
+// Decode runs these row by row, so they are written for throughput per super-block: every loop
+// is unrolled with constant shuffle masks (GCC otherwise rebuilt the masks and spilled the
+// quants on each pass), the scales are unpacked in vector registers, and the Q4_K/Q5_K scale
+// operands are broadcast from a small stack array. The float operations and their order, and
+// the int32 value of every lane before it is converted, are exactly those of the first version:
+// results are bit-identical.
 #include "kernels/block_formats.h"
 #include "kernels/x86_avx2/avx2_k_quants.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 
 namespace hearth::kernels::avx2 {
+namespace {
+
+// [d * a.d, dmin * a.d, 0, 0] from the block's leading fp16 pair: the same products as the
+// scalar fp16_to_float(d) * a.d, one conversion and one multiply for both.
+inline __m128 k4_super_scales(const void* block, const float* activation_scale) {
+    return _mm_mul_ps(
+        _mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(load_u32(static_cast<const uint8_t*>(block))))),
+        _mm_broadcast_ss(activation_scale));
+}
+
+// Hides from GCC what `values` holds, so that it broadcasts each element straight from memory
+// (a load) instead of forwarding the stored vector into a shift and a broadcast (two shuffles).
+template <typename T> inline void keep_in_memory(T& values) {
+    asm("" : "+m"(values));
+}
+
+// The float part shared by Q4_K and Q5_K, after the integer sums of one super-block:
+// `min_terms` holds lane k = mins[2k] * pair_sums[2k] + mins[2k+1] * pair_sums[2k+1].
+struct K4Accumulators {
+    __m256 acc = _mm256_setzero_ps();
+    __m128 acc_min = _mm_setzero_ps();
+    void add(__m128 super_scales, __m128 min_terms, __m256i sum) {
+        acc_min = _mm_fmadd_ps(_mm_shuffle_ps(super_scales, super_scales, _MM_SHUFFLE(1, 1, 1, 1)), min_terms,
+                               acc_min);
+        acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(super_scales), _mm256_cvtepi32_ps(sum), acc);
+    }
+    float result() const { return hsum(acc) - hsum(acc_min); }
+};
+
+// Q4_K/Q5_K scale operands, stored by k4_scale_pairs: scale j (j < 4) at low[j], scale j
+// (j >= 4) at high[j]; one super-block's are low = high = its 8 dwords.
+struct K4ScaleOperands {
+    const int32_t* low;
+    const int32_t* high;
+    __m256i operand(int j) const { return _mm256_set1_epi32((j < 4 ? low : high)[j]); }
+};
+
+// Sub-block 2j (low nibbles, activations 64j..64j+31) and 2j+1 (high nibbles, the next 32),
+// each weighted by its scale.
+inline __m256i k4_pair_dot(__m256i q_low, __m256i q_high, const int8_t* x, K4ScaleOperands scales, int j) {
+    const __m256i low =
+        _mm256_madd_epi16(_mm256_maddubs_epi16(q_low, load256(x + 64 * j)), scales.operand(2 * j));
+    const __m256i high =
+        _mm256_madd_epi16(_mm256_maddubs_epi16(q_high, load256(x + 64 * j + 32)), scales.operand(2 * j + 1));
+    return _mm256_add_epi32(low, high);
+}
+
+// The integer sum of one Q4_K super-block, lane k holding elements 4k..4k+3 of every 32.
+inline __m256i q4k_block_sum(const uint8_t* qs, const int8_t* x, K4ScaleOperands scales) {
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    __m256i sum = _mm256_setzero_si256();
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) { // 64 elements: low nibbles are sub-block 2j, high ones 2j+1
+        const __m256i q = load256(qs + 32 * j);
+        const __m256i q_low = _mm256_and_si256(q, low4);
+        const __m256i q_high = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
+        sum = _mm256_add_epi32(sum, k4_pair_dot(q_low, q_high, x, scales, j));
+    }
+    return sum;
+}
+
+// A shuffle mask that spreads Q6_K scale `2k` (of the low lane's 8 words) over the low lane and
+// scale `2k+1` over the high lane, from a vector holding the same 8 scales in both lanes.
+inline __m256i q6k_scale_pick(int k) {
+    return _mm256_setr_m128i(_mm_set1_epi16(static_cast<short>(((4 * k + 1) << 8) | (4 * k))),
+                             _mm_set1_epi16(static_cast<short>(((4 * k + 3) << 8) | (4 * k + 2))));
+}
+
+} // namespace
 
 float vec_dot_q4_K_q8_K(int64_t n, const void* weight_row, const void* activation_row) {
     const auto* w = static_cast<const BlockQ4_K*>(weight_row);
     const auto* a = static_cast<const BlockQ8_K*>(activation_row);
-    __m256 acc = _mm256_setzero_ps();
-    __m128 acc_min = _mm_setzero_ps();
-    for (int64_t i = 0; i < n / QK_K; ++i) {
-        const K4Scales s = unpack_k4(w[i].scales);
-        acc_min = _mm_fmadd_ps(_mm_set1_ps(fp16_to_float(w[i].dmin) * a[i].d),
-                               _mm_cvtepi32_ps(min_dot_bsums(s.mins, a[i].bsums)), acc_min);
-        const __m256i low4 = _mm256_set1_epi8(0x0F);
-        __m256i sum = _mm256_setzero_si256();
-        for (int j = 0; j < 4; ++j) { // 64 elements: low nibbles are sub-block 2j, high ones 2j+1
-            const __m256i q = load256(w[i].qs + 32 * j);
-            const __m256i q_low = _mm256_and_si256(q, low4);
-            const __m256i q_high = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
-            sum = _mm256_add_epi32(sum, scaled_dot(q_low, load256(a[i].qs + 64 * j), s.scales, 2 * j));
-            sum = _mm256_add_epi32(sum,
-                                   scaled_dot(q_high, load256(a[i].qs + 64 * j + 32), s.scales, 2 * j + 1));
-        }
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(fp16_to_float(w[i].d) * a[i].d), _mm256_cvtepi32_ps(sum), acc);
+    const int64_t blocks = n / QK_K;
+    K4Accumulators accumulators;
+    int64_t i = 0;
+    // Two super-blocks at a time, one per 128-bit lane, for the scale and min work; the float
+    // steps still run block by block, in order.
+    for (; i + 1 < blocks; i += 2) {
+        const __m256i scale_bytes =
+            unpack_k4_scale_lanes(_mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(w[i + 1].scales),
+                                                      reinterpret_cast<const __m128i*>(w[i].scales)));
+        // Dwords 0-3: scales 0-3 of block i, 4-7: of block i+1; 8-15 the same for scales 4-7.
+        alignas(32) int32_t scale_pairs[16];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(scale_pairs), k4_scale_pairs_low(scale_bytes));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(scale_pairs + 8), k4_scale_pairs_high(scale_bytes));
+        keep_in_memory(scale_pairs);
+        const __m256i pair_sums =
+            _mm256_hadd_epi16(_mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(a[i + 1].bsums),
+                                                  reinterpret_cast<const __m128i*>(a[i].bsums)),
+                              _mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(a[i + 1].bsums + 8),
+                                                  reinterpret_cast<const __m128i*>(a[i].bsums + 8)));
+        const __m256 min_terms = _mm256_cvtepi32_ps(_mm256_madd_epi16(k4_mins_lanes(scale_bytes), pair_sums));
+        accumulators.add(k4_super_scales(&w[i], &a[i].d), _mm256_castps256_ps128(min_terms),
+                         q4k_block_sum(w[i].qs, a[i].qs, {scale_pairs, scale_pairs + 4}));
+        accumulators.add(k4_super_scales(&w[i + 1], &a[i + 1].d), _mm256_extractf128_ps(min_terms, 1),
+                         q4k_block_sum(w[i + 1].qs, a[i + 1].qs, {scale_pairs + 4, scale_pairs + 8}));
     }
-    return hsum(acc) - hsum(acc_min);
+    if (i < blocks) {
+        const __m256i scale_bytes = unpack_k4_scale_bytes(w[i].scales);
+        alignas(32) int32_t scale_pairs[8];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(scale_pairs), k4_scale_pairs(scale_bytes));
+        keep_in_memory(scale_pairs);
+        const __m128 min_terms = _mm_cvtepi32_ps(min_dot_bsums(k4_mins(scale_bytes), a[i].bsums));
+        accumulators.add(k4_super_scales(&w[i], &a[i].d), min_terms,
+                         q4k_block_sum(w[i].qs, a[i].qs, {scale_pairs, scale_pairs}));
+    }
+    return accumulators.result();
 }
 
 float vec_dot_q5_K_q8_K(int64_t n, const void* weight_row, const void* activation_row) {
     const auto* w = static_cast<const BlockQ5_K*>(weight_row);
     const auto* a = static_cast<const BlockQ8_K*>(activation_row);
-    __m256 acc = _mm256_setzero_ps();
-    __m128 acc_min = _mm_setzero_ps();
+    const __m256i low4 = _mm256_set1_epi8(0x0F), bit4 = _mm256_set1_epi8(0x10);
+    K4Accumulators accumulators;
     for (int64_t i = 0; i < n / QK_K; ++i) {
-        const K4Scales s = unpack_k4(w[i].scales);
-        acc_min = _mm_fmadd_ps(_mm_set1_ps(fp16_to_float(w[i].dmin) * a[i].d),
-                               _mm_cvtepi32_ps(min_dot_bsums(s.mins, a[i].bsums)), acc_min);
-        const __m256i low4 = _mm256_set1_epi8(0x0F);
-        const __m256i bit0 = _mm256_set1_epi8(0x01), bit1 = _mm256_set1_epi8(0x02);
-        // Bit 2j of qh[l] is the fifth bit of element 64j+l, bit 2j+1 that of element 64j+32+l.
-        // The 16-bit shifts pull bits of the neighbouring byte only into bits 2 and above.
-        __m256i high_bits = load256(w[i].qh);
+        const __m256i scale_bytes = unpack_k4_scale_bytes(w[i].scales);
+        alignas(32) int32_t scale_pairs[8];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(scale_pairs), k4_scale_pairs(scale_bytes));
+        keep_in_memory(scale_pairs);
+        // Bit 2j of qh[l] is the fifth bit of element 64j+l, bit 2j+1 that of element 64j+32+l:
+        // one 16-bit shift moves it to bit 4 (bits pushed over from the neighbouring byte are masked).
+        const __m256i high_bits = load256(w[i].qh);
+        const auto fifth_bit = [&](int bit) {
+            const __m256i moved = bit < 4   ? _mm256_slli_epi16(high_bits, 4 - bit)
+                                  : bit > 4 ? _mm256_srli_epi16(high_bits, bit - 4)
+                                            : high_bits;
+            return _mm256_and_si256(moved, bit4);
+        };
         __m256i sum = _mm256_setzero_si256();
+#pragma GCC unroll 4
         for (int j = 0; j < 4; ++j) {
             const __m256i q = load256(w[i].qs + 32 * j);
-            const __m256i q_low = _mm256_or_si256(_mm256_and_si256(q, low4),
-                                                  _mm256_slli_epi16(_mm256_and_si256(high_bits, bit0), 4));
-            const __m256i q_high = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4),
-                                                   _mm256_slli_epi16(_mm256_and_si256(high_bits, bit1), 3));
-            high_bits = _mm256_srli_epi16(high_bits, 2);
-            sum = _mm256_add_epi32(sum, scaled_dot(q_low, load256(a[i].qs + 64 * j), s.scales, 2 * j));
-            sum = _mm256_add_epi32(sum,
-                                   scaled_dot(q_high, load256(a[i].qs + 64 * j + 32), s.scales, 2 * j + 1));
+            const __m256i q_low = _mm256_or_si256(_mm256_and_si256(q, low4), fifth_bit(2 * j));
+            const __m256i q_high =
+                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), fifth_bit(2 * j + 1));
+            sum = _mm256_add_epi32(sum, k4_pair_dot(q_low, q_high, a[i].qs, {scale_pairs, scale_pairs}, j));
         }
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(fp16_to_float(w[i].d) * a[i].d), _mm256_cvtepi32_ps(sum), acc);
+        accumulators.add(k4_super_scales(&w[i], &a[i].d),
+                         _mm_cvtepi32_ps(min_dot_bsums(k4_mins(scale_bytes), a[i].bsums)), sum);
     }
-    return hsum(acc) - hsum(acc_min);
+    return accumulators.result();
 }
 
 float vec_dot_q6_K_q8_K(int64_t n, const void* weight_row, const void* activation_row) {
@@ -69,14 +164,24 @@ float vec_dot_q6_K_q8_K(int64_t n, const void* weight_row, const void* activatio
     for (int64_t i = 0; i < n / QK_K; ++i) {
         const __m256i scales = q6k_scales(w[i].scales);
         __m256i sum = _mm256_setzero_si256();
+#pragma GCC unroll 2
         for (int half = 0; half < 2; ++half) {
             __m256i q[4];
-            unpack_q6k_half(w[i].ql + 64 * half, w[i].qh + 32 * half, q);
+            unpack_q6k_half_lean(w[i].ql + 64 * half, w[i].qh + 32 * half, q);
             const __m256i half_scales = broadcast_lane(scales, half);
-            for (int k = 0; k < 4; ++k)
-                sum = _mm256_add_epi32(
-                    sum, _mm256_madd_epi16(_mm256_maddubs_epi16(q[k], load256(a[i].qs + 128 * half + 32 * k)),
-                                           _mm256_shuffle_epi8(half_scales, pick_words(2 * k, 2 * k + 1))));
+            const int8_t* x = a[i].qs + 128 * half;
+            // Two chains of sums so that the adds do not wait on each other.
+            const __m256i s01 =
+                _mm256_add_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(q[0], load256(x)),
+                                                   _mm256_shuffle_epi8(half_scales, q6k_scale_pick(0))),
+                                 _mm256_madd_epi16(_mm256_maddubs_epi16(q[1], load256(x + 32)),
+                                                   _mm256_shuffle_epi8(half_scales, q6k_scale_pick(1))));
+            const __m256i s23 =
+                _mm256_add_epi32(_mm256_madd_epi16(_mm256_maddubs_epi16(q[2], load256(x + 64)),
+                                                   _mm256_shuffle_epi8(half_scales, q6k_scale_pick(2))),
+                                 _mm256_madd_epi16(_mm256_maddubs_epi16(q[3], load256(x + 96)),
+                                                   _mm256_shuffle_epi8(half_scales, q6k_scale_pick(3))));
+            sum = _mm256_add_epi32(sum, _mm256_add_epi32(s01, s23));
         }
         // The quants are stored as q + 32: subtract 32 * scale * (sum of each 16 activations).
         sum = _mm256_sub_epi32(sum, _mm256_slli_epi32(_mm256_madd_epi16(scales, load256(a[i].bsums)), 5));

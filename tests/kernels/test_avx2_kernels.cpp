@@ -455,6 +455,96 @@ private slots:
                                     .arg(got[size_t(i)])
                                     .arg(expected[size_t(i)])));
     }
+
+    // K-quant dot products, bit for bit: the AVX2 kernels against a scalar model of the float
+    // operations they keep in ggml's order (the golden tests compare logits with llama.cpp's).
+    // Per super-block, int32 lane k of the weighted sum holds elements 4k..4k+3 of every 32;
+    // acc[k] += (d * a.d) * lane k in one rounding; Q4_K/Q5_K subtract acc_min, whose lane k
+    // holds the mins of sub-blocks 2k and 2k+1; then both are summed across lanes in one order.
+    void kQuantDotMatchesLaneModelBitForBit_data() {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<int>("blocks");
+        QTest::addColumn<int>("pattern");
+        for (TensorType t : {TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K})
+            for (int blocks : {1, 2, 3, 8, 19})
+                for (Pattern p : {Pattern::Quantized, Pattern::RawBytes, Pattern::AllOnes,
+                                  Pattern::AllHighBit, Pattern::MaxActivation})
+                    QTest::addRow("%s/%d/%s", type_traits(t).name.data(), blocks, pattern_name(p))
+                        << int(t) << blocks << int(p);
+    }
+
+    void kQuantDotMatchesLaneModelBitForBit() {
+        QFETCH(int, type);
+        QFETCH(int, blocks);
+        QFETCH(int, pattern);
+        const auto t = static_cast<TensorType>(type);
+        const auto p = static_cast<Pattern>(pattern);
+        const int64_t n = int64_t(blocks) * QK_K;
+        std::mt19937 rng(7u * type + 1000u * blocks + 13u * pattern);
+        const Bytes weights = make_weights(t, n, p, rng);
+        const Bytes activations = make_activations(TensorType::Q8_K, n, p, rng);
+        const auto* a = reinterpret_cast<const BlockQ8_K*>(activations.data());
+
+        // The lane sums of ggml's AVX2 hsum: (v0 + v2) + (v1 + v3), after folding 8 lanes to 4.
+        const auto hsum4 = [](const float* v) { return (v[0] + v[2]) + (v[1] + v[3]); };
+        const auto hsum8 = [&](const float* v) {
+            const float folded[4] = {v[0] + v[4], v[1] + v[5], v[2] + v[6], v[3] + v[7]};
+            return hsum4(folded);
+        };
+        float acc[8] = {}, acc_min[4] = {};
+        for (int i = 0; i < blocks; ++i) {
+            const BlockQ8_K& x = a[i];
+            int64_t lanes[8] = {};
+            if (t == TensorType::Q6_K) {
+                const auto& w = reinterpret_cast<const BlockQ6_K*>(weights.data())[i];
+                for (int e = 0; e < QK_K; ++e) {
+                    const int half = e / 128, quarter = (e % 128) / 32, l = e % 32;
+                    const int low = (w.ql[64 * half + 32 * (quarter & 1) + l] >> (4 * (quarter >> 1))) & 0x0F;
+                    const int high = (w.qh[32 * half + l] >> (2 * quarter)) & 3;
+                    lanes[l / 4] += int64_t(w.scales[e / 16]) * (low | high << 4) * x.qs[e];
+                }
+                for (int k = 0; k < 8; ++k) // the stored quants are q + 32
+                    lanes[k] -= 32 * (int64_t(w.scales[2 * k]) * x.bsums[2 * k] +
+                                      int64_t(w.scales[2 * k + 1]) * x.bsums[2 * k + 1]);
+                const float scale = fp16_to_fp32(w.d) * x.d;
+                for (int k = 0; k < 8; ++k)
+                    acc[k] = std::fma(scale, float(int32_t(lanes[k])), acc[k]);
+                continue;
+            }
+            // Q4_K and Q5_K share the header, the 6-bit scales and the low nibbles.
+            const bool five = t == TensorType::Q5_K;
+            const uint8_t* block = weights.data() + size_t(i) * type_traits(t).block_bytes;
+            const auto& head = *reinterpret_cast<const BlockQ4_K*>(block);
+            const uint8_t* qs = five ? reinterpret_cast<const BlockQ5_K*>(block)->qs : head.qs;
+            const uint8_t* s = head.scales;
+            int scale[8], min[8];
+            for (int j = 0; j < 8; ++j) {
+                scale[j] = j < 4 ? s[j] & 63 : (s[j + 4] & 0x0F) | (s[j - 4] >> 6) << 4;
+                min[j] = j < 4 ? s[j + 4] & 63 : (s[j + 4] >> 4) | (s[j] >> 6) << 4;
+            }
+            for (int e = 0; e < QK_K; ++e) {
+                const int sub = e / 32, l = e % 32;
+                int q = (qs[32 * (sub / 2) + l] >> (4 * (sub % 2))) & 0x0F;
+                if (five) q |= ((reinterpret_cast<const BlockQ5_K*>(block)->qh[l] >> sub) & 1) << 4;
+                lanes[l / 4] += int64_t(scale[sub]) * q * x.qs[e];
+            }
+            const float d = fp16_to_fp32(head.d) * x.d, dmin = fp16_to_fp32(head.dmin) * x.d;
+            for (int k = 0; k < 8; ++k)
+                acc[k] = std::fma(d, float(int32_t(lanes[k])), acc[k]);
+            for (int k = 0; k < 4; ++k) {
+                const int pair_low = x.bsums[4 * k] + x.bsums[4 * k + 1];
+                const int pair_high = x.bsums[4 * k + 2] + x.bsums[4 * k + 3];
+                acc_min[k] =
+                    std::fma(dmin, float(min[2 * k] * pair_low + min[2 * k + 1] * pair_high), acc_min[k]);
+            }
+        }
+        const float expected = t == TensorType::Q6_K ? hsum8(acc) : hsum8(acc) - hsum4(acc_min);
+        const float actual = avx2_table()->of(t).vec_dot(n, weights.data(), activations.data());
+        QVERIFY2(std::memcmp(&actual, &expected, sizeof(float)) == 0,
+                 qPrintable(QString("avx2 %1, lane model %2")
+                                .arg(double(actual), 0, 'g', 9)
+                                .arg(double(expected), 0, 'g', 9)));
+    }
 };
 
 QTEST_MAIN(TestAvx2Kernels)
