@@ -46,6 +46,9 @@ struct TypeKernels {
     DequantizeRowFn dequantize = nullptr;
     VecDotFn vec_dot = nullptr;
     GemmFn gemm = nullptr; // when null, matmul falls back to vec_dot per (row, batch) pair
+    // Used instead of `gemm` for matrices whose row count is a multiple of 8 (null: `gemm`).
+    // llama.cpp's CPU backend repacks those (Q4_0 on AVX2) and sums them in another order.
+    GemmFn gemm_rows_multiple_of_8 = nullptr;
     // F32 activations -> this type as llama.cpp's CPU backend quantizes them (its from_float),
     // where that differs from the weight quantizer; null: `quantize`.
     QuantizeRowFn quantize_activations = nullptr;

@@ -220,8 +220,9 @@ void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t
             }
             // The gemm kernels serve decode too (batch 1): they prefetch as they stream.
             if (k.gemm != nullptr) {
-                k.gemm(w.cols, weights, weight_row_bytes, begin, end, job.activations,
-                       job.activation_row_bytes, batch, job.y, w.rows);
+                (w.rows % 8 == 0 && k.gemm_rows_multiple_of_8 ? k.gemm_rows_multiple_of_8 : k.gemm)(
+                    w.cols, weights, weight_row_bytes, begin, end, job.activations, job.activation_row_bytes,
+                    batch, job.y, w.rows);
                 continue;
             }
             for (int64_t r = begin; r < end; ++r) {

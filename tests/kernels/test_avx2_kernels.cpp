@@ -545,6 +545,80 @@ private slots:
                                 .arg(double(actual), 0, 'g', 9)
                                 .arg(double(expected), 0, 'g', 9)));
     }
+
+    // ---- Q4_0 in the order of llama.cpp's repacked q4_0_8x8 kernels (matrices of 8k rows), bit for
+    // bit: per (row, activation) acc = fma(float(block's integer dot), d_w * d_a, acc), block by block
+    // from 0. Row ranges start and end off the 8-row groups (matmul hands out chunks of 4k rows).
+    void q4_0InterleavedMatchesRepackModelBitForBit_data() {
+        QTest::addColumn<int>("blocks");
+        QTest::addColumn<int>("pattern");
+        for (int blocks : {1, 2, 3, 28})
+            for (Pattern p : {Pattern::Quantized, Pattern::RawBytes, Pattern::AllOnes, Pattern::AllHighBit,
+                              Pattern::ZeroScales, Pattern::MaxActivation})
+                QTest::addRow("%d blocks/%s", blocks, pattern_name(p)) << blocks << int(p);
+    }
+
+    void q4_0InterleavedMatchesRepackModelBitForBit() {
+        QFETCH(int, blocks);
+        QFETCH(int, pattern);
+        const auto p = static_cast<Pattern>(pattern);
+        const TypeKernels& mine = avx2_table()->of(TensorType::Q4_0);
+        QVERIFY(mine.gemm_rows_multiple_of_8 != nullptr);
+        const int64_t n = int64_t(blocks) * QK4_0;
+        const size_t w_bytes = row_bytes(TensorType::Q4_0, n), a_bytes = row_bytes(TensorType::Q8_0, n);
+        std::mt19937 rng(31u * blocks + pattern);
+        const int total_rows = 26, max_batch = 9;
+        Bytes weights, activations;
+        for (int r = 0; r < total_rows; ++r) {
+            const Bytes row = make_weights(TensorType::Q4_0, n, p, rng);
+            weights.insert(weights.end(), row.begin(), row.end());
+        }
+        for (int b = 0; b < max_batch; ++b) {
+            const Bytes row = make_activations(TensorType::Q8_0, n, p, rng);
+            activations.insert(activations.end(), row.begin(), row.end());
+        }
+        const auto model = [&](int r, int b) {
+            const auto* w = reinterpret_cast<const BlockQ4_0*>(weights.data() + size_t(r) * w_bytes);
+            const auto* a = reinterpret_cast<const BlockQ8_0*>(activations.data() + size_t(b) * a_bytes);
+            float acc = 0.0f;
+            for (int i = 0; i < blocks; ++i) {
+                int sum = 0;
+                for (int k = 0; k < QK4_0 / 2; ++k)
+                    sum += ((w[i].qs[k] & 0x0F) - 8) * a[i].qs[k] + ((w[i].qs[k] >> 4) - 8) * a[i].qs[k + 16];
+                const float scale = fp16_to_fp32(w[i].d) * fp16_to_fp32(a[i].d);
+                acc = std::fma(float(sum), scale, acc);
+            }
+            return acc;
+        };
+        const int64_t y_stride = total_rows + 1;
+        const float sentinel = std::numeric_limits<float>::quiet_NaN();
+        const int ranges[][2] = {{0, 8}, {0, 24}, {4, 20}, {8, 12}, {1, 26}, {3, 4}, {16, 23}};
+        for (const auto& [row_begin, row_end] : ranges)
+            for (int batch = 1; batch <= max_batch; ++batch) {
+                std::vector<float> y(size_t(y_stride * max_batch), sentinel);
+                mine.gemm_rows_multiple_of_8(n, weights.data(), w_bytes, row_begin, row_end,
+                                             activations.data(), a_bytes, batch, y.data(), y_stride);
+                for (int b = 0; b < max_batch; ++b)
+                    for (int r = 0; r < y_stride; ++r) {
+                        const float got = y[size_t(b * y_stride + r)];
+                        const QString where = QString("rows [%1, %2), batch %3, at (%4, %5)")
+                                                  .arg(row_begin)
+                                                  .arg(row_end)
+                                                  .arg(batch)
+                                                  .arg(r)
+                                                  .arg(b);
+                        if (b >= batch || r < row_begin || r >= row_end) {
+                            QVERIFY2(std::isnan(got), qPrintable("wrote outside the range: " + where));
+                            continue;
+                        }
+                        const float expected = model(r, b);
+                        QVERIFY2(std::memcmp(&got, &expected, sizeof(float)) == 0,
+                                 qPrintable(where + QString(": avx2 %1, repack model %2")
+                                                        .arg(double(got), 0, 'g', 9)
+                                                        .arg(double(expected), 0, 'g', 9)));
+                    }
+            }
+    }
 };
 
 QTEST_MAIN(TestAvx2Kernels)

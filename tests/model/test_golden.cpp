@@ -67,7 +67,6 @@ double bound_for(const std::string& model, kernels::Isa isa, bool quantized) {
     if (!quantized) return kReadmeF32;
     if (model == "tiny-llama3-Q4_K_M") return 0.5; // measured 0.37 (AVX2), 0.31 (scalar)
     if (isa == kernels::Isa::Scalar) return 0.25;  // measured 0.17 at worst (stories260K-Q4_K_M)
-    if (model == "stories260K-Q4_0") return 0.15;  // measured 0.10
     return kReadmeQuantized;                       // measured 5e-6
 }
 
