@@ -104,10 +104,12 @@ private slots:
     // (two logits each off by up to the bound can trade places).
     void greedy_generation_matches_data() {
         columns();
-        add_rows("stories260K", false);
-        add_rows("stories260K-Q8_0", true);
-        add_rows("stories260K-Q4_0", true);
-        add_rows("stories260K-Q4_K_M", true);
+        for (const char* m :
+             {"stories260K", "llama-2-tiny-random", "tiny-qwen2", "tiny-qwen3", "tiny-llama3"})
+            add_rows(m, false);
+        for (const char* m : {"stories260K-Q8_0", "stories260K-Q4_0", "stories260K-Q4_K_M", "tiny-qwen2-Q8_0",
+                              "tiny-llama3-Q4_K_M"})
+            add_rows(m, true);
     }
     void greedy_generation_matches() {
         QFETCH(QString, model);
