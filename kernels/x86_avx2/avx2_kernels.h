@@ -60,6 +60,11 @@ void gemm_q4_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int
 void gemm_q4_0_q8_0_interleaved(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
                                 int64_t row_end, const void* activations, size_t activation_row_bytes,
                                 int64_t batch, float* y, int64_t y_stride);
+// Q4_K in the order of llama.cpp's repacked q4_K_8x8 kernels (q4_k_interleaved_avx2.cpp): its
+// gemm's for activation rows [0, batch - batch % 4), its gemv's for the rest.
+void gemm_q4_K_q8_K_interleaved(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                                int64_t row_end, const void* activations, size_t activation_row_bytes,
+                                int64_t batch, float* y, int64_t y_stride);
 
 // One query of causal attention over an F16 KV cache (AttendF16Fn); head sizes that are not a
 // multiple of 8 go to the reference.

@@ -39,6 +39,7 @@ __attribute__((target("no-avx"))) KernelTable build_table() {
     set(T::Q8_K, T::Q8_K, avx2::quantize_row_q8_K, nullptr, nullptr, nullptr);
     table.by_type[static_cast<uint32_t>(T::Q8_0)].quantize_activations = avx2::quantize_row_q8_0_activations;
     table.by_type[static_cast<uint32_t>(T::Q4_0)].gemm_rows_multiple_of_8 = avx2::gemm_q4_0_q8_0_interleaved;
+    table.by_type[static_cast<uint32_t>(T::Q4_K)].gemm_rows_multiple_of_8 = avx2::gemm_q4_K_q8_K_interleaved;
     table.attend_f16 = avx2::attend_f16;
     table.attend_group_f16 = avx2::attend_group_f16;
     table.swiglu = avx2::swiglu;

@@ -3,6 +3,7 @@
 #include "kernels/block_formats.h"
 #include "kernels/fp16.h"
 #include "kernels/kernel_table.h"
+#include "kernels/reference/reference_kernels.h"
 #include "kernels/tensor_type.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 
@@ -546,38 +547,45 @@ private slots:
                                 .arg(double(expected), 0, 'g', 9)));
     }
 
-    // ---- Q4_0 in the order of llama.cpp's repacked q4_0_8x8 kernels (matrices of 8k rows), bit for
-    // bit: per (row, activation) acc = fma(float(block's integer dot), d_w * d_a, acc), block by block
-    // from 0. Row ranges start and end off the 8-row groups (matmul hands out chunks of 4k rows).
-    void q4_0InterleavedMatchesRepackModelBitForBit_data() {
+    // ---- The kernels for matrices of 8k rows, in the orders of llama.cpp's repacked kernels, bit
+    // for bit against a scalar model of each order. Row ranges start and end off the 8-row groups
+    // (matmul hands out chunks of 4k rows); every batch from 1 to 9 crosses the gemm/gemv split.
+    void interleavedMatchesRepackModelBitForBit_data() {
+        QTest::addColumn<int>("type");
         QTest::addColumn<int>("blocks");
         QTest::addColumn<int>("pattern");
-        for (int blocks : {1, 2, 3, 28})
-            for (Pattern p : {Pattern::Quantized, Pattern::RawBytes, Pattern::AllOnes, Pattern::AllHighBit,
-                              Pattern::ZeroScales, Pattern::MaxActivation})
-                QTest::addRow("%d blocks/%s", blocks, pattern_name(p)) << blocks << int(p);
+        for (TensorType t : {TensorType::Q4_0, TensorType::Q4_K})
+            for (int blocks : {1, 2, 3, 7})
+                for (Pattern p : {Pattern::Quantized, Pattern::RawBytes, Pattern::AllOnes,
+                                  Pattern::AllHighBit, Pattern::ZeroScales, Pattern::MaxActivation})
+                    QTest::addRow("%s/%d blocks/%s", type_traits(t).name.data(), blocks, pattern_name(p))
+                        << int(t) << blocks << int(p);
     }
 
-    void q4_0InterleavedMatchesRepackModelBitForBit() {
+    void interleavedMatchesRepackModelBitForBit() {
+        QFETCH(int, type);
         QFETCH(int, blocks);
         QFETCH(int, pattern);
+        const auto t = static_cast<TensorType>(type);
         const auto p = static_cast<Pattern>(pattern);
-        const TypeKernels& mine = avx2_table()->of(TensorType::Q4_0);
+        const TypeKernels& mine = avx2_table()->of(t);
         QVERIFY(mine.gemm_rows_multiple_of_8 != nullptr);
-        const int64_t n = int64_t(blocks) * QK4_0;
-        const size_t w_bytes = row_bytes(TensorType::Q4_0, n), a_bytes = row_bytes(TensorType::Q8_0, n);
-        std::mt19937 rng(31u * blocks + pattern);
+        const TensorType activation = mine.activation_type;
+        const int64_t n = int64_t(blocks) * type_traits(t).block_elements;
+        const size_t w_bytes = row_bytes(t, n), a_bytes = row_bytes(activation, n);
+        std::mt19937 rng(31u * blocks + pattern + 1000u * type);
         const int total_rows = 26, max_batch = 9;
         Bytes weights, activations;
         for (int r = 0; r < total_rows; ++r) {
-            const Bytes row = make_weights(TensorType::Q4_0, n, p, rng);
+            const Bytes row = make_weights(t, n, p, rng);
             weights.insert(weights.end(), row.begin(), row.end());
         }
         for (int b = 0; b < max_batch; ++b) {
-            const Bytes row = make_activations(TensorType::Q8_0, n, p, rng);
+            const Bytes row = make_activations(activation, n, p, rng);
             activations.insert(activations.end(), row.begin(), row.end());
         }
-        const auto model = [&](int r, int b) {
+        // Q4_0 (q4_0_8x8): acc = fma(float(block's integer dot), d_w * d_a, acc), block by block.
+        const auto q4_0_model = [&](int r, int b, bool) {
             const auto* w = reinterpret_cast<const BlockQ4_0*>(weights.data() + size_t(r) * w_bytes);
             const auto* a = reinterpret_cast<const BlockQ8_0*>(activations.data() + size_t(b) * a_bytes);
             float acc = 0.0f;
@@ -590,6 +598,39 @@ private slots:
             }
             return acc;
         };
+        // Q4_K (q4_K_8x8_q8_K): the scale and the min terms in their own accumulators, each an FMA of
+        // an exact integer sum; the gemm (tiles of 4 activation rows) adds once per pair of
+        // sub-blocks, the gemv (the rows left over) once per super-block.
+        const auto q4_k_model = [&](int r, int b, bool per_pair) {
+            const auto* w = reinterpret_cast<const BlockQ4_K*>(weights.data() + size_t(r) * w_bytes);
+            const auto* a = reinterpret_cast<const BlockQ8_K*>(activations.data() + size_t(b) * a_bytes);
+            float acc = 0.0f, acc_min = 0.0f;
+            for (int i = 0; i < blocks; ++i) {
+                const float d = fp16_to_fp32(w[i].d) * a[i].d, dmin = fp16_to_fp32(w[i].dmin) * a[i].d;
+                int sum = 0, sum_min = 0;
+                for (int pair = 0; pair < QK_K / 64; ++pair) {
+                    for (int j = 2 * pair; j < 2 * pair + 2; ++j) {
+                        uint8_t scale = 0, min = 0;
+                        unpack_scale_min_k4(j, w[i].scales, &scale, &min);
+                        int dot = 0;
+                        for (int l = 0; l < 32; ++l)
+                            dot += ((w[i].qs[32 * pair + l] >> (4 * (j % 2))) & 0x0F) * a[i].qs[32 * j + l];
+                        sum += scale * dot;
+                        sum_min += min * (a[i].bsums[2 * j] + a[i].bsums[2 * j + 1]);
+                    }
+                    if (per_pair) {
+                        acc = std::fma(float(sum), d, acc);
+                        acc_min = std::fma(float(sum_min), dmin, acc_min);
+                        sum = sum_min = 0;
+                    }
+                }
+                if (!per_pair) {
+                    acc = std::fma(float(sum), d, acc);
+                    acc_min = std::fma(float(sum_min), dmin, acc_min);
+                }
+            }
+            return acc - acc_min;
+        };
         const int64_t y_stride = total_rows + 1;
         const float sentinel = std::numeric_limits<float>::quiet_NaN();
         const int ranges[][2] = {{0, 8}, {0, 24}, {4, 20}, {8, 12}, {1, 26}, {3, 4}, {16, 23}};
@@ -598,6 +639,7 @@ private slots:
                 std::vector<float> y(size_t(y_stride * max_batch), sentinel);
                 mine.gemm_rows_multiple_of_8(n, weights.data(), w_bytes, row_begin, row_end,
                                              activations.data(), a_bytes, batch, y.data(), y_stride);
+                const int gemm_rows = batch - batch % 4; // llama.cpp's gemm takes these, its gemv the rest
                 for (int b = 0; b < max_batch; ++b)
                     for (int r = 0; r < y_stride; ++r) {
                         const float got = y[size_t(b * y_stride + r)];
@@ -611,7 +653,8 @@ private slots:
                             QVERIFY2(std::isnan(got), qPrintable("wrote outside the range: " + where));
                             continue;
                         }
-                        const float expected = model(r, b);
+                        const float expected =
+                            t == TensorType::Q4_0 ? q4_0_model(r, b, false) : q4_k_model(r, b, b < gemm_rows);
                         QVERIFY2(std::memcmp(&got, &expected, sizeof(float)) == 0,
                                  qPrintable(where + QString(": avx2 %1, repack model %2")
                                                         .arg(double(got), 0, 'g', 9)

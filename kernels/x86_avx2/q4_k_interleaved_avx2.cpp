@@ -1,0 +1,197 @@
+// Q4_K x Q8_K in the order of llama.cpp's CPU backend for matrices whose row count is a
+// multiple of 8. On AVX2 CPUs llama.cpp repacks those Q4_K matrices at load into blocks that
+// interleave 8 rows (ggml-cpu/repack.cpp, q4_K_8x8_q8_K). Its kernels sum each super-block's
+// integers exactly and add them with FMAs, the scale term and the min term apart:
+//     S = sum_j scale_j * dot_j,  M = sum_j min_j * (sum of the 32 activations of sub-block j)
+//     acc  = fma(float(S), fp16(d)    * d_a, acc)
+//     accm = fma(float(M), fp16(dmin) * d_a, accm),   result = acc - accm
+// Its gemv (one activation row) adds once per super-block; its gemm (activation rows 4 at a
+// time) adds once per pair of sub-blocks (j = 2p, 2p + 1), four times per super-block. A
+// matmul of B activation rows sends rows [0, B - B % 4) through the gemm and the rest through
+// the gemv, so row b's rounding depends on where it stands in the batch; so it does here.
+// The rows stay row-major here; 8 rows are reduced together in registers, row r in lane r.
+#include "kernels/block_formats.h"
+#include "kernels/x86_avx2/avx2_k_quants.h"
+#include "kernels/x86_avx2/avx2_kernels.h"
+
+#include <algorithm>
+
+namespace hearth::kernels::avx2 {
+namespace {
+
+constexpr int kRows = 8;      // rows reduced together, as llama.cpp interleaves them
+constexpr int kBatchTile = 4; // activation rows per pass over a group; llama.cpp's gemm takes 4
+constexpr int kPairs = QK_K / 64;
+
+// Lane r = the sum of the 8 int32 of v[r] (exact: the order of integer adds does not matter).
+inline __m256i reduce_8_rows(const __m256i (&v)[kRows]) {
+    const __m256i p01 = _mm256_hadd_epi32(v[0], v[1]), p23 = _mm256_hadd_epi32(v[2], v[3]);
+    const __m256i p45 = _mm256_hadd_epi32(v[4], v[5]), p67 = _mm256_hadd_epi32(v[6], v[7]);
+    // Dword r of each lane: row r (resp. 4 + r) summed over that lane's half.
+    const __m256i q0123 = _mm256_hadd_epi32(p01, p23), q4567 = _mm256_hadd_epi32(p45, p67);
+    return _mm256_add_epi32(_mm256_permute2x128_si256(q0123, q4567, 0x20),
+                            _mm256_permute2x128_si256(q0123, q4567, 0x31));
+}
+
+// What every activation row reuses of one super-block of the 8 rows.
+struct GroupBlock {
+    alignas(32) uint32_t scale_pairs[kRows][8]; // row r, sub-block j: scale j in both int16 halves
+    __m256i min_pairs[kPairs];                  // pair p: dword r = (min 2p, min 2p + 1) of row r
+    __m256 d, dmin;                             // lane r: row r's fp16 d and dmin
+};
+
+inline void unpack_group_block(const BlockQ4_K* const (&blocks)[kRows], GroupBlock& g) {
+    __m128i mins[kRows];
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) {
+        const __m256i bytes = unpack_k4_scale_bytes(blocks[r]->scales);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(g.scale_pairs[r]), k4_scale_pairs(bytes));
+        mins[r] = k4_mins(bytes); // dword p = (min 2p, min 2p + 1)
+    }
+    // Transpose 8 rows x 4 dwords: rows 0-3 in the low lane, 4-7 in the high one.
+    const __m256i r0 = _mm256_setr_m128i(mins[0], mins[4]), r1 = _mm256_setr_m128i(mins[1], mins[5]);
+    const __m256i r2 = _mm256_setr_m128i(mins[2], mins[6]), r3 = _mm256_setr_m128i(mins[3], mins[7]);
+    const __m256i t0 = _mm256_unpacklo_epi32(r0, r1), t1 = _mm256_unpackhi_epi32(r0, r1);
+    const __m256i t2 = _mm256_unpacklo_epi32(r2, r3), t3 = _mm256_unpackhi_epi32(r2, r3);
+    g.min_pairs[0] = _mm256_unpacklo_epi64(t0, t2);
+    g.min_pairs[1] = _mm256_unpackhi_epi64(t0, t2);
+    g.min_pairs[2] = _mm256_unpacklo_epi64(t1, t3);
+    g.min_pairs[3] = _mm256_unpackhi_epi64(t1, t3);
+    // d and dmin open each block as two fp16: one dword per row, then d apart from dmin.
+    const __m256i both =
+        _mm256_setr_epi32(static_cast<int>(load_u32(reinterpret_cast<const uint8_t*>(blocks[0]))),
+                          static_cast<int>(load_u32(reinterpret_cast<const uint8_t*>(blocks[1]))),
+                          static_cast<int>(load_u32(reinterpret_cast<const uint8_t*>(blocks[2]))),
+                          static_cast<int>(load_u32(reinterpret_cast<const uint8_t*>(blocks[3]))),
+                          static_cast<int>(load_u32(reinterpret_cast<const uint8_t*>(blocks[4]))),
+                          static_cast<int>(load_u32(reinterpret_cast<const uint8_t*>(blocks[5]))),
+                          static_cast<int>(load_u32(reinterpret_cast<const uint8_t*>(blocks[6]))),
+                          static_cast<int>(load_u32(reinterpret_cast<const uint8_t*>(blocks[7]))));
+    const __m128i split = _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+    const __m256i halves = _mm256_permute4x64_epi64(
+        _mm256_shuffle_epi8(both, _mm256_setr_m128i(split, split)), _MM_SHUFFLE(3, 1, 2, 0));
+    g.d = _mm256_cvtph_ps(_mm256_castsi256_si128(halves));
+    g.dmin = _mm256_cvtph_ps(_mm256_extracti128_si256(halves, 1));
+}
+
+// One group of 8 weight rows (rows[r]; a group at the end of the range repeats its last row)
+// times RN activation rows, in the order of llama.cpp's gemm (per_pair) or gemv. Writes lanes
+// [0, valid_rows) of out[b * y_stride + r]. prefetch, when set, is the next group's first
+// byte: it is asked for at the pace this group is read, one group ahead (decode streams the
+// weights once; see matmul.cpp).
+template <int RN, bool per_pair>
+void group_times_activations(int64_t blocks, const BlockQ4_K* const (&rows)[kRows], const char* a,
+                             size_t a_stride, float* out, int64_t y_stride, int valid_rows,
+                             const char* prefetch) {
+    __m256 acc[RN], acc_min[RN];
+#pragma GCC unroll 8
+    for (int b = 0; b < RN; ++b)
+        acc[b] = acc_min[b] = _mm256_setzero_ps();
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    GroupBlock g;
+    for (int64_t i = 0; i < blocks; ++i) {
+        if (prefetch != nullptr) {
+            // 8 blocks = 1152 bytes = 18 lines per step.
+#pragma GCC unroll 18
+            for (int line = 0; line < kRows * int(sizeof(BlockQ4_K)) / 64; ++line)
+                _mm_prefetch(prefetch + 64 * line, _MM_HINT_T0);
+            prefetch += kRows * sizeof(BlockQ4_K);
+        }
+        const BlockQ4_K* blocks_i[kRows];
+#pragma GCC unroll 8
+        for (int r = 0; r < kRows; ++r)
+            blocks_i[r] = rows[r] + i;
+        unpack_group_block(blocks_i, g);
+#pragma GCC unroll 4
+        for (int b = 0; b < RN; ++b) {
+            const auto& ab = reinterpret_cast<const BlockQ8_K*>(a + b * a_stride)[i];
+            // The scale products round first, as in llama.cpp: d_w * d_a, then one FMA.
+            const __m256 da = _mm256_set1_ps(ab.d);
+            const __m256 scale = _mm256_mul_ps(g.d, da), min_scale = _mm256_mul_ps(g.dmin, da);
+            // Dword p: the sums of the activations of sub-blocks 2p and 2p + 1, as int16.
+            const __m256i sub_block_sums =
+                _mm256_broadcastsi128_si256(_mm_hadd_epi16(load128(ab.bsums), load128(ab.bsums + 8)));
+            __m256i sum = _mm256_setzero_si256(), sum_min = _mm256_setzero_si256();
+#pragma GCC unroll 4
+            for (int p = 0; p < kPairs; ++p) {
+                const __m256i x_low = load256(ab.qs + 64 * p), x_high = load256(ab.qs + 64 * p + 32);
+                __m256i v[kRows];
+#pragma GCC unroll 8
+                for (int r = 0; r < kRows; ++r) {
+                    const __m256i q = load256(blocks_i[r]->qs + 32 * p);
+                    const __m256i q_low = _mm256_and_si256(q, low4);
+                    const __m256i q_high = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
+                    const __m256i low = _mm256_madd_epi16(_mm256_maddubs_epi16(q_low, x_low),
+                                                          _mm256_set1_epi32(int(g.scale_pairs[r][2 * p])));
+                    const __m256i high =
+                        _mm256_madd_epi16(_mm256_maddubs_epi16(q_high, x_high),
+                                          _mm256_set1_epi32(int(g.scale_pairs[r][2 * p + 1])));
+                    v[r] = _mm256_add_epi32(low, high);
+                }
+                const __m256i pair_sum = reduce_8_rows(v);
+                const __m256i pair_min = _mm256_madd_epi16(
+                    g.min_pairs[p], _mm256_shuffle_epi32(sub_block_sums, _MM_SHUFFLE(p, p, p, p)));
+                if constexpr (per_pair) {
+                    acc[b] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(pair_sum), scale, acc[b]);
+                    acc_min[b] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(pair_min), min_scale, acc_min[b]);
+                } else {
+                    sum = _mm256_add_epi32(sum, pair_sum);
+                    sum_min = _mm256_add_epi32(sum_min, pair_min);
+                }
+            }
+            if constexpr (!per_pair) {
+                acc[b] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), scale, acc[b]);
+                acc_min[b] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_min), min_scale, acc_min[b]);
+            }
+        }
+    }
+#pragma GCC unroll 4
+    for (int b = 0; b < RN; ++b) {
+        float* y = out + b * y_stride;
+        const __m256 result = _mm256_sub_ps(acc[b], acc_min[b]);
+        if (valid_rows == kRows) {
+            _mm256_storeu_ps(y, result);
+        } else {
+            alignas(32) float lanes[kRows];
+            _mm256_store_ps(lanes, result);
+            std::copy(lanes, lanes + valid_rows, y);
+        }
+    }
+}
+
+using GroupFn = void (*)(int64_t, const BlockQ4_K* const (&)[kRows], const char*, size_t, float*, int64_t,
+                         int, const char*);
+// llama.cpp's gemv order for 1..3 activation rows; its gemm order for tiles of 4.
+constexpr GroupFn kGemvFns[kBatchTile - 1] = {
+    group_times_activations<1, false>, group_times_activations<2, false>, group_times_activations<3, false>};
+constexpr GroupFn kGemmFn = group_times_activations<kBatchTile, true>;
+
+} // namespace
+
+void gemm_q4_K_q8_K_interleaved(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                                int64_t row_end, const void* activations, size_t activation_row_bytes,
+                                int64_t batch, float* y, int64_t y_stride) {
+    const char* w = static_cast<const char*>(weights);
+    const char* a = static_cast<const char*>(activations);
+    const int64_t blocks = n / QK_K;
+    // llama.cpp's gemm takes rows [0, batch - batch % 4), its gemv the rest.
+    const int64_t gemm_rows = batch - batch % kBatchTile;
+    for (int64_t r = row_begin; r < row_end; r += kRows) {
+        const int valid_rows = static_cast<int>(std::min<int64_t>(kRows, row_end - r));
+        const BlockQ4_K* rows[kRows];
+        for (int k = 0; k < kRows; ++k)
+            rows[k] =
+                reinterpret_cast<const BlockQ4_K*>(w + (r + std::min(k, valid_rows - 1)) * weight_row_bytes);
+        const char* next_group = w + (r + kRows) * weight_row_bytes;
+        // Later tiles find the group in cache: only the first asks for the next one.
+        for (int64_t b = 0; b < gemm_rows; b += kBatchTile)
+            kGemmFn(blocks, rows, a + b * activation_row_bytes, activation_row_bytes, y + b * y_stride + r,
+                    y_stride, valid_rows, b == 0 ? next_group : nullptr);
+        if (gemm_rows < batch)
+            kGemvFns[batch - gemm_rows - 1](blocks, rows, a + gemm_rows * activation_row_bytes,
+                                            activation_row_bytes, y + gemm_rows * y_stride + r, y_stride,
+                                            valid_rows, gemm_rows == 0 ? next_group : nullptr);
+    }
+}
+
+} // namespace hearth::kernels::avx2
