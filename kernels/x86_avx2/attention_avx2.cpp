@@ -6,6 +6,7 @@
 #include "kernels/reference/reference_kernels.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/avx2_util.h"
+#include "kernels/x86_avx2/expf_avx2.h"
 
 #include <algorithm>
 #include <cmath>
@@ -40,11 +41,10 @@ inline float dot_f16(const uint16_t* q16, const uint16_t* k, int64_t n) {
     return static_cast<float>(sum);
 }
 
-// D > 0: the head size known at compile time (loops fully unrolled, accumulator in registers).
-template <int64_t D>
+// One query, any head size that is a multiple of 8 (the group kernel below takes multiples of 32).
 void attend(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride, int64_t n_keys,
             int64_t head_dim, float scale, float* out) {
-    const int64_t dim = D > 0 ? D : head_dim;
+    const int64_t dim = head_dim;
     alignas(32) uint16_t q16[kMaxAttentionHeadDim];
     alignas(32) uint16_t acc[kMaxAttentionHeadDim]; // the F16 accumulator
     for (int64_t d = 0; d < dim; d += 8) {
@@ -83,74 +83,187 @@ void attend(const float* q, const uint16_t* keys, const uint16_t* values, size_t
         _mm256_storeu_ps(out + d, _mm256_mul_ps(load_halves(acc + d), inv_sum));
 }
 
-// Up to kGroup queries that share keys and values, interleaved key by key: each key and value
-// row is widened to F32 once, and the queries' accumulator chains (F16 round trips through L1)
-// are independent, so the core overlaps them instead of waiting on one. Per query, every
-// operation is the one attend<D> does, in the same order.
+// The query heads of one GQA group (up to kGroup) over the same keys and values, keys taken 8 at
+// a time. Per query every operation is the one attend<D> does, in the same order, but:
+// - each block of keys and values is widened to F32 once for all the queries;
+// - the 8 scores of a block are reduced together (reduce_8_lanes, ggml's order per key), and
+//   the running maximum is scanned first, so that every exp of the block (the rescale when a
+//   key sets a new maximum, the weight otherwise) is one vector expf, libm's to the bit;
+// - the F16 accumulators are held in registers as floats rounded to F16 (round_to_f16), three
+//   heads at a time, rather than stored as halves and reloaded for every key. (Measured on
+//   Zen 5: the F16 round trip is ~22 cycles of latency and its two conversions the bound on
+//   throughput, ~2.4 cycles per 8 elements; keeping the accumulators in memory and every
+//   head in flight was no faster.)
+// Head sizes that are multiples of 32 (ggml's dot then has no tail).
 constexpr int64_t kGroup = 8;
+constexpr int kKeyBlock = 8;
+
+// Lane k: ggml's horizontal sum of v[k], ((l0 + l4) + (l1 + l5)) + ((l2 + l6) + (l3 + l7)).
+inline __m256 reduce_8_lanes(const __m256 (&v)[kKeyBlock]) {
+    __m256 folded[4]; // low half: v[2i]'s lanes l + (l + 4); high half: v[2i + 1]'s
+    for (int i = 0; i < 4; ++i)
+        folded[i] = _mm256_add_ps(_mm256_permute2f128_ps(v[2 * i], v[2 * i + 1], 0x20),
+                                  _mm256_permute2f128_ps(v[2 * i], v[2 * i + 1], 0x31));
+    // Pairwise twice: the low half ends as keys 0, 2, 4, 6 and the high half as 1, 3, 5, 7.
+    const __m256 sums =
+        _mm256_hadd_ps(_mm256_hadd_ps(folded[0], folded[1]), _mm256_hadd_ps(folded[2], folded[3]));
+    return _mm256_permutevar8x32_ps(sums, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+}
+
+// What one head does with one block of keys, decided before the values are touched.
+struct BlockWeights {
+    alignas(32) float weight[kKeyBlock];  // the value's weight (1 where the key sets a new maximum)
+    alignas(32) float rescale[kKeyBlock]; // where it does: exp(old max - new max)
+    uint32_t new_max = 0;                 // bit k: key k sets a new maximum
+};
+
+inline __m256 round_to_f16(__m256 x) {
+    return _mm256_cvtph_ps(_mm256_cvtps_ph(x, kRound));
+}
+
+// Accumulates the block's values into HEADS accumulators (32 dimensions of each, at acc[h] +
+// offset), in key order: per key, the rescale where it sets a new maximum, then the FMA.
+template <int HEADS>
+inline void accumulate_values(const float (*value)[kMaxAttentionHeadDim], int keys,
+                              const BlockWeights* weights, float* const* acc, int64_t offset) {
+    __m256 a[HEADS][4];
+#pragma GCC unroll 4
+    for (int h = 0; h < HEADS; ++h)
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; ++i)
+            a[h][i] = _mm256_load_ps(acc[h] + offset + 8 * i);
+    uint32_t any_new_max = 0;
+    for (int h = 0; h < HEADS; ++h)
+        any_new_max |= weights[h].new_max;
+    for (int k = 0; k < keys; ++k) {
+        if (any_new_max >> k & 1) {
+#pragma GCC unroll 4
+            for (int h = 0; h < HEADS; ++h) {
+                if (!(weights[h].new_max >> k & 1)) continue;
+                const __m256 r = _mm256_broadcast_ss(&weights[h].rescale[k]);
+#pragma GCC unroll 4
+                for (int i = 0; i < 4; ++i)
+                    a[h][i] = round_to_f16(_mm256_mul_ps(a[h][i], r));
+            }
+        }
+#pragma GCC unroll 4
+        for (int h = 0; h < HEADS; ++h) {
+            const __m256 w = _mm256_broadcast_ss(&weights[h].weight[k]);
+#pragma GCC unroll 4
+            for (int i = 0; i < 4; ++i)
+                a[h][i] =
+                    round_to_f16(_mm256_fmadd_ps(_mm256_load_ps(value[k] + offset + 8 * i), w, a[h][i]));
+        }
+    }
+#pragma GCC unroll 4
+    for (int h = 0; h < HEADS; ++h)
+#pragma GCC unroll 4
+        for (int i = 0; i < 4; ++i)
+            _mm256_store_ps(acc[h] + offset + 8 * i, a[h][i]);
+}
 
 template <int64_t D>
 void attend_group(const float* q, size_t q_stride, int64_t n_queries, const uint16_t* keys,
                   const uint16_t* values, size_t kv_stride, int64_t n_keys, float scale, float* out,
                   size_t out_stride) {
+    static_assert(D % 32 == 0 && D <= kMaxAttentionHeadDim);
     alignas(32) float q16[kGroup][D]; // the queries rounded to F16, held as floats
-    alignas(32) uint16_t acc[kGroup][D];
-    alignas(32) float key[D], value[D];
+    alignas(32) float acc[kGroup][D]; // the F16 accumulators, held as floats
+    alignas(32) float key[kKeyBlock][kMaxAttentionHeadDim], value[kKeyBlock][kMaxAttentionHeadDim];
     float max_score[kGroup], sum[kGroup];
+    BlockWeights weights[kGroup];
     for (int64_t h = 0; h < n_queries; ++h) {
         for (int64_t d = 0; d < D; d += 8) {
             const __m128i half =
                 _mm256_cvtps_ph(_mm256_loadu_ps(q + static_cast<size_t>(h) * q_stride + d), kRound);
             _mm256_store_ps(q16[h] + d, _mm256_cvtph_ps(half));
-            _mm_store_si128(reinterpret_cast<__m128i*>(acc[h] + d), _mm_setzero_si128());
+            _mm256_store_ps(acc[h] + d, _mm256_setzero_ps());
         }
         max_score[h] = -INFINITY;
         sum[h] = 0.0f;
     }
-    for (int64_t j = 0; j < n_keys; ++j) {
-        const uint16_t* k = keys + static_cast<size_t>(j) * kv_stride;
-        const uint16_t* v = values + static_cast<size_t>(j) * kv_stride;
+    for (int64_t first = 0; first < n_keys; first += kKeyBlock) {
+        const int keys_here = static_cast<int>(std::min<int64_t>(kKeyBlock, n_keys - first));
+        for (int k = 0; k < kKeyBlock; ++k) {
+            if (k >= keys_here) { // padding: finite scores that the scan below never reads
+                std::fill(key[k], key[k] + D, 0.0f);
+                continue;
+            }
+            const uint16_t* key_row = keys + static_cast<size_t>(first + k) * kv_stride;
+            const uint16_t* value_row = values + static_cast<size_t>(first + k) * kv_stride;
 #pragma GCC unroll 16
-        for (int64_t d = 0; d < D; d += 8) {
-            _mm256_store_ps(key + d, load_halves(k + d));
-            _mm256_store_ps(value + d, load_halves(v + d));
+            for (int64_t d = 0; d < D; d += 8) {
+                _mm256_store_ps(key[k] + d, load_halves(key_row + d));
+                _mm256_store_ps(value[k] + d, load_halves(value_row + d));
+            }
         }
+        // Scores, then the online softmax's decisions per head: a key above the running maximum
+        // rescales what came before (exp(old max - new max)); any other is weighted by
+        // exp(score - max). All 8 exps of a head in one vector.
+        alignas(32) float exponent[kGroup][kKeyBlock];
         for (int64_t h = 0; h < n_queries; ++h) {
-            // dot(q16, k) in ggml's order (see dot_f16); D is a multiple of 32: no tail.
-            __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+            // dot(q16, key) of the 8 keys in ggml's order (see dot_f16).
+            __m256 lanes[kKeyBlock];
+#pragma GCC unroll 8
+            for (int k = 0; k < kKeyBlock; ++k) {
+                __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
 #pragma GCC unroll 4
-            for (int64_t i = 0; i < D; i += 32) {
-                s0 = _mm256_fmadd_ps(_mm256_load_ps(q16[h] + i), _mm256_load_ps(key + i), s0);
-                s1 = _mm256_fmadd_ps(_mm256_load_ps(q16[h] + i + 8), _mm256_load_ps(key + i + 8), s1);
-                s2 = _mm256_fmadd_ps(_mm256_load_ps(q16[h] + i + 16), _mm256_load_ps(key + i + 16), s2);
-                s3 = _mm256_fmadd_ps(_mm256_load_ps(q16[h] + i + 24), _mm256_load_ps(key + i + 24), s3);
+                for (int64_t i = 0; i < D; i += 32) {
+                    s0 = _mm256_fmadd_ps(_mm256_load_ps(q16[h] + i), _mm256_load_ps(key[k] + i), s0);
+                    s1 = _mm256_fmadd_ps(_mm256_load_ps(q16[h] + i + 8), _mm256_load_ps(key[k] + i + 8), s1);
+                    s2 =
+                        _mm256_fmadd_ps(_mm256_load_ps(q16[h] + i + 16), _mm256_load_ps(key[k] + i + 16), s2);
+                    s3 =
+                        _mm256_fmadd_ps(_mm256_load_ps(q16[h] + i + 24), _mm256_load_ps(key[k] + i + 24), s3);
+                }
+                lanes[k] = _mm256_add_ps(_mm256_add_ps(s0, s2), _mm256_add_ps(s1, s3));
             }
-            s0 = _mm256_add_ps(_mm256_add_ps(s0, s2), _mm256_add_ps(s1, s3));
-            const __m128 t0 = _mm_add_ps(_mm256_castps256_ps128(s0), _mm256_extractf128_ps(s0, 1));
-            const __m128 t1 = _mm_hadd_ps(t0, t0);
-            const float score = _mm_cvtss_f32(_mm_hadd_ps(t1, t1)) * scale;
-            float weight = 1.0f;
-            auto* a = reinterpret_cast<__m128i*>(acc[h]);
-            if (score > max_score[h]) {
-                const float rescale = std::exp(max_score[h] - score);
-                const __m256 r = _mm256_set1_ps(rescale);
-#pragma GCC unroll 16
-                for (int64_t d = 0; d < D / 8; ++d)
-                    _mm_store_si128(
-                        a + d,
-                        _mm256_cvtps_ph(_mm256_mul_ps(_mm256_cvtph_ps(_mm_load_si128(a + d)), r), kRound));
-                sum[h] = std::fma(sum[h], rescale, 1.0f);
-                max_score[h] = score;
-            } else {
-                weight = std::exp(score - max_score[h]);
-                sum[h] += weight;
+            alignas(32) float score[kKeyBlock];
+            _mm256_store_ps(score, _mm256_mul_ps(reduce_8_lanes(lanes), _mm256_set1_ps(scale)));
+            float running_max = max_score[h];
+            uint32_t new_max = 0;
+            for (int k = 0; k < kKeyBlock; ++k) {
+                if (k < keys_here && score[k] > running_max) {
+                    exponent[h][k] = running_max - score[k];
+                    running_max = score[k];
+                    new_max |= 1u << k;
+                } else {
+                    exponent[h][k] = score[k] - running_max;
+                }
             }
-            const __m256 w = _mm256_set1_ps(weight);
-#pragma GCC unroll 16
-            for (int64_t d = 0; d < D / 8; ++d) {
-                const __m256 updated =
-                    _mm256_fmadd_ps(_mm256_load_ps(value + 8 * d), w, _mm256_cvtph_ps(_mm_load_si128(a + d)));
-                _mm_store_si128(a + d, _mm256_cvtps_ph(updated, kRound));
+            max_score[h] = running_max;
+            weights[h].new_max = new_max;
+            _mm256_store_ps(exponent[h], expf_like_libm(_mm256_load_ps(exponent[h])));
+        }
+        // The sums, one chain per head: interleaved, they overlap.
+        for (int k = 0; k < keys_here; ++k)
+            for (int64_t h = 0; h < n_queries; ++h) {
+                BlockWeights& bw = weights[h];
+                const float e = exponent[h][k];
+                if (bw.new_max >> k & 1) {
+                    bw.rescale[k] = e;
+                    bw.weight[k] = 1.0f;
+                    sum[h] = std::fma(sum[h], e, 1.0f); // ggml's S = S*ms + vs, fused
+                } else {
+                    bw.weight[k] = e;
+                    sum[h] += e;
+                }
+            }
+        // The values, three heads at a time (12 accumulator registers), 32 dimensions at a time.
+        for (int64_t h = 0; h < n_queries; h += 3) {
+            float* heads[3] = {acc[h], acc[std::min<int64_t>(h + 1, kGroup - 1)],
+                               acc[std::min<int64_t>(h + 2, kGroup - 1)]};
+            for (int64_t offset = 0; offset < D; offset += 32) {
+                switch (std::min<int64_t>(3, n_queries - h)) {
+                case 1:
+                    accumulate_values<1>(value, keys_here, weights + h, heads, offset);
+                    break;
+                case 2:
+                    accumulate_values<2>(value, keys_here, weights + h, heads, offset);
+                    break;
+                default:
+                    accumulate_values<3>(value, keys_here, weights + h, heads, offset);
+                }
             }
         }
     }
@@ -158,7 +271,29 @@ void attend_group(const float* q, size_t q_stride, int64_t n_queries, const uint
         const __m256 inv_sum = _mm256_set1_ps(1.0f / sum[h]);
         for (int64_t d = 0; d < D; d += 8)
             _mm256_storeu_ps(out + static_cast<size_t>(h) * out_stride + d,
-                             _mm256_mul_ps(load_halves(acc[h] + d), inv_sum));
+                             _mm256_mul_ps(_mm256_load_ps(acc[h] + d), inv_sum));
+    }
+}
+
+// The group kernel for a head size known at compile time; false for other sizes.
+bool attend_group_by_size(const float* q, size_t q_stride, int64_t n_queries, const uint16_t* keys,
+                          const uint16_t* values, size_t kv_stride, int64_t n_keys, int64_t head_dim,
+                          float scale, float* out, size_t out_stride) {
+    switch (head_dim) {
+    case 32:
+        attend_group<32>(q, q_stride, n_queries, keys, values, kv_stride, n_keys, scale, out, out_stride);
+        return true;
+    case 64:
+        attend_group<64>(q, q_stride, n_queries, keys, values, kv_stride, n_keys, scale, out, out_stride);
+        return true;
+    case 96:
+        attend_group<96>(q, q_stride, n_queries, keys, values, kv_stride, n_keys, scale, out, out_stride);
+        return true;
+    case 128:
+        attend_group<128>(q, q_stride, n_queries, keys, values, kv_stride, n_keys, scale, out, out_stride);
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -171,35 +306,27 @@ void attend_group_f16(const float* q, size_t q_stride, int64_t n_queries, const 
         const int64_t count = std::min(kGroup, n_queries - first);
         const float* q_part = q + static_cast<size_t>(first) * q_stride;
         float* out_part = out + static_cast<size_t>(first) * out_stride;
-        switch (head_dim) {
-        case 64:
-            attend_group<64>(q_part, q_stride, count, keys, values, kv_stride, n_keys, scale, out_part,
-                             out_stride);
-            break;
-        case 128:
-            attend_group<128>(q_part, q_stride, count, keys, values, kv_stride, n_keys, scale, out_part,
-                              out_stride);
-            break;
-        default: // other head sizes: one query at a time
-            for (int64_t h = 0; h < count; ++h)
-                attend_f16(q_part + static_cast<size_t>(h) * q_stride, keys, values, kv_stride, n_keys,
-                           head_dim, scale, out_part + static_cast<size_t>(h) * out_stride);
-        }
+        if (attend_group_by_size(q_part, q_stride, count, keys, values, kv_stride, n_keys, head_dim, scale,
+                                 out_part, out_stride))
+            continue;
+        for (int64_t h = 0; h < count; ++h) // other head sizes: one query at a time
+            attend_f16(q_part + static_cast<size_t>(h) * q_stride, keys, values, kv_stride, n_keys, head_dim,
+                       scale, out_part + static_cast<size_t>(h) * out_stride);
     }
+}
+
+void expf_8(const float* in, float* out) {
+    _mm256_storeu_ps(out, expf_like_libm(_mm256_loadu_ps(in)));
 }
 
 void attend_f16(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
                 int64_t n_keys, int64_t head_dim, float scale, float* out) {
-    switch (head_dim) {
-    case 64:
-        return attend<64>(q, keys, values, kv_stride, n_keys, head_dim, scale, out);
-    case 128:
-        return attend<128>(q, keys, values, kv_stride, n_keys, head_dim, scale, out);
-    default:
-        if (head_dim % 8 == 0 && head_dim <= kMaxAttentionHeadDim)
-            return attend<0>(q, keys, values, kv_stride, n_keys, head_dim, scale, out);
-        return attend_f16_ref(q, keys, values, kv_stride, n_keys, head_dim, scale, out);
-    }
+    if (attend_group_by_size(q, static_cast<size_t>(head_dim), 1, keys, values, kv_stride, n_keys, head_dim,
+                             scale, out, static_cast<size_t>(head_dim)))
+        return;
+    if (head_dim % 8 == 0 && head_dim <= kMaxAttentionHeadDim)
+        return attend(q, keys, values, kv_stride, n_keys, head_dim, scale, out);
+    attend_f16_ref(q, keys, values, kv_stride, n_keys, head_dim, scale, out);
 }
 
 } // namespace hearth::kernels::avx2

@@ -75,6 +75,9 @@ void attend_group_f16(const float* q, size_t q_stride, int64_t n_queries, const 
                       const uint16_t* values, size_t kv_stride, int64_t n_keys, int64_t head_dim, float scale,
                       float* out, size_t out_stride);
 
+// out[i] = expf(in[i]) for 8 floats, bit for bit libm's (expf_avx2.h; for the tests).
+void expf_8(const float* in, float* out);
+
 // SwiGLU in place (SwigluFn), bit for bit the reference's.
 void swiglu(float* gate, const float* up, int64_t n);
 

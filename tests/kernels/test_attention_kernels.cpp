@@ -132,6 +132,39 @@ private slots:
         }
     }
 
+    // The attention's vector expf against libm's expf, bit for bit: every 251st float of the 2^32
+    // (all signs, magnitudes, subnormals, infinities and NaNs; an exhaustive run of all 2^32
+    // matched too) and the edges of glibc's fast path.
+    void expfMatchesLibmBitForBit() {
+        std::vector<uint32_t> bits;
+        for (uint64_t b = 0; b < (uint64_t{1} << 32); b += 251)
+            bits.push_back(static_cast<uint32_t>(b));
+        for (float edge :
+             {0.0f, -0.0f, 88.0f, -88.0f, std::nextafter(88.0f, 0.0f), std::nextafter(-88.0f, 0.0f),
+              88.72283935546875f, -103.972084045410156f, -87.33654022216797f, INFINITY, -INFINITY}) {
+            uint32_t b;
+            std::memcpy(&b, &edge, sizeof b);
+            bits.push_back(b);
+        }
+        while (bits.size() % 8 != 0)
+            bits.push_back(0);
+        for (size_t i = 0; i < bits.size(); i += 8) {
+            alignas(32) float in[8], out[8];
+            std::memcpy(in, &bits[i], sizeof in);
+            avx2::expf_8(in, out);
+            for (int lane = 0; lane < 8; ++lane) {
+                const float want = std::exp(in[lane]);
+                if (std::memcmp(&want, &out[lane], sizeof want) == 0 ||
+                    (std::isnan(want) && std::isnan(out[lane])))
+                    continue;
+                QFAIL(qPrintable(QString("expf(%1): %2, libm %3")
+                                     .arg(double(in[lane]), 0, 'a')
+                                     .arg(double(out[lane]), 0, 'a')
+                                     .arg(double(want), 0, 'a')));
+            }
+        }
+    }
+
     void singleKeyReturnsItsValue() {
         const Case c = make_case(64, 1, false, 5);
         const std::vector<float> got = run(avx2::attend_f16, c, 64, 1);
