@@ -7,6 +7,9 @@
 #include "kernels/x86_avx2/gemm_tiles.h"
 
 #include <algorithm>
+#include <array>
+#include <utility>
+#include <vector>
 
 namespace hearth::kernels::avx2 {
 namespace {
@@ -188,59 +191,115 @@ inline void gemv_by_rows(VecDotFn vec_dot, int64_t n, const void* weights, size_
     }
 }
 
-// GCC at -O2 keeps the small r/b loops as loops and the accumulators in memory; the pragmas
-// unroll them so that the tile lives in registers.
-template <class Block> struct SignedTile {
-    template <int RM, int RN> struct Shape {
-        static void run(int64_t blocks, const char* w, size_t w_stride, const char* a, size_t a_stride,
-                        float* y, int64_t y_stride) {
-            __m256 acc[RM][RN];
-#pragma GCC unroll 4
-            for (int r = 0; r < RM; ++r)
-#pragma GCC unroll 4
-                for (int b = 0; b < RN; ++b)
-                    acc[r][b] = _mm256_setzero_ps();
-            const __m256i ones = _mm256_set1_epi16(1);
-            for (int64_t i = 0; i < blocks; ++i) {
-                const BlockQ8_0* ab[RN];
-                __m256 da[RN];
-#pragma GCC unroll 4
-                for (int b = 0; b < RN; ++b) {
-                    ab[b] = row_of<BlockQ8_0>(a, a_stride, b) + i;
-                    da[b] = _mm256_set1_ps(fp16_at(&ab[b]->d));
-                }
-#pragma GCC unroll 4
-                for (int r = 0; r < RM; ++r) {
-                    const Block& wb = row_of<Block>(w, w_stride, r)[i];
-                    const __m256i q = signed_quants(wb);
-                    const __m256i q_abs = _mm256_sign_epi8(q, q);
-                    const __m256 dw = _mm256_set1_ps(fp16_at(&wb.d));
-#pragma GCC unroll 4
-                    for (int b = 0; b < RN; ++b) {
-                        const __m256i x = _mm256_sign_epi8(load256(ab[b]->qs), q);
-                        const __m256i dot = _mm256_madd_epi16(_mm256_maddubs_epi16(q_abs, x), ones);
-                        // dw * da rounds exactly as the scalar product of the vec_dot kernels.
-                        acc[r][b] =
-                            _mm256_fmadd_ps(_mm256_mul_ps(dw, da[b]), _mm256_cvtepi32_ps(dot), acc[r][b]);
-                    }
-                }
-            }
-            store_tile<RM, RN>(acc, y, y_stride);
-        }
-    };
+// The 32-element signed formats in prefill: a tile of weight rows is decoded once into a panel
+// (per block: the int8 quants, their magnitudes for maddubs, the scale as a float) that every
+// activation tile then reads. Decoding per tile instead, as before, cost Q5_0 a third of its
+// speed (82 against 120 GOP/s on one Zen 5 core at 896 columns); the arithmetic per (row,
+// activation) pair is unchanged: that of the vec_dot kernels, block by block.
+struct alignas(32) Bytes32 {
+    uint8_t bytes[32];
+};
+struct SignedPanel {
+    std::vector<Bytes32> quants, magnitudes; // (row, block)
+    std::vector<float> scales;               // (row, block)
+    int64_t blocks = 0;
 };
 
-// Tile of the 32-element signed formats: its accumulators, decoded block, scales and one
-// activation block must fit the 16 ymm registers, or GCC spills the accumulators.
-// 3x4 measured best of 4x3, 3x3, 3x4, 2x4, 4x2 and 2x6: a decoded block serves 4 activation rows.
+template <class Block>
+void decode_signed_rows(const char* w, size_t w_stride, int rows, int64_t blocks, SignedPanel& panel) {
+    const size_t needed = static_cast<size_t>(rows * blocks);
+    if (panel.quants.size() < needed) { // once per thread and width: no allocation per token
+        panel.quants.resize(needed);
+        panel.magnitudes.resize(needed);
+        panel.scales.resize(needed);
+    }
+    panel.blocks = blocks;
+    for (int r = 0; r < rows; ++r) {
+        const Block* row = row_of<Block>(w, w_stride, r);
+        for (int64_t i = 0; i < blocks; ++i) {
+            const size_t at = static_cast<size_t>(r * blocks + i);
+            const __m256i q = signed_quants(row[i]);
+            _mm256_store_si256(reinterpret_cast<__m256i*>(&panel.quants[at]), q);
+            _mm256_store_si256(reinterpret_cast<__m256i*>(&panel.magnitudes[at]), _mm256_sign_epi8(q, q));
+            panel.scales[at] = fp16_at(&row[i].d);
+        }
+    }
+}
+
+// GCC at -O2 keeps the small r/b loops as loops and the accumulators in memory; the pragmas
+// unroll them so that the tile lives in registers.
+template <int RM, int RN> struct SignedPanelTile {
+    static void run(const SignedPanel& panel, const char* a, size_t a_stride, float* y, int64_t y_stride) {
+        const int64_t blocks = panel.blocks;
+        __m256 acc[RM][RN];
+#pragma GCC unroll 4
+        for (int r = 0; r < RM; ++r)
+#pragma GCC unroll 4
+            for (int b = 0; b < RN; ++b)
+                acc[r][b] = _mm256_setzero_ps();
+        const __m256i ones = _mm256_set1_epi16(1);
+        for (int64_t i = 0; i < blocks; ++i) {
+            const BlockQ8_0* ab[RN];
+            __m256 da[RN];
+#pragma GCC unroll 4
+            for (int b = 0; b < RN; ++b) {
+                ab[b] = row_of<BlockQ8_0>(a, a_stride, b) + i;
+                da[b] = _mm256_set1_ps(fp16_at(&ab[b]->d));
+            }
+#pragma GCC unroll 4
+            for (int r = 0; r < RM; ++r) {
+                const size_t at = static_cast<size_t>(r * blocks + i);
+                const __m256i q = _mm256_load_si256(reinterpret_cast<const __m256i*>(&panel.quants[at]));
+                const __m256i q_abs =
+                    _mm256_load_si256(reinterpret_cast<const __m256i*>(&panel.magnitudes[at]));
+                const __m256 dw = _mm256_broadcast_ss(&panel.scales[at]);
+#pragma GCC unroll 4
+                for (int b = 0; b < RN; ++b) {
+                    const __m256i x = _mm256_sign_epi8(load256(ab[b]->qs), q);
+                    const __m256i dot = _mm256_madd_epi16(_mm256_maddubs_epi16(q_abs, x), ones);
+                    // dw * da rounds exactly as the scalar product of the vec_dot kernels.
+                    acc[r][b] = _mm256_fmadd_ps(_mm256_mul_ps(dw, da[b]), _mm256_cvtepi32_ps(dot), acc[r][b]);
+                }
+            }
+        }
+        store_tile<RM, RN>(acc, y, y_stride);
+    }
+};
+
+// Tile of the 32-element signed formats: its accumulators, a panel block, scales and one
+// activation block must fit the 16 ymm registers, or GCC spills the accumulators. 3x4 and 4x3
+// measured best (120 GOP/s for Q5_0 with the panel), 2x6 slower (86).
 constexpr int kSignedRows = 3, kSignedCols = 4;
 // K-quant tiles: 2 x 4 measured best of 4x3, 3x3, 2x4, 4x2, 3x2, 2x2, 2x6, 1x8, 3x4 and 2x5
 // (Q4_K 84, Q6_K 92 GFLOP/s on one core), once their loops were unrolled: before, GCC kept the
 // r/b loops and the tile's sums in memory (56 and 42 GFLOP/s).
 constexpr int kKQuantRows = 2, kKQuantCols = 4;
-// K-quant tiles: 2 x 4 measured best of 4x3, 3x3, 2x4, 4x2, 3x2, 2x2, 2x6, 1x8, 3x4 and 2x5
-// (Q4_K 84, Q6_K 92 GFLOP/s on one core), once their loops were unrolled: before, GCC kept the
-// r/b loops and the tile's sums in memory (56 and 42 GFLOP/s).
+
+// Rows outer: each tile of kSignedRows weight rows is decoded once, then every activation row
+// streams past it.
+template <class Block>
+void signed_panel_gemm(int64_t blocks, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                       int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                       float* y, int64_t y_stride) {
+    static constexpr auto tiles = []<size_t... I>(std::index_sequence<I...>) {
+        using Fn = void (*)(const SignedPanel&, const char*, size_t, float*, int64_t);
+        return std::array<Fn, kSignedRows * kSignedCols>{
+            &SignedPanelTile<int(I / kSignedCols) + 1, int(I % kSignedCols) + 1>::run...};
+    }
+    (std::make_index_sequence<kSignedRows * kSignedCols>{});
+    thread_local SignedPanel panel;
+    const char* w = static_cast<const char*>(weights);
+    const char* a = static_cast<const char*>(activations);
+    for (int64_t r = row_begin; r < row_end; r += kSignedRows) {
+        const int rm = static_cast<int>(std::min<int64_t>(kSignedRows, row_end - r));
+        decode_signed_rows<Block>(w + r * weight_row_bytes, weight_row_bytes, rm, blocks, panel);
+        for (int64_t b = 0; b < batch; b += kSignedCols) {
+            const int64_t rn = std::min<int64_t>(kSignedCols, batch - b);
+            tiles[static_cast<size_t>((rm - 1) * kSignedCols + (rn - 1))](
+                panel, a + b * activation_row_bytes, activation_row_bytes, y + b * y_stride + r, y_stride);
+        }
+    }
+}
 
 } // namespace
 
@@ -270,9 +329,8 @@ void gemm_q8_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int
     if (batch == 1)
         return gemv_by_rows(vec_dot_q8_0_q8_0, n, weights, weight_row_bytes, row_begin, row_end, activations,
                             y);
-    TileGrid<kSignedRows, kSignedCols, SignedTile<BlockQ8_0>::Shape>::run(
-        n / QK8_0, weights, weight_row_bytes, row_begin, row_end, activations, activation_row_bytes, batch, y,
-        y_stride);
+    signed_panel_gemm<BlockQ8_0>(n / QK8_0, weights, weight_row_bytes, row_begin, row_end, activations,
+                                 activation_row_bytes, batch, y, y_stride);
 }
 
 void gemm_q5_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
@@ -281,9 +339,8 @@ void gemm_q5_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int
     if (batch == 1)
         return gemv_by_rows(vec_dot_q5_0_q8_0, n, weights, weight_row_bytes, row_begin, row_end, activations,
                             y);
-    TileGrid<kSignedRows, kSignedCols, SignedTile<BlockQ5_0>::Shape>::run(
-        n / QK5_0, weights, weight_row_bytes, row_begin, row_end, activations, activation_row_bytes, batch, y,
-        y_stride);
+    signed_panel_gemm<BlockQ5_0>(n / QK5_0, weights, weight_row_bytes, row_begin, row_end, activations,
+                                 activation_row_bytes, batch, y, y_stride);
 }
 
 void gemm_q4_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
@@ -292,9 +349,8 @@ void gemm_q4_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int
     if (batch == 1)
         return gemv_by_rows(vec_dot_q4_0_q8_0, n, weights, weight_row_bytes, row_begin, row_end, activations,
                             y);
-    TileGrid<kSignedRows, kSignedCols, SignedTile<BlockQ4_0>::Shape>::run(
-        n / QK4_0, weights, weight_row_bytes, row_begin, row_end, activations, activation_row_bytes, batch, y,
-        y_stride);
+    signed_panel_gemm<BlockQ4_0>(n / QK4_0, weights, weight_row_bytes, row_begin, row_end, activations,
+                                 activation_row_bytes, batch, y, y_stride);
 }
 
 } // namespace hearth::kernels::avx2
