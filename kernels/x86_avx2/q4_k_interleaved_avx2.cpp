@@ -15,6 +15,7 @@
 #include "kernels/x86_avx2/avx2_kernels.h"
 
 #include <algorithm>
+#include <vector>
 
 namespace hearth::kernels::avx2 {
 namespace {
@@ -74,12 +75,107 @@ inline void unpack_group_block(const BlockQ4_K* const (&blocks)[kRows], GroupBlo
     g.dmin = _mm256_cvtph_ps(_mm256_extracti128_si256(halves, 1));
 }
 
+// Row r of activation b: lane r of acc[b] - acc_min[b], for the group's valid rows.
+template <int RN>
+inline void store_rows(const __m256 (&acc)[RN], const __m256 (&acc_min)[RN], float* out, int64_t y_stride,
+                       int valid_rows) {
+#pragma GCC unroll 4
+    for (int b = 0; b < RN; ++b) {
+        float* y = out + b * y_stride;
+        const __m256 result = _mm256_sub_ps(acc[b], acc_min[b]);
+        if (valid_rows == kRows) {
+            _mm256_storeu_ps(y, result);
+        } else {
+            alignas(32) float lanes[kRows];
+            _mm256_store_ps(lanes, result);
+            std::copy(lanes, lanes + valid_rows, y);
+        }
+    }
+}
+
+// Prefill reads every group once per 4 activation rows: the group's nibbles are unpacked to
+// bytes and its headers to GroupBlocks once, into a panel that those passes share (the unpack
+// was a third of the work per pass). Decode (batch < 4) streams the blocks as they are.
+struct alignas(32) Bytes32 {
+    uint8_t bytes[32];
+};
+struct GroupPanel {
+    std::vector<Bytes32> quants; // (block, pair, row, low/high nibbles)
+    std::vector<GroupBlock> headers;
+};
+
+inline void decode_group(int64_t blocks, const BlockQ4_K* const (&rows)[kRows], GroupPanel& panel) {
+    const size_t per_block = kPairs * kRows * 2;
+    if (panel.headers.size() < static_cast<size_t>(blocks)) { // once per thread and width
+        panel.headers.resize(static_cast<size_t>(blocks));
+        panel.quants.resize(static_cast<size_t>(blocks) * per_block);
+    }
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    for (int64_t i = 0; i < blocks; ++i) {
+        const BlockQ4_K* blocks_i[kRows];
+        for (int r = 0; r < kRows; ++r)
+            blocks_i[r] = rows[r] + i;
+        unpack_group_block(blocks_i, panel.headers[static_cast<size_t>(i)]);
+        auto* out = reinterpret_cast<__m256i*>(panel.quants.data() + static_cast<size_t>(i) * per_block);
+        for (int p = 0; p < kPairs; ++p)
+            for (int r = 0; r < kRows; ++r) {
+                const __m256i q = load256(blocks_i[r]->qs + 32 * p);
+                _mm256_store_si256(out++, _mm256_and_si256(q, low4));
+                _mm256_store_si256(out++, _mm256_and_si256(_mm256_srli_epi16(q, 4), low4));
+            }
+    }
+}
+
+// llama.cpp's gemm order for 4 activation rows over a decoded group: one FMA per pair of
+// sub-blocks (group_times_activations below, its gemv order, adds once per super-block).
+void panel_times_4_activations(int64_t blocks, const GroupPanel& panel, const char* a, size_t a_stride,
+                               float* out, int64_t y_stride, int valid_rows) {
+    constexpr int RN = kBatchTile;
+    __m256 acc[RN], acc_min[RN];
+#pragma GCC unroll 8
+    for (int b = 0; b < RN; ++b)
+        acc[b] = acc_min[b] = _mm256_setzero_ps();
+    for (int64_t i = 0; i < blocks; ++i) {
+        const GroupBlock& g = panel.headers[static_cast<size_t>(i)];
+        const auto* quants = reinterpret_cast<const __m256i*>(panel.quants.data() +
+                                                              static_cast<size_t>(i) * kPairs * kRows * 2);
+#pragma GCC unroll 4
+        for (int b = 0; b < RN; ++b) {
+            const auto& ab = reinterpret_cast<const BlockQ8_K*>(a + b * a_stride)[i];
+            const __m256 da = _mm256_set1_ps(ab.d);
+            const __m256 scale = _mm256_mul_ps(g.d, da), min_scale = _mm256_mul_ps(g.dmin, da);
+            const __m256i sub_block_sums =
+                _mm256_broadcastsi128_si256(_mm_hadd_epi16(load128(ab.bsums), load128(ab.bsums + 8)));
+#pragma GCC unroll 4
+            for (int p = 0; p < kPairs; ++p) {
+                const __m256i x_low = load256(ab.qs + 64 * p), x_high = load256(ab.qs + 64 * p + 32);
+                __m256i v[kRows];
+#pragma GCC unroll 8
+                for (int r = 0; r < kRows; ++r) {
+                    const __m256i* q = quants + (p * kRows + r) * 2;
+                    const __m256i low = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_load_si256(q), x_low),
+                                                          _mm256_set1_epi32(int(g.scale_pairs[r][2 * p])));
+                    const __m256i high =
+                        _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_load_si256(q + 1), x_high),
+                                          _mm256_set1_epi32(int(g.scale_pairs[r][2 * p + 1])));
+                    v[r] = _mm256_add_epi32(low, high);
+                }
+                const __m256i pair_min = _mm256_madd_epi16(
+                    g.min_pairs[p], _mm256_shuffle_epi32(sub_block_sums, _MM_SHUFFLE(p, p, p, p)));
+                acc[b] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(reduce_8_rows(v)), scale, acc[b]);
+                acc_min[b] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(pair_min), min_scale, acc_min[b]);
+            }
+        }
+    }
+    store_rows<RN>(acc, acc_min, out, y_stride, valid_rows);
+}
+
 // One group of 8 weight rows (rows[r]; a group at the end of the range repeats its last row)
-// times RN activation rows, in the order of llama.cpp's gemm (per_pair) or gemv. Writes lanes
+// times RN activation rows, in the order of llama.cpp's gemv. Writes lanes
 // [0, valid_rows) of out[b * y_stride + r]. prefetch, when set, is the next group's first
 // byte: it is asked for at the pace this group is read, one group ahead (decode streams the
 // weights once; see matmul.cpp).
-template <int RN, bool per_pair>
+template <int RN>
 void group_times_activations(int64_t blocks, const BlockQ4_K* const (&rows)[kRows], const char* a,
                              size_t a_stride, float* out, int64_t y_stride, int valid_rows,
                              const char* prefetch) {
@@ -128,43 +224,23 @@ void group_times_activations(int64_t blocks, const BlockQ4_K* const (&rows)[kRow
                                           _mm256_set1_epi32(int(g.scale_pairs[r][2 * p + 1])));
                     v[r] = _mm256_add_epi32(low, high);
                 }
-                const __m256i pair_sum = reduce_8_rows(v);
-                const __m256i pair_min = _mm256_madd_epi16(
-                    g.min_pairs[p], _mm256_shuffle_epi32(sub_block_sums, _MM_SHUFFLE(p, p, p, p)));
-                if constexpr (per_pair) {
-                    acc[b] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(pair_sum), scale, acc[b]);
-                    acc_min[b] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(pair_min), min_scale, acc_min[b]);
-                } else {
-                    sum = _mm256_add_epi32(sum, pair_sum);
-                    sum_min = _mm256_add_epi32(sum_min, pair_min);
-                }
+                sum = _mm256_add_epi32(sum, reduce_8_rows(v));
+                sum_min = _mm256_add_epi32(
+                    sum_min, _mm256_madd_epi16(g.min_pairs[p], _mm256_shuffle_epi32(
+                                                                   sub_block_sums, _MM_SHUFFLE(p, p, p, p))));
             }
-            if constexpr (!per_pair) {
-                acc[b] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), scale, acc[b]);
-                acc_min[b] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_min), min_scale, acc_min[b]);
-            }
+            acc[b] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), scale, acc[b]);
+            acc_min[b] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_min), min_scale, acc_min[b]);
         }
     }
-#pragma GCC unroll 4
-    for (int b = 0; b < RN; ++b) {
-        float* y = out + b * y_stride;
-        const __m256 result = _mm256_sub_ps(acc[b], acc_min[b]);
-        if (valid_rows == kRows) {
-            _mm256_storeu_ps(y, result);
-        } else {
-            alignas(32) float lanes[kRows];
-            _mm256_store_ps(lanes, result);
-            std::copy(lanes, lanes + valid_rows, y);
-        }
-    }
+    store_rows<RN>(acc, acc_min, out, y_stride, valid_rows);
 }
 
 using GroupFn = void (*)(int64_t, const BlockQ4_K* const (&)[kRows], const char*, size_t, float*, int64_t,
                          int, const char*);
-// llama.cpp's gemv order for 1..3 activation rows; its gemm order for tiles of 4.
-constexpr GroupFn kGemvFns[kBatchTile - 1] = {
-    group_times_activations<1, false>, group_times_activations<2, false>, group_times_activations<3, false>};
-constexpr GroupFn kGemmFn = group_times_activations<kBatchTile, true>;
+// llama.cpp's gemv order for the 1..3 activation rows left after its gemm's tiles of 4.
+constexpr GroupFn kGemvFns[kBatchTile - 1] = {group_times_activations<1>, group_times_activations<2>,
+                                              group_times_activations<3>};
 
 } // namespace
 
@@ -176,6 +252,7 @@ void gemm_q4_K_q8_K_interleaved(int64_t n, const void* weights, size_t weight_ro
     const int64_t blocks = n / QK_K;
     // llama.cpp's gemm takes rows [0, batch - batch % 4), its gemv the rest.
     const int64_t gemm_rows = batch - batch % kBatchTile;
+    thread_local GroupPanel panel;
     for (int64_t r = row_begin; r < row_end; r += kRows) {
         const int valid_rows = static_cast<int>(std::min<int64_t>(kRows, row_end - r));
         const BlockQ4_K* rows[kRows];
@@ -183,10 +260,12 @@ void gemm_q4_K_q8_K_interleaved(int64_t n, const void* weights, size_t weight_ro
             rows[k] =
                 reinterpret_cast<const BlockQ4_K*>(w + (r + std::min(k, valid_rows - 1)) * weight_row_bytes);
         const char* next_group = w + (r + kRows) * weight_row_bytes;
-        // Later tiles find the group in cache: only the first asks for the next one.
-        for (int64_t b = 0; b < gemm_rows; b += kBatchTile)
-            kGemmFn(blocks, rows, a + b * activation_row_bytes, activation_row_bytes, y + b * y_stride + r,
-                    y_stride, valid_rows, b == 0 ? next_group : nullptr);
+        if (gemm_rows > 0) {
+            decode_group(blocks, rows, panel);
+            for (int64_t b = 0; b < gemm_rows; b += kBatchTile)
+                panel_times_4_activations(blocks, panel, a + b * activation_row_bytes, activation_row_bytes,
+                                          y + b * y_stride + r, y_stride, valid_rows);
+        }
         if (gemm_rows < batch)
             kGemvFns[batch - gemm_rows - 1](blocks, rows, a + gemm_rows * activation_row_bytes,
                                             activation_row_bytes, y + gemm_rows * y_stride + r, y_stride,
