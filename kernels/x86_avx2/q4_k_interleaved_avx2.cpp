@@ -15,6 +15,7 @@
 #include "kernels/x86_avx2/avx2_kernels.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 namespace hearth::kernels::avx2 {
@@ -93,36 +94,80 @@ inline void store_rows(const __m256 (&acc)[RN], const __m256 (&acc_min)[RN], flo
     }
 }
 
-// Prefill reads every group once per 4 activation rows: the group's nibbles are unpacked to
-// bytes and its headers to GroupBlocks once, into a panel that those passes share (the unpack
-// was a third of the work per pass). Decode (batch < 4) streams the blocks as they are.
+// 8 rows of 8 dwords -> 8 vectors: out[c] holds dword c of every row, row r in dword r.
+inline void transpose_8x8_dwords(const __m256i (&in)[kRows], __m256i (&out)[8]) {
+    __m256i t[8], u[8];
+    for (int k = 0; k < 8; k += 2) {
+        t[k] = _mm256_unpacklo_epi32(in[k], in[k + 1]);
+        t[k + 1] = _mm256_unpackhi_epi32(in[k], in[k + 1]);
+    }
+    for (int k = 0; k < 8; k += 4) {
+        u[k] = _mm256_unpacklo_epi64(t[k], t[k + 2]);
+        u[k + 1] = _mm256_unpackhi_epi64(t[k], t[k + 2]);
+        u[k + 2] = _mm256_unpacklo_epi64(t[k + 1], t[k + 3]);
+        u[k + 3] = _mm256_unpackhi_epi64(t[k + 1], t[k + 3]);
+    }
+    for (int k = 0; k < 4; ++k) {
+        out[k] = _mm256_permute2x128_si256(u[k], u[k + 4], 0x20);
+        out[k + 4] = _mm256_permute2x128_si256(u[k], u[k + 4], 0x31);
+    }
+}
+
+// Prefill reads every group once per 4 activation rows, so the group is decoded once, into a
+// panel those passes share, with its rows interleaved as llama.cpp repacks them: per
+// sub-block j and 4 quants c, one vector of the 8 rows' 4 bytes (row r in dword r), and per
+// sub-block the rows' scales (dword r: row r's, in both int16 halves). Then maddubs against 4
+// activation bytes broadcast puts each row's partial sums in its own dword: no horizontal
+// reduction, and 8 chunks summed in int16 (|sum| <= 8 * 2 * 15 * 128 fits) before one madd
+// with the scales. Integer sums are exact, so the results are those of the gemm order above.
+// Decode (batch < 4) streams the blocks as they are.
 struct alignas(32) Bytes32 {
     uint8_t bytes[32];
 };
 struct GroupPanel {
-    std::vector<Bytes32> quants; // (block, pair, row, low/high nibbles)
+    std::vector<Bytes32> quants; // (block, sub-block j, chunk c): rows' quants 4c..4c+3 of j
+    std::vector<Bytes32> scales; // (block, sub-block j)
     std::vector<GroupBlock> headers;
 };
+constexpr int kSubBlocks = QK_K / 32;
 
 inline void decode_group(int64_t blocks, const BlockQ4_K* const (&rows)[kRows], GroupPanel& panel) {
-    const size_t per_block = kPairs * kRows * 2;
     if (panel.headers.size() < static_cast<size_t>(blocks)) { // once per thread and width
         panel.headers.resize(static_cast<size_t>(blocks));
-        panel.quants.resize(static_cast<size_t>(blocks) * per_block);
+        panel.quants.resize(static_cast<size_t>(blocks) * kSubBlocks * 8);
+        panel.scales.resize(static_cast<size_t>(blocks) * kSubBlocks);
     }
     const __m256i low4 = _mm256_set1_epi8(0x0F);
     for (int64_t i = 0; i < blocks; ++i) {
         const BlockQ4_K* blocks_i[kRows];
         for (int r = 0; r < kRows; ++r)
             blocks_i[r] = rows[r] + i;
-        unpack_group_block(blocks_i, panel.headers[static_cast<size_t>(i)]);
-        auto* out = reinterpret_cast<__m256i*>(panel.quants.data() + static_cast<size_t>(i) * per_block);
-        for (int p = 0; p < kPairs; ++p)
+        GroupBlock& g = panel.headers[static_cast<size_t>(i)];
+        unpack_group_block(blocks_i, g);
+        auto* quants =
+            reinterpret_cast<__m256i*>(panel.quants.data() + static_cast<size_t>(i) * kSubBlocks * 8);
+        for (int p = 0; p < kPairs; ++p) {
+            __m256i low[kRows], high[kRows];
             for (int r = 0; r < kRows; ++r) {
                 const __m256i q = load256(blocks_i[r]->qs + 32 * p);
-                _mm256_store_si256(out++, _mm256_and_si256(q, low4));
-                _mm256_store_si256(out++, _mm256_and_si256(_mm256_srli_epi16(q, 4), low4));
+                low[r] = _mm256_and_si256(q, low4);                        // sub-block 2p
+                high[r] = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4); // sub-block 2p + 1
             }
+            __m256i chunks[8];
+            transpose_8x8_dwords(low, chunks);
+            for (int c = 0; c < 8; ++c)
+                _mm256_store_si256(quants + (2 * p) * 8 + c, chunks[c]);
+            transpose_8x8_dwords(high, chunks);
+            for (int c = 0; c < 8; ++c)
+                _mm256_store_si256(quants + (2 * p + 1) * 8 + c, chunks[c]);
+        }
+        __m256i by_row[kRows], by_sub_block[8];
+        for (int r = 0; r < kRows; ++r)
+            by_row[r] = _mm256_load_si256(reinterpret_cast<const __m256i*>(g.scale_pairs[r]));
+        transpose_8x8_dwords(by_row, by_sub_block);
+        auto* scales = reinterpret_cast<__m256i*>(panel.scales.data() + static_cast<size_t>(i) * kSubBlocks);
+        for (int j = 0; j < kSubBlocks; ++j)
+            _mm256_store_si256(scales + j, by_sub_block[j]);
     }
 }
 
@@ -137,8 +182,10 @@ void panel_times_4_activations(int64_t blocks, const GroupPanel& panel, const ch
         acc[b] = acc_min[b] = _mm256_setzero_ps();
     for (int64_t i = 0; i < blocks; ++i) {
         const GroupBlock& g = panel.headers[static_cast<size_t>(i)];
-        const auto* quants = reinterpret_cast<const __m256i*>(panel.quants.data() +
-                                                              static_cast<size_t>(i) * kPairs * kRows * 2);
+        const auto* quants =
+            reinterpret_cast<const __m256i*>(panel.quants.data() + static_cast<size_t>(i) * kSubBlocks * 8);
+        const auto* scales =
+            reinterpret_cast<const __m256i*>(panel.scales.data() + static_cast<size_t>(i) * kSubBlocks);
 #pragma GCC unroll 4
         for (int b = 0; b < RN; ++b) {
             const auto& ab = reinterpret_cast<const BlockQ8_K*>(a + b * a_stride)[i];
@@ -148,21 +195,24 @@ void panel_times_4_activations(int64_t blocks, const GroupPanel& panel, const ch
                 _mm256_broadcastsi128_si256(_mm_hadd_epi16(load128(ab.bsums), load128(ab.bsums + 8)));
 #pragma GCC unroll 4
             for (int p = 0; p < kPairs; ++p) {
-                const __m256i x_low = load256(ab.qs + 64 * p), x_high = load256(ab.qs + 64 * p + 32);
-                __m256i v[kRows];
+                __m256i pair_sum = _mm256_setzero_si256();
+#pragma GCC unroll 2
+                for (int j = 2 * p; j < 2 * p + 2; ++j) {
+                    __m256i sum16 = _mm256_setzero_si256();
 #pragma GCC unroll 8
-                for (int r = 0; r < kRows; ++r) {
-                    const __m256i* q = quants + (p * kRows + r) * 2;
-                    const __m256i low = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_load_si256(q), x_low),
-                                                          _mm256_set1_epi32(int(g.scale_pairs[r][2 * p])));
-                    const __m256i high =
-                        _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_load_si256(q + 1), x_high),
-                                          _mm256_set1_epi32(int(g.scale_pairs[r][2 * p + 1])));
-                    v[r] = _mm256_add_epi32(low, high);
+                    for (int c = 0; c < 8; ++c) {
+                        int32_t x4;
+                        std::memcpy(&x4, ab.qs + 32 * j + 4 * c, sizeof x4);
+                        sum16 = _mm256_add_epi16(sum16,
+                                                 _mm256_maddubs_epi16(_mm256_load_si256(quants + j * 8 + c),
+                                                                      _mm256_set1_epi32(x4)));
+                    }
+                    pair_sum =
+                        _mm256_add_epi32(pair_sum, _mm256_madd_epi16(sum16, _mm256_load_si256(scales + j)));
                 }
                 const __m256i pair_min = _mm256_madd_epi16(
                     g.min_pairs[p], _mm256_shuffle_epi32(sub_block_sums, _MM_SHUFFLE(p, p, p, p)));
-                acc[b] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(reduce_8_rows(v)), scale, acc[b]);
+                acc[b] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(pair_sum), scale, acc[b]);
                 acc_min[b] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(pair_min), min_scale, acc_min[b]);
             }
         }
