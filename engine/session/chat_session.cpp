@@ -118,6 +118,30 @@ int32_t ChatSession::resolve_n_keep(std::span<const ChatTurn> conversation, cons
     return std::clamp(n_keep, 0, cache_->capacity() / 2);
 }
 
+int32_t ChatSession::turn_start(std::span<const ChatTurn> conversation, const GenerationOptions& options,
+                                const std::vector<int32_t>& tokens, size_t turn) const {
+    // The turns before it, rendered alone, share exactly the tokens that precede it.
+    try {
+        const std::string text = template_for(options).render_messages(
+            conversation.first(turn), render_options_for(inference_.model().tokenizer(), false));
+        return common_prefix(tokenize_prompt(text), tokens);
+    } catch (const std::exception&) {
+        return 0; // the template refuses this part of the conversation: no boundary known here
+    }
+}
+
+std::optional<int32_t> ChatSession::turn_aligned_discard(std::span<const ChatTurn> conversation,
+                                                         const GenerationOptions& options,
+                                                         const std::vector<int32_t>& tokens, int32_t from,
+                                                         int32_t needed, int32_t wanted, int32_t most) const {
+    // Turn 0 starts before anything a shift can drop; the candidates are the starts of the others.
+    const auto n_turns = static_cast<int32_t>(conversation.size()) - 1;
+    return discard_to_turn_start(
+        n_turns,
+        [&](int32_t i) { return turn_start(conversation, options, tokens, static_cast<size_t>(i) + 1); },
+        from, needed, wanted, most);
+}
+
 ChatSession::Prefill ChatSession::prefill(std::span<const ChatTurn> conversation,
                                           const GenerationOptions& options) {
     const auto start = Clock::now();
@@ -147,8 +171,9 @@ ChatSession::Prefill ChatSession::prefill(std::span<const ChatTurn> conversation
     int32_t in_view = n_tokens - dropped;
 
     if (in_view + reply_room > n_ctx) {
-        // Shift: keep the system prompt, cut the oldest block after it (at least what is
-        // needed, at least a quarter so that shifts are not needed every turn).
+        // Shift: keep the system prompt, cut the oldest turns after it (at least what is
+        // needed, at least a quarter so that shifts are not needed every turn). The cut ends
+        // where a turn starts; a plain block of tokens only when one turn is too long for that.
         if (dropped == 0) at = resolve_n_keep(conversation, options, tokens);
         const int32_t need = in_view + reply_room - n_ctx;
         const int32_t shiftable = in_view - at - 1;
@@ -156,7 +181,10 @@ ChatSession::Prefill ChatSession::prefill(std::span<const ChatTurn> conversation
             throw Error("the message is too long: " + std::to_string(n_tokens - (at + dropped)) +
                         " tokens after the system prompt do not fit in the context length of " +
                         std::to_string(n_ctx));
-        const int32_t extra = std::min(shiftable, std::max(need, (in_view - at) / 4));
+        const int32_t wanted = std::max(need, (in_view - at) / 4);
+        const int32_t extra =
+            turn_aligned_discard(conversation, options, tokens, at + dropped, need, wanted, shiftable)
+                .value_or(std::min(shiftable, wanted));
         cache_->truncate(reusable);
         if (reusable > at + extra) {
             shift_context(*cache_, inference_.model(), at, extra); // cheap: no token is recomputed
@@ -245,14 +273,20 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
         if (const std::string piece = decoder.push(next); !piece.empty() && on_piece) on_piece(piece);
         if (i + 1 == options.max_tokens) break; // the last token needs no logits
         if (cache_->size() >= n_ctx) {
-            // Full: shift half of what follows the kept prefix out of view, like llama.cpp.
+            // Full: shift about half of what follows the kept prefix out of view, like
+            // llama.cpp, up to where a turn starts when one does.
             const int32_t keep = cache_->shifted() ? cache_->shift_at()
                                                    : resolve_n_keep(conversation, options, prefilled.tokens);
-            const int32_t n_discard = (cache_->size() - keep) / 2;
-            if (n_discard <= 0) {
+            const int32_t after_keep = cache_->size() - keep;
+            const int32_t half = after_keep / 2;
+            if (half <= 0) {
                 stats.stop_reason = "context";
                 break;
             }
+            const int32_t from = keep + length(cache_->dropped()); // logical position of cache slot `keep`
+            const int32_t n_discard =
+                turn_aligned_discard(conversation, options, tokens, from, 1, half, after_keep - 1)
+                    .value_or(half);
             shift_context(*cache_, inference_.model(), keep, n_discard);
             stats.context_shifted = true;
             stats.n_keep = keep;

@@ -2,7 +2,7 @@
 // One conversation with a model: renders it with the chat template, reuses the
 // longest common prefix of tokens already in its KV cache, prefills only the
 // new suffix, then samples and streams the reply. When the context fills, the
-// oldest tokens after the system prompt are shifted out (context_shift.h). Its
+// oldest turns after the system prompt are shifted out (context_shift.h). Its
 // KV state can be saved to a file and restored later (kv_state_file.h).
 #include "engine/chat/chat_template.h"
 #include "engine/sampling/sampler.h"
@@ -12,6 +12,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -93,6 +94,15 @@ private:
     std::vector<int32_t> tokenize_prompt(const std::string& text) const;
     int32_t resolve_n_keep(std::span<const ChatTurn> conversation, const GenerationOptions& options,
                            std::span<const int32_t> tokens) const;
+    // Where conversation[turn] starts among `tokens` (the conversation as rendered).
+    int32_t turn_start(std::span<const ChatTurn> conversation, const GenerationOptions& options,
+                       const std::vector<int32_t>& tokens, size_t turn) const;
+    // Tokens a shift from logical position `from` drops so that the view resumes at the start
+    // of a turn after the first (discard_to_turn_start in context_shift.h); nullopt if none fits.
+    std::optional<int32_t> turn_aligned_discard(std::span<const ChatTurn> conversation,
+                                                const GenerationOptions& options,
+                                                const std::vector<int32_t>& tokens, int32_t from,
+                                                int32_t needed, int32_t wanted, int32_t most) const;
 
     Inference& inference_;
     std::unique_ptr<KvCache> cache_;
