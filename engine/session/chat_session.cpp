@@ -213,8 +213,10 @@ ChatSession::Prefill ChatSession::prefill(std::span<const ChatTurn> conversation
         view = tokens;
     }
 
-    // Reuse the cached prefix; at least the last prompt token is evaluated to get logits.
-    const int32_t reused = std::min(reusable, in_view - 1);
+    // Reuse the cached prefix. At least the last two prompt tokens are evaluated: the last one
+    // gives the logits, and computed in a batch (never alone, see Inference::eval) it rounds
+    // exactly as in a full recompute of the prompt.
+    const int32_t reused = std::clamp(std::min(reusable, in_view - 2), 0, in_view - 1);
     cache_->truncate(reused);
     stats.prompt_tokens = in_view;
     stats.reused_tokens = reused;

@@ -95,12 +95,17 @@ std::span<const float> Inference::eval(KvCache& cache, std::span<const int32_t> 
 
     if (all_logits) all_logits->resize(tokens.size() * static_cast<size_t>(n_vocab));
 
-    for (size_t start = 0; start < tokens.size(); start += static_cast<size_t>(n_batch_)) {
-        const int32_t n = static_cast<int32_t>(std::min<size_t>(n_batch_, tokens.size() - start));
-        const bool last = start + static_cast<size_t>(n) == tokens.size();
+    // Batches of n_batch rows, except that a prompt never leaves one row for a batch of its own:
+    // a batch of F32 rows sums in another order than a single row (as llama.cpp's do), so a
+    // prompt's rows round alike however it is cut; only a single token (decode) runs alone.
+    for (size_t start = 0, n = 0; start < tokens.size(); start += n) {
+        const size_t left = tokens.size() - start;
+        n = std::min<size_t>(static_cast<size_t>(n_batch_), left);
+        if (left - n == 1 && n > 2) --n;
+        const bool last = start + n == tokens.size();
         float* out =
             all_logits ? all_logits->data() + start * n_vocab : (last ? scratch_->logits.data() : nullptr);
-        forward_batch(cache, tokens.data() + start, n, all_logits != nullptr, out);
+        forward_batch(cache, tokens.data() + start, static_cast<int32_t>(n), all_logits != nullptr, out);
     }
     if (all_logits)
         std::memcpy(scratch_->logits.data(), all_logits->data() + (tokens.size() - 1) * n_vocab,
