@@ -27,8 +27,8 @@ run)
     exec build/bin/hearth
     ;;
 test)
-    # GUI suites use the offscreen platform; the end-to-end test starts its own Xvfb if present.
-    export QT_QPA_PLATFORM=offscreen
+    # No display or Xvfb needed: tests/CMakeLists.txt runs every suite with
+    # QT_QPA_PLATFORM=offscreen, and the end-to-end test's hearth process inherits it.
     ctest --test-dir build --output-on-failure -j "$jobs"
     ;;
 *)

@@ -12,8 +12,10 @@ Item {
 
     FolderDialog {
         id: folderDialog
+        objectName: "modelsFolderDialog"
         title: qsTr("Choose the models folder")
-        onAccepted: picker.settings.modelsFolder = selectedFolder.toString().replace(/^file:\/\//, "")
+        // The settings decode the URL: its text keeps percent-encoding ("My%20Models").
+        onAccepted: picker.settings.setModelsFolderUrl(selectedFolder)
     }
     FileDialog {
         id: fileDialog

@@ -10,8 +10,10 @@ Item {
 
     FolderDialog {
         id: folderDialog
+        objectName: "modelsFolderDialog"
         title: qsTr("Choose the models folder")
-        onAccepted: panel.settings.modelsFolder = selectedFolder.toString().replace(/^file:\/\//, "")
+        // The settings decode the URL: its text keeps percent-encoding ("My%20Models").
+        onAccepted: panel.settings.setModelsFolderUrl(selectedFolder)
     }
 
     ScrollView {
@@ -200,6 +202,36 @@ Item {
                         from: 1; to: 1048576; stepSize: 256; editable: true
                         value: panel.settings.conversationMemoryMiB
                         onValueModified: { panel.settings.conversationMemoryMiB = value; value = Qt.binding(() => panel.settings.conversationMemoryMiB) }
+                    }
+                }
+                SettingRow {
+                    title: qsTr("Compress saved conversation state")
+                    hint: qsTr("Conversations saved to disk take about half the space (Q8_0 instead of F16); a resumed conversation's cache is slightly rounded.")
+                    Switch {
+                        id: compressSwitch
+                        objectName: "compressSavedStatesSwitch"
+                        checked: panel.settings.compressSavedStates
+                        onToggled: { panel.settings.compressSavedStates = checked; checked = Qt.binding(() => panel.settings.compressSavedStates) }
+                        // Drawn here: Material's handle is a layer effect, which the software
+                        // renderer (llvmpipe, offscreen) does not draw.
+                        indicator: Rectangle {
+                            implicitWidth: 44
+                            implicitHeight: 24
+                            x: compressSwitch.leftPadding
+                            y: (compressSwitch.height - height) / 2
+                            radius: height / 2
+                            color: compressSwitch.checked ? Theme.accent : Theme.window
+                            border.color: compressSwitch.checked ? Theme.accent : Theme.border
+                            Rectangle {
+                                width: 18
+                                height: 18
+                                radius: 9
+                                y: 3
+                                x: compressSwitch.checked ? parent.width - width - 3 : 3
+                                color: compressSwitch.checked ? Theme.textOnAccent : Theme.textMuted
+                                Behavior on x { NumberAnimation { duration: 120 } }
+                            }
+                        }
                     }
                 }
                 SettingRow {

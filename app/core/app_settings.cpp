@@ -1,4 +1,5 @@
 #include "app/core/app_settings.h"
+#include <QDir>
 #include <QSemaphore>
 #include <QSettings>
 #include <QVariantMap>
@@ -73,11 +74,20 @@ void AppSettings::setConversationMemoryMiB(int v) {
     assign(conversationMemoryMiB_, std::clamp(v, kMinConversationMemoryMiB, kMaxConversationMemoryMiB),
            &AppSettings::conversationMemoryChanged);
 }
+void AppSettings::setCompressSavedStates(bool v) {
+    assign(compressSavedStates_, v, &AppSettings::savedStatesChanged);
+}
 void AppSettings::setChatTemplate(const QString& v) {
     assign(chatTemplate_, v, &AppSettings::changed);
 }
 void AppSettings::setModelsFolder(const QString& v) {
     assign(modelsFolder_, v, &AppSettings::modelsFolderChanged);
+}
+bool AppSettings::setModelsFolderUrl(const QUrl& folder) {
+    // toLocalFile() decodes "%20" and UTF-8 escapes; the URL's text would keep them.
+    if (!folder.isLocalFile()) return false;
+    setModelsFolder(QDir::cleanPath(folder.toLocalFile()));
+    return true;
 }
 void AppSettings::setTheme(const QString& v) {
     const bool known =
@@ -128,6 +138,7 @@ void AppSettings::load() {
     conversationMemoryMiB_ =
         std::clamp(s->value("engine/conversationMemoryMiB", conversationMemoryMiB_).toInt(),
                    kMinConversationMemoryMiB, kMaxConversationMemoryMiB);
+    compressSavedStates_ = s->value("engine/compressSavedStates", compressSavedStates_).toBool();
     chatTemplate_ = s->value("generation/chatTemplate", chatTemplate_).toString();
     modelsFolder_ = s->value("models/folder", modelsFolder_).toString();
     recentModels_ = s->value("models/recent", recentModels_).toStringList();
@@ -153,6 +164,7 @@ void AppSettings::saveNow() {
         {"engine/contextLength", contextLength_},
         {"engine/threads", threads_},
         {"engine/conversationMemoryMiB", conversationMemoryMiB_},
+        {"engine/compressSavedStates", compressSavedStates_},
         {"generation/chatTemplate", chatTemplate_},
         {"models/folder", modelsFolder_},
         {"models/recent", recentModels_},

@@ -7,6 +7,7 @@
 #include <QStringList>
 #include <QThreadPool>
 #include <QTimer>
+#include <QUrl>
 #include <QtQml/qqmlregistration.h>
 
 namespace hearth::app {
@@ -36,6 +37,8 @@ class AppSettings : public QObject {
     Q_PROPERTY(int threads READ threads WRITE setThreads NOTIFY engineConfigChanged)
     Q_PROPERTY(int conversationMemoryMiB READ conversationMemoryMiB WRITE setConversationMemoryMiB NOTIFY
                    conversationMemoryChanged)
+    Q_PROPERTY(bool compressSavedStates READ compressSavedStates WRITE setCompressSavedStates NOTIFY
+                   savedStatesChanged)
     Q_PROPERTY(QString chatTemplate READ chatTemplate WRITE setChatTemplate NOTIFY changed)
     Q_PROPERTY(QString modelsFolder READ modelsFolder WRITE setModelsFolder NOTIFY modelsFolderChanged)
     Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY appearanceChanged)
@@ -61,6 +64,9 @@ public:
     [[nodiscard]] int threads() const { return threads_; } // 0: one per core
     // KV memory kept for conversations before the least recently used is saved to disk and dropped.
     [[nodiscard]] int conversationMemoryMiB() const { return conversationMemoryMiB_; }
+    // Conversations' KV states are saved to disk as Q8_0 (about half the size of F16, with
+    // Q8_0's rounding when they resume) instead of F16.
+    [[nodiscard]] bool compressSavedStates() const { return compressSavedStates_; }
     // Jinja chat template; empty: the model's own (ChatML when it has none).
     [[nodiscard]] QString chatTemplate() const { return chatTemplate_; }
     [[nodiscard]] QString modelsFolder() const { return modelsFolder_; }
@@ -80,8 +86,12 @@ public:
     void setContextLength(int value);
     void setThreads(int value);
     void setConversationMemoryMiB(int value);
+    void setCompressSavedStates(bool value);
     void setChatTemplate(const QString& value);
     void setModelsFolder(const QString& value);
+    // What a folder dialog chose, as a URL: its local path (percent-encoding decoded) becomes
+    // the models folder. Anything but a local file URL is refused and returns false.
+    Q_INVOKABLE bool setModelsFolderUrl(const QUrl& folder);
     void setTheme(const QString& value);
     void setFontSize(int value);
 
@@ -96,6 +106,7 @@ signals:
     void changed();             // generation settings
     void engineConfigChanged(); // context length or threads: the worker is reconfigured
     void conversationMemoryChanged();
+    void savedStatesChanged(); // the format conversations' KV states are saved in
     void modelsFolderChanged();
     void appearanceChanged();
     void recentModelsChanged();
@@ -118,6 +129,7 @@ private:
     int contextLength_ = 2048;
     int threads_ = 0;
     int conversationMemoryMiB_ = 2048;
+    bool compressSavedStates_ = false;
     QString chatTemplate_;
     QString modelsFolder_;
     QString theme_ = QStringLiteral("system");

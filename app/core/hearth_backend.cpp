@@ -23,6 +23,16 @@ HearthBackend::HearthBackend(const AppPaths& paths, QObject* parent)
     };
     connect(settings_.get(), &AppSettings::conversationMemoryChanged, this, applyConversationMemory);
     applyConversationMemory();
+    const auto applySavedStateFormat = [this] {
+        QMetaObject::invokeMethod(
+            worker_,
+            [worker = worker_, compress = settings_->compressSavedStates()] {
+                worker->setCompressSavedStates(compress);
+            },
+            Qt::QueuedConnection);
+    };
+    connect(settings_.get(), &AppSettings::savedStatesChanged, this, applySavedStateFormat);
+    applySavedStateFormat();
     models_ = std::make_unique<ModelController>(settings_.get(), worker_);
     chat_ = std::make_unique<ChatController>(settings_.get(), store_.get(), worker_, models_.get());
     metrics_ = std::make_unique<MetricsController>();

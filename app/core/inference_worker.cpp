@@ -116,6 +116,8 @@ void InferenceWorker::resetSessions() {
         options.n_ctx = engine_->contextLength;
         options.memory_budget_bytes = static_cast<size_t>(std::max<qint64>(memoryBudget_, 0));
         options.state_dir = stateDir_.toStdString();
+        options.saved_format =
+            compressSavedStates_ ? engine::KvStateFormat::Q8_0 : engine::KvStateFormat::F16;
         engine_->sessions = std::make_unique<engine::SessionStore>(*engine_->inference, options);
     }
     engine_->publishMemory();
@@ -125,6 +127,14 @@ void InferenceWorker::setMemoryBudget(qint64 bytes) {
     memoryBudget_ = bytes;
     if (engine_->sessions)
         engine_->sessions->set_memory_budget(static_cast<size_t>(std::max<qint64>(bytes, 0)));
+}
+
+void InferenceWorker::setCompressSavedStates(bool compress) {
+    if (compress == compressSavedStates_) return;
+    compressSavedStates_ = compress;
+    if (engine_->sessions)
+        engine_->sessions->set_saved_format(compress ? engine::KvStateFormat::Q8_0
+                                                     : engine::KvStateFormat::F16);
 }
 
 void InferenceWorker::requestStop(quint64 requestId) {

@@ -14,6 +14,8 @@ ModelEntry readModelEntry(const QString& path, int contextLength) {
     entry.name = QFileInfo(path).completeBaseName();
     entry.fileBytes = QFileInfo(path).size();
     try {
+        // A file the engine cannot run (e.g. another architecture) gets the reason as its
+        // error, as loading it would.
         const engine::ModelInfo info = engine::Model::read_info(path.toStdString());
         entry.name = displayName(info);
         entry.architecture = QString::fromStdString(info.architecture);

@@ -166,7 +166,11 @@ QCoro::Task<> AutomationDriver::execute(QString command, QString argument) {
         const bool ok = co_await wait;
         report({{"event", "idle"}, {"ok", ok}, {"visibleText", visibleReply()}});
     } else if (command == QLatin1String("click")) {
-        report({{"event", "click"}, {"target", argument}, {"found", click(argument)}});
+        // Whether a reply was streaming when the click landed: a Stop that comes after the
+        // reply has ended stops nothing.
+        const bool wasGenerating = chat->generating();
+        const bool found = click(argument);
+        report({{"event", "click"}, {"target", argument}, {"found", found}, {"generating", wasGenerating}});
     } else if (command == QLatin1String("set")) {
         const QString name = argument.section(QLatin1Char(' '), 0, 0);
         const QString value = argument.section(QLatin1Char(' '), 1);

@@ -1,5 +1,6 @@
 #include "engine/model/model.h"
 #include "engine/error.h"
+#include "kernels/block_formats.h"
 #include "kernels/kernel_table.h"
 #include <filesystem>
 #include <map>
@@ -63,10 +64,10 @@ ModelInfo describe(const gguf::GgufFile& file) {
             info.quantization = upper(kernels::type_traits(type).name);
         }
     if (info.file_type.empty()) info.file_type = info.quantization;
-    if (info.n_head > 0 && info.n_embd > 0) {
-        int64_t head_dim = int_or(p + "attention.key_length", info.n_embd / info.n_head);
-        info.kv_bytes_per_token = 2 * int64_t{info.n_layer} * info.n_head_kv * head_dim * int64_t(sizeof(float));
-    }
+    // The engine's own reading of the hyperparameters: a file it cannot run fails here with the
+    // reason, and the KV cache is sized as KvCache holds it (F16 keys and values, every layer).
+    const HyperParams hp = read_hyperparams(file);
+    info.kv_bytes_per_token = 2 * int64_t{hp.n_layer} * hp.kv_width() * int64_t{sizeof(kernels::fp16_bits)};
     return info;
 }
 
@@ -97,8 +98,8 @@ public:
             return {};
         }
         if (t->elements() != n || (t->shape.size() != 1 && !(t->shape.size() == 2 && t->shape[1] == 1)))
-            file_.fail("tensor " + name + " has shape " + shape_text(t->shape) + ", expected [" + std::to_string(n) +
-                       "]");
+            file_.fail("tensor " + name + " has shape " + shape_text(t->shape) + ", expected [" +
+                       std::to_string(n) + "]");
         auto dequantize = kernels::reference_kernels().of(t->type).dequantize;
         if (!dequantize)
             file_.fail("tensor " + name + " has type " + std::string(kernels::type_traits(t->type).name) +
@@ -110,7 +111,8 @@ public:
 
     static std::string shape_text(const std::vector<int64_t>& shape) {
         std::string s = "[";
-        for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+        for (size_t i = 0; i < shape.size(); ++i)
+            s += (i ? ", " : "") + std::to_string(shape[i]);
         return s + "]";
     }
 
@@ -120,9 +122,13 @@ private:
 
 } // namespace
 
-int64_t ModelInfo::estimated_bytes(int32_t n_ctx) const { return file_bytes + kv_bytes_per_token * n_ctx; }
+int64_t ModelInfo::estimated_bytes(int32_t n_ctx) const {
+    return file_bytes + kv_bytes_per_token * n_ctx;
+}
 
-ModelInfo Model::read_info(const std::string& path) { return describe(*gguf::GgufFile::open(path)); }
+ModelInfo Model::read_info(const std::string& path) {
+    return describe(*gguf::GgufFile::open(path));
+}
 
 std::shared_ptr<const Model> Model::load(const std::string& path) {
     std::shared_ptr<Model> model(new Model());
@@ -149,7 +155,8 @@ std::shared_ptr<const Model> Model::load(const std::string& path) {
     if (!kernels::reference_kernels().of(w.token_embd.type).dequantize)
         file.fail("token_embd.weight has a type the engine cannot read");
     w.output_norm = bind.vector("output_norm.weight", hp.n_embd, true);
-    w.output = bind.find("output.weight") ? bind.matrix("output.weight", hp.n_embd, hp.n_vocab) : w.token_embd;
+    w.output =
+        bind.find("output.weight") ? bind.matrix("output.weight", hp.n_embd, hp.n_vocab) : w.token_embd;
     w.rope_freq_factors = bind.vector("rope_freqs.weight", hp.rope_dim / 2, false);
 
     const bool has_qkv_bias = hp.arch == Architecture::Qwen2;

@@ -23,27 +23,28 @@ struct LayerWeights {
 };
 
 struct ModelWeights {
-    kernels::WeightMatrix token_embd;  // (n_vocab, n_embd)
-    std::vector<LayerWeights> layers;  // (n_layer)
-    std::vector<float> output_norm;    // (n_embd)
-    kernels::WeightMatrix output;      // (n_vocab, n_embd); token_embd when tied
+    kernels::WeightMatrix token_embd;     // (n_vocab, n_embd)
+    std::vector<LayerWeights> layers;     // (n_layer)
+    std::vector<float> output_norm;       // (n_embd)
+    kernels::WeightMatrix output;         // (n_vocab, n_embd); token_embd when tied
     std::vector<float> rope_freq_factors; // (rope_dim / 2) Llama 3 rope_freqs, empty otherwise
 };
 
 // What the model picker and `hearth-cli info` show, read without loading weights.
 struct ModelInfo {
     std::string path;
-    std::string name;          // general.name, or the file name
-    std::string architecture;  // general.architecture
-    std::string quantization;  // the most common weight type, e.g. "Q4_K"
-    std::string file_type;     // from general.file_type when present, e.g. "Q4_K_M"
+    std::string name;         // general.name, or the file name
+    std::string architecture; // general.architecture
+    std::string quantization; // the most common weight type, e.g. "Q4_K"
+    std::string file_type;    // from general.file_type when present, e.g. "Q4_K_M"
     int64_t parameters = 0;
     int64_t file_bytes = 0;
     int32_t context_length = 0;
     int32_t n_layer = 0, n_embd = 0, n_head = 0, n_head_kv = 0, n_vocab = 0;
     std::string tokenizer_model; // "llama" (SentencePiece) or "gpt2" (byte-level BPE)
     bool has_chat_template = false;
-    // Memory to run it: the weights plus an F32 KV cache of n_ctx tokens.
+    // Memory to run it: the weights (mapped from the file) plus one conversation's KV cache of
+    // n_ctx tokens, F16 keys and values for every layer as KvCache holds them.
     int64_t estimated_bytes(int32_t n_ctx) const;
     int64_t kv_bytes_per_token = 0;
 };
@@ -52,6 +53,7 @@ class Model {
 public:
     // Maps and validates the file and everything the architecture needs; throws hearth::Error.
     static std::shared_ptr<const Model> load(const std::string& path);
+    // Reads what the picker shows; throws hearth::Error for a file the engine cannot run.
     static ModelInfo read_info(const std::string& path);
 
     const std::string& path() const { return file_->path(); }

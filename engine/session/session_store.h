@@ -51,6 +51,7 @@ public:
     std::vector<std::string> ids() const; // in memory, most recently used first
     size_t bytes() const;                 // touched KV memory of the conversations in memory
     void set_memory_budget(size_t bytes);
+    void set_saved_format(KvStateFormat format) { options_.saved_format = format; } // for later saves
 
     // Writes the conversation's state (if in memory and not empty); throws hearth::Error
     // when it cannot be written. No-op without a state directory.

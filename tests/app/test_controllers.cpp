@@ -2,8 +2,9 @@
 // a temp dir) and a real model: the drop path, refusing bad files while keeping
 // the model, chatting, stop, regenerate, edit-and-resend, rename/delete/search,
 // and everything found again after a restart; saved KV states (written at
-// shutdown, deleted with their conversation), the chat template override, the
-// per-reply cache history and the context-shift divider.
+// shutdown, deleted with their conversation, Q8_0 when the setting asks), the
+// chat template override, the per-reply cache history and the context-shift
+// divider.
 #include "app/core/app_settings.h"
 #include "app/core/chat_controller.h"
 #include "app/core/conversation_store.h"
@@ -11,6 +12,7 @@
 #include "app/core/inference_worker.h"
 #include "app/core/metrics_controller.h"
 #include "app/core/model_controller.h"
+#include "tests/app/saved_kv_state.h"
 #include "tests/support/test_support.h"
 #include <QDir>
 #include <QFile>
@@ -304,6 +306,37 @@ private slots:
 
         again.chat()->deleteConversation(id);
         QTRY_VERIFY_WITH_TIMEOUT(!QFile::exists(stateDir + "/" + id + ".hkv"), 10000);
+    }
+
+    // The "Compress saved conversation state" setting reaches the worker: states are Q8_0.
+    void compressedStatesFollowTheSetting() {
+        QString id;
+        {
+            HearthBackend b(paths());
+            QVERIFY(startChat(b));
+            b.settings()->setCompressSavedStates(true);
+            QVERIFY(loadModel(b));
+            b.settings()->setMaxReplyTokens(8);
+            QVERIFY(b.chat()->send("Once upon a time"));
+            QVERIFY(finishReply(b.chat()));
+            id = b.chat()->currentConversationId();
+        } // saved at shutdown
+        const auto saved = hearth::test::readSavedStateHeader(paths().kvStateDir() + "/" + id + ".hkv");
+        QVERIFY2(saved, "no saved state");
+        QCOMPARE(saved->format, hearth::engine::KvStateFormat::Q8_0);
+        QVERIFY(saved->sizeMatchesFormat);
+
+        HearthBackend again(paths()); // persisted: still on
+        QVERIFY(again.settings()->compressSavedStates());
+        QVERIFY(startChat(again));
+        QVERIFY(loadModel(again));
+        again.settings()->setMaxReplyTokens(4);
+        again.chat()->selectConversation(id);
+        QVERIFY(waitForMessages(again.chat(), 2));
+        QVERIFY(again.chat()->send("And then?"));
+        QVERIFY(finishReply(again.chat()));
+        const QString stats = again.chat()->messages()->index(3).data(MessageListModel::StatsRole).toString();
+        QVERIFY2(stats.contains("resumed from saved state"), qPrintable(stats));
     }
 
     void anInvalidChatTemplateFailsInTheChat() {

@@ -1,8 +1,10 @@
 // The inference worker on its own thread, driven only by queued signals, with a
 // real model (stories260K): load, refuse a bad file while keeping the model,
 // stream batched pieces, stop between tokens, reuse a conversation's cache, save
-// evicted conversations' KV states and resume them (also after a restart).
+// evicted conversations' KV states (F16, or Q8_0 when asked) and resume them (also
+// after a restart).
 #include "app/core/inference_worker.h"
+#include "tests/app/saved_kv_state.h"
 #include "tests/support/test_support.h"
 #include <QElapsedTimer>
 #include <QFile>
@@ -28,6 +30,8 @@ public:
                 Qt::QueuedConnection);
         connect(this, &WorkerHarness::forget, worker, &InferenceWorker::forgetConversation,
                 Qt::QueuedConnection);
+        connect(this, &WorkerHarness::setCompressSavedStates, worker,
+                &InferenceWorker::setCompressSavedStates, Qt::QueuedConnection);
         // The worker's signals, re-emitted on this (the test's) thread, where the spies read them.
         connect(worker, &InferenceWorker::loadFinished, this, &WorkerHarness::loadFinished);
         connect(worker, &InferenceWorker::warmUpFinished, this, &WorkerHarness::warmUpFinished);
@@ -49,6 +53,7 @@ signals:
     void configure(int threads, int contextLength);
     void setMemoryBudget(qint64 bytes);
     void forget(const QString& conversationId);
+    void setCompressSavedStates(bool compress);
     void loadFinished(quint64 requestId, bool ok, const hearth::app::ModelSummary& summary,
                       const QString& error);
     void warmUpFinished(quint64 requestId, double seconds);
@@ -310,6 +315,54 @@ private slots:
         QVERIFY(!damaged.restoreRejected.isEmpty());
         QCOMPARE(damaged.reusedTokens, 0);
         QVERIFY(damaged.generatedTokens > 0);
+    }
+
+    // The "Compress saved conversation state" setting: evicted conversations are written as
+    // Q8_0, resume from there, and switching the setting applies to the next save.
+    void savesCompressedStatesWhenAskedTo() {
+        using hearth::engine::KvStateFormat;
+        const QString dir =
+            QString::fromStdString(hearth::test::make_temp_dir("hearth-kv-q8")) + "/kv-states";
+        const QString alphaFile = dir + "/alpha.hkv";
+        const QList<ChatTurnData> alphaStart{{"user", "Once upon a time"}};
+        WorkerHarness h(dir);
+        QVERIFY(loadInto(h, modelPath(), 1));
+        emit h.setMemoryBudget(1); // only the conversation in use stays in memory
+
+        GenerationResult result;
+        QString alphaReply;
+        QVERIFY(generateIn(h, request(2, "alpha", 12, alphaStart), &result, &alphaReply));
+        // beta evicts alpha, which is saved.
+        QVERIFY(generateIn(h, request(3, "beta", 4, {{"user", "A different start"}}), &result));
+        auto saved = hearth::test::readSavedStateHeader(alphaFile);
+        QVERIFY(saved);
+        QCOMPARE(saved->format, KvStateFormat::F16); // the default
+        QVERIFY(saved->sizeMatchesFormat);
+
+        emit h.setCompressSavedStates(true);
+        // alpha comes back from its F16 state, grows, and is evicted again by beta: now as Q8_0.
+        const QList<ChatTurnData> alphaNext{
+            alphaStart.first(), {"assistant", alphaReply}, {"user", "And then?"}};
+        QVERIFY(generateIn(h, request(4, "alpha", 4, alphaNext), &result));
+        QVERIFY2(result.restoredFromDisk, qPrintable(result.restoreRejected));
+        QVERIFY(generateIn(h, request(5, "beta", 4, {{"user", "A different start"}}), &result));
+        saved = hearth::test::readSavedStateHeader(alphaFile);
+        QVERIFY(saved);
+        QCOMPARE(saved->format, KvStateFormat::Q8_0);
+        QVERIFY(saved->sizeMatchesFormat);
+
+        // A Q8_0 state resumes like an F16 one.
+        QVERIFY(generateIn(h, request(6, "alpha", 2, alphaNext), &result));
+        QVERIFY2(result.restoredFromDisk, qPrintable(result.restoreRejected));
+        QVERIFY(result.reusedTokens > 0);
+
+        // Back to F16 for the next save.
+        emit h.setCompressSavedStates(false);
+        QVERIFY(generateIn(h, request(7, "alpha", 2, alphaNext), &result));
+        QVERIFY(generateIn(h, request(8, "beta", 2, {{"user", "A different start"}}), &result));
+        saved = hearth::test::readSavedStateHeader(alphaFile);
+        QVERIFY(saved);
+        QCOMPARE(saved->format, KvStateFormat::F16);
     }
 
     void forgetsAStateWithoutAModel() {

@@ -1,6 +1,9 @@
 // Qt Quick Test runner for the QML components (tests in tests/app/qml/tst_*.qml).
-// The setup gives the tests the Hearth modules and a real AppSettings backed by a temp file.
+// The setup gives the tests the Hearth modules, a real AppSettings backed by a temp file,
+// and a real backend's ModelController (and its settings) for the model picker.
 #include "app/core/app_settings.h"
+#include "app/core/hearth_backend.h"
+#include "app/core/model_controller.h"
 #include "tests/support/test_support.h"
 #include <QQmlContext>
 #include <QQmlEngine>
@@ -18,6 +21,10 @@ public slots:
         const QString dir = QString::fromStdString(hearth::test::make_temp_dir("hearth-qml-test"));
         auto* settings = new hearth::app::AppSettings(dir + "/settings.ini", dir + "/models", engine);
         engine->rootContext()->setContextProperty(QStringLiteral("testSettings"), settings);
+        // The model picker needs a ModelController: a whole backend with no model loaded.
+        auto* backend = new hearth::app::HearthBackend({dir + "/data", dir + "/backend.ini"}, engine);
+        engine->rootContext()->setContextProperty(QStringLiteral("testModels"), backend->models());
+        engine->rootContext()->setContextProperty(QStringLiteral("testModelSettings"), backend->settings());
     }
 };
 

@@ -1,4 +1,5 @@
-// Settings apply at once (signals), are range-checked, and are there after a restart.
+// Settings apply at once (signals), are range-checked, and are there after a restart; a
+// folder chosen in a dialog (a URL) becomes its real path.
 #include "app/core/app_settings.h"
 #include "tests/support/test_support.h"
 #include <QSettings>
@@ -46,6 +47,10 @@ private slots:
             s.setModelsFolder("/srv/models");
             s.setTheme("dark");
             s.setFontSize(13);
+            QSignalSpy savedStates(&s, &AppSettings::savedStatesChanged);
+            s.setCompressSavedStates(true);
+            s.setCompressSavedStates(true); // unchanged: no signal
+            QCOMPARE(savedStates.count(), 1);
             s.setTemperature(0.3); // unchanged: no signal
             QCOMPARE(changed.count(), 8);
             QCOMPARE(engine.count(), 2);
@@ -66,6 +71,48 @@ private slots:
         QCOMPARE(s.modelsFolder(), QStringLiteral("/srv/models"));
         QCOMPARE(s.theme(), QStringLiteral("dark"));
         QCOMPARE(s.fontSize(), 13);
+        QCOMPARE(s.compressSavedStates(), true);
+        s.setCompressSavedStates(false);
+        s.flush();
+        QCOMPARE(AppSettings(file, "/models").compressSavedStates(), false);
+        QCOMPARE(QSettings(file, QSettings::IniFormat).value("engine/compressSavedStates").toBool(), false);
+    }
+
+    void savedStatesAreF16ByDefault() {
+        QCOMPARE(AppSettings(iniFile(), "/models").compressSavedStates(), false);
+    }
+
+    // What a folder dialog hands over is a URL; the setting must be the folder's real path.
+    void modelsFolderFromADialogsUrl_data() {
+        QTest::addColumn<QUrl>("url");
+        QTest::addColumn<QString>("folder");
+        const QString path = QStringLiteral("/home/zoë/My Models/日本語 100% #1 [Q8]");
+        QTest::newRow("from a local path") << QUrl::fromLocalFile(path) << path;
+        QTest::newRow("percent-encoded, as dialogs give it")
+            << QUrl(QStringLiteral("file:///home/zo%C3%AB/My%20Models/"
+                                   "%E6%97%A5%E6%9C%AC%E8%AA%9E%20100%25%20%231%20%5BQ8%5D/"))
+            << path;
+        QTest::newRow("plain") << QUrl(QStringLiteral("file:///srv/models")) << QStringLiteral("/srv/models");
+    }
+    void modelsFolderFromADialogsUrl() {
+        QFETCH(QUrl, url);
+        QFETCH(QString, folder);
+        const QString file = iniFile();
+        {
+            AppSettings s(file, "/models");
+            QSignalSpy changed(&s, &AppSettings::modelsFolderChanged);
+            QVERIFY(s.setModelsFolderUrl(url));
+            QCOMPARE(s.modelsFolder(), folder);
+            QCOMPARE(changed.count(), 1);
+        }
+        QCOMPARE(AppSettings(file, "/models").modelsFolder(), folder); // and it persists as such
+    }
+
+    void aRemoteFolderIsRefused() {
+        AppSettings s(iniFile(), "/models");
+        QVERIFY(!s.setModelsFolderUrl(QUrl(QStringLiteral("https://example.com/models"))));
+        QVERIFY(!s.setModelsFolderUrl(QUrl()));
+        QCOMPARE(s.modelsFolder(), QStringLiteral("/models"));
     }
 
     void flushWritesTheFile() {

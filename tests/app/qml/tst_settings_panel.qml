@@ -7,7 +7,7 @@ import Hearth
 Item {
     id: root
     width: 1000
-    height: 1400
+    height: 1600
 
     SettingsPanel {
         id: panel
@@ -82,6 +82,32 @@ Item {
             compare(testSettings.conversationMemoryMiB, 768)
             testSettings.conversationMemoryMiB = 64
             compare(spin.value, 64)
+        }
+
+        function test_compressSavedStatesSwitch() {
+            testSettings.compressSavedStates = false
+            const toggle = findChild(panel, "compressSavedStatesSwitch")
+            verify(toggle !== null)
+            compare(toggle.checked, false)
+            mouseClick(toggle)
+            compare(testSettings.compressSavedStates, true)
+            mouseClick(toggle)
+            compare(testSettings.compressSavedStates, false)
+            testSettings.compressSavedStates = true // and it still follows the setting
+            compare(toggle.checked, true)
+        }
+
+        // The dialog hands over a percent-encoded URL, and its text keeps some escapes
+        // ("%25", "%23", "%5B"): the setting must be the folder's real path.
+        function test_modelsFolderDialogStoresTheLocalPath() {
+            const dialog = findChild(panel, "modelsFolderDialog")
+            verify(dialog !== null)
+            dialog.parentWindow = root.Window.window // under Qt Quick Test it finds none itself
+            dialog.open()
+            tryVerify(() => dialog.visible)
+            dialog.selectedFolder = "file:///tmp/My%20Models/Mod%C3%A8les%20%E6%97%A5%E6%9C%AC%20100%25%20%231%20%5BQ8%5D"
+            dialog.accept()
+            compare(testSettings.modelsFolder, "/tmp/My Models/Modèles 日本 100% #1 [Q8]")
         }
 
         function test_systemPromptTyping() {

@@ -1,0 +1,154 @@
+// The live panels' figures (MetricsController) sampled while a real model (stories260K)
+// writes a reply through the real backend: the tokens/s history grows while it streams,
+// and afterwards time to first token, prompt tokens, KV fill and memory match what the
+// reply and the model say, and the kernels' dispatch rows are there.
+#include "app/core/app_settings.h"
+#include "app/core/chat_controller.h"
+#include "app/core/format.h"
+#include "app/core/hearth_backend.h"
+#include "app/core/inference_worker.h"
+#include "app/core/metrics_controller.h"
+#include "app/core/model_controller.h"
+#include "tests/support/test_support.h"
+#include <QDir>
+#include <QFileInfo>
+#include <QSignalSpy>
+#include <QTest>
+#include <algorithm>
+
+using namespace hearth::app;
+
+class TestMetricsController : public QObject {
+    Q_OBJECT
+
+    QString dir_;
+    AppPaths paths() const { return {dir_ + "/data", dir_ + "/settings.ini"}; }
+    static QString modelPath() {
+        return QDir::cleanPath(QString::fromStdString(hearth::test::testdata("models/stories260K.gguf")));
+    }
+
+    static bool startWithModel(HearthBackend& b) {
+        QSignalSpy chatReady(b.chat(), &ChatController::readyChanged);
+        b.start();
+        if (!b.chat()->ready() && !chatReady.wait(10000)) return false;
+        QSignalSpy modelReady(b.models(), &ModelController::modelReady);
+        return b.models()->loadDroppedFile(QUrl::fromLocalFile(modelPath())) && modelReady.wait(30000);
+    }
+    static qsizetype nonZero(const QVariantList& history) {
+        return std::count_if(history.begin(), history.end(),
+                             [](const QVariant& v) { return v.toDouble() > 0; });
+    }
+
+private slots:
+    void init() { dir_ = QString::fromStdString(hearth::test::make_temp_dir("hearth-metrics")); }
+
+    void samplesOnItsTimer() {
+        MetricsController metrics;
+        QSignalSpy interval(&metrics, &MetricsController::intervalChanged);
+        metrics.setIntervalMs(20);
+        QCOMPARE(metrics.intervalMs(), 20);
+        QCOMPARE(interval.count(), 1);
+        metrics.setIntervalMs(0); // refused
+        QCOMPARE(metrics.intervalMs(), 20);
+        QTRY_VERIFY(metrics.samples() >= 3);
+        // One history entry per sample, idle ones included, so the chart scrolls with time.
+        QCOMPARE(int(metrics.decodeHistory().size()), metrics.samples());
+        QCOMPARE(int(metrics.prefillHistory().size()), metrics.samples());
+    }
+
+    void historyKeepsTheLastSamples() {
+        MetricsController metrics;
+        metrics.setIntervalMs(1);
+        QTRY_VERIFY_WITH_TIMEOUT(metrics.samples() > MetricsController::kHistoryLength + 5, 30000);
+        QCOMPARE(int(metrics.decodeHistory().size()), MetricsController::kHistoryLength);
+        QCOMPARE(int(metrics.prefillHistory().size()), MetricsController::kHistoryLength);
+    }
+
+    void followsARealGeneration() {
+        HearthBackend b(paths());
+        QVERIFY(startWithModel(b));
+        MetricsController* metrics = b.metrics();
+        metrics->setIntervalMs(10); // several samples land while the tiny model writes
+        // The longest reply: stories260K writes on until stopped (it has no end-of-text habit).
+        b.settings()->setMaxReplyTokens(32768);
+        b.settings()->setTemperature(1.0);
+
+        GenerationResult result;
+        bool finished = false;
+        connect(b.worker(), &InferenceWorker::generationFinished, this,
+                [&](quint64, const GenerationResult& r) {
+                    result = r;
+                    finished = true;
+                });
+
+        QVERIFY(b.chat()->send("Once upon a time"));
+        // While the reply streams, the samples show it, and the history fills with its rates.
+        QTRY_VERIFY_WITH_TIMEOUT(metrics->generating() && metrics->decodeTokensPerSecond() > 0, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(nonZero(metrics->decodeHistory()) >= 3, 20000);
+        QVERIFY(metrics->generating());
+        QVERIFY(metrics->decodeHistory().constLast().toDouble() > 0);
+        QVERIFY(metrics->prefillHistory().constLast().toDouble() > 0);
+        QVERIFY(metrics->prefillTokensPerSecond() > 0);
+        QVERIFY(metrics->tokensGenerated() > 0);
+        const qsizetype rates = nonZero(metrics->decodeHistory());
+        QTRY_VERIFY_WITH_TIMEOUT(nonZero(metrics->decodeHistory()) > rates, 20000); // still growing
+
+        b.chat()->stop();
+        QTRY_VERIFY_WITH_TIMEOUT(finished, 30000);
+        QCOMPARE(result.stopReason, QStringLiteral("stopped"));
+        // A sample wholly taken after the reply (one may have been under way as it ended).
+        const int samplesAtEnd = metrics->samples();
+        QTRY_VERIFY(metrics->samples() >= samplesAtEnd + 2);
+
+        QVERIFY(!metrics->generating());
+        QCOMPARE(metrics->decodeHistory().constLast().toDouble(), 0.0); // idle again
+        QVERIFY(metrics->timeToFirstTokenMs() > 0);
+        QCOMPARE(metrics->timeToFirstTokenMs(), result.timeToFirstTokenMs);
+        QCOMPARE(metrics->decodeTokensPerSecond(), result.decodeTokensPerSecond);
+        QCOMPARE(metrics->tokensGenerated(), qint64{result.generatedTokens});
+        QCOMPARE(metrics->tokensComputed(), qint64{result.computedTokens});
+        QCOMPARE(metrics->tokensReused(), qint64{result.reusedTokens});
+        QVERIFY(result.computedTokens > 0);
+
+        // KV fill: the conversation's cache against the context it has (stories260K: 128).
+        QCOMPARE(metrics->kvCapacity(), qint64{b.models()->summary().contextLength});
+        QCOMPARE(metrics->kvCapacity(), qint64{128});
+        QVERIFY(metrics->kvTokens() > 0 && metrics->kvTokens() <= metrics->kvCapacity());
+        QCOMPARE(metrics->kvFill(), double(metrics->kvTokens()) / double(metrics->kvCapacity()));
+        // A reply of thousands of tokens shifted its context: the cache has been full.
+        QVERIFY(result.contextShifted);
+        QVERIFY(metrics->kvFill() > 0.5);
+
+        // Memory: the cache as far as it was ever filled (F16 keys and values, 5 layers, 4 KV
+        // heads of 8), the model file, and the process.
+        const qint64 kvBytesPerPosition = 2 * 5 * (4 * 8) * 2;
+        QCOMPARE(metrics->kvMemory(), formatBytes(kvBytesPerPosition * metrics->kvCapacity()));
+        QCOMPARE(metrics->modelMemory(), formatBytes(QFileInfo(modelPath()).size()));
+        QVERIFY(!metrics->residentMemory().isEmpty());
+        QVERIFY(metrics->residentMemory() != formatBytes(0));
+
+        // The kernels that ran, with their calls.
+        QVERIFY(metrics->kernels()->rowCount() > 0);
+        QVERIFY(metrics->kernels()->index(0).data(KernelMetricsModel::CallsRole).toULongLong() > 0);
+
+        // The reply is in the per-reply history too.
+        QTRY_COMPARE(metrics->replies()->count(), 1);
+        QCOMPARE(metrics->replies()->latestComputed(), result.computedTokens);
+    }
+
+    void resetClearsTheKernelRows() {
+        HearthBackend b(paths());
+        QVERIFY(startWithModel(b)); // the warm-up runs kernels
+        MetricsController* metrics = b.metrics();
+        metrics->setIntervalMs(10);
+        QTRY_VERIFY_WITH_TIMEOUT(metrics->kernels()->rowCount() > 0, 10000);
+        metrics->resetKernelMetrics(); // nothing runs afterwards: the rows go and stay gone
+        QTRY_COMPARE(metrics->kernels()->rowCount(), 0);
+        const int samples = metrics->samples();
+        QTRY_VERIFY(metrics->samples() > samples + 2);
+        QCOMPARE(metrics->kernels()->rowCount(), 0);
+    }
+};
+
+QTEST_MAIN(TestMetricsController)
+#include "test_metrics_controller.moc"
