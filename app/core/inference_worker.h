@@ -16,7 +16,7 @@ namespace hearth::app {
 class InferenceWorker : public QObject {
     Q_OBJECT
 public:
-    static constexpr int kFlushIntervalMs = 33; // at most ~30 GUI updates a second
+    static constexpr int kFlushIntervalMs = 50; // at most 20 GUI updates a second
 
     // stateDir: where conversations' KV states are saved; empty: never saved.
     explicit InferenceWorker(const QString& stateDir = QString(), QObject* parent = nullptr);

@@ -1,7 +1,7 @@
 #pragma once
 // Collects streamed text on the inference thread and says when to hand it to
 // the GUI: the first piece at once (so the first token shows without delay),
-// then at most once per interval, so the GUI gets no more than ~30 updates a second.
+// then at most once per interval (the worker uses 50 ms: 20 updates a second).
 #include <QString>
 #include <chrono>
 #include <string>

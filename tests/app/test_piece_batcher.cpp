@@ -1,4 +1,4 @@
-// Streaming text is handed to the GUI at most ~30 times a second, the first piece at once.
+// Streaming text is handed to the GUI at most once per interval, the first piece at once.
 #include "app/core/piece_batcher.h"
 #include <QTest>
 
