@@ -47,6 +47,7 @@ struct Options {
     std::string output = "md";
     std::string isa; // empty: the best the CPU has
     bool profile = false; // print the dispatch metrics of each test on stderr
+    bool metrics = true;  // --no-metrics turns the dispatch metrics off (to measure what they cost)
 };
 
 [[noreturn]] void usage(const char* message) {
@@ -54,8 +55,10 @@ struct Options {
     std::fprintf(stderr,
                  "usage: hearth-bench -m MODEL [-m MODEL...] [-t THREADS] [-p N_PROMPT] [-n N_GEN] [-d DEPTH]\n"
                  "                    [-b BATCH] [-r REPETITIONS] [-o md|json|csv] [--isa scalar|avx2] [--profile]\n"
+                 "                    [--no-metrics]\n"
                  "  -t, -p, -n and -d take comma-separated lists; -p 0 or -n 0 skips that test.\n"
-                 "  --profile prints, per test, the time each kernel operation took (dispatch metrics).\n");
+                 "  --profile prints, per test, the time each kernel operation took (dispatch metrics).\n"
+                 "  --no-metrics turns the dispatch metrics off (they are on in the app and by default).\n");
     std::exit(message ? 2 : 0);
 }
 
@@ -83,6 +86,10 @@ Options parse(int argc, char** argv) {
             o.profile = true;
             continue;
         }
+        if (flag == "--no-metrics") {
+            o.metrics = false;
+            continue;
+        }
         if (i + 1 >= argc) usage(("missing value after " + flag).c_str());
         const std::string value = argv[++i];
         if (flag == "-m" || flag == "--model") o.models.push_back(value);
@@ -98,6 +105,7 @@ Options parse(int argc, char** argv) {
     }
     if (o.models.empty()) usage("-m MODEL is required");
     if (o.output != "md" && o.output != "json" && o.output != "csv") usage("-o expects md, json or csv");
+    if (o.profile && !o.metrics) usage("--profile reads the dispatch metrics: it cannot go with --no-metrics");
     if (!o.isa.empty() && o.isa != "scalar" && o.isa != "avx2") usage("--isa expects scalar or avx2");
     for (int t : o.threads)
         if (t < 1) usage("-t expects at least one thread");
@@ -504,7 +512,9 @@ int run(const Options& o) {
 
 int main(int argc, char** argv) {
     try {
-        return run(parse(argc, argv));
+        const Options options = parse(argc, argv);
+        hearth::kernels::dispatch_metrics::set_enabled(options.metrics);
+        return run(options);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "hearth-bench: %s\n", e.what());
         return 1;
