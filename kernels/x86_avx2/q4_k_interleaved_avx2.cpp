@@ -94,6 +94,19 @@ inline void store_rows(const __m256 (&acc)[RN], const __m256 (&acc_min)[RN], flo
     }
 }
 
+// What one activation block brings to a group's super-block: the scale products, rounded
+// first as in llama.cpp (d_w * d_a, then one FMA), and per dword p the sums of the activations
+// of sub-blocks 2p and 2p + 1 (int16), for the min term.
+struct ActivationTerms {
+    __m256 scale, min_scale;
+    __m256i sub_block_sums;
+};
+inline ActivationTerms activation_terms(const GroupBlock& g, const BlockQ8_K& ab) {
+    const __m256 da = _mm256_set1_ps(ab.d);
+    return {_mm256_mul_ps(g.d, da), _mm256_mul_ps(g.dmin, da),
+            _mm256_broadcastsi128_si256(_mm_hadd_epi16(load128(ab.bsums), load128(ab.bsums + 8)))};
+}
+
 // 8 rows of 8 dwords -> 8 vectors: out[c] holds dword c of every row, row r in dword r.
 inline void transpose_8x8_dwords(const __m256i (&in)[kRows], __m256i (&out)[8]) {
     __m256i t[8], u[8];
@@ -189,10 +202,7 @@ void panel_times_4_activations(int64_t blocks, const GroupPanel& panel, const ch
 #pragma GCC unroll 4
         for (int b = 0; b < RN; ++b) {
             const auto& ab = reinterpret_cast<const BlockQ8_K*>(a + b * a_stride)[i];
-            const __m256 da = _mm256_set1_ps(ab.d);
-            const __m256 scale = _mm256_mul_ps(g.d, da), min_scale = _mm256_mul_ps(g.dmin, da);
-            const __m256i sub_block_sums =
-                _mm256_broadcastsi128_si256(_mm_hadd_epi16(load128(ab.bsums), load128(ab.bsums + 8)));
+            const auto [scale, min_scale, sub_block_sums] = activation_terms(g, ab);
 #pragma GCC unroll 4
             for (int p = 0; p < kPairs; ++p) {
                 __m256i pair_sum = _mm256_setzero_si256();
@@ -251,12 +261,7 @@ void group_times_activations(int64_t blocks, const BlockQ4_K* const (&rows)[kRow
 #pragma GCC unroll 4
         for (int b = 0; b < RN; ++b) {
             const auto& ab = reinterpret_cast<const BlockQ8_K*>(a + b * a_stride)[i];
-            // The scale products round first, as in llama.cpp: d_w * d_a, then one FMA.
-            const __m256 da = _mm256_set1_ps(ab.d);
-            const __m256 scale = _mm256_mul_ps(g.d, da), min_scale = _mm256_mul_ps(g.dmin, da);
-            // Dword p: the sums of the activations of sub-blocks 2p and 2p + 1, as int16.
-            const __m256i sub_block_sums =
-                _mm256_broadcastsi128_si256(_mm_hadd_epi16(load128(ab.bsums), load128(ab.bsums + 8)));
+            const auto [scale, min_scale, sub_block_sums] = activation_terms(g, ab);
             __m256i sum = _mm256_setzero_si256(), sum_min = _mm256_setzero_si256();
 #pragma GCC unroll 4
             for (int p = 0; p < kPairs; ++p) {

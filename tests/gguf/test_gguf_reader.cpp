@@ -3,6 +3,7 @@
 #include "engine/error.h"
 #include "engine/gguf/gguf_file.h"
 #include "kernels/tensor_type.h"
+#include "tests/support/error_of.h"
 #include "tests/support/test_support.h"
 #include <QDir>
 #include <QTest>
@@ -13,20 +14,13 @@ using namespace hearth;
 using namespace hearth::gguf;
 using kernels::TensorType;
 
+using hearth::test::error_of;
+
 namespace {
 
 std::vector<int64_t> shape_of(const GgufFile& f, const char* name) {
     const TensorInfo* t = f.find_tensor(name);
     return t ? t->shape : std::vector<int64_t>{};
-}
-
-QString error_of(const std::function<void()>& fn) {
-    try {
-        fn();
-    } catch (const Error& e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 #include "engine/gguf/gguf_value.h"
 #include "engine/gguf/gguf_writer.h"
 #include "kernels/tensor_type.h"
+#include "tests/support/error_of.h"
 #include "tests/support/test_support.h"
 #include <QTest>
 #include <cstring>
@@ -15,6 +16,8 @@
 using namespace hearth;
 using namespace hearth::gguf;
 using kernels::TensorType;
+
+using hearth::test::error_of;
 
 namespace {
 
@@ -43,15 +46,6 @@ std::vector<std::byte> random_bytes(size_t n, uint32_t seed) {
     for (auto& b : out)
         b = static_cast<std::byte>(rng() & 0xFF);
     return out;
-}
-
-QString error_of(const std::function<void()>& fn) {
-    try {
-        fn();
-    } catch (const Error& e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
 }
 
 std::vector<MetadataEntry> every_value_type() {

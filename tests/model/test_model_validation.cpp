@@ -9,6 +9,7 @@
 #include "engine/gguf/gguf_writer.h"
 #include "engine/model/model.h"
 #include "kernels/tensor_type.h"
+#include "tests/support/error_of.h"
 #include "tests/support/test_support.h"
 #include <QtTest>
 #include <cmath>
@@ -18,6 +19,8 @@
 
 using namespace hearth;
 using kernels::TensorType;
+
+using hearth::test::error_of;
 
 namespace {
 
@@ -81,15 +84,6 @@ void rewrite(const std::string& source, const std::string& out, const Edit& edit
 }
 
 // The message of the hearth::Error `fn` throws; empty when it throws nothing.
-QString error_of(const std::function<void()>& fn) {
-    try {
-        fn();
-    } catch (const Error& e) {
-        return QString::fromStdString(e.what());
-    }
-    return {};
-}
-
 } // namespace
 
 Q_DECLARE_METATYPE(Edit)
