@@ -5,7 +5,6 @@
 #include "kernels/f32_batched_dot.h"
 #include "kernels/kernel_table.h"
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -92,8 +91,10 @@ void quantize_rows(QuantizeRowFn quantize, TensorType activation_type, const flo
         quantize(x, out, blocks * block);
         return;
     }
-    pool.run([&](int index, int count) {
-        const Range r = split_range(blocks, index, count);
+    // A few parts per thread, so that one the OS has not run yet leaves little to the others.
+    const int parts = 4 * pool.size();
+    pool.for_each(parts, [&](int64_t part) {
+        const Range r = split_range(blocks, static_cast<int>(part), parts);
         if (r.end > r.begin)
             quantize(x + r.begin * block, out + static_cast<size_t>(r.begin) * block_bytes,
                      (r.end - r.begin) * block);
@@ -184,54 +185,48 @@ void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t
     }
     const size_t n_jobs = outputs.size();
 
-    // 2. Chunks of weight rows of all matrices, taken from one shared counter until none are left.
-    std::atomic<int64_t> next_chunk{0};
-    pool.run([&](int, int) {
+    // 2. Chunks of weight rows of all matrices, shared out by the pool.
+    pool.for_each(chunks, [&](int64_t c) {
         size_t j = 0;
-        for (;;) {
-            const int64_t c = next_chunk.fetch_add(1, std::memory_order_relaxed);
-            if (c >= chunks) return;
-            while (j + 1 < n_jobs && c >= jobs[j + 1].first_chunk)
-                ++j; // chunks only grow
-            const Job& job = jobs[j];
-            const WeightMatrix& w = *job.w;
-            const TypeKernels& k = *job.plan.kernels;
-            const int64_t begin = (c - job.first_chunk) * job.chunk;
-            const int64_t end = std::min(w.rows, begin + job.chunk);
-            const size_t weight_row_bytes = row_bytes(w.type, w.cols);
-            const auto* weights = static_cast<const std::byte*>(w.data);
-            if (job.batched_f32 != nullptr) {
-                for (int64_t r = begin; r < end; ++r) {
-                    const std::byte* weight_row = weights + static_cast<size_t>(r) * weight_row_bytes;
-                    for (int64_t b = 0; b < batch; ++b)
-                        job.y[b * w.rows + r] = job.batched_f32(
-                            w.cols, weight_row,
-                            job.activations + static_cast<size_t>(b) * job.activation_row_bytes);
-                }
-                continue;
-            }
-            if (batch == 1 && k.gemm == nullptr) { // decode without a gemm: one row at a time
-                for (int64_t r = begin; r < end; ++r) {
-                    const std::byte* weight_row = weights + static_cast<size_t>(r) * weight_row_bytes;
-                    prefetch_for_read(weight_row + kDecodePrefetchBytes, weight_row_bytes);
-                    job.y[r] = k.vec_dot(w.cols, weight_row, job.activations);
-                }
-                continue;
-            }
-            // The gemm kernels serve decode too (batch 1): they prefetch as they stream.
-            if (k.gemm != nullptr) {
-                (w.rows % 8 == 0 && k.gemm_rows_multiple_of_8 ? k.gemm_rows_multiple_of_8 : k.gemm)(
-                    w.cols, weights, weight_row_bytes, begin, end, job.activations, job.activation_row_bytes,
-                    batch, job.y, w.rows);
-                continue;
-            }
+        while (j + 1 < n_jobs && c >= jobs[j + 1].first_chunk)
+            ++j;
+        const Job& job = jobs[j];
+        const WeightMatrix& w = *job.w;
+        const TypeKernels& k = *job.plan.kernels;
+        const int64_t begin = (c - job.first_chunk) * job.chunk;
+        const int64_t end = std::min(w.rows, begin + job.chunk);
+        const size_t weight_row_bytes = row_bytes(w.type, w.cols);
+        const auto* weights = static_cast<const std::byte*>(w.data);
+        if (job.batched_f32 != nullptr) {
             for (int64_t r = begin; r < end; ++r) {
                 const std::byte* weight_row = weights + static_cast<size_t>(r) * weight_row_bytes;
                 for (int64_t b = 0; b < batch; ++b)
                     job.y[b * w.rows + r] =
-                        k.vec_dot(w.cols, weight_row,
-                                  job.activations + static_cast<size_t>(b) * job.activation_row_bytes);
+                        job.batched_f32(w.cols, weight_row,
+                                        job.activations + static_cast<size_t>(b) * job.activation_row_bytes);
             }
+            return;
+        }
+        if (batch == 1 && k.gemm == nullptr) { // decode without a gemm: one row at a time
+            for (int64_t r = begin; r < end; ++r) {
+                const std::byte* weight_row = weights + static_cast<size_t>(r) * weight_row_bytes;
+                prefetch_for_read(weight_row + kDecodePrefetchBytes, weight_row_bytes);
+                job.y[r] = k.vec_dot(w.cols, weight_row, job.activations);
+            }
+            return;
+        }
+        // The gemm kernels serve decode too (batch 1): they prefetch as they stream.
+        if (k.gemm != nullptr) {
+            (w.rows % 8 == 0 && k.gemm_rows_multiple_of_8 ? k.gemm_rows_multiple_of_8 : k.gemm)(
+                w.cols, weights, weight_row_bytes, begin, end, job.activations, job.activation_row_bytes,
+                batch, job.y, w.rows);
+            return;
+        }
+        for (int64_t r = begin; r < end; ++r) {
+            const std::byte* weight_row = weights + static_cast<size_t>(r) * weight_row_bytes;
+            for (int64_t b = 0; b < batch; ++b)
+                job.y[b * w.rows + r] = k.vec_dot(
+                    w.cols, weight_row, job.activations + static_cast<size_t>(b) * job.activation_row_bytes);
         }
     });
 

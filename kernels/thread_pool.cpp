@@ -1,6 +1,8 @@
-// Persistent workers woken by a generation counter. A worker that finishes a job
-// spins for a short while (the next matmul usually follows within microseconds),
-// then sleeps in an atomic wait until the generation changes again.
+// Persistent workers woken by a generation counter. A job is n indices claimed from one
+// counter by whichever threads are running; a worker joins a job only while it is open, and
+// the caller, once no index is left, closes the job and waits just for the workers that
+// joined. A worker that finishes spins for a short while (the next job usually follows within
+// microseconds), then sleeps in an atomic wait until the generation changes again.
 #include "kernels/thread_pool.h"
 
 #include <algorithm>
@@ -49,46 +51,71 @@ template <class T> T wait_for_change(const std::atomic<T>& value, T old) {
 
 } // namespace
 
+// The job word: the generation of the current job in the high 32 bits, then whether it is
+// closed to new workers, then how many workers are inside it.
+constexpr uint64_t kClosed = uint64_t{1} << 31;
+constexpr uint64_t kActiveMask = kClosed - 1;
+constexpr uint64_t job_word(uint32_t generation) {
+    return uint64_t{generation} << 32;
+}
+
 struct ThreadPool::State {
     int n_threads = 1;
     std::vector<std::thread> workers;
-    std::mutex run_mutex; // one run at a time when several threads share a pool
+    std::mutex run_mutex; // one job at a time when several threads share a pool
 
-    // The job of the current generation; written before generation is bumped (release).
-    void (*call)(void*, int, int) = nullptr;
+    // The current job; written before the job word is published (release).
+    void (*call)(void*, int64_t) = nullptr;
     void* ctx = nullptr;
+    int64_t n = 0;
+    std::atomic<int64_t> next{0}; // the next index to claim
     bool stopping = false;
 
-    std::atomic<uint32_t> generation{0};
-    std::atomic<int> unfinished{0}; // workers that have not finished the current job
+    std::atomic<uint32_t> generation{0}; // what sleeping workers wait on
+    std::atomic<uint64_t> job{0};
 
     std::atomic<bool> failed{false};
-    std::exception_ptr failure; // the first exception thrown by a worker in this run
+    std::exception_ptr failure; // the first exception a call threw in this job
 
-    void worker_loop(int index) {
+    // Claims and runs indices until none is left.
+    void work() {
+        for (;;) {
+            const int64_t i = next.fetch_add(1, std::memory_order_relaxed);
+            if (i >= n) return;
+            try {
+                call(ctx, i);
+            } catch (...) {
+                if (!failed.exchange(true, std::memory_order_acq_rel)) failure = std::current_exception();
+                next.store(n, std::memory_order_relaxed); // the rest is skipped
+            }
+        }
+    }
+
+    void worker_loop() {
         uint32_t seen = 0;
         for (;;) {
             seen = wait_for_change(generation, seen);
             if (stopping) return;
-            try {
-                call(ctx, index, n_threads);
-            } catch (...) {
-                if (!failed.exchange(true, std::memory_order_acq_rel)) failure = std::current_exception();
-            }
-            if (unfinished.fetch_sub(1, std::memory_order_acq_rel) == 1) unfinished.notify_one();
+            // Join the job of that generation if it is still open; otherwise it is done (or
+            // being finished by others) and this worker must not touch its ctx.
+            uint64_t word = job.load(std::memory_order_acquire);
+            bool joined = false;
+            while (!(word & kClosed) && word >> 32 == seen)
+                if (job.compare_exchange_weak(word, word + 1, std::memory_order_acq_rel)) {
+                    joined = true;
+                    break;
+                }
+            if (!joined) continue;
+            work();
+            const uint64_t before = job.fetch_sub(1, std::memory_order_acq_rel);
+            if ((before & kActiveMask) == 1 && (before & kClosed)) job.notify_all();
         }
     }
 
-    void start_generation() {
-        unfinished.store(n_threads - 1, std::memory_order_relaxed);
-        generation.fetch_add(1, std::memory_order_release);
+    void publish(uint32_t g) {
+        job.store(job_word(g), std::memory_order_release);
+        generation.store(g, std::memory_order_release);
         generation.notify_all();
-    }
-
-    void wait_for_workers() {
-        int left = unfinished.load(std::memory_order_acquire);
-        while (left != 0)
-            left = wait_for_change(unfinished, left);
     }
 };
 
@@ -96,12 +123,12 @@ ThreadPool::ThreadPool(int n_threads) : state_(std::make_unique<State>()) {
     state_->n_threads = std::max(1, n_threads);
     state_->workers.reserve(static_cast<size_t>(state_->n_threads - 1));
     for (int i = 1; i < state_->n_threads; ++i)
-        state_->workers.emplace_back([this, i] { state_->worker_loop(i); });
+        state_->workers.emplace_back([this] { state_->worker_loop(); });
 }
 
 ThreadPool::~ThreadPool() {
     state_->stopping = true;
-    state_->start_generation();
+    state_->publish(state_->generation.load() + 1);
     for (std::thread& worker : state_->workers)
         worker.join();
 }
@@ -110,27 +137,28 @@ int ThreadPool::size() const {
     return state_->n_threads;
 }
 
-void ThreadPool::run_erased(void (*call)(void*, int, int), void* ctx) {
+void ThreadPool::for_each_erased(int64_t n, void (*call)(void*, int64_t), void* ctx) {
+    if (n <= 0) return;
     State& s = *state_;
-    if (s.n_threads == 1) {
-        call(ctx, 0, 1);
+    if (s.n_threads == 1 || n == 1) { // nothing to share: not worth waking anyone
+        for (int64_t i = 0; i < n; ++i)
+            call(ctx, i);
         return;
     }
     std::lock_guard lock(s.run_mutex);
     s.call = call;
     s.ctx = ctx;
+    s.n = n;
+    s.next.store(0, std::memory_order_relaxed);
     s.failed.store(false, std::memory_order_relaxed);
     s.failure = nullptr;
-    s.start_generation();
+    s.publish(s.generation.load(std::memory_order_relaxed) + 1);
 
-    std::exception_ptr caller_failure;
-    try {
-        call(ctx, 0, s.n_threads);
-    } catch (...) {
-        caller_failure = std::current_exception(); // still wait: workers use ctx
-    }
-    s.wait_for_workers(); // the barrier: every thread has finished this job
-    if (caller_failure) std::rethrow_exception(caller_failure);
+    s.work();
+    // No index is left unclaimed: close the job and wait for the workers inside it.
+    uint64_t word = s.job.fetch_or(kClosed, std::memory_order_acq_rel) | kClosed;
+    while ((word & kActiveMask) != 0)
+        word = wait_for_change(s.job, word);
     if (s.failed.load(std::memory_order_acquire)) std::rethrow_exception(s.failure);
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// Persistent worker threads with a barrier between jobs: workers spin briefly
-// waiting for the next job, then sleep. No allocation or thread creation per job.
+// Persistent worker threads that share out the indices of one job at a time: workers spin
+// briefly waiting for the next job, then sleep. No allocation or thread creation per job.
 #include <cstdint>
 #include <memory>
 #include <type_traits>
@@ -16,21 +16,26 @@ public:
 
     int size() const;
 
-    // Runs fn(thread_index, n_threads) on every thread (the caller is index 0)
-    // and returns when all have finished.
-    template <class F> void run(F&& fn) {
+    // Calls fn(i) exactly once for every i in [0, n), on the pool's threads and the caller's,
+    // and returns when every call has returned. Threads claim indices from a shared counter,
+    // so no index belongs to a thread: one the OS has not run yet (a desktop app shares its
+    // cores with its window and whatever else the user runs) takes none and is not waited
+    // for, and the caller may do them all. Indices should be worth a few microseconds each.
+    // The first exception thrown by fn reaches the caller (indices not yet claimed are skipped).
+    template <class F> void for_each(int64_t n, F&& fn) {
         using Fn = std::remove_reference_t<F>;
-        run_erased([](void* ctx, int index, int count) { (*static_cast<Fn*>(ctx))(index, count); },
-                   const_cast<void*>(static_cast<const void*>(&fn)));
+        for_each_erased(
+            n, [](void* ctx, int64_t i) { (*static_cast<Fn*>(ctx))(i); },
+            const_cast<void*>(static_cast<const void*>(&fn)));
     }
 
 private:
-    void run_erased(void (*call)(void*, int, int), void* ctx);
+    void for_each_erased(int64_t n, void (*call)(void*, int64_t), void* ctx);
     struct State;
     std::unique_ptr<State> state_;
 };
 
-// The [begin, end) share of `total` items for one of `count` threads, in chunks of `granule`.
+// The [begin, end) share of `total` items for part `index` of `count`, in chunks of `granule`.
 struct Range {
     int64_t begin, end;
 };

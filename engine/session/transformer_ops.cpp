@@ -50,17 +50,11 @@ void add_rows(float* x, const float* y, size_t count) {
 void swiglu_rows(float* gate, const float* up, int32_t rows, int32_t dim, kernels::ThreadPool& pool) {
     kernels::SwigluFn swiglu = kernels::active_kernels().swiglu;
     if (!swiglu) swiglu = kernels::reference_kernels().swiglu;
-    auto run_rows = [&](int index, int count) {
-        const kernels::Range range = kernels::split_range(rows, index, count);
-        for (int64_t r = range.begin; r < range.end; ++r) {
-            const size_t offset = static_cast<size_t>(r) * static_cast<size_t>(dim);
-            swiglu(gate + offset, up + offset, dim);
-        }
-    };
-    if (rows == 1) // decode: one row costs less than waking the pool
-        run_rows(0, 1);
-    else
-        pool.run(run_rows);
+    // Row by row (decode's single row runs on the caller: not worth waking the pool).
+    pool.for_each(rows, [&](int64_t r) {
+        const size_t offset = static_cast<size_t>(r) * static_cast<size_t>(dim);
+        swiglu(gate + offset, up + offset, dim);
+    });
 }
 
 std::vector<float> rope_frequency_factors(const HyperParams& hp, const std::vector<float>& freq_factors) {
@@ -123,8 +117,8 @@ void store_kv(KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const fl
 
 // One kernel call per (KV head, token): the query heads that share a KV head attend together,
 // reading its keys and values once (the kernel reproduces llama.cpp's flash-attention precision,
-// kernel_table.h). Work is split KV-head-major, so each thread walks the keys and values of few
-// KV heads, which stay in its L2 across the tokens of a batch.
+// kernel_table.h). Items go KV-head-major, so the threads walk the keys and values of one KV
+// head at a time, which stay in L2 across the tokens of a batch.
 void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t n_past, int32_t n,
             const float* q, float* out, kernels::ThreadPool& pool) {
     kernels::AttendGroupF16Fn attend_group = kernels::active_kernels().attend_group_f16;
@@ -137,22 +131,16 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
     const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
     const size_t stride = static_cast<size_t>(cache.kv_width());
     const int64_t items = static_cast<int64_t>(n) * hp.n_head_kv;
-    auto run_items = [&](int index, int count) {
-        const kernels::Range range = kernels::split_range(items, index, count);
-        for (int64_t item = range.begin; item < range.end; ++item) {
-            const int32_t kv_head = static_cast<int32_t>(item / n);
-            const int32_t t = static_cast<int32_t>(item % n);
-            const size_t first_row =
-                (static_cast<size_t>(t) * hp.n_head + static_cast<size_t>(kv_head) * group) *
-                static_cast<size_t>(head_dim);
-            // Causal: up to and including this token.
-            attend_group(q + first_row, static_cast<size_t>(head_dim), group,
-                         cache.key(layer, 0) + kv_head * head_dim, cache.value(layer, 0) + kv_head * head_dim,
-                         stride, n_past + t + 1, head_dim, scale, out + first_row,
-                         static_cast<size_t>(head_dim));
-        }
-    };
-    pool.run(run_items);
+    pool.for_each(items, [&](int64_t item) {
+        const int32_t kv_head = static_cast<int32_t>(item / n);
+        const int32_t t = static_cast<int32_t>(item % n);
+        const size_t first_row = (static_cast<size_t>(t) * hp.n_head + static_cast<size_t>(kv_head) * group) *
+                                 static_cast<size_t>(head_dim);
+        // Causal: up to and including this token.
+        attend_group(q + first_row, static_cast<size_t>(head_dim), group,
+                     cache.key(layer, 0) + kv_head * head_dim, cache.value(layer, 0) + kv_head * head_dim,
+                     stride, n_past + t + 1, head_dim, scale, out + first_row, static_cast<size_t>(head_dim));
+    });
 }
 
 } // namespace hearth::engine

@@ -26,6 +26,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -45,20 +46,21 @@ struct Options {
     int batch = 512;
     int repetitions = 5;
     std::string output = "md";
-    std::string isa; // empty: the best the CPU has
+    std::string isa;      // empty: the best the CPU has
     bool profile = false; // print the dispatch metrics of each test on stderr
     bool metrics = true;  // --no-metrics turns the dispatch metrics off (to measure what they cost)
 };
 
 [[noreturn]] void usage(const char* message) {
     if (message) std::fprintf(stderr, "hearth-bench: %s\n", message);
-    std::fprintf(stderr,
-                 "usage: hearth-bench -m MODEL [-m MODEL...] [-t THREADS] [-p N_PROMPT] [-n N_GEN] [-d DEPTH]\n"
-                 "                    [-b BATCH] [-r REPETITIONS] [-o md|json|csv] [--isa scalar|avx2] [--profile]\n"
-                 "                    [--no-metrics]\n"
-                 "  -t, -p, -n and -d take comma-separated lists; -p 0 or -n 0 skips that test.\n"
-                 "  --profile prints, per test, the time each kernel operation took (dispatch metrics).\n"
-                 "  --no-metrics turns the dispatch metrics off (they are on in the app and by default).\n");
+    std::fprintf(
+        stderr,
+        "usage: hearth-bench -m MODEL [-m MODEL...] [-t THREADS] [-p N_PROMPT] [-n N_GEN] [-d DEPTH]\n"
+        "                    [-b BATCH] [-r REPETITIONS] [-o md|json|csv] [--isa scalar|avx2] [--profile]\n"
+        "                    [--no-metrics]\n"
+        "  -t, -p, -n and -d take comma-separated lists; -p 0 or -n 0 skips that test.\n"
+        "  --profile prints, per test, the time each kernel operation took (dispatch metrics).\n"
+        "  --no-metrics turns the dispatch metrics off (they are on in the app and by default).\n");
     std::exit(message ? 2 : 0);
 }
 
@@ -92,20 +94,31 @@ Options parse(int argc, char** argv) {
         }
         if (i + 1 >= argc) usage(("missing value after " + flag).c_str());
         const std::string value = argv[++i];
-        if (flag == "-m" || flag == "--model") o.models.push_back(value);
-        else if (flag == "-t" || flag == "--threads") o.threads = int_list(value, "-t");
-        else if (flag == "-p" || flag == "--n-prompt") o.prompt = int_list(value, "-p");
-        else if (flag == "-n" || flag == "--n-gen") o.gen = int_list(value, "-n");
-        else if (flag == "-d" || flag == "--n-depth") o.depth = int_list(value, "-d");
-        else if (flag == "-b" || flag == "--batch-size") o.batch = std::max(1, int_list(value, "-b").front());
-        else if (flag == "-r" || flag == "--repetitions") o.repetitions = std::max(1, int_list(value, "-r").front());
-        else if (flag == "-o" || flag == "--output") o.output = value;
-        else if (flag == "--isa") o.isa = value;
-        else usage(("unknown option " + flag).c_str());
+        if (flag == "-m" || flag == "--model")
+            o.models.push_back(value);
+        else if (flag == "-t" || flag == "--threads")
+            o.threads = int_list(value, "-t");
+        else if (flag == "-p" || flag == "--n-prompt")
+            o.prompt = int_list(value, "-p");
+        else if (flag == "-n" || flag == "--n-gen")
+            o.gen = int_list(value, "-n");
+        else if (flag == "-d" || flag == "--n-depth")
+            o.depth = int_list(value, "-d");
+        else if (flag == "-b" || flag == "--batch-size")
+            o.batch = std::max(1, int_list(value, "-b").front());
+        else if (flag == "-r" || flag == "--repetitions")
+            o.repetitions = std::max(1, int_list(value, "-r").front());
+        else if (flag == "-o" || flag == "--output")
+            o.output = value;
+        else if (flag == "--isa")
+            o.isa = value;
+        else
+            usage(("unknown option " + flag).c_str());
     }
     if (o.models.empty()) usage("-m MODEL is required");
     if (o.output != "md" && o.output != "json" && o.output != "csv") usage("-o expects md, json or csv");
-    if (o.profile && !o.metrics) usage("--profile reads the dispatch metrics: it cannot go with --no-metrics");
+    if (o.profile && !o.metrics)
+        usage("--profile reads the dispatch metrics: it cannot go with --no-metrics");
     if (!o.isa.empty() && o.isa != "scalar" && o.isa != "avx2") usage("--isa expects scalar or avx2");
     for (int t : o.threads)
         if (t < 1) usage("-t expects at least one thread");
@@ -150,10 +163,10 @@ __attribute__((target("avx2,fma"))) double fma_loop(int64_t iterations, float* s
         c8 = _mm256_fmadd_ps(c8, a, b);
         c9 = _mm256_fmadd_ps(c9, a, b);
     }
-    const __m256 total = _mm256_add_ps(
-        _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(c0, c1), _mm256_add_ps(c2, c3)),
-                      _mm256_add_ps(_mm256_add_ps(c4, c5), _mm256_add_ps(c6, c7))),
-        _mm256_add_ps(c8, c9));
+    const __m256 total =
+        _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_add_ps(c0, c1), _mm256_add_ps(c2, c3)),
+                                    _mm256_add_ps(_mm256_add_ps(c4, c5), _mm256_add_ps(c6, c7))),
+                      _mm256_add_ps(c8, c9));
     alignas(32) float lanes[8];
     _mm256_store_ps(lanes, total);
     *sink += lanes[0];
@@ -184,14 +197,24 @@ struct MachineLimits {
     double peak_gflops = 0;    // FP32 FMA
 };
 
+// fn(index, threads) on `threads` threads at once (this one is index 0): each measurement
+// needs every thread running, which the pool's shared-out jobs do not promise.
+template <class F> void on_threads(int threads, F&& fn) {
+    std::vector<std::thread> others;
+    for (int i = 1; i < threads; ++i)
+        others.emplace_back([&fn, i, threads] { fn(i, threads); });
+    fn(0, threads);
+    for (std::thread& t : others)
+        t.join();
+}
+
 MachineLimits measure_limits(int threads) {
-    kernels::ThreadPool pool(threads);
     MachineLimits limits;
     // 1 GiB: far beyond any L3 these machines have, so every pass streams from DRAM.
     const size_t bytes = size_t(1) << 30;
     auto* buffer = static_cast<std::byte*>(std::aligned_alloc(4096, bytes));
     if (!buffer) throw Error("hearth-bench: cannot allocate the bandwidth buffer");
-    pool.run([&](int index, int count) { // first touch from the threads that read it
+    on_threads(threads, [&](int index, int count) { // first touch from the threads that read it
         const kernels::Range r = kernels::split_range(static_cast<int64_t>(bytes / 4096), index, count);
         std::memset(buffer + r.begin * 4096, index + 1, static_cast<size_t>(r.end - r.begin) * 4096);
     });
@@ -199,12 +222,13 @@ MachineLimits measure_limits(int threads) {
     std::atomic<uint64_t> sink{0};
     for (int pass = 0; pass < 4; ++pass) {
         const auto start = Clock::now();
-        pool.run([&](int index, int count) {
+        on_threads(threads, [&](int index, int count) {
             const kernels::Range r = kernels::split_range(static_cast<int64_t>(bytes / 4096), index, count);
             const std::byte* part = buffer + r.begin * 4096;
             const size_t part_bytes = static_cast<size_t>(r.end - r.begin) * 4096;
 #if defined(__x86_64__)
-            const uint64_t s = simd ? read_stream_avx2(part, part_bytes) : read_stream_scalar(part, part_bytes);
+            const uint64_t s =
+                simd ? read_stream_avx2(part, part_bytes) : read_stream_scalar(part, part_bytes);
 #else
             const uint64_t s = read_stream_scalar(part, part_bytes);
 #endif
@@ -219,7 +243,7 @@ MachineLimits measure_limits(int threads) {
         for (int pass = 0; pass < 3; ++pass) {
             std::atomic<double> flops{0};
             const auto start = Clock::now();
-            pool.run([&](int, int) {
+            on_threads(threads, [&](int, int) {
                 float local = 0;
                 const double done = fma_loop(20'000'000, &local);
                 double seen = flops.load();
@@ -259,7 +283,8 @@ ModelFacts facts_of(const engine::Model& model) {
         f.decode_read_bytes += static_cast<int64_t>(kernels::row_bytes(m.type, m.cols)) * m.rows;
     };
     for (const auto& l : w.layers)
-        for (const auto* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down}) add(*m);
+        for (const auto* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
+            add(*m);
     add(w.output);
     return f;
 }
@@ -281,10 +306,10 @@ struct TestResult {
     int threads = 0;
     std::vector<double> samples_ts;
     double mean = 0, stddev = 0;
-    double cpu_share = 0;       // process CPU time / (wall time x threads), 1 on an idle machine
-    double cpu_bound_ts = 0;    // tokens / (CPU seconds / threads): the idle-machine estimate
-    double fraction = 0; // of the bandwidth (tg) or FMA peak (pp) limit
-    double limit_ts = 0; // the tokens/s that limit allows
+    double cpu_share = 0;    // process CPU time / (wall time x threads), 1 on an idle machine
+    double cpu_bound_ts = 0; // tokens / (CPU seconds / threads): the idle-machine estimate
+    double fraction = 0;     // of the bandwidth (tg) or FMA peak (pp) limit
+    double limit_ts = 0;     // the tokens/s that limit allows
 };
 
 // Where a test's time went, from the engine's dispatch metrics, per (operation, type, ISA).
@@ -302,7 +327,8 @@ void print_profile(const std::string& test, double wall_seconds) {
                              std::string(m::op_name(static_cast<m::Op>(op))).c_str(),
                              traits ? std::string(traits->name).c_str() : "?",
                              std::string(kernels::isa_name(static_cast<kernels::Isa>(isa))).c_str(),
-                             static_cast<unsigned long long>(cell.calls), static_cast<double>(cell.total_ns) / 1e9,
+                             static_cast<unsigned long long>(cell.calls),
+                             static_cast<double>(cell.total_ns) / 1e9,
                              100.0 * static_cast<double>(cell.total_ns) / 1e9 / wall_seconds);
             }
 }
@@ -310,10 +336,12 @@ void print_profile(const std::string& test, double wall_seconds) {
 void summarize(TestResult& r) {
     const double n = static_cast<double>(r.samples_ts.size());
     double sum = 0;
-    for (double v : r.samples_ts) sum += v;
+    for (double v : r.samples_ts)
+        sum += v;
     r.mean = sum / n;
     double sq = 0;
-    for (double v : r.samples_ts) sq += (v - r.mean) * (v - r.mean);
+    for (double v : r.samples_ts)
+        sq += (v - r.mean) * (v - r.mean);
     r.stddev = r.samples_ts.size() > 1 ? std::sqrt(sq / (n - 1)) : 0.0;
 }
 
@@ -351,7 +379,8 @@ private:
     std::vector<int32_t> random_tokens(int n) {
         std::uniform_int_distribution<int32_t> pick(0, vocab_ - 1);
         std::vector<int32_t> tokens(static_cast<size_t>(n));
-        for (int32_t& t : tokens) t = pick(rng_);
+        for (int32_t& t : tokens)
+            t = pick(rng_);
         return tokens;
     }
     engine::Inference inference_;
@@ -365,12 +394,14 @@ private:
 std::string json_string(const std::string& s) {
     std::string out = "\"";
     for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\', out += c;
+        if (c == '"' || c == '\\')
+            out += '\\', out += c;
         else if (static_cast<unsigned char>(c) < 0x20) {
             char buf[8];
             std::snprintf(buf, sizeof buf, "\\u%04x", c);
             out += buf;
-        } else out += c;
+        } else
+            out += c;
     }
     return out + "\"";
 }
@@ -383,55 +414,63 @@ struct Context {
 
 void print_json(const Context& c, const TestResult& r) {
     std::string samples;
-    for (double v : r.samples_ts) samples += (samples.empty() ? "" : ",") + std::to_string(v);
-    std::printf("{\"test\":%s,\"depth\":%d,\"tokens_per_second\":%.3f,\"stddev\":%.3f,\"samples_ts\":[%s],"
-                "\"n_prompt\":%d,\"n_gen\":%d,\"n_threads\":%d,\"isa\":%s,\"model\":%s,\"model_type\":%s,"
-                "\"model_size\":%lld,\"model_n_params\":%lld,\"matmul_params\":%lld,\"decode_read_bytes\":%lld,"
-                "\"bandwidth_gbps\":%.2f,\"fma_peak_gflops\":%.2f,\"limit_tokens_per_second\":%.2f,"
-                "\"fraction_of_limit\":%.4f,\"cpu_share\":%.3f,\"cpu_time_tokens_per_second\":%.3f}\n",
-                json_string(r.test).c_str(), r.depth, r.mean, r.stddev, samples.c_str(), r.n_prompt, r.n_gen,
-                r.threads, json_string(c.isa).c_str(), json_string(c.model.name).c_str(),
-                json_string(c.model.type).c_str(), static_cast<long long>(c.model.file_bytes),
-                static_cast<long long>(c.model.params), static_cast<long long>(c.model.matmul_params),
-                static_cast<long long>(c.model.decode_read_bytes), c.limits.bandwidth_gbps,
-                c.limits.peak_gflops, r.limit_ts, r.fraction, r.cpu_share, r.cpu_bound_ts);
+    for (double v : r.samples_ts)
+        samples += (samples.empty() ? "" : ",") + std::to_string(v);
+    std::printf(
+        "{\"test\":%s,\"depth\":%d,\"tokens_per_second\":%.3f,\"stddev\":%.3f,\"samples_ts\":[%s],"
+        "\"n_prompt\":%d,\"n_gen\":%d,\"n_threads\":%d,\"isa\":%s,\"model\":%s,\"model_type\":%s,"
+        "\"model_size\":%lld,\"model_n_params\":%lld,\"matmul_params\":%lld,\"decode_read_bytes\":%lld,"
+        "\"bandwidth_gbps\":%.2f,\"fma_peak_gflops\":%.2f,\"limit_tokens_per_second\":%.2f,"
+        "\"fraction_of_limit\":%.4f,\"cpu_share\":%.3f,\"cpu_time_tokens_per_second\":%.3f}\n",
+        json_string(r.test).c_str(), r.depth, r.mean, r.stddev, samples.c_str(), r.n_prompt, r.n_gen,
+        r.threads, json_string(c.isa).c_str(), json_string(c.model.name).c_str(),
+        json_string(c.model.type).c_str(), static_cast<long long>(c.model.file_bytes),
+        static_cast<long long>(c.model.params), static_cast<long long>(c.model.matmul_params),
+        static_cast<long long>(c.model.decode_read_bytes), c.limits.bandwidth_gbps, c.limits.peak_gflops,
+        r.limit_ts, r.fraction, r.cpu_share, r.cpu_bound_ts);
 }
 
 void print_csv_header() {
-    std::printf("model,model_type,model_size,model_n_params,n_threads,isa,test,depth,tokens_per_second,stddev,"
-                "bandwidth_gbps,fma_peak_gflops,limit_tokens_per_second,fraction_of_limit,cpu_share,cpu_time_tokens_per_second\n");
+    std::printf(
+        "model,model_type,model_size,model_n_params,n_threads,isa,test,depth,tokens_per_second,stddev,"
+        "bandwidth_gbps,fma_peak_gflops,limit_tokens_per_second,fraction_of_limit,cpu_share,cpu_time_tokens_"
+        "per_second\n");
 }
 
 void print_csv(const Context& c, const TestResult& r) {
-    std::printf("%s,%s,%lld,%lld,%d,%s,%s,%d,%.3f,%.3f,%.2f,%.2f,%.2f,%.4f,%.3f,%.3f\n", json_string(c.model.name).c_str(),
-                c.model.type.c_str(), static_cast<long long>(c.model.file_bytes),
-                static_cast<long long>(c.model.params), r.threads, c.isa.c_str(), r.test.c_str(), r.depth, r.mean,
-                r.stddev, c.limits.bandwidth_gbps, c.limits.peak_gflops, r.limit_ts, r.fraction, r.cpu_share,
-                r.cpu_bound_ts);
+    std::printf("%s,%s,%lld,%lld,%d,%s,%s,%d,%.3f,%.3f,%.2f,%.2f,%.2f,%.4f,%.3f,%.3f\n",
+                json_string(c.model.name).c_str(), c.model.type.c_str(),
+                static_cast<long long>(c.model.file_bytes), static_cast<long long>(c.model.params), r.threads,
+                c.isa.c_str(), r.test.c_str(), r.depth, r.mean, r.stddev, c.limits.bandwidth_gbps,
+                c.limits.peak_gflops, r.limit_ts, r.fraction, r.cpu_share, r.cpu_bound_ts);
 }
 
 void print_md_header(const Context& c, int threads) {
     std::printf("\nmodel: %s, %s, %.2f MiB, %.3f B params (%.3f B multiplied), decode reads %.1f MiB/token\n",
-                c.model.name.c_str(), c.model.type.c_str(), static_cast<double>(c.model.file_bytes) / (1 << 20),
+                c.model.name.c_str(), c.model.type.c_str(),
+                static_cast<double>(c.model.file_bytes) / (1 << 20),
                 static_cast<double>(c.model.params) / 1e9, static_cast<double>(c.model.matmul_params) / 1e9,
                 static_cast<double>(c.model.decode_read_bytes) / (1 << 20));
     std::printf("machine (%d threads): memory read %.1f GB/s, FP32 FMA peak %.1f GFLOP/s; ISA path %s\n\n",
                 threads, c.limits.bandwidth_gbps, c.limits.peak_gflops, c.isa.c_str());
-    std::printf("| model | type | threads | isa | test | t/s | limit t/s | of limit | cpu share | t/s per cpu |\n");
+    std::printf(
+        "| model | type | threads | isa | test | t/s | limit t/s | of limit | cpu share | t/s per cpu |\n");
     std::printf("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
 }
 
 void print_md(const Context& c, const TestResult& r) {
     const std::string test = r.test + (r.depth > 0 ? " @ d" + std::to_string(r.depth) : "");
-    std::printf("| %s | %s | %d | %s | %s | %.2f ± %.2f | %.1f | %.1f%% | %.0f%% | %.2f |\n", c.model.name.c_str(),
-                c.model.type.c_str(), r.threads, c.isa.c_str(), test.c_str(), r.mean, r.stddev, r.limit_ts,
-                100.0 * r.fraction, 100.0 * r.cpu_share, r.cpu_bound_ts);
+    std::printf("| %s | %s | %d | %s | %s | %.2f ± %.2f | %.1f | %.1f%% | %.0f%% | %.2f |\n",
+                c.model.name.c_str(), c.model.type.c_str(), r.threads, c.isa.c_str(), test.c_str(), r.mean,
+                r.stddev, r.limit_ts, 100.0 * r.fraction, 100.0 * r.cpu_share, r.cpu_bound_ts);
     std::fflush(stdout);
 }
 
 int run(const Options& o) {
-    if (o.isa == "scalar") kernels::force_isa(kernels::Isa::Scalar);
-    else if (o.isa == "avx2") kernels::force_isa(kernels::Isa::Avx2);
+    if (o.isa == "scalar")
+        kernels::force_isa(kernels::Isa::Scalar);
+    else if (o.isa == "avx2")
+        kernels::force_isa(kernels::Isa::Avx2);
     const std::string isa(kernels::isa_name(kernels::active_kernels().isa));
 
     if (o.output == "csv") print_csv_header();
@@ -455,14 +494,19 @@ int run(const Options& o) {
             auto emit = [&](TestResult& r) {
                 summarize(r);
                 if (r.test.rfind("tg", 0) == 0) {
-                    r.limit_ts = c.limits.bandwidth_gbps * 1e9 / static_cast<double>(c.model.decode_read_bytes);
+                    r.limit_ts =
+                        c.limits.bandwidth_gbps * 1e9 / static_cast<double>(c.model.decode_read_bytes);
                 } else {
-                    r.limit_ts = c.limits.peak_gflops * 1e9 / (2.0 * static_cast<double>(c.model.matmul_params));
+                    r.limit_ts =
+                        c.limits.peak_gflops * 1e9 / (2.0 * static_cast<double>(c.model.matmul_params));
                 }
                 r.fraction = r.limit_ts > 0 ? r.mean / r.limit_ts : 0;
-                if (o.output == "json") print_json(c, r);
-                else if (o.output == "csv") print_csv(c, r);
-                else print_md(c, r);
+                if (o.output == "json")
+                    print_json(c, r);
+                else if (o.output == "csv")
+                    print_csv(c, r);
+                else
+                    print_md(c, r);
                 std::fflush(stdout);
             };
             for (int depth : o.depth) {
