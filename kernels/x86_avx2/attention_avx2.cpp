@@ -84,7 +84,7 @@ void attend(const float* q, const uint16_t* keys, const uint16_t* values, size_t
 }
 
 // The query heads of one GQA group (up to kGroup) over the same keys and values, keys taken 8 at
-// a time. Per query every operation is the one attend<D> does, in the same order, but:
+// a time. Per query every operation is the one attend() does, in the same order, but:
 // - each block of keys and values is widened to F32 once for all the queries;
 // - the 8 scores of a block are reduced together (reduce_8_lanes, ggml's order per key), and
 //   the running maximum is scanned first, so that every exp of the block (the rescale when a
