@@ -12,6 +12,7 @@
 #include "app/core/inference_worker.h"
 #include "app/core/metrics_controller.h"
 #include "app/core/model_controller.h"
+#include "tests/app/backend_fixture.h"
 #include "tests/app/saved_kv_state.h"
 #include "tests/support/test_support.h"
 #include <QDir>
@@ -20,33 +21,17 @@
 #include <QTest>
 
 using namespace hearth::app;
+using hearth::test::finishReply;
+using hearth::test::loadModel;
+using hearth::test::startChat;
+using hearth::test::waitForMessages;
 
 class TestControllers : public QObject {
     Q_OBJECT
 
     QString dir_;
     AppPaths paths() const { return {dir_ + "/data", dir_ + "/settings.ini"}; }
-    static QString modelPath() {
-        return QDir::cleanPath(QString::fromStdString(hearth::test::testdata("models/stories260K.gguf")));
-    }
-
-    static bool loadModel(HearthBackend& b) {
-        QSignalSpy ready(b.models(), &ModelController::modelReady);
-        if (!b.models()->loadDroppedFile(QUrl::fromLocalFile(modelPath()))) return false;
-        return ready.wait(30000);
-    }
-    static bool startChat(HearthBackend& b) {
-        QSignalSpy ready(b.chat(), &ChatController::readyChanged);
-        b.start();
-        return b.chat()->ready() || ready.wait(10000);
-    }
-    static bool finishReply(ChatController* chat) {
-        QSignalSpy finished(chat, &ChatController::replyFinished);
-        return !chat->generating() || finished.wait(60000);
-    }
-    static bool waitForMessages(ChatController* chat, int count) {
-        return QTest::qWaitFor([&] { return chat->messages()->count() == count; }, 10000);
-    }
+    static QString modelPath() { return hearth::test::storiesModelPath(); }
 
 private slots:
     void init() { dir_ = QString::fromStdString(hearth::test::make_temp_dir("hearth-controllers")); }

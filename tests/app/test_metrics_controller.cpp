@@ -9,6 +9,7 @@
 #include "app/core/inference_worker.h"
 #include "app/core/metrics_controller.h"
 #include "app/core/model_controller.h"
+#include "tests/app/backend_fixture.h"
 #include "tests/support/test_support.h"
 #include <QDir>
 #include <QFileInfo>
@@ -23,16 +24,9 @@ class TestMetricsController : public QObject {
 
     QString dir_;
     AppPaths paths() const { return {dir_ + "/data", dir_ + "/settings.ini"}; }
-    static QString modelPath() {
-        return QDir::cleanPath(QString::fromStdString(hearth::test::testdata("models/stories260K.gguf")));
-    }
-
+    static QString modelPath() { return hearth::test::storiesModelPath(); }
     static bool startWithModel(HearthBackend& b) {
-        QSignalSpy chatReady(b.chat(), &ChatController::readyChanged);
-        b.start();
-        if (!b.chat()->ready() && !chatReady.wait(10000)) return false;
-        QSignalSpy modelReady(b.models(), &ModelController::modelReady);
-        return b.models()->loadDroppedFile(QUrl::fromLocalFile(modelPath())) && modelReady.wait(30000);
+        return hearth::test::startChat(b) && hearth::test::loadModel(b);
     }
     static qsizetype nonZero(const QVariantList& history) {
         return std::count_if(history.begin(), history.end(),
