@@ -61,7 +61,7 @@ public:
     [[nodiscard]] int seed() const { return seed_; } // -1: a new random seed per reply
     [[nodiscard]] int maxReplyTokens() const { return maxReplyTokens_; }
     [[nodiscard]] int contextLength() const { return contextLength_; }
-    [[nodiscard]] int threads() const { return threads_; } // 0: one per core
+    [[nodiscard]] int threads() const { return threads_; } // 0: one per core but one (the window's)
     // KV memory kept for conversations before the least recently used is saved to disk and dropped.
     [[nodiscard]] int conversationMemoryMiB() const { return conversationMemoryMiB_; }
     // Conversations' KV states are saved to disk as Q8_0 (about half the size of F16, with
