@@ -1,4 +1,5 @@
-// Streaming text is handed to the GUI at most once per interval, the first piece at once.
+// Streaming text is handed to the GUI at most once per interval, the first piece at once; a
+// long paragraph slows the hand-overs, and a blank line brings them back to the interval.
 #include "app/core/piece_batcher.h"
 #include <QTest>
 
@@ -34,13 +35,13 @@ private slots:
         QVERIFY(batcher.due(t0 + 70ms));
     }
 
+    // 1000 tokens/s for one simulated second, in short paragraphs: at most ~31 hand-overs.
     void ratesStayBelowThirtyPerSecond() {
-        // 1000 tokens/s for one simulated second gives at most ~31 hand-overs.
         PieceBatcher batcher(33ms);
         const auto t0 = PieceBatcher::Clock::now();
         int flushes = 0;
         for (int ms = 0; ms < 1000; ++ms) {
-            batcher.add("x");
+            batcher.add(ms % 100 == 99 ? "x\n\n" : "x");
             if (batcher.due(t0 + std::chrono::milliseconds(ms))) {
                 (void)batcher.take(t0 + std::chrono::milliseconds(ms));
                 ++flushes;
@@ -48,6 +49,28 @@ private slots:
         }
         QVERIFY2(flushes <= 31, qPrintable(QString::number(flushes)));
         QVERIFY(flushes >= 29);
+    }
+
+    void longParagraphsSlowTheHandOvers() {
+        PieceBatcher batcher(50ms);
+        QCOMPARE(batcher.interval(), 50ms);
+        batcher.add(std::string(PieceBatcher::kLongParagraph - 1, 'x'));
+        QCOMPARE(batcher.interval(), 50ms);
+        batcher.add("x");
+        QCOMPARE(batcher.interval(), 100ms);
+        batcher.add("\n"); // a single line break does not end the paragraph
+        batcher.add(std::string(PieceBatcher::kLongParagraph, 'x'));
+        QCOMPARE(batcher.interval(), 150ms);
+        batcher.add(std::string(10 * PieceBatcher::kLongParagraph, 'x'));
+        QCOMPARE(batcher.interval(), 200ms); // at most kMaxSlowdown times
+        const auto t0 = PieceBatcher::Clock::now();
+        (void)batcher.take(t0);
+        batcher.add("y");
+        QVERIFY(!batcher.due(t0 + 150ms));
+        QVERIFY(batcher.due(t0 + 200ms));
+        batcher.add("\n\nNew paragraph");
+        QCOMPARE(batcher.interval(), 50ms);
+        QVERIFY(batcher.due(t0 + 50ms));
     }
 
     void keepsUtf8Whole() {
