@@ -184,6 +184,7 @@ void ChatController::startReply() {
     activeRequest_ = request.id;
     activeModel_ = model;
     activeMessageId_ = reply.id;
+    sinceReplySaved_.start();
     clearError();
     emit generatingChanged();
     emit replyStarted(reply.id);
@@ -193,8 +194,13 @@ void ChatController::startReply() {
 void ChatController::onPieces(quint64 requestId, const QString& text) {
     if (requestId != activeRequest_ || !activeModel_) return;
     activeModel_->appendText(activeMessageId_, text);
-    if (const MessageRecord* m = activeModel_->find(activeMessageId_))
+    if (const MessageRecord* m = activeModel_->find(activeMessageId_)) {
         emit replyGrew(activeMessageId_, static_cast<int>(m->content.size()));
+        if (sinceReplySaved_.elapsed() >= kPartialSaveMs) { // on the database thread, as every write
+            store_->saveMessage(*m);
+            sinceReplySaved_.restart();
+        }
+    }
 }
 
 void ChatController::finishReply(MessageState state, const QString& stats) {

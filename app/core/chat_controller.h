@@ -6,6 +6,7 @@
 #include "app/core/conversation_search_model.h"
 #include "app/core/message_list_model.h"
 #include "app/core/worker_types.h"
+#include <QElapsedTimer>
 #include <QHash>
 #include <QObject>
 #include <QPointer>
@@ -107,6 +108,10 @@ private:
     quint64 activeRequest_ = 0; // 0 when idle
     QPointer<MessageListModel> activeModel_;
     QString activeMessageId_;
+    // When the streaming reply was last written: it is saved every kPartialSaveMs while it
+    // streams, so that a killed app keeps all but the last second of it.
+    QElapsedTimer sinceReplySaved_;
+    static constexpr int kPartialSaveMs = 1000;
     QList<int> activeTurnRows_; // the message row of each turn of the active request (-1: system prompt)
 };
 

@@ -1,7 +1,8 @@
 // Starts the real hearth binary (offscreen) twice with a script: it opens on the
 // model picker, loads stories260K through the drop path, sends a message with
 // Enter, sees tokens in the view, presses Stop while the reply streams (the
-// reply ends stopped), and after a restart finds the conversation again.
+// reply ends stopped), and after a restart finds the conversation again. Then an app killed
+// while it streams: what the user wrote, and the reply up to its last save, survive.
 // Screenshots of the main window go to build/test-artifacts.
 #include "tests/support/test_support.h"
 #include <QDir>
@@ -25,33 +26,40 @@ class TestEndToEnd : public QObject {
         return QString::fromStdString(hearth::test::testdata("models/stories260K.gguf"));
     }
 
-    // Runs the app with `script`; returns its JSON events.
-    QList<QJsonObject> runApp(const QString& script, const QString& name) {
+    // Starts the app on `dataDir` with `script` (not yet finished).
+    void startApp(QProcess& app, const QString& script, const QString& name, const QString& dataDir) {
         const QString scriptPath = dir_ + "/" + name + ".script";
         QFile file(scriptPath);
-        if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) return {};
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Text));
         file.write(script.toUtf8());
         file.close();
-        QProcess app;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         if (!env.contains("QT_QPA_PLATFORM")) env.insert("QT_QPA_PLATFORM", "offscreen");
         env.remove("HEARTH_DATA_DIR");
         env.remove("HEARTH_SETTINGS_FILE");
         app.setProcessEnvironment(env);
-        app.start(hearthBinary(), {"--data-dir", dir_ + "/data", "--settings", dir_ + "/settings.ini",
-                                   "--script", scriptPath, "--screenshots", artifacts()});
+        app.start(hearthBinary(), {"--data-dir", dataDir, "--settings", dir_ + "/settings.ini", "--script",
+                                   scriptPath, "--screenshots", artifacts()});
+    }
+    static QList<QJsonObject> parseEvents(const QByteArray& output) {
+        QList<QJsonObject> events;
+        for (const QByteArray& line : output.split('\n')) {
+            const QJsonDocument doc = QJsonDocument::fromJson(line);
+            if (doc.isObject()) events.append(doc.object());
+        }
+        return events;
+    }
+    // Runs the app with `script` to its end; returns its JSON events.
+    QList<QJsonObject> runApp(const QString& script, const QString& name, QString dataDir = {}) {
+        QProcess app;
+        startApp(app, script, name, dataDir.isEmpty() ? dir_ + "/data" : dataDir);
         if (!app.waitForFinished(240000)) {
             app.kill();
             app.waitForFinished();
         }
         const QByteArray err = app.readAllStandardError();
         if (app.exitCode() != 0) qWarning("hearth exited with %d:\n%s", app.exitCode(), err.constData());
-        QList<QJsonObject> events;
-        for (const QByteArray& line : app.readAllStandardOutput().split('\n')) {
-            const QJsonDocument doc = QJsonDocument::fromJson(line);
-            if (doc.isObject()) events.append(doc.object());
-        }
-        return events;
+        return parseEvents(app.readAllStandardOutput());
     }
     static QList<QJsonObject> eventsNamed(const QList<QJsonObject>& events, const QString& name) {
         QList<QJsonObject> out;
@@ -194,6 +202,46 @@ private slots:
         QCOMPARE(restoredMessages.size(), 2);
         QCOMPARE(restoredMessages[1].toObject()["content"].toString(), reply["content"].toString());
         checkScreenshot(eventsNamed(again, "screenshot").value(0));
+    }
+
+    // SIGKILL while a reply streams (no shutdown code runs): the user's message was written
+    // when it was sent, and the reply is saved every second as it streams; after a restart both
+    // are there, the reply marked stopped.
+    void killedWhileStreaming() {
+        const QString dataDir = dir_ + "/killed";
+        QProcess app;
+        startApp(app,
+                 QStringLiteral("wait-ready\nload %1\nwait-model\nsend Keep what I wrote\n"
+                                "wait-stream 20\nwait 1500\nstate\nwait 60000\nquit\n")
+                     .arg(modelPath()),
+                 "killed", dataDir);
+        QByteArray output;
+        QList<QJsonObject> states;
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                output += app.readAllStandardOutput();
+                states = eventsNamed(parseEvents(output), "state");
+                return !states.isEmpty() || app.state() == QProcess::NotRunning;
+            },
+            120000));
+        QCOMPARE(states.size(), 1);
+        QVERIFY2(states[0]["generating"].toBool(), "the reply had ended before the kill");
+        const QString shown = states[0]["messages"].toArray()[1].toObject()["content"].toString();
+        app.kill(); // SIGKILL
+        app.waitForFinished();
+
+        const QList<QJsonObject> again =
+            runApp(QStringLiteral("wait-ready\nclick conversation_0\nwait 500\nstate\nquit\n"), "after-kill",
+                   dataDir);
+        QVERIFY2(!eventsNamed(again, "done").isEmpty(), "the app did not start again after the kill");
+        const QJsonArray messages = eventsNamed(again, "state").value(0)["messages"].toArray();
+        QCOMPARE(messages.size(), 2);
+        QCOMPARE(messages[0].toObject()["content"].toString(), QStringLiteral("Keep what I wrote"));
+        const QJsonObject reply = messages[1].toObject();
+        QCOMPARE(reply["state"].toString(), QStringLiteral("stopped"));
+        QVERIFY2(!reply["content"].toString().isEmpty(), "nothing of the reply was saved while it streamed");
+        QVERIFY2(shown.startsWith(reply["content"].toString()),
+                 "the saved reply is not what the view showed");
     }
 };
 
