@@ -29,7 +29,9 @@ std::string upper(std::string_view s) {
     return out;
 }
 
-ModelInfo describe(const gguf::GgufFile& file) {
+// hp: the engine's own reading of the hyperparameters (read_hyperparams), which fails for a
+// file it cannot run.
+ModelInfo describe(const gguf::GgufFile& file, const HyperParams& hp) {
     ModelInfo info;
     info.path = file.path();
     info.file_bytes = static_cast<int64_t>(file.file_size());
@@ -64,9 +66,7 @@ ModelInfo describe(const gguf::GgufFile& file) {
             info.quantization = upper(kernels::type_traits(type).name);
         }
     if (info.file_type.empty()) info.file_type = info.quantization;
-    // The engine's own reading of the hyperparameters: a file it cannot run fails here with the
-    // reason, and the KV cache is sized as KvCache holds it (F16 keys and values, every layer).
-    const HyperParams hp = read_hyperparams(file);
+    // The KV cache as KvCache holds it: F16 keys and values, every layer.
     info.kv_bytes_per_token = 2 * int64_t{hp.n_layer} * hp.kv_width() * int64_t{sizeof(kernels::fp16_bits)};
     return info;
 }
@@ -127,7 +127,8 @@ int64_t ModelInfo::estimated_bytes(int32_t n_ctx) const {
 }
 
 ModelInfo Model::read_info(const std::string& path) {
-    return describe(*gguf::GgufFile::open(path));
+    const auto file = gguf::GgufFile::open(path);
+    return describe(*file, read_hyperparams(*file));
 }
 
 std::shared_ptr<const Model> Model::load(const std::string& path) {
@@ -136,7 +137,7 @@ std::shared_ptr<const Model> Model::load(const std::string& path) {
     const gguf::GgufFile& file = *model->file_;
     HyperParams& hp = model->hparams_;
     hp = read_hyperparams(file);
-    model->info_ = describe(file);
+    model->info_ = describe(file, hp);
 
     WeightBinder bind(file);
     const auto* embd = bind.find("token_embd.weight");

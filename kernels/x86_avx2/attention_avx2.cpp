@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace hearth::kernels::avx2 {
 namespace {
@@ -275,26 +276,19 @@ void attend_group(const float* q, size_t q_stride, int64_t n_queries, const uint
     }
 }
 
-// The group kernel for a head size known at compile time; false for other sizes.
+// The group kernel for a head size known at compile time (multiples of 32 up to 128); false
+// for other sizes.
 bool attend_group_by_size(const float* q, size_t q_stride, int64_t n_queries, const uint16_t* keys,
                           const uint16_t* values, size_t kv_stride, int64_t n_keys, int64_t head_dim,
                           float scale, float* out, size_t out_stride) {
-    switch (head_dim) {
-    case 32:
-        attend_group<32>(q, q_stride, n_queries, keys, values, kv_stride, n_keys, scale, out, out_stride);
-        return true;
-    case 64:
-        attend_group<64>(q, q_stride, n_queries, keys, values, kv_stride, n_keys, scale, out, out_stride);
-        return true;
-    case 96:
-        attend_group<96>(q, q_stride, n_queries, keys, values, kv_stride, n_keys, scale, out, out_stride);
-        return true;
-    case 128:
-        attend_group<128>(q, q_stride, n_queries, keys, values, kv_stride, n_keys, scale, out, out_stride);
-        return true;
-    default:
-        return false;
-    }
+    using Kernel = void (*)(const float*, size_t, int64_t, const uint16_t*, const uint16_t*, size_t, int64_t,
+                            float, float*, size_t);
+    static constexpr Kernel kBySize[] = {attend_group<32>, attend_group<64>, attend_group<96>,
+                                         attend_group<128>};
+    if (head_dim % 32 != 0 || head_dim < 32 || head_dim / 32 > int64_t{std::size(kBySize)}) return false;
+    kBySize[head_dim / 32 - 1](q, q_stride, n_queries, keys, values, kv_stride, n_keys, scale, out,
+                               out_stride);
+    return true;
 }
 
 } // namespace

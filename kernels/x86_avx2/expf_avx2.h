@@ -24,19 +24,18 @@ constexpr double kC2 = 0x1.62e42ff0c52d6p-1 / 32;
 
 // tab[i] = bits of 2^(i/32) minus i << 47, so that tab[k % 32] + (k << 47) are the bits of
 // 2^(k/32) for any integer k in range (the exponent field takes k / 32).
-inline const std::array<int64_t, 32>& table() {
-    static const std::array<int64_t, 32> tab = [] {
-        std::array<int64_t, 32> t{};
-        for (int i = 0; i < 32; ++i) {
-            const double value = static_cast<double>(std::exp2(static_cast<long double>(i) / 32));
-            uint64_t bits;
-            std::memcpy(&bits, &value, sizeof bits);
-            t[static_cast<size_t>(i)] = static_cast<int64_t>(bits - (static_cast<uint64_t>(i) << 47));
-        }
-        return t;
-    }();
-    return tab;
-}
+// Built once at start-up (namespace scope: no initialisation guard on every call, as a
+// function's static would have in the attention's inner loop).
+inline const std::array<int64_t, 32> kTable = [] {
+    std::array<int64_t, 32> t{};
+    for (int i = 0; i < 32; ++i) {
+        const double value = static_cast<double>(std::exp2(static_cast<long double>(i) / 32));
+        uint64_t bits;
+        std::memcpy(&bits, &value, sizeof bits);
+        t[static_cast<size_t>(i)] = static_cast<int64_t>(bits - (static_cast<uint64_t>(i) << 47));
+    }
+    return t;
+}();
 
 // Four lanes, all with |x| < 88.
 [[gnu::always_inline]] inline __m128 exp4(__m128 x, const long long* tab) {
@@ -60,7 +59,7 @@ inline const std::array<int64_t, 32>& table() {
 } // namespace expf_detail
 
 [[gnu::always_inline]] inline __m256 expf_like_libm(__m256 x) {
-    const auto* tab = reinterpret_cast<const long long*>(expf_detail::table().data());
+    const auto* tab = reinterpret_cast<const long long*>(expf_detail::kTable.data());
     // glibc's fast path is |x| < 88 (the top 12 bits of |x| below those of 88.0f).
     const __m256 magnitude = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
     const int special = _mm256_movemask_ps(_mm256_cmp_ps(magnitude, _mm256_set1_ps(88.0f), _CMP_NLT_UQ));

@@ -33,6 +33,17 @@ class TestControllers : public QObject {
     AppPaths paths() const { return {dir_ + "/data", dir_ + "/settings.ini"}; }
     static QString modelPath() { return hearth::test::storiesModelPath(); }
 
+    // In a freshly opened backend: loads the model, opens conversation `id` (one exchange) and
+    // asks one more question; returns the new reply's stats line (empty on failure).
+    static QString replyInSavedConversation(HearthBackend& b, const QString& id) {
+        if (!startChat(b) || !loadModel(b)) return {};
+        b.settings()->setMaxReplyTokens(4);
+        b.chat()->selectConversation(id);
+        if (!waitForMessages(b.chat(), 2) || !b.chat()->send("And then?") || !finishReply(b.chat()))
+            return {};
+        return b.chat()->messages()->index(3).data(MessageListModel::StatsRole).toString();
+    }
+
 private slots:
     void init() { dir_ = QString::fromStdString(hearth::test::make_temp_dir("hearth-controllers")); }
 
@@ -275,14 +286,7 @@ private slots:
         QVERIFY2(QFile::exists(stateDir + "/" + id + ".hkv"), "the state was not saved at shutdown");
 
         HearthBackend again(paths());
-        QVERIFY(startChat(again));
-        QVERIFY(loadModel(again));
-        again.settings()->setMaxReplyTokens(4);
-        again.chat()->selectConversation(id);
-        QVERIFY(waitForMessages(again.chat(), 2));
-        QVERIFY(again.chat()->send("And then?"));
-        QVERIFY(finishReply(again.chat()));
-        const QString stats = again.chat()->messages()->index(3).data(MessageListModel::StatsRole).toString();
+        const QString stats = replyInSavedConversation(again, id);
         QVERIFY2(stats.contains("resumed from saved state") && stats.contains("prompt tokens reused"),
                  qPrintable(stats));
         QTRY_COMPARE(again.metrics()->replies()->count(), 1); // recorded from the same signal, a moment later
@@ -313,14 +317,7 @@ private slots:
 
         HearthBackend again(paths()); // persisted: still on
         QVERIFY(again.settings()->compressSavedStates());
-        QVERIFY(startChat(again));
-        QVERIFY(loadModel(again));
-        again.settings()->setMaxReplyTokens(4);
-        again.chat()->selectConversation(id);
-        QVERIFY(waitForMessages(again.chat(), 2));
-        QVERIFY(again.chat()->send("And then?"));
-        QVERIFY(finishReply(again.chat()));
-        const QString stats = again.chat()->messages()->index(3).data(MessageListModel::StatsRole).toString();
+        const QString stats = replyInSavedConversation(again, id);
         QVERIFY2(stats.contains("resumed from saved state"), qPrintable(stats));
     }
 
