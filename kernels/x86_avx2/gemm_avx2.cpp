@@ -293,9 +293,9 @@ template <int RM, int RN> struct SignedPanelTile {
 // activation block must fit the 16 ymm registers, or GCC spills the accumulators. 3x4 and 4x3
 // measured best (120 GOP/s for Q5_0 with the panel), 2x6 slower (86).
 constexpr int kSignedRows = 3, kSignedCols = 4;
-// K-quant tiles: 2 x 4 measured best of 4x3, 3x3, 2x4, 4x2, 3x2, 2x2, 2x6, 1x8, 3x4 and 2x5
-// (Q4_K 84, Q6_K 92 GFLOP/s on one core), once their loops were unrolled: before, GCC kept the
-// r/b loops and the tile's sums in memory (56 and 42 GFLOP/s).
+// The Q4_K tile (matrices whose rows are not a multiple of 8; the others take the interleaved
+// panel): 2 x 4 measured best of 4x3, 3x3, 2x4, 4x2, 3x2, 2x2, 2x6, 1x8, 3x4 and 2x5 (84
+// GFLOP/s on one core), once its loops were unrolled.
 constexpr int kKQuantRows = 2, kKQuantCols = 4;
 // Q6_K over its panel: the integer sums of 3 x 4 pairs in registers, the float sums in memory.
 constexpr int kQ6KRows = 3, kQ6KCols = 4;
