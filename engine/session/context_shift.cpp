@@ -15,17 +15,19 @@ void rotate_cached_keys(KvCache& cache, const Model& model, int32_t begin, int32
     std::vector<float> turn(static_cast<size_t>(hp.rope_dim));
     rope_tables(hp, factors, delta, 1, turn.data());
 
-    const int32_t width = cache.kv_width();
-    std::vector<float> row(static_cast<size_t>(width));
+    const auto width = static_cast<size_t>(cache.kv_width());
+    std::vector<float> row(width);
+    std::vector<kernels::fp16_bits> halves(width);
     for (int32_t layer = 0; layer < cache.n_layer(); ++layer) {
         for (int32_t pos = begin; pos < end; ++pos) {
             // F16 -> F32, rotate with the model's own layout (NeoX or not), round back.
-            kernels::fp16_bits* key = cache.key(layer, pos);
-            for (int32_t i = 0; i < width; ++i)
-                row[static_cast<size_t>(i)] = kernels::fp16_to_fp32(key[i]);
+            cache.read_row(KvCache::Part::Keys, layer, pos, halves.data());
+            for (size_t i = 0; i < width; ++i)
+                row[i] = kernels::fp16_to_fp32(halves[i]);
             apply_rope(hp, turn.data(), 1, row.data(), hp.n_head_kv);
-            for (int32_t i = 0; i < width; ++i)
-                key[i] = kernels::fp32_to_fp16(row[static_cast<size_t>(i)]);
+            for (size_t i = 0; i < width; ++i)
+                halves[i] = kernels::fp32_to_fp16(row[i]);
+            cache.write_row(KvCache::Part::Keys, layer, pos, halves.data());
         }
     }
 }

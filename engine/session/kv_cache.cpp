@@ -6,7 +6,8 @@
 namespace hearth::engine {
 
 KvCache::KvCache(const HyperParams& hp, int32_t n_ctx)
-    : n_ctx_(n_ctx), n_layer_(hp.n_layer), kv_width_(hp.kv_width()) {
+    : n_ctx_(n_ctx), n_layer_(hp.n_layer), kv_width_(hp.kv_width()), n_head_kv_(hp.n_head_kv),
+      head_dim_(hp.head_dim) {
     if (n_ctx <= 0) throw std::invalid_argument("KV cache needs a positive context length");
     const size_t halves = static_cast<size_t>(hp.n_layer) * n_ctx * hp.kv_width();
     // Not zeroed: only the positions a conversation reaches ever become resident.
@@ -44,18 +45,27 @@ void KvCache::discard(int32_t n_keep, int32_t n_discard) {
     if (shifted() && n_keep != shift_at_)
         throw std::invalid_argument("KV cache: a second shift must keep the same prefix");
     const int32_t moved = size() - n_keep - n_discard;
-    const size_t row = static_cast<size_t>(kv_width_);
-    for (int32_t layer = 0; layer < n_layer_; ++layer) {
-        // Regions may overlap: memmove.
-        std::memmove(key(layer, n_keep), key(layer, n_keep + n_discard),
-                     moved * row * sizeof(kernels::fp16_bits));
-        std::memmove(value(layer, n_keep), value(layer, n_keep + n_discard),
-                     moved * row * sizeof(kernels::fp16_bits));
-    }
+    const size_t run = static_cast<size_t>(moved) * head_dim_ * sizeof(kernels::fp16_bits);
+    for (int32_t layer = 0; layer < n_layer_; ++layer)
+        for (int32_t h = 0; h < n_head_kv_; ++h)
+            for (const Part part : {Part::Keys, Part::Values}) // regions may overlap: memmove
+                std::memmove(head(part, layer, h, n_keep), head(part, layer, h, n_keep + n_discard), run);
     const auto first = tokens_.begin() + n_keep;
     dropped_.insert(dropped_.end(), first, first + n_discard);
     shift_at_ = n_keep;
     tokens_.erase(first, first + n_discard);
+}
+
+void KvCache::read_row(Part part, int32_t layer, int32_t pos, kernels::fp16_bits* row) const {
+    for (int32_t h = 0; h < n_head_kv_; ++h)
+        std::memcpy(row + static_cast<size_t>(h) * head_dim_, head(part, layer, h, pos),
+                    static_cast<size_t>(head_dim_) * sizeof(kernels::fp16_bits));
+}
+
+void KvCache::write_row(Part part, int32_t layer, int32_t pos, const void* row) {
+    const size_t head_bytes = static_cast<size_t>(head_dim_) * sizeof(kernels::fp16_bits);
+    for (int32_t h = 0; h < n_head_kv_; ++h)
+        std::memcpy(head(part, layer, h, pos), static_cast<const char*>(row) + h * head_bytes, head_bytes);
 }
 
 void KvCache::set_dropped(int32_t at, std::vector<int32_t> dropped) {

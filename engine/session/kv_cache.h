@@ -31,15 +31,25 @@ public:
     // Bytes of keys and values of the positions in use.
     size_t used_bytes() const { return 2 * per_position_bytes() * static_cast<size_t>(size()); }
 
-    // Keys/values of one layer at one position: (n_head_kv * head_dim) halves. Stored
-    // as F16, as llama.cpp does by default: half the memory and bandwidth of F32.
-    kernels::fp16_bits* key(int32_t layer, int32_t pos) { return keys_.get() + offset(layer, pos); }
-    kernels::fp16_bits* value(int32_t layer, int32_t pos) { return values_.get() + offset(layer, pos); }
-    const kernels::fp16_bits* key(int32_t layer, int32_t pos) const {
-        return keys_.get() + offset(layer, pos);
+    // Keys/values are stored as F16, as llama.cpp does by default: half the memory and
+    // bandwidth of F32. Each (layer, KV head) holds its positions one after another, head_dim
+    // halves each, so attention reads one head's keys as one run rather than strided through
+    // every head's (which, from memory, the prefetchers do not follow).
+    enum class Part { Keys, Values };
+    int32_t n_head_kv() const { return n_head_kv_; }
+    int32_t head_dim() const { return head_dim_; }
+    kernels::fp16_bits* head(Part part, int32_t layer, int32_t kv_head, int32_t pos = 0) {
+        return storage(part) + offset(layer, kv_head, pos);
     }
-    const kernels::fp16_bits* value(int32_t layer, int32_t pos) const {
-        return values_.get() + offset(layer, pos);
+    const kernels::fp16_bits* head(Part part, int32_t layer, int32_t kv_head, int32_t pos = 0) const {
+        return storage(part) + offset(layer, kv_head, pos);
+    }
+    // One position's row of kv_width halves (KV head after KV head), gathered or scattered.
+    void read_row(Part part, int32_t layer, int32_t pos, kernels::fp16_bits* row) const;
+    void write_row(Part part, int32_t layer, int32_t pos, const void* row); // any alignment
+    // Element i (< kv_width) of that row.
+    kernels::fp16_bits at(Part part, int32_t layer, int32_t pos, int32_t i) const {
+        return head(part, layer, i / head_dim_, pos)[i % head_dim_];
     }
 
     // Keeps the first n tokens (and their keys/values), forgets the rest. The record of
@@ -74,17 +84,20 @@ private:
     size_t per_position_bytes() const {
         return static_cast<size_t>(n_layer_) * kv_width_ * sizeof(kernels::fp16_bits);
     }
-    size_t offset(int32_t layer, int32_t pos) const {
-        return (static_cast<size_t>(layer) * n_ctx_ + pos) * kv_width_;
+    size_t offset(int32_t layer, int32_t kv_head, int32_t pos) const {
+        return ((static_cast<size_t>(layer) * n_head_kv_ + kv_head) * n_ctx_ + pos) * head_dim_;
     }
+    kernels::fp16_bits* storage(Part part) const { return part == Part::Keys ? keys_.get() : values_.get(); }
     void note_size() { high_water_ = std::max(high_water_, size()); }
 
     int32_t n_ctx_;
     int32_t n_layer_;
     int32_t kv_width_;
+    int32_t n_head_kv_;
+    int32_t head_dim_;
     int32_t high_water_ = 0;                       // most positions ever written
-    std::unique_ptr<kernels::fp16_bits[]> keys_;   // (layer, n_ctx, kv_width)
-    std::unique_ptr<kernels::fp16_bits[]> values_; // (layer, n_ctx, kv_width)
+    std::unique_ptr<kernels::fp16_bits[]> keys_;   // (layer, n_head_kv, n_ctx, head_dim)
+    std::unique_ptr<kernels::fp16_bits[]> values_; // (layer, n_head_kv, n_ctx, head_dim)
     std::vector<int32_t> tokens_;
     int32_t shift_at_ = 0;
     std::vector<int32_t> dropped_;

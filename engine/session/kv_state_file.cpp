@@ -177,21 +177,21 @@ void save_kv_state(const std::string& path, const KvCache& cache, const KvStateI
     w.put_bytes(cache.tokens().data(), cache.tokens().size() * sizeof(int32_t));
     w.put_bytes(cache.dropped().data(), cache.dropped().size() * sizeof(int32_t));
 
+    // Position by position, each a row of kv_width (the file's layout is the cache's old one).
+    std::vector<kernels::fp16_bits> row(static_cast<size_t>(width));
     std::vector<float> f32(static_cast<size_t>(width));
     std::vector<char> q8(row_bytes);
     const auto& q8_0 = q8_0_kernels();
     for (int32_t layer = 0; layer < cache.n_layer(); ++layer) {
-        for (const bool keys : {true, false}) {
-            const kernels::fp16_bits* first = keys ? cache.key(layer, 0) : cache.value(layer, 0);
-            if (format == KvStateFormat::F16) {
-                // Positions of a layer are contiguous: one copy per layer.
-                w.put_bytes(first, static_cast<size_t>(n) * row_bytes);
-                continue;
-            }
+        for (const auto part : {KvCache::Part::Keys, KvCache::Part::Values}) {
             for (int32_t pos = 0; pos < n; ++pos) {
-                const kernels::fp16_bits* row = first + static_cast<size_t>(pos) * width;
+                cache.read_row(part, layer, pos, row.data());
+                if (format == KvStateFormat::F16) {
+                    w.put_bytes(row.data(), row_bytes);
+                    continue;
+                }
                 for (int32_t i = 0; i < width; ++i)
-                    f32[static_cast<size_t>(i)] = kernels::fp16_to_fp32(row[i]);
+                    f32[static_cast<size_t>(i)] = kernels::fp16_to_fp32(row[static_cast<size_t>(i)]);
                 q8_0.quantize(f32.data(), q8.data(), width);
                 w.put_bytes(q8.data(), row_bytes);
             }
@@ -277,18 +277,18 @@ KvRestoreResult restore_kv_state(const std::string& path, KvCache& cache, const 
         // Everything checked: only now is the cache overwritten.
         const auto& q8_0 = q8_0_kernels();
         std::vector<float> f32(width);
+        std::vector<kernels::fp16_bits> row(width);
         for (int32_t layer = 0; layer < cache.n_layer(); ++layer) {
-            for (const bool keys : {true, false}) {
-                kernels::fp16_bits* first = keys ? cache.key(layer, 0) : cache.value(layer, 0);
-                if (format == KvStateFormat::F16) {
-                    std::memcpy(first, r.take(n * row_bytes), n * row_bytes);
-                    continue;
-                }
+            for (const auto part : {KvCache::Part::Keys, KvCache::Part::Values}) {
                 for (uint32_t pos = 0; pos < n; ++pos) {
+                    if (format == KvStateFormat::F16) {
+                        cache.write_row(part, layer, static_cast<int32_t>(pos), r.take(row_bytes));
+                        continue;
+                    }
                     q8_0.dequantize(r.take(row_bytes), f32.data(), width);
-                    kernels::fp16_bits* row = first + static_cast<size_t>(pos) * width;
                     for (uint32_t i = 0; i < width; ++i)
                         row[i] = kernels::fp32_to_fp16(f32[i]);
+                    cache.write_row(part, layer, static_cast<int32_t>(pos), row.data());
                 }
             }
         }

@@ -108,11 +108,14 @@ void apply_rope(const HyperParams& hp, const float* tables, int32_t n, float* x,
 void store_kv(KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const float* k, const float* v) {
     auto to_f16 = kernels::active_kernels().of(kernels::TensorType::F16).quantize;
     if (!to_f16) to_f16 = kernels::reference_kernels().of(kernels::TensorType::F16).quantize;
-    const int32_t width = cache.kv_width();
-    for (int32_t t = 0; t < n; ++t) {
-        to_f16(k + static_cast<size_t>(t) * width, cache.key(layer, n_past + t), width);
-        to_f16(v + static_cast<size_t>(t) * width, cache.value(layer, n_past + t), width);
-    }
+    const int32_t width = cache.kv_width(), head_dim = cache.head_dim();
+    using Part = KvCache::Part;
+    for (int32_t t = 0; t < n; ++t)
+        for (int32_t h = 0; h < cache.n_head_kv(); ++h) {
+            const size_t from = static_cast<size_t>(t) * width + static_cast<size_t>(h) * head_dim;
+            to_f16(k + from, cache.head(Part::Keys, layer, h, n_past + t), head_dim);
+            to_f16(v + from, cache.head(Part::Values, layer, h, n_past + t), head_dim);
+        }
 }
 
 // One kernel call per (KV head, token): the query heads that share a KV head attend together,
@@ -129,7 +132,6 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
     const int32_t head_dim = hp.head_dim;
     const int32_t group = hp.n_head / hp.n_head_kv;
     const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
-    const size_t stride = static_cast<size_t>(cache.kv_width());
     const int64_t items = static_cast<int64_t>(n) * hp.n_head_kv;
     pool.for_each(items, [&](int64_t item) {
         const int32_t kv_head = static_cast<int32_t>(item / n);
@@ -138,8 +140,9 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
                                  static_cast<size_t>(head_dim);
         // Causal: up to and including this token.
         attend_group(q + first_row, static_cast<size_t>(head_dim), group,
-                     cache.key(layer, 0) + kv_head * head_dim, cache.value(layer, 0) + kv_head * head_dim,
-                     stride, n_past + t + 1, head_dim, scale, out + first_row, static_cast<size_t>(head_dim));
+                     cache.head(KvCache::Part::Keys, layer, kv_head),
+                     cache.head(KvCache::Part::Values, layer, kv_head), static_cast<size_t>(head_dim),
+                     n_past + t + 1, head_dim, scale, out + first_row, static_cast<size_t>(head_dim));
     });
 }
 

@@ -87,21 +87,25 @@ void attend(const float* q, const uint16_t* keys, const uint16_t* values, size_t
 // The query heads of one GQA group (up to kGroup) over the same keys and values, keys taken 8 at
 // a time. Per query every operation is the one attend() does, in the same order, but:
 // - each block of keys and values is widened to F32 once for all the queries;
-// - the 8 scores of a block are reduced together (reduce_8_lanes, ggml's order per key), and
-//   the running maximum is scanned first, so that every exp of the block (the rescale when a
-//   key sets a new maximum, the weight otherwise) is one vector expf, libm's to the bit;
-// - the F16 accumulators are held in registers as floats rounded to F16 (round_to_f16), three
-//   heads at a time, rather than stored as halves and reloaded for every key. (Measured on
-//   Zen 5: the F16 round trip is ~22 cycles of latency and its two conversions the bound on
-//   throughput, ~2.4 cycles per 8 elements; keeping the accumulators in memory and every
-//   head in flight was no faster.)
+// - the 8 scores of a block are reduced together (reduce_8_lanes, ggml's order per key), all the
+//   heads' scores before any head's softmax, so that their chains overlap;
+// - the running maximum is a prefix maximum over the block (decide_block), so that every exp
+//   of the block (the rescale when a key sets a new maximum, the weight otherwise) is one
+//   vector expf, libm's to the bit, and the running sum is one branch-free FMA per key;
+// - the F16 accumulators are held in registers as floats rounded to F16 (round_to_f16), up to
+//   7 heads x 16 dimensions at a time, rather than stored as halves and reloaded for every key.
+// Measured on Zen 5 at head size 64 and 7 heads, ~29 cycles per (key, head): the F16 round
+// trip's conversions ~12 (their throughput bounds them; magic-number rounding, exact over
+// F16's whole range, is as many operations and measured slower), the scores ~6, the softmax
+// ~5 (4 of them the expf), the widening ~3.
 // Head sizes that are multiples of 32 (ggml's dot then has no tail).
 constexpr int64_t kGroup = 8;
 constexpr int kKeyBlock = 8;
 
 // Lane k: ggml's horizontal sum of v[k], ((l0 + l4) + (l1 + l5)) + ((l2 + l6) + (l3 + l7)).
-inline __m256 reduce_8_lanes(const __m256 (&v)[kKeyBlock]) {
+[[gnu::always_inline]] inline __m256 reduce_8_lanes(const __m256 (&v)[kKeyBlock]) {
     __m256 folded[4]; // low half: v[2i]'s lanes l + (l + 4); high half: v[2i + 1]'s
+#pragma GCC unroll 4
     for (int i = 0; i < 4; ++i)
         folded[i] = _mm256_add_ps(_mm256_permute2f128_ps(v[2 * i], v[2 * i + 1], 0x20),
                                   _mm256_permute2f128_ps(v[2 * i], v[2 * i + 1], 0x31));
@@ -113,54 +117,120 @@ inline __m256 reduce_8_lanes(const __m256 (&v)[kKeyBlock]) {
 
 // What one head does with one block of keys, decided before the values are touched.
 struct BlockWeights {
-    alignas(32) float weight[kKeyBlock];  // the value's weight (1 where the key sets a new maximum)
-    alignas(32) float rescale[kKeyBlock]; // where it does: exp(old max - new max)
-    uint32_t new_max = 0;                 // bit k: key k sets a new maximum
+    alignas(32) float weight[kKeyBlock];     // the value's weight (1 where the key sets a new maximum)
+    alignas(32) float rescale[kKeyBlock];    // where it does: exp(old max - new max)
+    alignas(32) float sum_factor[kKeyBlock]; // the running sum's multiplier: that rescale, else 1
+    uint32_t new_max = 0;                    // bit k: key k sets a new maximum
 };
 
 inline __m256 round_to_f16(__m256 x) {
     return _mm256_cvtph_ps(_mm256_cvtps_ph(x, kRound));
 }
 
-// Accumulates the block's values into HEADS accumulators (32 dimensions of each, at acc[h] +
-// offset), in key order: per key, the rescale where it sets a new maximum, then the FMA.
-template <int HEADS>
-inline void accumulate_values(const float (*value)[kMaxAttentionHeadDim], int keys,
+// Lane k: the maximum of lanes 0..k (no lane may be NaN).
+inline __m256 prefix_max(__m256 x) {
+    const __m256 lowest = _mm256_set1_ps(-INFINITY);
+    x = _mm256_max_ps(x,
+                      _mm256_blend_ps(_mm256_permutevar8x32_ps(x, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6)),
+                                      lowest, 0x01));
+    x = _mm256_max_ps(x,
+                      _mm256_blend_ps(_mm256_permutevar8x32_ps(x, _mm256_setr_epi32(0, 0, 0, 1, 2, 3, 4, 5)),
+                                      lowest, 0x03));
+    return _mm256_max_ps(x, _mm256_blend_ps(lowest, _mm256_permute2f128_ps(x, x, 0x00), 0xF0));
+}
+
+// The online softmax's decisions for one head and one block of scores, all 8 keys at once, as
+// the scalar loop takes them one after another: a key above the running maximum of the keys
+// before it sets a new maximum and rescales what came before by exp(old max - new max); any
+// other is weighted by exp(score - max). One vector expf for the block. Returns the maximum.
+[[gnu::always_inline]] inline float decide_block(__m256 score, int keys_here, float running_max,
+                                                 BlockWeights& out) {
+    const __m256 valid = _mm256_castsi256_ps(
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(keys_here), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
+    // The maximum never takes a NaN score or a padding lane (the scalar comparison is false).
+    const __m256 comparable = _mm256_and_ps(valid, _mm256_cmp_ps(score, score, _CMP_ORD_Q));
+    const __m256 through =
+        _mm256_max_ps(prefix_max(_mm256_blendv_ps(_mm256_set1_ps(-INFINITY), score, comparable)),
+                      _mm256_set1_ps(running_max));
+    const __m256 before =
+        _mm256_blend_ps(_mm256_permutevar8x32_ps(through, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6)),
+                        _mm256_set1_ps(running_max), 0x01);
+    const __m256 is_new = _mm256_and_ps(valid, _mm256_cmp_ps(score, before, _CMP_GT_OQ));
+    const __m256 exponent = _mm256_and_ps(
+        valid, _mm256_blendv_ps(_mm256_sub_ps(score, before), _mm256_sub_ps(before, score), is_new));
+    const __m256 e = expf_like_libm(exponent);
+    const __m256 one = _mm256_set1_ps(1.0f);
+    _mm256_store_ps(out.weight, _mm256_blendv_ps(e, one, is_new));
+    _mm256_store_ps(out.rescale, e);
+    _mm256_store_ps(out.sum_factor, _mm256_blendv_ps(one, e, is_new));
+    out.new_max = static_cast<uint32_t>(_mm256_movemask_ps(is_new));
+    return _mm256_cvtss_f32(_mm256_permutevar8x32_ps(through, _mm256_set1_epi32(7)));
+}
+
+// Accumulates the block's values into HEADS accumulators (VECS x 8 dimensions of each, at
+// acc[h] + offset), in key order: per key, the rescale where it sets a new maximum, then the
+// FMA. HEADS x VECS accumulators stay in registers, enough to hide the F16 round trip's latency.
+template <int HEADS, int VECS>
+inline void accumulate_values(const float (*value)[kMaxAttentionHeadDim], int keys, uint32_t any_new_max,
                               const BlockWeights* weights, float* const* acc, int64_t offset) {
-    __m256 a[HEADS][4];
-#pragma GCC unroll 4
+    __m256 a[HEADS][VECS];
+#pragma GCC unroll 8
     for (int h = 0; h < HEADS; ++h)
 #pragma GCC unroll 4
-        for (int i = 0; i < 4; ++i)
+        for (int i = 0; i < VECS; ++i)
             a[h][i] = _mm256_load_ps(acc[h] + offset + 8 * i);
-    uint32_t any_new_max = 0;
-    for (int h = 0; h < HEADS; ++h)
-        any_new_max |= weights[h].new_max;
     for (int k = 0; k < keys; ++k) {
         if (any_new_max >> k & 1) {
-#pragma GCC unroll 4
+#pragma GCC unroll 8
             for (int h = 0; h < HEADS; ++h) {
                 if (!(weights[h].new_max >> k & 1)) continue;
                 const __m256 r = _mm256_broadcast_ss(&weights[h].rescale[k]);
 #pragma GCC unroll 4
-                for (int i = 0; i < 4; ++i)
+                for (int i = 0; i < VECS; ++i)
                     a[h][i] = round_to_f16(_mm256_mul_ps(a[h][i], r));
             }
         }
-#pragma GCC unroll 4
+#pragma GCC unroll 8
         for (int h = 0; h < HEADS; ++h) {
             const __m256 w = _mm256_broadcast_ss(&weights[h].weight[k]);
 #pragma GCC unroll 4
-            for (int i = 0; i < 4; ++i)
+            for (int i = 0; i < VECS; ++i)
                 a[h][i] =
                     round_to_f16(_mm256_fmadd_ps(_mm256_load_ps(value[k] + offset + 8 * i), w, a[h][i]));
         }
     }
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int h = 0; h < HEADS; ++h)
 #pragma GCC unroll 4
-        for (int i = 0; i < 4; ++i)
+        for (int i = 0; i < VECS; ++i)
             _mm256_store_ps(acc[h] + offset + 8 * i, a[h][i]);
+}
+
+// All of a block's values for HEADS heads, over the head's D dimensions.
+template <int64_t D, int HEADS>
+void accumulate_heads(const float (*value)[kMaxAttentionHeadDim], int keys, const BlockWeights* weights,
+                      float* const* acc) {
+    constexpr int kVecs = HEADS <= 3 ? 4 : 2; // 4 to 14 accumulators
+    static_assert(D % (8 * kVecs) == 0);
+    uint32_t any_new_max = 0;
+    for (int h = 0; h < HEADS; ++h)
+        any_new_max |= weights[h].new_max;
+    for (int64_t offset = 0; offset < D; offset += 8 * kVecs)
+        accumulate_values<HEADS, kVecs>(value, keys, any_new_max, weights, acc, offset);
+}
+
+template <int64_t D>
+void accumulate_group(const float (*value)[kMaxAttentionHeadDim], int keys, const BlockWeights* weights,
+                      float* const* acc, int64_t heads) {
+    using Fn = void (*)(const float(*)[kMaxAttentionHeadDim], int, const BlockWeights*, float* const*);
+    static constexpr Fn kByHeads[] = {accumulate_heads<D, 1>, accumulate_heads<D, 2>, accumulate_heads<D, 3>,
+                                      accumulate_heads<D, 4>, accumulate_heads<D, 5>, accumulate_heads<D, 6>,
+                                      accumulate_heads<D, 7>};
+    constexpr int64_t kMost = static_cast<int64_t>(std::size(kByHeads));
+    // 8 heads go as 4 + 4 rather than 7 + 1 (one head alone is bound by the round trip's latency).
+    const int64_t first = heads <= kMost ? heads : heads / 2;
+    kByHeads[first - 1](value, keys, weights, acc);
+    if (first < heads) kByHeads[heads - first - 1](value, keys, weights + first, acc + first);
 }
 
 template <int64_t D>
@@ -168,10 +238,12 @@ void attend_group(const float* q, size_t q_stride, int64_t n_queries, const uint
                   const uint16_t* values, size_t kv_stride, int64_t n_keys, float scale, float* out,
                   size_t out_stride) {
     static_assert(D % 32 == 0 && D <= kMaxAttentionHeadDim);
+    static_assert(kGroup <= 2 * 7);
     alignas(32) float q16[kGroup][D]; // the queries rounded to F16, held as floats
     alignas(32) float acc[kGroup][D]; // the F16 accumulators, held as floats
     alignas(32) float key[kKeyBlock][kMaxAttentionHeadDim], value[kKeyBlock][kMaxAttentionHeadDim];
     float max_score[kGroup], sum[kGroup];
+    float* heads[kGroup];
     BlockWeights weights[kGroup];
     for (int64_t h = 0; h < n_queries; ++h) {
         for (int64_t d = 0; d < D; d += 8) {
@@ -182,11 +254,12 @@ void attend_group(const float* q, size_t q_stride, int64_t n_queries, const uint
         }
         max_score[h] = -INFINITY;
         sum[h] = 0.0f;
+        heads[h] = acc[h];
     }
     for (int64_t first = 0; first < n_keys; first += kKeyBlock) {
         const int keys_here = static_cast<int>(std::min<int64_t>(kKeyBlock, n_keys - first));
         for (int k = 0; k < kKeyBlock; ++k) {
-            if (k >= keys_here) { // padding: finite scores that the scan below never reads
+            if (k >= keys_here) { // padding: finite scores that decide_block ignores
                 std::fill(key[k], key[k] + D, 0.0f);
                 continue;
             }
@@ -198,75 +271,32 @@ void attend_group(const float* q, size_t q_stride, int64_t n_queries, const uint
                 _mm256_store_ps(value[k] + d, load_halves(value_row + d));
             }
         }
-        // Scores, then the online softmax's decisions per head: a key above the running maximum
-        // rescales what came before (exp(old max - new max)); any other is weighted by
-        // exp(score - max). All 8 exps of a head in one vector.
-        alignas(32) float exponent[kGroup][kKeyBlock];
+        __m256 scores[kGroup];
         for (int64_t h = 0; h < n_queries; ++h) {
-            // dot(q16, key) of the 8 keys in ggml's order (see dot_f16).
+            // dot(q16, key) of the 8 keys in ggml's order (see dot_f16), the query in registers.
+            __m256 query[D / 8];
+#pragma GCC unroll 16
+            for (int64_t i = 0; i < D / 8; ++i)
+                query[i] = _mm256_load_ps(q16[h] + 8 * i);
             __m256 lanes[kKeyBlock];
 #pragma GCC unroll 8
             for (int k = 0; k < kKeyBlock; ++k) {
-                __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-#pragma GCC unroll 4
-                for (int64_t i = 0; i < D; i += 32) {
-                    s0 = _mm256_fmadd_ps(_mm256_load_ps(q16[h] + i), _mm256_load_ps(key[k] + i), s0);
-                    s1 = _mm256_fmadd_ps(_mm256_load_ps(q16[h] + i + 8), _mm256_load_ps(key[k] + i + 8), s1);
-                    s2 =
-                        _mm256_fmadd_ps(_mm256_load_ps(q16[h] + i + 16), _mm256_load_ps(key[k] + i + 16), s2);
-                    s3 =
-                        _mm256_fmadd_ps(_mm256_load_ps(q16[h] + i + 24), _mm256_load_ps(key[k] + i + 24), s3);
-                }
-                lanes[k] = _mm256_add_ps(_mm256_add_ps(s0, s2), _mm256_add_ps(s1, s3));
+                __m256 s[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),
+                               _mm256_setzero_ps()};
+#pragma GCC unroll 16
+                for (int64_t i = 0; i < D / 8; ++i)
+                    s[i % 4] = _mm256_fmadd_ps(query[i], _mm256_load_ps(key[k] + 8 * i), s[i % 4]);
+                lanes[k] = _mm256_add_ps(_mm256_add_ps(s[0], s[2]), _mm256_add_ps(s[1], s[3]));
             }
-            alignas(32) float score[kKeyBlock];
-            _mm256_store_ps(score, _mm256_mul_ps(reduce_8_lanes(lanes), _mm256_set1_ps(scale)));
-            float running_max = max_score[h];
-            uint32_t new_max = 0;
-            for (int k = 0; k < kKeyBlock; ++k) {
-                if (k < keys_here && score[k] > running_max) {
-                    exponent[h][k] = running_max - score[k];
-                    running_max = score[k];
-                    new_max |= 1u << k;
-                } else {
-                    exponent[h][k] = score[k] - running_max;
-                }
-            }
-            max_score[h] = running_max;
-            weights[h].new_max = new_max;
-            _mm256_store_ps(exponent[h], expf_like_libm(_mm256_load_ps(exponent[h])));
+            scores[h] = _mm256_mul_ps(reduce_8_lanes(lanes), _mm256_set1_ps(scale));
         }
-        // The sums, one chain per head: interleaved, they overlap.
+        for (int64_t h = 0; h < n_queries; ++h)
+            max_score[h] = decide_block(scores[h], keys_here, max_score[h], weights[h]);
+        // The sums, one chain per head (ggml's S = S*ms + vs, fused): interleaved, they overlap.
         for (int k = 0; k < keys_here; ++k)
-            for (int64_t h = 0; h < n_queries; ++h) {
-                BlockWeights& bw = weights[h];
-                const float e = exponent[h][k];
-                if (bw.new_max >> k & 1) {
-                    bw.rescale[k] = e;
-                    bw.weight[k] = 1.0f;
-                    sum[h] = std::fma(sum[h], e, 1.0f); // ggml's S = S*ms + vs, fused
-                } else {
-                    bw.weight[k] = e;
-                    sum[h] += e;
-                }
-            }
-        // The values, three heads at a time (12 accumulator registers), 32 dimensions at a time.
-        for (int64_t h = 0; h < n_queries; h += 3) {
-            float* heads[3] = {acc[h], acc[std::min<int64_t>(h + 1, kGroup - 1)],
-                               acc[std::min<int64_t>(h + 2, kGroup - 1)]};
-            for (int64_t offset = 0; offset < D; offset += 32) {
-                switch (std::min<int64_t>(3, n_queries - h)) {
-                case 1:
-                    accumulate_values<1>(value, keys_here, weights + h, heads, offset);
-                    break;
-                case 2:
-                    accumulate_values<2>(value, keys_here, weights + h, heads, offset);
-                    break;
-                default:
-                    accumulate_values<3>(value, keys_here, weights + h, heads, offset);
-                }
-            }
-        }
+            for (int64_t h = 0; h < n_queries; ++h)
+                sum[h] = std::fma(sum[h], weights[h].sum_factor[k], weights[h].weight[k]);
+        accumulate_group<D>(value, keys_here, weights, heads, n_queries);
     }
     for (int64_t h = 0; h < n_queries; ++h) {
         const __m256 inv_sum = _mm256_set1_ps(1.0f / sum[h]);

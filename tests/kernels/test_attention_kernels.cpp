@@ -89,32 +89,51 @@ private slots:
         }
     }
 
-    // A single key: the output is that key's value exactly (weight 1, sum 1).
     // A GQA group at once: every query bit for bit what the single-query reference gives it,
-    // for group sizes around the kernel's interleave of 8 and head sizes with and without a
-    // specialised path.
+    // for every group size the kernel dispatches on (1 to 9 heads), head sizes with and without
+    // a specialised path, key counts around its blocks of 8, and scores that are random, rise
+    // with every key (each key a new maximum: a rescale per key) or come in equal pairs that
+    // fall (ties never set a new maximum).
     void groupMatchesReferencePerQuery_data() {
         QTest::addColumn<int>("head_dim");
         QTest::addColumn<int>("n_queries");
         QTest::addColumn<int>("n_keys");
+        QTest::addColumn<int>("pattern");
         for (int head_dim : {64, 128, 40})
-            for (int n_queries : {1, 4, 7, 9})
-                for (int n_keys : {1, 37})
-                    QTest::newRow(qPrintable(QString("d%1 q%2 k%3").arg(head_dim).arg(n_queries).arg(n_keys)))
-                        << head_dim << n_queries << n_keys;
+            for (int n_queries = 1; n_queries <= 9; ++n_queries)
+                for (int n_keys : {1, 8, 37})
+                    for (int pattern : {0, 1, 2})
+                        QTest::newRow(qPrintable(QString("d%1 q%2 k%3 %4")
+                                                     .arg(head_dim)
+                                                     .arg(n_queries)
+                                                     .arg(n_keys)
+                                                     .arg(pattern == 0   ? "random"
+                                                          : pattern == 1 ? "rising"
+                                                                         : "falling-ties")))
+                            << head_dim << n_queries << n_keys << pattern;
     }
     void groupMatchesReferencePerQuery() {
         QFETCH(int, head_dim);
         QFETCH(int, n_queries);
         QFETCH(int, n_keys);
-        const Case c = make_case(head_dim, n_keys, false, 11u * unsigned(head_dim) + unsigned(n_queries));
+        QFETCH(int, pattern);
+        Case c = make_case(head_dim, n_keys, false, 11u * unsigned(head_dim) + unsigned(n_queries));
         std::mt19937 rng(5);
         std::normal_distribution<float> normal(0.0f, 2.0f);
         const size_t q_stride = static_cast<size_t>(head_dim) + 8,
                      out_stride = static_cast<size_t>(head_dim) + 3;
         std::vector<float> queries(q_stride * static_cast<size_t>(n_queries));
         for (float& x : queries)
-            x = normal(rng);
+            x = pattern == 0 ? normal(rng)
+                             : 1.0f + 0.25f * static_cast<float>(&x - queries.data()) / q_stride;
+        if (pattern != 0) // every element of key j the same: scores proportional to the level
+            for (int j = 0; j < n_keys; ++j) {
+                const float level =
+                    pattern == 1 ? static_cast<float>(j) / 16 : static_cast<float>(n_keys - j / 2) / 16;
+                for (int d = 0; d < head_dim; ++d)
+                    c.keys[c.offset + static_cast<size_t>(j) * c.stride + static_cast<size_t>(d)] =
+                        fp32_to_fp16(level);
+            }
         const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
         for (AttendGroupF16Fn group : {&avx2::attend_group_f16, &attend_group_f16_ref}) {
             std::vector<float> got(out_stride * static_cast<size_t>(n_queries), NAN);
@@ -165,6 +184,7 @@ private slots:
         }
     }
 
+    // A single key: the output is that key's value exactly (weight 1, sum 1).
     void singleKeyReturnsItsValue() {
         const Case c = make_case(64, 1, false, 5);
         const std::vector<float> got = run(avx2::attend_f16, c, 64, 1);

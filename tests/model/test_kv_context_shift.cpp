@@ -48,7 +48,8 @@ float max_abs_key(const engine::KvCache& cache, int32_t layer, int32_t begin, in
     float m = 0;
     for (int32_t pos = begin; pos < end; ++pos)
         for (int32_t i = 0; i < cache.kv_width(); ++i)
-            m = std::max(m, std::fabs(kernels::fp16_to_fp32(cache.key(layer, pos)[i])));
+            m = std::max(
+                m, std::fabs(kernels::fp16_to_fp32(cache.at(engine::KvCache::Part::Keys, layer, pos, i))));
     return m;
 }
 
@@ -57,8 +58,9 @@ float max_key_difference(const engine::KvCache& a, const engine::KvCache& b, int
     float m = 0;
     for (int32_t pos = begin; pos < end; ++pos)
         for (int32_t i = 0; i < a.kv_width(); ++i)
-            m = std::max(m, std::fabs(kernels::fp16_to_fp32(a.key(layer, pos)[i]) -
-                                      kernels::fp16_to_fp32(b.key(layer, pos)[i])));
+            m = std::max(m,
+                         std::fabs(kernels::fp16_to_fp32(a.at(engine::KvCache::Part::Keys, layer, pos, i)) -
+                                   kernels::fp16_to_fp32(b.at(engine::KvCache::Part::Keys, layer, pos, i))));
     return m;
 }
 

@@ -91,11 +91,9 @@ private slots:
         for (int32_t layer = 0; layer < a.n_layer(); ++layer)
             for (int32_t pos = 0; pos < a.size(); ++pos)
                 for (int32_t i = 0; i < a.kv_width(); ++i)
-                    for (const bool keys : {true, false}) {
-                        const float x =
-                            kernels::fp16_to_fp32((keys ? a.key(layer, pos) : a.value(layer, pos))[i]);
-                        const float y =
-                            kernels::fp16_to_fp32((keys ? b.key(layer, pos) : b.value(layer, pos))[i]);
+                    for (const auto part : {engine::KvCache::Part::Keys, engine::KvCache::Part::Values}) {
+                        const float x = kernels::fp16_to_fp32(a.at(part, layer, pos, i));
+                        const float y = kernels::fp16_to_fp32(b.at(part, layer, pos, i));
                         worst = std::max(worst, std::fabs(x - y));
                         largest = std::max(largest, std::fabs(x));
                     }
