@@ -18,8 +18,13 @@ template <class Block> inline const Block* row_of(const char* base, size_t strid
     return reinterpret_cast<const Block*>(base + index * stride);
 }
 
-template <int RM, int RN> inline void store_tile(const __m256 (&acc)[RM][RN], float* y, int64_t y_stride) {
+// Unrolled, so that the tiles' accumulators stay registers: a loop here made GCC keep a copy
+// of every accumulator in memory, stored at each step of the tiles' loops.
+template <int RM, int RN>
+[[gnu::always_inline]] inline void store_tile(const __m256 (&acc)[RM][RN], float* y, int64_t y_stride) {
+#pragma GCC unroll 8
     for (int r = 0; r < RM; ++r)
+#pragma GCC unroll 8
         for (int b = 0; b < RN; ++b)
             y[b * y_stride + r] = hsum(acc[r][b]);
 }
