@@ -7,9 +7,12 @@
 #include "kernels/matmul.h"
 #include "kernels/tensor_type.h"
 #include "kernels/thread_pool.h"
+#include "kernels/fp16.h"
+#include "kernels/reference/reference_kernels.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 
 #include <benchmark/benchmark.h>
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <random>
@@ -156,6 +159,43 @@ void quantize(benchmark::State& state, TensorType activation_type) {
     state.SetBytesProcessed(int64_t(state.iterations()) * n * int64_t(sizeof(float)));
 }
 
+// The attention of one GQA group (one kernel call) over n_keys F16 keys and values, one head's
+// positions in a run as the KV cache holds them: ns per (key, query head). Mode 0: the scalar
+// reference; 1: AVX2. `copies` > 1 cycles through that many caches (24 MB at 48 x 2048 keys),
+// so that the keys come from memory, as in decode.
+void attention(benchmark::State& state) {
+    const int isa = int(state.range(0));
+    const int64_t head_dim = state.range(1), group = state.range(2), n_keys = state.range(3);
+    const int64_t copies = state.range(4);
+    const AttendGroupF16Fn attend = isa == 1 ? avx2::attend_group_f16 : attend_group_f16_ref;
+    std::mt19937 rng(3);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    std::vector<float> q(static_cast<size_t>(group * head_dim)), out(q.size());
+    for (float& v : q)
+        v = dist(rng);
+    const size_t halves = static_cast<size_t>(n_keys * head_dim);
+    std::vector<std::vector<uint16_t>> keys(static_cast<size_t>(copies)), values(keys.size());
+    for (size_t c = 0; c < keys.size(); ++c) {
+        keys[c].resize(halves);
+        values[c].resize(halves);
+        for (size_t i = 0; i < halves; ++i) {
+            keys[c][i] = fp32_to_fp16(dist(rng));
+            values[c][i] = fp32_to_fp16(dist(rng));
+        }
+    }
+    const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+    size_t next = 0;
+    for (auto _ : state) {
+        attend(q.data(), static_cast<size_t>(head_dim), group, keys[next].data(), values[next].data(),
+               static_cast<size_t>(head_dim), n_keys, head_dim, scale, out.data(), static_cast<size_t>(head_dim));
+        benchmark::DoNotOptimize(out.data());
+        next = (next + 1) % keys.size();
+    }
+    state.counters["time/pair"] = benchmark::Counter(double(n_keys * group) * double(state.iterations()),
+                                                     benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.SetLabel(isa == 1 ? "avx2" : "scalar");
+}
+
 // Matrix-vector shapes: the FFN down projection (Q4_K / Q6_K, 4864 columns), the 896-column
 // projections (Q5_0 / Q8_0 in Qwen2.5-0.5B's Q4_K_M and Q8_0 files), and one 40 MB Q4_K matrix
 // that streams from DRAM rather than L3.
@@ -188,6 +228,16 @@ BENCHMARK_CAPTURE(matmul_pool, q5_0_4864x896, TensorType::Q5_0, 4864, 896)->Arg(
 // Qwen2.5-0.5B's output matrix (Q8_0, 145 MB) and 40 MB of Q5_0 rows: decode from DRAM.
 BENCHMARK_CAPTURE(matmul_pool, q8_0_151936x896_dram, TensorType::Q8_0, 151936, 896)->Arg(1)->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool, q5_0_65536x896_dram, TensorType::Q5_0, 65536, 896)->Arg(1)->UseRealTime();
+
+// Qwen2.5-0.5B (head 64, 7 query heads per KV head) and Llama-3.2-1B (head 64, 4) at a depth
+// of 2048, in cache and from memory; Llama 3 8B's head of 128.
+BENCHMARK(attention)
+    ->ArgNames({"isa", "head", "group", "keys", "copies"})
+    ->Args({0, 64, 7, 2048, 1})
+    ->Args({1, 64, 7, 2048, 1})
+    ->Args({1, 64, 7, 2048, 48})
+    ->Args({1, 64, 4, 2048, 1})
+    ->Args({1, 128, 4, 2048, 1});
 
 BENCHMARK_CAPTURE(quantize, q8_0, TensorType::Q8_0)->Arg(0)->Arg(1);
 BENCHMARK_CAPTURE(quantize, q8_K, TensorType::Q8_K)->Arg(0)->Arg(1);
