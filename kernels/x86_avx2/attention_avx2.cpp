@@ -94,10 +94,11 @@ void attend(const float* q, const uint16_t* keys, const uint16_t* values, size_t
 //   vector expf, libm's to the bit, and the running sum is one branch-free FMA per key;
 // - the F16 accumulators are held in registers as floats rounded to F16 (round_to_f16), up to
 //   7 heads x 16 dimensions at a time, rather than stored as halves and reloaded for every key.
-// Measured on Zen 5 at head size 64 and 7 heads, ~29 cycles per (key, head): the F16 round
-// trip's conversions ~12 (their throughput bounds them; magic-number rounding, exact over
-// F16's whole range, is as many operations and measured slower), the scores ~6, the softmax
-// ~5 (4 of them the expf), the widening ~3.
+// Measured on Zen 5 at head size 64 and 7 heads, ~29 cycles per (key, head): the values with
+// their F16 round trips ~12 (a round trip of 8 issues every ~1.9 cycles on its own, see
+// bench_avx2_kernels' instruction_throughput; magic-number rounding, exact over F16's whole
+// range, is as many operations and measured slower), the scores ~6, the softmax ~5 (4 of them
+// the expf), the widening ~3.
 // Head sizes that are multiples of 32 (ggml's dot then has no tail).
 constexpr int64_t kGroup = 8;
 constexpr int kKeyBlock = 8;

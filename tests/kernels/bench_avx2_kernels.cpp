@@ -3,18 +3,19 @@
 // reports GFLOP/s (2 * rows * cols * batch). Shapes are Qwen2.5-0.5B's: hidden 896, FFN 4864.
 // Build by hand: g++ -O2 -std=c++20 -I. tests/kernels/bench_avx2_kernels.cpp
 //   build-avx2/lib/libhearth_kernels.a -lbenchmark -lpthread -o build-avx2/bench_avx2_kernels
+#include "kernels/fp16.h"
 #include "kernels/kernel_table.h"
 #include "kernels/matmul.h"
+#include "kernels/reference/reference_kernels.h"
 #include "kernels/tensor_type.h"
 #include "kernels/thread_pool.h"
-#include "kernels/fp16.h"
-#include "kernels/reference/reference_kernels.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 
 #include <benchmark/benchmark.h>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <immintrin.h>
 #include <random>
 #include <string>
 #include <vector>
@@ -187,13 +188,77 @@ void attention(benchmark::State& state) {
     size_t next = 0;
     for (auto _ : state) {
         attend(q.data(), static_cast<size_t>(head_dim), group, keys[next].data(), values[next].data(),
-               static_cast<size_t>(head_dim), n_keys, head_dim, scale, out.data(), static_cast<size_t>(head_dim));
+               static_cast<size_t>(head_dim), n_keys, head_dim, scale, out.data(),
+               static_cast<size_t>(head_dim));
         benchmark::DoNotOptimize(out.data());
         next = (next + 1) % keys.size();
     }
-    state.counters["time/pair"] = benchmark::Counter(double(n_keys * group) * double(state.iterations()),
-                                                     benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["time/pair"] =
+        benchmark::Counter(double(n_keys * group) * double(state.iterations()),
+                           benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
     state.SetLabel(isa == 1 ? "avx2" : "scalar");
+}
+
+// The instructions that bound the kernels, 12 independent chains each, in instructions per
+// nanosecond; the clock is measured by a chain of dependent scalar adds (one per cycle), so
+// "per_cycle" = per_ns / clock. On Zen 5 the integer multiplies (maddubs, madd) issue once per
+// cycle, the bound of every int8 kernel; the F16 round trip is the attention's.
+enum class Instruction { ScalarAdd, Maddubs, Madd, Fma, F16RoundTrip };
+
+// 12 chains of one instruction on vectors V (12 registers: more would spill).
+template <Instruction OP, class V> [[gnu::target("avx2,fma,f16c")]] V step(V v) {
+    if constexpr (OP == Instruction::Maddubs)
+        return _mm256_maddubs_epi16(v, _mm256_set1_epi8(3));
+    else if constexpr (OP == Instruction::Madd)
+        return _mm256_madd_epi16(v, _mm256_set1_epi16(3));
+    else if constexpr (OP == Instruction::Fma)
+        return _mm256_fmadd_ps(v, _mm256_set1_ps(0.5f), _mm256_set1_ps(0.5f));
+    else
+        return _mm256_cvtph_ps(_mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+
+template <Instruction OP, class V> [[gnu::target("avx2,fma,f16c")]] int64_t run_chains(int64_t steps) {
+    V v[12];
+    for (int i = 0; i < 12; ++i)
+        std::memset(&v[i], i + 1, sizeof v[i]);
+    for (int64_t s = 0; s < steps; ++s) {
+#pragma GCC unroll 12
+        for (int i = 0; i < 12; ++i)
+            v[i] = step<OP>(v[i]);
+        asm volatile("" : "+x"(v[0]), "+x"(v[1]), "+x"(v[2]), "+x"(v[3]), "+x"(v[4]), "+x"(v[5]));
+        asm volatile("" : "+x"(v[6]), "+x"(v[7]), "+x"(v[8]), "+x"(v[9]), "+x"(v[10]), "+x"(v[11]));
+    }
+    int32_t lane;
+    std::memcpy(&lane, &v[0], sizeof lane);
+    return lane;
+}
+
+// 12 dependent adds per step: one per cycle.
+int64_t run_scalar_adds(int64_t steps) {
+    int64_t x = 0;
+    for (int64_t s = 0; s < steps; ++s)
+        asm volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+                     "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0"
+                     : "+r"(x));
+    return x;
+}
+
+void instruction_throughput(benchmark::State& state) {
+    if (!avx2::cpu_supported()) return state.SkipWithError("no AVX2/FMA/F16C");
+    const auto op = static_cast<Instruction>(state.range(0));
+    constexpr int64_t kSteps = 1 << 20;
+    for (auto _ : state)
+        benchmark::DoNotOptimize(
+            op == Instruction::ScalarAdd ? run_scalar_adds(kSteps)
+            : op == Instruction::Maddubs ? run_chains<Instruction::Maddubs, __m256i>(kSteps)
+            : op == Instruction::Madd    ? run_chains<Instruction::Madd, __m256i>(kSteps)
+            : op == Instruction::Fma     ? run_chains<Instruction::Fma, __m256>(kSteps)
+                                         : run_chains<Instruction::F16RoundTrip, __m256>(kSteps));
+    const double done = double(state.iterations()) * kSteps * 12;
+    state.counters["per_ns"] = benchmark::Counter(done * 1e-9, benchmark::Counter::kIsRate);
+    static const char* const kNames[] = {"scalar add chain (= clock GHz)", "vpmaddubsw ymm", "vpmaddwd ymm",
+                                         "vfmadd231ps ymm", "vcvtps2ph + vcvtph2ps ymm"};
+    state.SetLabel(kNames[state.range(0)]);
 }
 
 // Matrix-vector shapes: the FFN down projection (Q4_K / Q6_K, 4864 columns), the 896-column
@@ -238,6 +303,8 @@ BENCHMARK(attention)
     ->Args({1, 64, 7, 2048, 48})
     ->Args({1, 64, 4, 2048, 1})
     ->Args({1, 128, 4, 2048, 1});
+
+BENCHMARK(instruction_throughput)->DenseRange(0, 4);
 
 BENCHMARK_CAPTURE(quantize, q8_0, TensorType::Q8_0)->Arg(0)->Arg(1);
 BENCHMARK_CAPTURE(quantize, q8_K, TensorType::Q8_K)->Arg(0)->Arg(1);
