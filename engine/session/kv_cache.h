@@ -38,6 +38,7 @@ public:
     enum class Part { Keys, Values };
     int32_t n_head_kv() const { return n_head_kv_; }
     int32_t head_dim() const { return head_dim_; }
+    // One KV head's keys or values from position `pos` on, positions head_dim halves apart.
     kernels::fp16_bits* head(Part part, int32_t layer, int32_t kv_head, int32_t pos = 0) {
         return storage(part) + offset(layer, kv_head, pos);
     }
