@@ -93,7 +93,8 @@ void attend(const float* q, const uint16_t* keys, const uint16_t* values, size_t
 //   of the block (the rescale when a key sets a new maximum, the weight otherwise) is one
 //   vector expf, libm's to the bit, and the running sum is one branch-free FMA per key;
 // - the F16 accumulators are held in registers as floats rounded to F16 (round_to_f16), up to
-//   7 heads x 16 dimensions at a time, rather than stored as halves and reloaded for every key.
+//   16 at a time (7 heads x 16 dimensions, or 4 x 32), rather than stored as halves and
+//   reloaded for every key.
 // Measured on Zen 5 at head size 64 and 7 heads, ~29 cycles per (key, head): the values with
 // their F16 round trips ~12 (a round trip of 8 issues every ~1.9 cycles on its own, see
 // bench_avx2_kernels' instruction_throughput; magic-number rounding, exact over F16's whole
