@@ -99,17 +99,20 @@ void matvec(benchmark::State& state, TensorType type, int64_t rows, int64_t cols
 
 // One thread, a batch of activation rows: gemm when the table has one, else vec_dot per pair.
 void matmat(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
-    const int mode = int(state.range(0)); // 0 reference vec_dot, 1 avx2 vec_dot per pair, 2 avx2 gemm
+    // 0 reference vec_dot, 1 avx2 vec_dot per pair, 2 avx2 gemm, 3 avx2 gemm for row counts that
+    // are multiples of 8 (llama.cpp's interleaved order: what matmul runs for such matrices)
+    const int mode = int(state.range(0));
     const int64_t batch = state.range(1);
     const TypeKernels& k = table_of(mode == 0 ? 0 : 1).of(type);
     const Matrix& m = matrix(type, rows, cols);
     const size_t a_bytes = row_bytes(k.activation_type, cols);
     const std::vector<uint8_t> a = activations(k.activation_type, cols, batch);
     std::vector<float> y(rows * batch);
-    if (mode == 2 && !k.gemm) return state.SkipWithError("no gemm");
+    const GemmFn gemm = mode == 3 ? k.gemm_rows_multiple_of_8 : k.gemm;
+    if (mode >= 2 && !gemm) return state.SkipWithError("no such gemm");
     for (auto _ : state) {
-        if (mode == 2) {
-            k.gemm(cols, m.weights.data(), m.row_bytes, 0, rows, a.data(), a_bytes, batch, y.data(), rows);
+        if (mode >= 2) {
+            gemm(cols, m.weights.data(), m.row_bytes, 0, rows, a.data(), a_bytes, batch, y.data(), rows);
         } else {
             for (int64_t r = 0; r < rows; ++r)
                 for (int64_t b = 0; b < batch; ++b)
@@ -122,7 +125,10 @@ void matmat(benchmark::State& state, TensorType type, int64_t rows, int64_t cols
     state.counters["GFLOP/s"] = benchmark::Counter(2.0 * double(rows) * double(cols) * double(batch) *
                                                        double(state.iterations()) * 1e-9,
                                                    benchmark::Counter::kIsRate);
-    state.SetLabel(mode == 0 ? "scalar vec_dot" : mode == 1 ? "avx2 vec_dot" : "avx2 gemm");
+    state.SetLabel(mode == 0   ? "scalar vec_dot"
+                   : mode == 1 ? "avx2 vec_dot"
+                   : mode == 2 ? "avx2 gemm"
+                               : "avx2 gemm, rows in 8s (interleaved)");
 }
 
 // The whole matmul (activation quantization included) on a pool of 2 threads, active kernels.
@@ -275,7 +281,7 @@ BENCHMARK_CAPTURE(matvec, f16_896x896, TensorType::F16, 896, 896)->Arg(0)->Arg(1
 BENCHMARK_CAPTURE(matvec, q4_K_16384x4864_dram, TensorType::Q4_K, 16384, 4864)->Arg(1);
 
 BENCHMARK_CAPTURE(matmat, q4_K_896x4864, TensorType::Q4_K, 896, 4864)
-    ->ArgsProduct({{0, 1, 2}, {32}})
+    ->ArgsProduct({{0, 1, 2, 3}, {32}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(matmat, q6_K_896x4864, TensorType::Q6_K, 896, 4864)
     ->ArgsProduct({{1, 2}, {32}})
