@@ -8,13 +8,14 @@
 #include "kernels/block_formats.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/avx2_util.h"
+#include "kernels/x86_avx2/interleaved_group.h"
 
 #include <algorithm>
 
 namespace hearth::kernels::avx2 {
 namespace {
 
-constexpr int kRows = 8; // rows reduced together, as llama.cpp interleaves them
+constexpr int kRows = kGroupRows; // rows reduced together, as llama.cpp interleaves them
 // Activation rows per pass over a group of weight rows in prefill.
 constexpr int kBatchTile = 4;
 
@@ -97,14 +98,7 @@ void group_times_activations(int64_t blocks, const BlockQ4_0* const (&rows)[kRow
     }
 #pragma GCC unroll 8
     for (int b = 0; b < RN; ++b) {
-        float* y = out + b * y_stride;
-        if (valid_rows == kRows) {
-            _mm256_storeu_ps(y, acc[b]);
-        } else {
-            alignas(32) float lanes[kRows];
-            _mm256_store_ps(lanes, acc[b]);
-            std::copy(lanes, lanes + valid_rows, y);
-        }
+        store_group_lanes(acc[b], out + b * y_stride, valid_rows);
     }
 }
 
@@ -124,9 +118,7 @@ void gemm_q4_0_q8_0_interleaved(int64_t n, const void* weights, size_t weight_ro
     for (int64_t r = row_begin; r < row_end; r += kRows) {
         const int valid_rows = static_cast<int>(std::min<int64_t>(kRows, row_end - r));
         const BlockQ4_0* rows[kRows];
-        for (int k = 0; k < kRows; ++k)
-            rows[k] =
-                reinterpret_cast<const BlockQ4_0*>(w + (r + std::min(k, valid_rows - 1)) * weight_row_bytes);
+        group_rows(w, weight_row_bytes, r, valid_rows, rows);
         const char* next_group = w + (r + kRows) * weight_row_bytes;
         for (int64_t b = 0; b < batch; b += kBatchTile) {
             const int tile = static_cast<int>(std::min<int64_t>(kBatchTile, batch - b));

@@ -13,6 +13,7 @@
 #include "kernels/block_formats.h"
 #include "kernels/x86_avx2/avx2_k_quants.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
+#include "kernels/x86_avx2/interleaved_group.h"
 
 #include <algorithm>
 #include <cstring>
@@ -21,8 +22,8 @@
 namespace hearth::kernels::avx2 {
 namespace {
 
-constexpr int kRows = 8;      // rows reduced together, as llama.cpp interleaves them
-constexpr int kBatchTile = 4; // activation rows per pass over a group; llama.cpp's gemm takes 4
+constexpr int kRows = kGroupRows; // rows reduced together, as llama.cpp interleaves them
+constexpr int kBatchTile = 4;     // activation rows per pass over a group; llama.cpp's gemm takes 4
 constexpr int kPairs = QK_K / 64;
 
 // Lane r = the sum of the 8 int32 of v[r] (exact: the order of integer adds does not matter).
@@ -82,15 +83,7 @@ inline void store_rows(const __m256 (&acc)[RN], const __m256 (&acc_min)[RN], flo
                        int valid_rows) {
 #pragma GCC unroll 4
     for (int b = 0; b < RN; ++b) {
-        float* y = out + b * y_stride;
-        const __m256 result = _mm256_sub_ps(acc[b], acc_min[b]);
-        if (valid_rows == kRows) {
-            _mm256_storeu_ps(y, result);
-        } else {
-            alignas(32) float lanes[kRows];
-            _mm256_store_ps(lanes, result);
-            std::copy(lanes, lanes + valid_rows, y);
-        }
+        store_group_lanes(_mm256_sub_ps(acc[b], acc_min[b]), out + b * y_stride, valid_rows);
     }
 }
 
@@ -311,9 +304,7 @@ void gemm_q4_K_q8_K_interleaved(int64_t n, const void* weights, size_t weight_ro
     for (int64_t r = row_begin; r < row_end; r += kRows) {
         const int valid_rows = static_cast<int>(std::min<int64_t>(kRows, row_end - r));
         const BlockQ4_K* rows[kRows];
-        for (int k = 0; k < kRows; ++k)
-            rows[k] =
-                reinterpret_cast<const BlockQ4_K*>(w + (r + std::min(k, valid_rows - 1)) * weight_row_bytes);
+        group_rows(w, weight_row_bytes, r, valid_rows, rows);
         const char* next_group = w + (r + kRows) * weight_row_bytes;
         if (gemm_rows > 0) {
             decode_group(blocks, rows, panel);
