@@ -119,10 +119,11 @@ constexpr int kKeyBlock = 8;
 
 // What one head does with one block of keys, decided before the values are touched.
 struct BlockWeights {
-    alignas(32) float weight[kKeyBlock];     // the value's weight (1 where the key sets a new maximum)
-    alignas(32) float rescale[kKeyBlock];    // where it does: exp(old max - new max)
-    alignas(32) float sum_factor[kKeyBlock]; // the running sum's multiplier: that rescale, else 1
-    uint32_t new_max = 0;                    // bit k: key k sets a new maximum
+    alignas(32) float weight[kKeyBlock]; // the value's weight (1 where the key sets a new maximum)
+    // What came before is multiplied by: exp(old max - new max) where the key sets a new
+    // maximum, else 1 (the running sum always; the accumulators only where it is not 1).
+    alignas(32) float rescale[kKeyBlock];
+    uint32_t new_max = 0; // bit k: key k sets a new maximum
 };
 
 inline __m256 round_to_f16(__m256 x) {
@@ -163,8 +164,7 @@ inline __m256 prefix_max(__m256 x) {
     const __m256 e = expf_like_libm(exponent);
     const __m256 one = _mm256_set1_ps(1.0f);
     _mm256_store_ps(out.weight, _mm256_blendv_ps(e, one, is_new));
-    _mm256_store_ps(out.rescale, e);
-    _mm256_store_ps(out.sum_factor, _mm256_blendv_ps(one, e, is_new));
+    _mm256_store_ps(out.rescale, _mm256_blendv_ps(one, e, is_new));
     out.new_max = static_cast<uint32_t>(_mm256_movemask_ps(is_new));
     return _mm256_cvtss_f32(_mm256_permutevar8x32_ps(through, _mm256_set1_epi32(7)));
 }
@@ -299,7 +299,7 @@ void attend_group(const float* q, size_t q_stride, int64_t n_queries, const uint
         // The sums, one chain per head (ggml's S = S*ms + vs, fused): interleaved, they overlap.
         for (int k = 0; k < keys_here; ++k)
             for (int64_t h = 0; h < n_queries; ++h)
-                sum[h] = std::fma(sum[h], weights[h].sum_factor[k], weights[h].weight[k]);
+                sum[h] = std::fma(sum[h], weights[h].rescale[k], weights[h].weight[k]);
         accumulate_group<D>(value, keys_here, weights, heads, n_queries);
     }
     for (int64_t h = 0; h < n_queries; ++h) {
