@@ -6,8 +6,7 @@
 namespace hearth::engine {
 
 KvCache::KvCache(const HyperParams& hp, int32_t n_ctx)
-    : n_ctx_(n_ctx), n_layer_(hp.n_layer), kv_width_(hp.kv_width()), n_head_kv_(hp.n_head_kv),
-      head_dim_(hp.head_dim) {
+    : n_ctx_(n_ctx), n_layer_(hp.n_layer), n_head_kv_(hp.n_head_kv), head_dim_(hp.head_dim) {
     if (n_ctx <= 0) throw std::invalid_argument("KV cache needs a positive context length");
     const size_t halves = static_cast<size_t>(hp.n_layer) * n_ctx * hp.kv_width();
     // Not zeroed: only the positions a conversation reaches ever become resident.

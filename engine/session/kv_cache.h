@@ -19,7 +19,7 @@ public:
     int32_t capacity() const { return n_ctx_; }
     int32_t size() const { return static_cast<int32_t>(tokens_.size()); }
     int32_t n_layer() const { return n_layer_; }
-    int32_t kv_width() const { return kv_width_; }
+    int32_t kv_width() const { return n_head_kv_ * head_dim_; }
     // The tokens whose keys/values are held, position by position.
     const std::vector<int32_t>& tokens() const { return tokens_; }
 
@@ -83,7 +83,7 @@ public:
 
 private:
     size_t per_position_bytes() const {
-        return static_cast<size_t>(n_layer_) * kv_width_ * sizeof(kernels::fp16_bits);
+        return static_cast<size_t>(n_layer_) * kv_width() * sizeof(kernels::fp16_bits);
     }
     size_t offset(int32_t layer, int32_t kv_head, int32_t pos) const {
         return ((static_cast<size_t>(layer) * n_head_kv_ + kv_head) * n_ctx_ + pos) * head_dim_;
@@ -93,7 +93,6 @@ private:
 
     int32_t n_ctx_;
     int32_t n_layer_;
-    int32_t kv_width_;
     int32_t n_head_kv_;
     int32_t head_dim_;
     int32_t high_water_ = 0;                       // most positions ever written
