@@ -86,20 +86,25 @@ void attend(const float* q, const uint16_t* keys, const uint16_t* values, size_t
 
 // The query heads of one GQA group (up to kGroup) over the same keys and values, keys taken 8 at
 // a time. Per query every operation is the one attend() does, in the same order, but:
-// - each block of keys and values is widened to F32 once for all the queries;
-// - the 8 scores of a block are reduced together (reduce_8_lanes, ggml's order per key), all the
-//   heads' scores before any head's softmax, so that their chains overlap;
+// - each key and value is widened to F32 once for all the queries;
+// - the 8 scores of a block are reduced together (reduce_8_lanes, ggml's order per key);
 // - the running maximum is a prefix maximum over the block (decide_block), so that every exp
 //   of the block (the rescale when a key sets a new maximum, the weight otherwise) is one
 //   vector expf, libm's to the bit, and the running sum is one branch-free FMA per key;
-// - the F16 accumulators are held in registers as floats rounded to F16 (round_to_f16), up to
-//   16 at a time (7 heads x 16 dimensions, or 4 x 32), rather than stored as halves and
-//   reloaded for every key.
-// Measured on Zen 5 at head size 64 and 7 heads, ~29 cycles per (key, head): the values with
-// their F16 round trips ~12 (a round trip of 8 issues every ~1.9 cycles on its own, see
-// bench_avx2_kernels' instruction_throughput; magic-number rounding, exact over F16's whole
-// range, is as many operations and measured slower), the scores ~6, the softmax ~5 (4 of them
-// the expf), the widening ~3.
+// - the F16 accumulators are held as floats rounded to F16 (round_to_f16), in L1;
+// - the blocks are software-pipelined: the keys of block b + 1 are widened and scored between
+//   the value updates of block b, so that the FMA-bound scores overlap the conversion-bound
+//   round trips.
+// Measured on Zen 5 (bench_avx2_kernels, head size 64, 7 heads), ~26 cycles per (key, head):
+// - the values with their F16 round trips ~12: a vcvtps2ph + vcvtph2ps round trip of 8 issues
+//   every ~1.5 cycles at best, and magic-number rounding (exact over F16's whole range) is more
+//   operations and measured slower, alone and mixed with the conversions;
+// - the scores ~5, which overlap the values less than their ports suggest;
+// - the softmax decisions ~7, 4 of them the double-precision expf;
+// - the widening ~2.
+// Tried and slower: accumulators as halves in memory (the store of vcvtps2ph is dearer, 7.3
+// against 6.4 ns per pair); 14 of them in registers (the code before this one, 6.9); deciding
+// block b + 1 during block b as well (6.9 to 8.3).
 // Head sizes that are multiples of 32 (ggml's dot then has no tail).
 constexpr int64_t kGroup = 8;
 constexpr int kKeyBlock = 8;
@@ -169,72 +174,46 @@ inline __m256 prefix_max(__m256 x) {
     return _mm256_cvtss_f32(_mm256_permutevar8x32_ps(through, _mm256_set1_epi32(7)));
 }
 
-// Accumulates the block's values into HEADS accumulators (VECS x 8 dimensions of each, at
-// acc[h] + offset), in key order: per key, the rescale where it sets a new maximum, then the
-// FMA. HEADS x VECS accumulators stay in registers, enough to hide the F16 round trip's latency.
-template <int HEADS, int VECS>
-inline void accumulate_values(const float (*value)[kMaxAttentionHeadDim], int keys, uint32_t any_new_max,
-                              const BlockWeights* weights, float* const* acc, int64_t offset) {
-    __m256 a[HEADS][VECS];
-#pragma GCC unroll 8
-    for (int h = 0; h < HEADS; ++h)
-#pragma GCC unroll 4
-        for (int i = 0; i < VECS; ++i)
-            a[h][i] = _mm256_load_ps(acc[h] + offset + 8 * i);
-    for (int k = 0; k < keys; ++k) {
-        if (any_new_max >> k & 1) {
-#pragma GCC unroll 8
-            for (int h = 0; h < HEADS; ++h) {
-                if (!(weights[h].new_max >> k & 1)) continue;
-                const __m256 r = _mm256_broadcast_ss(&weights[h].rescale[k]);
-#pragma GCC unroll 4
-                for (int i = 0; i < VECS; ++i)
-                    a[h][i] = round_to_f16(_mm256_mul_ps(a[h][i], r));
-            }
-        }
-#pragma GCC unroll 8
-        for (int h = 0; h < HEADS; ++h) {
-            const __m256 w = _mm256_broadcast_ss(&weights[h].weight[k]);
-#pragma GCC unroll 4
-            for (int i = 0; i < VECS; ++i)
-                a[h][i] =
-                    round_to_f16(_mm256_fmadd_ps(_mm256_load_ps(value[k] + offset + 8 * i), w, a[h][i]));
-        }
-    }
-#pragma GCC unroll 8
-    for (int h = 0; h < HEADS; ++h)
-#pragma GCC unroll 4
-        for (int i = 0; i < VECS; ++i)
-            _mm256_store_ps(acc[h] + offset + 8 * i, a[h][i]);
-}
-
-// All of a block's values for HEADS heads, over the head's D dimensions.
-template <int64_t D, int HEADS>
-void accumulate_heads(const float (*value)[kMaxAttentionHeadDim], int keys, const BlockWeights* weights,
-                      float* const* acc) {
-    // 4 heads measured 10% faster with 16 accumulators, though GCC spills some, than with 8;
-    // 1 or 2 heads slower with 8 vectors each than with 4.
-    constexpr int kVecs = HEADS <= 4 ? 4 : 2; // 4 to 16 accumulators
-    static_assert(D % (8 * kVecs) == 0);
-    uint32_t any_new_max = 0;
-    for (int h = 0; h < HEADS; ++h)
-        any_new_max |= weights[h].new_max;
-    for (int64_t offset = 0; offset < D; offset += 8 * kVecs)
-        accumulate_values<HEADS, kVecs>(value, keys, any_new_max, weights, acc, offset);
-}
-
+// Widens one key and one value row of F16 to F32: the keys into registers (all the group's
+// queries take their dot with it there), the values to the block's buffer.
 template <int64_t D>
-void accumulate_group(const float (*value)[kMaxAttentionHeadDim], int keys, const BlockWeights* weights,
-                      float* const* acc, int64_t heads) {
-    using Fn = void (*)(const float(*)[kMaxAttentionHeadDim], int, const BlockWeights*, float* const*);
-    static constexpr Fn kByHeads[] = {accumulate_heads<D, 1>, accumulate_heads<D, 2>, accumulate_heads<D, 3>,
-                                      accumulate_heads<D, 4>, accumulate_heads<D, 5>, accumulate_heads<D, 6>,
-                                      accumulate_heads<D, 7>};
-    constexpr int64_t kMost = static_cast<int64_t>(std::size(kByHeads));
-    // 8 heads go as 4 + 4 rather than 7 + 1 (one head alone is bound by the round trip's latency).
-    const int64_t first = heads <= kMost ? heads : heads / 2;
-    kByHeads[first - 1](value, keys, weights, acc);
-    if (first < heads) kByHeads[heads - first - 1](value, keys, weights + first, acc + first);
+[[gnu::always_inline]] inline void widen_row(const uint16_t* key_row, const uint16_t* value_row,
+                                             __m256 (&key)[D / 8], float* value) {
+#pragma GCC unroll 16
+    for (int64_t i = 0; i < D / 8; ++i) {
+        key[i] = load_halves(key_row + 8 * i);
+        _mm256_store_ps(value + 8 * i, load_halves(value_row + 8 * i));
+    }
+}
+
+// dot(q16, key) in ggml's order (see dot_f16) as 8 lanes, folded later by reduce_8_lanes.
+template <int64_t D>
+[[gnu::always_inline]] inline __m256 dot_lanes(const float* q16, const __m256 (&key)[D / 8]) {
+    __m256 s[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+#pragma GCC unroll 16
+    for (int64_t i = 0; i < D / 8; ++i)
+        s[i % 4] = _mm256_fmadd_ps(_mm256_load_ps(q16 + 8 * i), key[i], s[i % 4]);
+    return _mm256_add_ps(_mm256_add_ps(s[0], s[2]), _mm256_add_ps(s[1], s[3]));
+}
+
+// One key's value into one head's F16 accumulator: the rescale first where the key sets a new
+// maximum, then the FMA, each rounded to F16.
+template <int64_t D>
+[[gnu::always_inline]] inline void accumulate_value(float* acc, const float* value,
+                                                    const BlockWeights& weights, int k) {
+    if (weights.new_max >> k & 1) {
+        const __m256 r = _mm256_broadcast_ss(&weights.rescale[k]);
+#pragma GCC unroll 16
+        for (int64_t i = 0; i < D / 8; ++i)
+            _mm256_store_ps(acc + 8 * i, round_to_f16(_mm256_mul_ps(_mm256_load_ps(acc + 8 * i), r)));
+    }
+    const __m256 w = _mm256_broadcast_ss(&weights.weight[k]);
+#pragma GCC unroll 16
+    for (int64_t i = 0; i < D / 8; ++i) {
+        const __m256 product_sum =
+            _mm256_fmadd_ps(_mm256_load_ps(value + 8 * i), w, _mm256_load_ps(acc + 8 * i));
+        _mm256_store_ps(acc + 8 * i, round_to_f16(product_sum));
+    }
 }
 
 template <int64_t D>
@@ -242,13 +221,13 @@ void attend_group(const float* q, size_t q_stride, int64_t n_queries, const uint
                   const uint16_t* values, size_t kv_stride, int64_t n_keys, float scale, float* out,
                   size_t out_stride) {
     static_assert(D % 32 == 0 && D <= kMaxAttentionHeadDim);
-    static_assert(kGroup <= 2 * 7);
-    alignas(32) float q16[kGroup][D]; // the queries rounded to F16, held as floats
-    alignas(32) float acc[kGroup][D]; // the F16 accumulators, held as floats
-    alignas(32) float key[kKeyBlock][kMaxAttentionHeadDim], value[kKeyBlock][kMaxAttentionHeadDim];
+    alignas(32) float q16[kGroup][D];         // the queries rounded to F16, held as floats
+    alignas(32) float acc[kGroup][D];         // the F16 accumulators, held as floats
+    alignas(32) float value[2][kKeyBlock][D]; // this block's values and the next's, widened
     float max_score[kGroup], sum[kGroup];
-    float* heads[kGroup];
     BlockWeights weights[kGroup];
+    __m256 lanes[kGroup][kKeyBlock];
+    __m256 scores[kGroup];
     for (int64_t h = 0; h < n_queries; ++h) {
         for (int64_t d = 0; d < D; d += 8) {
             const __m128i half =
@@ -258,49 +237,55 @@ void attend_group(const float* q, size_t q_stride, int64_t n_queries, const uint
         }
         max_score[h] = -INFINITY;
         sum[h] = 0.0f;
-        heads[h] = acc[h];
     }
-    for (int64_t first = 0; first < n_keys; first += kKeyBlock) {
-        const int keys_here = static_cast<int>(std::min<int64_t>(kKeyBlock, n_keys - first));
-        for (int k = 0; k < kKeyBlock; ++k) {
-            if (k >= keys_here) { // padding: finite scores that decide_block ignores
-                std::fill(key[k], key[k] + D, 0.0f);
-                continue;
-            }
-            const uint16_t* key_row = keys + static_cast<size_t>(first + k) * kv_stride;
-            const uint16_t* value_row = values + static_cast<size_t>(first + k) * kv_stride;
-#pragma GCC unroll 16
-            for (int64_t d = 0; d < D; d += 8) {
-                _mm256_store_ps(key[k] + d, load_halves(key_row + d));
-                _mm256_store_ps(value[k] + d, load_halves(value_row + d));
-            }
-        }
-        __m256 scores[kGroup];
-        for (int64_t h = 0; h < n_queries; ++h) {
-            // dot(q16, key) of the 8 keys in ggml's order (see dot_f16), the query in registers.
-            __m256 query[D / 8];
+    const auto row = [kv_stride](const uint16_t* base, int64_t j) {
+        return base + static_cast<size_t>(j) * kv_stride;
+    };
+    // Widens key k of the block at `first` (zero past the keys) and takes every query's dot with it.
+    const auto score_key = [&](int64_t first, int k, float* value_out) {
+        __m256 key[D / 8];
+        if (first + k < n_keys) {
+            widen_row<D>(row(keys, first + k), row(values, first + k), key, value_out);
+        } else {
 #pragma GCC unroll 16
             for (int64_t i = 0; i < D / 8; ++i)
-                query[i] = _mm256_load_ps(q16[h] + 8 * i);
-            __m256 lanes[kKeyBlock];
-#pragma GCC unroll 8
-            for (int k = 0; k < kKeyBlock; ++k) {
-                __m256 s[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),
-                               _mm256_setzero_ps()};
-#pragma GCC unroll 16
-                for (int64_t i = 0; i < D / 8; ++i)
-                    s[i % 4] = _mm256_fmadd_ps(query[i], _mm256_load_ps(key[k] + 8 * i), s[i % 4]);
-                lanes[k] = _mm256_add_ps(_mm256_add_ps(s[0], s[2]), _mm256_add_ps(s[1], s[3]));
-            }
-            scores[h] = _mm256_mul_ps(reduce_8_lanes(lanes), _mm256_set1_ps(scale));
+                key[i] = _mm256_setzero_ps(); // padding: a finite score that decide_block ignores
         }
+        for (int64_t h = 0; h < n_queries; ++h)
+            lanes[h][k] = dot_lanes<D>(q16[h], key);
+    };
+    const auto finish_scores = [&] {
+        for (int64_t h = 0; h < n_queries; ++h)
+            scores[h] = _mm256_mul_ps(reduce_8_lanes(lanes[h]), _mm256_set1_ps(scale));
+    };
+    // Block 0 is scored ahead; then, per block, its decisions, and its values with the next
+    // block's keys widened and scored between them.
+    for (int k = 0; k < kKeyBlock; ++k)
+        score_key(0, k, value[0][k]);
+    finish_scores();
+    int current = 0;
+    for (int64_t first = 0; first < n_keys; first += kKeyBlock) {
+        const int keys_here = static_cast<int>(std::min<int64_t>(kKeyBlock, n_keys - first));
         for (int64_t h = 0; h < n_queries; ++h)
             max_score[h] = decide_block(scores[h], keys_here, max_score[h], weights[h]);
         // The sums, one chain per head (ggml's S = S*ms + vs, fused): interleaved, they overlap.
         for (int k = 0; k < keys_here; ++k)
             for (int64_t h = 0; h < n_queries; ++h)
                 sum[h] = std::fma(sum[h], weights[h].rescale[k], weights[h].weight[k]);
-        accumulate_group<D>(value, keys_here, weights, heads, n_queries);
+        const int64_t next = first + kKeyBlock;
+        if (next < n_keys) {
+            for (int k = 0; k < kKeyBlock; ++k) { // a full block: only the last may be short
+                score_key(next, k, value[current ^ 1][k]);
+                for (int64_t h = 0; h < n_queries; ++h)
+                    accumulate_value<D>(acc[h], value[current][k], weights[h], k);
+            }
+            finish_scores();
+        } else {
+            for (int k = 0; k < keys_here; ++k)
+                for (int64_t h = 0; h < n_queries; ++h)
+                    accumulate_value<D>(acc[h], value[current][k], weights[h], k);
+        }
+        current ^= 1;
     }
     for (int64_t h = 0; h < n_queries; ++h) {
         const __m256 inv_sum = _mm256_set1_ps(1.0f / sum[h]);

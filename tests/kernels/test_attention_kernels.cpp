@@ -91,9 +91,10 @@ private slots:
 
     // A GQA group at once: every query bit for bit what the single-query reference gives it,
     // for every group size the kernel dispatches on (1 to 9 heads), head sizes with and without
-    // a specialised path, key counts around its blocks of 8, and scores that are random, rise
-    // with every key (each key a new maximum: a rescale per key) or come in equal pairs that
-    // fall (ties never set a new maximum).
+    // a specialised path, key counts around its blocks of 8 (one block, a full block then one
+    // key, two full blocks, several), and scores that are random, rise with every key (each
+    // key a new maximum: a rescale per key) or come in equal pairs that fall (ties never set a
+    // new maximum).
     void groupMatchesReferencePerQuery_data() {
         QTest::addColumn<int>("head_dim");
         QTest::addColumn<int>("n_queries");
@@ -101,7 +102,7 @@ private slots:
         QTest::addColumn<int>("pattern");
         for (int head_dim : {64, 128, 40})
             for (int n_queries = 1; n_queries <= 9; ++n_queries)
-                for (int n_keys : {1, 8, 37})
+                for (int n_keys : {1, 8, 9, 16, 37})
                     for (int pattern : {0, 1, 2})
                         QTest::newRow(qPrintable(QString("d%1 q%2 k%3 %4")
                                                      .arg(head_dim)
