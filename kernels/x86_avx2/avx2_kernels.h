@@ -55,6 +55,12 @@ void gemm_q5_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int
 void gemm_q4_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
                     int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
                     float* y, int64_t y_stride);
+void gemm_q5_1_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                    float* y, int64_t y_stride);
+void gemm_q4_1_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                    float* y, int64_t y_stride);
 // Q4_0 in the order of llama.cpp's repacked q4_0_8x8 kernels, which it uses for matrices whose
 // row count is a multiple of 8 (q4_0_interleaved_avx2.cpp); any row range, any batch.
 void gemm_q4_0_q8_0_interleaved(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,

@@ -26,9 +26,9 @@ __attribute__((target("no-avx"))) KernelTable build_table() {
     set(T::F16, T::F16, avx2::quantize_row_f16, avx2::dequantize_row_f16, avx2::vec_dot_f16_f16, nullptr);
     set(T::BF16, T::BF16, nullptr, avx2::dequantize_row_bf16, avx2::vec_dot_bf16_bf16, nullptr);
     set(T::Q4_0, T::Q8_0, nullptr, avx2::dequantize_row_q4_0, avx2::vec_dot_q4_0_q8_0, avx2::gemm_q4_0_q8_0);
-    set(T::Q4_1, T::Q8_0, nullptr, nullptr, avx2::vec_dot_q4_1_q8_0, nullptr);
+    set(T::Q4_1, T::Q8_0, nullptr, nullptr, avx2::vec_dot_q4_1_q8_0, avx2::gemm_q4_1_q8_0);
     set(T::Q5_0, T::Q8_0, nullptr, nullptr, avx2::vec_dot_q5_0_q8_0, avx2::gemm_q5_0_q8_0);
-    set(T::Q5_1, T::Q8_0, nullptr, nullptr, avx2::vec_dot_q5_1_q8_0, nullptr);
+    set(T::Q5_1, T::Q8_0, nullptr, nullptr, avx2::vec_dot_q5_1_q8_0, avx2::gemm_q5_1_q8_0);
     set(T::Q8_0, T::Q8_0, avx2::quantize_row_q8_0, avx2::dequantize_row_q8_0, avx2::vec_dot_q8_0_q8_0,
         avx2::gemm_q8_0_q8_0);
     set(T::Q2_K, T::Q8_K, nullptr, nullptr, nullptr, nullptr);

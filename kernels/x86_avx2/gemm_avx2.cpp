@@ -1,10 +1,11 @@
 // Blocked matrix-matrix kernels for prefill: Q4_K and Q6_K weights with Q8_K activations,
-// Q8_0, Q5_0 and Q4_0 weights with Q8_0 activations. The arithmetic per (row, activation)
+// Q8_0, Q5_0, Q4_0, Q5_1 and Q4_1 weights with Q8_0 activations. The arithmetic per (row, activation)
 // pair is that of the vec_dot kernels; the tiles share weight decoding and activation loads.
 #include "kernels/block_formats.h"
 #include "kernels/x86_avx2/avx2_k_quants.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/gemm_tiles.h"
+#include "kernels/x86_avx2/legacy_block_quants.h"
 
 #include <algorithm>
 #include <array>
@@ -189,18 +190,6 @@ template <int RM, int RN> struct Q6KPanelTile {
     }
 };
 
-// 32-element formats with signed quants: the tile decodes each weight block to int8 once.
-inline __m256i signed_quants(const BlockQ8_0& block) {
-    return load256(block.qs);
-}
-inline __m256i signed_quants(const BlockQ4_0& block) {
-    return _mm256_sub_epi8(unpack_nibbles_16(block.qs), _mm256_set1_epi8(8));
-}
-inline __m256i signed_quants(const BlockQ5_0& block) {
-    const __m256i high = _mm256_andnot_si256(bits_to_bytes(load_u32(block.qh)), _mm256_set1_epi8(char(0xF0)));
-    return _mm256_or_si256(unpack_nibbles_16(block.qs), high);
-}
-
 // Decode streams each weight once from DRAM: the kernels ask for the bytes this far ahead
 // (matmul.cpp's kDecodePrefetchBytes says why).
 constexpr int kPrefetchAhead = 2048;
@@ -294,10 +283,76 @@ template <int RM, int RN> struct SignedPanelTile {
     }
 };
 
+// The 32-element formats with a minimum (Q4_1, Q5_1): per block, d*dx * dot(q, x) and then
+// m*dx * sum(x) into the pair's accumulator, as vec_dot_q4_1/q5_1_q8_0 fold them. The panel
+// holds each block's unsigned quants and its d and m as floats; sum(x) is taken once per
+// activation block for all the tile's rows.
+struct MinPanel {
+    std::vector<Bytes32> quants; // (row, block)
+    std::vector<float> scales, minima;
+    int64_t blocks = 0;
+};
+
+template <class Block>
+void decode_min_rows(const char* w, size_t w_stride, int rows, int64_t blocks, MinPanel& panel) {
+    const size_t needed = static_cast<size_t>(rows * blocks);
+    if (panel.quants.size() < needed) { // once per thread and width: no allocation per token
+        panel.quants.resize(needed);
+        panel.scales.resize(needed);
+        panel.minima.resize(needed);
+    }
+    panel.blocks = blocks;
+    for (int r = 0; r < rows; ++r) {
+        const Block* row = row_of<Block>(w, w_stride, r);
+        for (int64_t i = 0; i < blocks; ++i) {
+            const size_t at = static_cast<size_t>(r * blocks + i);
+            _mm256_store_si256(reinterpret_cast<__m256i*>(&panel.quants[at]), unsigned_quants(row[i]));
+            panel.scales[at] = fp16_at(&row[i].d);
+            panel.minima[at] = fp16_at(&row[i].m);
+        }
+    }
+}
+
+template <int RM, int RN> struct MinPanelTile {
+    static void run(const MinPanel& panel, const char* a, size_t a_stride, float* y, int64_t y_stride) {
+        const int64_t blocks = panel.blocks;
+        __m256 acc[RM][RN];
+#pragma GCC unroll 4
+        for (int r = 0; r < RM; ++r)
+#pragma GCC unroll 4
+            for (int b = 0; b < RN; ++b)
+                acc[r][b] = _mm256_setzero_ps();
+        for (int64_t i = 0; i < blocks; ++i) {
+#pragma GCC unroll 4
+            for (int b = 0; b < RN; ++b) {
+                const BlockQ8_0& activation = row_of<BlockQ8_0>(a, a_stride, b)[i];
+                const __m256i x = load256(activation.qs);
+                const __m256 dx = _mm256_set1_ps(fp16_at(&activation.d));
+                const __m256 sum = _mm256_cvtepi32_ps(dot_u8_i8(_mm256_set1_epi8(1), x));
+#pragma GCC unroll 4
+                for (int r = 0; r < RM; ++r) {
+                    const size_t at = static_cast<size_t>(r * blocks + i);
+                    const __m256i q = _mm256_load_si256(reinterpret_cast<const __m256i*>(&panel.quants[at]));
+                    const __m256 dot = _mm256_cvtepi32_ps(dot_u8_i8(q, x));
+                    // d * dx and m * dx round as the vec_dot kernels' scalar products.
+                    acc[r][b] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_broadcast_ss(&panel.scales[at]), dx),
+                                                dot, acc[r][b]);
+                    acc[r][b] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_broadcast_ss(&panel.minima[at]), dx),
+                                                sum, acc[r][b]);
+                }
+            }
+        }
+        store_tile<RM, RN>(acc, y, y_stride);
+    }
+};
+
 // Tile of the 32-element signed formats: its accumulators, a panel block, scales and one
 // activation block must fit the 16 ymm registers, or GCC spills the accumulators. 3x4 and 4x3
 // measured best (120 GOP/s for Q5_0 with the panel), 2x6 slower (86).
 constexpr int kSignedRows = 3, kSignedCols = 4;
+// The formats with a minimum: 3x3 measured best (76 GFLOP/s for Q5_1 on one core), of 3x4, 4x3,
+// 4x2, 2x4, 2x5 and 2x6 (67 to 75).
+constexpr int kMinRows = 3, kMinCols = 3;
 // The Q4_K tile (matrices whose rows are not a multiple of 8; the others take the interleaved
 // panel): 2 x 4 measured best of 4x3, 3x3, 2x4, 4x2, 3x2, 2x2, 2x6, 1x8, 3x4 and 2x5 (84
 // GFLOP/s on one core), once its loops were unrolled.
@@ -337,6 +392,15 @@ void signed_panel_gemm(int64_t blocks, const void* weights, size_t weight_row_by
     panel_gemm<kSignedRows, kSignedCols, SignedPanelTile, SignedPanel>(
         decode_signed_rows<Block>, blocks, weights, weight_row_bytes, row_begin, row_end, activations,
         activation_row_bytes, batch, y, y_stride);
+}
+
+template <class Block>
+void min_panel_gemm(int64_t blocks, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                    float* y, int64_t y_stride) {
+    panel_gemm<kMinRows, kMinCols, MinPanelTile, MinPanel>(decode_min_rows<Block>, blocks, weights,
+                                                           weight_row_bytes, row_begin, row_end, activations,
+                                                           activation_row_bytes, batch, y, y_stride);
 }
 
 } // namespace
@@ -390,6 +454,26 @@ void gemm_q4_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int
                             y);
     signed_panel_gemm<BlockQ4_0>(n / QK4_0, weights, weight_row_bytes, row_begin, row_end, activations,
                                  activation_row_bytes, batch, y, y_stride);
+}
+
+void gemm_q5_1_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                    float* y, int64_t y_stride) {
+    if (batch == 1)
+        return gemv_by_rows(vec_dot_q5_1_q8_0, n, weights, weight_row_bytes, row_begin, row_end, activations,
+                            y);
+    min_panel_gemm<BlockQ5_1>(n / QK5_1, weights, weight_row_bytes, row_begin, row_end, activations,
+                              activation_row_bytes, batch, y, y_stride);
+}
+
+void gemm_q4_1_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                    float* y, int64_t y_stride) {
+    if (batch == 1)
+        return gemv_by_rows(vec_dot_q4_1_q8_0, n, weights, weight_row_bytes, row_begin, row_end, activations,
+                            y);
+    min_panel_gemm<BlockQ4_1>(n / QK4_1, weights, weight_row_bytes, row_begin, row_end, activations,
+                              activation_row_bytes, batch, y, y_stride);
 }
 
 } // namespace hearth::kernels::avx2

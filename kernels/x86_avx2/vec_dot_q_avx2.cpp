@@ -3,6 +3,7 @@
 #include "kernels/block_formats.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/avx2_util.h"
+#include "kernels/x86_avx2/legacy_block_quants.h"
 
 namespace hearth::kernels::avx2 {
 namespace {
@@ -52,7 +53,7 @@ template <class Term> float sum_signed_blocks(int64_t blocks, Term term) {
     return hsum(acc);
 }
 
-// For the formats with a min: d*dx * dot(q, x) + m*dx * sum(x), folded into one accumulator.
+// For the formats with a minimum: d*dx * dot(q, x) + m*dx * sum(x), folded into one accumulator.
 inline __m256 scaled_with_min(__m256i q_unsigned, const BlockQ8_0& a, float d, float m, __m256 acc) {
     const __m256i x = load32(a.qs);
     const float dx = fp16_at(&a.d);
@@ -62,43 +63,34 @@ inline __m256 scaled_with_min(__m256i q_unsigned, const BlockQ8_0& a, float d, f
     return _mm256_fmadd_ps(_mm256_set1_ps(m * dx), _mm256_cvtepi32_ps(sum), acc);
 }
 
-// Q5_0's quants minus 16: where the fifth bit is clear, setting the top nibble makes the byte
-// nibble - 16.
-inline __m256i q5_0_signed(const BlockQ5_0& block) {
-    const __m256i high = _mm256_andnot_si256(bits_to_bytes(load_u32(block.qh)), _mm256_set1_epi8(char(0xF0)));
-    return _mm256_or_si256(unpack_nibbles_16(block.qs), high);
-}
-
 } // namespace
 
 float vec_dot_q8_0_q8_0(int64_t n, const void* weight_row, const void* activation_row) {
     const auto* w = static_cast<const BlockQ8_0*>(weight_row);
     const auto* a = static_cast<const BlockQ8_0*>(activation_row);
-    return sum_signed_blocks(n / QK8_0,
-                             [&](int64_t i) { return signed_term(load32(w[i].qs), a[i], fp16_at(&w[i].d)); });
+    return sum_signed_blocks(
+        n / QK8_0, [&](int64_t i) { return signed_term(signed_quants(w[i]), a[i], fp16_at(&w[i].d)); });
 }
 
 float vec_dot_q4_0_q8_0(int64_t n, const void* weight_row, const void* activation_row) {
     const auto* w = static_cast<const BlockQ4_0*>(weight_row);
     const auto* a = static_cast<const BlockQ8_0*>(activation_row);
-    return sum_signed_blocks(n / QK4_0, [&](int64_t i) {
-        const __m256i q = _mm256_sub_epi8(unpack_nibbles_16(w[i].qs), _mm256_set1_epi8(8));
-        return signed_term(q, a[i], fp16_at(&w[i].d));
-    });
+    return sum_signed_blocks(
+        n / QK4_0, [&](int64_t i) { return signed_term(signed_quants(w[i]), a[i], fp16_at(&w[i].d)); });
 }
 
 float vec_dot_q5_0_q8_0(int64_t n, const void* weight_row, const void* activation_row) {
     const auto* w = static_cast<const BlockQ5_0*>(weight_row);
     const auto* a = static_cast<const BlockQ8_0*>(activation_row);
     return sum_signed_blocks(
-        n / QK5_0, [&](int64_t i) { return signed_term(q5_0_signed(w[i]), a[i], fp16_at(&w[i].d)); });
+        n / QK5_0, [&](int64_t i) { return signed_term(signed_quants(w[i]), a[i], fp16_at(&w[i].d)); });
 }
 
 float vec_dot_q4_1_q8_0(int64_t n, const void* weight_row, const void* activation_row) {
     const auto* w = static_cast<const BlockQ4_1*>(weight_row);
     const auto* a = static_cast<const BlockQ8_0*>(activation_row);
     return sum_blocks(n / QK4_1, [&](int64_t i, __m256 acc) {
-        return scaled_with_min(unpack_nibbles_16(w[i].qs), a[i], fp16_at(&w[i].d), fp16_at(&w[i].m), acc);
+        return scaled_with_min(unsigned_quants(w[i]), a[i], fp16_at(&w[i].d), fp16_at(&w[i].m), acc);
     });
 }
 
@@ -106,9 +98,7 @@ float vec_dot_q5_1_q8_0(int64_t n, const void* weight_row, const void* activatio
     const auto* w = static_cast<const BlockQ5_1*>(weight_row);
     const auto* a = static_cast<const BlockQ8_0*>(activation_row);
     return sum_blocks(n / QK5_1, [&](int64_t i, __m256 acc) {
-        const __m256i high = _mm256_and_si256(bits_to_bytes(load_u32(w[i].qh)), _mm256_set1_epi8(0x10));
-        const __m256i q = _mm256_or_si256(unpack_nibbles_16(w[i].qs), high);
-        return scaled_with_min(q, a[i], fp16_at(&w[i].d), fp16_at(&w[i].m), acc);
+        return scaled_with_min(unsigned_quants(w[i]), a[i], fp16_at(&w[i].d), fp16_at(&w[i].m), acc);
     });
 }
 

@@ -292,6 +292,12 @@ BENCHMARK_CAPTURE(matmat, q8_0_896x896, TensorType::Q8_0, 896, 896)
 BENCHMARK_CAPTURE(matmat, q5_0_4864x896, TensorType::Q5_0, 4864, 896)
     ->ArgsProduct({{1, 2}, {32}})
     ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(matmat, q5_1_4864x896, TensorType::Q5_1, 4864, 896)
+    ->ArgsProduct({{1, 2}, {32}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(matmat, q4_1_4864x896, TensorType::Q4_1, 4864, 896)
+    ->ArgsProduct({{1, 2}, {32}})
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_CAPTURE(matmul_pool, q4_K_896x4864, TensorType::Q4_K, 896, 4864)->Arg(1)->Arg(64)->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool, q8_0_896x896, TensorType::Q8_0, 896, 896)->Arg(1)->Arg(64)->UseRealTime();

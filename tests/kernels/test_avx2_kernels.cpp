@@ -414,6 +414,19 @@ private slots:
                                           activations.begin() + (b + 1) * a_bytes);
                         const float expected = ref.vec_dot(n, w_row.data(), a_row.data());
                         const double tolerance = dot_tolerance(t, w_row, a_row, n);
+                        // The tiles keep the vec_dot kernel's arithmetic per pair, so that prefill
+                        // and decode give a token the same logits; but Q4_K's tile sums a
+                        // super-block's terms in another order (and its interleaved gemm follows
+                        // llama.cpp's repacked kernels, which differ from its vec_dot too).
+                        const float same_as_decode = mine.vec_dot(n, w_row.data(), a_row.data());
+                        QVERIFY2(t == TensorType::Q4_K || std::memcmp(&got, &same_as_decode, sizeof got) == 0,
+                                 qPrintable(QString("rows %1, batch %2, at (%3, %4): gemm %5, vec_dot %6")
+                                                .arg(rows)
+                                                .arg(batch)
+                                                .arg(r)
+                                                .arg(b)
+                                                .arg(got)
+                                                .arg(same_as_decode)));
                         QVERIFY2(std::fabs(double(got) - expected) <= tolerance,
                                  qPrintable(QString("rows %1, batch %2, at (%3, %4): gemm %5, reference %6")
                                                 .arg(rows)
