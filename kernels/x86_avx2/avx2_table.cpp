@@ -34,7 +34,7 @@ __attribute__((target("no-avx"))) KernelTable build_table() {
     set(T::Q2_K, T::Q8_K, nullptr, nullptr, nullptr, nullptr);
     set(T::Q3_K, T::Q8_K, nullptr, nullptr, nullptr, nullptr);
     set(T::Q4_K, T::Q8_K, nullptr, avx2::dequantize_row_q4_K, avx2::vec_dot_q4_K_q8_K, avx2::gemm_q4_K_q8_K);
-    set(T::Q5_K, T::Q8_K, nullptr, nullptr, avx2::vec_dot_q5_K_q8_K, nullptr);
+    set(T::Q5_K, T::Q8_K, nullptr, nullptr, avx2::vec_dot_q5_K_q8_K, avx2::gemm_q5_K_q8_K);
     set(T::Q6_K, T::Q8_K, nullptr, avx2::dequantize_row_q6_K, avx2::vec_dot_q6_K_q8_K, avx2::gemm_q6_K_q8_K);
     set(T::Q8_K, T::Q8_K, avx2::quantize_row_q8_K, nullptr, nullptr, nullptr);
     table.by_type[static_cast<uint32_t>(T::Q8_0)].quantize_activations = avx2::quantize_row_q8_0_activations;

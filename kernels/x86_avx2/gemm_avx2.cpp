@@ -1,4 +1,4 @@
-// Blocked matrix-matrix kernels for prefill: Q4_K and Q6_K weights with Q8_K activations,
+// Blocked matrix-matrix kernels for prefill: Q4_K, Q5_K and Q6_K weights with Q8_K activations,
 // Q8_0, Q5_0, Q4_0, Q5_1 and Q4_1 weights with Q8_0 activations. The arithmetic per (row, activation)
 // pair is that of the vec_dot kernels; the tiles share weight decoding and activation loads.
 #include "kernels/block_formats.h"
@@ -190,6 +190,110 @@ template <int RM, int RN> struct Q6KPanelTile {
     }
 };
 
+// Q5_K x Q8_K: 5-bit quants with a scale and a min per 32, as vec_dot_q5_K_q8_K takes them: per
+// super-block the scaled integer sums in int32 (exact, in any order), then d * dx times them and
+// dmin * dx times the mins' dot with the bsums, into two float accumulators. A tile of weight
+// rows is decoded once into a panel (per super-block: the quants as bytes, the scales as madd
+// operands, the mins as int16, d and dmin) that every activation tile reads.
+struct alignas(32) Q5KDecoded {
+    __m256i quants[8];      // sub-block k: elements 32k..32k+31, 0..31
+    int32_t scale_pairs[8]; // sub-block k's scale in both words of a dword (k4_scale_pairs)
+    __m128i mins;           // the 8 mins as int16
+    float d, dmin;
+};
+struct Q5KPanel {
+    std::vector<Q5KDecoded> blocks; // (row, super-block)
+    int64_t n_blocks = 0;
+};
+
+void decode_q5k_rows(const char* w, size_t w_stride, int rows, int64_t blocks, Q5KPanel& panel) {
+    if (panel.blocks.size() < static_cast<size_t>(rows * blocks)) // once per thread and width
+        panel.blocks.resize(static_cast<size_t>(rows * blocks));
+    panel.n_blocks = blocks;
+    const __m256i low4 = _mm256_set1_epi8(0x0F), bit4 = _mm256_set1_epi8(0x10);
+    for (int r = 0; r < rows; ++r) {
+        const BlockQ5_K* row = row_of<BlockQ5_K>(w, w_stride, r);
+        for (int64_t i = 0; i < blocks; ++i) {
+            Q5KDecoded& out = panel.blocks[static_cast<size_t>(r * blocks + i)];
+            const __m256i scale_bytes = unpack_k4_scale_bytes(row[i].scales);
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.scale_pairs), k4_scale_pairs(scale_bytes));
+            out.mins = k4_mins(scale_bytes);
+            out.d = fp16_to_float(row[i].d);
+            out.dmin = fp16_to_float(row[i].dmin);
+            // Bit 2j of qh[l] is the fifth bit of element 64j+l, bit 2j+1 that of element 64j+32+l.
+            const __m256i high_bits = load256(row[i].qh);
+            for (int j = 0; j < 4; ++j) {
+                const __m256i q = load256(row[i].qs + 32 * j);
+                const __m256i low_fifth = _mm256_and_si256(
+                    _mm256_srlv_epi32(high_bits, _mm256_set1_epi32(2 * j)), _mm256_set1_epi8(1));
+                const __m256i high_fifth = _mm256_and_si256(
+                    _mm256_srlv_epi32(high_bits, _mm256_set1_epi32(2 * j + 1)), _mm256_set1_epi8(1));
+                out.quants[2 * j] = _mm256_or_si256(_mm256_and_si256(q, low4),
+                                                    _mm256_and_si256(_mm256_slli_epi16(low_fifth, 4), bit4));
+                out.quants[2 * j + 1] =
+                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4),
+                                    _mm256_and_si256(_mm256_slli_epi16(high_fifth, 4), bit4));
+            }
+        }
+    }
+}
+
+template <int RM, int RN> struct Q5KPanelTile {
+    static void run(const Q5KPanel& panel, const char* a, size_t a_stride, float* y, int64_t y_stride) {
+        const int64_t blocks = panel.n_blocks;
+        // The float accumulators change once per super-block: they live in memory, the
+        // registers hold the integer sums.
+        alignas(32) float acc[RM][RN][8] = {};
+        alignas(16) float acc_min[RM][RN][4] = {};
+        for (int64_t i = 0; i < blocks; ++i) {
+            const BlockQ8_K* ab[RN];
+#pragma GCC unroll 8
+            for (int b = 0; b < RN; ++b)
+                ab[b] = row_of<BlockQ8_K>(a, a_stride, b) + i;
+            const Q5KDecoded* wb[RM];
+#pragma GCC unroll 8
+            for (int r = 0; r < RM; ++r)
+                wb[r] = &panel.blocks[static_cast<size_t>(r * blocks + i)];
+            __m256i sum[RM][RN];
+#pragma GCC unroll 8
+            for (int r = 0; r < RM; ++r)
+#pragma GCC unroll 8
+                for (int b = 0; b < RN; ++b)
+                    sum[r][b] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+            for (int k = 0; k < 8; ++k)
+#pragma GCC unroll 8
+                for (int r = 0; r < RM; ++r) {
+                    const __m256i q = _mm256_load_si256(&wb[r]->quants[k]);
+                    const __m256i scale = _mm256_set1_epi32(wb[r]->scale_pairs[k]);
+#pragma GCC unroll 8
+                    for (int b = 0; b < RN; ++b)
+                        sum[r][b] = _mm256_add_epi32(
+                            sum[r][b],
+                            _mm256_madd_epi16(_mm256_maddubs_epi16(q, load256(ab[b]->qs + 32 * k)), scale));
+                }
+#pragma GCC unroll 8
+            for (int b = 0; b < RN; ++b) {
+                const __m128i pair_sums = _mm_hadd_epi16(load128(ab[b]->bsums), load128(ab[b]->bsums + 8));
+#pragma GCC unroll 8
+                for (int r = 0; r < RM; ++r) {
+                    // d * dx and dmin * dx round as k4_super_scales' products.
+                    const float d = wb[r]->d * ab[b]->d, dmin = wb[r]->dmin * ab[b]->d;
+                    _mm256_store_ps(acc[r][b],
+                                    _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sum[r][b]),
+                                                    _mm256_load_ps(acc[r][b])));
+                    const __m128 min_terms = _mm_cvtepi32_ps(_mm_madd_epi16(wb[r]->mins, pair_sums));
+                    _mm_store_ps(acc_min[r][b],
+                                 _mm_fmadd_ps(_mm_set1_ps(dmin), min_terms, _mm_load_ps(acc_min[r][b])));
+                }
+            }
+        }
+        for (int r = 0; r < RM; ++r)
+            for (int b = 0; b < RN; ++b)
+                y[b * y_stride + r] = hsum(_mm256_load_ps(acc[r][b])) - hsum(_mm_load_ps(acc_min[r][b]));
+    }
+};
+
 // Decode streams each weight once from DRAM: the kernels ask for the bytes this far ahead
 // (matmul.cpp's kDecodePrefetchBytes says why).
 constexpr int kPrefetchAhead = 2048;
@@ -359,6 +463,8 @@ constexpr int kMinRows = 3, kMinCols = 3;
 constexpr int kKQuantRows = 2, kKQuantCols = 4;
 // Q6_K over its panel: the integer sums of 3 x 4 pairs in registers, the float sums in memory.
 constexpr int kQ6KRows = 3, kQ6KCols = 4;
+// Q5_K over its panel, the same way.
+constexpr int kQ5KRows = 3, kQ5KCols = 4;
 
 // Rows outer: each tile of RM weight rows is decoded once into a panel (decode(w, stride,
 // rows, blocks, panel)), then every activation row streams past it, RN at a time.
@@ -422,6 +528,17 @@ void gemm_q6_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int
         return gemv_by_rows(vec_dot_q6_K_q8_K, n, weights, weight_row_bytes, row_begin, row_end, activations,
                             y);
     panel_gemm<kQ6KRows, kQ6KCols, Q6KPanelTile, Q6KPanel>(decode_q6k_rows, n / QK_K, weights,
+                                                           weight_row_bytes, row_begin, row_end, activations,
+                                                           activation_row_bytes, batch, y, y_stride);
+}
+
+void gemm_q5_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                    float* y, int64_t y_stride) {
+    if (batch == 1)
+        return gemv_by_rows(vec_dot_q5_K_q8_K, n, weights, weight_row_bytes, row_begin, row_end, activations,
+                            y);
+    panel_gemm<kQ5KRows, kQ5KCols, Q5KPanelTile, Q5KPanel>(decode_q5k_rows, n / QK_K, weights,
                                                            weight_row_bytes, row_begin, row_end, activations,
                                                            activation_row_bytes, batch, y, y_stride);
 }
