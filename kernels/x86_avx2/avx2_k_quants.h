@@ -117,6 +117,26 @@ inline __m256i k4_mins_lanes(__m256i scale_bytes) {
     return _mm256_shuffle_epi8(scale_bytes, _mm256_setr_m128i(pick, pick));
 }
 
+// Q5_K's quants 0..31 of sub-blocks 2j (low nibbles of qs[32j..]) and 2j+1 (their high
+// nibbles). `high_bits` holds the block's 32 qh bytes: bit 2j of qh[l] is the fifth bit of
+// element 64j+l, bit 2j+1 that of element 64j+32+l; one 16-bit shift moves it to bit 4 (bits
+// pushed over from the neighbouring byte are masked).
+struct QuantPair {
+    __m256i low, high;
+};
+inline QuantPair q5k_quant_pair(const uint8_t* qs, __m256i high_bits, int j) {
+    const __m256i low4 = _mm256_set1_epi8(0x0F), bit4 = _mm256_set1_epi8(0x10);
+    const auto fifth_bit = [&](int bit) {
+        const __m256i moved = bit < 4   ? _mm256_slli_epi16(high_bits, 4 - bit)
+                              : bit > 4 ? _mm256_srli_epi16(high_bits, bit - 4)
+                                        : high_bits;
+        return _mm256_and_si256(moved, bit4);
+    };
+    const __m256i q = load256(qs + 32 * j);
+    return {_mm256_or_si256(_mm256_and_si256(q, low4), fifth_bit(2 * j)),
+            _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), fifth_bit(2 * j + 1))};
+}
+
 // Like unpack_q6k_half, with two operations fewer per half: the top two bits are moved to
 // bits 4-5 by one 16-bit shift each (bits pushed over from the neighbouring byte are masked).
 inline void unpack_q6k_half_lean(const uint8_t* ql, const uint8_t* qh, __m256i q[4]) {

@@ -1,6 +1,7 @@
 // Blocked matrix-matrix kernels for prefill: Q4_K, Q5_K and Q6_K weights with Q8_K activations,
-// Q8_0, Q5_0, Q4_0, Q5_1 and Q4_1 weights with Q8_0 activations. The arithmetic per (row, activation)
-// pair is that of the vec_dot kernels; the tiles share weight decoding and activation loads.
+// Q8_0, Q5_0, Q4_0, Q5_1 and Q4_1 weights with Q8_0 activations. The arithmetic per (row,
+// activation) pair is that of the vec_dot kernels, except Q4_K's (its tile sums a super-block's
+// terms in another order); the tiles share weight decoding and activation loads.
 #include "kernels/block_formats.h"
 #include "kernels/x86_avx2/avx2_k_quants.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
@@ -210,7 +211,6 @@ void decode_q5k_rows(const char* w, size_t w_stride, int rows, int64_t blocks, Q
     if (panel.blocks.size() < static_cast<size_t>(rows * blocks)) // once per thread and width
         panel.blocks.resize(static_cast<size_t>(rows * blocks));
     panel.n_blocks = blocks;
-    const __m256i low4 = _mm256_set1_epi8(0x0F), bit4 = _mm256_set1_epi8(0x10);
     for (int r = 0; r < rows; ++r) {
         const BlockQ5_K* row = row_of<BlockQ5_K>(w, w_stride, r);
         for (int64_t i = 0; i < blocks; ++i) {
@@ -220,19 +220,11 @@ void decode_q5k_rows(const char* w, size_t w_stride, int rows, int64_t blocks, Q
             out.mins = k4_mins(scale_bytes);
             out.d = fp16_to_float(row[i].d);
             out.dmin = fp16_to_float(row[i].dmin);
-            // Bit 2j of qh[l] is the fifth bit of element 64j+l, bit 2j+1 that of element 64j+32+l.
             const __m256i high_bits = load256(row[i].qh);
             for (int j = 0; j < 4; ++j) {
-                const __m256i q = load256(row[i].qs + 32 * j);
-                const __m256i low_fifth = _mm256_and_si256(
-                    _mm256_srlv_epi32(high_bits, _mm256_set1_epi32(2 * j)), _mm256_set1_epi8(1));
-                const __m256i high_fifth = _mm256_and_si256(
-                    _mm256_srlv_epi32(high_bits, _mm256_set1_epi32(2 * j + 1)), _mm256_set1_epi8(1));
-                out.quants[2 * j] = _mm256_or_si256(_mm256_and_si256(q, low4),
-                                                    _mm256_and_si256(_mm256_slli_epi16(low_fifth, 4), bit4));
-                out.quants[2 * j + 1] =
-                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4),
-                                    _mm256_and_si256(_mm256_slli_epi16(high_fifth, 4), bit4));
+                const QuantPair q = q5k_quant_pair(row[i].qs, high_bits, j);
+                out.quants[2 * j] = q.low;
+                out.quants[2 * j + 1] = q.high;
             }
         }
     }

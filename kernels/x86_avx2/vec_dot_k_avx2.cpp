@@ -126,30 +126,18 @@ float vec_dot_q4_K_q8_K(int64_t n, const void* weight_row, const void* activatio
 float vec_dot_q5_K_q8_K(int64_t n, const void* weight_row, const void* activation_row) {
     const auto* w = static_cast<const BlockQ5_K*>(weight_row);
     const auto* a = static_cast<const BlockQ8_K*>(activation_row);
-    const __m256i low4 = _mm256_set1_epi8(0x0F), bit4 = _mm256_set1_epi8(0x10);
     K4Accumulators accumulators;
     for (int64_t i = 0; i < n / QK_K; ++i) {
         const __m256i scale_bytes = unpack_k4_scale_bytes(w[i].scales);
         alignas(32) int32_t scale_pairs[8];
         _mm256_store_si256(reinterpret_cast<__m256i*>(scale_pairs), k4_scale_pairs(scale_bytes));
         keep_in_memory(scale_pairs);
-        // Bit 2j of qh[l] is the fifth bit of element 64j+l, bit 2j+1 that of element 64j+32+l:
-        // one 16-bit shift moves it to bit 4 (bits pushed over from the neighbouring byte are masked).
         const __m256i high_bits = load256(w[i].qh);
-        const auto fifth_bit = [&](int bit) {
-            const __m256i moved = bit < 4   ? _mm256_slli_epi16(high_bits, 4 - bit)
-                                  : bit > 4 ? _mm256_srli_epi16(high_bits, bit - 4)
-                                            : high_bits;
-            return _mm256_and_si256(moved, bit4);
-        };
         __m256i sum = _mm256_setzero_si256();
 #pragma GCC unroll 4
         for (int j = 0; j < 4; ++j) {
-            const __m256i q = load256(w[i].qs + 32 * j);
-            const __m256i q_low = _mm256_or_si256(_mm256_and_si256(q, low4), fifth_bit(2 * j));
-            const __m256i q_high =
-                _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), fifth_bit(2 * j + 1));
-            sum = _mm256_add_epi32(sum, k4_pair_dot(q_low, q_high, a[i].qs, {scale_pairs, scale_pairs}, j));
+            const QuantPair q = q5k_quant_pair(w[i].qs, high_bits, j);
+            sum = _mm256_add_epi32(sum, k4_pair_dot(q.low, q.high, a[i].qs, {scale_pairs, scale_pairs}, j));
         }
         accumulators.add(k4_super_scales(&w[i], &a[i].d),
                          _mm_cvtepi32_ps(min_dot_bsums(k4_mins(scale_bytes), a[i].bsums)), sum);
