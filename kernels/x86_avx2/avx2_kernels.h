@@ -37,6 +37,8 @@ float vec_dot_q5_1_q8_0(int64_t n, const void* weight_row, const void* activatio
 float vec_dot_q8_0_q8_0(int64_t n, const void* weight_row, const void* activation_row);
 
 float vec_dot_q4_K_q8_K(int64_t n, const void* weight_row, const void* activation_row);
+float vec_dot_q2_K_q8_K(int64_t n, const void* weight_row, const void* activation_row);
+float vec_dot_q3_K_q8_K(int64_t n, const void* weight_row, const void* activation_row);
 float vec_dot_q5_K_q8_K(int64_t n, const void* weight_row, const void* activation_row);
 float vec_dot_q6_K_q8_K(int64_t n, const void* weight_row, const void* activation_row);
 

@@ -273,6 +273,8 @@ void instruction_throughput(benchmark::State& state) {
 BENCHMARK_CAPTURE(matvec, q4_K_896x4864, TensorType::Q4_K, 896, 4864)->Arg(0)->Arg(1)->Arg(2);
 BENCHMARK_CAPTURE(matvec, q6_K_896x4864, TensorType::Q6_K, 896, 4864)->Arg(0)->Arg(1)->Arg(2);
 BENCHMARK_CAPTURE(matvec, q5_K_896x4864, TensorType::Q5_K, 896, 4864)->Arg(0)->Arg(1)->Arg(2);
+BENCHMARK_CAPTURE(matvec, q3_K_896x4864, TensorType::Q3_K, 896, 4864)->Arg(0)->Arg(1);
+BENCHMARK_CAPTURE(matvec, q2_K_896x4864, TensorType::Q2_K, 896, 4864)->Arg(0)->Arg(1);
 BENCHMARK_CAPTURE(matvec, q8_0_896x896, TensorType::Q8_0, 896, 896)->Arg(0)->Arg(1)->Arg(2);
 BENCHMARK_CAPTURE(matvec, q8_0_4864x896, TensorType::Q8_0, 4864, 896)->Arg(0)->Arg(1)->Arg(2);
 BENCHMARK_CAPTURE(matvec, q5_0_4864x896, TensorType::Q5_0, 4864, 896)->Arg(0)->Arg(1)->Arg(2);
