@@ -117,6 +117,61 @@ inline __m256i k4_mins_lanes(__m256i scale_bytes) {
     return _mm256_shuffle_epi8(scale_bytes, _mm256_setr_m128i(pick, pick));
 }
 
+// A shuffle mask that spreads Q6_K scale `2k` (of the low lane's 8 words) over the low lane and
+// scale `2k+1` over the high lane, from a vector holding the same 8 scales in both lanes.
+inline __m256i q6k_scale_pick(int k) {
+    return _mm256_setr_m128i(_mm_set1_epi16(static_cast<short>(((4 * k + 1) << 8) | (4 * k))),
+                             _mm_set1_epi16(static_cast<short>(((4 * k + 3) << 8) | (4 * k + 2))));
+}
+
+// Q2_K and Q3_K: the 2-bit quants of chunk c (elements 32c..32c+31) sit at bits 2(c%4) of the
+// 32 bytes of their half, qs[32 * (c/4)..].
+inline __m256i two_bit_chunk(__m256i half_bytes, int c) {
+    return _mm256_and_si256(_mm256_srli_epi16(half_bytes, 2 * (c % 4)), _mm256_set1_epi8(3));
+}
+// Q3_K's quants of chunk c as 0..7: the 2-bit part and the high bit (bit c of hmask[l] for
+// element 32c + l) at bit 2. A set high bit means q; a clear one q - 4, which the kernels take
+// off as 4 * scale * (sum of each 16 activations).
+inline __m256i q3k_chunk(__m256i half_bytes, __m256i high_bits, int c) {
+    const __m256i moved = c < 2 ? _mm256_slli_epi16(high_bits, 2 - c) : _mm256_srli_epi16(high_bits, c - 2);
+    return _mm256_or_si256(two_bit_chunk(half_bytes, c), _mm256_and_si256(moved, _mm256_set1_epi8(4)));
+}
+
+// The madd operand that weights chunk c's two sub-blocks of 16, from the 16 scales as int16:
+// scale 2c on pairs 0-7 (the chunk's first 16 elements), scale 2c+1 on pairs 8-15.
+inline __m256i chunk_scales(__m256i scales, int c) {
+    return _mm256_shuffle_epi8(broadcast_lane(scales, c / 4), q6k_scale_pick(c % 4));
+}
+
+// Q2_K's 16 scales (low nibbles) and mins (high nibbles) as int16.
+struct Q2KScales {
+    __m256i scales, mins;
+};
+inline Q2KScales q2k_scales(const uint8_t* packed) {
+    const __m128i bytes = load128(packed), low4 = _mm_set1_epi8(0x0f);
+    return {_mm256_cvtepu8_epi16(_mm_and_si128(bytes, low4)),
+            _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(bytes, 4), low4))};
+}
+
+// Q3_K's 16 six-bit scales minus 32 as int16 (unpack_scales_q3_K's layout): the low 4 bits in the
+// nibbles of bytes 0-7, the top 2 of scale 4m + r at bits 2m of byte 8 + r. Reads the 12 bytes only.
+inline __m256i q3k_scales(const uint8_t* packed) {
+    const __m128i nibbles = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(packed));
+    const __m128i low4 = _mm_set1_epi8(0x0f);
+    const __m128i low =
+        _mm_unpacklo_epi64(_mm_and_si128(nibbles, low4), _mm_and_si128(_mm_srli_epi16(nibbles, 4), low4));
+    const __m128i top = _mm_and_si128(
+        _mm_srlv_epi32(_mm_set1_epi32(static_cast<int>(load_u32(packed + 8))), _mm_setr_epi32(0, 2, 4, 6)),
+        _mm_set1_epi8(3));
+    return _mm256_cvtepi8_epi16(_mm_sub_epi8(_mm_or_si128(low, _mm_slli_epi16(top, 4)), _mm_set1_epi8(32)));
+}
+
+inline int hsum_i32(__m256i v) {
+    __m128i sum = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    sum = _mm_add_epi32(sum, _mm_unpackhi_epi64(sum, sum));
+    return _mm_cvtsi128_si32(_mm_add_epi32(sum, _mm_shuffle_epi32(sum, 1)));
+}
+
 // Q5_K's quants 0..31 of sub-blocks 2j (low nibbles of qs[32j..]) and 2j+1 (their high
 // nibbles). `high_bits` holds the block's 32 qh bytes: bit 2j of qh[l] is the fifth bit of
 // element 64j+l, bit 2j+1 that of element 64j+32+l; one 16-bit shift moves it to bit 4 (bits

@@ -45,6 +45,12 @@ float vec_dot_q6_K_q8_K(int64_t n, const void* weight_row, const void* activatio
 void gemm_q4_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
                     int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
                     float* y, int64_t y_stride);
+void gemm_q2_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                    float* y, int64_t y_stride);
+void gemm_q3_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                    float* y, int64_t y_stride);
 void gemm_q5_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
                     int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
                     float* y, int64_t y_stride);

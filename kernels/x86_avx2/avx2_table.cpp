@@ -31,8 +31,8 @@ __attribute__((target("no-avx"))) KernelTable build_table() {
     set(T::Q5_1, T::Q8_0, nullptr, nullptr, avx2::vec_dot_q5_1_q8_0, avx2::gemm_q5_1_q8_0);
     set(T::Q8_0, T::Q8_0, avx2::quantize_row_q8_0, avx2::dequantize_row_q8_0, avx2::vec_dot_q8_0_q8_0,
         avx2::gemm_q8_0_q8_0);
-    set(T::Q2_K, T::Q8_K, nullptr, nullptr, avx2::vec_dot_q2_K_q8_K, nullptr);
-    set(T::Q3_K, T::Q8_K, nullptr, nullptr, avx2::vec_dot_q3_K_q8_K, nullptr);
+    set(T::Q2_K, T::Q8_K, nullptr, nullptr, avx2::vec_dot_q2_K_q8_K, avx2::gemm_q2_K_q8_K);
+    set(T::Q3_K, T::Q8_K, nullptr, nullptr, avx2::vec_dot_q3_K_q8_K, avx2::gemm_q3_K_q8_K);
     set(T::Q4_K, T::Q8_K, nullptr, avx2::dequantize_row_q4_K, avx2::vec_dot_q4_K_q8_K, avx2::gemm_q4_K_q8_K);
     set(T::Q5_K, T::Q8_K, nullptr, nullptr, avx2::vec_dot_q5_K_q8_K, avx2::gemm_q5_K_q8_K);
     set(T::Q6_K, T::Q8_K, nullptr, avx2::dequantize_row_q6_K, avx2::vec_dot_q6_K_q8_K, avx2::gemm_q6_K_q8_K);

@@ -1,4 +1,4 @@
-// Blocked matrix-matrix kernels for prefill: Q4_K, Q5_K and Q6_K weights with Q8_K activations,
+// Blocked matrix-matrix kernels for prefill: Q2_K to Q6_K weights with Q8_K activations,
 // Q8_0, Q5_0, Q4_0, Q5_1 and Q4_1 weights with Q8_0 activations. The arithmetic per (row,
 // activation) pair is that of the vec_dot kernels, except Q4_K's (its tile sums a super-block's
 // terms in another order); the tiles share weight decoding and activation loads.
@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -189,6 +190,116 @@ template <int RM, int RN> struct Q6KPanelTile {
             for (int b = 0; b < RN; ++b)
                 y[b * y_stride + r] = hsum(_mm256_load_ps(acc[r][b]));
     }
+};
+
+// Q2_K and Q3_K x Q8_K: 2- and 3-bit quants with a scale per 16, as vec_dot_q2_K/q3_K_q8_K take
+// them: per super-block the scaled integer sums in int32, then the reference's float expression.
+// A tile of weight rows is decoded once into a panel (per super-block: the quants as bytes, each
+// chunk's scale operand, the int16 factors that meet the bsums, d and dmin).
+struct alignas(32) LowBitDecoded {
+    __m256i quants[8];       // chunk c: elements 32c..32c+31 (Q2_K 0..3, Q3_K 0..7)
+    __m256i chunk_scales[8]; // chunk_scales()
+    __m256i bsum_factors;    // Q3_K: the scales (4 * scale * bsum comes off the dot); Q2_K: the mins
+    float d, dmin;
+};
+struct LowBitPanel {
+    std::vector<LowBitDecoded> blocks; // (row, super-block)
+    int64_t n_blocks = 0;
+};
+
+inline void decode_low_bit(const BlockQ2_K& block, LowBitDecoded& out) {
+    const __m256i halves[2] = {load256(block.qs), load256(block.qs + 32)};
+    const Q2KScales scales = q2k_scales(block.scales);
+    for (int c = 0; c < 8; ++c) {
+        out.quants[c] = two_bit_chunk(halves[c / 4], c);
+        out.chunk_scales[c] = chunk_scales(scales.scales, c);
+    }
+    out.bsum_factors = scales.mins;
+    out.d = fp16_to_float(block.d);
+    out.dmin = fp16_to_float(block.dmin);
+}
+inline void decode_low_bit(const BlockQ3_K& block, LowBitDecoded& out) {
+    const __m256i halves[2] = {load256(block.qs), load256(block.qs + 32)};
+    const __m256i high_bits = load256(block.hmask);
+    const __m256i scales = q3k_scales(block.scales);
+    for (int c = 0; c < 8; ++c) {
+        out.quants[c] = q3k_chunk(halves[c / 4], high_bits, c);
+        out.chunk_scales[c] = chunk_scales(scales, c);
+    }
+    out.bsum_factors = scales;
+    out.d = fp16_to_float(block.d);
+    out.dmin = 0.0f;
+}
+
+template <class Block>
+void decode_low_bit_rows(const char* w, size_t w_stride, int rows, int64_t blocks, LowBitPanel& panel) {
+    if (panel.blocks.size() < static_cast<size_t>(rows * blocks)) // once per thread and width
+        panel.blocks.resize(static_cast<size_t>(rows * blocks));
+    panel.n_blocks = blocks;
+    for (int r = 0; r < rows; ++r) {
+        const Block* row = row_of<Block>(w, w_stride, r);
+        for (int64_t i = 0; i < blocks; ++i)
+            decode_low_bit(row[i], panel.blocks[static_cast<size_t>(r * blocks + i)]);
+    }
+}
+
+template <class Block> struct LowBitPanelTile {
+    template <int RM, int RN> struct Tile {
+        static void run(const LowBitPanel& panel, const char* a, size_t a_stride, float* y,
+                        int64_t y_stride) {
+            constexpr bool kOffsetInDot = std::is_same_v<Block, BlockQ3_K>;
+            const int64_t blocks = panel.n_blocks;
+            float acc[RM][RN] = {};
+            for (int64_t i = 0; i < blocks; ++i) {
+                const BlockQ8_K* ab[RN];
+#pragma GCC unroll 8
+                for (int b = 0; b < RN; ++b)
+                    ab[b] = row_of<BlockQ8_K>(a, a_stride, b) + i;
+                const LowBitDecoded* wb[RM];
+#pragma GCC unroll 8
+                for (int r = 0; r < RM; ++r)
+                    wb[r] = &panel.blocks[static_cast<size_t>(r * blocks + i)];
+                __m256i sum[RM][RN];
+#pragma GCC unroll 8
+                for (int r = 0; r < RM; ++r)
+#pragma GCC unroll 8
+                    for (int b = 0; b < RN; ++b)
+                        sum[r][b] =
+                            kOffsetInDot
+                                ? _mm256_sub_epi32(
+                                      _mm256_setzero_si256(),
+                                      _mm256_slli_epi32(
+                                          _mm256_madd_epi16(wb[r]->bsum_factors, load256(ab[b]->bsums)), 2))
+                                : _mm256_setzero_si256();
+#pragma GCC unroll 8
+                for (int c = 0; c < 8; ++c)
+#pragma GCC unroll 8
+                    for (int r = 0; r < RM; ++r) {
+                        const __m256i q = _mm256_load_si256(&wb[r]->quants[c]);
+                        const __m256i scale = _mm256_load_si256(&wb[r]->chunk_scales[c]);
+#pragma GCC unroll 8
+                        for (int b = 0; b < RN; ++b)
+                            sum[r][b] = _mm256_add_epi32(
+                                sum[r][b], _mm256_madd_epi16(
+                                               _mm256_maddubs_epi16(q, load256(ab[b]->qs + 32 * c)), scale));
+                    }
+#pragma GCC unroll 8
+                for (int r = 0; r < RM; ++r)
+#pragma GCC unroll 8
+                    for (int b = 0; b < RN; ++b) {
+                        const int scaled_min =
+                            kOffsetInDot
+                                ? 0
+                                : hsum_i32(_mm256_madd_epi16(wb[r]->bsum_factors, load256(ab[b]->bsums)));
+                        acc[r][b] += ab[b]->d * (wb[r]->d * static_cast<float>(hsum_i32(sum[r][b])) -
+                                                 wb[r]->dmin * static_cast<float>(scaled_min));
+                    }
+            }
+            for (int r = 0; r < RM; ++r)
+                for (int b = 0; b < RN; ++b)
+                    y[b * y_stride + r] = acc[r][b];
+        }
+    };
 };
 
 // Q5_K x Q8_K: 5-bit quants with a scale and a min per 32, as vec_dot_q5_K_q8_K takes them: per
@@ -455,8 +566,9 @@ constexpr int kMinRows = 3, kMinCols = 3;
 constexpr int kKQuantRows = 2, kKQuantCols = 4;
 // Q6_K over its panel: the integer sums of 3 x 4 pairs in registers, the float sums in memory.
 constexpr int kQ6KRows = 3, kQ6KCols = 4;
-// Q5_K over its panel, the same way.
+// Q5_K over its panel, the same way; Q2_K and Q3_K too.
 constexpr int kQ5KRows = 3, kQ5KCols = 4;
+constexpr int kLowBitRows = 3, kLowBitCols = 4;
 
 // Rows outer: each tile of RM weight rows is decoded once into a panel (decode(w, stride,
 // rows, blocks, panel)), then every activation row streams past it, RN at a time.
@@ -522,6 +634,28 @@ void gemm_q6_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int
     panel_gemm<kQ6KRows, kQ6KCols, Q6KPanelTile, Q6KPanel>(decode_q6k_rows, n / QK_K, weights,
                                                            weight_row_bytes, row_begin, row_end, activations,
                                                            activation_row_bytes, batch, y, y_stride);
+}
+
+void gemm_q2_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                    float* y, int64_t y_stride) {
+    if (batch == 1)
+        return gemv_by_rows(vec_dot_q2_K_q8_K, n, weights, weight_row_bytes, row_begin, row_end, activations,
+                            y);
+    panel_gemm<kLowBitRows, kLowBitCols, LowBitPanelTile<BlockQ2_K>::Tile, LowBitPanel>(
+        decode_low_bit_rows<BlockQ2_K>, n / QK_K, weights, weight_row_bytes, row_begin, row_end, activations,
+        activation_row_bytes, batch, y, y_stride);
+}
+
+void gemm_q3_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                    float* y, int64_t y_stride) {
+    if (batch == 1)
+        return gemv_by_rows(vec_dot_q3_K_q8_K, n, weights, weight_row_bytes, row_begin, row_end, activations,
+                            y);
+    panel_gemm<kLowBitRows, kLowBitCols, LowBitPanelTile<BlockQ3_K>::Tile, LowBitPanel>(
+        decode_low_bit_rows<BlockQ3_K>, n / QK_K, weights, weight_row_bytes, row_begin, row_end, activations,
+        activation_row_bytes, batch, y, y_stride);
 }
 
 void gemm_q5_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,

@@ -74,44 +74,6 @@ inline __m256i q4k_block_sum(const uint8_t* qs, const int8_t* x, K4ScaleOperands
     return sum;
 }
 
-// A shuffle mask that spreads Q6_K scale `2k` (of the low lane's 8 words) over the low lane and
-// scale `2k+1` over the high lane, from a vector holding the same 8 scales in both lanes.
-inline __m256i q6k_scale_pick(int k) {
-    return _mm256_setr_m128i(_mm_set1_epi16(static_cast<short>(((4 * k + 1) << 8) | (4 * k))),
-                             _mm_set1_epi16(static_cast<short>(((4 * k + 3) << 8) | (4 * k + 2))));
-}
-
-// Q2_K and Q3_K: the 2-bit quants of chunk c (elements 32c..32c+31) sit at bits 2(c%4) of the
-// 32 bytes of their half, qs[32 * (c/4)..].
-inline __m256i two_bit_chunk(__m256i half_bytes, int c) {
-    return _mm256_and_si256(_mm256_srli_epi16(half_bytes, 2 * (c % 4)), _mm256_set1_epi8(3));
-}
-
-// The madd operand that weights chunk c's two sub-blocks of 16, from the 16 scales as int16:
-// scale 2c on pairs 0-7 (the chunk's first 16 elements), scale 2c+1 on pairs 8-15.
-inline __m256i chunk_scales(__m256i scales, int c) {
-    return _mm256_shuffle_epi8(broadcast_lane(scales, c / 4), q6k_scale_pick(c % 4));
-}
-
-// Q3_K's 16 six-bit scales minus 32 as int16 (unpack_scales_q3_K's layout): the low 4 bits in the
-// nibbles of bytes 0-7, the top 2 of scale 4m + r at bits 2m of byte 8 + r.
-inline __m256i q3k_scales(const uint8_t* packed) {
-    const __m128i nibbles = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(packed));
-    const __m128i low4 = _mm_set1_epi8(0x0f);
-    const __m128i low =
-        _mm_unpacklo_epi64(_mm_and_si128(nibbles, low4), _mm_and_si128(_mm_srli_epi16(nibbles, 4), low4));
-    const __m128i top = _mm_and_si128(
-        _mm_srlv_epi32(_mm_set1_epi32(static_cast<int>(load_u32(packed + 8))), _mm_setr_epi32(0, 2, 4, 6)),
-        _mm_set1_epi8(3));
-    return _mm256_cvtepi8_epi16(_mm_sub_epi8(_mm_or_si128(low, _mm_slli_epi16(top, 4)), _mm_set1_epi8(32)));
-}
-
-inline int hsum_i32(__m256i v) {
-    __m128i sum = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    sum = _mm_add_epi32(sum, _mm_unpackhi_epi64(sum, sum));
-    return _mm_cvtsi128_si32(_mm_add_epi32(sum, _mm_shuffle_epi32(sum, 1)));
-}
-
 } // namespace
 
 float vec_dot_q4_K_q8_K(int64_t n, const void* weight_row, const void* activation_row) {
@@ -217,18 +179,15 @@ float vec_dot_q2_K_q8_K(int64_t n, const void* weight_row, const void* activatio
     float sum = 0;
     for (int64_t i = 0; i < n / QK_K; ++i) {
         const __m256i halves[2] = {load256(w[i].qs), load256(w[i].qs + 32)};
-        const __m128i scale_bytes = load128(w[i].scales); // scale in the low nibble, min in the high one
-        const __m256i scales = _mm256_cvtepu8_epi16(_mm_and_si128(scale_bytes, _mm_set1_epi8(0x0f)));
+        const Q2KScales scales = q2k_scales(w[i].scales);
         __m256i dot = _mm256_setzero_si256();
 #pragma GCC unroll 8
         for (int c = 0; c < 8; ++c) {
             const __m256i products =
                 _mm256_maddubs_epi16(two_bit_chunk(halves[c / 4], c), load256(a[i].qs + 32 * c));
-            dot = _mm256_add_epi32(dot, _mm256_madd_epi16(products, chunk_scales(scales, c)));
+            dot = _mm256_add_epi32(dot, _mm256_madd_epi16(products, chunk_scales(scales.scales, c)));
         }
-        const __m256i mins =
-            _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(scale_bytes, 4), _mm_set1_epi8(0x0f)));
-        const int scaled_min = hsum_i32(_mm256_madd_epi16(mins, load256(a[i].bsums)));
+        const int scaled_min = hsum_i32(_mm256_madd_epi16(scales.mins, load256(a[i].bsums)));
         const float d = fp16_to_float(w[i].d), dmin = fp16_to_float(w[i].dmin);
         sum += a[i].d * (d * static_cast<float>(hsum_i32(dot)) - dmin * static_cast<float>(scaled_min));
     }
@@ -241,7 +200,7 @@ float vec_dot_q3_K_q8_K(int64_t n, const void* weight_row, const void* activatio
     float sum = 0;
     for (int64_t i = 0; i < n / QK_K; ++i) {
         const __m256i halves[2] = {load256(w[i].qs), load256(w[i].qs + 32)};
-        const __m256i high_bits = load256(w[i].hmask); // bit c of byte l: element 32c + l
+        const __m256i high_bits = load256(w[i].hmask);
         const __m256i scales = q3k_scales(w[i].scales);
         // q in 0..7 (the high bit moved to bit 2), then 4 * scale * (sum of each 16 activations)
         // taken off once per super-block, as Q6_K takes off its offset of 32.
@@ -249,11 +208,8 @@ float vec_dot_q3_K_q8_K(int64_t n, const void* weight_row, const void* activatio
         dot = _mm256_sub_epi32(_mm256_setzero_si256(), dot);
 #pragma GCC unroll 8
         for (int c = 0; c < 8; ++c) {
-            const __m256i moved =
-                c < 2 ? _mm256_slli_epi16(high_bits, 2 - c) : _mm256_srli_epi16(high_bits, c - 2);
-            const __m256i q = _mm256_or_si256(two_bit_chunk(halves[c / 4], c),
-                                              _mm256_and_si256(moved, _mm256_set1_epi8(4)));
-            const __m256i products = _mm256_maddubs_epi16(q, load256(a[i].qs + 32 * c));
+            const __m256i products =
+                _mm256_maddubs_epi16(q3k_chunk(halves[c / 4], high_bits, c), load256(a[i].qs + 32 * c));
             dot = _mm256_add_epi32(dot, _mm256_madd_epi16(products, chunk_scales(scales, c)));
         }
         const float d = fp16_to_float(w[i].d), dmin = 0.0f;

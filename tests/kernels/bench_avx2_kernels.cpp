@@ -288,6 +288,12 @@ BENCHMARK_CAPTURE(matmat, q4_K_896x4864, TensorType::Q4_K, 896, 4864)
 BENCHMARK_CAPTURE(matmat, q6_K_896x4864, TensorType::Q6_K, 896, 4864)
     ->ArgsProduct({{1, 2}, {32}})
     ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(matmat, q3_K_896x4864, TensorType::Q3_K, 896, 4864)
+    ->ArgsProduct({{1, 2}, {32}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(matmat, q2_K_896x4864, TensorType::Q2_K, 896, 4864)
+    ->ArgsProduct({{1, 2}, {32}})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(matmat, q5_K_896x4864, TensorType::Q5_K, 896, 4864)
     ->ArgsProduct({{1, 2}, {32}})
     ->Unit(benchmark::kMillisecond);
