@@ -137,6 +137,13 @@ inline __m256i q3k_chunk(__m256i half_bytes, __m256i high_bits, int c) {
     return _mm256_or_si256(two_bit_chunk(half_bytes, c), _mm256_and_si256(moved, _mm256_set1_epi8(4)));
 }
 
+// What q3k_chunk's "q - 4 where the high bit is clear" takes off a super-block's sum: 4 * scale *
+// (sum of each 16 activations), negated, as 8 int32.
+inline __m256i q3k_offset_terms(__m256i scales, const int16_t* bsums) {
+    return _mm256_sub_epi32(_mm256_setzero_si256(),
+                            _mm256_slli_epi32(_mm256_madd_epi16(scales, load256(bsums)), 2));
+}
+
 // The madd operand that weights chunk c's two sub-blocks of 16, from the 16 scales as int16:
 // scale 2c on pairs 0-7 (the chunk's first 16 elements), scale 2c+1 on pairs 8-15.
 inline __m256i chunk_scales(__m256i scales, int c) {

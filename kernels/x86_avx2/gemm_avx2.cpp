@@ -264,13 +264,8 @@ template <class Block> struct LowBitPanelTile {
                 for (int r = 0; r < RM; ++r)
 #pragma GCC unroll 8
                     for (int b = 0; b < RN; ++b)
-                        sum[r][b] =
-                            kOffsetInDot
-                                ? _mm256_sub_epi32(
-                                      _mm256_setzero_si256(),
-                                      _mm256_slli_epi32(
-                                          _mm256_madd_epi16(wb[r]->bsum_factors, load256(ab[b]->bsums)), 2))
-                                : _mm256_setzero_si256();
+                        sum[r][b] = kOffsetInDot ? q3k_offset_terms(wb[r]->bsum_factors, ab[b]->bsums)
+                                                 : _mm256_setzero_si256();
 #pragma GCC unroll 8
                 for (int c = 0; c < 8; ++c)
 #pragma GCC unroll 8

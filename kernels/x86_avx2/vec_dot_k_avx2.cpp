@@ -202,16 +202,14 @@ float vec_dot_q3_K_q8_K(int64_t n, const void* weight_row, const void* activatio
         const __m256i halves[2] = {load256(w[i].qs), load256(w[i].qs + 32)};
         const __m256i high_bits = load256(w[i].hmask);
         const __m256i scales = q3k_scales(w[i].scales);
-        // q in 0..7 (the high bit moved to bit 2), then 4 * scale * (sum of each 16 activations)
-        // taken off once per super-block, as Q6_K takes off its offset of 32.
-        __m256i dot = _mm256_slli_epi32(_mm256_madd_epi16(scales, load256(a[i].bsums)), 2);
-        dot = _mm256_sub_epi32(_mm256_setzero_si256(), dot);
+        __m256i dot = q3k_offset_terms(scales, a[i].bsums);
 #pragma GCC unroll 8
         for (int c = 0; c < 8; ++c) {
             const __m256i products =
                 _mm256_maddubs_epi16(q3k_chunk(halves[c / 4], high_bits, c), load256(a[i].qs + 32 * c));
             dot = _mm256_add_epi32(dot, _mm256_madd_epi16(products, chunk_scales(scales, c)));
         }
+        // The reference's expression, whose dmin and mins are 0 for Q3_K.
         const float d = fp16_to_float(w[i].d), dmin = 0.0f;
         sum += a[i].d * (d * static_cast<float>(hsum_i32(dot)) - dmin * static_cast<float>(0));
     }
