@@ -45,10 +45,14 @@ float vec_dot_q6_K_q8_K(int64_t n, const void* weight_row, const void* activatio
 void gemm_q4_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
                     int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
                     float* y, int64_t y_stride);
-void gemm_q2_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride);
-void gemm_q3_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+// F16 (false) and BF16 (true) weights with activations of their type.
+template <bool kBf16>
+void gemm_halves(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
+                 const void* activations, size_t activation_row_bytes, int64_t batch, float* y,
+                 int64_t y_stride);
+// Q2_K or Q3_K weights with Q8_K activations.
+template <TensorType kType>
+void gemm_low_bit_k(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
                     int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
                     float* y, int64_t y_stride);
 void gemm_q5_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,

@@ -1,10 +1,12 @@
-// Blocked matrix-matrix kernels for prefill: Q2_K to Q6_K weights with Q8_K activations,
+// Blocked matrix-matrix kernels for prefill: F16 and BF16 weights with activations of their
+// type, Q2_K to Q6_K weights with Q8_K activations,
 // Q8_0, Q5_0, Q4_0, Q5_1 and Q4_1 weights with Q8_0 activations. The arithmetic per (row,
 // activation) pair is that of the vec_dot kernels, except Q4_K's (its tile sums a super-block's
 // terms in another order); the tiles share weight decoding and activation loads.
 #include "kernels/block_formats.h"
 #include "kernels/x86_avx2/avx2_k_quants.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
+#include "kernels/x86_avx2/float_rows.h"
 #include "kernels/x86_avx2/gemm_tiles.h"
 #include "kernels/x86_avx2/legacy_block_quants.h"
 
@@ -19,6 +21,12 @@ namespace {
 
 template <class Block> inline const Block* row_of(const char* base, size_t stride, int index) {
     return reinterpret_cast<const Block*>(base + index * stride);
+}
+
+// Panels grow to the widest tile a thread has decoded and keep their memory: no allocation per
+// token.
+template <class... Vectors> void grow_panel(size_t needed, Vectors&... vectors) {
+    ((vectors.size() < needed ? vectors.resize(needed) : void()), ...);
 }
 
 // Unrolled, so that the tiles' accumulators stay registers: a loop here made GCC keep a copy
@@ -121,8 +129,7 @@ struct Q6KPanel {
 };
 
 void decode_q6k_rows(const char* w, size_t w_stride, int rows, int64_t blocks, Q6KPanel& panel) {
-    if (panel.blocks.size() < static_cast<size_t>(rows * blocks)) // once per thread and width
-        panel.blocks.resize(static_cast<size_t>(rows * blocks));
+    grow_panel(static_cast<size_t>(rows * blocks), panel.blocks);
     panel.n_blocks = blocks;
     for (int r = 0; r < rows; ++r) {
         const BlockQ6_K* row = row_of<BlockQ6_K>(w, w_stride, r);
@@ -192,6 +199,68 @@ template <int RM, int RN> struct Q6KPanelTile {
     }
 };
 
+// F16 and BF16 weights with activations of the same type, in vec_dot_f16/bf16_f16/bf16's order
+// (ggml_vec_dot_f16's): per pair, four accumulators over blocks of 32, reduce_like_ggml, the
+// tail's exact products added in double. A tile of weight rows is widened once into a panel of
+// floats; each activation block is widened once for all the tile's rows.
+struct FloatPanel {
+    std::vector<float> values; // (row, column)
+    int64_t cols = 0;
+};
+
+template <bool kBf16>
+void widen_half_rows(const char* w, size_t w_stride, int rows, int64_t cols, FloatPanel& panel) {
+    grow_panel(static_cast<size_t>(rows * cols), panel.values);
+    panel.cols = cols;
+    for (int r = 0; r < rows; ++r) {
+        const auto* row = reinterpret_cast<const uint16_t*>(w + r * w_stride);
+        float* out = panel.values.data() + r * cols;
+        int64_t i = 0;
+        for (; i + 8 <= cols; i += 8)
+            _mm256_storeu_ps(out + i, load8(row + i, kBf16));
+        for (; i < cols; ++i)
+            out[i] = load1(row + i, kBf16);
+    }
+}
+
+template <bool kBf16> struct HalfPanelTile {
+    template <int RM, int RN> struct Tile {
+        static void run(const FloatPanel& panel, const char* a, size_t a_stride, float* y, int64_t y_stride) {
+            const int64_t n = panel.cols;
+            for (int b = 0; b < RN; ++b) {
+                const auto* x = reinterpret_cast<const uint16_t*>(a + b * a_stride);
+                const float* w[RM];
+#pragma GCC unroll 4
+                for (int r = 0; r < RM; ++r)
+                    w[r] = panel.values.data() + r * n;
+                __m256 acc[RM][4];
+#pragma GCC unroll 4
+                for (int r = 0; r < RM; ++r)
+#pragma GCC unroll 4
+                    for (int k = 0; k < 4; ++k)
+                        acc[r][k] = _mm256_setzero_ps();
+                int64_t i = 0;
+                for (; i + 32 <= n; i += 32)
+#pragma GCC unroll 4
+                    for (int k = 0; k < 4; ++k) {
+                        const __m256 xv = load8(x + i + 8 * k, kBf16);
+#pragma GCC unroll 4
+                        for (int r = 0; r < RM; ++r)
+                            acc[r][k] = _mm256_fmadd_ps(_mm256_loadu_ps(w[r] + i + 8 * k), xv, acc[r][k]);
+                    }
+#pragma GCC unroll 4
+                for (int r = 0; r < RM; ++r) {
+                    double sum = 0;
+                    if (i > 0) sum = reduce_like_ggml(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
+                    for (int64_t j = i; j < n; ++j)
+                        sum += w[r][j] * load1(x + j, kBf16);
+                    y[b * y_stride + r] = static_cast<float>(sum);
+                }
+            }
+        }
+    };
+};
+
 // Q2_K and Q3_K x Q8_K: 2- and 3-bit quants with a scale per 16, as vec_dot_q2_K/q3_K_q8_K take
 // them: per super-block the scaled integer sums in int32, then the reference's float expression.
 // A tile of weight rows is decoded once into a panel (per super-block: the quants as bytes, each
@@ -233,8 +302,7 @@ inline void decode_low_bit(const BlockQ3_K& block, LowBitDecoded& out) {
 
 template <class Block>
 void decode_low_bit_rows(const char* w, size_t w_stride, int rows, int64_t blocks, LowBitPanel& panel) {
-    if (panel.blocks.size() < static_cast<size_t>(rows * blocks)) // once per thread and width
-        panel.blocks.resize(static_cast<size_t>(rows * blocks));
+    grow_panel(static_cast<size_t>(rows * blocks), panel.blocks);
     panel.n_blocks = blocks;
     for (int r = 0; r < rows; ++r) {
         const Block* row = row_of<Block>(w, w_stride, r);
@@ -314,8 +382,7 @@ struct Q5KPanel {
 };
 
 void decode_q5k_rows(const char* w, size_t w_stride, int rows, int64_t blocks, Q5KPanel& panel) {
-    if (panel.blocks.size() < static_cast<size_t>(rows * blocks)) // once per thread and width
-        panel.blocks.resize(static_cast<size_t>(rows * blocks));
+    grow_panel(static_cast<size_t>(rows * blocks), panel.blocks);
     panel.n_blocks = blocks;
     for (int r = 0; r < rows; ++r) {
         const BlockQ5_K* row = row_of<BlockQ5_K>(w, w_stride, r);
@@ -426,12 +493,7 @@ struct SignedPanel {
 
 template <class Block>
 void decode_signed_rows(const char* w, size_t w_stride, int rows, int64_t blocks, SignedPanel& panel) {
-    const size_t needed = static_cast<size_t>(rows * blocks);
-    if (panel.quants.size() < needed) { // once per thread and width: no allocation per token
-        panel.quants.resize(needed);
-        panel.magnitudes.resize(needed);
-        panel.scales.resize(needed);
-    }
+    grow_panel(static_cast<size_t>(rows * blocks), panel.quants, panel.magnitudes, panel.scales);
     panel.blocks = blocks;
     for (int r = 0; r < rows; ++r) {
         const Block* row = row_of<Block>(w, w_stride, r);
@@ -497,12 +559,7 @@ struct MinPanel {
 
 template <class Block>
 void decode_min_rows(const char* w, size_t w_stride, int rows, int64_t blocks, MinPanel& panel) {
-    const size_t needed = static_cast<size_t>(rows * blocks);
-    if (panel.quants.size() < needed) { // once per thread and width: no allocation per token
-        panel.quants.resize(needed);
-        panel.scales.resize(needed);
-        panel.minima.resize(needed);
-    }
+    grow_panel(static_cast<size_t>(rows * blocks), panel.quants, panel.scales, panel.minima);
     panel.blocks = blocks;
     for (int r = 0; r < rows; ++r) {
         const Block* row = row_of<Block>(w, w_stride, r);
@@ -564,6 +621,8 @@ constexpr int kQ6KRows = 3, kQ6KCols = 4;
 // Q5_K over its panel, the same way; Q2_K and Q3_K too.
 constexpr int kQ5KRows = 3, kQ5KCols = 4;
 constexpr int kLowBitRows = 3, kLowBitCols = 4;
+// F16 and BF16: 3 rows x 4 accumulators fill 12 registers; each activation row goes alone.
+constexpr int kHalfRows = 3;
 
 // Rows outer: each tile of RM weight rows is decoded once into a panel (decode(w, stride,
 // rows, blocks, panel)), then every activation row streams past it, RN at a time.
@@ -631,27 +690,39 @@ void gemm_q6_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int
                                                            activation_row_bytes, batch, y, y_stride);
 }
 
-void gemm_q2_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride) {
+template <bool kBf16>
+void gemm_halves(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
+                 const void* activations, size_t activation_row_bytes, int64_t batch, float* y,
+                 int64_t y_stride) {
     if (batch == 1)
-        return gemv_by_rows(vec_dot_q2_K_q8_K, n, weights, weight_row_bytes, row_begin, row_end, activations,
-                            y);
-    panel_gemm<kLowBitRows, kLowBitCols, LowBitPanelTile<BlockQ2_K>::Tile, LowBitPanel>(
-        decode_low_bit_rows<BlockQ2_K>, n / QK_K, weights, weight_row_bytes, row_begin, row_end, activations,
+        return gemv_by_rows(kBf16 ? vec_dot_bf16_bf16 : vec_dot_f16_f16, n, weights, weight_row_bytes,
+                            row_begin, row_end, activations, y);
+    panel_gemm<kHalfRows, 1, HalfPanelTile<kBf16>::template Tile, FloatPanel>(
+        widen_half_rows<kBf16>, n, weights, weight_row_bytes, row_begin, row_end, activations,
         activation_row_bytes, batch, y, y_stride);
 }
+template void gemm_halves<false>(int64_t, const void*, size_t, int64_t, int64_t, const void*, size_t, int64_t,
+                                 float*, int64_t);
+template void gemm_halves<true>(int64_t, const void*, size_t, int64_t, int64_t, const void*, size_t, int64_t,
+                                float*, int64_t);
 
-void gemm_q3_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+template <TensorType kType>
+void gemm_low_bit_k(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
                     int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
                     float* y, int64_t y_stride) {
+    static_assert(kType == TensorType::Q2_K || kType == TensorType::Q3_K);
+    using Block = std::conditional_t<kType == TensorType::Q2_K, BlockQ2_K, BlockQ3_K>;
     if (batch == 1)
-        return gemv_by_rows(vec_dot_q3_K_q8_K, n, weights, weight_row_bytes, row_begin, row_end, activations,
-                            y);
-    panel_gemm<kLowBitRows, kLowBitCols, LowBitPanelTile<BlockQ3_K>::Tile, LowBitPanel>(
-        decode_low_bit_rows<BlockQ3_K>, n / QK_K, weights, weight_row_bytes, row_begin, row_end, activations,
+        return gemv_by_rows(kType == TensorType::Q2_K ? vec_dot_q2_K_q8_K : vec_dot_q3_K_q8_K, n, weights,
+                            weight_row_bytes, row_begin, row_end, activations, y);
+    panel_gemm<kLowBitRows, kLowBitCols, LowBitPanelTile<Block>::template Tile, LowBitPanel>(
+        decode_low_bit_rows<Block>, n / QK_K, weights, weight_row_bytes, row_begin, row_end, activations,
         activation_row_bytes, batch, y, y_stride);
 }
+template void gemm_low_bit_k<TensorType::Q2_K>(int64_t, const void*, size_t, int64_t, int64_t, const void*,
+                                               size_t, int64_t, float*, int64_t);
+template void gemm_low_bit_k<TensorType::Q3_K>(int64_t, const void*, size_t, int64_t, int64_t, const void*,
+                                               size_t, int64_t, float*, int64_t);
 
 void gemm_q5_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
                     int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,

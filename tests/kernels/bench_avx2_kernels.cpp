@@ -288,6 +288,9 @@ BENCHMARK_CAPTURE(matmat, q4_K_896x4864, TensorType::Q4_K, 896, 4864)
 BENCHMARK_CAPTURE(matmat, q6_K_896x4864, TensorType::Q6_K, 896, 4864)
     ->ArgsProduct({{1, 2}, {32}})
     ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(matmat, f16_896x896, TensorType::F16, 896, 896)
+    ->ArgsProduct({{1, 2}, {32}})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(matmat, q3_K_896x4864, TensorType::Q3_K, 896, 4864)
     ->ArgsProduct({{1, 2}, {32}})
     ->Unit(benchmark::kMillisecond);

@@ -378,8 +378,10 @@ private slots:
         const auto p = static_cast<Pattern>(pattern);
         const TypeKernels& mine = avx2_table()->of(t);
         const TypeKernels& ref = reference_kernels().of(t);
-        // Two super-blocks of the K-quants, three blocks of the 32-element formats.
-        const int64_t n = type_traits(t).block_elements == 256 ? 2 * 256 : 3 * 32;
+        // Two super-blocks of the K-quants, three blocks of the 32-element formats; the float
+        // formats three steps of 32 and a tail.
+        const int64_t block = type_traits(t).block_elements;
+        const int64_t n = block == 256 ? 2 * 256 : block == 1 ? 3 * 32 + 5 : 3 * 32;
         const size_t w_bytes = row_bytes(t, n), a_bytes = row_bytes(ref.activation_type, n);
         std::mt19937 rng(type + 17u * pattern);
         const int max_rows = 9, max_batch = 9, row_begin = 2;
