@@ -121,7 +121,9 @@ void store_kv(KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const fl
 // One kernel call per (KV head, token): the query heads that share a KV head attend together,
 // reading its keys and values once (the kernel reproduces llama.cpp's flash-attention precision,
 // kernel_table.h). Items go KV-head-major, so the threads walk the keys and values of one KV
-// head at a time, which stay in L2 across the tokens of a batch.
+// head at a time, which stay in L2 across the tokens of a batch. With fewer such items than
+// threads (decode of a model with few KV heads, on many cores) each group's query heads are
+// split into parts; the kernel computes every head as it would in the whole group.
 void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t n_past, int32_t n,
             const float* q, float* out, kernels::ThreadPool& pool) {
     kernels::AttendGroupF16Fn attend_group = kernels::active_kernels().attend_group_f16;
@@ -132,14 +134,21 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
     const int32_t head_dim = hp.head_dim;
     const int32_t group = hp.n_head / hp.n_head_kv;
     const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
-    const int64_t items = static_cast<int64_t>(n) * hp.n_head_kv;
-    pool.for_each(items, [&](int64_t item) {
-        const int32_t kv_head = static_cast<int32_t>(item / n);
-        const int32_t t = static_cast<int32_t>(item % n);
-        const size_t first_row = (static_cast<size_t>(t) * hp.n_head + static_cast<size_t>(kv_head) * group) *
-                                 static_cast<size_t>(head_dim);
+    const int64_t groups = static_cast<int64_t>(n) * hp.n_head_kv;
+    const int64_t parts = std::min<int64_t>(group, (pool.size() + groups - 1) / groups);
+    const int32_t heads_per_part = static_cast<int32_t>((group + parts - 1) / parts);
+    pool.for_each(groups * parts, [&](int64_t item) {
+        const int64_t group_index = item / parts;
+        const int32_t kv_head = static_cast<int32_t>(group_index / n);
+        const int32_t t = static_cast<int32_t>(group_index % n);
+        const int32_t first_head = static_cast<int32_t>(item % parts) * heads_per_part;
+        const int32_t heads = std::min(heads_per_part, group - first_head);
+        if (heads <= 0) return;
+        const size_t first_row =
+            (static_cast<size_t>(t) * hp.n_head + static_cast<size_t>(kv_head) * group + first_head) *
+            static_cast<size_t>(head_dim);
         // Causal: up to and including this token.
-        attend_group(q + first_row, static_cast<size_t>(head_dim), group,
+        attend_group(q + first_row, static_cast<size_t>(head_dim), heads,
                      cache.head(KvCache::Part::Keys, layer, kv_head),
                      cache.head(KvCache::Part::Values, layer, kv_head), static_cast<size_t>(head_dim),
                      n_past + t + 1, head_dim, scale, out + first_row, static_cast<size_t>(head_dim));
