@@ -113,6 +113,41 @@ template <int RM, int RN> struct Q4KTile {
     }
 };
 
+// The K-quant panel tiles at super-block i: the RN activation blocks and the RM decoded weight
+// blocks (panel rows r * n_blocks + i).
+template <int RN>
+[[gnu::always_inline]] inline void activation_blocks_at(const char* a, size_t a_stride, int64_t i,
+                                                        const BlockQ8_K* (&out)[RN]) {
+#pragma GCC unroll 8
+    for (int b = 0; b < RN; ++b)
+        out[b] = row_of<BlockQ8_K>(a, a_stride, b) + i;
+}
+template <int RM, class Decoded>
+[[gnu::always_inline]] inline void weight_blocks_at(const std::vector<Decoded>& blocks, int64_t n_blocks,
+                                                    int64_t i, const Decoded* (&out)[RM]) {
+#pragma GCC unroll 8
+    for (int r = 0; r < RM; ++r)
+        out[r] = &blocks[static_cast<size_t>(r * n_blocks + i)];
+}
+
+// Adds the 8 chunks' scaled dots of a super-block (madd(maddubs(quants, x), chunk scale), the
+// quants unsigned bytes, the scale a madd operand per chunk) to each pair's integer sums.
+template <int RM, int RN, class Decoded>
+[[gnu::always_inline]] inline void add_chunk_dots(const Decoded* const (&w)[RM],
+                                                  const BlockQ8_K* const (&a)[RN], __m256i (&sum)[RM][RN]) {
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k)
+#pragma GCC unroll 8
+        for (int r = 0; r < RM; ++r) {
+            const __m256i q = _mm256_load_si256(&w[r]->quants[k]);
+            const __m256i scale = _mm256_load_si256(&w[r]->chunk_scales[k]);
+#pragma GCC unroll 8
+            for (int b = 0; b < RN; ++b)
+                sum[r][b] = _mm256_add_epi32(
+                    sum[r][b], _mm256_madd_epi16(_mm256_maddubs_epi16(q, load256(a[b]->qs + 32 * k)), scale));
+        }
+}
+
 // Q6_K x Q8_K: quants 0..63 with two scales per 32; the +32 offset is removed per super-block
 // with the activations' bsums. A tile of weight rows is decoded once into a panel (per
 // super-block: the quants as bytes, the scale vector of each 32, the 16 scales as int16, d)
@@ -156,13 +191,9 @@ template <int RM, int RN> struct Q6KPanelTile {
         alignas(32) float acc[RM][RN][8] = {};
         for (int64_t i = 0; i < blocks; ++i) {
             const BlockQ8_K* ab[RN];
-#pragma GCC unroll 8
-            for (int b = 0; b < RN; ++b)
-                ab[b] = row_of<BlockQ8_K>(a, a_stride, b) + i;
+            activation_blocks_at(a, a_stride, i, ab);
             const Q6KDecoded* wb[RM];
-#pragma GCC unroll 8
-            for (int r = 0; r < RM; ++r)
-                wb[r] = &panel.blocks[static_cast<size_t>(r * blocks + i)];
+            weight_blocks_at(panel.blocks, blocks, i, wb);
             __m256i sum[RM][RN];
 #pragma GCC unroll 8
             for (int r = 0; r < RM; ++r)
@@ -171,18 +202,7 @@ template <int RM, int RN> struct Q6KPanelTile {
                     sum[r][b] = _mm256_sub_epi32(
                         _mm256_setzero_si256(),
                         _mm256_slli_epi32(_mm256_madd_epi16(wb[r]->all_scales, load256(ab[b]->bsums)), 5));
-#pragma GCC unroll 8
-            for (int k = 0; k < 8; ++k)
-#pragma GCC unroll 8
-                for (int r = 0; r < RM; ++r) {
-                    const __m256i q = _mm256_load_si256(&wb[r]->quants[k]);
-                    const __m256i scale = _mm256_load_si256(&wb[r]->chunk_scales[k]);
-#pragma GCC unroll 8
-                    for (int b = 0; b < RN; ++b)
-                        sum[r][b] = _mm256_add_epi32(
-                            sum[r][b],
-                            _mm256_madd_epi16(_mm256_maddubs_epi16(q, load256(ab[b]->qs + 32 * k)), scale));
-                }
+            add_chunk_dots(wb, ab, sum);
 #pragma GCC unroll 8
             for (int r = 0; r < RM; ++r)
 #pragma GCC unroll 8
@@ -320,13 +340,9 @@ template <class Block> struct LowBitPanelTile {
             float acc[RM][RN] = {};
             for (int64_t i = 0; i < blocks; ++i) {
                 const BlockQ8_K* ab[RN];
-#pragma GCC unroll 8
-                for (int b = 0; b < RN; ++b)
-                    ab[b] = row_of<BlockQ8_K>(a, a_stride, b) + i;
+                activation_blocks_at(a, a_stride, i, ab);
                 const LowBitDecoded* wb[RM];
-#pragma GCC unroll 8
-                for (int r = 0; r < RM; ++r)
-                    wb[r] = &panel.blocks[static_cast<size_t>(r * blocks + i)];
+                weight_blocks_at(panel.blocks, blocks, i, wb);
                 __m256i sum[RM][RN];
 #pragma GCC unroll 8
                 for (int r = 0; r < RM; ++r)
@@ -334,18 +350,7 @@ template <class Block> struct LowBitPanelTile {
                     for (int b = 0; b < RN; ++b)
                         sum[r][b] = kOffsetInDot ? q3k_offset_terms(wb[r]->bsum_factors, ab[b]->bsums)
                                                  : _mm256_setzero_si256();
-#pragma GCC unroll 8
-                for (int c = 0; c < 8; ++c)
-#pragma GCC unroll 8
-                    for (int r = 0; r < RM; ++r) {
-                        const __m256i q = _mm256_load_si256(&wb[r]->quants[c]);
-                        const __m256i scale = _mm256_load_si256(&wb[r]->chunk_scales[c]);
-#pragma GCC unroll 8
-                        for (int b = 0; b < RN; ++b)
-                            sum[r][b] = _mm256_add_epi32(
-                                sum[r][b], _mm256_madd_epi16(
-                                               _mm256_maddubs_epi16(q, load256(ab[b]->qs + 32 * c)), scale));
-                    }
+                add_chunk_dots(wb, ab, sum);
 #pragma GCC unroll 8
                 for (int r = 0; r < RM; ++r)
 #pragma GCC unroll 8
@@ -371,9 +376,9 @@ template <class Block> struct LowBitPanelTile {
 // rows is decoded once into a panel (per super-block: the quants as bytes, the scales as madd
 // operands, the mins as int16, d and dmin) that every activation tile reads.
 struct alignas(32) Q5KDecoded {
-    __m256i quants[8];      // sub-block k: elements 32k..32k+31, 0..31
-    int32_t scale_pairs[8]; // sub-block k's scale in both words of a dword (k4_scale_pairs)
-    __m128i mins;           // the 8 mins as int16
+    __m256i quants[8];       // sub-block k: elements 32k..32k+31, 0..31
+    __m256i chunk_scales[8]; // sub-block k's scale in every word (from k4_scale_pairs)
+    __m128i mins;            // the 8 mins as int16
     float d, dmin;
 };
 struct Q5KPanel {
@@ -389,7 +394,10 @@ void decode_q5k_rows(const char* w, size_t w_stride, int rows, int64_t blocks, Q
         for (int64_t i = 0; i < blocks; ++i) {
             Q5KDecoded& out = panel.blocks[static_cast<size_t>(r * blocks + i)];
             const __m256i scale_bytes = unpack_k4_scale_bytes(row[i].scales);
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.scale_pairs), k4_scale_pairs(scale_bytes));
+            alignas(32) int32_t scale_pairs[8];
+            _mm256_store_si256(reinterpret_cast<__m256i*>(scale_pairs), k4_scale_pairs(scale_bytes));
+            for (int k = 0; k < 8; ++k)
+                out.chunk_scales[k] = _mm256_set1_epi32(scale_pairs[k]);
             out.mins = k4_mins(scale_bytes);
             out.d = fp16_to_float(row[i].d);
             out.dmin = fp16_to_float(row[i].dmin);
@@ -412,31 +420,16 @@ template <int RM, int RN> struct Q5KPanelTile {
         alignas(16) float acc_min[RM][RN][4] = {};
         for (int64_t i = 0; i < blocks; ++i) {
             const BlockQ8_K* ab[RN];
-#pragma GCC unroll 8
-            for (int b = 0; b < RN; ++b)
-                ab[b] = row_of<BlockQ8_K>(a, a_stride, b) + i;
+            activation_blocks_at(a, a_stride, i, ab);
             const Q5KDecoded* wb[RM];
-#pragma GCC unroll 8
-            for (int r = 0; r < RM; ++r)
-                wb[r] = &panel.blocks[static_cast<size_t>(r * blocks + i)];
+            weight_blocks_at(panel.blocks, blocks, i, wb);
             __m256i sum[RM][RN];
 #pragma GCC unroll 8
             for (int r = 0; r < RM; ++r)
 #pragma GCC unroll 8
                 for (int b = 0; b < RN; ++b)
                     sum[r][b] = _mm256_setzero_si256();
-#pragma GCC unroll 8
-            for (int k = 0; k < 8; ++k)
-#pragma GCC unroll 8
-                for (int r = 0; r < RM; ++r) {
-                    const __m256i q = _mm256_load_si256(&wb[r]->quants[k]);
-                    const __m256i scale = _mm256_set1_epi32(wb[r]->scale_pairs[k]);
-#pragma GCC unroll 8
-                    for (int b = 0; b < RN; ++b)
-                        sum[r][b] = _mm256_add_epi32(
-                            sum[r][b],
-                            _mm256_madd_epi16(_mm256_maddubs_epi16(q, load256(ab[b]->qs + 32 * k)), scale));
-                }
+            add_chunk_dots(wb, ab, sum);
 #pragma GCC unroll 8
             for (int b = 0; b < RN; ++b) {
                 const __m128i pair_sums = _mm_hadd_epi16(load128(ab[b]->bsums), load128(ab[b]->bsums + 8));
