@@ -42,40 +42,9 @@ float vec_dot_q3_K_q8_K(int64_t n, const void* weight_row, const void* activatio
 float vec_dot_q5_K_q8_K(int64_t n, const void* weight_row, const void* activation_row);
 float vec_dot_q6_K_q8_K(int64_t n, const void* weight_row, const void* activation_row);
 
-void gemm_q4_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride);
-// F16 (false) and BF16 (true) weights with activations of their type.
-template <bool kBf16>
-void gemm_halves(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
-                 const void* activations, size_t activation_row_bytes, int64_t batch, float* y,
-                 int64_t y_stride);
-// Q2_K or Q3_K weights with Q8_K activations.
-template <TensorType kType>
-void gemm_low_bit_k(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride);
-void gemm_q5_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride);
-void gemm_q6_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride);
-void gemm_q8_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride);
-void gemm_q5_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride);
-void gemm_q4_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride);
-void gemm_q5_1_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride);
-void gemm_q4_1_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride);
+// The blocked matrix-matrix kernel of a weight type (gemm_avx2.cpp), or null where it has none
+// (F32, Q8_K). Batch 1 runs the rows one by one through the type's dot product.
+GemmFn gemm_for(TensorType type);
 // Q4_0 in the order of llama.cpp's repacked q4_0_8x8 kernels, which it uses for matrices whose
 // row count is a multiple of 8 (q4_0_interleaved_avx2.cpp); any row range, any batch.
 void gemm_q4_0_q8_0_interleaved(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,

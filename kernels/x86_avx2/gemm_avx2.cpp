@@ -4,6 +4,7 @@
 // activation) pair is that of the vec_dot kernels, except Q4_K's (its tile sums a super-block's
 // terms in another order); the tiles share weight decoding and activation loads.
 #include "kernels/block_formats.h"
+#include "kernels/tensor_type.h"
 #include "kernels/x86_avx2/avx2_k_quants.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/float_rows.h"
@@ -642,140 +643,117 @@ void panel_gemm(Decode decode, int64_t blocks, const void* weights, size_t weigh
     }
 }
 
-template <class Block>
-void signed_panel_gemm(int64_t blocks, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                       int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                       float* y, int64_t y_stride) {
-    panel_gemm<kSignedRows, kSignedCols, SignedPanelTile, SignedPanel>(
-        decode_signed_rows<Block>, blocks, weights, weight_row_bytes, row_begin, row_end, activations,
-        activation_row_bytes, batch, y, y_stride);
+// The dot product that decode runs row by row, per type.
+template <TensorType kType> constexpr VecDotFn row_dot() {
+    using T = TensorType;
+    if constexpr (kType == T::F16)
+        return vec_dot_f16_f16;
+    else if constexpr (kType == T::BF16)
+        return vec_dot_bf16_bf16;
+    else if constexpr (kType == T::Q4_0)
+        return vec_dot_q4_0_q8_0;
+    else if constexpr (kType == T::Q4_1)
+        return vec_dot_q4_1_q8_0;
+    else if constexpr (kType == T::Q5_0)
+        return vec_dot_q5_0_q8_0;
+    else if constexpr (kType == T::Q5_1)
+        return vec_dot_q5_1_q8_0;
+    else if constexpr (kType == T::Q8_0)
+        return vec_dot_q8_0_q8_0;
+    else if constexpr (kType == T::Q2_K)
+        return vec_dot_q2_K_q8_K;
+    else if constexpr (kType == T::Q3_K)
+        return vec_dot_q3_K_q8_K;
+    else if constexpr (kType == T::Q4_K)
+        return vec_dot_q4_K_q8_K;
+    else if constexpr (kType == T::Q5_K)
+        return vec_dot_q5_K_q8_K;
+    else
+        return vec_dot_q6_K_q8_K;
 }
 
-template <class Block>
-void min_panel_gemm(int64_t blocks, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride) {
-    panel_gemm<kMinRows, kMinCols, MinPanelTile, MinPanel>(decode_min_rows<Block>, blocks, weights,
-                                                           weight_row_bytes, row_begin, row_end, activations,
-                                                           activation_row_bytes, batch, y, y_stride);
+// Decode (batch 1) runs the rows one by one through the type's dot product; prefill its tiles.
+template <TensorType kType>
+void gemm_by_type(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
+                  const void* activations, size_t activation_row_bytes, int64_t batch, float* y,
+                  int64_t y_stride) {
+    using T = TensorType;
+    if (batch == 1)
+        return gemv_by_rows(row_dot<kType>(), n, weights, weight_row_bytes, row_begin, row_end, activations,
+                            y);
+    const int64_t blocks = n / type_traits(kType).block_elements;
+    const auto panels = [&]<int RM, int RN, template <int, int> class Tile, class Panel>(auto decode) {
+        panel_gemm<RM, RN, Tile, Panel>(decode, blocks, weights, weight_row_bytes, row_begin, row_end,
+                                        activations, activation_row_bytes, batch, y, y_stride);
+    };
+    if constexpr (kType == T::F16 || kType == T::BF16) {
+        constexpr bool kBf16 = kType == T::BF16;
+        panels.template operator()<kHalfRows, 1, HalfPanelTile<kBf16>::template Tile, FloatPanel>(
+            widen_half_rows<kBf16>);
+    } else if constexpr (kType == T::Q8_0) {
+        panels.template operator()<kSignedRows, kSignedCols, SignedPanelTile, SignedPanel>(
+            decode_signed_rows<BlockQ8_0>);
+    } else if constexpr (kType == T::Q5_0) {
+        panels.template operator()<kSignedRows, kSignedCols, SignedPanelTile, SignedPanel>(
+            decode_signed_rows<BlockQ5_0>);
+    } else if constexpr (kType == T::Q4_0) {
+        panels.template operator()<kSignedRows, kSignedCols, SignedPanelTile, SignedPanel>(
+            decode_signed_rows<BlockQ4_0>);
+    } else if constexpr (kType == T::Q5_1) {
+        panels.template operator()<kMinRows, kMinCols, MinPanelTile, MinPanel>(decode_min_rows<BlockQ5_1>);
+    } else if constexpr (kType == T::Q4_1) {
+        panels.template operator()<kMinRows, kMinCols, MinPanelTile, MinPanel>(decode_min_rows<BlockQ4_1>);
+    } else if constexpr (kType == T::Q2_K) {
+        panels.template operator()<kLowBitRows, kLowBitCols, LowBitPanelTile<BlockQ2_K>::template Tile,
+                                   LowBitPanel>(decode_low_bit_rows<BlockQ2_K>);
+    } else if constexpr (kType == T::Q3_K) {
+        panels.template operator()<kLowBitRows, kLowBitCols, LowBitPanelTile<BlockQ3_K>::template Tile,
+                                   LowBitPanel>(decode_low_bit_rows<BlockQ3_K>);
+    } else if constexpr (kType == T::Q4_K) {
+        TileGrid<kKQuantRows, kKQuantCols, Q4KTile>::run(blocks, weights, weight_row_bytes, row_begin,
+                                                         row_end, activations, activation_row_bytes, batch, y,
+                                                         y_stride);
+    } else if constexpr (kType == T::Q5_K) {
+        panels.template operator()<kQ5KRows, kQ5KCols, Q5KPanelTile, Q5KPanel>(decode_q5k_rows);
+    } else {
+        static_assert(kType == T::Q6_K);
+        panels.template operator()<kQ6KRows, kQ6KCols, Q6KPanelTile, Q6KPanel>(decode_q6k_rows);
+    }
 }
 
 } // namespace
 
-void gemm_q4_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride) {
-    if (batch == 1)
-        return gemv_by_rows(vec_dot_q4_K_q8_K, n, weights, weight_row_bytes, row_begin, row_end, activations,
-                            y);
-    TileGrid<kKQuantRows, kKQuantCols, Q4KTile>::run(n / QK_K, weights, weight_row_bytes, row_begin, row_end,
-                                                     activations, activation_row_bytes, batch, y, y_stride);
-}
-
-void gemm_q6_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride) {
-    if (batch == 1)
-        return gemv_by_rows(vec_dot_q6_K_q8_K, n, weights, weight_row_bytes, row_begin, row_end, activations,
-                            y);
-    panel_gemm<kQ6KRows, kQ6KCols, Q6KPanelTile, Q6KPanel>(decode_q6k_rows, n / QK_K, weights,
-                                                           weight_row_bytes, row_begin, row_end, activations,
-                                                           activation_row_bytes, batch, y, y_stride);
-}
-
-template <bool kBf16>
-void gemm_halves(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
-                 const void* activations, size_t activation_row_bytes, int64_t batch, float* y,
-                 int64_t y_stride) {
-    if (batch == 1)
-        return gemv_by_rows(kBf16 ? vec_dot_bf16_bf16 : vec_dot_f16_f16, n, weights, weight_row_bytes,
-                            row_begin, row_end, activations, y);
-    panel_gemm<kHalfRows, 1, HalfPanelTile<kBf16>::template Tile, FloatPanel>(
-        widen_half_rows<kBf16>, n, weights, weight_row_bytes, row_begin, row_end, activations,
-        activation_row_bytes, batch, y, y_stride);
-}
-template void gemm_halves<false>(int64_t, const void*, size_t, int64_t, int64_t, const void*, size_t, int64_t,
-                                 float*, int64_t);
-template void gemm_halves<true>(int64_t, const void*, size_t, int64_t, int64_t, const void*, size_t, int64_t,
-                                float*, int64_t);
-
-template <TensorType kType>
-void gemm_low_bit_k(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride) {
-    static_assert(kType == TensorType::Q2_K || kType == TensorType::Q3_K);
-    using Block = std::conditional_t<kType == TensorType::Q2_K, BlockQ2_K, BlockQ3_K>;
-    if (batch == 1)
-        return gemv_by_rows(kType == TensorType::Q2_K ? vec_dot_q2_K_q8_K : vec_dot_q3_K_q8_K, n, weights,
-                            weight_row_bytes, row_begin, row_end, activations, y);
-    panel_gemm<kLowBitRows, kLowBitCols, LowBitPanelTile<Block>::template Tile, LowBitPanel>(
-        decode_low_bit_rows<Block>, n / QK_K, weights, weight_row_bytes, row_begin, row_end, activations,
-        activation_row_bytes, batch, y, y_stride);
-}
-template void gemm_low_bit_k<TensorType::Q2_K>(int64_t, const void*, size_t, int64_t, int64_t, const void*,
-                                               size_t, int64_t, float*, int64_t);
-template void gemm_low_bit_k<TensorType::Q3_K>(int64_t, const void*, size_t, int64_t, int64_t, const void*,
-                                               size_t, int64_t, float*, int64_t);
-
-void gemm_q5_K_q8_K(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride) {
-    if (batch == 1)
-        return gemv_by_rows(vec_dot_q5_K_q8_K, n, weights, weight_row_bytes, row_begin, row_end, activations,
-                            y);
-    panel_gemm<kQ5KRows, kQ5KCols, Q5KPanelTile, Q5KPanel>(decode_q5k_rows, n / QK_K, weights,
-                                                           weight_row_bytes, row_begin, row_end, activations,
-                                                           activation_row_bytes, batch, y, y_stride);
-}
-
-void gemm_q8_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride) {
-    if (batch == 1)
-        return gemv_by_rows(vec_dot_q8_0_q8_0, n, weights, weight_row_bytes, row_begin, row_end, activations,
-                            y);
-    signed_panel_gemm<BlockQ8_0>(n / QK8_0, weights, weight_row_bytes, row_begin, row_end, activations,
-                                 activation_row_bytes, batch, y, y_stride);
-}
-
-void gemm_q5_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride) {
-    if (batch == 1)
-        return gemv_by_rows(vec_dot_q5_0_q8_0, n, weights, weight_row_bytes, row_begin, row_end, activations,
-                            y);
-    signed_panel_gemm<BlockQ5_0>(n / QK5_0, weights, weight_row_bytes, row_begin, row_end, activations,
-                                 activation_row_bytes, batch, y, y_stride);
-}
-
-void gemm_q4_0_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride) {
-    if (batch == 1)
-        return gemv_by_rows(vec_dot_q4_0_q8_0, n, weights, weight_row_bytes, row_begin, row_end, activations,
-                            y);
-    signed_panel_gemm<BlockQ4_0>(n / QK4_0, weights, weight_row_bytes, row_begin, row_end, activations,
-                                 activation_row_bytes, batch, y, y_stride);
-}
-
-void gemm_q5_1_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride) {
-    if (batch == 1)
-        return gemv_by_rows(vec_dot_q5_1_q8_0, n, weights, weight_row_bytes, row_begin, row_end, activations,
-                            y);
-    min_panel_gemm<BlockQ5_1>(n / QK5_1, weights, weight_row_bytes, row_begin, row_end, activations,
-                              activation_row_bytes, batch, y, y_stride);
-}
-
-void gemm_q4_1_q8_0(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride) {
-    if (batch == 1)
-        return gemv_by_rows(vec_dot_q4_1_q8_0, n, weights, weight_row_bytes, row_begin, row_end, activations,
-                            y);
-    min_panel_gemm<BlockQ4_1>(n / QK4_1, weights, weight_row_bytes, row_begin, row_end, activations,
-                              activation_row_bytes, batch, y, y_stride);
+// Without AVX, like build_table, its caller.
+__attribute__((target("no-avx"))) GemmFn gemm_for(TensorType type) {
+    using T = TensorType;
+    switch (type) {
+    case T::F16:
+        return gemm_by_type<T::F16>;
+    case T::BF16:
+        return gemm_by_type<T::BF16>;
+    case T::Q4_0:
+        return gemm_by_type<T::Q4_0>;
+    case T::Q4_1:
+        return gemm_by_type<T::Q4_1>;
+    case T::Q5_0:
+        return gemm_by_type<T::Q5_0>;
+    case T::Q5_1:
+        return gemm_by_type<T::Q5_1>;
+    case T::Q8_0:
+        return gemm_by_type<T::Q8_0>;
+    case T::Q2_K:
+        return gemm_by_type<T::Q2_K>;
+    case T::Q3_K:
+        return gemm_by_type<T::Q3_K>;
+    case T::Q4_K:
+        return gemm_by_type<T::Q4_K>;
+    case T::Q5_K:
+        return gemm_by_type<T::Q5_K>;
+    case T::Q6_K:
+        return gemm_by_type<T::Q6_K>;
+    default:
+        return nullptr;
+    }
 }
 
 } // namespace hearth::kernels::avx2
