@@ -30,6 +30,15 @@ template <class... Vectors> void grow_panel(size_t needed, Vectors&... vectors) 
     ((vectors.size() < needed ? vectors.resize(needed) : void()), ...);
 }
 
+// A tile's float accumulators, zeroed (unrolled, as store_tile, so that they stay registers).
+template <int RM, int RN> [[gnu::always_inline]] inline void zero_tile(__m256 (&acc)[RM][RN]) {
+#pragma GCC unroll 8
+    for (int r = 0; r < RM; ++r)
+#pragma GCC unroll 8
+        for (int b = 0; b < RN; ++b)
+            acc[r][b] = _mm256_setzero_ps();
+}
+
 // Unrolled, so that the tiles' accumulators stay registers: a loop here made GCC keep a copy
 // of every accumulator in memory, stored at each step of the tiles' loops.
 template <int RM, int RN>
@@ -47,11 +56,7 @@ template <int RM, int RN> struct Q4KTile {
     static void run(int64_t blocks, const char* w, size_t w_stride, const char* a, size_t a_stride, float* y,
                     int64_t y_stride) {
         __m256 acc[RM][RN];
-#pragma GCC unroll 8
-        for (auto& row : acc)
-#pragma GCC unroll 8
-            for (auto& v : row)
-                v = _mm256_setzero_ps();
+        zero_tile(acc);
         const __m256i low4 = _mm256_set1_epi8(0x0F);
         for (int64_t i = 0; i < blocks; ++i) {
             const BlockQ4_K* wb[RM];
@@ -507,11 +512,7 @@ template <int RM, int RN> struct SignedPanelTile {
     static void run(const SignedPanel& panel, const char* a, size_t a_stride, float* y, int64_t y_stride) {
         const int64_t blocks = panel.blocks;
         __m256 acc[RM][RN];
-#pragma GCC unroll 4
-        for (int r = 0; r < RM; ++r)
-#pragma GCC unroll 4
-            for (int b = 0; b < RN; ++b)
-                acc[r][b] = _mm256_setzero_ps();
+        zero_tile(acc);
         const __m256i ones = _mm256_set1_epi16(1);
         for (int64_t i = 0; i < blocks; ++i) {
             const BlockQ8_0* ab[RN];
@@ -570,11 +571,7 @@ template <int RM, int RN> struct MinPanelTile {
     static void run(const MinPanel& panel, const char* a, size_t a_stride, float* y, int64_t y_stride) {
         const int64_t blocks = panel.blocks;
         __m256 acc[RM][RN];
-#pragma GCC unroll 4
-        for (int r = 0; r < RM; ++r)
-#pragma GCC unroll 4
-            for (int b = 0; b < RN; ++b)
-                acc[r][b] = _mm256_setzero_ps();
+        zero_tile(acc);
         for (int64_t i = 0; i < blocks; ++i) {
 #pragma GCC unroll 4
             for (int b = 0; b < RN; ++b) {
