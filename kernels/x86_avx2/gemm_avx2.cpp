@@ -154,6 +154,25 @@ template <int RM, int RN, class Decoded>
         }
 }
 
+// The K-quant panels: per (row, super-block) a decoded block, filled by the decode_super_block
+// overload of the weight type.
+template <class Decoded> struct SuperBlockPanel {
+    std::vector<Decoded> blocks; // (row, super-block)
+    int64_t n_blocks = 0;
+};
+
+template <class Block, class Decoded>
+void decode_super_block_rows(const char* w, size_t w_stride, int rows, int64_t blocks,
+                             SuperBlockPanel<Decoded>& panel) {
+    grow_panel(static_cast<size_t>(rows * blocks), panel.blocks);
+    panel.n_blocks = blocks;
+    for (int r = 0; r < rows; ++r) {
+        const Block* row = row_of<Block>(w, w_stride, r);
+        for (int64_t i = 0; i < blocks; ++i)
+            decode_super_block(row[i], panel.blocks[static_cast<size_t>(r * blocks + i)]);
+    }
+}
+
 // Q6_K x Q8_K: quants 0..63 with two scales per 32; the +32 offset is removed per super-block
 // with the activations' bsums. A tile of weight rows is decoded once into a panel (per
 // super-block: the quants as bytes, the scale vector of each 32, the 16 scales as int16, d)
@@ -164,28 +183,16 @@ struct alignas(32) Q6KDecoded {
     __m256i all_scales;      // the 16 scales as int16 (for the bsums correction)
     float d;
 };
-struct Q6KPanel {
-    std::vector<Q6KDecoded> blocks; // (row, super-block)
-    int64_t n_blocks = 0;
-};
+using Q6KPanel = SuperBlockPanel<Q6KDecoded>;
 
-void decode_q6k_rows(const char* w, size_t w_stride, int rows, int64_t blocks, Q6KPanel& panel) {
-    grow_panel(static_cast<size_t>(rows * blocks), panel.blocks);
-    panel.n_blocks = blocks;
-    for (int r = 0; r < rows; ++r) {
-        const BlockQ6_K* row = row_of<BlockQ6_K>(w, w_stride, r);
-        for (int64_t i = 0; i < blocks; ++i) {
-            Q6KDecoded& out = panel.blocks[static_cast<size_t>(r * blocks + i)];
-            out.all_scales = q6k_scales(row[i].scales);
-            out.d = fp16_to_float(row[i].d);
-            for (int half = 0; half < 2; ++half) {
-                unpack_q6k_half(row[i].ql + 64 * half, row[i].qh + 32 * half, out.quants + 4 * half);
-                const __m256i half_scales = broadcast_lane(out.all_scales, half);
-                for (int k = 0; k < 4; ++k)
-                    out.chunk_scales[4 * half + k] =
-                        _mm256_shuffle_epi8(half_scales, pick_words(2 * k, 2 * k + 1));
-            }
-        }
+void decode_super_block(const BlockQ6_K& block, Q6KDecoded& out) {
+    out.all_scales = q6k_scales(block.scales);
+    out.d = fp16_to_float(block.d);
+    for (int half = 0; half < 2; ++half) {
+        unpack_q6k_half(block.ql + 64 * half, block.qh + 32 * half, out.quants + 4 * half);
+        const __m256i half_scales = broadcast_lane(out.all_scales, half);
+        for (int k = 0; k < 4; ++k)
+            out.chunk_scales[4 * half + k] = _mm256_shuffle_epi8(half_scales, pick_words(2 * k, 2 * k + 1));
     }
 }
 
@@ -297,12 +304,9 @@ struct alignas(32) LowBitDecoded {
     __m256i bsum_factors;    // Q3_K: the scales (4 * scale * bsum comes off the dot); Q2_K: the mins
     float d, dmin;
 };
-struct LowBitPanel {
-    std::vector<LowBitDecoded> blocks; // (row, super-block)
-    int64_t n_blocks = 0;
-};
+using LowBitPanel = SuperBlockPanel<LowBitDecoded>;
 
-inline void decode_low_bit(const BlockQ2_K& block, LowBitDecoded& out) {
+void decode_super_block(const BlockQ2_K& block, LowBitDecoded& out) {
     const __m256i halves[2] = {load256(block.qs), load256(block.qs + 32)};
     const Q2KScales scales = q2k_scales(block.scales);
     for (int c = 0; c < 8; ++c) {
@@ -313,7 +317,7 @@ inline void decode_low_bit(const BlockQ2_K& block, LowBitDecoded& out) {
     out.d = fp16_to_float(block.d);
     out.dmin = fp16_to_float(block.dmin);
 }
-inline void decode_low_bit(const BlockQ3_K& block, LowBitDecoded& out) {
+void decode_super_block(const BlockQ3_K& block, LowBitDecoded& out) {
     const __m256i halves[2] = {load256(block.qs), load256(block.qs + 32)};
     const __m256i high_bits = load256(block.hmask);
     const __m256i scales = q3k_scales(block.scales);
@@ -324,17 +328,6 @@ inline void decode_low_bit(const BlockQ3_K& block, LowBitDecoded& out) {
     out.bsum_factors = scales;
     out.d = fp16_to_float(block.d);
     out.dmin = 0.0f;
-}
-
-template <class Block>
-void decode_low_bit_rows(const char* w, size_t w_stride, int rows, int64_t blocks, LowBitPanel& panel) {
-    grow_panel(static_cast<size_t>(rows * blocks), panel.blocks);
-    panel.n_blocks = blocks;
-    for (int r = 0; r < rows; ++r) {
-        const Block* row = row_of<Block>(w, w_stride, r);
-        for (int64_t i = 0; i < blocks; ++i)
-            decode_low_bit(row[i], panel.blocks[static_cast<size_t>(r * blocks + i)]);
-    }
 }
 
 template <class Block> struct LowBitPanelTile {
@@ -387,33 +380,22 @@ struct alignas(32) Q5KDecoded {
     __m128i mins;            // the 8 mins as int16
     float d, dmin;
 };
-struct Q5KPanel {
-    std::vector<Q5KDecoded> blocks; // (row, super-block)
-    int64_t n_blocks = 0;
-};
+using Q5KPanel = SuperBlockPanel<Q5KDecoded>;
 
-void decode_q5k_rows(const char* w, size_t w_stride, int rows, int64_t blocks, Q5KPanel& panel) {
-    grow_panel(static_cast<size_t>(rows * blocks), panel.blocks);
-    panel.n_blocks = blocks;
-    for (int r = 0; r < rows; ++r) {
-        const BlockQ5_K* row = row_of<BlockQ5_K>(w, w_stride, r);
-        for (int64_t i = 0; i < blocks; ++i) {
-            Q5KDecoded& out = panel.blocks[static_cast<size_t>(r * blocks + i)];
-            const __m256i scale_bytes = unpack_k4_scale_bytes(row[i].scales);
-            alignas(32) int32_t scale_pairs[8];
-            _mm256_store_si256(reinterpret_cast<__m256i*>(scale_pairs), k4_scale_pairs(scale_bytes));
-            for (int k = 0; k < 8; ++k)
-                out.chunk_scales[k] = _mm256_set1_epi32(scale_pairs[k]);
-            out.mins = k4_mins(scale_bytes);
-            out.d = fp16_to_float(row[i].d);
-            out.dmin = fp16_to_float(row[i].dmin);
-            const __m256i high_bits = load256(row[i].qh);
-            for (int j = 0; j < 4; ++j) {
-                const QuantPair q = q5k_quant_pair(row[i].qs, high_bits, j);
-                out.quants[2 * j] = q.low;
-                out.quants[2 * j + 1] = q.high;
-            }
-        }
+void decode_super_block(const BlockQ5_K& block, Q5KDecoded& out) {
+    const __m256i scale_bytes = unpack_k4_scale_bytes(block.scales);
+    alignas(32) int32_t scale_pairs[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(scale_pairs), k4_scale_pairs(scale_bytes));
+    for (int k = 0; k < 8; ++k)
+        out.chunk_scales[k] = _mm256_set1_epi32(scale_pairs[k]);
+    out.mins = k4_mins(scale_bytes);
+    out.d = fp16_to_float(block.d);
+    out.dmin = fp16_to_float(block.dmin);
+    const __m256i high_bits = load256(block.qh);
+    for (int j = 0; j < 4; ++j) {
+        const QuantPair q = q5k_quant_pair(block.qs, high_bits, j);
+        out.quants[2 * j] = q.low;
+        out.quants[2 * j + 1] = q.high;
     }
 }
 
@@ -640,44 +622,14 @@ void panel_gemm(Decode decode, int64_t blocks, const void* weights, size_t weigh
     }
 }
 
-// The dot product that decode runs row by row, per type.
-template <TensorType kType> constexpr VecDotFn row_dot() {
-    using T = TensorType;
-    if constexpr (kType == T::F16)
-        return vec_dot_f16_f16;
-    else if constexpr (kType == T::BF16)
-        return vec_dot_bf16_bf16;
-    else if constexpr (kType == T::Q4_0)
-        return vec_dot_q4_0_q8_0;
-    else if constexpr (kType == T::Q4_1)
-        return vec_dot_q4_1_q8_0;
-    else if constexpr (kType == T::Q5_0)
-        return vec_dot_q5_0_q8_0;
-    else if constexpr (kType == T::Q5_1)
-        return vec_dot_q5_1_q8_0;
-    else if constexpr (kType == T::Q8_0)
-        return vec_dot_q8_0_q8_0;
-    else if constexpr (kType == T::Q2_K)
-        return vec_dot_q2_K_q8_K;
-    else if constexpr (kType == T::Q3_K)
-        return vec_dot_q3_K_q8_K;
-    else if constexpr (kType == T::Q4_K)
-        return vec_dot_q4_K_q8_K;
-    else if constexpr (kType == T::Q5_K)
-        return vec_dot_q5_K_q8_K;
-    else
-        return vec_dot_q6_K_q8_K;
-}
-
 // Decode (batch 1) runs the rows one by one through the type's dot product; prefill its tiles.
-template <TensorType kType>
+template <TensorType kType, VecDotFn kRowDot>
 void gemm_by_type(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
                   const void* activations, size_t activation_row_bytes, int64_t batch, float* y,
                   int64_t y_stride) {
     using T = TensorType;
     if (batch == 1)
-        return gemv_by_rows(row_dot<kType>(), n, weights, weight_row_bytes, row_begin, row_end, activations,
-                            y);
+        return gemv_by_rows(kRowDot, n, weights, weight_row_bytes, row_begin, row_end, activations, y);
     const int64_t blocks = n / type_traits(kType).block_elements;
     const auto panels = [&]<int RM, int RN, template <int, int> class Tile, class Panel>(auto decode) {
         panel_gemm<RM, RN, Tile, Panel>(decode, blocks, weights, weight_row_bytes, row_begin, row_end,
@@ -702,19 +654,21 @@ void gemm_by_type(int64_t n, const void* weights, size_t weight_row_bytes, int64
         panels.template operator()<kMinRows, kMinCols, MinPanelTile, MinPanel>(decode_min_rows<BlockQ4_1>);
     } else if constexpr (kType == T::Q2_K) {
         panels.template operator()<kLowBitRows, kLowBitCols, LowBitPanelTile<BlockQ2_K>::template Tile,
-                                   LowBitPanel>(decode_low_bit_rows<BlockQ2_K>);
+                                   LowBitPanel>(decode_super_block_rows<BlockQ2_K, LowBitDecoded>);
     } else if constexpr (kType == T::Q3_K) {
         panels.template operator()<kLowBitRows, kLowBitCols, LowBitPanelTile<BlockQ3_K>::template Tile,
-                                   LowBitPanel>(decode_low_bit_rows<BlockQ3_K>);
+                                   LowBitPanel>(decode_super_block_rows<BlockQ3_K, LowBitDecoded>);
     } else if constexpr (kType == T::Q4_K) {
         TileGrid<kKQuantRows, kKQuantCols, Q4KTile>::run(blocks, weights, weight_row_bytes, row_begin,
                                                          row_end, activations, activation_row_bytes, batch, y,
                                                          y_stride);
     } else if constexpr (kType == T::Q5_K) {
-        panels.template operator()<kQ5KRows, kQ5KCols, Q5KPanelTile, Q5KPanel>(decode_q5k_rows);
+        panels.template operator()<kQ5KRows, kQ5KCols, Q5KPanelTile, Q5KPanel>(
+            decode_super_block_rows<BlockQ5_K, Q5KDecoded>);
     } else {
         static_assert(kType == T::Q6_K);
-        panels.template operator()<kQ6KRows, kQ6KCols, Q6KPanelTile, Q6KPanel>(decode_q6k_rows);
+        panels.template operator()<kQ6KRows, kQ6KCols, Q6KPanelTile, Q6KPanel>(
+            decode_super_block_rows<BlockQ6_K, Q6KDecoded>);
     }
 }
 
@@ -725,29 +679,29 @@ __attribute__((target("no-avx"))) GemmFn gemm_for(TensorType type) {
     using T = TensorType;
     switch (type) {
     case T::F16:
-        return gemm_by_type<T::F16>;
+        return gemm_by_type<T::F16, vec_dot_f16_f16>;
     case T::BF16:
-        return gemm_by_type<T::BF16>;
+        return gemm_by_type<T::BF16, vec_dot_bf16_bf16>;
     case T::Q4_0:
-        return gemm_by_type<T::Q4_0>;
+        return gemm_by_type<T::Q4_0, vec_dot_q4_0_q8_0>;
     case T::Q4_1:
-        return gemm_by_type<T::Q4_1>;
+        return gemm_by_type<T::Q4_1, vec_dot_q4_1_q8_0>;
     case T::Q5_0:
-        return gemm_by_type<T::Q5_0>;
+        return gemm_by_type<T::Q5_0, vec_dot_q5_0_q8_0>;
     case T::Q5_1:
-        return gemm_by_type<T::Q5_1>;
+        return gemm_by_type<T::Q5_1, vec_dot_q5_1_q8_0>;
     case T::Q8_0:
-        return gemm_by_type<T::Q8_0>;
+        return gemm_by_type<T::Q8_0, vec_dot_q8_0_q8_0>;
     case T::Q2_K:
-        return gemm_by_type<T::Q2_K>;
+        return gemm_by_type<T::Q2_K, vec_dot_q2_K_q8_K>;
     case T::Q3_K:
-        return gemm_by_type<T::Q3_K>;
+        return gemm_by_type<T::Q3_K, vec_dot_q3_K_q8_K>;
     case T::Q4_K:
-        return gemm_by_type<T::Q4_K>;
+        return gemm_by_type<T::Q4_K, vec_dot_q4_K_q8_K>;
     case T::Q5_K:
-        return gemm_by_type<T::Q5_K>;
+        return gemm_by_type<T::Q5_K, vec_dot_q5_K_q8_K>;
     case T::Q6_K:
-        return gemm_by_type<T::Q6_K>;
+        return gemm_by_type<T::Q6_K, vec_dot_q6_K_q8_K>;
     default:
         return nullptr;
     }
