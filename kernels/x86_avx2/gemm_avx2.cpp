@@ -30,6 +30,18 @@ template <class... Vectors> void grow_panel(size_t needed, Vectors&... vectors) 
     ((vectors.size() < needed ? vectors.resize(needed) : void()), ...);
 }
 
+// Calls fill(block, at) for every block of `rows` weight rows, `at` = r * blocks + i being the
+// block's index in the panel.
+template <class Block, class Fill>
+[[gnu::always_inline]] inline void for_each_panel_block(const char* w, size_t w_stride, int rows,
+                                                        int64_t blocks, Fill fill) {
+    for (int r = 0; r < rows; ++r) {
+        const Block* row = row_of<Block>(w, w_stride, r);
+        for (int64_t i = 0; i < blocks; ++i)
+            fill(row[i], static_cast<size_t>(r * blocks + i));
+    }
+}
+
 // A tile's float accumulators, zeroed (unrolled, as store_tile, so that they stay registers).
 template <int RM, int RN> [[gnu::always_inline]] inline void zero_tile(__m256 (&acc)[RM][RN]) {
 #pragma GCC unroll 8
@@ -166,11 +178,9 @@ void decode_super_block_rows(const char* w, size_t w_stride, int rows, int64_t b
                              SuperBlockPanel<Decoded>& panel) {
     grow_panel(static_cast<size_t>(rows * blocks), panel.blocks);
     panel.n_blocks = blocks;
-    for (int r = 0; r < rows; ++r) {
-        const Block* row = row_of<Block>(w, w_stride, r);
-        for (int64_t i = 0; i < blocks; ++i)
-            decode_super_block(row[i], panel.blocks[static_cast<size_t>(r * blocks + i)]);
-    }
+    for_each_panel_block<Block>(w, w_stride, rows, blocks, [&](const Block& block, size_t at) {
+        decode_super_block(block, panel.blocks[at]);
+    });
 }
 
 // Q6_K x Q8_K: quants 0..63 with two scales per 32; the +32 offset is removed per super-block
@@ -476,16 +486,12 @@ template <class Block>
 void decode_signed_rows(const char* w, size_t w_stride, int rows, int64_t blocks, SignedPanel& panel) {
     grow_panel(static_cast<size_t>(rows * blocks), panel.quants, panel.magnitudes, panel.scales);
     panel.blocks = blocks;
-    for (int r = 0; r < rows; ++r) {
-        const Block* row = row_of<Block>(w, w_stride, r);
-        for (int64_t i = 0; i < blocks; ++i) {
-            const size_t at = static_cast<size_t>(r * blocks + i);
-            const __m256i q = signed_quants(row[i]);
-            _mm256_store_si256(reinterpret_cast<__m256i*>(&panel.quants[at]), q);
-            _mm256_store_si256(reinterpret_cast<__m256i*>(&panel.magnitudes[at]), _mm256_sign_epi8(q, q));
-            panel.scales[at] = fp16_at(&row[i].d);
-        }
-    }
+    for_each_panel_block<Block>(w, w_stride, rows, blocks, [&](const Block& block, size_t at) {
+        const __m256i q = signed_quants(block);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(&panel.quants[at]), q);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(&panel.magnitudes[at]), _mm256_sign_epi8(q, q));
+        panel.scales[at] = fp16_at(&block.d);
+    });
 }
 
 // GCC at -O2 keeps the small r/b loops as loops and the accumulators in memory; the pragmas
@@ -538,15 +544,11 @@ template <class Block>
 void decode_min_rows(const char* w, size_t w_stride, int rows, int64_t blocks, MinPanel& panel) {
     grow_panel(static_cast<size_t>(rows * blocks), panel.quants, panel.scales, panel.minima);
     panel.blocks = blocks;
-    for (int r = 0; r < rows; ++r) {
-        const Block* row = row_of<Block>(w, w_stride, r);
-        for (int64_t i = 0; i < blocks; ++i) {
-            const size_t at = static_cast<size_t>(r * blocks + i);
-            _mm256_store_si256(reinterpret_cast<__m256i*>(&panel.quants[at]), unsigned_quants(row[i]));
-            panel.scales[at] = fp16_at(&row[i].d);
-            panel.minima[at] = fp16_at(&row[i].m);
-        }
-    }
+    for_each_panel_block<Block>(w, w_stride, rows, blocks, [&](const Block& block, size_t at) {
+        _mm256_store_si256(reinterpret_cast<__m256i*>(&panel.quants[at]), unsigned_quants(block));
+        panel.scales[at] = fp16_at(&block.d);
+        panel.minima[at] = fp16_at(&block.m);
+    });
 }
 
 template <int RM, int RN> struct MinPanelTile {
