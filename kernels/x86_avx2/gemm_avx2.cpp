@@ -183,6 +183,33 @@ void decode_super_block_rows(const char* w, size_t w_stride, int rows, int64_t b
     });
 }
 
+// The K-quant panel tiles' walk over the super-blocks: per super-block, each pair's integer sum
+// starts from start(weight block, activation block) (the offset or min terms that meet the
+// bsums), takes the 8 chunks' dots, then goes to finish(r, b, weight block, activation block,
+// sum), which folds it into the pair's float accumulators.
+template <int RM, int RN, class Decoded, class Start, class Finish>
+[[gnu::always_inline]] inline void for_each_super_block(const SuperBlockPanel<Decoded>& panel, const char* a,
+                                                        size_t a_stride, Start start, Finish finish) {
+    for (int64_t i = 0; i < panel.n_blocks; ++i) {
+        const BlockQ8_K* ab[RN];
+        activation_blocks_at(a, a_stride, i, ab);
+        const Decoded* wb[RM];
+        weight_blocks_at(panel.blocks, panel.n_blocks, i, wb);
+        __m256i sum[RM][RN];
+#pragma GCC unroll 8
+        for (int r = 0; r < RM; ++r)
+#pragma GCC unroll 8
+            for (int b = 0; b < RN; ++b)
+                sum[r][b] = start(*wb[r], *ab[b]);
+        add_chunk_dots(wb, ab, sum);
+#pragma GCC unroll 8
+        for (int r = 0; r < RM; ++r)
+#pragma GCC unroll 8
+            for (int b = 0; b < RN; ++b)
+                finish(r, b, *wb[r], *ab[b], sum[r][b]);
+    }
+}
+
 // Q6_K x Q8_K: quants 0..63 with two scales per 32; the +32 offset is removed per super-block
 // with the activations' bsums. A tile of weight rows is decoded once into a panel (per
 // super-block: the quants as bytes, the scale vector of each 32, the 16 scales as int16, d)
@@ -208,34 +235,20 @@ void decode_super_block(const BlockQ6_K& block, Q6KDecoded& out) {
 
 template <int RM, int RN> struct Q6KPanelTile {
     static void run(const Q6KPanel& panel, const char* a, size_t a_stride, float* y, int64_t y_stride) {
-        const int64_t blocks = panel.n_blocks;
         // The float accumulators change once per super-block: they live in memory, the
         // registers hold the integer sums.
         alignas(32) float acc[RM][RN][8] = {};
-        for (int64_t i = 0; i < blocks; ++i) {
-            const BlockQ8_K* ab[RN];
-            activation_blocks_at(a, a_stride, i, ab);
-            const Q6KDecoded* wb[RM];
-            weight_blocks_at(panel.blocks, blocks, i, wb);
-            __m256i sum[RM][RN];
-#pragma GCC unroll 8
-            for (int r = 0; r < RM; ++r)
-#pragma GCC unroll 8
-                for (int b = 0; b < RN; ++b) // start from -32 * (scales . bsums)
-                    sum[r][b] = _mm256_sub_epi32(
-                        _mm256_setzero_si256(),
-                        _mm256_slli_epi32(_mm256_madd_epi16(wb[r]->all_scales, load256(ab[b]->bsums)), 5));
-            add_chunk_dots(wb, ab, sum);
-#pragma GCC unroll 8
-            for (int r = 0; r < RM; ++r)
-#pragma GCC unroll 8
-                for (int b = 0; b < RN; ++b) {
-                    const float d = wb[r]->d * ab[b]->d;
-                    _mm256_store_ps(acc[r][b],
-                                    _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sum[r][b]),
-                                                    _mm256_load_ps(acc[r][b])));
-                }
-        }
+        for_each_super_block<RM, RN>(
+            panel, a, a_stride,
+            [](const Q6KDecoded& w, const BlockQ8_K& x) { // -32 * (scales . bsums)
+                return _mm256_sub_epi32(
+                    _mm256_setzero_si256(),
+                    _mm256_slli_epi32(_mm256_madd_epi16(w.all_scales, load256(x.bsums)), 5));
+            },
+            [&](int r, int b, const Q6KDecoded& w, const BlockQ8_K& x, __m256i sum) {
+                _mm256_store_ps(acc[r][b], _mm256_fmadd_ps(_mm256_set1_ps(w.d * x.d), _mm256_cvtepi32_ps(sum),
+                                                           _mm256_load_ps(acc[r][b])));
+            });
         for (int r = 0; r < RM; ++r)
             for (int b = 0; b < RN; ++b)
                 y[b * y_stride + r] = hsum(_mm256_load_ps(acc[r][b]));
@@ -345,33 +358,18 @@ template <class Block> struct LowBitPanelTile {
         static void run(const LowBitPanel& panel, const char* a, size_t a_stride, float* y,
                         int64_t y_stride) {
             constexpr bool kOffsetInDot = std::is_same_v<Block, BlockQ3_K>;
-            const int64_t blocks = panel.n_blocks;
             float acc[RM][RN] = {};
-            for (int64_t i = 0; i < blocks; ++i) {
-                const BlockQ8_K* ab[RN];
-                activation_blocks_at(a, a_stride, i, ab);
-                const LowBitDecoded* wb[RM];
-                weight_blocks_at(panel.blocks, blocks, i, wb);
-                __m256i sum[RM][RN];
-#pragma GCC unroll 8
-                for (int r = 0; r < RM; ++r)
-#pragma GCC unroll 8
-                    for (int b = 0; b < RN; ++b)
-                        sum[r][b] = kOffsetInDot ? q3k_offset_terms(wb[r]->bsum_factors, ab[b]->bsums)
-                                                 : _mm256_setzero_si256();
-                add_chunk_dots(wb, ab, sum);
-#pragma GCC unroll 8
-                for (int r = 0; r < RM; ++r)
-#pragma GCC unroll 8
-                    for (int b = 0; b < RN; ++b) {
-                        const int scaled_min =
-                            kOffsetInDot
-                                ? 0
-                                : hsum_i32(_mm256_madd_epi16(wb[r]->bsum_factors, load256(ab[b]->bsums)));
-                        acc[r][b] += ab[b]->d * (wb[r]->d * static_cast<float>(hsum_i32(sum[r][b])) -
-                                                 wb[r]->dmin * static_cast<float>(scaled_min));
-                    }
-            }
+            for_each_super_block<RM, RN>(
+                panel, a, a_stride,
+                [](const LowBitDecoded& w, const BlockQ8_K& x) {
+                    return kOffsetInDot ? q3k_offset_terms(w.bsum_factors, x.bsums) : _mm256_setzero_si256();
+                },
+                [&](int r, int b, const LowBitDecoded& w, const BlockQ8_K& x, __m256i sum) {
+                    const int scaled_min =
+                        kOffsetInDot ? 0 : hsum_i32(_mm256_madd_epi16(w.bsum_factors, load256(x.bsums)));
+                    acc[r][b] += x.d * (w.d * static_cast<float>(hsum_i32(sum)) -
+                                        w.dmin * static_cast<float>(scaled_min));
+                });
             for (int r = 0; r < RM; ++r)
                 for (int b = 0; b < RN; ++b)
                     y[b * y_stride + r] = acc[r][b];
@@ -411,39 +409,20 @@ void decode_super_block(const BlockQ5_K& block, Q5KDecoded& out) {
 
 template <int RM, int RN> struct Q5KPanelTile {
     static void run(const Q5KPanel& panel, const char* a, size_t a_stride, float* y, int64_t y_stride) {
-        const int64_t blocks = panel.n_blocks;
         // The float accumulators change once per super-block: they live in memory, the
         // registers hold the integer sums.
         alignas(32) float acc[RM][RN][8] = {};
         alignas(16) float acc_min[RM][RN][4] = {};
-        for (int64_t i = 0; i < blocks; ++i) {
-            const BlockQ8_K* ab[RN];
-            activation_blocks_at(a, a_stride, i, ab);
-            const Q5KDecoded* wb[RM];
-            weight_blocks_at(panel.blocks, blocks, i, wb);
-            __m256i sum[RM][RN];
-#pragma GCC unroll 8
-            for (int r = 0; r < RM; ++r)
-#pragma GCC unroll 8
-                for (int b = 0; b < RN; ++b)
-                    sum[r][b] = _mm256_setzero_si256();
-            add_chunk_dots(wb, ab, sum);
-#pragma GCC unroll 8
-            for (int b = 0; b < RN; ++b) {
-                const __m128i pair_sums = _mm_hadd_epi16(load128(ab[b]->bsums), load128(ab[b]->bsums + 8));
-#pragma GCC unroll 8
-                for (int r = 0; r < RM; ++r) {
-                    // d * dx and dmin * dx round as k4_super_scales' products.
-                    const float d = wb[r]->d * ab[b]->d, dmin = wb[r]->dmin * ab[b]->d;
-                    _mm256_store_ps(acc[r][b],
-                                    _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(sum[r][b]),
-                                                    _mm256_load_ps(acc[r][b])));
-                    const __m128 min_terms = _mm_cvtepi32_ps(_mm_madd_epi16(wb[r]->mins, pair_sums));
-                    _mm_store_ps(acc_min[r][b],
-                                 _mm_fmadd_ps(_mm_set1_ps(dmin), min_terms, _mm_load_ps(acc_min[r][b])));
-                }
-            }
-        }
+        for_each_super_block<RM, RN>(
+            panel, a, a_stride, [](const Q5KDecoded&, const BlockQ8_K&) { return _mm256_setzero_si256(); },
+            [&](int r, int b, const Q5KDecoded& w, const BlockQ8_K& x, __m256i sum) {
+                // d * dx and dmin * dx round as k4_super_scales' products.
+                _mm256_store_ps(acc[r][b], _mm256_fmadd_ps(_mm256_set1_ps(w.d * x.d), _mm256_cvtepi32_ps(sum),
+                                                           _mm256_load_ps(acc[r][b])));
+                const __m128 min_terms = _mm_cvtepi32_ps(min_dot_bsums(w.mins, x.bsums));
+                _mm_store_ps(acc_min[r][b],
+                             _mm_fmadd_ps(_mm_set1_ps(w.dmin * x.d), min_terms, _mm_load_ps(acc_min[r][b])));
+            });
         for (int r = 0; r < RM; ++r)
             for (int b = 0; b < RN; ++b)
                 y[b * y_stride + r] = hsum(_mm256_load_ps(acc[r][b])) - hsum(_mm_load_ps(acc_min[r][b]));
