@@ -8,7 +8,7 @@
 #include "engine/error.h"
 #include "engine/model/model.h"
 #include "engine/session/chat_session.h"
-#include "engine/session/inference.h"
+#include "engine/forward/inference.h"
 #include "engine/session/kv_state_file.h"
 #include <algorithm>
 #include <chrono>

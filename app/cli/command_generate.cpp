@@ -5,7 +5,7 @@
 #include "engine/error.h"
 #include "engine/model/model.h"
 #include "engine/sampling/sampler.h"
-#include "engine/session/inference.h"
+#include "engine/forward/inference.h"
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

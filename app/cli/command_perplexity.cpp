@@ -6,7 +6,7 @@
 #include "app/cli/model_options.h"
 #include "engine/error.h"
 #include "engine/model/model.h"
-#include "engine/session/inference.h"
+#include "engine/forward/inference.h"
 #include <cmath>
 #include <cstdio>
 #include <fstream>

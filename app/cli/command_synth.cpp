@@ -3,7 +3,7 @@
 #include "app/cli/cli_args.h"
 #include "app/cli/cli_command.h"
 #include "engine/gguf/gguf_file.h"
-#include "engine/gguf/synth_writer.h"
+#include "engine/synth/synth_writer.h"
 #include <chrono>
 #include <cstdio>
 

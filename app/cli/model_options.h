@@ -1,7 +1,7 @@
 #pragma once
 // Options shared by the subcommands that run a model: threads, batch, ISA.
 #include "app/cli/cli_args.h"
-#include "engine/session/inference.h"
+#include "engine/forward/inference.h"
 #include <set>
 #include <string>
 

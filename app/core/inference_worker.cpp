@@ -5,7 +5,7 @@
 #include "engine/model/model.h"
 #include "engine/session/chat_session.h"
 #include "engine/session/engine_metrics.h"
-#include "engine/session/inference.h"
+#include "engine/forward/inference.h"
 #include "engine/session/session_store.h"
 #include <QElapsedTimer>
 #include <QFile>

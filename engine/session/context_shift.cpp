@@ -1,5 +1,5 @@
 #include "engine/session/context_shift.h"
-#include "engine/session/transformer_ops.h"
+#include "engine/forward/transformer_ops.h"
 #include "kernels/fp16.h"
 #include <algorithm>
 #include <ranges>

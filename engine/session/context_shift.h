@@ -8,7 +8,7 @@
 // computed at p and turned by -delta * theta_i equals the key computed at p - delta
 // (up to rounding). Values carry no position and are only moved.
 #include "engine/model/model.h"
-#include "engine/session/kv_cache.h"
+#include "engine/forward/kv_cache.h"
 #include <cstdint>
 #include <functional>
 #include <optional>

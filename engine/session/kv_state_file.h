@@ -9,7 +9,7 @@
 // keys and the values of every used position (F16 rows, or Q8_0 rows), and last a
 // 64-bit checksum of everything before it.
 #include "engine/model/model.h"
-#include "engine/session/kv_cache.h"
+#include "engine/forward/kv_cache.h"
 #include <cstdint>
 #include <string>
 #include <string_view>

@@ -14,7 +14,7 @@
 #include "app/gui/main_window.h"
 #include "engine/model/model.h"
 #include "engine/session/chat_session.h"
-#include "engine/session/inference.h"
+#include "engine/forward/inference.h"
 #include "tests/support/test_support.h"
 #include <QElapsedTimer>
 #include <QEventLoop>

@@ -13,7 +13,7 @@
 #include "app/core/model_controller.h"
 #include "app/gui/main_window.h"
 #include "engine/gguf/gguf_file.h"
-#include "engine/gguf/synth_writer.h"
+#include "engine/synth/synth_writer.h"
 #include "tests/support/test_support.h"
 
 #include <QGuiApplication>

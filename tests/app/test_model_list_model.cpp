@@ -4,7 +4,7 @@
 #include "app/core/model_scan.h"
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/hparams.h"
-#include "engine/session/kv_cache.h"
+#include "engine/forward/kv_cache.h"
 #include "tests/support/test_support.h"
 #include <QAbstractItemModelTester>
 #include <QDir>

@@ -8,7 +8,7 @@
 // needs 2 FLOP per multiplied weight per token.
 #include "engine/error.h"
 #include "engine/model/model.h"
-#include "engine/session/inference.h"
+#include "engine/forward/inference.h"
 #include "kernels/dispatch_metrics.h"
 #include "kernels/kernel_table.h"
 #include "kernels/tensor_type.h"

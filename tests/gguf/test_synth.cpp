@@ -5,9 +5,9 @@
 #include "engine/gguf/gguf_file.h"
 #include "engine/gguf/gguf_value.h"
 #include "engine/gguf/gguf_writer.h"
-#include "engine/gguf/synth_recipe.h"
-#include "engine/gguf/synth_shape.h"
-#include "engine/gguf/synth_writer.h"
+#include "engine/synth/synth_recipe.h"
+#include "engine/synth/synth_shape.h"
+#include "engine/synth/synth_writer.h"
 #include "kernels/kernel_table.h"
 #include "tests/support/test_support.h"
 #include <QTest>

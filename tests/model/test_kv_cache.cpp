@@ -1,7 +1,7 @@
 // The KV cache's storage: each (layer, KV head) holds its positions in one run, and a
 // position's whole row (KV head after KV head, the layout of the saved state files) goes in
 // and out through write_row / read_row / at; discard moves every head's later positions down.
-#include "engine/session/kv_cache.h"
+#include "engine/forward/kv_cache.h"
 #include <QtTest>
 #include <cstring>
 #include <vector>

@@ -10,7 +10,7 @@
 #include "engine/sampling/sampler.h"
 #include "engine/session/chat_session.h"
 #include "engine/session/context_shift.h"
-#include "engine/session/inference.h"
+#include "engine/forward/inference.h"
 #include "kernels/fp16.h"
 #include "tests/support/test_support.h"
 #include <QtTest>

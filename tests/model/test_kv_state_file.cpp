@@ -5,7 +5,7 @@
 #include "engine/error.h"
 #include "engine/model/model.h"
 #include "engine/session/chat_session.h"
-#include "engine/session/inference.h"
+#include "engine/forward/inference.h"
 #include "engine/session/kv_state_file.h"
 #include "kernels/fp16.h"
 #include "tests/model/model_fixture.h"

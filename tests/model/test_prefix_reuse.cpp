@@ -4,7 +4,7 @@
 #include "engine/model/model.h"
 #include "engine/session/chat_session.h"
 #include "engine/session/engine_metrics.h"
-#include "engine/session/inference.h"
+#include "engine/forward/inference.h"
 #include "tests/model/model_fixture.h"
 #include "tests/support/test_support.h"
 #include <QtTest>

@@ -3,7 +3,7 @@
 // an evicted conversation is restored from its saved state, or prefilled again.
 #include "engine/model/model.h"
 #include "engine/session/engine_metrics.h"
-#include "engine/session/inference.h"
+#include "engine/forward/inference.h"
 #include "engine/session/session_store.h"
 #include "tests/model/model_fixture.h"
 #include "tests/support/test_support.h"

@@ -3,7 +3,7 @@
 // than (KV head, token) items, as in decode on many cores, attention splits each group's query
 // heads across threads; the heads must still come out bit for bit.
 #include "engine/model/model.h"
-#include "engine/session/inference.h"
+#include "engine/forward/inference.h"
 #include "tests/support/test_support.h"
 #include <QtTest>
 #include <cstring>

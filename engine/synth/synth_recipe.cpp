@@ -1,4 +1,4 @@
-#include "engine/gguf/synth_recipe.h"
+#include "engine/synth/synth_recipe.h"
 #include <array>
 
 namespace hearth::gguf {

@@ -1,4 +1,4 @@
-#include "engine/gguf/synth_shape.h"
+#include "engine/synth/synth_shape.h"
 #include <algorithm>
 #include <cmath>
 #include <numbers>

@@ -5,8 +5,8 @@
 // written, so memory stays bounded whatever the model size.
 #include "engine/gguf/gguf_file.h"
 #include "engine/gguf/gguf_writer.h"
-#include "engine/gguf/synth_recipe.h"
-#include "engine/gguf/synth_shape.h"
+#include "engine/synth/synth_recipe.h"
+#include "engine/synth/synth_shape.h"
 #include <cstdint>
 #include <functional>
 #include <string>

@@ -1,4 +1,4 @@
-#include "engine/session/transformer_ops.h"
+#include "engine/forward/transformer_ops.h"
 #include "kernels/dispatch_metrics.h"
 #include "kernels/kernel_table.h"
 #include <algorithm>

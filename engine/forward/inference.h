@@ -2,7 +2,7 @@
 // Runs the forward pass of a loaded model: owns the kernel thread pool and all
 // scratch buffers (allocated once here, never per token).
 #include "engine/model/model.h"
-#include "engine/session/kv_cache.h"
+#include "engine/forward/kv_cache.h"
 #include "kernels/thread_pool.h"
 #include <cstddef>
 #include <memory>

@@ -1,6 +1,6 @@
-#include "engine/session/inference.h"
+#include "engine/forward/inference.h"
 #include "engine/error.h"
-#include "engine/session/transformer_ops.h"
+#include "engine/forward/transformer_ops.h"
 #include "kernels/kernel_table.h"
 #include <algorithm>
 #include <cmath>

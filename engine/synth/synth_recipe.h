@@ -2,7 +2,7 @@
 // Which type each tensor of a model gets for a llama.cpp file type ("Q4_K_M"...),
 // following llama.cpp's quantizer (llama_tensor_get_type in llama-quant.cpp) for
 // dense llama/qwen2 models without an importance matrix.
-#include "engine/gguf/synth_shape.h"
+#include "engine/synth/synth_shape.h"
 #include "kernels/tensor_type.h"
 #include <cstdint>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "engine/session/kv_cache.h"
+#include "engine/forward/kv_cache.h"
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "engine/gguf/synth_writer.h"
+#include "engine/synth/synth_writer.h"
 #include "engine/error.h"
 #include "engine/gguf/gguf_value.h"
 #include "kernels/kernel_table.h"
