@@ -22,8 +22,8 @@ enum class Op : uint8_t {
     Other,
 };
 inline constexpr int kOpCount = 8;
-inline constexpr int kTypeSlots = 40; // raw GGUF type ids, as in KernelTable::by_type
-inline constexpr int kIsaCount = 2;
+inline constexpr int kTypeSlots = static_cast<int>(kTensorTypeSlots); // as KernelTable::by_type
+inline constexpr int kIsaCount = kIsaTierCount;
 // Bucket b counts calls of [2^b, 2^(b+1)) nanoseconds; bucket 0 also takes 0 ns and the
 // last bucket everything longer.
 inline constexpr int kBuckets = 32;

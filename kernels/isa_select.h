@@ -1,25 +1,59 @@
 #pragma once
-// How active_kernels() picks its instruction set; a pure function so that the
-// HEARTH_ISA rules can be tested without a second process.
+// How active_kernels() picks its instruction-set tier; pure functions over what the CPU
+// offers, so that the HEARTH_ISA rules can be tested without a second process or CPU.
 #include "kernels/kernel_table.h"
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace hearth::kernels {
 
-// Parses "scalar" or "avx2" (case-insensitive); nullopt otherwise.
+// Parses a tier name (case-insensitive): "scalar", "avx2", "avxvnni" (or "avx-vnni"),
+// "avx512" (or "avx512vnni"); nullopt otherwise.
 std::optional<Isa> isa_from_name(std::string_view name);
+
+// A set of tiers.
+class IsaSet {
+public:
+    constexpr IsaSet() = default;
+    constexpr IsaSet(std::initializer_list<Isa> tiers) {
+        for (Isa isa : tiers)
+            add(isa);
+    }
+    constexpr void add(Isa isa) { bits_ |= 1u << static_cast<unsigned>(isa); }
+    constexpr bool has(Isa isa) const { return (bits_ >> static_cast<unsigned>(isa)) & 1u; }
+
+private:
+    uint32_t bits_ = 0;
+};
+
+// The tier the engine prefers among those available: AVX-512, then AVX-VNNI, then AVX2, then
+// scalar (which is always available).
+Isa best_isa(IsaSet available);
 
 struct IsaChoice {
     Isa isa;
     std::string warning; // non-empty when the request could not be honoured
 };
 
-// The ISA to use given the HEARTH_ISA value (nullptr or empty when unset) and whether this
-// CPU and build can run AVX2: the request when it can be met, else scalar with a warning;
-// without a request, the best available.
-IsaChoice choose_isa(const char* requested, bool avx2_available);
+// The tier to use given the HEARTH_ISA value (nullptr or empty when unset) and the tiers this
+// CPU and build run: the request when it can be met; a request that cannot be met gets the
+// best available tier below it, an unknown name gets scalar, each with a warning; without a
+// request, the best available.
+IsaChoice choose_isa(const char* requested, IsaSet available);
+
+// What the CPU offers, read from CPUID, with XGETBV for the register state the OS saves.
+struct CpuFeatures {
+    bool avx2_fma_f16c = false;    // and the OS saves ymm state
+    bool avx_vnni = false;         // VEX vpdpbusd
+    bool avx512_core_vnni = false; // F, BW, VL, DQ and VNNI, and the OS saves zmm and mask state
+    bool avx512_bf16 = false;
+};
+CpuFeatures cpu_features();
+
+// The tiers a CPU with these features runs, given the tiers this build has kernels for.
+IsaSet isas_supported_by(const CpuFeatures& cpu, IsaSet built);
 
 // Whether the CPU has AVX2, FMA and F16C (what the AVX2 kernels are compiled for).
 bool cpu_has_avx2_fma_f16c();

@@ -12,9 +12,18 @@
 
 namespace hearth::kernels {
 
-// Defined by the AVX2 kernels (kernels/x86_avx2/avx2_table.cpp); nullptr while they are not built.
-// A null entry in that table means "use the reference kernel": matmul falls back per type.
-const KernelTable* avx2_kernel_table();
+#if HEARTH_X86_KERNELS
+// Each x86 tier adds its kernels to a copy of the tier below it (x86_*/..._table.cpp).
+namespace avx2 {
+void add_kernels(KernelTable& table);
+}
+namespace avxvnni {
+void add_kernels(KernelTable& table);
+}
+namespace avx512 {
+void add_kernels(KernelTable& table);
+}
+#endif
 
 namespace {
 
@@ -23,7 +32,8 @@ KernelTable build_reference_table() {
     table.isa = Isa::Scalar;
     const auto set = [&table](TensorType type, TensorType activation, QuantizeRowFn quantize,
                               DequantizeRowFn dequantize, VecDotFn vec_dot) {
-        TypeKernels& k = table.by_type[static_cast<uint32_t>(type)];
+        TypeKernels& k = table.of(type);
+        k.isa = Isa::Scalar;
         k.activation_type = activation;
         k.quantize = quantize;
         k.dequantize = dequantize;
@@ -45,7 +55,7 @@ KernelTable build_reference_table() {
     set(T::Q5_K, T::Q8_K, quantize_row_q5_K_ref, dequantize_row_q5_K_ref, vec_dot_q5_K_q8_K_ref);
     set(T::Q6_K, T::Q8_K, quantize_row_q6_K_ref, dequantize_row_q6_K_ref, vec_dot_q6_K_q8_K_ref);
     set(T::Q8_K, T::Q8_K, quantize_row_q8_K_ref, dequantize_row_q8_K_ref, vec_dot_q8_K_q8_K_ref);
-    table.by_type[static_cast<uint32_t>(T::Q8_0)].quantize_activations = quantize_row_q8_0_activations_ref;
+    table.of(T::Q8_0).quantize_activations = quantize_row_q8_0_activations_ref;
     table.attend_f16 = attend_f16_ref;
     table.attend_group_f16 = attend_group_f16_ref;
     table.swiglu = swiglu_ref;
@@ -56,8 +66,110 @@ char ascii_lower(char c) {
     return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
 }
 
-bool avx2_usable() {
-    return cpu_has_avx2_fma_f16c() && avx2_kernel_table() != nullptr;
+// Fills what `table` lacks from `lower`: a type without a dot product is taken whole (its
+// activation format goes with its dot product); a missing quantizer or dequantizer of a type
+// it has is taken alone (the block layout is the same in every tier).
+void resolve_from(KernelTable& table, const KernelTable& lower) {
+    for (size_t raw = 0; raw < kTensorTypeSlots; ++raw) {
+        TypeKernels& mine = table.by_type[raw];
+        const TypeKernels& below = lower.by_type[raw];
+        if (mine.vec_dot == nullptr) {
+            const TypeKernels kept = mine;
+            mine = below;
+            if (kept.quantize) mine.quantize = kept.quantize;
+            if (kept.dequantize) mine.dequantize = kept.dequantize;
+            if (kept.quantize_activations) mine.quantize_activations = kept.quantize_activations;
+            continue;
+        }
+        mine.isa = table.isa;
+        if (!mine.quantize) mine.quantize = below.quantize;
+        if (!mine.dequantize) mine.dequantize = below.dequantize;
+        if (!mine.quantize_activations) mine.quantize_activations = below.quantize_activations;
+    }
+    if (!table.attend_f16) table.attend_f16 = lower.attend_f16;
+    if (!table.attend_group_f16) table.attend_group_f16 = lower.attend_group_f16;
+    if (!table.swiglu) table.swiglu = lower.swiglu;
+}
+
+// Tiers compiled into this build.
+IsaSet built_isas() {
+#if HEARTH_X86_KERNELS
+    return {Isa::Scalar, Isa::Avx2, Isa::AvxVnni, Isa::Avx512};
+#else
+    return {Isa::Scalar};
+#endif
+}
+
+IsaSet available_isas() {
+    static const IsaSet available = isas_supported_by(cpu_features(), built_isas());
+    return available;
+}
+
+// The tier a tier's table starts from: the kernels it does not have are those of this one.
+Isa lower_tier(Isa isa) {
+    switch (isa) {
+    case Isa::Scalar:
+    case Isa::Avx2:
+        return Isa::Scalar;
+    case Isa::AvxVnni:
+    case Isa::Avx512:
+        return Isa::Avx2;
+    }
+    return Isa::Scalar;
+}
+
+const KernelTable* kernels_for_any_cpu(Isa isa);
+
+#if HEARTH_X86_KERNELS
+// A tier's table: its own kernels, and for the rest the tier below it. Building it only takes
+// function addresses, so it is safe on a CPU that cannot run them.
+KernelTable build_table(Isa isa) {
+    KernelTable table = *kernels_for_any_cpu(lower_tier(isa));
+    table.isa = isa;
+    KernelTable own;
+    own.isa = isa;
+    switch (isa) {
+    case Isa::Avx2:
+        avx2::add_kernels(own);
+        break;
+    case Isa::AvxVnni:
+        avxvnni::add_kernels(own);
+        break;
+    case Isa::Avx512:
+        avx512::add_kernels(own);
+        break;
+    case Isa::Scalar:
+        break;
+    }
+    resolve_from(own, table);
+    return own;
+}
+#endif
+
+// The resolved table of a tier, whether or not this CPU runs it; null where the build has none.
+const KernelTable* kernels_for_any_cpu(Isa isa) {
+    if (isa == Isa::Scalar) return &reference_kernels();
+#if HEARTH_X86_KERNELS
+    // One static per tier, each built on first use: a tier's table is built from the tier
+    // below it, so they cannot share one initialization.
+    switch (isa) {
+    case Isa::Avx2: {
+        static const KernelTable avx2 = build_table(Isa::Avx2);
+        return &avx2;
+    }
+    case Isa::AvxVnni: {
+        static const KernelTable avxvnni = build_table(Isa::AvxVnni);
+        return &avxvnni;
+    }
+    case Isa::Avx512: {
+        static const KernelTable avx512 = build_table(Isa::Avx512);
+        return &avx512;
+    }
+    case Isa::Scalar:
+        break;
+    }
+#endif
+    return nullptr;
 }
 
 std::atomic<const KernelTable*> g_active{nullptr};
@@ -71,6 +183,24 @@ std::string_view isa_name(Isa isa) {
         return "scalar";
     case Isa::Avx2:
         return "avx2";
+    case Isa::AvxVnni:
+        return "avxvnni";
+    case Isa::Avx512:
+        return "avx512";
+    }
+    return "unknown";
+}
+
+std::string_view isa_requirements(Isa isa) {
+    switch (isa) {
+    case Isa::Scalar:
+        return "nothing";
+    case Isa::Avx2:
+        return "AVX2, FMA and F16C";
+    case Isa::AvxVnni:
+        return "AVX2, FMA, F16C and AVX-VNNI";
+    case Isa::Avx512:
+        return "AVX-512 F/BW/VL/DQ and VNNI";
     }
     return "unknown";
 }
@@ -81,28 +211,34 @@ std::optional<Isa> isa_from_name(std::string_view name) {
         c = ascii_lower(c);
     if (lower == "scalar") return Isa::Scalar;
     if (lower == "avx2") return Isa::Avx2;
+    if (lower == "avxvnni" || lower == "avx-vnni") return Isa::AvxVnni;
+    if (lower == "avx512" || lower == "avx512vnni" || lower == "avx-512") return Isa::Avx512;
     return std::nullopt;
 }
 
-bool cpu_has_avx2_fma_f16c() {
-#if defined(__x86_64__) || defined(__i386__)
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
-#else
-    return false;
-#endif
+Isa best_isa(IsaSet available) {
+    for (Isa isa : {Isa::Avx512, Isa::AvxVnni, Isa::Avx2})
+        if (available.has(isa)) return isa;
+    return Isa::Scalar;
 }
 
-IsaChoice choose_isa(const char* requested, bool avx2_available) {
-    const Isa best = avx2_available ? Isa::Avx2 : Isa::Scalar;
+IsaChoice choose_isa(const char* requested, IsaSet available) {
+    available.add(Isa::Scalar);
+    const Isa best = best_isa(available);
     if (requested == nullptr || *requested == '\0') return {best, {}};
     const std::optional<Isa> wanted = isa_from_name(requested);
     if (!wanted)
         return {Isa::Scalar, std::string("HEARTH_ISA=") + requested +
-                                 " is not an instruction set (scalar or avx2); using scalar kernels"};
-    if (*wanted == Isa::Avx2 && !avx2_available)
-        return {Isa::Scalar, "HEARTH_ISA=avx2, but this CPU or build cannot run the AVX2 kernels; "
-                             "using scalar kernels"};
-    return {*wanted, {}};
+                                 " is not an instruction-set tier (scalar, avx2, avxvnni or avx512); "
+                                 "using scalar kernels"};
+    if (available.has(*wanted)) return {*wanted, {}};
+    // The best available tier the request's own table would have fallen back to.
+    Isa fallback = lower_tier(*wanted);
+    while (!available.has(fallback))
+        fallback = lower_tier(fallback);
+    return {fallback, std::string("HEARTH_ISA=") + requested + ", but this CPU or build lacks " +
+                          std::string(isa_requirements(*wanted)) + "; using " +
+                          std::string(isa_name(fallback)) + " kernels"};
 }
 
 const KernelTable& reference_kernels() {
@@ -111,19 +247,21 @@ const KernelTable& reference_kernels() {
 }
 
 const KernelTable* kernels_for(Isa isa) {
-    switch (isa) {
-    case Isa::Scalar:
-        return &reference_kernels();
-    case Isa::Avx2:
-        return avx2_usable() ? avx2_kernel_table() : nullptr;
-    }
-    return nullptr;
+    if (!available_isas().has(isa)) return nullptr;
+    return kernels_for_any_cpu(isa);
+}
+
+std::string isa_unavailable_reason(Isa isa) {
+    if (available_isas().has(isa)) return {};
+    if (!built_isas().has(isa))
+        return "this build has no " + std::string(isa_name(isa)) + " kernels (not an x86-64 build)";
+    return "this CPU lacks " + std::string(isa_requirements(isa));
 }
 
 const KernelTable& active_kernels() {
     std::call_once(g_chosen_from_environment, [] {
         if (g_active.load(std::memory_order_acquire) != nullptr) return; // force_isa came first
-        const IsaChoice choice = choose_isa(std::getenv("HEARTH_ISA"), avx2_usable());
+        const IsaChoice choice = choose_isa(std::getenv("HEARTH_ISA"), available_isas());
         if (!choice.warning.empty()) std::fprintf(stderr, "hearth: %s\n", choice.warning.c_str());
         const KernelTable* expected = nullptr;
         g_active.compare_exchange_strong(expected, kernels_for(choice.isa), std::memory_order_acq_rel);
@@ -135,7 +273,7 @@ void force_isa(Isa isa) {
     const KernelTable* table = kernels_for(isa);
     if (table == nullptr)
         throw std::runtime_error("the " + std::string(isa_name(isa)) +
-                                 " kernels cannot run on this CPU or build");
+                                 " kernels cannot run here: " + isa_unavailable_reason(isa));
     g_active.store(table, std::memory_order_release);
 }
 

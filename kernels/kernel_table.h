@@ -3,12 +3,29 @@
 // has the scalar reference table as its model and its test oracle.
 #include "kernels/tensor_type.h"
 #include <cstdint>
+#include <iterator>
+#include <string>
 #include <string_view>
 
 namespace hearth::kernels {
 
 using QuantizeRowFn = void (*)(const float* src, void* dst, int64_t n);
 using DequantizeRowFn = void (*)(const void* src, float* dst, int64_t n);
+// The instruction-set tiers, lowest first. Each table is complete once resolved: a type or
+// kernel a tier has no code for is taken, as a whole type, from the tier below it
+// (AVX-512 and AVX-VNNI from AVX2, AVX2 from scalar).
+enum class Isa {
+    Scalar,  // portable C++, the oracle
+    Avx2,    // AVX2 + FMA + F16C
+    AvxVnni, // AVX2 tier + AVX-VNNI (VEX vpdpbusd: Intel since Alder Lake, AMD Zen 5)
+    Avx512,  // AVX-512 F/BW/VL/DQ + VNNI (AMD Zen 4 and later, Intel since Ice Lake)
+};
+inline constexpr Isa kIsaTiers[] = {Isa::Scalar, Isa::Avx2, Isa::AvxVnni, Isa::Avx512};
+inline constexpr int kIsaTierCount = static_cast<int>(std::size(kIsaTiers));
+std::string_view isa_name(Isa isa); // "scalar", "avx2", "avxvnni", "avx512"
+// What a tier needs of the CPU, in words ("AVX-512 F/BW/VL/DQ + VNNI").
+std::string_view isa_requirements(Isa isa);
+
 // Dot product of one weight row (in the weight type) with one activation row
 // (in that type's activation type), both n elements long.
 using VecDotFn = float (*)(int64_t n, const void* weight_row, const void* activation_row);
@@ -41,6 +58,7 @@ using AttendGroupF16Fn = void (*)(const float* q, size_t q_stride, int64_t n_que
 using SwigluFn = void (*)(float* gate, const float* up, int64_t n);
 
 struct TypeKernels {
+    Isa isa = Isa::Scalar;                        // the tier whose dot product and gemm these are
     TensorType activation_type = TensorType::F32; // F32 for float weights, Q8_0 or Q8_K for quantized
     QuantizeRowFn quantize = nullptr;             // F32 -> this type (also the weight quantizer)
     DequantizeRowFn dequantize = nullptr;
@@ -57,25 +75,27 @@ struct TypeKernels {
     }
 };
 
-enum class Isa { Scalar, Avx2 };
-std::string_view isa_name(Isa isa);
-
 struct KernelTable {
     Isa isa = Isa::Scalar;
-    // Indexed by the raw TensorType value; entries of unsupported types are empty.
-    TypeKernels by_type[40];
+    // Indexed by the raw TensorType value; entries of types no tier runs are empty.
+    TypeKernels by_type[kTensorTypeSlots];
     const TypeKernels& of(TensorType t) const { return by_type[static_cast<uint32_t>(t)]; }
-    AttendF16Fn attend_f16 = nullptr;            // null: use the reference
-    AttendGroupF16Fn attend_group_f16 = nullptr; // null: use the reference
-    SwigluFn swiglu = nullptr;                   // null: use the reference
+    TypeKernels& of(TensorType t) { return by_type[static_cast<uint32_t>(t)]; }
+    AttendF16Fn attend_f16 = nullptr;
+    AttendGroupF16Fn attend_group_f16 = nullptr;
+    SwigluFn swiglu = nullptr;
 };
 
 // The scalar reference kernels: portable C++, the oracle for every other table.
 const KernelTable& reference_kernels();
-// The table for an ISA, or nullptr when this CPU cannot run it.
+// The resolved table of a tier (every entry the reference has is set), or nullptr when this
+// CPU or build cannot run it.
 const KernelTable* kernels_for(Isa isa);
-// The table in use: the best the CPU supports, unless HEARTH_ISA=scalar|avx2 says otherwise
-// (or force_isa was called). Chosen once, on first use.
+// Why kernels_for(isa) is null, in words ("this CPU lacks AVX-512 F/BW/VL/DQ + VNNI"); empty
+// when the tier runs here.
+std::string isa_unavailable_reason(Isa isa);
+// The table in use: the best tier the CPU supports, unless HEARTH_ISA names another (or
+// force_isa was called). Chosen once, on first use.
 const KernelTable& active_kernels();
 void force_isa(Isa isa); // for tests and the --isa option; throws std::runtime_error if unsupported
 

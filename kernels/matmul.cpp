@@ -21,33 +21,26 @@ int64_t rows_per_chunk(int64_t rows, int n_threads) {
     return std::clamp<int64_t>((target + 3) / 4 * 4, 4, 256);
 }
 
-// The kernels one matmul uses. The active table may leave entries empty (an ISA that has not
-// implemented a type yet): then the whole entry of that type comes from the reference table,
-// so that the activation type always matches the dot product. The activation quantizer is
-// taken from the chosen table when it has one, else from the reference: the block layouts are
-// identical, so any quantizer of the activation type feeds any dot product of that type.
+// The kernels one matmul uses, from the active table (complete once resolved: a type its tier
+// lacks came whole from the tier below, with its activation format).
 struct Plan {
     const TypeKernels* kernels;
     Isa isa;
     QuantizeRowFn quantize_activations;
-    Isa quantize_isa; // the table the activation quantizer came from
+    Isa quantize_isa; // the tier of the activation type's entry
 };
 
 Plan plan_for(TensorType type) {
     const KernelTable& active = active_kernels();
-    const KernelTable& reference = reference_kernels();
     const auto raw = static_cast<uint32_t>(type);
-    if (raw >= std::size(reference.by_type) || reference.of(type).vec_dot == nullptr)
+    if (raw >= kTensorTypeSlots || active.of(type).vec_dot == nullptr)
         throw std::invalid_argument("matmul: no kernels for tensor type " + std::to_string(raw));
-    Plan plan{&active.of(type), active.isa, nullptr, active.isa};
-    if (plan.kernels->vec_dot == nullptr) plan = {&reference.of(type), reference.isa, nullptr, reference.isa};
-    const TensorType activation = plan.kernels->activation_type;
-    if (activation != TensorType::F32) {
-        plan.quantize_activations = active.of(activation).activation_quantizer();
-        if (plan.quantize_activations == nullptr) {
-            plan.quantize_activations = reference.of(activation).activation_quantizer();
-            plan.quantize_isa = reference.isa;
-        }
+    const TypeKernels& kernels = active.of(type);
+    Plan plan{&kernels, kernels.isa, nullptr, kernels.isa};
+    if (kernels.activation_type != TensorType::F32) {
+        const TypeKernels& activation = active.of(kernels.activation_type);
+        plan.quantize_activations = activation.activation_quantizer();
+        plan.quantize_isa = activation.isa;
     }
     return plan;
 }
@@ -66,9 +59,11 @@ inline void prefetch_for_read(const std::byte* p, size_t bytes) {
 } // namespace
 
 size_t matmul_scratch_bytes(TensorType weight_type, int64_t cols, int64_t batch) {
-    // Enough for the activation type of either table, whichever matmul ends up using.
+    // Enough for the activation type of any tier's table, so that a later force_isa fits too.
     size_t row = 0;
-    for (const KernelTable* table : {&reference_kernels(), &active_kernels()}) {
+    for (Isa isa : kIsaTiers) {
+        const KernelTable* table = kernels_for(isa);
+        if (table == nullptr) continue;
         const TypeKernels& k = table->of(weight_type);
         if (k.vec_dot != nullptr && k.activation_type != TensorType::F32) // F32 is read directly
             row = std::max(row, row_bytes(k.activation_type, cols));
@@ -105,7 +100,11 @@ void quantize_rows(QuantizeRowFn quantize, TensorType activation_type, const flo
 // (f32_batched_dot.h); null for every other product.
 VecDotFn batched_f32_dot(const WeightMatrix& w, int64_t batch, Isa isa) {
     if (w.type != TensorType::F32 || batch < 2 || w.cols % 8 != 0) return nullptr;
-    return isa == Isa::Avx2 ? avx2::vec_dot_f32_f32_batched : vec_dot_f32_f32_batched_ref;
+#if HEARTH_X86_KERNELS
+    if (isa != Isa::Scalar) return avx2::vec_dot_f32_f32_batched;
+#endif
+    (void)isa;
+    return vec_dot_f32_f32_batched_ref;
 }
 
 // What one matrix of a group needs while its rows run.

@@ -24,6 +24,8 @@ enum class TensorType : uint32_t {
     Q8_K = 15,
     BF16 = 30,
 };
+// Slots in a table indexed by the raw type id: one past the largest id above.
+inline constexpr size_t kTensorTypeSlots = static_cast<size_t>(TensorType::BF16) + 1;
 
 struct TypeTraits {
     TensorType type;

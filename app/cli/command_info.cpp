@@ -3,8 +3,10 @@
 #include "app/cli/cli_command.h"
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/model.h"
+#include "kernels/kernel_table.h"
 #include <cstdio>
 #include <map>
+#include <string>
 
 namespace hearth::cli {
 namespace {
@@ -41,19 +43,35 @@ int run_info(const std::vector<std::string>& argv) {
     std::printf("rms norm epsilon: %g\n", hp.rms_eps);
     const auto& tok = model->tokenizer();
     std::printf("tokenizer: %s (pre: %s), %d tokens, bos %d, eos %d\n", info.tokenizer_model.c_str(),
-                file.get_string("tokenizer.ggml.pre").value_or("default").c_str(), tok.n_vocab(), tok.bos_id(),
-                tok.eos_id());
+                file.get_string("tokenizer.ggml.pre").value_or("default").c_str(), tok.n_vocab(),
+                tok.bos_id(), tok.eos_id());
     std::printf("chat template: %s\n", model->chat_template().empty() ? "no" : "yes");
 
-    std::map<std::string, std::pair<int, size_t>> by_type;
+    const kernels::KernelTable& active = kernels::active_kernels();
+    std::string runnable;
+    for (kernels::Isa isa : kernels::kIsaTiers)
+        if (kernels::kernels_for(isa))
+            runnable += (runnable.empty() ? "" : ", ") + std::string(kernels::isa_name(isa));
+    std::printf("kernels: %s (%s; this CPU runs %s)\n", std::string(kernels::isa_name(active.isa)).c_str(),
+                std::string(kernels::isa_requirements(active.isa)).c_str(), runnable.c_str());
+
+    struct TypeCount {
+        int tensors = 0;
+        size_t bytes = 0;
+        kernels::TensorType type{};
+    };
+    std::map<std::string, TypeCount> by_type;
     for (const auto& t : file.tensors()) {
-        auto& entry = by_type[std::string(kernels::type_traits(t.type).name)];
-        entry.first += 1;
-        entry.second += t.bytes;
+        TypeCount& entry = by_type[std::string(kernels::type_traits(t.type).name)];
+        entry.tensors += 1;
+        entry.bytes += t.bytes;
+        entry.type = t.type;
     }
     std::printf("tensors: %zu\n", file.tensors().size());
     for (const auto& [name, entry] : by_type)
-        std::printf("  %-6s %4d tensors, %.2f MiB\n", name.c_str(), entry.first, entry.second / 1048576.0);
+        std::printf("  %-6s %4d tensors, %.2f MiB, %s kernels\n", name.c_str(), entry.tensors,
+                    entry.bytes / 1048576.0,
+                    std::string(kernels::isa_name(active.of(entry.type).isa)).c_str());
     return kExitOk;
 }
 

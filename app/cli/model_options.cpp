@@ -1,4 +1,5 @@
 #include "app/cli/model_options.h"
+#include "kernels/isa_select.h"
 #include "kernels/kernel_table.h"
 
 namespace hearth::cli {
@@ -10,9 +11,11 @@ std::set<std::string> model_value_options(std::set<std::string> extra) {
 
 engine::InferenceOptions inference_options(const Args& args) {
     if (auto isa = args.value("--isa")) {
-        if (*isa == "scalar") kernels::force_isa(kernels::Isa::Scalar);
-        else if (*isa == "avx2") kernels::force_isa(kernels::Isa::Avx2);
-        else throw ArgError("--isa expects scalar or avx2, got '" + *isa + "'");
+        const std::optional<kernels::Isa> tier = kernels::isa_from_name(*isa);
+        if (!tier) throw ArgError("--isa expects scalar, avx2, avxvnni or avx512, got '" + *isa + "'");
+        if (kernels::kernels_for(*tier) == nullptr)
+            throw ArgError("--isa " + *isa + ": " + kernels::isa_unavailable_reason(*tier));
+        kernels::force_isa(*tier);
     }
     engine::InferenceOptions options;
     options.n_threads = args.get_int("-t", args.get_int("--threads", 0));

@@ -9,9 +9,7 @@
 namespace hearth::engine {
 
 void embed_tokens(const kernels::WeightMatrix& table, const int32_t* tokens, int32_t n, float* out) {
-    const auto dequantize = kernels::active_kernels().of(table.type).dequantize
-                                ? kernels::active_kernels().of(table.type).dequantize
-                                : kernels::reference_kernels().of(table.type).dequantize;
+    const auto dequantize = kernels::active_kernels().of(table.type).dequantize;
     const size_t row_bytes = kernels::row_bytes(table.type, table.cols);
     const auto* base = static_cast<const std::byte*>(table.data);
     for (int32_t t = 0; t < n; ++t)
@@ -48,8 +46,7 @@ void add_rows(float* x, const float* y, size_t count) {
 }
 
 void swiglu_rows(float* gate, const float* up, int32_t rows, int32_t dim, kernels::ThreadPool& pool) {
-    kernels::SwigluFn swiglu = kernels::active_kernels().swiglu;
-    if (!swiglu) swiglu = kernels::reference_kernels().swiglu;
+    const kernels::SwigluFn swiglu = kernels::active_kernels().swiglu;
     // Row by row (decode's single row runs on the caller: not worth waking the pool).
     pool.for_each(rows, [&](int64_t r) {
         const size_t offset = static_cast<size_t>(r) * static_cast<size_t>(dim);
@@ -106,8 +103,7 @@ void apply_rope(const HyperParams& hp, const float* tables, int32_t n, float* x,
 }
 
 void store_kv(KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const float* k, const float* v) {
-    auto to_f16 = kernels::active_kernels().of(kernels::TensorType::F16).quantize;
-    if (!to_f16) to_f16 = kernels::reference_kernels().of(kernels::TensorType::F16).quantize;
+    const auto to_f16 = kernels::active_kernels().of(kernels::TensorType::F16).quantize;
     const int32_t width = cache.kv_width(), head_dim = cache.head_dim();
     using Part = KvCache::Part;
     for (int32_t t = 0; t < n; ++t)
@@ -126,8 +122,7 @@ void store_kv(KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const fl
 // split into parts; the kernel computes every head as it would in the whole group.
 void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t n_past, int32_t n,
             const float* q, float* out, kernels::ThreadPool& pool) {
-    kernels::AttendGroupF16Fn attend_group = kernels::active_kernels().attend_group_f16;
-    if (!attend_group) attend_group = kernels::reference_kernels().attend_group_f16;
+    const kernels::AttendGroupF16Fn attend_group = kernels::active_kernels().attend_group_f16;
     namespace metrics = kernels::dispatch_metrics;
     metrics::ScopedTimer timer(metrics::Op::Attention, kernels::TensorType::F16,
                                kernels::active_kernels().isa);

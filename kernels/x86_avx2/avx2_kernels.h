@@ -5,14 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace hearth::kernels {
-// The AVX2 table (avx2_table.cpp), or nullptr when the CPU lacks AVX2, FMA or F16C.
-const KernelTable* avx2_kernel_table();
-} // namespace hearth::kernels
-
 namespace hearth::kernels::avx2 {
-
-bool cpu_supported(); // AVX2, FMA and F16C, with the OS saving ymm state
 
 void quantize_row_q8_0(const float* src, void* dst, int64_t n);
 void quantize_row_q8_0_activations(const float* src, void* dst, int64_t n);

@@ -1,25 +1,18 @@
-// The AVX2+FMA+F16C kernel table. Types or entries without an AVX2 kernel stay null and
-// matmul uses the reference kernel for them.
+// The AVX2+FMA+F16C tier's own kernels. Compiled without AVX flags: it only takes the
+// kernels' addresses. What it leaves null comes from the scalar tier (kernel_table.cpp).
 #include "kernels/x86_avx2/avx2_kernels.h"
 
-namespace hearth::kernels {
-namespace avx2 {
+namespace hearth::kernels::avx2 {
 
-// Compiled without AVX so that it is safe to call on any x86-64 CPU. libgcc's check
-// includes the OS support for ymm state (XGETBV).
-__attribute__((target("no-avx"))) bool cpu_supported() {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
-}
-
-namespace {
-
-__attribute__((target("no-avx"))) KernelTable build_table() {
-    KernelTable table;
-    table.isa = Isa::Avx2;
+void add_kernels(KernelTable& table) {
     auto set = [&](TensorType type, TensorType activation_type, QuantizeRowFn quantize,
                    DequantizeRowFn dequantize, VecDotFn vec_dot, GemmFn gemm) {
-        table.by_type[static_cast<uint32_t>(type)] = {activation_type, quantize, dequantize, vec_dot, gemm};
+        TypeKernels& k = table.of(type);
+        k.activation_type = activation_type;
+        k.quantize = quantize;
+        k.dequantize = dequantize;
+        k.vec_dot = vec_dot;
+        k.gemm = gemm;
     };
     using T = TensorType;
     set(T::F32, T::F32, nullptr, nullptr, avx2::vec_dot_f32_f32, nullptr);
@@ -42,22 +35,12 @@ __attribute__((target("no-avx"))) KernelTable build_table() {
     set(T::Q6_K, T::Q8_K, nullptr, avx2::dequantize_row_q6_K, avx2::vec_dot_q6_K_q8_K,
         avx2::gemm_for(T::Q6_K));
     set(T::Q8_K, T::Q8_K, avx2::quantize_row_q8_K, nullptr, nullptr, nullptr);
-    table.by_type[static_cast<uint32_t>(T::Q8_0)].quantize_activations = avx2::quantize_row_q8_0_activations;
-    table.by_type[static_cast<uint32_t>(T::Q4_0)].gemm_rows_multiple_of_8 = avx2::gemm_q4_0_q8_0_interleaved;
-    table.by_type[static_cast<uint32_t>(T::Q4_K)].gemm_rows_multiple_of_8 = avx2::gemm_q4_K_q8_K_interleaved;
+    table.of(T::Q8_0).quantize_activations = avx2::quantize_row_q8_0_activations;
+    table.of(T::Q4_0).gemm_rows_multiple_of_8 = avx2::gemm_q4_0_q8_0_interleaved;
+    table.of(T::Q4_K).gemm_rows_multiple_of_8 = avx2::gemm_q4_K_q8_K_interleaved;
     table.attend_f16 = avx2::attend_f16;
     table.attend_group_f16 = avx2::attend_group_f16;
     table.swiglu = avx2::swiglu;
-    return table;
 }
 
-} // namespace
-} // namespace avx2
-
-__attribute__((target("no-avx"))) const KernelTable* avx2_kernel_table() {
-    if (!avx2::cpu_supported()) return nullptr;
-    static const KernelTable table = avx2::build_table();
-    return &table;
-}
-
-} // namespace hearth::kernels
+} // namespace hearth::kernels::avx2

@@ -7,9 +7,10 @@
 // as a fraction of its physical limit: decode reads every weight once per token, prefill
 // needs 2 FLOP per multiplied weight per token.
 #include "engine/error.h"
-#include "engine/model/model.h"
 #include "engine/forward/inference.h"
+#include "engine/model/model.h"
 #include "kernels/dispatch_metrics.h"
+#include "kernels/isa_select.h"
 #include "kernels/kernel_table.h"
 #include "kernels/tensor_type.h"
 #include "kernels/thread_pool.h"
@@ -56,7 +57,8 @@ struct Options {
     std::fprintf(
         stderr,
         "usage: hearth-bench -m MODEL [-m MODEL...] [-t THREADS] [-p N_PROMPT] [-n N_GEN] [-d DEPTH]\n"
-        "                    [-b BATCH] [-r REPETITIONS] [-o md|json|csv] [--isa scalar|avx2] [--profile]\n"
+        "                    [-b BATCH] [-r REPETITIONS] [-o md|json|csv] [--isa scalar|avx2|avxvnni|avx512] "
+        "[--profile]\n"
         "                    [--no-metrics]\n"
         "  -t, -p, -n and -d take comma-separated lists; -p 0 or -n 0 skips that test.\n"
         "  --profile prints, per test, the time each kernel operation took (dispatch metrics).\n"
@@ -119,7 +121,11 @@ Options parse(int argc, char** argv) {
     if (o.output != "md" && o.output != "json" && o.output != "csv") usage("-o expects md, json or csv");
     if (o.profile && !o.metrics)
         usage("--profile reads the dispatch metrics: it cannot go with --no-metrics");
-    if (!o.isa.empty() && o.isa != "scalar" && o.isa != "avx2") usage("--isa expects scalar or avx2");
+    if (!o.isa.empty() && !kernels::isa_from_name(o.isa))
+        usage("--isa expects scalar, avx2, avxvnni or avx512");
+    if (!o.isa.empty() && !kernels::kernels_for(*kernels::isa_from_name(o.isa)))
+        usage(("--isa " + o.isa + ": " + kernels::isa_unavailable_reason(*kernels::isa_from_name(o.isa)))
+                  .c_str());
     for (int t : o.threads)
         if (t < 1) usage("-t expects at least one thread");
     return o;
@@ -467,10 +473,7 @@ void print_md(const Context& c, const TestResult& r) {
 }
 
 int run(const Options& o) {
-    if (o.isa == "scalar")
-        kernels::force_isa(kernels::Isa::Scalar);
-    else if (o.isa == "avx2")
-        kernels::force_isa(kernels::Isa::Avx2);
+    if (!o.isa.empty()) kernels::force_isa(*kernels::isa_from_name(o.isa));
     const std::string isa(kernels::isa_name(kernels::active_kernels().isa));
 
     if (o.output == "csv") print_csv_header();

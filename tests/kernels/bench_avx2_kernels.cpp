@@ -67,7 +67,7 @@ std::vector<uint8_t> activations(TensorType activation_type, int64_t cols, int64
 }
 
 const KernelTable& table_of(int isa) {
-    return isa == 1 ? *avx2_kernel_table() : reference_kernels();
+    return isa == 1 ? *kernels_for(Isa::Avx2) : reference_kernels();
 }
 
 // One thread, every row dotted with one activation row: the decode inner loop.
@@ -250,7 +250,7 @@ int64_t run_scalar_adds(int64_t steps) {
 }
 
 void instruction_throughput(benchmark::State& state) {
-    if (!avx2::cpu_supported()) return state.SkipWithError("no AVX2/FMA/F16C");
+    if (!kernels_for(Isa::Avx2)) return state.SkipWithError("no AVX2/FMA/F16C");
     const auto op = static_cast<Instruction>(state.range(0));
     constexpr int64_t kSteps = 1 << 20;
     for (auto _ : state)

@@ -155,7 +155,13 @@ double dot_tolerance(TensorType t, const Bytes& weights, const Bytes& activation
 }
 
 const KernelTable* avx2_table() {
-    return avx2_kernel_table();
+    return kernels_for(Isa::Avx2);
+}
+
+// Types whose dot product is the AVX2 tier's own (the rest came from the scalar tier).
+bool own_avx2_type(uint32_t raw) {
+    const TypeKernels& k = avx2_table()->by_type[raw];
+    return k.vec_dot != nullptr && k.isa == Isa::Avx2;
 }
 
 } // namespace
@@ -165,7 +171,7 @@ class TestAvx2Kernels : public QObject {
 
 private slots:
     void initTestCase() {
-        if (!avx2::cpu_supported()) QSKIP("this CPU has no AVX2/FMA/F16C: the AVX2 kernels cannot run here");
+        if (!kernels_for(Isa::Avx2)) QSKIP("this CPU has no AVX2/FMA/F16C: the AVX2 kernels cannot run here");
         QVERIFY(avx2_table() != nullptr);
     }
 
@@ -183,7 +189,7 @@ private slots:
                 QCOMPARE(mine.activation_type, ref.activation_type);
             }
             if (mine.gemm) QVERIFY(mine.vec_dot != nullptr);
-            vec_dots += mine.vec_dot != nullptr;
+            vec_dots += mine.vec_dot != nullptr && mine.isa == Isa::Avx2;
         }
         QVERIFY(vec_dots >= 11); // f32 f16 bf16 q4_0 q4_1 q5_0 q5_1 q8_0 q4_K q5_K q6_K
     }
@@ -286,7 +292,7 @@ private slots:
         QTest::addColumn<int>("pattern");
         if (avx2_table() == nullptr) return; // initTestCase skips the whole case
         for (uint32_t raw = 0; raw < std::size(avx2_table()->by_type); ++raw) {
-            if (avx2_table()->by_type[raw].vec_dot == nullptr) continue;
+            if (!own_avx2_type(raw)) continue;
             const auto t = static_cast<TensorType>(raw);
             if (is_float_type(t)) {
                 // Lengths around the 8- and 32-wide steps and their scalar tails.
@@ -335,7 +341,7 @@ private slots:
         if (avx2_table() == nullptr) return;
         for (uint32_t raw = 0; raw < std::size(avx2_table()->by_type); ++raw) {
             const auto t = static_cast<TensorType>(raw);
-            if (avx2_table()->by_type[raw].vec_dot && !is_float_type(t))
+            if (own_avx2_type(raw) && !is_float_type(t))
                 QTest::addRow("%s", type_traits(t).name.data()) << int(raw);
         }
     }

@@ -31,51 +31,112 @@ private slots:
     }
 
     void names() {
+        for (Isa isa : kIsaTiers)
+            QCOMPARE(isa_from_name(isa_name(isa)), std::optional<Isa>(isa));
         QCOMPARE(isa_name(Isa::Scalar), std::string_view("scalar"));
         QCOMPARE(isa_name(Isa::Avx2), std::string_view("avx2"));
+        QCOMPARE(isa_name(Isa::AvxVnni), std::string_view("avxvnni"));
+        QCOMPARE(isa_name(Isa::Avx512), std::string_view("avx512"));
         QCOMPARE(isa_from_name("AVX2"), std::optional<Isa>(Isa::Avx2));
-        QCOMPARE(isa_from_name("scalar"), std::optional<Isa>(Isa::Scalar));
+        QCOMPARE(isa_from_name("AVX-VNNI"), std::optional<Isa>(Isa::AvxVnni));
+        QCOMPARE(isa_from_name("avx512vnni"), std::optional<Isa>(Isa::Avx512));
         QVERIFY(!isa_from_name("neon").has_value());
     }
 
     void choose_isa_data() {
         QTest::addColumn<QString>("requested"); // "<unset>" for no variable
-        QTest::addColumn<bool>("avx2_available");
+        QTest::addColumn<QString>("available"); // tier names, comma-separated
         QTest::addColumn<int>("expected");
         QTest::addColumn<bool>("warns");
-        QTest::newRow("unset, avx2 available") << "<unset>" << true << int(Isa::Avx2) << false;
-        QTest::newRow("unset, no avx2") << "<unset>" << false << int(Isa::Scalar) << false;
-        QTest::newRow("empty") << "" << true << int(Isa::Avx2) << false;
-        QTest::newRow("scalar requested") << "scalar" << true << int(Isa::Scalar) << false;
-        QTest::newRow("avx2 requested and available") << "avx2" << true << int(Isa::Avx2) << false;
-        QTest::newRow("avx2 requested, unavailable") << "avx2" << false << int(Isa::Scalar) << true;
-        QTest::newRow("unknown name") << "avx512" << true << int(Isa::Scalar) << true;
+        const QString all = "avx2,avxvnni,avx512", zen4 = "avx2,avx512";
+        QTest::newRow("unset, all tiers") << "<unset>" << all << int(Isa::Avx512) << false;
+        QTest::newRow("unset, AVX-512 without AVX-VNNI (Zen 4)")
+            << "<unset>" << zen4 << int(Isa::Avx512) << false;
+        QTest::newRow("unset, AVX-VNNI (Alder Lake)") << "<unset>"
+                                                      << "avx2,avxvnni" << int(Isa::AvxVnni) << false;
+        QTest::newRow("unset, avx2 only (Zen 3)") << "<unset>"
+                                                  << "avx2" << int(Isa::Avx2) << false;
+        QTest::newRow("unset, nothing") << "<unset>"
+                                        << "" << int(Isa::Scalar) << false;
+        QTest::newRow("empty") << ""
+                               << "avx2" << int(Isa::Avx2) << false;
+        QTest::newRow("scalar requested") << "scalar" << all << int(Isa::Scalar) << false;
+        QTest::newRow("avx2 requested and available") << "avx2" << all << int(Isa::Avx2) << false;
+        QTest::newRow("avx2 requested, unavailable") << "avx2"
+                                                     << "" << int(Isa::Scalar) << true;
+        QTest::newRow("avxvnni requested on Zen 4") << "avxvnni" << zen4 << int(Isa::Avx2) << true;
+        QTest::newRow("avx512 requested on Zen 3") << "avx512"
+                                                   << "avx2" << int(Isa::Avx2) << true;
+        QTest::newRow("avx512 requested, available") << "AVX512" << zen4 << int(Isa::Avx512) << false;
+        QTest::newRow("unknown name") << "sse9" << all << int(Isa::Scalar) << true;
     }
     void choose_isa() {
         QFETCH(QString, requested);
-        QFETCH(bool, avx2_available);
+        QFETCH(QString, available);
         QFETCH(int, expected);
         QFETCH(bool, warns);
+        IsaSet tiers;
+        for (const QString& name : available.split(',', Qt::SkipEmptyParts))
+            tiers.add(*isa_from_name(name.toStdString()));
         const QByteArray bytes = requested.toUtf8();
         const IsaChoice choice =
-            hearth::kernels::choose_isa(requested == "<unset>" ? nullptr : bytes.constData(), avx2_available);
+            hearth::kernels::choose_isa(requested == "<unset>" ? nullptr : bytes.constData(), tiers);
         QCOMPARE(int(choice.isa), expected);
         QCOMPARE(!choice.warning.empty(), warns);
+    }
+
+    void tiers_follow_cpu_features() {
+        const IsaSet built{Isa::Scalar, Isa::Avx2, Isa::AvxVnni, Isa::Avx512};
+        CpuFeatures zen4;
+        zen4.avx2_fma_f16c = zen4.avx512_core_vnni = zen4.avx512_bf16 = true;
+        const IsaSet on_zen4 = isas_supported_by(zen4, built);
+        QVERIFY(on_zen4.has(Isa::Avx512) && on_zen4.has(Isa::Avx2) && !on_zen4.has(Isa::AvxVnni));
+        QVERIFY(!isas_supported_by(zen4, IsaSet{Isa::Scalar}).has(Isa::Avx512)); // not built
+        const IsaSet none = isas_supported_by(CpuFeatures{}, built);
+        QVERIFY(none.has(Isa::Scalar) && !none.has(Isa::Avx2));
+    }
+
+    // Each tier this CPU runs has a complete table; the others are null, with a reason. The log
+    // lists which tiers ran here.
+    void every_available_table_is_complete() {
+        const KernelTable& reference = reference_kernels();
+        for (Isa isa : kIsaTiers) {
+            const KernelTable* table = kernels_for(isa);
+            if (table == nullptr) {
+                QVERIFY(!isa_unavailable_reason(isa).empty());
+                qInfo("tier %s: not run here (%s)", isa_name(isa).data(),
+                      isa_unavailable_reason(isa).c_str());
+                continue;
+            }
+            qInfo("tier %s: available", isa_name(isa).data());
+            QCOMPARE(table->isa, isa);
+            QVERIFY(isa_unavailable_reason(isa).empty());
+            QVERIFY(table->attend_f16 && table->attend_group_f16 && table->swiglu);
+            for (size_t raw = 0; raw < kTensorTypeSlots; ++raw) {
+                const TypeKernels& ref = reference.by_type[raw];
+                const TypeKernels& mine = table->by_type[raw];
+                if (ref.vec_dot == nullptr) continue;
+                QVERIFY(mine.vec_dot && mine.quantize && mine.dequantize);
+                // A dot product and its activation format come from the same tier's entry.
+                QCOMPARE(mine.activation_type, kernels_for(mine.isa)->by_type[raw].activation_type);
+                QVERIFY(static_cast<int>(mine.isa) <= static_cast<int>(isa));
+            }
+        }
     }
 
     void force_isa_switches_active_table() {
         force_isa(Isa::Scalar);
         QCOMPARE(&active_kernels(), &reference_kernels());
-        const KernelTable* avx2 = kernels_for(Isa::Avx2);
-        if (avx2 == nullptr) {
-            QVERIFY_THROWS_EXCEPTION(std::runtime_error, force_isa(Isa::Avx2));
-            QCOMPARE(active_kernels().isa, Isa::Scalar); // unchanged by the failed request
-        } else {
-            QVERIFY(cpu_has_avx2_fma_f16c());
-            QCOMPARE(avx2->isa, Isa::Avx2);
-            force_isa(Isa::Avx2);
-            QCOMPARE(&active_kernels(), avx2);
+        for (Isa isa : kIsaTiers) {
+            const KernelTable* table = kernels_for(isa);
+            if (table == nullptr) {
+                QVERIFY_THROWS_EXCEPTION(std::runtime_error, force_isa(isa));
+                continue;
+            }
+            force_isa(isa);
+            QCOMPARE(&active_kernels(), table);
         }
+        if (kernels_for(Isa::Avx2)) QVERIFY(cpu_has_avx2_fma_f16c());
         QCOMPARE(kernels_for(Isa::Scalar), &reference_kernels());
     }
 };

@@ -1,0 +1,29 @@
+// The int8 dot-product kernels of the tiers with vpdpbusd. Every file of x86_vnni/ is compiled
+// once per such tier (kernels/CMakeLists.txt): HEARTH_VNNI_NS is `avxvnni` (VEX encoding,
+// 256-bit) or `avx512` (EVEX, AVX-512 F/BW/VL/DQ + VNNI; HEARTH_AVX512 is then defined).
+// Include only from kernels/x86_vnni/.
+#pragma once
+#include "kernels/kernel_table.h"
+#include <cstddef>
+#include <cstdint>
+#include <immintrin.h>
+
+#ifndef HEARTH_VNNI_NS
+#error "x86_vnni/ files are compiled once per VNNI tier, with HEARTH_VNNI_NS set"
+#endif
+
+namespace hearth::kernels::HEARTH_VNNI_NS {
+
+// Sum over 4 bytes of each dword: acc + u8(a) * s8(b), exact in int32.
+inline __m256i dpbusd(__m256i acc, __m256i unsigned_bytes, __m256i signed_bytes) {
+#ifdef HEARTH_AVX512
+    return _mm256_dpbusd_epi32(acc, unsigned_bytes, signed_bytes);
+#else
+    return _mm256_dpbusd_avx_epi32(acc, unsigned_bytes, signed_bytes);
+#endif
+}
+
+// The tier's own kernels; kernel_table.cpp takes the rest from the AVX2 tier.
+void add_kernels(KernelTable& table);
+
+} // namespace hearth::kernels::HEARTH_VNNI_NS
