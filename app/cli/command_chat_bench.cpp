@@ -6,9 +6,9 @@
 #include "app/cli/cli_command.h"
 #include "app/cli/model_options.h"
 #include "engine/error.h"
+#include "engine/forward/inference.h"
 #include "engine/model/model.h"
 #include "engine/session/chat_session.h"
-#include "engine/forward/inference.h"
 #include "engine/session/kv_state_file.h"
 #include <algorithm>
 #include <chrono>
@@ -208,5 +208,5 @@ int run_chat_bench(const std::vector<std::string>& argv) {
 HEARTH_CLI_COMMAND(
     "chat-bench", run_chat_bench,
     "chat-bench -m MODEL [--turns N] [--history TOKENS] [--reply-tokens R] [-c CTX] [--q8] [--json] "
-    "[-t THREADS] [-b BATCH] [--isa scalar|avx2]");
+    "[-t THREADS] [-b BATCH] [--isa scalar|avx2|avxvnni|avx512]");
 } // namespace hearth::cli

@@ -3,9 +3,9 @@
 #include "app/cli/cli_command.h"
 #include "app/cli/model_options.h"
 #include "engine/error.h"
+#include "engine/forward/inference.h"
 #include "engine/model/model.h"
 #include "engine/sampling/sampler.h"
-#include "engine/forward/inference.h"
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -103,5 +103,5 @@ int run_generate(const std::vector<std::string>& argv) {
 HEARTH_CLI_COMMAND(
     "generate", run_generate,
     "generate -m MODEL -p PROMPT -n N [--temp T --top-k K --top-p P --min-p M --repeat-penalty R "
-    "--seed S] [--ids] [-c CTX] [-t THREADS] [--isa scalar|avx2]");
+    "--seed S] [--ids] [-c CTX] [-t THREADS] [--isa scalar|avx2|avxvnni|avx512]");
 } // namespace hearth::cli

@@ -5,8 +5,8 @@
 #include "app/cli/cli_command.h"
 #include "app/cli/model_options.h"
 #include "engine/error.h"
-#include "engine/model/model.h"
 #include "engine/forward/inference.h"
+#include "engine/model/model.h"
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -52,9 +52,11 @@ int run_perplexity(const std::vector<std::string>& argv) {
         for (int i = first_scored; i < n_ctx - 1; ++i) {
             const float* row = logits.data() + static_cast<size_t>(i) * n_vocab;
             float max_logit = row[0];
-            for (int32_t v = 1; v < n_vocab; ++v) max_logit = std::max(max_logit, row[v]);
+            for (int32_t v = 1; v < n_vocab; ++v)
+                max_logit = std::max(max_logit, row[v]);
             double sum = 0;
-            for (int32_t v = 0; v < n_vocab; ++v) sum += std::exp(static_cast<double>(row[v]) - max_logit);
+            for (int32_t v = 0; v < n_vocab; ++v)
+                sum += std::exp(static_cast<double>(row[v]) - max_logit);
             const int32_t target = tokens[c * n_ctx + static_cast<size_t>(i) + 1];
             nll += -(row[target] - max_logit - std::log(sum));
             ++scored;
@@ -66,5 +68,6 @@ int run_perplexity(const std::vector<std::string>& argv) {
 }
 
 } // namespace
-HEARTH_CLI_COMMAND("perplexity", run_perplexity, "perplexity -m MODEL -f FILE -c CTX [-t THREADS] [--isa scalar|avx2]");
+HEARTH_CLI_COMMAND("perplexity", run_perplexity,
+                   "perplexity -m MODEL -f FILE -c CTX [-t THREADS] [--isa scalar|avx2|avxvnni|avx512]");
 } // namespace hearth::cli

@@ -1,4 +1,7 @@
 // hearth-cli's contracts, run as a user would: the real binary, real files.
+#include "engine/model/model.h"
+#include "kernels/kernel_table.h"
+#include "tests/support/reference_logits.h"
 #include "tests/support/test_support.h"
 #include <QProcess>
 #include <QtTest>
@@ -23,6 +26,13 @@ Run run_cli(const QStringList& args) {
 
 QString model(const char* name) {
     return QString::fromStdString(hearth::test::testdata(std::string("models/") + name));
+}
+
+QString joined(const std::vector<int32_t>& ids) {
+    QStringList words;
+    for (int32_t id : ids)
+        words << QString::number(id);
+    return words.join(' ');
 }
 
 } // namespace
@@ -121,6 +131,101 @@ private slots:
         const double ppl = lines.last().mid(6).toDouble();
         QVERIFY2(std::abs(ppl - expected) / expected < 0.005,
                  qPrintable(QString("%1: ours %2, llama.cpp %3").arg(file).arg(ppl).arg(expected)));
+    }
+
+    // `logits` on stories260K along every reference line, on every ISA tier: one line per
+    // position from --from on, each a full vector of n_vocab numbers, and those numbers meet the
+    // README's accuracy rule against exact math at llama.cpp's golden top-5 ids (RMS at most
+    // 1.1x, maximum at most 1.5x llama.cpp's own error).
+    void logits_meet_the_reference_rule_data() {
+        QTest::addColumn<int>("isa");
+        for (hearth::kernels::Isa isa : hearth::kernels::kIsaTiers)
+            QTest::newRow(std::string(hearth::kernels::isa_name(isa)).c_str()) << static_cast<int>(isa);
+    }
+    void logits_meet_the_reference_rule() {
+        QFETCH(int, isa);
+        const auto tier = static_cast<hearth::kernels::Isa>(isa);
+        if (!hearth::kernels::kernels_for(tier)) QSKIP(hearth::kernels::isa_unavailable_reason(tier).c_str());
+        const std::string name = "stories260K";
+        const QString path = model("stories260K.gguf");
+        const int n_vocab = hearth::engine::Model::read_info(path.toStdString()).n_vocab;
+        const std::vector<hearth::test::ReferenceLine> lines = hearth::test::read_reference(name);
+        hearth::test::TopFiveError error;
+        for (const hearth::test::ReferenceLine& line : lines) {
+            const int from = static_cast<int>(line.first_predicting_row());
+            const Run r = run_cli({"logits", "-m", path, "--tokens", joined(line.teacher_forced_sequence()),
+                                   "--from", QString::number(from), "-t", "2", "--isa",
+                                   QString::fromStdString(std::string(hearth::kernels::isa_name(tier)))});
+            QVERIFY2(r.status == 0, qPrintable(r.err));
+            const QStringList rows = r.out.split('\n', Qt::SkipEmptyParts);
+            QCOMPARE(static_cast<size_t>(rows.size()), line.steps.size());
+            for (size_t s = 0; s < line.steps.size(); ++s) {
+                const QStringList words = rows[static_cast<qsizetype>(s)].split(' ');
+                QCOMPARE(words.size(), n_vocab);
+                std::vector<float> logits(static_cast<size_t>(n_vocab));
+                for (int v = 0; v < n_vocab; ++v) {
+                    bool ok = false;
+                    logits[static_cast<size_t>(v)] = words[v].toFloat(&ok);
+                    QVERIFY2(ok && std::isfinite(logits[static_cast<size_t>(v)]), qPrintable(words[v]));
+                }
+                error.set_location("\"" + line.prompt + "\", step " + std::to_string(s));
+                error.add_step(line.steps[s], logits);
+            }
+        }
+        const hearth::test::LlamaCppError llama_cpp = hearth::test::llama_cpp_error(name);
+        qInfo("%s: RMS %.3g (%.2fx llama.cpp's), max %.3g (%.2fx llama.cpp's); %d steps compared",
+              name.c_str(), error.rms(), error.rms() / llama_cpp.rms, error.max_abs(),
+              error.max_abs() / llama_cpp.max_abs, error.steps());
+        QCOMPARE(error.steps(), llama_cpp.steps);
+        QVERIFY2(error.rms() <= hearth::test::kRmsRatioLimit * llama_cpp.rms,
+                 qPrintable(QString("RMS error %1, llama.cpp's %2").arg(error.rms()).arg(llama_cpp.rms)));
+        QVERIFY2(error.max_abs() <= hearth::test::kMaxRatioLimit * llama_cpp.max_abs,
+                 qPrintable(QString("max error %1 at %2, llama.cpp's %3")
+                                .arg(error.max_abs())
+                                .arg(QString::fromStdString(error.worst_at()))
+                                .arg(llama_cpp.max_abs)));
+    }
+
+    // Bad token ids or a bad --from: exit status 2, nothing on stdout, a message naming the problem.
+    void logits_rejects_bad_input_data() {
+        QTest::addColumn<QString>("tokens");
+        QTest::addColumn<QString>("from");
+        QTest::addColumn<QString>("problem");
+        const int n_vocab = hearth::engine::Model::read_info(model("stories260K.gguf").toStdString()).n_vocab;
+        const QString past_vocab = QString::number(n_vocab);
+        QTest::newRow("id past the vocabulary") << "1 403 " + past_vocab << "0"
+                                                << "token id " + past_vocab;
+        QTest::newRow("negative id") << "1 -7 403"
+                                     << "0"
+                                     << "token id -7";
+        QTest::newRow("not an integer") << "1 4o3"
+                                        << "0"
+                                        << "'4o3' is not an integer";
+        QTest::newRow("not a whole number") << "1 403.5"
+                                            << "0"
+                                            << "'403.5' is not an integer";
+        QTest::newRow("no ids") << "  "
+                                << "0"
+                                << "--tokens is empty";
+        QTest::newRow("--from past the last") << "1 403 407"
+                                              << "3"
+                                              << "--from 3";
+        QTest::newRow("--from negative") << "1 403 407"
+                                         << "-1"
+                                         << "--from -1";
+        QTest::newRow("--from not an integer") << "1 403 407"
+                                               << "one"
+                                               << "--from";
+    }
+    void logits_rejects_bad_input() {
+        QFETCH(QString, tokens);
+        QFETCH(QString, from);
+        QFETCH(QString, problem);
+        const Run r =
+            run_cli({"logits", "-m", model("stories260K.gguf"), "--tokens", tokens, "--from", from});
+        QCOMPARE(r.status, 2);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY2(r.err.contains(problem), qPrintable(r.err));
     }
 
     void chat_bench_reports_reuse_as_json_data() {
