@@ -68,7 +68,8 @@ char ascii_lower(char c) {
 
 // Fills what `table` lacks from `lower`: a type without a dot product is taken whole (its
 // activation format goes with its dot product); a missing quantizer or dequantizer of a type
-// it has is taken alone (the block layout is the same in every tier).
+// it has is taken alone (the block layout is the same in every tier). A tier that sets a type
+// sets it whole (TypeKernels' fields it leaves null are filled here).
 void resolve_from(KernelTable& table, const KernelTable& lower) {
     for (size_t raw = 0; raw < kTensorTypeSlots; ++raw) {
         TypeKernels& mine = table.by_type[raw];
@@ -81,7 +82,6 @@ void resolve_from(KernelTable& table, const KernelTable& lower) {
             if (kept.quantize_activations) mine.quantize_activations = kept.quantize_activations;
             continue;
         }
-        mine.isa = table.isa;
         if (!mine.quantize) mine.quantize = below.quantize;
         if (!mine.dequantize) mine.dequantize = below.dequantize;
         if (!mine.quantize_activations) mine.quantize_activations = below.quantize_activations;
@@ -121,12 +121,12 @@ Isa lower_tier(Isa isa) {
 const KernelTable* kernels_for_any_cpu(Isa isa);
 
 #if HEARTH_X86_KERNELS
-// A tier's table: its own kernels, and for the rest the tier below it. Building it only takes
-// function addresses, so it is safe on a CPU that cannot run them.
+// A tier's table: the tier below it, with this tier's own kernels put over it. Building it
+// only takes function addresses, so it is safe on a CPU that cannot run them. A type whose dot
+// product or gemm the tier replaced is marked as the tier's.
 KernelTable build_table(Isa isa) {
-    KernelTable table = *kernels_for_any_cpu(lower_tier(isa));
-    table.isa = isa;
-    KernelTable own;
+    const KernelTable& lower = *kernels_for_any_cpu(lower_tier(isa));
+    KernelTable own = lower;
     own.isa = isa;
     switch (isa) {
     case Isa::Avx2:
@@ -141,7 +141,14 @@ KernelTable build_table(Isa isa) {
     case Isa::Scalar:
         break;
     }
-    resolve_from(own, table);
+    resolve_from(own, lower);
+    for (size_t raw = 0; raw < kTensorTypeSlots; ++raw) {
+        TypeKernels& mine = own.by_type[raw];
+        const TypeKernels& below = lower.by_type[raw];
+        const bool replaced = mine.vec_dot != below.vec_dot || mine.gemm != below.gemm ||
+                              mine.gemm_rows_multiple_of_8 != below.gemm_rows_multiple_of_8;
+        mine.isa = replaced ? isa : below.isa;
+    }
     return own;
 }
 #endif
