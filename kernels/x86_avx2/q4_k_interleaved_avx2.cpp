@@ -13,6 +13,7 @@
 #include "kernels/block_formats.h"
 #include "kernels/x86_avx2/avx2_k_quants.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
+#include "kernels/x86_avx2/dword_transpose.h"
 #include "kernels/x86_avx2/interleaved_group.h"
 
 #include <algorithm>
@@ -98,25 +99,6 @@ inline ActivationTerms activation_terms(const GroupBlock& g, const BlockQ8_K& ab
     const __m256 da = _mm256_set1_ps(ab.d);
     return {_mm256_mul_ps(g.d, da), _mm256_mul_ps(g.dmin, da),
             _mm256_broadcastsi128_si256(_mm_hadd_epi16(load128(ab.bsums), load128(ab.bsums + 8)))};
-}
-
-// 8 rows of 8 dwords -> 8 vectors: out[c] holds dword c of every row, row r in dword r.
-inline void transpose_8x8_dwords(const __m256i (&in)[kRows], __m256i (&out)[8]) {
-    __m256i t[8], u[8];
-    for (int k = 0; k < 8; k += 2) {
-        t[k] = _mm256_unpacklo_epi32(in[k], in[k + 1]);
-        t[k + 1] = _mm256_unpackhi_epi32(in[k], in[k + 1]);
-    }
-    for (int k = 0; k < 8; k += 4) {
-        u[k] = _mm256_unpacklo_epi64(t[k], t[k + 2]);
-        u[k + 1] = _mm256_unpackhi_epi64(t[k], t[k + 2]);
-        u[k + 2] = _mm256_unpacklo_epi64(t[k + 1], t[k + 3]);
-        u[k + 3] = _mm256_unpackhi_epi64(t[k + 1], t[k + 3]);
-    }
-    for (int k = 0; k < 4; ++k) {
-        out[k] = _mm256_permute2x128_si256(u[k], u[k + 4], 0x20);
-        out[k + 4] = _mm256_permute2x128_si256(u[k], u[k + 4], 0x31);
-    }
 }
 
 // Prefill reads every group once per 4 activation rows, so the group is decoded once, into a

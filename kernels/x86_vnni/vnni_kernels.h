@@ -23,7 +23,9 @@ inline __m256i dpbusd(__m256i acc, __m256i unsigned_bytes, __m256i signed_bytes)
 #endif
 }
 
-// The tier's own kernels; kernel_table.cpp takes the rest from the AVX2 tier.
+// The tier's own kernels, put over a copy of the AVX2 tier's table (kernel_table.cpp).
 void add_kernels(KernelTable& table);
+// Q4_K and Q6_K prefill (gemm_k_quants.cpp).
+void add_k_quant_kernels(KernelTable& table);
 
 } // namespace hearth::kernels::HEARTH_VNNI_NS

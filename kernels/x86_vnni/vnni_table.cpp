@@ -5,7 +5,7 @@
 namespace hearth::kernels::HEARTH_VNNI_NS {
 
 void add_kernels(KernelTable& table) {
-    (void)table;
+    add_k_quant_kernels(table);
 }
 
 } // namespace hearth::kernels::HEARTH_VNNI_NS

@@ -1,0 +1,313 @@
+// Prefill gemm for the K-quants with vpdpbusd: Q4_K and Q6_K weights times Q8_K activations.
+//
+// A group of 8 weight rows is decoded once into a per-thread panel that every pass over the
+// activation rows then reads. The quants are kept unsigned, 8 rows interleaved: per sub-block
+// and 4 quants, one vector holds each row's 4 bytes in its own dword. vpdpbusd against 4
+// activation bytes broadcast then sums each row in its own lane, exactly, with no horizontal
+// reduction. Per sub-block the int32 sums are multiplied by the rows' integer scales and
+// summed over the super-block, still exact; the offsets (Q4_K's mins, Q6_K's -32) come from
+// the activations' 16-element sums, and the super-block's two float scales apply once.
+// Decode (a batch under kMinBatch) goes to the AVX2 tier's kernel, which streams the rows.
+#include "kernels/block_formats.h"
+#include "kernels/x86_avx2/dword_transpose.h"
+#include "kernels/x86_vnni/vnni_kernels.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+namespace hearth::kernels::HEARTH_VNNI_NS {
+namespace {
+
+constexpr int kRows = 8; // weight rows per group: one per dword lane
+// Activation rows per pass over a panel: each needs its own accumulators. AVX-512 has 32
+// vector registers, AVX-VNNI 16.
+#ifdef HEARTH_AVX512
+constexpr int kBatchTile = 8;
+#else
+constexpr int kBatchTile = 4;
+#endif
+// Below this many activation rows, decoding a panel costs more than it saves.
+constexpr int64_t kMinBatch = 16;
+
+inline float fp16_to_float(uint16_t bits) {
+    return _cvtsh_ss(bits);
+}
+
+inline int32_t load_i32(const void* p) {
+    int32_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+// Lanes [0, valid_rows) of v to y.
+inline void store_lanes(__m256 v, float* y, int valid_rows) {
+    if (valid_rows == kRows) {
+        _mm256_storeu_ps(y, v);
+        return;
+    }
+    alignas(32) float lanes[kRows];
+    _mm256_store_ps(lanes, v);
+    std::copy(lanes, lanes + valid_rows, y);
+}
+
+inline __m256i dpwssd(__m256i acc, __m256i a, __m256i b) {
+#ifdef HEARTH_AVX512
+    return _mm256_dpwssd_epi32(acc, a, b);
+#else
+    return _mm256_dpwssd_avx_epi32(acc, a, b);
+#endif
+}
+
+// One super-block of a panel's 8 rows: the rows' integer scales per sub-block, the pairs of
+// integers its offset term multiplies with the activations' sums, and the float scales.
+template <int SubBlocks, int OffsetPairs> struct alignas(32) PanelHeader {
+    int32_t scales[SubBlocks][kRows];         // sub-block j: row r's scale in lane r
+    int32_t offset_pairs[OffsetPairs][kRows]; // pair p: row r's two int16 offset factors
+    float d[kRows];                           // scale of the scaled sums
+    float offset_d[kRows];                    // scale of the offset term, which is subtracted
+};
+
+// 32 bytes: 4 quants of each of the 8 rows.
+struct alignas(32) RowQuads {
+    uint8_t bytes[32];
+};
+
+// Q4_K: 8 sub-blocks of 32, unsigned 4-bit quants, 6-bit scales and mins:
+//   row . a = d * sum_j scale_j * (q_j . a_j) - dmin * sum_j min_j * sum(a_j).
+// The offset pairs are the mins of sub-blocks (2p, 2p + 1), against the activations'
+// 32-element sums.
+struct Q4KFormat {
+    using Block = BlockQ4_K;
+    static constexpr int kSubBlocks = 8, kOffsetPairs = 4;
+    using Header = PanelHeader<kSubBlocks, kOffsetPairs>;
+
+    // Q4_K's 6-bit scale and min of sub-block j (the format packs 8 of each into 12 bytes).
+    static void scale_min(const uint8_t* packed, int j, int& scale, int& min) {
+        if (j < 4) {
+            scale = packed[j] & 63;
+            min = packed[j + 4] & 63;
+        } else {
+            scale = (packed[j + 4] & 0x0F) | ((packed[j - 4] >> 6) << 4);
+            min = (packed[j + 4] >> 4) | ((packed[j] >> 6) << 4);
+        }
+    }
+    static void header_row(const Block& b, int r, Header& h) {
+        h.d[r] = fp16_to_float(b.d);
+        h.offset_d[r] = fp16_to_float(b.dmin);
+        int mins[kSubBlocks];
+        for (int j = 0; j < kSubBlocks; ++j)
+            scale_min(b.scales, j, h.scales[j][r], mins[j]);
+        for (int p = 0; p < kOffsetPairs; ++p)
+            h.offset_pairs[p][r] = int16_pair(mins[2 * p], mins[2 * p + 1]);
+    }
+    // The 256 quants of a block in element order, 0..15.
+    static void quants(const Block& b, uint8_t (&q)[QK_K]) {
+        for (int p = 0; p < QK_K / 64; ++p)
+            for (int l = 0; l < 32; ++l) {
+                q[64 * p + l] = b.qs[32 * p + l] & 0x0F;
+                q[64 * p + 32 + l] = b.qs[32 * p + l] >> 4;
+            }
+    }
+    // dword p: the sums of the activations' sub-blocks 2p and 2p + 1 (int16 each).
+    static void offset_sums(const BlockQ8_K& a, int32_t (&sums)[kOffsetPairs]) {
+        const __m128i low = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.bsums));
+        const __m128i high = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.bsums + 8));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(sums), _mm_hadd_epi16(low, high));
+    }
+    static int32_t int16_pair(int low, int high) {
+        return static_cast<int32_t>(static_cast<uint16_t>(low) |
+                                    (static_cast<uint32_t>(static_cast<uint16_t>(high)) << 16));
+    }
+};
+
+// Q6_K: 16 sub-blocks of 16, 6-bit quants stored unsigned (q - 32 is the value), int8 scales:
+//   row . a = d * sum_k scale_k * (q_k . a_k) - 32 d * sum_k scale_k * sum(a_k).
+// The offset pairs are the scales of sub-blocks (2p, 2p + 1), against Q8_K's own 16-element sums.
+struct Q6KFormat {
+    using Block = BlockQ6_K;
+    static constexpr int kSubBlocks = 16, kOffsetPairs = 8;
+    using Header = PanelHeader<kSubBlocks, kOffsetPairs>;
+
+    static void header_row(const Block& b, int r, Header& h) {
+        h.d[r] = fp16_to_float(b.d);
+        h.offset_d[r] = 32 * h.d[r];
+        for (int k = 0; k < kSubBlocks; ++k)
+            h.scales[k][r] = b.scales[k];
+        for (int p = 0; p < kOffsetPairs; ++p)
+            h.offset_pairs[p][r] = Q4KFormat::int16_pair(b.scales[2 * p], b.scales[2 * p + 1]);
+    }
+    // In each half of 128, element 32k + l takes its low 4 bits from ql[64 half + l + 32 (k & 1)]
+    // (the low nibble for k < 2, the high one otherwise) and its top 2 bits from bits 2k of
+    // qh[32 half + l].
+    static void quants(const Block& b, uint8_t (&q)[QK_K]) {
+        for (int half = 0; half < 2; ++half)
+            for (int k = 0; k < 4; ++k)
+                for (int l = 0; l < 32; ++l) {
+                    const uint8_t low_byte = b.ql[64 * half + l + 32 * (k & 1)];
+                    const int low = k < 2 ? low_byte & 0x0F : low_byte >> 4;
+                    const int high = (b.qh[32 * half + l] >> (2 * k)) & 3;
+                    q[128 * half + 32 * k + l] = static_cast<uint8_t>(low | (high << 4));
+                }
+    }
+    static void offset_sums(const BlockQ8_K& a, int32_t (&sums)[kOffsetPairs]) {
+        std::memcpy(sums, a.bsums, sizeof sums);
+    }
+};
+
+template <class Format> struct Panel {
+    std::vector<RowQuads> quants; // (block, sub-block, chunk c): rows' quants 4c..4c+3 of it
+    std::vector<typename Format::Header> headers;
+};
+
+// Decodes a group of 8 rows (rows[r] = row r's first block) into the panel.
+template <class Format>
+void decode_group(int64_t blocks, const typename Format::Block* const (&rows)[kRows], Panel<Format>& panel) {
+    constexpr int kChunks = QK_K / 4 / kRows; // dword chunks of one row per block, 8 at a time
+    if (panel.headers.size() < static_cast<size_t>(blocks)) { // once per thread and width
+        panel.headers.resize(static_cast<size_t>(blocks));
+        panel.quants.resize(static_cast<size_t>(blocks) * QK_K / 4);
+    }
+    for (int64_t i = 0; i < blocks; ++i) {
+        auto& header = panel.headers[static_cast<size_t>(i)];
+        alignas(32) uint8_t q[kRows][QK_K];
+        for (int r = 0; r < kRows; ++r) {
+            Format::header_row(rows[r][i], r, header);
+            Format::quants(rows[r][i], q[r]);
+        }
+        // Chunk c of every row, 8 dwords at a time, transposed so that row r lands in lane r.
+        auto* out = reinterpret_cast<__m256i*>(panel.quants.data() + static_cast<size_t>(i) * QK_K / 4);
+        for (int part = 0; part < kChunks; ++part) {
+            __m256i by_row[kRows], by_chunk[kRows];
+            for (int r = 0; r < kRows; ++r)
+                by_row[r] = _mm256_load_si256(reinterpret_cast<const __m256i*>(q[r] + 32 * part));
+            transpose_8x8_dwords(by_row, by_chunk);
+            std::copy(by_chunk, by_chunk + kRows, out + kRows * part);
+        }
+    }
+}
+
+// out[b * y_stride + r] for RN activation rows (a[b] = row b's first block) over one group.
+template <class Format, int RN>
+void panel_times_activations(int64_t blocks, const Panel<Format>& panel, const BlockQ8_K* const (&a)[RN],
+                             float* out, int64_t y_stride, int valid_rows) {
+    constexpr int kSubBlocks = Format::kSubBlocks, kOffsetPairs = Format::kOffsetPairs;
+    constexpr int kChunks = QK_K / kSubBlocks / 4; // 4-quant chunks per sub-block
+    __m256 acc[RN];
+    for (int b = 0; b < RN; ++b)
+        acc[b] = _mm256_setzero_ps();
+    for (int64_t i = 0; i < blocks; ++i) {
+        const auto& h = panel.headers[static_cast<size_t>(i)];
+        const auto* quants =
+            reinterpret_cast<const __m256i*>(panel.quants.data() + static_cast<size_t>(i) * QK_K / 4);
+        __m256i scaled[RN];
+        for (int b = 0; b < RN; ++b)
+            scaled[b] = _mm256_setzero_si256();
+        for (int j = 0; j < kSubBlocks; ++j) {
+            __m256i dot[RN];
+            for (int b = 0; b < RN; ++b)
+                dot[b] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+            for (int c = 0; c < kChunks; ++c) {
+                const __m256i w = _mm256_load_si256(quants + j * kChunks + c);
+#pragma GCC unroll 8
+                for (int b = 0; b < RN; ++b)
+                    dot[b] =
+                        dpbusd(dot[b], w, _mm256_set1_epi32(load_i32(a[b][i].qs + 4 * (j * kChunks + c))));
+            }
+            const __m256i scale = _mm256_load_si256(reinterpret_cast<const __m256i*>(h.scales[j]));
+            for (int b = 0; b < RN; ++b)
+                scaled[b] = _mm256_add_epi32(scaled[b], _mm256_mullo_epi32(dot[b], scale));
+        }
+        const __m256 d = _mm256_load_ps(h.d), offset_d = _mm256_load_ps(h.offset_d);
+        for (int b = 0; b < RN; ++b) {
+            int32_t sums[kOffsetPairs];
+            Format::offset_sums(a[b][i], sums);
+            __m256i offset = _mm256_setzero_si256();
+#pragma GCC unroll 8
+            for (int p = 0; p < kOffsetPairs; ++p)
+                offset =
+                    dpwssd(offset, _mm256_load_si256(reinterpret_cast<const __m256i*>(h.offset_pairs[p])),
+                           _mm256_set1_epi32(sums[p]));
+            const __m256 da = _mm256_set1_ps(a[b][i].d);
+            acc[b] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(scaled[b]), _mm256_mul_ps(d, da), acc[b]);
+            acc[b] = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(offset), _mm256_mul_ps(offset_d, da), acc[b]);
+        }
+    }
+    for (int b = 0; b < RN; ++b)
+        store_lanes(acc[b], out + b * y_stride, valid_rows);
+}
+
+// The group's rows from row `first`; a group at the end of the range repeats its last valid
+// row, so that every lane reads real blocks.
+template <class Block>
+void group_rows(const char* weights, size_t row_bytes, int64_t first, int valid_rows,
+                const Block* (&rows)[kRows]) {
+    for (int k = 0; k < kRows; ++k)
+        rows[k] = reinterpret_cast<const Block*>(weights + (first + std::min(k, valid_rows - 1)) * row_bytes);
+}
+
+template <class Format, int RN>
+void pass(int64_t blocks, const Panel<Format>& panel, const char* a, size_t a_stride, float* y,
+          int64_t y_stride, int valid_rows) {
+    const BlockQ8_K* rows[RN];
+    for (int b = 0; b < RN; ++b)
+        rows[b] = reinterpret_cast<const BlockQ8_K*>(a + b * a_stride);
+    panel_times_activations<Format, RN>(blocks, panel, rows, y, y_stride, valid_rows);
+}
+
+template <class Format>
+using PassFn = void (*)(int64_t, const Panel<Format>&, const char*, size_t, float*, int64_t, int);
+// passes[k]: a pass over k + 1 activation rows (the last pass of a batch may be short).
+template <class Format, int... RN>
+constexpr std::array<PassFn<Format>, sizeof...(RN)> make_passes(std::integer_sequence<int, RN...>) {
+    return {pass<Format, RN + 1>...};
+}
+
+// The AVX2 tier's kernels, for decode-sized batches (set by add_k_quant_kernels).
+template <class Format> GemmFn g_small_batch_gemm = nullptr;
+
+template <class Format>
+void gemm(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
+          const void* activations, size_t activation_row_bytes, int64_t batch, float* y, int64_t y_stride) {
+    if (batch < kMinBatch) {
+        g_small_batch_gemm<Format>(n, weights, weight_row_bytes, row_begin, row_end, activations,
+                                   activation_row_bytes, batch, y, y_stride);
+        return;
+    }
+    static constexpr auto passes = make_passes<Format>(std::make_integer_sequence<int, kBatchTile>{});
+    const char* w = static_cast<const char*>(weights);
+    const char* a = static_cast<const char*>(activations);
+    const int64_t blocks = n / QK_K;
+    thread_local Panel<Format> panel;
+    for (int64_t r = row_begin; r < row_end; r += kRows) {
+        const int valid_rows = static_cast<int>(std::min<int64_t>(kRows, row_end - r));
+        const typename Format::Block* rows[kRows];
+        group_rows(w, weight_row_bytes, r, valid_rows, rows);
+        decode_group(blocks, rows, panel);
+        for (int64_t b = 0; b < batch; b += kBatchTile) {
+            const int tile = static_cast<int>(std::min<int64_t>(kBatchTile, batch - b));
+            passes[tile - 1](blocks, panel, a + b * activation_row_bytes, activation_row_bytes,
+                             y + b * y_stride + r, y_stride, valid_rows);
+        }
+    }
+}
+
+template <class Format> void take_over(KernelTable& table, TensorType type) {
+    TypeKernels& k = table.of(type);
+    if (k.gemm == nullptr) return; // decode-sized batches need the tier below's kernel
+    g_small_batch_gemm<Format> = k.gemm;
+    k.gemm = gemm<Format>;
+    k.gemm_rows_multiple_of_8 = nullptr;
+}
+
+} // namespace
+
+void add_k_quant_kernels(KernelTable& table) {
+    take_over<Q4KFormat>(table, TensorType::Q4_K);
+    take_over<Q6KFormat>(table, TensorType::Q6_K);
+}
+
+} // namespace hearth::kernels::HEARTH_VNNI_NS
