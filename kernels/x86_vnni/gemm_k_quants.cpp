@@ -1,8 +1,9 @@
 // Prefill gemm for the K-quants with vpdpbusd: Q4_K and Q6_K weights times Q8_K activations.
 //
-// A group of 8 weight rows is decoded once into a per-thread panel that every pass over the
-// activation rows then reads. The quants are kept unsigned, 8 rows interleaved: per sub-block
-// and 4 quants, one vector holds each row's 4 bytes in its own dword. vpdpbusd against 4
+// A group of weight rows (16 on AVX-512, 8 on AVX-VNNI) is decoded once into a per-thread
+// panel that every pass over the activation rows then reads. The quants are kept unsigned, the
+// rows interleaved: per sub-block and 4 quants, one vector holds each row's 4 bytes in its own
+// dword. vpdpbusd against 4
 // activation bytes broadcast then sums each row in its own lane, exactly, with no horizontal
 // reduction. Per sub-block the int32 sums are multiplied by the rows' integer scales and
 // summed over the super-block, still exact; the offsets (Q4_K's mins, Q6_K's -32) come from
@@ -21,9 +22,121 @@
 namespace hearth::kernels::HEARTH_VNNI_NS {
 namespace {
 
-constexpr int kRows = 8; // weight rows per group: one per dword lane
-// Activation rows per pass over a panel: each needs its own accumulators. AVX-512 has 32
-// vector registers, AVX-VNNI 16.
+// The vector a group of weight rows fills, one row per dword lane: 16 rows in a zmm on
+// AVX-512 (on Zen 4 a zmm vpdpbusd costs two 256-bit slots, but it needs half the instructions,
+// broadcasts and independent accumulator chains), 8 in a ymm on AVX-VNNI.
+#ifdef HEARTH_AVX512
+constexpr int kRows = 16;
+using VecI = __m512i;
+using VecF = __m512;
+inline VecI zero_i() {
+    return _mm512_setzero_si512();
+}
+inline VecF zero_f() {
+    return _mm512_setzero_ps();
+}
+inline VecI load_i(const void* p) {
+    return _mm512_load_si512(p);
+}
+inline VecF load_f(const float* p) {
+    return _mm512_load_ps(p);
+}
+inline VecI broadcast_i(int32_t v) {
+    return _mm512_set1_epi32(v);
+}
+inline VecF broadcast_f(float v) {
+    return _mm512_set1_ps(v);
+}
+inline VecI dot_bytes(VecI acc, VecI u, VecI s) {
+    return _mm512_dpbusd_epi32(acc, u, s);
+}
+inline VecI dot_words(VecI acc, VecI a, VecI b) {
+    return _mm512_dpwssd_epi32(acc, a, b);
+}
+inline VecI add_i(VecI a, VecI b) {
+    return _mm512_add_epi32(a, b);
+}
+inline VecI mul_i(VecI a, VecI b) {
+    return _mm512_mullo_epi32(a, b);
+}
+// The zero-masked form: GCC 12 warns that _mm512_cvtepi32_ps's own undefined source may be
+// used uninitialized (it is not); this one has no undefined operand.
+inline VecF to_float(VecI v) {
+    return _mm512_maskz_cvtepi32_ps(static_cast<__mmask16>(0xFFFF), v);
+}
+inline VecF mul_f(VecF a, VecF b) {
+    return _mm512_mul_ps(a, b);
+}
+inline VecF fmadd(VecF a, VecF b, VecF c) {
+    return _mm512_fmadd_ps(a, b, c);
+}
+inline VecF fnmadd(VecF a, VecF b, VecF c) {
+    return _mm512_fnmadd_ps(a, b, c);
+}
+// Lanes [0, valid_rows) of v to y.
+inline void store_lanes(VecF v, float* y, int valid_rows) {
+    _mm512_mask_storeu_ps(y, static_cast<__mmask16>((1u << valid_rows) - 1), v);
+}
+#else
+constexpr int kRows = 8;
+using VecI = __m256i;
+using VecF = __m256;
+inline VecI zero_i() {
+    return _mm256_setzero_si256();
+}
+inline VecF zero_f() {
+    return _mm256_setzero_ps();
+}
+inline VecI load_i(const void* p) {
+    return _mm256_load_si256(static_cast<const __m256i*>(p));
+}
+inline VecF load_f(const float* p) {
+    return _mm256_load_ps(p);
+}
+inline VecI broadcast_i(int32_t v) {
+    return _mm256_set1_epi32(v);
+}
+inline VecF broadcast_f(float v) {
+    return _mm256_set1_ps(v);
+}
+inline VecI dot_bytes(VecI acc, VecI u, VecI s) {
+    return dpbusd(acc, u, s);
+}
+inline VecI dot_words(VecI acc, VecI a, VecI b) {
+    return _mm256_dpwssd_avx_epi32(acc, a, b);
+}
+inline VecI add_i(VecI a, VecI b) {
+    return _mm256_add_epi32(a, b);
+}
+inline VecI mul_i(VecI a, VecI b) {
+    return _mm256_mullo_epi32(a, b);
+}
+inline VecF to_float(VecI v) {
+    return _mm256_cvtepi32_ps(v);
+}
+inline VecF mul_f(VecF a, VecF b) {
+    return _mm256_mul_ps(a, b);
+}
+inline VecF fmadd(VecF a, VecF b, VecF c) {
+    return _mm256_fmadd_ps(a, b, c);
+}
+inline VecF fnmadd(VecF a, VecF b, VecF c) {
+    return _mm256_fnmadd_ps(a, b, c);
+}
+inline void store_lanes(VecF v, float* y, int valid_rows) {
+    if (valid_rows == kRows) {
+        _mm256_storeu_ps(y, v);
+        return;
+    }
+    alignas(32) float lanes[kRows];
+    _mm256_store_ps(lanes, v);
+    std::copy(lanes, lanes + valid_rows, y);
+}
+#endif
+constexpr size_t kVecBytes = sizeof(VecI);
+
+// Activation rows per pass over a panel: each needs its own accumulators (AVX-512 has 32
+// vector registers, AVX-VNNI 16).
 #ifdef HEARTH_AVX512
 constexpr int kBatchTile = 8;
 #else
@@ -31,6 +144,8 @@ constexpr int kBatchTile = 4;
 #endif
 // Below this many activation rows, decoding a panel costs more than it saves.
 constexpr int64_t kMinBatch = 16;
+// Decoded weights kept at once per thread (a few groups), well inside a 1 MB L2.
+constexpr size_t kPanelSetBytes = 384 * 1024;
 
 inline float fp16_to_float(uint16_t bits) {
     return _cvtsh_ss(bits);
@@ -42,37 +157,18 @@ inline int32_t load_i32(const void* p) {
     return v;
 }
 
-// Lanes [0, valid_rows) of v to y.
-inline void store_lanes(__m256 v, float* y, int valid_rows) {
-    if (valid_rows == kRows) {
-        _mm256_storeu_ps(y, v);
-        return;
-    }
-    alignas(32) float lanes[kRows];
-    _mm256_store_ps(lanes, v);
-    std::copy(lanes, lanes + valid_rows, y);
-}
-
-inline __m256i dpwssd(__m256i acc, __m256i a, __m256i b) {
-#ifdef HEARTH_AVX512
-    return _mm256_dpwssd_epi32(acc, a, b);
-#else
-    return _mm256_dpwssd_avx_epi32(acc, a, b);
-#endif
-}
-
 // One super-block of a panel's 8 rows: the rows' integer scales per sub-block, the pairs of
 // integers its offset term multiplies with the activations' sums, and the float scales.
-template <int SubBlocks, int OffsetPairs> struct alignas(32) PanelHeader {
+template <int SubBlocks, int OffsetPairs> struct alignas(kVecBytes) PanelHeader {
     int32_t scales[SubBlocks][kRows];         // sub-block j: row r's scale in lane r
     int32_t offset_pairs[OffsetPairs][kRows]; // pair p: row r's two int16 offset factors
     float d[kRows];                           // scale of the scaled sums
     float offset_d[kRows];                    // scale of the offset term, which is subtracted
 };
 
-// 32 bytes: 4 quants of each of the 8 rows.
-struct alignas(32) RowQuads {
-    uint8_t bytes[32];
+// 4 quants of each of the group's rows.
+struct alignas(kVecBytes) RowQuads {
+    uint8_t bytes[4 * kRows];
 };
 
 // Q4_K: 8 sub-blocks of 32, unsigned 4-bit quants, 6-bit scales and mins:
@@ -165,7 +261,6 @@ template <class Format> struct Panel {
 // Decodes a group of 8 rows (rows[r] = row r's first block) into the panel.
 template <class Format>
 void decode_group(int64_t blocks, const typename Format::Block* const (&rows)[kRows], Panel<Format>& panel) {
-    constexpr int kChunks = QK_K / 4 / kRows; // dword chunks of one row per block, 8 at a time
     if (panel.headers.size() < static_cast<size_t>(blocks)) { // once per thread and width
         panel.headers.resize(static_cast<size_t>(blocks));
         panel.quants.resize(static_cast<size_t>(blocks) * QK_K / 4);
@@ -177,15 +272,20 @@ void decode_group(int64_t blocks, const typename Format::Block* const (&rows)[kR
             Format::header_row(rows[r][i], r, header);
             Format::quants(rows[r][i], q[r]);
         }
-        // Chunk c of every row, 8 dwords at a time, transposed so that row r lands in lane r.
-        auto* out = reinterpret_cast<__m256i*>(panel.quants.data() + static_cast<size_t>(i) * QK_K / 4);
-        for (int part = 0; part < kChunks; ++part) {
-            __m256i by_row[kRows], by_chunk[kRows];
-            for (int r = 0; r < kRows; ++r)
-                by_row[r] = _mm256_load_si256(reinterpret_cast<const __m256i*>(q[r] + 32 * part));
-            transpose_8x8_dwords(by_row, by_chunk);
-            std::copy(by_chunk, by_chunk + kRows, out + kRows * part);
-        }
+        // Each row's quants 4 at a time (one dword), 8 dwords and 8 rows per transpose, so that
+        // row r lands in lane r of its chunk's vector.
+        RowQuads* out = panel.quants.data() + static_cast<size_t>(i) * QK_K / 4;
+        for (int part = 0; part < QK_K / 32; ++part)
+            for (int eight = 0; eight < kRows / 8; ++eight) {
+                __m256i by_row[8], by_chunk[8];
+                for (int r = 0; r < 8; ++r)
+                    by_row[r] =
+                        _mm256_load_si256(reinterpret_cast<const __m256i*>(q[8 * eight + r] + 32 * part));
+                transpose_8x8_dwords(by_row, by_chunk);
+                for (int c = 0; c < 8; ++c)
+                    _mm256_store_si256(reinterpret_cast<__m256i*>(out[8 * part + c].bytes + 32 * eight),
+                                       by_chunk[c]);
+            }
     }
 }
 
@@ -195,45 +295,41 @@ void panel_times_activations(int64_t blocks, const Panel<Format>& panel, const B
                              float* out, int64_t y_stride, int valid_rows) {
     constexpr int kSubBlocks = Format::kSubBlocks, kOffsetPairs = Format::kOffsetPairs;
     constexpr int kChunks = QK_K / kSubBlocks / 4; // 4-quant chunks per sub-block
-    __m256 acc[RN];
+    VecF acc[RN];
     for (int b = 0; b < RN; ++b)
-        acc[b] = _mm256_setzero_ps();
+        acc[b] = zero_f();
     for (int64_t i = 0; i < blocks; ++i) {
         const auto& h = panel.headers[static_cast<size_t>(i)];
-        const auto* quants =
-            reinterpret_cast<const __m256i*>(panel.quants.data() + static_cast<size_t>(i) * QK_K / 4);
-        __m256i scaled[RN];
+        const RowQuads* quants = panel.quants.data() + static_cast<size_t>(i) * QK_K / 4;
+        VecI scaled[RN];
         for (int b = 0; b < RN; ++b)
-            scaled[b] = _mm256_setzero_si256();
+            scaled[b] = zero_i();
         for (int j = 0; j < kSubBlocks; ++j) {
-            __m256i dot[RN];
+            VecI dot[RN];
             for (int b = 0; b < RN; ++b)
-                dot[b] = _mm256_setzero_si256();
+                dot[b] = zero_i();
 #pragma GCC unroll 8
             for (int c = 0; c < kChunks; ++c) {
-                const __m256i w = _mm256_load_si256(quants + j * kChunks + c);
+                const VecI w = load_i(quants[j * kChunks + c].bytes);
 #pragma GCC unroll 8
                 for (int b = 0; b < RN; ++b)
-                    dot[b] =
-                        dpbusd(dot[b], w, _mm256_set1_epi32(load_i32(a[b][i].qs + 4 * (j * kChunks + c))));
+                    dot[b] = dot_bytes(dot[b], w, broadcast_i(load_i32(a[b][i].qs + 4 * (j * kChunks + c))));
             }
-            const __m256i scale = _mm256_load_si256(reinterpret_cast<const __m256i*>(h.scales[j]));
+            const VecI scale = load_i(h.scales[j]);
             for (int b = 0; b < RN; ++b)
-                scaled[b] = _mm256_add_epi32(scaled[b], _mm256_mullo_epi32(dot[b], scale));
+                scaled[b] = add_i(scaled[b], mul_i(dot[b], scale));
         }
-        const __m256 d = _mm256_load_ps(h.d), offset_d = _mm256_load_ps(h.offset_d);
+        const VecF d = load_f(h.d), offset_d = load_f(h.offset_d);
         for (int b = 0; b < RN; ++b) {
             int32_t sums[kOffsetPairs];
             Format::offset_sums(a[b][i], sums);
-            __m256i offset = _mm256_setzero_si256();
+            VecI offset = zero_i();
 #pragma GCC unroll 8
             for (int p = 0; p < kOffsetPairs; ++p)
-                offset =
-                    dpwssd(offset, _mm256_load_si256(reinterpret_cast<const __m256i*>(h.offset_pairs[p])),
-                           _mm256_set1_epi32(sums[p]));
-            const __m256 da = _mm256_set1_ps(a[b][i].d);
-            acc[b] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(scaled[b]), _mm256_mul_ps(d, da), acc[b]);
-            acc[b] = _mm256_fnmadd_ps(_mm256_cvtepi32_ps(offset), _mm256_mul_ps(offset_d, da), acc[b]);
+                offset = dot_words(offset, load_i(h.offset_pairs[p]), broadcast_i(sums[p]));
+            const VecF da = broadcast_f(a[b][i].d);
+            acc[b] = fmadd(to_float(scaled[b]), mul_f(d, da), acc[b]);
+            acc[b] = fnmadd(to_float(offset), mul_f(offset_d, da), acc[b]);
         }
     }
     for (int b = 0; b < RN; ++b)
@@ -281,16 +377,28 @@ void gemm(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_b
     const char* w = static_cast<const char*>(weights);
     const char* a = static_cast<const char*>(activations);
     const int64_t blocks = n / QK_K;
-    thread_local Panel<Format> panel;
-    for (int64_t r = row_begin; r < row_end; r += kRows) {
-        const int valid_rows = static_cast<int>(std::min<int64_t>(kRows, row_end - r));
-        const typename Format::Block* rows[kRows];
-        group_rows(w, weight_row_bytes, r, valid_rows, rows);
-        decode_group(blocks, rows, panel);
+    // Several groups are decoded before the activations stream past them, so that each tile of
+    // activation rows is read from memory once per panel set rather than once per group; the
+    // set is sized to stay in L2 beside the tile.
+    const size_t group_bytes = static_cast<size_t>(blocks) * (QK_K * kRows + sizeof(typename Format::Header));
+    const int64_t groups_per_set = std::max<int64_t>(1, static_cast<int64_t>(kPanelSetBytes / group_bytes));
+    thread_local std::vector<Panel<Format>> panels;
+    if (panels.size() < static_cast<size_t>(groups_per_set))
+        panels.resize(static_cast<size_t>(groups_per_set));
+    for (int64_t set_begin = row_begin; set_begin < row_end; set_begin += groups_per_set * kRows) {
+        const int64_t set_end = std::min(row_end, set_begin + groups_per_set * kRows);
+        for (int64_t r = set_begin, g = 0; r < set_end; r += kRows, ++g) {
+            const int valid_rows = static_cast<int>(std::min<int64_t>(kRows, set_end - r));
+            const typename Format::Block* rows[kRows];
+            group_rows(w, weight_row_bytes, r, valid_rows, rows);
+            decode_group(blocks, rows, panels[static_cast<size_t>(g)]);
+        }
         for (int64_t b = 0; b < batch; b += kBatchTile) {
             const int tile = static_cast<int>(std::min<int64_t>(kBatchTile, batch - b));
-            passes[tile - 1](blocks, panel, a + b * activation_row_bytes, activation_row_bytes,
-                             y + b * y_stride + r, y_stride, valid_rows);
+            for (int64_t r = set_begin, g = 0; r < set_end; r += kRows, ++g)
+                passes[tile - 1](blocks, panels[static_cast<size_t>(g)], a + b * activation_row_bytes,
+                                 activation_row_bytes, y + b * y_stride + r, y_stride,
+                                 static_cast<int>(std::min<int64_t>(kRows, set_end - r)));
         }
     }
 }
