@@ -178,6 +178,58 @@ __attribute__((target("avx2,fma"))) double fma_loop(int64_t iterations, float* s
     *sink += lanes[0];
     return static_cast<double>(iterations) * 10 * 8 * 2;
 }
+
+// The int8 dot products the quantized kernels are built from, in 10 independent chains: what
+// one instruction-set tier can multiply at most. Each returns the ops done (2 per multiply-add).
+// AVX2: vpmaddubsw, then vpmaddwd to int32 and an add, per 32 byte products.
+__attribute__((target("avx2,fma"))) double int8_loop_avx2(int64_t iterations, int32_t* sink) {
+    __m256i acc[10];
+    for (int k = 0; k < 10; ++k)
+        acc[k] = _mm256_set1_epi32(k);
+    const __m256i u = _mm256_set1_epi8(3), s = _mm256_set1_epi8(-2), ones = _mm256_set1_epi16(1);
+    for (int64_t it = 0; it < iterations; ++it)
+#pragma GCC unroll 10
+        for (int k = 0; k < 10; ++k) {
+            __m256i operand = u;
+            __asm__ volatile("" : "+x"(operand)); // opaque: every product is computed, none hoisted
+            acc[k] = _mm256_add_epi32(acc[k], _mm256_madd_epi16(_mm256_maddubs_epi16(operand, s), ones));
+        }
+    for (int k = 0; k < 10; ++k)
+        *sink += _mm256_extract_epi32(acc[k], 0);
+    return static_cast<double>(iterations) * 10 * 32 * 2;
+}
+// AVX-VNNI: vpdpbusd on ymm, 32 byte products each.
+__attribute__((target("avx2,avxvnni"))) double int8_loop_avxvnni(int64_t iterations, int32_t* sink) {
+    __m256i acc[10];
+    for (int k = 0; k < 10; ++k)
+        acc[k] = _mm256_set1_epi32(k);
+    const __m256i u = _mm256_set1_epi8(3), s = _mm256_set1_epi8(-2);
+    for (int64_t it = 0; it < iterations; ++it)
+#pragma GCC unroll 10
+        for (int k = 0; k < 10; ++k)
+            acc[k] = _mm256_dpbusd_avx_epi32(acc[k], u, s);
+    for (int k = 0; k < 10; ++k)
+        *sink += _mm256_extract_epi32(acc[k], 0);
+    return static_cast<double>(iterations) * 10 * 32 * 2;
+}
+// AVX-512 VNNI: vpdpbusd on zmm, 64 byte products each (the K-quant kernels' width).
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) double int8_loop_avx512(int64_t iterations,
+                                                                                        int32_t* sink) {
+    __m512i acc[10];
+    for (int k = 0; k < 10; ++k)
+        acc[k] = _mm512_set1_epi32(k);
+    const __m512i u = _mm512_set1_epi8(3), s = _mm512_set1_epi8(-2);
+    for (int64_t it = 0; it < iterations; ++it)
+#pragma GCC unroll 10
+        for (int k = 0; k < 10; ++k)
+            acc[k] = _mm512_dpbusd_epi32(acc[k], u, s);
+    alignas(64) int32_t lanes[16];
+    for (int k = 0; k < 10; ++k) {
+        _mm512_store_si512(lanes, acc[k]);
+        *sink += lanes[0];
+    }
+    return static_cast<double>(iterations) * 10 * 64 * 2;
+}
 #endif
 
 uint64_t read_stream_scalar(const std::byte* data, size_t bytes) {
@@ -201,6 +253,8 @@ bool have_avx2_fma() {
 struct MachineLimits {
     double bandwidth_gbps = 0; // streaming read, best of several passes
     double peak_gflops = 0;    // FP32 FMA
+    double int8_peak_gops = 0; // the active tier's int8 dot product (0: the scalar tier)
+    std::string int8_instruction;
 };
 
 // fn(index, threads) on `threads` threads at once (this one is index 0): each measurement
@@ -262,6 +316,41 @@ MachineLimits measure_limits(int threads) {
         }
     }
 #endif
+#if defined(__x86_64__)
+    // The int8 dot product of the tier the kernels run.
+    using Int8Loop = double (*)(int64_t, int32_t*);
+    Int8Loop int8_loop = nullptr;
+    switch (kernels::active_kernels().isa) {
+    case kernels::Isa::Avx2:
+        int8_loop = int8_loop_avx2;
+        limits.int8_instruction = "vpmaddubsw+vpmaddwd ymm";
+        break;
+    case kernels::Isa::AvxVnni:
+        int8_loop = int8_loop_avxvnni;
+        limits.int8_instruction = "vpdpbusd ymm";
+        break;
+    case kernels::Isa::Avx512:
+        int8_loop = int8_loop_avx512;
+        limits.int8_instruction = "vpdpbusd zmm";
+        break;
+    case kernels::Isa::Scalar:
+        break;
+    }
+    for (int pass = 0; int8_loop != nullptr && pass < 3; ++pass) {
+        std::atomic<double> ops{0};
+        const auto start = Clock::now();
+        on_threads(threads, [&](int, int) {
+            int32_t local = 0;
+            const double done = int8_loop(10'000'000, &local);
+            double seen = ops.load();
+            while (!ops.compare_exchange_weak(seen, seen + done)) {
+            }
+            sink.fetch_add(static_cast<uint64_t>(local), std::memory_order_relaxed);
+        });
+        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        limits.int8_peak_gops = std::max(limits.int8_peak_gops, ops.load() / seconds / 1e9);
+    }
+#endif
     if (sink.load() == 42) std::fputc(' ', stderr); // keep the reads alive
     return limits;
 }
@@ -271,9 +360,10 @@ MachineLimits measure_limits(int threads) {
 struct ModelFacts {
     std::string name, type;
     int64_t file_bytes = 0;
-    int64_t params = 0;            // every tensor element
-    int64_t matmul_params = 0;     // weights multiplied per token (layers and output)
-    int64_t decode_read_bytes = 0; // weight bytes one decode step streams
+    int64_t params = 0;             // every tensor element
+    int64_t matmul_params = 0;      // weights multiplied per token (layers and output)
+    int64_t int8_matmul_params = 0; // of which quantized: their kernels multiply int8 activations
+    int64_t decode_read_bytes = 0;  // weight bytes one decode step streams
 };
 
 ModelFacts facts_of(const engine::Model& model) {
@@ -286,6 +376,9 @@ ModelFacts facts_of(const engine::Model& model) {
     const engine::ModelWeights& w = model.weights();
     auto add = [&](const kernels::WeightMatrix& m) {
         f.matmul_params += m.rows * m.cols;
+        if (kernels::active_kernels().of(m.type).activation_type != kernels::TensorType::F32 &&
+            m.type != kernels::TensorType::F16 && m.type != kernels::TensorType::BF16)
+            f.int8_matmul_params += m.rows * m.cols;
         f.decode_read_bytes += static_cast<int64_t>(kernels::row_bytes(m.type, m.cols)) * m.rows;
     };
     for (const auto& l : w.layers)
@@ -427,28 +520,31 @@ void print_json(const Context& c, const TestResult& r) {
         "\"n_prompt\":%d,\"n_gen\":%d,\"n_threads\":%d,\"isa\":%s,\"model\":%s,\"model_type\":%s,"
         "\"model_size\":%lld,\"model_n_params\":%lld,\"matmul_params\":%lld,\"decode_read_bytes\":%lld,"
         "\"bandwidth_gbps\":%.2f,\"fma_peak_gflops\":%.2f,\"limit_tokens_per_second\":%.2f,"
-        "\"fraction_of_limit\":%.4f,\"cpu_share\":%.3f,\"cpu_time_tokens_per_second\":%.3f}\n",
+        "\"fraction_of_limit\":%.4f,\"cpu_share\":%.3f,\"cpu_time_tokens_per_second\":%.3f,"
+        "\"int8_peak_gops\":%.2f,\"int8_matmul_params\":%lld}\n",
         json_string(r.test).c_str(), r.depth, r.mean, r.stddev, samples.c_str(), r.n_prompt, r.n_gen,
         r.threads, json_string(c.isa).c_str(), json_string(c.model.name).c_str(),
         json_string(c.model.type).c_str(), static_cast<long long>(c.model.file_bytes),
         static_cast<long long>(c.model.params), static_cast<long long>(c.model.matmul_params),
         static_cast<long long>(c.model.decode_read_bytes), c.limits.bandwidth_gbps, c.limits.peak_gflops,
-        r.limit_ts, r.fraction, r.cpu_share, r.cpu_bound_ts);
+        r.limit_ts, r.fraction, r.cpu_share, r.cpu_bound_ts, c.limits.int8_peak_gops,
+        static_cast<long long>(c.model.int8_matmul_params));
 }
 
 void print_csv_header() {
     std::printf(
         "model,model_type,model_size,model_n_params,n_threads,isa,test,depth,tokens_per_second,stddev,"
         "bandwidth_gbps,fma_peak_gflops,limit_tokens_per_second,fraction_of_limit,cpu_share,cpu_time_tokens_"
-        "per_second\n");
+        "per_second,int8_peak_gops\n");
 }
 
 void print_csv(const Context& c, const TestResult& r) {
-    std::printf("%s,%s,%lld,%lld,%d,%s,%s,%d,%.3f,%.3f,%.2f,%.2f,%.2f,%.4f,%.3f,%.3f\n",
+    std::printf("%s,%s,%lld,%lld,%d,%s,%s,%d,%.3f,%.3f,%.2f,%.2f,%.2f,%.4f,%.3f,%.3f,%.2f\n",
                 json_string(c.model.name).c_str(), c.model.type.c_str(),
                 static_cast<long long>(c.model.file_bytes), static_cast<long long>(c.model.params), r.threads,
                 c.isa.c_str(), r.test.c_str(), r.depth, r.mean, r.stddev, c.limits.bandwidth_gbps,
-                c.limits.peak_gflops, r.limit_ts, r.fraction, r.cpu_share, r.cpu_bound_ts);
+                c.limits.peak_gflops, r.limit_ts, r.fraction, r.cpu_share, r.cpu_bound_ts,
+                c.limits.int8_peak_gops);
 }
 
 void print_md_header(const Context& c, int threads) {
@@ -457,8 +553,11 @@ void print_md_header(const Context& c, int threads) {
                 static_cast<double>(c.model.file_bytes) / (1 << 20),
                 static_cast<double>(c.model.params) / 1e9, static_cast<double>(c.model.matmul_params) / 1e9,
                 static_cast<double>(c.model.decode_read_bytes) / (1 << 20));
-    std::printf("machine (%d threads): memory read %.1f GB/s, FP32 FMA peak %.1f GFLOP/s; ISA path %s\n\n",
-                threads, c.limits.bandwidth_gbps, c.limits.peak_gflops, c.isa.c_str());
+    std::printf(
+        "machine (%d threads): memory read %.1f GB/s, FP32 FMA peak %.1f GFLOP/s, int8 peak %.1f GOP/s "
+        "(%s); ISA path %s\n\n",
+        threads, c.limits.bandwidth_gbps, c.limits.peak_gflops, c.limits.int8_peak_gops,
+        c.limits.int8_instruction.empty() ? "none" : c.limits.int8_instruction.c_str(), c.isa.c_str());
     std::printf(
         "| model | type | threads | isa | test | t/s | limit t/s | of limit | cpu share | t/s per cpu |\n");
     std::printf("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
@@ -500,8 +599,16 @@ int run(const Options& o) {
                     r.limit_ts =
                         c.limits.bandwidth_gbps * 1e9 / static_cast<double>(c.model.decode_read_bytes);
                 } else {
-                    r.limit_ts =
-                        c.limits.peak_gflops * 1e9 / (2.0 * static_cast<double>(c.model.matmul_params));
+                    // Each weight is one multiply-add per token: int8 ones at the tier's int8
+                    // peak, the rest at the FMA peak.
+                    const double int8_ops = 2.0 * static_cast<double>(c.model.int8_matmul_params);
+                    const double float_ops =
+                        2.0 * static_cast<double>(c.model.matmul_params - c.model.int8_matmul_params);
+                    const double seconds_per_token =
+                        (c.limits.int8_peak_gops > 0 ? int8_ops / (c.limits.int8_peak_gops * 1e9)
+                                                     : int8_ops / (c.limits.peak_gflops * 1e9)) +
+                        float_ops / (c.limits.peak_gflops * 1e9);
+                    r.limit_ts = seconds_per_token > 0 ? 1.0 / seconds_per_token : 0;
                 }
                 r.fraction = r.limit_ts > 0 ? r.mean / r.limit_ts : 0;
                 if (o.output == "json")
