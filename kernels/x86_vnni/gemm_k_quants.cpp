@@ -147,16 +147,6 @@ constexpr int64_t kMinBatch = 16;
 // Decoded weights kept at once per thread (a few groups), well inside a 1 MB L2.
 constexpr size_t kPanelSetBytes = 384 * 1024;
 
-inline float fp16_to_float(uint16_t bits) {
-    return _cvtsh_ss(bits);
-}
-
-inline int32_t load_i32(const void* p) {
-    int32_t v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-
 // One super-block of a panel's 8 rows: the rows' integer scales per sub-block, the pairs of
 // integers its offset term multiplies with the activations' sums, and the float scales.
 template <int SubBlocks, int OffsetPairs> struct alignas(kVecBytes) PanelHeader {

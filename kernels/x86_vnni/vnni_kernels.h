@@ -6,6 +6,7 @@
 #include "kernels/kernel_table.h"
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <immintrin.h>
 
 #ifndef HEARTH_VNNI_NS
@@ -21,6 +22,16 @@ inline __m256i dpbusd(__m256i acc, __m256i unsigned_bytes, __m256i signed_bytes)
 #else
     return _mm256_dpbusd_avx_epi32(acc, unsigned_bytes, signed_bytes);
 #endif
+}
+
+inline float fp16_to_float(uint16_t bits) {
+    return _cvtsh_ss(bits);
+}
+
+inline int32_t load_i32(const void* p) {
+    int32_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
 }
 
 // The tier's own kernels, put over a copy of the AVX2 tier's table (kernel_table.cpp).
