@@ -1,0 +1,128 @@
+// The decode hot path makes no heap allocation: after the prompt, each generated token (the
+// forward pass of one row on the kernel threads, then the sampler) runs on buffers allocated
+// once. Counted by replacing the global operator new for this test binary, on every thread.
+#include "engine/sampling/sampler.h"
+#include "kernels/kernel_table.h"
+#include "tests/model/model_fixture.h"
+#include <QtTest>
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+namespace {
+
+std::atomic<bool> g_counting{false};
+std::atomic<long> g_allocations{0};
+
+void* counted_allocation(std::size_t size, std::size_t alignment) {
+    if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
+    if (size == 0) size = 1;
+    void* p = alignment > alignof(std::max_align_t)
+                  ? std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment)
+                  : std::malloc(size);
+    if (p == nullptr) throw std::bad_alloc();
+    return p;
+}
+
+} // namespace
+
+void* operator new(std::size_t size) {
+    return counted_allocation(size, alignof(std::max_align_t));
+}
+void* operator new[](std::size_t size) {
+    return counted_allocation(size, alignof(std::max_align_t));
+}
+void* operator new(std::size_t size, std::align_val_t alignment) {
+    return counted_allocation(size, static_cast<std::size_t>(alignment));
+}
+void* operator new[](std::size_t size, std::align_val_t alignment) {
+    return counted_allocation(size, static_cast<std::size_t>(alignment));
+}
+void operator delete(void* p) noexcept {
+    std::free(p);
+}
+void operator delete[](void* p) noexcept {
+    std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+    std::free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+    std::free(p);
+}
+void operator delete(void* p, std::align_val_t) noexcept {
+    std::free(p);
+}
+void operator delete[](void* p, std::align_val_t) noexcept {
+    std::free(p);
+}
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
+    std::free(p);
+}
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
+    std::free(p);
+}
+
+using namespace hearth;
+
+class TestDecodeAllocations : public QObject {
+    Q_OBJECT
+private slots:
+    void cleanupTestCase() { kernels::force_isa(kernels::Isa::Scalar); }
+
+    void decode_allocates_nothing_per_token_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("isa");
+        for (kernels::Isa isa : kernels::kIsaTiers)
+            for (const char* model :
+                 {"stories260K", "stories260K-Q4_K_M", "tiny-qwen2-Q8_0", "tiny-llama3-Q4_K_M"})
+                QTest::addRow("%s/%s", model, kernels::isa_name(isa).data()) << model << int(isa);
+    }
+    void decode_allocates_nothing_per_token() {
+        QFETCH(QString, model);
+        QFETCH(int, isa);
+        const auto tier = static_cast<kernels::Isa>(isa);
+        if (kernels::kernels_for(tier) == nullptr)
+            QSKIP(qPrintable(QString::fromStdString(kernels::isa_unavailable_reason(tier))));
+        kernels::force_isa(tier);
+        test::LoadedModel loaded = test::load_model(model.toStdString(), 64);
+        constexpr int kPrompt = 12, kWarmUp = 3, kCounted = 40;
+        auto cache = loaded.inference->new_cache(kPrompt + kWarmUp + kCounted + 1);
+        std::vector<int32_t> tokens;
+        tokens.reserve(kPrompt + kWarmUp + kCounted + 1); // pushing within capacity allocates nothing
+        for (int i = 0; i < kPrompt; ++i)
+            tokens.push_back(1 + (i * 37) % (loaded.inference->n_vocab() - 1));
+        engine::Sampler sampler(engine::SamplingParams{}, loaded.inference->n_vocab());
+        std::span<const float> logits = loaded.inference->eval(*cache, tokens);
+
+        const auto step = [&] {
+            const int32_t next = sampler.sample(logits, tokens);
+            tokens.push_back(next);
+            logits = loaded.inference->eval(*cache, std::span<const int32_t>(&tokens.back(), 1));
+        };
+        for (int i = 0; i < kWarmUp; ++i) // first use of per-thread buffers
+            step();
+        g_allocations = 0;
+        g_counting = true;
+        for (int i = 0; i < kCounted; ++i)
+            step();
+        g_counting = false;
+        qInfo("%s on %s: %ld heap allocations in %d decoded tokens", qPrintable(model),
+              kernels::isa_name(tier).data(), g_allocations.load(), kCounted);
+        QCOMPARE(g_allocations.load(), 0L);
+        QCOMPARE(static_cast<int>(tokens.size()), kPrompt + kWarmUp + kCounted);
+    }
+
+    // The counter itself works: an allocation while counting is seen.
+    void counter_sees_an_allocation() {
+        g_allocations = 0;
+        g_counting = true;
+        auto* p = new std::vector<int>(100);
+        g_counting = false;
+        delete p;
+        QVERIFY(g_allocations.load() >= 2); // the vector object and its buffer
+    }
+};
+
+QTEST_MAIN(TestDecodeAllocations)
+#include "test_decode_allocations.moc"
