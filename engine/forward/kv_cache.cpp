@@ -1,6 +1,8 @@
 #include "engine/forward/kv_cache.h"
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <stdexcept>
 
 namespace hearth::engine {
@@ -10,9 +12,22 @@ KvCache::KvCache(const HyperParams& hp, int32_t n_ctx)
     if (n_ctx <= 0) throw std::invalid_argument("KV cache needs a positive context length");
     const size_t halves = static_cast<size_t>(hp.n_layer) * n_ctx * hp.kv_width();
     // Not zeroed: only the positions a conversation reaches ever become resident.
-    keys_ = std::make_unique_for_overwrite<kernels::fp16_bits[]>(halves);
-    values_ = std::make_unique_for_overwrite<kernels::fp16_bits[]>(halves);
+    keys_ = allocate_aligned(halves);
+    values_ = allocate_aligned(halves);
     tokens_.reserve(static_cast<size_t>(n_ctx));
+}
+
+constexpr size_t kCacheLine = 64;
+
+KvCache::AlignedHalves KvCache::allocate_aligned(size_t halves) {
+    const size_t bytes = (halves * sizeof(kernels::fp16_bits) + kCacheLine - 1) / kCacheLine * kCacheLine;
+    void* p = std::aligned_alloc(kCacheLine, bytes);
+    if (p == nullptr) throw std::bad_alloc();
+    return AlignedHalves(static_cast<kernels::fp16_bits*>(p));
+}
+
+void KvCache::FreeAligned::operator()(kernels::fp16_bits* p) const noexcept {
+    std::free(p);
 }
 
 void KvCache::truncate(int32_t n) {

@@ -95,9 +95,16 @@ private:
     int32_t n_layer_;
     int32_t n_head_kv_;
     int32_t head_dim_;
-    int32_t high_water_ = 0;                       // most positions ever written
-    std::unique_ptr<kernels::fp16_bits[]> keys_;   // (layer, n_head_kv, n_ctx, head_dim)
-    std::unique_ptr<kernels::fp16_bits[]> values_; // (layer, n_head_kv, n_ctx, head_dim)
+    int32_t high_water_ = 0; // most positions ever written
+    // One allocation each for every layer's keys and values, aligned to cache lines so that
+    // a head's run of positions starts on a line and the vector loads of attention never split.
+    struct FreeAligned {
+        void operator()(kernels::fp16_bits* p) const noexcept;
+    };
+    using AlignedHalves = std::unique_ptr<kernels::fp16_bits[], FreeAligned>;
+    static AlignedHalves allocate_aligned(size_t halves);
+    AlignedHalves keys_;   // (layer, n_head_kv, n_ctx, head_dim)
+    AlignedHalves values_; // (layer, n_head_kv, n_ctx, head_dim)
     std::vector<int32_t> tokens_;
     int32_t shift_at_ = 0;
     std::vector<int32_t> dropped_;
