@@ -38,20 +38,24 @@ using GemmFn = void (*)(int64_t n, const void* weights, size_t weight_row_bytes,
                         float* y, int64_t y_stride);
 
 // Causal attention of one query row over n_keys cached F16 keys and values (rows every
-// kv_stride halves), at the precision of llama.cpp's CPU flash attention: the query is rounded
-// to F16, each score is dot(q16, k) * scale, and the weighted sum of values is an online
-// softmax whose accumulator is rounded to F16 after every fused multiply-add (and rescaled by
-// exp(old max - new max) when a new maximum appears). out = accumulator / sum of weights.
-// head_dim <= kMaxAttentionHeadDim.
+// kv_stride halves), in F32: each score is dot(q, k) * scale with the keys widened exactly, and
+// one pass with an online softmax keeps the running maximum, the sum of weights and the
+// weighted sum of values in F32 (what came before is rescaled by exp(old max - new max) when
+// the maximum rises). out = weighted sum / sum of weights. A key whose score is -inf weighs
+// nothing. head_dim <= kMaxAttentionHeadDim.
 using AttendF16Fn = void (*)(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
                              int64_t n_keys, int64_t head_dim, float scale, float* out);
 inline constexpr int64_t kMaxAttentionHeadDim = 512;
-// The same for n_queries query rows (every q_stride floats, outputs every out_stride) that share
-// keys, values and n_keys: the query heads of one GQA group at one position. Each output is bit
-// for bit what AttendF16Fn gives for its query; the keys and values are read once for all.
-using AttendGroupF16Fn = void (*)(const float* q, size_t q_stride, int64_t n_queries, const uint16_t* keys,
+// The same for a tile of query rows that share one KV head: n_positions consecutive positions
+// with n_heads query heads each (a GQA group). Row (position p, head h) is at
+// q + p * position_stride + h * head_stride, its output at the same offset from out, and it
+// attends to the first n_keys + p keys (causal). Each row's output is bit for bit what
+// AttendF16Fn of the same table gives for it, whatever the tile; each key and value is read
+// once for many rows of the tile.
+using AttendGroupF16Fn = void (*)(const float* q, float* out, size_t head_stride, size_t position_stride,
+                                  int64_t n_heads, int64_t n_positions, const uint16_t* keys,
                                   const uint16_t* values, size_t kv_stride, int64_t n_keys, int64_t head_dim,
-                                  float scale, float* out, size_t out_stride);
+                                  float scale);
 
 // SwiGLU in place over n elements: gate[i] = gate[i] * sigmoid(gate[i]) * up[i], with
 // llama.cpp's rounding (its vector exp in blocks of 8, libm's expf for the tail).

@@ -7,6 +7,10 @@
 #include <cstdint>
 
 namespace hearth::engine {
+namespace {
+// Floats of queries per attention tile (positions x the query heads of one KV head).
+constexpr int32_t kAttentionTileFloats = 2048;
+} // namespace
 
 void embed_tokens(const kernels::WeightMatrix& table, const int32_t* tokens, int32_t n, float* out) {
     const auto dequantize = kernels::active_kernels().of(table.type).dequantize;
@@ -114,14 +118,19 @@ void store_kv(KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const fl
         }
 }
 
-// One kernel call per (KV head, token): the query heads that share a KV head attend together,
-// reading its keys and values once (the kernel reproduces llama.cpp's flash-attention precision,
-// kernel_table.h). Items go KV-head-major, so the threads walk the keys and values of one KV
-// head at a time, which stay in L2 across the tokens of a batch. With fewer such items than
-// threads (decode of a model with few KV heads, on many cores) each group's query heads are
-// split into parts; the kernel computes every head as it would in the whole group.
+// One kernel call per (KV head, tile of positions): the query heads that share a KV head, at a
+// few consecutive positions, attend together, so that each block of keys and values is widened
+// once and used by all of them while it is in L1 (kernel_table.h). A tile holds about 2048
+// floats of queries (4 positions of a 7-head group of 64). Items go KV-head-major, so the
+// threads walk the keys and values of one KV head at a time, which stay in L2 across the tiles
+// of a batch, and the last tile (the most keys) first, so that the longest items do not start
+// last. With fewer items than threads (decode of a model with few KV heads, on many cores) each
+// tile's query heads are split into parts. The kernel gives every row the same bits in any
+// tile or part, and the tiles depend only on the model, so the result does not depend on the
+// thread count.
 void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t n_past, int32_t n,
             const float* q, float* out, kernels::ThreadPool& pool) {
+    if (n <= 0) return;
     const kernels::AttendGroupF16Fn attend_group = kernels::active_kernels().attend_group_f16;
     namespace metrics = kernels::dispatch_metrics;
     metrics::ScopedTimer timer(metrics::Op::Attention, kernels::TensorType::F16,
@@ -129,24 +138,29 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
     const int32_t head_dim = hp.head_dim;
     const int32_t group = hp.n_head / hp.n_head_kv;
     const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
-    const int64_t groups = static_cast<int64_t>(n) * hp.n_head_kv;
-    const int64_t parts = std::min<int64_t>(group, (pool.size() + groups - 1) / groups);
+    const int32_t tile_positions = std::clamp(kAttentionTileFloats / (group * head_dim), 1, n);
+    const int32_t tiles = (n + tile_positions - 1) / tile_positions;
+    const int64_t items_per_part = static_cast<int64_t>(tiles) * hp.n_head_kv;
+    const int64_t parts = std::min<int64_t>(group, (pool.size() + items_per_part - 1) / items_per_part);
     const int32_t heads_per_part = static_cast<int32_t>((group + parts - 1) / parts);
-    pool.for_each(groups * parts, [&](int64_t item) {
-        const int64_t group_index = item / parts;
-        const int32_t kv_head = static_cast<int32_t>(group_index / n);
-        const int32_t t = static_cast<int32_t>(group_index % n);
+    const size_t head_stride = static_cast<size_t>(head_dim);
+    const size_t position_stride = static_cast<size_t>(hp.n_head) * head_stride;
+    pool.for_each(items_per_part * parts, [&](int64_t item) {
+        const int64_t tile_index = item / parts;
+        const int32_t kv_head = static_cast<int32_t>(tile_index / tiles);
+        const int32_t first_position =
+            (tiles - 1 - static_cast<int32_t>(tile_index % tiles)) * tile_positions;
+        const int32_t positions = std::min(tile_positions, n - first_position);
         const int32_t first_head = static_cast<int32_t>(item % parts) * heads_per_part;
         const int32_t heads = std::min(heads_per_part, group - first_head);
         if (heads <= 0) return;
-        const size_t first_row =
-            (static_cast<size_t>(t) * hp.n_head + static_cast<size_t>(kv_head) * group + first_head) *
-            static_cast<size_t>(head_dim);
-        // Causal: up to and including this token.
-        attend_group(q + first_row, static_cast<size_t>(head_dim), heads,
+        const size_t first_row = static_cast<size_t>(first_position) * position_stride +
+                                 static_cast<size_t>(kv_head * group + first_head) * head_stride;
+        // Causal: each position sees the keys up to and including its own.
+        attend_group(q + first_row, out + first_row, head_stride, position_stride, heads, positions,
                      cache.head(KvCache::Part::Keys, layer, kv_head),
-                     cache.head(KvCache::Part::Values, layer, kv_head), static_cast<size_t>(head_dim),
-                     n_past + t + 1, head_dim, scale, out + first_row, static_cast<size_t>(head_dim));
+                     cache.head(KvCache::Part::Values, layer, kv_head), head_stride,
+                     n_past + first_position + 1, head_dim, scale);
     });
 }
 

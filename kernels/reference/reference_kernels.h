@@ -70,14 +70,14 @@ void unpack_scale_min_k4(int j, const uint8_t* scales, uint8_t* scale, uint8_t* 
 // Unpacks the 16 six-bit scales of a Q3_K block, already minus 32 (range -32..31).
 void unpack_scales_q3_K(const uint8_t* packed, int8_t* scales);
 
-// One query row of causal attention over F16 keys and values (see AttendF16Fn in
-// kernel_table.h). The score's dot product is summed in double: the oracle.
+// One query row of causal attention over F16 keys and values, in F32 (see AttendF16Fn in
+// kernel_table.h): the oracle.
 void attend_f16_ref(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
                     int64_t n_keys, int64_t head_dim, float scale, float* out);
-// A group of queries sharing keys and values (AttendGroupF16Fn): attend_f16_ref for each.
-void attend_group_f16_ref(const float* q, size_t q_stride, int64_t n_queries, const uint16_t* keys,
-                          const uint16_t* values, size_t kv_stride, int64_t n_keys, int64_t head_dim,
-                          float scale, float* out, size_t out_stride);
+// A tile of query rows sharing keys and values (AttendGroupF16Fn): attend_f16_ref for each.
+void attend_group_f16_ref(const float* q, float* out, size_t head_stride, size_t position_stride,
+                          int64_t n_heads, int64_t n_positions, const uint16_t* keys, const uint16_t* values,
+                          size_t kv_stride, int64_t n_keys, int64_t head_dim, float scale);
 
 // SwiGLU in place, gate[i] = silu(gate[i]) * up[i], rounded as llama.cpp's (SwigluFn).
 void swiglu_ref(float* gate, const float* up, int64_t n);

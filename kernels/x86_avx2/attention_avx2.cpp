@@ -1,345 +1,344 @@
-// Attention of one query over an F16 KV cache with F16C and FMA, at exactly the reference's
-// roundings (attention_ref.cpp): the value accumulator lives as 8 halves per register and is
-// rounded to F16 after each fused multiply-add, as the scalar code does per element, and the
-// score's dot product sums in the reference's (and ggml's AVX2 F16 dot's) order: four 8-wide
-// F32 accumulators over steps of 32, folded (0 + 2) + (1 + 3), the tail added in double.
-#include "kernels/reference/reference_kernels.h"
+// Attention over an F16 KV cache in F32 with AVX2, FMA and F16C (AttendGroupF16Fn).
+//
+// The keys are taken in blocks of 8, each widened to F32 once into L1 for all the query rows of
+// the tile (a GQA group's heads at one or several positions). Per block, three passes over the
+// rows, so that each row's chain of dependent steps overlaps the other rows' (one row's alone
+// leaves the FMA units idle most of the time):
+// - the scores: 8 dot products as 8 lane vectors, reduced to one vector of 8 scores; two rows at
+//   a time share every load of a key;
+// - the softmax: the block's maximum (rescaling the row's sums when it rises), one vector exp;
+// - the values: weight times value into the row's F32 accumulators, two rows' accumulators held
+//   in registers for the block, sharing every load of a value.
+// ~12 cycles per (key, row) at head size 64 on Zen 4, where its 2 * head_dim / 8 FMAs alone
+// need 8. A row's result depends only on its query, the keys it sees
+// and the block boundaries (multiples of 8 from key 0), never on its tile or its partner row.
 #include "kernels/x86_avx2/avx2_kernels.h"
-#include "kernels/x86_avx2/avx2_util.h"
 #include "kernels/x86_avx2/expf_avx2.h"
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
+#include <cstring>
 
 namespace hearth::kernels::avx2 {
 namespace {
 
-constexpr int kRound = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+constexpr int kKeyBlock = 8; // keys per block: one vector of scores per row
+// Floats of query rows and accumulators one pass over the keys keeps (8 KB each, in L1): 32
+// rows of 64, 16 of 128. A tile with more rows takes more passes.
+constexpr int64_t kPassFloats = 2048;
+constexpr int64_t kMaxPassRows = 64;
+
+struct Tile {
+    const float* q;
+    float* out;
+    size_t head_stride, position_stride;
+    int64_t n_heads, n_positions;
+    const uint16_t* keys;
+    const uint16_t* values;
+    size_t kv_stride;
+    int64_t n_keys; // seen by position 0; position p sees n_keys + p
+    int64_t head_dim;
+    float scale;
+};
 
 inline __m256 load_halves(const uint16_t* p) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 }
 
-// dot(q16, k) in ggml's order: q16 holds the query already rounded to F16.
-inline float dot_f16(const uint16_t* q16, const uint16_t* k, int64_t n) {
-    const int64_t whole = n & ~int64_t(31);
-    __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-    for (int64_t i = 0; i < whole; i += 32) {
-        s0 = _mm256_fmadd_ps(load_halves(q16 + i), load_halves(k + i), s0);
-        s1 = _mm256_fmadd_ps(load_halves(q16 + i + 8), load_halves(k + i + 8), s1);
-        s2 = _mm256_fmadd_ps(load_halves(q16 + i + 16), load_halves(k + i + 16), s2);
-        s3 = _mm256_fmadd_ps(load_halves(q16 + i + 24), load_halves(k + i + 24), s3);
-    }
-    s0 = _mm256_add_ps(s0, s2);
-    s1 = _mm256_add_ps(s1, s3);
-    s0 = _mm256_add_ps(s0, s1);
-    const __m128 t0 = _mm_add_ps(_mm256_castps256_ps128(s0), _mm256_extractf128_ps(s0, 1));
-    const __m128 t1 = _mm_hadd_ps(t0, t0);
-    double sum = _mm_cvtss_f32(_mm_hadd_ps(t1, t1));
-    for (int64_t i = whole; i < n; ++i)
-        sum += static_cast<double>(_cvtsh_ss(q16[i]) * _cvtsh_ss(k[i]));
-    return static_cast<float>(sum);
-}
-
-// One query, any head size that is a multiple of 8 (the group kernel below takes multiples of 32).
-void attend(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride, int64_t n_keys,
-            int64_t head_dim, float scale, float* out) {
-    const int64_t dim = head_dim;
-    alignas(32) uint16_t q16[kMaxAttentionHeadDim];
-    alignas(32) uint16_t acc[kMaxAttentionHeadDim]; // the F16 accumulator
-    for (int64_t d = 0; d < dim; d += 8) {
-        _mm_store_si128(reinterpret_cast<__m128i*>(q16 + d), _mm256_cvtps_ph(_mm256_loadu_ps(q + d), kRound));
-        _mm_store_si128(reinterpret_cast<__m128i*>(acc + d), _mm_setzero_si128());
-    }
-    float max_score = -INFINITY, sum = 0.0f;
-    for (int64_t j = 0; j < n_keys; ++j) {
-        const float score = dot_f16(q16, keys + static_cast<size_t>(j) * kv_stride, dim) * scale;
-        float weight = 1.0f;
-        if (score > max_score) {
-            const __m256 rescale = _mm256_set1_ps(std::exp(max_score - score));
+// Widens one row of head_dim halves to `chunks` vectors of floats, zero beyond head_dim.
+template <int kChunks>
+[[gnu::always_inline]] inline void widen_row(const uint16_t* src, int64_t head_dim, int chunks, float* dst) {
+    if constexpr (kChunks != 0) { // head_dim == 8 * kChunks
 #pragma GCC unroll 16
-            for (int64_t d = 0; d < dim; d += 8) {
-                auto* a = reinterpret_cast<__m128i*>(acc + d);
-                _mm_store_si128(
-                    a, _mm256_cvtps_ph(_mm256_mul_ps(_mm256_cvtph_ps(_mm_load_si128(a)), rescale), kRound));
-            }
-            sum = std::fma(sum, _mm256_cvtss_f32(rescale), 1.0f); // ggml's S = S*ms + vs, fused
-            max_score = score;
-        } else {
-            weight = std::exp(score - max_score);
-            sum += weight;
-        }
-        const uint16_t* v = values + static_cast<size_t>(j) * kv_stride;
-        const __m256 w = _mm256_set1_ps(weight);
-#pragma GCC unroll 16
-        for (int64_t d = 0; d < dim; d += 8) {
-            auto* a = reinterpret_cast<__m128i*>(acc + d);
-            const __m256 updated = _mm256_fmadd_ps(load_halves(v + d), w, _mm256_cvtph_ps(_mm_load_si128(a)));
-            _mm_store_si128(a, _mm256_cvtps_ph(updated, kRound));
+        for (int c = 0; c < kChunks; ++c)
+            _mm256_store_ps(dst + 8 * c, load_halves(src + 8 * c));
+    } else {
+        const int whole = static_cast<int>(head_dim / 8);
+        for (int c = 0; c < whole; ++c)
+            _mm256_store_ps(dst + 8 * c, load_halves(src + 8 * c));
+        if (whole < chunks) {
+            uint16_t tail[8] = {};
+            std::memcpy(tail, src + 8 * whole, static_cast<size_t>(head_dim - 8 * whole) * sizeof(uint16_t));
+            _mm256_store_ps(dst + 8 * whole, load_halves(tail));
         }
     }
-    const __m256 inv_sum = _mm256_set1_ps(1.0f / sum);
-    for (int64_t d = 0; d < dim; d += 8)
-        _mm256_storeu_ps(out + d, _mm256_mul_ps(load_halves(acc + d), inv_sum));
 }
 
-// The query heads of one GQA group (up to kGroup) over the same keys and values, keys taken 8 at
-// a time. Per query every operation is the one attend() does, in the same order, but:
-// - each key and value is widened to F32 once for all the queries;
-// - the 8 scores of a block are reduced together (reduce_8_lanes, ggml's order per key);
-// - the running maximum is a prefix maximum over the block (decide_block), so that every exp
-//   of the block (the rescale when a key sets a new maximum, the weight otherwise) is one
-//   vector expf, libm's to the bit, and the running sum is one branch-free FMA per key;
-// - the F16 accumulators are held as floats rounded to F16 (round_to_f16), in L1;
-// - the blocks are software-pipelined: the keys of block b + 1 are widened and scored between
-//   the value updates of block b, so that the FMA-bound scores overlap the conversion-bound
-//   round trips.
-// Measured on Zen 5 (bench_avx2_kernels, head size 64, 7 heads), ~26 cycles per (key, head):
-// - the values with their F16 round trips ~12: a vcvtps2ph + vcvtph2ps round trip of 8 issues
-//   every ~1.5 cycles at best, and magic-number rounding (exact over F16's whole range) is more
-//   operations and measured slower, alone and mixed with the conversions;
-// - the scores ~5, which overlap the values less than their ports suggest;
-// - the softmax decisions ~7, 4 of them the double-precision expf;
-// - the widening ~2.
-// Tried and slower: accumulators as halves in memory (the store of vcvtps2ph is dearer, 7.3
-// against 6.4 ns per pair); 14 of them in registers (the code before this one, 6.9); deciding
-// block b + 1 during block b as well (6.9 to 8.3).
-// Head sizes that are multiples of 32 (ggml's dot then has no tail).
-constexpr int64_t kGroup = 8;
-constexpr int kKeyBlock = 8;
+// Returns v, held in a register: GCC would otherwise turn each use of a vector loaded once back
+// into a memory operand of its FMA, one load per use (loads, not FMAs, then bound the loops).
+[[gnu::always_inline]] inline __m256 keep_in_register(__m256 v) {
+    asm("" : "+x"(v));
+    return v;
+}
 
-// Lane k: ggml's horizontal sum of v[k], ((l0 + l4) + (l1 + l5)) + ((l2 + l6) + (l3 + l7)).
-[[gnu::always_inline]] inline __m256 reduce_8_lanes(const __m256 (&v)[kKeyBlock]) {
-    __m256 folded[4]; // low half: v[2i]'s lanes l + (l + 4); high half: v[2i + 1]'s
+// The dot products of 4 keys, 8 lanes each, folded into one vector: lane k (k < 4) holds the
+// sum of lanes 0..3 of v[k], lane k + 4 that of lanes 4..7.
+[[gnu::always_inline]] inline __m256 fold_4(const __m256 (&v)[4]) {
+    return _mm256_hadd_ps(_mm256_hadd_ps(v[0], v[1]), _mm256_hadd_ps(v[2], v[3]));
+}
+
+// Lane j: the whole dot product of key j, from the folds of keys 0..3 and 4..7.
+[[gnu::always_inline]] inline __m256 join_folds(__m256 low, __m256 high) {
+    return _mm256_add_ps(_mm256_permute2f128_ps(low, high, 0x20), _mm256_permute2f128_ps(low, high, 0x31));
+}
+
+inline float sum_of_lanes(__m256 x) {
+    const __m128 four = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
+    const __m128 two = _mm_add_ps(four, _mm_movehl_ps(four, four));
+    return _mm_cvtss_f32(_mm_add_ss(two, _mm_movehdup_ps(two)));
+}
+
+// Every lane: the maximum of x's lanes.
+inline __m256 max_of_lanes(__m256 x) {
+    x = _mm256_max_ps(x, _mm256_permute2f128_ps(x, x, 0x01));
+    x = _mm256_max_ps(x, _mm256_shuffle_ps(x, x, 0x4E));
+    return _mm256_max_ps(x, _mm256_shuffle_ps(x, x, 0xB1));
+}
+
+// The 8 scores of one block for R query rows (1 or 2), before the scale: lane j of scores[r] is
+// q[r] . key j. The keys are rows of chunks * 8 floats. Two rows share every load of a key
+// (loads, not FMAs, would bound one row alone); each row's sums are the same whatever R.
+template <int kChunks, int R>
+[[gnu::always_inline]] inline void block_scores(const float* const (&q)[R], const float* keys, int chunks,
+                                                __m256 (&scores)[R]) {
+    if constexpr (kChunks != 0) chunks = kChunks;
+    const int64_t row = 8 * static_cast<int64_t>(chunks);
+    __m256 folds[2][R];
+#pragma GCC unroll 1
+    for (int half = 0; half < 2; ++half) { // keys 0..3, then 4..7: 4R accumulators
+        const float* half_keys = keys + 4 * half * row;
+        __m256 lanes[R][4];
+#pragma GCC unroll 2
+        for (int r = 0; r < R; ++r)
+            for (__m256& l : lanes[r])
+                l = _mm256_setzero_ps();
+#pragma GCC unroll 16
+        for (int c = 0; c < chunks; ++c) {
+            __m256 q_chunk[R];
+#pragma GCC unroll 2
+            for (int r = 0; r < R; ++r)
+                q_chunk[r] = keep_in_register(_mm256_load_ps(q[r] + 8 * c));
 #pragma GCC unroll 4
-    for (int i = 0; i < 4; ++i)
-        folded[i] = _mm256_add_ps(_mm256_permute2f128_ps(v[2 * i], v[2 * i + 1], 0x20),
-                                  _mm256_permute2f128_ps(v[2 * i], v[2 * i + 1], 0x31));
-    // Pairwise twice: the low half ends as keys 0, 2, 4, 6 and the high half as 1, 3, 5, 7.
-    const __m256 sums =
-        _mm256_hadd_ps(_mm256_hadd_ps(folded[0], folded[1]), _mm256_hadd_ps(folded[2], folded[3]));
-    return _mm256_permutevar8x32_ps(sums, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+            for (int j = 0; j < 4; ++j) {
+                const __m256 k = _mm256_load_ps(half_keys + j * row + 8 * c);
+#pragma GCC unroll 2
+                for (int r = 0; r < R; ++r)
+                    lanes[r][j] = _mm256_fmadd_ps(k, q_chunk[r], lanes[r][j]);
+            }
+        }
+#pragma GCC unroll 2
+        for (int r = 0; r < R; ++r)
+            folds[half][r] = fold_4(lanes[r]);
+    }
+#pragma GCC unroll 2
+    for (int r = 0; r < R; ++r)
+        scores[r] = join_folds(folds[0][r], folds[1][r]);
 }
 
-// What one head does with one block of keys, decided before the values are touched.
-struct BlockWeights {
-    alignas(32) float weight[kKeyBlock]; // the value's weight (1 where the key sets a new maximum)
-    // What came before is multiplied by: exp(old max - new max) where the key sets a new
-    // maximum, else 1 (the running sum always; the accumulators only where it is not 1).
-    alignas(32) float rescale[kKeyBlock];
-    uint32_t new_max = 0; // bit k: key k sets a new maximum
+// acc[r][0 .. 8N) += the sum over the block's keys j of weights[r][j] * value row j, for R rows
+// (1 or 2) whose R * N accumulators stay in registers for the block; two rows share every load
+// of a value. Each row's sums are the same whatever R and N.
+template <int R, int N>
+[[gnu::always_inline]] inline void accumulate_chunks(float* const (&acc)[R], const float* const (&weights)[R],
+                                                     const float* values, int64_t row, int64_t first_float) {
+    __m256 a[R][N];
+#pragma GCC unroll 2
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 8
+        for (int i = 0; i < N; ++i)
+            a[r][i] = _mm256_load_ps(acc[r] + first_float + 8 * i);
+#pragma GCC unroll 8
+    for (int j = 0; j < kKeyBlock; ++j) {
+        __m256 w[R];
+#pragma GCC unroll 2
+        for (int r = 0; r < R; ++r)
+            w[r] = _mm256_broadcast_ss(weights[r] + j);
+#pragma GCC unroll 8
+        for (int i = 0; i < N; ++i) {
+            __m256 v = _mm256_load_ps(values + j * row + first_float + 8 * i);
+            if constexpr (R > 1) v = keep_in_register(v);
+#pragma GCC unroll 2
+            for (int r = 0; r < R; ++r)
+                a[r][i] = _mm256_fmadd_ps(v, w[r], a[r][i]);
+        }
+    }
+#pragma GCC unroll 2
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 8
+        for (int i = 0; i < N; ++i)
+            _mm256_store_ps(acc[r] + first_float + 8 * i, a[r][i]);
+}
+
+template <int kChunks, int R>
+[[gnu::always_inline]] inline void accumulate_values(float* const (&acc)[R], const float* const (&weights)[R],
+                                                     const float* values, int chunks) {
+    constexpr int kGroup = R == 1 ? 8 : 4; // chunks per pass: 8 accumulators
+    if constexpr (kChunks != 0) {
+        constexpr int kWhole = kChunks / kGroup * kGroup, kRest = kChunks % kGroup;
+#pragma GCC unroll 4
+        for (int c = 0; c < kWhole; c += kGroup)
+            accumulate_chunks<R, kGroup>(acc, weights, values, 8 * kChunks, 8 * c);
+        if constexpr (kRest != 0) accumulate_chunks<R, kRest>(acc, weights, values, 8 * kChunks, 8 * kWhole);
+    } else {
+        const int64_t row = 8 * static_cast<int64_t>(chunks);
+        int c = 0;
+        for (; c + 4 <= chunks; c += 4)
+            accumulate_chunks<R, 4>(acc, weights, values, row, 8 * c);
+        for (; c < chunks; ++c)
+            accumulate_chunks<R, 1>(acc, weights, values, row, 8 * c);
+    }
+}
+
+// One query row's online softmax: its running maximum and the sum of its weights, 8 lanes that
+// are added at the end.
+struct RowSoftmax {
+    float max;
+    __m256 sum;
 };
 
-inline __m256 round_to_f16(__m256 x) {
-    return _mm256_cvtph_ps(_mm256_cvtps_ph(x, kRound));
-}
-
-// Lane k: the maximum of lanes 0..k (no lane may be NaN).
-inline __m256 prefix_max(__m256 x) {
-    const __m256 lowest = _mm256_set1_ps(-INFINITY);
-    x = _mm256_max_ps(x,
-                      _mm256_blend_ps(_mm256_permutevar8x32_ps(x, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6)),
-                                      lowest, 0x01));
-    x = _mm256_max_ps(x,
-                      _mm256_blend_ps(_mm256_permutevar8x32_ps(x, _mm256_setr_epi32(0, 0, 0, 1, 2, 3, 4, 5)),
-                                      lowest, 0x03));
-    return _mm256_max_ps(x, _mm256_blend_ps(lowest, _mm256_permute2f128_ps(x, x, 0x00), 0xF0));
-}
-
-// The online softmax's decisions for one head and one block of scores, all 8 keys at once, as
-// the scalar loop takes them one after another: a key above the running maximum of the keys
-// before it sets a new maximum and rescales what came before by exp(old max - new max); any
-// other is weighted by exp(score - max). One vector expf for the block. Returns the maximum.
-[[gnu::always_inline]] inline float decide_block(__m256 score, int keys_here, float running_max,
-                                                 BlockWeights& out) {
-    const __m256 valid = _mm256_castsi256_ps(
-        _mm256_cmpgt_epi32(_mm256_set1_epi32(keys_here), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
-    // The maximum never takes a NaN score or a padding lane (the scalar comparison is false).
-    const __m256 comparable = _mm256_and_ps(valid, _mm256_cmp_ps(score, score, _CMP_ORD_Q));
-    const __m256 through =
-        _mm256_max_ps(prefix_max(_mm256_blendv_ps(_mm256_set1_ps(-INFINITY), score, comparable)),
-                      _mm256_set1_ps(running_max));
-    const __m256 before =
-        _mm256_blend_ps(_mm256_permutevar8x32_ps(through, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6)),
-                        _mm256_set1_ps(running_max), 0x01);
-    const __m256 is_new = _mm256_and_ps(valid, _mm256_cmp_ps(score, before, _CMP_GT_OQ));
-    const __m256 exponent = _mm256_and_ps(
-        valid, _mm256_blendv_ps(_mm256_sub_ps(score, before), _mm256_sub_ps(before, score), is_new));
-    const __m256 e = expf_like_libm(exponent);
-    const __m256 one = _mm256_set1_ps(1.0f);
-    _mm256_store_ps(out.weight, _mm256_blendv_ps(e, one, is_new));
-    _mm256_store_ps(out.rescale, _mm256_blendv_ps(one, e, is_new));
-    out.new_max = static_cast<uint32_t>(_mm256_movemask_ps(is_new));
-    return _mm256_cvtss_f32(_mm256_permutevar8x32_ps(through, _mm256_set1_epi32(7)));
-}
-
-// Widens one key and one value row of F16 to F32: the keys into registers (all the group's
-// queries take their dot with it there), the values to the block's buffer.
-template <int64_t D>
-[[gnu::always_inline]] inline void widen_row(const uint16_t* key_row, const uint16_t* value_row,
-                                             __m256 (&key)[D / 8], float* value) {
-#pragma GCC unroll 16
-    for (int64_t i = 0; i < D / 8; ++i) {
-        key[i] = load_halves(key_row + 8 * i);
-        _mm256_store_ps(value + 8 * i, load_halves(value_row + 8 * i));
+// One row's scores of a block, of which it sees the first `valid` (1..8), to its weights: the
+// new maximum (rescaling what came before when it rises), then exp(score - max).
+[[gnu::always_inline]] inline __m256 block_weights(__m256 scores, int valid, int chunks, RowSoftmax& row,
+                                                   float* acc) {
+    if (valid < kKeyBlock) {
+        const __m256 beyond = _mm256_castsi256_ps(
+            _mm256_cmpgt_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(valid - 1)));
+        scores = _mm256_blendv_ps(scores, _mm256_set1_ps(-INFINITY), beyond);
     }
-}
-
-// dot(q16, key) in ggml's order (see dot_f16) as 8 lanes, folded later by reduce_8_lanes.
-template <int64_t D>
-[[gnu::always_inline]] inline __m256 dot_lanes(const float* q16, const __m256 (&key)[D / 8]) {
-    __m256 s[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
-#pragma GCC unroll 16
-    for (int64_t i = 0; i < D / 8; ++i)
-        s[i % 4] = _mm256_fmadd_ps(_mm256_load_ps(q16 + 8 * i), key[i], s[i % 4]);
-    return _mm256_add_ps(_mm256_add_ps(s[0], s[2]), _mm256_add_ps(s[1], s[3]));
-}
-
-// One key's value into one head's F16 accumulator: the rescale first where the key sets a new
-// maximum, then the FMA, each rounded to F16.
-template <int64_t D>
-[[gnu::always_inline]] inline void accumulate_value(float* acc, const float* value,
-                                                    const BlockWeights& weights, int k) {
-    if (weights.new_max >> k & 1) {
-        const __m256 r = _mm256_broadcast_ss(&weights.rescale[k]);
-#pragma GCC unroll 16
-        for (int64_t i = 0; i < D / 8; ++i)
-            _mm256_store_ps(acc + 8 * i, round_to_f16(_mm256_mul_ps(_mm256_load_ps(acc + 8 * i), r)));
-    }
-    const __m256 w = _mm256_broadcast_ss(&weights.weight[k]);
-#pragma GCC unroll 16
-    for (int64_t i = 0; i < D / 8; ++i) {
-        const __m256 product_sum =
-            _mm256_fmadd_ps(_mm256_load_ps(value + 8 * i), w, _mm256_load_ps(acc + 8 * i));
-        _mm256_store_ps(acc + 8 * i, round_to_f16(product_sum));
-    }
-}
-
-template <int64_t D>
-void attend_group(const float* q, size_t q_stride, int64_t n_queries, const uint16_t* keys,
-                  const uint16_t* values, size_t kv_stride, int64_t n_keys, float scale, float* out,
-                  size_t out_stride) {
-    static_assert(D % 32 == 0 && D <= kMaxAttentionHeadDim);
-    alignas(32) float q16[kGroup][D];         // the queries rounded to F16, held as floats
-    alignas(32) float acc[kGroup][D];         // the F16 accumulators, held as floats
-    alignas(32) float value[2][kKeyBlock][D]; // this block's values and the next's, widened
-    float max_score[kGroup], sum[kGroup];
-    BlockWeights weights[kGroup];
-    __m256 lanes[kGroup][kKeyBlock];
-    __m256 scores[kGroup];
-    for (int64_t h = 0; h < n_queries; ++h) {
-        for (int64_t d = 0; d < D; d += 8) {
-            const __m128i half =
-                _mm256_cvtps_ph(_mm256_loadu_ps(q + static_cast<size_t>(h) * q_stride + d), kRound);
-            _mm256_store_ps(q16[h] + d, _mm256_cvtph_ps(half));
-            _mm256_store_ps(acc[h] + d, _mm256_setzero_ps());
+    const float block_max = _mm256_cvtss_f32(max_of_lanes(scores));
+    if (block_max > row.max) {
+        if (row.max != -INFINITY) { // otherwise there is nothing to rescale yet
+            const __m256 rescale = exp_f32x8(_mm256_set1_ps(row.max - block_max));
+            row.sum = _mm256_mul_ps(row.sum, rescale);
+            for (int c = 0; c < chunks; ++c)
+                _mm256_store_ps(acc + 8 * c, _mm256_mul_ps(_mm256_load_ps(acc + 8 * c), rescale));
         }
-        max_score[h] = -INFINITY;
-        sum[h] = 0.0f;
+        row.max = block_max;
     }
-    const auto row = [kv_stride](const uint16_t* base, int64_t j) {
-        return base + static_cast<size_t>(j) * kv_stride;
+    // While every score so far is -inf, the weights are exp(-inf) = 0, not exp(-inf - -inf).
+    const float shift = row.max == -INFINITY ? 0.0f : row.max;
+    const __m256 weights = exp_f32x8(_mm256_sub_ps(scores, _mm256_set1_ps(shift)));
+    row.sum = _mm256_add_ps(row.sum, weights);
+    return weights;
+}
+
+template <int kChunks> void attend_tile(const Tile& t) {
+    const int chunks = kChunks != 0 ? kChunks : static_cast<int>((t.head_dim + 7) / 8);
+    const int64_t padded = 8 * static_cast<int64_t>(chunks);
+    const int64_t rows = t.n_heads * t.n_positions;
+    const int64_t pass_rows = std::clamp<int64_t>(kPassFloats / padded, 1, kMaxPassRows);
+    alignas(32) float query[kPassFloats > kMaxAttentionHeadDim ? kPassFloats : kMaxAttentionHeadDim];
+    alignas(32) float acc[sizeof query / sizeof(float)];
+    alignas(32) float key_block[kKeyBlock * kMaxAttentionHeadDim];
+    alignas(32) float value_block[kKeyBlock * kMaxAttentionHeadDim];
+    RowSoftmax softmax[kMaxPassRows];
+    int64_t keys_seen[kMaxPassRows];
+    alignas(32) float weights[kMaxPassRows][kKeyBlock]; // a block's scores, then its weights
+    const auto offset = [&t](int64_t r) {
+        return static_cast<size_t>(r / t.n_heads) * t.position_stride +
+               static_cast<size_t>(r % t.n_heads) * t.head_stride;
     };
-    // Widens key k of the block at `first` (zero past the keys) and takes every query's dot with it.
-    const auto score_key = [&](int64_t first, int k, float* value_out) {
-        __m256 key[D / 8];
-        if (first + k < n_keys) {
-            widen_row<D>(row(keys, first + k), row(values, first + k), key, value_out);
-        } else {
-#pragma GCC unroll 16
-            for (int64_t i = 0; i < D / 8; ++i)
-                key[i] = _mm256_setzero_ps(); // padding: a finite score that decide_block ignores
+    for (int64_t first_row = 0; first_row < rows; first_row += pass_rows) {
+        const int64_t n_rows = std::min(pass_rows, rows - first_row);
+        for (int64_t r = 0; r < n_rows; ++r) {
+            float* row_query = query + r * padded;
+            std::memcpy(row_query, t.q + offset(first_row + r),
+                        static_cast<size_t>(t.head_dim) * sizeof(float));
+            std::fill(row_query + t.head_dim, row_query + padded, 0.0f);
+            std::fill(acc + r * padded, acc + (r + 1) * padded, 0.0f);
+            softmax[r] = {-INFINITY, _mm256_setzero_ps()};
+            keys_seen[r] = t.n_keys + (first_row + r) / t.n_heads;
         }
-        for (int64_t h = 0; h < n_queries; ++h)
-            lanes[h][k] = dot_lanes<D>(q16[h], key);
-    };
-    const auto finish_scores = [&] {
-        for (int64_t h = 0; h < n_queries; ++h)
-            scores[h] = _mm256_mul_ps(reduce_8_lanes(lanes[h]), _mm256_set1_ps(scale));
-    };
-    // Block 0 is scored ahead; then, per block, its decisions, and its values with the next
-    // block's keys widened and scored between them.
-    for (int k = 0; k < kKeyBlock; ++k)
-        score_key(0, k, value[0][k]);
-    finish_scores();
-    int current = 0;
-    for (int64_t first = 0; first < n_keys; first += kKeyBlock) {
-        const int keys_here = static_cast<int>(std::min<int64_t>(kKeyBlock, n_keys - first));
-        for (int64_t h = 0; h < n_queries; ++h)
-            max_score[h] = decide_block(scores[h], keys_here, max_score[h], weights[h]);
-        // The sums, one chain per head (ggml's S = S*ms + vs, fused): interleaved, they overlap.
-        for (int k = 0; k < keys_here; ++k)
-            for (int64_t h = 0; h < n_queries; ++h)
-                sum[h] = std::fma(sum[h], weights[h].rescale[k], weights[h].weight[k]);
-        const int64_t next = first + kKeyBlock;
-        if (next < n_keys) {
-            for (int k = 0; k < kKeyBlock; ++k) { // a full block: only the last may be short
-                score_key(next, k, value[current ^ 1][k]);
-                for (int64_t h = 0; h < n_queries; ++h)
-                    accumulate_value<D>(acc[h], value[current][k], weights[h], k);
+        const int64_t pass_keys = keys_seen[n_rows - 1]; // rows go position by position
+        int64_t first_active = 0;                        // rows before it have seen all their keys
+        for (int64_t first = 0; first < pass_keys; first += kKeyBlock) {
+            const int in_block = static_cast<int>(std::min<int64_t>(kKeyBlock, pass_keys - first));
+            for (int j = 0; j < kKeyBlock; ++j) {
+                float* key_row = key_block + j * padded;
+                float* value_row = value_block + j * padded;
+                if (j < in_block) {
+                    const size_t at = static_cast<size_t>(first + j) * t.kv_stride;
+                    widen_row<kChunks>(t.keys + at, t.head_dim, chunks, key_row);
+                    widen_row<kChunks>(t.values + at, t.head_dim, chunks, value_row);
+                } else { // past the last key: weight 0 times value 0 leaves the sums as they are
+                    std::fill(key_row, key_row + padded, 0.0f);
+                    std::fill(value_row, value_row + padded, 0.0f);
+                }
             }
-            finish_scores();
-        } else {
-            for (int k = 0; k < keys_here; ++k)
-                for (int64_t h = 0; h < n_queries; ++h)
-                    accumulate_value<D>(acc[h], value[current][k], weights[h], k);
+            while (keys_seen[first_active] <= first)
+                ++first_active;
+            // Three passes over the rows, each a chain of dependent steps per row (dot products
+            // -> reduction; maximum -> exp; value FMAs) that the other rows' chains overlap.
+            const __m256 scale = _mm256_set1_ps(t.scale);
+            int64_t r = first_active;
+            for (; r + 1 < n_rows; r += 2) {
+                __m256 scores[2];
+                block_scores<kChunks, 2>({query + r * padded, query + (r + 1) * padded}, key_block, chunks,
+                                         scores);
+                _mm256_store_ps(weights[r], _mm256_mul_ps(scores[0], scale));
+                _mm256_store_ps(weights[r + 1], _mm256_mul_ps(scores[1], scale));
+            }
+            if (r < n_rows) {
+                __m256 scores[1];
+                block_scores<kChunks, 1>({query + r * padded}, key_block, chunks, scores);
+                _mm256_store_ps(weights[r], _mm256_mul_ps(scores[0], scale));
+            }
+            for (r = first_active; r < n_rows; ++r) {
+                const int valid = static_cast<int>(std::min<int64_t>(kKeyBlock, keys_seen[r] - first));
+                _mm256_store_ps(weights[r], block_weights(_mm256_load_ps(weights[r]), valid, chunks,
+                                                          softmax[r], acc + r * padded));
+            }
+            for (r = first_active; r + 1 < n_rows; r += 2)
+                accumulate_values<kChunks, 2>({acc + r * padded, acc + (r + 1) * padded},
+                                              {weights[r], weights[r + 1]}, value_block, chunks);
+            if (r < n_rows)
+                accumulate_values<kChunks, 1>({acc + r * padded}, {weights[r]}, value_block, chunks);
         }
-        current ^= 1;
-    }
-    for (int64_t h = 0; h < n_queries; ++h) {
-        const __m256 inv_sum = _mm256_set1_ps(1.0f / sum[h]);
-        for (int64_t d = 0; d < D; d += 8)
-            _mm256_storeu_ps(out + static_cast<size_t>(h) * out_stride + d,
-                             _mm256_mul_ps(_mm256_load_ps(acc[h] + d), inv_sum));
+        for (int64_t r = 0; r < n_rows; ++r) {
+            const float sum = sum_of_lanes(softmax[r].sum);
+            float* row_out = t.out + offset(first_row + r);
+            const float* row_acc = acc + r * padded;
+            const int whole = static_cast<int>(t.head_dim / 8);
+            for (int c = 0; c < whole; ++c)
+                _mm256_storeu_ps(row_out + 8 * c,
+                                 _mm256_div_ps(_mm256_load_ps(row_acc + 8 * c), _mm256_set1_ps(sum)));
+            for (int64_t d = 8 * whole; d < t.head_dim; ++d)
+                row_out[d] = row_acc[d] / sum;
+        }
     }
 }
 
-// The group kernel for a head size known at compile time (multiples of 32 up to 128); false
-// for other sizes.
-bool attend_group_by_size(const float* q, size_t q_stride, int64_t n_queries, const uint16_t* keys,
-                          const uint16_t* values, size_t kv_stride, int64_t n_keys, int64_t head_dim,
-                          float scale, float* out, size_t out_stride) {
-    using Kernel = void (*)(const float*, size_t, int64_t, const uint16_t*, const uint16_t*, size_t, int64_t,
-                            float, float*, size_t);
-    static constexpr Kernel kBySize[] = {attend_group<32>, attend_group<64>, attend_group<96>,
-                                         attend_group<128>};
-    if (head_dim % 32 != 0 || head_dim < 32 || head_dim / 32 > int64_t{std::size(kBySize)}) return false;
-    kBySize[head_dim / 32 - 1](q, q_stride, n_queries, keys, values, kv_stride, n_keys, scale, out,
-                               out_stride);
-    return true;
+void attend(const Tile& t) {
+    switch (t.head_dim) { // the common head sizes with the loops unrolled; the rest at run time
+    case 32:
+        return attend_tile<4>(t);
+    case 64:
+        return attend_tile<8>(t);
+    case 96:
+        return attend_tile<12>(t);
+    case 128:
+        return attend_tile<16>(t);
+    default:
+        return attend_tile<0>(t);
+    }
 }
 
 } // namespace
 
-void attend_group_f16(const float* q, size_t q_stride, int64_t n_queries, const uint16_t* keys,
-                      const uint16_t* values, size_t kv_stride, int64_t n_keys, int64_t head_dim, float scale,
-                      float* out, size_t out_stride) {
-    for (int64_t first = 0; first < n_queries; first += kGroup) {
-        const int64_t count = std::min(kGroup, n_queries - first);
-        const float* q_part = q + static_cast<size_t>(first) * q_stride;
-        float* out_part = out + static_cast<size_t>(first) * out_stride;
-        if (attend_group_by_size(q_part, q_stride, count, keys, values, kv_stride, n_keys, head_dim, scale,
-                                 out_part, out_stride))
-            continue;
-        for (int64_t h = 0; h < count; ++h) // other head sizes: one query at a time
-            attend_f16(q_part + static_cast<size_t>(h) * q_stride, keys, values, kv_stride, n_keys, head_dim,
-                       scale, out_part + static_cast<size_t>(h) * out_stride);
-    }
-}
-
-void expf_8(const float* in, float* out) {
-    _mm256_storeu_ps(out, expf_like_libm(_mm256_loadu_ps(in)));
+void attend_group_f16(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
+                      int64_t n_positions, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
+                      int64_t n_keys, int64_t head_dim, float scale) {
+    attend({q, out, head_stride, position_stride, n_heads, n_positions, keys, values, kv_stride, n_keys,
+            head_dim, scale});
 }
 
 void attend_f16(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
                 int64_t n_keys, int64_t head_dim, float scale, float* out) {
-    if (attend_group_by_size(q, static_cast<size_t>(head_dim), 1, keys, values, kv_stride, n_keys, head_dim,
-                             scale, out, static_cast<size_t>(head_dim)))
-        return;
-    if (head_dim % 8 == 0 && head_dim <= kMaxAttentionHeadDim)
-        return attend(q, keys, values, kv_stride, n_keys, head_dim, scale, out);
-    attend_f16_ref(q, keys, values, kv_stride, n_keys, head_dim, scale, out);
+    attend({q, out, 0, 0, 1, 1, keys, values, kv_stride, n_keys, head_dim, scale});
+}
+
+void expf_8(const float* in, float* out) {
+    _mm256_storeu_ps(out, exp_f32x8(_mm256_loadu_ps(in)));
 }
 
 } // namespace hearth::kernels::avx2

@@ -49,16 +49,15 @@ void gemm_q4_K_q8_K_interleaved(int64_t n, const void* weights, size_t weight_ro
                                 int64_t row_end, const void* activations, size_t activation_row_bytes,
                                 int64_t batch, float* y, int64_t y_stride);
 
-// One query of causal attention over an F16 KV cache (AttendF16Fn); head sizes that are not a
-// multiple of 8 go to the reference.
+// One query of causal attention over an F16 KV cache (AttendF16Fn).
 void attend_f16(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
                 int64_t n_keys, int64_t head_dim, float scale, float* out);
-// A GQA group of queries over the same keys and values (AttendGroupF16Fn).
-void attend_group_f16(const float* q, size_t q_stride, int64_t n_queries, const uint16_t* keys,
-                      const uint16_t* values, size_t kv_stride, int64_t n_keys, int64_t head_dim, float scale,
-                      float* out, size_t out_stride);
+// A tile of positions x query heads over the same keys and values (AttendGroupF16Fn).
+void attend_group_f16(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
+                      int64_t n_positions, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
+                      int64_t n_keys, int64_t head_dim, float scale);
 
-// out[i] = expf(in[i]) for 8 floats, bit for bit libm's (expf_avx2.h; for the tests).
+// out[i] = e^in[i] for 8 floats, the attention's vector exp (expf_avx2.h; for the tests).
 void expf_8(const float* in, float* out);
 
 // SwiGLU in place (SwigluFn), bit for bit the reference's.

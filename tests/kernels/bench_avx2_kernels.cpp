@@ -166,21 +166,22 @@ void quantize(benchmark::State& state, TensorType activation_type) {
     state.SetBytesProcessed(int64_t(state.iterations()) * n * int64_t(sizeof(float)));
 }
 
-// The attention of one GQA group (one kernel call) over n_keys F16 keys and values, one head's
-// positions in a run as the KV cache holds them: ns per (key, query head). Mode 0: the scalar
-// reference; 1: AVX2. `copies` > 1 cycles through that many caches (24 MB at 48 x 2048 keys),
-// so that the keys come from memory, as in decode.
+// The attention of one GQA group over n_keys F16 keys and values, one head's positions in a run
+// as the KV cache holds them: ns per (key, query row). `positions` consecutive query positions
+// go to one kernel call (a prefill tile; decode has 1). Mode 0: the scalar reference; 1: AVX2.
+// `copies` > 1 cycles through that many caches (24 MB at 48 x 2048 keys), so that the keys come
+// from memory, as in decode.
 void attention(benchmark::State& state) {
     const int isa = int(state.range(0));
     const int64_t head_dim = state.range(1), group = state.range(2), n_keys = state.range(3);
-    const int64_t copies = state.range(4);
+    const int64_t copies = state.range(4), positions = state.range(5);
     const AttendGroupF16Fn attend = isa == 1 ? avx2::attend_group_f16 : attend_group_f16_ref;
     std::mt19937 rng(3);
     std::normal_distribution<float> dist(0.0f, 1.0f);
-    std::vector<float> q(static_cast<size_t>(group * head_dim)), out(q.size());
+    std::vector<float> q(static_cast<size_t>(positions * group * head_dim)), out(q.size());
     for (float& v : q)
         v = dist(rng);
-    const size_t halves = static_cast<size_t>(n_keys * head_dim);
+    const size_t halves = static_cast<size_t>((n_keys + positions) * head_dim);
     std::vector<std::vector<uint16_t>> keys(static_cast<size_t>(copies)), values(keys.size());
     for (size_t c = 0; c < keys.size(); ++c) {
         keys[c].resize(halves);
@@ -193,14 +194,14 @@ void attention(benchmark::State& state) {
     const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
     size_t next = 0;
     for (auto _ : state) {
-        attend(q.data(), static_cast<size_t>(head_dim), group, keys[next].data(), values[next].data(),
-               static_cast<size_t>(head_dim), n_keys, head_dim, scale, out.data(),
-               static_cast<size_t>(head_dim));
+        attend(q.data(), out.data(), static_cast<size_t>(head_dim), static_cast<size_t>(group * head_dim),
+               group, positions, keys[next].data(), values[next].data(), static_cast<size_t>(head_dim),
+               n_keys, head_dim, scale);
         benchmark::DoNotOptimize(out.data());
         next = (next + 1) % keys.size();
     }
     state.counters["time/pair"] =
-        benchmark::Counter(double(n_keys * group) * double(state.iterations()),
+        benchmark::Counter(double(n_keys * group * positions) * double(state.iterations()),
                            benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
     state.SetLabel(isa == 1 ? "avx2" : "scalar");
 }
@@ -321,14 +322,18 @@ BENCHMARK_CAPTURE(matmul_pool, q8_0_151936x896_dram, TensorType::Q8_0, 151936, 8
 BENCHMARK_CAPTURE(matmul_pool, q5_0_65536x896_dram, TensorType::Q5_0, 65536, 896)->Arg(1)->UseRealTime();
 
 // Qwen2.5-0.5B (head 64, 7 query heads per KV head) and Llama-3.2-1B (head 64, 4) at a depth
-// of 2048, in cache and from memory; Llama 3 8B's head of 128.
+// of 2048, in cache and from memory, one position (decode) and a prefill tile; Llama 3 8B's
+// head of 128.
 BENCHMARK(attention)
-    ->ArgNames({"isa", "head", "group", "keys", "copies"})
-    ->Args({0, 64, 7, 2048, 1})
-    ->Args({1, 64, 7, 2048, 1})
-    ->Args({1, 64, 7, 2048, 48})
-    ->Args({1, 64, 4, 2048, 1})
-    ->Args({1, 128, 4, 2048, 1});
+    ->ArgNames({"isa", "head", "group", "keys", "copies", "positions"})
+    ->Args({0, 64, 7, 2048, 1, 1})
+    ->Args({1, 64, 7, 2048, 1, 1})
+    ->Args({1, 64, 7, 2048, 48, 1})
+    ->Args({1, 64, 7, 2048, 1, 4})
+    ->Args({1, 64, 4, 2048, 1, 1})
+    ->Args({1, 64, 4, 2048, 1, 8})
+    ->Args({1, 128, 4, 2048, 1, 1})
+    ->Args({1, 128, 4, 2048, 1, 4});
 
 BENCHMARK(instruction_throughput)->DenseRange(0, 4);
 
