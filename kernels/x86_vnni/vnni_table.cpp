@@ -1,11 +1,22 @@
 // The VNNI tiers' own kernels (AVX-VNNI and AVX-512). Built only when the CPU runs the tier
 // (kernel_table.cpp checks first), so it may be compiled with the tier's flags.
+#include "kernels/x86_vnni/q8_0_family.h"
 #include "kernels/x86_vnni/vnni_kernels.h"
 
 namespace hearth::kernels::HEARTH_VNNI_NS {
 
 void add_kernels(KernelTable& table) {
     add_k_quant_kernels(table);
+    // The 32-element formats: vpdpbusd dot products and gemm, Q8_0 activations as in the AVX2
+    // tier (whose quantizers and dequantizers stay); one gemm for every row count.
+    for (TensorType type :
+         {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_0, TensorType::Q4_1, TensorType::Q5_1}) {
+        TypeKernels& k = table.of(type);
+        k.activation_type = TensorType::Q8_0;
+        k.vec_dot = q8_0_family_vec_dot(type);
+        k.gemm = q8_0_family_gemm(type);
+        k.gemm_rows_multiple_of_8 = nullptr;
+    }
 }
 
 } // namespace hearth::kernels::HEARTH_VNNI_NS
