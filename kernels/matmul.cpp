@@ -16,7 +16,13 @@ constexpr int64_t kMinQuantizeElementsPerThread = 16384;
 
 // Rows handed out per grab: small enough that the threads finish together (a thread that
 // was descheduled simply takes fewer chunks), large enough that the shared counter is cold.
-int64_t rows_per_chunk(int64_t rows, int n_threads) {
+// Prefill's kernels decode groups of up to 16 rows (one per lane of a 512-bit register), so
+// its chunks are whole groups: a chunk of 56 rows left its last group half empty.
+int64_t rows_per_chunk(int64_t rows, int n_threads, int64_t batch) {
+    if (batch > 1) {
+        const int64_t target = rows / (static_cast<int64_t>(n_threads) * 4);
+        return std::clamp<int64_t>((target + 15) / 16 * 16, 16, 256);
+    }
     const int64_t target = rows / (static_cast<int64_t>(n_threads) * 8);
     return std::clamp<int64_t>((target + 3) / 4 * 4, 4, 256);
 }
@@ -179,7 +185,7 @@ void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t
                 scratch_used += job.activation_row_bytes * static_cast<size_t>(batch);
             }
         }
-        job.chunk = w.rows > 0 ? rows_per_chunk(w.rows, pool.size()) : 1;
+        job.chunk = w.rows > 0 ? rows_per_chunk(w.rows, pool.size(), batch) : 1;
         chunks += w.rows > 0 ? (w.rows + job.chunk - 1) / job.chunk : 0;
     }
     const size_t n_jobs = outputs.size();
