@@ -6,18 +6,11 @@
 #include <cstdint>
 #include <immintrin.h>
 
+#include "kernels/x86_avx2/row_groups.h"
+
 namespace hearth::kernels::avx2 {
 
 constexpr int kGroupRows = 8;
-
-// The group's rows from row `first`; a group at the end of the range repeats its last valid
-// row, so that every lane reads real blocks.
-template <class Block>
-inline void group_rows(const char* weights, size_t row_bytes, int64_t first, int valid_rows,
-                       const Block* (&rows)[kGroupRows]) {
-    for (int k = 0; k < kGroupRows; ++k)
-        rows[k] = reinterpret_cast<const Block*>(weights + (first + std::min(k, valid_rows - 1)) * row_bytes);
-}
 
 // Lanes [0, valid_rows) of v to y[0, valid_rows).
 inline void store_group_lanes(__m256 v, float* y, int valid_rows) {

@@ -11,6 +11,7 @@
 // Decode (a batch under kMinBatch) goes to the AVX2 tier's kernel, which streams the rows.
 #include "kernels/block_formats.h"
 #include "kernels/x86_avx2/dword_transpose.h"
+#include "kernels/x86_avx2/row_groups.h"
 #include "kernels/x86_vnni/vnni_kernels.h"
 
 #include <algorithm>
@@ -324,15 +325,6 @@ void panel_times_activations(int64_t blocks, const Panel<Format>& panel, const B
     }
     for (int b = 0; b < RN; ++b)
         store_lanes(acc[b], out + b * y_stride, valid_rows);
-}
-
-// The group's rows from row `first`; a group at the end of the range repeats its last valid
-// row, so that every lane reads real blocks.
-template <class Block>
-void group_rows(const char* weights, size_t row_bytes, int64_t first, int valid_rows,
-                const Block* (&rows)[kRows]) {
-    for (int k = 0; k < kRows; ++k)
-        rows[k] = reinterpret_cast<const Block*>(weights + (first + std::min(k, valid_rows - 1)) * row_bytes);
 }
 
 template <class Format, int RN>

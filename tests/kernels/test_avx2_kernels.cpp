@@ -7,6 +7,7 @@
 #include "kernels/tensor_type.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 
+#include "tests/support/block_patterns.h"
 #include <QTest>
 #include <algorithm>
 #include <cmath>
@@ -23,32 +24,8 @@ namespace {
 using Bytes = std::vector<uint8_t>;
 
 // How a test fills its weight blocks and activations.
-enum class Pattern {
-    Quantized,    // normal floats through the reference quantizer: realistic blocks
-    RawBytes,     // every quant and scale bit random, fp16 scales finite
-    AllOnes,      // every byte 0xFF: largest quants, largest 6-bit scales, Q6_K scale -1
-    AllHighBit,   // every byte 0x80: Q8_0 quant -128, Q6_K scale -128
-    ZeroScales,   // random quants under zero fp16 scales
-    MaxActivation // realistic weights, activations all +-127
-};
-
-const char* pattern_name(Pattern p) {
-    switch (p) {
-    case Pattern::Quantized:
-        return "quantized";
-    case Pattern::RawBytes:
-        return "raw";
-    case Pattern::AllOnes:
-        return "ff";
-    case Pattern::AllHighBit:
-        return "80";
-    case Pattern::ZeroScales:
-        return "zero-scales";
-    case Pattern::MaxActivation:
-        return "max-activation";
-    }
-    return "?";
-}
+using Pattern = hearth::test::BlockPattern;
+using hearth::test::pattern_name;
 
 bool is_float_type(TensorType t) {
     return t == TensorType::F32 || t == TensorType::F16 || t == TensorType::BF16;

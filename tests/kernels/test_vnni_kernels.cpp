@@ -9,6 +9,7 @@
 #include "kernels/kernel_table.h"
 #include "kernels/tensor_type.h"
 
+#include "tests/support/block_patterns.h"
 #include <QTest>
 #include <algorithm>
 #include <cmath>
@@ -32,38 +33,11 @@ constexpr double kUnitRoundoff = 0x1p-24;
 constexpr double kMaxNmse = 5e-4; // test-backend-ops' bound for quantized types
 
 // How the weight and activation bytes are made.
-enum class Pattern {
-    Quantized,      // normal floats through the reference quantizers
-    RawBytes,       // every weight quant bit random; scales in [1e-3, 0.1]
-    AllOnes,        // every weight byte 0xFF: the largest unsigned quants
-    AllHighBit,     // every weight byte 0x80: Q8_0's -128
-    ZeroScales,     // random weight quants under zero scales
-    MaxActivation,  // activations all +-127
-    RawActivations, // activation quants random bytes, -128 included
-};
+using Pattern = hearth::test::BlockPattern;
+using hearth::test::pattern_name;
 constexpr Pattern kPatterns[] = {Pattern::Quantized,     Pattern::RawBytes,   Pattern::AllOnes,
                                  Pattern::AllHighBit,    Pattern::ZeroScales, Pattern::MaxActivation,
                                  Pattern::RawActivations};
-
-const char* pattern_name(Pattern p) {
-    switch (p) {
-    case Pattern::Quantized:
-        return "quantized";
-    case Pattern::RawBytes:
-        return "raw";
-    case Pattern::AllOnes:
-        return "ff";
-    case Pattern::AllHighBit:
-        return "80";
-    case Pattern::ZeroScales:
-        return "zero-scales";
-    case Pattern::MaxActivation:
-        return "max-activation";
-    case Pattern::RawActivations:
-        return "raw-activations";
-    }
-    return "?";
-}
 
 bool has_min(TensorType t) {
     return t == TensorType::Q4_1 || t == TensorType::Q5_1;
