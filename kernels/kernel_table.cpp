@@ -58,6 +58,7 @@ KernelTable build_reference_table() {
     table.of(T::Q8_0).quantize_activations = quantize_row_q8_0_activations_ref;
     table.attend_f16 = attend_f16_ref;
     table.attend_group_f16 = attend_group_f16_ref;
+    table.attend_group = attend_group_ref;
     table.swiglu = swiglu_ref;
     return table;
 }
@@ -88,6 +89,7 @@ void resolve_from(KernelTable& table, const KernelTable& lower) {
     }
     if (!table.attend_f16) table.attend_f16 = lower.attend_f16;
     if (!table.attend_group_f16) table.attend_group_f16 = lower.attend_group_f16;
+    if (!table.attend_group) table.attend_group = lower.attend_group;
     if (!table.swiglu) table.swiglu = lower.swiglu;
 }
 

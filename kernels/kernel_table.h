@@ -57,6 +57,26 @@ using AttendGroupF16Fn = void (*)(const float* q, float* out, size_t head_stride
                                   const uint16_t* values, size_t kv_stride, int64_t n_keys, int64_t head_dim,
                                   float scale);
 
+// One KV head's cached keys or values: row j (position j) at data + j * row_bytes, head_dim
+// elements of `type`: F16, or Q8_0 / Q4_0 in blocks of 32 along head_dim (head_dim a multiple
+// of 32), each block with its own scale.
+struct KvRows {
+    const void* data = nullptr;
+    TensorType type = TensorType::F16;
+    size_t row_bytes = 0;
+};
+// AttendGroupF16Fn over keys and values of any cache type. The kernels widen one block of keys
+// and values at a time, exactly (an int8 times its block's scale is one rounding, the same in
+// every tier), and compute as AttendGroupF16Fn does from there: with F16 keys and values it
+// gives the same bits as attend_group_f16.
+using AttendGroupFn = void (*)(const float* q, float* out, size_t head_stride, size_t position_stride,
+                               int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values,
+                               int64_t n_keys, int64_t head_dim, float scale);
+// Whether the attention kernels read keys or values of this type.
+inline bool is_kv_cache_type(TensorType t) {
+    return t == TensorType::F16 || t == TensorType::Q8_0 || t == TensorType::Q4_0;
+}
+
 // SwiGLU in place over n elements: gate[i] = gate[i] * sigmoid(gate[i]) * up[i], with
 // llama.cpp's rounding (its vector exp in blocks of 8, libm's expf for the tail).
 using SwigluFn = void (*)(float* gate, const float* up, int64_t n);
@@ -87,6 +107,7 @@ struct KernelTable {
     TypeKernels& of(TensorType t) { return by_type[static_cast<uint32_t>(t)]; }
     AttendF16Fn attend_f16 = nullptr;
     AttendGroupF16Fn attend_group_f16 = nullptr;
+    AttendGroupFn attend_group = nullptr; // any KV cache type (is_kv_cache_type)
     SwigluFn swiglu = nullptr;
 };
 

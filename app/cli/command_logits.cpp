@@ -94,7 +94,8 @@ int run_logits(const std::vector<std::string>& argv) {
 } // namespace
 
 HEARTH_CLI_COMMAND("logits", run_logits,
-                   "logits -m MODEL --tokens \"ID ID ...\" --from N [-t T] [--isa TIER]   the logits after "
+                   "logits -m MODEL --tokens \"ID ID ...\" --from N [-t T] [--isa TIER] [--cache-type-k|-v "
+                   "T]   the logits after "
                    "each token from position N on, one line each, evaluated in one pass");
 
 } // namespace hearth::cli

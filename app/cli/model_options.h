@@ -1,5 +1,5 @@
 #pragma once
-// Options shared by the subcommands that run a model: threads, batch, ISA.
+// Options shared by the subcommands that run a model: threads, batch, ISA, KV cache types.
 #include "app/cli/cli_args.h"
 #include "engine/forward/inference.h"
 #include <set>
@@ -9,7 +9,9 @@ namespace hearth::cli {
 
 // The value options every model-running command accepts.
 std::set<std::string> model_value_options(std::set<std::string> extra);
-// Applies --isa and reads -t/--threads and -b/--batch.
+// Reads --cache-type-k / --cache-type-v (f16, q8_0 or q4_0, any case; f16 when absent).
+engine::KvCacheTypes kv_cache_types(const Args& args);
+// Applies --isa and reads -t/--threads, -b/--batch and the cache types.
 engine::InferenceOptions inference_options(const Args& args);
 
 } // namespace hearth::cli

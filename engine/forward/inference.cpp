@@ -27,7 +27,7 @@ struct Inference::Scratch {
 };
 
 Inference::Inference(std::shared_ptr<const Model> model, InferenceOptions options)
-    : model_(std::move(model)), n_batch_(std::max(1, options.n_batch)) {
+    : model_(std::move(model)), n_batch_(std::max(1, options.n_batch)), cache_types_(options.cache_types) {
     int32_t threads = options.n_threads > 0
                           ? options.n_threads
                           : static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
@@ -78,7 +78,7 @@ int32_t Inference::n_threads() const {
 }
 
 std::unique_ptr<KvCache> Inference::new_cache(int32_t n_ctx) const {
-    return std::make_unique<KvCache>(model_->hparams(), n_ctx);
+    return std::make_unique<KvCache>(model_->hparams(), n_ctx, cache_types_);
 }
 
 std::span<const float> Inference::eval(KvCache& cache, std::span<const int32_t> tokens,

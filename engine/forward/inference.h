@@ -1,8 +1,8 @@
 #pragma once
 // Runs the forward pass of a loaded model: owns the kernel thread pool and all
 // scratch buffers (allocated once here, never per token).
-#include "engine/model/model.h"
 #include "engine/forward/kv_cache.h"
+#include "engine/model/model.h"
 #include "kernels/thread_pool.h"
 #include <cstddef>
 #include <memory>
@@ -12,8 +12,12 @@
 namespace hearth::engine {
 
 struct InferenceOptions {
-    int32_t n_threads = 0; // 0: one per hardware thread
-    int32_t n_batch = 64;  // prompt tokens per forward pass
+    // A constructor rather than an aggregate, so that {threads, batch} stays complete.
+    InferenceOptions(int32_t threads = 0, int32_t batch = 64, KvCacheTypes types = {})
+        : n_threads(threads), n_batch(batch), cache_types(types) {}
+    int32_t n_threads;        // 0: one per hardware thread
+    int32_t n_batch;          // prompt tokens per forward pass
+    KvCacheTypes cache_types; // what new_cache stores keys and values as (F16 by default)
 };
 
 class Inference {
@@ -35,7 +39,10 @@ public:
     std::span<const float> eval(KvCache& cache, std::span<const int32_t> tokens,
                                 std::vector<float>* all_logits = nullptr);
 
+    // A cache of the options' types. Throws hearth::Error when the model's head size does not
+    // suit them (kv_cache.h).
     std::unique_ptr<KvCache> new_cache(int32_t n_ctx) const;
+    KvCacheTypes cache_types() const { return cache_types_; }
 
 private:
     void forward_batch(KvCache& cache, const int32_t* tokens, int32_t n_tokens, bool want_all_logits,
@@ -43,6 +50,7 @@ private:
     struct Scratch;
     std::shared_ptr<const Model> model_;
     int32_t n_batch_;
+    KvCacheTypes cache_types_;
     std::unique_ptr<kernels::ThreadPool> pool_;
     std::unique_ptr<Scratch> scratch_;
 };

@@ -1,32 +1,84 @@
 #include "engine/forward/kv_cache.h"
+#include "engine/error.h"
+#include "kernels/kernel_table.h"
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <stdexcept>
+#include <string>
 
 namespace hearth::engine {
 
-KvCache::KvCache(const HyperParams& hp, int32_t n_ctx)
-    : n_ctx_(n_ctx), n_layer_(hp.n_layer), n_head_kv_(hp.n_head_kv), head_dim_(hp.head_dim) {
+namespace {
+
+std::string_view type_label(kernels::TensorType type) {
+    switch (type) {
+    case kernels::TensorType::F16:
+        return "f16";
+    case kernels::TensorType::Q8_0:
+        return "q8_0";
+    case kernels::TensorType::Q4_0:
+        return "q4_0";
+    default:
+        return "unsupported";
+    }
+}
+
+// Checks a part's type against the model's head size; returns the bytes of one head's row.
+size_t checked_head_row_bytes(kernels::TensorType type, int32_t head_dim, std::string_view part) {
+    if (!kernels::is_kv_cache_type(type))
+        throw Error("KV cache: " + std::string(part) + " must be stored as f16, q8_0 or q4_0");
+    if (type != kernels::TensorType::F16 && head_dim % 32 != 0)
+        throw Error("KV cache: " + std::string(part) + " as " + std::string(type_label(type)) +
+                    " need a head size that is a multiple of 32 (its blocks), this model's is " +
+                    std::to_string(head_dim) + "; use f16");
+    return kernels::row_bytes(type, head_dim);
+}
+
+const kernels::TypeKernels& kernels_of(kernels::TensorType type) {
+    return kernels::active_kernels().of(type);
+}
+
+} // namespace
+
+std::optional<kernels::TensorType> kv_cache_type_from_name(std::string_view name) {
+    std::string lower(name);
+    for (char& c : lower)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const auto type : {kernels::TensorType::F16, kernels::TensorType::Q8_0, kernels::TensorType::Q4_0})
+        if (lower == type_label(type)) return type;
+    return std::nullopt;
+}
+
+size_t kv_bytes_per_token(const HyperParams& hp, KvCacheTypes types) {
+    return static_cast<size_t>(hp.n_layer) * hp.n_head_kv *
+           (kernels::row_bytes(types.keys, hp.head_dim) + kernels::row_bytes(types.values, hp.head_dim));
+}
+
+KvCache::KvCache(const HyperParams& hp, int32_t n_ctx, KvCacheTypes types)
+    : n_ctx_(n_ctx), n_layer_(hp.n_layer), n_head_kv_(hp.n_head_kv), head_dim_(hp.head_dim), types_(types),
+      key_row_bytes_(checked_head_row_bytes(types.keys, hp.head_dim, "keys")),
+      value_row_bytes_(checked_head_row_bytes(types.values, hp.head_dim, "values")) {
     if (n_ctx <= 0) throw std::invalid_argument("KV cache needs a positive context length");
-    const size_t halves = static_cast<size_t>(hp.n_layer) * n_ctx * hp.kv_width();
+    const size_t positions = static_cast<size_t>(hp.n_layer) * n_ctx;
     // Not zeroed: only the positions a conversation reaches ever become resident.
-    keys_ = allocate_aligned(halves);
-    values_ = allocate_aligned(halves);
+    keys_ = allocate_aligned(positions * row_bytes(Part::Keys));
+    values_ = allocate_aligned(positions * row_bytes(Part::Values));
     tokens_.reserve(static_cast<size_t>(n_ctx));
 }
 
 constexpr size_t kCacheLine = 64;
 
-KvCache::AlignedHalves KvCache::allocate_aligned(size_t halves) {
-    const size_t bytes = (halves * sizeof(kernels::fp16_bits) + kCacheLine - 1) / kCacheLine * kCacheLine;
-    void* p = std::aligned_alloc(kCacheLine, bytes);
+KvCache::AlignedBytes KvCache::allocate_aligned(size_t bytes) {
+    const size_t rounded = (bytes + kCacheLine - 1) / kCacheLine * kCacheLine;
+    void* p = std::aligned_alloc(kCacheLine, rounded);
     if (p == nullptr) throw std::bad_alloc();
-    return AlignedHalves(static_cast<kernels::fp16_bits*>(p));
+    return AlignedBytes(static_cast<unsigned char*>(p));
 }
 
-void KvCache::FreeAligned::operator()(kernels::fp16_bits* p) const noexcept {
+void KvCache::FreeAligned::operator()(unsigned char* p) const noexcept {
     std::free(p);
 }
 
@@ -59,27 +111,39 @@ void KvCache::discard(int32_t n_keep, int32_t n_discard) {
     if (shifted() && n_keep != shift_at_)
         throw std::invalid_argument("KV cache: a second shift must keep the same prefix");
     const int32_t moved = size() - n_keep - n_discard;
-    const size_t run = static_cast<size_t>(moved) * head_dim_ * sizeof(kernels::fp16_bits);
     for (int32_t layer = 0; layer < n_layer_; ++layer)
         for (int32_t h = 0; h < n_head_kv_; ++h)
             for (const Part part : {Part::Keys, Part::Values}) // regions may overlap: memmove
-                std::memmove(head(part, layer, h, n_keep), head(part, layer, h, n_keep + n_discard), run);
+                std::memmove(data(part, layer, h, n_keep), data(part, layer, h, n_keep + n_discard),
+                             static_cast<size_t>(moved) * head_row_bytes(part));
     const auto first = tokens_.begin() + n_keep;
     dropped_.insert(dropped_.end(), first, first + n_discard);
     shift_at_ = n_keep;
     tokens_.erase(first, first + n_discard);
 }
 
-void KvCache::read_row(Part part, int32_t layer, int32_t pos, kernels::fp16_bits* row) const {
+void KvCache::read_row(Part part, int32_t layer, int32_t pos, void* row) const {
+    const size_t head_bytes = head_row_bytes(part);
     for (int32_t h = 0; h < n_head_kv_; ++h)
-        std::memcpy(row + static_cast<size_t>(h) * head_dim_, head(part, layer, h, pos),
-                    static_cast<size_t>(head_dim_) * sizeof(kernels::fp16_bits));
+        std::memcpy(static_cast<char*>(row) + h * head_bytes, data(part, layer, h, pos), head_bytes);
 }
 
 void KvCache::write_row(Part part, int32_t layer, int32_t pos, const void* row) {
-    const size_t head_bytes = static_cast<size_t>(head_dim_) * sizeof(kernels::fp16_bits);
+    const size_t head_bytes = head_row_bytes(part);
     for (int32_t h = 0; h < n_head_kv_; ++h)
-        std::memcpy(head(part, layer, h, pos), static_cast<const char*>(row) + h * head_bytes, head_bytes);
+        std::memcpy(data(part, layer, h, pos), static_cast<const char*>(row) + h * head_bytes, head_bytes);
+}
+
+void KvCache::read_row_f32(Part part, int32_t layer, int32_t pos, float* row) const {
+    const auto widen = kernels_of(type(part)).dequantize;
+    for (int32_t h = 0; h < n_head_kv_; ++h)
+        widen(data(part, layer, h, pos), row + static_cast<size_t>(h) * head_dim_, head_dim_);
+}
+
+void KvCache::write_row_f32(Part part, int32_t layer, int32_t pos, const float* row) {
+    const auto round = kernels_of(type(part)).quantize;
+    for (int32_t h = 0; h < n_head_kv_; ++h)
+        round(row + static_cast<size_t>(h) * head_dim_, data(part, layer, h, pos), head_dim_);
 }
 
 void KvCache::set_dropped(int32_t at, std::vector<int32_t> dropped) {

@@ -4,17 +4,34 @@
 // block in the middle (context shift).
 #include "engine/model/hparams.h"
 #include "kernels/block_formats.h"
+#include "kernels/tensor_type.h"
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 namespace hearth::engine {
 
+// What the keys and the values are stored as: F16 (llama.cpp's default), or Q8_0 / Q4_0 in
+// blocks of 32 along head_dim with one F16 scale each (about 53% and 28% of F16's bytes).
+struct KvCacheTypes {
+    kernels::TensorType keys = kernels::TensorType::F16;
+    kernels::TensorType values = kernels::TensorType::F16;
+    bool operator==(const KvCacheTypes&) const = default;
+};
+// "f16", "q8_0" or "q4_0" (case-insensitive) to its type; nullopt for anything else.
+std::optional<kernels::TensorType> kv_cache_type_from_name(std::string_view name);
+// Bytes of keys and values per cached token across all layers, for a model's shape.
+size_t kv_bytes_per_token(const HyperParams& hp, KvCacheTypes types);
+
 class KvCache {
 public:
-    KvCache(const HyperParams& hp, int32_t n_ctx);
+    // Throws hearth::Error when a type is not F16, Q8_0 or Q4_0, or is quantized and head_dim
+    // is not a multiple of 32 (a block must not straddle two heads).
+    KvCache(const HyperParams& hp, int32_t n_ctx, KvCacheTypes types = {});
 
     int32_t capacity() const { return n_ctx_; }
     int32_t size() const { return static_cast<int32_t>(tokens_.size()); }
@@ -24,31 +41,49 @@ public:
     const std::vector<int32_t>& tokens() const { return tokens_; }
 
     // Address space reserved for the whole context (keys and values).
-    size_t bytes() const { return 2 * per_position_bytes() * static_cast<size_t>(n_ctx_); }
+    size_t bytes() const { return per_position_bytes() * static_cast<size_t>(n_ctx_); }
     // Memory actually touched: storage is not zeroed, so the pages of positions never
     // written are never made resident. This is what a memory budget should count.
-    size_t resident_bytes() const { return 2 * per_position_bytes() * static_cast<size_t>(high_water_); }
+    size_t resident_bytes() const { return per_position_bytes() * static_cast<size_t>(high_water_); }
     // Bytes of keys and values of the positions in use.
-    size_t used_bytes() const { return 2 * per_position_bytes() * static_cast<size_t>(size()); }
+    size_t used_bytes() const { return per_position_bytes() * static_cast<size_t>(size()); }
 
-    // Keys/values are stored as F16, as llama.cpp does by default: half the memory and
-    // bandwidth of F32. Each (layer, KV head) holds its positions one after another, head_dim
-    // halves each, so attention reads one head's keys as one run rather than strided through
-    // every head's (which, from memory, the prefetchers do not follow).
+    // Keys/values are stored as F16 by default, as llama.cpp does: half the memory and
+    // bandwidth of F32; Q8_0 or Q4_0 on request. Each (layer, KV head) holds its positions one
+    // after another, head_rows_bytes(part) each, so attention reads one head's keys as one run
+    // rather than strided through every head's (which, from memory, the prefetchers do not follow).
     enum class Part { Keys, Values };
     int32_t n_head_kv() const { return n_head_kv_; }
     int32_t head_dim() const { return head_dim_; }
-    // One KV head's keys or values from position `pos` on, positions head_dim halves apart.
+    KvCacheTypes types() const { return types_; }
+    kernels::TensorType type(Part part) const { return part == Part::Keys ? types_.keys : types_.values; }
+    // Bytes of one position of one KV head (head_dim elements of the part's type).
+    size_t head_row_bytes(Part part) const { return part == Part::Keys ? key_row_bytes_ : value_row_bytes_; }
+    // Bytes of one position's whole row (every KV head) of a part.
+    size_t row_bytes(Part part) const { return head_row_bytes(part) * static_cast<size_t>(n_head_kv_); }
+    // One KV head's keys or values from position `pos` on, positions head_row_bytes apart.
+    void* data(Part part, int32_t layer, int32_t kv_head, int32_t pos = 0) {
+        return storage(part) + offset(part, layer, kv_head, pos);
+    }
+    const void* data(Part part, int32_t layer, int32_t kv_head, int32_t pos = 0) const {
+        return storage(part) + offset(part, layer, kv_head, pos);
+    }
+    // The same for an F16 part, as halves (head_dim apart).
     kernels::fp16_bits* head(Part part, int32_t layer, int32_t kv_head, int32_t pos = 0) {
-        return storage(part) + offset(layer, kv_head, pos);
+        return static_cast<kernels::fp16_bits*>(data(part, layer, kv_head, pos));
     }
     const kernels::fp16_bits* head(Part part, int32_t layer, int32_t kv_head, int32_t pos = 0) const {
-        return storage(part) + offset(layer, kv_head, pos);
+        return static_cast<const kernels::fp16_bits*>(data(part, layer, kv_head, pos));
     }
-    // One position's row of kv_width halves (KV head after KV head), gathered or scattered.
-    void read_row(Part part, int32_t layer, int32_t pos, kernels::fp16_bits* row) const;
-    void write_row(Part part, int32_t layer, int32_t pos, const void* row); // any alignment
-    // Element i (< kv_width) of that row.
+    // One position's row of row_bytes(part) (KV head after KV head, each in the part's type),
+    // gathered or scattered; any alignment.
+    void read_row(Part part, int32_t layer, int32_t pos, void* row) const;
+    void write_row(Part part, int32_t layer, int32_t pos, const void* row);
+    // The same row as kv_width floats, widened exactly / rounded to the part's type (RoPE of a
+    // context shift, tests).
+    void read_row_f32(Part part, int32_t layer, int32_t pos, float* row) const;
+    void write_row_f32(Part part, int32_t layer, int32_t pos, const float* row);
+    // Element i (< kv_width) of that row, of an F16 part.
     kernels::fp16_bits at(Part part, int32_t layer, int32_t pos, int32_t i) const {
         return head(part, layer, i / head_dim_, pos)[i % head_dim_];
     }
@@ -82,29 +117,33 @@ public:
     void set_tokens(std::vector<int32_t> tokens);
 
 private:
+    // Keys and values of one position in every layer: the bytes() figures are this per position.
     size_t per_position_bytes() const {
-        return static_cast<size_t>(n_layer_) * kv_width() * sizeof(kernels::fp16_bits);
+        return static_cast<size_t>(n_layer_) * (row_bytes(Part::Keys) + row_bytes(Part::Values));
     }
-    size_t offset(int32_t layer, int32_t kv_head, int32_t pos) const {
-        return ((static_cast<size_t>(layer) * n_head_kv_ + kv_head) * n_ctx_ + pos) * head_dim_;
+    size_t offset(Part part, int32_t layer, int32_t kv_head, int32_t pos) const {
+        return ((static_cast<size_t>(layer) * n_head_kv_ + kv_head) * n_ctx_ + pos) * head_row_bytes(part);
     }
-    kernels::fp16_bits* storage(Part part) const { return part == Part::Keys ? keys_.get() : values_.get(); }
+    unsigned char* storage(Part part) const { return part == Part::Keys ? keys_.get() : values_.get(); }
     void note_size() { high_water_ = std::max(high_water_, size()); }
 
     int32_t n_ctx_;
     int32_t n_layer_;
     int32_t n_head_kv_;
     int32_t head_dim_;
+    KvCacheTypes types_;
+    size_t key_row_bytes_; // of one KV head's position
+    size_t value_row_bytes_;
     int32_t high_water_ = 0; // most positions ever written
     // One allocation each for every layer's keys and values, aligned to cache lines so that
     // a head's run of positions starts on a line and the vector loads of attention never split.
     struct FreeAligned {
-        void operator()(kernels::fp16_bits* p) const noexcept;
+        void operator()(unsigned char* p) const noexcept;
     };
-    using AlignedHalves = std::unique_ptr<kernels::fp16_bits[], FreeAligned>;
-    static AlignedHalves allocate_aligned(size_t halves);
-    AlignedHalves keys_;   // (layer, n_head_kv, n_ctx, head_dim)
-    AlignedHalves values_; // (layer, n_head_kv, n_ctx, head_dim)
+    using AlignedBytes = std::unique_ptr<unsigned char[], FreeAligned>;
+    static AlignedBytes allocate_aligned(size_t bytes);
+    AlignedBytes keys_;   // (layer, n_head_kv, n_ctx, head_row_bytes)
+    AlignedBytes values_; // (layer, n_head_kv, n_ctx, head_row_bytes)
     std::vector<int32_t> tokens_;
     int32_t shift_at_ = 0;
     std::vector<int32_t> dropped_;

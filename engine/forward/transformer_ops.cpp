@@ -107,14 +107,16 @@ void apply_rope(const HyperParams& hp, const float* tables, int32_t n, float* x,
 }
 
 void store_kv(KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const float* k, const float* v) {
-    const auto to_f16 = kernels::active_kernels().of(kernels::TensorType::F16).quantize;
-    const int32_t width = cache.kv_width(), head_dim = cache.head_dim();
     using Part = KvCache::Part;
+    // Each head's row is rounded on its own: blocks of 32 never straddle two heads.
+    const auto round_key = kernels::active_kernels().of(cache.type(Part::Keys)).quantize;
+    const auto round_value = kernels::active_kernels().of(cache.type(Part::Values)).quantize;
+    const int32_t width = cache.kv_width(), head_dim = cache.head_dim();
     for (int32_t t = 0; t < n; ++t)
         for (int32_t h = 0; h < cache.n_head_kv(); ++h) {
             const size_t from = static_cast<size_t>(t) * width + static_cast<size_t>(h) * head_dim;
-            to_f16(k + from, cache.head(Part::Keys, layer, h, n_past + t), head_dim);
-            to_f16(v + from, cache.head(Part::Values, layer, h, n_past + t), head_dim);
+            round_key(k + from, cache.data(Part::Keys, layer, h, n_past + t), head_dim);
+            round_value(v + from, cache.data(Part::Values, layer, h, n_past + t), head_dim);
         }
 }
 
@@ -131,10 +133,12 @@ void store_kv(KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const fl
 void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t n_past, int32_t n,
             const float* q, float* out, kernels::ThreadPool& pool) {
     if (n <= 0) return;
-    const kernels::AttendGroupF16Fn attend_group = kernels::active_kernels().attend_group_f16;
+    using Part = KvCache::Part;
+    const kernels::KernelTable& table = kernels::active_kernels();
+    // F16 keys and values keep their own entry; other types go through the typed one.
+    const bool f16 = cache.types() == KvCacheTypes{};
     namespace metrics = kernels::dispatch_metrics;
-    metrics::ScopedTimer timer(metrics::Op::Attention, kernels::TensorType::F16,
-                               kernels::active_kernels().isa);
+    metrics::ScopedTimer timer(metrics::Op::Attention, cache.type(Part::Keys), table.isa);
     const int32_t head_dim = hp.head_dim;
     const int32_t group = hp.n_head / hp.n_head_kv;
     const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
@@ -157,10 +161,20 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
         const size_t first_row = static_cast<size_t>(first_position) * position_stride +
                                  static_cast<size_t>(kv_head * group + first_head) * head_stride;
         // Causal: each position sees the keys up to and including its own.
-        attend_group(q + first_row, out + first_row, head_stride, position_stride, heads, positions,
-                     cache.head(KvCache::Part::Keys, layer, kv_head),
-                     cache.head(KvCache::Part::Values, layer, kv_head), head_stride,
-                     n_past + first_position + 1, head_dim, scale);
+        const int64_t n_keys = n_past + first_position + 1;
+        if (f16) {
+            table.attend_group_f16(q + first_row, out + first_row, head_stride, position_stride, heads,
+                                   positions, cache.head(Part::Keys, layer, kv_head),
+                                   cache.head(Part::Values, layer, kv_head), head_stride, n_keys, head_dim,
+                                   scale);
+            return;
+        }
+        const kernels::KvRows keys{cache.data(Part::Keys, layer, kv_head), cache.type(Part::Keys),
+                                   cache.head_row_bytes(Part::Keys)};
+        const kernels::KvRows values{cache.data(Part::Values, layer, kv_head), cache.type(Part::Values),
+                                     cache.head_row_bytes(Part::Values)};
+        table.attend_group(q + first_row, out + first_row, head_stride, position_stride, heads, positions,
+                           keys, values, n_keys, head_dim, scale);
     });
 }
 

@@ -66,8 +66,8 @@ ModelInfo describe(const gguf::GgufFile& file, const HyperParams& hp) {
             info.quantization = upper(kernels::type_traits(type).name);
         }
     if (info.file_type.empty()) info.file_type = info.quantization;
-    // The KV cache as KvCache holds it: F16 keys and values, every layer.
-    info.kv_bytes_per_token = 2 * int64_t{hp.n_layer} * hp.kv_width() * int64_t{sizeof(kernels::fp16_bits)};
+    info.head_dim = hp.head_dim;
+    info.kv_bytes_per_token = info.kv_bytes_per_token_as(TensorType::F16, TensorType::F16);
     return info;
 }
 
@@ -122,8 +122,16 @@ private:
 
 } // namespace
 
-int64_t ModelInfo::estimated_bytes(int32_t n_ctx) const {
-    return file_bytes + kv_bytes_per_token * n_ctx;
+int64_t ModelInfo::kv_bytes_per_token_as(TensorType key_type, TensorType value_type) const {
+    const auto head_bytes = [this](TensorType type) {
+        const bool fits = head_dim > 0 && head_dim % kernels::type_traits(type).block_elements == 0;
+        return static_cast<int64_t>(kernels::row_bytes(fits ? type : TensorType::F16, head_dim));
+    };
+    return int64_t{n_layer} * n_head_kv * (head_bytes(key_type) + head_bytes(value_type));
+}
+
+int64_t ModelInfo::estimated_bytes(int32_t n_ctx, TensorType key_type, TensorType value_type) const {
+    return file_bytes + kv_bytes_per_token_as(key_type, value_type) * n_ctx;
 }
 
 ModelInfo Model::read_info(const std::string& path) {

@@ -44,9 +44,14 @@ struct ModelInfo {
     std::string tokenizer_model; // "llama" (SentencePiece) or "gpt2" (byte-level BPE)
     bool has_chat_template = false;
     // Memory to run it: the weights (mapped from the file) plus one conversation's KV cache of
-    // n_ctx tokens, F16 keys and values for every layer as KvCache holds them.
-    int64_t estimated_bytes(int32_t n_ctx) const;
-    int64_t kv_bytes_per_token = 0;
+    // n_ctx tokens, keys and values of the given types for every layer, as KvCache holds them.
+    int64_t estimated_bytes(int32_t n_ctx, kernels::TensorType key_type = kernels::TensorType::F16,
+                            kernels::TensorType value_type = kernels::TensorType::F16) const;
+    // Keys and values of one token in every layer, as KvCache holds them (F16 for a quantized
+    // type the head size cannot take: a cache refuses it).
+    int64_t kv_bytes_per_token_as(kernels::TensorType key_type, kernels::TensorType value_type) const;
+    int64_t kv_bytes_per_token = 0; // F16 keys and values
+    int32_t head_dim = 0;
 };
 
 class Model {

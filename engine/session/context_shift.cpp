@@ -17,17 +17,13 @@ void rotate_cached_keys(KvCache& cache, const Model& model, int32_t begin, int32
 
     const auto width = static_cast<size_t>(cache.kv_width());
     std::vector<float> row(width);
-    std::vector<kernels::fp16_bits> halves(width);
     for (int32_t layer = 0; layer < cache.n_layer(); ++layer) {
         for (int32_t pos = begin; pos < end; ++pos) {
-            // F16 -> F32, rotate with the model's own layout (NeoX or not), round back.
-            cache.read_row(KvCache::Part::Keys, layer, pos, halves.data());
-            for (size_t i = 0; i < width; ++i)
-                row[i] = kernels::fp16_to_fp32(halves[i]);
+            // Widen (F16 or quantized) to F32, rotate with the model's own layout (NeoX or not),
+            // round back to the cache's type.
+            cache.read_row_f32(KvCache::Part::Keys, layer, pos, row.data());
             apply_rope(hp, turn.data(), 1, row.data(), hp.n_head_kv);
-            for (size_t i = 0; i < width; ++i)
-                halves[i] = kernels::fp32_to_fp16(row[i]);
-            cache.write_row(KvCache::Part::Keys, layer, pos, halves.data());
+            cache.write_row_f32(KvCache::Part::Keys, layer, pos, row.data());
         }
     }
 }

@@ -3,6 +3,7 @@
 #include "kernels/fp16.h"
 #include "kernels/kernel_table.h"
 #include "kernels/tensor_type.h"
+#include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <cstdio>
@@ -18,7 +19,9 @@ namespace hearth::engine {
 namespace {
 
 constexpr char kMagic[4] = {'H', 'K', 'V', 'S'};
-constexpr uint32_t kVersion = 1;
+// Version 2 added the cache's key and value types; version 1 files (F16 caches) still restore.
+constexpr uint32_t kVersion = 2;
+constexpr uint32_t kFirstVersion = 1;
 constexpr uint64_t kMultiplier = 0x9E3779B97F4A7C15ull;
 
 uint64_t mix(uint64_t x) {
@@ -77,9 +80,20 @@ private:
     size_t pos_ = 0;
 };
 
-size_t row_bytes_of(KvStateFormat format, int32_t width) {
-    return format == KvStateFormat::Q8_0 ? kernels::row_bytes(kernels::TensorType::Q8_0, width)
-                                         : static_cast<size_t>(width) * sizeof(kernels::fp16_bits);
+// Whether a part of the cache's type goes to the file re-rounded to Q8_0: only F16 parts, when
+// the format asks for it; quantized parts are written as they are held.
+bool converted_to_q8_0(KvStateFormat format, kernels::TensorType cache_type) {
+    return format == KvStateFormat::Q8_0 && cache_type == kernels::TensorType::F16;
+}
+
+size_t row_bytes_of(KvStateFormat format, kernels::TensorType cache_type, int32_t width) {
+    return kernels::row_bytes(converted_to_q8_0(format, cache_type) ? kernels::TensorType::Q8_0 : cache_type,
+                              width);
+}
+
+std::string types_label(KvCacheTypes types) {
+    const auto name = [](kernels::TensorType t) { return std::string(kernels::type_traits(t).name); };
+    return name(types.keys) + "/" + name(types.values);
 }
 
 const kernels::TypeKernels& q8_0_kernels() {
@@ -156,11 +170,13 @@ void save_kv_state(const std::string& path, const KvCache& cache, const KvStateI
     const int32_t width = cache.kv_width();
     if (format == KvStateFormat::Q8_0 && width % 32 != 0) format = KvStateFormat::F16;
     const int32_t n = cache.size();
-    const size_t row_bytes = row_bytes_of(format, width);
+    const KvCacheTypes types = cache.types();
+    const size_t row_bytes =
+        row_bytes_of(format, types.keys, width) + row_bytes_of(format, types.values, width);
 
     Writer w;
     w.bytes().reserve(1024 + (cache.tokens().size() + cache.dropped().size()) * 4 +
-                      2 * static_cast<size_t>(cache.n_layer()) * n * row_bytes);
+                      static_cast<size_t>(cache.n_layer()) * n * row_bytes);
     w.put_bytes(kMagic, sizeof kMagic);
     w.put(kVersion);
     w.put_string(identity.model.path);
@@ -171,6 +187,8 @@ void save_kv_state(const std::string& path, const KvCache& cache, const KvStateI
     w.put(static_cast<uint32_t>(width));
     w.put(static_cast<uint32_t>(cache.capacity()));
     w.put(static_cast<uint32_t>(format));
+    w.put(static_cast<uint32_t>(types.keys));
+    w.put(static_cast<uint32_t>(types.values));
     w.put(static_cast<uint32_t>(n));
     w.put(static_cast<uint32_t>(cache.shift_at()));
     w.put(static_cast<uint32_t>(cache.dropped().size()));
@@ -178,22 +196,24 @@ void save_kv_state(const std::string& path, const KvCache& cache, const KvStateI
     w.put_bytes(cache.dropped().data(), cache.dropped().size() * sizeof(int32_t));
 
     // Position by position, each a row of kv_width (the file's layout is the cache's old one).
-    std::vector<kernels::fp16_bits> row(static_cast<size_t>(width));
+    std::vector<char> row(
+        std::max(cache.row_bytes(KvCache::Part::Keys), cache.row_bytes(KvCache::Part::Values)));
     std::vector<float> f32(static_cast<size_t>(width));
-    std::vector<char> q8(row_bytes);
+    std::vector<char> q8(
+        kernels::row_bytes(kernels::TensorType::Q8_0, format == KvStateFormat::Q8_0 ? width : 0));
     const auto& q8_0 = q8_0_kernels();
     for (int32_t layer = 0; layer < cache.n_layer(); ++layer) {
         for (const auto part : {KvCache::Part::Keys, KvCache::Part::Values}) {
+            const bool convert = converted_to_q8_0(format, cache.type(part));
             for (int32_t pos = 0; pos < n; ++pos) {
-                cache.read_row(part, layer, pos, row.data());
-                if (format == KvStateFormat::F16) {
-                    w.put_bytes(row.data(), row_bytes);
+                if (!convert) { // as held: restores bit for bit
+                    cache.read_row(part, layer, pos, row.data());
+                    w.put_bytes(row.data(), cache.row_bytes(part));
                     continue;
                 }
-                for (int32_t i = 0; i < width; ++i)
-                    f32[static_cast<size_t>(i)] = kernels::fp16_to_fp32(row[static_cast<size_t>(i)]);
+                cache.read_row_f32(part, layer, pos, f32.data());
                 q8_0.quantize(f32.data(), q8.data(), width);
-                w.put_bytes(q8.data(), row_bytes);
+                w.put_bytes(q8.data(), q8.size());
             }
         }
     }
@@ -223,7 +243,7 @@ KvRestoreResult restore_kv_state(const std::string& path, KvCache& cache, const 
         return refuse("not a Hearth conversation state file");
     uint32_t version;
     std::memcpy(&version, bytes.data() + sizeof kMagic, sizeof version);
-    if (version != kVersion)
+    if (version < kFirstVersion || version > kVersion)
         return refuse("saved state version " + std::to_string(version) + " is not supported (expected " +
                       std::to_string(kVersion) + ")");
     if (bytes.size() < sizeof kMagic + 4 + 8) return refuse("the saved state is truncated");
@@ -246,6 +266,18 @@ KvRestoreResult restore_kv_state(const std::string& path, KvCache& cache, const 
         if (r.get<uint64_t>() != expected.template_hash) return refuse("saved with another chat template");
         const uint32_t n_layer = r.get<uint32_t>(), width = r.get<uint32_t>();
         const uint32_t saved_ctx = r.get<uint32_t>(), format_raw = r.get<uint32_t>();
+        // Version 1 held only F16 caches.
+        KvCacheTypes saved_types;
+        if (version >= 2) {
+            saved_types.keys = static_cast<kernels::TensorType>(r.get<uint32_t>());
+            saved_types.values = static_cast<kernels::TensorType>(r.get<uint32_t>());
+            if (!kernels::is_kv_cache_type(saved_types.keys) ||
+                !kernels::is_kv_cache_type(saved_types.values))
+                return refuse("unknown KV cache type in the saved state");
+        }
+        if (saved_types != cache.types())
+            return refuse("saved from a " + types_label(saved_types) + " KV cache, this one is " +
+                          types_label(cache.types()));
         const uint32_t n = r.get<uint32_t>(), shift_at = r.get<uint32_t>(), n_dropped = r.get<uint32_t>();
         if (static_cast<int32_t>(n_layer) != cache.n_layer() ||
             static_cast<int32_t>(width) != cache.kv_width())
@@ -270,8 +302,13 @@ KvRestoreResult restore_kv_state(const std::string& path, KvCache& cache, const 
                     return refuse("saved token id " + std::to_string(id) + " is outside the vocabulary");
 
         const auto format = static_cast<KvStateFormat>(format_raw);
-        const size_t row_bytes = row_bytes_of(format, static_cast<int32_t>(width));
-        if (r.remaining() != 2 * static_cast<size_t>(n_layer) * n * row_bytes)
+        const auto file_row_bytes = [&](KvCache::Part part) {
+            return row_bytes_of(format, cache.type(part), static_cast<int32_t>(width));
+        };
+        if (format == KvStateFormat::Q8_0 && width % 32 != 0)
+            return refuse("Q8_0 rows of a width not a multiple of 32");
+        const size_t row_bytes = file_row_bytes(KvCache::Part::Keys) + file_row_bytes(KvCache::Part::Values);
+        if (r.remaining() != static_cast<size_t>(n_layer) * n * row_bytes)
             return refuse("the saved keys and values have the wrong size");
 
         // Everything checked: only now is the cache overwritten.
@@ -280,12 +317,13 @@ KvRestoreResult restore_kv_state(const std::string& path, KvCache& cache, const 
         std::vector<kernels::fp16_bits> row(width);
         for (int32_t layer = 0; layer < cache.n_layer(); ++layer) {
             for (const auto part : {KvCache::Part::Keys, KvCache::Part::Values}) {
+                const size_t part_row_bytes = file_row_bytes(part);
                 for (uint32_t pos = 0; pos < n; ++pos) {
-                    if (format == KvStateFormat::F16) {
-                        cache.write_row(part, layer, static_cast<int32_t>(pos), r.take(row_bytes));
+                    if (!converted_to_q8_0(format, cache.type(part))) { // the cache's own rows
+                        cache.write_row(part, layer, static_cast<int32_t>(pos), r.take(part_row_bytes));
                         continue;
                     }
-                    q8_0.dequantize(r.take(row_bytes), f32.data(), width);
+                    q8_0.dequantize(r.take(part_row_bytes), f32.data(), width);
                     for (uint32_t i = 0; i < width; ++i)
                         row[i] = kernels::fp32_to_fp16(f32[i]);
                     cache.write_row(part, layer, static_cast<int32_t>(pos), row.data());

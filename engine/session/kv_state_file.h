@@ -5,11 +5,13 @@
 //
 // Layout (little-endian): "HKVS", version, model path, model file size, hash of the
 // GGUF header and metadata bytes, template hash, n_layer, kv_width, n_ctx, storage
-// format, token count, shift window (at, dropped tokens), tokens, then per layer the
-// keys and the values of every used position (F16 rows, or Q8_0 rows), and last a
-// 64-bit checksum of everything before it.
-#include "engine/model/model.h"
+// format, the cache's key and value types (since version 2; version 1 files are F16 caches),
+// token count, shift window (at, dropped tokens), tokens, then per layer the keys and the
+// values of every used position (rows of the cache's own type; F16 rows become Q8_0 rows
+// when the format says so), and last a 64-bit checksum of everything before it. A state
+// restores only into a cache of the same types; any other refuses (the caller re-prefills).
 #include "engine/forward/kv_cache.h"
+#include "engine/model/model.h"
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -31,8 +33,9 @@ inline uint64_t hash_text(std::string_view text) {
 }
 
 enum class KvStateFormat : uint32_t {
-    F16 = 0,  // as stored in the cache: restores bit for bit
-    Q8_0 = 1, // about half the size; keys/values come back with Q8_0's rounding
+    F16 = 0,  // as stored in the cache (whatever its types): restores bit for bit
+    Q8_0 = 1, // F16 parts of the cache saved as Q8_0, about half the size (they come back with
+              // Q8_0's rounding); quantized parts as they are
 };
 
 struct KvStateIdentity {

@@ -7,6 +7,7 @@
 // Activation types: F32 weights dot F32 activations, F16 and BF16 weights dot
 // activations of their own type (as in ggml); Q4_0, Q4_1, Q5_0,
 // Q5_1 and Q8_0 dot Q8_0 activations; the K-quants dot Q8_K activations.
+#include "kernels/kernel_table.h"
 #include <cstddef>
 #include <cstdint>
 
@@ -78,6 +79,11 @@ void attend_f16_ref(const float* q, const uint16_t* keys, const uint16_t* values
 void attend_group_f16_ref(const float* q, float* out, size_t head_stride, size_t position_stride,
                           int64_t n_heads, int64_t n_positions, const uint16_t* keys, const uint16_t* values,
                           size_t kv_stride, int64_t n_keys, int64_t head_dim, float scale);
+// The same over keys and values of any KV cache type (AttendGroupFn): each row widened exactly
+// (fp16_to_fp32, or the type's reference dequantizer), then as attend_f16_ref.
+void attend_group_ref(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
+                      int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
+                      float scale);
 
 // SwiGLU in place, gate[i] = silu(gate[i]) * up[i], rounded as llama.cpp's (SwigluFn).
 void swiglu_ref(float* gate, const float* up, int64_t n);

@@ -1,4 +1,5 @@
-// Attention over an F16 KV cache in F32 with AVX2, FMA and F16C (AttendGroupF16Fn).
+// Attention over an F16, Q8_0 or Q4_0 KV cache in F32 with AVX2, FMA and F16C (AttendGroupF16Fn,
+// AttendGroupFn).
 //
 // The keys are taken in blocks of 8, each widened to F32 once into L1 for all the query rows of
 // the tile (a GQA group's heads at one or several positions). Per block, three passes over the
@@ -10,8 +11,13 @@
 // - the values: weight times value into the row's F32 accumulators, two rows' accumulators held
 //   in registers for the block, sharing every load of a value.
 // ~12 cycles per (key, row) at head size 64 on Zen 4, where its 2 * head_dim / 8 FMAs alone
-// need 8. A row's result depends only on its query, the keys it sees
-// and the block boundaries (multiples of 8 from key 0), never on its tile or its partner row.
+// need 8. Quantized keys and values are widened the same way, one row of blocks at a time
+// (int8 times the block's scale, exact as the scalar dequantizer), so the cache is read as it
+// is stored and nothing larger than a block of 8 rows is ever widened. A row's result depends
+// only on its query, the keys it sees and the block boundaries (multiples of 8 from key 0),
+// never on its tile or its partner row.
+#include "kernels/block_formats.h"
+#include "kernels/fp16.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/expf_avx2.h"
 
@@ -33,9 +39,7 @@ struct Tile {
     float* out;
     size_t head_stride, position_stride;
     int64_t n_heads, n_positions;
-    const uint16_t* keys;
-    const uint16_t* values;
-    size_t kv_stride;
+    KvRows keys, values;
     int64_t n_keys; // seen by position 0; position p sees n_keys + p
     int64_t head_dim;
     float scale;
@@ -61,6 +65,55 @@ template <int kChunks>
             std::memcpy(tail, src + 8 * whole, static_cast<size_t>(head_dim - 8 * whole) * sizeof(uint16_t));
             _mm256_store_ps(dst + 8 * whole, load_halves(tail));
         }
+    }
+}
+
+// 8 int8 quants times their block's scale: the product of two floats rounds once, as in the
+// scalar dequantizer.
+inline __m256 widen_quants(__m128i quants, __m256 scale) {
+    return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(quants)), scale);
+}
+
+// One row of Q8_0 blocks (head_dim a multiple of 32) to floats.
+inline void widen_row_q8_0(const BlockQ8_0* blocks, int64_t head_dim, float* dst) {
+    for (int64_t b = 0; b < head_dim / 32; ++b, dst += 32) {
+        const __m256 scale = _mm256_set1_ps(fp16_to_fp32(blocks[b].d));
+        for (int c = 0; c < 4; ++c)
+            _mm256_store_ps(
+                dst + 8 * c,
+                widen_quants(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(blocks[b].qs + 8 * c)), scale));
+    }
+}
+
+// One row of Q4_0 blocks to floats: element j of a block is the low nibble of byte j, element
+// j + 16 the high one, each minus 8.
+inline void widen_row_q4_0(const BlockQ4_0* blocks, int64_t head_dim, float* dst) {
+    const __m128i low_nibbles = _mm_set1_epi8(0x0f), eight = _mm_set1_epi8(8);
+    for (int64_t b = 0; b < head_dim / 32; ++b, dst += 32) {
+        const __m256 scale = _mm256_set1_ps(fp16_to_fp32(blocks[b].d));
+        const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blocks[b].qs));
+        const __m128i low = _mm_sub_epi8(_mm_and_si128(packed, low_nibbles), eight);
+        const __m128i high = _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(packed, 4), low_nibbles), eight);
+        _mm256_store_ps(dst, widen_quants(low, scale));
+        _mm256_store_ps(dst + 8, widen_quants(_mm_srli_si128(low, 8), scale));
+        _mm256_store_ps(dst + 16, widen_quants(high, scale));
+        _mm256_store_ps(dst + 24, widen_quants(_mm_srli_si128(high, 8), scale));
+    }
+}
+
+// Row j of a KV head widened to `chunks` vectors of floats (zero beyond head_dim). Quantized
+// rows have head_dim a multiple of 32, so no tail.
+template <int kChunks>
+[[gnu::always_inline]] inline void widen_kv_row(const KvRows& rows, int64_t j, int64_t head_dim, int chunks,
+                                                float* dst) {
+    const char* row = static_cast<const char*>(rows.data) + static_cast<size_t>(j) * rows.row_bytes;
+    switch (rows.type) {
+    case TensorType::Q8_0:
+        return widen_row_q8_0(reinterpret_cast<const BlockQ8_0*>(row), head_dim, dst);
+    case TensorType::Q4_0:
+        return widen_row_q4_0(reinterpret_cast<const BlockQ4_0*>(row), head_dim, dst);
+    default:
+        return widen_row<kChunks>(reinterpret_cast<const uint16_t*>(row), head_dim, chunks, dst);
     }
 }
 
@@ -257,9 +310,8 @@ template <int kChunks> void attend_tile(const Tile& t) {
                 float* key_row = key_block + j * padded;
                 float* value_row = value_block + j * padded;
                 if (j < in_block) {
-                    const size_t at = static_cast<size_t>(first + j) * t.kv_stride;
-                    widen_row<kChunks>(t.keys + at, t.head_dim, chunks, key_row);
-                    widen_row<kChunks>(t.values + at, t.head_dim, chunks, value_row);
+                    widen_kv_row<kChunks>(t.keys, first + j, t.head_dim, chunks, key_row);
+                    widen_kv_row<kChunks>(t.values, first + j, t.head_dim, chunks, value_row);
                 } else { // past the last key: weight 0 times value 0 leaves the sums as they are
                     std::fill(key_row, key_row + padded, 0.0f);
                     std::fill(value_row, value_row + padded, 0.0f);
@@ -323,18 +375,30 @@ void attend(const Tile& t) {
     }
 }
 
+KvRows f16_rows(const uint16_t* data, size_t kv_stride) {
+    return {data, TensorType::F16, kv_stride * sizeof(uint16_t)};
+}
+
 } // namespace
+
+void attend_group(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
+                  int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
+                  float scale) {
+    attend(
+        {q, out, head_stride, position_stride, n_heads, n_positions, keys, values, n_keys, head_dim, scale});
+}
 
 void attend_group_f16(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
                       int64_t n_positions, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
                       int64_t n_keys, int64_t head_dim, float scale) {
-    attend({q, out, head_stride, position_stride, n_heads, n_positions, keys, values, kv_stride, n_keys,
-            head_dim, scale});
+    attend({q, out, head_stride, position_stride, n_heads, n_positions, f16_rows(keys, kv_stride),
+            f16_rows(values, kv_stride), n_keys, head_dim, scale});
 }
 
 void attend_f16(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
                 int64_t n_keys, int64_t head_dim, float scale, float* out) {
-    attend({q, out, 0, 0, 1, 1, keys, values, kv_stride, n_keys, head_dim, scale});
+    attend({q, out, 0, 0, 1, 1, f16_rows(keys, kv_stride), f16_rows(values, kv_stride), n_keys, head_dim,
+            scale});
 }
 
 void expf_8(const float* in, float* out) {

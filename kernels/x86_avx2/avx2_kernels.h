@@ -56,6 +56,10 @@ void attend_f16(const float* q, const uint16_t* keys, const uint16_t* values, si
 void attend_group_f16(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
                       int64_t n_positions, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
                       int64_t n_keys, int64_t head_dim, float scale);
+// The same over keys and values of any KV cache type (AttendGroupFn).
+void attend_group(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
+                  int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
+                  float scale);
 
 // out[i] = e^in[i] for 8 floats, the attention's vector exp (expf_avx2.h; for the tests).
 void expf_8(const float* in, float* out);

@@ -40,6 +40,7 @@ void add_kernels(KernelTable& table) {
     table.of(T::Q4_K).gemm_rows_multiple_of_8 = avx2::gemm_q4_K_q8_K_interleaved;
     table.attend_f16 = avx2::attend_f16;
     table.attend_group_f16 = avx2::attend_group_f16;
+    table.attend_group = avx2::attend_group;
     table.swiglu = avx2::swiglu;
 }
 

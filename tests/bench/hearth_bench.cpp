@@ -50,6 +50,7 @@ struct Options {
     std::string isa;      // empty: the best the CPU has
     bool profile = false; // print the dispatch metrics of each test on stderr
     bool metrics = true;  // --no-metrics turns the dispatch metrics off (to measure what they cost)
+    engine::KvCacheTypes cache_types; // --cache-type-k / --cache-type-v
 };
 
 [[noreturn]] void usage(const char* message) {
@@ -59,7 +60,7 @@ struct Options {
         "usage: hearth-bench -m MODEL [-m MODEL...] [-t THREADS] [-p N_PROMPT] [-n N_GEN] [-d DEPTH]\n"
         "                    [-b BATCH] [-r REPETITIONS] [-o md|json|csv] [--isa scalar|avx2|avxvnni|avx512] "
         "[--profile]\n"
-        "                    [--no-metrics]\n"
+        "                    [--no-metrics] [--cache-type-k f16|q8_0|q4_0] [--cache-type-v f16|q8_0|q4_0]\n"
         "  -t, -p, -n and -d take comma-separated lists; -p 0 or -n 0 skips that test.\n"
         "  --profile prints, per test, the time each kernel operation took (dispatch metrics).\n"
         "  --no-metrics turns the dispatch metrics off (they are on in the app and by default).\n");
@@ -114,7 +115,11 @@ Options parse(int argc, char** argv) {
             o.output = value;
         else if (flag == "--isa")
             o.isa = value;
-        else
+        else if (flag == "--cache-type-k" || flag == "--cache-type-v") {
+            const std::optional<kernels::TensorType> type = engine::kv_cache_type_from_name(value);
+            if (!type) usage((flag + " expects f16, q8_0 or q4_0, got '" + value + "'").c_str());
+            (flag == "--cache-type-k" ? o.cache_types.keys : o.cache_types.values) = *type;
+        } else
             usage(("unknown option " + flag).c_str());
     }
     if (o.models.empty()) usage("-m MODEL is required");
@@ -446,9 +451,10 @@ void summarize(TestResult& r) {
 
 class Runner {
 public:
-    Runner(std::shared_ptr<const engine::Model> model, int threads, int batch, int n_ctx)
-        : inference_(model, engine::InferenceOptions{threads, batch}), cache_(inference_.new_cache(n_ctx)),
-          rng_(1234), vocab_(model->hparams().n_vocab) {}
+    Runner(std::shared_ptr<const engine::Model> model, int threads, int batch, int n_ctx,
+           engine::KvCacheTypes cache_types)
+        : inference_(model, engine::InferenceOptions{threads, batch, cache_types}),
+          cache_(inference_.new_cache(n_ctx)), rng_(1234), vocab_(model->hparams().n_vocab) {}
 
     // Brings the context to exactly `depth` tokens. Tokens already there are kept (the fill is
     // done once and every repetition cuts back to it); only the missing ones are evaluated.
@@ -473,6 +479,8 @@ public:
         }
         return std::chrono::duration<double>(Clock::now() - start).count();
     }
+
+    const engine::KvCache& cache() const { return *cache_; }
 
 private:
     std::vector<int32_t> random_tokens(int n) {
@@ -547,7 +555,7 @@ void print_csv(const Context& c, const TestResult& r) {
                 c.limits.int8_peak_gops);
 }
 
-void print_md_header(const Context& c, int threads) {
+void print_md_header(const Context& c, int threads, const engine::KvCache& cache) {
     std::printf("\nmodel: %s, %s, %.2f MiB, %.3f B params (%.3f B multiplied), decode reads %.1f MiB/token\n",
                 c.model.name.c_str(), c.model.type.c_str(),
                 static_cast<double>(c.model.file_bytes) / (1 << 20),
@@ -555,9 +563,15 @@ void print_md_header(const Context& c, int threads) {
                 static_cast<double>(c.model.decode_read_bytes) / (1 << 20));
     std::printf(
         "machine (%d threads): memory read %.1f GB/s, FP32 FMA peak %.1f GFLOP/s, int8 peak %.1f GOP/s "
-        "(%s); ISA path %s\n\n",
+        "(%s); ISA path %s\n",
         threads, c.limits.bandwidth_gbps, c.limits.peak_gflops, c.limits.int8_peak_gops,
         c.limits.int8_instruction.empty() ? "none" : c.limits.int8_instruction.c_str(), c.isa.c_str());
+    // The cache's real size, by the types it holds.
+    std::printf("KV cache: keys %s, values %s, %.2f MiB for %d positions (%.1f KiB per token)\n\n",
+                std::string(kernels::type_traits(cache.type(engine::KvCache::Part::Keys)).name).c_str(),
+                std::string(kernels::type_traits(cache.type(engine::KvCache::Part::Values)).name).c_str(),
+                static_cast<double>(cache.bytes()) / (1 << 20), cache.capacity(),
+                static_cast<double>(cache.bytes()) / cache.capacity() / 1024);
     std::printf(
         "| model | type | threads | isa | test | t/s | limit t/s | of limit | cpu share | t/s per cpu |\n");
     std::printf("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
@@ -585,8 +599,8 @@ int run(const Options& o) {
         const int n_ctx = max_depth + std::max(max_test, 64) + 1; // room for the warm-up too
         for (int threads : o.threads) {
             c.limits = measure_limits(threads);
-            if (o.output == "md") print_md_header(c, threads);
-            Runner runner(model, threads, o.batch, n_ctx);
+            Runner runner(model, threads, o.batch, n_ctx, o.cache_types);
+            if (o.output == "md") print_md_header(c, threads, runner.cache());
             // Warm-up: page in the weights and let the threads and caches settle.
             runner.set_depth(0);
             runner.prompt_seconds(std::min(o.batch, 32));

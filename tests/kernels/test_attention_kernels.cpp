@@ -4,6 +4,10 @@
 // around the SIMD blocks of 8; the SIMD tiers within 5e-7 of the scalar one; a tile of positions and query
 // heads bit for bit what the single-query kernel gives each row; keys whose score is -inf weighing nothing;
 // scores large enough that the softmax is one-hot; and the AVX2 vector exp within 2 ulp.
+// Over Q8_0 and Q4_0 keys and values (AttendGroupFn), every tier within the same 2e-6 of float64
+// attention over the dequantized cache, the SIMD tiers within 5e-7 of the scalar one, a tile
+// bit for bit what each of its rows gives alone, and F16 through the typed entry bit for bit what
+// the F16 entry gives.
 #include "kernels/fp16.h"
 #include "kernels/kernel_table.h"
 #include "kernels/reference/reference_kernels.h"
@@ -16,6 +20,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 using namespace hearth::kernels;
@@ -137,6 +142,106 @@ double largest_error(const std::vector<float>& got, const std::vector<T>& want, 
     return worst;
 }
 
+// n_keys rows of one KV head in a cache type, every row_bytes, the head at `offset` bytes (another
+// head before it, as in GQA), with the exact floats each element stands for.
+struct TypedCache {
+    int head_dim = 0;
+    TensorType key_type = TensorType::F16, value_type = TensorType::F16;
+    size_t key_row_bytes = 0, value_row_bytes = 0;
+    std::vector<unsigned char> keys, values;
+    std::vector<float> key_floats, value_floats; // n_keys x head_dim, dequantized
+    KvRows key_rows() const { return {keys.data() + key_row_bytes / 3, key_type, key_row_bytes}; }
+    KvRows value_rows() const { return {values.data() + value_row_bytes / 3, value_type, value_row_bytes}; }
+};
+
+size_t row_bytes_of_head(TensorType type, int head_dim) {
+    return row_bytes(type, head_dim);
+}
+
+// Rounds n_keys rows of normal floats to `type` with the reference quantizer and reads back what
+// they stand for with the reference dequantizer.
+void fill_typed(TensorType type, int head_dim, int n_keys, std::mt19937& rng,
+                std::vector<unsigned char>& bytes, size_t& row_bytes, std::vector<float>& floats) {
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    const size_t head_bytes = row_bytes_of_head(type, head_dim);
+    row_bytes = 3 * head_bytes;
+    bytes.assign(row_bytes * static_cast<size_t>(n_keys), 0);
+    floats.resize(static_cast<size_t>(head_dim) * static_cast<size_t>(n_keys));
+    std::vector<float> row(static_cast<size_t>(head_dim));
+    const TypeKernels& kernels = reference_kernels().of(type);
+    for (int j = 0; j < n_keys; ++j) {
+        for (float& x : row)
+            x = normal(rng);
+        unsigned char* at = bytes.data() + static_cast<size_t>(j) * row_bytes + head_bytes;
+        kernels.quantize(row.data(), at, head_dim);
+        kernels.dequantize(at, floats.data() + static_cast<size_t>(j) * static_cast<size_t>(head_dim),
+                           head_dim);
+    }
+}
+
+TypedCache make_typed_cache(TensorType key_type, TensorType value_type, int head_dim, int n_keys,
+                            unsigned seed) {
+    std::mt19937 rng(seed);
+    TypedCache c;
+    c.head_dim = head_dim;
+    c.key_type = key_type;
+    c.value_type = value_type;
+    fill_typed(key_type, head_dim, n_keys, rng, c.keys, c.key_row_bytes, c.key_floats);
+    fill_typed(value_type, head_dim, n_keys, rng, c.values, c.value_row_bytes, c.value_floats);
+    return c;
+}
+
+std::vector<double> exact_typed_attention(const float* q, const TypedCache& c, int n_keys, float scale) {
+    const auto d_of = [&c](int j, int d) {
+        return static_cast<size_t>(j) * static_cast<size_t>(c.head_dim) + d;
+    };
+    std::vector<double> scores(static_cast<size_t>(n_keys));
+    double max_score = -INFINITY;
+    for (int j = 0; j < n_keys; ++j) {
+        double dot = 0.0;
+        for (int d = 0; d < c.head_dim; ++d)
+            dot += static_cast<double>(q[d]) * c.key_floats[d_of(j, d)];
+        scores[static_cast<size_t>(j)] = dot * scale;
+        max_score = std::max(max_score, scores[static_cast<size_t>(j)]);
+    }
+    std::vector<double> out(static_cast<size_t>(c.head_dim), 0.0);
+    double sum = 0.0;
+    for (int j = 0; j < n_keys; ++j) {
+        const double weight = std::exp(scores[static_cast<size_t>(j)] - max_score);
+        sum += weight;
+        for (int d = 0; d < c.head_dim; ++d)
+            out[static_cast<size_t>(d)] += weight * c.value_floats[d_of(j, d)];
+    }
+    for (double& x : out)
+        x /= sum;
+    return out;
+}
+
+double typed_value_scale(const TypedCache& c, int n_keys) {
+    double largest = 0.0;
+    for (size_t i = 0; i < static_cast<size_t>(n_keys) * static_cast<size_t>(c.head_dim); ++i)
+        largest = std::max(largest, std::fabs(static_cast<double>(c.value_floats[i])));
+    return largest;
+}
+
+std::vector<float> attend_typed(AttendGroupFn attend, const float* q, const TypedCache& c, int n_keys) {
+    std::vector<float> out(static_cast<size_t>(c.head_dim), NAN);
+    attend(q, out.data(), 0, 0, 1, 1, c.key_rows(), c.value_rows(), n_keys, c.head_dim,
+           scale_for(c.head_dim));
+    return out;
+}
+
+const char* short_name(TensorType t) {
+    return t == TensorType::Q8_0 ? "q8_0" : t == TensorType::Q4_0 ? "q4_0" : "f16";
+}
+
+// Key and value types the quantized tests run: both quantized alike, and mixed with F16.
+constexpr std::pair<TensorType, TensorType> kTypePairs[] = {{TensorType::Q8_0, TensorType::Q8_0},
+                                                            {TensorType::Q4_0, TensorType::Q4_0},
+                                                            {TensorType::Q8_0, TensorType::F16},
+                                                            {TensorType::F16, TensorType::Q4_0},
+                                                            {TensorType::Q4_0, TensorType::Q8_0}};
+
 void add_tier_column() {
     QTest::addColumn<int>("tier");
 }
@@ -154,6 +259,7 @@ private slots:
     void initTestCase() {
         QVERIFY(reference_kernels().attend_f16 == &attend_f16_ref);
         QVERIFY(reference_kernels().attend_group_f16 == &attend_group_f16_ref);
+        QVERIFY(reference_kernels().attend_group == &attend_group_ref);
         for (Isa isa : kTiers)
             qInfo("ISA tier %s: %s", isa_name(isa).data(),
                   kernels_for(isa) ? "tested" : ("skipped, " + isa_unavailable_reason(isa)).c_str());
@@ -362,6 +468,115 @@ private slots:
                 for (int d = 0; d < head_dim; ++d)
                     QCOMPARE(got[static_cast<size_t>(d)], c.value(0, d));
             }
+        }
+    }
+
+    // Quantized keys and values read directly: every tier within kExactTolerance of float64
+    // attention over what the cache stands for (the dequantized blocks), at the head sizes of
+    // real models (multiples of 32) and key counts around the blocks of 8.
+    void quantizedMatchesExactMath_data() {
+        add_tier_column();
+        QTest::addColumn<int>("key_type");
+        QTest::addColumn<int>("value_type");
+        QTest::addColumn<int>("head_dim");
+        QTest::addColumn<int>("n_keys");
+        for (Isa isa : tested_tiers())
+            for (const auto& [key_type, value_type] : kTypePairs)
+                for (int head_dim : {32, 64, 96, 128, 160})
+                    for (int n_keys : {1, 7, 9, 300, 2048})
+                        QTest::addRow("%s-k%s-v%s-d%d-n%d", isa_name(isa).data(), short_name(key_type),
+                                      short_name(value_type), head_dim, n_keys)
+                            << static_cast<int>(isa) << static_cast<int>(key_type)
+                            << static_cast<int>(value_type) << head_dim << n_keys;
+    }
+    void quantizedMatchesExactMath() {
+        QFETCH(int, tier);
+        QFETCH(int, key_type);
+        QFETCH(int, value_type);
+        QFETCH(int, head_dim);
+        QFETCH(int, n_keys);
+        const TypedCache c =
+            make_typed_cache(static_cast<TensorType>(key_type), static_cast<TensorType>(value_type), head_dim,
+                             n_keys, static_cast<unsigned>(head_dim * 131 + n_keys));
+        const std::vector<float> q = random_floats(static_cast<size_t>(head_dim), 2.0f, unsigned(n_keys + 3));
+        const std::vector<float> got = attend_typed(table_of(tier).attend_group, q.data(), c, n_keys);
+        const double error =
+            largest_error(got, exact_typed_attention(q.data(), c, n_keys, scale_for(head_dim)),
+                          typed_value_scale(c, n_keys));
+        QVERIFY2(error <= kExactTolerance, qPrintable(QString("error %1 of the values' scale").arg(error)));
+    }
+
+    // The SIMD tiers within kScalarTolerance of the scalar kernel over the same quantized cache,
+    // and a tile of positions x heads bit for bit what each row gives alone.
+    void quantizedMatchesScalarAndTiles_data() {
+        add_tier_column();
+        QTest::addColumn<int>("key_type");
+        QTest::addColumn<int>("value_type");
+        QTest::addColumn<int>("head_dim");
+        for (Isa isa : tested_tiers())
+            for (const auto& [key_type, value_type] : kTypePairs)
+                for (int head_dim : {32, 64, 128, 160})
+                    QTest::addRow("%s-k%s-v%s-d%d", isa_name(isa).data(), short_name(key_type),
+                                  short_name(value_type), head_dim)
+                        << static_cast<int>(isa) << static_cast<int>(key_type) << static_cast<int>(value_type)
+                        << head_dim;
+    }
+    void quantizedMatchesScalarAndTiles() {
+        QFETCH(int, tier);
+        QFETCH(int, key_type);
+        QFETCH(int, value_type);
+        QFETCH(int, head_dim);
+        const KernelTable& table = table_of(tier);
+        constexpr int kHeads = 3, kPositions = 4, kKeys = 37;
+        const TypedCache c =
+            make_typed_cache(static_cast<TensorType>(key_type), static_cast<TensorType>(value_type), head_dim,
+                             kKeys + kPositions - 1, static_cast<unsigned>(head_dim));
+        const size_t head_stride = static_cast<size_t>(head_dim) + 8;
+        const size_t position_stride = head_stride * kHeads + 16;
+        const std::vector<float> q = random_floats(position_stride * kPositions, 2.0f, 21);
+        std::vector<float> out(q.size(), NAN);
+        const float scale = scale_for(head_dim);
+        table.attend_group(q.data(), out.data(), head_stride, position_stride, kHeads, kPositions,
+                           c.key_rows(), c.value_rows(), kKeys, head_dim, scale);
+        for (int p = 0; p < kPositions; ++p)
+            for (int h = 0; h < kHeads; ++h) {
+                const size_t row =
+                    static_cast<size_t>(p) * position_stride + static_cast<size_t>(h) * head_stride;
+                std::vector<float> alone(static_cast<size_t>(head_dim), NAN), scalar(alone);
+                table.attend_group(q.data() + row, alone.data(), 0, 0, 1, 1, c.key_rows(), c.value_rows(),
+                                   kKeys + p, head_dim, scale);
+                QVERIFY2(std::memcmp(out.data() + row, alone.data(), alone.size() * sizeof(float)) == 0,
+                         qPrintable(
+                             QString("position %1, head %2: tile differs from the row alone").arg(p).arg(h)));
+                attend_group_ref(q.data() + row, scalar.data(), 0, 0, 1, 1, c.key_rows(), c.value_rows(),
+                                 kKeys + p, head_dim, scale);
+                const double error = largest_error(alone, scalar, typed_value_scale(c, kKeys + p));
+                QVERIFY2(error <= kScalarTolerance,
+                         qPrintable(QString("position %1, head %2: error %3 against the scalar kernel")
+                                        .arg(p)
+                                        .arg(h)
+                                        .arg(error)));
+            }
+    }
+
+    // F16 keys and values through the typed entry: the same bits as the F16 entry, on every tier.
+    void typedEntryMatchesF16Entry() {
+        for (Isa isa : tested_tiers()) {
+            const KernelTable& table = *kernels_for(isa);
+            for (int head_dim : {12, 64, 128})
+                for (int n_keys : {1, 9, 300}) {
+                    const Cache c = make_cache(head_dim, n_keys, 77);
+                    const std::vector<float> q = random_floats(static_cast<size_t>(head_dim), 2.0f, 4);
+                    const std::vector<float> want = attend_one(table.attend_f16, q.data(), c, n_keys);
+                    std::vector<float> got(want.size(), NAN);
+                    const size_t row = c.stride * sizeof(uint16_t);
+                    table.attend_group(q.data(), got.data(), 0, 0, 1, 1, {c.key_rows(), TensorType::F16, row},
+                                       {c.value_rows(), TensorType::F16, row}, n_keys, head_dim,
+                                       scale_for(head_dim));
+                    QVERIFY2(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0,
+                             qPrintable(
+                                 QString("%1 d%2 n%3").arg(isa_name(isa).data()).arg(head_dim).arg(n_keys)));
+                }
         }
     }
 

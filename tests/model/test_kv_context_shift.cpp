@@ -6,11 +6,13 @@
 // legitimately differ: their keys were computed while the dropped tokens were still
 // in view. For those, the test compares the continuation with a fresh run on the
 // shifted token sequence, and with a shift that forgets to re-rotate (the control).
+// A Q8_0 key cache is turned the same way (widened, turned, rounded back to Q8_0) and lands
+// within two Q8_0 steps of the fresh keys.
+#include "engine/forward/inference.h"
 #include "engine/model/model.h"
 #include "engine/sampling/sampler.h"
 #include "engine/session/chat_session.h"
 #include "engine/session/context_shift.h"
-#include "engine/forward/inference.h"
 #include "kernels/fp16.h"
 #include "tests/support/test_support.h"
 #include <QtTest>
@@ -80,6 +82,52 @@ class TestKvContextShift : public QObject {
     Q_OBJECT
 
 private slots:
+    // A Q8_0 key cache: the moved keys are widened, turned and rounded back to Q8_0, and land
+    // within two of its steps (1/127 of a block's largest key each, plus the rotation's error) of
+    // the keys computed at their new positions; without the turn they are far off.
+    void rotated_quantized_keys_match_fresh_keys_data() {
+        QTest::addColumn<QString>("model");
+        for (const char* m : {"tiny-llama3", "tiny-qwen3"})
+            QTest::newRow(m) << m;
+    }
+    void rotated_quantized_keys_match_fresh_keys() {
+        QFETCH(QString, model);
+        Loaded l = load(model);
+        engine::Inference inference(
+            l.model, engine::InferenceOptions{2, 16, {kernels::TensorType::Q8_0, kernels::TensorType::Q4_0}});
+        const int32_t n_keep = 4, n_discard = 10, n = 40, end = n - n_discard;
+        const std::vector<int32_t> tokens = some_tokens(n, inference.n_vocab());
+        auto shifted = inference.new_cache(64), unrotated = inference.new_cache(64);
+        inference.eval(*shifted, tokens);
+        inference.eval(*unrotated, tokens);
+        engine::shift_context(*shifted, *l.model, n_keep, n_discard);
+        unrotated->discard(n_keep, n_discard);
+        std::vector<int32_t> kept(tokens.begin(), tokens.begin() + n_keep);
+        kept.insert(kept.end(), tokens.begin() + n_keep + n_discard, tokens.end());
+        auto fresh = inference.new_cache(64);
+        inference.eval(*fresh, kept);
+
+        const auto keys = [](const engine::KvCache& cache, int32_t pos) {
+            std::vector<float> row(static_cast<size_t>(cache.kv_width()));
+            cache.read_row_f32(engine::KvCache::Part::Keys, 0, pos, row.data());
+            return row;
+        };
+        float scale = 0, rotated_error = 0, control_error = 0;
+        for (int32_t pos = n_keep; pos < end; ++pos) {
+            const std::vector<float> want = keys(*fresh, pos), got = keys(*shifted, pos),
+                                     control = keys(*unrotated, pos);
+            for (size_t i = 0; i < want.size(); ++i) {
+                scale = std::max(scale, std::fabs(want[i]));
+                rotated_error = std::max(rotated_error, std::fabs(got[i] - want[i]));
+                control_error = std::max(control_error, std::fabs(control[i] - want[i]));
+            }
+        }
+        qInfo("Q8_0 layer 0 keys: max |key| %.3g, error after re-rotation %.3g, without it %.3g", scale,
+              rotated_error, control_error);
+        QVERIFY2(rotated_error <= 2.5f / 127 * scale, "re-rotated Q8_0 keys differ from fresh ones");
+        QVERIFY(control_error > 3 * rotated_error);
+    }
+
     void rotated_keys_match_fresh_keys_data() {
         QTest::addColumn<QString>("model");
         // Normal layout; NeoX layout with biases; Llama-3 frequency factors; Q/K norms, head size 32.

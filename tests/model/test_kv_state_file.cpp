@@ -1,11 +1,13 @@
 // Saving and restoring a conversation's KV state: a round trip gives back the same
 // cache (bit for bit in F16, within Q8_0's rounding otherwise) and the same next
 // logits; a damaged, truncated or foreign file is refused with a reason, leaves the
-// cache alone, and the conversation falls back to prefilling.
+// cache alone, and the conversation falls back to prefilling. A Q8_0 or Q4_0 cache saves its
+// own rows and restores bit for bit into one of its types, and is refused by another; files
+// of version 1 still restore.
 #include "engine/error.h"
+#include "engine/forward/inference.h"
 #include "engine/model/model.h"
 #include "engine/session/chat_session.h"
-#include "engine/forward/inference.h"
 #include "engine/session/kv_state_file.h"
 #include "kernels/fp16.h"
 #include "tests/model/model_fixture.h"
@@ -13,7 +15,9 @@
 #include <QtTest>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <utility>
 
 using namespace hearth;
 namespace fs = std::filesystem;
@@ -184,6 +188,110 @@ private slots:
         const engine::TurnStats stats = session.reply(turns, options, nullptr);
         QCOMPARE(stats.reused_tokens, 0);
         QCOMPARE(stats.computed_tokens, stats.prompt_tokens);
+    }
+
+    // A quantized cache saves its own rows (in either format) and restores bit for bit into a
+    // cache of the same types, with the same next logits; into a cache of other types the state
+    // is refused and the conversation is prefilled.
+    void quantized_cache_round_trip_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("keys");
+        QTest::addColumn<int>("values");
+        QTest::addColumn<bool>("q8");
+        using kernels::TensorType;
+        for (const char* m : {"tiny-qwen3", "tiny-llama3"})
+            for (const auto& [k, v] : {std::pair{TensorType::Q8_0, TensorType::Q8_0},
+                                       std::pair{TensorType::Q4_0, TensorType::F16}})
+                for (bool q8 : {false, true})
+                    QTest::addRow("%s/k%d-v%d/%s", m, static_cast<int>(k), static_cast<int>(v),
+                                  q8 ? "q8_0" : "f16")
+                        << m << static_cast<int>(k) << static_cast<int>(v) << q8;
+    }
+    void quantized_cache_round_trip() {
+        QFETCH(QString, model);
+        QFETCH(int, keys);
+        QFETCH(int, values);
+        QFETCH(bool, q8);
+        Loaded l = load(model.toStdString());
+        const engine::KvCacheTypes types{static_cast<kernels::TensorType>(keys),
+                                         static_cast<kernels::TensorType>(values)};
+        engine::Inference inference(l.model, engine::InferenceOptions{2, 32, types});
+        const std::string path = test::make_temp_dir("kv-state-quantized") + "/c.hkv";
+        engine::ChatSession original(inference, 128);
+        auto turns = conversation();
+        original.reply(turns, greedy(6), nullptr);
+        original.save_state(path, q8 ? engine::KvStateFormat::Q8_0 : engine::KvStateFormat::F16);
+
+        engine::ChatSession resumed(inference, 128);
+        const engine::KvRestoreResult result = resumed.restore_state(path);
+        QVERIFY2(result.restored, result.reason.c_str());
+        const engine::KvCache& a = original.cache();
+        const engine::KvCache& b = resumed.cache();
+        QVERIFY(b.types() == types);
+        using Part = engine::KvCache::Part;
+        // Quantized parts come back as they were; an F16 part saved as Q8_0 within its step.
+        for (const Part part : {Part::Keys, Part::Values}) {
+            const bool exact = !q8 || a.type(part) != kernels::TensorType::F16;
+            std::vector<float> x(static_cast<size_t>(a.kv_width())), y(x.size());
+            float worst = 0, largest = 0;
+            for (int32_t layer = 0; layer < a.n_layer(); ++layer)
+                for (int32_t pos = 0; pos < a.size(); ++pos) {
+                    a.read_row_f32(part, layer, pos, x.data());
+                    b.read_row_f32(part, layer, pos, y.data());
+                    for (size_t i = 0; i < x.size(); ++i) {
+                        worst = std::max(worst, std::fabs(x[i] - y[i]));
+                        largest = std::max(largest, std::fabs(x[i]));
+                    }
+                }
+            if (exact)
+                QVERIFY(worst == 0.0f);
+            else
+                QVERIFY(worst <= largest / 127.0f);
+        }
+        turns.push_back({"assistant", "The dog ran."});
+        turns.push_back({"user", "Then?"});
+        engine::TurnStats from_original, from_resumed;
+        const std::vector<float> expected = logits_of(original, turns, &from_original);
+        const std::vector<float> got = logits_of(resumed, turns, &from_resumed);
+        QCOMPARE(from_resumed.reused_tokens, from_original.reused_tokens);
+        // Bit for bit unless an F16 part went through Q8_0 on the way.
+        if (!q8 || (types.keys != kernels::TensorType::F16 && types.values != kernels::TensorType::F16))
+            QVERIFY(expected == got);
+
+        // Another cache type: refused by name, left alone, prefilled instead.
+        engine::ChatSession f16_session(*l.inference, 128);
+        const engine::KvRestoreResult refused = f16_session.restore_state(path);
+        QVERIFY(!refused.restored);
+        QVERIFY2(refused.reason.find("KV cache, this one is f16/f16") != std::string::npos,
+                 refused.reason.c_str());
+        QCOMPARE(f16_session.cache().size(), 0);
+        const engine::TurnStats stats = f16_session.reply(conversation(), greedy(2), nullptr);
+        QCOMPARE(stats.reused_tokens, 0);
+    }
+
+    // Files of version 1 (before the cache types were saved: F16 caches) still restore.
+    void version_1_files_restore() {
+        Loaded l = load("stories260K");
+        const std::string path = test::make_temp_dir("kv-state-v1") + "/c.hkv";
+        engine::ChatSession original(*l.inference, 128);
+        original.reply(conversation(), greedy(4), nullptr);
+        original.save_state(path);
+        // Version 2 -> 1: the two type words after the format go, the checksum is redone.
+        std::string bytes = test::read_file(path);
+        uint32_t path_length;
+        std::memcpy(&path_length, bytes.data() + 8, 4);
+        const size_t types_at = 8 + 4 + path_length + 3 * 8 + 4 * 4;
+        bytes.erase(types_at, 8);
+        bytes[4] = 1;
+        bytes.resize(bytes.size() - 8);
+        const uint64_t checksum = engine::hash_bytes(bytes.data(), bytes.size());
+        bytes.append(reinterpret_cast<const char*>(&checksum), sizeof checksum);
+        test::write_file(path, bytes);
+
+        engine::ChatSession resumed(*l.inference, 128);
+        const engine::KvRestoreResult result = resumed.restore_state(path);
+        QVERIFY2(result.restored, result.reason.c_str());
+        QVERIFY(resumed.cache().tokens() == original.cache().tokens());
     }
 
     void unwritable_path_throws_a_clear_error() {
