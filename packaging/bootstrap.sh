@@ -29,6 +29,8 @@ run)
 test)
     # No display or Xvfb needed: tests/CMakeLists.txt runs every suite with
     # QT_QPA_PLATFORM=offscreen, and the end-to-end test's hearth process inherits it.
+    # Which kernel tiers this CPU runs, and so which the suites test (the others are skipped).
+    build/tests-bin/test_kernel_dispatch every_available_table_is_complete 2>&1 | grep -o 'tier .*' || true
     ctest --test-dir build --output-on-failure -j "$jobs"
     ;;
 *)
