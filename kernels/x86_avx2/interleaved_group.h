@@ -14,13 +14,7 @@ constexpr int kGroupRows = 8;
 
 // Lanes [0, valid_rows) of v to y[0, valid_rows).
 inline void store_group_lanes(__m256 v, float* y, int valid_rows) {
-    if (valid_rows == kGroupRows) {
-        _mm256_storeu_ps(y, v);
-        return;
-    }
-    alignas(32) float lanes[kGroupRows];
-    _mm256_store_ps(lanes, v);
-    std::copy(lanes, lanes + valid_rows, y);
+    store_8_lanes(v, y, valid_rows);
 }
 
 } // namespace hearth::kernels::avx2

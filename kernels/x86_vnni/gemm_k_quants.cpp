@@ -125,13 +125,7 @@ inline VecF fnmadd(VecF a, VecF b, VecF c) {
     return _mm256_fnmadd_ps(a, b, c);
 }
 inline void store_lanes(VecF v, float* y, int valid_rows) {
-    if (valid_rows == kRows) {
-        _mm256_storeu_ps(y, v);
-        return;
-    }
-    alignas(32) float lanes[kRows];
-    _mm256_store_ps(lanes, v);
-    std::copy(lanes, lanes + valid_rows, y);
+    store_8_lanes(v, y, valid_rows);
 }
 #endif
 constexpr size_t kVecBytes = sizeof(VecI);

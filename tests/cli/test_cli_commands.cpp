@@ -1,6 +1,7 @@
 // hearth-cli's contracts, run as a user would: the real binary, real files.
 #include "engine/model/model.h"
 #include "kernels/kernel_table.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/reference_logits.h"
 #include "tests/support/test_support.h"
 #include <QProcess>
@@ -11,18 +12,8 @@
 
 namespace {
 
-struct Run {
-    int status;
-    QString out, err;
-};
-
-Run run_cli(const QStringList& args) {
-    QProcess p;
-    p.start(QString::fromStdString(hearth::test::bin_dir() + "/hearth-cli"), args);
-    if (!p.waitForFinished(300000)) return {-1, {}, "timed out"};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
-}
+using Run = hearth::test::CliRun;
+using hearth::test::run_cli;
 
 QString model(const char* name) {
     return QString::fromStdString(hearth::test::testdata(std::string("models/") + name));

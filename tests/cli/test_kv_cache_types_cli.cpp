@@ -2,6 +2,7 @@
 // 0.5% of the F16 cache's on the models whose head size takes blocks of 32 (tiny-qwen3 and
 // tiny-llama3, 64 each), the Q4_0 figure logged and sane; an explicit f16 the same output as the
 // default; stories260K (head size 8) refused with a clear message; bad type names exit 2.
+#include "tests/support/cli_run.h"
 #include "tests/support/test_support.h"
 #include <QProcess>
 #include <QtTest>
@@ -9,18 +10,8 @@
 
 namespace {
 
-struct Run {
-    int status;
-    QString out, err;
-};
-
-Run run_cli(const QStringList& args) {
-    QProcess p;
-    p.start(QString::fromStdString(hearth::test::bin_dir() + "/hearth-cli"), args);
-    if (!p.waitForFinished(300000)) return {-1, {}, "timed out"};
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
-}
+using Run = hearth::test::CliRun;
+using hearth::test::run_cli;
 
 QString model(const QString& name) {
     return QString::fromStdString(hearth::test::testdata("models/" + name.toStdString()));
