@@ -264,6 +264,10 @@ std::string isa_unavailable_reason(Isa isa) {
     if (available_isas().has(isa)) return {};
     if (!built_isas().has(isa))
         return "this build has no " + std::string(isa_name(isa)) + " kernels (not an x86-64 build)";
+    // Name what is missing beyond the AVX2 tier when the CPU has that.
+    if (isa != Isa::Avx2 && cpu_features().avx2_fma_f16c)
+        return isa == Isa::AvxVnni ? "this CPU has AVX2 but not AVX-VNNI (VEX vpdpbusd)"
+                                   : "this CPU has AVX2 but not AVX-512 F/BW/VL/DQ with VNNI";
     return "this CPU lacks " + std::string(isa_requirements(isa));
 }
 
