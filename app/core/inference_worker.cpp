@@ -2,10 +2,10 @@
 #include "app/core/model_names.h"
 #include "app/core/piece_batcher.h"
 #include "engine/error.h"
+#include "engine/forward/inference.h"
 #include "engine/model/model.h"
 #include "engine/session/chat_session.h"
 #include "engine/session/engine_metrics.h"
-#include "engine/forward/inference.h"
 #include "engine/session/session_store.h"
 #include <QElapsedTimer>
 #include <QFile>

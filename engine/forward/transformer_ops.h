@@ -1,7 +1,7 @@
 #pragma once
 // The element-wise and attention steps of the forward pass, on rows of floats.
-#include "engine/model/hparams.h"
 #include "engine/forward/kv_cache.h"
+#include "engine/model/hparams.h"
 #include "kernels/kernel_table.h"
 #include "kernels/matmul.h"
 #include "kernels/thread_pool.h"

@@ -5,9 +5,9 @@
 // oldest turns after the system prompt are shifted out (context_shift.h). Its
 // KV state can be saved to a file and restored later (kv_state_file.h).
 #include "engine/chat/chat_template.h"
-#include "engine/sampling/sampler.h"
 #include "engine/forward/inference.h"
 #include "engine/forward/kv_cache.h"
+#include "engine/sampling/sampler.h"
 #include "engine/session/kv_state_file.h"
 #include <atomic>
 #include <functional>

@@ -7,8 +7,8 @@
 // RoPE turns each pair of a key by angle pos * theta_i; rotations compose, so a key
 // computed at p and turned by -delta * theta_i equals the key computed at p - delta
 // (up to rounding). Values carry no position and are only moved.
-#include "engine/model/model.h"
 #include "engine/forward/kv_cache.h"
+#include "engine/model/model.h"
 #include <cstdint>
 #include <functional>
 #include <optional>

@@ -12,9 +12,9 @@
 #include "app/core/inference_worker.h"
 #include "app/core/model_controller.h"
 #include "app/gui/main_window.h"
+#include "engine/forward/inference.h"
 #include "engine/model/model.h"
 #include "engine/session/chat_session.h"
-#include "engine/forward/inference.h"
 #include "tests/support/test_support.h"
 #include <QElapsedTimer>
 #include <QEventLoop>

@@ -2,9 +2,9 @@
 // with the memory each model needs.
 #include "app/core/model_list_model.h"
 #include "app/core/model_scan.h"
+#include "engine/forward/kv_cache.h"
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/hparams.h"
-#include "engine/forward/kv_cache.h"
 #include "tests/support/test_support.h"
 #include <QAbstractItemModelTester>
 #include <QDir>

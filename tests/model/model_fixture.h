@@ -1,7 +1,7 @@
 #pragma once
 // A test model from ../shared/testdata/models with its forward pass, shared by the model suites.
-#include "engine/model/model.h"
 #include "engine/forward/inference.h"
+#include "engine/model/model.h"
 #include "tests/support/test_support.h"
 #include <memory>
 #include <string>

@@ -1,10 +1,10 @@
 // Prefix reuse across the turns of a conversation: the logits after reusing the
 // cached prefix equal those of a full recompute, and editing or regenerating a
 // message reuses exactly the tokens before the change.
+#include "engine/forward/inference.h"
 #include "engine/model/model.h"
 #include "engine/session/chat_session.h"
 #include "engine/session/engine_metrics.h"
-#include "engine/forward/inference.h"
 #include "tests/model/model_fixture.h"
 #include "tests/support/test_support.h"
 #include <QtTest>

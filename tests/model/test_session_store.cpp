@@ -1,9 +1,9 @@
 // Several conversations within a memory budget: switching back to one still in memory
 // costs exactly what staying would have; the least recently used is evicted first;
 // an evicted conversation is restored from its saved state, or prefilled again.
+#include "engine/forward/inference.h"
 #include "engine/model/model.h"
 #include "engine/session/engine_metrics.h"
-#include "engine/forward/inference.h"
 #include "engine/session/session_store.h"
 #include "tests/model/model_fixture.h"
 #include "tests/support/test_support.h"

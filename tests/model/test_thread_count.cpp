@@ -2,8 +2,8 @@
 // and every attention head is computed whole by one thread, whichever it is. With more threads
 // than (KV head, token) items, as in decode on many cores, attention splits each group's query
 // heads across threads; the heads must still come out bit for bit.
-#include "engine/model/model.h"
 #include "engine/forward/inference.h"
+#include "engine/model/model.h"
 #include "tests/support/test_support.h"
 #include <QtTest>
 #include <cstring>
