@@ -62,10 +62,6 @@ CpuFeatures cpu_features() {
 
 #endif
 
-bool cpu_has_avx2_fma_f16c() {
-    return cpu_features().avx2_fma_f16c;
-}
-
 IsaSet isas_supported_by(const CpuFeatures& cpu, IsaSet built) {
     IsaSet tiers{Isa::Scalar};
     if (built.has(Isa::Avx2) && cpu.avx2_fma_f16c) tiers.add(Isa::Avx2);

@@ -55,7 +55,4 @@ CpuFeatures cpu_features();
 // The tiers a CPU with these features runs, given the tiers this build has kernels for.
 IsaSet isas_supported_by(const CpuFeatures& cpu, IsaSet built);
 
-// Whether the CPU has AVX2, FMA and F16C (what the AVX2 kernels are compiled for).
-bool cpu_has_avx2_fma_f16c();
-
 } // namespace hearth::kernels

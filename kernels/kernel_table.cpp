@@ -124,8 +124,9 @@ const KernelTable* kernels_for_any_cpu(Isa isa);
 
 #if HEARTH_X86_KERNELS
 // A tier's table: the tier below it, with this tier's own kernels put over it. Building it
-// only takes function addresses, so it is safe on a CPU that cannot run them. A type whose dot
-// product or gemm the tier replaced is marked as the tier's.
+// only takes function addresses, so it is safe on a CPU that cannot run them. A type any of
+// whose kernels the tier replaced (an activation format may bring only its quantizer) is marked
+// as the tier's, so the metrics name the tier that ran.
 KernelTable build_table(Isa isa) {
     const KernelTable& lower = *kernels_for_any_cpu(lower_tier(isa));
     KernelTable own = lower;
@@ -148,7 +149,9 @@ KernelTable build_table(Isa isa) {
         TypeKernels& mine = own.by_type[raw];
         const TypeKernels& below = lower.by_type[raw];
         const bool replaced = mine.vec_dot != below.vec_dot || mine.gemm != below.gemm ||
-                              mine.gemm_rows_multiple_of_8 != below.gemm_rows_multiple_of_8;
+                              mine.gemm_rows_multiple_of_8 != below.gemm_rows_multiple_of_8 ||
+                              mine.quantize != below.quantize ||
+                              mine.quantize_activations != below.quantize_activations;
         mine.isa = replaced ? isa : below.isa;
     }
     return own;

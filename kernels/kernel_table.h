@@ -82,7 +82,7 @@ inline bool is_kv_cache_type(TensorType t) {
 using SwigluFn = void (*)(float* gate, const float* up, int64_t n);
 
 struct TypeKernels {
-    Isa isa = Isa::Scalar;                        // the tier whose dot product and gemm these are
+    Isa isa = Isa::Scalar;                        // the tier whose kernels these are, for the metrics
     TensorType activation_type = TensorType::F32; // F32 for float weights, Q8_0 or Q8_K for quantized
     QuantizeRowFn quantize = nullptr;             // F32 -> this type (also the weight quantizer)
     DequantizeRowFn dequantize = nullptr;

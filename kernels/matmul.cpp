@@ -62,18 +62,21 @@ inline void prefetch_for_read(const std::byte* p, size_t bytes) {
         __builtin_prefetch(p + offset, 0, 3);
 }
 
+// Bytes of one activation row of `cols` in the format a type's dot product takes (F32 is read
+// directly, so none).
+size_t activation_row_scratch(const TypeKernels& k, int64_t cols) {
+    return k.vec_dot != nullptr && k.activation_type != TensorType::F32 ? row_bytes(k.activation_type, cols)
+                                                                        : 0;
+}
+
 } // namespace
 
 size_t matmul_scratch_bytes(TensorType weight_type, int64_t cols, int64_t batch) {
     // Enough for the activation type of any tier's table, so that a later force_isa fits too.
     size_t row = 0;
-    for (Isa isa : kIsaTiers) {
-        const KernelTable* table = kernels_for(isa);
-        if (table == nullptr) continue;
-        const TypeKernels& k = table->of(weight_type);
-        if (k.vec_dot != nullptr && k.activation_type != TensorType::F32) // F32 is read directly
-            row = std::max(row, row_bytes(k.activation_type, cols));
-    }
+    for (Isa isa : kIsaTiers)
+        if (const KernelTable* table = kernels_for(isa))
+            row = std::max(row, activation_row_scratch(table->of(weight_type), cols));
     return row * static_cast<size_t>(std::max<int64_t>(batch, 0));
 }
 
@@ -144,11 +147,14 @@ void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t
 
     // 1. The activations in each dot product's type, quantized once per distinct quantizer.
     // Scratch is sized for the whole group first: growing it later would move earlier results.
+    // Only the active tier's formats count here (this runs for every token).
+    const KernelTable& active = active_kernels();
     size_t scratch_needed = 0;
     for (const MatmulOutput& out : outputs) {
         if (out.w->cols != outputs[0].w->cols)
             throw std::invalid_argument("matmul_group: matrices of different widths");
-        scratch_needed += matmul_scratch_bytes(out.w->type, out.w->cols, batch);
+        scratch_needed +=
+            activation_row_scratch(active.of(out.w->type), out.w->cols) * static_cast<size_t>(batch);
     }
     if (scratch.size() < scratch_needed) scratch.resize(scratch_needed); // normally sized at load
     Job jobs[kMaxGroup];
