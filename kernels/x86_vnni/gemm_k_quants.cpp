@@ -12,6 +12,7 @@
 #include "kernels/block_formats.h"
 #include "kernels/x86_avx2/dword_transpose.h"
 #include "kernels/x86_avx2/row_groups.h"
+#include "kernels/x86_vnni/row_vectors.h"
 #include "kernels/x86_vnni/vnni_kernels.h"
 
 #include <algorithm>
@@ -23,112 +24,23 @@
 namespace hearth::kernels::HEARTH_VNNI_NS {
 namespace {
 
-// The vector a group of weight rows fills, one row per dword lane: 16 rows in a zmm on
-// AVX-512 (on Zen 4 a zmm vpdpbusd costs two 256-bit slots, but it needs half the instructions,
-// broadcasts and independent accumulator chains), 8 in a ymm on AVX-VNNI.
+// The vector a group of weight rows fills, one row per lane: 16 rows in a zmm on AVX-512 (on
+// Zen 4 a zmm vpdpbusd costs two 256-bit slots, but it needs half the instructions, broadcasts
+// and independent accumulator chains), 8 in a ymm on AVX-VNNI.
 #ifdef HEARTH_AVX512
-constexpr int kRows = 16;
-using VecI = __m512i;
-using VecF = __m512;
-inline VecI zero_i() {
-    return _mm512_setzero_si512();
-}
-inline VecF zero_f() {
-    return _mm512_setzero_ps();
-}
-inline VecI load_i(const void* p) {
-    return _mm512_load_si512(p);
-}
-inline VecF load_f(const float* p) {
-    return _mm512_load_ps(p);
-}
-inline VecI broadcast_i(int32_t v) {
-    return _mm512_set1_epi32(v);
-}
-inline VecF broadcast_f(float v) {
-    return _mm512_set1_ps(v);
-}
-inline VecI dot_bytes(VecI acc, VecI u, VecI s) {
-    return _mm512_dpbusd_epi32(acc, u, s);
-}
-inline VecI dot_words(VecI acc, VecI a, VecI b) {
-    return _mm512_dpwssd_epi32(acc, a, b);
-}
-inline VecI add_i(VecI a, VecI b) {
-    return _mm512_add_epi32(a, b);
-}
-inline VecI mul_i(VecI a, VecI b) {
-    return _mm512_mullo_epi32(a, b);
-}
-// The zero-masked form: GCC 12 warns that _mm512_cvtepi32_ps's own undefined source may be
-// used uninitialized (it is not); this one has no undefined operand.
-inline VecF to_float(VecI v) {
-    return _mm512_maskz_cvtepi32_ps(static_cast<__mmask16>(0xFFFF), v);
-}
-inline VecF mul_f(VecF a, VecF b) {
-    return _mm512_mul_ps(a, b);
-}
-inline VecF fmadd(VecF a, VecF b, VecF c) {
-    return _mm512_fmadd_ps(a, b, c);
-}
-inline VecF fnmadd(VecF a, VecF b, VecF c) {
-    return _mm512_fnmadd_ps(a, b, c);
-}
-// Lanes [0, valid_rows) of v to y.
-inline void store_lanes(VecF v, float* y, int valid_rows) {
-    _mm512_mask_storeu_ps(y, static_cast<__mmask16>((1u << valid_rows) - 1), v);
-}
+using V = Rows16;
 #else
-constexpr int kRows = 8;
-using VecI = __m256i;
-using VecF = __m256;
-inline VecI zero_i() {
-    return _mm256_setzero_si256();
-}
-inline VecF zero_f() {
-    return _mm256_setzero_ps();
-}
-inline VecI load_i(const void* p) {
-    return _mm256_load_si256(static_cast<const __m256i*>(p));
-}
-inline VecF load_f(const float* p) {
-    return _mm256_load_ps(p);
-}
-inline VecI broadcast_i(int32_t v) {
-    return _mm256_set1_epi32(v);
-}
-inline VecF broadcast_f(float v) {
-    return _mm256_set1_ps(v);
-}
-inline VecI dot_bytes(VecI acc, VecI u, VecI s) {
-    return dpbusd(acc, u, s);
-}
-inline VecI dot_words(VecI acc, VecI a, VecI b) {
-    return _mm256_dpwssd_avx_epi32(acc, a, b);
-}
-inline VecI add_i(VecI a, VecI b) {
-    return _mm256_add_epi32(a, b);
-}
-inline VecI mul_i(VecI a, VecI b) {
-    return _mm256_mullo_epi32(a, b);
-}
-inline VecF to_float(VecI v) {
-    return _mm256_cvtepi32_ps(v);
-}
-inline VecF mul_f(VecF a, VecF b) {
-    return _mm256_mul_ps(a, b);
-}
-inline VecF fmadd(VecF a, VecF b, VecF c) {
-    return _mm256_fmadd_ps(a, b, c);
-}
-inline VecF fnmadd(VecF a, VecF b, VecF c) {
-    return _mm256_fnmadd_ps(a, b, c);
-}
-inline void store_lanes(VecF v, float* y, int valid_rows) {
-    store_8_lanes(v, y, valid_rows);
-}
+using V = Rows8;
 #endif
-constexpr size_t kVecBytes = sizeof(VecI);
+constexpr int kRows = V::kRows;
+constexpr size_t kVecBytes = sizeof(V::Int);
+
+template <class T> const uint8_t* as_bytes(const T* p) {
+    return reinterpret_cast<const uint8_t*>(p);
+}
+inline const uint8_t* activation_bytes(const BlockQ8_K& a, int offset) {
+    return reinterpret_cast<const uint8_t*>(a.qs + offset);
+}
 
 // Activation rows per pass over a panel: each needs its own accumulators (AVX-512 has 32
 // vector registers, AVX-VNNI 16).
@@ -280,45 +192,47 @@ void panel_times_activations(int64_t blocks, const Panel<Format>& panel, const B
                              float* out, int64_t y_stride, int valid_rows) {
     constexpr int kSubBlocks = Format::kSubBlocks, kOffsetPairs = Format::kOffsetPairs;
     constexpr int kChunks = QK_K / kSubBlocks / 4; // 4-quant chunks per sub-block
-    VecF acc[RN];
+    V::Float acc[RN];
     for (int b = 0; b < RN; ++b)
-        acc[b] = zero_f();
+        acc[b] = V::zero();
     for (int64_t i = 0; i < blocks; ++i) {
         const auto& h = panel.headers[static_cast<size_t>(i)];
         const RowQuads* quants = panel.quants.data() + static_cast<size_t>(i) * QK_K / 4;
-        VecI scaled[RN];
+        V::Int scaled[RN];
         for (int b = 0; b < RN; ++b)
-            scaled[b] = zero_i();
+            scaled[b] = V::zero_int();
         for (int j = 0; j < kSubBlocks; ++j) {
-            VecI dot[RN];
+            V::Int dot[RN];
             for (int b = 0; b < RN; ++b)
-                dot[b] = zero_i();
+                dot[b] = V::zero_int();
 #pragma GCC unroll 8
             for (int c = 0; c < kChunks; ++c) {
-                const VecI w = load_i(quants[j * kChunks + c].bytes);
+                const V::Int w = V::load_int(quants[j * kChunks + c].bytes);
 #pragma GCC unroll 8
                 for (int b = 0; b < RN; ++b)
-                    dot[b] = dot_bytes(dot[b], w, broadcast_i(load_i32(a[b][i].qs + 4 * (j * kChunks + c))));
+                    dot[b] =
+                        V::dot(dot[b], w, V::broadcast_int(activation_bytes(a[b][i], 4 * (j * kChunks + c))));
             }
-            const VecI scale = load_i(h.scales[j]);
+            const V::Int scale = V::load_int(as_bytes(h.scales[j]));
             for (int b = 0; b < RN; ++b)
-                scaled[b] = add_i(scaled[b], mul_i(dot[b], scale));
+                scaled[b] = V::add(scaled[b], V::mul_int(dot[b], scale));
         }
-        const VecF d = load_f(h.d), offset_d = load_f(h.offset_d);
+        const V::Float d = V::load_float(as_bytes(h.d)), offset_d = V::load_float(as_bytes(h.offset_d));
         for (int b = 0; b < RN; ++b) {
             int32_t sums[kOffsetPairs];
             Format::offset_sums(a[b][i], sums);
-            VecI offset = zero_i();
+            V::Int offset = V::zero_int();
 #pragma GCC unroll 8
             for (int p = 0; p < kOffsetPairs; ++p)
-                offset = dot_words(offset, load_i(h.offset_pairs[p]), broadcast_i(sums[p]));
-            const VecF da = broadcast_f(a[b][i].d);
-            acc[b] = fmadd(to_float(scaled[b]), mul_f(d, da), acc[b]);
-            acc[b] = fnmadd(to_float(offset), mul_f(offset_d, da), acc[b]);
+                offset = V::dot_words(offset, V::load_int(as_bytes(h.offset_pairs[p])),
+                                      V::broadcast_int(as_bytes(&sums[p])));
+            const V::Float da = V::broadcast_float(as_bytes(&a[b][i].d));
+            acc[b] = V::fmadd(V::to_float(scaled[b]), V::mul(d, da), acc[b]);
+            acc[b] = V::fnmadd(V::to_float(offset), V::mul(offset_d, da), acc[b]);
         }
     }
     for (int b = 0; b < RN; ++b)
-        store_lanes(acc[b], out + b * y_stride, valid_rows);
+        V::store(out + b * y_stride, acc[b], valid_rows);
 }
 
 template <class Format, int RN>

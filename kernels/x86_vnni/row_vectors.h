@@ -1,0 +1,98 @@
+// Weight rows in the int32 lanes of one vector, one row per lane: what the VNNI tiles of every
+// format are written against. Include only from kernels/x86_vnni/ (the namespace is the tier's).
+#pragma once
+#include "kernels/x86_vnni/vnni_kernels.h"
+#include <cstring>
+
+namespace hearth::kernels::HEARTH_VNNI_NS {
+
+// Weight rows as 8 int32 lanes (ymm).
+struct Rows8 {
+    static constexpr int kRows = 8;
+    using Int = __m256i;
+    using Float = __m256;
+    static Float zero() { return _mm256_setzero_ps(); }
+    static Int load_int(const uint8_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
+    static Float load_float(const uint8_t* p) { return _mm256_load_ps(reinterpret_cast<const float*>(p)); }
+    static Int broadcast_int(const uint8_t* p) { return _mm256_set1_epi32(load_i32(p)); }
+    static Float broadcast_float(const uint8_t* p) {
+        float v;
+        std::memcpy(&v, p, sizeof v);
+        return _mm256_set1_ps(v);
+    }
+    static Int zero_int() { return _mm256_setzero_si256(); }
+    static Int dot(Int acc, Int u, Int s) { return dpbusd(acc, u, s); }
+    // acc + the sums of the pairs of int16 products of a and b, per int32 lane.
+    static Int dot_words(Int acc, Int a, Int b) {
+#ifdef HEARTH_AVX512
+        return _mm256_dpwssd_epi32(acc, a, b);
+#else
+        return _mm256_dpwssd_avx_epi32(acc, a, b);
+#endif
+    }
+    static Int add(Int a, Int b) {
+        return _mm256_add_epi32(a, b);
+    }
+    static Int mul_int(Int a, Int b) {
+        return _mm256_mullo_epi32(a, b);
+    }
+    static Float fnmadd(Float a, Float b, Float c) {
+        return _mm256_fnmadd_ps(a, b, c);
+    }
+    static Float to_float(Int v) {
+        return _mm256_cvtepi32_ps(v);
+    }
+    static Float mul(Float a, Float b) {
+        return _mm256_mul_ps(a, b);
+    }
+    static Float fmadd(Float a, Float b, Float c) {
+        return _mm256_fmadd_ps(a, b, c);
+    }
+    // The first `rows` lanes to y[0, rows): the others belong to rows outside the call's range.
+    static void store(float* y, Float v, int rows) {
+        if (rows == kRows) {
+            _mm256_storeu_ps(y, v);
+            return;
+        }
+#ifdef HEARTH_AVX512
+        _mm256_mask_storeu_ps(y, static_cast<__mmask8>((1u << rows) - 1), v);
+#else
+        const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        _mm256_maskstore_ps(y, _mm256_cmpgt_epi32(_mm256_set1_epi32(rows), lane), v);
+#endif
+    }
+};
+
+#ifdef HEARTH_AVX512
+// Weight rows as 16 int32 lanes (zmm). On Zen 4 a zmm operation takes two 256-bit pipe slots,
+// so 16 rows cost what two tiles of 8 do; on Zen 5 (and Intel) they cost one.
+struct Rows16 {
+    static constexpr int kRows = 16;
+    using Int = __m512i;
+    using Float = __m512;
+    static Float zero() { return _mm512_setzero_ps(); }
+    static Int load_int(const uint8_t* p) { return _mm512_load_si512(p); }
+    static Float load_float(const uint8_t* p) { return _mm512_load_ps(p); }
+    static Int broadcast_int(const uint8_t* p) { return _mm512_set1_epi32(load_i32(p)); }
+    static Float broadcast_float(const uint8_t* p) {
+        float v;
+        std::memcpy(&v, p, sizeof v);
+        return _mm512_set1_ps(v);
+    }
+    static Int zero_int() { return _mm512_setzero_si512(); }
+    static Int dot(Int acc, Int u, Int s) { return _mm512_dpbusd_epi32(acc, u, s); }
+    static Int dot_words(Int acc, Int a, Int b) { return _mm512_dpwssd_epi32(acc, a, b); }
+    static Int add(Int a, Int b) { return _mm512_add_epi32(a, b); }
+    static Int mul_int(Int a, Int b) { return _mm512_mullo_epi32(a, b); }
+    static Float fnmadd(Float a, Float b, Float c) { return _mm512_fnmadd_ps(a, b, c); }
+    // The zero-masking form: GCC 12's _mm512_cvtepi32_ps warns of its own undefined operand.
+    static Float to_float(Int v) { return _mm512_maskz_cvtepi32_ps(static_cast<__mmask16>(0xFFFF), v); }
+    static Float mul(Float a, Float b) { return _mm512_mul_ps(a, b); }
+    static Float fmadd(Float a, Float b, Float c) { return _mm512_fmadd_ps(a, b, c); }
+    static void store(float* y, Float v, int rows) {
+        _mm512_mask_storeu_ps(y, static_cast<__mmask16>((1u << rows) - 1), v);
+    }
+};
+#endif
+
+} // namespace hearth::kernels::HEARTH_VNNI_NS
