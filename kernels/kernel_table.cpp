@@ -150,6 +150,8 @@ KernelTable build_table(Isa isa) {
         const TypeKernels& below = lower.by_type[raw];
         const bool replaced = mine.vec_dot != below.vec_dot || mine.gemm != below.gemm ||
                               mine.gemm_rows_multiple_of_8 != below.gemm_rows_multiple_of_8 ||
+                              mine.gemv_interleaved16 != below.gemv_interleaved16 ||
+                              mine.gemm_interleaved16 != below.gemm_interleaved16 ||
                               mine.quantize != below.quantize ||
                               mine.quantize_activations != below.quantize_activations;
         mine.isa = replaced ? isa : below.isa;

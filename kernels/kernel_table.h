@@ -37,6 +37,12 @@ using GemmFn = void (*)(int64_t n, const void* weights, size_t weight_row_bytes,
                         int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
                         float* y, int64_t y_stride);
 
+// Matrix x vector over Q4_K weights repacked in groups of 16 rows (interleaved_rows.h): for groups
+// [group_begin, group_end) and r < 16, y[16 g + r] = dot(W[16 g + r], a), with one activation
+// row `a` in the type's activation format.
+using InterleavedGemvFn = void (*)(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
+                                   const void* activation, float* y);
+
 // Causal attention of one query row over n_keys cached F16 keys and values (rows every
 // kv_stride halves), in F32: each score is dot(q, k) * scale with the keys widened exactly, and
 // one pass with an online softmax keeps the running maximum, the sum of weights and the
@@ -94,6 +100,12 @@ struct TypeKernels {
     // F32 activations -> this type as llama.cpp's CPU backend quantizes them (its from_float),
     // where that differs from the weight quantizer; null: `quantize`.
     QuantizeRowFn quantize_activations = nullptr;
+    // Decode over weights repacked in groups of 16 rows; null: matmul unpacks the rows it is
+    // given to the file's layout and runs the kernels above on them.
+    InterleavedGemvFn gemv_interleaved16 = nullptr;
+    // Batches of 2 or more over the same repacked weights (`weights` is the repacked matrix,
+    // row_begin and row_end whole groups); null: the rows are unpacked as above.
+    GemmFn gemm_interleaved16 = nullptr;
     QuantizeRowFn activation_quantizer() const {
         return quantize_activations ? quantize_activations : quantize;
     }

@@ -3,6 +3,7 @@
 
 #include "kernels/dispatch_metrics.h"
 #include "kernels/f32_batched_dot.h"
+#include "kernels/interleaved_rows.h"
 #include "kernels/kernel_table.h"
 #include <algorithm>
 #include <chrono>
@@ -18,8 +19,8 @@ constexpr int64_t kMinQuantizeElementsPerThread = 16384;
 // was descheduled simply takes fewer chunks), large enough that the shared counter is cold.
 // Prefill's kernels decode groups of up to 16 rows (one per lane of a 512-bit register), so
 // its chunks are whole groups: a chunk of 56 rows left its last group half empty.
-int64_t rows_per_chunk(int64_t rows, int n_threads, int64_t batch) {
-    if (batch > 1) {
+int64_t rows_per_chunk(int64_t rows, int n_threads, int64_t batch, RowLayout layout) {
+    if (batch > 1 || layout == RowLayout::Interleaved16) {
         const int64_t target = rows / (static_cast<int64_t>(n_threads) * 4);
         return std::clamp<int64_t>((target + 15) / 16 * 16, 16, 256);
     }
@@ -128,6 +129,46 @@ struct Job {
     int64_t first_chunk; // index of its first chunk in the group's sequence
 };
 
+// Row-major weight rows [0, n_rows) from `weights` (a chunk of the job's matrix) times the
+// batch: y[b * rows + r] for the matrix's row count `rows`.
+void multiply_rows(const Job& job, const std::byte* weights, int64_t n_rows, int64_t batch, float* y) {
+    const WeightMatrix& w = *job.w;
+    const TypeKernels& k = *job.plan.kernels;
+    const size_t weight_row_bytes = row_bytes(w.type, w.cols);
+    auto activation = [&](int64_t b) {
+        return job.activations + static_cast<size_t>(b) * job.activation_row_bytes;
+    };
+    if (job.batched_f32 != nullptr) {
+        for (int64_t r = 0; r < n_rows; ++r)
+            for (int64_t b = 0; b < batch; ++b)
+                y[b * w.rows + r] = job.batched_f32(
+                    w.cols, weights + static_cast<size_t>(r) * weight_row_bytes, activation(b));
+        return;
+    }
+    if (batch == 1 && k.gemm == nullptr) { // decode without a gemm: one row at a time
+        for (int64_t r = 0; r < n_rows; ++r) {
+            const std::byte* weight_row = weights + static_cast<size_t>(r) * weight_row_bytes;
+            prefetch_for_read(weight_row + kDecodePrefetchBytes, weight_row_bytes);
+            y[r] = k.vec_dot(w.cols, weight_row, job.activations);
+        }
+        return;
+    }
+    // The gemm kernels serve decode too (batch 1): they prefetch as they stream. The 8-row
+    // interleaved kernels are for prefill only: reducing 8 rows together costs more than it
+    // saves at batch 1 (Q4_K decode: 18 GB/s against 26 row by row, 2 threads).
+    if (k.gemm != nullptr) {
+        (batch > 1 && w.rows % 8 == 0 && n_rows % 8 == 0 && k.gemm_rows_multiple_of_8
+             ? k.gemm_rows_multiple_of_8
+             : k.gemm)(w.cols, weights, weight_row_bytes, 0, n_rows, job.activations,
+                       job.activation_row_bytes, batch, y, w.rows);
+        return;
+    }
+    for (int64_t r = 0; r < n_rows; ++r)
+        for (int64_t b = 0; b < batch; ++b)
+            y[b * w.rows + r] =
+                k.vec_dot(w.cols, weights + static_cast<size_t>(r) * weight_row_bytes, activation(b));
+}
+
 } // namespace
 
 void matmul(const WeightMatrix& w, const float* x, int64_t batch, float* y, ThreadPool& pool,
@@ -191,7 +232,9 @@ void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t
                 scratch_used += job.activation_row_bytes * static_cast<size_t>(batch);
             }
         }
-        job.chunk = w.rows > 0 ? rows_per_chunk(w.rows, pool.size(), batch) : 1;
+        if (w.layout == RowLayout::Interleaved16 && !interleaves_rows16(w.type, w.rows, w.cols))
+            throw std::invalid_argument("matmul: interleaved rows of a type or shape that has none");
+        job.chunk = w.rows > 0 ? rows_per_chunk(w.rows, pool.size(), batch, w.layout) : 1;
         chunks += w.rows > 0 ? (w.rows + job.chunk - 1) / job.chunk : 0;
     }
     const size_t n_jobs = outputs.size();
@@ -206,41 +249,30 @@ void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t
         const TypeKernels& k = *job.plan.kernels;
         const int64_t begin = (c - job.first_chunk) * job.chunk;
         const int64_t end = std::min(w.rows, begin + job.chunk);
-        const size_t weight_row_bytes = row_bytes(w.type, w.cols);
+        if (w.layout == RowLayout::Interleaved16) {
+            if (batch == 1 && k.gemv_interleaved16 != nullptr) {
+                k.gemv_interleaved16(w.cols, w.data, begin / kInterleavedRows, end / kInterleavedRows,
+                                     job.activations, job.y);
+                return;
+            }
+            if (batch > 1 && k.gemm_interleaved16 != nullptr) {
+                k.gemm_interleaved16(w.cols, w.data, row_bytes(w.type, w.cols), begin, end, job.activations,
+                                     job.activation_row_bytes, batch, job.y, w.rows);
+                return;
+            }
+            // Prefill, or a tier without a kernel for the layout: the chunk's rows back in the
+            // file's layout (a copy per thread, reused), then the row-major kernels. For a
+            // prefill batch the copy costs little beside the products.
+            thread_local std::vector<std::byte> unpacked;
+            const size_t bytes = row_bytes(w.type, w.cols) * static_cast<size_t>(end - begin);
+            if (unpacked.size() < bytes) unpacked.resize(bytes);
+            unpack_rows16(w.type, w.data, w.cols, begin, end, unpacked.data());
+            multiply_rows(job, unpacked.data(), end - begin, batch, job.y + begin);
+            return;
+        }
         const auto* weights = static_cast<const std::byte*>(w.data);
-        if (job.batched_f32 != nullptr) {
-            for (int64_t r = begin; r < end; ++r) {
-                const std::byte* weight_row = weights + static_cast<size_t>(r) * weight_row_bytes;
-                for (int64_t b = 0; b < batch; ++b)
-                    job.y[b * w.rows + r] =
-                        job.batched_f32(w.cols, weight_row,
-                                        job.activations + static_cast<size_t>(b) * job.activation_row_bytes);
-            }
-            return;
-        }
-        if (batch == 1 && k.gemm == nullptr) { // decode without a gemm: one row at a time
-            for (int64_t r = begin; r < end; ++r) {
-                const std::byte* weight_row = weights + static_cast<size_t>(r) * weight_row_bytes;
-                prefetch_for_read(weight_row + kDecodePrefetchBytes, weight_row_bytes);
-                job.y[r] = k.vec_dot(w.cols, weight_row, job.activations);
-            }
-            return;
-        }
-        // The gemm kernels serve decode too (batch 1): they prefetch as they stream. The
-        // 8-row interleaved kernels are for prefill only: reducing 8 rows together costs more
-        // than it saves at batch 1 (Q4_K decode: 18 GB/s against 26 row by row, 2 threads).
-        if (k.gemm != nullptr) {
-            (batch > 1 && w.rows % 8 == 0 && k.gemm_rows_multiple_of_8 ? k.gemm_rows_multiple_of_8 : k.gemm)(
-                w.cols, weights, weight_row_bytes, begin, end, job.activations, job.activation_row_bytes,
-                batch, job.y, w.rows);
-            return;
-        }
-        for (int64_t r = begin; r < end; ++r) {
-            const std::byte* weight_row = weights + static_cast<size_t>(r) * weight_row_bytes;
-            for (int64_t b = 0; b < batch; ++b)
-                job.y[b * w.rows + r] = k.vec_dot(
-                    w.cols, weight_row, job.activations + static_cast<size_t>(b) * job.activation_row_bytes);
-        }
+        multiply_rows(job, weights + static_cast<size_t>(begin) * row_bytes(w.type, w.cols), end - begin,
+                      batch, job.y + begin);
     });
 
     // 3. Metrics: one call per matrix; the group's time (quantization included) is shared out by

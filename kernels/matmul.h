@@ -9,12 +9,19 @@
 
 namespace hearth::kernels {
 
-// A weight matrix as stored in GGUF: `rows` rows of `cols` elements each, row-major blocks.
+// How a weight matrix's blocks are laid out in memory.
+enum class RowLayout : uint8_t {
+    RowMajor,      // as stored in GGUF: row after row, blocks in order
+    Interleaved16, // groups of 16 rows repacked at load (interleaved_rows.h): Q4_K
+};
+
+// A weight matrix: `rows` rows of `cols` elements each.
 struct WeightMatrix {
     TensorType type = TensorType::F32;
     int64_t rows = 0;
     int64_t cols = 0;
     const void* data = nullptr;
+    RowLayout layout = RowLayout::RowMajor;
 };
 
 // Bytes of scratch matmul needs for `batch` activation rows of `cols` elements.

@@ -1,5 +1,6 @@
 #include "engine/forward/transformer_ops.h"
 #include "kernels/dispatch_metrics.h"
+#include "kernels/interleaved_rows.h"
 #include "kernels/kernel_table.h"
 #include <algorithm>
 #include <bit>
@@ -16,9 +17,17 @@ void embed_tokens(const kernels::WeightMatrix& table, const int32_t* tokens, int
     const auto dequantize = kernels::active_kernels().of(table.type).dequantize;
     const size_t row_bytes = kernels::row_bytes(table.type, table.cols);
     const auto* base = static_cast<const std::byte*>(table.data);
-    for (int32_t t = 0; t < n; ++t)
-        dequantize(base + static_cast<size_t>(tokens[t]) * row_bytes,
-                   out + static_cast<size_t>(t) * table.cols, table.cols);
+    // A repacked table (interleaved_rows.h): each token's row back in the file's layout first.
+    thread_local std::vector<std::byte> row;
+    if (table.layout == kernels::RowLayout::Interleaved16 && row.size() < row_bytes) row.resize(row_bytes);
+    for (int32_t t = 0; t < n; ++t) {
+        const std::byte* src = base + static_cast<size_t>(tokens[t]) * row_bytes;
+        if (table.layout == kernels::RowLayout::Interleaved16) {
+            kernels::unpack_rows16(table.type, table.data, table.cols, tokens[t], tokens[t] + 1, row.data());
+            src = row.data();
+        }
+        dequantize(src, out + static_cast<size_t>(t) * table.cols, table.cols);
+    }
 }
 
 void rms_norm_rows(const float* x, const float* weight, int32_t rows, int32_t dim, float eps, float* out) {

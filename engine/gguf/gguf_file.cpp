@@ -447,6 +447,15 @@ GgufFile::~GgufFile() {
     if (base_) ::munmap(const_cast<std::byte*>(base_), size_);
 }
 
+void GgufFile::release_pages(const void* data, size_t bytes) const {
+    const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto begin = reinterpret_cast<uintptr_t>(data);
+    const uintptr_t first = (begin + page - 1) / page * page, last = (begin + bytes) / page * page;
+    const auto mapped = reinterpret_cast<uintptr_t>(base_);
+    if (first < mapped || last > mapped + size_ || last <= first) return;
+    ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
 void GgufFile::fail(const std::string& problem) const {
     throw Error(path_ + ": " + problem);
 }

@@ -79,6 +79,11 @@ public:
     const std::vector<TensorInfo>& tensors() const { return tensors_; }
     const TensorInfo* find_tensor(std::string_view name) const;
 
+    // Gives the pages of [data, data + bytes) inside the mapping back to the system (whole pages
+    // only): for tensors copied elsewhere at load. Their bytes stay readable, read again from
+    // the file if touched.
+    void release_pages(const void* data, size_t bytes) const;
+
     // Throws hearth::Error naming this file: "<path>: <problem>".
     [[noreturn]] void fail(const std::string& problem) const;
 

@@ -189,6 +189,11 @@ std::shared_ptr<const Model> Model::load(const std::string& path) {
         l.w_up = bind.matrix(b + "ffn_up.weight", hp.n_embd, hp.n_ff);
         l.w_down = bind.matrix(b + "ffn_down.weight", hp.n_ff, hp.n_embd);
     }
+    std::vector<kernels::WeightMatrix*> matrices{&w.token_embd, &w.output};
+    for (LayerWeights& l : w.layers)
+        for (kernels::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
+            matrices.push_back(m);
+    model->repacked_.repack(matrices, file);
     return model;
 }
 

@@ -3,6 +3,7 @@
 // Immutable after load; shared by every session that runs it.
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/hparams.h"
+#include "engine/model/weight_repacking.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "kernels/matmul.h"
 #include <memory>
@@ -76,6 +77,7 @@ private:
     HyperParams hparams_;
     std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
     ModelWeights weights_;
+    RepackedWeights repacked_; // the copies some of weights_' matrices point to
     ModelInfo info_;
     std::string chat_template_;
 };

@@ -10,6 +10,7 @@
 // the activations' 16-element sums, and the super-block's two float scales apply once.
 // Decode (a batch under kMinBatch) goes to the AVX2 tier's kernel, which streams the rows.
 #include "kernels/block_formats.h"
+#include "kernels/interleaved_rows.h"
 #include "kernels/x86_avx2/dword_transpose.h"
 #include "kernels/x86_avx2/row_groups.h"
 #include "kernels/x86_vnni/row_vectors.h"
@@ -186,6 +187,42 @@ void decode_group(int64_t blocks, const typename Format::Block* const (&rows)[kR
     }
 }
 
+// Decodes rows [first, first + kRows) of a Q4_K matrix repacked in groups of 16
+// (interleaved_rows.h) into the panel: the layout already has 4 quants of each row per dword,
+// rows side by side, so a panel vector is one half of a nibble vector (AVX-VNNI's 8 rows) or
+// all of it (AVX-512's 16).
+void decode_interleaved_group(int64_t blocks, const InterleavedQ4_K* group, int first_in_group,
+                              Panel<Q4KFormat>& panel) {
+    if (panel.headers.size() < static_cast<size_t>(blocks)) {
+        panel.headers.resize(static_cast<size_t>(blocks));
+        panel.quants.resize(static_cast<size_t>(blocks) * QK_K / 4);
+    }
+    for (int64_t i = 0; i < blocks; ++i) {
+        const InterleavedQ4_K& b = group[i];
+        auto& header = panel.headers[static_cast<size_t>(i)];
+        for (int r = 0; r < kRows; ++r) {
+            const int row = first_in_group + r;
+            header.d[r] = fp16_to_float(b.d[row]);
+            header.offset_d[r] = fp16_to_float(b.dmin[row]);
+            for (int j = 0; j < 8; ++j)
+                header.scales[j][r] = b.scales[j][row];
+            for (int p = 0; p < 4; ++p)
+                header.offset_pairs[p][r] = Q4KFormat::int16_pair(b.mins[p][row][0], b.mins[p][row][1]);
+        }
+        RowQuads* out = panel.quants.data() + static_cast<size_t>(i) * QK_K / 4;
+        for (int p = 0; p < 4; ++p)
+            for (int c = 0; c < 8; ++c) {
+                const uint8_t* q = b.qs[p][c] + 4 * first_in_group;
+                uint8_t* low = out[8 * (2 * p) + c].bytes;
+                uint8_t* high = out[8 * (2 * p + 1) + c].bytes;
+                for (int k = 0; k < 4 * kRows; ++k) {
+                    low[k] = q[k] & 0x0F;
+                    high[k] = q[k] >> 4;
+                }
+            }
+    }
+}
+
 // out[b * y_stride + r] for RN activation rows (a[b] = row b's first block) over one group.
 template <class Format, int RN>
 void panel_times_activations(int64_t blocks, const Panel<Format>& panel, const BlockQ8_K* const (&a)[RN],
@@ -255,16 +292,12 @@ constexpr std::array<PassFn<Format>, sizeof...(RN)> make_passes(std::integer_seq
 // The AVX2 tier's kernels, for decode-sized batches (set by add_k_quant_kernels).
 template <class Format> GemmFn g_small_batch_gemm = nullptr;
 
-template <class Format>
-void gemm(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
-          const void* activations, size_t activation_row_bytes, int64_t batch, float* y, int64_t y_stride) {
-    if (batch < kMinBatch) {
-        g_small_batch_gemm<Format>(n, weights, weight_row_bytes, row_begin, row_end, activations,
-                                   activation_row_bytes, batch, y, y_stride);
-        return;
-    }
+// Rows [row_begin, row_end) times the batch; decode(r, valid_rows, panel) fills a panel with
+// rows [r, r + valid_rows) from wherever the weights are.
+template <class Format, class DecodeGroup>
+void gemm_panels(int64_t n, int64_t row_begin, int64_t row_end, const void* activations,
+                 size_t activation_row_bytes, int64_t batch, float* y, int64_t y_stride, DecodeGroup decode) {
     static constexpr auto passes = make_passes<Format>(std::make_integer_sequence<int, kBatchTile>{});
-    const char* w = static_cast<const char*>(weights);
     const char* a = static_cast<const char*>(activations);
     const int64_t blocks = n / QK_K;
     // Several groups are decoded before the activations stream past them, so that each tile of
@@ -277,12 +310,9 @@ void gemm(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_b
         panels.resize(static_cast<size_t>(groups_per_set));
     for (int64_t set_begin = row_begin; set_begin < row_end; set_begin += groups_per_set * kRows) {
         const int64_t set_end = std::min(row_end, set_begin + groups_per_set * kRows);
-        for (int64_t r = set_begin, g = 0; r < set_end; r += kRows, ++g) {
-            const int valid_rows = static_cast<int>(std::min<int64_t>(kRows, set_end - r));
-            const typename Format::Block* rows[kRows];
-            group_rows(w, weight_row_bytes, r, valid_rows, rows);
-            decode_group(blocks, rows, panels[static_cast<size_t>(g)]);
-        }
+        for (int64_t r = set_begin, g = 0; r < set_end; r += kRows, ++g)
+            decode(r, static_cast<int>(std::min<int64_t>(kRows, set_end - r)),
+                   panels[static_cast<size_t>(g)]);
         for (int64_t b = 0; b < batch; b += kBatchTile) {
             const int tile = static_cast<int>(std::min<int64_t>(kBatchTile, batch - b));
             for (int64_t r = set_begin, g = 0; r < set_end; r += kRows, ++g)
@@ -291,6 +321,47 @@ void gemm(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_b
                                  static_cast<int>(std::min<int64_t>(kRows, set_end - r)));
         }
     }
+}
+
+template <class Format>
+void gemm(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
+          const void* activations, size_t activation_row_bytes, int64_t batch, float* y, int64_t y_stride) {
+    if (batch < kMinBatch) {
+        g_small_batch_gemm<Format>(n, weights, weight_row_bytes, row_begin, row_end, activations,
+                                   activation_row_bytes, batch, y, y_stride);
+        return;
+    }
+    const char* w = static_cast<const char*>(weights);
+    const int64_t blocks = n / QK_K;
+    gemm_panels<Format>(n, row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
+                        [&](int64_t r, int valid_rows, Panel<Format>& panel) {
+                            const typename Format::Block* rows[kRows];
+                            group_rows(w, weight_row_bytes, r, valid_rows, rows);
+                            decode_group(blocks, rows, panel);
+                        });
+}
+
+// The tier's decode over repacked Q4_K (set by add_k_quant_kernels), for batches under kMinBatch.
+InterleavedGemvFn g_interleaved_gemv = nullptr;
+
+// Q4_K repacked in groups of 16 rows (interleaved_rows.h): rows are whole groups here.
+void gemm_q4_K_interleaved16(int64_t n, const void* packed, size_t, int64_t row_begin, int64_t row_end,
+                             const void* activations, size_t activation_row_bytes, int64_t batch, float* y,
+                             int64_t y_stride) {
+    const auto* groups = static_cast<const InterleavedQ4_K*>(packed);
+    const int64_t blocks = n / QK_K;
+    if (batch < kMinBatch) { // one pass over the rows per activation row, from cache after the first
+        for (int64_t b = 0; b < batch; ++b)
+            g_interleaved_gemv(n, packed, row_begin / kInterleavedRows, row_end / kInterleavedRows,
+                               static_cast<const char*>(activations) + b * activation_row_bytes,
+                               y + b * y_stride);
+        return;
+    }
+    gemm_panels<Q4KFormat>(n, row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
+                           [&](int64_t r, int, Panel<Q4KFormat>& panel) {
+                               decode_interleaved_group(blocks, groups + (r / kInterleavedRows) * blocks,
+                                                        static_cast<int>(r % kInterleavedRows), panel);
+                           });
 }
 
 template <class Format> void take_over(KernelTable& table, TensorType type) {
@@ -305,6 +376,11 @@ template <class Format> void take_over(KernelTable& table, TensorType type) {
 
 void add_k_quant_kernels(KernelTable& table) {
     take_over<Q4KFormat>(table, TensorType::Q4_K);
+    TypeKernels& q4_K = table.of(TensorType::Q4_K);
+    if (q4_K.gemv_interleaved16 != nullptr) { // add_interleaved16_kernels comes first
+        g_interleaved_gemv = q4_K.gemv_interleaved16;
+        q4_K.gemm_interleaved16 = gemm_q4_K_interleaved16;
+    }
     take_over<Q6KFormat>(table, TensorType::Q6_K);
 }
 

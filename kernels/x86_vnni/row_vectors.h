@@ -48,6 +48,31 @@ struct Rows8 {
     static Float fmadd(Float a, Float b, Float c) {
         return _mm256_fmadd_ps(a, b, c);
     }
+    // For the interleaved-rows decode (x86_avx2/interleaved16_gemv.h).
+    static Int loadu_int(const uint8_t* p) {
+        return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    }
+    static Int nibble_low(Int v) {
+        return _mm256_and_si256(v, _mm256_set1_epi8(0x0F));
+    }
+    static Int nibble_high(Int v) {
+        return nibble_low(_mm256_srli_epi16(v, 4));
+    }
+    static Int widen_u8(const uint8_t* p) {
+        return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    }
+    static Int widen_u8_pairs(const uint8_t* p) {
+        return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    }
+    static Float widen_f16(const uint16_t* p) {
+        return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    }
+    static Float broadcast_float(float v) {
+        return _mm256_set1_ps(v);
+    }
+    static void store(float* y, Float v) {
+        _mm256_storeu_ps(y, v);
+    }
     // The first `rows` lanes to y[0, rows): the others belong to rows outside the call's range.
     static void store(float* y, Float v, int rows) {
         if (rows == kRows) {
@@ -89,6 +114,24 @@ struct Rows16 {
     static Float to_float(Int v) { return _mm512_maskz_cvtepi32_ps(static_cast<__mmask16>(0xFFFF), v); }
     static Float mul(Float a, Float b) { return _mm512_mul_ps(a, b); }
     static Float fmadd(Float a, Float b, Float c) { return _mm512_fmadd_ps(a, b, c); }
+    // For the interleaved-rows decode (x86_avx2/interleaved16_gemv.h). The widening
+    // conversions take the zero-masking form: GCC 12 warns of the plain ones' undefined operand.
+    static constexpr __mmask16 kAll16 = 0xFFFF;
+    static Int loadu_int(const uint8_t* p) { return _mm512_loadu_si512(p); }
+    static Int nibble_low(Int v) { return _mm512_and_si512(v, _mm512_set1_epi8(0x0F)); }
+    static Int nibble_high(Int v) { return nibble_low(_mm512_srli_epi16(v, 4)); }
+    static Int widen_u8(const uint8_t* p) {
+        return _mm512_maskz_cvtepu8_epi32(kAll16, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    }
+    static Int widen_u8_pairs(const uint8_t* p) {
+        return _mm512_maskz_cvtepu8_epi16(~__mmask32{0},
+                                          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    }
+    static Float widen_f16(const uint16_t* p) {
+        return _mm512_maskz_cvtph_ps(kAll16, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    }
+    static Float broadcast_float(float v) { return _mm512_set1_ps(v); }
+    static void store(float* y, Float v) { _mm512_storeu_ps(y, v); }
     static void store(float* y, Float v, int rows) {
         _mm512_mask_storeu_ps(y, static_cast<__mmask16>((1u << rows) - 1), v);
     }

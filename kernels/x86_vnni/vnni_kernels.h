@@ -38,5 +38,7 @@ inline int32_t load_i32(const void* p) {
 void add_kernels(KernelTable& table);
 // Q4_K and Q6_K prefill (gemm_k_quants.cpp).
 void add_k_quant_kernels(KernelTable& table);
+// Q4_K decode over weights repacked in groups of 16 rows (gemv_interleaved16.cpp).
+void add_interleaved16_kernels(KernelTable& table);
 
 } // namespace hearth::kernels::HEARTH_VNNI_NS

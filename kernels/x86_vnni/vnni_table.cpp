@@ -6,7 +6,8 @@
 namespace hearth::kernels::HEARTH_VNNI_NS {
 
 void add_kernels(KernelTable& table) {
-    add_k_quant_kernels(table);
+    add_interleaved16_kernels(table);
+    add_k_quant_kernels(table); // its prefill of repacked Q4_K falls back on the decode above
     // The 32-element formats: vpdpbusd dot products and gemm, Q8_0 activations as in the AVX2
     // tier (whose quantizers and dequantizers stay); one gemm for every row count.
     for (TensorType type :

@@ -1,0 +1,145 @@
+// Repacking of Q4_K rows into groups of 16 interleaved rows, and back.
+#include "kernels/interleaved_rows.h"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace hearth::kernels {
+namespace {
+
+// A Q4_K super-block as plain numbers.
+struct Q4KValues {
+    uint8_t q[QK_K]; // 0..15, element order
+    uint8_t scale[8], min[8];
+    fp16_bits d, dmin;
+};
+
+// Q4_K packs 8 six-bit scales and 8 six-bit mins into 12 bytes: bytes 0-3 hold scales 0-3 and
+// bytes 4-7 mins 0-3 in their low 6 bits, the top 2 bits of scales and mins 4-7 in their top
+// 2 bits; bytes 8-11 hold the low 4 bits of scale (low nibble) and min (high nibble) 4-7.
+Q4KValues read_q4_K(const BlockQ4_K& b) {
+    Q4KValues v;
+    v.d = b.d;
+    v.dmin = b.dmin;
+    for (int j = 0; j < 4; ++j) {
+        v.scale[j] = b.scales[j] & 63;
+        v.min[j] = b.scales[j + 4] & 63;
+        v.scale[j + 4] = static_cast<uint8_t>((b.scales[j + 8] & 0x0F) | ((b.scales[j] >> 6) << 4));
+        v.min[j + 4] = static_cast<uint8_t>((b.scales[j + 8] >> 4) | ((b.scales[j + 4] >> 6) << 4));
+    }
+    for (int p = 0; p < 4; ++p)
+        for (int l = 0; l < 32; ++l) {
+            v.q[64 * p + l] = b.qs[32 * p + l] & 0x0F;
+            v.q[64 * p + 32 + l] = b.qs[32 * p + l] >> 4;
+        }
+    return v;
+}
+
+void write_q4_K(const Q4KValues& v, BlockQ4_K& b) {
+    b.d = v.d;
+    b.dmin = v.dmin;
+    for (int j = 0; j < 4; ++j) {
+        b.scales[j] = static_cast<uint8_t>(v.scale[j] | ((v.scale[j + 4] >> 4) << 6));
+        b.scales[j + 4] = static_cast<uint8_t>(v.min[j] | ((v.min[j + 4] >> 4) << 6));
+        b.scales[j + 8] = static_cast<uint8_t>((v.scale[j + 4] & 0x0F) | ((v.min[j + 4] & 0x0F) << 4));
+    }
+    for (int p = 0; p < 4; ++p)
+        for (int l = 0; l < 32; ++l)
+            b.qs[32 * p + l] = static_cast<uint8_t>(v.q[64 * p + l] | (v.q[64 * p + 32 + l] << 4));
+}
+
+// Row r's super-block i in the group: 4 quants of each row per dword, as the structs say.
+void put_q4_K(const BlockQ4_K& block, int r, InterleavedQ4_K& out) {
+    const Q4KValues v = read_q4_K(block);
+    out.d[r] = v.d;
+    out.dmin[r] = v.dmin;
+    for (int j = 0; j < 8; ++j)
+        out.scales[j][r] = v.scale[j];
+    for (int p = 0; p < 4; ++p) {
+        out.mins[p][r][0] = v.min[2 * p];
+        out.mins[p][r][1] = v.min[2 * p + 1];
+        for (int c = 0; c < 8; ++c)
+            for (int k = 0; k < 4; ++k)
+                out.qs[p][c][4 * r + k] =
+                    static_cast<uint8_t>(v.q[64 * p + 4 * c + k] | (v.q[64 * p + 32 + 4 * c + k] << 4));
+    }
+}
+
+void take_q4_K(const InterleavedQ4_K& in, int r, BlockQ4_K& block) {
+    Q4KValues v;
+    v.d = in.d[r];
+    v.dmin = in.dmin[r];
+    for (int j = 0; j < 8; ++j)
+        v.scale[j] = in.scales[j][r];
+    for (int p = 0; p < 4; ++p) {
+        v.min[2 * p] = in.mins[p][r][0];
+        v.min[2 * p + 1] = in.mins[p][r][1];
+        for (int c = 0; c < 8; ++c)
+            for (int k = 0; k < 4; ++k) {
+                const uint8_t byte = in.qs[p][c][4 * r + k];
+                v.q[64 * p + 4 * c + k] = byte & 0x0F;
+                v.q[64 * p + 32 + 4 * c + k] = byte >> 4;
+            }
+    }
+    write_q4_K(v, block);
+}
+
+template <class Block, class Packed, class Put>
+void interleave(const void* rows, int64_t n_rows, int64_t cols, void* out, Put put) {
+    const int64_t blocks = cols / QK_K;
+    const auto* src = static_cast<const Block*>(rows);
+    auto* dst = static_cast<Packed*>(out);
+    for (int64_t g = 0; g < n_rows / kInterleavedRows; ++g)
+        for (int64_t i = 0; i < blocks; ++i) {
+            Packed& packed = dst[g * blocks + i];
+            for (int r = 0; r < kInterleavedRows; ++r)
+                put(src[(g * kInterleavedRows + r) * blocks + i], r, packed);
+        }
+}
+
+template <class Block, class Packed, class Take>
+void unpack(const void* packed, int64_t cols, int64_t row_begin, int64_t row_end, void* out, Take take) {
+    const int64_t blocks = cols / QK_K;
+    const auto* src = static_cast<const Packed*>(packed);
+    auto* dst = static_cast<Block*>(out);
+    for (int64_t row = row_begin; row < row_end; ++row) {
+        const int64_t g = row / kInterleavedRows;
+        const int r = static_cast<int>(row % kInterleavedRows);
+        for (int64_t i = 0; i < blocks; ++i)
+            take(src[g * blocks + i], r, dst[(row - row_begin) * blocks + i]);
+    }
+}
+
+void require_interleaved(TensorType type) {
+    if (type != TensorType::Q4_K) throw std::invalid_argument("interleaved rows: only Q4_K is repacked");
+}
+
+} // namespace
+
+bool interleaves_rows16(TensorType type, int64_t rows, int64_t cols) {
+    return type == TensorType::Q4_K && rows > 0 && rows % kInterleavedRows == 0 && cols > 0 &&
+           cols % QK_K == 0;
+}
+
+size_t interleaved_group_bytes(TensorType type, int64_t cols) {
+    require_interleaved(type);
+    return sizeof(InterleavedQ4_K) * static_cast<size_t>(cols / QK_K);
+}
+
+size_t interleaved_rows16_bytes(TensorType type, int64_t rows, int64_t cols) {
+    return interleaved_group_bytes(type, cols) * static_cast<size_t>(rows / kInterleavedRows);
+}
+
+void interleave_rows16(TensorType type, const void* rows, int64_t n_rows, int64_t cols, void* out) {
+    if (!interleaves_rows16(type, n_rows, cols))
+        throw std::invalid_argument("interleave_rows16: not a matrix of whole groups of Q4_K rows");
+    interleave<BlockQ4_K, InterleavedQ4_K>(rows, n_rows, cols, out, put_q4_K);
+}
+
+void unpack_rows16(TensorType type, const void* packed, int64_t cols, int64_t row_begin, int64_t row_end,
+                   void* out) {
+    require_interleaved(type);
+    unpack<BlockQ4_K, InterleavedQ4_K>(packed, cols, row_begin, row_end, out, take_q4_K);
+}
+
+} // namespace hearth::kernels

@@ -1,0 +1,56 @@
+// Decode over Q4_K weights repacked in groups of 16 rows, on AVX2: two ymm of 8 rows per group,
+// the int8 dot product as vpmaddubsw + vpmaddwd (the kernel: interleaved16_gemv.h). vpmaddubsw
+// saturates its int16 pair sums, which 4-bit quants never reach: at most 2 x 15 x 128 = 3840.
+#include "kernels/x86_avx2/avx2_kernels.h"
+#include "kernels/x86_avx2/interleaved16_gemv.h"
+
+#include <immintrin.h>
+
+namespace hearth::kernels::avx2 {
+namespace {
+
+struct Rows8Avx2 {
+    static constexpr int kRows = 8;
+    using Int = __m256i;
+    using Float = __m256;
+    static Float zero() { return _mm256_setzero_ps(); }
+    static Int zero_int() { return _mm256_setzero_si256(); }
+    static Int loadu_int(const uint8_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+    static Int broadcast_int(const uint8_t* p) {
+        int32_t v;
+        __builtin_memcpy(&v, p, sizeof v);
+        return _mm256_set1_epi32(v);
+    }
+    static Int dot(Int acc, Int u, Int s) {
+        return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
+    }
+    static Int dot_words(Int acc, Int a, Int b) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b)); }
+    static Int add(Int a, Int b) { return _mm256_add_epi32(a, b); }
+    static Int mul_int(Int a, Int b) { return _mm256_mullo_epi32(a, b); }
+    static Int nibble_low(Int v) { return _mm256_and_si256(v, _mm256_set1_epi8(0x0F)); }
+    static Int nibble_high(Int v) { return nibble_low(_mm256_srli_epi16(v, 4)); }
+    static Int widen_u8(const uint8_t* p) {
+        return _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    }
+    static Int widen_u8_pairs(const uint8_t* p) {
+        return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    }
+    static Float widen_f16(const uint16_t* p) {
+        return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    }
+    static Float to_float(Int v) { return _mm256_cvtepi32_ps(v); }
+    static Float broadcast_float(float v) { return _mm256_set1_ps(v); }
+    static Float mul(Float a, Float b) { return _mm256_mul_ps(a, b); }
+    static Float fmadd(Float a, Float b, Float c) { return _mm256_fmadd_ps(a, b, c); }
+    static Float fnmadd(Float a, Float b, Float c) { return _mm256_fnmadd_ps(a, b, c); }
+    static void store(float* y, Float v) { _mm256_storeu_ps(y, v); }
+};
+
+} // namespace
+
+void gemv_q4_K_q8_K_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
+                                  const void* activation, float* y) {
+    gemv_q4_K_interleaved16<Rows8Avx2>(n, packed, group_begin, group_end, activation, y);
+}
+
+} // namespace hearth::kernels::avx2

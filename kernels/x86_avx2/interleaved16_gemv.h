@@ -1,0 +1,110 @@
+#pragma once
+// Decode (matrix x vector) over Q4_K weights repacked in groups of 16 rows
+// (interleaved_rows.h), written once against a vector of weight rows V and included by every
+// x86 tier: V is 8 rows in a ymm (AVX2, with vpmaddubsw; AVX-VNNI) or 16 in a zmm (AVX-512).
+// Each vector of 4 quants per row meets 4 activation bytes broadcast in one int8 dot product,
+// every row summing in its own int32 lane, exactly; the sub-blocks' integer scales and the
+// offsets (Q4_K's mins) apply per super-block in int32, and the two float scales
+// once per super-block. The anonymous namespace gives each tier's translation unit its own copy.
+//
+// V provides: kRows; Int, Float; zero_int, zero; loadu_int, broadcast_int (4 bytes);
+// dot (acc + u8 x s8 per dword), dot_words (acc + int16 pairs); add, mul_int; nibble_low
+// (& 0x0F), nibble_high (>> 4 & 0x0F); widen_u8 (kRows bytes to int32), widen_u8_pairs
+// (2 kRows bytes to int16 pairs); widen_f16 (kRows halves); to_float,
+// broadcast_float, mul, fmadd, fnmadd; store (y, v).
+#include "kernels/block_formats.h"
+#include "kernels/interleaved_rows.h"
+#include <cstdint>
+#include <immintrin.h>
+
+namespace hearth::kernels {
+namespace {
+
+template <class V> constexpr int kVectorsPerGroup = kInterleavedRows / V::kRows;
+
+// The hardware prefetcher alone keeps too few misses in flight to stream weights at the
+// memory's speed: each super-block asks for the lines this far ahead of it.
+#ifndef HEARTH_INTERLEAVED_PREFETCH
+#define HEARTH_INTERLEAVED_PREFETCH 4096
+#endif
+constexpr size_t kPrefetchAhead = HEARTH_INTERLEAVED_PREFETCH;
+
+template <class Block> inline void prefetch_ahead(const Block& b) {
+    const char* p = reinterpret_cast<const char*>(&b) + kPrefetchAhead;
+    for (size_t offset = 0; offset < sizeof(Block); offset += 64)
+        _mm_prefetch(p + offset, _MM_HINT_T0);
+}
+
+// The 32-element sums of a Q8_K block's sub-block pairs (2p, 2p + 1), as int16 pairs.
+inline void q8_K_pair_sums(const BlockQ8_K& a, int32_t (&pairs)[4]) {
+    const __m128i low = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.bsums));
+    const __m128i high = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.bsums + 8));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(pairs), _mm_hadd_epi16(low, high));
+}
+
+template <class V> inline const uint8_t* bytes_of(const void* p) {
+    return static_cast<const uint8_t*>(p);
+}
+
+// Q4_K: row . a = d * sum_j scale_j * (q_j . a_j) - dmin * sum_j min_j * sum(a_j).
+template <class V>
+void gemv_q4_K_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
+                             const void* activation, float* y) {
+    constexpr int H = kVectorsPerGroup<V>;
+    constexpr size_t kBytes = sizeof(typename V::Int);
+    const int64_t blocks = n / QK_K;
+    const auto* groups = static_cast<const InterleavedQ4_K*>(packed);
+    const auto* a = static_cast<const BlockQ8_K*>(activation);
+    for (int64_t g = group_begin; g < group_end; ++g) {
+        const InterleavedQ4_K* w = groups + g * blocks;
+        typename V::Float acc[H];
+        for (int h = 0; h < H; ++h)
+            acc[h] = V::zero();
+        for (int64_t i = 0; i < blocks; ++i) {
+            const InterleavedQ4_K& b = w[i];
+            const BlockQ8_K& x = a[i];
+            prefetch_ahead(b);
+            typename V::Int scaled[H], offset[H];
+            for (int h = 0; h < H; ++h)
+                scaled[h] = offset[h] = V::zero_int();
+            int32_t pair_sums[4];
+            q8_K_pair_sums(x, pair_sums);
+#pragma GCC unroll 4
+            for (int p = 0; p < 4; ++p) {
+                typename V::Int low[H], high[H];
+                for (int h = 0; h < H; ++h)
+                    low[h] = high[h] = V::zero_int();
+#pragma GCC unroll 8
+                for (int c = 0; c < 8; ++c) {
+                    const typename V::Int a_low = V::broadcast_int(bytes_of<V>(x.qs + 64 * p + 4 * c));
+                    const typename V::Int a_high = V::broadcast_int(bytes_of<V>(x.qs + 64 * p + 32 + 4 * c));
+                    for (int h = 0; h < H; ++h) {
+                        const typename V::Int q = V::loadu_int(b.qs[p][c] + h * kBytes);
+                        low[h] = V::dot(low[h], V::nibble_low(q), a_low);
+                        high[h] = V::dot(high[h], V::nibble_high(q), a_high);
+                    }
+                }
+                const typename V::Int sums = V::broadcast_int(bytes_of<V>(&pair_sums[p]));
+                for (int h = 0; h < H; ++h) {
+                    scaled[h] =
+                        V::add(scaled[h], V::mul_int(low[h], V::widen_u8(b.scales[2 * p] + h * V::kRows)));
+                    scaled[h] = V::add(scaled[h],
+                                       V::mul_int(high[h], V::widen_u8(b.scales[2 * p + 1] + h * V::kRows)));
+                    offset[h] = V::dot_words(offset[h], V::widen_u8_pairs(b.mins[p][h * V::kRows]), sums);
+                }
+            }
+            const typename V::Float da = V::broadcast_float(x.d);
+            for (int h = 0; h < H; ++h) {
+                acc[h] =
+                    V::fmadd(V::to_float(scaled[h]), V::mul(V::widen_f16(b.d + h * V::kRows), da), acc[h]);
+                acc[h] = V::fnmadd(V::to_float(offset[h]), V::mul(V::widen_f16(b.dmin + h * V::kRows), da),
+                                   acc[h]);
+            }
+        }
+        for (int h = 0; h < H; ++h)
+            V::store(y + g * kInterleavedRows + h * V::kRows, acc[h]);
+    }
+}
+
+} // namespace
+} // namespace hearth::kernels

@@ -1,0 +1,21 @@
+// Decode over Q4_K weights repacked in groups of 16 rows, with vpdpbusd: one zmm per
+// group on AVX-512, two ymm on AVX-VNNI (the kernel: x86_avx2/interleaved16_gemv.h).
+#include "kernels/x86_vnni/row_vectors.h"
+#include "kernels/x86_vnni/vnni_kernels.h"
+
+#include "kernels/x86_avx2/interleaved16_gemv.h"
+
+namespace hearth::kernels::HEARTH_VNNI_NS {
+namespace {
+#ifdef HEARTH_AVX512
+using V = Rows16;
+#else
+using V = Rows8;
+#endif
+} // namespace
+
+void add_interleaved16_kernels(KernelTable& table) {
+    table.of(TensorType::Q4_K).gemv_interleaved16 = gemv_q4_K_interleaved16<V>;
+}
+
+} // namespace hearth::kernels::HEARTH_VNNI_NS

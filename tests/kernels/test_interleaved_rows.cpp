@@ -1,0 +1,147 @@
+// Q4_K weights repacked in groups of 16 rows: the repacking gives back the file's
+// bytes, and matmul over the repacked matrix matches the row-major one on every tier this CPU
+// runs (the others skipped, with the reason), for decode and prefill batches.
+#include "kernels/interleaved_rows.h"
+#include "kernels/kernel_table.h"
+#include "kernels/matmul.h"
+
+#include <QTest>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+using namespace hearth::kernels;
+
+namespace {
+
+std::vector<float> normal_data(int64_t n, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal(0.1f, 1.0f);
+    std::vector<float> x(static_cast<size_t>(n));
+    for (float& v : x)
+        v = normal(rng);
+    return x;
+}
+
+std::vector<std::byte> quantized(TensorType t, int64_t rows, int64_t cols, uint32_t seed) {
+    const std::vector<float> w = normal_data(rows * cols, seed);
+    std::vector<std::byte> out(row_bytes(t, cols) * static_cast<size_t>(rows));
+    reference_kernels().of(t).quantize(w.data(), out.data(), rows * cols);
+    return out;
+}
+
+} // namespace
+
+class TestInterleavedRows : public QObject {
+    Q_OBJECT
+private slots:
+    void cleanupTestCase() { force_isa(Isa::Scalar); }
+
+    void which_matrices_are_repacked() {
+        QVERIFY(interleaves_rows16(TensorType::Q4_K, 32, 512));
+        QVERIFY(!interleaves_rows16(TensorType::Q6_K, 16, 256)); // measured slower: kept row-major
+        QVERIFY(!interleaves_rows16(TensorType::Q4_K, 17, 512)); // not whole groups
+        QVERIFY(!interleaves_rows16(TensorType::Q8_0, 32, 512));
+        QVERIFY(!interleaves_rows16(TensorType::Q5_K, 32, 512));
+        QCOMPARE(interleaved_rows16_bytes(TensorType::Q4_K, 32, 512),
+                 size_t(2 * 2 * sizeof(InterleavedQ4_K)));
+    }
+
+    // Random bytes, not only what a quantizer writes: every bit of every block must survive.
+    void round_trip_is_lossless() {
+        const TensorType t = TensorType::Q4_K;
+        const int64_t rows = 48, cols = 3 * 256;
+        std::vector<uint8_t> original(row_bytes(t, cols) * rows);
+        std::mt19937 rng(3);
+        for (uint8_t& b : original)
+            b = static_cast<uint8_t>(rng());
+        std::vector<std::byte> packed(interleaved_rows16_bytes(t, rows, cols));
+        interleave_rows16(t, original.data(), rows, cols, packed.data());
+        std::vector<uint8_t> back(original.size());
+        unpack_rows16(t, packed.data(), cols, 0, rows, back.data());
+        QVERIFY(back == original);
+        // Any row range, as the embedding lookup and prefill chunks ask for it.
+        std::vector<uint8_t> some(row_bytes(t, cols) * 5);
+        unpack_rows16(t, packed.data(), cols, 13, 18, some.data());
+        QVERIFY(std::memcmp(some.data(), original.data() + 13 * row_bytes(t, cols), some.size()) == 0);
+    }
+
+    void matmul_matches_row_major_data() {
+        QTest::addColumn<int>("isa");
+        QTest::addColumn<int>("batch");
+        for (Isa isa : kIsaTiers) {
+            const QString tier = QString::fromUtf8(isa_name(isa).data());
+            if (kernels_for(isa) == nullptr) {
+                QTest::newRow(qPrintable(tier + " (not run here)")) << int(isa) << 1;
+                continue;
+            }
+            for (int batch : {1, 3, 20})
+                QTest::newRow(qPrintable(QString("%1 batch %2").arg(tier).arg(batch))) << int(isa) << batch;
+        }
+    }
+    // Integer sums are exact in both layouts; only the float steps' order may differ.
+    void matmul_matches_row_major() {
+        QFETCH(int, isa);
+        QFETCH(int, batch);
+        if (kernels_for(static_cast<Isa>(isa)) == nullptr)
+            QSKIP(qPrintable(QString::fromStdString(isa_unavailable_reason(static_cast<Isa>(isa)))));
+        force_isa(static_cast<Isa>(isa));
+        const TensorType t = TensorType::Q4_K;
+        const int64_t rows = 80, cols = 5 * 256;
+        const std::vector<std::byte> weights = quantized(t, rows, cols, 21);
+        std::vector<std::byte> packed(interleaved_rows16_bytes(t, rows, cols));
+        interleave_rows16(t, weights.data(), rows, cols, packed.data());
+        const std::vector<float> x = normal_data(batch * cols, 22);
+
+        ThreadPool pool(2);
+        std::vector<std::byte> scratch(matmul_scratch_bytes(t, cols, batch));
+        std::vector<float> expected(size_t(rows * batch)), got(expected.size());
+        matmul(WeightMatrix{t, rows, cols, weights.data()}, x.data(), batch, expected.data(), pool, scratch);
+        matmul(WeightMatrix{t, rows, cols, packed.data(), RowLayout::Interleaved16}, x.data(), batch,
+               got.data(), pool, scratch);
+        double scale = 0;
+        for (float v : expected)
+            scale = std::max(scale, std::fabs(double(v)));
+        for (size_t i = 0; i < got.size(); ++i)
+            if (std::fabs(double(got[i]) - expected[i]) > 1e-5 * scale)
+                QFAIL(qPrintable(QString("y[%1] = %2, row-major %3").arg(i).arg(got[i]).arg(expected[i])));
+    }
+
+    // The decode kernel of each tier against the scalar reference dot product, row by row.
+    void decode_kernel_matches_reference_data() {
+        QTest::addColumn<int>("isa");
+        for (Isa isa : kIsaTiers)
+            if (isa != Isa::Scalar) QTest::newRow(isa_name(isa).data()) << int(isa);
+    }
+    void decode_kernel_matches_reference() {
+        QFETCH(int, isa);
+        const KernelTable* table = kernels_for(static_cast<Isa>(isa));
+        if (table == nullptr)
+            QSKIP(qPrintable(QString::fromStdString(isa_unavailable_reason(static_cast<Isa>(isa)))));
+        const TensorType t = TensorType::Q4_K;
+        const InterleavedGemvFn gemv = table->of(t).gemv_interleaved16;
+        QVERIFY(gemv != nullptr);
+        const int64_t rows = 32, cols = 4 * 256;
+        const std::vector<std::byte> weights = quantized(t, rows, cols, 31);
+        std::vector<std::byte> packed(interleaved_rows16_bytes(t, rows, cols));
+        interleave_rows16(t, weights.data(), rows, cols, packed.data());
+        const std::vector<float> x = normal_data(cols, 32);
+        std::vector<std::byte> xq(row_bytes(TensorType::Q8_K, cols));
+        reference_kernels().of(TensorType::Q8_K).quantize(x.data(), xq.data(), cols);
+        std::vector<float> y(rows + 16, -999.0f);
+        gemv(cols, packed.data(), 1, 2, xq.data(), y.data()); // the second group only
+        for (int64_t r = 0; r < 16; ++r)
+            QCOMPARE(y[size_t(r)], -999.0f);
+        for (int64_t r = 16; r < rows; ++r) {
+            const float expected = reference_kernels().of(t).vec_dot(
+                cols, weights.data() + static_cast<size_t>(r) * row_bytes(t, cols), xq.data());
+            QVERIFY2(std::fabs(y[size_t(r)] - expected) <= 1e-5f * (1 + std::fabs(expected)),
+                     qPrintable(QString("row %1: %2, reference %3").arg(r).arg(y[size_t(r)]).arg(expected)));
+        }
+        QCOMPARE(y[size_t(rows)], -999.0f);
+    }
+};
+
+QTEST_MAIN(TestInterleavedRows)
+#include "test_interleaved_rows.moc"
