@@ -155,6 +155,11 @@ KernelTable build_table(Isa isa) {
                               mine.quantize != below.quantize ||
                               mine.quantize_activations != below.quantize_activations;
         mine.isa = replaced ? isa : below.isa;
+        // A tier may replace a type's dot products and keep the tier below's quantizer (the
+        // VNNI tiers' 32-element formats keep AVX2's): the metrics name the code that ran.
+        mine.activation_quantizer_isa = mine.activation_quantizer() == below.activation_quantizer()
+                                            ? below.activation_quantizer_isa
+                                            : isa;
     }
     return own;
 }

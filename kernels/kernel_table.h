@@ -89,6 +89,7 @@ using SwigluFn = void (*)(float* gate, const float* up, int64_t n);
 
 struct TypeKernels {
     Isa isa = Isa::Scalar;                        // the tier whose kernels these are, for the metrics
+    Isa activation_quantizer_isa = Isa::Scalar;   // the tier whose activation_quantizer() this is
     TensorType activation_type = TensorType::F32; // F32 for float weights, Q8_0 or Q8_K for quantized
     QuantizeRowFn quantize = nullptr;             // F32 -> this type (also the weight quantizer)
     DequantizeRowFn dequantize = nullptr;

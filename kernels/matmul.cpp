@@ -34,7 +34,7 @@ struct Plan {
     const TypeKernels* kernels;
     Isa isa;
     QuantizeRowFn quantize_activations;
-    Isa quantize_isa; // the tier of the activation type's entry
+    Isa quantize_isa; // the tier of the activation quantizer's code
 };
 
 Plan plan_for(TensorType type) {
@@ -47,7 +47,7 @@ Plan plan_for(TensorType type) {
     if (kernels.activation_type != TensorType::F32) {
         const TypeKernels& activation = active.of(kernels.activation_type);
         plan.quantize_activations = activation.activation_quantizer();
-        plan.quantize_isa = activation.isa;
+        plan.quantize_isa = activation.activation_quantizer_isa;
     }
     return plan;
 }

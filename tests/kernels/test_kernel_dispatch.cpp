@@ -120,6 +120,17 @@ private slots:
                 // A dot product and its activation format come from the same tier's entry.
                 QCOMPARE(mine.activation_type, kernels_for(mine.isa)->by_type[raw].activation_type);
                 QVERIFY(static_cast<int>(mine.isa) <= static_cast<int>(isa));
+                // The metrics name the tier whose code quantizes the activations: that tier's
+                // own table has the same quantizer.
+                const Isa quantizer_tier = mine.activation_quantizer_isa;
+                QVERIFY(static_cast<int>(quantizer_tier) <= static_cast<int>(isa));
+                QVERIFY(kernels_for(quantizer_tier)->by_type[raw].activation_quantizer() ==
+                        mine.activation_quantizer());
+                if (quantizer_tier != Isa::Scalar) {
+                    const Isa below = quantizer_tier == Isa::Avx2 ? Isa::Scalar : Isa::Avx2;
+                    QVERIFY(kernels_for(below)->by_type[raw].activation_quantizer() !=
+                            mine.activation_quantizer());
+                }
             }
         }
     }
