@@ -195,6 +195,30 @@ Item {
                     }
                 }
                 SettingRow {
+                    title: qsTr("KV cache keys")
+                    hint: qsTr("How the cache stores attention keys: f16 (exact), q8_0 (about half the memory) or q4_0 (about a quarter, less accurate). Models whose heads are not a multiple of 32 values keep f16.")
+                    ComboBox {
+                        objectName: "keyCacheTypeCombo"
+                        width: 160
+                        model: panel.settings.cacheTypes
+                        currentIndex: Math.max(0, model.indexOf(panel.settings.keyCacheType))
+                        onActivated: panel.settings.keyCacheType = model[currentIndex]
+                        Accessible.name: qsTr("KV cache keys")
+                    }
+                }
+                SettingRow {
+                    title: qsTr("KV cache values")
+                    hint: qsTr("How the cache stores attention values, as for keys. Changing either starts conversations' caches afresh (they are saved first).")
+                    ComboBox {
+                        objectName: "valueCacheTypeCombo"
+                        width: 160
+                        model: panel.settings.cacheTypes
+                        currentIndex: Math.max(0, model.indexOf(panel.settings.valueCacheType))
+                        onActivated: panel.settings.valueCacheType = model[currentIndex]
+                        Accessible.name: qsTr("KV cache values")
+                    }
+                }
+                SettingRow {
                     title: qsTr("Conversation memory")
                     hint: qsTr("MiB of KV cache kept for recent conversations; older ones are saved to disk and resume from there.")
                     SpinBox {

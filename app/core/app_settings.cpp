@@ -70,6 +70,23 @@ void AppSettings::setContextLength(int v) {
 void AppSettings::setThreads(int v) {
     assign(threads_, std::clamp(v, 0, 256), &AppSettings::engineConfigChanged);
 }
+QStringList AppSettings::cacheTypes() {
+    return {QStringLiteral("f16"), QStringLiteral("q8_0"), QStringLiteral("q4_0")};
+}
+namespace {
+QString knownCacheType(const QString& name) {
+    return AppSettings::cacheTypes().contains(name) ? name : EngineConfig{}.keyCacheType;
+}
+} // namespace
+void AppSettings::setKeyCacheType(const QString& v) {
+    assign(keyCacheType_, knownCacheType(v), &AppSettings::engineConfigChanged);
+}
+void AppSettings::setValueCacheType(const QString& v) {
+    assign(valueCacheType_, knownCacheType(v), &AppSettings::engineConfigChanged);
+}
+EngineConfig AppSettings::engineConfig() const {
+    return EngineConfig{threads_, contextLength_, keyCacheType_, valueCacheType_};
+}
 void AppSettings::setConversationMemoryMiB(int v) {
     assign(conversationMemoryMiB_, std::clamp(v, kMinConversationMemoryMiB, kMaxConversationMemoryMiB),
            &AppSettings::conversationMemoryChanged);
@@ -135,6 +152,8 @@ void AppSettings::load() {
     maxReplyTokens_ = std::clamp(s->value("generation/maxReplyTokens", maxReplyTokens_).toInt(), 1, 32768);
     contextLength_ = std::clamp(s->value("engine/contextLength", contextLength_).toInt(), 64, 131072);
     threads_ = std::clamp(s->value("engine/threads", threads_).toInt(), 0, 256);
+    keyCacheType_ = knownCacheType(s->value("engine/keyCacheType", keyCacheType_).toString());
+    valueCacheType_ = knownCacheType(s->value("engine/valueCacheType", valueCacheType_).toString());
     conversationMemoryMiB_ =
         std::clamp(s->value("engine/conversationMemoryMiB", conversationMemoryMiB_).toInt(),
                    kMinConversationMemoryMiB, kMaxConversationMemoryMiB);
@@ -163,6 +182,8 @@ void AppSettings::saveNow() {
         {"generation/maxReplyTokens", maxReplyTokens_},
         {"engine/contextLength", contextLength_},
         {"engine/threads", threads_},
+        {"engine/keyCacheType", keyCacheType_},
+        {"engine/valueCacheType", valueCacheType_},
         {"engine/conversationMemoryMiB", conversationMemoryMiB_},
         {"engine/compressSavedStates", compressSavedStates_},
         {"generation/chatTemplate", chatTemplate_},

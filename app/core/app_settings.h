@@ -3,6 +3,7 @@
 // properties, so every change applies at once; they are read from QSettings
 // when the app starts and written back on a background thread shortly after
 // each change (the GUI thread never touches the settings file after startup).
+#include "app/core/worker_types.h"
 #include <QObject>
 #include <QStringList>
 #include <QThreadPool>
@@ -35,6 +36,9 @@ class AppSettings : public QObject {
     Q_PROPERTY(int maxReplyTokens READ maxReplyTokens WRITE setMaxReplyTokens NOTIFY changed)
     Q_PROPERTY(int contextLength READ contextLength WRITE setContextLength NOTIFY engineConfigChanged)
     Q_PROPERTY(int threads READ threads WRITE setThreads NOTIFY engineConfigChanged)
+    Q_PROPERTY(QString keyCacheType READ keyCacheType WRITE setKeyCacheType NOTIFY engineConfigChanged)
+    Q_PROPERTY(QString valueCacheType READ valueCacheType WRITE setValueCacheType NOTIFY engineConfigChanged)
+    Q_PROPERTY(QStringList cacheTypes READ cacheTypes CONSTANT)
     Q_PROPERTY(int conversationMemoryMiB READ conversationMemoryMiB WRITE setConversationMemoryMiB NOTIFY
                    conversationMemoryChanged)
     Q_PROPERTY(bool compressSavedStates READ compressSavedStates WRITE setCompressSavedStates NOTIFY
@@ -62,6 +66,13 @@ public:
     [[nodiscard]] int maxReplyTokens() const { return maxReplyTokens_; }
     [[nodiscard]] int contextLength() const { return contextLength_; }
     [[nodiscard]] int threads() const { return threads_; } // 0: one per core but one (the window's)
+    // What the KV cache stores keys and values as: "f16" (the default), "q8_0" or "q4_0" (about
+    // half and a quarter of F16's memory, with their rounding).
+    [[nodiscard]] QString keyCacheType() const { return keyCacheType_; }
+    [[nodiscard]] QString valueCacheType() const { return valueCacheType_; }
+    [[nodiscard]] static QStringList cacheTypes();
+    // Everything the worker runs the model with, in one value.
+    [[nodiscard]] EngineConfig engineConfig() const;
     // KV memory kept for conversations before the least recently used is saved to disk and dropped.
     [[nodiscard]] int conversationMemoryMiB() const { return conversationMemoryMiB_; }
     // Conversations' KV states are saved to disk as Q8_0 (about half the size of F16, with
@@ -85,6 +96,8 @@ public:
     void setMaxReplyTokens(int value);
     void setContextLength(int value);
     void setThreads(int value);
+    void setKeyCacheType(const QString& value); // an unknown name becomes "f16"
+    void setValueCacheType(const QString& value);
     void setConversationMemoryMiB(int value);
     void setCompressSavedStates(bool value);
     void setChatTemplate(const QString& value);
@@ -104,7 +117,7 @@ public:
 
 signals:
     void changed();             // generation settings
-    void engineConfigChanged(); // context length or threads: the worker is reconfigured
+    void engineConfigChanged(); // context length, threads or cache types: the worker is reconfigured
     void conversationMemoryChanged();
     void savedStatesChanged(); // the format conversations' KV states are saved in
     void modelsFolderChanged();
@@ -128,6 +141,8 @@ private:
     int maxReplyTokens_ = 512;
     int contextLength_ = 2048;
     int threads_ = 0;
+    QString keyCacheType_ = EngineConfig{}.keyCacheType;
+    QString valueCacheType_ = EngineConfig{}.valueCacheType;
     int conversationMemoryMiB_ = 2048;
     bool compressSavedStates_ = false;
     QString chatTemplate_;

@@ -1,4 +1,5 @@
 #include "app/core/inference_worker.h"
+#include "app/core/engine_config.h"
 #include "app/core/model_names.h"
 #include "app/core/piece_batcher.h"
 #include "engine/error.h"
@@ -46,9 +47,18 @@ int defaultThreads() {
     return std::max(1, QThread::idealThreadCount() - 1);
 }
 
-engine::InferenceOptions inferenceOptions(int threads) {
+// A quantized cache stores blocks of 32 along a head: a model whose head size is not a multiple
+// of 32 keeps F16 for that part (the summary shows what runs) rather than failing every reply.
+engine::KvCacheTypes cacheTypesFor(const Model& model, const EngineConfig& config) {
+    engine::KvCacheTypes types = kvCacheTypes(config);
+    if (model.hparams().head_dim % 32 != 0) types = engine::KvCacheTypes{};
+    return types;
+}
+
+engine::InferenceOptions inferenceOptions(const Model& model, const EngineConfig& config) {
     engine::InferenceOptions options;
-    options.n_threads = threads > 0 ? threads : defaultThreads();
+    options.n_threads = config.threads > 0 ? config.threads : defaultThreads();
+    options.cache_types = cacheTypesFor(model, config);
     return options;
 }
 
@@ -86,7 +96,13 @@ int firstVisibleTurn(const ChatSession& session, std::span<const engine::ChatTur
     return first;
 }
 
-ModelSummary summarize(const Model& model, int contextLength, int threads, double loadSeconds) {
+QString cacheTypeName(kernels::TensorType type) {
+    return QString::fromUtf8(kernels::type_traits(type).name.data(),
+                             static_cast<qsizetype>(kernels::type_traits(type).name.size()));
+}
+
+ModelSummary summarize(const Model& model, int contextLength, const Inference& inference,
+                       double loadSeconds) {
     const engine::ModelInfo& info = model.info();
     ModelSummary s;
     s.path = QString::fromStdString(model.path());
@@ -97,7 +113,9 @@ ModelSummary summarize(const Model& model, int contextLength, int threads, doubl
     s.fileBytes = info.file_bytes;
     s.trainedContextLength = info.context_length;
     s.contextLength = contextLength;
-    s.threads = threads;
+    s.threads = inference.n_threads();
+    s.keyCacheType = cacheTypeName(inference.cache_types().keys);
+    s.valueCacheType = cacheTypeName(inference.cache_types().values);
     s.hasChatTemplate = info.has_chat_template;
     s.loadSeconds = loadSeconds;
     return s;
@@ -108,6 +126,7 @@ InferenceWorker::InferenceWorker(const QString& stateDir, QObject* parent)
     : QObject(parent), engine_(std::make_unique<Engine>()), stateDir_(stateDir) {
     qRegisterMetaType<GenerationRequest>();
     qRegisterMetaType<ModelSummary>();
+    qRegisterMetaType<EngineConfig>();
     qRegisterMetaType<GenerationResult>();
 }
 
@@ -150,20 +169,24 @@ void InferenceWorker::requestStop(quint64 requestId) {
     if (running_.load() <= requestId) stop_.store(true);
 }
 
-void InferenceWorker::configure(int threads, int contextLength) {
-    const bool threadsChanged = threads != threads_;
-    threads_ = threads;
-    contextLength_ = contextLength;
+void InferenceWorker::configure(const hearth::app::EngineConfig& config) {
+    const EngineConfig previous = config_;
+    config_ = config;
     if (!engine_->model) return;
-    const int context = effectiveContext(*engine_->model, contextLength);
-    if (!threadsChanged && context == engine_->contextLength) return;
-    engine_->sessions.reset(); // sessions hold the old forward pass and cache sizes (saved first)
-    if (threadsChanged)
-        engine_->inference = std::make_unique<Inference>(engine_->model, inferenceOptions(threads));
-    engine_->contextLength = context;
-    engine_->summary.contextLength = context;
-    engine_->summary.threads = engine_->inference->n_threads();
-    resetSessions();
+    const int context = effectiveContext(*engine_->model, config.contextLength);
+    const bool rebuild = config.threads != previous.threads ||
+                         cacheTypesFor(*engine_->model, config) != engine_->inference->cache_types();
+    if (rebuild || context != engine_->contextLength) {
+        engine_->sessions.reset(); // sessions hold the old forward pass and cache sizes (saved first)
+        if (rebuild)
+            engine_->inference =
+                std::make_unique<Inference>(engine_->model, inferenceOptions(*engine_->model, config));
+        engine_->contextLength = context;
+        engine_->summary =
+            summarize(*engine_->model, context, *engine_->inference, engine_->summary.loadSeconds);
+        resetSessions();
+    }
+    emit configured(engine_->summary);
 }
 
 void InferenceWorker::loadModel(quint64 requestId, const QString& path) {
@@ -171,14 +194,14 @@ void InferenceWorker::loadModel(quint64 requestId, const QString& path) {
     timer.start();
     try {
         std::shared_ptr<const Model> model = Model::load(path.toStdString());
-        auto inference = std::make_unique<Inference>(model, inferenceOptions(threads_));
+        auto inference = std::make_unique<Inference>(model, inferenceOptions(*model, config_));
         // Only now that the new model works is the old one let go (its conversations saved).
         engine_->sessions.reset();
         engine_->inference = std::move(inference);
         engine_->model = std::move(model);
-        engine_->contextLength = effectiveContext(*engine_->model, contextLength_);
-        engine_->summary = summarize(*engine_->model, engine_->contextLength, engine_->inference->n_threads(),
-                                     timer.elapsed() / 1000.0);
+        engine_->contextLength = effectiveContext(*engine_->model, config_.contextLength);
+        engine_->summary =
+            summarize(*engine_->model, engine_->contextLength, *engine_->inference, timer.elapsed() / 1000.0);
         resetSessions();
         emit loadFinished(requestId, true, engine_->summary, QString());
     } catch (const std::exception& e) {

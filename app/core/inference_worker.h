@@ -27,7 +27,9 @@ public:
     void requestStop(quint64 requestId);
 
 public slots:
-    void configure(int threads, int contextLength);
+    // Applies the settings' engine section to the loaded model (and to the next one loaded);
+    // answers with configured() even when nothing changed.
+    void configure(const hearth::app::EngineConfig& config);
     // Bytes of KV cache kept across conversations before the least recently used are
     // saved and dropped; applies at once.
     void setMemoryBudget(qint64 bytes);
@@ -47,6 +49,8 @@ signals:
     void loadFinished(quint64 requestId, bool ok, const hearth::app::ModelSummary& summary,
                       const QString& error);
     void warmUpFinished(quint64 requestId, double seconds);
+    // The loaded model as it now runs, after configure() (not emitted without a model).
+    void configured(const hearth::app::ModelSummary& summary);
     void modelUnloaded();
     void piecesReady(quint64 requestId, const QString& text);
     void generationFinished(quint64 requestId, const hearth::app::GenerationResult& result);
@@ -59,8 +63,7 @@ private:
     QString stateDir_;
     qint64 memoryBudget_ = qint64(2) << 30;
     bool compressSavedStates_ = false;
-    int threads_ = 0;
-    int contextLength_ = 2048;
+    EngineConfig config_;
     std::atomic<bool> stop_{false};
     std::atomic<quint64> stopUpTo_{0};
     std::atomic<quint64> running_{0};

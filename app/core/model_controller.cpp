@@ -25,14 +25,27 @@ ModelController::ModelController(AppSettings* settings, InferenceWorker* worker,
             });
     connect(worker, &InferenceWorker::warmUpFinished, this,
             [this](quint64 id, double seconds) { warmUps_.fulfil(id, seconds); });
+    // The details line ("N ctx · N threads · KV ...") follows the settings as the worker applies them.
+    connect(worker, &InferenceWorker::configured, this, [this](const ModelSummary& summary) {
+        if (summary.path != summary_.path) return; // a reply about a model since replaced
+        summary_ = summary;
+        emit stateChanged();
+    });
 
-    const auto configure = [this] {
-        emit configureRequested(settings_->threads(), settings_->contextLength());
-    };
-    connect(settings, &AppSettings::engineConfigChanged, this, configure);
-    connect(settings, &AppSettings::engineConfigChanged, this, &ModelController::refresh);
+    connect(settings, &AppSettings::engineConfigChanged, this, [this] {
+        const EngineConfig previous = config_;
+        config_ = settings_->engineConfig();
+        if (config_ == previous) return;
+        emit configureRequested(config_);
+        // The picker's memory estimates depend on the context and the cache types, not the threads.
+        if (config_.contextLength != previous.contextLength ||
+            config_.keyCacheType != previous.keyCacheType ||
+            config_.valueCacheType != previous.valueCacheType)
+            refresh();
+    });
     connect(settings, &AppSettings::modelsFolderChanged, this, &ModelController::refresh);
-    configure();
+    config_ = settings_->engineConfig();
+    emit configureRequested(config_);
 }
 
 QString ModelController::modelDetails() const {
@@ -43,6 +56,8 @@ QString ModelController::modelDetails() const {
     if (!summary_.quantization.isEmpty()) parts << summary_.quantization;
     parts << tr("%1 ctx").arg(summary_.contextLength);
     parts << tr("%1 threads").arg(summary_.threads);
+    if (summary_.keyCacheType != QLatin1String("f16") || summary_.valueCacheType != QLatin1String("f16"))
+        parts << tr("KV %1/%2").arg(summary_.keyCacheType, summary_.valueCacheType);
     return parts.join(QStringLiteral(" · "));
 }
 
@@ -63,7 +78,7 @@ QCoro::Task<> ModelController::scanModels() {
     const QPointer<ModelController> self(this); // it may be gone when the scan finishes
     QFuture<QList<ModelEntry>> future =
         QtConcurrent::run(&hearth::app::scanModels, settings_->modelsFolder(), settings_->recentModels(),
-                          settings_->contextLength());
+                          settings_->engineConfig());
     const QList<ModelEntry> entries = co_await future;
     if (!self || generation != scanGeneration_) co_return; // gone, or a newer scan is under way
     models_.setEntries(entries);

@@ -70,7 +70,7 @@ signals:
     void loadRequested(quint64 requestId, const QString& path);
     void warmUpRequested(quint64 requestId);
     void unloadRequested();
-    void configureRequested(int threads, int contextLength);
+    void configureRequested(const hearth::app::EngineConfig& config);
 
 private:
     struct LoadReply {
@@ -90,6 +90,7 @@ private:
     double progress_ = 0;
     bool scanning_ = false;
     quint64 scanGeneration_ = 0;
+    EngineConfig config_; // what the worker was last asked to run with
     QString error_;
     quint64 lastRequest_ = 0;
     PendingReplies<LoadReply> loads_;

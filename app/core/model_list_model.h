@@ -13,7 +13,7 @@ struct ModelEntry {
     QString quantization; // file type when known ("Q4_K_M"), else the most common weight type
     qint64 parameters = 0;
     qint64 fileBytes = 0;
-    qint64 estimatedBytes = 0; // weights plus one conversation's F16 KV cache at the configured context
+    qint64 estimatedBytes = 0; // weights plus one conversation's KV cache at the configured context and types
     int contextLength = 0;     // trained context length
     bool hasChatTemplate = false;
     bool recent = false; // used before (from the settings)

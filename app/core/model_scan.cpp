@@ -1,4 +1,5 @@
 #include "app/core/model_scan.h"
+#include "app/core/engine_config.h"
 #include "app/core/model_names.h"
 #include "engine/model/model.h"
 #include <QDirIterator>
@@ -8,7 +9,8 @@
 
 namespace hearth::app {
 
-ModelEntry readModelEntry(const QString& path, int contextLength) {
+ModelEntry readModelEntry(const QString& path, const EngineConfig& config) {
+    const int contextLength = config.contextLength;
     ModelEntry entry;
     entry.path = path;
     entry.name = QFileInfo(path).completeBaseName();
@@ -27,21 +29,22 @@ ModelEntry readModelEntry(const QString& path, int contextLength) {
         entry.hasChatTemplate = info.has_chat_template;
         const int context =
             info.context_length > 0 ? std::min(contextLength, info.context_length) : contextLength;
-        entry.estimatedBytes = info.estimated_bytes(context);
+        const engine::KvCacheTypes types = kvCacheTypes(config);
+        entry.estimatedBytes = info.estimated_bytes(context, types.keys, types.values);
     } catch (const std::exception& e) {
         entry.error = QString::fromUtf8(e.what());
     }
     return entry;
 }
 
-QList<ModelEntry> scanModels(const QString& folder, const QStringList& recent, int contextLength) {
+QList<ModelEntry> scanModels(const QString& folder, const QStringList& recent, const EngineConfig& config) {
     QList<ModelEntry> entries;
     QSet<QString> seen;
     for (const QString& path : recent) {
         const QFileInfo file(path);
         if (!file.isFile() || seen.contains(file.absoluteFilePath())) continue;
         seen.insert(file.absoluteFilePath());
-        ModelEntry entry = readModelEntry(file.absoluteFilePath(), contextLength);
+        ModelEntry entry = readModelEntry(file.absoluteFilePath(), config);
         entry.recent = true;
         entries.append(entry);
     }
@@ -53,7 +56,7 @@ QList<ModelEntry> scanModels(const QString& folder, const QStringList& recent, i
             const QString relative = QDir(folder).relativeFilePath(file.absoluteFilePath());
             if (relative.count(QLatin1Char('/')) > 1 || seen.contains(file.absoluteFilePath())) continue;
             seen.insert(file.absoluteFilePath());
-            found.append(readModelEntry(file.absoluteFilePath(), contextLength));
+            found.append(readModelEntry(file.absoluteFilePath(), config));
         }
     }
     std::sort(found.begin(), found.end(), [](const ModelEntry& a, const ModelEntry& b) {

@@ -2,14 +2,16 @@
 // Reads what the model picker shows about GGUF files, without loading weights.
 // Blocking file I/O: run it with QtConcurrent, never on the GUI thread.
 #include "app/core/model_list_model.h"
+#include "app/core/worker_types.h"
 #include <QStringList>
 
 namespace hearth::app {
 
 // The entry of one file; a file that cannot be read gets an entry with `error` set.
-ModelEntry readModelEntry(const QString& path, int contextLength);
+// The memory estimate is for one conversation at the config's context and KV cache types.
+ModelEntry readModelEntry(const QString& path, const EngineConfig& config);
 // Every .gguf under `folder` (two levels deep) and the recent files that still exist,
 // recent ones first, then by name.
-QList<ModelEntry> scanModels(const QString& folder, const QStringList& recent, int contextLength);
+QList<ModelEntry> scanModels(const QString& folder, const QStringList& recent, const EngineConfig& config);
 
 } // namespace hearth::app

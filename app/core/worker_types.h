@@ -26,6 +26,15 @@ struct GenerationRequest {
     QString templateOverride; // Jinja source; empty: the model's template (ChatML if none)
 };
 
+// How the engine runs a loaded model: what the settings panel's engine section chooses.
+struct EngineConfig {
+    int threads = 0; // 0: one per core but one (the window's)
+    int contextLength = 2048;
+    QString keyCacheType = QStringLiteral("f16"); // f16, q8_0 or q4_0
+    QString valueCacheType = QStringLiteral("f16");
+    bool operator==(const EngineConfig&) const = default;
+};
+
 struct ModelSummary {
     QString path;
     QString name;
@@ -36,6 +45,7 @@ struct ModelSummary {
     int trainedContextLength = 0;
     int contextLength = 0; // the context each conversation gets
     int threads = 0;
+    QString keyCacheType, valueCacheType; // what the KV cache stores: f16, q8_0 or q4_0
     bool hasChatTemplate = false;
     double loadSeconds = 0;
 };
@@ -67,4 +77,5 @@ struct GenerationResult {
 
 Q_DECLARE_METATYPE(hearth::app::GenerationRequest)
 Q_DECLARE_METATYPE(hearth::app::ModelSummary)
+Q_DECLARE_METATYPE(hearth::app::EngineConfig)
 Q_DECLARE_METATYPE(hearth::app::GenerationResult)

@@ -35,6 +35,7 @@ public:
         // The worker's signals, re-emitted on this (the test's) thread, where the spies read them.
         connect(worker, &InferenceWorker::loadFinished, this, &WorkerHarness::loadFinished);
         connect(worker, &InferenceWorker::warmUpFinished, this, &WorkerHarness::warmUpFinished);
+        connect(worker, &InferenceWorker::configured, this, &WorkerHarness::configured);
         connect(worker, &InferenceWorker::piecesReady, this, &WorkerHarness::piecesReady);
         connect(worker, &InferenceWorker::generationFinished, this, &WorkerHarness::generationFinished);
         connect(worker, &InferenceWorker::generationFailed, this, &WorkerHarness::generationFailed);
@@ -50,13 +51,14 @@ signals:
     void load(quint64 id, const QString& path);
     void warmUp(quint64 id);
     void generate(const hearth::app::GenerationRequest& request);
-    void configure(int threads, int contextLength);
+    void configure(const hearth::app::EngineConfig& config);
     void setMemoryBudget(qint64 bytes);
     void forget(const QString& conversationId);
     void setCompressSavedStates(bool compress);
     void loadFinished(quint64 requestId, bool ok, const hearth::app::ModelSummary& summary,
                       const QString& error);
     void warmUpFinished(quint64 requestId, double seconds);
+    void configured(const hearth::app::ModelSummary& summary);
     void piecesReady(quint64 requestId, const QString& text);
     void generationFinished(quint64 requestId, const hearth::app::GenerationResult& result);
     void generationFailed(quint64 requestId, const QString& message);
@@ -389,7 +391,37 @@ private slots:
     void reconfiguresWithoutReloading() {
         WorkerHarness h;
         QVERIFY(loadInto(h, modelPath(), 1));
-        emit h.configure(1, 128);
+        QSignalSpy configured(&h, &WorkerHarness::configured);
+        EngineConfig config;
+        config.threads = 1;
+        config.contextLength = 96;
+        emit h.configure(config);
+        QVERIFY(configured.wait(10000));
+        const auto summary = configured.constFirst().constFirst().value<ModelSummary>();
+        QCOMPARE(summary.threads, 1);
+        QCOMPARE(summary.contextLength, 96);
+        QCOMPARE(summary.keyCacheType, QStringLiteral("f16"));
+        QSignalSpy done(&h, &WorkerHarness::generationFinished);
+        emit h.generate(request(2, "c", 4));
+        QVERIFY(done.wait(30000));
+        QVERIFY(done.constFirst().at(1).value<GenerationResult>().generatedTokens > 0);
+    }
+
+    // A quantized KV cache from the settings: the worker says what it now runs with, and a
+    // conversation still generates (tiny-qwen3: head size 32, one Q8_0 / Q4_0 block per head).
+    void runsWithAQuantizedCache() {
+        WorkerHarness h;
+        const QString qwen3 = QString::fromStdString(hearth::test::testdata("models/tiny-qwen3.gguf"));
+        QVERIFY(loadInto(h, qwen3, 1));
+        QSignalSpy configured(&h, &WorkerHarness::configured);
+        EngineConfig config;
+        config.keyCacheType = "q8_0";
+        config.valueCacheType = "q4_0";
+        emit h.configure(config);
+        QVERIFY(configured.wait(10000));
+        const auto summary = configured.constFirst().constFirst().value<ModelSummary>();
+        QCOMPARE(summary.keyCacheType, QStringLiteral("q8_0"));
+        QCOMPARE(summary.valueCacheType, QStringLiteral("q4_0"));
         QSignalSpy done(&h, &WorkerHarness::generationFinished);
         emit h.generate(request(2, "c", 4));
         QVERIFY(done.wait(30000));

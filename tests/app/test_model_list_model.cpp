@@ -13,6 +13,14 @@
 
 using namespace hearth::app;
 
+namespace {
+hearth::app::EngineConfig contextOf(int contextLength) {
+    hearth::app::EngineConfig config;
+    config.contextLength = contextLength;
+    return config;
+}
+} // namespace
+
 class TestModelListModel : public QObject {
     Q_OBJECT
 
@@ -49,7 +57,7 @@ private slots:
     }
 
     void readsRealModelInfo() {
-        const ModelEntry entry = readModelEntry(model("stories260K.gguf"), 2048);
+        const ModelEntry entry = readModelEntry(model("stories260K.gguf"), contextOf(2048));
         QVERIFY2(entry.error.isEmpty(), qPrintable(entry.error));
         QCOMPARE(entry.architecture, QStringLiteral("llama"));
         QVERIFY(entry.parameters > 100'000 && entry.parameters < 1'000'000);
@@ -66,9 +74,9 @@ private slots:
         // context 128, so a 2048 setting gets 128 positions and a 64 setting 64.
         const qint64 kvBytesPerPosition = 2 /* K and V */ * 5 * (4 * 8) * 2 /* bytes per F16 */;
         const qint64 fileBytes = QFileInfo(model("stories260K.gguf")).size();
-        QCOMPARE(readModelEntry(model("stories260K.gguf"), 2048).estimatedBytes,
+        QCOMPARE(readModelEntry(model("stories260K.gguf"), contextOf(2048)).estimatedBytes,
                  fileBytes + kvBytesPerPosition * 128);
-        QCOMPARE(readModelEntry(model("stories260K.gguf"), 64).estimatedBytes,
+        QCOMPARE(readModelEntry(model("stories260K.gguf"), contextOf(64)).estimatedBytes,
                  fileBytes + kvBytesPerPosition * 64);
 
         // tiny-qwen3's head size (key_length 32) is not embedding / heads (64 / 4): read from
@@ -82,14 +90,36 @@ private slots:
         QCOMPARE(headSize, 32);
         QVERIFY(trained > 0 && trained < 4096);
         const qint64 expected = QFileInfo(qwen3).size() + 2 * layers * kvHeads * headSize * 2 * trained;
-        QCOMPARE(readModelEntry(qwen3, 4096).estimatedBytes, expected);
+        QCOMPARE(readModelEntry(qwen3, contextOf(4096)).estimatedBytes, expected);
         const hearth::engine::KvCache cache(hearth::engine::read_hyperparams(*file),
                                             static_cast<int32_t>(trained));
         QCOMPARE(QFileInfo(qwen3).size() + static_cast<qint64>(cache.bytes()), expected);
     }
 
+    // Q8_0 and Q4_0 caches hold each 32 values of a head in 34 and 18 bytes (an F16 scale and
+    // the quants): the estimate follows the settings' cache types.
+    void estimatesMemoryWithAQuantizedCache() {
+        const QString qwen3 = model("tiny-qwen3.gguf");
+        const auto file = hearth::gguf::GgufFile::open(qwen3.toStdString());
+        const qint64 layers = file->get_int("qwen3.block_count").value_or(0);
+        const qint64 kvHeads = file->get_int("qwen3.attention.head_count_kv").value_or(0);
+        const qint64 trained = file->get_int("qwen3.context_length").value_or(0);
+        hearth::app::EngineConfig config = contextOf(4096);
+        config.keyCacheType = "q8_0";
+        config.valueCacheType = "q4_0";
+        QCOMPARE(readModelEntry(qwen3, config).estimatedBytes,
+                 QFileInfo(qwen3).size() + layers * kvHeads * (34 + 18) * trained);
+        hearth::engine::KvCacheTypes types;
+        types.keys = hearth::kernels::TensorType::Q8_0;
+        types.values = hearth::kernels::TensorType::Q4_0;
+        const hearth::engine::KvCache cache(hearth::engine::read_hyperparams(*file),
+                                            static_cast<int32_t>(trained), types);
+        QCOMPARE(QFileInfo(qwen3).size() + static_cast<qint64>(cache.bytes()),
+                 readModelEntry(qwen3, config).estimatedBytes);
+    }
+
     void aModelTheEngineCannotRunSaysWhy() {
-        const ModelEntry entry = readModelEntry(model("tiny-gpt2.gguf"), 2048);
+        const ModelEntry entry = readModelEntry(model("tiny-gpt2.gguf"), contextOf(2048));
         QVERIFY2(entry.error.contains("gpt2"), qPrintable(entry.error));
         QCOMPARE(entry.estimatedBytes, qint64{0});
     }
@@ -108,7 +138,8 @@ private slots:
         other.close();
 
         const QString recent = model("tiny-qwen2.gguf");
-        const QList<ModelEntry> entries = scanModels(folder, {recent, "/does/not/exist.gguf"}, 1024);
+        const QList<ModelEntry> entries =
+            scanModels(folder, {recent, "/does/not/exist.gguf"}, contextOf(1024));
         QCOMPARE(entries.size(), 4); // the recent one, then three .gguf files of the folder
         QCOMPARE(entries[0].path, QFileInfo(recent).absoluteFilePath());
         QVERIFY(entries[0].recent);

@@ -7,7 +7,7 @@ import Hearth
 Item {
     id: root
     width: 1000
-    height: 1600
+    height: 2000
 
     SettingsPanel {
         id: panel
@@ -82,6 +82,21 @@ Item {
             compare(testSettings.conversationMemoryMiB, 768)
             testSettings.conversationMemoryMiB = 64
             compare(spin.value, 64)
+        }
+
+        // The KV cache type combos show the setting and write the user's choice back.
+        function test_cacheTypeCombos() {
+            testSettings.keyCacheType = "f16"
+            testSettings.valueCacheType = "q4_0"
+            const keys = findChild(panel, "keyCacheTypeCombo")
+            const values = findChild(panel, "valueCacheTypeCombo")
+            compare(keys.currentText, "f16")
+            compare(values.currentText, "q4_0")
+            keys.forceActiveFocus()
+            keyClick(Qt.Key_Down) // a focused ComboBox moves to the next choice and activates it
+            compare(testSettings.keyCacheType, "q8_0")
+            testSettings.valueCacheType = "f16"
+            compare(values.currentText, "f16")
         }
 
         function test_compressSavedStatesSwitch() {
