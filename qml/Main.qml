@@ -13,6 +13,7 @@ ApplicationWindow {
     required property ModelController models
     required property AppSettings settings
     required property MetricsController metrics
+    property DownloadController downloads: null // the models page's catalog and downloads
 
     // "chat", "models" or "settings"; opens on the models page when no model is loaded.
     property string page: "models"
@@ -150,6 +151,7 @@ ApplicationWindow {
                     objectName: "modelPicker"
                     models: window.models
                     settings: window.settings
+                    downloads: window.downloads
                 }
                 SettingsPanel {
                     objectName: "settingsPanel"

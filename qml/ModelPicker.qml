@@ -9,6 +9,7 @@ Item {
     id: picker
     property var models   // ModelController
     property var settings // AppSettings
+    property var downloads: null // DownloadController: the catalog below the local models
 
     FolderDialog {
         id: folderDialog
@@ -248,6 +249,12 @@ Item {
                 }
             }
         }
-        footer: Item { height: 24 }
+        footer: ModelCatalog {
+            objectName: "modelCatalog"
+            width: Math.min(list.width - 64, 860)
+            x: (list.width - width) / 2
+            visible: picker.downloads !== null
+            downloads: picker.downloads
+        }
     }
 }

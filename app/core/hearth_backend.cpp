@@ -2,6 +2,7 @@
 #include "app/core/app_settings.h"
 #include "app/core/chat_controller.h"
 #include "app/core/conversation_store.h"
+#include "app/core/download_controller.h"
 #include "app/core/inference_worker.h"
 #include "app/core/metrics_controller.h"
 #include "app/core/model_controller.h"
@@ -36,6 +37,9 @@ HearthBackend::HearthBackend(const AppPaths& paths, QObject* parent)
     models_ = std::make_unique<ModelController>(settings_.get(), worker_);
     chat_ = std::make_unique<ChatController>(settings_.get(), store_.get(), worker_, models_.get());
     metrics_ = std::make_unique<MetricsController>();
+    downloads_ = std::make_unique<DownloadController>(settings_.get());
+    // A verified download lands in the models folder: the picker rescans to show it.
+    connect(downloads_.get(), &DownloadController::modelDownloaded, models_.get(), &ModelController::refresh);
     connect(worker_, &InferenceWorker::generationFinished, metrics_.get(),
             [metrics = metrics_.get()](quint64, const GenerationResult& result) {
                 metrics->recordReply(result);
@@ -48,6 +52,7 @@ HearthBackend::~HearthBackend() {
     // The worker is deleted on its thread as it finishes, saving the conversations' KV states
     // before wait() returns, so they are on disk before the app exits.
     inferenceThread_.wait();
+    downloads_.reset(); // transfers stop; their partial files are resumed next time
     chat_.reset();
     models_.reset();
     store_.reset(); // finishes queued writes
@@ -57,6 +62,7 @@ HearthBackend::~HearthBackend() {
 void HearthBackend::start() {
     chat_->start();
     models_->refresh();
+    downloads_->refreshLocalFiles();
 }
 
 } // namespace hearth::app

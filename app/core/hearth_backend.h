@@ -12,6 +12,7 @@ namespace hearth::app {
 class AppSettings;
 class ChatController;
 class ConversationStore;
+class DownloadController;
 class InferenceWorker;
 class MetricsController;
 class ModelController;
@@ -32,6 +33,7 @@ public:
     [[nodiscard]] ModelController* models() const { return models_.get(); }
     [[nodiscard]] ChatController* chat() const { return chat_.get(); }
     [[nodiscard]] MetricsController* metrics() const { return metrics_.get(); }
+    [[nodiscard]] DownloadController* downloads() const { return downloads_.get(); }
 
 private:
     AppPaths paths_;
@@ -42,6 +44,7 @@ private:
     std::unique_ptr<ModelController> models_;
     std::unique_ptr<ChatController> chat_;
     std::unique_ptr<MetricsController> metrics_;
+    std::unique_ptr<DownloadController> downloads_;
 };
 
 } // namespace hearth::app

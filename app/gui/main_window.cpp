@@ -1,6 +1,7 @@
 #include "app/gui/main_window.h"
 #include "app/core/app_settings.h"
 #include "app/core/chat_controller.h"
+#include "app/core/download_controller.h"
 #include "app/core/hearth_backend.h"
 #include "app/core/metrics_controller.h"
 #include "app/core/model_controller.h"
@@ -57,6 +58,7 @@ QQuickWindow* loadMainWindow(QQmlApplicationEngine& engine, HearthBackend& backe
         {QStringLiteral("models"), QVariant::fromValue(backend.models())},
         {QStringLiteral("settings"), QVariant::fromValue(backend.settings())},
         {QStringLiteral("metrics"), QVariant::fromValue(backend.metrics())},
+        {QStringLiteral("downloads"), QVariant::fromValue(backend.downloads())},
     });
     engine.load(QUrl(QStringLiteral("qrc:/Hearth/Main.qml")));
     if (engine.rootObjects().isEmpty()) return nullptr;

@@ -26,19 +26,26 @@ int32_t optional_int(const gguf::GgufFile& file, const std::string& key, int32_t
 
 } // namespace
 
+std::optional<Architecture> architecture_from_name(std::string_view name) {
+    if (name == "llama") return Architecture::Llama;
+    if (name == "qwen2") return Architecture::Qwen2;
+    if (name == "qwen3") return Architecture::Qwen3;
+    return std::nullopt;
+}
+
+const char* supported_architectures() {
+    return "llama, qwen2, qwen3";
+}
+
 HyperParams read_hyperparams(const gguf::GgufFile& file) {
     HyperParams hp;
     auto arch = file.get_string("general.architecture");
     if (!arch) file.fail("missing metadata key general.architecture");
     hp.arch_name = *arch;
-    if (*arch == "llama")
-        hp.arch = Architecture::Llama;
-    else if (*arch == "qwen2")
-        hp.arch = Architecture::Qwen2;
-    else if (*arch == "qwen3")
-        hp.arch = Architecture::Qwen3;
-    else
-        file.fail("unsupported architecture '" + *arch + "' (supported: llama, qwen2, qwen3)");
+    const std::optional<Architecture> known = architecture_from_name(*arch);
+    if (!known)
+        file.fail("unsupported architecture '" + *arch + "' (supported: " + supported_architectures() + ")");
+    hp.arch = *known;
 
     const std::string p = *arch + ".";
     hp.n_embd = required_int(file, p + "embedding_length");

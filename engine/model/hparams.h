@@ -1,7 +1,9 @@
 #pragma once
 // Hyperparameters of a llama-family model, read from GGUF metadata.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace hearth::gguf {
 class GgufFile;
@@ -13,16 +15,16 @@ enum class Architecture { Llama, Qwen2, Qwen3 };
 
 struct HyperParams {
     Architecture arch = Architecture::Llama;
-    std::string arch_name;    // "llama", "qwen2", "qwen3"
-    int32_t n_vocab = 0;      // rows of token_embd
-    int32_t n_embd = 0;       // model width
+    std::string arch_name; // "llama", "qwen2", "qwen3"
+    int32_t n_vocab = 0;   // rows of token_embd
+    int32_t n_embd = 0;    // model width
     int32_t n_layer = 0;
     int32_t n_head = 0;
-    int32_t n_head_kv = 0;    // < n_head for grouped-query attention
-    int32_t head_dim = 0;     // key_length; n_embd / n_head unless the file says otherwise
-    int32_t n_ff = 0;         // feed-forward width
-    int32_t n_ctx_train = 0;  // context length the model was trained with
-    int32_t rope_dim = 0;     // rotated dimensions per head
+    int32_t n_head_kv = 0;   // < n_head for grouped-query attention
+    int32_t head_dim = 0;    // key_length; n_embd / n_head unless the file says otherwise
+    int32_t n_ff = 0;        // feed-forward width
+    int32_t n_ctx_train = 0; // context length the model was trained with
+    int32_t rope_dim = 0;    // rotated dimensions per head
     float rms_eps = 1e-5f;
     float rope_freq_base = 10000.0f;
     float rope_freq_scale = 1.0f; // linear scaling: positions are multiplied by this
@@ -31,6 +33,11 @@ struct HyperParams {
     int32_t q_width() const { return n_head * head_dim; }
     int32_t kv_width() const { return n_head_kv * head_dim; }
 };
+
+// The architecture of a general.architecture name, or nullopt for one the engine cannot run.
+std::optional<Architecture> architecture_from_name(std::string_view name);
+// The names architecture_from_name accepts, for messages: "llama, qwen2, qwen3".
+const char* supported_architectures();
 
 // Reads and checks the hyperparameters; throws hearth::Error naming the file.
 HyperParams read_hyperparams(const gguf::GgufFile& file);

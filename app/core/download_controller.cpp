@@ -1,0 +1,177 @@
+#include "app/core/download_controller.h"
+#include "app/core/app_settings.h"
+#include "app/core/format.h"
+#include "app/download/download.h"
+#include "app/download/download_file_name.h"
+#include "app/download/network_access.h"
+#include <QDir>
+#include <QFileInfo>
+#include <QPointer>
+#include <QtConcurrent/QtConcurrentRun>
+#include <qcoro/qcorofuture.h>
+
+namespace hearth::app {
+
+using download::Download;
+
+namespace {
+
+QString stateName(Download::State state) {
+    switch (state) {
+    case Download::State::Preparing:
+        return QStringLiteral("preparing");
+    case Download::State::Running:
+        return QStringLiteral("running");
+    case Download::State::Verifying:
+        return QStringLiteral("verifying");
+    case Download::State::Paused:
+        return QStringLiteral("paused");
+    case Download::State::Finished:
+        return QStringLiteral("done");
+    case Download::State::Failed:
+        return QStringLiteral("failed");
+    case Download::State::Idle:
+    case Download::State::Cancelled:
+        break;
+    }
+    return QStringLiteral("none");
+}
+
+// What is on disk for one entry when no download of it runs in this process.
+struct LocalFile {
+    QString id;
+    QString fileName;
+    bool complete = false;
+    qint64 partialBytes = 0;
+};
+
+} // namespace
+
+DownloadController::DownloadController(AppSettings* settings, QObject* parent)
+    : QObject(parent), settings_(settings), network_(download::makeNetworkAccess()) {
+    setCatalog(builtInModelCatalog());
+    progressTimer_.setInterval(250);
+    connect(&progressTimer_, &QTimer::timeout, this, &DownloadController::publishActive);
+    connect(settings_, &AppSettings::modelsFolderChanged, this, [this] { refreshLocalFiles(); });
+}
+
+DownloadController::~DownloadController() {
+    downloads_.clear();
+}
+
+QString DownloadController::physicalMemory() const {
+    const qint64 bytes = physicalMemoryBytes();
+    return bytes > 0 ? formatBytes(bytes) : QString();
+}
+
+void DownloadController::setCatalog(const CatalogParseResult& catalog) {
+    downloads_.clear();
+    catalogError_ = catalog.error;
+    catalog_.setEntries(catalog.entries, physicalMemoryBytes());
+    emit catalogChanged();
+}
+
+Download* DownloadController::downloadFor(const QString& id) {
+    const CatalogEntry* entry = catalog_.entry(id);
+    if (!entry) return nullptr;
+    auto found = downloads_.find(id);
+    // A download made for another models folder is not this one's.
+    if (found != downloads_.end() && !found->second->isActive() &&
+        found->second->request().directory != settings_->modelsFolder()) {
+        downloads_.erase(found);
+        found = downloads_.end();
+    }
+    if (found != downloads_.end()) return found->second.get();
+
+    download::DownloadRequest request;
+    request.url = entry->url;
+    request.directory = settings_->modelsFolder();
+    request.fileName = entry->fileName();
+    request.sha256Hex = entry->sha256Hex;
+    request.expectedBytes = entry->fileBytes;
+    auto created = std::make_unique<Download>(network_.get(), request);
+    Download* download = created.get();
+    connect(download, &Download::stateChanged, this, [this, id, download](Download::State state) {
+        publish(id);
+        if (state == Download::State::Finished) emit modelDownloaded(download->filePath());
+        if (download->isActive()) progressTimer_.start();
+    });
+    connect(download, &Download::noteChanged, this, [this, id] { publish(id); });
+    downloads_[id] = std::move(created);
+    return download;
+}
+
+void DownloadController::download(const QString& id) {
+    if (Download* download = downloadFor(id)) download->start();
+}
+
+void DownloadController::pause(const QString& id) {
+    const auto found = downloads_.find(id);
+    if (found != downloads_.end()) found->second->pause();
+}
+
+void DownloadController::cancel(const QString& id) {
+    if (Download* download = downloadFor(id)) download->cancel();
+}
+
+void DownloadController::publish(const QString& id) {
+    const auto found = downloads_.find(id);
+    if (found == downloads_.end()) return;
+    const Download& download = *found->second;
+    CatalogDownloadStatus status;
+    status.state = stateName(download.state());
+    status.receivedBytes = download.receivedBytes();
+    status.totalBytes = download.totalBytes();
+    if (download.state() == Download::State::Running) {
+        status.bytesPerSecond = download.bytesPerSecond();
+        status.secondsLeft = download.secondsLeft();
+    }
+    status.error = download.state() == Download::State::Failed ? download.errorMessage() : QString();
+    status.note = download.note();
+    catalog_.setStatus(id, status);
+}
+
+void DownloadController::publishActive() {
+    bool anyActive = false;
+    for (const auto& [id, download] : downloads_) {
+        if (!download->isActive()) continue;
+        anyActive = true;
+        publish(id);
+    }
+    if (!anyActive) progressTimer_.stop();
+}
+
+QCoro::Task<> DownloadController::refreshLocalFiles() {
+    const QPointer<DownloadController> self(this);
+    QList<LocalFile> candidates;
+    for (const CatalogEntry& entry : catalog_.entries())
+        if (!downloads_.count(entry.id)) candidates.append({entry.id, entry.fileName()});
+    const QString folder = settings_->modelsFolder();
+    // Looking at the disk is file I/O: off the GUI thread.
+    QFuture<QList<LocalFile>> looking = QtConcurrent::run([folder, candidates] {
+        QList<LocalFile> found = candidates;
+        const QDir dir(folder);
+        for (LocalFile& local : found) {
+            local.complete = QFileInfo::exists(dir.filePath(local.fileName));
+            local.partialBytes = QFileInfo(dir.filePath(download::partialFileName(local.fileName))).size();
+        }
+        return found;
+    });
+    const QList<LocalFile> found = co_await looking;
+    if (!self || folder != settings_->modelsFolder()) co_return;
+    for (const LocalFile& local : found) {
+        if (downloads_.count(local.id)) continue; // started meanwhile: it speaks for itself
+        CatalogDownloadStatus status;
+        if (local.complete) {
+            status.state = QStringLiteral("done");
+        } else if (local.partialBytes > 0) {
+            status.state = QStringLiteral("paused");
+            status.receivedBytes = local.partialBytes;
+            if (const CatalogEntry* entry = catalog_.entry(local.id)) status.totalBytes = entry->fileBytes;
+            status.note = QStringLiteral("partly downloaded earlier; resume to continue");
+        }
+        catalog_.setStatus(local.id, status);
+    }
+}
+
+} // namespace hearth::app

@@ -1,0 +1,71 @@
+#pragma once
+// The models page's catalog and downloads, seen from QML: the recommended models
+// (the built-in catalog), and for each a download into the models folder that can
+// be paused, resumed (also after a restart of the app: the NAME.part file left in
+// the folder is picked up) and cancelled. A finished file is announced so that the
+// model picker rescans and shows it.
+#include "app/core/catalog_list_model.h"
+#include <QObject>
+#include <QTimer>
+#include <QtQml/qqmlregistration.h>
+#include <map>
+#include <memory>
+#include <qcoro/qcorotask.h>
+
+class QNetworkAccessManager;
+
+namespace hearth::download {
+class Download;
+}
+
+namespace hearth::app {
+
+class AppSettings;
+
+class DownloadController : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("Created by the application")
+    Q_PROPERTY(hearth::app::CatalogListModel* catalog READ catalog CONSTANT)
+    Q_PROPERTY(QString catalogError READ catalogError NOTIFY catalogChanged)
+    Q_PROPERTY(QString physicalMemory READ physicalMemory CONSTANT)
+
+public:
+    explicit DownloadController(AppSettings* settings, QObject* parent = nullptr);
+    ~DownloadController() override; // stops transfers; their partial files stay for the next run
+
+    [[nodiscard]] CatalogListModel* catalog() { return &catalog_; }
+    [[nodiscard]] QString catalogError() const { return catalogError_; }
+    [[nodiscard]] QString physicalMemory() const;
+
+    // Replaces the catalog (the built-in one at construction; tests give their own).
+    void setCatalog(const CatalogParseResult& catalog);
+
+    // Starts a catalog entry's download, or resumes it.
+    Q_INVOKABLE void download(const QString& id);
+    Q_INVOKABLE void pause(const QString& id);
+    // Stops it and deletes what was downloaded so far.
+    Q_INVOKABLE void cancel(const QString& id);
+
+    // Marks entries whose file (done) or partial file (paused) is in the models folder.
+    QCoro::Task<> refreshLocalFiles();
+
+signals:
+    void catalogChanged();
+    // A file was downloaded and verified into the models folder.
+    void modelDownloaded(const QString& path);
+
+private:
+    download::Download* downloadFor(const QString& id);
+    void publish(const QString& id);
+    void publishActive();
+
+    AppSettings* settings_;
+    std::unique_ptr<QNetworkAccessManager> network_;
+    CatalogListModel catalog_;
+    QString catalogError_;
+    std::map<QString, std::unique_ptr<download::Download>> downloads_; // by catalog id
+    QTimer progressTimer_; // speed and time left, a few times a second, not per network chunk
+};
+
+} // namespace hearth::app

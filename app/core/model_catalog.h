@@ -1,0 +1,42 @@
+#pragma once
+// The catalog of recommended GGUF models: a JSON document shipped as a resource
+// (and one day fetched from a URL), parsed as untrusted input. A catalog that
+// breaks any rule is refused whole, with an error naming the entry and the field.
+#include <QByteArray>
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <QUrl>
+
+namespace hearth::app {
+
+struct CatalogEntry {
+    QString id;           // unique, [a-z0-9._-]
+    QString name;         // what the models page shows
+    QString architecture; // general.architecture of the file: "qwen2", "llama", ...
+    qint64 parameters = 0;
+    QString quantization; // "Q4_K_M"
+    QString licence;
+    qint64 fileBytes = 0;   // size of the file (approximate where the catalog says so)
+    qint64 memoryBytes = 0; // estimated memory to run it (weights and a 4096-token context)
+    QUrl url;               // https, on an allowed host, naming a .gguf file
+    QByteArray sha256Hex;   // lowercase; empty when the catalog does not know it
+    [[nodiscard]] QString fileName() const { return url.fileName(QUrl::FullyDecoded); }
+};
+
+struct CatalogParseResult {
+    QList<CatalogEntry> entries;
+    QString error; // empty when the catalog was accepted
+};
+
+struct CatalogRules {
+    QStringList allowedHosts{QStringLiteral("huggingface.co")};
+    qsizetype maxDocumentBytes = 1 << 20;
+    int maxEntries = 500;
+};
+
+CatalogParseResult parseModelCatalog(const QByteArray& json, const CatalogRules& rules = {});
+// The catalog shipped with the app (a Qt resource).
+CatalogParseResult builtInModelCatalog();
+
+} // namespace hearth::app

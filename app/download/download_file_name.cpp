@@ -1,0 +1,34 @@
+#include "app/download/download_file_name.h"
+#include <cctype>
+
+namespace hearth::download {
+
+QString fileNameFromUrl(const QUrl& url) {
+    return url.fileName(QUrl::FullyDecoded);
+}
+
+QString fileNameProblem(const QString& name) {
+    if (name.isEmpty()) return QStringLiteral("the URL names no file");
+    if (name.contains(QLatin1Char('/')) || name.contains(QLatin1Char('\\')))
+        return QStringLiteral("'%1' is a path, not a file name").arg(name);
+    // A leading dot also rules out "." and "..", and a name that would hide itself.
+    if (name.startsWith(QLatin1Char('.'))) return QStringLiteral("'%1' is not a usable file name").arg(name);
+    for (const QChar c : name)
+        if (c.category() == QChar::Other_Control)
+            return QStringLiteral("the file name contains control characters");
+    if (name.size() > 200) return QStringLiteral("the file name is longer than 200 characters");
+    return {};
+}
+
+QString partialFileName(const QString& name) {
+    return name + QStringLiteral(".part");
+}
+
+bool isSha256Hex(const QByteArray& hex) {
+    if (hex.size() != 64) return false;
+    for (const char c : hex)
+        if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+    return true;
+}
+
+} // namespace hearth::download

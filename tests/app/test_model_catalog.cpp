@@ -1,0 +1,207 @@
+// The model catalog is untrusted input (it can be refreshed from a URL): a good
+// catalog is read whole; a bad or hostile one is refused whole, with an error that
+// names the entry and the field. Also the built-in catalog, and the runnable and
+// memory marks of its rows.
+#include "app/core/catalog_list_model.h"
+#include "app/core/model_catalog.h"
+#include "app/core/model_fit.h"
+#include <QAbstractItemModelTester>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtTest>
+
+using namespace hearth::app;
+
+namespace {
+
+QJsonObject goodEntry(const QString& id = QStringLiteral("qwen2.5-0.5b-instruct-q4_k_m")) {
+    return QJsonObject{
+        {"id", id},
+        {"name", "Qwen2.5 0.5B Instruct"},
+        {"architecture", "qwen2"},
+        {"parameters", 494000000},
+        {"quantization", "Q4_K_M"},
+        {"licence", "Apache-2.0"},
+        {"fileBytes", 398000000},
+        {"memoryBytes", 600000000},
+        {"url", "https://huggingface.co/bartowski/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/" + id + ".gguf"},
+        {"sha256", ""},
+    };
+}
+
+QByteArray catalogOf(const QJsonArray& models) {
+    return QJsonDocument(QJsonObject{{"version", 1}, {"models", models}}).toJson();
+}
+
+QByteArray catalogWith(const char* field, const QJsonValue& value) {
+    QJsonObject entry = goodEntry();
+    if (value.isUndefined())
+        entry.remove(QLatin1String(field));
+    else
+        entry[QLatin1String(field)] = value;
+    return catalogOf({entry});
+}
+
+} // namespace
+
+class TestModelCatalog : public QObject {
+    Q_OBJECT
+
+private slots:
+    void reads_a_good_catalog() {
+        QJsonObject second = goodEntry("llama-3.2-1b");
+        second["architecture"] = "llama";
+        second["sha256"] = QString(64, QLatin1Char('A'));
+        const CatalogParseResult result = parseModelCatalog(catalogOf({goodEntry(), second}));
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QCOMPARE(result.entries.size(), 2);
+        QCOMPARE(result.entries[0].fileName(), QString("qwen2.5-0.5b-instruct-q4_k_m.gguf"));
+        QCOMPARE(result.entries[0].parameters, 494000000);
+        QVERIFY(result.entries[0].sha256Hex.isEmpty());
+        QCOMPARE(result.entries[1].sha256Hex, QByteArray(64, 'a')); // lowercased
+    }
+
+    void refuses_bad_and_hostile_catalogs_data() {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("problem");
+        QTest::newRow("not json") << QByteArray("{\"version\": 1, \"models\": [") << "not valid JSON";
+        QTest::newRow("empty") << QByteArray() << "not valid JSON";
+        QTest::newRow("array at the top") << QByteArray("[]") << "not a JSON object";
+        QTest::newRow("no version") << QByteArray("{\"models\": []}") << "\"version\"";
+        QTest::newRow("future version") << QByteArray("{\"version\": 2, \"models\": []}") << "\"version\"";
+        QTest::newRow("models not a list")
+            << QByteArray("{\"version\": 1, \"models\": {}}") << "no \"models\" list";
+        QTest::newRow("entry not an object") << catalogOf({42}) << "entry 1: not an object";
+        QTest::newRow("missing name")
+            << catalogWith("name", QJsonValue::Undefined) << "field \"name\": missing";
+        QTest::newRow("name a number") << catalogWith("name", 7) << "field \"name\": missing or not a string";
+        QTest::newRow("empty name") << catalogWith("name", "") << "field \"name\": empty";
+        QTest::newRow("huge name") << catalogWith("name", QString(5000, QLatin1Char('x'))) << "longer than";
+        QTest::newRow("control characters") << catalogWith("name", "Qwen\x1b[2J") << "control characters";
+        QTest::newRow("bidi override")
+            << catalogWith("licence", QString::fromUtf8("MIT\u202e")) << "control characters";
+        QTest::newRow("id with a slash") << catalogWith("id", "../evil") << "only lowercase";
+        QTest::newRow("negative size") << catalogWith("fileBytes", -1) << "whole number";
+        QTest::newRow("fractional size") << catalogWith("fileBytes", 1.5) << "whole number";
+        QTest::newRow("absurd size") << catalogWith("fileBytes", 1e300) << "whole number";
+        QTest::newRow("size as text") << catalogWith("fileBytes", "398000000") << "not a number";
+        QTest::newRow("memory below file") << catalogWith("memoryBytes", 1000) << "smaller than the file";
+        QTest::newRow("plain http") << catalogWith("url", "http://huggingface.co/a/b/resolve/main/m.gguf")
+                                    << "https://";
+        QTest::newRow("other host") << catalogWith("url", "https://evil.example/m.gguf") << "https://";
+        QTest::newRow("look-alike host")
+            << catalogWith("url", "https://huggingface.co.evil.example/m.gguf") << "https://";
+        QTest::newRow("user info") << catalogWith("url", "https://huggingface.co@evil.example/m.gguf")
+                                   << "https://";
+        QTest::newRow("file url") << catalogWith("url", "file:///etc/passwd") << "https://";
+        QTest::newRow("not gguf") << catalogWith("url", "https://huggingface.co/a/b/resolve/main/run.sh")
+                                  << "not name a .gguf";
+        QTest::newRow("path traversal")
+            << catalogWith("url", "https://huggingface.co/a/%2E%2E%2Fx.gguf") << "field \"url\"";
+        QTest::newRow("no file") << catalogWith("url", "https://huggingface.co/a/") << "names no file";
+        QTest::newRow("short sha") << catalogWith("sha256", "abc123") << "64 hexadecimal";
+        QTest::newRow("sha not hex") << catalogWith("sha256", QString(64, QLatin1Char('z')))
+                                     << "64 hexadecimal";
+        QTest::newRow("duplicate id") << catalogOf({goodEntry(), goodEntry()}) << "listed twice";
+        QJsonObject sameFile = goodEntry("other-id");
+        sameFile["url"] = goodEntry()["url"];
+        QTest::newRow("duplicate file") << catalogOf({goodEntry(), sameFile}) << "is listed twice";
+        QJsonArray many;
+        for (int i = 0; i < 501; ++i)
+            many.append(goodEntry(QStringLiteral("m%1").arg(i)));
+        QTest::newRow("too many entries") << catalogOf(many) << "more than 500";
+        QTest::newRow("too large") << QByteArray(2 << 20, ' ') << "larger than";
+        QByteArray deep = QByteArray(100000, '[') + QByteArray(100000, ']');
+        QTest::newRow("deep nesting") << deep << "";
+    }
+    void refuses_bad_and_hostile_catalogs() {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, problem);
+        const CatalogParseResult result = parseModelCatalog(json);
+        QVERIFY(result.entries.isEmpty());
+        QVERIFY(!result.error.isEmpty());
+        QVERIFY2(result.error.contains(problem), qPrintable(result.error));
+    }
+
+    // The error says which entry: the third one here.
+    void names_the_bad_entry() {
+        QJsonObject bad = goodEntry("third");
+        bad["parameters"] = 0;
+        const CatalogParseResult result =
+            parseModelCatalog(catalogOf({goodEntry("first"), goodEntry("second"), bad}));
+        QVERIFY(result.entries.isEmpty());
+        QVERIFY2(result.error.startsWith("entry 3 (third), field \"parameters\""), qPrintable(result.error));
+    }
+
+    void the_built_in_catalog_is_valid() {
+        const CatalogParseResult result = builtInModelCatalog();
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QVERIFY(result.entries.size() >= 8);
+        int runnable = 0;
+        for (const CatalogEntry& entry : result.entries) {
+            QVERIFY(entry.url.toString().startsWith("https://huggingface.co/"));
+            runnable += isRunnableArchitecture(entry.architecture) ? 1 : 0;
+        }
+        QVERIFY(runnable >= 6);
+        QVERIFY(runnable < result.entries.size()); // some are listed as not runnable, and marked so
+    }
+
+    void runnable_architectures_are_the_engines() {
+        QVERIFY(isRunnableArchitecture("llama"));
+        QVERIFY(isRunnableArchitecture("qwen2"));
+        QVERIFY(isRunnableArchitecture("qwen3"));
+        QVERIFY(!isRunnableArchitecture("gemma2"));
+        QVERIFY(!isRunnableArchitecture("phi3"));
+        QVERIFY(!isRunnableArchitecture("Qwen2"));
+    }
+
+    void memory_is_checked_against_this_machine() {
+        const qint64 ram = physicalMemoryBytes();
+        QVERIFY(ram > (qint64(256) << 20)); // sysconf found the machine's memory
+        QCOMPARE(memoryFit(ram / 10, ram), MemoryFit::Fits);
+        QCOMPARE(memoryFit(ram / 10 * 9, ram), MemoryFit::Tight);
+        QCOMPARE(memoryFit(ram + 1, ram), MemoryFit::TooLarge);
+        QCOMPARE(memoryFit(100, 0), MemoryFit::Unknown);
+    }
+
+    void the_list_model_marks_rows() {
+        QJsonObject other = goodEntry("gemma");
+        other["architecture"] = "gemma2";
+        QJsonObject huge = goodEntry("huge");
+        huge["fileBytes"] = double(qint64(1) << 41);
+        huge["memoryBytes"] = double(qint64(1) << 41);
+        const CatalogParseResult result = parseModelCatalog(catalogOf({goodEntry(), other, huge}));
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        CatalogListModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setEntries(result.entries, qint64(16) << 30);
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.data(model.index(0), CatalogListModel::RunnableRole).toBool(), true);
+        QCOMPARE(model.data(model.index(0), CatalogListModel::MemoryFitRole).toString(), QString("fits"));
+        QCOMPARE(model.data(model.index(0), CatalogListModel::ChecksumKnownRole).toBool(), false);
+        QCOMPARE(model.data(model.index(1), CatalogListModel::RunnableRole).toBool(), false);
+        QCOMPARE(model.data(model.index(2), CatalogListModel::MemoryFitRole).toString(), QString("tooLarge"));
+        QCOMPARE(model.data(model.index(0), CatalogListModel::DownloadStateRole).toString(), QString("none"));
+
+        CatalogDownloadStatus status;
+        status.state = "running";
+        status.receivedBytes = 250;
+        status.totalBytes = 1000;
+        status.bytesPerSecond = 2e6;
+        status.secondsLeft = 75;
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.setStatus("gemma", status);
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(changed[0][0].value<QModelIndex>().row(), 1);
+        QCOMPARE(model.data(model.index(1), CatalogListModel::ProgressRole).toDouble(), 0.25);
+        QCOMPARE(model.data(model.index(1), CatalogListModel::SpeedRole).toString(), QString("2.0 MB/s"));
+        QCOMPARE(model.data(model.index(1), CatalogListModel::TimeLeftRole).toString(),
+                 QString("1 min 15 s"));
+        QCOMPARE(model.data(model.index(1), CatalogListModel::TransferRole).toString(),
+                 QString("250 bytes of 1.0 KB (25%)"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestModelCatalog)
+#include "test_model_catalog.moc"
