@@ -43,8 +43,11 @@ Item {
         // Only a scroll the view did not make itself can unpin it.
         onContentYChanged: {
             if (Math.abs(contentY - autoY) < 2) return
-            pinned = contentY + height >= contentHeight + originY - 48
+            pinned = atYEnd || contentY + height >= contentHeight + originY - 48
         }
+        // The view at its end follows the stream again, however it got there: a resize (the window,
+        // the metrics panel) moves contentY in ways the rule above read as a scroll up.
+        onAtYEndChanged: if (atYEnd) pinned = true
 
         delegate: MessageDelegate {
             isLast: index === list.count - 1
@@ -96,7 +99,9 @@ Item {
 
     AbstractButton {
         id: scrollDown
-        visible: !list.pinned && list.count > 0
+        objectName: "scrollToBottomButton"
+        // Only when there is something below: at the end it would cover the last reply's stats.
+        visible: !list.pinned && !list.atYEnd && list.count > 0
         anchors.horizontalCenter: parent.horizontalCenter
         anchors.bottom: composerArea.top
         anchors.bottomMargin: 10

@@ -28,12 +28,16 @@ ApplicationWindow {
         if (target === "chat") chatView.focusComposer()
     }
 
-    width: 1280
-    height: 820
+    // The first window fits the screen it opens on (a 1280x800 screen cut off the sidebar's
+    // last item at 820 px tall), down to the minimum size.
+    width: Math.max(minimumWidth, Math.min(1280, Screen.desktopAvailableWidth))
+    height: Math.max(minimumHeight, Math.min(820, Screen.desktopAvailableHeight))
     minimumWidth: 900
     minimumHeight: 560
     visible: true
-    title: models.loaded ? qsTr("Hearth — %1").arg(models.modelName) : qsTr("Hearth")
+    // Only what is open: the platform adds the application's display name ("… — Hearth"),
+    // and shows that name alone for an empty title.
+    title: models.loaded ? models.modelName : ""
     color: Theme.window
     font.pointSize: settings.fontSize
 
@@ -48,9 +52,12 @@ ApplicationWindow {
     Material.accent: Theme.accent
     Material.background: Theme.surface
 
+    // The page a model error came up on (a drop, or the Models page): it is shown there only.
+    property string modelErrorPage: ""
     Connections {
         target: window.models
         function onModelReady() { window.page = "chat"; chatView.focusComposer() }
+        function onErrorChanged() { window.modelErrorPage = window.page }
     }
 
     RowLayout {
@@ -171,12 +178,15 @@ ApplicationWindow {
         }
     }
 
-    // Errors from the chat or a refused model, shown wherever the user is.
+    // Errors from the chat, and a model refused outside the Models page (a dropped file), on the
+    // page where they came up: the Models page shows its own, and a model error left there does
+    // not follow the user to the chat.
     Rectangle {
         id: toast
         objectName: "toast"
+        readonly property bool modelErrorHere: window.page !== "models" && window.modelErrorPage === window.page
         readonly property string message: window.chat.errorMessage.length > 0 ? window.chat.errorMessage
-                                        : (window.page !== "models" ? window.models.errorMessage : "")
+                                        : (modelErrorHere ? window.models.errorMessage : "")
         visible: message.length > 0
         anchors.horizontalCenter: parent.horizontalCenter
         anchors.bottom: parent.bottom

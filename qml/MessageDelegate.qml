@@ -52,6 +52,11 @@ Item {
                 color: Theme.textMuted
                 font.pointSize: Theme.small
                 font.italic: true
+                // Wraps in a narrow column rather than widening the message past it.
+                wrapMode: Text.Wrap
+                horizontalAlignment: Text.AlignHCenter
+                Layout.fillWidth: true
+                Layout.maximumWidth: implicitWidth
             }
             Rectangle { Layout.fillWidth: true; implicitHeight: 1; color: Theme.border }
         }
@@ -137,7 +142,11 @@ Item {
             // a reply streams, and Qt 6.4's layouts crashed on a delegate removed mid-rearrange.
             Column {
                 id: replyColumn
+                // Its width comes from the row alone: a Column's implicit width is its widest
+                // child's, and the blocks take this column's width, so the width of an earlier
+                // layout would feed back into the row's and stay.
                 Layout.fillWidth: true
+                Layout.preferredWidth: 0
                 spacing: 8
                 Label {
                     text: qsTr("Hearth")
@@ -238,8 +247,12 @@ Item {
         }
 
         // --- actions and stats ---
+        // The stats line wraps inside the column: a row of fixed width as wide as its text set
+        // the whole column's minimum width, and the layout then stretched the finished reply's
+        // text to it, past the chat column's edge.
         RowLayout {
             Layout.alignment: message.isUser ? Qt.AlignRight : Qt.AlignLeft
+            Layout.fillWidth: !message.isUser
             Layout.leftMargin: message.isUser ? 0 : 40
             spacing: 2
             opacity: (hover.hovered || (message.isLast && !message.isUser)) && !message.streaming && !message.editing ? 1 : 0
@@ -264,9 +277,12 @@ Item {
             }
             Label {
                 visible: !message.isUser && message.stats.length > 0 && message.messageState !== "failed"
+                objectName: "replyStats"
                 text: message.stats
                 color: Theme.textFaint
                 font.pointSize: Theme.small
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
                 Layout.leftMargin: 6
             }
         }

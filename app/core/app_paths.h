@@ -17,6 +17,10 @@ struct AppPaths {
 
     // Command-line values win over the environment, which wins over the standard locations.
     static AppPaths resolve(const QString& dataDirOption, const QString& settingsOption);
+    // The standard data folder under `genericDataDir` (~/.local/share): "<it>/Hearth". Qt's
+    // AppDataLocation adds organization and application ("Hearth/Hearth", and so
+    // ".../Hearth/Hearth/models"); a folder that already holds conversations there stays in use.
+    static QString defaultDataDir(const QString& genericDataDir);
 };
 
 } // namespace hearth::app

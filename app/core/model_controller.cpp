@@ -55,7 +55,7 @@ QString ModelController::modelDetails() const {
     if (summary_.parameters > 0) parts << formatCount(summary_.parameters) + tr(" params");
     if (!summary_.quantization.isEmpty()) parts << summary_.quantization;
     parts << tr("%1 ctx").arg(summary_.contextLength);
-    parts << tr("%1 threads").arg(summary_.threads);
+    parts << tr("%n thread(s)", nullptr, summary_.threads); // plural forms from the translation
     if (summary_.keyCacheType != QLatin1String("f16") || summary_.valueCacheType != QLatin1String("f16"))
         parts << tr("KV %1/%2").arg(summary_.keyCacheType, summary_.valueCacheType);
     return parts.join(QStringLiteral(" · "));
@@ -136,6 +136,8 @@ QCoro::Task<bool> ModelController::loadModel(QString path) {
     if (!self) co_return false;
 
     setStage(false, QString(), 1.0);
+    // An error from while it loaded (a second load refused as too early) no longer applies.
+    clearError();
     models_.setLoadedPath(summary_.path);
     settings_->rememberModel(summary_.path);
     emit modelReady(summary_.path);

@@ -2,6 +2,7 @@
 // file given on the command line is loaded the way a dropped file is.
 #include "app/core/hearth_backend.h"
 #include "app/core/model_controller.h"
+#include "app/core/translations.h"
 #include "app/gui/app_icon.h"
 #include "app/gui/automation.h"
 #include "app/gui/main_window.h"
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
     QGuiApplication::setApplicationVersion(QStringLiteral(HEARTH_VERSION));
     QGuiApplication::setDesktopFileName(QStringLiteral("hearth"));
     QGuiApplication::setWindowIcon(hearth::app::appIcon());
+    hearth::app::installTranslations(app);
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Chat with language models on your own computer."));

@@ -12,6 +12,7 @@
 #include "app/core/inference_worker.h"
 #include "app/core/metrics_controller.h"
 #include "app/core/model_controller.h"
+#include "app/core/translations.h"
 #include "tests/app/backend_fixture.h"
 #include "tests/app/saved_kv_state.h"
 #include "tests/support/test_support.h"
@@ -45,6 +46,11 @@ class TestControllers : public QObject {
     }
 
 private slots:
+    void initTestCase() {
+        // As main() does: the English translation holds the plural forms.
+        QVERIFY(installTranslations(*QCoreApplication::instance()));
+    }
+
     void init() { dir_ = QString::fromStdString(hearth::test::make_temp_dir("hearth-controllers")); }
 
     void opensWithNoModel() {
@@ -102,8 +108,12 @@ private slots:
         QVERIFY(loadModel(b));
         b.settings()->setContextLength(100);
         QVERIFY(QTest::qWaitFor([&] { return b.models()->modelDetails().contains("100 ctx"); }, 10000));
+        // The thread count in the language's plural form (English: "1 thread", "2 threads").
         b.settings()->setThreads(1);
-        QVERIFY(QTest::qWaitFor([&] { return b.models()->modelDetails().contains("1 threads"); }, 10000));
+        QVERIFY(QTest::qWaitFor([&] { return b.models()->modelDetails().contains(" 1 thread"); }, 10000));
+        QVERIFY2(!b.models()->modelDetails().contains(" 1 threads"), qPrintable(b.models()->modelDetails()));
+        b.settings()->setThreads(2);
+        QVERIFY(QTest::qWaitFor([&] { return b.models()->modelDetails().contains(" 2 threads"); }, 10000));
         QSignalSpy applied(b.models(), &ModelController::stateChanged);
         b.settings()->setKeyCacheType("q8_0");
         QCOMPARE(b.settings()->keyCacheType(), QStringLiteral("q8_0"));

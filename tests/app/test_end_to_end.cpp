@@ -59,6 +59,11 @@ class TestEndToEnd : public QObject {
         }
         const QByteArray err = app.readAllStandardError();
         if (app.exitCode() != 0) qWarning("hearth exited with %d:\n%s", app.exitCode(), err.constData());
+        // A QML warning from the app (a binding loop, a type error) fails the test.
+        for (const QByteArray& line : err.split('\n'))
+            if (line.contains(".qml:") || line.startsWith("QML ") || line.startsWith("qml: "))
+                QTest::qFail(qPrintable("QML warning from hearth: " + QString::fromUtf8(line)), __FILE__,
+                             __LINE__);
         return parseEvents(app.readAllStandardOutput());
     }
     static QList<QJsonObject> eventsNamed(const QList<QJsonObject>& events, const QString& name) {

@@ -14,21 +14,38 @@
 #include "app/gui/main_window.h"
 #include "engine/gguf/gguf_file.h"
 #include "engine/synth/synth_writer.h"
+#include "tests/app/qml_warnings.h"
 #include "tests/support/test_support.h"
 
+#include <QFile>
 #include <QGuiApplication>
 #include <QQmlApplicationEngine>
+#include <QQuickItem>
 #include <QQuickWindow>
+#include <QScreen>
 #include <QTest>
 #include <QUrl>
+#include <QtQuickTest/quicktest.h>
 
 using namespace hearth;
+
+namespace {
+QQuickItem* findByName(QQuickItem* item, const QString& name) {
+    if (!item) return nullptr;
+    if (item->objectName() == name) return item;
+    for (QQuickItem* child : item->childItems())
+        if (QQuickItem* found = findByName(child, name)) return found;
+    return nullptr;
+}
+} // namespace
 
 class TestMainWindow : public QObject {
     Q_OBJECT
 
 private slots:
     void initTestCase() {
+        test::failOnQmlWarnings();
+        QGuiApplication::setApplicationDisplayName(QStringLiteral("Hearth")); // as main() sets it
         dir_ = QString::fromStdString(test::make_temp_dir("hearth-window"));
         model_ = dir_ + "/qwen2.5-0.5b-q4_k_m.gguf";
         gguf::SynthOptions options;
@@ -47,10 +64,28 @@ private slots:
         QQmlApplicationEngine engine;
         QQuickWindow* window = app::loadMainWindow(engine, backend);
         QVERIFY(window != nullptr);
+        // The first window fits its screen (the offscreen one is 800x800), down to the sidebar's
+        // last item; only the minimum size may be larger.
+        const QRect screen = window->screen()->availableGeometry();
+        QVERIFY2(window->width() <= qMax(screen.width(), window->minimumWidth()) &&
+                     window->height() <= qMax(screen.height(), window->minimumHeight()),
+                 qPrintable(QStringLiteral("window %1x%2 on a screen of %3x%4")
+                                .arg(window->width())
+                                .arg(window->height())
+                                .arg(screen.width())
+                                .arg(screen.height())));
+        QVERIFY(QQuickTest::qWaitForPolish(window));
+        const QQuickItem* settingsEntry = findByName(window->contentItem(), QStringLiteral("nav_settings"));
+        QVERIFY(settingsEntry);
+        QVERIFY(settingsEntry->mapRectToScene(settingsEntry->boundingRect()).bottom() <= window->height());
         backend.start();
         QTRY_VERIFY_WITH_TIMEOUT(backend.chat()->ready(), 10000);
         backend.models()->loadDroppedFile(QUrl::fromLocalFile(model_));
         QTRY_VERIFY_WITH_TIMEOUT(backend.models()->loaded() && !backend.models()->busy(), 60000);
+        // The platform appends the display name to the title: the title must not hold it too.
+        QVERIFY(window->title().contains(backend.models()->modelName()));
+        QVERIFY2(!window->title().contains(QGuiApplication::applicationDisplayName()),
+                 qPrintable(window->title()));
         for (const char* prompt : {"Hello", "Tell me more"}) {
             backend.chat()->newConversation();
             QVERIFY(backend.chat()->send(QString::fromUtf8(prompt)));
@@ -60,6 +95,49 @@ private slots:
         QVERIFY(window->isVisible());
         // The second conversation holds its turn and its reply.
         QCOMPARE(backend.chat()->messages()->rowCount(), 2);
+    }
+
+    // A load error belongs to the Models page where it came up, and clears once it no longer applies.
+    void aModelErrorStaysWhereItHappened() {
+        app::HearthBackend backend({dir_ + "/errors-data", dir_ + "/errors.ini"});
+        QQmlApplicationEngine engine;
+        QQuickWindow* window = app::loadMainWindow(engine, backend);
+        QVERIFY(window != nullptr);
+        backend.start();
+        QTRY_VERIFY_WITH_TIMEOUT(backend.chat()->ready(), 10000);
+        const auto toastShown = [window] {
+            QQuickItem* toast = findByName(window->contentItem(), QStringLiteral("toast"));
+            return toast && toast->isVisible();
+        };
+        window->setProperty("page", QStringLiteral("models"));
+        const QString broken = dir_ + "/broken.gguf";
+        QFile file(broken);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("not a model");
+        file.close();
+        backend.models()->load(broken);
+        QTRY_VERIFY_WITH_TIMEOUT(!backend.models()->errorMessage().isEmpty(), 10000);
+        QVERIFY(!toastShown()); // the Models page shows it in its own place
+        QVERIFY(findByName(window->contentItem(), QStringLiteral("modelError"))->isVisible());
+        window->setProperty("page", QStringLiteral("chat"));
+        QVERIFY(QQuickTest::qWaitForPolish(window));
+        QVERIFY2(!toastShown(), "the Models page's error followed the user to the chat");
+
+        // A second load while the first runs is refused; once the first succeeds, that no longer applies.
+        window->setProperty("page", QStringLiteral("models"));
+        const QString stories = QString::fromStdString(test::testdata("models/stories260K.gguf"));
+        backend.models()->load(stories);
+        backend.models()->load(stories);
+        QVERIFY(!backend.models()->errorMessage().isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(backend.models()->loaded() && !backend.models()->busy(), 60000);
+        QVERIFY2(backend.models()->errorMessage().isEmpty(), qPrintable(backend.models()->errorMessage()));
+        QCOMPARE(window->property("page").toString(), QStringLiteral("chat"));
+        QVERIFY(!toastShown());
+
+        // A file dropped on the chat that is not a model: the error shows over the chat.
+        QVERIFY(!backend.models()->loadDroppedFile(QUrl::fromLocalFile(dir_ + "/notes.txt")));
+        QVERIFY(QQuickTest::qWaitForPolish(window));
+        QVERIFY(toastShown());
     }
 
 private:

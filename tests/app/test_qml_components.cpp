@@ -4,6 +4,7 @@
 #include "app/core/app_settings.h"
 #include "app/core/hearth_backend.h"
 #include "app/core/model_controller.h"
+#include "tests/app/qml_warnings.h"
 #include "tests/support/test_support.h"
 #include <QQmlContext>
 #include <QQmlEngine>
@@ -18,6 +19,7 @@ class Setup : public QObject {
 public slots:
     void qmlEngineAvailable(QQmlEngine* engine) {
         engine->addImportPath(QStringLiteral("qrc:/"));
+        hearth::test::failOnQmlWarnings();
         const QString dir = QString::fromStdString(hearth::test::make_temp_dir("hearth-qml-test"));
         auto* settings = new hearth::app::AppSettings(dir + "/settings.ini", dir + "/models", engine);
         engine->rootContext()->setContextProperty(QStringLiteral("testSettings"), settings);

@@ -1,9 +1,14 @@
 // Settings apply at once (signals), are range-checked, and are there after a restart; a
-// folder chosen in a dialog (a URL) becomes its real path.
+// folder chosen in a dialog (a URL) becomes its real path. The standard data folder names the app once.
+#include "app/core/app_paths.h"
 #include "app/core/app_settings.h"
 #include "tests/support/test_support.h"
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTest>
 
 using namespace hearth::app;
@@ -172,6 +177,29 @@ private slots:
         QCOMPARE(s.topK(), SamplingDefaults{}.topK);
         QCOMPARE(s.seed(), SamplingDefaults{}.seed);
         QCOMPARE(s.systemPrompt(), QStringLiteral("kept"));
+    }
+
+    void defaultFoldersNameTheAppOnce() {
+        // As main() names the app; the standard locations in Qt's test place (~/.qttest).
+        QCoreApplication::setOrganizationName(QStringLiteral("Hearth"));
+        QCoreApplication::setApplicationName(QStringLiteral("Hearth"));
+        QStandardPaths::setTestModeEnabled(true);
+        qunsetenv("HEARTH_DATA_DIR");
+        const AppPaths paths = AppPaths::resolve({}, {});
+        const QString share = QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation);
+        QCOMPARE(paths.dataDir, share + QStringLiteral("/Hearth"));
+        QCOMPARE(paths.defaultModelsFolder(), share + QStringLiteral("/Hearth/models"));
+    }
+
+    void conversationsInTheEarlierDataFolderStayInUse() {
+        const QString share = QString::fromStdString(hearth::test::make_temp_dir("hearth-share"));
+        QCOMPARE(AppPaths::defaultDataDir(share), share + QStringLiteral("/Hearth"));
+        const QString earlier = share + QStringLiteral("/Hearth/Hearth");
+        QVERIFY(QDir().mkpath(earlier));
+        QFile database(AppPaths{earlier, {}}.databaseFile());
+        QVERIFY(database.open(QIODevice::WriteOnly));
+        database.close();
+        QCOMPARE(AppPaths::defaultDataDir(share), earlier);
     }
 };
 

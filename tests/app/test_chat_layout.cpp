@@ -1,0 +1,191 @@
+// The chat column's layout in the real window (offscreen, software-rendered) with stories260K,
+// which writes real prose: at several window sizes, with the metrics panel open and closed,
+// after a reply has streamed and after a restart, no message is laid out wider than the list
+// and every line of its text lies inside the list. A finished reply once kept the width it was
+// first laid out at and ran off the column's right edge.
+#include "app/core/app_settings.h"
+#include "app/core/chat_controller.h"
+#include "app/core/hearth_backend.h"
+#include "app/core/message_list_model.h"
+#include "app/core/model_controller.h"
+#include "app/gui/main_window.h"
+#include "tests/app/qml_warnings.h"
+#include "tests/support/test_support.h"
+
+#include <QGuiApplication>
+#include <QQmlApplicationEngine>
+#include <QQuickItem>
+#include <QQuickWindow>
+#include <QTest>
+#include <QUrl>
+#include <QtQuickTest/quicktest.h>
+#include <memory>
+
+using namespace hearth;
+
+namespace {
+
+void collectTexts(QQuickItem* item, QList<QQuickItem*>& out) {
+    if (!item || !item->isVisible()) return;
+    const QString name = item->objectName();
+    if (name == QLatin1String("assistantText") || name == QLatin1String("userText")) out.append(item);
+    for (QQuickItem* child : item->childItems())
+        collectTexts(child, out);
+}
+
+QQuickItem* findByName(QQuickItem* item, const QString& name) {
+    if (!item) return nullptr;
+    if (item->objectName() == name) return item;
+    for (QQuickItem* child : item->childItems())
+        if (QQuickItem* found = findByName(child, name)) return found;
+    return nullptr;
+}
+
+// The window, its engine and backend over one data folder: destroyed and made again to restart.
+struct RunningApp {
+    std::unique_ptr<app::HearthBackend> backend;
+    std::unique_ptr<QQmlApplicationEngine> engine;
+    QQuickWindow* window = nullptr;
+};
+
+} // namespace
+
+class TestChatLayout : public QObject {
+    Q_OBJECT
+
+    QString dir_;
+
+    void start(RunningApp& running) {
+        running.backend =
+            std::make_unique<app::HearthBackend>(app::AppPaths{dir_ + "/data", dir_ + "/settings.ini"});
+        running.backend->settings()->setTemperature(0.0);
+        running.backend->settings()->setMaxReplyTokens(160);
+        running.engine = std::make_unique<QQmlApplicationEngine>();
+        running.window = app::loadMainWindow(*running.engine, *running.backend);
+        QVERIFY(running.window != nullptr);
+        running.backend->start();
+        QTRY_VERIFY_WITH_TIMEOUT(running.backend->chat()->ready(), 10000);
+    }
+
+    // Every size and both states of the metrics panel: the messages fit the list.
+    void checkEveryLayout(QQuickWindow* window, const QString& when) {
+        const QList<QSize> sizes{{800, 600}, {1280, 800}, {1920, 1080}};
+        for (const QSize size : sizes) {
+            for (const bool metricsOpen : {false, true}) {
+                window->setProperty("metricsOpen", metricsOpen);
+                window->resize(size);
+                // The platform applies a new geometry through its event queue.
+                QTRY_COMPARE(window->contentItem()->size(), QSizeF(size));
+                const QString where = QStringLiteral("%1, %2x%3, metrics %4")
+                                          .arg(when)
+                                          .arg(size.width())
+                                          .arg(size.height())
+                                          .arg(metricsOpen ? "open" : "closed");
+                checkMessagesFit(window, where);
+                if (QTest::currentTestFailed()) return;
+            }
+        }
+    }
+
+    static void checkMessagesFit(QQuickWindow* window, const QString& where) {
+        QVERIFY(QQuickTest::qWaitForPolish(window));
+        QQuickItem* list = findByName(window->contentItem(), QStringLiteral("messageList"));
+        QVERIFY(list);
+        const int count = list->property("count").toInt();
+        QVERIFY2(count >= 2, qPrintable(where));
+        const QRectF listRect = list->mapRectToScene(QRectF(0, 0, list->width(), list->height()));
+        int textsSeen = 0;
+        for (int row = 0; row < count; ++row) {
+            QQuickItem* delegate = nullptr;
+            QMetaObject::invokeMethod(list, "itemAtIndex", Q_RETURN_ARG(QQuickItem*, delegate),
+                                      Q_ARG(int, row));
+            if (!delegate) continue; // not instantiated: out of the cache buffer
+            QVERIFY2(delegate->width() <= list->width() + 0.5,
+                     qPrintable(QStringLiteral("%1: message %2 is %3 wide in a list %4 wide")
+                                    .arg(where)
+                                    .arg(row)
+                                    .arg(delegate->width())
+                                    .arg(list->width())));
+            QList<QQuickItem*> texts;
+            collectTexts(delegate, texts);
+            for (QQuickItem* text : texts) {
+                ++textsSeen;
+                // contentWidth is the widest line; from the item's left edge it must end inside the list.
+                const qreal widest = text->property("contentWidth").toReal();
+                const QRectF lines = text->mapRectToScene(QRectF(0, 0, widest, text->height()));
+                QVERIFY2(lines.left() >= listRect.left() - 0.5 && lines.right() <= listRect.right() + 0.5,
+                         qPrintable(QStringLiteral("%1: message %2's text spans x %3..%4, the list %5..%6")
+                                        .arg(where)
+                                        .arg(row)
+                                        .arg(lines.left())
+                                        .arg(lines.right())
+                                        .arg(listRect.left())
+                                        .arg(listRect.right())));
+                QVERIFY2(
+                    widest <= text->width() + 0.5,
+                    qPrintable(QStringLiteral("%1: message %2's lines are %3 wide in a text item %4 wide")
+                                   .arg(where)
+                                   .arg(row)
+                                   .arg(widest)
+                                   .arg(text->width())));
+            }
+        }
+        QVERIFY2(textsSeen >= 2, qPrintable(where));
+        // At the end of the conversation there is nothing below to scroll to.
+        QQuickItem* scrollDown = findByName(window->contentItem(), QStringLiteral("scrollToBottomButton"));
+        QVERIFY(scrollDown);
+        if (list->property("atYEnd").toBool())
+            QVERIFY2(!scrollDown->isVisible(),
+                     qPrintable(where + ": the scroll-to-bottom button shows at the bottom"));
+    }
+
+private slots:
+    void initTestCase() {
+        app::prepareQuick();
+        test::failOnQmlWarnings();
+        dir_ = QString::fromStdString(test::make_temp_dir("hearth-chat-layout"));
+    }
+
+    void finishedRepliesFitTheColumnAtEverySize() {
+        QString conversation;
+        {
+            RunningApp running;
+            start(running);
+            if (QTest::currentTestFailed()) return;
+            app::HearthBackend& backend = *running.backend;
+            // Streamed at the default size, then the window changes around the finished reply.
+            backend.models()->loadDroppedFile(
+                QUrl::fromLocalFile(QString::fromStdString(test::testdata("models/stories260K.gguf"))));
+            QTRY_VERIFY_WITH_TIMEOUT(backend.models()->loaded() && !backend.models()->busy(), 60000);
+            QVERIFY(backend.chat()->send(QStringLiteral("Once upon a time there was a little dog")));
+            QTRY_VERIFY_WITH_TIMEOUT(backend.chat()->generating(), 10000);
+            QTRY_VERIFY_WITH_TIMEOUT(!backend.chat()->generating(), 120000);
+            QCOMPARE(backend.chat()->messages()->rowCount(), 2);
+            // Long enough to wrap in every column width tried.
+            QVERIFY(backend.chat()->messages()->messages().constLast().content.size() > 200);
+            conversation = backend.chat()->currentConversationId();
+            running.window->setProperty("page", QStringLiteral("chat"));
+            checkEveryLayout(running.window, QStringLiteral("after streaming"));
+            if (QTest::currentTestFailed()) return;
+            // Scrolled up, away from the end, the button is there to go back down.
+            running.window->resize(800, 600);
+            QTRY_COMPARE(running.window->contentItem()->size(), QSizeF(800, 600));
+            QVERIFY(QQuickTest::qWaitForPolish(running.window));
+            QQuickItem* list = findByName(running.window->contentItem(), QStringLiteral("messageList"));
+            QVERIFY(QMetaObject::invokeMethod(list, "positionViewAtBeginning"));
+            QVERIFY(!list->property("atYEnd").toBool()); // the conversation is taller than the view
+            QTRY_VERIFY(findByName(running.window->contentItem(), QStringLiteral("scrollToBottomButton"))
+                            ->isVisible());
+        }
+        RunningApp restarted;
+        start(restarted);
+        if (QTest::currentTestFailed()) return;
+        restarted.backend->chat()->selectConversation(conversation);
+        QTRY_COMPARE_WITH_TIMEOUT(restarted.backend->chat()->messages()->rowCount(), 2, 10000);
+        restarted.window->setProperty("page", QStringLiteral("chat"));
+        checkEveryLayout(restarted.window, QStringLiteral("after a restart"));
+    }
+};
+
+QTEST_MAIN(TestChatLayout)
+#include "test_chat_layout.moc"
