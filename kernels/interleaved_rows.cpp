@@ -53,11 +53,12 @@ void put_q4_K(const BlockQ4_K& block, int r, InterleavedQ4_K& out) {
     const Q4KValues v = read_q4_K(block);
     out.d[r] = v.d;
     out.dmin[r] = v.dmin;
-    for (int j = 0; j < 8; ++j)
-        out.scales[j][r] = v.scale[j];
     for (int p = 0; p < 4; ++p) {
-        out.mins[p][r][0] = v.min[2 * p];
-        out.mins[p][r][1] = v.min[2 * p + 1];
+        const uint8_t s0 = v.scale[2 * p], s1 = v.scale[2 * p + 1], m0 = v.min[2 * p], m1 = v.min[2 * p + 1];
+        out.scale_low[p][r] = static_cast<uint8_t>((s0 & 0x0F) | ((s1 & 0x0F) << 4));
+        out.min_low[p][r] = static_cast<uint8_t>((m0 & 0x0F) | ((m1 & 0x0F) << 4));
+        out.high[p][r] =
+            static_cast<uint8_t>((s0 >> 4) | ((s1 >> 4) << 2) | ((m0 >> 4) << 4) | ((m1 >> 4) << 6));
         for (int c = 0; c < 8; ++c)
             for (int k = 0; k < 4; ++k)
                 out.qs[p][c][4 * r + k] =
@@ -69,11 +70,11 @@ void take_q4_K(const InterleavedQ4_K& in, int r, BlockQ4_K& block) {
     Q4KValues v;
     v.d = in.d[r];
     v.dmin = in.dmin[r];
-    for (int j = 0; j < 8; ++j)
-        v.scale[j] = in.scales[j][r];
+    for (int j = 0; j < 8; ++j) {
+        v.scale[j] = interleaved_scale(in, j, r);
+        v.min[j] = interleaved_min(in, j, r);
+    }
     for (int p = 0; p < 4; ++p) {
-        v.min[2 * p] = in.mins[p][r][0];
-        v.min[2 * p + 1] = in.mins[p][r][1];
         for (int c = 0; c < 8; ++c)
             for (int k = 0; k < 4; ++k) {
                 const uint8_t byte = in.qs[p][c][4 * r + k];

@@ -16,16 +16,36 @@ namespace hearth::kernels {
 
 inline constexpr int kInterleavedRows = 16;
 
-// One super-block (256 columns) of a group of 16 Q4_K rows.
+// One super-block (256 columns) of a group of 16 Q4_K rows: the file's 2304 bytes for 16 rows,
+// so the repacked matrix is no larger than the file's. The six-bit scales and mins of each
+// sub-block pair are split into 4-bit and 2-bit parts so that byte-wise shifts and masks give
+// all 16 rows' values at once (unpack_q4_K_scales in interleaved16_gemv.h).
 struct InterleavedQ4_K {
     // [pair p][chunk c][row r * 4 + k]: the low nibble is row r's quant 64p + 4c + k (sub-block
     // 2p), the high nibble its quant 64p + 32 + 4c + k (sub-block 2p + 1).
     uint8_t qs[4][8][kInterleavedRows * 4];
-    uint8_t scales[8][kInterleavedRows];  // [sub-block][row], six bits
-    uint8_t mins[4][kInterleavedRows][2]; // [pair p][row][sub-block 2p + i], six bits
+    // [pair p][row]: the low 4 bits of the scale (min) of sub-block 2p in the low nibble, of
+    // sub-block 2p + 1 in the high nibble.
+    uint8_t scale_low[4][kInterleavedRows];
+    uint8_t min_low[4][kInterleavedRows];
+    // [pair p][row]: the top 2 bits of scale 2p (bits 0-1), scale 2p + 1 (2-3), min 2p (4-5)
+    // and min 2p + 1 (6-7).
+    uint8_t high[4][kInterleavedRows];
     fp16_bits d[kInterleavedRows], dmin[kInterleavedRows];
 };
-static_assert(sizeof(InterleavedQ4_K) == 2368);
+static_assert(sizeof(InterleavedQ4_K) == 2304);
+
+// Row r's six-bit scale and min of sub-block j (0..7) in a repacked super-block.
+inline uint8_t interleaved_scale(const InterleavedQ4_K& b, int j, int r) {
+    const int p = j / 2, odd = j % 2;
+    return static_cast<uint8_t>(((b.scale_low[p][r] >> (4 * odd)) & 0x0F) |
+                                (((b.high[p][r] >> (2 * odd)) & 3) << 4));
+}
+inline uint8_t interleaved_min(const InterleavedQ4_K& b, int j, int r) {
+    const int p = j / 2, odd = j % 2;
+    return static_cast<uint8_t>(((b.min_low[p][r] >> (4 * odd)) & 0x0F) |
+                                (((b.high[p][r] >> (4 + 2 * odd)) & 3) << 4));
+}
 
 // Whether a (rows x cols) matrix of this type is repacked: Q4_K, whole groups of rows.
 bool interleaves_rows16(TensorType type, int64_t rows, int64_t cols);

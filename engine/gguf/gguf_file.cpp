@@ -424,6 +424,10 @@ private:
 };
 
 std::shared_ptr<const GgufFile> GgufFile::open(const std::string& path) {
+    return open_for_loading(path);
+}
+
+std::shared_ptr<GgufFile> GgufFile::open_for_loading(const std::string& path) {
     std::shared_ptr<GgufFile> file(new GgufFile());
     file->path_ = path;
 
@@ -454,6 +458,17 @@ void GgufFile::release_pages(const void* data, size_t bytes) const {
     const auto mapped = reinterpret_cast<uintptr_t>(base_);
     if (first < mapped || last > mapped + size_ || last <= first) return;
     ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
+void GgufFile::release_large_arrays() {
+    for (MetadataEntry& entry : metadata_) {
+        auto* array = std::get_if<Array>(&entry.value.data);
+        if (!array || array->items.size() <= kLargeArrayItems) continue;
+        std::vector<Value>().swap(array->items);
+        released_arrays_.push_back(entry.key);
+    }
+    // Every value left is a copy; the section is read again from the file if anything touches it.
+    release_pages(base_, data_offset_);
 }
 
 void GgufFile::fail(const std::string& problem) const {
@@ -510,6 +525,8 @@ std::optional<bool> GgufFile::get_bool(std::string_view key) const {
 const Array* GgufFile::get_array(std::string_view key) const {
     const Value* v = find(key);
     if (!v) return nullptr;
+    if (std::find(released_arrays_.begin(), released_arrays_.end(), key) != released_arrays_.end())
+        fail("metadata array " + std::string(key) + " was released after the model loaded");
     if (const auto* a = std::get_if<Array>(&v->data)) return a;
     fail(type_mismatch(key, *v, "an array"));
 }

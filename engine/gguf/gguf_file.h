@@ -59,6 +59,9 @@ class GgufFile {
 public:
     // Maps and validates the file; throws hearth::Error("<path>: <problem>") on any defect.
     static std::shared_ptr<const GgufFile> open(const std::string& path);
+    // The same, for a loader that frees what it has consumed (release_large_arrays) before it
+    // shares the file.
+    static std::shared_ptr<GgufFile> open_for_loading(const std::string& path);
     ~GgufFile();
 
     const std::string& path() const { return path_; }
@@ -83,6 +86,12 @@ public:
     // only): for tensors copied elsewhere at load. Their bytes stay readable, read again from
     // the file if touched.
     void release_pages(const void* data, size_t bytes) const;
+    // Frees the metadata arrays of more than kLargeArrayItems items (a vocabulary's tokens,
+    // scores, types and merges: 26 MB for Llama 3's, held again by the tokenizer once it is
+    // built) and gives back the pages of the metadata section. Afterwards get_array throws for
+    // them, and find() shows them with no items.
+    void release_large_arrays();
+    static constexpr size_t kLargeArrayItems = 4096;
 
     // Throws hearth::Error naming this file: "<path>: <problem>".
     [[noreturn]] void fail(const std::string& problem) const;
@@ -106,6 +115,7 @@ private:
     using NameIndex = std::unordered_map<std::string, size_t, NameHash, std::equal_to<>>;
     NameIndex index_;
     NameIndex tensor_index_;
+    std::vector<std::string> released_arrays_;
     friend class GgufParser;
 };
 

@@ -141,8 +141,9 @@ ModelInfo Model::read_info(const std::string& path) {
 
 std::shared_ptr<const Model> Model::load(const std::string& path) {
     std::shared_ptr<Model> model(new Model());
-    model->file_ = gguf::GgufFile::open(path);
-    const gguf::GgufFile& file = *model->file_;
+    const std::shared_ptr<gguf::GgufFile> loading = gguf::GgufFile::open_for_loading(path);
+    model->file_ = loading;
+    const gguf::GgufFile& file = *loading;
     HyperParams& hp = model->hparams_;
     hp = read_hyperparams(file);
     model->info_ = describe(file, hp);
@@ -158,6 +159,8 @@ std::shared_ptr<const Model> Model::load(const std::string& path) {
         file.fail("the tokenizer has " + std::to_string(model->tokenizer_->n_vocab()) +
                   " tokens but token_embd.weight only " + std::to_string(hp.n_vocab) + " rows");
     model->chat_template_ = file.get_string("tokenizer.chat_template").value_or("");
+    // The tokenizer holds its own copy of the vocabulary: the file's is not kept beside the weights.
+    loading->release_large_arrays();
 
     ModelWeights& w = model->weights_;
     w.token_embd = bind.matrix("token_embd.weight", hp.n_embd, hp.n_vocab);

@@ -42,6 +42,45 @@ inline void q8_K_pair_sums(const BlockQ8_K& a, int32_t (&pairs)[4]) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(pairs), _mm_hadd_epi16(low, high));
 }
 
+// A repacked super-block's six-bit scales and mins, all 16 rows: scales[j][row] for sub-block
+// j, mins[p][row] the pair (min 2p, min 2p + 1), as the kernel's widening loads want them.
+struct alignas(32) UnpackedQ4KScales {
+    uint8_t scales[8][kInterleavedRows]; // [2p + i]: pair p, sub-block 2p + i
+    uint8_t mins[4][kInterleavedRows][2];
+};
+
+// Two sub-block pairs (32 bytes of each split field) per 256-bit step: the 16-bit shifts carry
+// bits across bytes, and the masks keep only each byte's own.
+inline void unpack_q4_K_scales(const InterleavedQ4_K& b, UnpackedQ4KScales& out) {
+    const __m256i low4 = _mm256_set1_epi8(0x0F), high2 = _mm256_set1_epi8(0x30);
+    for (int p = 0; p < 4; p += 2) {
+        const __m256i scale_low = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.scale_low[p]));
+        const __m256i min_low = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.min_low[p]));
+        const __m256i high = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.high[p]));
+        const __m256i scale_even = _mm256_or_si256(_mm256_and_si256(scale_low, low4),
+                                                   _mm256_and_si256(_mm256_slli_epi16(high, 4), high2));
+        const __m256i scale_odd = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(scale_low, 4), low4),
+                                                  _mm256_and_si256(_mm256_slli_epi16(high, 2), high2));
+        const __m256i min_even =
+            _mm256_or_si256(_mm256_and_si256(min_low, low4), _mm256_and_si256(high, high2));
+        const __m256i min_odd = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(min_low, 4), low4),
+                                                _mm256_and_si256(_mm256_srli_epi16(high, 2), high2));
+        // Lane i of each vector is pair p + i.
+        _mm_store_si128(reinterpret_cast<__m128i*>(out.scales[2 * p]), _mm256_castsi256_si128(scale_even));
+        _mm_store_si128(reinterpret_cast<__m128i*>(out.scales[2 * p + 1]), _mm256_castsi256_si128(scale_odd));
+        _mm_store_si128(reinterpret_cast<__m128i*>(out.scales[2 * p + 2]),
+                        _mm256_extracti128_si256(scale_even, 1));
+        _mm_store_si128(reinterpret_cast<__m128i*>(out.scales[2 * p + 3]),
+                        _mm256_extracti128_si256(scale_odd, 1));
+        const __m256i rows_low = _mm256_unpacklo_epi8(min_even, min_odd);  // rows 0-7 of each pair
+        const __m256i rows_high = _mm256_unpackhi_epi8(min_even, min_odd); // rows 8-15
+        _mm256_store_si256(reinterpret_cast<__m256i*>(out.mins[p]),
+                           _mm256_permute2x128_si256(rows_low, rows_high, 0x20));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(out.mins[p + 1]),
+                           _mm256_permute2x128_si256(rows_low, rows_high, 0x31));
+    }
+}
+
 template <class V> inline const uint8_t* bytes_of(const void* p) {
     return static_cast<const uint8_t*>(p);
 }
@@ -69,6 +108,8 @@ void gemv_q4_K_interleaved16(int64_t n, const void* packed, int64_t group_begin,
                 scaled[h] = offset[h] = V::zero_int();
             int32_t pair_sums[4];
             q8_K_pair_sums(x, pair_sums);
+            UnpackedQ4KScales unpacked;
+            unpack_q4_K_scales(b, unpacked);
 #pragma GCC unroll 4
             for (int p = 0; p < 4; ++p) {
                 typename V::Int low[H], high[H];
@@ -86,11 +127,13 @@ void gemv_q4_K_interleaved16(int64_t n, const void* packed, int64_t group_begin,
                 }
                 const typename V::Int sums = V::broadcast_int(bytes_of<V>(&pair_sums[p]));
                 for (int h = 0; h < H; ++h) {
+                    scaled[h] = V::add(
+                        scaled[h], V::mul_int(low[h], V::widen_u8(unpacked.scales[2 * p] + h * V::kRows)));
                     scaled[h] =
-                        V::add(scaled[h], V::mul_int(low[h], V::widen_u8(b.scales[2 * p] + h * V::kRows)));
-                    scaled[h] = V::add(scaled[h],
-                                       V::mul_int(high[h], V::widen_u8(b.scales[2 * p + 1] + h * V::kRows)));
-                    offset[h] = V::dot_words(offset[h], V::widen_u8_pairs(b.mins[p][h * V::kRows]), sums);
+                        V::add(scaled[h],
+                               V::mul_int(high[h], V::widen_u8(unpacked.scales[2 * p + 1] + h * V::kRows)));
+                    offset[h] =
+                        V::dot_words(offset[h], V::widen_u8_pairs(unpacked.mins[p][h * V::kRows]), sums);
                 }
             }
             const typename V::Float da = V::broadcast_float(x.d);

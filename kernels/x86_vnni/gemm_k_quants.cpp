@@ -205,9 +205,10 @@ void decode_interleaved_group(int64_t blocks, const InterleavedQ4_K* group, int 
             header.d[r] = fp16_to_float(b.d[row]);
             header.offset_d[r] = fp16_to_float(b.dmin[row]);
             for (int j = 0; j < 8; ++j)
-                header.scales[j][r] = b.scales[j][row];
+                header.scales[j][r] = interleaved_scale(b, j, row);
             for (int p = 0; p < 4; ++p)
-                header.offset_pairs[p][r] = Q4KFormat::int16_pair(b.mins[p][row][0], b.mins[p][row][1]);
+                header.offset_pairs[p][r] =
+                    Q4KFormat::int16_pair(interleaved_min(b, 2 * p, row), interleaved_min(b, 2 * p + 1, row));
         }
         RowQuads* out = panel.quants.data() + static_cast<size_t>(i) * QK_K / 4;
         for (int p = 0; p < 4; ++p)

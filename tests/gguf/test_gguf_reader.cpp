@@ -172,6 +172,22 @@ private slots:
         QVERIFY(qwen->data_offset() >= qwen->file_size() - 32);
     }
 
+    // A loader frees the vocabulary arrays once the tokenizer holds them; every other value stays.
+    void largeArraysAreReleasedAfterLoading() {
+        const auto file = GgufFile::open_for_loading(test::testdata("vocab/ggml-vocab-qwen2.gguf"));
+        QCOMPARE(file->get_array("tokenizer.ggml.tokens")->items.size(), size_t{151936});
+        file->release_large_arrays();
+        const Value* tokens = file->find("tokenizer.ggml.tokens");
+        QVERIFY(tokens != nullptr);
+        QVERIFY(std::get<Array>(tokens->data).items.empty());
+        QVERIFY(!error_of([&] { file->get_array("tokenizer.ggml.tokens"); }).isEmpty());
+        QVERIFY(!error_of([&] { file->get_array("tokenizer.ggml.merges"); }).isEmpty());
+        // Scalars and strings are copies: readable after the metadata section's pages are gone.
+        QCOMPARE(file->get_string("tokenizer.ggml.pre").value(), std::string("qwen2"));
+        QCOMPARE(file->get_int("tokenizer.ggml.eos_token_id").value(), int64_t{151643});
+        QVERIFY(file->get_string("tokenizer.chat_template")->find("<|im_start|>") != std::string::npos);
+    }
+
     void typedLookups() {
         const std::string path = test::testdata("models/stories260K.gguf");
         const auto f = GgufFile::open(path);

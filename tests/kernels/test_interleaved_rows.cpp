@@ -46,6 +46,8 @@ private slots:
         QVERIFY(!interleaves_rows16(TensorType::Q5_K, 32, 512));
         QCOMPARE(interleaved_rows16_bytes(TensorType::Q4_K, 32, 512),
                  size_t(2 * 2 * sizeof(InterleavedQ4_K)));
+        // No larger than the file's layout: the copy replaces the file's pages byte for byte.
+        QCOMPARE(interleaved_rows16_bytes(TensorType::Q4_K, 32, 512), 32 * row_bytes(TensorType::Q4_K, 512));
     }
 
     // Random bytes, not only what a quantizer writes: every bit of every block must survive.
