@@ -38,7 +38,9 @@ void quantize_row_q5_1_ref(const float* src, void* dst, int64_t n);
 void dequantize_row_q5_1_ref(const void* src, float* dst, int64_t n);
 float vec_dot_q5_1_q8_0_ref(int64_t n, const void* weights, const void* activations);
 void quantize_row_q8_0_ref(const float* src, void* dst, int64_t n); // weights (llama.cpp's _ref)
-// Activations, as ggml's x86 quantize_row_q8_0: inverse scale 127/max, rounding half to even.
+// Activations: per block the scale fp16(max / m), m = 127 down to 128 - kQ8_0ActivationScales,
+// whose quants (rounded half to even with that fp16 scale) leave the smallest squared error.
+inline constexpr int kQ8_0ActivationScales = 8;
 void quantize_row_q8_0_activations_ref(const float* src, void* dst, int64_t n);
 void dequantize_row_q8_0_ref(const void* src, float* dst, int64_t n);
 float vec_dot_q8_0_q8_0_ref(int64_t n, const void* weights, const void* activations);
@@ -84,6 +86,11 @@ void attend_group_f16_ref(const float* q, float* out, size_t head_stride, size_t
 void attend_group_ref(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
                       int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
                       float scale);
+// The same with a sliding window and soft-capping (AttendGroupLimitedFn): the keys before a
+// row's window are skipped, each score capped with std::tanh.
+void attend_group_limited_ref(const float* q, float* out, size_t head_stride, size_t position_stride,
+                              int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values,
+                              int64_t n_keys, int64_t head_dim, float scale, AttentionLimits limits);
 
 // SwiGLU in place, gate[i] = silu(gate[i]) * up[i], rounded as llama.cpp's (SwigluFn).
 void swiglu_ref(float* gate, const float* up, int64_t n);

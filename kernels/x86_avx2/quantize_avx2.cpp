@@ -1,7 +1,8 @@
 // Quantizers into Q8_0 and Q8_K, bit-identical to the reference ones (same scale formula, same
 // rounding), eight values per instruction: the Q8_0 weight quantizer, and the activation
-// quantizers as llama.cpp's CPU backend has them.
+// quantizers (Q8_K as llama.cpp's CPU backend has it, Q8_0 with the reference's choice of scale).
 #include "kernels/block_formats.h"
+#include "kernels/reference/reference_kernels.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/avx2_util.h"
 
@@ -41,6 +42,12 @@ inline __m256i round_even(__m256 v) {
     return _mm256_cvtps_epi32(v);
 }
 
+// Clamps to [-127, 127] as std::clamp does (a NaN stays a NaN: max_ps and min_ps return their
+// second operand when either is one).
+inline __m256 clamp127(__m256 v) {
+    return _mm256_min_ps(_mm256_set1_ps(127.0f), _mm256_max_ps(_mm256_set1_ps(-127.0f), v));
+}
+
 // 32 int32 (four vectors in order) -> 32 int8 in order, saturating.
 inline __m256i pack32(__m256i a, __m256i b, __m256i c, __m256i d) {
     const __m256i ab = _mm256_packs_epi32(a, b); // lane-interleaved: a0 b0 | a1 b1
@@ -54,6 +61,27 @@ template <__m256i (*Round)(__m256)> inline __m256i quantize32(const float* x, __
     return pack32(
         Round(_mm256_mul_ps(_mm256_loadu_ps(x), id)), Round(_mm256_mul_ps(_mm256_loadu_ps(x + 8), id)),
         Round(_mm256_mul_ps(_mm256_loadu_ps(x + 16), id)), Round(_mm256_mul_ps(_mm256_loadu_ps(x + 24), id)));
+}
+
+// The squared errors of 32 values (four vectors) quantized with each of eight scales d[c]
+// (inverse[c]): x - round(x * inverse) * d squared and summed per lane in order, then the eight
+// lanes of each scale by pairs, quarters and halves; lane c of the result is scale c's. Clamp:
+// whether x * inverse may leave [-127.5, 127.5] (when it cannot, clamping changes nothing).
+template <bool Clamp> inline __m256 squared_errors(const __m256 v[4], const float* d, const float* inverse) {
+    __m256 sums[8];
+    for (int c = 0; c < 8; ++c) {
+        const __m256 dc = _mm256_set1_ps(d[c]), ic = _mm256_set1_ps(inverse[c]);
+        for (int k = 0; k < 4; ++k) {
+            const __m256 scaled = Clamp ? clamp127(_mm256_mul_ps(v[k], ic)) : _mm256_mul_ps(v[k], ic);
+            const __m256 q = _mm256_round_ps(scaled, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            const __m256 e = _mm256_fnmadd_ps(q, dc, v[k]); // q * d is exact: as x - q * d
+            sums[c] = k == 0 ? _mm256_mul_ps(e, e) : _mm256_add_ps(sums[c], _mm256_mul_ps(e, e));
+        }
+    }
+    const __m256 s0123 = _mm256_hadd_ps(_mm256_hadd_ps(sums[0], sums[1]), _mm256_hadd_ps(sums[2], sums[3]));
+    const __m256 s4567 = _mm256_hadd_ps(_mm256_hadd_ps(sums[4], sums[5]), _mm256_hadd_ps(sums[6], sums[7]));
+    return _mm256_add_ps(_mm256_permute2f128_ps(s0123, s4567, 0x20),
+                         _mm256_permute2f128_ps(s0123, s4567, 0x31));
 }
 
 } // namespace
@@ -70,15 +98,46 @@ void quantize_row_q8_0(const float* src, void* dst, int64_t n) {
     }
 }
 
+// The reference's choice of scale (quantize_row_q8_0_activations_ref): the eight candidates
+// fp16(max / m), m = 127..120, one per lane; each candidate's squared errors summed per lane in
+// the reference's order, the eight sums of the eight candidates reduced together by a tree of
+// horizontal adds in the reference's order (pairs, quarters, halves), the first smallest kept.
 void quantize_row_q8_0_activations(const float* src, void* dst, int64_t n) {
+    static_assert(kQ8_0ActivationScales == 8, "one candidate scale per lane");
     auto* out = static_cast<BlockQ8_0*>(dst);
+    const __m256 divisors = _mm256_setr_ps(127.0f, 126.0f, 125.0f, 124.0f, 123.0f, 122.0f, 121.0f, 120.0f);
     for (int64_t b = 0; b < n / QK8_0; ++b) {
         const float* x = src + b * QK8_0;
+        const __m256 v[4] = {_mm256_loadu_ps(x), _mm256_loadu_ps(x + 8), _mm256_loadu_ps(x + 16),
+                             _mm256_loadu_ps(x + 24)};
         const float amax = max_abs(x, QK8_0);
-        out[b].d = float_to_fp16(amax / 127.0f);
-        const float id = amax != 0.0f ? 127.0f / amax : 0.0f;
+        const __m128i halves =
+            _mm256_cvtps_ph(_mm256_div_ps(_mm256_set1_ps(amax), divisors), _MM_FROUND_TO_NEAREST_INT);
+        const __m256 d = _mm256_cvtph_ps(halves);
+        const __m256 nonzero = _mm256_cmp_ps(d, _mm256_setzero_ps(), _CMP_NEQ_UQ);
+        const __m256 inverse = _mm256_and_ps(nonzero, _mm256_div_ps(_mm256_set1_ps(1.0f), d));
+        alignas(32) float ds[8], inverses[8];
+        alignas(16) uint16_t scales[8];
+        _mm256_store_ps(ds, d);
+        _mm256_store_ps(inverses, inverse);
+        _mm_store_si128(reinterpret_cast<__m128i*>(scales), halves);
+        // Whether no quant of any candidate reaches 127.5 (always, unless the scales are fp16
+        // denormals), so that the clamp changes nothing and can be left out.
+        const bool in_range = _mm256_movemask_ps(_mm256_cmp_ps(_mm256_mul_ps(_mm256_set1_ps(amax), inverse),
+                                                               _mm256_set1_ps(127.5f), _CMP_LT_OQ)) == 0xff;
+        alignas(32) float errors[8];
+        _mm256_store_ps(errors, in_range ? squared_errors<false>(v, ds, inverses)
+                                         : squared_errors<true>(v, ds, inverses));
+        int best = 0;
+        for (int c = 1; c < 8; ++c)
+            if (errors[c] < errors[best]) best = c;
+        out[b].d = scales[best];
+        const __m256 ib = _mm256_set1_ps(inverses[best]);
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out[b].qs),
-                            quantize32<round_even>(x, _mm256_set1_ps(id)));
+                            pack32(round_even(clamp127(_mm256_mul_ps(v[0], ib))),
+                                   round_even(clamp127(_mm256_mul_ps(v[1], ib))),
+                                   round_even(clamp127(_mm256_mul_ps(v[2], ib))),
+                                   round_even(clamp127(_mm256_mul_ps(v[3], ib)))));
     }
 }
 

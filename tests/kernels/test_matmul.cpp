@@ -157,7 +157,7 @@ private slots:
         ref.quantize(w.data(), weights.data(), rows * cols);
         const std::vector<float> x = normal_data(batch * cols, 9);
         std::vector<std::byte> xq(row_bytes(TensorType::Q8_0, cols) * batch);
-        ref.quantize(x.data(), xq.data(), batch * cols);
+        ref.activation_quantizer()(x.data(), xq.data(), batch * cols);
 
         ThreadPool pool(4);
         std::vector<std::byte> scratch(matmul_scratch_bytes(t, cols, batch));

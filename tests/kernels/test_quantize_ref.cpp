@@ -2,11 +2,13 @@
 // tolerance per format, exact zeros, and rows of odd block counts that neither write
 // past their end nor depend on their neighbours.
 #include "kernels/block_formats.h"
+#include "kernels/fp16.h"
 #include "kernels/kernel_table.h"
 #include "kernels/reference/reference_kernels.h"
 #include "kernels/tensor_type.h"
 
 #include <QTest>
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -197,23 +199,60 @@ private slots:
             QVERIFY(std::isfinite(y[static_cast<size_t>(i)]));
     }
 
-    // Activations go into Q8_0 as ggml's x86 quantize_row_q8_0 has them: inverse scale 127 / max
-    // and halves rounded to even, where the weight quantizer (llama.cpp's _ref) rounds them away.
-    void q8_0_activations_round_half_to_even() {
-        std::vector<float> x(32);
-        for (int i = 0; i < 32; ++i)
-            x[static_cast<size_t>(i)] = static_cast<float>(i - 16) + 0.5f; // every value a tie
-        x[31] = 127.0f;                                                    // inverse scale 1
-        BlockQ8_0 activations{}, weights{};
-        quantize_row_q8_0_activations_ref(x.data(), &activations, 32);
-        quantize_row_q8_0_ref(x.data(), &weights, 32);
-        QCOMPARE(activations.d, weights.d);
-        for (int i = 0; i < 31; ++i) {
-            const float v = x[static_cast<size_t>(i)];
-            QCOMPARE(int(activations.qs[i]), int(std::nearbyint(v)));
-            QCOMPARE(int(weights.qs[i]), int(std::round(v)));
+    // Activations go into Q8_0 with the best of the scales fp16(max / m), m = 127..120: the
+    // stored scale is a candidate, each quant is x / d rounded to the nearest (halves to even)
+    // with the stored d, no candidate leaves a smaller squared error, and over random data the
+    // error is well below that of llama.cpp's from_float (m = 127, quants x * 127 / max
+    // rounded with the unrounded scale).
+    void q8_0_activations_best_scale() {
+        const int blocks = 2000;
+        std::vector<float> x = normal_data(32 * blocks, 21);
+        for (int i = 0; i < 32; ++i) // a block of ties at scale 1, and one whose largest is 127
+            x[static_cast<size_t>(i)] = i == 31 ? 127.0f : static_cast<float>(i - 16) + 0.5f;
+        std::vector<BlockQ8_0> q(blocks);
+        quantize_row_q8_0_activations_ref(x.data(), q.data(), 32 * blocks);
+        const auto block_error = [](const float* v, float d, const int8_t* qs) {
+            double sum = 0;
+            for (int j = 0; j < 32; ++j)
+                sum += (double(v[j]) - double(d) * qs[j]) * (double(v[j]) - double(d) * qs[j]);
+            return sum;
+        };
+        double ours = 0, llama_cpp = 0;
+        for (int b = 0; b < blocks; ++b) {
+            const float* v = x.data() + 32 * b;
+            float amax = 0;
+            for (int j = 0; j < 32; ++j)
+                amax = std::max(amax, std::fabs(v[j]));
+            const float d = fp16_to_fp32(q[b].d);
+            bool candidate = false;
+            double best = INFINITY;
+            for (int m = 127; m > 127 - kQ8_0ActivationScales; --m) {
+                const fp16_bits scale = fp32_to_fp16(amax / static_cast<float>(m));
+                candidate = candidate || scale == q[b].d;
+                const float dm = fp16_to_fp32(scale);
+                int8_t qm[32];
+                for (int j = 0; j < 32; ++j)
+                    qm[j] = static_cast<int8_t>(std::clamp(std::nearbyint(v[j] / dm), -127.0f, 127.0f));
+                best = std::min(best, block_error(v, dm, qm));
+            }
+            QVERIFY(candidate);
+            for (int j = 0; j < 32; ++j) {
+                QVERIFY(q[b].qs[j] >= -127 && q[b].qs[j] <= 127);
+                const double t = double(v[j]) / d, off = std::fabs(t - q[b].qs[j]);
+                QVERIFY(off < 0.5 + 1e-5 || std::fabs(t) > 127); // nearest, or clamped
+                if (std::fabs(t - std::trunc(t)) == 0.5) QCOMPARE(q[b].qs[j] % 2, 0);
+            }
+            const double error = block_error(v, d, q[b].qs);
+            QVERIFY2(error <= best * (1 + 1e-5),
+                     qPrintable(QString("block %1: %2 > %3").arg(b).arg(error).arg(best)));
+            ours += error;
+            int8_t ql[32];
+            const float inverse = 127.0f / amax;
+            for (int j = 0; j < 32; ++j)
+                ql[j] = static_cast<int8_t>(std::nearbyint(v[j] * inverse));
+            llama_cpp += block_error(v, fp16_to_fp32(fp32_to_fp16(amax / 127.0f)), ql);
         }
-        QCOMPARE(int(activations.qs[31]), 127);
+        QVERIFY2(ours < 0.9 * llama_cpp, qPrintable(QString("%1 against %2").arg(ours).arg(llama_cpp)));
     }
 
     // Q8_K keeps the sums of each 16 quants for the K-quant dot products' mins.

@@ -80,7 +80,10 @@ Bytes make_activations(int64_t n, Pattern p, std::mt19937& rng) {
     if (p == Pattern::MaxActivation)
         for (float& v : x)
             v = v < 0 ? -1.0f : 1.0f;
-    reference_kernels().of(TensorType::Q8_0).activation_quantizer()(x.data(), row.data(), n);
+    // All +-1 through the weight quantizer: every quant +-127 (the activation quantizer may pick
+    // a smaller largest quant whose fp16 scale fits 1 better).
+    const TypeKernels& q8_0 = reference_kernels().of(TensorType::Q8_0);
+    (p == Pattern::MaxActivation ? q8_0.quantize : q8_0.activation_quantizer())(x.data(), row.data(), n);
     if (p == Pattern::RawActivations) {
         std::uniform_real_distribution<float> scale(1e-3f, 0.1f);
         for (auto* block = reinterpret_cast<BlockQ8_0*>(row.data());
