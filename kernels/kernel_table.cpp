@@ -59,6 +59,7 @@ KernelTable build_reference_table() {
     table.attend_f16 = attend_f16_ref;
     table.attend_group_f16 = attend_group_f16_ref;
     table.attend_group = attend_group_ref;
+    table.attend_group_limited = attend_group_limited_ref;
     table.swiglu = swiglu_ref;
     return table;
 }
@@ -90,6 +91,7 @@ void resolve_from(KernelTable& table, const KernelTable& lower) {
     if (!table.attend_f16) table.attend_f16 = lower.attend_f16;
     if (!table.attend_group_f16) table.attend_group_f16 = lower.attend_group_f16;
     if (!table.attend_group) table.attend_group = lower.attend_group;
+    if (!table.attend_group_limited) table.attend_group_limited = lower.attend_group_limited;
     if (!table.swiglu) table.swiglu = lower.swiglu;
 }
 

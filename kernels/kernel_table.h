@@ -78,6 +78,19 @@ struct KvRows {
 using AttendGroupFn = void (*)(const float* q, float* out, size_t head_stride, size_t position_stride,
                                int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values,
                                int64_t n_keys, int64_t head_dim, float scale);
+// What attention does beyond causal softmax(q . k * scale): a sliding window, in which each row
+// sees only its last `window` keys, its own included (0: every key), and soft-capping of the
+// scaled scores, score = softcap * tanh(score / softcap) (0: none), as Gemma 2 does.
+struct AttentionLimits {
+    int64_t window = 0;
+    float softcap = 0;
+};
+// AttendGroupFn with limits. Keys before a row's window weigh nothing, and the kernels skip the
+// blocks of keys no row of the tile sees. Without limits the result is bit for bit
+// attend_group's; the plain entries stay for the models that never need limits.
+using AttendGroupLimitedFn = void (*)(const float* q, float* out, size_t head_stride, size_t position_stride,
+                                      int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values,
+                                      int64_t n_keys, int64_t head_dim, float scale, AttentionLimits limits);
 // Whether the attention kernels read keys or values of this type.
 inline bool is_kv_cache_type(TensorType t) {
     return t == TensorType::F16 || t == TensorType::Q8_0 || t == TensorType::Q4_0;
@@ -98,8 +111,9 @@ struct TypeKernels {
     // Used instead of `gemm` for matrices whose row count is a multiple of 8 (null: `gemm`).
     // llama.cpp's CPU backend repacks those (Q4_0 on AVX2) and sums them in another order.
     GemmFn gemm_rows_multiple_of_8 = nullptr;
-    // F32 activations -> this type as llama.cpp's CPU backend quantizes them (its from_float),
-    // where that differs from the weight quantizer; null: `quantize`.
+    // F32 activations -> this type for the dot products, where that differs from the weight
+    // quantizer (Q8_0: the best of 8 fp16 scales per block, quantize_row_q8_0_activations_ref);
+    // null: `quantize`.
     QuantizeRowFn quantize_activations = nullptr;
     // Decode over weights repacked in groups of 16 rows; null: matmul unpacks the rows it is
     // given to the file's layout and runs the kernels above on them.
@@ -120,7 +134,8 @@ struct KernelTable {
     TypeKernels& of(TensorType t) { return by_type[static_cast<uint32_t>(t)]; }
     AttendF16Fn attend_f16 = nullptr;
     AttendGroupF16Fn attend_group_f16 = nullptr;
-    AttendGroupFn attend_group = nullptr; // any KV cache type (is_kv_cache_type)
+    AttendGroupFn attend_group = nullptr;                // any KV cache type (is_kv_cache_type)
+    AttendGroupLimitedFn attend_group_limited = nullptr; // sliding window, soft-capping
     SwigluFn swiglu = nullptr;
 };
 

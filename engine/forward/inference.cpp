@@ -1,5 +1,7 @@
 #include "engine/forward/inference.h"
 #include "engine/error.h"
+#include "engine/forward/expert_hits.h"
+#include "engine/forward/mixture_of_experts.h"
 #include "engine/forward/transformer_ops.h"
 #include "kernels/kernel_table.h"
 #include <algorithm>
@@ -12,17 +14,20 @@ namespace hearth::engine {
 
 // Activations of one batch, each (n_batch, width); allocated once.
 struct Inference::Scratch {
-    std::vector<float> x;            // (n_batch, n_embd) residual stream
-    std::vector<float> xb;           // (n_batch, n_embd) normed input of a sublayer
-    std::vector<float> q;            // (n_batch, q_width)
-    std::vector<float> k, v;         // (n_batch, kv_width)
-    std::vector<float> attn;         // (n_batch, q_width) attention output
-    std::vector<float> gate;         // (n_batch, n_ff)
-    std::vector<float> up;           // (n_batch, n_ff)
-    std::vector<float> ffn;          // (n_batch, n_embd)
-    std::vector<float> logits;       // (1 or n_batch, n_vocab)
-    std::vector<float> rope;         // (n_batch, rope_dim) cos/sin pairs of each token's position
-    std::vector<float> rope_factors; // (rope_dim / 2) divisor of each rotated pair's frequency
+    std::vector<float> x;                 // (n_batch, n_embd) residual stream
+    std::vector<float> xb;                // (n_batch, n_embd) normed input of a sublayer
+    std::vector<float> q;                 // (n_batch, q_width)
+    std::vector<float> k, v;              // (n_batch, kv_width)
+    std::vector<float> attn;              // (n_batch, q_width) attention output
+    std::vector<float> gate;              // (n_batch, n_ff)
+    std::vector<float> up;                // (n_batch, n_ff)
+    std::vector<float> ffn;               // (n_batch, n_embd)
+    std::vector<float> logits;            // (1 or n_batch, n_vocab)
+    std::vector<float> rope;              // (n_batch, rope_dim) cos/sin pairs of each token's position
+    std::vector<float> rope_local;        // the same for the local (sliding-window) layers, if any
+    std::vector<float> rope_factors;      // (rope_dim / 2) divisor of each rotated pair's frequency
+    std::vector<float> rope_factors_long; // LongRoPE's, for a context past n_ctx_orig; or empty
+    ExpertScratch experts;                // mixture of experts, or empty
     std::vector<std::byte> matmul;
 };
 
@@ -48,7 +53,13 @@ Inference::Inference(std::shared_ptr<const Model> model, InferenceOptions option
     s->ffn.resize(b * hp.n_embd);
     s->logits.resize(static_cast<size_t>(hp.n_vocab));
     s->rope.resize(b * hp.rope_dim);
-    s->rope_factors = rope_frequency_factors(hp, w.rope_freq_factors);
+    if (hp.has_local_layers()) s->rope_local.resize(b * hp.rope_dim);
+    // LongRoPE's short factors stand where Llama 3's rope_freqs would.
+    s->rope_factors =
+        rope_frequency_factors(hp, w.rope_factors_short.empty() ? w.rope_freq_factors : w.rope_factors_short);
+    if (!w.rope_factors_long.empty()) s->rope_factors_long = rope_frequency_factors(hp, w.rope_factors_long);
+    if (hp.traits.ffn == FfnKind::MixtureOfExperts) s->experts = ExpertScratch(hp, n_batch_);
+    expert_hits().reset(hp.n_layer, hp.n_expert);
 
     size_t matmul_bytes = 0;
     auto need = [&](const kernels::WeightMatrix& m) {
@@ -64,8 +75,18 @@ Inference::Inference(std::shared_ptr<const Model> model, InferenceOptions option
     for (const auto& l : w.layers) {
         need_group({&l.wq, &l.wk, &l.wv});
         need_group({&l.w_gate, &l.w_up});
-        for (const auto* m : {&l.wo, &l.w_down})
+        for (const auto* m : {&l.wo, &l.w_down, &l.w_up, &l.router})
             need(*m);
+        for (const ExpertWeights& e : l.experts) {
+            need_group({&e.w_gate, &e.w_up});
+            need(e.w_down);
+        }
+        // Decode's one job for every chosen expert's gate and up (the experts share a type).
+        if (!l.experts.empty())
+            matmul_bytes =
+                std::max(matmul_bytes, 2 * static_cast<size_t>(hp.n_expert_used) *
+                                           kernels::matmul_scratch_bytes(l.experts[0].w_gate.type,
+                                                                         l.experts[0].w_gate.cols, 1));
     }
     s->matmul.resize(matmul_bytes);
     scratch_ = std::move(s);
@@ -92,6 +113,12 @@ std::span<const float> Inference::eval(KvCache& cache, std::span<const int32_t> 
     for (int32_t id : tokens)
         if (id < 0 || id >= n_vocab)
             throw Error("token id " + std::to_string(id) + " is outside the vocabulary of " + model_->path());
+    const int32_t n_positions = model_->weights().n_positions;
+    if (model_->hparams().traits.positions == PositionKind::Learned &&
+        cache.size() + static_cast<int64_t>(tokens.size()) > n_positions)
+        throw Error("the model has learned positions for " + std::to_string(n_positions) +
+                    " tokens, fewer than " +
+                    std::to_string(cache.size() + static_cast<int64_t>(tokens.size())));
 
     if (all_logits) all_logits->resize(tokens.size() * static_cast<size_t>(n_vocab));
 
@@ -134,14 +161,37 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
                               rows, pool, s.matmul);
     };
 
+    const ArchitectureTraits& traits = hp.traits;
+    const bool layer_norm = traits.norm == NormKind::LayerNorm;
+    // The model's norm before a sublayer: RMSNorm, or LayerNorm with its bias.
+    auto norm = [&](const float* in, const std::vector<float>& weight, const std::vector<float>& bias,
+                    int32_t rows, float* out) {
+        if (layer_norm)
+            layer_norm_rows(in, weight.data(), bias.data(), rows, dim, hp.rms_eps, out);
+        else
+            rms_norm_rows(in, weight.data(), rows, dim, hp.rms_eps, out);
+    };
+
     embed_tokens(w.token_embd, tokens, n, s.x.data());
-    rope_tables(hp, s.rope_factors, n_past, n, s.rope.data());
+    if (traits.scale_embeddings)
+        scale_values(s.x.data(), static_cast<size_t>(n) * dim, std::sqrt(float(dim)));
+    if (traits.positions == PositionKind::Learned) {
+        add_rows(s.x.data(), w.position_embd.data() + static_cast<size_t>(n_past) * dim,
+                 static_cast<size_t>(n) * dim);
+    } else {
+        // LongRoPE: the long factors once the context is longer than the original one.
+        const bool long_context = !s.rope_factors_long.empty() && cache.capacity() > hp.n_ctx_orig;
+        const float* factors = long_context ? s.rope_factors_long.data() : s.rope_factors.data();
+        rope_tables(hp, global_rope(hp), factors, n_past, n, s.rope.data());
+        if (!s.rope_local.empty()) rope_tables(hp, local_rope(hp), factors, n_past, n, s.rope_local.data());
+    }
 
     for (int32_t layer = 0; layer < hp.n_layer; ++layer) {
         const LayerWeights& l = w.layers[static_cast<size_t>(layer)];
 
-        // Attention: norm -> Q, K, V -> (Q/K norm) -> RoPE -> cache -> attend -> output projection.
-        rms_norm_rows(s.x.data(), l.attn_norm.data(), n, dim, hp.rms_eps, s.xb.data());
+        // Attention: norm -> Q, K, V -> (biases, Q/K norm) -> RoPE -> cache -> attend -> output
+        // projection -> (bias, post-norm) -> residual.
+        norm(s.x.data(), l.attn_norm, l.attn_norm_b, n, s.xb.data());
         matmul_group({{&l.wq, s.q.data()}, {&l.wk, s.k.data()}, {&l.wv, s.v.data()}}, s.xb.data(), n);
         if (!l.bq.empty()) {
             add_bias_rows(s.q.data(), l.bq.data(), n, qw);
@@ -152,18 +202,45 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
             rms_norm_rows(s.q.data(), l.q_norm.data(), n * hp.n_head, hp.head_dim, hp.rms_eps, s.q.data());
             rms_norm_rows(s.k.data(), l.k_norm.data(), n * hp.n_head_kv, hp.head_dim, hp.rms_eps, s.k.data());
         }
-        apply_rope(hp, s.rope.data(), n, s.q.data(), hp.n_head);
-        apply_rope(hp, s.rope.data(), n, s.k.data(), hp.n_head_kv);
+        if (traits.positions == PositionKind::Rope) {
+            const float* tables = hp.layer_is_local(layer) ? s.rope_local.data() : s.rope.data();
+            apply_rope(hp, tables, n, s.q.data(), hp.n_head);
+            apply_rope(hp, tables, n, s.k.data(), hp.n_head_kv);
+        }
         store_kv(cache, layer, n_past, n, s.k.data(), s.v.data());
-        attend(hp, cache, layer, n_past, n, s.q.data(), s.attn.data(), pool);
+        attend(hp, cache, layer, n_past, n, s.q.data(), s.attn.data(), pool, layer_attention(hp, layer));
         matmul(l.wo, s.attn.data(), n, s.xb.data());
+        if (!l.bo.empty()) add_bias_rows(s.xb.data(), l.bo.data(), n, dim);
+        if (!l.post_attn_norm.empty())
+            rms_norm_rows(s.xb.data(), l.post_attn_norm.data(), n, dim, hp.rms_eps, s.xb.data());
         add_rows(s.x.data(), s.xb.data(), static_cast<size_t>(n) * dim);
 
-        // Feed-forward: norm -> SwiGLU -> down projection -> residual.
-        rms_norm_rows(s.x.data(), l.ffn_norm.data(), n, dim, hp.rms_eps, s.xb.data());
-        matmul_group({{&l.w_gate, s.gate.data()}, {&l.w_up, s.up.data()}}, s.xb.data(), n);
-        swiglu_rows(s.gate.data(), s.up.data(), n, hp.n_ff, pool);
-        matmul(l.w_down, s.gate.data(), n, s.ffn.data());
+        // Feed-forward: norm -> the FFN -> (post-norm) -> residual.
+        norm(s.x.data(), l.ffn_norm, l.ffn_norm_b, n, s.xb.data());
+        switch (traits.ffn) {
+        case FfnKind::Swiglu:
+            matmul_group({{&l.w_gate, s.gate.data()}, {&l.w_up, s.up.data()}}, s.xb.data(), n);
+            swiglu_rows(s.gate.data(), s.up.data(), n, hp.n_ff, pool);
+            matmul(l.w_down, s.gate.data(), n, s.ffn.data());
+            break;
+        case FfnKind::GeluGated:
+            matmul_group({{&l.w_gate, s.gate.data()}, {&l.w_up, s.up.data()}}, s.xb.data(), n);
+            geglu_rows(s.gate.data(), s.up.data(), n, hp.n_ff, pool);
+            matmul(l.w_down, s.gate.data(), n, s.ffn.data());
+            break;
+        case FfnKind::Gelu:
+            matmul(l.w_up, s.xb.data(), n, s.up.data());
+            if (!l.b_up.empty()) add_bias_rows(s.up.data(), l.b_up.data(), n, hp.n_ff);
+            gelu_values(s.up.data(), static_cast<size_t>(n) * hp.n_ff);
+            matmul(l.w_down, s.up.data(), n, s.ffn.data());
+            break;
+        case FfnKind::MixtureOfExperts:
+            mixture_of_experts(hp, l, layer, s.xb.data(), n, s.ffn.data(), s.experts, pool, s.matmul);
+            break;
+        }
+        if (!l.b_down.empty()) add_bias_rows(s.ffn.data(), l.b_down.data(), n, dim);
+        if (!l.post_ffn_norm.empty())
+            rms_norm_rows(s.ffn.data(), l.post_ffn_norm.data(), n, dim, hp.rms_eps, s.ffn.data());
         add_rows(s.x.data(), s.ffn.data(), static_cast<size_t>(n) * dim);
     }
 
@@ -174,8 +251,10 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
     const int32_t first = want_all_logits ? 0 : n - 1;
     const int32_t rows = n - first;
     const float* x_rows = s.x.data() + static_cast<size_t>(first) * dim;
-    rms_norm_rows(x_rows, w.output_norm.data(), rows, dim, hp.rms_eps, s.xb.data());
+    norm(x_rows, w.output_norm, w.output_norm_b, rows, s.xb.data());
     matmul(w.output, s.xb.data(), rows, logits_out);
+    if (hp.final_softcap > 0)
+        soft_cap_values(logits_out, static_cast<size_t>(rows) * hp.n_vocab, hp.final_softcap);
 }
 
 } // namespace hearth::engine

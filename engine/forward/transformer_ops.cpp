@@ -45,6 +45,56 @@ void rms_norm_rows(const float* x, const float* weight, int32_t rows, int32_t di
     }
 }
 
+void layer_norm_rows(const float* x, const float* weight, const float* bias, int32_t rows, int32_t dim,
+                     float eps, float* out) {
+    for (int32_t r = 0; r < rows; ++r) {
+        const float* row = x + static_cast<size_t>(r) * dim;
+        float* dst = out + static_cast<size_t>(r) * dim;
+        // Sums in double, as ggml's norm does; the centred values in float.
+        double sum = 0;
+        for (int32_t i = 0; i < dim; ++i)
+            sum += row[i];
+        const float mean = static_cast<float>(sum / dim);
+        double squares = 0;
+        for (int32_t i = 0; i < dim; ++i) {
+            const float centred = row[i] - mean;
+            squares += static_cast<double>(centred * centred);
+        }
+        const float scale = 1.0f / std::sqrt(static_cast<float>(squares / dim) + eps);
+        for (int32_t i = 0; i < dim; ++i)
+            dst[i] = (row[i] - mean) * scale * weight[i] + bias[i];
+    }
+}
+
+void scale_values(float* x, size_t count, float factor) {
+    for (size_t i = 0; i < count; ++i)
+        x[i] *= factor;
+}
+
+void soft_cap_values(float* x, size_t count, float cap) {
+    const float inverse = 1.0f / cap;
+    for (size_t i = 0; i < count; ++i)
+        x[i] = cap * std::tanh(x[i] * inverse);
+}
+
+float gelu(float x) {
+    constexpr float kSqrt2OverPi = 0.79788456080286535588f;
+    return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * x * (1.0f + 0.044715f * x * x)));
+}
+
+void gelu_values(float* x, size_t count) {
+    for (size_t i = 0; i < count; ++i)
+        x[i] = gelu(x[i]);
+}
+
+void geglu_rows(float* gate, const float* up, int32_t rows, int32_t dim, kernels::ThreadPool& pool) {
+    pool.for_each(rows, [&](int64_t r) {
+        const size_t offset = static_cast<size_t>(r) * static_cast<size_t>(dim);
+        for (int32_t i = 0; i < dim; ++i)
+            gate[offset + i] = gelu(gate[offset + i]) * up[offset + i];
+    });
+}
+
 void add_bias_rows(float* x, const float* bias, int32_t rows, int32_t dim) {
     for (int32_t r = 0; r < rows; ++r) {
         float* row = x + static_cast<size_t>(r) * dim;
@@ -75,25 +125,47 @@ std::vector<float> rope_frequency_factors(const HyperParams& hp, const std::vect
     return factors;
 }
 
-// Angles are computed in float as a running product, the way ggml does, so that the
-// rotated keys match llama.cpp's to the last bit where possible.
+RopeConfig global_rope(const HyperParams& hp) {
+    return {hp.rope_freq_base, hp.rope_freq_scale, hp.rope_attn_factor};
+}
+
+RopeConfig local_rope(const HyperParams& hp) {
+    return {hp.rope_freq_base_swa, hp.rope_freq_scale_swa, hp.rope_attn_factor};
+}
+
+RopeConfig layer_rope(const HyperParams& hp, int32_t layer) {
+    return hp.layer_is_local(layer) ? local_rope(hp) : global_rope(hp);
+}
+
 void rope_tables(const HyperParams& hp, const std::vector<float>& freq_factors, int32_t n_past, int32_t n,
                  float* out) {
+    RopeConfig rotation = global_rope(hp);
+    rotation.attn_factor = 1.0f; // a pure rotation: turning cached keys must not scale them again
+    rope_tables(hp, rotation, freq_factors.data(), n_past, n, out);
+}
+
+// Angles are computed in float as a running product, the way ggml does, so that the
+// rotated keys match llama.cpp's to the last bit where possible.
+void rope_tables(const HyperParams& hp, const RopeConfig& config, const float* freq_factors, int32_t n_past,
+                 int32_t n, float* out) {
     const int32_t pairs = hp.rope_dim / 2;
-    const float theta_scale = std::pow(hp.rope_freq_base, -2.0f / static_cast<float>(hp.rope_dim));
+    const float theta_scale = std::pow(config.freq_base, -2.0f / static_cast<float>(hp.rope_dim));
+    const float m = config.attn_factor;
     for (int32_t t = 0; t < n; ++t) {
         float theta_base = static_cast<float>(n_past + t);
         float* row = out + static_cast<size_t>(t) * hp.rope_dim;
         for (int32_t i = 0; i < pairs; ++i) {
-            const float theta = hp.rope_freq_scale * (theta_base / freq_factors[static_cast<size_t>(i)]);
-            row[2 * i] = std::cos(theta);
-            row[2 * i + 1] = std::sin(theta);
+            const float theta = config.freq_scale * (theta_base / freq_factors[i]);
+            // m is 1 but for LongRoPE; x * 1.0f is exact, so the others keep their bits.
+            row[2 * i] = std::cos(theta) * m;
+            row[2 * i + 1] = std::sin(theta) * m;
             theta_base *= theta_scale;
         }
     }
 }
 
 void apply_rope(const HyperParams& hp, const float* tables, int32_t n, float* x, int32_t n_heads) {
+    if (hp.traits.positions != PositionKind::Rope) return;
     const int32_t pairs = hp.rope_dim / 2;
     for (int32_t t = 0; t < n; ++t) {
         const float* cs = tables + static_cast<size_t>(t) * hp.rope_dim;
@@ -139,8 +211,16 @@ void store_kv(KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const fl
 // tile's query heads are split into parts. The kernel gives every row the same bits in any
 // tile or part, and the tiles depend only on the model, so the result does not depend on the
 // thread count.
+LayerAttention layer_attention(const HyperParams& hp, int32_t layer) {
+    LayerAttention how;
+    how.scale = hp.attention_scale;
+    how.limits.softcap = hp.attn_softcap;
+    if (hp.layer_is_local(layer)) how.limits.window = hp.sliding_window;
+    return how;
+}
+
 void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t n_past, int32_t n,
-            const float* q, float* out, kernels::ThreadPool& pool) {
+            const float* q, float* out, kernels::ThreadPool& pool, const LayerAttention& how) {
     if (n <= 0) return;
     using Part = KvCache::Part;
     const kernels::KernelTable& table = kernels::active_kernels();
@@ -150,7 +230,8 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
     metrics::ScopedTimer timer(metrics::Op::Attention, cache.type(Part::Keys), table.isa);
     const int32_t head_dim = hp.head_dim;
     const int32_t group = hp.n_head / hp.n_head_kv;
-    const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+    const float scale = how.scale;
+    const bool limited = how.limits.window > 0 || how.limits.softcap > 0;
     const int32_t tile_positions = std::clamp(kAttentionTileFloats / (group * head_dim), 1, n);
     const int32_t tiles = (n + tile_positions - 1) / tile_positions;
     const int64_t items_per_part = static_cast<int64_t>(tiles) * hp.n_head_kv;
@@ -171,7 +252,7 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
                                  static_cast<size_t>(kv_head * group + first_head) * head_stride;
         // Causal: each position sees the keys up to and including its own.
         const int64_t n_keys = n_past + first_position + 1;
-        if (f16) {
+        if (f16 && !limited) {
             table.attend_group_f16(q + first_row, out + first_row, head_stride, position_stride, heads,
                                    positions, cache.head(Part::Keys, layer, kv_head),
                                    cache.head(Part::Values, layer, kv_head), head_stride, n_keys, head_dim,
@@ -182,8 +263,12 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
                                    cache.head_row_bytes(Part::Keys)};
         const kernels::KvRows values{cache.data(Part::Values, layer, kv_head), cache.type(Part::Values),
                                      cache.head_row_bytes(Part::Values)};
-        table.attend_group(q + first_row, out + first_row, head_stride, position_stride, heads, positions,
-                           keys, values, n_keys, head_dim, scale);
+        if (limited)
+            table.attend_group_limited(q + first_row, out + first_row, head_stride, position_stride, heads,
+                                       positions, keys, values, n_keys, head_dim, scale, how.limits);
+        else
+            table.attend_group(q + first_row, out + first_row, head_stride, position_stride, heads, positions,
+                               keys, values, n_keys, head_dim, scale);
     });
 }
 

@@ -17,7 +17,19 @@ void embed_tokens(const kernels::WeightMatrix& table, const int32_t* tokens, int
 // out[r] = x[r] / rms(x[r]) * weight, for `rows` rows of `dim`; out may alias x.
 void rms_norm_rows(const float* x, const float* weight, int32_t rows, int32_t dim, float eps, float* out);
 
+// out[r] = (x[r] - mean) / sqrt(var + eps) * weight + bias (GPT-2's LayerNorm); out may alias x.
+void layer_norm_rows(const float* x, const float* weight, const float* bias, int32_t rows, int32_t dim,
+                     float eps, float* out);
+
 void add_bias_rows(float* x, const float* bias, int32_t rows, int32_t dim);
+void scale_values(float* x, size_t count, float factor); // x *= factor
+// x = cap * tanh(x / cap): Gemma 2's final-logit soft-capping.
+void soft_cap_values(float* x, size_t count, float cap);
+// GELU by its tanh approximation, as llama.cpp's ggml_gelu: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+float gelu(float x);
+void gelu_values(float* x, size_t count);
+// gate = gelu(gate) * up, row by row; a batch of rows is shared out over the pool.
+void geglu_rows(float* gate, const float* up, int32_t rows, int32_t dim, kernels::ThreadPool& pool);
 void add_rows(float* x, const float* y, size_t count); // x += y
 // gate = silu(gate) * up, row by row (llama.cpp's vector blocks restart on each row), with the
 // active kernel table's SwiGLU; a batch of rows is shared out over the pool.
@@ -25,11 +37,29 @@ void swiglu_rows(float* gate, const float* up, int32_t rows, int32_t dim, kernel
 
 // The divisor of each rotated pair's frequency: Llama 3's rope_freqs factors, else 1.
 std::vector<float> rope_frequency_factors(const HyperParams& hp, const std::vector<float>& freq_factors);
+// The rotation of one set of layers: the frequency base, the linear position scale, and the factor
+// cos and sin are multiplied by (LongRoPE's attention factor; 1 otherwise).
+struct RopeConfig {
+    float freq_base = 10000.0f;
+    float freq_scale = 1.0f;
+    float attn_factor = 1.0f;
+};
+// The model's global layers' rotation (rope.freq_base, its scaling, rope.scaling.attn_factor), and
+// its local (sliding-window) layers' (rope.freq_base_swa).
+RopeConfig global_rope(const HyperParams& hp);
+RopeConfig local_rope(const HyperParams& hp);
+// The rotation of one layer: local_rope for a sliding-window layer, else global_rope.
+RopeConfig layer_rope(const HyperParams& hp, int32_t layer);
 // cos/sin of every pair for positions n_past .. n_past + n - 1: out is (n, rope_dim / 2, 2).
-// Pair i turns at base^(-2i/rope_dim) / factor[i] radians per position.
+// Pair i turns at base^(-2i/rope_dim) / factor[i] radians per position. Uses global_rope(hp)
+// without its attention factor: a pure rotation (context shift turns cached keys with it).
 void rope_tables(const HyperParams& hp, const std::vector<float>& freq_factors, int32_t n_past, int32_t n,
                  float* out);
-// Rotates the first rope_dim values of every head of n rows of (n_heads, head_dim).
+// The same with a given rotation; freq_factors has rope_dim / 2 entries.
+void rope_tables(const HyperParams& hp, const RopeConfig& config, const float* freq_factors, int32_t n_past,
+                 int32_t n, float* out);
+// Rotates the first rope_dim values of every head of n rows of (n_heads, head_dim). Does nothing
+// for a model without rotary positions (GPT-2's are learned), whose keys must not be turned.
 void apply_rope(const HyperParams& hp, const float* tables, int32_t n, float* x, int32_t n_heads);
 
 // Largest head size the attention kernel takes (checked at load).
@@ -38,9 +68,17 @@ inline constexpr int32_t kMaxHeadDim = static_cast<int32_t>(kernels::kMaxAttenti
 // Writes n rows of keys and values (kv_width floats each) into the cache at n_past ...
 void store_kv(KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const float* k, const float* v);
 
+// How one layer attends: the scale of q . k, and its sliding window and soft-cap (none: the plain
+// kernels run).
+struct LayerAttention {
+    float scale = 1.0f;
+    kernels::AttentionLimits limits;
+};
+LayerAttention layer_attention(const HyperParams& hp, int32_t layer);
+
 // Causal attention of n query rows (positions n_past ..) over the cache, grouped-query:
 // q and out are (n, n_head * head_dim).
 void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t n_past, int32_t n,
-            const float* q, float* out, kernels::ThreadPool& pool);
+            const float* q, float* out, kernels::ThreadPool& pool, const LayerAttention& how);
 
 } // namespace hearth::engine

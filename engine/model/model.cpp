@@ -1,9 +1,11 @@
 #include "engine/model/model.h"
 #include "engine/error.h"
 #include "kernels/block_formats.h"
+#include "kernels/interleaved_rows.h"
 #include "kernels/kernel_table.h"
 #include <filesystem>
 #include <map>
+#include <numeric>
 #include <string>
 
 namespace hearth::engine {
@@ -90,6 +92,19 @@ public:
         return kernels::WeightMatrix{t->type, rows, cols, t->data};
     }
 
+    // A 3-D tensor [cols, rows, n] as one matrix of n x rows rows (n stacked matrices).
+    kernels::WeightMatrix stacked(const std::string& name, int64_t cols, int64_t rows, int64_t n) const {
+        const auto* t = find(name);
+        if (!t) file_.fail("missing tensor " + name);
+        if (t->shape.size() != 3 || t->shape[0] != cols || t->shape[1] != rows || t->shape[2] != n)
+            file_.fail("tensor " + name + " has shape " + shape_text(t->shape) + ", expected [" +
+                       std::to_string(cols) + ", " + std::to_string(rows) + ", " + std::to_string(n) + "]");
+        if (!kernels::reference_kernels().of(t->type).vec_dot)
+            file_.fail("tensor " + name + " has type " + std::string(kernels::type_traits(t->type).name) +
+                       ", which the engine cannot multiply");
+        return kernels::WeightMatrix{t->type, rows * n, cols, t->data};
+    }
+
     // A vector of n values, converted to F32; empty if absent and not required.
     std::vector<float> vector(const std::string& name, int64_t n, bool required) const {
         const auto* t = find(name);
@@ -171,32 +186,115 @@ std::shared_ptr<const Model> Model::load(const std::string& path) {
         bind.find("output.weight") ? bind.matrix("output.weight", hp.n_embd, hp.n_vocab) : w.token_embd;
     w.rope_freq_factors = bind.vector("rope_freqs.weight", hp.rope_dim / 2, false);
 
-    const bool has_qkv_bias = hp.arch == Architecture::Qwen2;
-    const bool has_qk_norm = hp.arch == Architecture::Qwen3;
+    const ArchitectureTraits& traits = hp.traits;
+    const bool layer_norm = traits.norm == NormKind::LayerNorm;
+    w.output_norm_b = bind.vector("output_norm.bias", hp.n_embd, layer_norm);
+    if (traits.positions == PositionKind::Learned) {
+        const auto* pos = bind.find("position_embd.weight");
+        if (!pos) file.fail("missing tensor position_embd.weight");
+        if (pos->shape.size() != 2 || pos->shape[0] != hp.n_embd)
+            file.fail("tensor position_embd.weight has shape " + WeightBinder::shape_text(pos->shape) +
+                      ", expected [" + std::to_string(hp.n_embd) + ", n_positions]");
+        w.n_positions = static_cast<int32_t>(pos->shape[1]);
+        const auto dequantize = kernels::reference_kernels().of(pos->type).dequantize;
+        if (!dequantize) file.fail("position_embd.weight has a type the engine cannot read");
+        w.position_embd.resize(static_cast<size_t>(w.n_positions) * static_cast<size_t>(hp.n_embd));
+        dequantize(pos->data, w.position_embd.data(), static_cast<int64_t>(w.position_embd.size()));
+    }
+    w.rope_factors_long = bind.vector("rope_factors_long.weight", hp.rope_dim / 2, false);
+    w.rope_factors_short = bind.vector("rope_factors_short.weight", hp.rope_dim / 2, false);
+
+    const bool gated = traits.ffn == FfnKind::Swiglu || traits.ffn == FfnKind::GeluGated;
+    const bool moe = traits.ffn == FfnKind::MixtureOfExperts;
+    const int64_t qw = hp.q_width(), kvw = hp.kv_width();
     w.layers.resize(static_cast<size_t>(hp.n_layer));
     for (int32_t i = 0; i < hp.n_layer; ++i) {
         const std::string b = "blk." + std::to_string(i) + ".";
         LayerWeights& l = w.layers[static_cast<size_t>(i)];
         l.attn_norm = bind.vector(b + "attn_norm.weight", hp.n_embd, true);
-        l.wq = bind.matrix(b + "attn_q.weight", hp.n_embd, hp.q_width());
-        l.wk = bind.matrix(b + "attn_k.weight", hp.n_embd, hp.kv_width());
-        l.wv = bind.matrix(b + "attn_v.weight", hp.n_embd, hp.kv_width());
-        l.wo = bind.matrix(b + "attn_output.weight", hp.q_width(), hp.n_embd);
-        l.bq = bind.vector(b + "attn_q.bias", hp.q_width(), has_qkv_bias);
-        l.bk = bind.vector(b + "attn_k.bias", hp.kv_width(), has_qkv_bias);
-        l.bv = bind.vector(b + "attn_v.bias", hp.kv_width(), has_qkv_bias);
-        l.q_norm = bind.vector(b + "attn_q_norm.weight", hp.head_dim, has_qk_norm);
-        l.k_norm = bind.vector(b + "attn_k_norm.weight", hp.head_dim, has_qk_norm);
+        l.attn_norm_b = bind.vector(b + "attn_norm.bias", hp.n_embd, layer_norm);
+        if (traits.fused_qkv) {
+            l.wqkv = bind.matrix(b + "attn_qkv.weight", hp.n_embd, qw + 2 * kvw);
+            std::vector<float> bias = bind.vector(b + "attn_qkv.bias", qw + 2 * kvw, traits.qkv_bias);
+            if (!bias.empty()) {
+                l.bq.assign(bias.begin(), bias.begin() + qw);
+                l.bk.assign(bias.begin() + qw, bias.begin() + qw + kvw);
+                l.bv.assign(bias.begin() + qw + kvw, bias.end());
+            }
+        } else {
+            l.wq = bind.matrix(b + "attn_q.weight", hp.n_embd, qw);
+            l.wk = bind.matrix(b + "attn_k.weight", hp.n_embd, kvw);
+            l.wv = bind.matrix(b + "attn_v.weight", hp.n_embd, kvw);
+            l.bq = bind.vector(b + "attn_q.bias", qw, traits.qkv_bias);
+            l.bk = bind.vector(b + "attn_k.bias", kvw, traits.qkv_bias);
+            l.bv = bind.vector(b + "attn_v.bias", kvw, traits.qkv_bias);
+        }
+        if (l.bq.empty() != l.bk.empty() || l.bq.empty() != l.bv.empty())
+            file.fail("layer " + std::to_string(i) + " has some of the Q, K, V biases but not all");
+        l.wo = bind.matrix(b + "attn_output.weight", qw, hp.n_embd);
+        l.bo = bind.vector(b + "attn_output.bias", hp.n_embd, traits.linear_biases);
+        l.q_norm = bind.vector(b + "attn_q_norm.weight", hp.head_dim, traits.qk_norm);
+        l.k_norm = bind.vector(b + "attn_k_norm.weight", hp.head_dim, traits.qk_norm);
+        if (l.q_norm.empty() != l.k_norm.empty())
+            file.fail("layer " + std::to_string(i) + " has one of the Q/K norms but not the other");
+        l.post_attn_norm = bind.vector(b + "post_attention_norm.weight", hp.n_embd, traits.post_norms);
         l.ffn_norm = bind.vector(b + "ffn_norm.weight", hp.n_embd, true);
-        l.w_gate = bind.matrix(b + "ffn_gate.weight", hp.n_embd, hp.n_ff);
-        l.w_up = bind.matrix(b + "ffn_up.weight", hp.n_embd, hp.n_ff);
-        l.w_down = bind.matrix(b + "ffn_down.weight", hp.n_ff, hp.n_embd);
+        l.ffn_norm_b = bind.vector(b + "ffn_norm.bias", hp.n_embd, layer_norm);
+        l.post_ffn_norm = bind.vector(b + "post_ffw_norm.weight", hp.n_embd, traits.post_norms);
+        if (moe) {
+            l.router = bind.matrix(b + "ffn_gate_inp.weight", hp.n_embd, hp.n_expert);
+            l.gate_exps = bind.stacked(b + "ffn_gate_exps.weight", hp.n_embd, hp.n_ff_expert, hp.n_expert);
+            l.up_exps = bind.stacked(b + "ffn_up_exps.weight", hp.n_embd, hp.n_ff_expert, hp.n_expert);
+            l.down_exps = bind.stacked(b + "ffn_down_exps.weight", hp.n_ff_expert, hp.n_embd, hp.n_expert);
+        } else if (traits.fused_gate_up) {
+            l.w_gate_up = bind.matrix(b + "ffn_up.weight", hp.n_embd, 2 * int64_t{hp.n_ff});
+            l.w_down = bind.matrix(b + "ffn_down.weight", hp.n_ff, hp.n_embd);
+        } else {
+            if (gated) l.w_gate = bind.matrix(b + "ffn_gate.weight", hp.n_embd, hp.n_ff);
+            l.w_up = bind.matrix(b + "ffn_up.weight", hp.n_embd, hp.n_ff);
+            l.w_down = bind.matrix(b + "ffn_down.weight", hp.n_ff, hp.n_embd);
+            l.b_up = bind.vector(b + "ffn_up.bias", hp.n_ff, traits.linear_biases);
+            l.b_down = bind.vector(b + "ffn_down.bias", hp.n_embd, traits.linear_biases);
+        }
     }
+
+    // Copies of the weights in the layout decode reads fastest; a matrix that is cut into row
+    // ranges afterwards (fused Q/K/V, fused gate+up, experts) only where the cuts fall on whole
+    // groups of the repacked layout.
     std::vector<kernels::WeightMatrix*> matrices{&w.token_embd, &w.output};
-    for (LayerWeights& l : w.layers)
-        for (kernels::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
+    for (LayerWeights& l : w.layers) {
+        for (kernels::WeightMatrix* m :
+             {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down, &l.router})
             matrices.push_back(m);
+        if (can_cut_after_repacking(l.wqkv, std::gcd(qw, kvw))) matrices.push_back(&l.wqkv);
+        if (can_cut_after_repacking(l.w_gate_up, hp.n_ff)) matrices.push_back(&l.w_gate_up);
+        if (can_cut_after_repacking(l.gate_exps, hp.n_ff_expert)) matrices.push_back(&l.gate_exps);
+        if (can_cut_after_repacking(l.up_exps, hp.n_ff_expert)) matrices.push_back(&l.up_exps);
+        if (can_cut_after_repacking(l.down_exps, hp.n_embd)) matrices.push_back(&l.down_exps);
+    }
     model->repacked_.repack(matrices, file);
+
+    for (LayerWeights& l : w.layers) {
+        if (l.wqkv.data) {
+            l.wq = row_range(l.wqkv, 0, qw);
+            l.wk = row_range(l.wqkv, qw, qw + kvw);
+            l.wv = row_range(l.wqkv, qw + kvw, qw + 2 * kvw);
+        }
+        if (l.w_gate_up.data) {
+            l.w_gate = row_range(l.w_gate_up, 0, hp.n_ff);
+            l.w_up = row_range(l.w_gate_up, hp.n_ff, 2 * int64_t{hp.n_ff});
+        }
+        if (moe) {
+            l.experts.resize(static_cast<size_t>(hp.n_expert));
+            const int64_t ff = hp.n_ff_expert, dim = hp.n_embd;
+            for (int64_t e = 0; e < hp.n_expert; ++e) {
+                ExpertWeights& x = l.experts[static_cast<size_t>(e)];
+                x.w_gate = row_range(l.gate_exps, e * ff, (e + 1) * ff);
+                x.w_up = row_range(l.up_exps, e * ff, (e + 1) * ff);
+                x.w_down = row_range(l.down_exps, e * dim, (e + 1) * dim);
+            }
+        }
+    }
     return model;
 }
 

@@ -12,23 +12,46 @@
 
 namespace hearth::engine {
 
+// One expert's matrices, row ranges of the layer's 3-D expert tensors.
+struct ExpertWeights {
+    kernels::WeightMatrix w_gate, w_up; // (n_ff_expert, n_embd)
+    kernels::WeightMatrix w_down;       // (n_embd, n_ff_expert)
+};
+
 struct LayerWeights {
-    std::vector<float> attn_norm;       // (n_embd)
-    kernels::WeightMatrix wq, wk, wv;   // (q_width, n_embd), (kv_width, n_embd) x2
-    std::vector<float> bq, bk, bv;      // qwen2 biases, empty otherwise
-    std::vector<float> q_norm, k_norm;  // qwen3 per-head RMSNorm weights (head_dim), empty otherwise
-    kernels::WeightMatrix wo;           // (n_embd, q_width)
-    std::vector<float> ffn_norm;        // (n_embd)
-    kernels::WeightMatrix w_gate, w_up; // (n_ff, n_embd)
-    kernels::WeightMatrix w_down;       // (n_embd, n_ff)
+    std::vector<float> attn_norm, attn_norm_b; // (n_embd); the bias only for LayerNorm
+    kernels::WeightMatrix wq, wk, wv;          // (q_width, n_embd), (kv_width, n_embd) x2
+    std::vector<float> bq, bk, bv;             // Q/K/V biases, empty when the model has none
+    std::vector<float> q_norm, k_norm;         // per-head RMSNorm weights (head_dim), or empty
+    kernels::WeightMatrix wo;                  // (n_embd, q_width)
+    std::vector<float> bo;                     // attn_output bias, or empty
+    std::vector<float> post_attn_norm;         // (n_embd) norm of the attention output, or empty
+    std::vector<float> ffn_norm, ffn_norm_b;   // (n_embd)
+    kernels::WeightMatrix w_gate, w_up;        // (n_ff, n_embd); no gate for a plain GELU FFN
+    kernels::WeightMatrix w_down;              // (n_embd, n_ff)
+    std::vector<float> b_up, b_down;           // FFN biases, or empty
+    std::vector<float> post_ffn_norm;          // (n_embd) norm of the FFN output, or empty
+    // Mixture of experts: the router, the 3-D tensors as (n_expert x rows) matrices, and each
+    // expert's row range of them (views made after the weights are copied).
+    kernels::WeightMatrix router;                        // (n_expert, n_embd)
+    kernels::WeightMatrix gate_exps, up_exps, down_exps; // (n_expert * n_ff_expert | n_embd, ...)
+    std::vector<ExpertWeights> experts;                  // (n_expert)
+    // A fused matrix as in the file (attn_qkv, Phi-3's gate+up ffn_up), of which wq/wk/wv or
+    // w_gate/w_up are row ranges.
+    kernels::WeightMatrix wqkv, w_gate_up;
 };
 
 struct ModelWeights {
     kernels::WeightMatrix token_embd;     // (n_vocab, n_embd)
+    std::vector<float> position_embd;     // (n_positions, n_embd) learned positions as F32, or empty
+    int32_t n_positions = 0;              // rows of position_embd: the longest context it runs
     std::vector<LayerWeights> layers;     // (n_layer)
     std::vector<float> output_norm;       // (n_embd)
+    std::vector<float> output_norm_b;     // (n_embd) for LayerNorm, else empty
     kernels::WeightMatrix output;         // (n_vocab, n_embd); token_embd when tied
     std::vector<float> rope_freq_factors; // (rope_dim / 2) Llama 3 rope_freqs, empty otherwise
+    // LongRoPE (rope_dim / 2 each): for contexts longer than n_ctx_orig, and the others.
+    std::vector<float> rope_factors_long, rope_factors_short;
 };
 
 // What the model picker and `hearth-cli info` show, read without loading weights.

@@ -96,4 +96,19 @@ void RepackedWeights::repack(std::span<WeightMatrix* const> matrices, const gguf
             }
 }
 
+kernels::WeightMatrix row_range(const kernels::WeightMatrix& m, int64_t begin, int64_t end) {
+    kernels::WeightMatrix view = m;
+    view.rows = end - begin;
+    const size_t offset = m.layout == kernels::RowLayout::Interleaved16
+                              ? static_cast<size_t>(begin / kernels::kInterleavedRows) *
+                                    kernels::interleaved_group_bytes(m.type, m.cols)
+                              : static_cast<size_t>(begin) * kernels::row_bytes(m.type, m.cols);
+    view.data = static_cast<const std::byte*>(m.data) + offset;
+    return view;
+}
+
+bool can_cut_after_repacking(const kernels::WeightMatrix& m, int64_t every) {
+    return !kernels::interleaves_rows16(m.type, m.rows, m.cols) || every % kernels::kInterleavedRows == 0;
+}
+
 } // namespace hearth::engine

@@ -31,4 +31,11 @@ private:
     size_t bytes_ = 0;
 };
 
+// Rows [begin, end) of a matrix as a matrix of its own, in its layout: a repacked matrix is cut
+// on whole groups of 16 rows (begin and end multiples of 16, or end its last row).
+kernels::WeightMatrix row_range(const kernels::WeightMatrix& m, int64_t begin, int64_t end);
+// Whether a matrix can be repacked and still be cut every `every` rows (fused Q/K/V, fused gate
+// and up, experts): its type is not repacked, or the cuts fall on whole groups.
+bool can_cut_after_repacking(const kernels::WeightMatrix& m, int64_t every);
+
 } // namespace hearth::engine

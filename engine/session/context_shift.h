@@ -15,7 +15,13 @@
 
 namespace hearth::engine {
 
-// Rotates the keys of positions [begin, end), every layer, by `delta` positions.
+// Whether cached keys can be moved to new positions by turning them: models with rotary
+// positions. GPT-2's learned positions are added to the embeddings, so every layer's keys and
+// values depend on them, and a shift must recompute what stays in view instead.
+bool can_rotate_keys(const Model& model);
+
+// Rotates the keys of positions [begin, end), every layer, by `delta` positions, each layer with
+// its own rotation (a sliding-window layer's base, LongRoPE's factors). Requires can_rotate_keys.
 void rotate_cached_keys(KvCache& cache, const Model& model, int32_t begin, int32_t end, int32_t delta);
 
 // Drops positions [n_keep, n_keep + n_discard) and re-rotates the keys moved down.

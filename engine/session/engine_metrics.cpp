@@ -1,4 +1,5 @@
 #include "engine/session/engine_metrics.h"
+#include "engine/forward/expert_hits.h"
 #include <cstdio>
 #include <unistd.h>
 
@@ -36,6 +37,13 @@ EngineMetricsSnapshot EngineMetrics::snapshot() const {
     s.states_restored = states_restored.load(relaxed);
     s.states_rejected = states_rejected.load(relaxed);
     s.resident_bytes = resident_bytes();
+    const ExpertHits& hits = expert_hits();
+    s.expert_layers = hits.n_layer();
+    s.expert_count = hits.n_expert();
+    s.expert_hits.resize(static_cast<size_t>(s.expert_layers) * static_cast<size_t>(s.expert_count));
+    for (int32_t layer = 0; layer < s.expert_layers; ++layer)
+        for (int32_t e = 0; e < s.expert_count; ++e)
+            s.expert_hits[static_cast<size_t>(layer) * s.expert_count + e] = hits.at(layer, e);
     return s;
 }
 

@@ -4,6 +4,7 @@
 // times a second).
 #include <atomic>
 #include <cstdint>
+#include <vector>
 
 namespace hearth::engine {
 
@@ -25,6 +26,12 @@ struct EngineMetricsSnapshot {
     int64_t states_rejected = 0;    // saved states discarded (mismatch or damage), since start
     int64_t model_bytes = 0;
     int64_t resident_bytes = 0; // of the whole process (from /proc)
+    // Mixture-of-experts models: how often each expert of each layer was chosen since the model's
+    // forward pass was set up, expert_hits[layer * expert_count + expert] (empty for dense models;
+    // engine/forward/expert_hits.h).
+    int32_t expert_layers = 0;
+    int32_t expert_count = 0;
+    std::vector<int64_t> expert_hits;
 };
 
 class EngineMetrics {

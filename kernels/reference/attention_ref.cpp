@@ -34,14 +34,17 @@ void widen_row(const KvRows& rows, int64_t j, int64_t head_dim, float* dst) {
 
 // One pass over the keys with an online softmax: the running maximum, the sum of weights and
 // the weighted sum of values in F32; a key above the maximum rescales what came before.
+// With limits, the keys before the row's window are skipped and each score is soft-capped.
 void attend_row(const float* q, const KvRows& keys, const KvRows& values, int64_t n_keys, int64_t head_dim,
-                float scale, float* out) {
+                float scale, float* out, AttentionLimits limits = {}) {
     float acc[kMaxAttentionHeadDim] = {};
     float key[kMaxAttentionHeadDim], value[kMaxAttentionHeadDim];
     float max_score = -INFINITY, sum = 0.0f;
-    for (int64_t j = 0; j < n_keys; ++j) {
+    const int64_t first_key = limits.window > 0 && n_keys > limits.window ? n_keys - limits.window : 0;
+    for (int64_t j = first_key; j < n_keys; ++j) {
         widen_row(keys, j, head_dim, key);
-        const float score = dot_f32(q, key, head_dim) * scale;
+        float score = dot_f32(q, key, head_dim) * scale;
+        if (limits.softcap > 0) score = limits.softcap * std::tanh(score / limits.softcap);
         if (score == -INFINITY) continue; // weight 0 (and exp(-inf - -inf) would be NaN)
         if (score > max_score) {
             const float rescale = std::exp(max_score - score);
@@ -79,6 +82,17 @@ void attend_group_ref(const float* q, float* out, size_t head_stride, size_t pos
             const size_t row =
                 static_cast<size_t>(p) * position_stride + static_cast<size_t>(h) * head_stride;
             attend_row(q + row, keys, values, n_keys + p, head_dim, scale, out + row);
+        }
+}
+
+void attend_group_limited_ref(const float* q, float* out, size_t head_stride, size_t position_stride,
+                              int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values,
+                              int64_t n_keys, int64_t head_dim, float scale, AttentionLimits limits) {
+    for (int64_t p = 0; p < n_positions; ++p)
+        for (int64_t h = 0; h < n_heads; ++h) {
+            const size_t row =
+                static_cast<size_t>(p) * position_stride + static_cast<size_t>(h) * head_stride;
+            attend_row(q + row, keys, values, n_keys + p, head_dim, scale, out + row, limits);
         }
 }
 

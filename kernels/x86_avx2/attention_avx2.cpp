@@ -43,6 +43,7 @@ struct Tile {
     int64_t n_keys; // seen by position 0; position p sees n_keys + p
     int64_t head_dim;
     float scale;
+    AttentionLimits limits; // read only by attend_tile<kChunks, true>
 };
 
 inline __m256 load_halves(const uint16_t* p) {
@@ -249,14 +250,33 @@ struct RowSoftmax {
     __m256 sum;
 };
 
-// One row's scores of a block, of which it sees the first `valid` (1..8), to its weights: the
-// new maximum (rescaling what came before when it rises), then exp(score - max).
+// cap * tanh(score / cap) for 8 scores, tanh(x) = sign(x) (1 - 2 / (e^2|x| + 1)): within ~1e-7
+// of tanh absolutely (the cancellation near 0 costs relative, not absolute, accuracy), which
+// is what a softmax is sensitive to.
+[[gnu::always_inline]] inline __m256 soft_cap(__m256 scores, float cap) {
+    const __m256 sign_bit = _mm256_set1_ps(-0.0f);
+    const __m256 x = _mm256_mul_ps(scores, _mm256_set1_ps(1.0f / cap));
+    const __m256 magnitude = _mm256_andnot_ps(sign_bit, x);
+    const __m256 e = exp_f32x8(_mm256_add_ps(magnitude, magnitude));
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 t = _mm256_sub_ps(one, _mm256_div_ps(_mm256_set1_ps(2.0f), _mm256_add_ps(e, one)));
+    return _mm256_mul_ps(_mm256_or_ps(t, _mm256_and_ps(sign_bit, x)), _mm256_set1_ps(cap));
+}
+
+// One row's scores of a block, of which it sees lanes [skipped, valid) (skipped: keys before
+// its sliding window), to its weights: the new maximum (rescaling what came before when it
+// rises), then exp(score - max).
 [[gnu::always_inline]] inline __m256 block_weights(__m256 scores, int valid, int chunks, RowSoftmax& row,
-                                                   float* acc) {
+                                                   float* acc, int skipped = 0) {
     if (valid < kKeyBlock) {
         const __m256 beyond = _mm256_castsi256_ps(
             _mm256_cmpgt_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(valid - 1)));
         scores = _mm256_blendv_ps(scores, _mm256_set1_ps(-INFINITY), beyond);
+    }
+    if (skipped > 0) {
+        const __m256 before = _mm256_castsi256_ps(
+            _mm256_cmpgt_epi32(_mm256_set1_epi32(skipped), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
+        scores = _mm256_blendv_ps(scores, _mm256_set1_ps(-INFINITY), before);
     }
     const float block_max = _mm256_cvtss_f32(max_of_lanes(scores));
     if (block_max > row.max) {
@@ -275,7 +295,9 @@ struct RowSoftmax {
     return weights;
 }
 
-template <int kChunks> void attend_tile(const Tile& t) {
+// kLimited: the tile has a sliding window or soft-capping (t.limits); the plain instances
+// compile without a trace of either.
+template <int kChunks, bool kLimited> void attend_tile(const Tile& t) {
     const int chunks = kChunks != 0 ? kChunks : static_cast<int>((t.head_dim + 7) / 8);
     const int64_t padded = 8 * static_cast<int64_t>(chunks);
     const int64_t rows = t.n_heads * t.n_positions;
@@ -286,6 +308,7 @@ template <int kChunks> void attend_tile(const Tile& t) {
     alignas(32) float value_block[kKeyBlock * kMaxAttentionHeadDim];
     RowSoftmax softmax[kMaxPassRows];
     int64_t keys_seen[kMaxPassRows];
+    int64_t first_key[kMaxPassRows];                    // the first key in the row's window (kLimited)
     alignas(32) float weights[kMaxPassRows][kKeyBlock]; // a block's scores, then its weights
     const auto offset = [&t](int64_t r) {
         return static_cast<size_t>(r / t.n_heads) * t.position_stride +
@@ -301,10 +324,16 @@ template <int kChunks> void attend_tile(const Tile& t) {
             std::fill(acc + r * padded, acc + (r + 1) * padded, 0.0f);
             softmax[r] = {-INFINITY, _mm256_setzero_ps()};
             keys_seen[r] = t.n_keys + (first_row + r) / t.n_heads;
+            if constexpr (kLimited)
+                first_key[r] = t.limits.window > 0 ? std::max<int64_t>(0, keys_seen[r] - t.limits.window) : 0;
         }
         const int64_t pass_keys = keys_seen[n_rows - 1]; // rows go position by position
         int64_t first_active = 0;                        // rows before it have seen all their keys
-        for (int64_t first = 0; first < pass_keys; first += kKeyBlock) {
+        // Blocks stay multiples of 8 from key 0 (a row's bits do not depend on its tile); those
+        // before the first row's window are skipped (the first row's window starts earliest).
+        int64_t first_block = 0;
+        if constexpr (kLimited) first_block = first_key[0] / kKeyBlock * kKeyBlock;
+        for (int64_t first = first_block; first < pass_keys; first += kKeyBlock) {
             const int in_block = static_cast<int>(std::min<int64_t>(kKeyBlock, pass_keys - first));
             for (int j = 0; j < kKeyBlock; ++j) {
                 float* key_row = key_block + j * padded;
@@ -335,10 +364,17 @@ template <int kChunks> void attend_tile(const Tile& t) {
                 block_scores<kChunks, 1>({query + r * padded}, key_block, chunks, scores);
                 _mm256_store_ps(weights[r], _mm256_mul_ps(scores[0], scale));
             }
+            if constexpr (kLimited)
+                if (t.limits.softcap > 0)
+                    for (r = first_active; r < n_rows; ++r)
+                        _mm256_store_ps(weights[r], soft_cap(_mm256_load_ps(weights[r]), t.limits.softcap));
             for (r = first_active; r < n_rows; ++r) {
                 const int valid = static_cast<int>(std::min<int64_t>(kKeyBlock, keys_seen[r] - first));
+                int skipped = 0;
+                if constexpr (kLimited)
+                    skipped = static_cast<int>(std::clamp<int64_t>(first_key[r] - first, 0, kKeyBlock));
                 _mm256_store_ps(weights[r], block_weights(_mm256_load_ps(weights[r]), valid, chunks,
-                                                          softmax[r], acc + r * padded));
+                                                          softmax[r], acc + r * padded, skipped));
             }
             for (r = first_active; r + 1 < n_rows; r += 2)
                 accumulate_values<kChunks, 2>({acc + r * padded, acc + (r + 1) * padded},
@@ -360,19 +396,23 @@ template <int kChunks> void attend_tile(const Tile& t) {
     }
 }
 
-void attend(const Tile& t) {
+template <bool kLimited> void attend(const Tile& t) {
     switch (t.head_dim) { // the common head sizes with the loops unrolled; the rest at run time
     case 32:
-        return attend_tile<4>(t);
+        return attend_tile<4, kLimited>(t);
     case 64:
-        return attend_tile<8>(t);
+        return attend_tile<8, kLimited>(t);
     case 96:
-        return attend_tile<12>(t);
+        return attend_tile<12, kLimited>(t);
     case 128:
-        return attend_tile<16>(t);
+        return attend_tile<16, kLimited>(t);
     default:
-        return attend_tile<0>(t);
+        return attend_tile<0, kLimited>(t);
     }
+}
+
+void attend(const Tile& t) {
+    attend<false>(t);
 }
 
 KvRows f16_rows(const uint16_t* data, size_t kv_stride) {
@@ -384,21 +424,62 @@ KvRows f16_rows(const uint16_t* data, size_t kv_stride) {
 void attend_group(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
                   int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
                   float scale) {
-    attend(
-        {q, out, head_stride, position_stride, n_heads, n_positions, keys, values, n_keys, head_dim, scale});
+    attend({q,
+            out,
+            head_stride,
+            position_stride,
+            n_heads,
+            n_positions,
+            keys,
+            values,
+            n_keys,
+            head_dim,
+            scale,
+            {}});
+}
+
+void attend_group_limited(const float* q, float* out, size_t head_stride, size_t position_stride,
+                          int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys,
+                          int64_t head_dim, float scale, AttentionLimits limits) {
+    const Tile tile{q,    out,    head_stride, position_stride, n_heads, n_positions,
+                    keys, values, n_keys,      head_dim,        scale,   limits};
+    if (limits.window > 0 || limits.softcap > 0)
+        attend<true>(tile);
+    else
+        attend<false>(tile);
 }
 
 void attend_group_f16(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
                       int64_t n_positions, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
                       int64_t n_keys, int64_t head_dim, float scale) {
-    attend({q, out, head_stride, position_stride, n_heads, n_positions, f16_rows(keys, kv_stride),
-            f16_rows(values, kv_stride), n_keys, head_dim, scale});
+    attend({q,
+            out,
+            head_stride,
+            position_stride,
+            n_heads,
+            n_positions,
+            f16_rows(keys, kv_stride),
+            f16_rows(values, kv_stride),
+            n_keys,
+            head_dim,
+            scale,
+            {}});
 }
 
 void attend_f16(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
                 int64_t n_keys, int64_t head_dim, float scale, float* out) {
-    attend({q, out, 0, 0, 1, 1, f16_rows(keys, kv_stride), f16_rows(values, kv_stride), n_keys, head_dim,
-            scale});
+    attend({q,
+            out,
+            0,
+            0,
+            1,
+            1,
+            f16_rows(keys, kv_stride),
+            f16_rows(values, kv_stride),
+            n_keys,
+            head_dim,
+            scale,
+            {}});
 }
 
 void expf_8(const float* in, float* out) {

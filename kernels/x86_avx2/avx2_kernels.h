@@ -65,6 +65,10 @@ void attend_group_f16(const float* q, float* out, size_t head_stride, size_t pos
 void attend_group(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
                   int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
                   float scale);
+// The same with a sliding window and soft-capping (AttendGroupLimitedFn).
+void attend_group_limited(const float* q, float* out, size_t head_stride, size_t position_stride,
+                          int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys,
+                          int64_t head_dim, float scale, AttentionLimits limits);
 
 // out[i] = e^in[i] for 8 floats, the attention's vector exp (expf_avx2.h; for the tests).
 void expf_8(const float* in, float* out);

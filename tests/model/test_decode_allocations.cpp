@@ -75,7 +75,8 @@ private slots:
         QTest::addColumn<int>("isa");
         for (kernels::Isa isa : kernels::kIsaTiers)
             for (const char* model :
-                 {"stories260K", "stories260K-Q4_K_M", "tiny-qwen2-Q8_0", "tiny-llama3-Q4_K_M"})
+                 {"stories260K", "stories260K-Q4_K_M", "tiny-qwen2-Q8_0", "tiny-llama3-Q4_K_M", "tiny-gemma2",
+                  "tiny-gemma3-Q8_0", "tiny-phi3", "tiny-gpt2", "tiny-qwen3moe-Q8_0"})
                 QTest::addRow("%s/%s", model, kernels::isa_name(isa).data()) << model << int(isa);
     }
     void decode_allocates_nothing_per_token() {

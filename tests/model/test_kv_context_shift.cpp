@@ -18,6 +18,7 @@
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 using namespace hearth;
 
@@ -130,8 +131,11 @@ private slots:
 
     void rotated_keys_match_fresh_keys_data() {
         QTest::addColumn<QString>("model");
-        // Normal layout; NeoX layout with biases; Llama-3 frequency factors; Q/K norms, head size 32.
-        for (const char* m : {"stories260K", "tiny-qwen2", "tiny-llama3", "tiny-qwen3"})
+        // Normal layout; NeoX layout with biases; Llama-3 frequency factors; Q/K norms, head size 32;
+        // sliding-window layer 0 (Gemma 2: the global base; Gemma 3: its own local base); Phi-3's
+        // LongRoPE short factors.
+        for (const char* m : {"stories260K", "tiny-qwen2", "tiny-llama3", "tiny-qwen3", "tiny-gemma2",
+                              "tiny-gemma3", "tiny-phi3"})
             QTest::newRow(m) << m;
     }
     void rotated_keys_match_fresh_keys() {
@@ -171,6 +175,22 @@ private slots:
         // The kept prefix is untouched.
         QVERIFY(max_key_difference(*shifted, *fresh, 0, 0, n_keep) ==
                 0.0f); // exact (QCOMPARE on floats is fuzzy)
+    }
+
+    // GPT-2's positions are learned embeddings: its keys cannot be turned to new positions.
+    void learned_positions_are_not_rotated() {
+        Loaded gpt2 = load("tiny-gpt2");
+        QVERIFY(!engine::can_rotate_keys(*gpt2.model));
+        QVERIFY(engine::can_rotate_keys(*load("tiny-gemma3").model));
+        auto cache = gpt2.inference->new_cache(64);
+        gpt2.inference->eval(*cache, some_tokens(20, gpt2.inference->n_vocab()));
+        bool refused = false;
+        try {
+            engine::shift_context(*cache, *gpt2.model, 4, 8);
+        } catch (const std::logic_error&) {
+            refused = true;
+        }
+        QVERIFY(refused);
     }
 
     void shift_continues_like_a_fresh_run_data() {

@@ -126,6 +126,8 @@ private slots:
         QTest::addColumn<Edit>("edit");
         QTest::addColumn<QString>("problem");
         const Edit none;
+        using gguf::array_value;
+        using gguf::bool_value;
         using gguf::float32_value;
         using gguf::int32_value;
         using gguf::string_value;
@@ -184,8 +186,36 @@ private slots:
             << "stories260K" << none.reshape("blk.0.attn_q.weight", {64, 64}, TensorType::Q8_1)
             << "cannot multiply";
 
+        // What the architectures of issue 15 need.
+        QTest::newRow("gemma2 without its post-attention norm")
+            << "tiny-gemma2" << none.drop("blk.1.post_attention_norm.weight")
+            << "missing tensor blk.1.post_attention_norm.weight";
+        QTest::newRow("gemma3 with a window pattern shorter than its layers")
+            << "tiny-gemma3"
+            << none.set("gemma3.attention.sliding_window_pattern",
+                        array_value(gguf::ValueType::Bool, {bool_value(true)}))
+            << "sliding_window_pattern has fewer entries than block_count";
+        QTest::newRow("phi3 fused QKV of the wrong height")
+            << "tiny-phi3" << none.reshape("blk.0.attn_qkv.weight", {128, 256})
+            << "tensor blk.0.attn_qkv.weight has shape [128, 256], expected [128, 384]";
+        QTest::newRow("phi3 fused gate+up of n_ff rows")
+            << "tiny-phi3" << none.reshape("blk.1.ffn_up.weight", {128, 256})
+            << "tensor blk.1.ffn_up.weight has shape [128, 256], expected [128, 512]";
+        QTest::newRow("gpt2 without its LayerNorm bias")
+            << "tiny-gpt2" << none.drop("blk.0.attn_norm.bias") << "missing tensor blk.0.attn_norm.bias";
+        QTest::newRow("gpt2 without learned positions")
+            << "tiny-gpt2" << none.drop("position_embd.weight") << "missing tensor position_embd.weight";
+        QTest::newRow("qwen3moe using more experts than it has")
+            << "tiny-qwen3moe" << none.set("qwen3moe.expert_used_count", uint32_value(9))
+            << "expert_used_count 9 exceeds expert_count 8";
+        QTest::newRow("qwen3moe experts of another count")
+            << "tiny-qwen3moe" << none.reshape("blk.0.ffn_up_exps.weight", {128, 64, 4})
+            << "tensor blk.0.ffn_up_exps.weight has shape [128, 64, 4], expected [128, 64, 8]";
+
         // Architectures the engine does not run.
-        QTest::newRow("gpt2 (a real file)") << "tiny-gpt2" << none << "unsupported architecture 'gpt2'";
+        QTest::newRow("gptj (an architecture llama.cpp knows)")
+            << "tiny-gpt2" << none.set("general.architecture", string_value("gptj"))
+            << "unsupported architecture 'gptj'";
         QTest::newRow("an unknown architecture")
             << "stories260K" << none.set("general.architecture", string_value("mamba"))
             << "unsupported architecture 'mamba'";

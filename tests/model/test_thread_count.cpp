@@ -36,10 +36,12 @@ class TestThreadCount : public QObject {
     Q_OBJECT
 
 private slots:
-    // Query heads per KV head: tiny-llama3 4, tiny-qwen2 2, stories260K 2.
+    // Query heads per KV head: tiny-llama3 4, tiny-qwen2 2, stories260K 2, tiny-gemma3 4; a
+    // sliding window and soft-capping (tiny-gemma2), experts (tiny-qwen3moe).
     void logits_do_not_depend_on_thread_count_data() {
         QTest::addColumn<QString>("model");
-        for (const char* m : {"tiny-llama3", "tiny-qwen2", "stories260K"})
+        for (const char* m :
+             {"tiny-llama3", "tiny-qwen2", "stories260K", "tiny-gemma2", "tiny-gemma3", "tiny-qwen3moe"})
             QTest::newRow(m) << QString(m);
     }
     void logits_do_not_depend_on_thread_count() {

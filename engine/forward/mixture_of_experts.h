@@ -1,0 +1,44 @@
+#pragma once
+// The feed-forward step of a mixture-of-experts layer (Qwen3 MoE): a router scores the experts,
+// each token takes its top k, and the chosen experts' SwiGLU outputs are summed with the
+// router's weights renormalized over the chosen ones.
+#include "engine/model/hparams.h"
+#include "engine/model/model.h"
+#include "kernels/matmul.h"
+#include "kernels/thread_pool.h"
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace hearth::engine {
+
+// Buffers for one batch of up to n_batch tokens, allocated once.
+struct ExpertScratch {
+    ExpertScratch() = default;
+    ExpertScratch(const HyperParams& hp, int32_t n_batch);
+    std::vector<float> router_logits; // (n_batch, n_expert), then the router's probabilities
+    std::vector<int32_t> chosen;      // (n_batch, n_expert_used) the experts each token takes
+    std::vector<float> chosen_weight; // (n_batch, n_expert_used) their weights, summing to 1
+    std::vector<int32_t> tokens;      // (n_batch) the tokens of the expert being run
+    std::vector<float> token_weight;  // (n_batch) and their weights for it
+    std::vector<float> input;         // (n_batch, n_embd) those tokens' rows, gathered
+    std::vector<float> gate, up;      // (max(n_batch, n_expert_used), n_ff_expert)
+    std::vector<float> output;        // (max(n_batch, n_expert_used), n_embd)
+    std::vector<kernels::MatmulOutput> decode_products; // (2 n_expert_used) gate and up of each chosen
+};
+
+// For each of n rows of router probabilities (n_expert each, summing to 1), the k largest
+// (ties to the lower index) and their probabilities divided by the chosen ones' sum.
+void choose_experts(const float* probabilities, int32_t n, int32_t n_expert, int32_t k, int32_t* chosen,
+                    float* weights);
+
+// out = the layer's mixture of experts of x, (n, n_embd) each. The tokens are grouped by expert,
+// so each chosen expert's rows are read once per batch, and an expert no token chose is not read
+// at all. Decode (one token) reads only the chosen experts' rows, their gate and up products in
+// one job over the pool (they share the input), then one job per down product. Counts the
+// choices in expert_hits().
+void mixture_of_experts(const HyperParams& hp, const LayerWeights& l, int32_t layer, const float* x,
+                        int32_t n, float* out, ExpertScratch& s, kernels::ThreadPool& pool,
+                        std::vector<std::byte>& matmul_scratch);
+
+} // namespace hearth::engine

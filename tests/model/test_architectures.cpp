@@ -1,0 +1,347 @@
+// The architectures of issue 15 (gemma2, gemma3, phi3, gpt2, qwen3moe) as the engine reads them
+// from the tiny test files, and the steps that set each apart: the model picker's list of
+// architectures, the traits and hyperparameters read from the metadata (sliding-window layers,
+// RoPE bases, soft-caps, experts), LongRoPE's long factors chosen past the original context,
+// the learned positions' limit, and the experts' routing: top-k with renormalized weights,
+// prefill grouped by expert giving decode's results, and the hits counted in the live metrics.
+// (Their logits against exact math: test_golden.)
+#include "engine/error.h"
+#include "engine/forward/expert_hits.h"
+#include "engine/forward/inference.h"
+#include "engine/forward/mixture_of_experts.h"
+#include "engine/forward/transformer_ops.h"
+#include "engine/gguf/gguf_file.h"
+#include "engine/gguf/gguf_value.h"
+#include "engine/gguf/gguf_writer.h"
+#include "engine/model/model.h"
+#include "engine/session/engine_metrics.h"
+#include "tests/support/test_support.h"
+#include <QtTest>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+using namespace hearth;
+
+namespace {
+
+std::string model_path(const std::string& name) {
+    return test::testdata("models/" + name + ".gguf");
+}
+
+engine::HyperParams hparams_of(const std::string& name) {
+    return engine::read_hyperparams(*gguf::GgufFile::open(model_path(name)));
+}
+
+// The logits after every token of `tokens`, evaluated in batches of n_batch rows.
+std::vector<float> all_logits(const std::shared_ptr<const engine::Model>& model,
+                              const std::vector<int32_t>& tokens, int32_t n_batch, int32_t n_ctx) {
+    engine::Inference inference(model, engine::InferenceOptions{2, n_batch});
+    auto cache = inference.new_cache(n_ctx);
+    std::vector<float> logits;
+    inference.eval(*cache, tokens, &logits);
+    return logits;
+}
+
+std::vector<int32_t> some_tokens(int n, int32_t n_vocab) {
+    std::vector<int32_t> tokens;
+    for (int i = 0; i < n; ++i)
+        tokens.push_back(1 + (i * 37 + 11) % (n_vocab - 1));
+    return tokens;
+}
+
+double max_difference(const std::vector<float>& a, const std::vector<float>& b) {
+    double worst = 0;
+    for (size_t i = 0; i < a.size(); ++i)
+        worst = std::max(worst, double(std::abs(a[i] - b[i])));
+    return worst;
+}
+
+// tiny-phi3 with LongRoPE: its metadata and tensors, plus rope_factors_short/long of rope_dim / 2
+// values and the original context length n_ctx_orig, written to `path`.
+void write_longrope_phi3(const std::string& path, const std::vector<float>& short_factors,
+                         const std::vector<float>& long_factors, int32_t n_ctx_orig, float attn_factor) {
+    const auto source = gguf::GgufFile::open(model_path("tiny-phi3"));
+    gguf::GgufWriter writer;
+    writer.copy_prefix(*source, "");
+    writer.set("phi3.rope.scaling.original_context_length", gguf::uint32_value(uint32_t(n_ctx_orig)));
+    writer.set("phi3.rope.scaling.attn_factor", gguf::float32_value(attn_factor));
+    for (const gguf::TensorInfo& t : source->tensors())
+        writer.add_tensor(t.name, t.shape, t.type, std::vector<std::byte>(t.data, t.data + t.bytes));
+    auto bytes_of = [](const std::vector<float>& v) {
+        std::vector<std::byte> b(v.size() * sizeof(float));
+        std::memcpy(b.data(), v.data(), b.size());
+        return b;
+    };
+    const int64_t n = static_cast<int64_t>(short_factors.size());
+    writer.add_tensor("rope_factors_short.weight", {n}, kernels::TensorType::F32, bytes_of(short_factors));
+    writer.add_tensor("rope_factors_long.weight", {n}, kernels::TensorType::F32, bytes_of(long_factors));
+    writer.write(path);
+}
+
+} // namespace
+
+class TestArchitectures : public QObject {
+    Q_OBJECT
+
+private slots:
+    // The model picker's list comes from architecture_from_name / supported_architectures: every
+    // name it shows is accepted, and every test file's architecture is in it.
+    void picker_lists_every_architecture() {
+        const std::string listed = engine::supported_architectures();
+        for (const char* name : {"llama", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "gpt2", "qwen3moe"}) {
+            QVERIFY2(engine::architecture_from_name(name).has_value(), name);
+            QVERIFY2(listed.find(name) != std::string::npos, name);
+        }
+        QVERIFY(!engine::architecture_from_name("gemma4"));
+        for (const char* file : {"tiny-gemma2", "tiny-gemma3", "tiny-phi3", "tiny-gpt2", "tiny-qwen3moe"}) {
+            const engine::ModelInfo info = engine::Model::read_info(model_path(file));
+            QVERIFY2(listed.find(info.architecture) != std::string::npos, file);
+        }
+    }
+
+    // What each file declares, as the forward pass will read it.
+    void gemma2_hyperparameters() {
+        const engine::HyperParams hp = hparams_of("tiny-gemma2");
+        QCOMPARE(hp.traits.ffn, engine::FfnKind::GeluGated);
+        QVERIFY(hp.traits.post_norms && hp.traits.scale_embeddings && hp.rope_neox);
+        QCOMPARE(hp.head_dim, 48); // key_length, not 128 / 4
+        QCOMPARE(hp.attn_softcap, 5.0f);
+        QCOMPARE(hp.final_softcap, 30.0f);
+        QCOMPARE(hp.sliding_window, 8);
+        // llama.cpp's Gemma 2 pattern: even layers local.
+        QCOMPARE(hp.is_swa, (std::vector<uint8_t>{1, 0}));
+        QCOMPARE(hp.attention_scale, 1.0f / std::sqrt(48.0f));
+        QCOMPARE(hp.rope_freq_base_swa, hp.rope_freq_base);
+        const engine::LayerAttention local = engine::layer_attention(hp, 0),
+                                     global = engine::layer_attention(hp, 1);
+        QCOMPARE(local.limits.window, int64_t{8});
+        QCOMPARE(global.limits.window, int64_t{0});
+        QCOMPARE(global.limits.softcap, 5.0f);
+    }
+    void gemma3_hyperparameters() {
+        const engine::HyperParams hp = hparams_of("tiny-gemma3");
+        QVERIFY(hp.traits.qk_norm && hp.traits.post_norms);
+        QCOMPARE(hp.attn_softcap, 0.0f);
+        QCOMPARE(hp.final_softcap, 0.0f);
+        QCOMPARE(hp.is_swa, (std::vector<uint8_t>{1, 0})); // the file's sliding_window_pattern
+        QCOMPARE(hp.rope_freq_base_swa, 10000.0f);
+        QCOMPARE(hp.rope_freq_base, 1000000.0f);
+        QCOMPARE(engine::local_rope(hp).freq_base, 10000.0f);
+        QCOMPARE(engine::global_rope(hp).freq_base, 1000000.0f);
+        QCOMPARE(hp.n_head_kv, 1);
+    }
+    void phi3_hyperparameters() {
+        const engine::HyperParams hp = hparams_of("tiny-phi3");
+        QVERIFY(hp.traits.fused_qkv && hp.traits.fused_gate_up && hp.rope_neox);
+        // Declared (2047) but not honoured, as in llama.cpp.
+        QCOMPARE(hp.sliding_window, 0);
+        QVERIFY(!hp.has_local_layers());
+        const auto model = engine::Model::load(model_path("tiny-phi3"));
+        const engine::LayerWeights& l = model->weights().layers[0];
+        // Row ranges of the fused matrices: Q, K, V; gate then up.
+        QCOMPARE(l.wq.rows, int64_t{hp.q_width()});
+        QCOMPARE(l.wk.rows, int64_t{hp.kv_width()});
+        QCOMPARE(l.w_gate.rows, int64_t{hp.n_ff});
+        QCOMPARE(l.w_up.rows, int64_t{hp.n_ff});
+        QVERIFY(l.w_up.data > l.w_gate.data);
+    }
+    void gpt2_hyperparameters() {
+        const engine::HyperParams hp = hparams_of("tiny-gpt2");
+        QCOMPARE(hp.traits.norm, engine::NormKind::LayerNorm);
+        QCOMPARE(hp.traits.positions, engine::PositionKind::Learned);
+        QCOMPARE(hp.traits.ffn, engine::FfnKind::Gelu);
+        QCOMPARE(hp.rms_eps, 1e-5f); // attention.layer_norm_epsilon
+        const auto model = engine::Model::load(model_path("tiny-gpt2"));
+        QCOMPARE(model->weights().n_positions, 128);
+        QVERIFY(model->weights().output.data == model->weights().token_embd.data); // tied
+    }
+    void qwen3moe_hyperparameters() {
+        const engine::HyperParams hp = hparams_of("tiny-qwen3moe");
+        QCOMPARE(hp.traits.ffn, engine::FfnKind::MixtureOfExperts);
+        QCOMPARE(hp.n_expert, 8);
+        QCOMPARE(hp.n_expert_used, 2);
+        QCOMPARE(hp.n_ff_expert, 64);
+        QCOMPARE(hp.head_dim, 64);
+        const auto model = engine::Model::load(model_path("tiny-qwen3moe"));
+        const engine::LayerWeights& l = model->weights().layers[1];
+        QCOMPARE(l.experts.size(), size_t{8});
+        QCOMPARE(l.experts[3].w_gate.rows, int64_t{64});
+        QCOMPARE(l.experts[3].w_down.rows, int64_t{hp.n_embd});
+    }
+
+    // GELU by llama.cpp's tanh approximation, against its formula in double.
+    void gelu_is_the_tanh_approximation() {
+        for (float x : {-6.0f, -1.5f, -0.3f, 0.0f, 0.2f, 1.0f, 3.7f}) {
+            const double xd = x;
+            const double want =
+                0.5 * xd * (1 + std::tanh(std::sqrt(2 / M_PI) * (xd + 0.044715 * xd * xd * xd)));
+            QVERIFY2(std::abs(engine::gelu(x) - want) <= 1e-6 * std::max(1.0, std::abs(want)),
+                     qPrintable(QString::number(x)));
+        }
+    }
+
+    // LayerNorm against its definition in double.
+    void layer_norm_matches_its_definition() {
+        const std::vector<float> x{0.5f, -1.25f, 3.0f, 2.0f, -0.75f, 0.0f};
+        const std::vector<float> w{1.0f, 0.5f, 2.0f, -1.0f, 1.5f, 1.0f},
+            b{0.1f, 0.0f, -0.2f, 0.3f, 0.0f, 1.0f};
+        std::vector<float> out(x.size());
+        engine::layer_norm_rows(x.data(), w.data(), b.data(), 1, 6, 1e-5f, out.data());
+        const double mean = std::accumulate(x.begin(), x.end(), 0.0) / 6;
+        double var = 0;
+        for (float v : x)
+            var += (v - mean) * (v - mean);
+        var /= 6;
+        for (size_t i = 0; i < x.size(); ++i) {
+            const double want = (x[i] - mean) / std::sqrt(var + 1e-5) * w[i] + b[i];
+            QVERIFY(std::abs(out[i] - want) < 1e-5);
+        }
+    }
+
+    // RoPE tables with per-pair factors and LongRoPE's attention factor, against their definition:
+    // cos/sin(pos * scale * base^(-2i/d) / factor_i) * attn_factor.
+    void rope_tables_with_factors_and_attention_factor() {
+        engine::HyperParams hp = hparams_of("tiny-phi3");
+        const int32_t pairs = hp.rope_dim / 2;
+        std::vector<float> factors(static_cast<size_t>(pairs));
+        for (int32_t i = 0; i < pairs; ++i)
+            factors[static_cast<size_t>(i)] = 1.0f + 0.5f * i;
+        const engine::RopeConfig config{10000.0f, 0.5f, 1.19f};
+        std::vector<float> table(static_cast<size_t>(3 * hp.rope_dim));
+        engine::rope_tables(hp, config, factors.data(), 100, 3, table.data());
+        for (int t = 0; t < 3; ++t)
+            for (int32_t i = 0; i < pairs; ++i) {
+                const double theta =
+                    (100 + t) * 0.5 * std::pow(10000.0, -2.0 * i / hp.rope_dim) / factors[size_t(i)];
+                const float* cs = table.data() + t * hp.rope_dim + 2 * i;
+                QVERIFY(std::abs(cs[0] - 1.19 * std::cos(theta)) < 1e-4);
+                QVERIFY(std::abs(cs[1] - 1.19 * std::sin(theta)) < 1e-4);
+            }
+    }
+
+    // LongRoPE: a context longer than the original one takes the long factors. A file whose short
+    // factors are another's long ones gives, at a short context, bit for bit what the other gives
+    // at a long context; at a short context the two files differ (so the factors are used).
+    void longrope_switches_to_long_factors_past_the_original_context() {
+        const std::string dir = test::make_temp_dir("hearth-longrope");
+        const engine::HyperParams hp = hparams_of("tiny-phi3");
+        const size_t pairs = static_cast<size_t>(hp.rope_dim / 2);
+        std::vector<float> short_factors(pairs), long_factors(pairs);
+        for (size_t i = 0; i < pairs; ++i) {
+            short_factors[i] = 1.0f + 0.05f * float(i);
+            long_factors[i] = 1.0f + 0.9f * float(i);
+        }
+        constexpr int32_t kOriginal = 32;
+        write_longrope_phi3(dir + "/a.gguf", short_factors, long_factors, kOriginal, 1.1f);
+        write_longrope_phi3(dir + "/b.gguf", long_factors, long_factors, kOriginal, 1.1f);
+        const auto a = engine::Model::load(dir + "/a.gguf");
+        const auto b = engine::Model::load(dir + "/b.gguf");
+        QCOMPARE(a->hparams().n_ctx_orig, kOriginal);
+        QCOMPARE(a->hparams().rope_attn_factor, 1.1f);
+        // 40 tokens: past the original context, as the switch needs.
+        const std::vector<int32_t> tokens = some_tokens(40, a->hparams().n_vocab);
+        const std::vector<float> a_long = all_logits(a, tokens, 64, 64);
+        const std::vector<float> b_short_context = all_logits(b, tokens, 64, kOriginal + 8);
+        QVERIFY(std::memcmp(a_long.data(), b_short_context.data(), a_long.size() * sizeof(float)) == 0);
+        const std::vector<float> a_short =
+            all_logits(a, std::vector<int32_t>(tokens.begin(), tokens.begin() + 30), 64, kOriginal);
+        const std::vector<float> b_short =
+            all_logits(b, std::vector<int32_t>(tokens.begin(), tokens.begin() + 30), 64, kOriginal);
+        QVERIFY(max_difference(a_short, b_short) > 1e-3);
+        // The original tiny-phi3 (no factors) differs from a file with factors of 1 only by the
+        // attention factor, which scales the rotated Q and K.
+        write_longrope_phi3(dir + "/ones.gguf", std::vector<float>(pairs, 1.0f),
+                            std::vector<float>(pairs, 1.0f), kOriginal, 1.0f);
+        const auto ones = engine::Model::load(dir + "/ones.gguf");
+        const auto plain = engine::Model::load(model_path("tiny-phi3"));
+        const std::vector<int32_t> few(tokens.begin(), tokens.begin() + 12);
+        const std::vector<float> with_ones = all_logits(ones, few, 64, 64),
+                                 without = all_logits(plain, few, 64, 64);
+        QVERIFY(std::memcmp(with_ones.data(), without.data(), with_ones.size() * sizeof(float)) == 0);
+    }
+
+    // GPT-2's learned positions end at its table: a context past it is refused, not read out of bounds.
+    void learned_positions_refuse_a_context_past_their_table() {
+        const auto model = engine::Model::load(model_path("tiny-gpt2"));
+        engine::Inference inference(model, engine::InferenceOptions{2, 64});
+        auto cache = inference.new_cache(200);
+        const std::vector<int32_t> tokens = some_tokens(129, model->hparams().n_vocab);
+        QVERIFY_THROWS_EXCEPTION(Error, inference.eval(*cache, tokens));
+        inference.eval(*cache, std::span<const int32_t>(tokens.data(), 128));
+        QCOMPARE(cache->size(), 128);
+    }
+
+    // Top k of the router's probabilities, ties to the lower index, weights renormalized.
+    void experts_are_the_top_k_renormalized() {
+        const std::vector<float> p{0.05f, 0.30f, 0.10f, 0.30f, 0.25f, 0.0f, 0.0f, 0.0f};
+        int32_t chosen[3];
+        float weights[3];
+        engine::choose_experts(p.data(), 1, 8, 3, chosen, weights);
+        QCOMPARE(chosen[0], 1);
+        QCOMPARE(chosen[1], 3);
+        QCOMPARE(chosen[2], 4);
+        QVERIFY(std::abs(weights[0] - 0.30f / 0.85f) < 1e-6f);
+        QVERIFY(std::abs(weights[2] - 0.25f / 0.85f) < 1e-6f);
+        QVERIFY(std::abs(weights[0] + weights[1] + weights[2] - 1.0f) < 1e-6f);
+    }
+
+    void prefill_grouped_by_expert_gives_decode_results_data() {
+        QTest::addColumn<QString>("model");
+        QTest::newRow("tiny-qwen3moe") << "tiny-qwen3moe";
+        QTest::newRow("tiny-qwen3moe-Q8_0") << "tiny-qwen3moe-Q8_0";
+    }
+    // A prompt in one batch (tokens grouped by expert, each expert's rows read once) and token by
+    // token (only the chosen experts' rows) give the same logits up to the batch's other order of
+    // sums (and, quantized, the same activation rounding: per row).
+    void prefill_grouped_by_expert_gives_decode_results() {
+        QFETCH(QString, model);
+        const auto loaded = engine::Model::load(model_path(model.toStdString()));
+        const std::vector<int32_t> tokens = some_tokens(24, loaded->hparams().n_vocab);
+        const std::vector<float> batched = all_logits(loaded, tokens, 64, 64);
+        engine::Inference inference(loaded, engine::InferenceOptions{2, 64});
+        auto cache = inference.new_cache(64);
+        std::vector<float> one_by_one;
+        for (int32_t t : tokens) {
+            const std::span<const float> logits = inference.eval(*cache, std::span<const int32_t>(&t, 1));
+            one_by_one.insert(one_by_one.end(), logits.begin(), logits.end());
+        }
+        QCOMPARE(one_by_one.size(), batched.size());
+        const double difference = max_difference(batched, one_by_one);
+        qInfo("%s: largest difference %g", qPrintable(model), difference);
+        QVERIFY(difference < 2e-3);
+    }
+
+    // Every token's k choices are counted per layer, and the live metrics show them.
+    void expert_hits_are_counted_in_the_metrics() {
+        const auto loaded = engine::Model::load(model_path("tiny-qwen3moe"));
+        const engine::HyperParams& hp = loaded->hparams();
+        engine::Inference inference(loaded, engine::InferenceOptions{2, 8});
+        auto cache = inference.new_cache(64);
+        const std::vector<int32_t> tokens = some_tokens(21, hp.n_vocab);
+        inference.eval(*cache, tokens); // batches of 8, 7, 6 rows
+        const int32_t next = 5;
+        inference.eval(*cache, std::span<const int32_t>(&next, 1));
+        const engine::EngineMetricsSnapshot metrics = engine::engine_metrics().snapshot();
+        QCOMPARE(metrics.expert_layers, hp.n_layer);
+        QCOMPARE(metrics.expert_count, hp.n_expert);
+        QCOMPARE(metrics.expert_hits.size(), size_t(hp.n_layer * hp.n_expert));
+        for (int32_t layer = 0; layer < hp.n_layer; ++layer) {
+            int64_t sum = 0, experts_used = 0;
+            for (int32_t e = 0; e < hp.n_expert; ++e) {
+                const int64_t hits = metrics.expert_hits[size_t(layer * hp.n_expert + e)];
+                sum += hits;
+                experts_used += hits > 0;
+            }
+            QCOMPARE(sum, int64_t{22} * hp.n_expert_used);
+            QVERIFY(experts_used > hp.n_expert_used); // the tokens do not all pick the same two
+        }
+        // A dense model's forward pass leaves no expert figures.
+        engine::Inference dense(engine::Model::load(model_path("tiny-gemma3")),
+                                engine::InferenceOptions{2, 8});
+        QCOMPARE(engine::engine_metrics().snapshot().expert_layers, 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestArchitectures)
+#include "test_architectures.moc"
