@@ -45,6 +45,8 @@ int run_info(const std::vector<std::string>& argv) {
     std::printf("tokenizer: %s (pre: %s), %d tokens, bos %d, eos %d\n", info.tokenizer_model.c_str(),
                 file.get_string("tokenizer.ggml.pre").value_or("default").c_str(), tok.n_vocab(),
                 tok.bos_id(), tok.eos_id());
+    for (const std::string& warning : tok.warnings())
+        std::printf("tokenizer warning: %s\n", warning.c_str());
     std::printf("chat template: %s\n", model->chat_template().empty() ? "no" : "yes");
 
     const kernels::KernelTable& active = kernels::active_kernels();

@@ -1,6 +1,7 @@
 #include "engine/chat/chat_template.h"
 #include "engine/chat/template_ast.h"
 #include "engine/chat/template_builtins.h"
+#include "engine/chat/template_capabilities.h"
 #include "engine/chat/template_interpreter.h"
 #include "engine/chat/template_lexer.h"
 #include "engine/chat/template_parser.h"
@@ -68,6 +69,7 @@ ChatTemplate::ChatTemplate(std::string_view source, std::string name)
     } catch (const TemplateFailure& failure) {
         throw TemplateError(name_, failure.what(), failure.line, failure.column, false);
     }
+    takes_system_role_ = probe_capabilities(*this).system_role;
 }
 
 ChatTemplate::~ChatTemplate() = default;
@@ -123,6 +125,13 @@ std::string ChatTemplate::render_messages(std::span<const ChatMessage> messages,
         list.push_back(std::move(message));
     }
     return render(list, options);
+}
+
+std::string ChatTemplate::render_conversation(std::span<const ChatMessage> messages,
+                                              const RenderOptions& options) const {
+    if (takes_system_role_ || messages.empty() || messages.front().role != "system")
+        return render_messages(messages, options);
+    return render_messages(fold_system_message(messages), options);
 }
 
 std::string_view default_chatml_template() {

@@ -50,12 +50,20 @@ public:
     std::string render(const nlohmann::ordered_json& messages, const RenderOptions& options) const;
     std::string render(const nlohmann::json& messages, const RenderOptions& options) const;
     std::string render_messages(std::span<const ChatMessage> messages, const RenderOptions& options) const;
+    // A chat app's rendering: as render_messages, except that a system message the
+    // template does not take is folded into the first user message
+    // (template_capabilities.h) rather than failing or vanishing.
+    std::string render_conversation(std::span<const ChatMessage> messages,
+                                    const RenderOptions& options) const;
+    // Whether a leading system message renders as such; found once, when parsed.
+    bool takes_system_role() const { return takes_system_role_; }
     // Renders with exactly these variables (plus the globals); for tests and tools.
     std::string render_context(const nlohmann::ordered_json& context, const RenderOptions& options) const;
 
 private:
     std::string name_;
     std::unique_ptr<ParsedTemplate> parsed_;
+    bool takes_system_role_ = true;
 };
 
 // The ChatML template used when a model carries none.

@@ -78,8 +78,9 @@ chat::RenderOptions render_options_for(const tokenizer::Tokenizer& tok, bool add
 
 std::string ChatSession::render(std::span<const ChatTurn> conversation,
                                 const GenerationOptions& options) const {
-    return template_for(options).render_messages(conversation,
-                                                 render_options_for(inference_.model().tokenizer(), true));
+    // render_conversation: a system prompt the template has no role for goes into the first user turn.
+    return template_for(options).render_conversation(
+        conversation, render_options_for(inference_.model().tokenizer(), true));
 }
 
 std::vector<int32_t> ChatSession::tokenize_prompt(const std::string& text) const {
@@ -103,10 +104,14 @@ int32_t ChatSession::resolve_n_keep(std::span<const ChatTurn> conversation, cons
     if (n_keep < 0) {
         n_keep = tok.bos_id() >= 0 && !tokens.empty() && tokens[0] == tok.bos_id() ? 1 : 0;
         if (!conversation.empty() && conversation.front().role == "system") {
-            // The system prompt's tokens: the part its rendering alone shares with the whole.
+            // The system prompt's tokens: the part its rendering alone shares with the whole. A
+            // template without a system role has it in the first user turn: keep that turn whole.
+            const chat::ChatTemplate& chat_template = template_for(options);
+            const size_t kept =
+                chat_template.takes_system_role() ? 1 : std::min<size_t>(2, conversation.size());
             try {
-                const std::string text = template_for(options).render_messages(
-                    conversation.first(1), render_options_for(tok, false));
+                const std::string text = chat_template.render_conversation(conversation.first(kept),
+                                                                           render_options_for(tok, false));
                 const std::vector<int32_t> system = tokenize_prompt(text);
                 n_keep = std::max(n_keep, common_prefix(system, {tokens.begin(), tokens.end()}));
             } catch (const std::exception&) {
@@ -122,7 +127,7 @@ int32_t ChatSession::turn_start(std::span<const ChatTurn> conversation, const Ge
                                 const std::vector<int32_t>& tokens, size_t turn) const {
     // The turns before it, rendered alone, share exactly the tokens that precede it.
     try {
-        const std::string text = template_for(options).render_messages(
+        const std::string text = template_for(options).render_conversation(
             conversation.first(turn), render_options_for(inference_.model().tokenizer(), false));
         return common_prefix(tokenize_prompt(text), tokens);
     } catch (const std::exception&) {
@@ -186,7 +191,7 @@ ChatSession::Prefill ChatSession::prefill(std::span<const ChatTurn> conversation
             turn_aligned_discard(conversation, options, tokens, at + dropped, need, wanted, shiftable)
                 .value_or(std::min(shiftable, wanted));
         cache_->truncate(reusable);
-        if (reusable > at + extra) {
+        if (reusable > at + extra && can_rotate_keys(inference_.model())) {
             shift_context(*cache_, inference_.model(), at, extra); // cheap: no token is recomputed
             reusable -= extra;
         } else {
@@ -281,7 +286,9 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
                                                    : resolve_n_keep(conversation, options, prefilled.tokens);
             const int32_t after_keep = cache_->size() - keep;
             const int32_t half = after_keep / 2;
-            if (half <= 0) {
+            // Learned positions cannot be turned: the reply ends at the context, and the next
+            // turn's prefill recomputes what stays in view.
+            if (half <= 0 || !can_rotate_keys(inference_.model())) {
                 stats.stop_reason = "context";
                 break;
             }

@@ -35,7 +35,8 @@ struct LowerPriority {
 
 BpeTokenizer::BpeTokenizer(Vocab vocab, const gguf::GgufFile& file, const PreTokenizerSpec& pre_tokenizer)
     : Tokenizer(std::move(vocab)), pre_tokenizer_(pre_tokenizer.patterns),
-      ignore_merges_(pre_tokenizer.ignore_merges) {
+      byte_level_(pre_tokenizer.byte_level), ignore_merges_(pre_tokenizer.ignore_merges),
+      whole_newline_runs_(pre_tokenizer.whole_newline_runs) {
     const gguf::Array* merges = file.get_array("tokenizer.ggml.merges");
     if (!merges) file.fail("no tokenizer.ggml.merges: a BPE vocabulary needs its merges");
     if (merges->element_type != gguf::ValueType::String)
@@ -65,8 +66,29 @@ BpeTokenizer::BpeTokenizer(Vocab vocab, const gguf::GgufFile& file, const PreTok
     }
 }
 
+namespace {
+constexpr std::string_view kEscapedSpace = "\xE2\x96\x81"; // U+2581, SentencePiece's space
+
+std::string escape_spaces(std::string_view text) {
+    std::string escaped;
+    escaped.reserve(text.size() + text.size() / 4);
+    for (const char c : text)
+        if (c == ' ')
+            escaped += kEscapedSpace;
+        else
+            escaped += c;
+    return escaped;
+}
+} // namespace
+
 void BpeTokenizer::encode_text(std::string_view text, bool /*after_special*/,
                                std::vector<int32_t>& out) const {
+    if (!byte_level_) {
+        const std::string escaped = escape_spaces(text);
+        for (const std::string_view word : pre_tokenizer_.split(escaped))
+            encode_word(word, out);
+        return;
+    }
     std::string word;
     for (const std::string_view raw_word : pre_tokenizer_.split(text)) {
         word.clear();
@@ -75,8 +97,22 @@ void BpeTokenizer::encode_text(std::string_view text, bool /*after_special*/,
     }
 }
 
+void BpeTokenizer::encode_unknown(std::string_view piece, std::vector<int32_t>& out) const {
+    if (!byte_level_) {
+        static constexpr char kHex[] = "0123456789ABCDEF";
+        for (const char c : piece) {
+            const auto byte = static_cast<unsigned char>(c);
+            const char name[] = {'<', '0', 'x', kHex[byte >> 4], kHex[byte & 15], '>'};
+            if (const auto id = vocab().find(std::string_view(name, sizeof name))) out.push_back(*id);
+        }
+        return;
+    }
+    if (vocab().unk >= 0) out.push_back(vocab().unk); // a character missing from the byte alphabet's tokens
+}
+
 void BpeTokenizer::encode_word(std::string_view word, std::vector<int32_t>& out) const {
-    if (ignore_merges_) {
+    const bool newline_run = whole_newline_runs_ && word.find_first_not_of('\n') == std::string_view::npos;
+    if (ignore_merges_ || newline_run) {
         if (const auto id = vocab().find(word)) {
             out.push_back(*id);
             return;
@@ -124,12 +160,24 @@ void BpeTokenizer::encode_word(std::string_view word, std::vector<int32_t>& out)
     for (int i = symbols.empty() ? -1 : 0; i >= 0; i = symbols[i].next) {
         if (symbols[i].id >= 0)
             out.push_back(symbols[i].id);
-        else if (vocab().unk >= 0) // a character missing from the byte alphabet's tokens
-            out.push_back(vocab().unk);
+        else
+            encode_unknown(word.substr(symbols[i].start, symbols[i].length), out);
     }
 }
 
 std::string BpeTokenizer::normal_piece(const std::string& text) const {
+    if (!byte_level_) { // U+2581 back to spaces
+        std::string piece;
+        for (size_t pos = 0; pos < text.size();) {
+            if (text.compare(pos, kEscapedSpace.size(), kEscapedSpace) == 0) {
+                piece += ' ';
+                pos += kEscapedSpace.size();
+            } else {
+                piece += text[pos++];
+            }
+        }
+        return piece;
+    }
     std::string piece;
     piece.reserve(text.size());
     for (size_t pos = 0; pos < text.size();) {

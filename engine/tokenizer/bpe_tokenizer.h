@@ -2,8 +2,11 @@
 // Byte-level BPE ("gpt2" vocabularies: GPT-2, Llama 3, Qwen2, SmolLM): the text
 // is split into words by the pre-tokenizer, each word's bytes are written in
 // GPT-2's byte alphabet, and adjacent pieces are merged in the order of
-// tokenizer.ggml.merges (lowest rank first).
+// tokenizer.ggml.merges (lowest rank first). SentencePiece-style BPE (Gemma 4)
+// merges raw UTF-8 with spaces written as U+2581 instead, falling back to
+// <0xAB> byte tokens.
 #include "engine/tokenizer/pre_tokenizer.h"
+#include "engine/tokenizer/pre_tokenizer_table.h"
 #include "engine/tokenizer/tokenizer.h"
 #include <unordered_map>
 
@@ -28,10 +31,15 @@ private:
         return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
     }
     void encode_word(std::string_view word, std::vector<int32_t>& out) const;
+    // A piece of a word that is no token: its bytes' <0xAB> tokens (SentencePiece
+    // style), or the unknown token.
+    void encode_unknown(std::string_view piece, std::vector<int32_t>& out) const;
 
     std::unordered_map<uint64_t, Merge> merges_; // (left id, right id) -> merge
     PreTokenizer pre_tokenizer_;
+    bool byte_level_;
     bool ignore_merges_;
+    bool whole_newline_runs_;
 };
 
 } // namespace hearth::tokenizer

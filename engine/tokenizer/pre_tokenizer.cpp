@@ -7,62 +7,13 @@
 
 namespace hearth::tokenizer {
 
-namespace {
-
-// The expressions as the models' tokenizer.json files give them, except that
-// "(?i:'s|'t|...)" is spelled out with character classes: a caseless match would
-// also take U+017F (long s) for "s", which the reference tokenizers do not.
-constexpr std::string_view kGpt2 =
-    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
-constexpr std::string_view kLlama3 =
-    R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-constexpr std::string_view kQwen2 =
-    R"((?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-constexpr std::string_view kTekken =
-    R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-constexpr std::string_view kSingleDigits = R"(\p{N})";
-constexpr std::string_view kPunctuationRuns = R"([\p{P}\$\+<=>\^~\|]+)";
-constexpr std::string_view kBloom = R"( ?[^(\s|.,!?…。，、।۔،)]+)";
-
-bool is_one_of(std::string_view name, std::initializer_list<std::string_view> names) {
-    for (const std::string_view n : names)
-        if (n == name) return true;
-    return false;
-}
-
-} // namespace
-
-PreTokenizerSpec gpt2_pre_tokenizer() {
-    return {{kGpt2}};
-}
-
-std::optional<PreTokenizerSpec> find_pre_tokenizer(std::string_view name) {
-    if (name == "default") // llama.cpp's choice for files that name no pre-tokenizer
-        return PreTokenizerSpec{{kPunctuationRuns, kGpt2, R"(\p{N}+)", R"([0-9][0-9][0-9])"}};
-    if (is_one_of(name, {"gpt-2", "phi-2", "jina-es", "jina-de", "gigachat", "jina-v1-en", "jina-v2-es",
-                         "jina-v2-de", "jina-v2-code", "roberta-bpe", "mpt", "olmo", "jais"}))
-        return gpt2_pre_tokenizer();
-    if (is_one_of(name, {"llama3", "llama-v3", "llama-bpe", "falcon3"}))
-        return PreTokenizerSpec{{kLlama3}, true, true};
-    if (is_one_of(name, {"dbrx", "smaug-bpe", "chatglm-bpe"})) return PreTokenizerSpec{{kLlama3}};
-    if (is_one_of(name, {"qwen2", "deepseek-r1-qwen", "megrez", "stablelm2"}))
-        return PreTokenizerSpec{{kQwen2}};
-    if (is_one_of(name, {"smollm", "starcoder", "refact", "command-r", "codeshell", "exaone", "minerva-7b"}))
-        return PreTokenizerSpec{{kSingleDigits, kGpt2}};
-    if (name == "falcon") return PreTokenizerSpec{{kPunctuationRuns, kGpt2, R"([0-9][0-9][0-9])"}};
-    if (name == "tekken") return PreTokenizerSpec{{kTekken}, true, true};
-    if (is_one_of(name, {"bloom", "poro-chat", "gpt3-finnish"})) return PreTokenizerSpec{{kBloom}};
-    if (name == "viking") return PreTokenizerSpec{{kBloom, kSingleDigits}};
-    return std::nullopt;
-}
-
 struct PreTokenizer::Pattern {
     pcre2_code* code = nullptr;
     ~Pattern() { pcre2_code_free(code); }
 };
 
-PreTokenizer::PreTokenizer(const std::vector<std::string_view>& patterns) {
-    for (const std::string_view source : patterns) {
+PreTokenizer::PreTokenizer(std::span<const std::string> patterns) {
+    for (const std::string& source : patterns) {
         auto pattern = std::make_unique<Pattern>();
         int error = 0;
         PCRE2_SIZE error_offset = 0;
@@ -71,9 +22,8 @@ PreTokenizer::PreTokenizer(const std::vector<std::string_view>& patterns) {
         if (!pattern->code) {
             PCRE2_UCHAR message[256];
             pcre2_get_error_message(error, message, sizeof message);
-            throw std::runtime_error("pre-tokenizer pattern '" + std::string(source) +
-                                     "' does not compile at " + std::to_string(error_offset) + ": " +
-                                     reinterpret_cast<char*>(message));
+            throw std::runtime_error("pre-tokenizer pattern '" + source + "' does not compile at " +
+                                     std::to_string(error_offset) + ": " + reinterpret_cast<char*>(message));
         }
         pcre2_jit_compile(pattern->code,
                           PCRE2_JIT_COMPLETE); // the interpreter still works if JIT is unavailable
@@ -132,8 +82,10 @@ void PreTokenizer::split_with(const Pattern& pattern, std::string_view text,
         const PCRE2_SIZE* range = pcre2_get_ovector_pointer(match);
         const size_t begin = range[0];
         const size_t end = range[1];
-        if (end == begin) { // an empty match takes nothing: step over one character
+        if (end == begin) { // an empty match takes nothing but cuts there; step over one character
             if (begin >= text.size()) break;
+            if (begin > gap_start) out.push_back(text.substr(gap_start, begin - gap_start));
+            gap_start = begin;
             pos = begin + utf8::char_length(static_cast<unsigned char>(text[begin]));
             continue;
         }

@@ -6,11 +6,29 @@
 
 namespace hearth::tokenizer {
 
+namespace {
+PreTokenizerChoice pre_tokenizer_of(const gguf::GgufFile& file, std::string_view model) {
+    // "gemma4" is BPE over SentencePiece-style text, whatever tokenizer.ggml.pre says (as in llama.cpp).
+    if (model == "gemma4") return choose_pre_tokenizer("gemma4");
+    const auto pre = file.get_string("tokenizer.ggml.pre");
+    return choose_pre_tokenizer(pre ? std::optional<std::string_view>(*pre) : std::nullopt);
+}
+} // namespace
+
+std::vector<std::string> pre_tokenizer_warnings(const gguf::GgufFile& file) {
+    const auto model = file.get_string("tokenizer.ggml.model");
+    if (!model || *model == "llama") return {}; // SentencePiece vocabularies have no pre-tokenizer
+    std::string warning = pre_tokenizer_of(file, *model).warning;
+    if (warning.empty()) return {};
+    return {std::move(warning)};
+}
+
 std::unique_ptr<Tokenizer> Tokenizer::from_gguf(const gguf::GgufFile& file) {
     const auto model = file.get_string("tokenizer.ggml.model");
     if (!model) file.fail("no tokenizer.ggml.model: the file has no tokenizer");
-    if (*model != "llama" && *model != "gpt2")
-        file.fail("tokenizer model '" + *model + "' is not supported (only 'llama' and 'gpt2' are)");
+    if (*model != "llama" && *model != "gpt2" && *model != "gemma4")
+        file.fail("tokenizer model '" + *model +
+                  "' is not supported (only 'llama', 'gpt2' and 'gemma4' are)");
 
     Vocab vocab = Vocab::read_tokens(file);
     if (*model == "llama") { // llama.cpp's defaults for SentencePiece vocabularies
@@ -21,21 +39,16 @@ std::unique_ptr<Tokenizer> Tokenizer::from_gguf(const gguf::GgufFile& file) {
         return std::make_unique<SpmTokenizer>(std::move(vocab));
     }
 
-    const std::string pre = file.get_string("tokenizer.ggml.pre").value_or("");
-    PreTokenizerSpec spec;
-    if (pre.empty()) {
-        spec = *find_pre_tokenizer("default");
-        vocab.warnings.push_back("no tokenizer.ggml.pre; using llama.cpp's 'default' pre-tokenizer");
-    } else if (auto known = find_pre_tokenizer(pre)) {
-        spec = std::move(*known);
-    } else {
-        spec = gpt2_pre_tokenizer();
-        vocab.warnings.push_back("unknown pre-tokenizer '" + pre +
-                                 "'; using GPT-2's, which may split some text "
-                                 "differently from the model's own tokenizer");
-    }
+    // "gemma4" is BPE over SentencePiece-style text, whatever tokenizer.ggml.pre says (as in llama.cpp).
+    const auto pre =
+        *model == "gemma4" ? std::optional<std::string>("gemma4") : file.get_string("tokenizer.ggml.pre");
+    PreTokenizerChoice choice =
+        choose_pre_tokenizer(pre ? std::optional<std::string_view>(*pre) : std::nullopt);
+    if (!choice.warning.empty()) vocab.warnings.push_back(std::move(choice.warning));
+    const PreTokenizerSpec& spec = choice.spec;
     vocab.add_bos = spec.add_bos;
     vocab.read_special_tokens(file);
+    if (spec.always_add_bos) vocab.add_bos = true; // as llama.cpp does for Gemma 4
     return std::make_unique<BpeTokenizer>(std::move(vocab), file, spec);
 }
 

@@ -79,6 +79,12 @@ private:
     Vocab vocab_;
 };
 
+// What a user should know about how a file's text will be split, read from its
+// metadata alone (cheap: no vocabulary is built): the warning for an unknown or
+// missing tokenizer.ggml.pre, which from_gguf gives among warnings() too. Empty
+// when there is nothing to say.
+std::vector<std::string> pre_tokenizer_warnings(const gguf::GgufFile& file);
+
 // Turns a stream of token ids into text, emitting only complete UTF-8 characters:
 // a character split across byte tokens comes out whole once its last byte arrives.
 // Bytes that can never form a character come out as U+FFFD.

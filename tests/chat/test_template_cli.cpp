@@ -124,6 +124,23 @@ private slots:
         QVERIFY2(result.err.contains("No system role, please"), result.err.constData());
     }
 
+    // Gemma's template has no system role: the CLI shows Jinja2's error, as Jinja2 would
+    // (the chat app folds the system prompt instead; see test_template_capabilities).
+    void gemma_system_message_is_an_error_as_in_jinja2() {
+        const QString messages =
+            write_temp("system.json",
+                       R"([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}])");
+        CliResult result =
+            run_cli({"--template", testdata("templates/google-gemma-2-2b-it.jinja"), "--messages", messages});
+        QCOMPARE(result.exit_code, 2);
+        QVERIFY(result.out.isEmpty());
+        QVERIFY2(result.err.contains("System role not supported"), result.err.constData());
+        CliResult plain = run_cli({"--template", testdata("templates/google-gemma-2-2b-it.jinja"),
+                                   "--messages", write_temp("hi.json", kHiMessages)});
+        QCOMPARE(plain.exit_code, 0);
+        QVERIFY2(plain.out.contains("<start_of_turn>user\nHi<end_of_turn>"), plain.out.constData());
+    }
+
     void bad_arguments_exit_2() {
         QString messages = write_temp("hi.json", kHiMessages);
         QCOMPARE(run_cli({"--messages", messages}).exit_code, 2); // neither -m nor --template

@@ -1,6 +1,9 @@
 // hearth-cli tokenize: stdin in, ids out, matching the reference vectors; a bad
 // model fails with status 2 and a message naming the file.
 #include "tests/tokenizer/tokenizer_test_data.h"
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QtTest>
 
@@ -63,6 +66,40 @@ private slots:
             run_cli({"-m", QString::fromStdString(path), "--no-bos"}, QByteArray::fromStdString(c.text));
         QVERIFY2(run.status == 0, run.err.constData());
         QCOMPARE(run.out, ids_line(c.ids));
+    }
+
+    // The tiny models of testdata/models, whole files: the CLI gives llama.cpp's ids for
+    // the prompts of their golden runs, BOS included where the vocabulary adds it.
+    void tiny_models_tokenize_as_llama_cpp_data() {
+        QTest::addColumn<QString>("stem");
+        QTest::addColumn<QByteArray>("prompt");
+        QTest::addColumn<QByteArray>("ids");
+        for (const char* stem : {"tiny-gemma2", "tiny-gemma3", "tiny-phi3", "tiny-gpt2"}) {
+            const QList<QByteArray> lines =
+                QByteArray::fromStdString(
+                    test::read_file(test::testdata(std::string("golden/") + stem + ".greedy.jsonl")))
+                    .split('\n');
+            int row = 0;
+            for (const QByteArray& line : lines) {
+                if (line.trimmed().isEmpty()) continue;
+                const QJsonObject golden = QJsonDocument::fromJson(line).object();
+                QByteArrayList ids;
+                for (const QJsonValue id : golden.value("prompt_tokens").toArray())
+                    ids << QByteArray::number(id.toInt());
+                QTest::addRow("%s/%d", stem, row++)
+                    << stem << golden.value("prompt").toString().toUtf8() << ids.join(' ') + '\n';
+            }
+        }
+    }
+    void tiny_models_tokenize_as_llama_cpp() {
+        QFETCH(QString, stem);
+        QFETCH(QByteArray, prompt);
+        QFETCH(QByteArray, ids);
+        const Run run = run_cli(
+            {"-m", QString::fromStdString(test::testdata("models/" + stem.toStdString() + ".gguf"))}, prompt);
+        QVERIFY2(run.status == 0, run.err.constData());
+        QCOMPARE(run.out, ids);
+        QVERIFY2(run.err.isEmpty(), run.err.constData()); // no warnings
     }
 
     void bos_and_special_tokens_follow_the_flags() {

@@ -160,7 +160,7 @@ private slots:
         QCOMPARE(spm->decode(spm->encode("a a\n", true, false)), std::string("a a\n"));
     }
 
-    void unknown_pre_tokenizer_falls_back_to_gpt2_with_a_warning() {
+    void unknown_pre_tokenizer_loads_with_a_warning() {
         const auto tok = load(write_vocab(
             [](GgufWriter& w) {
                 write_bpe_vocab(w), w.set("tokenizer.ggml.pre", gguf::string_value("no-such-pre"));
