@@ -6,8 +6,51 @@
 #include "app/core/inference_worker.h"
 #include "app/core/metrics_controller.h"
 #include "app/core/model_controller.h"
+#include "app/server/api_server.h"
+#include <QFileInfo>
 
 namespace hearth::app {
+
+namespace {
+// The API server's requests go to the inference worker, queued with the window's chats.
+class WorkerCompletionBackend final : public server::CompletionBackend {
+public:
+    WorkerCompletionBackend(InferenceWorker* worker, const ModelController* models)
+        : worker_(worker), models_(models) {
+        connect(worker, &InferenceWorker::completionPiece, this, &CompletionBackend::pieceReady);
+        connect(worker, &InferenceWorker::completionFinished, this, &CompletionBackend::finished);
+    }
+    QString modelId() const override {
+        return models_->loaded() ? QFileInfo(models_->modelPath()).completeBaseName() : QString();
+    }
+    void start(const server::CompletionRequest& request) override {
+        QMetaObject::invokeMethod(
+            worker_, [worker = worker_, request] { worker->complete(request); }, Qt::QueuedConnection);
+    }
+    void forgetSession(const QString& sessionId) override {
+        QMetaObject::invokeMethod(
+            worker_, [worker = worker_, sessionId] { worker->forgetConversation(sessionId); },
+            Qt::QueuedConnection);
+    }
+
+private:
+    InferenceWorker* worker_;
+    const ModelController* models_;
+};
+
+GenerationResult asGenerationResult(const server::CompletionResult& r) {
+    GenerationResult result;
+    result.promptTokens = r.promptTokens;
+    result.reusedTokens = r.reusedTokens;
+    result.computedTokens = r.promptTokens - r.reusedTokens;
+    result.generatedTokens = r.completionTokens;
+    result.prefillTokensPerSecond = r.prefillTokensPerSecond;
+    result.decodeTokensPerSecond = r.decodeTokensPerSecond;
+    result.timeToFirstTokenMs = r.timeToFirstTokenMs;
+    result.stopReason = r.finishReason;
+    return result;
+}
+} // namespace
 
 HearthBackend::HearthBackend(const AppPaths& paths, QObject* parent)
     : QObject(parent), paths_(paths),
@@ -44,9 +87,37 @@ HearthBackend::HearthBackend(const AppPaths& paths, QObject* parent)
             [metrics = metrics_.get()](quint64, const GenerationResult& result) {
                 metrics->recordReply(result);
             });
+
+    apiBackend_ = std::make_unique<WorkerCompletionBackend>(worker_, models_.get());
+    apiServer_ = std::make_unique<server::ApiServer>(apiBackend_.get());
+    connect(apiServer_.get(), &server::ApiServer::completionServed, metrics_.get(),
+            [metrics = metrics_.get()](const server::CompletionResult& result) {
+                metrics->recordServerRequest(asGenerationResult(result));
+            });
+    connect(settings_.get(), &AppSettings::serverChanged, this, &HearthBackend::applyServerSettings);
+    applyServerSettings();
+}
+
+void HearthBackend::applyServerSettings() {
+    const AppSettings& s = *settings_;
+    if (!s.serverEnabled()) {
+        apiServer_->close();
+        settings_->setServerState(false, QString(), QString());
+        return;
+    }
+    const auto port = static_cast<quint16>(s.serverPort());
+    apiServer_->setApiKey(s.serverApiKey()); // applies to the next request
+    // Same port and listening: the clients keep their connections.
+    if (apiServer_->isListening() && port == apiPort_) return;
+    apiPort_ = port;
+    if (apiServer_->listen(QHostAddress::LocalHost, port))
+        settings_->setServerState(true, apiServer_->url(), QString());
+    else
+        settings_->setServerState(false, QString(), apiServer_->errorString());
 }
 
 HearthBackend::~HearthBackend() {
+    apiServer_.reset(); // cancels its requests in flight
     if (chat_) chat_->stop();
     inferenceThread_.quit();
     // The worker is deleted on its thread as it finishes, saving the conversations' KV states

@@ -1,6 +1,7 @@
 #pragma once
 // Everything behind the window, wired together: settings, the conversation
-// store, the inference worker on its own thread, and the controllers QML uses.
+// store, the inference worker on its own thread, the controllers QML uses, and the
+// local API server when the settings turn it on (its requests run on the same worker).
 // main() builds one; so do the controller tests and the benchmark.
 #include "app/core/app_paths.h"
 #include <QObject>
@@ -16,6 +17,14 @@ class DownloadController;
 class InferenceWorker;
 class MetricsController;
 class ModelController;
+} // namespace hearth::app
+
+namespace hearth::server {
+class ApiServer;
+class CompletionBackend;
+} // namespace hearth::server
+
+namespace hearth::app {
 
 class HearthBackend : public QObject {
     Q_OBJECT
@@ -34,8 +43,12 @@ public:
     [[nodiscard]] ChatController* chat() const { return chat_.get(); }
     [[nodiscard]] MetricsController* metrics() const { return metrics_.get(); }
     [[nodiscard]] DownloadController* downloads() const { return downloads_.get(); }
+    [[nodiscard]] server::ApiServer* apiServer() const { return apiServer_.get(); }
 
 private:
+    // Starts, restarts or stops the API server as the settings say, and reports its state.
+    void applyServerSettings();
+
     AppPaths paths_;
     std::unique_ptr<AppSettings> settings_;
     std::unique_ptr<ConversationStore> store_;
@@ -45,6 +58,9 @@ private:
     std::unique_ptr<ChatController> chat_;
     std::unique_ptr<MetricsController> metrics_;
     std::unique_ptr<DownloadController> downloads_;
+    std::unique_ptr<server::CompletionBackend> apiBackend_; // the worker, seen by the server
+    std::unique_ptr<server::ApiServer> apiServer_;
+    quint16 apiPort_ = 0; // what the server was started with
 };
 
 } // namespace hearth::app

@@ -2,6 +2,7 @@
 #include "app/core/engine_config.h"
 #include "app/core/model_names.h"
 #include "app/core/piece_batcher.h"
+#include "app/server/engine_completion.h"
 #include "engine/error.h"
 #include "engine/forward/inference.h"
 #include "engine/model/model.h"
@@ -128,13 +129,23 @@ InferenceWorker::InferenceWorker(const QString& stateDir, QObject* parent)
     qRegisterMetaType<ModelSummary>();
     qRegisterMetaType<EngineConfig>();
     qRegisterMetaType<GenerationResult>();
+    server::registerCompletionTypes();
 }
 
 InferenceWorker::~InferenceWorker() {
+    dropServerSessions();
     engine_->sessions.reset(); // saves every conversation in memory, while the model is still there
 }
 
+void InferenceWorker::dropServerSessions() {
+    if (engine_->sessions)
+        for (const std::string& id : serverSessions_)
+            engine_->sessions->forget(id); // also deletes a state saved when it was evicted
+    serverSessions_.clear();
+}
+
 void InferenceWorker::resetSessions() {
+    dropServerSessions();
     engine_->sessions.reset(); // saves the conversations of the old forward pass
     if (engine_->inference) {
         engine::SessionStoreOptions options;
@@ -177,6 +188,7 @@ void InferenceWorker::configure(const hearth::app::EngineConfig& config) {
     const bool rebuild = config.threads != previous.threads ||
                          cacheTypesFor(*engine_->model, config) != engine_->inference->cache_types();
     if (rebuild || context != engine_->contextLength) {
+        dropServerSessions();
         engine_->sessions.reset(); // sessions hold the old forward pass and cache sizes (saved first)
         if (rebuild)
             engine_->inference =
@@ -196,6 +208,7 @@ void InferenceWorker::loadModel(quint64 requestId, const QString& path) {
         std::shared_ptr<const Model> model = Model::load(path.toStdString());
         auto inference = std::make_unique<Inference>(model, inferenceOptions(*model, config_));
         // Only now that the new model works is the old one let go (its conversations saved).
+        dropServerSessions();
         engine_->sessions.reset();
         engine_->inference = std::move(inference);
         engine_->model = std::move(model);
@@ -227,6 +240,7 @@ void InferenceWorker::warmUp(quint64 requestId) {
 }
 
 void InferenceWorker::unloadModel() {
+    dropServerSessions();
     engine_->sessions.reset(); // saved: they resume when this model is loaded again
     engine_->inference.reset();
     engine_->model.reset();
@@ -236,6 +250,7 @@ void InferenceWorker::unloadModel() {
 }
 
 void InferenceWorker::forgetConversation(const QString& conversationId) {
+    serverSessions_.erase(conversationId.toStdString());
     if (engine_->sessions) {
         engine_->sessions->forget(conversationId.toStdString());
     } else if (!stateDir_.isEmpty()) {
@@ -244,6 +259,21 @@ void InferenceWorker::forgetConversation(const QString& conversationId) {
             engine::SessionStore::state_path_in(stateDir_.toStdString(), conversationId.toStdString())));
     }
     engine_->publishMemory();
+}
+
+void InferenceWorker::complete(const hearth::server::CompletionRequest& request) {
+    if (!engine_->sessions) {
+        server::CompletionResult result;
+        result.errorStatus = 503;
+        result.error = tr("No model is loaded in Hearth. Load one, then try again.");
+        emit completionFinished(request.id, result);
+        return;
+    }
+    serverSessions_.insert(request.sessionId.toStdString());
+    const server::CompletionResult result = server::runCompletion(
+        *engine_->sessions, request, [&](const QString& text) { emit completionPiece(request.id, text); });
+    engine_->publishMemory();
+    emit completionFinished(request.id, result);
 }
 
 void InferenceWorker::generate(const GenerationRequest& request) {

@@ -5,11 +5,15 @@
 // cache; beyond a memory budget the least recently used are saved to the state
 // folder and dropped, and come back from there instantly. The GUI talks to it
 // only through queued signals; requestStop() is the one direct call, an atomic
-// flag checked between tokens.
+// flag checked between tokens. Requests to the local API server run here too, in the
+// same queue as the window's chats, each in a session of its own (never saved to disk).
 #include "app/core/worker_types.h"
+#include "app/server/completion_backend.h"
 #include <QObject>
 #include <atomic>
 #include <memory>
+#include <set>
+#include <string>
 
 namespace hearth::app {
 
@@ -44,6 +48,8 @@ public slots:
     void generate(const hearth::app::GenerationRequest& request);
     // The conversation was deleted: drops its cache and deletes its saved state.
     void forgetConversation(const QString& conversationId);
+    // An API server request: answered with completionPiece()s and one completionFinished().
+    void complete(const hearth::server::CompletionRequest& request);
 
 signals:
     void loadFinished(quint64 requestId, bool ok, const hearth::app::ModelSummary& summary,
@@ -55,10 +61,14 @@ signals:
     void piecesReady(quint64 requestId, const QString& text);
     void generationFinished(quint64 requestId, const hearth::app::GenerationResult& result);
     void generationFailed(quint64 requestId, const QString& message);
+    void completionPiece(quint64 requestId, const QString& text);
+    void completionFinished(quint64 requestId, const hearth::server::CompletionResult& result);
 
 private:
     struct Engine; // the engine's objects, kept out of this header
     void resetSessions();
+    // Drops the API server's sessions, so that closing the store does not save them.
+    void dropServerSessions();
     std::unique_ptr<Engine> engine_;
     QString stateDir_;
     qint64 memoryBudget_ = qint64(2) << 30;
@@ -67,6 +77,7 @@ private:
     std::atomic<bool> stop_{false};
     std::atomic<quint64> stopUpTo_{0};
     std::atomic<quint64> running_{0};
+    std::set<std::string> serverSessions_;
 };
 
 } // namespace hearth::app

@@ -27,8 +27,9 @@ const std::map<QString, std::set<QString>>& allowed_dependencies() {
             {"engine/session",
              {"engine/forward", "engine/sampling", "engine/chat", "engine/model", "engine/base"}},
             {"app/download", {}}, // Qt Core and Network only: the downloader knows no engine
-            {"app/core", {"app/download", "engine/session", "engine/synth", "kernels"}},
-            {"app/cli", {"app/download", "engine/session", "engine/synth", "kernels"}},
+            {"app/server", {"engine/session"}}, // Qt Core and Network: the API server
+            {"app/core", {"app/download", "app/server", "engine/session", "engine/synth", "kernels"}},
+            {"app/cli", {"app/download", "app/server", "engine/session", "engine/synth", "kernels"}},
             {"app/gui", {"app/core", "app/download", "engine/session", "engine/synth", "kernels"}},
         };
         // Close over the arrows: what a dependency may include, its dependents may too.

@@ -1,0 +1,84 @@
+// hearth-cli serve -m MODEL [--host 127.0.0.1] [--port P] [--api-key K]: the app's
+// OpenAI-compatible API server without the window. It prints the URL it listens on
+// (one line on stderr; --port 0 picks a free port) and serves until SIGINT or SIGTERM.
+#include "app/cli/cli_args.h"
+#include "app/cli/cli_command.h"
+#include "app/cli/model_options.h"
+#include "app/server/api_server.h"
+#include "app/server/engine_thread_backend.h"
+#include <QCoreApplication>
+#include <QHostAddress>
+#include <QSocketNotifier>
+#include <csignal>
+#include <cstdio>
+#include <unistd.h>
+
+namespace hearth::cli {
+namespace {
+
+// A signal handler may only write to a pipe; the event loop reads the other end.
+int g_signal_pipe[2] = {-1, -1};
+
+void on_signal(int) {
+    const char byte = 1;
+    [[maybe_unused]] const ssize_t n = ::write(g_signal_pipe[1], &byte, 1);
+}
+
+int run_serve(const std::vector<std::string>& argv) {
+    Args args(argv, model_value_options({"--host", "--port", "--api-key", "-c", "--ctx-size"}), {});
+    const std::string model_path = args.required("-m", "--model");
+    const QString host = QString::fromStdString(args.value("--host").value_or("127.0.0.1"));
+    QHostAddress address;
+    if (!address.setAddress(host))
+        throw ArgError("--host expects an IP address, got '" + host.toStdString() + "'");
+    const int port = args.get_int("--port", 8642);
+    if (port < 0 || port > 65535) throw ArgError("--port expects 0 to 65535 (0: any free port)");
+    const int context = args.get_int("-c", args.get_int("--ctx-size", 4096));
+    if (context < 16) throw ArgError("--ctx-size expects at least 16 tokens");
+    const engine::InferenceOptions options = inference_options(args);
+
+    int qtArgc = 1;
+    char programName[] = "hearth-cli";
+    char* qtArgv[] = {programName, nullptr};
+    QCoreApplication app(qtArgc, qtArgv);
+
+    server::EngineThreadBackend backend(model_path, options, context); // throws on a bad model
+    server::ApiServer api(&backend);
+    api.setApiKey(QString::fromStdString(args.value("--api-key").value_or("")));
+    if (!api.listen(address, static_cast<quint16>(port))) {
+        std::fprintf(stderr, "hearth-cli serve: %s\n", qPrintable(api.errorString()));
+        return kExitFailure;
+    }
+
+    if (::pipe(g_signal_pipe) != 0) throw std::runtime_error("cannot create a pipe");
+    QSocketNotifier notifier(g_signal_pipe[0], QSocketNotifier::Read);
+    QObject::connect(&notifier, &QSocketNotifier::activated, &app, [&] {
+        char byte;
+        [[maybe_unused]] const ssize_t n = ::read(g_signal_pipe[0], &byte, 1);
+        std::fprintf(stderr, "hearth-cli serve: stopping\n");
+        api.close(); // cancels what is generating, so the engine thread ends soon
+        app.quit();
+    });
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGTERM, on_signal);
+    std::signal(SIGPIPE, SIG_IGN);
+
+    QObject::connect(&api, &server::ApiServer::completionServed, [](const server::CompletionResult& r) {
+        std::fprintf(stderr, "served: %d prompt tokens (%d reused), %d generated, %.1f tokens/s\n",
+                     r.promptTokens, r.reusedTokens, r.completionTokens, r.decodeTokensPerSecond);
+    });
+    std::fprintf(stderr, "hearth-cli serve: %s, context %d\n", qPrintable(backend.modelId()),
+                 backend.contextLength());
+    std::fprintf(stderr, "listening on %s\n", qPrintable(api.url()));
+    std::fflush(stderr);
+    app.exec();
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    return kExitOk;
+}
+
+} // namespace
+HEARTH_CLI_COMMAND(
+    "serve", run_serve,
+    "serve -m MODEL [--host 127.0.0.1] [--port P (8642; 0: any free)] [--api-key K] [-c CTX] [-t N]");
+} // namespace hearth::cli

@@ -1,0 +1,10 @@
+#include "app/server/completion_backend.h"
+
+namespace hearth::server {
+
+void registerCompletionTypes() {
+    qRegisterMetaType<CompletionRequest>();
+    qRegisterMetaType<CompletionResult>();
+}
+
+} // namespace hearth::server

@@ -1,0 +1,73 @@
+#pragma once
+// What the HTTP side of the API server asks of whoever runs the model: start a
+// completion of a message list with sampling parameters, receive its text in
+// pieces, then one result with token counts. Two implementations: the app's
+// inference worker (shared with the window's chats, one queue) and the engine on
+// a thread of its own for `hearth-cli serve`. Cancelling is a flag in the request,
+// checked between tokens; a request cancelled while queued never runs.
+#include <QList>
+#include <QMetaType>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <atomic>
+#include <memory>
+
+namespace hearth::server {
+
+struct ApiMessage {
+    QString role; // "system", "user" or "assistant"
+    QString content;
+    bool operator==(const ApiMessage&) const = default;
+};
+
+using CancelFlag = std::shared_ptr<std::atomic<bool>>;
+
+struct CompletionRequest {
+    quint64 id = 0;
+    QString sessionId;          // the KV cache it runs in (and reuses the prefix of)
+    QList<ApiMessage> messages; // for a raw completion, one message holding the prompt
+    bool rawPrompt = false;     // the prompt as written, without the chat template
+    double temperature = 1.0;   // 0: greedy
+    double topP = 1.0;
+    int maxTokens = 512;
+    quint64 seed = 0;
+    QStringList stop; // generation ends before the first of these; it is not returned
+    CancelFlag cancel = std::make_shared<std::atomic<bool>>(false);
+};
+
+struct CompletionResult {
+    int errorStatus = 0; // an HTTP status when the completion could not run (503: no model)
+    QString error;
+    int promptTokens = 0;
+    int reusedTokens = 0; // of the prompt, already in the session's KV cache
+    int completionTokens = 0;
+    double prefillTokensPerSecond = 0;
+    double decodeTokensPerSecond = 0;
+    double timeToFirstTokenMs = 0;
+    QString finishReason; // "stop", "length" or "cancelled"
+};
+
+class CompletionBackend : public QObject {
+    Q_OBJECT
+public:
+    using QObject::QObject;
+    // The loaded model's name as the API lists it; empty when none is loaded.
+    [[nodiscard]] virtual QString modelId() const = 0;
+    // Queues the completion; pieceReady and then finished follow, with the request's id.
+    virtual void start(const CompletionRequest& request) = 0;
+    // The server no longer keys any request to this session: its KV cache can go.
+    virtual void forgetSession(const QString& sessionId) = 0;
+
+signals:
+    void pieceReady(quint64 id, const QString& text);
+    void finished(quint64 id, const hearth::server::CompletionResult& result);
+};
+
+// Registers the types above for queued connections (idempotent).
+void registerCompletionTypes();
+
+} // namespace hearth::server
+
+Q_DECLARE_METATYPE(hearth::server::CompletionRequest)
+Q_DECLARE_METATYPE(hearth::server::CompletionResult)

@@ -1,0 +1,73 @@
+#include "app/server/engine_completion.h"
+#include "app/server/stop_strings.h"
+#include "engine/session/engine_metrics.h"
+#include "engine/session/session_store.h"
+#include <exception>
+
+namespace hearth::server {
+
+namespace {
+// /v1/completions continues the prompt as written: a template that only concatenates.
+constexpr const char* kRawPromptTemplate = "{% for message in messages %}{{ message.content }}{% endfor %}";
+
+engine::GenerationOptions generationOptions(const CompletionRequest& request) {
+    engine::GenerationOptions options;
+    options.sampling.temperature = static_cast<float>(request.temperature);
+    options.sampling.top_p = static_cast<float>(request.topP);
+    options.sampling.top_k = 0;
+    options.sampling.min_p = 0.0f;
+    options.sampling.repeat_penalty = 1.0f;
+    options.sampling.seed = request.seed;
+    options.max_tokens = request.maxTokens;
+    if (request.rawPrompt) options.template_override = kRawPromptTemplate;
+    return options;
+}
+} // namespace
+
+CompletionResult runCompletion(engine::SessionStore& sessions, const CompletionRequest& request,
+                               const std::function<void(const QString& text)>& onText) {
+    CompletionResult result;
+    if (request.cancel->load()) { // the client left while it waited
+        result.finishReason = QStringLiteral("cancelled");
+        return result;
+    }
+    std::vector<engine::ChatTurn> turns;
+    turns.reserve(request.messages.size());
+    for (const ApiMessage& m : request.messages)
+        turns.push_back({m.role.toStdString(), m.content.toStdString()});
+
+    StopStrings stops(request.stop);
+    const auto onPiece = [&](std::string_view piece) {
+        const QString text =
+            stops.push(QString::fromUtf8(piece.data(), static_cast<qsizetype>(piece.size())));
+        if (!text.isEmpty()) onText(text);
+        // The request's own flag: the engine checks it before the next token.
+        if (stops.stopped()) request.cancel->store(true);
+    };
+    try {
+        const engine::TurnStats stats =
+            sessions.reply(request.sessionId.toStdString(), turns, generationOptions(request), onPiece,
+                           request.cancel.get());
+        if (const QString rest = stops.flush(); !rest.isEmpty()) onText(rest);
+        result.promptTokens = stats.prompt_tokens;
+        result.reusedTokens = stats.reused_tokens;
+        result.completionTokens = stats.generated_tokens;
+        result.prefillTokensPerSecond = stats.prefill_tokens_per_second();
+        result.decodeTokensPerSecond = stats.decode_tokens_per_second();
+        result.timeToFirstTokenMs = stats.time_to_first_token * 1000.0;
+        if (stops.stopped() || stats.stop_reason == "eos")
+            result.finishReason = QStringLiteral("stop");
+        else if (stats.stop_reason == "stopped")
+            result.finishReason = QStringLiteral("cancelled");
+        else
+            result.finishReason = QStringLiteral("length"); // max_tokens, or the context is full
+    } catch (const std::exception& e) {
+        // A template that refuses the messages, a prompt longer than the context, ...
+        engine::engine_metrics().generating.store(false, std::memory_order_relaxed);
+        result.errorStatus = 400;
+        result.error = QString::fromUtf8(e.what());
+    }
+    return result;
+}
+
+} // namespace hearth::server

@@ -1,0 +1,330 @@
+#include "app/server/openai_protocol.h"
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonParseError>
+#include <cmath>
+
+namespace hearth::server {
+
+namespace {
+constexpr int kMaxStopStrings = 4; // as OpenAI
+constexpr int kMaxTokensLimit = 1 << 20;
+
+QJsonValue orNull(const QString& text) {
+    return text.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(text);
+}
+
+QByteArray compact(const QJsonObject& object) {
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+ApiError invalid(const QString& param, const QString& message, const QString& code = QString()) {
+    return ApiError{400, message, QStringLiteral("invalid_request_error"), param, code};
+}
+
+ApiError wrongType(const QString& param, const QString& expected) {
+    return invalid(param, QStringLiteral("Invalid type for '%1': expected %2.").arg(param, expected),
+                   QStringLiteral("invalid_type"));
+}
+
+// A message's content: a string, null, or an array of {"type":"text","text":…} parts.
+std::optional<QString> readContent(const QJsonValue& value) {
+    if (value.isString()) return value.toString();
+    if (value.isNull() || value.isUndefined()) return QString();
+    if (!value.isArray()) return std::nullopt;
+    QString text;
+    for (const QJsonValue& part : value.toArray()) {
+        const QJsonObject object = part.toObject();
+        if (!part.isObject() || object.value("type").toString() != QLatin1String("text") ||
+            !object.value("text").isString())
+            return std::nullopt;
+        text += object.value("text").toString();
+    }
+    return text;
+}
+
+std::optional<ApiError> readMessages(const QJsonObject& body, QList<ApiMessage>& messages) {
+    const QJsonValue value = body.value("messages");
+    if (value.isUndefined())
+        return invalid("messages", "Missing required parameter: 'messages'.", "missing_required_parameter");
+    if (!value.isArray()) return wrongType("messages", "an array");
+    const QJsonArray array = value.toArray();
+    if (array.isEmpty())
+        return invalid("messages", "'messages' must contain at least one message.", "empty_array");
+    for (qsizetype i = 0; i < array.size(); ++i) {
+        const QString param = QStringLiteral("messages[%1]").arg(i);
+        if (!array[i].isObject()) return wrongType(param, "an object");
+        const QJsonObject message = array[i].toObject();
+        QString role = message.value("role").toString();
+        if (role == QLatin1String("developer")) role = QStringLiteral("system"); // OpenAI's newer name
+        if (role != QLatin1String("system") && role != QLatin1String("user") &&
+            role != QLatin1String("assistant"))
+            return invalid(
+                param + ".role",
+                QStringLiteral(
+                    "Invalid value for '%1.role': expected 'system', 'developer', 'user' or 'assistant'.")
+                    .arg(param),
+                "invalid_value");
+        const std::optional<QString> content = readContent(message.value("content"));
+        if (!content) return wrongType(param + ".content", "a string or an array of text parts");
+        messages.append({role, *content});
+    }
+    return std::nullopt;
+}
+
+std::optional<ApiError> readNumber(const QJsonObject& body, const QString& name, double low, double high,
+                                   double& out) {
+    const QJsonValue value = body.value(name);
+    if (value.isUndefined() || value.isNull()) return std::nullopt;
+    if (!value.isDouble()) return wrongType(name, "a number");
+    const double number = value.toDouble();
+    if (!(number >= low && number <= high))
+        return invalid(name,
+                       QStringLiteral("Invalid value for '%1': expected a number from %2 to %3.")
+                           .arg(name)
+                           .arg(low)
+                           .arg(high),
+                       "invalid_value");
+    out = number;
+    return std::nullopt;
+}
+
+bool isInteger(const QJsonValue& value) {
+    return value.isDouble() && std::isfinite(value.toDouble()) &&
+           std::floor(value.toDouble()) == value.toDouble();
+}
+
+std::optional<ApiError> readMaxTokens(const QJsonObject& body, int& out) {
+    for (const char* name : {"max_completion_tokens", "max_tokens"}) {
+        const QJsonValue value = body.value(QLatin1String(name));
+        if (value.isUndefined() || value.isNull()) continue;
+        if (!isInteger(value)) return wrongType(name, "an integer");
+        const double n = value.toDouble();
+        if (n < 1 || n > kMaxTokensLimit)
+            return invalid(name,
+                           QStringLiteral("Invalid value for '%1': expected an integer from 1 to %2.")
+                               .arg(QLatin1String(name))
+                               .arg(kMaxTokensLimit),
+                           "invalid_value");
+        out = static_cast<int>(n);
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+std::optional<ApiError> readStop(const QJsonObject& body, QStringList& out) {
+    const QJsonValue value = body.value("stop");
+    if (value.isUndefined() || value.isNull()) return std::nullopt;
+    if (value.isString()) {
+        if (!value.toString().isEmpty()) out.append(value.toString());
+        return std::nullopt;
+    }
+    if (!value.isArray()) return wrongType("stop", "a string or an array of strings");
+    const QJsonArray array = value.toArray();
+    if (array.size() > kMaxStopStrings)
+        return invalid("stop", QStringLiteral("'stop' takes at most %1 strings.").arg(kMaxStopStrings),
+                       "invalid_value");
+    for (const QJsonValue& item : array) {
+        if (!item.isString()) return wrongType("stop", "a string or an array of strings");
+        if (!item.toString().isEmpty()) out.append(item.toString());
+    }
+    return std::nullopt;
+}
+
+std::optional<ApiError> readPrompt(const QJsonObject& body, QString& out) {
+    const QJsonValue value = body.value("prompt");
+    if (value.isUndefined())
+        return invalid("prompt", "Missing required parameter: 'prompt'.", "missing_required_parameter");
+    if (value.isString()) {
+        out = value.toString();
+        return std::nullopt;
+    }
+    // One prompt in an array is the same request; several would need several choices.
+    if (value.isArray() && value.toArray().size() == 1 && value.toArray().first().isString()) {
+        out = value.toArray().first().toString();
+        return std::nullopt;
+    }
+    if (value.isArray())
+        return invalid("prompt", "Only one prompt per request is supported.", "unsupported_value");
+    return wrongType("prompt", "a string");
+}
+} // namespace
+
+QString errorTypeFor(int status) {
+    switch (status) {
+    case 401:
+        return QStringLiteral("authentication_error");
+    case 404:
+        return QStringLiteral("not_found_error");
+    case 413:
+        return QStringLiteral("request_too_large");
+    case 503:
+        return QStringLiteral("service_unavailable");
+    default:
+        return status >= 500 ? QStringLiteral("server_error") : QStringLiteral("invalid_request_error");
+    }
+}
+
+QByteArray errorBody(const ApiError& error) {
+    const QJsonObject inner{{"message", error.message},
+                            {"type", error.type.isEmpty() ? errorTypeFor(error.status) : error.type},
+                            {"param", orNull(error.param)},
+                            {"code", orNull(error.code)}};
+    return compact(QJsonObject{{"error", inner}});
+}
+
+std::variant<ParsedRequest, ApiError> parseRequest(Endpoint endpoint, const QByteArray& body) {
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
+    if (parseError.error != QJsonParseError::NoError)
+        return invalid(QString(),
+                       QStringLiteral("We could not parse the JSON body of your request (%1 at byte %2).")
+                           .arg(parseError.errorString())
+                           .arg(parseError.offset));
+    if (!document.isObject()) return invalid(QString(), "The request body must be a JSON object.");
+    const QJsonObject object = document.object();
+
+    ParsedRequest parsed;
+    CompletionRequest& request = parsed.completion;
+    const QJsonValue model = object.value("model");
+    if (model.isUndefined())
+        return invalid("model", "Missing required parameter: 'model'.", "missing_required_parameter");
+    if (!model.isString()) return wrongType("model", "a string");
+    parsed.model = model.toString();
+
+    if (endpoint == Endpoint::ChatCompletions) {
+        if (auto error = readMessages(object, request.messages)) return *error;
+    } else {
+        QString prompt;
+        if (auto error = readPrompt(object, prompt)) return *error;
+        request.messages.append({QStringLiteral("user"), prompt});
+        request.rawPrompt = true;
+        request.maxTokens = 16; // OpenAI's default for completions
+    }
+    if (auto error = readNumber(object, "temperature", 0.0, 2.0, request.temperature)) return *error;
+    if (auto error = readNumber(object, "top_p", 0.0, 1.0, request.topP)) return *error;
+    if (auto error = readMaxTokens(object, request.maxTokens)) return *error;
+    if (auto error = readStop(object, request.stop)) return *error;
+
+    if (const QJsonValue n = object.value("n"); !n.isUndefined() && !n.isNull()) {
+        if (!isInteger(n)) return wrongType("n", "an integer");
+        if (n.toDouble() != 1) return invalid("n", "Only n = 1 is supported.", "unsupported_value");
+    }
+    if (const QJsonValue seed = object.value("seed"); !seed.isUndefined() && !seed.isNull()) {
+        if (!isInteger(seed) || std::fabs(seed.toDouble()) > 9.2e18) return wrongType("seed", "an integer");
+        parsed.seed = static_cast<quint64>(static_cast<qint64>(seed.toDouble()));
+    }
+    if (const QJsonValue stream = object.value("stream"); !stream.isUndefined() && !stream.isNull()) {
+        if (!stream.isBool()) return wrongType("stream", "a boolean");
+        parsed.stream = stream.toBool();
+    }
+    if (const QJsonValue options = object.value("stream_options");
+        !options.isUndefined() && !options.isNull()) {
+        if (!options.isObject()) return wrongType("stream_options", "an object");
+        if (!parsed.stream)
+            return invalid("stream_options", "'stream_options' is only allowed when 'stream' is true.",
+                           "invalid_value");
+        const QJsonValue include = options.toObject().value("include_usage");
+        if (!include.isUndefined() && !include.isBool())
+            return wrongType("stream_options.include_usage", "a boolean");
+        parsed.includeUsage = include.toBool();
+    }
+    return parsed;
+}
+
+QString finishReasonJson(const QString& finishReason) {
+    return finishReason == QLatin1String("length") ? QStringLiteral("length") : QStringLiteral("stop");
+}
+
+QJsonObject usageJson(const CompletionResult& result) {
+    return QJsonObject{{"prompt_tokens", result.promptTokens},
+                       {"completion_tokens", result.completionTokens},
+                       {"total_tokens", result.promptTokens + result.completionTokens},
+                       {"prompt_tokens_details", QJsonObject{{"cached_tokens", result.reusedTokens}}}};
+}
+
+QByteArray chatCompletionJson(const CompletionIdentity& who, const QString& text,
+                              const CompletionResult& result) {
+    const QJsonObject message{{"role", "assistant"}, {"content", text}};
+    const QJsonObject choice{{"index", 0},
+                             {"message", message},
+                             {"logprobs", QJsonValue::Null},
+                             {"finish_reason", finishReasonJson(result.finishReason)}};
+    return compact(QJsonObject{{"id", who.id},
+                               {"object", "chat.completion"},
+                               {"created", who.created},
+                               {"model", who.model},
+                               {"choices", QJsonArray{choice}},
+                               {"usage", usageJson(result)}});
+}
+
+QByteArray textCompletionJson(const CompletionIdentity& who, const QString& text,
+                              const CompletionResult& result) {
+    const QJsonObject choice{{"index", 0},
+                             {"text", text},
+                             {"logprobs", QJsonValue::Null},
+                             {"finish_reason", finishReasonJson(result.finishReason)}};
+    return compact(QJsonObject{{"id", who.id},
+                               {"object", "text_completion"},
+                               {"created", who.created},
+                               {"model", who.model},
+                               {"choices", QJsonArray{choice}},
+                               {"usage", usageJson(result)}});
+}
+
+QByteArray chatChunkJson(const CompletionIdentity& who, const QString& role, const QString& content,
+                         const QString& finishReason) {
+    QJsonObject delta;
+    if (!role.isEmpty()) delta.insert("role", role);
+    if (!role.isEmpty() || !content.isEmpty()) delta.insert("content", content);
+    const QJsonObject choice{{"index", 0},
+                             {"delta", delta},
+                             {"logprobs", QJsonValue::Null},
+                             {"finish_reason", finishReason.isEmpty()
+                                                   ? QJsonValue(QJsonValue::Null)
+                                                   : QJsonValue(finishReasonJson(finishReason))}};
+    return compact(QJsonObject{{"id", who.id},
+                               {"object", "chat.completion.chunk"},
+                               {"created", who.created},
+                               {"model", who.model},
+                               {"choices", QJsonArray{choice}}});
+}
+
+QByteArray textChunkJson(const CompletionIdentity& who, const QString& text, const QString& finishReason) {
+    const QJsonObject choice{{"index", 0},
+                             {"text", text},
+                             {"logprobs", QJsonValue::Null},
+                             {"finish_reason", finishReason.isEmpty()
+                                                   ? QJsonValue(QJsonValue::Null)
+                                                   : QJsonValue(finishReasonJson(finishReason))}};
+    return compact(QJsonObject{{"id", who.id},
+                               {"object", "text_completion"},
+                               {"created", who.created},
+                               {"model", who.model},
+                               {"choices", QJsonArray{choice}}});
+}
+
+QByteArray usageChunkJson(const CompletionIdentity& who, Endpoint endpoint, const CompletionResult& result) {
+    return compact(QJsonObject{
+        {"id", who.id},
+        {"object", endpoint == Endpoint::ChatCompletions ? "chat.completion.chunk" : "text_completion"},
+        {"created", who.created},
+        {"model", who.model},
+        {"choices", QJsonArray{}},
+        {"usage", usageJson(result)}});
+}
+
+QByteArray modelJson(const QString& model, qint64 created) {
+    return compact(
+        QJsonObject{{"id", model}, {"object", "model"}, {"created", created}, {"owned_by", "hearth"}});
+}
+
+QByteArray modelListJson(const QString& model, qint64 created) {
+    QJsonArray data;
+    if (!model.isEmpty())
+        data.append(
+            QJsonObject{{"id", model}, {"object", "model"}, {"created", created}, {"owned_by", "hearth"}});
+    return compact(QJsonObject{{"object", "list"}, {"data", data}});
+}
+
+} // namespace hearth::server

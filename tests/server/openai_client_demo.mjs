@@ -1,0 +1,103 @@
+// A demo, not a test: the official `openai` npm client against `hearth-cli serve`.
+// It streams a chat completion and prints the time to first token, then sends a second
+// request that extends the first (its messages, the reply, a new question) and prints
+// how many prompt tokens the server reused from the first request's KV cache.
+//
+//   mkdir /tmp/openai-demo && (cd /tmp/openai-demo && npm install openai)
+//   OPENAI_DEMO_DIR=/tmp/openai-demo node tests/server/openai_client_demo.mjs \
+//       build/bin/hearth-cli ../shared/testdata/models/stories260K.gguf
+import {spawn} from 'node:child_process';
+import {readFileSync} from 'node:fs';
+import {createRequire} from 'node:module';
+import {performance} from 'node:perf_hooks';
+
+const [cli, model] = process.argv.slice(2);
+if (!cli || !model || !process.env.OPENAI_DEMO_DIR) {
+    console.error('usage: OPENAI_DEMO_DIR=DIR node openai_client_demo.mjs HEARTH_CLI MODEL.gguf');
+    process.exit(2);
+}
+const require = createRequire(process.env.OPENAI_DEMO_DIR + '/');
+const OpenAI = require('openai').default ?? require('openai');
+const {version} =
+    JSON.parse(readFileSync(`${process.env.OPENAI_DEMO_DIR}/node_modules/openai/package.json`, 'utf8'));
+
+// Starts the server on a free port and waits for the line that says where it listens.
+function startServer() {
+    const server = spawn(cli, [ 'serve', '-m', model, '--port', '0', '--api-key', 'demo-key' ], {
+        stdio : [ 'ignore', 'ignore', 'pipe' ],
+    });
+    return new Promise((resolve, reject) => {
+        let said = '';
+        server.stderr.on('data', (bytes) => {
+            said += bytes;
+            const found = said.match(/listening on (http:\/\/\S+)/);
+            if (found) resolve({server, url : found[1]});
+        });
+        server.on('exit', (code) => reject(new Error(`hearth-cli serve exited with ${code}: ${said}`)));
+    });
+}
+
+// Streams one chat completion; returns its text, time to first token and usage.
+async function streamChat(client, modelId, messages) {
+    const started = performance.now();
+    let firstTokenMs = null;
+    let text = '';
+    let usage = null;
+    const stream = await client.chat.completions.create({
+        model : modelId,
+        messages,
+        stream : true,
+        stream_options : {include_usage : true},
+        max_tokens : 20, // stories260K sees 128 tokens: both requests fit without a context shift
+        temperature : 0.7,
+        seed : 7,
+    });
+    for await (const chunk of stream) {
+        const piece = chunk.choices[0]?.delta?.content ?? '';
+        if (piece && firstTokenMs === null) firstTokenMs = performance.now() - started;
+        text += piece;
+        if (chunk.usage) usage = chunk.usage;
+    }
+    return {text, firstTokenMs, totalMs : performance.now() - started, usage};
+}
+
+const {server, url} = await startServer();
+try {
+    const client = new OpenAI({baseURL : `${url}/v1`, apiKey : 'demo-key'});
+    const models = await client.models.list();
+    const modelId = models.data[0].id;
+    console.log(`openai ${version} client, server ${url}, model ${modelId}`);
+
+    const first = [ {role : 'user', content : 'Tell me about a dog.'} ];
+    const one = await streamChat(client, modelId, first);
+    console.log(`\n1st request (streamed): ${JSON.stringify(one.text)}`);
+    console.log(
+        `  time to first token ${one.firstTokenMs.toFixed(1)} ms, whole reply ${one.totalMs.toFixed(1)} ms`);
+    console.log(`  prompt ${one.usage.prompt_tokens} tokens, reused ${
+                    one.usage.prompt_tokens_details.cached_tokens}, ` +
+                `generated ${one.usage.completion_tokens}`);
+
+    const second = [
+        ...first, {role : 'assistant', content : one.text},
+        {role : 'user', content : 'And then what happened?'}
+    ];
+    const two = await streamChat(client, modelId, second);
+    console.log(`\n2nd request (extends the 1st): ${JSON.stringify(two.text)}`);
+    console.log(
+        `  time to first token ${two.firstTokenMs.toFixed(1)} ms, whole reply ${two.totalMs.toFixed(1)} ms`);
+    const reused = two.usage.prompt_tokens_details.cached_tokens;
+    console.log(`  prompt ${two.usage.prompt_tokens} tokens, reused ${reused} from the 1st request's cache ` +
+                `(${(100 * reused / two.usage.prompt_tokens).toFixed(0)}%), computed ${
+                    two.usage.prompt_tokens - reused}`);
+
+    const whole = await client.chat.completions.create({model : modelId, messages : first, max_tokens : 16});
+    console.log(`\nnon-streamed: ${JSON.stringify(whole.choices[0].message.content)} (finish_reason ${
+        whole.choices[0].finish_reason})`);
+    try {
+        await new OpenAI({baseURL : `${url}/v1`, apiKey : 'wrong'}).models.list();
+    } catch (error) {
+        console.log(`wrong key: ${error.status} ${error.error?.code ?? ''}`);
+    }
+} finally {
+    server.kill('SIGTERM');
+}

@@ -1,0 +1,157 @@
+// The API server inside the app: the settings turn it on and off (and say why it could
+// not start), it answers 503 until a model is loaded, then serves requests on the same
+// inference worker as the window's chats, which interleave with them without either
+// failing; the metrics count the requests it served.
+#include "app/core/app_settings.h"
+#include "app/core/chat_controller.h"
+#include "app/core/hearth_backend.h"
+#include "app/core/metrics_controller.h"
+#include "app/server/api_server.h"
+#include "tests/app/backend_fixture.h"
+#include "tests/server/api_fixture.h"
+#include <QDir>
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTest>
+
+using namespace hearth::app;
+using namespace hearth::test;
+
+class TestAppApiServer : public QObject {
+    Q_OBJECT
+    QString dir_;
+    AppPaths paths() const { return {dir_ + "/data", dir_ + "/settings.ini"}; }
+
+    static quint16 listeningPort(const AppSettings& s) {
+        return static_cast<quint16>(QUrl(s.serverUrl()).port());
+    }
+
+private slots:
+    void init() { dir_ = QString::fromStdString(make_temp_dir("hearth-app-api")); }
+
+    void offByDefaultAndToggledBySettings() {
+        HearthBackend b(paths());
+        AppSettings& s = *b.settings();
+        QVERIFY(!s.serverEnabled());
+        QVERIFY(!s.serverListening());
+        QVERIFY(!b.apiServer()->isListening());
+
+        s.setServerPort(0); // any free port, for the test
+        s.setServerEnabled(true);
+        QVERIFY(s.serverListening());
+        QVERIFY(s.serverError().isEmpty());
+        const quint16 port = listeningPort(s);
+        QVERIFY(port > 0);
+        QCOMPARE(s.serverUrl(), QStringLiteral("http://127.0.0.1:%1").arg(port));
+        const auto models = httpRequest(port, "GET", "/v1/models");
+        QVERIFY(models);
+        QCOMPARE(models->status, 200);
+
+        s.setServerEnabled(false);
+        QVERIFY(!s.serverListening());
+        QVERIFY(s.serverUrl().isEmpty());
+        QVERIFY(!httpRequest(port, "GET", "/v1/models")); // nothing listens there now
+
+        // The choice is saved for the next start.
+        s.setServerEnabled(true);
+        s.flush();
+        HearthBackend again(paths());
+        QVERIFY(again.settings()->serverEnabled());
+        QVERIFY(again.settings()->serverListening());
+    }
+
+    void aPortInUseIsSaidPlainly() {
+        QTcpServer other;
+        QVERIFY(other.listen(QHostAddress::LocalHost, 0));
+        HearthBackend b(paths());
+        AppSettings& s = *b.settings();
+        s.setServerPort(other.serverPort());
+        s.setServerEnabled(true);
+        QVERIFY(!s.serverListening());
+        QVERIFY2(s.serverError().contains(QStringLiteral("already in use")), qPrintable(s.serverError()));
+        other.close();
+        s.setServerPort(0);
+        QVERIFY(s.serverListening());
+        QVERIFY(s.serverError().isEmpty());
+    }
+
+    void theApiKeySettingIsEnforced() {
+        HearthBackend b(paths());
+        AppSettings& s = *b.settings();
+        s.setServerPort(0);
+        s.setServerApiKey(QStringLiteral("app-key"));
+        s.setServerEnabled(true);
+        const quint16 port = listeningPort(s);
+        const auto refused = httpRequest(port, "GET", "/v1/models");
+        QVERIFY(refused);
+        QCOMPARE(refused->status, 401);
+        const auto allowed =
+            httpRequest(port, "GET", "/v1/models", {}, {{"Authorization", "Bearer app-key"}});
+        QVERIFY(allowed);
+        QCOMPARE(allowed->status, 200);
+    }
+
+    void windowChatsAndApiRequestsInterleave() {
+        interleave();
+        // The window's conversation was saved at exit; the API's sessions were not.
+        const QStringList saved = QDir(paths().kvStateDir()).entryList(QDir::Files);
+        QVERIFY2(!saved.isEmpty(), "the conversation's state was not saved");
+        for (const QString& name : saved)
+            QVERIFY2(!name.startsWith(QLatin1String("api-")), qPrintable(name));
+    }
+
+private:
+    void interleave() {
+        HearthBackend b(paths());
+        QVERIFY(startChat(b));
+        AppSettings& s = *b.settings();
+        s.setServerPort(0);
+        s.setServerEnabled(true);
+        const quint16 port = listeningPort(s);
+
+        const auto early = httpRequest(port, "POST", "/v1/chat/completions", storyRequest());
+        QVERIFY(early);
+        QCOMPARE(early->status, 503); // no model yet
+
+        QVERIFY(loadModel(b));
+        QSignalSpy served(b.metrics(), &MetricsController::serverRequestsChanged);
+        // A window chat, then two API clients while it generates, then another chat turn.
+        QVERIFY(b.chat()->send(QStringLiteral("Once upon a time")));
+        HttpTestClient streaming(port);
+        HttpTestClient whole(port);
+        streaming.send("POST", "/v1/chat/completions", storyRequest({{"stream", true}, {"max_tokens", 40}}));
+        whole.send(
+            "POST", "/v1/chat/completions",
+            chatBody(messages({{"user", QStringLiteral("A story about a frog")}}), {{"max_tokens", 40}}));
+        const auto a = streaming.read();
+        const auto c = whole.read();
+        QVERIFY(finishReply(b.chat()));
+        QVERIFY(a && c);
+        QCOMPARE(a->status, 200);
+        QCOMPARE(c->status, 200);
+        QCOMPARE(a->events().last(), QByteArray("[DONE]"));
+        QVERIFY(!replyText(*a).isEmpty());
+        QVERIFY(!replyText(*c).isEmpty());
+        QVERIFY(waitForMessages(b.chat(), 2));
+        QVERIFY2(b.chat()->errorMessage().isEmpty(), qPrintable(b.chat()->errorMessage()));
+
+        // The model's id is the file's name; API sessions never touch the conversation's.
+        const auto models = httpRequest(port, "GET", "/v1/models");
+        QCOMPARE(models->json()["data"][0]["id"].toString(), storiesModelId());
+        QVERIFY(b.chat()->send(QStringLiteral("And then?")));
+        const auto d = httpRequest(port, "POST", "/v1/completions",
+                                   R"({"model":"stories260K","prompt":"The cat","max_tokens":8})");
+        QVERIFY(finishReply(b.chat()));
+        QVERIFY(d);
+        QCOMPARE(d->status, 200);
+        QVERIFY(waitForMessages(b.chat(), 4));
+
+        QTRY_COMPARE(b.metrics()->serverRequests(), 3);
+        QVERIFY(b.metrics()->serverTokensGenerated() > 0);
+        QVERIFY(b.metrics()->serverTokensPerSecond() > 0);
+        QVERIFY(served.size() >= 3);
+    }
+};
+
+QTEST_MAIN(TestAppApiServer)
+#include "test_app_api_server.moc"

@@ -1,0 +1,101 @@
+// `hearth-cli serve` as a real subprocess: it prints the URL it listens on (--port 0:
+// a free port), answers a chat completion over HTTP, holds to its API key, refuses bad
+// arguments with status 2, and exits 0 on SIGTERM.
+#include "tests/server/api_fixture.h"
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTest>
+
+using namespace hearth::test;
+
+namespace {
+QString cli() {
+    return QString::fromStdString(bin_dir() + "/hearth-cli");
+}
+QString stories() {
+    return QString::fromStdString(testdata("models/stories260K.gguf"));
+}
+
+// Starts the server and reads the port from its "listening on" line; 0 on failure.
+quint16 startServe(QProcess& process, const QStringList& extra = {}) {
+    process.start(cli(), QStringList{"serve", "-m", stories(), "--port", "0", "-t", "1"} + extra);
+    if (!process.waitForStarted(10000)) return 0;
+    static const QRegularExpression listening(QStringLiteral("listening on http://127\\.0\\.0\\.1:(\\d+)\n"));
+    QByteArray err;
+    for (int i = 0; i < 300; ++i) {
+        process.waitForReadyRead(100);
+        err += process.readAllStandardError();
+        const QRegularExpressionMatch m = listening.match(QString::fromUtf8(err));
+        if (m.hasMatch()) return static_cast<quint16>(m.captured(1).toUInt());
+        if (process.state() == QProcess::NotRunning) break;
+    }
+    qWarning("hearth-cli serve said: %s", err.constData());
+    return 0;
+}
+
+bool stopWithSigterm(QProcess& process) {
+    process.terminate(); // SIGTERM
+    return process.waitForFinished(20000) && process.exitStatus() == QProcess::NormalExit &&
+           process.exitCode() == 0;
+}
+} // namespace
+
+class TestServeCli : public QObject {
+    Q_OBJECT
+private slots:
+    void servesAChatCompletion() {
+        QProcess serve;
+        const quint16 port = startServe(serve);
+        QVERIFY(port > 0);
+        const auto models = httpRequest(port, "GET", "/v1/models");
+        QVERIFY(models);
+        QCOMPARE(models->json()["data"][0]["id"].toString(), storiesModelId());
+        const auto reply =
+            httpRequest(port, "POST", "/v1/chat/completions", storyRequest({{"stream", true}}));
+        QVERIFY(reply);
+        QCOMPARE(reply->status, 200);
+        QVERIFY(!replyText(*reply).isEmpty());
+        QCOMPARE(reply->events().last(), QByteArray("[DONE]"));
+        QVERIFY(stopWithSigterm(serve));
+    }
+
+    void holdsToItsApiKey() {
+        QProcess serve;
+        const quint16 port = startServe(serve, {"--api-key", "k-123"});
+        QVERIFY(port > 0);
+        const auto refused = httpRequest(port, "POST", "/v1/chat/completions", storyRequest());
+        QVERIFY(refused);
+        QCOMPARE(refused->status, 401);
+        const auto allowed = httpRequest(port, "POST", "/v1/chat/completions", storyRequest(),
+                                         {{"Authorization", "Bearer k-123"}});
+        QVERIFY(allowed);
+        QCOMPARE(allowed->status, 200);
+        QVERIFY(stopWithSigterm(serve));
+    }
+
+    void refusesBadArguments_data() {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::newRow("no model") << QStringList{"serve", "--port", "0"};
+        QTest::newRow("bad port") << QStringList{"serve", "-m", stories(), "--port", "70000"};
+        QTest::newRow("bad host") << QStringList{"serve", "-m", stories(), "--host", "localhost.example"};
+        QTest::newRow("missing file") << QStringList{"serve", "-m", "/nonexistent.gguf", "--port", "0"};
+    }
+    void refusesBadArguments() {
+        QFETCH(QStringList, arguments);
+        QProcess serve;
+        serve.start(cli(), arguments);
+        QVERIFY(serve.waitForFinished(20000));
+        QCOMPARE(serve.exitCode(), 2);
+        QVERIFY(!serve.readAllStandardError().isEmpty());
+    }
+
+    void usageListsServe() {
+        QProcess help;
+        help.start(cli(), {"--help"});
+        QVERIFY(help.waitForFinished(10000));
+        QVERIFY(help.readAllStandardError().contains("serve -m MODEL"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestServeCli)
+#include "test_serve_cli.moc"
