@@ -69,7 +69,8 @@ struct ThreadPool::State {
     void* ctx = nullptr;
     int64_t n = 0;
     std::atomic<int64_t> next{0}; // the next index to claim
-    bool stopping = false;
+    // Set by the destructor; a worker woken for an earlier job may read it at the same time.
+    std::atomic<bool> stopping{false};
 
     std::atomic<uint32_t> generation{0}; // what sleeping workers wait on
     std::atomic<uint64_t> job{0};
@@ -95,7 +96,7 @@ struct ThreadPool::State {
         uint32_t seen = 0;
         for (;;) {
             seen = wait_for_change(generation, seen);
-            if (stopping) return;
+            if (stopping.load(std::memory_order_acquire)) return;
             // Join the job of that generation if it is still open; otherwise it is done (or
             // being finished by others) and this worker must not touch its ctx.
             uint64_t word = job.load(std::memory_order_acquire);
@@ -127,7 +128,7 @@ ThreadPool::ThreadPool(int n_threads) : state_(std::make_unique<State>()) {
 }
 
 ThreadPool::~ThreadPool() {
-    state_->stopping = true;
+    state_->stopping.store(true, std::memory_order_release);
     state_->publish(state_->generation.load() + 1);
     for (std::thread& worker : state_->workers)
         worker.join();

@@ -31,7 +31,7 @@ public:
     void set(Value key, Value value); // replaces in place or appends
     bool erase(const Value& key);
     const std::vector<std::pair<Value, Value>>& entries() const { return entries_; }
-    size_t size() const { return entries_.size(); }
+    size_t size() const; // defined below Value: clang needs Value complete to instantiate it
 
 private:
     std::vector<std::pair<Value, Value>> entries_;
@@ -108,6 +108,10 @@ private:
                  std::shared_ptr<Dict>, std::shared_ptr<Function>, std::shared_ptr<Namespace>>
         data_;
 };
+
+inline size_t Dict::size() const {
+    return entries_.size();
+}
 
 // Python ==: numbers across int/float/bool, lists and dicts deeply, undefined equals undefined.
 bool values_equal(const Value& a, const Value& b);

@@ -1,5 +1,6 @@
 #include "engine/session/kv_state_file.h"
 #include "engine/error.h"
+#include "kernels/block_formats.h"
 #include "kernels/fp16.h"
 #include "kernels/kernel_table.h"
 #include "kernels/tensor_type.h"
@@ -293,9 +294,15 @@ KvRestoreResult restore_kv_state(const std::string& path, KvCache& cache, const 
         if (static_cast<uint64_t>(n_dropped) * 4 > r.remaining())
             return refuse("the saved state is truncated");
 
-        std::vector<int32_t> tokens(n), dropped(n_dropped);
-        std::memcpy(tokens.data(), r.take(n * sizeof(int32_t)), n * sizeof(int32_t));
-        std::memcpy(dropped.data(), r.take(n_dropped * sizeof(int32_t)), n_dropped * sizeof(int32_t));
+        // An empty vector's data() may be null, which memcpy may not be given even for 0 bytes.
+        const auto read_ids = [&r](uint32_t count) {
+            std::vector<int32_t> ids(count);
+            const char* from = r.take(count * sizeof(int32_t));
+            if (count > 0) std::memcpy(ids.data(), from, count * sizeof(int32_t));
+            return ids;
+        };
+        std::vector<int32_t> tokens = read_ids(n);
+        std::vector<int32_t> dropped = read_ids(n_dropped);
         for (const auto* list : {&tokens, &dropped})
             for (int32_t id : *list)
                 if (id < 0 || id >= n_vocab)
@@ -315,6 +322,9 @@ KvRestoreResult restore_kv_state(const std::string& path, KvCache& cache, const 
         const auto& q8_0 = q8_0_kernels();
         std::vector<float> f32(width);
         std::vector<kernels::fp16_bits> row(width);
+        // The file's rows sit at any byte offset (the model path's length moves them); the
+        // dequantizer reads whole blocks, so each Q8_0 row is copied to blocks first.
+        std::vector<kernels::BlockQ8_0> blocks(width / kernels::QK8_0);
         for (int32_t layer = 0; layer < cache.n_layer(); ++layer) {
             for (const auto part : {KvCache::Part::Keys, KvCache::Part::Values}) {
                 const size_t part_row_bytes = file_row_bytes(part);
@@ -323,7 +333,8 @@ KvRestoreResult restore_kv_state(const std::string& path, KvCache& cache, const 
                         cache.write_row(part, layer, static_cast<int32_t>(pos), r.take(part_row_bytes));
                         continue;
                     }
-                    q8_0.dequantize(r.take(part_row_bytes), f32.data(), width);
+                    std::memcpy(blocks.data(), r.take(part_row_bytes), part_row_bytes);
+                    q8_0.dequantize(blocks.data(), f32.data(), width);
                     for (uint32_t i = 0; i < width; ++i)
                         row[i] = kernels::fp32_to_fp16(f32[i]);
                     cache.write_row(part, layer, static_cast<int32_t>(pos), row.data());

@@ -45,7 +45,12 @@ void remove_temp_dirs() {
 
 std::string make_temp_dir(const std::string& prefix) {
     static std::once_flag registered;
-    std::call_once(registered, [] { std::atexit(remove_temp_dirs); });
+    std::call_once(registered, [] {
+        // The list first: exit handlers and static destructors run in reverse order, so the
+        // list must be constructed before the handler that reads it is registered.
+        temp_dirs();
+        std::atexit(remove_temp_dirs);
+    });
     std::string pattern = (fs::temp_directory_path() / (prefix + "-XXXXXX")).string();
     std::vector<char> buffer(pattern.begin(), pattern.end());
     buffer.push_back('\0');
