@@ -9,7 +9,13 @@ Item {
     property var chat
     property bool modelLoaded: false
     property string modelName: ""
+    property bool offerDemo: false // the first start: the shipped demo model, one click away
+    property int contextLength: 0
+    property int trainedContextLength: 0
+    property bool systemPromptSet: false
+    signal contextSettingsRequested()
     signal openModelsRequested()
+    signal demoRequested()
 
     readonly property alias followStream: list.pinned
     function focusComposer() { composer.focusInput() }
@@ -55,6 +61,11 @@ Item {
             onCopyRequested: function (text) { view.chat.copyText(text) }
             onRegenerateRequested: view.chat.regenerate()
             onEditRequested: function (id, text) { view.chat.editAndResend(id, text) }
+            contextLength: view.contextLength
+            trainedContextLength: view.trainedContextLength
+            systemPromptSet: view.systemPromptSet
+            onContextSettingsRequested: view.contextSettingsRequested()
+            onChooseModelRequested: view.openModelsRequested()
         }
     }
 
@@ -95,6 +106,14 @@ Item {
             text: qsTr("Choose a model")
             onClicked: view.openModelsRequested()
         }
+        PillButton {
+            objectName: "chatTryDemoButton"
+            Layout.alignment: Qt.AlignHCenter
+            visible: !view.modelLoaded && view.offerDemo
+            iconPath: Icons.flame
+            text: qsTr("Try the demo model (a toy that writes children's stories)")
+            onClicked: view.demoRequested()
+        }
     }
 
     AbstractButton {
@@ -107,6 +126,9 @@ Item {
         anchors.bottomMargin: 10
         width: 36; height: 36
         hoverEnabled: true
+        focusPolicy: Qt.TabFocus
+        Accessible.role: Accessible.Button
+        Accessible.name: qsTr("Scroll to the latest message")
         onClicked: { list.pinned = true; list.follow() }
         background: Rectangle {
             radius: 18

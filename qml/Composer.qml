@@ -59,11 +59,22 @@ Rectangle {
                 rightPadding: 0
                 topPadding: 8
                 bottomPadding: 8
+                Accessible.name: qsTr("Message")
+                Accessible.description: qsTr("Enter sends, Shift+Enter starts a new line, Ctrl+Tab types a tab")
                 Keys.onPressed: function (event) {
                     if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
                             && !(event.modifiers & Qt.ShiftModifier)) {
                         event.accepted = true
                         composer.submit()
+                    } else if (event.key === Qt.Key_Tab && (event.modifiers & Qt.ControlModifier)) {
+                        // Tab moves on to the next control, as everywhere else; Ctrl+Tab types one.
+                        event.accepted = true
+                        input.insert(input.cursorPosition, "\t")
+                    } else if (event.key === Qt.Key_Tab || event.key === Qt.Key_Backtab) {
+                        event.accepted = true
+                        const next = input.nextItemInFocusChain(event.key === Qt.Key_Tab
+                                                                && !(event.modifiers & Qt.ShiftModifier))
+                        if (next) next.forceActiveFocus(Qt.TabFocusReason)
                     }
                 }
             }
@@ -77,9 +88,10 @@ Rectangle {
             implicitWidth: 36
             implicitHeight: 36
             hoverEnabled: true
-            focusPolicy: Qt.NoFocus
+            focusPolicy: Qt.TabFocus
             enabled: composer.generating || (composer.canSend && input.text.trim().length > 0)
-            Accessible.name: composer.generating ? qsTr("Stop") : qsTr("Send")
+            Accessible.role: Accessible.Button
+            Accessible.name: composer.generating ? qsTr("Stop generating") : qsTr("Send")
             onClicked: composer.generating ? composer.stopRequested() : composer.submit()
             background: Rectangle {
                 radius: width / 2
@@ -104,9 +116,13 @@ Rectangle {
                     color: actionButton.enabled ? Theme.textOnAccent : Theme.textFaint
                 }
             }
+            readonly property string tip: composer.generating ? qsTr("Stop generating (Esc)") : qsTr("Send (Enter)")
             ToolTip.visible: hovered
             ToolTip.delay: 600
-            ToolTip.text: composer.generating ? qsTr("Stop generating") : qsTr("Send (Enter)")
+            ToolTip.text: tip
+            // Qt 6.4's shared tooltip keeps the text it opened with: a button that changes under
+            // the pointer (Send to Stop) shows it again with the new one.
+            onTipChanged: if (hovered) ToolTip.show(tip)
         }
     }
 }

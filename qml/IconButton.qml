@@ -12,12 +12,16 @@ AbstractButton {
     implicitWidth: 34
     implicitHeight: 34
     hoverEnabled: true
-    focusPolicy: Qt.NoFocus
+    // Reached with Tab, but a click leaves the focus where it was (the composer).
+    focusPolicy: Qt.TabFocus
+    Accessible.role: Accessible.Button
     Accessible.name: tip
 
     background: Rectangle {
         radius: width / 2
         color: button.down ? Theme.selected : (button.hovered || button.checked ? button.hoverColor : "transparent")
+        border.width: button.visualFocus ? 2 : 0 // reached with Tab
+        border.color: Theme.accent
         Behavior on color { ColorAnimation { duration: 120 } }
     }
     contentItem: Item {
@@ -31,4 +35,6 @@ AbstractButton {
     ToolTip.visible: hovered && tip.length > 0
     ToolTip.delay: 600
     ToolTip.text: tip
+    // The shared tooltip keeps the text it opened with: show it again when the tip changes.
+    onTipChanged: if (hovered && tip.length > 0) ToolTip.show(tip)
 }

@@ -60,6 +60,20 @@ ApplicationWindow {
         function onErrorChanged() { window.modelErrorPage = window.page }
     }
 
+    // Keyboard shortcuts; the controls they stand for show them in their tooltips.
+    function newChat() { window.chat.newConversation(); window.navigate("chat") }
+    Shortcut { sequence: "Ctrl+N"; context: Qt.ApplicationShortcut; onActivated: window.newChat() }
+    Shortcut { sequences: ["Ctrl+K", "Ctrl+F"]; context: Qt.ApplicationShortcut; onActivated: sidebar.focusSearch() }
+    Shortcut {
+        sequence: "Esc"
+        enabled: window.chat.generating
+        context: Qt.ApplicationShortcut
+        onActivated: window.chat.stop()
+    }
+    Shortcut { sequence: "Ctrl+,"; context: Qt.ApplicationShortcut; onActivated: window.navigate("settings") }
+    Shortcut { sequence: "Ctrl+O"; context: Qt.ApplicationShortcut; onActivated: { window.navigate("models"); modelPicker.openFile() } }
+    Shortcut { sequence: "Ctrl+Q"; context: Qt.ApplicationShortcut; onActivated: Qt.quit() }
+
     RowLayout {
         anchors.fill: parent
         spacing: 0
@@ -106,6 +120,9 @@ ApplicationWindow {
                         hoverEnabled: true
                         implicitHeight: 34
                         implicitWidth: chipRow.implicitWidth + 24
+                        focusPolicy: Qt.TabFocus
+                        Accessible.role: Accessible.Button
+                        Accessible.name: window.models.loaded ? qsTr("Model: %1").arg(window.models.modelName) : qsTr("No model: choose one")
                         onClicked: window.navigate("models")
                         background: Rectangle {
                             radius: 17
@@ -153,14 +170,22 @@ ApplicationWindow {
                     modelLoaded: window.models.loaded
                     modelName: window.models.modelName
                     onOpenModelsRequested: window.navigate("models")
+                    offerDemo: window.models.offerDemo
+                    contextLength: window.models.contextLength
+                    trainedContextLength: window.models.trainedContextLength
+                    systemPromptSet: window.settings.systemPrompt.trim().length > 0
+                    onContextSettingsRequested: { window.navigate("settings"); settingsPanel.showContextLength() }
+                    onDemoRequested: window.models.loadDemo()
                 }
                 ModelPicker {
+                    id: modelPicker
                     objectName: "modelPicker"
                     models: window.models
                     settings: window.settings
                     downloads: window.downloads
                 }
                 SettingsPanel {
+                    id: settingsPanel
                     objectName: "settingsPanel"
                     settings: window.settings
                 }
@@ -208,7 +233,7 @@ ApplicationWindow {
                 Layout.fillWidth: true
                 Layout.maximumWidth: 640
             }
-            IconButton { iconPath: Icons.close; iconSize: 14; onClicked: { window.chat.clearError(); window.models.clearError() } }
+            IconButton { iconPath: Icons.close; iconSize: 14; tip: qsTr("Dismiss"); onClicked: { window.chat.clearError(); window.models.clearError() } }
         }
     }
 

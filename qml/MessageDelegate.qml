@@ -19,6 +19,13 @@ Item {
     property bool isLast: false
     property bool busy: false
     property real maxContentWidth: 780
+    // For the context notice: the context each conversation gets, the most the model allows,
+    // and whether a system prompt (always kept in view) takes part of it.
+    property int contextLength: 0
+    property int trainedContextLength: 0
+    property bool systemPromptSet: false
+    signal contextSettingsRequested()
+    signal chooseModelRequested()
     signal copyRequested(string text)
     signal regenerateRequested()
     signal editRequested(string messageId, string text)
@@ -59,6 +66,40 @@ Item {
                 Layout.maximumWidth: implicitWidth
             }
             Rectangle { Layout.fillWidth: true; implicitHeight: 1; color: Theme.border }
+        }
+        // Why, and the fix: a larger context in the settings, or, where the model allows no more,
+        // another model.
+        ColumnLayout {
+            objectName: "contextExplanation"
+            visible: message.contextBoundary && message.contextLength > 0
+            readonly property bool canGrow: message.contextLength < message.trainedContextLength
+            Layout.fillWidth: true
+            Layout.preferredWidth: 0
+            Layout.bottomMargin: 10
+            spacing: 6
+            Label {
+                objectName: "contextExplanationText"
+                text: qsTr("The model sees %n token(s) at a time (its context), and this conversation no longer fits: "
+                           + "the oldest messages were let go to make room for the reply.", "", message.contextLength)
+                      + (message.systemPromptSet ? " " + qsTr("The system prompt is always kept and takes part of that room.") : "")
+                      + " " + (parent.canGrow
+                               ? qsTr("A larger context keeps more of the conversation in view.")
+                               : qsTr("This model was trained for %n token(s) at most; a model with a longer context keeps more in view.", "", message.trainedContextLength))
+                color: Theme.textMuted
+                font.pointSize: Theme.small
+                wrapMode: Text.Wrap
+                horizontalAlignment: Text.AlignHCenter
+                // Its width from the column alone: the unwrapped text would widen the whole message.
+                Layout.fillWidth: true
+                Layout.preferredWidth: 0
+            }
+            PillButton {
+                objectName: "contextFixButton"
+                Layout.alignment: Qt.AlignHCenter
+                iconPath: parent.canGrow ? Icons.settings : Icons.model
+                text: parent.canGrow ? qsTr("Set a larger context…") : qsTr("Choose another model…")
+                onClicked: parent.canGrow ? message.contextSettingsRequested() : message.chooseModelRequested()
+            }
         }
 
         // --- the user's message ---
@@ -112,6 +153,9 @@ Item {
                     color: Theme.text
                     font.pointSize: Theme.fontSize + 1
                     background: null
+                    Accessible.name: qsTr("Edited message")
+                    Keys.onTabPressed: nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason)
+                    Keys.onBacktabPressed: nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason)
                 }
                 RowLayout {
                     Layout.alignment: Qt.AlignRight

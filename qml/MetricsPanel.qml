@@ -57,9 +57,11 @@ Rectangle {
                 TokenRateChart {
                     objectName: "tokenRateChart"
                     Layout.fillWidth: true
-                    Layout.preferredHeight: 110
+                    Layout.preferredHeight: 120
                     decode: panel.metrics.decodeHistory
                     prefill: panel.metrics.prefillHistory
+                    capacity: panel.metrics.historyLength
+                    spanSeconds: panel.metrics.historyLength * panel.metrics.intervalMs / 1000
                 }
             }
 
@@ -68,13 +70,16 @@ Rectangle {
                 columns: 2
                 columnSpacing: 12
                 rowSpacing: 12
+                // Two equal halves, whatever their figures' widths.
                 Card {
+                    Layout.preferredWidth: 1
                     title: qsTr("First token")
-                    BigFigure { value: panel.metrics.timeToFirstTokenMs.toFixed(0); unit: "ms" }
+                    BigFigure { value: panel.grouped(panel.metrics.timeToFirstTokenMs); unit: "ms" }
                 }
                 Card {
+                    Layout.preferredWidth: 1
                     title: qsTr("Generated")
-                    BigFigure { value: panel.metrics.tokensGenerated; unit: qsTr("tokens") }
+                    BigFigure { objectName: "tokensGenerated"; value: panel.grouped(panel.metrics.tokensGenerated); unit: qsTr("tokens") }
                 }
             }
 
@@ -116,9 +121,12 @@ Rectangle {
                     value: panel.metrics.kvFill
                 }
                 Label {
-                    text: qsTr("%1 of %2 tokens · %3").arg(panel.metrics.kvTokens).arg(panel.metrics.kvCapacity).arg(panel.metrics.kvMemory)
+                    text: qsTr("%1 of %2 tokens · %3").arg(panel.grouped(panel.metrics.kvTokens))
+                        .arg(panel.grouped(panel.metrics.kvCapacity)).arg(panel.metrics.kvMemory)
                     color: Theme.textMuted
                     font.pointSize: Theme.small
+                    wrapMode: Text.Wrap
+                    Layout.fillWidth: true
                 }
             }
 
@@ -162,20 +170,23 @@ Rectangle {
                             required property string type
                             required property string isa
                             required property var calls
+                            required property string callsText
                             required property string meanLatency
                             required property var histogram
                             required property string histogramRange
                             required property real share
-                            Layout.fillWidth: true
+                            width: kernelColumn.width // in a Column: Layout.fillWidth would not apply
                             spacing: 3
-                            RowLayout {
+                            // A Flow: in a narrow panel the figures go under the name, not over it.
+                            Flow {
                                 Layout.fillWidth: true
+                                spacing: 6
                                 Label { text: kernel.operation; color: Theme.text; font.pointSize: Theme.small; font.weight: Font.DemiBold }
                                 Badge { text: kernel.type }
                                 Badge { text: kernel.isa; accent: kernel.isa !== "scalar" }
-                                Item { Layout.fillWidth: true }
                                 Label {
-                                    text: qsTr("%1 · %2").arg(kernel.calls).arg(kernel.meanLatency)
+                                    objectName: "kernelCalls"
+                                    text: qsTr("%1 calls · %2").arg(kernel.callsText).arg(kernel.meanLatency)
                                     color: Theme.textMuted
                                     font.pointSize: Theme.small
                                     font.family: Theme.monoFamily
@@ -186,16 +197,20 @@ Rectangle {
                                 spacing: 8
                                 Row {
                                     id: bars
+                                    objectName: "kernelHistogram"
                                     Layout.fillWidth: true
+                                    Layout.preferredHeight: 26
                                     height: 26
-                                    spacing: 2
+                                    clip: true
+                                    // The bars share the row's width, however many there are.
+                                    spacing: kernel.histogram.length > 24 ? 1 : 2
                                     readonly property real peak: Math.max(1, ...kernel.histogram)
                                     Repeater {
                                         model: kernel.histogram
                                         Rectangle {
                                             required property var modelData
                                             anchors.bottom: parent.bottom
-                                            width: Math.max(3, (bars.width - 2 * (kernel.histogram.length - 1)) / Math.max(1, kernel.histogram.length))
+                                            width: Math.max(1, (bars.width - bars.spacing * (kernel.histogram.length - 1)) / Math.max(1, kernel.histogram.length))
                                             height: Math.max(modelData > 0 ? 2 : 0, 26 * Math.log(1 + modelData) / Math.log(1 + bars.peak))
                                             radius: 1.5
                                             color: Theme.accent
@@ -208,6 +223,8 @@ Rectangle {
                                 text: kernel.histogramRange + qsTr(" · %1% of kernel time").arg((kernel.share * 100).toFixed(1))
                                 color: Theme.textFaint
                                 font.pointSize: Theme.small * 0.92
+                                wrapMode: Text.Wrap
+                                Layout.fillWidth: true
                             }
                         }
                     }
@@ -221,11 +238,16 @@ Rectangle {
         }
     }
 
+    // A whole number with the locale's digit groups ("32,768"): JavaScript writes large numbers
+    // in exponent form.
+    function grouped(value) { return Number(value).toLocaleString(Qt.locale(), 'f', 0) }
+
     component Card: Rectangle {
         id: card
         property string title
         property string trailing
         default property alias content: cardColumn.data
+        objectName: "metricsCard"
         Layout.fillWidth: true
         implicitHeight: cardColumn.implicitHeight + 28
         radius: Theme.radius
@@ -236,10 +258,12 @@ Rectangle {
             anchors.fill: parent
             anchors.margins: 14
             spacing: 8
-            RowLayout {
+            // A Flow: a caption that does not fit beside the title goes under it, not over it.
+            Flow {
                 Layout.fillWidth: true
-                Label { text: card.title; color: Theme.textMuted; font.pointSize: Theme.small; font.weight: Font.DemiBold; Layout.fillWidth: true }
-                Label { text: card.trailing; visible: text.length > 0; color: Theme.textFaint; font.pointSize: Theme.small * 0.9 }
+                spacing: 10
+                Label { objectName: "cardTitle"; text: card.title; color: Theme.textMuted; font.pointSize: Theme.small; font.weight: Font.DemiBold }
+                Label { objectName: "cardCaption"; text: card.trailing; visible: text.length > 0; color: Theme.textFaint; font.pointSize: Theme.small * 0.9 }
             }
         }
     }
@@ -250,10 +274,26 @@ Rectangle {
         property string label
         property color color: Theme.text
         spacing: 0
+        Layout.fillWidth: true
         RowLayout {
             spacing: 4
-            Label { text: figure.value; color: figure.color; font.pointSize: Theme.huge; font.weight: Font.Bold }
+            Layout.fillWidth: true
+            // Shrinks to its card's width rather than running out of it.
+            Label {
+                objectName: "figureValue"
+                text: figure.value
+                color: figure.color
+                font.pointSize: Theme.huge
+                font.weight: Font.Bold
+                fontSizeMode: Text.HorizontalFit
+                minimumPointSize: Theme.small
+                Layout.fillWidth: true
+                Layout.minimumWidth: 0
+                Layout.preferredWidth: implicitWidth
+                Layout.maximumWidth: implicitWidth
+            }
             Label { text: figure.unit; visible: text.length > 0; color: Theme.textMuted; font.pointSize: Theme.small; Layout.alignment: Qt.AlignBaseline }
+            Item { Layout.fillWidth: true }
         }
         Label { text: figure.label; visible: text.length > 0; color: Theme.textMuted; font.pointSize: Theme.small }
     }

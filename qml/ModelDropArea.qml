@@ -3,11 +3,12 @@ import QtQuick.Controls
 import QtQuick.Layouts
 
 // Covers the window: a file dragged over it shows whether it can be loaded;
-// dropping it goes through the controller's loadDroppedFile, which refuses
-// anything that is not a GGUF model with a message saying why.
+// dropping it goes through the controller's loadDroppedFiles, which refuses
+// anything but one GGUF model file (several files, a folder, another kind of
+// file) with a message saying why.
 DropArea {
     id: area
-    // Needs isModelUrl(url) and loadDroppedFile(url) (a ModelController).
+    // Needs isModelUrl(url) and loadDroppedFiles(urls) (a ModelController).
     property var controller
     readonly property bool hovering: containsDrag
     property bool acceptable: false
@@ -21,7 +22,7 @@ DropArea {
     function handleDrop(urls) {
         if (urls.length === 0)
             return false
-        const accepted = controller.loadDroppedFile(urls[0])
+        const accepted = controller.loadDroppedFiles(urls)
         dropHandled(accepted)
         return accepted
     }
@@ -58,8 +59,9 @@ DropArea {
                     Icon { anchors.centerIn: parent; path: area.acceptable ? Icons.drop : Icons.close; size: 40; color: "white" }
                 }
                 Label {
+                    objectName: "dropMessage"
                     Layout.alignment: Qt.AlignHCenter
-                    text: area.acceptable ? qsTr("Drop to load this model") : qsTr("Only .gguf model files can be loaded")
+                    text: area.acceptable ? qsTr("Drop to load this model") : qsTr("Only one .gguf model file can be loaded")
                     color: "white"
                     font.pointSize: Theme.large
                     font.weight: Font.DemiBold

@@ -10,6 +10,7 @@ Item {
     property var models   // ModelController
     property var settings // AppSettings
     property var downloads: null // DownloadController: the catalog below the local models
+    function openFile() { fileDialog.open() }
 
     FolderDialog {
         id: folderDialog
@@ -20,6 +21,7 @@ Item {
     }
     FileDialog {
         id: fileDialog
+        objectName: "modelFileDialog"
         title: qsTr("Open a GGUF model")
         nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
         onAccepted: picker.models.loadDroppedFile(selectedFile)
@@ -56,7 +58,7 @@ Item {
                 }
                 PillButton { iconPath: Icons.folder; text: qsTr("Change folder"); onClicked: folderDialog.open() }
                 PillButton { iconPath: Icons.regenerate; text: qsTr("Rescan"); enabled: !picker.models.scanning; onClicked: picker.models.refresh() }
-                PillButton { objectName: "openFileButton"; iconPath: Icons.plus; text: qsTr("Open file…"); primary: true; onClicked: fileDialog.open() }
+                PillButton { objectName: "openFileButton"; iconPath: Icons.plus; text: qsTr("Open file…"); tip: qsTr("Open a model file (Ctrl+O)"); primary: true; onClicked: fileDialog.open() }
             }
 
             // The loaded model, or the load under way.
@@ -126,7 +128,72 @@ Item {
                         wrapMode: Text.Wrap
                         Layout.fillWidth: true
                     }
-                    IconButton { iconPath: Icons.close; iconSize: 14; onClicked: picker.models.clearError() }
+                    IconButton { iconPath: Icons.close; iconSize: 14; tip: qsTr("Dismiss"); onClicked: picker.models.clearError() }
+                }
+            }
+
+            // The first start: the demo model shipped with the app, offered beside opening a model
+            // and the catalog, and plainly called a toy.
+            Rectangle {
+                objectName: "demoOffer"
+                Layout.fillWidth: true
+                visible: picker.models.offerDemo
+                implicitHeight: demoColumn.implicitHeight + 32
+                radius: Theme.radius
+                color: Theme.accentSoft
+                border.color: Theme.accent
+                ColumnLayout {
+                    id: demoColumn
+                    anchors.fill: parent
+                    anchors.margins: 16
+                    spacing: 8
+                    RowLayout {
+                        spacing: 10
+                        Icon { path: Icons.flame; size: 22; color: Theme.accent }
+                        Label {
+                            text: qsTr("New here? Try the demo model")
+                            font.pointSize: Theme.large * 0.9
+                            font.weight: Font.DemiBold
+                            color: Theme.text
+                        }
+                    }
+                    Label {
+                        objectName: "demoDescription"
+                        text: qsTr("stories260K is a toy that writes short children's stories, and nothing else: "
+                                   + "260 thousand parameters in a 1 MB file, shipped with Hearth so that you can "
+                                   + "see how chatting works right away. For real conversations, open a model of "
+                                   + "your own or download one from the catalog below.")
+                        color: Theme.textMuted
+                        wrapMode: Text.Wrap
+                        Layout.fillWidth: true
+                    }
+                    Flow {
+                        Layout.fillWidth: true
+                        spacing: 8
+                        PillButton {
+                            objectName: "tryDemoButton"
+                            primary: true
+                            iconPath: Icons.model
+                            text: qsTr("Try the demo")
+                            enabled: !picker.models.busy
+                            Accessible.name: qsTr("Load the demo model, a toy that writes children's stories")
+                            onClicked: picker.models.loadDemo()
+                        }
+                        PillButton {
+                            objectName: "demoOpenFileButton"
+                            iconPath: Icons.plus
+                            text: qsTr("Open a model…")
+                            tip: qsTr("Open a model file (Ctrl+O)")
+                            onClicked: fileDialog.open()
+                        }
+                        PillButton {
+                            objectName: "demoCatalogButton"
+                            visible: picker.downloads !== null
+                            iconPath: Icons.drop
+                            text: qsTr("Browse the catalog")
+                            onClicked: list.positionViewAtEnd()
+                        }
+                    }
                 }
             }
 
@@ -181,7 +248,9 @@ Item {
             required property bool hasChatTemplate
             required property bool recent
             required property string error
+            required property string distinction // what sets it apart from models of the same name
             required property bool loaded
+            required property string warning
             objectName: "modelCard_" + index
             width: Math.min(list.width - 64, 860)
             x: (list.width - width) / 2
@@ -208,6 +277,7 @@ Item {
                             font.weight: Font.DemiBold
                             color: Theme.text
                         }
+                        Badge { objectName: "modelDistinction"; visible: card.distinction.length > 0; text: card.distinction; accent: true }
                         Badge { visible: card.recent; text: qsTr("recent") }
                         Badge { visible: card.loaded; text: qsTr("loaded"); accent: true }
                     }
@@ -238,6 +308,16 @@ Item {
                         Layout.fillWidth: true
                         font.pointSize: Theme.small
                     }
+                    // Usable, but the user should know (e.g. an unknown pre-tokenizer).
+                    Label {
+                        objectName: "modelWarning_" + card.index
+                        visible: card.error.length === 0 && card.warning.length > 0
+                        text: card.warning
+                        color: Theme.textMuted
+                        wrapMode: Text.Wrap
+                        Layout.fillWidth: true
+                        font.pointSize: Theme.small
+                    }
                 }
                 PillButton {
                     objectName: "loadButton_" + card.index
@@ -245,6 +325,7 @@ Item {
                     enabled: card.error.length === 0 && !picker.models.busy
                     primary: true
                     text: qsTr("Load")
+                    Accessible.name: qsTr("Load %1").arg(card.name)
                     onClicked: picker.models.load(card.path)
                 }
             }

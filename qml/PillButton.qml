@@ -8,10 +8,19 @@ AbstractButton {
     property string iconPath: ""
     property bool primary: false
     property bool danger: false
+    property string tip: "" // a tooltip, with the control's shortcut where it has one
     hoverEnabled: true
     implicitHeight: 36
     implicitWidth: content.implicitWidth + 28
     focusPolicy: Qt.StrongFocus
+    Accessible.role: Accessible.Button
+    Accessible.name: text
+    Accessible.description: tip
+    ToolTip.visible: hovered && tip.length > 0
+    ToolTip.delay: 600
+    ToolTip.text: tip
+    // The shared tooltip keeps the text it opened with: show it again when the tip changes.
+    onTipChanged: if (hovered && tip.length > 0) ToolTip.show(tip)
 
     background: Rectangle {
         radius: height / 2
@@ -19,8 +28,9 @@ AbstractButton {
              : button.primary ? (button.hovered ? Theme.accentHover : Theme.accent)
              : button.danger ? (button.hovered ? Theme.dangerSoft : "transparent")
              : (button.hovered ? Theme.hover : "transparent")
-        border.width: button.primary ? 0 : 1
-        border.color: button.danger ? Theme.danger : Theme.border
+        border.width: button.visualFocus ? 2 : button.primary ? 0 : 1
+        border.color: button.visualFocus ? (button.primary ? Theme.text : Theme.accent)
+                    : button.danger ? Theme.danger : Theme.border
         Behavior on color { ColorAnimation { duration: 120 } }
     }
     contentItem: Item {

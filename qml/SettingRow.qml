@@ -8,6 +8,13 @@ RowLayout {
     property string title
     property string hint
     default property alias control: holder.data
+    // The control is named after the row for screen readers, unless it names itself.
+    Component.onCompleted: {
+        for (let i = 0; i < holder.children.length; ++i) {
+            const child = holder.children[i]
+            if (child.Accessible.name.length === 0) child.Accessible.name = row.title
+        }
+    }
     Layout.fillWidth: true
     spacing: 16
     ColumnLayout {

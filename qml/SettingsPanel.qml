@@ -7,6 +7,14 @@ import QtQuick.Dialogs
 Item {
     id: panel
     property var settings
+    // Scrolls to the context length and gives it the focus (the chat's context notice leads here).
+    function showContextLength() {
+        const combo = contextCombo
+        const flick = scroll.contentItem
+        const y = combo.mapToItem(flick.contentItem, 0, 0).y
+        flick.contentY = Math.max(0, Math.min(y - 80, flick.contentHeight - flick.height))
+        combo.forceActiveFocus(Qt.OtherFocusReason)
+    }
 
     FolderDialog {
         id: folderDialog
@@ -18,6 +26,7 @@ Item {
 
     ScrollView {
         id: scroll
+        objectName: "settingsScroll"
         anchors.fill: parent
         contentWidth: availableWidth
         clip: true
@@ -54,6 +63,10 @@ Item {
                         anchors.margins: 4
                         wrapMode: TextEdit.Wrap
                         text: panel.settings.systemPrompt
+                        Accessible.name: qsTr("System prompt")
+                        // Tab moves on to the next control, as everywhere in the window.
+                        Keys.onTabPressed: nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason)
+                        Keys.onBacktabPressed: nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason)
                         placeholderText: qsTr("You are a helpful assistant.")
                         placeholderTextColor: Theme.textFaint
                         color: Theme.text
@@ -73,25 +86,29 @@ Item {
                 }
                 Rectangle {
                     Layout.fillWidth: true
-                    implicitHeight: Math.min(260, Math.max(90, chatTemplate.implicitHeight + 16))
+                    // It grows with its text, as the system prompt does: a scroll view of its own
+                    // took the mouse wheel from the page.
+                    implicitHeight: Math.max(90, chatTemplate.implicitHeight + 16)
                     radius: Theme.smallRadius
                     color: Theme.window
                     border.color: chatTemplate.activeFocus ? Theme.accent : Theme.border
-                    ScrollView {
+                    TextArea {
+                        id: chatTemplate
+                        objectName: "chatTemplateField"
                         anchors.fill: parent
                         anchors.margins: 4
-                        TextArea {
-                            id: chatTemplate
-                            objectName: "chatTemplateField"
-                            wrapMode: TextEdit.Wrap
-                            text: panel.settings.chatTemplate
-                            placeholderText: qsTr("{% for message in messages %}…{% endfor %}")
-                            placeholderTextColor: Theme.textFaint
-                            font.family: Theme.monoFamily
-                            color: Theme.text
-                            background: null
-                            onTextChanged: if (text !== panel.settings.chatTemplate) panel.settings.chatTemplate = text
-                        }
+                        wrapMode: TextEdit.Wrap
+                        text: panel.settings.chatTemplate
+                        Accessible.name: qsTr("Chat template")
+                        // Tab moves on to the next control, as everywhere in the window.
+                        Keys.onTabPressed: nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason)
+                        Keys.onBacktabPressed: nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason)
+                        placeholderText: qsTr("{% for message in messages %}…{% endfor %}")
+                        placeholderTextColor: Theme.textFaint
+                        font.family: Theme.monoFamily
+                        color: Theme.text
+                        background: null
+                        onTextChanged: if (text !== panel.settings.chatTemplate) panel.settings.chatTemplate = text
                     }
                 }
                 SettingRow {
@@ -108,7 +125,7 @@ Item {
 
             Section {
                 title: qsTr("Sampling")
-                trailing: PillButton { text: qsTr("Reset"); onClicked: panel.settings.resetSampling() }
+                trailing: PillButton { text: qsTr("Reset"); Accessible.name: qsTr("Reset sampling"); onClicked: panel.settings.resetSampling() }
                 SettingRow {
                     title: qsTr("Temperature")
                     hint: qsTr("Higher is more varied; 0 always picks the likeliest token.")
@@ -177,6 +194,7 @@ Item {
                     title: qsTr("Context length")
                     hint: qsTr("Tokens each conversation keeps in view (capped at the model's own).")
                     ComboBox {
+                        id: contextCombo
                         objectName: "contextCombo"
                         width: 160
                         model: [512, 1024, 2048, 4096, 8192, 16384, 32768]
@@ -186,7 +204,7 @@ Item {
                 }
                 SettingRow {
                     title: qsTr("Threads")
-                    hint: qsTr("Kernel threads for the forward pass (0: one per core but one, which the window keeps). On a two-core machine, 2 generates about half again as fast.")
+                    hint: qsTr("Kernel threads for the forward pass (0: one per core, as the engine counts them).")
                     SpinBox {
                         objectName: "threadsSpin"
                         from: 0; to: 256; editable: true
@@ -266,6 +284,73 @@ Item {
             }
 
             Section {
+                title: qsTr("Local API server")
+                SettingRow {
+                    title: qsTr("Serve the loaded model")
+                    hint: qsTr("Other programs on this computer can use the model through an OpenAI-compatible API (chat and completions). Their requests take turns with your chats.")
+                    Switch {
+                        id: serverSwitch
+                        objectName: "serverEnabledSwitch"
+                        checked: panel.settings.serverEnabled
+                        onToggled: { panel.settings.serverEnabled = checked; checked = Qt.binding(() => panel.settings.serverEnabled) }
+                        // Drawn here for the software renderer, as the switch above.
+                        indicator: Rectangle {
+                            implicitWidth: 44
+                            implicitHeight: 24
+                            x: serverSwitch.leftPadding
+                            y: (serverSwitch.height - height) / 2
+                            radius: height / 2
+                            color: serverSwitch.checked ? Theme.accent : Theme.window
+                            border.color: serverSwitch.checked ? Theme.accent : Theme.border
+                            Rectangle {
+                                width: 18
+                                height: 18
+                                radius: 9
+                                y: 3
+                                x: serverSwitch.checked ? parent.width - width - 3 : 3
+                                color: serverSwitch.checked ? Theme.textOnAccent : Theme.textMuted
+                                Behavior on x { NumberAnimation { duration: 120 } }
+                            }
+                        }
+                    }
+                }
+                SettingRow {
+                    title: qsTr("Port")
+                    hint: qsTr("On 127.0.0.1 only: other computers cannot reach it.")
+                    SpinBox {
+                        objectName: "serverPortSpin"
+                        from: 0; to: 65535; editable: true
+                        value: panel.settings.serverPort
+                        textFromValue: function (value) { return String(value) } // no thousands separator
+                        onValueModified: { panel.settings.serverPort = value; value = Qt.binding(() => panel.settings.serverPort) }
+                    }
+                }
+                SettingRow {
+                    title: qsTr("API key")
+                    hint: qsTr("Optional: clients must then send \"Authorization: Bearer KEY\". Empty: any program on this computer may use it.")
+                    TextField {
+                        objectName: "serverApiKeyField"
+                        width: 260
+                        text: panel.settings.serverApiKey
+                        placeholderText: qsTr("None")
+                        echoMode: activeFocus ? TextInput.Normal : TextInput.Password
+                        onEditingFinished: if (text !== panel.settings.serverApiKey) panel.settings.serverApiKey = text
+                    }
+                }
+                Label {
+                    objectName: "serverStatusLabel"
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    font.pointSize: Theme.small
+                    color: panel.settings.serverError.length > 0 ? Theme.danger
+                         : panel.settings.serverListening ? Theme.success : Theme.textMuted
+                    text: panel.settings.serverError.length > 0 ? panel.settings.serverError
+                        : panel.settings.serverListening ? qsTr("Listening on %1 — clients use %1/v1 as their base URL.").arg(panel.settings.serverUrl)
+                        : qsTr("Off.")
+                }
+            }
+
+            Section {
                 title: qsTr("Appearance")
                 SettingRow {
                     title: qsTr("Theme")
@@ -283,6 +368,9 @@ Item {
                                 implicitWidth: 82
                                 implicitHeight: 34
                                 hoverEnabled: true
+                                focusPolicy: Qt.StrongFocus
+                                Accessible.role: Accessible.RadioButton
+                                Accessible.name: qsTr("%1 theme").arg(modelData.label)
                                 onClicked: panel.settings.theme = modelData.key
                                 background: Rectangle {
                                     radius: 8
@@ -303,10 +391,32 @@ Item {
                 SettingRow {
                     title: qsTr("Font size")
                     SpinBox {
+                        id: fontSizeSpin
                         objectName: "fontSizeSpin"
                         from: 8; to: 24
                         value: panel.settings.fontSize
-                        onValueModified: { panel.settings.fontSize = value; value = Qt.binding(() => panel.settings.fontSize) }
+                        onValueModified: {
+                            keepInPlace.start(mapToItem(scroll, 0, 0).y)
+                            panel.settings.fontSize = value
+                            value = Qt.binding(() => panel.settings.fontSize)
+                        }
+                        // Everything above grows or shrinks with the font: the page scrolls by as
+                        // much, so that + and - stay under the pointer for the next click. The
+                        // layouts settle over the next frames; each tick corrects what is left.
+                        Timer {
+                            id: keepInPlace
+                            property real viewY: 0
+                            property int ticks: 0
+                            function start(y) { viewY = y; ticks = 0; restart() }
+                            interval: 16
+                            repeat: true
+                            onTriggered: {
+                                const flick = scroll.contentItem
+                                const drift = fontSizeSpin.mapToItem(scroll, 0, 0).y - viewY
+                                flick.contentY = Math.max(0, flick.contentY + drift)
+                                if (++ticks >= 6) stop()
+                            }
+                        }
                     }
                 }
             }

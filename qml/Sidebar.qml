@@ -8,6 +8,7 @@ Rectangle {
     property var chat
     property string page: "chat"
     signal navigate(string page)
+    function focusSearch() { search.forceActiveFocus(Qt.ShortcutFocusReason); search.selectAll() }
 
     color: Theme.sidebar
 
@@ -43,6 +44,7 @@ Rectangle {
             Layout.topMargin: 6
             iconPath: Icons.plus
             text: qsTr("New chat")
+            tip: qsTr("New chat (Ctrl+N)")
             onClicked: { sidebar.chat.newConversation(); sidebar.navigate("chat") }
         }
 
@@ -61,7 +63,8 @@ Rectangle {
                     id: search
                     objectName: "searchField"
                     Layout.fillWidth: true
-                    placeholderText: qsTr("Search chats")
+                    placeholderText: qsTr("Search chats (Ctrl+K)")
+                    Accessible.name: qsTr("Search chats")
                     placeholderTextColor: Theme.textFaint
                     color: Theme.text
                     background: null
@@ -70,6 +73,7 @@ Rectangle {
                 }
                 IconButton {
                     visible: search.text.length > 0
+                    tip: qsTr("Clear the search")
                     iconPath: Icons.close; iconSize: 14; implicitWidth: 24; implicitHeight: 24
                     onClicked: search.clear()
                 }
@@ -105,6 +109,10 @@ Rectangle {
                 property bool renaming: false
                 readonly property bool current: sidebar.chat && sidebar.chat.currentConversationId === conversationId
                 objectName: "conversation_" + index
+                text: title // what a screen reader says; the row draws it itself
+                focusPolicy: Qt.TabFocus // an ItemDelegate takes none by default: Tab would skip it
+                Accessible.role: Accessible.ListItem
+                Accessible.name: title
                 width: ListView.view.width
                 height: 38
                 hoverEnabled: true
@@ -131,6 +139,7 @@ Rectangle {
                         text: row.title
                         color: Theme.text
                         font.pointSize: Theme.fontSize
+                        Accessible.name: qsTr("New name of the chat")
                         background: Rectangle { radius: 6; color: Theme.surface; border.color: Theme.accent }
                         onAccepted: { sidebar.chat.renameConversation(row.conversationId, text); row.renaming = false }
                         onActiveFocusChanged: if (!activeFocus) row.renaming = false
@@ -163,14 +172,21 @@ Rectangle {
 
         Repeater {
             model: [
-                { page: "models", label: qsTr("Models"), iconPath: Icons.model },
-                { page: "metrics", label: qsTr("Engine metrics"), iconPath: Icons.metrics },
-                { page: "settings", label: qsTr("Settings"), iconPath: Icons.settings }
+                { page: "models", label: qsTr("Models"), iconPath: Icons.model, tip: qsTr("Models (Ctrl+O opens a file)") },
+                { page: "metrics", label: qsTr("Engine metrics"), iconPath: Icons.metrics, tip: "" },
+                { page: "settings", label: qsTr("Settings"), iconPath: Icons.settings, tip: qsTr("Settings (Ctrl+,)") }
             ]
             delegate: ItemDelegate {
                 id: nav
                 required property var modelData
                 objectName: "nav_" + modelData.page
+                text: modelData.label // the accessible name; the row draws it itself
+                focusPolicy: Qt.TabFocus
+                Accessible.role: Accessible.Button
+                Accessible.name: modelData.label
+                ToolTip.visible: hovered && modelData.tip.length > 0
+                ToolTip.delay: 600
+                ToolTip.text: modelData.tip
                 Layout.fillWidth: true
                 height: 38
                 hoverEnabled: true

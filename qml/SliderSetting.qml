@@ -17,6 +17,7 @@ RowLayout {
     Slider {
         id: slider
         objectName: "slider"
+        Accessible.name: setting.Accessible.name // the setting row names the whole setting
         Layout.fillWidth: true
         from: setting.from
         to: setting.to

@@ -49,6 +49,14 @@ class AppSettings : public QObject {
     Q_PROPERTY(int fontSize READ fontSize WRITE setFontSize NOTIFY appearanceChanged)
     Q_PROPERTY(QStringList recentModels READ recentModels NOTIFY recentModelsChanged)
     Q_PROPERTY(QString fileName READ fileName CONSTANT)
+    // The local API server (OpenAI-compatible, on 127.0.0.1): off by default.
+    Q_PROPERTY(bool serverEnabled READ serverEnabled WRITE setServerEnabled NOTIFY serverChanged)
+    Q_PROPERTY(int serverPort READ serverPort WRITE setServerPort NOTIFY serverChanged)
+    Q_PROPERTY(QString serverApiKey READ serverApiKey WRITE setServerApiKey NOTIFY serverChanged)
+    // What the server is doing now (set by the backend, not saved).
+    Q_PROPERTY(bool serverListening READ serverListening NOTIFY serverStateChanged)
+    Q_PROPERTY(QString serverUrl READ serverUrl NOTIFY serverStateChanged)
+    Q_PROPERTY(QString serverError READ serverError NOTIFY serverStateChanged)
 
 public:
     // fileName: an INI file (tests, --settings); empty: QSettings' standard place for Hearth.
@@ -65,14 +73,17 @@ public:
     [[nodiscard]] int seed() const { return seed_; } // -1: a new random seed per reply
     [[nodiscard]] int maxReplyTokens() const { return maxReplyTokens_; }
     [[nodiscard]] int contextLength() const { return contextLength_; }
-    [[nodiscard]] int threads() const { return threads_; } // 0: one per core but one (the window's)
+    [[nodiscard]] int threads() const { return threads_; } // 0: automatic, automaticThreads(0)
     // What the KV cache stores keys and values as: "f16" (the default), "q8_0" or "q4_0" (about
     // half and a quarter of F16's memory, with their rounding).
     [[nodiscard]] QString keyCacheType() const { return keyCacheType_; }
     [[nodiscard]] QString valueCacheType() const { return valueCacheType_; }
     [[nodiscard]] static QStringList cacheTypes();
-    // Everything the worker runs the model with, in one value.
+    // Everything the worker runs the model with, in one value; automatic threads resolved.
     [[nodiscard]] EngineConfig engineConfig() const;
+    // The threads a setting runs with: itself, or for 0 one per hardware thread, as the engine
+    // reads 0.
+    [[nodiscard]] static int automaticThreads(int setting);
     // KV memory kept for conversations before the least recently used is saved to disk and dropped.
     [[nodiscard]] int conversationMemoryMiB() const { return conversationMemoryMiB_; }
     // Conversations' KV states are saved to disk as Q8_0 (about half the size of F16, with
@@ -85,6 +96,13 @@ public:
     [[nodiscard]] int fontSize() const { return fontSize_; }
     [[nodiscard]] QStringList recentModels() const { return recentModels_; }
     [[nodiscard]] QString fileName() const { return fileName_; }
+    static constexpr int kDefaultServerPort = 8642; // clear of the usual 8080, 8000 and 11434
+    [[nodiscard]] bool serverEnabled() const { return serverEnabled_; }
+    [[nodiscard]] int serverPort() const { return serverPort_; }         // 0: any free port
+    [[nodiscard]] QString serverApiKey() const { return serverApiKey_; } // empty: none needed
+    [[nodiscard]] bool serverListening() const { return serverListening_; }
+    [[nodiscard]] QString serverUrl() const { return serverUrl_; }
+    [[nodiscard]] QString serverError() const { return serverError_; } // plain words; empty when fine
 
     void setSystemPrompt(const QString& value);
     void setTemperature(double value);
@@ -107,6 +125,11 @@ public:
     Q_INVOKABLE bool setModelsFolderUrl(const QUrl& folder);
     void setTheme(const QString& value);
     void setFontSize(int value);
+    void setServerEnabled(bool value);
+    void setServerPort(int value);
+    void setServerApiKey(const QString& value);
+    // The backend reports the server's state here, for the settings panel.
+    void setServerState(bool listening, const QString& url, const QString& error);
 
     // Puts `path` first in the recent models (at most 10).
     Q_INVOKABLE void rememberModel(const QString& path);
@@ -123,6 +146,8 @@ signals:
     void modelsFolderChanged();
     void appearanceChanged();
     void recentModelsChanged();
+    void serverChanged();      // enabled, port or API key: the server restarts
+    void serverStateChanged(); // listening, its URL, or why it is not
 
 private:
     template <class T, class Signal> void assign(T& field, T value, Signal signal);
@@ -150,6 +175,12 @@ private:
     QString theme_ = QStringLiteral("system");
     int fontSize_ = 11;
     QStringList recentModels_;
+    bool serverEnabled_ = false;
+    int serverPort_ = kDefaultServerPort;
+    QString serverApiKey_;
+    bool serverListening_ = false;
+    QString serverUrl_;
+    QString serverError_;
 
     QTimer saveTimer_;
     QThreadPool writer_; // one thread: writes land in order

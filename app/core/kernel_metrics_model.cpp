@@ -1,4 +1,5 @@
 #include "app/core/kernel_metrics_model.h"
+#include <QLocale>
 #include <algorithm>
 
 namespace hearth::app {
@@ -55,6 +56,9 @@ QVariant KernelMetricsModel::data(const QModelIndex& index, int role) const {
         return QStringLiteral("%1 – %2").arg(formatNanoseconds(std::ldexp(1.0, first)),
                                              formatNanoseconds(std::ldexp(1.0, last + 1)));
     }
+    case CallsTextRole:
+        // A count past a million in a JavaScript string is "1.19801e+06": grouped digits instead.
+        return QLocale().toString(static_cast<qulonglong>(row.calls));
     case ShareRole:
         return totalNs_ ? static_cast<double>(row.totalNs) / static_cast<double>(totalNs_) : 0.0;
     default:
@@ -70,7 +74,8 @@ QHash<int, QByteArray> KernelMetricsModel::roleNames() const {
             {MeanLatencyRole, "meanLatency"},
             {HistogramRole, "histogram"},
             {HistogramRangeRole, "histogramRange"},
-            {ShareRole, "share"}};
+            {ShareRole, "share"},
+            {CallsTextRole, "callsText"}};
 }
 
 void KernelMetricsModel::update(QList<KernelStats> rows) {

@@ -32,6 +32,7 @@ public:
         HistogramRole,                    // QVariantList of call counts, first to last non-empty bucket
         HistogramRangeRole,               // QString, e.g. "256 ns – 65 µs"
         ShareRole,                        // double: this row's share of all kernel time
+        CallsTextRole,                    // QString: the calls in the locale's digit groups ("1,198,010")
     };
     Q_ENUM(Role)
 

@@ -77,6 +77,14 @@ QCoro::Task<> MetricsController::sample() {
     emit updated();
 }
 
+void MetricsController::recordServerRequest(const GenerationResult& result) {
+    replies_.record(result);
+    ++serverRequests_;
+    serverTokensGenerated_ += result.generatedTokens;
+    serverTokensPerSecond_ = result.decodeTokensPerSecond;
+    emit serverRequestsChanged();
+}
+
 void MetricsController::resetKernelMetrics() {
     dm::reset(); // atomics only: no I/O
     sample();

@@ -38,6 +38,12 @@ class MetricsController : public QObject {
     Q_PROPERTY(hearth::app::ReplyCacheHistory* replies READ replies CONSTANT)
     Q_PROPERTY(int intervalMs READ intervalMs WRITE setIntervalMs NOTIFY intervalChanged)
     Q_PROPERTY(int samples READ samples NOTIFY updated)
+    // Requests the local API server answered, their tokens, and the last one's decode speed.
+    Q_PROPERTY(int serverRequests READ serverRequests NOTIFY serverRequestsChanged)
+    Q_PROPERTY(qint64 serverTokensGenerated READ serverTokensGenerated NOTIFY serverRequestsChanged)
+    Q_PROPERTY(double serverTokensPerSecond READ serverTokensPerSecond NOTIFY serverRequestsChanged)
+    // How many samples the histories keep: with intervalMs, the time span the chart shows.
+    Q_PROPERTY(int historyLength READ historyLength CONSTANT)
 
 public:
     static constexpr int kHistoryLength = 120;
@@ -64,9 +70,15 @@ public:
     [[nodiscard]] ReplyCacheHistory* replies() { return &replies_; }
     // A reply finished: adds it to the per-reply history.
     void recordReply(const GenerationResult& result) { replies_.record(result); }
+    // An API server request was answered: counted, and added to the per-reply history too.
+    void recordServerRequest(const GenerationResult& result);
+    [[nodiscard]] int serverRequests() const { return serverRequests_; }
+    [[nodiscard]] qint64 serverTokensGenerated() const { return serverTokensGenerated_; }
+    [[nodiscard]] double serverTokensPerSecond() const { return serverTokensPerSecond_; }
     [[nodiscard]] int intervalMs() const { return timer_.interval(); }
     void setIntervalMs(int ms);
     [[nodiscard]] int samples() const { return samples_; }
+    [[nodiscard]] static int historyLength() { return kHistoryLength; }
 
     // Takes one sample now (also what the timer does).
     QCoro::Task<> sample();
@@ -75,6 +87,7 @@ public:
 signals:
     void updated();
     void intervalChanged();
+    void serverRequestsChanged();
 
 private:
     std::unique_ptr<MetricsSample> last_;
@@ -85,6 +98,9 @@ private:
     QTimer timer_;
     bool sampling_ = false;
     int samples_ = 0;
+    int serverRequests_ = 0;
+    qint64 serverTokensGenerated_ = 0;
+    double serverTokensPerSecond_ = 0;
 };
 
 } // namespace hearth::app

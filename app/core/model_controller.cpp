@@ -1,8 +1,10 @@
 #include "app/core/model_controller.h"
 #include "app/core/app_settings.h"
+#include "app/core/demo_model.h"
 #include "app/core/format.h"
 #include "app/core/inference_worker.h"
 #include "app/core/model_scan.h"
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <QPointer>
@@ -12,7 +14,8 @@
 namespace hearth::app {
 
 ModelController::ModelController(AppSettings* settings, InferenceWorker* worker, QObject* parent)
-    : QObject(parent), settings_(settings), worker_(worker) {
+    : QObject(parent), settings_(settings), worker_(worker),
+      demoModelPath_(findDemoModel(QCoreApplication::applicationDirPath())) {
     connect(this, &ModelController::loadRequested, worker, &InferenceWorker::loadModel, Qt::QueuedConnection);
     connect(this, &ModelController::warmUpRequested, worker, &InferenceWorker::warmUp, Qt::QueuedConnection);
     connect(this, &ModelController::unloadRequested, worker, &InferenceWorker::unloadModel,
@@ -44,6 +47,8 @@ ModelController::ModelController(AppSettings* settings, InferenceWorker* worker,
             refresh();
     });
     connect(settings, &AppSettings::modelsFolderChanged, this, &ModelController::refresh);
+    connect(this, &ModelController::stateChanged, this, &ModelController::demoOfferChanged);
+    connect(settings, &AppSettings::recentModelsChanged, this, &ModelController::demoOfferChanged);
     config_ = settings_->engineConfig();
     emit configureRequested(config_);
 }
@@ -61,10 +66,18 @@ QString ModelController::modelDetails() const {
     return parts.join(QStringLiteral(" · "));
 }
 
+bool ModelController::offerDemo() const {
+    return !demoModelPath_.isEmpty() && !loaded() && !busy_ && settings_->recentModels().isEmpty();
+}
+
+void ModelController::loadDemo() {
+    if (!demoModelPath_.isEmpty()) load(demoModelPath_);
+}
+
 bool ModelController::isModelUrl(const QUrl& url) {
     const QString path = url.isLocalFile() ? url.toLocalFile() : url.toString();
     return !path.isEmpty() && (url.isLocalFile() || url.scheme().isEmpty()) &&
-           path.endsWith(QStringLiteral(".gguf"), Qt::CaseInsensitive);
+           path.endsWith(QStringLiteral(".gguf"), Qt::CaseInsensitive) && !QFileInfo(path).isDir();
 }
 
 void ModelController::refresh() {
@@ -104,6 +117,28 @@ bool ModelController::loadDroppedFile(const QUrl& url) {
     }
     load(path);
     return true;
+}
+
+bool ModelController::loadDroppedFiles(const QList<QUrl>& urls) {
+    if (urls.size() == 1) {
+        const QUrl& url = urls.constFirst();
+        const QFileInfo info(url.isLocalFile() ? url.toLocalFile() : QString());
+        if (info.isDir()) {
+            const QString message = tr("%1 is a folder: drop one .gguf model file, or choose the folder as "
+                                       "the models folder on the Models page")
+                                        .arg(info.fileName());
+            setError(message);
+            emit loadFailed(message);
+            return false;
+        }
+        return loadDroppedFile(url);
+    }
+    const QString message = urls.isEmpty() ? tr("Nothing was dropped that could be loaded")
+                                           : tr("%n files were dropped: drop one model file at a time",
+                                                nullptr, static_cast<int>(urls.size()));
+    setError(message);
+    emit loadFailed(message);
+    return false;
 }
 
 QCoro::Task<bool> ModelController::loadModel(QString path) {

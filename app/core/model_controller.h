@@ -29,6 +29,13 @@ class ModelController : public QObject {
     Q_PROPERTY(QString modelPath READ modelPath NOTIFY stateChanged)
     Q_PROPERTY(QString modelDetails READ modelDetails NOTIFY stateChanged)
     Q_PROPERTY(QString errorMessage READ errorMessage NOTIFY errorChanged)
+    // The context each conversation gets, and the most the model was trained for (0: none loaded).
+    Q_PROPERTY(int contextLength READ contextLength NOTIFY stateChanged)
+    Q_PROPERTY(int trainedContextLength READ trainedContextLength NOTIFY stateChanged)
+    // The demo model shipped with the app (app/core/demo_model.h); empty when it is missing.
+    Q_PROPERTY(QString demoModelPath READ demoModelPath CONSTANT)
+    // The first start's offer of the demo: no model loaded or loading, none used before.
+    Q_PROPERTY(bool offerDemo READ offerDemo NOTIFY demoOfferChanged)
 
 public:
     ModelController(AppSettings* settings, InferenceWorker* worker, QObject* parent = nullptr);
@@ -44,15 +51,24 @@ public:
     [[nodiscard]] QString modelDetails() const;
     [[nodiscard]] QString errorMessage() const { return error_; }
     [[nodiscard]] const ModelSummary& summary() const { return summary_; }
+    [[nodiscard]] QString demoModelPath() const { return demoModelPath_; }
+    [[nodiscard]] int contextLength() const { return summary_.contextLength; }
+    [[nodiscard]] int trainedContextLength() const { return summary_.trainedContextLength; }
+    [[nodiscard]] bool offerDemo() const;
 
-    // True for a local file whose name ends in .gguf: what the drop area accepts.
+    // True for a local file (not a folder) whose name ends in .gguf: what the drop area accepts.
     Q_INVOKABLE static bool isModelUrl(const QUrl& url);
     Q_INVOKABLE void refresh();
     Q_INVOKABLE void load(const QString& path);
     // The drop path (also used by --load): refuses anything but a .gguf file with
     // a message, else loads it like the picker does. Returns whether it was accepted.
     Q_INVOKABLE bool loadDroppedFile(const QUrl& url);
+    // What the window's drop area hands over: exactly one .gguf file loads; several files, or a
+    // folder, are refused with a message that says so.
+    Q_INVOKABLE bool loadDroppedFiles(const QList<QUrl>& urls);
     Q_INVOKABLE void unload();
+    // Loads the demo model, as the picker loads any other.
+    Q_INVOKABLE void loadDemo();
     Q_INVOKABLE void clearError();
 
     // The whole load flow; true when the model is ready.
@@ -63,6 +79,7 @@ signals:
     void stateChanged();
     void scanningChanged();
     void errorChanged();
+    void demoOfferChanged();
     void modelReady(const QString& path);
     void loadFailed(const QString& message);
     void scanFinished();
@@ -92,6 +109,7 @@ private:
     quint64 scanGeneration_ = 0;
     EngineConfig config_; // what the worker was last asked to run with
     QString error_;
+    QString demoModelPath_;
     quint64 lastRequest_ = 0;
     PendingReplies<LoadReply> loads_;
     PendingReplies<double> warmUps_;

@@ -1,5 +1,7 @@
 #include "app/core/model_list_model.h"
 #include "app/core/format.h"
+#include <QDir>
+#include <QFileInfo>
 
 namespace hearth::app {
 
@@ -38,6 +40,10 @@ QVariant ModelListModel::data(const QModelIndex& index, int role) const {
         return row.error;
     case LoadedRole:
         return !loadedPath_.isEmpty() && row.path == loadedPath_;
+    case WarningRole:
+        return row.warnings.join(QLatin1Char('\n'));
+    case DistinctionRole:
+        return distinction(index.row());
     default:
         return {};
     }
@@ -55,7 +61,31 @@ QHash<int, QByteArray> ModelListModel::roleNames() const {
             {ChatTemplateRole, "hasChatTemplate"},
             {RecentRole, "recent"},
             {ErrorRole, "error"},
-            {LoadedRole, "loaded"}};
+            {LoadedRole, "loaded"},
+            {WarningRole, "warning"},
+            {DistinctionRole, "distinction"}};
+}
+
+QString ModelListModel::distinction(int row) const {
+    const ModelEntry& self = rows_.at(row);
+    QList<const ModelEntry*> twins;
+    for (const ModelEntry& other : rows_)
+        if (&other != &self && other.name == self.name) twins.append(&other);
+    if (twins.isEmpty()) return {};
+    const auto differs = [&](auto field) {
+        for (const ModelEntry* twin : twins)
+            if (field(*twin) != field(self)) return true;
+        return false;
+    };
+    QStringList parts;
+    if (!self.quantization.isEmpty() && differs([](const ModelEntry& e) { return e.quantization; }))
+        parts << self.quantization;
+    if (self.parameters > 0 && differs([](const ModelEntry& e) { return e.parameters; }))
+        parts << tr("%1 params").arg(formatCount(self.parameters));
+    if (differs([](const ModelEntry& e) { return e.fileBytes; })) parts << formatBytes(self.fileBytes);
+    // The same file in two places: only the folder tells them apart.
+    if (parts.isEmpty()) parts << QFileInfo(self.path).dir().dirName();
+    return parts.join(QStringLiteral(" · "));
 }
 
 void ModelListModel::setEntries(QList<ModelEntry> entries) {

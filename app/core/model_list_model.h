@@ -2,6 +2,7 @@
 // The models the picker offers: the GGUF files in the models folder and the
 // files used before, each with what it is and what it needs.
 #include <QAbstractListModel>
+#include <QStringList>
 #include <QtQml/qqmlregistration.h>
 
 namespace hearth::app {
@@ -16,8 +17,10 @@ struct ModelEntry {
     qint64 estimatedBytes = 0; // weights plus one conversation's KV cache at the configured context and types
     int contextLength = 0;     // trained context length
     bool hasChatTemplate = false;
-    bool recent = false; // used before (from the settings)
-    QString error;       // why the file cannot be used; empty when it can
+    bool recent = false;  // used before (from the settings)
+    QString error;        // why the file cannot be used; empty when it can
+    QStringList warnings; // what a user should know about a usable file (an unknown pre-tokenizer,
+                          // a template without a system role)
 };
 
 class ModelListModel : public QAbstractListModel {
@@ -40,6 +43,9 @@ public:
         RecentRole,                  // bool
         ErrorRole,                   // QString: empty when usable
         LoadedRole,                  // bool: the model loaded now
+        WarningRole,                 // QString: the warnings, one per line; empty when none
+        DistinctionRole,             // QString: what sets it apart from models of the same name
+                                     // ("Q8_0 · 1.19 MB"); empty when its name is its own
     };
     Q_ENUM(Role)
 
@@ -53,6 +59,9 @@ public:
     void setLoadedPath(const QString& path);
     [[nodiscard]] const QList<ModelEntry>& entries() const { return rows_; }
     [[nodiscard]] int indexOf(const QString& path) const;
+    // What differs between this row and the others of the same name: quantization, parameters,
+    // file size, in that order; the folder when nothing else does.
+    [[nodiscard]] QString distinction(int row) const;
 
 signals:
     void countChanged();

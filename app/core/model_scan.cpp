@@ -1,13 +1,39 @@
 #include "app/core/model_scan.h"
 #include "app/core/engine_config.h"
 #include "app/core/model_names.h"
+#include "engine/chat/chat_template.h"
+#include "engine/gguf/gguf_file.h"
 #include "engine/model/model.h"
+#include "engine/tokenizer/tokenizer.h"
+#include <QCoreApplication>
 #include <QDirIterator>
 #include <QFileInfo>
 #include <QSet>
 #include <algorithm>
 
 namespace hearth::app {
+
+namespace {
+// What a user should know about a file the engine runs, from its metadata alone (the
+// picker builds no vocabulary): how its text is split, and how its template takes a
+// system prompt.
+QStringList usageNotes(const gguf::GgufFile& file) {
+    QStringList notes;
+    for (const std::string& warning : tokenizer::pre_tokenizer_warnings(file))
+        notes.append(QString::fromStdString(warning));
+    if (const auto source = file.get_string("tokenizer.chat_template")) {
+        try {
+            if (!chat::ChatTemplate(*source).takes_system_role())
+                notes.append(QCoreApplication::translate(
+                    "ModelScan", "Its chat template has no system role: the system prompt goes at the "
+                                 "start of the first message."));
+        } catch (const std::exception&) {
+            // A template that does not parse: the chat falls back to ChatML, which takes one.
+        }
+    }
+    return notes;
+}
+} // namespace
 
 ModelEntry readModelEntry(const QString& path, const EngineConfig& config) {
     const int contextLength = config.contextLength;
@@ -31,6 +57,7 @@ ModelEntry readModelEntry(const QString& path, const EngineConfig& config) {
             info.context_length > 0 ? std::min(contextLength, info.context_length) : contextLength;
         const engine::KvCacheTypes types = kvCacheTypes(config);
         entry.estimatedBytes = info.estimated_bytes(context, types.keys, types.values);
+        entry.warnings = usageNotes(*gguf::GgufFile::open(path.toStdString()));
     } catch (const std::exception& e) {
         entry.error = QString::fromUtf8(e.what());
     }

@@ -120,6 +120,10 @@ QJsonObject AutomationDriver::state() const {
                        {"page", window_.property("page").toString()},
                        {"generating", chat->generating()},
                        {"modelLoaded", backend_.models()->loaded()},
+                       {"modelPath", backend_.models()->modelPath()},
+                       // The first start's demo offer: what the controller says, and what is on screen.
+                       {"demoOffered", backend_.models()->offerDemo()},
+                       {"demoOfferShown", findItem(QStringLiteral("demoOffer")) != nullptr},
                        {"currentTitle", chat->currentTitle()},
                        {"conversations", conversations},
                        {"messages", messages}};

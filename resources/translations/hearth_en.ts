@@ -13,4 +13,38 @@
         </translation>
     </message>
 </context>
+<context>
+    <name>hearth::app::ChatController</name>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n token</numerusform>
+            <numerusform>%n tokens</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>resumed from saved state (%n token(s), %1 ms)</source>
+        <translation>
+            <numerusform>resumed from saved state (%n token, %1 ms)</numerusform>
+            <numerusform>resumed from saved state (%n tokens, %1 ms)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>MessageDelegate</name>
+    <message numerus="yes">
+        <source>The model sees %n token(s) at a time (its context), and this conversation no longer fits: the oldest messages were let go to make room for the reply.</source>
+        <translation>
+            <numerusform>The model sees %n token at a time (its context), and this conversation no longer fits: the oldest messages were let go to make room for the reply.</numerusform>
+            <numerusform>The model sees %n tokens at a time (its context), and this conversation no longer fits: the oldest messages were let go to make room for the reply.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>This model was trained for %n token(s) at most; a model with a longer context keeps more in view.</source>
+        <translation>
+            <numerusform>This model was trained for %n token at most; a model with a longer context keeps more in view.</numerusform>
+            <numerusform>This model was trained for %n tokens at most; a model with a longer context keeps more in view.</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>

@@ -8,6 +8,7 @@
 #include "app/core/hearth_backend.h"
 #include "app/core/message_list_model.h"
 #include "app/core/model_controller.h"
+#include "app/core/translations.h"
 #include "app/gui/main_window.h"
 #include "tests/app/qml_warnings.h"
 #include "tests/support/test_support.h"
@@ -142,6 +143,7 @@ class TestChatLayout : public QObject {
 private slots:
     void initTestCase() {
         app::prepareQuick();
+        app::installTranslations(*QCoreApplication::instance()); // as main() does: English plural forms
         test::failOnQmlWarnings();
         dir_ = QString::fromStdString(test::make_temp_dir("hearth-chat-layout"));
     }
@@ -184,6 +186,68 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(restarted.backend->chat()->messages()->rowCount(), 2, 10000);
         restarted.window->setProperty("page", QStringLiteral("chat"));
         checkEveryLayout(restarted.window, QStringLiteral("after a restart"));
+    }
+
+    // A reply that pushes the conversation out of a small context: the divider says how large the
+    // context is and that the system prompt keeps part of it, and its button leads to the fix (the
+    // context length in the settings; another model, where the model allows no more).
+    void theContextNoticeSaysWhyAndOffersTheFix() {
+        RunningApp running;
+        start(running);
+        if (QTest::currentTestFailed()) return;
+        app::HearthBackend& backend = *running.backend;
+        QQuickWindow* window = running.window;
+        backend.settings()->setContextLength(64); // stories260K was trained for 128
+        backend.settings()->setSystemPrompt(QStringLiteral("You tell short stories."));
+        backend.models()->loadDroppedFile(
+            QUrl::fromLocalFile(QString::fromStdString(test::testdata("models/stories260K.gguf"))));
+        QTRY_VERIFY_WITH_TIMEOUT(backend.models()->loaded() && !backend.models()->busy(), 60000);
+        QTRY_COMPARE_WITH_TIMEOUT(backend.models()->contextLength(), 64, 10000);
+
+        const auto sendAndFindNotice = [&](const QString& prompt) -> QQuickItem* {
+            backend.chat()->newConversation();
+            if (!backend.chat()->send(prompt)) return nullptr;
+            if (!QTest::qWaitFor([&] { return backend.chat()->generating(); }, 10000)) return nullptr;
+            if (!QTest::qWaitFor([&] { return !backend.chat()->generating(); }, 120000)) return nullptr;
+            window->setProperty("page", QStringLiteral("chat"));
+            if (!QQuickTest::qWaitForPolish(window)) return nullptr;
+            QQuickItem* list = findByName(window->contentItem(), QStringLiteral("messageList"));
+            QMetaObject::invokeMethod(list, "positionViewAtBeginning");
+            QQuickTest::qWaitForPolish(window);
+            QQuickItem* delegate = nullptr;
+            QMetaObject::invokeMethod(list, "itemAtIndex", Q_RETURN_ARG(QQuickItem*, delegate),
+                                      Q_ARG(int, 1));
+            QQuickItem* notice = findByName(delegate, QStringLiteral("contextExplanation"));
+            return notice && notice->isVisible() ? notice : nullptr;
+        };
+        const auto click = [window](QQuickItem* item) {
+            QTest::mouseClick(window, Qt::LeftButton, Qt::NoModifier,
+                              item->mapToScene(QPointF(item->width() / 2, item->height() / 2)).toPoint());
+        };
+
+        QQuickItem* notice = sendAndFindNotice(QStringLiteral("Once upon a time there was a little dog"));
+        QVERIFY2(notice, "no context notice after a reply longer than the context");
+        const QString why =
+            findByName(notice, QStringLiteral("contextExplanationText"))->property("text").toString();
+        QVERIFY2(why.contains(QLatin1String("64 tokens")), qPrintable(why));
+        QVERIFY2(why.contains(QLatin1String("system prompt")), qPrintable(why));
+        QQuickItem* fix = findByName(notice, QStringLiteral("contextFixButton"));
+        QVERIFY(fix && fix->isVisible());
+        click(fix);
+        QCOMPARE(window->property("page").toString(), QStringLiteral("settings"));
+        QTRY_VERIFY(findByName(window->contentItem(), QStringLiteral("contextCombo"))->hasActiveFocus());
+
+        // At the model's own limit a larger setting would change nothing: the notice says so.
+        backend.settings()->setContextLength(2048);
+        QTRY_COMPARE_WITH_TIMEOUT(backend.models()->contextLength(), 128, 10000);
+        notice = sendAndFindNotice(QStringLiteral("Once upon a time there was a cat"));
+        QVERIFY2(notice, "no context notice at the model's own context");
+        const QString limit =
+            findByName(notice, QStringLiteral("contextExplanationText"))->property("text").toString();
+        QVERIFY2(limit.contains(QLatin1String("128 tokens")) && limit.contains(QLatin1String("trained")),
+                 qPrintable(limit));
+        click(findByName(notice, QStringLiteral("contextFixButton")));
+        QCOMPARE(window->property("page").toString(), QStringLiteral("models"));
     }
 };
 

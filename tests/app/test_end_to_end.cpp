@@ -1,8 +1,9 @@
 // Starts the real hearth binary (offscreen) twice with a script: it opens on the
-// model picker, loads stories260K through the drop path, sends a message with
-// Enter, sees tokens in the view, presses Stop while the reply streams (the
-// reply ends stopped), and after a restart finds the conversation again. Then an app killed
-// while it streams: what the user wrote, and the reply up to its last save, survive.
+// model picker with a fresh data folder, which offers the demo model shipped with
+// the app; one click loads it; it sends a message with Enter, sees tokens in the
+// view, presses Stop while the reply streams (the reply ends stopped), and after a
+// restart finds the conversation again. Then an app killed while it streams: what
+// the user wrote, and the reply up to its last save, survive.
 // Screenshots of the main window go to build/test-artifacts.
 #include "tests/support/test_support.h"
 #include <QDir>
@@ -106,7 +107,7 @@ private slots:
                                                 "wait 300\n"
                                                 "state\n"
                                                 "screenshot hearth-start-model-picker.png\n"
-                                                "load %1\n"
+                                                "click tryDemoButton\n"
                                                 "wait-model\n"
                                                 "send Once upon a time\n"
                                                 "wait-stream 60\n"
@@ -130,10 +131,10 @@ private slots:
                                                 "click metricsToggle\n"
                                                 "wait 800\n"
                                                 "screenshot hearth-chat-light.png\n"
-                                                "load %2\n"
+                                                "load %1\n"
                                                 "state\n"
                                                 "quit\n")
-                                     .arg(modelPath(), notes);
+                                     .arg(notes);
         const QList<QJsonObject> events = runApp(firstRun, "first");
         QVERIFY2(!eventsNamed(events, "done").isEmpty(), "the first run did not finish its script");
 
@@ -141,12 +142,18 @@ private slots:
         QCOMPARE(states.size(), 3);
         QCOMPARE(states[0]["page"].toString(), QStringLiteral("models")); // no model: opens on the picker
         QCOMPARE(states[0]["modelLoaded"].toBool(), false);
-
-        const QJsonObject load = eventsNamed(events, "load").value(0);
-        QVERIFY(load["accepted"].toBool());
+        // A fresh data folder: the picker offers the demo model shipped beside the binary, and
+        // one click on it loads it.
+        QVERIFY(states[0]["demoOffered"].toBool());
+        QVERIFY(states[0]["demoOfferShown"].toBool());
+        const QJsonObject tryDemo = eventsNamed(events, "click").value(0);
+        QCOMPARE(tryDemo["target"].toString(), QStringLiteral("tryDemoButton"));
+        QVERIFY(tryDemo["found"].toBool());
         const QJsonObject model = eventsNamed(events, "model").value(0);
         QVERIFY2(model["loaded"].toBool(), qPrintable(model["error"].toString()));
         QCOMPARE(model["page"].toString(), QStringLiteral("chat"));
+        QCOMPARE(QFileInfo(states[1]["modelPath"].toString()).fileName(), QStringLiteral("stories260K.gguf"));
+        QCOMPARE(states[1]["demoOffered"].toBool(), false); // used once: offered no more
 
         const QJsonObject sent = eventsNamed(events, "sent").value(0);
         QVERIFY(sent["typed"].toBool());
@@ -159,8 +166,8 @@ private slots:
 
         // Stop was on screen and pressed while the reply was still streaming.
         const QList<QJsonObject> clicks = eventsNamed(events, "click");
-        QVERIFY(!clicks.isEmpty());
-        const QJsonObject stop = clicks.constFirst();
+        QVERIFY(clicks.size() >= 2);
+        const QJsonObject stop = clicks.at(1);
         QCOMPARE(stop["target"].toString(), QStringLiteral("stopButton"));
         QVERIFY2(stop["found"].toBool(), "no visible stopButton while streaming");
         QVERIFY2(stop["generating"].toBool(), "Stop was clicked after the reply had ended");
@@ -179,7 +186,7 @@ private slots:
                  reply["content"].toString().simplified().left(20));
         qInfo("reply stopped after %d characters", int(reply["content"].toString().size()));
 
-        const QJsonObject refused = eventsNamed(events, "load").value(1);
+        const QJsonObject refused = eventsNamed(events, "load").value(0);
         QVERIFY(!refused["accepted"].toBool());
         QVERIFY(refused["error"].toString().contains("notes.txt"));
         QCOMPARE(states[2]["modelLoaded"].toBool(), true); // the model stayed

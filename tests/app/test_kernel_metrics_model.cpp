@@ -1,6 +1,7 @@
 // The kernel dispatch panel's list: in-place updates, histogram trimming, shares.
 #include "app/core/kernel_metrics_model.h"
 #include <QAbstractItemModelTester>
+#include <QLocale>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -56,6 +57,20 @@ private slots:
         QCOMPARE(matvec.data(KernelMetricsModel::MeanLatencyRole).toString(), QStringLiteral("400 ns"));
         QCOMPARE(matvec.data(KernelMetricsModel::ShareRole).toDouble(), 0.8);
         QVERIFY(model.index(1).data(KernelMetricsModel::HistogramRole).toList().isEmpty());
+    }
+
+    // A count past a million reached QML as a double and showed as "1.19801e+06".
+    void callsAreShownInDigitGroups() {
+        const QLocale previous;
+        QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
+        KernelMetricsModel model;
+        model.update({stats("matvec", 1'198'010, 4000, {1})});
+        QCOMPARE(model.index(0).data(KernelMetricsModel::CallsTextRole).toString(),
+                 QStringLiteral("1,198,010"));
+        QLocale::setDefault(QLocale(QLocale::German, QLocale::Germany));
+        QCOMPARE(model.index(0).data(KernelMetricsModel::CallsTextRole).toString(),
+                 QStringLiteral("1.198.010"));
+        QLocale::setDefault(previous);
     }
 
     void formatsDurations_data() {

@@ -4,6 +4,8 @@
 #include "app/core/model_scan.h"
 #include "engine/forward/kv_cache.h"
 #include "engine/gguf/gguf_file.h"
+#include "engine/gguf/gguf_value.h"
+#include "engine/gguf/gguf_writer.h"
 #include "engine/model/hparams.h"
 #include "tests/support/test_support.h"
 #include <QAbstractItemModelTester>
@@ -54,6 +56,36 @@ private slots:
         QCOMPARE(list.index(0).data(ModelListModel::LoadedRole).toBool(), true);
         QCOMPARE(list.index(1).data(ModelListModel::LoadedRole).toBool(), false);
         QCOMPARE(list.indexOf("/m/b.gguf"), 1);
+    }
+
+    // Two models of one name are told apart by what differs, not only by their paths.
+    void twinsAreToldApartByWhatDiffers() {
+        ModelEntry q8;
+        q8.path = "/m/stories-q8.gguf";
+        q8.name = "stories260K";
+        q8.quantization = "Q8_0";
+        q8.parameters = 260'000;
+        q8.fileBytes = 400'000;
+        ModelEntry f32 = q8;
+        f32.path = "/m/stories.gguf";
+        f32.quantization = "F32";
+        f32.fileBytes = 1'185'376;
+        ModelEntry copy = f32;
+        copy.path = "/backup/stories.gguf";
+        ModelEntry other;
+        other.path = "/m/qwen.gguf";
+        other.name = "Qwen";
+        ModelListModel list;
+        list.setEntries({q8, f32, other});
+        QCOMPARE(list.index(0).data(ModelListModel::DistinctionRole).toString(),
+                 QStringLiteral("Q8_0 · 400 KB"));
+        QCOMPARE(list.index(1).data(ModelListModel::DistinctionRole).toString(),
+                 QStringLiteral("F32 · 1.19 MB"));
+        QVERIFY(
+            list.index(2).data(ModelListModel::DistinctionRole).toString().isEmpty()); // a name of its own
+        list.setEntries({f32, copy});
+        QCOMPARE(list.index(0).data(ModelListModel::DistinctionRole).toString(), QStringLiteral("m"));
+        QCOMPARE(list.index(1).data(ModelListModel::DistinctionRole).toString(), QStringLiteral("backup"));
     }
 
     void readsRealModelInfo() {
@@ -118,9 +150,17 @@ private slots:
                  readModelEntry(qwen3, config).estimatedBytes);
     }
 
+    // An architecture the engine does not run (every one in testdata runs now): a GGUF file that
+    // names one, written here.
     void aModelTheEngineCannotRunSaysWhy() {
-        const ModelEntry entry = readModelEntry(model("tiny-gpt2.gguf"), contextOf(2048));
-        QVERIFY2(entry.error.contains("gpt2"), qPrintable(entry.error));
+        const QString path =
+            QString::fromStdString(hearth::test::make_temp_dir("hearth-arch")) + "/mamba.gguf";
+        hearth::gguf::GgufWriter writer;
+        writer.set("general.architecture", hearth::gguf::string_value("mamba"));
+        writer.set("general.name", hearth::gguf::string_value("A state-space model"));
+        writer.write(path.toStdString());
+        const ModelEntry entry = readModelEntry(path, contextOf(2048));
+        QVERIFY2(entry.error.contains("mamba"), qPrintable(entry.error));
         QCOMPARE(entry.estimatedBytes, qint64{0});
     }
 

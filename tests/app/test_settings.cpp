@@ -10,6 +10,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
+#include <QThread>
 
 using namespace hearth::app;
 
@@ -21,6 +22,17 @@ class TestSettings : public QObject {
     }
 
 private slots:
+    // "0 threads" is automatic, and means what it means to the engine: one per hardware thread.
+    void automaticThreadsAreOnePerHardwareThread() {
+        QCOMPARE(AppSettings::automaticThreads(0), std::max(1, QThread::idealThreadCount()));
+        QCOMPARE(AppSettings::automaticThreads(3), 3);
+        AppSettings s(QString::fromStdString(hearth::test::make_temp_dir("hearth-threads")) + "/s.ini", "/m");
+        QCOMPARE(s.threads(), 0); // the default: automatic
+        QCOMPARE(s.engineConfig().threads, std::max(1, QThread::idealThreadCount()));
+        s.setThreads(1);
+        QCOMPARE(s.engineConfig().threads, 1);
+    }
+
     void defaults() {
         AppSettings s(iniFile(), "/models");
         QCOMPARE(s.temperature(), 0.8);

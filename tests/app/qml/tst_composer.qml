@@ -1,4 +1,5 @@
 import QtQuick
+import QtQuick.Controls
 import QtTest
 import Hearth
 
@@ -106,6 +107,32 @@ Item {
             verify(send.enabled)
             mouseClick(send)
             compare(sendSpy.count, 1)
+        }
+
+        // The button's tooltip follows its state while the pointer rests on it: once it said
+        // "Stop generating" over the Send button.
+        function test_tooltipFollowsTheButtonWhileHovered() {
+            type("x")
+            const button = findChild(composer, "sendButton")
+            mouseMove(button, button.width / 2, button.height / 2)
+            tryVerify(() => button.ToolTip.toolTip.visible && button.ToolTip.toolTip.text.length > 0, 3000)
+            compare(button.ToolTip.toolTip.text, "Send (Enter)")
+            composer.generating = true
+            tryVerify(() => button.ToolTip.toolTip.visible, 3000)
+            compare(button.ToolTip.toolTip.text, "Stop generating (Esc)")
+            composer.generating = false
+            tryVerify(() => button.ToolTip.toolTip.visible, 3000)
+            compare(button.ToolTip.toolTip.text, "Send (Enter)")
+            // Changed while the tooltip waits to open: it opens with the new text.
+            mouseMove(root, 5, 5)
+            tryVerify(() => !button.ToolTip.toolTip.visible, 3000)
+            mouseMove(button, button.width / 2, button.height / 2)
+            composer.generating = true
+            tryVerify(() => button.ToolTip.toolTip.visible, 3000)
+            compare(button.ToolTip.toolTip.text, "Stop generating (Esc)")
+            composer.generating = false
+            mouseMove(root, 5, 5)
+            tryVerify(() => !button.ToolTip.toolTip.visible, 3000)
         }
 
         function test_cannotSendWithoutModel() {

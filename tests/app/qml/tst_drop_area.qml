@@ -14,7 +14,7 @@ Item {
         id: controller
         property var dropped: []
         function isModelUrl(url) { return url.toString().startsWith("file://") && url.toString().toLowerCase().endsWith(".gguf") }
-        function loadDroppedFile(url) { dropped.push(url.toString()); return isModelUrl(url) }
+        function loadDroppedFiles(urls) { for (const url of urls) dropped.push(url.toString()); return urls.length === 1 && isModelUrl(urls[0]) }
     }
 
     ModelDropArea {

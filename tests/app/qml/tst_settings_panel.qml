@@ -7,11 +7,22 @@ import Hearth
 Item {
     id: root
     width: 1000
-    height: 2000
+    height: 2600 // the whole page, Appearance included
 
     SettingsPanel {
         id: panel
         anchors.fill: parent
+        settings: testSettings
+    }
+
+    // The app binds the theme's font size to the setting (Main.qml): so does this test.
+    Binding { target: Theme; property: "fontSize"; value: testSettings.fontSize }
+
+    // A window too short for the page: the page scrolls.
+    SettingsPanel {
+        id: shortPanel
+        width: 1000
+        height: 420
         settings: testSettings
     }
 
@@ -123,6 +134,49 @@ Item {
             dialog.selectedFolder = "file:///tmp/My%20Models/Mod%C3%A8les%20%E6%97%A5%E6%9C%AC%20100%25%20%231%20%5BQ8%5D"
             dialog.accept()
             compare(testSettings.modelsFolder, "/tmp/My Models/Modèles 日本 100% #1 [Q8]")
+        }
+
+        // The mouse wheel over a multi-line field scrolls the page (the chat template's own scroll
+        // view once took it, and the page stood still).
+        function test_wheelOverMultiLineFieldsScrollsThePage_data() {
+            return [{ tag: "system prompt", field: "systemPromptField" }, { tag: "chat template", field: "chatTemplateField" }]
+        }
+        function test_wheelOverMultiLineFieldsScrollsThePage(data) {
+            testSettings.systemPrompt = "Line\n".repeat(8)
+            testSettings.chatTemplate = "{{ line }}\n".repeat(12)
+            const flick = findChild(shortPanel, "settingsScroll").contentItem
+            const field = findChild(shortPanel, data.field)
+            // The field near the top of the view, with page left below it to scroll to.
+            flick.contentY = Math.max(0, field.mapToItem(flick.contentItem, 0, 0).y - 40)
+            waitForRendering(shortPanel)
+            const before = flick.contentY
+            const point = field.mapToItem(shortPanel, field.width / 2, 20)
+            verify(point.y > 0 && point.y < shortPanel.height, "the field is in view")
+            mouseWheel(shortPanel, point.x, point.y, 0, -240)
+            tryVerify(() => flick.contentY > before + 20, 2000, "the page did not scroll: " + flick.contentY)
+            testSettings.systemPrompt = ""
+            testSettings.chatTemplate = ""
+        }
+
+        // The font-size + stays under the pointer: the page above it grows with the font, and the
+        // button once moved away after each click.
+        function test_fontSizePlusStaysUnderThePointer() {
+            testSettings.fontSize = 11
+            const spin = findChild(shortPanel, "fontSizeSpin")
+            const flick = findChild(shortPanel, "settingsScroll").contentItem
+            flick.contentY = flick.contentHeight - flick.height // the Appearance section, at the bottom
+            waitForRendering(shortPanel)
+            const plus = spin.up.indicator
+            const start = plus.mapToItem(shortPanel, plus.width / 2, plus.height / 2)
+            for (let i = 1; i <= 3; ++i) {
+                mouseClick(shortPanel, start.x, start.y)
+                compare(testSettings.fontSize, 11 + i)
+                const now = () => plus.mapToItem(shortPanel, plus.width / 2, plus.height / 2)
+                tryVerify(() => Math.abs(now().y - start.y) <= 1.5 && Math.abs(now().x - start.x) <= 1.5, 2000,
+                          "the + moved from %1,%2 to %3,%4".arg(start.x).arg(start.y).arg(now().x).arg(now().y))
+            }
+            testSettings.fontSize = 11
+            wait(200) // the page's correction runs for a few frames after a click
         }
 
         function test_systemPromptTyping() {

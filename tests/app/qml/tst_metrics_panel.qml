@@ -1,0 +1,112 @@
+import QtQuick
+import QtTest
+import Hearth
+
+// The metrics panel at its width in the window (380 px), with the figures of a long session:
+// counts in digit groups, never in exponent form; nothing runs out of its card; card captions
+// never overlap their titles; the tokens/s chart states its scale, units and time span.
+Item {
+    id: root
+    width: 380
+    height: 1600
+
+    QtObject {
+        id: metrics
+        property bool generating: true
+        property real decodeTokensPerSecond: 78.4
+        property real prefillTokensPerSecond: 912
+        property real timeToFirstTokenMs: 1234
+        property real tokensGenerated: 1198010
+        property real kvTokens: 32768
+        property real kvCapacity: 32768
+        property real kvFill: 1
+        property string kvMemory: "1.07 GB"
+        property string modelMemory: "398 MB"
+        property string residentMemory: "1.61 GB"
+        property var decodeHistory: [70, 78.4, 76, 77]
+        property var prefillHistory: [0, 912, 0, 0]
+        property var kernels: testKernels // a real KernelMetricsModel: a million-call kernel, 24 buckets
+        property var replies: testReplies // a real ReplyCacheHistory with two replies
+        property int intervalMs: 250
+        property int historyLength: 120
+        function resetKernelMetrics() {}
+    }
+
+    MetricsPanel {
+        id: panel
+        anchors.fill: parent
+        metrics: metrics
+    }
+
+    TestCase {
+        name: "MetricsPanel"
+        when: windowShown
+
+        function collect(item, test, out) {
+            if (!item.visible) return out
+            if (test(item)) out.push(item)
+            for (let i = 0; i < item.children.length; ++i) collect(item.children[i], test, out)
+            return out
+        }
+        function cards() { return collect(panel, i => i.objectName === "metricsCard", []) }
+        function texts(item) { return collect(item, i => i.text !== undefined && i.contentWidth !== undefined, []) }
+
+        function initTestCase() { waitForRendering(panel) }
+
+        function test_countsAreGroupedNotInExponentForm() {
+            for (const t of texts(panel))
+                verify(!/\de[+-]\d/.test(t.text), "exponent form: " + t.text)
+            const generated = findChild(panel, "tokensGenerated")
+            compare(findChild(generated, "figureValue").text, Number(1198010).toLocaleString(Qt.locale(), 'f', 0))
+            const calls = collect(panel, i => i.objectName === "kernelCalls", [])
+            compare(calls.length, 2)
+            const million = Number(1198010).toLocaleString(Qt.locale(), 'f', 0) + " calls"
+            verify(calls.some(c => c.text.startsWith(million)), calls.map(c => c.text).join(" | "))
+        }
+
+        function test_nothingRunsOutOfItsCard() {
+            const all = cards()
+            verify(all.length >= 6)
+            for (const card of all) {
+                const inside = collect(card, i => i !== card && i.width > 0, [])
+                for (const item of inside) {
+                    const r = item.mapToItem(card, 0, 0, item.width, item.height)
+                    verify(r.x >= -0.5 && r.x + r.width <= card.width + 0.5,
+                           "%1 (%2) spans %3..%4 in a card %5 wide".arg(item).arg(item.text || item.objectName)
+                               .arg(r.x).arg(r.x + r.width).arg(card.width))
+                }
+                for (const t of texts(card)) {
+                    if (t.elide !== undefined && t.elide !== Text.ElideNone) continue
+                    verify(t.contentWidth <= t.width + 1,
+                           "\"%1\" is %2 wide in a box of %3".arg(t.text).arg(t.contentWidth).arg(t.width))
+                }
+            }
+        }
+
+        function test_captionsNeverOverlapTheirTitles() {
+            for (const card of cards()) {
+                const title = findChild(card, "cardTitle")
+                const caption = findChild(card, "cardCaption")
+                if (!caption.visible) continue
+                const a = title.mapToItem(card, 0, 0, title.contentWidth, title.height)
+                const b = caption.mapToItem(card, 0, 0, caption.contentWidth, caption.height)
+                const overlap = a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
+                verify(!overlap, "\"%1\" overlaps \"%2\"".arg(title.text).arg(caption.text))
+            }
+        }
+
+        function test_rateChartStatesScaleUnitsAndSpan() {
+            const chart = findChild(panel, "tokenRateChart")
+            compare(findChild(chart, "rateAxisTop").text, Number(1000).toLocaleString(Qt.locale(), 'f', 0)) // prefill peaked at 912
+            compare(findChild(chart, "rateAxisZero").text, "0")
+            compare(findChild(chart, "rateAxisUnit").text, "tok/s")
+            compare(findChild(chart, "rateSpan").text, "last 30 s") // 120 samples, 4 a second
+            metrics.prefillHistory = [0, 0, 0, 0]
+            compare(findChild(chart, "rateAxisTop").text, "100") // decode alone: 78.4
+            metrics.intervalMs = 1000
+            compare(findChild(chart, "rateSpan").text, "last 2 min")
+            metrics.intervalMs = 250
+            metrics.prefillHistory = [0, 912, 0, 0]
+        }
+    }
+}

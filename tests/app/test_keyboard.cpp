@@ -1,0 +1,269 @@
+// The real window (offscreen) used from the keyboard: Tab walks every control of each page,
+// and each one has an accessible name and role (what a screen reader says); Tab leaves the
+// composer and Ctrl+Tab types a tab; the shortcuts (Ctrl+N, Ctrl+K/Ctrl+F, Esc, Ctrl+,, Ctrl+O,
+// Ctrl+Q) do what they say, and the controls' tooltips name them. The window's first start
+// also offers the demo model shipped beside the binary, and loading it takes one call.
+#include "app/core/app_settings.h"
+#include "app/core/chat_controller.h"
+#include "app/core/hearth_backend.h"
+#include "app/core/message_list_model.h"
+#include "app/core/model_controller.h"
+#include "app/gui/main_window.h"
+#include "tests/app/qml_warnings.h"
+#include "tests/support/test_support.h"
+
+#include <QAccessible>
+#include <QFileInfo>
+#include <QGuiApplication>
+#include <QQmlApplicationEngine>
+#include <QQmlProperty>
+#include <QQuickItem>
+#include <QQuickWindow>
+#include <QSignalSpy>
+#include <QTest>
+#include <QtQuickTest/quicktest.h>
+#include <memory>
+
+using namespace hearth;
+
+namespace {
+
+QQuickItem* findByName(QQuickItem* item, const QString& name) {
+    if (!item) return nullptr;
+    if (item->objectName() == name) return item;
+    for (QQuickItem* child : item->childItems())
+        if (QQuickItem* found = findByName(child, name)) return found;
+    return nullptr;
+}
+
+// Controls that take input: buttons, text fields, combo and spin boxes, sliders. A read-only
+// text (a message) is not one; nor are scroll bars and progress bars, which Tab does not visit.
+bool isInputControl(const QQuickItem* item) {
+    if (item->inherits("QQuickAbstractButton") || item->inherits("QQuickComboBox") ||
+        item->inherits("QQuickSpinBox") || item->inherits("QQuickSlider"))
+        return true;
+    if (item->inherits("QQuickTextInput") || item->inherits("QQuickTextEdit"))
+        return !item->property("readOnly").toBool();
+    return false;
+}
+
+// The control a focused item belongs to: a spin box's or combo box's own text field is part of it.
+QQuickItem* controlOf(QQuickItem* item) {
+    for (QQuickItem* up = item; up; up = up->parentItem())
+        if (up->inherits("QQuickSpinBox") || up->inherits("QQuickComboBox")) return up;
+    return item;
+}
+
+void collectControls(QQuickItem* item, QSet<QQuickItem*>& out) {
+    if (!item || !item->isVisible() || !item->isEnabled()) return;
+    if (isInputControl(item)) out.insert(controlOf(item));
+    for (QQuickItem* child : item->childItems())
+        collectControls(child, out);
+}
+
+QString describe(QQuickItem* item) {
+    return QStringLiteral("%1 \"%2\" at %3,%4")
+        .arg(QString::fromLatin1(item->metaObject()->className()), item->objectName())
+        .arg(item->mapToScene(QPointF()).x())
+        .arg(item->mapToScene(QPointF()).y());
+}
+
+} // namespace
+
+class TestKeyboard : public QObject {
+    Q_OBJECT
+
+    QString dir_;
+    std::unique_ptr<app::HearthBackend> backend_;
+    std::unique_ptr<QQmlApplicationEngine> engine_;
+    QQuickWindow* window_ = nullptr;
+
+    QQuickItem* item(const QString& name) const { return findByName(window_->contentItem(), name); }
+    void showPage(const QString& page) {
+        window_->setProperty("page", page);
+        QVERIFY(QQuickTest::qWaitForPolish(window_));
+    }
+
+    // Tab from the first control round to it again; every control on the page is visited once
+    // on the way and tells a screen reader its name and role.
+    void walkWithTab(const QString& page) {
+        showPage(page);
+        QSet<QQuickItem*> expected;
+        collectControls(window_->contentItem(), expected);
+        QVERIFY2(expected.size() >= 5, qPrintable(page));
+
+        item(QStringLiteral("newChatButton"))->forceActiveFocus(Qt::TabFocusReason);
+        QSet<QQuickItem*> reached;
+        QQuickItem* first = nullptr;
+        for (int step = 0; step < 600; ++step) {
+            QTest::keyClick(window_, Qt::Key_Tab);
+            QQuickItem* focused = window_->activeFocusItem();
+            QVERIFY2(focused, qPrintable(QStringLiteral("%1: Tab left no item focused").arg(page)));
+            QQuickItem* control = controlOf(focused);
+            if (control == first) break;
+            if (!first) first = control;
+            QVERIFY2(!reached.contains(control),
+                     qPrintable(QStringLiteral("%1: Tab came back to %2 before %3")
+                                    .arg(page, describe(control), describe(first))));
+            reached.insert(control);
+            if (qEnvironmentVariableIsSet("HEARTH_TEST_TRACE_TAB"))
+                qInfo("%s", qPrintable(describe(control)));
+
+            QAccessibleInterface* accessible = QAccessible::queryAccessibleInterface(control);
+            QVERIFY2(accessible, qPrintable(describe(control)));
+            QVERIFY2(
+                !accessible->text(QAccessible::Name).trimmed().isEmpty(),
+                qPrintable(QStringLiteral("%1: %2 has no accessible name").arg(page, describe(control))));
+            const QAccessible::Role role = accessible->role();
+            QVERIFY2(
+                role != QAccessible::NoRole && role != QAccessible::Client,
+                qPrintable(QStringLiteral("%1: %2 has no accessible role").arg(page, describe(control))));
+        }
+        QVERIFY2(first != nullptr && reached.contains(first), qPrintable(page));
+        for (QQuickItem* control : std::as_const(expected))
+            QVERIFY2(reached.contains(control),
+                     qPrintable(QStringLiteral("%1: Tab never reached %2").arg(page, describe(control))));
+    }
+
+private slots:
+    void initTestCase() {
+        test::failOnQmlWarnings();
+        QAccessible::setActive(true); // as with a screen reader: controls publish their names
+        dir_ = QString::fromStdString(test::make_temp_dir("hearth-keyboard"));
+        app::prepareQuick();
+        backend_ =
+            std::make_unique<app::HearthBackend>(app::AppPaths{dir_ + "/data", dir_ + "/settings.ini"});
+        backend_->settings()->setTemperature(1.0);
+        backend_->settings()->setMaxReplyTokens(32768); // stories260K writes on until stopped
+        engine_ = std::make_unique<QQmlApplicationEngine>();
+        window_ = app::loadMainWindow(*engine_, *backend_);
+        QVERIFY(window_ != nullptr);
+        backend_->start();
+        QTRY_VERIFY_WITH_TIMEOUT(backend_->chat()->ready(), 10000);
+        window_->requestActivate();
+        QVERIFY(QTest::qWaitForWindowActive(window_));
+    }
+    void cleanupTestCase() {
+        engine_.reset();
+        backend_.reset();
+    }
+
+    // The build copies the demo model to ../share/hearth/models from the binaries, as the
+    // package installs it; a fresh start offers it on the models page, and it loads.
+    void theFirstStartOffersTheDemoModel() {
+        app::ModelController* models = backend_->models();
+        QCOMPARE(QFileInfo(models->demoModelPath()).fileName(), QStringLiteral("stories260K.gguf"));
+        QVERIFY(QFileInfo(models->demoModelPath()).isFile());
+        QVERIFY(models->offerDemo());
+        showPage(QStringLiteral("models"));
+        QQuickItem* offer = item(QStringLiteral("demoOffer"));
+        QVERIFY(offer && offer->isVisible());
+        QVERIFY(item(QStringLiteral("demoDescription"))->property("text").toString().contains("children"));
+
+        QTest::mouseClick(window_, Qt::LeftButton, Qt::NoModifier,
+                          item(QStringLiteral("tryDemoButton"))
+                              ->mapToScene(QPointF(item(QStringLiteral("tryDemoButton"))->width() / 2,
+                                                   item(QStringLiteral("tryDemoButton"))->height() / 2))
+                              .toPoint());
+        QTRY_VERIFY_WITH_TIMEOUT(models->loaded() && !models->busy(), 60000);
+        QCOMPARE(models->modelPath(), models->demoModelPath());
+        QVERIFY(!models->offerDemo()); // remembered now: the offer has done its work
+        QCOMPARE(window_->property("page").toString(), QStringLiteral("chat"));
+        QVERIFY(!offer->isVisible());
+    }
+
+    void tabReachesAndNamesEveryControl_data() {
+        QTest::addColumn<QString>("page");
+        QTest::newRow("models") << QStringLiteral("models");
+        QTest::newRow("settings") << QStringLiteral("settings");
+        QTest::newRow("chat") << QStringLiteral("chat");
+    }
+    void tabReachesAndNamesEveryControl() {
+        QFETCH(QString, page);
+        if (page == QLatin1String("chat") && backend_->chat()->messages()->rowCount() == 0) {
+            // A conversation with a reply: its copy and regenerate buttons are controls too.
+            backend_->settings()->setMaxReplyTokens(24);
+            QVERIFY(backend_->chat()->send(QStringLiteral("Once upon a time")));
+            QTRY_VERIFY_WITH_TIMEOUT(!backend_->chat()->generating(), 60000);
+            backend_->settings()->setMaxReplyTokens(32768);
+        }
+        walkWithTab(page);
+    }
+
+    void tabLeavesTheComposerAndCtrlTabTypesATab() {
+        showPage(QStringLiteral("chat"));
+        QQuickItem* input = item(QStringLiteral("composerInput"));
+        input->forceActiveFocus();
+        input->setProperty("text", QString());
+        QTest::keyClick(window_, 'a');
+        QTest::keyClick(window_, Qt::Key_Tab, Qt::ControlModifier);
+        QTest::keyClick(window_, 'b');
+        QCOMPARE(input->property("text").toString(), QStringLiteral("a\tb"));
+        QTest::keyClick(window_, Qt::Key_Tab);
+        QVERIFY(!input->hasActiveFocus());
+        QCOMPARE(input->property("text").toString(), QStringLiteral("a\tb"));
+        QTest::keyClick(window_, Qt::Key_Backtab, Qt::ShiftModifier);
+        QVERIFY(input->hasActiveFocus());
+        input->setProperty("text", QString());
+    }
+
+    void shortcutsDoWhatTheySay() {
+        showPage(QStringLiteral("models"));
+        QTest::keyClick(window_, Qt::Key_N, Qt::ControlModifier);
+        QCOMPARE(window_->property("page").toString(), QStringLiteral("chat"));
+        QVERIFY(backend_->chat()->currentConversationId().isEmpty()); // a new, empty chat
+        QVERIFY(item(QStringLiteral("composerInput"))->hasActiveFocus());
+
+        for (const Qt::Key key : {Qt::Key_K, Qt::Key_F}) {
+            item(QStringLiteral("composerInput"))->forceActiveFocus();
+            QTest::keyClick(window_, key, Qt::ControlModifier);
+            QVERIFY(item(QStringLiteral("searchField"))->hasActiveFocus());
+        }
+
+        QTest::keyClick(window_, Qt::Key_Comma, Qt::ControlModifier);
+        QCOMPARE(window_->property("page").toString(), QStringLiteral("settings"));
+
+        QObject* fileDialog = window_->findChild<QObject*>(QStringLiteral("modelFileDialog"));
+        QVERIFY(fileDialog);
+        QTest::keyClick(window_, Qt::Key_O, Qt::ControlModifier);
+        QCOMPARE(window_->property("page").toString(), QStringLiteral("models"));
+        QTRY_VERIFY(fileDialog->property("visible").toBool());
+        QMetaObject::invokeMethod(fileDialog, "reject");
+        QTRY_VERIFY(!fileDialog->property("visible").toBool());
+
+        // Esc stops a reply that is streaming.
+        window_->setProperty("page", QStringLiteral("chat"));
+        QVERIFY(backend_->chat()->send(QStringLiteral("Once upon a time")));
+        QTRY_VERIFY_WITH_TIMEOUT(backend_->chat()->generating(), 10000);
+        QQuickItem* stopButton = item(QStringLiteral("stopButton"));
+        QVERIFY(stopButton);
+        QVERIFY(QQmlProperty(stopButton, QStringLiteral("ToolTip.text"), qmlContext(stopButton))
+                    .read()
+                    .toString()
+                    .contains("Esc"));
+        QTest::keyClick(window_, Qt::Key_Escape);
+        QTRY_VERIFY_WITH_TIMEOUT(!backend_->chat()->generating(), 10000);
+        const auto& messages = backend_->chat()->messages()->messages();
+        QCOMPARE(messages.constLast().state, app::MessageState::Stopped);
+
+        QSignalSpy quit(engine_.get(), &QQmlEngine::quit);
+        QTest::keyClick(window_, Qt::Key_Q, Qt::ControlModifier);
+        QCOMPARE(quit.size(), 1);
+    }
+
+    void tooltipsNameTheShortcuts() {
+        QVERIFY(item(QStringLiteral("newChatButton"))->property("tip").toString().contains("Ctrl+N"));
+        showPage(QStringLiteral("models"));
+        QVERIFY(item(QStringLiteral("openFileButton"))->property("tip").toString().contains("Ctrl+O"));
+        QQuickItem* settingsEntry = item(QStringLiteral("nav_settings"));
+        QVERIFY(QQmlProperty(settingsEntry, QStringLiteral("ToolTip.text"), qmlContext(settingsEntry))
+                    .read()
+                    .toString()
+                    .contains("Ctrl+,"));
+        QVERIFY(
+            item(QStringLiteral("searchField"))->property("placeholderText").toString().contains("Ctrl+K"));
+    }
+};
+
+QTEST_MAIN(TestKeyboard)
+#include "test_keyboard.moc"

@@ -1,0 +1,70 @@
+// A model the engine can run but whose tokenizer may split text differently from
+// its own (an unknown tokenizer.ggml.pre), or whose chat template has no system
+// role, is offered by the picker with a note, through the list model's "warning"
+// role that the model card shows.
+#include "app/core/engine_config.h"
+#include "app/core/model_list_model.h"
+#include "app/core/model_scan.h"
+#include "tests/tokenizer/bpe_model_fixture.h"
+#include <QAbstractItemModelTester>
+#include <QTest>
+
+using namespace hearth::app;
+
+class TestModelScanWarnings : public QObject {
+    Q_OBJECT
+
+private slots:
+    void anUnknownPreTokenizerReachesTheWarningRole() {
+        const std::string dir = hearth::test::make_temp_dir("hearth-scan-warnings");
+        const QString unknown = QString::fromStdString(hearth::test::write_bpe_model(dir, "no-such-pre"));
+        const QString known = QString::fromStdString(hearth::test::write_bpe_model(dir, "qwen2"));
+        EngineConfig config;
+        config.contextLength = 256;
+
+        const ModelEntry withWarning = readModelEntry(unknown, config);
+        QVERIFY2(withWarning.error.isEmpty(), qPrintable(withWarning.error));
+        QCOMPARE(withWarning.warnings.size(), 1);
+        QVERIFY2(withWarning.warnings[0].contains(QStringLiteral("unknown pre-tokenizer 'no-such-pre'")),
+                 qPrintable(withWarning.warnings[0]));
+        const ModelEntry clean = readModelEntry(known, config);
+        QVERIFY2(clean.error.isEmpty(), qPrintable(clean.error));
+        QVERIFY(clean.warnings.isEmpty());
+
+        ModelListModel list;
+        QAbstractItemModelTester tester(&list, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        list.setEntries(scanModels(QString::fromStdString(dir), {}, config));
+        QCOMPARE(list.rowCount(), 2);
+        QCOMPARE(list.roleNames().value(ModelListModel::WarningRole), QByteArray("warning"));
+        const int unknownRow = list.indexOf(unknown);
+        const int knownRow = list.indexOf(known);
+        QVERIFY(unknownRow >= 0 && knownRow >= 0);
+        QCOMPARE(list.index(unknownRow).data(ModelListModel::WarningRole).toString(),
+                 withWarning.warnings[0]);
+        QCOMPARE(list.index(knownRow).data(ModelListModel::WarningRole).toString(), QString());
+    }
+
+    void aTemplateWithoutSystemRoleIsNoted() {
+        const std::string dir = hearth::test::make_temp_dir("hearth-scan-template-notes");
+        const auto golden = [](const char* stem) {
+            return hearth::test::read_file(
+                hearth::test::testdata(std::string("templates/") + stem + ".jinja"));
+        };
+        EngineConfig config;
+        const ModelEntry gemma = readModelEntry(QString::fromStdString(hearth::test::write_bpe_model(
+                                                    dir, "gpt-2", golden("google-gemma-2-2b-it"), "gemma")),
+                                                config);
+        QVERIFY2(gemma.error.isEmpty(), qPrintable(gemma.error));
+        QCOMPARE(gemma.warnings.size(), 1);
+        QVERIFY2(gemma.warnings[0].contains(QStringLiteral("no system role")), qPrintable(gemma.warnings[0]));
+        const ModelEntry qwen = readModelEntry(QString::fromStdString(hearth::test::write_bpe_model(
+                                                   dir, "gpt-2", golden("Qwen-Qwen2.5-7B-Instruct"), "qwen")),
+                                               config);
+        QVERIFY2(qwen.error.isEmpty(), qPrintable(qwen.error));
+        QVERIFY(qwen.hasChatTemplate);
+        QVERIFY(qwen.warnings.isEmpty());
+    }
+};
+
+QTEST_MAIN(TestModelScanWarnings)
+#include "test_model_scan_warnings.moc"
