@@ -163,6 +163,11 @@ Item {
             anchors.topMargin: 6
             anchors.horizontalCenter: parent.horizontalCenter
             text: qsTr("Enter to send · Shift+Enter for a new line")
+            // In a narrow column (a small window with the metrics panel open) it is cut at the
+            // column's edge rather than running under the sidebar and the panel.
+            width: Math.min(implicitWidth, parent.width)
+            elide: Text.ElideRight
+            horizontalAlignment: Text.AlignHCenter
             color: Theme.textFaint
             font.pointSize: Theme.small * 0.95
         }
