@@ -11,6 +11,7 @@
 #include "app/core/translations.h"
 #include "app/gui/main_window.h"
 #include "tests/app/qml_warnings.h"
+#include "tests/app/quick_items.h"
 #include "tests/support/test_support.h"
 
 #include <QGuiApplication>
@@ -34,13 +35,7 @@ void collectTexts(QQuickItem* item, QList<QQuickItem*>& out) {
         collectTexts(child, out);
 }
 
-QQuickItem* findByName(QQuickItem* item, const QString& name) {
-    if (!item) return nullptr;
-    if (item->objectName() == name) return item;
-    for (QQuickItem* child : item->childItems())
-        if (QQuickItem* found = findByName(child, name)) return found;
-    return nullptr;
-}
+using hearth::test::findByName;
 
 // The window, its engine and backend over one data folder: destroyed and made again to restart.
 struct RunningApp {

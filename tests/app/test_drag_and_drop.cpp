@@ -7,6 +7,7 @@
 #include "app/core/model_controller.h"
 #include "app/gui/main_window.h"
 #include "tests/app/qml_warnings.h"
+#include "tests/app/quick_items.h"
 #include "tests/support/test_support.h"
 
 #include <QDir>
@@ -26,13 +27,7 @@
 using namespace hearth;
 
 namespace {
-QQuickItem* findByName(QQuickItem* item, const QString& name) {
-    if (!item) return nullptr;
-    if (item->objectName() == name) return item;
-    for (QQuickItem* child : item->childItems())
-        if (QQuickItem* found = findByName(child, name)) return found;
-    return nullptr;
-}
+using hearth::test::findByName;
 } // namespace
 
 class TestDragAndDrop : public QObject {

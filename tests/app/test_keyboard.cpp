@@ -10,6 +10,7 @@
 #include "app/core/model_controller.h"
 #include "app/gui/main_window.h"
 #include "tests/app/qml_warnings.h"
+#include "tests/app/quick_items.h"
 #include "tests/support/test_support.h"
 
 #include <QAccessible>
@@ -28,13 +29,7 @@ using namespace hearth;
 
 namespace {
 
-QQuickItem* findByName(QQuickItem* item, const QString& name) {
-    if (!item) return nullptr;
-    if (item->objectName() == name) return item;
-    for (QQuickItem* child : item->childItems())
-        if (QQuickItem* found = findByName(child, name)) return found;
-    return nullptr;
-}
+using hearth::test::findByName;
 
 // Controls that take input: buttons, text fields, combo and spin boxes, sliders. A read-only
 // text (a message) is not one; nor are scroll bars and progress bars, which Tab does not visit.

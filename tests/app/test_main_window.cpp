@@ -15,6 +15,7 @@
 #include "engine/gguf/gguf_file.h"
 #include "engine/synth/synth_writer.h"
 #include "tests/app/qml_warnings.h"
+#include "tests/app/quick_items.h"
 #include "tests/support/test_support.h"
 
 #include <QFile>
@@ -30,13 +31,7 @@
 using namespace hearth;
 
 namespace {
-QQuickItem* findByName(QQuickItem* item, const QString& name) {
-    if (!item) return nullptr;
-    if (item->objectName() == name) return item;
-    for (QQuickItem* child : item->childItems())
-        if (QQuickItem* found = findByName(child, name)) return found;
-    return nullptr;
-}
+using hearth::test::findByName;
 } // namespace
 
 class TestMainWindow : public QObject {
