@@ -1,4 +1,4 @@
-// Repacking of Q4_K rows into groups of 16 interleaved rows, and back.
+// Repacking of Q4_K and Q6_K rows into groups of 16 interleaved rows, and back.
 #include "kernels/interleaved_rows.h"
 
 #include <cstring>
@@ -85,6 +85,108 @@ void take_q4_K(const InterleavedQ4_K& in, int r, BlockQ4_K& block) {
     write_q4_K(v, block);
 }
 
+// Q6_K's element e = 128 half + 32 k + l (k < 4, l < 32) takes its low 4 bits from
+// ql[64 half + l + 32 (k & 1)] (the low nibble for k < 2, the high one otherwise) and its top
+// 2 bits from bits 2k of qh[32 half + l]. Each loop below runs over l, 32 bytes wide.
+void read_q6_K(const BlockQ6_K& b, uint8_t (&q)[QK_K]) {
+    for (int half = 0; half < 2; ++half)
+        for (int k = 0; k < 4; ++k)
+            for (int l = 0; l < 32; ++l) {
+                const uint8_t low = b.ql[64 * half + l + 32 * (k & 1)];
+                q[128 * half + 32 * k + l] = static_cast<uint8_t>(
+                    ((k < 2 ? low : low >> 4) & 0x0F) | (((b.qh[32 * half + l] >> (2 * k)) & 3) << 4));
+            }
+}
+
+void write_q6_K(const uint8_t (&q)[QK_K], BlockQ6_K& b) {
+    for (int half = 0; half < 2; ++half)
+        for (int l = 0; l < 32; ++l) {
+            const uint8_t* e = q + 128 * half + l; // e[32 k]: element 128 half + 32 k + l
+            b.ql[64 * half + l] = static_cast<uint8_t>((e[0] & 0x0F) | ((e[64] & 0x0F) << 4));
+            b.ql[64 * half + 32 + l] = static_cast<uint8_t>((e[32] & 0x0F) | ((e[96] & 0x0F) << 4));
+            b.qh[32 * half + l] = static_cast<uint8_t>((e[0] >> 4) | ((e[32] >> 4) << 2) |
+                                                       ((e[64] >> 4) << 4) | ((e[96] >> 4) << 6));
+        }
+}
+
+// A whole group at once: each chunk's 64 bytes (4 quants of 16 rows) are built or split with
+// byte-wide loops, and the rows meet their chunks 4 bytes at a time.
+void put_q6_K_group(const BlockQ6_K* const (&rows)[kInterleavedRows], InterleavedQ6_K& out) {
+    alignas(64) uint8_t q[kInterleavedRows][QK_K];
+    for (int r = 0; r < kInterleavedRows; ++r) {
+        read_q6_K(*rows[r], q[r]);
+        out.d[r] = rows[r]->d;
+        for (int j = 0; j < 16; ++j)
+            out.scales[j][r] = rows[r]->scales[j];
+    }
+    std::memset(out.steps, 0, sizeof out.steps);
+    for (int c = 0; c < QK_K / 4; ++c) {
+        alignas(64) uint8_t six[kInterleavedRows * 4];
+        for (int r = 0; r < kInterleavedRows; ++r)
+            std::memcpy(six + 4 * r, q[r] + 4 * c, 4);
+        uint8_t* low = out.ql(c % 32);
+        uint8_t* high = out.qh(c % 16);
+        const int low_shift = c < 32 ? 0 : 4, high_shift = 2 * (c / 16);
+        for (int b = 0; b < kInterleavedRows * 4; ++b) {
+            low[b] = static_cast<uint8_t>(low[b] | ((six[b] & 0x0F) << low_shift));
+            high[b] = static_cast<uint8_t>(high[b] | ((six[b] >> 4) << high_shift));
+        }
+    }
+}
+
+void take_q6_K_group(const InterleavedQ6_K& in, BlockQ6_K* const (&rows)[kInterleavedRows]) {
+    alignas(64) uint8_t q[kInterleavedRows][QK_K];
+    for (int c = 0; c < QK_K / 4; ++c) {
+        const uint8_t* low = in.ql(c % 32);
+        const uint8_t* high = in.qh(c % 16);
+        const int low_shift = c < 32 ? 0 : 4, high_shift = 2 * (c / 16);
+        alignas(64) uint8_t six[kInterleavedRows * 4];
+        for (int b = 0; b < kInterleavedRows * 4; ++b)
+            six[b] =
+                static_cast<uint8_t>(((low[b] >> low_shift) & 0x0F) | (((high[b] >> high_shift) & 3) << 4));
+        for (int r = 0; r < kInterleavedRows; ++r)
+            std::memcpy(q[r] + 4 * c, six + 4 * r, 4);
+    }
+    for (int r = 0; r < kInterleavedRows; ++r) {
+        write_q6_K(q[r], *rows[r]);
+        rows[r]->d = in.d[r];
+        for (int j = 0; j < 16; ++j)
+            rows[r]->scales[j] = in.scales[j][r];
+    }
+}
+
+void interleave_q6_K(const void* rows, int64_t n_rows, int64_t cols, void* out) {
+    const int64_t blocks = cols / QK_K;
+    const auto* src = static_cast<const BlockQ6_K*>(rows);
+    auto* dst = static_cast<InterleavedQ6_K*>(out);
+    for (int64_t g = 0; g < n_rows / kInterleavedRows; ++g)
+        for (int64_t i = 0; i < blocks; ++i) {
+            const BlockQ6_K* group[kInterleavedRows];
+            for (int r = 0; r < kInterleavedRows; ++r)
+                group[r] = src + (g * kInterleavedRows + r) * blocks + i;
+            put_q6_K_group(group, dst[g * blocks + i]);
+        }
+}
+
+// Whole groups are split at once; the rows of [row_begin, row_end) are copied out of them.
+void unpack_q6_K(const void* packed, int64_t cols, int64_t row_begin, int64_t row_end, void* out) {
+    const int64_t blocks = cols / QK_K;
+    const auto* src = static_cast<const InterleavedQ6_K*>(packed);
+    auto* dst = static_cast<BlockQ6_K*>(out);
+    for (int64_t g = row_begin / kInterleavedRows; g * kInterleavedRows < row_end; ++g)
+        for (int64_t i = 0; i < blocks; ++i) {
+            BlockQ6_K group_rows[kInterleavedRows];
+            BlockQ6_K* rows[kInterleavedRows];
+            for (int r = 0; r < kInterleavedRows; ++r)
+                rows[r] = &group_rows[r];
+            take_q6_K_group(src[g * blocks + i], rows);
+            for (int r = 0; r < kInterleavedRows; ++r) {
+                const int64_t row = g * kInterleavedRows + r;
+                if (row >= row_begin && row < row_end) dst[(row - row_begin) * blocks + i] = group_rows[r];
+            }
+        }
+}
+
 template <class Block, class Packed, class Put>
 void interleave(const void* rows, int64_t n_rows, int64_t cols, void* out, Put put) {
     const int64_t blocks = cols / QK_K;
@@ -112,19 +214,21 @@ void unpack(const void* packed, int64_t cols, int64_t row_begin, int64_t row_end
 }
 
 void require_interleaved(TensorType type) {
-    if (type != TensorType::Q4_K) throw std::invalid_argument("interleaved rows: only Q4_K is repacked");
+    if (type != TensorType::Q4_K && type != TensorType::Q6_K)
+        throw std::invalid_argument("interleaved rows: only Q4_K and Q6_K are repacked");
 }
 
 } // namespace
 
 bool interleaves_rows16(TensorType type, int64_t rows, int64_t cols) {
-    return type == TensorType::Q4_K && rows > 0 && rows % kInterleavedRows == 0 && cols > 0 &&
-           cols % QK_K == 0;
+    return (type == TensorType::Q4_K || type == TensorType::Q6_K) && rows > 0 &&
+           rows % kInterleavedRows == 0 && cols > 0 && cols % QK_K == 0;
 }
 
 size_t interleaved_group_bytes(TensorType type, int64_t cols) {
     require_interleaved(type);
-    return sizeof(InterleavedQ4_K) * static_cast<size_t>(cols / QK_K);
+    const size_t packed = type == TensorType::Q4_K ? sizeof(InterleavedQ4_K) : sizeof(InterleavedQ6_K);
+    return packed * static_cast<size_t>(cols / QK_K);
 }
 
 size_t interleaved_rows16_bytes(TensorType type, int64_t rows, int64_t cols) {
@@ -133,14 +237,20 @@ size_t interleaved_rows16_bytes(TensorType type, int64_t rows, int64_t cols) {
 
 void interleave_rows16(TensorType type, const void* rows, int64_t n_rows, int64_t cols, void* out) {
     if (!interleaves_rows16(type, n_rows, cols))
-        throw std::invalid_argument("interleave_rows16: not a matrix of whole groups of Q4_K rows");
-    interleave<BlockQ4_K, InterleavedQ4_K>(rows, n_rows, cols, out, put_q4_K);
+        throw std::invalid_argument("interleave_rows16: not a matrix of whole groups of Q4_K or Q6_K rows");
+    if (type == TensorType::Q4_K)
+        interleave<BlockQ4_K, InterleavedQ4_K>(rows, n_rows, cols, out, put_q4_K);
+    else
+        interleave_q6_K(rows, n_rows, cols, out);
 }
 
 void unpack_rows16(TensorType type, const void* packed, int64_t cols, int64_t row_begin, int64_t row_end,
                    void* out) {
     require_interleaved(type);
-    unpack<BlockQ4_K, InterleavedQ4_K>(packed, cols, row_begin, row_end, out, take_q4_K);
+    if (type == TensorType::Q4_K)
+        unpack<BlockQ4_K, InterleavedQ4_K>(packed, cols, row_begin, row_end, out, take_q4_K);
+    else
+        unpack_q6_K(packed, cols, row_begin, row_end, out);
 }
 
 } // namespace hearth::kernels

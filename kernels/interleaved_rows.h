@@ -1,12 +1,10 @@
 #pragma once
-// Weight matrices repacked at load into groups of 16 interleaved rows: Q4_K, whose row-by-row
-// dot product spends more instructions unpacking a super-block than memory takes to deliver it
-// (in cache, 2 threads, AVX-512: 58 GB/s interleaved against 36 row by row). Q6_K was tried
-// the same way and left in the file's layout: merging its split 6-bit quants costs more
-// instructions per vector than the row-by-row kernel (37 against 41 GB/s; 19 on AVX2). In a group every 4
-// quants of a row sit in one dword, the 16 rows side by side, so one vpdpbusd against 4 activation bytes
-// advances all 16 rows, each in its own int32 lane, with no horizontal sums. The repacking is lossless:
-// unpack_rows16 gives back the file's bytes.
+// Weight matrices repacked at load into groups of 16 interleaved rows: Q4_K and Q6_K, whose
+// row-by-row dot products spend more instructions unpacking a super-block than memory takes to
+// deliver it. In a group every 4 quants of a row sit in one dword, the 16 rows side by side, so
+// one vpdpbusd against 4 activation bytes advances all 16 rows, each in its own int32 lane,
+// with no horizontal sums. Each repacked super-block has exactly the file's bytes for its 16
+// rows, and the repacking is lossless: unpack_rows16 gives back the file's bytes.
 #include "kernels/block_formats.h"
 #include "kernels/tensor_type.h"
 #include <cstddef>
@@ -47,7 +45,26 @@ inline uint8_t interleaved_min(const InterleavedQ4_K& b, int j, int r) {
                                 (((b.high[p][r] >> (4 + 2 * odd)) & 3) << 4));
 }
 
-// Whether a (rows x cols) matrix of this type is repacked: Q4_K, whole groups of rows.
+// One super-block (256 columns) of a group of 16 Q6_K rows: the file's 3360 bytes for 16 rows.
+// Element e of a row (0..255) is in chunk e / 4 (4 quants of the row per dword, the 16 rows
+// side by side), and its six bits are split so that 64-byte vectors serve 16 rows at once:
+// chunk c < 32 keeps its low 4 bits in the low nibbles of ql(c), chunk 32 + c in the high
+// nibbles of ql(c); chunk u + 16 k (u < 16, k < 4) keeps its top 2 bits in bits 2k, 2k + 1 of
+// qh(u). So step u, ql(u), ql(u + 16) and qh(u), holds chunks u, u + 16, u + 32 and u + 48
+// whole, and its three vectors lie side by side: the decode reads one sequential stream.
+struct InterleavedQ6_K {
+    uint8_t steps[16][3][kInterleavedRows * 4]; // [u]: ql(u), ql(u + 16), qh(u); [row r * 4 + k]
+    int8_t scales[16][kInterleavedRows];        // [sub-block j][row]
+    fp16_bits d[kInterleavedRows];
+
+    uint8_t* ql(int c) { return steps[c % 16][c / 16]; }
+    const uint8_t* ql(int c) const { return steps[c % 16][c / 16]; }
+    uint8_t* qh(int u) { return steps[u][2]; }
+    const uint8_t* qh(int u) const { return steps[u][2]; }
+};
+static_assert(sizeof(InterleavedQ6_K) == 3360);
+
+// Whether a (rows x cols) matrix of this type is repacked: Q4_K and Q6_K, whole groups of rows.
 bool interleaves_rows16(TensorType type, int64_t rows, int64_t cols);
 // Bytes of the repacked matrix.
 size_t interleaved_rows16_bytes(TensorType type, int64_t rows, int64_t cols);

@@ -1,6 +1,7 @@
-// Decode over Q4_K weights repacked in groups of 16 rows, on AVX2: two ymm of 8 rows per group,
-// the int8 dot product as vpmaddubsw + vpmaddwd (the kernel: interleaved16_gemv.h). vpmaddubsw
-// saturates its int16 pair sums, which 4-bit quants never reach: at most 2 x 15 x 128 = 3840.
+// Decode over Q4_K and Q6_K weights repacked in groups of 16 rows, on AVX2: two ymm of 8 rows
+// per group, the int8 dot product as vpmaddubsw + vpmaddwd (the kernels: interleaved16_gemv.h).
+// vpmaddubsw saturates its int16 pair sums, which these quants never reach: at most
+// 2 x 63 x 128 = 16128 for Q6_K's six bits.
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/interleaved16_gemv.h"
 
@@ -38,6 +39,17 @@ struct Rows8Avx2 {
     static Float widen_f16(const uint16_t* p) {
         return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
     }
+    static Int widen_i8(const int8_t* p) {
+        return _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    }
+    static Int set1_int(int32_t v) { return _mm256_set1_epi32(v); }
+    static Int sub(Int a, Int b) { return _mm256_sub_epi32(a, b); }
+    template <int N> static Int shift_left_words(Int v) { return _mm256_slli_epi16(v, N); }
+    template <int N> static Int shift_right_words(Int v) { return _mm256_srli_epi16(v, N); }
+    static Int six_bits(Int low, Int high) {
+        return _mm256_or_si256(_mm256_and_si256(low, _mm256_set1_epi8(0x0F)),
+                               _mm256_and_si256(high, _mm256_set1_epi8(0x30)));
+    }
     static Float to_float(Int v) { return _mm256_cvtepi32_ps(v); }
     static Float broadcast_float(float v) { return _mm256_set1_ps(v); }
     static Float mul(Float a, Float b) { return _mm256_mul_ps(a, b); }
@@ -51,6 +63,11 @@ struct Rows8Avx2 {
 void gemv_q4_K_q8_K_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
                                   const void* activation, float* y) {
     gemv_q4_K_interleaved16<Rows8Avx2>(n, packed, group_begin, group_end, activation, y);
+}
+
+void gemv_q6_K_q8_K_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
+                                  const void* activation, float* y) {
+    gemv_q6_K_interleaved16<Rows8Avx2>(n, packed, group_begin, group_end, activation, y);
 }
 
 } // namespace hearth::kernels::avx2

@@ -1,5 +1,5 @@
 #pragma once
-// Decode (matrix x vector) over Q4_K weights repacked in groups of 16 rows
+// Decode (matrix x vector) over Q4_K and Q6_K weights repacked in groups of 16 rows
 // (interleaved_rows.h), written once against a vector of weight rows V and included by every
 // x86 tier: V is 8 rows in a ymm (AVX2, with vpmaddubsw; AVX-VNNI) or 16 in a zmm (AVX-512).
 // Each vector of 4 quants per row meets 4 activation bytes broadcast in one int8 dot product,
@@ -11,7 +11,9 @@
 // dot (acc + u8 x s8 per dword), dot_words (acc + int16 pairs); add, mul_int; nibble_low
 // (& 0x0F), nibble_high (>> 4 & 0x0F); widen_u8 (kRows bytes to int32), widen_u8_pairs
 // (2 kRows bytes to int16 pairs); widen_f16 (kRows halves); to_float,
-// broadcast_float, mul, fmadd, fnmadd; store (y, v).
+// broadcast_float, mul, fmadd, fnmadd; store (y, v). For Q6_K also: set1_int, sub, widen_i8
+// (kRows int8 to int32), shift_left_words<n>, shift_right_words<n>, and six_bits(low, high):
+// (low & 0x0F) | (high & 0x30) per byte.
 #include "kernels/block_formats.h"
 #include "kernels/interleaved_rows.h"
 #include <cstdint>
@@ -143,6 +145,79 @@ void gemv_q4_K_interleaved16(int64_t n, const void* packed, int64_t group_begin,
                 acc[h] = V::fnmadd(V::to_float(offset[h]), V::mul(V::widen_f16(b.dmin + h * V::kRows), da),
                                    acc[h]);
             }
+        }
+        for (int h = 0; h < H; ++h)
+            V::store(y + g * kInterleavedRows + h * V::kRows, acc[h]);
+    }
+}
+
+// Q6_K: row . a = d * sum_j scale_j * (q_j . a_j - 32 * sum(a_j)), with q the unsigned six-bit
+// quants (0..63) and j the 16 sub-blocks of 16. Each step u takes ql(u), ql(u + 16) and qh(u),
+// side by side in memory: the chunks u, u + 16, u + 32 and u + 48, so sub-blocks s, s + 4, s + 8
+// and s + 12 for u / 4 = s.
+template <class V>
+void gemv_q6_K_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
+                             const void* activation, float* y) {
+    constexpr int H = kVectorsPerGroup<V>;
+    constexpr size_t kBytes = sizeof(typename V::Int);
+    const int64_t blocks = n / QK_K;
+    const auto* groups = static_cast<const InterleavedQ6_K*>(packed);
+    const auto* a = static_cast<const BlockQ8_K*>(activation);
+    for (int64_t g = group_begin; g < group_end; ++g) {
+        const InterleavedQ6_K* w = groups + g * blocks;
+        typename V::Float acc[H];
+        for (int h = 0; h < H; ++h)
+            acc[h] = V::zero();
+        for (int64_t i = 0; i < blocks; ++i) {
+            const InterleavedQ6_K& b = w[i];
+            const BlockQ8_K& x = a[i];
+            prefetch_ahead(b);
+            typename V::Int scaled[H];
+            for (int h = 0; h < H; ++h)
+                scaled[h] = V::zero_int();
+#pragma GCC unroll 4
+            for (int s = 0; s < 4; ++s) {
+                typename V::Int sums[4][H];
+                for (int k = 0; k < 4; ++k)
+                    for (int h = 0; h < H; ++h)
+                        sums[k][h] = V::zero_int();
+#pragma GCC unroll 4
+                for (int t = 0; t < 4; ++t) {
+                    const int u = 4 * s + t;
+                    typename V::Int activations[4];
+                    for (int k = 0; k < 4; ++k)
+                        activations[k] = V::broadcast_int(bytes_of<V>(x.qs + 64 * k + 4 * u));
+                    for (int h = 0; h < H; ++h) {
+                        const typename V::Int low = V::loadu_int(b.steps[u][0] + h * kBytes);
+                        const typename V::Int high = V::loadu_int(b.steps[u][1] + h * kBytes);
+                        const typename V::Int top = V::loadu_int(b.steps[u][2] + h * kBytes);
+                        sums[0][h] =
+                            V::dot(sums[0][h], V::six_bits(low, V::template shift_left_words<4>(top)),
+                                   activations[0]);
+                        sums[1][h] =
+                            V::dot(sums[1][h], V::six_bits(high, V::template shift_left_words<2>(top)),
+                                   activations[1]);
+                        sums[2][h] =
+                            V::dot(sums[2][h], V::six_bits(V::template shift_right_words<4>(low), top),
+                                   activations[2]);
+                        sums[3][h] = V::dot(sums[3][h],
+                                            V::six_bits(V::template shift_right_words<4>(high),
+                                                        V::template shift_right_words<2>(top)),
+                                            activations[3]);
+                    }
+                }
+                for (int k = 0; k < 4; ++k) {
+                    const int j = 4 * k + s;
+                    const typename V::Int offset = V::set1_int(32 * x.bsums[j]);
+                    for (int h = 0; h < H; ++h)
+                        scaled[h] = V::add(scaled[h], V::mul_int(V::sub(sums[k][h], offset),
+                                                                 V::widen_i8(b.scales[j] + h * V::kRows)));
+                }
+            }
+            const typename V::Float da = V::broadcast_float(x.d);
+            for (int h = 0; h < H; ++h)
+                acc[h] =
+                    V::fmadd(V::to_float(scaled[h]), V::mul(V::widen_f16(b.d + h * V::kRows), da), acc[h]);
         }
         for (int h = 0; h < H; ++h)
             V::store(y + g * kInterleavedRows + h * V::kRows, acc[h]);

@@ -342,27 +342,69 @@ void gemm(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_b
                         });
 }
 
-// The tier's decode over repacked Q4_K (set by add_k_quant_kernels), for batches under kMinBatch.
-InterleavedGemvFn g_interleaved_gemv = nullptr;
+// Decodes rows [first, first + kRows) of a Q6_K matrix repacked in groups of 16 into the
+// panel: chunk e (4 quants of each row) is the low or high nibble of ql(e % 32) with bits
+// 2 (e / 16) of qh(e % 16) on top (interleaved_rows.h).
+void decode_interleaved_group(int64_t blocks, const InterleavedQ6_K* group, int first_in_group,
+                              Panel<Q6KFormat>& panel) {
+    if (panel.headers.size() < static_cast<size_t>(blocks)) {
+        panel.headers.resize(static_cast<size_t>(blocks));
+        panel.quants.resize(static_cast<size_t>(blocks) * QK_K / 4);
+    }
+    for (int64_t i = 0; i < blocks; ++i) {
+        const InterleavedQ6_K& b = group[i];
+        auto& header = panel.headers[static_cast<size_t>(i)];
+        for (int r = 0; r < kRows; ++r) {
+            const int row = first_in_group + r;
+            header.d[r] = fp16_to_float(b.d[row]);
+            header.offset_d[r] = 32 * header.d[r];
+            for (int j = 0; j < Q6KFormat::kSubBlocks; ++j)
+                header.scales[j][r] = b.scales[j][row];
+            for (int p = 0; p < Q6KFormat::kOffsetPairs; ++p)
+                header.offset_pairs[p][r] =
+                    Q4KFormat::int16_pair(b.scales[2 * p][row], b.scales[2 * p + 1][row]);
+        }
+        RowQuads* out = panel.quants.data() + static_cast<size_t>(i) * QK_K / 4;
+        const __m256i nibble = _mm256_set1_epi8(0x0F), two_bits = _mm256_set1_epi8(0x03);
+        for (int e = 0; e < QK_K / 4; ++e) {
+            const __m128i low_shift = _mm_cvtsi32_si128(e < 32 ? 0 : 4);
+            const __m128i high_shift = _mm_cvtsi32_si128(2 * (e / 16));
+            for (int half = 0; half < 4 * kRows; half += 32) { // 8 rows per 256-bit step
+                const __m256i low = _mm256_loadu_si256(
+                    reinterpret_cast<const __m256i*>(b.ql(e % 32) + 4 * first_in_group + half));
+                const __m256i high = _mm256_loadu_si256(
+                    reinterpret_cast<const __m256i*>(b.qh(e % 16) + 4 * first_in_group + half));
+                const __m256i top = _mm256_and_si256(_mm256_srl_epi16(high, high_shift), two_bits);
+                const __m256i q = _mm256_or_si256(_mm256_and_si256(_mm256_srl_epi16(low, low_shift), nibble),
+                                                  _mm256_slli_epi16(top, 4));
+                _mm256_store_si256(reinterpret_cast<__m256i*>(out[e].bytes + half), q);
+            }
+        }
+    }
+}
 
-// Q4_K repacked in groups of 16 rows (interleaved_rows.h): rows are whole groups here.
-void gemm_q4_K_interleaved16(int64_t n, const void* packed, size_t, int64_t row_begin, int64_t row_end,
-                             const void* activations, size_t activation_row_bytes, int64_t batch, float* y,
-                             int64_t y_stride) {
-    const auto* groups = static_cast<const InterleavedQ4_K*>(packed);
+// The tier's decode over repacked rows (set by add_k_quant_kernels), for batches under kMinBatch.
+template <class Format> InterleavedGemvFn g_interleaved_gemv = nullptr;
+
+// Q4_K or Q6_K repacked in groups of 16 rows (interleaved_rows.h): rows are whole groups here.
+template <class Format, class Packed>
+void gemm_interleaved16(int64_t n, const void* packed, size_t, int64_t row_begin, int64_t row_end,
+                        const void* activations, size_t activation_row_bytes, int64_t batch, float* y,
+                        int64_t y_stride) {
+    const auto* groups = static_cast<const Packed*>(packed);
     const int64_t blocks = n / QK_K;
     if (batch < kMinBatch) { // one pass over the rows per activation row, from cache after the first
         for (int64_t b = 0; b < batch; ++b)
-            g_interleaved_gemv(n, packed, row_begin / kInterleavedRows, row_end / kInterleavedRows,
-                               static_cast<const char*>(activations) + b * activation_row_bytes,
-                               y + b * y_stride);
+            g_interleaved_gemv<Format>(n, packed, row_begin / kInterleavedRows, row_end / kInterleavedRows,
+                                       static_cast<const char*>(activations) + b * activation_row_bytes,
+                                       y + b * y_stride);
         return;
     }
-    gemm_panels<Q4KFormat>(n, row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
-                           [&](int64_t r, int, Panel<Q4KFormat>& panel) {
-                               decode_interleaved_group(blocks, groups + (r / kInterleavedRows) * blocks,
-                                                        static_cast<int>(r % kInterleavedRows), panel);
-                           });
+    gemm_panels<Format>(n, row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
+                        [&](int64_t r, int, Panel<Format>& panel) {
+                            decode_interleaved_group(blocks, groups + (r / kInterleavedRows) * blocks,
+                                                     static_cast<int>(r % kInterleavedRows), panel);
+                        });
 }
 
 template <class Format> void take_over(KernelTable& table, TensorType type) {
@@ -377,12 +419,18 @@ template <class Format> void take_over(KernelTable& table, TensorType type) {
 
 void add_k_quant_kernels(KernelTable& table) {
     take_over<Q4KFormat>(table, TensorType::Q4_K);
-    TypeKernels& q4_K = table.of(TensorType::Q4_K);
-    if (q4_K.gemv_interleaved16 != nullptr) { // add_interleaved16_kernels comes first
-        g_interleaved_gemv = q4_K.gemv_interleaved16;
-        q4_K.gemm_interleaved16 = gemm_q4_K_interleaved16;
-    }
     take_over<Q6KFormat>(table, TensorType::Q6_K);
+    // add_interleaved16_kernels comes first.
+    TypeKernels& q4_K = table.of(TensorType::Q4_K);
+    if (q4_K.gemv_interleaved16 != nullptr) {
+        g_interleaved_gemv<Q4KFormat> = q4_K.gemv_interleaved16;
+        q4_K.gemm_interleaved16 = gemm_interleaved16<Q4KFormat, InterleavedQ4_K>;
+    }
+    TypeKernels& q6_K = table.of(TensorType::Q6_K);
+    if (q6_K.gemv_interleaved16 != nullptr) {
+        g_interleaved_gemv<Q6KFormat> = q6_K.gemv_interleaved16;
+        q6_K.gemm_interleaved16 = gemm_interleaved16<Q6KFormat, InterleavedQ6_K>;
+    }
 }
 
 } // namespace hearth::kernels::HEARTH_VNNI_NS

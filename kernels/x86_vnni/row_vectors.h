@@ -6,6 +6,11 @@
 
 namespace hearth::kernels::HEARTH_VNNI_NS {
 
+#ifdef HEARTH_AVX512
+// vpternlogd's truth table for (a & c) | b: bit (a << 2 | b << 1 | c) of the immediate.
+inline constexpr int kLowFromFirstOrSecond = 0xEC;
+#endif
+
 // Weight rows as 8 int32 lanes (ymm).
 struct Rows8 {
     static constexpr int kRows = 8;
@@ -63,6 +68,30 @@ struct Rows8 {
     }
     static Int widen_u8_pairs(const uint8_t* p) {
         return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    }
+    static Int widen_i8(const int8_t* p) {
+        return _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    }
+    static Int set1_int(int32_t v) {
+        return _mm256_set1_epi32(v);
+    }
+    static Int sub(Int a, Int b) {
+        return _mm256_sub_epi32(a, b);
+    }
+    template <int N> static Int shift_left_words(Int v) {
+        return _mm256_slli_epi16(v, N);
+    }
+    template <int N> static Int shift_right_words(Int v) {
+        return _mm256_srli_epi16(v, N);
+    }
+    static Int six_bits(Int low, Int high) {
+#ifdef HEARTH_AVX512
+        return _mm256_ternarylogic_epi32(low, _mm256_and_si256(high, _mm256_set1_epi8(0x30)),
+                                         _mm256_set1_epi8(0x0F), kLowFromFirstOrSecond);
+#else
+        return _mm256_or_si256(_mm256_and_si256(low, _mm256_set1_epi8(0x0F)),
+                               _mm256_and_si256(high, _mm256_set1_epi8(0x30)));
+#endif
     }
     static Float widen_f16(const uint16_t* p) {
         return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
@@ -129,6 +158,18 @@ struct Rows16 {
     }
     static Float widen_f16(const uint16_t* p) {
         return _mm512_maskz_cvtph_ps(kAll16, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    }
+    static Int widen_i8(const int8_t* p) {
+        return _mm512_maskz_cvtepi8_epi32(kAll16, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    }
+    static Int set1_int(int32_t v) { return _mm512_set1_epi32(v); }
+    static Int sub(Int a, Int b) { return _mm512_sub_epi32(a, b); }
+    template <int N> static Int shift_left_words(Int v) { return _mm512_slli_epi16(v, N); }
+    template <int N> static Int shift_right_words(Int v) { return _mm512_srli_epi16(v, N); }
+    // One vpternlogd: the low nibble from `low`, bits 4-5 from `high` (masked first).
+    static Int six_bits(Int low, Int high) {
+        return _mm512_ternarylogic_epi32(low, _mm512_and_si512(high, _mm512_set1_epi8(0x30)),
+                                         _mm512_set1_epi8(0x0F), kLowFromFirstOrSecond);
     }
     static Float broadcast_float(float v) { return _mm512_set1_ps(v); }
     static void store(float* y, Float v) { _mm512_storeu_ps(y, v); }

@@ -1,4 +1,4 @@
-// Q4_K weights repacked in groups of 16 rows: the repacking gives back the file's
+// Q4_K and Q6_K weights repacked in groups of 16 rows: the repacking gives back the file's
 // bytes, and matmul over the repacked matrix matches the row-major one on every tier this CPU
 // runs (the others skipped, with the reason), for decode and prefill batches.
 #include "kernels/interleaved_rows.h"
@@ -40,19 +40,28 @@ private slots:
 
     void which_matrices_are_repacked() {
         QVERIFY(interleaves_rows16(TensorType::Q4_K, 32, 512));
-        QVERIFY(!interleaves_rows16(TensorType::Q6_K, 16, 256)); // measured slower: kept row-major
+        QVERIFY(interleaves_rows16(TensorType::Q6_K, 16, 256));
         QVERIFY(!interleaves_rows16(TensorType::Q4_K, 17, 512)); // not whole groups
+        QVERIFY(!interleaves_rows16(TensorType::Q6_K, 32, 200)); // not whole super-blocks
         QVERIFY(!interleaves_rows16(TensorType::Q8_0, 32, 512));
         QVERIFY(!interleaves_rows16(TensorType::Q5_K, 32, 512));
         QCOMPARE(interleaved_rows16_bytes(TensorType::Q4_K, 32, 512),
                  size_t(2 * 2 * sizeof(InterleavedQ4_K)));
         // No larger than the file's layout: the copy replaces the file's pages byte for byte.
         QCOMPARE(interleaved_rows16_bytes(TensorType::Q4_K, 32, 512), 32 * row_bytes(TensorType::Q4_K, 512));
+        QCOMPARE(interleaved_rows16_bytes(TensorType::Q6_K, 48, 768), 48 * row_bytes(TensorType::Q6_K, 768));
+    }
+
+    void round_trip_is_lossless_data() {
+        QTest::addColumn<int>("type");
+        QTest::newRow("q4_K") << int(TensorType::Q4_K);
+        QTest::newRow("q6_K") << int(TensorType::Q6_K);
     }
 
     // Random bytes, not only what a quantizer writes: every bit of every block must survive.
     void round_trip_is_lossless() {
-        const TensorType t = TensorType::Q4_K;
+        QFETCH(int, type);
+        const auto t = static_cast<TensorType>(type);
         const int64_t rows = 48, cols = 3 * 256;
         std::vector<uint8_t> original(row_bytes(t, cols) * rows);
         std::mt19937 rng(3);
@@ -70,26 +79,31 @@ private slots:
     }
 
     void matmul_matches_row_major_data() {
+        QTest::addColumn<int>("type");
         QTest::addColumn<int>("isa");
         QTest::addColumn<int>("batch");
-        for (Isa isa : kIsaTiers) {
-            const QString tier = QString::fromUtf8(isa_name(isa).data());
-            if (kernels_for(isa) == nullptr) {
-                QTest::newRow(qPrintable(tier + " (not run here)")) << int(isa) << 1;
-                continue;
+        for (TensorType type : {TensorType::Q4_K, TensorType::Q6_K})
+            for (Isa isa : kIsaTiers) {
+                const QString tier = QString::fromUtf8(type_traits(type).name.data()) + " " +
+                                     QString::fromUtf8(isa_name(isa).data());
+                if (kernels_for(isa) == nullptr) {
+                    QTest::newRow(qPrintable(tier + " (not run here)")) << int(type) << int(isa) << 1;
+                    continue;
+                }
+                for (int batch : {1, 3, 20})
+                    QTest::newRow(qPrintable(QString("%1 batch %2").arg(tier).arg(batch)))
+                        << int(type) << int(isa) << batch;
             }
-            for (int batch : {1, 3, 20})
-                QTest::newRow(qPrintable(QString("%1 batch %2").arg(tier).arg(batch))) << int(isa) << batch;
-        }
     }
     // Integer sums are exact in both layouts; only the float steps' order may differ.
     void matmul_matches_row_major() {
+        QFETCH(int, type);
         QFETCH(int, isa);
         QFETCH(int, batch);
         if (kernels_for(static_cast<Isa>(isa)) == nullptr)
             QSKIP(qPrintable(QString::fromStdString(isa_unavailable_reason(static_cast<Isa>(isa)))));
         force_isa(static_cast<Isa>(isa));
-        const TensorType t = TensorType::Q4_K;
+        const auto t = static_cast<TensorType>(type);
         const int64_t rows = 80, cols = 5 * 256;
         const std::vector<std::byte> weights = quantized(t, rows, cols, 21);
         std::vector<std::byte> packed(interleaved_rows16_bytes(t, rows, cols));
@@ -112,16 +126,22 @@ private slots:
 
     // The decode kernel of each tier against the scalar reference dot product, row by row.
     void decode_kernel_matches_reference_data() {
+        QTest::addColumn<int>("type");
         QTest::addColumn<int>("isa");
-        for (Isa isa : kIsaTiers)
-            if (isa != Isa::Scalar) QTest::newRow(isa_name(isa).data()) << int(isa);
+        for (TensorType type : {TensorType::Q4_K, TensorType::Q6_K})
+            for (Isa isa : kIsaTiers)
+                if (isa != Isa::Scalar)
+                    QTest::newRow(qPrintable(QString::fromUtf8(type_traits(type).name.data()) + " " +
+                                             QString::fromUtf8(isa_name(isa).data())))
+                        << int(type) << int(isa);
     }
     void decode_kernel_matches_reference() {
+        QFETCH(int, type);
         QFETCH(int, isa);
         const KernelTable* table = kernels_for(static_cast<Isa>(isa));
         if (table == nullptr)
             QSKIP(qPrintable(QString::fromStdString(isa_unavailable_reason(static_cast<Isa>(isa)))));
-        const TensorType t = TensorType::Q4_K;
+        const auto t = static_cast<TensorType>(type);
         const InterleavedGemvFn gemv = table->of(t).gemv_interleaved16;
         QVERIFY(gemv != nullptr);
         const int64_t rows = 32, cols = 4 * 256;
