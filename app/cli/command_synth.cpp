@@ -36,7 +36,7 @@ uint64_t parse_seed(const std::string& text) {
 
 int run_synth(const std::vector<std::string>& argv) {
     Args args(argv, {"--shape", "--vocab", "--type", "-o", "--output", "--seed", "--threads", "--std"},
-              {"--list", "--exact"});
+              {"--list", "--exact", "--pad-vocab"});
     if (args.has("--list")) {
         std::printf("shapes: %s\ntypes: %s\n", shape_list().c_str(), file_type_list().c_str());
         return kExitOk;
@@ -59,6 +59,7 @@ int run_synth(const std::vector<std::string>& argv) {
     options.weight_std = static_cast<float>(args.get_double("--std", options.weight_std));
     if (!(options.weight_std > 0)) throw ArgError("option --std expects a positive number");
     options.exact = args.has("--exact");
+    options.pad_vocab = args.has("--pad-vocab");
 
     const std::string out = args.required("-o", "--output");
     const auto vocab = gguf::GgufFile::open(args.required("--vocab"));
@@ -80,6 +81,6 @@ int run_synth(const std::vector<std::string>& argv) {
 HEARTH_CLI_COMMAND(
     "synth", run_synth,
     "synth --shape NAME --vocab VOCAB.gguf [--type Q4_K_M] -o OUT.gguf [--seed S] [--threads N] "
-    "[--std X] [--exact] | synth --list");
+    "[--std X] [--exact] [--pad-vocab] | synth --list");
 
 } // namespace hearth::cli

@@ -81,7 +81,19 @@ struct TensorContext {
     int64_t layer = -1; // -1 outside the blocks
 };
 
-// The type llama.cpp's quantizer picks for a quantizable weight matrix.
+// llama.cpp's special case for the 8-expert models (Mixtral): attn_k and attn_v in Q8_0, and
+// attn_output in Q5_K for the mixes below 5 bits.
+bool is_eight_expert_model(const ModelShape& shape) {
+    return shape.experts.count == 8;
+}
+
+bool eight_expert_output_in_q5_k(FileType ft) {
+    return ft == FileType::Q2_K || ft == FileType::Q3_K_S || ft == FileType::Q3_K_M ||
+           ft == FileType::Q4_K_S || ft == FileType::Q4_K_M;
+}
+
+// The type llama.cpp's quantizer picks for a quantizable weight matrix. A fused attn_qkv
+// follows attn_v's rule (llama.cpp counts both as "attention-v-like").
 TensorType quantized_type(const std::string& name, int64_t row, const TensorContext& c) {
     const FileType ft = c.file_type;
     const TensorType default_type = default_tensor_type(ft);
@@ -98,7 +110,7 @@ TensorType quantized_type(const std::string& name, int64_t row, const TensorCont
             t = TensorType::Q6_K;
     } else if (name == "token_embd.weight") {
         // kept at the default type for these file types
-    } else if (contains(name, "attn_v.weight")) {
+    } else if (contains(name, "attn_v.weight") || contains(name, "attn_qkv.weight")) {
         const int64_t n_gqa = c.shape.n_head / c.shape.n_head_kv;
         if (ft == FileType::Q2_K)
             t = n_gqa >= 4 ? TensorType::Q4_K : TensorType::Q3_K;
@@ -110,7 +122,10 @@ TensorType quantized_type(const std::string& name, int64_t row, const TensorCont
             t = TensorType::Q6_K;
         else if (ft == FileType::Q4_K_S && i < 4)
             t = TensorType::Q5_K;
-    } else if (contains(name, "ffn_down")) {
+        if (is_eight_expert_model(c.shape)) t = TensorType::Q8_0;
+    } else if (contains(name, "attn_k.weight")) {
+        if (is_eight_expert_model(c.shape)) t = TensorType::Q8_0;
+    } else if (contains(name, "ffn_down")) { // ffn_down and ffn_down_exps, by layer
         if (ft == FileType::Q2_K)
             t = TensorType::Q3_K;
         else if (ft == FileType::Q3_K_M)
@@ -122,20 +137,24 @@ TensorType quantized_type(const std::string& name, int64_t row, const TensorCont
         else if (ft == FileType::Q4_K_S && i < n_layer / 8)
             t = TensorType::Q5_K;
     } else if (contains(name, "attn_output.weight")) {
-        if (ft == FileType::Q2_K)
+        if (is_eight_expert_model(c.shape)) {
+            if (eight_expert_output_in_q5_k(ft)) t = TensorType::Q5_K;
+        } else if (ft == FileType::Q2_K) {
             t = TensorType::Q3_K;
-        else if (ft == FileType::Q3_K_M)
+        } else if (ft == FileType::Q3_K_M) {
             t = TensorType::Q4_K;
-        else if (ft == FileType::Q3_K_L)
+        } else if (ft == FileType::Q3_K_L) {
             t = TensorType::Q5_K;
+        }
     }
     return fits_blocks(t, row) ? t : fallback_type(t, row);
 }
 
-// llama.cpp quantizes tensors named *weight with two or more dimensions, except norms.
+// llama.cpp quantizes tensors named *weight with two or more dimensions, except norms and
+// the experts' router (ffn_gate_inp), which it keeps in F32.
 bool is_quantizable(const std::string& name, const std::vector<int64_t>& shape) {
     const bool weight = name.size() >= 6 && name.compare(name.size() - 6, 6, "weight") == 0;
-    return weight && shape.size() >= 2 && !contains(name, "_norm.weight");
+    return weight && shape.size() >= 2 && !contains(name, "_norm.weight") && !contains(name, "ffn_gate_inp");
 }
 
 } // namespace
@@ -189,27 +208,64 @@ std::vector<PlannedTensor> plan_tensors(const ModelShape& shape, FileType file_t
             t.type = quantized_type(t.name, t.shape[0], TensorContext{shape, file_type, layer});
         plan.push_back(std::move(t));
     };
+    const auto add_given = [&](std::string name, std::vector<float> values) {
+        add(std::move(name), {static_cast<int64_t>(values.size())}, TensorInit::Given, -1);
+        plan.back().values = std::move(values);
+    };
 
     const int64_t n_embd = shape.n_embd;
-    const int64_t n_q = shape.head_dim() * shape.n_head;
+    const int64_t n_q = shape.n_embd_q();
     const int64_t n_kv = shape.n_embd_kv();
+    const int64_t head = shape.head_dim();
     add("token_embd.weight", {n_embd, shape.n_vocab}, TensorInit::Weight, -1);
-    if (shape.rope_scaling.factor > 0)
-        add("rope_freqs.weight", {shape.head_dim() / 2}, TensorInit::RopeFactors, -1);
+    if (shape.rope_scaling.factor > 0) add_given("rope_freqs.weight", llama3_rope_factors(shape));
+    if (shape.long_rope.original_context > 0) {
+        add_given("rope_factors_long.weight", shape.long_rope.long_factors);
+        add_given("rope_factors_short.weight", shape.long_rope.short_factors);
+    }
     for (int64_t i = 0; i < shape.n_layer; ++i) {
         const std::string blk = "blk." + std::to_string(i) + ".";
-        add(blk + "attn_norm.weight", {n_embd}, TensorInit::Norm, i);
-        add(blk + "attn_q.weight", {n_embd, n_q}, TensorInit::Weight, i);
-        if (shape.qkv_bias) add(blk + "attn_q.bias", {n_q}, TensorInit::Weight, i);
-        add(blk + "attn_k.weight", {n_embd, n_kv}, TensorInit::Weight, i);
-        if (shape.qkv_bias) add(blk + "attn_k.bias", {n_kv}, TensorInit::Weight, i);
-        add(blk + "attn_v.weight", {n_embd, n_kv}, TensorInit::Weight, i);
-        if (shape.qkv_bias) add(blk + "attn_v.bias", {n_kv}, TensorInit::Weight, i);
-        add(blk + "attn_output.weight", {n_q, n_embd}, TensorInit::Weight, i);
-        add(blk + "ffn_norm.weight", {n_embd}, TensorInit::Norm, i);
-        add(blk + "ffn_gate.weight", {n_embd, shape.n_ff}, TensorInit::Weight, i);
-        add(blk + "ffn_up.weight", {n_embd, shape.n_ff}, TensorInit::Weight, i);
-        add(blk + "ffn_down.weight", {shape.n_ff, n_embd}, TensorInit::Weight, i);
+        const auto weight = [&](const std::string& rest, std::vector<int64_t> dims) {
+            add(blk + rest, std::move(dims), TensorInit::Weight, i);
+        };
+        const auto norm = [&](const std::string& rest, int64_t n) {
+            add(blk + rest, {n}, TensorInit::Norm, i);
+        };
+
+        norm("attn_norm.weight", n_embd);
+        if (shape.fused_qkv) {
+            weight("attn_qkv.weight", {n_embd, n_q + 2 * n_kv});
+            if (shape.qkv_bias) weight("attn_qkv.bias", {n_q + 2 * n_kv});
+        } else {
+            weight("attn_q.weight", {n_embd, n_q});
+            if (shape.qkv_bias) weight("attn_q.bias", {n_q});
+            weight("attn_k.weight", {n_embd, n_kv});
+            if (shape.qkv_bias) weight("attn_k.bias", {n_kv});
+            weight("attn_v.weight", {n_embd, n_kv});
+            if (shape.qkv_bias) weight("attn_v.bias", {n_kv});
+        }
+        if (shape.qk_norm) {
+            norm("attn_q_norm.weight", head);
+            norm("attn_k_norm.weight", head);
+        }
+        weight("attn_output.weight", {n_q, n_embd});
+        if (shape.post_norms) norm("post_attention_norm.weight", n_embd);
+        norm("ffn_norm.weight", n_embd);
+        if (shape.experts.count > 0) {
+            const int64_t n_expert = shape.experts.count, n_ff = shape.experts.n_ff;
+            weight("ffn_gate_inp.weight", {n_embd, n_expert});
+            weight("ffn_gate_exps.weight", {n_embd, n_ff, n_expert});
+            weight("ffn_up_exps.weight", {n_embd, n_ff, n_expert});
+            weight("ffn_down_exps.weight", {n_ff, n_embd, n_expert});
+        } else if (shape.fused_gate_up) {
+            weight("ffn_up.weight", {n_embd, 2 * shape.n_ff});
+            weight("ffn_down.weight", {shape.n_ff, n_embd});
+        } else {
+            weight("ffn_gate.weight", {n_embd, shape.n_ff});
+            weight("ffn_up.weight", {n_embd, shape.n_ff});
+            weight("ffn_down.weight", {shape.n_ff, n_embd});
+        }
+        if (shape.post_norms) norm("post_ffw_norm.weight", n_embd);
     }
     add("output_norm.weight", {n_embd}, TensorInit::Norm, -1);
     if (!shape.tied_embeddings) add("output.weight", {n_embd, shape.n_vocab}, TensorInit::Weight, -1);

@@ -1,7 +1,7 @@
 #pragma once
 // Which type each tensor of a model gets for a llama.cpp file type ("Q4_K_M"...),
 // following llama.cpp's quantizer (llama_tensor_get_type in llama-quant.cpp) for
-// dense llama/qwen2 models without an importance matrix.
+// models without an importance matrix: dense, fused-QKV and mixture-of-experts layouts.
 #include "engine/synth/synth_shape.h"
 #include "kernels/tensor_type.h"
 #include <cstdint>
@@ -42,9 +42,9 @@ bool is_quantized(FileType t);
 
 // How a tensor's values are made.
 enum class TensorInit {
-    Weight,     // small random values around 0
-    Norm,       // RMSNorm weights: around 1
-    RopeFactors // llama3_rope_factors(shape)
+    Weight, // small random values around 0
+    Norm,   // RMSNorm weights: around 1
+    Given   // PlannedTensor::values (RoPE factors)
 };
 
 struct PlannedTensor {
@@ -52,6 +52,7 @@ struct PlannedTensor {
     std::vector<int64_t> shape; // shape[0] is the row length
     kernels::TensorType type = kernels::TensorType::F32;
     TensorInit init = TensorInit::Weight;
+    std::vector<float> values; // TensorInit::Given: the one row of an F32 vector
 };
 
 // Every tensor of the model, in file order, with the type the file type gives it.

@@ -1,6 +1,7 @@
 #include "engine/synth/synth_writer.h"
 #include "engine/error.h"
 #include "engine/gguf/gguf_value.h"
+#include "engine/synth/synth_vocab.h"
 #include "kernels/kernel_table.h"
 #include <algorithm>
 #include <cstring>
@@ -127,23 +128,43 @@ void add_model_metadata(GgufWriter& w, const ModelShape& s, FileType file_type) 
     w.set(a + "attention.head_count_kv", u32(s.n_head_kv));
     w.set(a + "attention.layer_norm_rms_epsilon", float32_value(static_cast<float>(s.rms_norm_eps)));
     w.set(a + "rope.freq_base", float32_value(static_cast<float>(s.rope_freq_base)));
-    w.set(a + "rope.dimension_count", u32(s.head_dim()));
+    w.set(a + "rope.dimension_count", u32(s.rotated_dims()));
+    if (s.head_size > 0) {
+        w.set(a + "attention.key_length", u32(s.head_size));
+        w.set(a + "attention.value_length", u32(s.head_size));
+    }
+    if (s.sliding_window > 0) w.set(a + "attention.sliding_window", u32(s.sliding_window));
+    if (s.rope_freq_base_swa > 0)
+        w.set(a + "rope.freq_base_swa", float32_value(static_cast<float>(s.rope_freq_base_swa)));
+    if (s.rope_linear_factor > 0) {
+        w.set(a + "rope.scaling.type", string_value("linear"));
+        w.set(a + "rope.scaling.factor", float32_value(static_cast<float>(s.rope_linear_factor)));
+    }
+    if (s.long_rope.original_context > 0) {
+        w.set(a + "rope.scaling.original_context_length", u32(s.long_rope.original_context));
+        w.set(a + "rope.scaling.attn_factor",
+              float32_value(static_cast<float>(s.long_rope.attn_factor(s.n_ctx))));
+    }
+    if (s.experts.count > 0) {
+        w.set(a + "expert_count", u32(s.experts.count));
+        w.set(a + "expert_used_count", u32(s.experts.used));
+        w.set(a + "expert_feed_forward_length", u32(s.experts.n_ff));
+    }
 }
 
 SynthResult synthesize(const SynthOptions& options, const GgufFile& vocab, const std::string& out_path,
                        const std::function<void(const std::string&)>& note) {
     ModelShape shape = options.shape;
-    const Array* tokens = vocab.get_array("tokenizer.ggml.tokens");
-    if (!tokens || tokens->items.empty()) vocab.fail("no tokenizer.ggml.tokens: not a vocab or model file");
-    const auto n_tokens = static_cast<int64_t>(tokens->items.size());
-    if (n_tokens != shape.n_vocab) {
+    const int64_t n_tokens = vocab_token_count(vocab);
+    const bool padded = options.pad_vocab && n_tokens < shape.n_vocab;
+    if (n_tokens != shape.n_vocab && !padded) {
         if (note)
             note("the vocab has " + std::to_string(n_tokens) + " tokens, " + shape.name + " has " +
                  std::to_string(shape.n_vocab) + ": the model follows the vocab");
         shape.n_vocab = n_tokens;
     }
-    if (shape.n_head <= 0 || shape.n_head_kv <= 0 || shape.n_embd % shape.n_head != 0 ||
-        shape.n_head % shape.n_head_kv != 0)
+    if (shape.n_head <= 0 || shape.n_head_kv <= 0 || shape.n_head % shape.n_head_kv != 0 ||
+        (shape.head_size <= 0 && shape.n_embd % shape.n_head != 0))
         throw Error(out_path + ": shape " + shape.name + " has inconsistent head counts");
 
     const std::vector<PlannedTensor> plan = plan_tensors(shape, options.file_type);
@@ -160,10 +181,8 @@ SynthResult synthesize(const SynthOptions& options, const GgufFile& vocab, const
 
     GgufWriter w;
     add_model_metadata(w, shape, options.file_type);
-    w.copy_prefix(vocab, "tokenizer.");
+    write_vocab(w, vocab, shape.n_vocab);
 
-    const std::vector<float> rope_factors =
-        shape.rope_scaling.factor > 0 ? llama3_rope_factors(shape) : std::vector<float>{};
     const int threads = thread_count(options.threads);
     for (size_t index = 0; index < plan.size(); ++index) {
         const PlannedTensor& t = plan[index];
@@ -185,8 +204,8 @@ SynthResult synthesize(const SynthOptions& options, const GgufFile& vocab, const
                         pool->fill_row(random, out, blocks_per_row);
                         continue;
                     }
-                    if (t.init == TensorInit::RopeFactors)
-                        std::copy(rope_factors.begin(), rope_factors.end(), values.begin());
+                    if (t.init == TensorInit::Given)
+                        std::copy(t.values.begin(), t.values.end(), values.begin());
                     else
                         random_values(random, center, options.weight_std, values.data(), n);
                     quantize(values.data(), out, n);

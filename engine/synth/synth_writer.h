@@ -24,6 +24,10 @@ struct SynthOptions {
     // drawn at random: the same statistics, without running the quantizers' slow searches
     // over a billion weights.
     bool exact = false;
+    // A vocab with fewer tokens than the shape is padded with unused tokens to the shape's
+    // n_vocab (synth_vocab.h), so the embedding and output keep their real sizes. Otherwise,
+    // and always when the vocab has more tokens, the model follows the vocab.
+    bool pad_vocab = false;
 };
 
 struct SynthResult {
@@ -33,7 +37,8 @@ struct SynthResult {
 };
 
 // Copies every tokenizer.* key of vocab. When the vocab's token count differs from
-// shape.n_vocab, the model follows the vocab and `note` is told why. Throws
+// shape.n_vocab (and is not padded up to it), the model follows the vocab and `note` is
+// told why. Throws
 // hearth::Error naming the vocab file (no tokens) or the output (write failure), or
 // when the kernels have no quantizer for a planned type.
 SynthResult synthesize(const SynthOptions& options, const GgufFile& vocab, const std::string& out_path,
