@@ -179,8 +179,10 @@ void matmul(const WeightMatrix& w, const float* x, int64_t batch, float* y, Thre
 
 void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t batch, ThreadPool& pool,
                   std::vector<std::byte>& scratch) {
-    constexpr size_t kMaxGroup = 8;
-    if (outputs.size() > kMaxGroup) throw std::invalid_argument("matmul_group: more than 8 matrices");
+    // A mixture of experts groups the gate and up matrices of every chosen expert (16 for
+    // Qwen3-30B-A3B's 8).
+    constexpr size_t kMaxGroup = 32;
+    if (outputs.size() > kMaxGroup) throw std::invalid_argument("matmul_group: more than 32 matrices");
     if (batch <= 0 || outputs.empty()) return;
     namespace metrics = dispatch_metrics;
     const auto start =

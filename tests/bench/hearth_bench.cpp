@@ -386,9 +386,19 @@ ModelFacts facts_of(const engine::Model& model) {
             f.int8_matmul_params += m.rows * m.cols;
         f.decode_read_bytes += static_cast<int64_t>(kernels::row_bytes(m.type, m.cols)) * m.rows;
     };
-    for (const auto& l : w.layers)
+    for (const auto& l : w.layers) {
         for (const auto* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down})
             add(*m);
+        // A mixture of experts multiplies the router and, per token, only the chosen experts:
+        // the average expert, as many times as the model chooses.
+        if (!l.experts.empty()) {
+            add(l.router);
+            const int used = model.hparams().n_expert_used;
+            for (const auto* m : {&l.experts[0].w_gate, &l.experts[0].w_up, &l.experts[0].w_down})
+                for (int j = 0; j < used; ++j)
+                    add(*m);
+        }
+    }
     add(w.output);
     return f;
 }

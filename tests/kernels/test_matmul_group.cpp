@@ -84,6 +84,31 @@ private slots:
             QCOMPARE(grouped[i], separate[i]);
     }
 
+    // A mixture of experts with 8 chosen experts groups 16 matrices (gate and up of each).
+    void groupsAsManyMatricesAsEightExpertsNeed() {
+        force_isa(Isa::Scalar);
+        std::mt19937 rng(5);
+        const int64_t cols = 256;
+        std::vector<Matrix> matrices;
+        for (int i = 0; i < 16; ++i)
+            matrices.push_back(random_matrix(TensorType::Q4_K, 16, cols, rng));
+        std::vector<float> x(cols, 0.5f);
+        ThreadPool pool(2);
+        std::vector<std::byte> scratch;
+        std::vector<std::vector<float>> separate, grouped;
+        std::vector<MatmulOutput> outputs;
+        for (Matrix& m : matrices) {
+            separate.emplace_back(16);
+            grouped.emplace_back(16, -1.0f);
+            matmul(m.w, x.data(), 1, separate.back().data(), pool, scratch);
+        }
+        for (size_t i = 0; i < matrices.size(); ++i)
+            outputs.push_back({&matrices[i].w, grouped[i].data()});
+        matmul_group(outputs, x.data(), 1, pool, scratch);
+        for (size_t i = 0; i < matrices.size(); ++i)
+            QCOMPARE(grouped[i], separate[i]);
+    }
+
     void rejectsDifferentWidths() {
         std::mt19937 rng(3);
         Matrix a = random_matrix(TensorType::Q8_0, 4, 64, rng),
