@@ -85,12 +85,12 @@ Rectangle {
         Flow {
             Layout.fillWidth: true
             spacing: 6
-            Badge { text: card.architecture }
-            Badge { text: qsTr("%1 params").arg(card.parameters) }
-            Badge { text: card.quantization }
+            Badge { visible: card.architecture.length > 0; text: card.architecture }
+            Badge { visible: card.parameters.length > 0; text: qsTr("%1 params").arg(card.parameters) }
+            Badge { visible: card.quantization.length > 0; text: card.quantization }
             Badge { text: qsTr("file ≈ %1").arg(card.fileSize) }
             Badge { text: qsTr("needs ≈ %1").arg(card.memory) }
-            Badge { text: card.licence }
+            Badge { visible: card.licence.length > 0; text: card.licence }
             Badge { visible: !card.checksumKnown; text: qsTr("checksum unknown: size checked only") }
         }
         Label {

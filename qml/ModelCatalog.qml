@@ -5,12 +5,18 @@ import QtQuick.Layouts
 // The catalog of recommended models on the models page: what each is, whether
 // this engine and this computer can run it, and its download (progress with
 // speed and time left, pause, resume, cancel). A finished file joins the list above.
+// The Hugging Face search comes first; the files it downloads join this list.
 Column {
     id: catalogView
     property var downloads // DownloadController
 
     spacing: 10
 
+    ModelSearch {
+        objectName: "modelSearch"
+        width: catalogView.width
+        downloads: catalogView.downloads
+    }
     Item { width: 1; height: 14 }
     Label {
         text: qsTr("Download a model")

@@ -41,7 +41,7 @@ QVariant CatalogListModel::data(const QModelIndex& index, int role) const {
     case ArchitectureRole:
         return entry.architecture;
     case ParametersRole:
-        return formatCount(entry.parameters);
+        return entry.parameters > 0 ? formatCount(entry.parameters) : QString();
     case QuantizationRole:
         return entry.quantization;
     case LicenceRole:
@@ -51,7 +51,8 @@ QVariant CatalogListModel::data(const QModelIndex& index, int role) const {
     case MemoryRole:
         return formatBytes(entry.memoryBytes);
     case RunnableRole:
-        return isRunnableArchitecture(entry.architecture);
+        // A search result may not say; the model picker checks the file once it is here.
+        return entry.architecture.isEmpty() || isRunnableArchitecture(entry.architecture);
     case MemoryFitRole:
         return memoryFitName(memoryFit(entry.memoryBytes, physicalMemoryBytes_));
     case ChecksumKnownRole:
@@ -107,6 +108,15 @@ void CatalogListModel::setEntries(QList<CatalogEntry> entries, qint64 physicalMe
     statuses_ = QList<CatalogDownloadStatus>(entries_.size());
     physicalMemoryBytes_ = physicalMemoryBytes;
     endResetModel();
+    emit countChanged();
+}
+
+void CatalogListModel::appendEntry(const CatalogEntry& entry) {
+    const int row = static_cast<int>(entries_.size());
+    beginInsertRows(QModelIndex(), row, row);
+    entries_.append(entry);
+    statuses_.append(CatalogDownloadStatus());
+    endInsertRows();
     emit countChanged();
 }
 

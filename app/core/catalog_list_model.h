@@ -30,12 +30,12 @@ public:
         IdRole = Qt::UserRole + 1, // QString: the entry's catalog id
         NameRole,                  // QString
         ArchitectureRole,          // QString
-        ParametersRole,            // QString: "1.5B"
+        ParametersRole,            // QString: "1.5B", empty when unknown
         QuantizationRole,          // QString
-        LicenceRole,               // QString
+        LicenceRole,               // QString, empty when unknown
         FileSizeRole,              // QString: "986 MB"
         MemoryRole,                // QString: estimated memory to run it
-        RunnableRole,              // bool: this engine reads the architecture
+        RunnableRole,              // bool: this engine reads the architecture (or it is unknown)
         MemoryFitRole,             // QString: "fits", "tight", "tooLarge" or "unknown"
         ChecksumKnownRole,         // bool: the catalog has its SHA-256
         DownloadStateRole,         // QString: see CatalogDownloadStatus::state
@@ -55,6 +55,8 @@ public:
     QHash<int, QByteArray> roleNames() const override;
 
     void setEntries(QList<CatalogEntry> entries, qint64 physicalMemoryBytes);
+    // Adds one entry at the end (a file found by the search).
+    void appendEntry(const CatalogEntry& entry);
     void setStatus(const QString& id, const CatalogDownloadStatus& status);
     [[nodiscard]] const QList<CatalogEntry>& entries() const { return entries_; }
     [[nodiscard]] const CatalogEntry* entry(const QString& id) const;

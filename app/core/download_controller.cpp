@@ -1,6 +1,7 @@
 #include "app/core/download_controller.h"
 #include "app/core/app_settings.h"
 #include "app/core/format.h"
+#include "app/core/hf_search_pending_download.h"
 #include "app/download/download.h"
 #include "app/download/download_file_name.h"
 #include "app/download/network_access.h"
@@ -45,10 +46,36 @@ struct LocalFile {
     qint64 partialBytes = 0;
 };
 
+// A catalog id for a file of a Hugging Face repository: "hf.owner.name.file.gguf" in
+// the catalog's alphabet.
+QString searchEntryId(const QString& repositoryId, const QString& path) {
+    QString id = QStringLiteral("hf.") + repositoryId.toLower() + QLatin1Char('.') + path.toLower();
+    for (QChar& c : id)
+        if (!(c.isDigit() || (c >= QLatin1Char('a') && c <= QLatin1Char('z')) || c == QLatin1Char('.') ||
+              c == QLatin1Char('_') || c == QLatin1Char('-')))
+            c = QLatin1Char('-');
+    return id;
+}
+
+CatalogEntry entryForSearchResult(const HfSearchRow& row, const QUrl& url) {
+    CatalogEntry entry;
+    entry.id = searchEntryId(row.repositoryId, row.file.path);
+    entry.name = row.repositoryId + QLatin1Char('/') + row.file.path;
+    entry.architecture = row.architecture;
+    entry.quantization = row.file.quantization;
+    entry.fileBytes = std::max<qint64>(0, row.file.bytes);
+    // The weights and a modest context: a rough figure, as the page says ("≈").
+    entry.memoryBytes = entry.fileBytes + entry.fileBytes / 5;
+    entry.url = url;
+    entry.sha256Hex = row.file.sha256Hex;
+    return entry;
+}
+
 } // namespace
 
 DownloadController::DownloadController(AppSettings* settings, QObject* parent)
-    : QObject(parent), settings_(settings), network_(download::makeNetworkAccess()) {
+    : QObject(parent), settings_(settings), network_(download::makeNetworkAccess()),
+      search_(std::make_unique<HfSearchListModel>(network_.get())) {
     setCatalog(builtInModelCatalog());
     progressTimer_.setInterval(250);
     connect(&progressTimer_, &QTimer::timeout, this, &DownloadController::publishActive);
@@ -93,6 +120,10 @@ Download* DownloadController::downloadFor(const QString& id) {
     Download* download = created.get();
     connect(download, &Download::stateChanged, this, [this, id, download](Download::State state) {
         publish(id);
+        // A search download's record is needed only while a partial file may outlive the app.
+        if ((state == Download::State::Finished || state == Download::State::Cancelled) &&
+            id.startsWith(QLatin1String("hf.")))
+            removePendingDownloadRecord(download->request().directory, download->fileName());
         if (state == Download::State::Finished) emit modelDownloaded(download->filePath());
         if (download->isActive()) progressTimer_.start();
     });
@@ -103,6 +134,16 @@ Download* DownloadController::downloadFor(const QString& id) {
 
 void DownloadController::download(const QString& id) {
     if (Download* download = downloadFor(id)) download->start();
+}
+
+QString DownloadController::downloadSearchResult(int row) {
+    const HfSearchRow* found = search_->row(row);
+    if (!found) return {};
+    const CatalogEntry entry = entryForSearchResult(*found, search_->fileUrl(*found));
+    if (!catalog_.entry(entry.id)) catalog_.appendEntry(entry);
+    writePendingDownloadRecord(settings_->modelsFolder(), entry);
+    download(entry.id);
+    return entry.id;
 }
 
 void DownloadController::pause(const QString& id) {
@@ -148,17 +189,28 @@ QCoro::Task<> DownloadController::refreshLocalFiles() {
         if (!downloads_.count(entry.id)) candidates.append({entry.id, entry.fileName()});
     const QString folder = settings_->modelsFolder();
     // Looking at the disk is file I/O: off the GUI thread.
-    QFuture<QList<LocalFile>> looking = QtConcurrent::run([folder, candidates] {
-        QList<LocalFile> found = candidates;
+    struct OnDisk {
+        QList<LocalFile> found;
+        QList<CatalogEntry> pending; // search downloads left by an earlier run
+    };
+    QFuture<OnDisk> looking = QtConcurrent::run([folder, candidates] {
+        OnDisk onDisk;
+        onDisk.pending = readPendingDownloadRecords(folder);
+        onDisk.found = candidates;
+        for (const CatalogEntry& entry : onDisk.pending)
+            onDisk.found.append({entry.id, entry.fileName()});
         const QDir dir(folder);
-        for (LocalFile& local : found) {
+        for (LocalFile& local : onDisk.found) {
             local.complete = QFileInfo::exists(dir.filePath(local.fileName));
             local.partialBytes = QFileInfo(dir.filePath(download::partialFileName(local.fileName))).size();
         }
-        return found;
+        return onDisk;
     });
-    const QList<LocalFile> found = co_await looking;
+    const OnDisk onDisk = co_await looking;
     if (!self || folder != settings_->modelsFolder()) co_return;
+    for (const CatalogEntry& entry : onDisk.pending)
+        if (!catalog_.entry(entry.id)) catalog_.appendEntry(entry);
+    const QList<LocalFile>& found = onDisk.found;
     for (const LocalFile& local : found) {
         if (downloads_.count(local.id)) continue; // started meanwhile: it speaks for itself
         CatalogDownloadStatus status;

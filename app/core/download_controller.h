@@ -3,8 +3,10 @@
 // (the built-in catalog), and for each a download into the models folder that can
 // be paused, resumed (also after a restart of the app: the NAME.part file left in
 // the folder is picked up) and cancelled. A finished file is announced so that the
-// model picker rescans and shows it.
+// model picker rescans and shows it. A file found by the Hugging Face search joins
+// the list as an entry of its own when its download starts.
 #include "app/core/catalog_list_model.h"
+#include "app/core/hf_search_list_model.h"
 #include <QObject>
 #include <QTimer>
 #include <QtQml/qqmlregistration.h>
@@ -29,12 +31,14 @@ class DownloadController : public QObject {
     Q_PROPERTY(hearth::app::CatalogListModel* catalog READ catalog CONSTANT)
     Q_PROPERTY(QString catalogError READ catalogError NOTIFY catalogChanged)
     Q_PROPERTY(QString physicalMemory READ physicalMemory CONSTANT)
+    Q_PROPERTY(hearth::app::HfSearchListModel* search READ search CONSTANT)
 
 public:
     explicit DownloadController(AppSettings* settings, QObject* parent = nullptr);
     ~DownloadController() override; // stops transfers; their partial files stay for the next run
 
     [[nodiscard]] CatalogListModel* catalog() { return &catalog_; }
+    [[nodiscard]] HfSearchListModel* search() { return search_.get(); }
     [[nodiscard]] QString catalogError() const { return catalogError_; }
     [[nodiscard]] QString physicalMemory() const;
 
@@ -44,6 +48,9 @@ public:
     // Starts a catalog entry's download, or resumes it.
     Q_INVOKABLE void download(const QString& id);
     Q_INVOKABLE void pause(const QString& id);
+    // Adds a file of the search's results to the list (once) and starts its download;
+    // returns its entry's id, empty when the row does not exist.
+    Q_INVOKABLE QString downloadSearchResult(int row);
     // Stops it and deletes what was downloaded so far.
     Q_INVOKABLE void cancel(const QString& id);
 
@@ -63,6 +70,7 @@ private:
     AppSettings* settings_;
     std::unique_ptr<QNetworkAccessManager> network_;
     CatalogListModel catalog_;
+    std::unique_ptr<HfSearchListModel> search_;
     QString catalogError_;
     std::map<QString, std::unique_ptr<download::Download>> downloads_; // by catalog id
     QTimer progressTimer_; // speed and time left, a few times a second, not per network chunk

@@ -1,12 +1,18 @@
 // The models page's downloads against a real HTTP server on loopback: a catalog
 // entry downloads into the models folder and is announced to the picker; pause,
 // resume and cancel; and a partial file left by an earlier run of the app shows
-// as paused and resumes from where it stopped.
+// as paused and resumes from where it stopped, also when the controller itself was
+// destroyed mid-download (the app quit); and a file found by the Hugging Face search
+// joins the list and downloads, verified by the SHA-256 the API gave.
 #include "app/core/app_settings.h"
 #include "app/core/download_controller.h"
 #include "tests/download/download_test_helpers.h"
 #include "tests/download/loopback_http_server.h"
+#include <QAbstractItemModelTester>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <qcoro/qcorotask.h>
@@ -50,6 +56,29 @@ class TestDownloadController : public QObject {
     QString finalPath() const { return modelsFolder() + "/model.gguf"; }
     QString partPath() const { return modelsFolder() + "/model.gguf.part"; }
     QByteArray goodSha() const { return hearth::test::sha256Hex(server_->content()); }
+
+    // The API's answers for one repository, someone/Tiny-GGUF, with two files; the second
+    // is the server's file (at `fileRoute`, or redirected to /files/ as Hugging Face
+    // redirects /resolve/ to its CDN).
+    void serveSearchApi(bool redirectToFiles) {
+        const auto lfsFile = [](const QString& name, qint64 bytes, const QByteArray& sha) {
+            return QJsonObject{{"rfilename", name},
+                               {"size", bytes},
+                               {"lfs", QJsonObject{{"sha256", QString::fromLatin1(sha)}, {"size", bytes}}}};
+        };
+        const QJsonArray search{QJsonObject{{"id", "someone/Tiny-GGUF"}}};
+        const QJsonObject info{
+            {"id", "someone/Tiny-GGUF"},
+            {"gguf", QJsonObject{{"architecture", "qwen2"}}},
+            {"siblings", QJsonArray{lfsFile("tiny-Q8_0.gguf", 10, QByteArray(64, 'a')),
+                                    lfsFile("tiny-Q4_K_M.gguf", server_->content().size(), goodSha())}}};
+        server_->routes["/api/models"] = {QJsonDocument(search).toJson()};
+        server_->routes["/api/models/someone/Tiny-GGUF"] = {QJsonDocument(info).toJson()};
+        LoopbackHttpServer::Route file{server_->content(), 200, "application/octet-stream"};
+        if (redirectToFiles) file = {{}, 302, "text/plain", "/files/model.gguf"};
+        server_->routes["/someone/Tiny-GGUF/resolve/main/tiny-Q4_K_M.gguf"] = file;
+    }
+    QString searchedFilePath() const { return modelsFolder() + "/tiny-Q4_K_M.gguf"; }
 
 private slots:
     void initTestCase() { qputenv("no_proxy", "127.0.0.1,localhost"); }
@@ -137,6 +166,180 @@ private slots:
         QCOMPARE(server_->requests.size(), 1);
         QCOMPARE(server_->requests[0].range, QByteArray("bytes=200000-"));
         QCOMPARE(hearth::test::fileBytes(finalPath()), server_->content());
+    }
+
+    // A download started through the controller, the controller destroyed mid-file (the
+    // app quit), a new one on the same models folder: it resumes from the partial file,
+    // asks the server only for the rest, and verifies the SHA-256 of the whole.
+    void a_download_resumes_after_the_app_quit_mid_file() {
+        server_->faults.chunkBytes = 16 * 1024;
+        server_->faults.chunkIntervalMsecs = 5;
+        qint64 kept = 0;
+        {
+            DownloadController first(settings_.get());
+            first.setCatalog(catalogFor(goodSha()));
+            first.download("tiny");
+            QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(partPath()).size() >= 128 * 1024, 30000);
+            QCOMPARE(stateOf(first), QString("running"));
+        } // quit: no pause, the transfer is simply dropped
+        kept = QFileInfo(partPath()).size();
+        QVERIFY(kept > 0 && kept < kFileBytes);
+        QVERIFY(!QFileInfo::exists(finalPath()));
+        QCOMPARE(server_->requests.size(), 1);
+        QVERIFY(server_->requests[0].range.isEmpty());
+
+        server_->faults.chunkBytes = 0;
+        DownloadController second(settings_.get());
+        second.setCatalog(catalogFor(goodSha()));
+        QCoro::waitFor(second.refreshLocalFiles());
+        QCOMPARE(stateOf(second), QString("paused"));
+        QSignalSpy downloaded(&second, &DownloadController::modelDownloaded);
+        second.download("tiny");
+        QVERIFY(downloaded.wait(30000));
+        QCOMPARE(server_->requests.size(), 2);
+        QCOMPARE(server_->requests[1].range, "bytes=" + QByteArray::number(kept) + "-");
+        QCOMPARE(server_->requests[1].status, 206);
+        QCOMPARE(stateOf(second), QString("done"));
+        CatalogListModel* model = second.catalog();
+        QVERIFY(model->data(model->index(0), CatalogListModel::NoteRole).toString().contains("verified"));
+        QCOMPARE(hearth::test::sha256Hex(hearth::test::fileBytes(finalPath())), goodSha());
+        QVERIFY(!QFileInfo::exists(partPath()));
+    }
+
+    // Search, pick a file, download it: the file joins the list as an entry of its own,
+    // lands under its own name and is verified against the digest the API gave.
+    void a_search_result_downloads_into_the_models_folder() {
+        const QByteArray content = server_->content();
+        serveSearchApi(false);
+
+        DownloadController controller(settings_.get());
+        controller.setCatalog(catalogFor(goodSha()));
+        HfSearchListModel* results = controller.search();
+        QAbstractItemModelTester tester(results, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        results->setBaseUrl(server_->urlOf(QString()));
+        QCoro::waitFor(results->searchAndWait("tiny"));
+        QVERIFY2(results->error().isEmpty(), qPrintable(results->error()));
+        QCOMPARE(results->rowCount(), 2);
+        QCOMPARE(results->data(results->index(0), HfSearchListModel::FirstOfRepositoryRole).toBool(), true);
+        QCOMPARE(results->data(results->index(1), HfSearchListModel::FirstOfRepositoryRole).toBool(), false);
+        QCOMPARE(results->data(results->index(1), HfSearchListModel::QuantizationRole).toString(),
+                 QString("Q4_K_M"));
+        QCOMPARE(results->data(results->index(1), HfSearchListModel::RepositoryRole).toString(),
+                 QString("someone/Tiny-GGUF"));
+        QCOMPARE(results->data(results->index(1), HfSearchListModel::FileSizeRole).toString(),
+                 QString("786 KB"));
+        QCOMPARE(results->data(results->index(1), HfSearchListModel::RunnableRole).toBool(), true);
+
+        QSignalSpy downloaded(&controller, &DownloadController::modelDownloaded);
+        const QString id = controller.downloadSearchResult(1);
+        QCOMPARE(id, QString("hf.someone-tiny-gguf.tiny-q4_k_m.gguf"));
+        QCOMPARE(controller.catalog()->rowCount(), 2);
+        QCOMPARE(controller.downloadSearchResult(1), id); // once only
+        QCOMPARE(controller.catalog()->rowCount(), 2);
+        QVERIFY(controller.downloadSearchResult(7).isEmpty());
+        QVERIFY(downloaded.wait(30000));
+        const QString landed = searchedFilePath();
+        QCOMPARE(downloaded[0][0].toString(), landed);
+        QCOMPARE(hearth::test::fileBytes(landed), content);
+        QCOMPARE(stateOf(controller, 1), QString("done"));
+        CatalogListModel* model = controller.catalog();
+        QCOMPARE(model->data(model->index(1), CatalogListModel::QuantizationRole).toString(),
+                 QString("Q4_K_M"));
+        QCOMPARE(model->data(model->index(1), CatalogListModel::ChecksumKnownRole).toBool(), true);
+        QVERIFY(model->data(model->index(1), CatalogListModel::NoteRole).toString().contains("verified"));
+        QVERIFY(!QFileInfo::exists(landed + ".part.source")); // the restart record is gone with the .part
+    }
+
+    // The app quit in the middle of a download started from the search: the next run
+    // lists that file again (it is in no catalog), paused, and resumes it.
+    void a_search_download_resumes_after_the_app_quit() {
+        serveSearchApi(true);
+        server_->faults.chunkBytes = 16 * 1024;
+        server_->faults.chunkIntervalMsecs = 5;
+        const QString part = searchedFilePath() + ".part";
+        {
+            DownloadController first(settings_.get());
+            first.setCatalog(catalogFor(goodSha()));
+            first.search()->setBaseUrl(server_->urlOf(QString()));
+            QCoro::waitFor(first.search()->searchAndWait("tiny"));
+            QVERIFY(!first.downloadSearchResult(1).isEmpty());
+            QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(part).size() >= 128 * 1024, 30000);
+        }
+        const qint64 kept = QFileInfo(part).size();
+        QVERIFY(kept < kFileBytes);
+        QVERIFY(QFileInfo::exists(searchedFilePath() + ".part.source"));
+
+        server_->faults.chunkBytes = 0;
+        DownloadController second(settings_.get());
+        second.setCatalog(catalogFor(goodSha()));
+        QCOMPARE(second.catalog()->rowCount(), 1);
+        QCoro::waitFor(second.refreshLocalFiles());
+        QCOMPARE(second.catalog()->rowCount(), 2);
+        CatalogListModel* model = second.catalog();
+        const QString id = model->data(model->index(1), CatalogListModel::IdRole).toString();
+        QCOMPARE(id, QString("hf.someone-tiny-gguf.tiny-q4_k_m.gguf"));
+        QCOMPARE(stateOf(second, 1), QString("paused"));
+        QCOMPARE(model->data(model->index(1), CatalogListModel::QuantizationRole).toString(),
+                 QString("Q4_K_M"));
+        QCOMPARE(model->data(model->index(1), CatalogListModel::ChecksumKnownRole).toBool(), true);
+
+        const qsizetype before = server_->requests.size();
+        QSignalSpy downloaded(&second, &DownloadController::modelDownloaded);
+        second.download(id);
+        QVERIFY(downloaded.wait(30000));
+        QCOMPARE(server_->requests.last().range, "bytes=" + QByteArray::number(kept) + "-");
+        QCOMPARE(server_->requests.last().status, 206);
+        QVERIFY(server_->requests.size() - before == 2); // the redirect, then the rest of the file
+        QCOMPARE(hearth::test::fileBytes(searchedFilePath()), server_->content());
+        QVERIFY(!QFileInfo::exists(searchedFilePath() + ".part.source"));
+    }
+
+    // A record beside a partial file is untrusted: one that is malformed, or names
+    // another file than the one it sits beside, lists nothing.
+    void a_bad_restart_record_is_ignored() {
+        QVERIFY(QDir().mkpath(modelsFolder()));
+        const QString part = modelsFolder() + "/x-Q4_0.gguf.part";
+        QVERIFY(hearth::test::writeBytes(part, "partial"));
+        const QByteArray good =
+            R"({"id":"hf.o-r.x-q4_0.gguf","name":"o/r/x-Q4_0.gguf","architecture":"llama",)"
+            R"("quantization":"Q4_0","url":"https://huggingface.co/o/r/resolve/main/x-Q4_0.gguf",)"
+            R"("sha256":"","bytes":1000})";
+        const QList<QByteArray> bad{
+            "not json",
+            "[1,2]",
+            QByteArray(good).replace(R"(x-Q4_0.gguf",)", R"(other.gguf",)"), // names another file
+            QByteArray(good).replace("https://", "file://"),
+            QByteArray(good).replace("hf.o-r", "../etc"),
+            QByteArray(good).replace(R"("sha256":"")", R"("sha256":"zz")"),
+            QByteArray(good).replace("1000", "-1"),
+            QByteArray(good).replace(R"("llama")", R"("Llama Drama")"),
+        };
+        for (const QByteArray& record : bad) {
+            QVERIFY(hearth::test::writeBytes(part + ".source", record));
+            DownloadController controller(settings_.get());
+            controller.setCatalog({});
+            QCoro::waitFor(controller.refreshLocalFiles());
+            QVERIFY2(controller.catalog()->rowCount() == 0, record.constData());
+        }
+        QVERIFY(hearth::test::writeBytes(part + ".source", good));
+        DownloadController controller(settings_.get());
+        controller.setCatalog({});
+        QCoro::waitFor(controller.refreshLocalFiles());
+        QCOMPARE(controller.catalog()->rowCount(), 1);
+        QCOMPARE(stateOf(controller), QString("paused"));
+    }
+
+    // A newer search replaces the rows; one that fails says why and shows none.
+    void a_failed_search_clears_the_rows_and_says_why() {
+        server_->routes["/api/models"] = {"[]"};
+        DownloadController controller(settings_.get());
+        HfSearchListModel* results = controller.search();
+        results->setBaseUrl(server_->urlOf(QString()));
+        QCoro::waitFor(results->searchAndWait("nothing-like-this"));
+        QCOMPARE(results->rowCount(), 0);
+        QVERIFY2(results->error().contains("no GGUF models found"), qPrintable(results->error()));
+        QCOMPARE(results->searchedFor(), QString("nothing-like-this"));
+        QVERIFY(!results->busy());
     }
 
     void a_failure_is_shown_in_plain_words() {

@@ -17,6 +17,10 @@ QByteArray statusLine(int status) {
         return "HTTP/1.1 302 Found\r\n";
     case 416:
         return "HTTP/1.1 416 Range Not Satisfiable\r\n";
+    case 429:
+        return "HTTP/1.1 429 Too Many Requests\r\n";
+    case 500:
+        return "HTTP/1.1 500 Internal Server Error\r\n";
     default:
         return "HTTP/1.1 404 Not Found\r\n";
     }
@@ -87,6 +91,19 @@ void LoopbackHttpServer::answer(QTcpSocket* socket, const QByteArray& head) {
         const qsizetype colon = line.indexOf(':');
         if (colon > 0 && line.left(colon).trimmed().toLower() == "range")
             request.range = line.mid(colon + 1).trimmed();
+    }
+
+    const auto route = routes.constFind(request.path.split('?').value(0));
+    if (route != routes.constEnd()) {
+        request.status = route->status;
+        requests.append(request);
+        const QByteArray location =
+            route->location.isEmpty() ? QByteArray() : "Location: " + route->location + "\r\n";
+        socket->write(statusLine(request.status) + location + "Content-Type: " + route->contentType +
+                      "\r\nContent-Length: " + QByteArray::number(route->body.size()) +
+                      "\r\nConnection: close\r\n\r\n" + route->body);
+        socket->disconnectFromHost();
+        return;
     }
 
     const QByteArray filePath = "/files/" + fileName_.toUtf8();

@@ -1,10 +1,12 @@
 #pragma once
 // A real HTTP/1.1 server on 127.0.0.1 for the download tests: it serves one file at
 // /files/NAME with Range support (206, 416), redirects /redirect/NAME there, answers
-// 404 to anything else, records every request, and injects the faults a download
+// fixed answers at the paths of `routes` (JSON for the search tests), 404 to anything
+// else, records every request, and injects the faults a download
 // meets on the internet. One request per connection (Connection: close).
 #include <QByteArray>
 #include <QList>
+#include <QMap>
 #include <QObject>
 #include <QTcpServer>
 #include <QUrl>
@@ -27,9 +29,21 @@ public:
         int chunkBytes = 0;             // a slow server: this many bytes...
         int chunkIntervalMsecs = 0;     // ...every this many milliseconds
     };
+    // A fixed answer, whatever the query string.
+    struct Route {
+        Route() = default;
+        Route(QByteArray body, int status = 200, QByteArray contentType = "application/json",
+              QByteArray location = {})
+            : body(std::move(body)), status(status), contentType(std::move(contentType)),
+              location(std::move(location)) {}
+        QByteArray body;
+        int status = 200;
+        QByteArray contentType = "application/json";
+        QByteArray location; // sent as Location (with status 302, a redirect)
+    };
     struct Request {
         QByteArray method;
-        QByteArray path;
+        QByteArray path;  // with the query string
         QByteArray range; // the Range header, empty when none
         int status = 0;   // what the server answered
     };
@@ -48,6 +62,7 @@ public:
     [[nodiscard]] const QByteArray& content() const { return content_; }
 
     Faults faults;
+    QMap<QByteArray, Route> routes; // by path, without the query string
     QList<Request> requests;
 
 private:

@@ -6,10 +6,11 @@
 //   mkdir /tmp/openai-demo && (cd /tmp/openai-demo && npm install openai)
 //   OPENAI_DEMO_DIR=/tmp/openai-demo node tests/server/openai_client_demo.mjs \
 //       build/bin/hearth-cli ../shared/testdata/models/stories260K.gguf
-import {spawn} from 'node:child_process';
 import {readFileSync} from 'node:fs';
 import {createRequire} from 'node:module';
 import {performance} from 'node:perf_hooks';
+
+import {startServer} from './hearth_serve.mjs';
 
 const [cli, model] = process.argv.slice(2);
 if (!cli || !model || !process.env.OPENAI_DEMO_DIR) {
@@ -20,22 +21,6 @@ const require = createRequire(process.env.OPENAI_DEMO_DIR + '/');
 const OpenAI = require('openai').default ?? require('openai');
 const {version} =
     JSON.parse(readFileSync(`${process.env.OPENAI_DEMO_DIR}/node_modules/openai/package.json`, 'utf8'));
-
-// Starts the server on a free port and waits for the line that says where it listens.
-function startServer() {
-    const server = spawn(cli, [ 'serve', '-m', model, '--port', '0', '--api-key', 'demo-key' ], {
-        stdio : [ 'ignore', 'ignore', 'pipe' ],
-    });
-    return new Promise((resolve, reject) => {
-        let said = '';
-        server.stderr.on('data', (bytes) => {
-            said += bytes;
-            const found = said.match(/listening on (http:\/\/\S+)/);
-            if (found) resolve({server, url : found[1]});
-        });
-        server.on('exit', (code) => reject(new Error(`hearth-cli serve exited with ${code}: ${said}`)));
-    });
-}
 
 // Streams one chat completion; returns its text, time to first token and usage.
 async function streamChat(client, modelId, messages) {
@@ -61,7 +46,7 @@ async function streamChat(client, modelId, messages) {
     return {text, firstTokenMs, totalMs : performance.now() - started, usage};
 }
 
-const {server, url} = await startServer();
+const {server, url} = await startServer(cli, model, [ '--api-key', 'demo-key' ]);
 try {
     const client = new OpenAI({baseURL : `${url}/v1`, apiKey : 'demo-key'});
     const models = await client.models.list();
