@@ -13,15 +13,6 @@
 
 namespace hearth::app {
 
-struct SamplingDefaults {
-    double temperature = 0.8;
-    int topK = 40;
-    double topP = 0.95;
-    double minP = 0.05;
-    double repeatPenalty = 1.1;
-    int seed = -1;
-};
-
 class AppSettings : public QObject {
     Q_OBJECT
     QML_ELEMENT

@@ -195,7 +195,6 @@ void ChatController::onPieces(quint64 requestId, const QString& text) {
     if (requestId != activeRequest_ || !activeModel_) return;
     activeModel_->appendText(activeMessageId_, text);
     if (const MessageRecord* m = activeModel_->find(activeMessageId_)) {
-        emit replyGrew(activeMessageId_, static_cast<int>(m->content.size()));
         if (sinceReplySaved_.elapsed() >= kPartialSaveMs) { // on the database thread, as every write
             store_->saveMessage(*m);
             sinceReplySaved_.restart();
@@ -248,7 +247,7 @@ void ChatController::onFinished(quint64 requestId, const GenerationResult& r) {
         }
         activeModel_->setFirstInView(firstInView);
     }
-    const bool stopped = r.stopReason == QLatin1String("stopped");
+    const bool stopped = r.stopReason == engine::StopReason::Stopped;
     finishReply(stopped ? MessageState::Stopped : MessageState::Complete, parts.join(QStringLiteral(" · ")));
 }
 

@@ -74,7 +74,6 @@ signals:
     void readyChanged();
     void errorChanged();
     void replyStarted(const QString& messageId);
-    void replyGrew(const QString& messageId, int length);
     void replyFinished(const QString& messageId, const QString& state);
     // To the worker (queued):
     void generateRequested(const hearth::app::GenerationRequest& request);

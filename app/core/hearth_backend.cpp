@@ -47,7 +47,10 @@ GenerationResult asGenerationResult(const server::CompletionResult& r) {
     result.prefillTokensPerSecond = r.prefillTokensPerSecond;
     result.decodeTokensPerSecond = r.decodeTokensPerSecond;
     result.timeToFirstTokenMs = r.timeToFirstTokenMs;
-    result.stopReason = r.finishReason;
+    // The API's finish reason in the engine's terms ("stop" includes the request's stop strings).
+    result.stopReason = r.finishReason == QLatin1String("cancelled") ? engine::StopReason::Stopped
+                        : r.finishReason == QLatin1String("length")  ? engine::StopReason::Length
+                                                                     : engine::StopReason::EndOfGeneration;
     return result;
 }
 } // namespace

@@ -1,11 +1,26 @@
 #pragma once
 // What crosses the thread boundary between the GUI and the inference worker:
 // plain values, copied into queued signals.
+#include "engine/sampling/sampler.h"
+#include "engine/session/stop_reason.h"
 #include <QList>
 #include <QMetaType>
 #include <QString>
+#include <cmath>
 
 namespace hearth::app {
+
+// The engine's sampling defaults (engine::SamplingParams, the one place they are set) in the
+// settings' types, each float as the decimal it was written as (0.8f reads 0.8).
+struct SamplingDefaults {
+    static double decimal(float value) { return std::round(static_cast<double>(value) * 1e6) / 1e6; }
+    double temperature = decimal(engine::SamplingParams{}.temperature);
+    int topK = engine::SamplingParams{}.top_k;
+    double topP = decimal(engine::SamplingParams{}.top_p);
+    double minP = decimal(engine::SamplingParams{}.min_p);
+    double repeatPenalty = decimal(engine::SamplingParams{}.repeat_penalty);
+    int seed = -1; // the settings' own: a new random seed per reply
+};
 
 struct ChatTurnData {
     QString role; // "system", "user", "assistant"
@@ -16,11 +31,11 @@ struct GenerationRequest {
     quint64 id = 0;
     QString conversationId;    // selects the KV cache the turn reuses
     QList<ChatTurnData> turns; // ends with the user's turn
-    double temperature = 0.8;
-    int topK = 40;
-    double topP = 0.95;
-    double minP = 0.05;
-    double repeatPenalty = 1.1;
+    double temperature = SamplingDefaults{}.temperature;
+    int topK = SamplingDefaults{}.topK;
+    double topP = SamplingDefaults{}.topP;
+    double minP = SamplingDefaults{}.minP;
+    double repeatPenalty = SamplingDefaults{}.repeatPenalty;
     quint64 seed = 0;
     int maxTokens = 512;
     QString templateOverride; // Jinja source; empty: the model's template (ChatML if none)
@@ -28,7 +43,7 @@ struct GenerationRequest {
 
 // How the engine runs a loaded model: what the settings panel's engine section chooses.
 struct EngineConfig {
-    int threads = 0; // 0: one per core but one (the window's)
+    int threads = 0; // 0: one per hardware thread, as in the engine
     int contextLength = 2048;
     QString keyCacheType = QStringLiteral("f16"); // f16, q8_0 or q4_0
     QString valueCacheType = QStringLiteral("f16");
@@ -70,7 +85,7 @@ struct GenerationResult {
     int restoredTokens = 0;
     double restoreMs = 0;
     QString restoreRejected;
-    QString stopReason; // "eos", "length", "stopped", "context"
+    engine::StopReason stopReason = engine::StopReason::Length;
 };
 
 } // namespace hearth::app

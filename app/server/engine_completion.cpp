@@ -55,9 +55,9 @@ CompletionResult runCompletion(engine::SessionStore& sessions, const CompletionR
         result.prefillTokensPerSecond = stats.prefill_tokens_per_second();
         result.decodeTokensPerSecond = stats.decode_tokens_per_second();
         result.timeToFirstTokenMs = stats.time_to_first_token * 1000.0;
-        if (stops.stopped() || stats.stop_reason == "eos")
+        if (stops.stopped() || stats.stop_reason == engine::StopReason::EndOfGeneration)
             result.finishReason = QStringLiteral("stop");
-        else if (stats.stop_reason == "stopped")
+        else if (stats.stop_reason == engine::StopReason::Stopped)
             result.finishReason = QStringLiteral("cancelled");
         else
             result.finishReason = QStringLiteral("length"); // max_tokens, or the context is full

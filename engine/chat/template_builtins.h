@@ -1,6 +1,8 @@
 #pragma once
 // Jinja's built-in filters, tests and global functions, and the methods of
-// str, list and dict that chat templates call, with Python's behaviour.
+// str, list and dict that chat templates call, with Python's behaviour. One file
+// each: template_filters.cpp, template_tests.cpp, template_methods.cpp and
+// template_globals.cpp; attribute and item lookup in template_builtins.cpp.
 #include "engine/chat/template_value.h"
 #include <ctime>
 #include <functional>

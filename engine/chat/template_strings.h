@@ -1,6 +1,7 @@
 #pragma once
 // Python's str methods on UTF-8 text: indexes and lengths count code points,
 // whitespace is Unicode whitespace, as templates written for Python expect.
+#include "engine/utf8_encode.h" // append_utf8, for the template code
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,7 +12,6 @@ namespace hearth::chat {
 
 // Decodes the UTF-8 sequence at s[i] and advances i; a malformed byte is returned as itself.
 uint32_t decode_utf8(std::string_view s, size_t& i);
-void append_utf8(std::string& out, uint32_t code_point);
 bool is_python_space(uint32_t code_point);
 
 // Byte offset of every code point start, then s.size(): code point k is [offsets[k], offsets[k+1]).

@@ -31,12 +31,16 @@ struct Inference::Scratch {
     std::vector<std::byte> matmul;
 };
 
+namespace {
+int32_t resolved_threads(int32_t requested) {
+    return requested > 0 ? requested
+                         : static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
+}
+} // namespace
+
 Inference::Inference(std::shared_ptr<const Model> model, InferenceOptions options)
     : model_(std::move(model)), n_batch_(std::max(1, options.n_batch)), cache_types_(options.cache_types) {
-    int32_t threads = options.n_threads > 0
-                          ? options.n_threads
-                          : static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
-    pool_ = std::make_unique<kernels::ThreadPool>(threads);
+    pool_ = std::make_unique<kernels::ThreadPool>(resolved_threads(options.n_threads));
 
     const HyperParams& hp = model_->hparams();
     const ModelWeights& w = model_->weights();
@@ -96,6 +100,12 @@ Inference::~Inference() = default;
 
 int32_t Inference::n_threads() const {
     return pool_->size();
+}
+
+void Inference::set_threads(int32_t threads) {
+    const int32_t n = resolved_threads(threads);
+    if (n == pool_->size()) return;
+    pool_ = std::make_unique<kernels::ThreadPool>(n); // built first: a failure keeps the old pool
 }
 
 std::unique_ptr<KvCache> Inference::new_cache(int32_t n_ctx) const {

@@ -28,6 +28,10 @@ public:
     const Model& model() const { return *model_; }
     std::shared_ptr<const Model> model_ptr() const { return model_; }
     int32_t n_threads() const;
+    // Runs the kernels on `threads` threads from now on (0: one per hardware thread), with a new
+    // pool; the model, the scratch and every cache made here stay, so conversations keep their
+    // context. Call it between evals, from the thread that calls eval.
+    void set_threads(int32_t threads);
     int32_t n_batch() const { return n_batch_; }
     int32_t n_vocab() const { return model_->hparams().n_vocab; }
 

@@ -260,10 +260,10 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
     Sampler sampler(options.sampling, inference_.n_vocab());
     tokenizer::IncrementalDecoder decoder(tok);
     const auto decode_start = Clock::now();
-    stats.stop_reason = "length";
+    stats.stop_reason = StopReason::Length;
     for (int32_t i = 0; i < options.max_tokens; ++i) {
         if (stop && stop->load(std::memory_order_relaxed)) {
-            stats.stop_reason = "stopped";
+            stats.stop_reason = StopReason::Stopped;
             break;
         }
         const int32_t next = sampler.sample(logits, tokens);
@@ -272,7 +272,7 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
             metrics.time_to_first_token_ms = stats.time_to_first_token * 1000.0;
         }
         if (tok.is_end_of_generation(next)) {
-            stats.stop_reason = "eos";
+            stats.stop_reason = StopReason::EndOfGeneration;
             break;
         }
         tokens.push_back(next);
@@ -289,7 +289,7 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
             // Learned positions cannot be turned: the reply ends at the context, and the next
             // turn's prefill recomputes what stays in view.
             if (half <= 0 || !can_rotate_keys(inference_.model())) {
-                stats.stop_reason = "context";
+                stats.stop_reason = StopReason::ContextFull;
                 break;
             }
             const int32_t from = keep + length(cache_->dropped()); // logical position of cache slot `keep`

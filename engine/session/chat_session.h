@@ -9,6 +9,7 @@
 #include "engine/forward/kv_cache.h"
 #include "engine/sampling/sampler.h"
 #include "engine/session/kv_state_file.h"
+#include "engine/session/stop_reason.h"
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -42,7 +43,7 @@ struct TurnStats {
     bool context_shifted = false;   // older turns left the model's view
     int32_t shifted_out_tokens = 0; // tokens of the conversation out of the model's view after this reply
     int32_t n_keep = 0;             // tokens kept at the start when shifting (when context_shifted)
-    std::string stop_reason;        // "eos", "length", "stopped", "context"
+    StopReason stop_reason = StopReason::Length;
     double prefill_tokens_per_second() const;
     double decode_tokens_per_second() const;
 };

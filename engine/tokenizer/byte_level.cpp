@@ -1,5 +1,5 @@
 #include "engine/tokenizer/byte_level.h"
-#include "engine/tokenizer/utf8.h"
+#include "engine/utf8_encode.h"
 #include <array>
 
 namespace hearth::tokenizer::byte_level {
@@ -27,7 +27,7 @@ struct Alphabet {
                 byte_of_extra[next_extra - kFirstExtra] = static_cast<unsigned char>(b);
                 cp = next_extra++;
             }
-            utf8::append(utf8_of_byte[b], cp);
+            append_utf8(utf8_of_byte[b], cp);
         }
     }
 };

@@ -1,6 +1,6 @@
 #pragma once
 // The few UTF-8 operations the tokenizers need: splitting text into characters,
-// validating it, and encoding code points.
+// and validating it (encoding is engine/utf8_encode.h's append_utf8).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -26,8 +26,6 @@ Decoded decode(std::string_view text, size_t pos);
 
 // Length of the longest prefix of `text` that is valid, complete UTF-8.
 size_t valid_prefix_length(std::string_view text);
-
-void append(std::string& out, uint32_t code_point);
 
 inline constexpr std::string_view kReplacementCharacter = "\xEF\xBF\xBD"; // U+FFFD
 

@@ -2,6 +2,7 @@
 // folder chosen in a dialog (a URL) becomes its real path. The standard data folder names the app once.
 #include "app/core/app_paths.h"
 #include "app/core/app_settings.h"
+#include "engine/sampling/sampler.h"
 #include "tests/support/test_support.h"
 #include <QCoreApplication>
 #include <QDir>
@@ -41,6 +42,31 @@ private slots:
         QCOMPARE(s.theme(), QStringLiteral("system"));
         QCOMPARE(s.modelsFolder(), QStringLiteral("/models"));
         QVERIFY(s.recentModels().isEmpty());
+    }
+
+    // The sampling defaults are set once, in the engine (hearth-cli samples with the same): a new
+    // settings file, a reset, and a request nothing filled in all start from them.
+    void samplingDefaultsAreTheEngines() {
+        const hearth::engine::SamplingParams engine;
+        const auto areTheEngines = [&](double temperature, int topK, double topP, double minP,
+                                       double repeatPenalty) {
+            return static_cast<float>(temperature) == engine.temperature && topK == engine.top_k &&
+                   static_cast<float>(topP) == engine.top_p && static_cast<float>(minP) == engine.min_p &&
+                   static_cast<float>(repeatPenalty) == engine.repeat_penalty;
+        };
+        AppSettings s(iniFile(), "/models");
+        QVERIFY(areTheEngines(s.temperature(), s.topK(), s.topP(), s.minP(), s.repeatPenalty()));
+        s.setTemperature(1.5);
+        s.setTopK(3);
+        s.setTopP(0.5);
+        s.setMinP(0.2);
+        s.setRepeatPenalty(1.7);
+        QVERIFY(!areTheEngines(s.temperature(), s.topK(), s.topP(), s.minP(), s.repeatPenalty()));
+        s.resetSampling();
+        QVERIFY(areTheEngines(s.temperature(), s.topK(), s.topP(), s.minP(), s.repeatPenalty()));
+        const GenerationRequest request;
+        QVERIFY(areTheEngines(request.temperature, request.topK, request.topP, request.minP,
+                              request.repeatPenalty));
     }
 
     void changesSignalAndPersist() {

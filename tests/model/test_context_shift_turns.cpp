@@ -231,7 +231,8 @@ private slots:
         const std::vector<engine::ChatTurn> conversation{{"system", "Be kind."}, {"user", long_question}};
         const engine::TurnStats stats = session.reply(conversation, options, nullptr);
         QVERIFY(stats.context_shifted);
-        QVERIFY(stats.stop_reason == "length" || stats.stop_reason == "eos");
+        QVERIFY(stats.stop_reason == engine::StopReason::Length ||
+                stats.stop_reason == engine::StopReason::EndOfGeneration);
         QVERIFY(stats.prompt_tokens + std::min(options.max_tokens, n_ctx / 4) <= n_ctx);
         const std::vector<int32_t> prompt = session.prompt_tokens(conversation, options);
         const std::string kept_after =
@@ -279,7 +280,7 @@ private slots:
         const engine::TurnStats first = session.reply(conversation, options, nullptr);
         qInfo("%zu turns, prompt %zu tokens, generated %d, n_keep %d, shifted out %d", conversation.size(),
               prompt.size(), first.generated_tokens, first.n_keep, first.shifted_out_tokens);
-        QCOMPARE(first.stop_reason, std::string("length"));
+        QVERIFY(first.stop_reason == engine::StopReason::Length);
         QVERIFY(first.context_shifted);
         QCOMPARE(first.generated_tokens, options.max_tokens);
         const std::vector<int32_t> logical = session.cache().logical_tokens();
@@ -293,7 +294,7 @@ private slots:
         engine::ChatSession long_session(*stories_.inference, n_ctx);
         options.max_tokens = 3 * n_ctx;
         const engine::TurnStats stats = long_session.reply(conversation, options, nullptr);
-        QCOMPARE(stats.stop_reason, std::string("length"));
+        QVERIFY(stats.stop_reason == engine::StopReason::Length);
         QCOMPARE(stats.generated_tokens, options.max_tokens);
         QVERIFY(long_session.cache().size() <= n_ctx);
         QVERIFY(

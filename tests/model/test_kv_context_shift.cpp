@@ -254,9 +254,10 @@ private slots:
             session.reply(conversation, options, [&](std::string_view) { ++generated_pieces; });
 
         qInfo("prompt %d tokens, generated %d, stop %s, n_keep %d, shifted out %d", stats.prompt_tokens,
-              stats.generated_tokens, stats.stop_reason.c_str(), stats.n_keep, stats.shifted_out_tokens);
+              stats.generated_tokens, std::string(engine::stop_reason_name(stats.stop_reason)).c_str(),
+              stats.n_keep, stats.shifted_out_tokens);
         QVERIFY(stats.context_shifted);
-        QCOMPARE(stats.stop_reason, std::string("length"));
+        QVERIFY(stats.stop_reason == engine::StopReason::Length);
         QCOMPARE(stats.generated_tokens, options.max_tokens); // never stopped for the context
         QVERIFY(stats.generated_tokens + stats.prompt_tokens > 2 * n_ctx);
         QVERIFY(generated_pieces > 0);
