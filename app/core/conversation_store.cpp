@@ -13,10 +13,18 @@ ConversationStore::ConversationStore(const QString& databasePath, QObject* paren
     // One thread that never expires: the SQLite connection belongs to it.
     pool_.setMaxThreadCount(1);
     pool_.setExpiryTimeout(-1);
+    retryTimer_.setInterval(5000);
+    connect(&retryTimer_, &QTimer::timeout, this, [this] { pool_.start([this] { retryPending(); }); });
 }
 
 ConversationStore::~ConversationStore() {
-    pool_.start([this] { store_.reset(); });
+    retryTimer_.stop();
+    pool_.start([this] {
+        if (!retryPending())
+            qWarning("%s: %d writes could not be saved before closing", qPrintable(path_),
+                     static_cast<int>(pending_.size()));
+        store_.reset();
+    });
     pool_.waitForDone();
 }
 
@@ -34,10 +42,58 @@ SqlStore& ConversationStore::store() {
     return *store_;
 }
 
-QFuture<void> ConversationStore::enqueue(std::function<void(SqlStore&)> job) {
-    return QtConcurrent::run(&pool_, [this, job = std::move(job)] {
+void ConversationStore::keep(Write write) {
+    if (!pending_.empty() && pending_.back().key == write.key)
+        pending_.back() = std::move(write);
+    else
+        pending_.push_back(std::move(write));
+    pendingCount_.store(static_cast<int>(pending_.size()));
+}
+
+bool ConversationStore::retryPending() {
+    if (pending_.empty()) return true;
+    while (!pending_.empty()) {
         try {
-            job(store());
+            pending_.front().job(store());
+        } catch (const StoreError& e) {
+            if (e.retryable()) return false;
+            reportFailure(QString::fromUtf8(e.what())); // never succeeds: dropped, as when first tried
+        } catch (const std::exception& e) {
+            reportFailure(QString::fromUtf8(e.what()));
+        }
+        pending_.pop_front();
+        pendingCount_.store(static_cast<int>(pending_.size()));
+    }
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            retryTimer_.stop();
+            emit recovered();
+        },
+        Qt::QueuedConnection);
+    return true;
+}
+
+void ConversationStore::enqueue(const QString& key, std::function<void(SqlStore&)> job) {
+    pool_.start([this, write = Write{key, std::move(job)}]() mutable {
+        // Behind kept writes a write waits its turn: the order is what makes them correct.
+        if (!retryPending()) {
+            keep(std::move(write));
+            return;
+        }
+        try {
+            write.job(store());
+        } catch (const StoreError& e) {
+            if (!e.retryable()) {
+                reportFailure(QString::fromUtf8(e.what()));
+                return;
+            }
+            keep(std::move(write));
+            reportFailure(tr("%1. The conversation stays open and is saved as soon as the disk takes "
+                             "writes again.")
+                              .arg(QString::fromUtf8(e.what())));
+            QMetaObject::invokeMethod(
+                this, [this] { retryTimer_.start(); }, Qt::QueuedConnection);
         } catch (const std::exception& e) {
             reportFailure(QString::fromUtf8(e.what()));
         }
@@ -73,27 +129,28 @@ QCoro::Task<QList<MessageRecord>> ConversationStore::loadMessages(const QString&
 }
 
 void ConversationStore::saveConversation(const ConversationRecord& conversation) {
-    enqueue([conversation](SqlStore& s) { s.saveConversation(conversation); });
+    enqueue(QStringLiteral("conversation ") + conversation.id,
+            [conversation](SqlStore& s) { s.saveConversation(conversation); });
 }
 
 void ConversationStore::renameConversation(const QString& id, const QString& title) {
-    enqueue([id, title](SqlStore& s) { s.renameConversation(id, title); });
+    enqueue(QStringLiteral("title ") + id, [id, title](SqlStore& s) { s.renameConversation(id, title); });
 }
 
 void ConversationStore::deleteConversation(const QString& id) {
-    enqueue([id](SqlStore& s) { s.deleteConversation(id); });
+    enqueue(QStringLiteral("delete conversation ") + id, [id](SqlStore& s) { s.deleteConversation(id); });
 }
 
 void ConversationStore::saveMessage(const MessageRecord& message) {
-    enqueue([message](SqlStore& s) { s.saveMessage(message); });
+    enqueue(QStringLiteral("message ") + message.id, [message](SqlStore& s) { s.saveMessage(message); });
 }
 
 void ConversationStore::deleteMessage(const QString& id) {
-    enqueue([id](SqlStore& s) { s.deleteMessage(id); });
+    enqueue(QStringLiteral("delete message ") + id, [id](SqlStore& s) { s.deleteMessage(id); });
 }
 
 QFuture<void> ConversationStore::flush() {
-    return QtConcurrent::run(&pool_, [] {});
+    return QtConcurrent::run(&pool_, [this] { retryPending(); });
 }
 
 void ConversationStore::waitForIdle() {

@@ -2,11 +2,17 @@
 // The conversation database seen from the GUI thread: every query runs on one
 // dedicated database thread, in the order it was asked for, so the GUI never
 // waits on the disk. Reads are awaited with QCoro; writes are fire-and-forget
-// and report failures through failed().
+// and report failures through failed(). A write the disk refuses (full, I/O
+// error, locked) is kept in memory with every write after it, in order, and
+// written when the disk takes writes again: at the next write, at flush(), and
+// every retryInterval() until then.
 #include "app/core/records.h"
 #include <QFuture>
 #include <QObject>
 #include <QThreadPool>
+#include <QTimer>
+#include <atomic>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <qcoro/qcorotask.h>
@@ -32,23 +38,41 @@ public:
     void saveMessage(const MessageRecord& message);
     void deleteMessage(const QString& id);
 
-    // Finishes when every write queued before it is on disk (co_await it; do not block on it).
+    // Finishes when every write queued before it is done, kept writes retried first (co_await
+    // it; do not block on it).
     QFuture<void> flush();
     // Blocks until the database thread is idle (shutdown and tests only).
     void waitForIdle();
 
+    // Writes kept in memory because the disk refused them (any thread).
+    [[nodiscard]] int pendingWrites() const { return pendingCount_.load(); }
+    [[nodiscard]] int retryInterval() const { return retryTimer_.interval(); }
+    void setRetryInterval(int milliseconds) { retryTimer_.setInterval(milliseconds); }
+
 signals:
     // Emitted on the thread the store lives on.
     void failed(const QString& message);
+    // Every kept write is now on disk.
+    void recovered();
 
 private:
-    QFuture<void> enqueue(std::function<void(SqlStore&)> job);
+    struct Write {
+        QString key; // consecutive writes of one key keep only the last (a streaming reply)
+        std::function<void(SqlStore&)> job;
+    };
+    void enqueue(const QString& key, std::function<void(SqlStore&)> job);
+    // Database thread only: runs the kept writes in order; true when none is left.
+    bool retryPending();
+    void keep(Write write);
     SqlStore& store(); // database thread only; opens the file on first use
     void reportFailure(const QString& message);
 
     QString path_;
     QThreadPool pool_;
     std::unique_ptr<SqlStore> store_;
+    std::deque<Write> pending_; // database thread only
+    std::atomic<int> pendingCount_{0};
+    QTimer retryTimer_; // runs while writes are kept
 };
 
 } // namespace hearth::app

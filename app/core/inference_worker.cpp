@@ -5,13 +5,13 @@
 #include "app/server/engine_completion.h"
 #include "engine/error.h"
 #include "engine/forward/inference.h"
+#include "engine/model/memory_check.h"
 #include "engine/model/model.h"
 #include "engine/session/chat_session.h"
 #include "engine/session/engine_metrics.h"
 #include "engine/session/session_store.h"
 #include <QElapsedTimer>
 #include <QFile>
-#include <QThread>
 #include <algorithm>
 
 namespace hearth::app {
@@ -40,14 +40,6 @@ int effectiveContext(const Model& model, int requested) {
     return trained > 0 ? std::min(requested, trained) : requested;
 }
 
-// "Automatic" leaves one hardware thread to the window: on two cores, the app generating with
-// both measured 95% of hearth-cli's tokens/s (the window's text layout takes CPU from
-// generation), against 100% with one. Two threads are still faster in absolute terms (about
-// half again on two cores), which the settings say.
-int defaultThreads() {
-    return std::max(1, QThread::idealThreadCount() - 1);
-}
-
 // A quantized cache stores blocks of 32 along a head: a model whose head size is not a multiple
 // of 32 keeps F16 for that part (the summary shows what runs) rather than failing every reply.
 engine::KvCacheTypes cacheTypesFor(const Model& model, const EngineConfig& config) {
@@ -58,7 +50,7 @@ engine::KvCacheTypes cacheTypesFor(const Model& model, const EngineConfig& confi
 
 engine::InferenceOptions inferenceOptions(const Model& model, const EngineConfig& config) {
     engine::InferenceOptions options;
-    options.n_threads = config.threads > 0 ? config.threads : defaultThreads();
+    options.n_threads = config.threads; // 0: one per hardware thread, as everywhere
     options.cache_types = cacheTypesFor(model, config);
     return options;
 }
@@ -181,23 +173,21 @@ void InferenceWorker::requestStop(quint64 requestId) {
 }
 
 void InferenceWorker::configure(const hearth::app::EngineConfig& config) {
-    const EngineConfig previous = config_;
     config_ = config;
     if (!engine_->model) return;
+    const engine::InferenceOptions options = inferenceOptions(*engine_->model, config);
     const int context = effectiveContext(*engine_->model, config.contextLength);
-    const bool rebuild = config.threads != previous.threads ||
-                         cacheTypesFor(*engine_->model, config) != engine_->inference->cache_types();
-    if (rebuild || context != engine_->contextLength) {
+    const bool newCacheTypes = options.cache_types != engine_->inference->cache_types();
+    // Threads alone only resize the kernels' pool: every conversation keeps its cache.
+    if (!newCacheTypes) engine_->inference->set_threads(options.n_threads);
+    if (newCacheTypes || context != engine_->contextLength) {
         dropServerSessions();
         engine_->sessions.reset(); // sessions hold the old forward pass and cache sizes (saved first)
-        if (rebuild)
-            engine_->inference =
-                std::make_unique<Inference>(engine_->model, inferenceOptions(*engine_->model, config));
+        if (newCacheTypes) engine_->inference = std::make_unique<Inference>(engine_->model, options);
         engine_->contextLength = context;
-        engine_->summary =
-            summarize(*engine_->model, context, *engine_->inference, engine_->summary.loadSeconds);
         resetSessions();
     }
+    engine_->summary = summarize(*engine_->model, context, *engine_->inference, engine_->summary.loadSeconds);
     emit configured(engine_->summary);
 }
 
@@ -205,6 +195,14 @@ void InferenceWorker::loadModel(quint64 requestId, const QString& path) {
     QElapsedTimer timer;
     timer.start();
     try {
+        // Refused before any weight is read when it cannot fit beside everything else running.
+        const engine::ModelInfo info = Model::read_info(path.toStdString());
+        const engine::KvCacheTypes types = kvCacheTypes(config_);
+        const int context = info.context_length > 0 ? std::min(config_.contextLength, info.context_length)
+                                                    : config_.contextLength;
+        engine::check_memory_fits(path.toStdString(),
+                                  engine::memory_need(info, context, types.keys, types.values),
+                                  engine::available_memory_bytes());
         std::shared_ptr<const Model> model = Model::load(path.toStdString());
         auto inference = std::make_unique<Inference>(model, inferenceOptions(*model, config_));
         // Only now that the new model works is the old one let go (its conversations saved).
@@ -319,7 +317,7 @@ void InferenceWorker::generate(const GenerationRequest& request) {
         result.restoredTokens = resume.tokens;
         result.restoreMs = resume.seconds * 1000.0;
         result.restoreRejected = QString::fromStdString(resume.reason);
-        result.stopReason = QString::fromStdString(stats.stop_reason);
+        result.stopReason = stats.stop_reason;
         engine_->publishMemory();
         emit generationFinished(request.id, result);
     } catch (const std::exception& e) {

@@ -23,6 +23,22 @@ QDateTime fromMillis(qint64 ms) {
 QString text(const QString& value) {
     return value.isNull() ? QStringLiteral("") : value;
 }
+
+// SQLite's primary result codes for failures of the disk or the file rather than of the query.
+bool isRetryable(const QSqlError& error) {
+    bool ok = false;
+    const int code =
+        error.nativeErrorCode().toInt(&ok) & 0xff; // extended codes keep the primary in the low byte
+    if (!ok) return false;
+    constexpr int kBusy = 5, kLocked = 6, kNoMem = 7, kReadOnly = 8, kIoErr = 10, kFull = 13, kCantOpen = 14;
+    return code == kBusy || code == kLocked || code == kNoMem || code == kReadOnly || code == kIoErr ||
+           code == kFull || code == kCantOpen;
+}
+
+StoreError databaseError(const QString& path, const QSqlError& error) {
+    return StoreError(QStringLiteral("%1: database error: %2").arg(path, error.text()).toStdString(),
+                      isRetryable(error));
+}
 } // namespace
 
 SqlStore::SqlStore(const QString& path) : path_(path), connectionName_(nextConnectionName()) {
@@ -31,7 +47,8 @@ SqlStore::SqlStore(const QString& path) : path_(path), connectionName_(nextConne
     if (!db.open())
         throw StoreError(QStringLiteral("%1: cannot open the conversation database: %2")
                              .arg(path, db.lastError().text())
-                             .toStdString());
+                             .toStdString(),
+                         true); // a folder or a disk that is not there now may be later
     exec(QStringLiteral("PRAGMA journal_mode=WAL"));
     // WAL with synchronous=NORMAL never loses a committed transaction when the app is killed.
     exec(QStringLiteral("PRAGMA synchronous=NORMAL"));
@@ -58,16 +75,12 @@ SqlStore::~SqlStore() {
 
 void SqlStore::exec(const QString& sql) const {
     QSqlQuery query(QSqlDatabase::database(connectionName_));
-    if (!query.exec(sql))
-        throw StoreError(
-            QStringLiteral("%1: database error: %2").arg(path_, query.lastError().text()).toStdString());
+    if (!query.exec(sql)) throw databaseError(path_, query.lastError());
 }
 
 namespace {
 void run(QSqlQuery& query, const QString& path) {
-    if (!query.exec())
-        throw StoreError(
-            QStringLiteral("%1: database error: %2").arg(path, query.lastError().text()).toStdString());
+    if (!query.exec()) throw databaseError(path, query.lastError());
 }
 } // namespace
 
@@ -76,6 +89,16 @@ QString SqlStore::journalMode() const {
     query.prepare(QStringLiteral("PRAGMA journal_mode"));
     run(query, path_);
     return query.next() ? query.value(0).toString() : QString();
+}
+
+QString SqlStore::integrityCheck() const {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral("PRAGMA integrity_check"));
+    run(query, path_);
+    QStringList problems;
+    while (query.next())
+        problems.append(query.value(0).toString());
+    return problems.join(QLatin1Char('\n'));
 }
 
 QList<ConversationRecord> SqlStore::conversations() const {
@@ -166,9 +189,14 @@ void SqlStore::saveMessage(const MessageRecord& m) {
         db.rollback();
         throw;
     }
-    if (!db.commit())
-        throw StoreError(
-            QStringLiteral("%1: database error: %2").arg(path_, db.lastError().text()).toStdString());
+    if (!db.commit()) {
+        const QSqlError error = db.lastError();
+        db.rollback();
+        // Qt gives no SQLite code for a failed commit; with immediate foreign keys a commit can
+        // only fail on the disk or the file.
+        throw StoreError(QStringLiteral("%1: database error: %2").arg(path_, error.text()).toStdString(),
+                         true);
+    }
 }
 
 void SqlStore::deleteMessage(const QString& id) {

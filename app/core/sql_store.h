@@ -9,7 +9,14 @@ namespace hearth::app {
 
 class StoreError : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    // retryable: the disk or the file failed (full, I/O error, locked, cannot open), so the same
+    // write may succeed later; otherwise the write itself is wrong and never will.
+    explicit StoreError(const std::string& message, bool retryable = false)
+        : std::runtime_error(message), retryable_(retryable) {}
+    [[nodiscard]] bool retryable() const { return retryable_; }
+
+private:
+    bool retryable_;
 };
 
 class SqlStore {
@@ -23,6 +30,8 @@ public:
     [[nodiscard]] QList<ConversationRecord> conversations() const; // most recently updated first
     [[nodiscard]] QList<MessageRecord> messages(const QString& conversationId) const; // by position
     [[nodiscard]] QString journalMode() const;
+    // PRAGMA integrity_check: "ok", or SQLite's list of problems, one a line.
+    [[nodiscard]] QString integrityCheck() const;
 
     void saveConversation(const ConversationRecord& conversation); // insert or update
     void renameConversation(const QString& id, const QString& title);

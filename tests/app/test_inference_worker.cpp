@@ -6,7 +6,6 @@
 #include "app/core/inference_worker.h"
 #include "tests/app/saved_kv_state.h"
 #include "tests/support/test_support.h"
-#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QSignalSpy>
@@ -159,11 +158,8 @@ private slots:
         QVERIFY(loadInto(h, modelPath(), 1));
         QSignalSpy pieces(&h, &WorkerHarness::piecesReady);
         QSignalSpy done(&h, &WorkerHarness::generationFinished);
-        QElapsedTimer timer;
-        timer.start();
         emit h.generate(request(5, "c", 200));
         QVERIFY(done.wait(60000));
-        const qint64 elapsedMs = timer.elapsed();
         const auto result = done.constFirst().at(1).value<GenerationResult>();
         QVERIFY(result.generatedTokens > 0);
         QVERIFY(result.promptTokens > 0);
@@ -174,10 +170,12 @@ private slots:
             text += args.at(1).toString();
         }
         QVERIFY(!text.trimmed().isEmpty());
-        // Batched: never more than one hand-over per 33 ms (plus the first and the last).
-        QVERIFY2(pieces.count() <= elapsedMs / InferenceWorker::kFlushIntervalMs + 2,
-                 qPrintable(QString("%1 updates in %2 ms").arg(pieces.count()).arg(elapsedMs)));
-        if (result.generatedTokens > 60) QVERIFY(pieces.count() < result.generatedTokens);
+        // How often they come depends on the machine's speed: test_piece_batcher holds the
+        // batcher to its rate on a simulated clock. Here: every hand-over has text, at most one
+        // per token.
+        for (const auto& args : pieces)
+            QVERIFY(!args.at(1).toString().isEmpty());
+        QVERIFY(pieces.count() <= result.generatedTokens);
     }
 
     void stopsBetweenTokens() {
@@ -195,7 +193,7 @@ private slots:
         QVERIFY(done.wait(30000));
         QVERIFY(!pieces.isEmpty());
         const auto result = done.constFirst().at(1).value<GenerationResult>();
-        QCOMPARE(result.stopReason, QStringLiteral("stopped"));
+        QVERIFY(result.stopReason == hearth::engine::StopReason::Stopped);
         QVERIFY(result.generatedTokens < 100000);
     }
 
@@ -206,11 +204,13 @@ private slots:
         h.worker->requestStop(11); // arrives before the queued request runs
         emit h.generate(request(11, "c", 100000));
         QVERIFY(done.wait(30000));
-        QCOMPARE(done.constFirst().at(1).value<GenerationResult>().stopReason, QStringLiteral("stopped"));
+        QVERIFY(done.constFirst().at(1).value<GenerationResult>().stopReason ==
+                hearth::engine::StopReason::Stopped);
         // A later request is not affected by the old stop.
         emit h.generate(request(12, "c", 5));
         QVERIFY(done.wait(30000));
-        QCOMPARE(done.last().at(1).value<GenerationResult>().stopReason == QStringLiteral("stopped"), false);
+        QVERIFY(done.last().at(1).value<GenerationResult>().stopReason !=
+                hearth::engine::StopReason::Stopped);
     }
 
     void reusesAConversationsCache() {
@@ -405,6 +405,45 @@ private slots:
         emit h.generate(request(2, "c", 4));
         QVERIFY(done.wait(30000));
         QVERIFY(done.constFirst().at(1).value<GenerationResult>().generatedTokens > 0);
+    }
+
+    // A conversation's second turn after its first, with the kernel threads changed in between
+    // or not; the worker keeps no saved states, so a cache survives only in memory.
+    static bool secondTurnAfterThreadChange(bool changeThreads, GenerationResult* first,
+                                            GenerationResult* second, ModelSummary* summary) {
+        WorkerHarness h;
+        if (!loadInto(h, modelPath(), 1)) return false;
+        QSignalSpy configured(&h, &WorkerHarness::configured);
+        EngineConfig config;
+        config.threads = 1;
+        emit h.configure(config);
+        QString reply;
+        if (!configured.wait(10000) || !generateIn(h, request(2, "story", 12), first, &reply)) return false;
+        config.threads = changeThreads ? 2 : 1;
+        emit h.configure(config);
+        if (!configured.wait(10000)) return false;
+        *summary = configured.last().constFirst().value<ModelSummary>();
+        return generateIn(
+            h,
+            request(3, "story", 4,
+                    {{"user", "Once upon a time"}, {"assistant", reply}, {"user", "And then?"}}),
+            second);
+    }
+
+    // A thread change resizes the kernels' pool and keeps every conversation's cache: the next
+    // turn computes exactly the tokens it computes without the change (only its new ones).
+    void keepsTheCachesWhenTheThreadsChange() {
+        GenerationResult first, unchanged, changed;
+        ModelSummary summary;
+        QVERIFY(secondTurnAfterThreadChange(false, &first, &unchanged, &summary));
+        QCOMPARE(summary.threads, 1);
+        QVERIFY(secondTurnAfterThreadChange(true, &first, &changed, &summary));
+        QCOMPARE(summary.threads, 2);
+        QVERIFY(changed.resumedFromMemory);
+        QVERIFY2(changed.reusedTokens >= first.promptTokens,
+                 qPrintable(QString("reused %1 of %2").arg(changed.reusedTokens).arg(first.promptTokens)));
+        QCOMPARE(changed.reusedTokens, unchanged.reusedTokens);
+        QCOMPARE(changed.computedTokens, unchanged.computedTokens);
     }
 
     // A quantized KV cache from the settings: the worker says what it now runs with, and a

@@ -1,13 +1,19 @@
 // Conversations and messages survive a restart: written through the async store,
-// read back by a fresh connection; WAL mode; cascading deletes; upserts.
+// read back by a fresh connection; WAL mode; cascading deletes; upserts. A full disk
+// (a file-size limit: writes past it fail as on a full disk) keeps the writes in memory
+// and saves them once space returns.
 #include "app/core/conversation_store.h"
 #include "app/core/sql_store.h"
+#include "tests/app/file_size_limit.h"
 #include "tests/support/test_support.h"
 #include <QSignalSpy>
 #include <QTest>
 #include <qcoro/qcorotask.h>
 
 using namespace hearth::app;
+
+using hearth::test::FileSizeLimit;
+using hearth::test::largestFileIn;
 
 class TestPersistence : public QObject {
     Q_OBJECT
@@ -119,6 +125,94 @@ private slots:
         QCOMPARE(messages.size(), 2);
         QCOMPARE(messages[1].content, QStringLiteral("Day 1: "));
         QCOMPARE(messages[1].state, MessageState::Stopped);
+    }
+
+    void fullDiskKeepsWritesUntilSpaceReturns() {
+        const QString path = databasePath();
+        const ConversationRecord conversation{newRecordId(), "Notes", QDateTime::currentDateTime(),
+                                              QDateTime::currentDateTime()};
+        const QString longText(512 * 1024, QLatin1Char('x'));
+        MessageRecord reply = message(conversation.id, 1, "assistant", "", MessageState::Stopped);
+        {
+            ConversationStore store(path);
+            store.setRetryInterval(20);
+            QSignalSpy failed(&store, &ConversationStore::failed);
+            QSignalSpy recovered(&store, &ConversationStore::recovered);
+            store.saveConversation(conversation);
+            store.saveMessage(message(conversation.id, 0, "user", "Write it all down"));
+            store.waitForIdle();
+            QCOMPARE(failed.count(), 0);
+            {
+                FileSizeLimit full(largestFileIn(QFileInfo(path).absolutePath()) + 64 * 1024);
+                QVERIFY(full.ok());
+                reply.content = longText; // a reply streaming: saved again and again
+                store.saveMessage(reply);
+                reply.content = longText + " The end.";
+                reply.state = MessageState::Complete;
+                store.saveMessage(reply);
+                store.renameConversation(conversation.id, "Notes, renamed on a full disk");
+                store.flush(); // a retry, still on a full disk
+                store.waitForIdle();
+                QCOMPARE(store.pendingWrites(), 2); // the reply's last version, then the rename
+                QVERIFY(failed.wait(5000));
+                QCOMPARE(failed.count(), 1); // one message for the outage, not one per write
+                const QString shown = failed.constFirst().constFirst().toString();
+                QVERIFY2(shown.contains(path), qPrintable(shown));
+                QVERIFY2(shown.contains("saved as soon as the disk takes writes again"), qPrintable(shown));
+                QCOMPARE(recovered.count(), 0);
+            }
+            QVERIFY(recovered.wait(10000)); // the retry timer, now that writes fit
+            QCOMPARE(store.pendingWrites(), 0);
+            QCOMPARE(failed.count(), 1);
+        }
+        SqlStore reopened(path);
+        const QList<MessageRecord> messages = reopened.messages(conversation.id);
+        QCOMPARE(messages.size(), 2);
+        QCOMPARE(messages[1].content, longText + " The end.");
+        QCOMPARE(messages[1].state, MessageState::Complete);
+        QCOMPARE(reopened.conversations().constFirst().title,
+                 QStringLiteral("Notes, renamed on a full disk"));
+        QCOMPARE(reopened.integrityCheck(), QStringLiteral("ok"));
+    }
+
+    void keptWritesAreSavedAtClose() {
+        const QString path = databasePath();
+        const ConversationRecord conversation{newRecordId(), "Late", QDateTime::currentDateTime(),
+                                              QDateTime::currentDateTime()};
+        {
+            ConversationStore store(path);
+            store.setRetryInterval(60 * 60 * 1000); // only the close retries
+            store.saveConversation(conversation);
+            store.waitForIdle();
+            {
+                FileSizeLimit full(largestFileIn(QFileInfo(path).absolutePath()) + 64 * 1024);
+                QVERIFY(full.ok());
+                store.saveMessage(message(conversation.id, 0, "user", QString(256 * 1024, QLatin1Char('y'))));
+                store.waitForIdle();
+                QCOMPARE(store.pendingWrites(), 1);
+            }
+        } // space is back: the destructor writes what was kept
+        SqlStore reopened(path);
+        QCOMPARE(reopened.messages(conversation.id).size(), 1);
+    }
+
+    void aWriteThatCanNeverSucceedIsNotKept() {
+        const QString path = databasePath();
+        ConversationStore store(path);
+        QSignalSpy failed(&store, &ConversationStore::failed);
+        // A message of a conversation that does not exist breaks the foreign key: no retry helps.
+        store.saveMessage(message(newRecordId(), 0, "user", "orphan"));
+        const ConversationRecord conversation{newRecordId(), "c", QDateTime::currentDateTime(),
+                                              QDateTime::currentDateTime()};
+        store.saveConversation(conversation);
+        store.saveMessage(message(conversation.id, 0, "user", "kept"));
+        store.waitForIdle();
+        QVERIFY(failed.wait(5000));
+        QCOMPARE(store.pendingWrites(), 0); // dropped, and the writes behind it went through
+        QVERIFY2(!failed.constFirst().constFirst().toString().contains("saved as soon as"),
+                 qPrintable(failed.constFirst().constFirst().toString()));
+        const QList<MessageRecord> read = QCoro::waitFor(store.loadMessages(conversation.id));
+        QCOMPARE(read.size(), 1);
     }
 
     void failuresAreReported() {

@@ -15,6 +15,7 @@
 #include "engine/gguf/gguf_writer.h"
 #include "engine/model/model.h"
 #include "engine/session/engine_metrics.h"
+#include "tests/model/longrope_model.h"
 #include "tests/support/test_support.h"
 #include <QtTest>
 #include <cmath>
@@ -55,28 +56,6 @@ double max_difference(const std::vector<float>& a, const std::vector<float>& b) 
     for (size_t i = 0; i < a.size(); ++i)
         worst = std::max(worst, double(std::abs(a[i] - b[i])));
     return worst;
-}
-
-// tiny-phi3 with LongRoPE: its metadata and tensors, plus rope_factors_short/long of rope_dim / 2
-// values and the original context length n_ctx_orig, written to `path`.
-void write_longrope_phi3(const std::string& path, const std::vector<float>& short_factors,
-                         const std::vector<float>& long_factors, int32_t n_ctx_orig, float attn_factor) {
-    const auto source = gguf::GgufFile::open(model_path("tiny-phi3"));
-    gguf::GgufWriter writer;
-    writer.copy_prefix(*source, "");
-    writer.set("phi3.rope.scaling.original_context_length", gguf::uint32_value(uint32_t(n_ctx_orig)));
-    writer.set("phi3.rope.scaling.attn_factor", gguf::float32_value(attn_factor));
-    for (const gguf::TensorInfo& t : source->tensors())
-        writer.add_tensor(t.name, t.shape, t.type, std::vector<std::byte>(t.data, t.data + t.bytes));
-    auto bytes_of = [](const std::vector<float>& v) {
-        std::vector<std::byte> b(v.size() * sizeof(float));
-        std::memcpy(b.data(), v.data(), b.size());
-        return b;
-    };
-    const int64_t n = static_cast<int64_t>(short_factors.size());
-    writer.add_tensor("rope_factors_short.weight", {n}, kernels::TensorType::F32, bytes_of(short_factors));
-    writer.add_tensor("rope_factors_long.weight", {n}, kernels::TensorType::F32, bytes_of(long_factors));
-    writer.write(path);
 }
 
 } // namespace
@@ -233,8 +212,8 @@ private slots:
             long_factors[i] = 1.0f + 0.9f * float(i);
         }
         constexpr int32_t kOriginal = 32;
-        write_longrope_phi3(dir + "/a.gguf", short_factors, long_factors, kOriginal, 1.1f);
-        write_longrope_phi3(dir + "/b.gguf", long_factors, long_factors, kOriginal, 1.1f);
+        test::write_longrope_phi3(dir + "/a.gguf", short_factors, long_factors, kOriginal, 1.1f);
+        test::write_longrope_phi3(dir + "/b.gguf", long_factors, long_factors, kOriginal, 1.1f);
         const auto a = engine::Model::load(dir + "/a.gguf");
         const auto b = engine::Model::load(dir + "/b.gguf");
         QCOMPARE(a->hparams().n_ctx_orig, kOriginal);
@@ -251,8 +230,8 @@ private slots:
         QVERIFY(max_difference(a_short, b_short) > 1e-3);
         // The original tiny-phi3 (no factors) differs from a file with factors of 1 only by the
         // attention factor, which scales the rotated Q and K.
-        write_longrope_phi3(dir + "/ones.gguf", std::vector<float>(pairs, 1.0f),
-                            std::vector<float>(pairs, 1.0f), kOriginal, 1.0f);
+        test::write_longrope_phi3(dir + "/ones.gguf", std::vector<float>(pairs, 1.0f),
+                                  std::vector<float>(pairs, 1.0f), kOriginal, 1.0f);
         const auto ones = engine::Model::load(dir + "/ones.gguf");
         const auto plain = engine::Model::load(model_path("tiny-phi3"));
         const std::vector<int32_t> few(tokens.begin(), tokens.begin() + 12);
