@@ -22,7 +22,16 @@ ChatController::ChatController(AppSettings* settings, ConversationStore* store, 
     connect(worker, &InferenceWorker::generationFinished, this, &ChatController::onFinished);
     connect(worker, &InferenceWorker::generationFailed, this, &ChatController::onFailed);
     connect(models, &ModelController::stateChanged, this, &ChatController::canSendChanged);
-    connect(store, &ConversationStore::failed, this, &ChatController::setError);
+    connect(store, &ConversationStore::failed, this, [this](const QString& message) {
+        storeError_ = message;
+        setError(message);
+    });
+    // Once the disk takes writes again, the store's message no longer applies (another error
+    // shown since stays).
+    connect(store, &ConversationStore::recovered, this, [this] {
+        if (!storeError_.isEmpty() && error_ == storeError_) clearError();
+        storeError_.clear();
+    });
     connect(this, &ChatController::currentConversationChanged, this, &ChatController::currentTitleChanged);
     connect(this, &ChatController::currentConversationChanged, this, &ChatController::canSendChanged);
     connect(this, &ChatController::generatingChanged, this, &ChatController::canSendChanged);

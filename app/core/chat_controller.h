@@ -102,6 +102,7 @@ private:
     QHash<QString, bool> loading_; // conversations whose messages are being read
     bool ready_ = false;
     QString error_;
+    QString storeError_; // the conversation store's last failure, cleared when it recovers
 
     quint64 lastRequest_ = 0;
     quint64 activeRequest_ = 0; // 0 when idle

@@ -63,6 +63,16 @@ private slots:
         QCOMPARE(b.settings()->fileName(), dir_ + "/settings.ini");
     }
 
+    // The store's full-disk message clears once its writes go through again.
+    void storeErrorClearsWhenTheDiskRecovers() {
+        HearthBackend b(paths());
+        QVERIFY(startChat(b));
+        emit b.store()->failed(QStringLiteral("The disk is full"));
+        QCOMPARE(b.chat()->errorMessage(), QStringLiteral("The disk is full"));
+        emit b.store()->recovered();
+        QVERIFY(b.chat()->errorMessage().isEmpty());
+    }
+
     void refusesWhatIsNotAModelFile_data() {
         QTest::addColumn<QString>("fileName");
         QTest::newRow("text file") << "notes.txt";
