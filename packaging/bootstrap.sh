@@ -19,7 +19,18 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 jobs=$(nproc)
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+extra=()
+if [ "$mode" = test ] && command -v npm >/dev/null; then
+    # The local API server's tests drive it with the official openai client from npm.
+    openai_dir="$root/build/openai-node"
+    if [ -f "$openai_dir/node_modules/openai/package.json" ] ||
+        npm install --prefix "$openai_dir" --no-audit --no-fund --silent openai@6; then
+        extra+=("-DHEARTH_OPENAI_NODE_DIR=$openai_dir")
+    else
+        echo "npm could not install the openai client: test_openai_client is left out" >&2
+    fi
+fi
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${extra[@]}"
 cmake --build build -j "$jobs"
 
 case "$mode" in
