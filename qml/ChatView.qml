@@ -71,6 +71,7 @@ Item {
 
     // Empty chat: a welcome, or a nudge to load a model first.
     ColumnLayout {
+        objectName: "welcome"
         anchors.centerIn: list
         visible: list.count === 0
         spacing: 14
@@ -82,6 +83,7 @@ Item {
             Icon { anchors.centerIn: parent; path: Icons.flame; size: 42; color: Theme.accent }
         }
         Label {
+            objectName: "welcomeTitle"
             Layout.alignment: Qt.AlignHCenter
             text: view.modelLoaded ? qsTr("What's on your mind?") : qsTr("No model loaded")
             font.pointSize: Theme.huge * 0.8
@@ -89,6 +91,7 @@ Item {
             color: Theme.text
         }
         Label {
+            objectName: "welcomeText"
             Layout.fillWidth: true
             horizontalAlignment: Text.AlignHCenter
             wrapMode: Text.Wrap
@@ -99,6 +102,7 @@ Item {
                   : qsTr("Pick a model, or drop a .gguf file anywhere on this window.")
         }
         PillButton {
+            objectName: "chatChooseModelButton"
             Layout.alignment: Qt.AlignHCenter
             visible: !view.modelLoaded
             primary: true
@@ -159,6 +163,7 @@ Item {
         }
         Label {
             id: hint
+            objectName: "composerHint"
             anchors.top: composer.bottom
             anchors.topMargin: 6
             anchors.horizontalCenter: parent.horizontalCenter

@@ -32,6 +32,7 @@ Rectangle {
                 anchors.leftMargin: 14
                 anchors.rightMargin: 6
                 Label {
+                    objectName: "codeLanguage"
                     text: block.language.length > 0 ? block.language : qsTr("code")
                     color: Theme.textMuted
                     font.pointSize: Theme.small
@@ -67,6 +68,7 @@ Rectangle {
             }
         }
         TextEdit {
+            objectName: "codeText"
             Layout.fillWidth: true
             Layout.margins: 14
             text: block.code

@@ -18,6 +18,9 @@ ApplicationWindow {
     // "chat", "models" or "settings"; opens on the models page when no model is loaded.
     property string page: "models"
     property bool metricsOpen: false
+    // Below this width the metrics panel lies over the chat, from the right edge, instead of
+    // taking its width: docked in a 900 px window it left the chat column ~250 px.
+    readonly property bool metricsOverlay: width < 1200
 
     function navigate(target) {
         if (target === "metrics") {
@@ -192,15 +195,49 @@ ApplicationWindow {
             }
         }
 
-        Rectangle { visible: window.metricsOpen; Layout.fillHeight: true; width: 1; color: Theme.border }
-        MetricsPanel {
-            objectName: "metricsPanel"
-            visible: window.metricsOpen
-            Layout.preferredWidth: 380
+        // The docked metrics panel's place (the panel itself is drawn over it, below).
+        Item {
+            objectName: "metricsDock"
+            visible: window.metricsOpen && !window.metricsOverlay
+            Layout.preferredWidth: metricsPanel.width + 1
             Layout.fillHeight: true
-            metrics: window.metrics
-            onCloseRequested: window.metricsOpen = false
         }
+    }
+
+    // One metrics panel, docked in its place at the right or, in a narrow window, over the chat
+    // with a shadow on its left.
+    Rectangle {
+        objectName: "metricsShadow"
+        visible: window.metricsOpen && window.metricsOverlay
+        anchors.right: metricsPanel.left
+        anchors.top: metricsPanel.top
+        anchors.bottom: metricsPanel.bottom
+        width: 18
+        gradient: Gradient {
+            orientation: Gradient.Horizontal
+            GradientStop { position: 0; color: "transparent" }
+            GradientStop { position: 1; color: Qt.rgba(0, 0, 0, Theme.dark ? 0.45 : 0.18) }
+        }
+    }
+    Rectangle {
+        visible: window.metricsOpen
+        anchors.right: metricsPanel.left
+        anchors.top: metricsPanel.top
+        anchors.bottom: metricsPanel.bottom
+        width: 1
+        color: Theme.border
+    }
+    MetricsPanel {
+        id: metricsPanel
+        objectName: "metricsPanel"
+        visible: window.metricsOpen
+        readonly property bool overlaid: window.metricsOverlay
+        anchors.right: parent.right
+        anchors.top: parent.top
+        anchors.bottom: parent.bottom
+        width: 380
+        metrics: window.metrics
+        onCloseRequested: window.metricsOpen = false
     }
 
     // Errors from the chat, and a model refused outside the Models page (a dropped file), on the

@@ -105,6 +105,7 @@ Item {
         // --- the user's message ---
         Rectangle {
             id: bubble
+            objectName: "userBubble"
             visible: message.isUser && !message.editing
             opacity: message.outOfView ? 0.55 : 1
             readonly property real maxTextWidth: layout.width * 0.8 - 32
@@ -159,8 +160,9 @@ Item {
                 }
                 RowLayout {
                     Layout.alignment: Qt.AlignRight
-                    PillButton { text: qsTr("Cancel"); onClicked: message.editing = false }
+                    PillButton { objectName: "editCancelButton"; text: qsTr("Cancel"); onClicked: message.editing = false }
                     PillButton {
+                        objectName: "editSendButton"
                         text: qsTr("Send")
                         primary: true
                         enabled: !message.busy && editor.text.trim().length > 0
@@ -193,6 +195,7 @@ Item {
                 Layout.preferredWidth: 0
                 spacing: 8
                 Label {
+                    objectName: "replyAuthor"
                     text: qsTr("Hearth")
                     font.pointSize: Theme.fontSize
                     font.weight: Font.DemiBold
@@ -248,6 +251,7 @@ Item {
                         Component {
                             id: codeComponent
                             CodeBlock {
+                                objectName: "codeBlock"
                                 code: block.blockText
                                 language: block.language
                                 onCopyRequested: function (text) { message.copyRequested(text) }
@@ -279,6 +283,7 @@ Item {
                     }
                 }
                 Label {
+                    objectName: "replyEnding"
                     visible: message.messageState === "stopped" || message.messageState === "failed"
                     text: message.messageState === "stopped" ? qsTr("Stopped") : qsTr("Failed: %1").arg(message.stats)
                     color: message.messageState === "failed" ? Theme.danger : Theme.textMuted
@@ -295,6 +300,7 @@ Item {
         // the whole column's minimum width, and the layout then stretched the finished reply's
         // text to it, past the chat column's edge.
         RowLayout {
+            objectName: "messageActions"
             Layout.alignment: message.isUser ? Qt.AlignRight : Qt.AlignLeft
             Layout.fillWidth: !message.isUser
             Layout.leftMargin: message.isUser ? 0 : 40
@@ -307,6 +313,7 @@ Item {
                 onClicked: message.copyRequested(message.content)
             }
             IconButton {
+                objectName: "editMessageButton"
                 visible: message.isUser
                 iconPath: Icons.edit; tip: qsTr("Edit and resend"); iconSize: 15; implicitWidth: 28; implicitHeight: 28
                 enabled: !message.busy

@@ -42,20 +42,23 @@ Item {
             x: (list.width - width) / 2
             spacing: 14
             Item { height: 18 }
-            RowLayout {
+            ColumnLayout {
                 Layout.fillWidth: true
-                ColumnLayout {
+                spacing: 2
+                Label { text: qsTr("Models"); font.pointSize: Theme.huge; font.weight: Font.Bold; color: Theme.text }
+                Label {
+                    objectName: "modelsFolderPath" // a path: cut in the middle where it is long
+                    text: qsTr("Folder: %1").arg(picker.settings ? picker.settings.modelsFolder : "")
+                    color: Theme.textMuted
+                    font.pointSize: Theme.small
+                    elide: Text.ElideMiddle
                     Layout.fillWidth: true
-                    spacing: 2
-                    Label { text: qsTr("Models"); font.pointSize: Theme.huge; font.weight: Font.Bold; color: Theme.text }
-                    Label {
-                        text: qsTr("Folder: %1").arg(picker.settings ? picker.settings.modelsFolder : "")
-                        color: Theme.textMuted
-                        font.pointSize: Theme.small
-                        elide: Text.ElideMiddle
-                        Layout.fillWidth: true
-                    }
                 }
+            }
+            // Under the title, and onto a second line in a narrow column (German words are long).
+            Flow {
+                Layout.fillWidth: true
+                spacing: 8
                 PillButton { iconPath: Icons.folder; text: qsTr("Change folder"); onClicked: folderDialog.open() }
                 PillButton { iconPath: Icons.regenerate; text: qsTr("Rescan"); enabled: !picker.models.scanning; onClicked: picker.models.refresh() }
                 PillButton { objectName: "openFileButton"; iconPath: Icons.plus; text: qsTr("Open file…"); tip: qsTr("Open a model file (Ctrl+O)"); primary: true; onClicked: fileDialog.open() }
@@ -77,8 +80,10 @@ Item {
                     RowLayout {
                         Layout.fillWidth: true
                         Icon { path: Icons.model; size: 22; color: Theme.accent }
+                        // The rest of the row: its text wraps there rather than pushing Unload out.
                         ColumnLayout {
                             Layout.fillWidth: true
+                            Layout.preferredWidth: 0
                             spacing: 0
                             Label {
                                 objectName: "loadedModelName"
@@ -86,14 +91,17 @@ Item {
                                 font.pointSize: Theme.large * 0.9
                                 font.weight: Font.DemiBold
                                 color: Theme.text
+                                wrapMode: Text.Wrap
+                                Layout.fillWidth: true
                             }
                             Label {
                                 text: picker.models.busy ? qsTr("Reading and checking the file…") : picker.models.modelDetails
                                 color: Theme.textMuted
                                 font.pointSize: Theme.small
+                                wrapMode: Text.Wrap
+                                Layout.fillWidth: true
                             }
                         }
-                        Item { Layout.fillWidth: true }
                         PillButton {
                             visible: picker.models.loaded && !picker.models.busy
                             iconPath: Icons.eject
@@ -207,12 +215,15 @@ Item {
                 border.color: Theme.border
                 RowLayout {
                     anchors.centerIn: parent
+                    width: Math.min(implicitWidth, parent.width - 24)
                     spacing: 12
                     Icon { path: Icons.drop; size: 26; color: Theme.textMuted }
                     Label {
                         text: qsTr("Drop a .gguf file anywhere on this window to load it")
                         color: Theme.textMuted
                         font.pointSize: Theme.fontSize
+                        wrapMode: Text.Wrap
+                        Layout.fillWidth: true
                     }
                 }
             }

@@ -57,6 +57,7 @@ Item {
                     radius: 1.5
                 }
                 Rectangle { // a saved state brought this conversation back
+                    objectName: "restoredMarker"
                     visible: bar.restored
                     anchors.horizontalCenter: parent.horizontalCenter
                     y: Math.max(0, bar.height - (bar.reused + bar.computed) * bar.scale - 6)

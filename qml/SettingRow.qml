@@ -2,8 +2,9 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
 
-// One setting: its name and a hint on the left, its control on the right.
-RowLayout {
+// One setting: its name and a hint on the left, its control on the right; in a narrow column
+// (a small window, longer German words) the control goes under its name instead of off the edge.
+GridLayout {
     id: row
     property string title
     property string hint
@@ -16,17 +17,28 @@ RowLayout {
         }
     }
     Layout.fillWidth: true
-    spacing: 16
+    columns: width < 480 ? 1 : 2
+    columnSpacing: 16
+    rowSpacing: 8
     ColumnLayout {
+        // The width the control leaves: the texts wrap in it rather than widen the row.
         Layout.fillWidth: true
+        Layout.preferredWidth: 0
         spacing: 2
-        Label { text: row.title; color: Theme.text; font.pointSize: Theme.fontSize; font.weight: Font.DemiBold }
+        Label {
+            text: row.title
+            color: Theme.text
+            font.pointSize: Theme.fontSize
+            font.weight: Font.DemiBold
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+        }
         Label {
             visible: row.hint.length > 0
             text: row.hint
             color: Theme.textMuted
             font.pointSize: Theme.small
-            wrapMode: Text.Wrap
+            wrapMode: Text.WrapAtWordBoundaryOrAnywhere // a path has no spaces to wrap at
             Layout.fillWidth: true
         }
     }

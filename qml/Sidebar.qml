@@ -9,6 +9,16 @@ Rectangle {
     property string page: "chat"
     signal navigate(string page)
     function focusSearch() { search.forceActiveFocus(Qt.ShortcutFocusReason); search.selectAll() }
+    // The list model's periods are keys ("Today", ...): translated here, where they are shown.
+    function periodLabel(period) {
+        switch (period) {
+        case "Today": return qsTr("Today")
+        case "Yesterday": return qsTr("Yesterday")
+        case "Previous 7 days": return qsTr("Previous 7 days")
+        case "Older": return qsTr("Older")
+        }
+        return period
+    }
 
     color: Theme.sidebar
 
@@ -90,8 +100,9 @@ Rectangle {
             model: sidebar.chat ? sidebar.chat.conversations : null
             section.property: "period"
             section.delegate: Label {
+                objectName: "conversationSection"
                 required property string section
-                text: section
+                text: sidebar.periodLabel(section)
                 color: Theme.textFaint
                 font.pointSize: Theme.small
                 font.weight: Font.DemiBold
@@ -134,6 +145,7 @@ Rectangle {
                     }
                     TextField {
                         id: renameField
+                        objectName: "renameField"
                         visible: row.renaming
                         Layout.fillWidth: true
                         text: row.title
@@ -160,6 +172,7 @@ Rectangle {
             }
 
             Label {
+                objectName: "conversationListEmpty"
                 anchors.centerIn: parent
                 visible: conversations.count === 0
                 text: search.text.length > 0 ? qsTr("No chats match") : qsTr("Your chats appear here")
@@ -206,18 +219,22 @@ Rectangle {
 
     Dialog {
         id: confirmDelete
+        objectName: "deleteChatDialog"
         property string conversationId
         property string conversationTitle
         function openFor(id, title) { conversationId = id; conversationTitle = title; open() }
         parent: Overlay.overlay
         anchors.centerIn: parent
+        // Fixed widths: sized from its content, the wrapped text's size fed back into itself.
+        width: 400
         modal: true
         title: qsTr("Delete chat?")
         standardButtons: Dialog.Cancel | Dialog.Ok
         Label {
+            objectName: "deleteChatText"
             text: qsTr("“%1” and all its messages will be deleted.").arg(confirmDelete.conversationTitle)
             wrapMode: Text.Wrap
-            width: 320
+            width: 340
         }
         onAccepted: sidebar.chat.deleteConversation(conversationId)
     }

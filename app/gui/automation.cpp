@@ -7,6 +7,7 @@
 #include <QDir>
 #include <QFile>
 #include <QGuiApplication>
+#include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QKeyEvent>
@@ -182,6 +183,22 @@ QCoro::Task<> AutomationDriver::execute(QString command, QString argument) {
                                                        : value == QLatin1String("false") ? QVariant(false)
                                                                                          : QVariant(value));
         report({{"event", "set"}, {"name", name}, {"value", value}});
+    } else if (command == QLatin1String("resize")) {
+        // "resize W H": the window at that size, once its content has been laid out at it.
+        const QSize size(argument.section(QLatin1Char(' '), 0, 0).toInt(),
+                         argument.section(QLatin1Char(' '), 1, 1).toInt());
+        window_.resize(size);
+        QCoro::Task<bool> wait =
+            waitUntil([this, size] { return window_.contentItem()->size() == QSizeF(size); }, 5000);
+        const bool ok = co_await wait;
+        report({{"event", "resize"}, {"ok", ok}, {"width", window_.width()}, {"height", window_.height()}});
+    } else if (command == QLatin1String("text")) {
+        // "text NAME": what the item of that objectName shows (the language of the window).
+        const QQuickItem* item = findItem(argument);
+        report({{"event", "text"},
+                {"name", argument},
+                {"found", item != nullptr},
+                {"text", item ? item->property("text").toString() : QString()}});
     } else if (command == QLatin1String("theme")) {
         backend_.settings()->setTheme(argument);
         report({{"event", "theme"}, {"theme", backend_.settings()->theme()}});
@@ -191,8 +208,13 @@ QCoro::Task<> AutomationDriver::execute(QString command, QString argument) {
     } else if (command == QLatin1String("screenshot")) {
         QDir().mkpath(screenshotDir_);
         const QString path = QDir(screenshotDir_).filePath(argument);
-        const bool saved = window_.grabWindow().save(path);
-        report({{"event", "screenshot"}, {"path", path}, {"saved", saved}});
+        const QImage image = window_.grabWindow();
+        const bool saved = image.save(path);
+        report({{"event", "screenshot"},
+                {"path", path},
+                {"saved", saved},
+                {"width", image.width()},
+                {"height", image.height()}});
     } else if (command == QLatin1String("state")) {
         report(state());
     } else {

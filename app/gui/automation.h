@@ -1,8 +1,9 @@
 #pragma once
 // Drives the real window from a script, for the end-to-end test: it loads a
 // model through the drop path, types into the composer and presses Enter,
-// clicks buttons by objectName, waits for the stream, takes screenshots, and
-// prints what it sees as JSON lines on stdout. Never used in normal runs.
+// clicks buttons by objectName, waits for the stream, resizes the window,
+// reads what an item shows, takes screenshots, and prints what it sees as JSON
+// lines on stdout. Never used in normal runs.
 #include <QJsonObject>
 #include <QObject>
 #include <QString>

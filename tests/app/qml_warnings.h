@@ -22,7 +22,12 @@ inline QtMessageHandler& previousMessageHandler() {
     return previous;
 }
 
+// Installing twice would make the handler its own "previous" and recurse on the first
+// warning: later calls do nothing.
 inline void failOnQmlWarnings() {
+    static bool installed = false;
+    if (installed) return;
+    installed = true;
     previousMessageHandler() =
         qInstallMessageHandler([](QtMsgType type, const QMessageLogContext& context, const QString& message) {
             if (QtMessageHandler previous = previousMessageHandler()) previous(type, context, message);

@@ -2,7 +2,8 @@
 // which writes real prose: at several window sizes, with the metrics panel open and closed,
 // after a reply has streamed and after a restart, no message is laid out wider than the list
 // and every line of its text lies inside the list. A finished reply once kept the width it was
-// first laid out at and ran off the column's right edge.
+// first laid out at and ran off the column's right edge. The metrics panel, docked, once left the
+// chat ~220 px in a 900-1200 px window: it now lies over the chat there, and the list keeps 400 px.
 #include "app/core/app_settings.h"
 #include "app/core/chat_controller.h"
 #include "app/core/hearth_backend.h"
@@ -55,7 +56,9 @@ class TestChatLayout : public QObject {
         running.backend =
             std::make_unique<app::HearthBackend>(app::AppPaths{dir_ + "/data", dir_ + "/settings.ini"});
         running.backend->settings()->setTemperature(0.0);
-        running.backend->settings()->setMaxReplyTokens(160);
+        // Long enough that the conversation is taller than the chat column at 800x600, now that
+        // the metrics panel no longer narrows it there.
+        running.backend->settings()->setMaxReplyTokens(400);
         running.engine = std::make_unique<QQmlApplicationEngine>();
         running.window = app::loadMainWindow(*running.engine, *running.backend);
         QVERIFY(running.window != nullptr);
@@ -65,7 +68,7 @@ class TestChatLayout : public QObject {
 
     // Every size and both states of the metrics panel: the messages fit the list.
     void checkEveryLayout(QQuickWindow* window, const QString& when) {
-        const QList<QSize> sizes{{800, 600}, {1280, 800}, {1920, 1080}};
+        const QList<QSize> sizes{{800, 600}, {1000, 700}, {1280, 800}, {1920, 1080}};
         for (const QSize size : sizes) {
             for (const bool metricsOpen : {false, true}) {
                 window->setProperty("metricsOpen", metricsOpen);
@@ -79,8 +82,38 @@ class TestChatLayout : public QObject {
                                           .arg(metricsOpen ? "open" : "closed");
                 checkMessagesFit(window, where);
                 if (QTest::currentTestFailed()) return;
+                checkTheChatKeepsItsWidth(window, metricsOpen, where);
+                if (QTest::currentTestFailed()) return;
             }
         }
+    }
+
+    // The metrics panel never squeezes the chat below a usable width: under 1200 px it lies over
+    // the chat from the right edge, with a shadow; in a wider window it takes its own place beside it.
+    static void checkTheChatKeepsItsWidth(QQuickWindow* window, bool metricsOpen, const QString& where) {
+        QQuickItem* list = findByName(window->contentItem(), QStringLiteral("messageList"));
+        QQuickItem* panel = findByName(window->contentItem(), QStringLiteral("metricsPanel"));
+        QQuickItem* shadow = findByName(window->contentItem(), QStringLiteral("metricsShadow"));
+        QVERIFY(list && panel && shadow);
+        QVERIFY2(list->width() >= 400,
+                 qPrintable(QStringLiteral("%1: the chat list is %2 px wide").arg(where).arg(list->width())));
+        QCOMPARE(panel->isVisible(), metricsOpen);
+        if (!metricsOpen) return;
+        const QRectF panelRect = panel->mapRectToScene(QRectF(0, 0, panel->width(), panel->height()));
+        const QRectF listRect = list->mapRectToScene(QRectF(0, 0, list->width(), list->height()));
+        QCOMPARE(panelRect.right(), qreal(window->width()));
+        QVERIFY2(panelRect.width() >= 300, qPrintable(where));
+        const bool overlaid = window->width() < 1200;
+        QVERIFY2(shadow->isVisible() == overlaid, qPrintable(where + QStringLiteral(": shadow")));
+        if (overlaid)
+            QVERIFY2(listRect.right() > panelRect.left(),
+                     qPrintable(where + QStringLiteral(": not over the chat")));
+        else
+            QVERIFY2(listRect.right() <= panelRect.left() + 0.5,
+                     qPrintable(QStringLiteral("%1: the list ends at %2, the panel starts at %3")
+                                    .arg(where)
+                                    .arg(listRect.right())
+                                    .arg(panelRect.left())));
     }
 
     static void checkMessagesFit(QQuickWindow* window, const QString& where) {

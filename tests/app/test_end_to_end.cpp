@@ -3,9 +3,15 @@
 // the app; one click loads it; it sends a message with Enter, sees tokens in the
 // view, presses Stop while the reply streams (the reply ends stopped), and after a
 // restart finds the conversation again. Then an app killed while it streams: what
-// the user wrote, and the reply up to its last save, survive.
-// Screenshots of the main window go to build/test-artifacts.
+// the user wrote, and the reply up to its last save, survive, in a database that passes
+// SQLite's integrity check.
+// Screenshots of the main window go to build/test-artifacts; besides those of the runs above,
+// hearth-<language>-<width>x<height>-<theme>-metrics.png: English and German, 800x600 and
+// 1920x1080, light and dark, the metrics panel open, each run opened the way a file manager
+// opens a .gguf file (its path as the argument).
+#include "app/core/sql_store.h"
 #include "tests/support/test_support.h"
+#include <QColor>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -27,8 +33,17 @@ class TestEndToEnd : public QObject {
         return QString::fromStdString(hearth::test::testdata("models/stories260K.gguf"));
     }
 
+    // How a run differs from the default one: its settings file, its language (LANG, as a desktop
+    // session sets it; empty: the machine's) and arguments after the options (a model file).
+    struct Launch {
+        QString settingsFile;
+        QByteArray lang;
+        QStringList arguments;
+    };
+
     // Starts the app on `dataDir` with `script` (not yet finished).
-    void startApp(QProcess& app, const QString& script, const QString& name, const QString& dataDir) {
+    void startApp(QProcess& app, const QString& script, const QString& name, const QString& dataDir,
+                  const Launch& launch = {}) {
         const QString scriptPath = dir_ + "/" + name + ".script";
         QFile file(scriptPath);
         QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Text));
@@ -38,9 +53,17 @@ class TestEndToEnd : public QObject {
         if (!env.contains("QT_QPA_PLATFORM")) env.insert("QT_QPA_PLATFORM", "offscreen");
         env.remove("HEARTH_DATA_DIR");
         env.remove("HEARTH_SETTINGS_FILE");
+        if (!launch.lang.isEmpty()) {
+            for (const char* overriding : {"LC_ALL", "LC_MESSAGES", "LANGUAGE"})
+                env.remove(QString::fromLatin1(overriding));
+            env.insert("LANG", QString::fromLatin1(launch.lang));
+        }
         app.setProcessEnvironment(env);
-        app.start(hearthBinary(), {"--data-dir", dataDir, "--settings", dir_ + "/settings.ini", "--script",
-                                   scriptPath, "--screenshots", artifacts()});
+        const QString settingsFile =
+            launch.settingsFile.isEmpty() ? dir_ + "/settings.ini" : launch.settingsFile;
+        app.start(hearthBinary(), QStringList{"--data-dir", dataDir, "--settings", settingsFile, "--script",
+                                              scriptPath, "--screenshots", artifacts()} +
+                                      launch.arguments);
     }
     static QList<QJsonObject> parseEvents(const QByteArray& output) {
         QList<QJsonObject> events;
@@ -51,9 +74,10 @@ class TestEndToEnd : public QObject {
         return events;
     }
     // Runs the app with `script` to its end; returns its JSON events.
-    QList<QJsonObject> runApp(const QString& script, const QString& name, QString dataDir = {}) {
+    QList<QJsonObject> runApp(const QString& script, const QString& name, QString dataDir = {},
+                              const Launch& launch = {}) {
         QProcess app;
-        startApp(app, script, name, dataDir.isEmpty() ? dir_ + "/data" : dataDir);
+        startApp(app, script, name, dataDir.isEmpty() ? dir_ + "/data" : dataDir, launch);
         if (!app.waitForFinished(240000)) {
             app.kill();
             app.waitForFinished();
@@ -73,11 +97,25 @@ class TestEndToEnd : public QObject {
             if (e["event"].toString() == name) out.append(e);
         return out;
     }
-    static void checkScreenshot(const QJsonObject& event) {
+    // The image's mean lightness, 0 (black) to 1 (white), from a grid of pixels.
+    static double meanLightness(const QString& path) {
+        const QImage image(path);
+        double sum = 0;
+        int count = 0;
+        for (int y = 0; y < image.height(); y += 17)
+            for (int x = 0; x < image.width(); x += 17, ++count)
+                sum += QColor(image.pixel(x, y)).lightnessF();
+        return count > 0 ? sum / count : 0;
+    }
+    // A saved, drawn screenshot: of `size` where given, else at least the window's minimum size.
+    static void checkScreenshot(const QJsonObject& event, QSize size = {}) {
         QVERIFY2(event["saved"].toBool(), qPrintable(event["path"].toString()));
         const QImage image(event["path"].toString());
         QVERIFY(!image.isNull());
-        QVERIFY(image.width() >= 900 && image.height() >= 560);
+        if (size.isValid())
+            QCOMPARE(image.size(), size);
+        else
+            QVERIFY(image.width() >= 900 && image.height() >= 560);
         // Not a blank frame: the window has drawn something.
         QSet<QRgb> colors;
         for (int y = 0; y < image.height(); y += 23)
@@ -216,6 +254,67 @@ private slots:
         checkScreenshot(eventsNamed(again, "screenshot").value(0));
     }
 
+    // English and German, 800x600 and 1920x1080, light and dark, with a reply and the metrics
+    // panel open. Each run is opened with the model file as its argument, as a file manager's
+    // "open with" does, and its language comes from LANG alone.
+    void screenshotsAtEverySizeThemeAndLanguage() {
+        const QString settingsFile = dir_ + "/screenshots.ini";
+        QFile settings(settingsFile);
+        QVERIFY(settings.open(QIODevice::WriteOnly | QIODevice::Text));
+        settings.write("[generation]\nmaxReplyTokens=48\ntemperature=0\n");
+        settings.close();
+        const QList<QSize> sizes{{800, 600}, {1920, 1080}};
+        const QStringList themes{QStringLiteral("light"), QStringLiteral("dark")};
+        struct Language {
+            QString name;
+            QByteArray lang;
+            QString settingsLabel; // the sidebar's way to the settings, in this language
+        };
+        for (const Language& language :
+             {Language{"en", "en_US.UTF-8", "Settings"}, Language{"de", "de_DE.UTF-8", "Einstellungen"}}) {
+            QString script = QStringLiteral("wait-ready\nwait-model\ntext nav_settings\n"
+                                            "send Once upon a time\nwait-idle\nset metricsOpen true\n");
+            QStringList expected;
+            for (const QSize size : sizes) {
+                script += QStringLiteral("resize %1 %2\n").arg(size.width()).arg(size.height());
+                for (const QString& theme : themes) {
+                    const QString file = QStringLiteral("hearth-%1-%2x%3-%4-metrics.png")
+                                             .arg(language.name)
+                                             .arg(size.width())
+                                             .arg(size.height())
+                                             .arg(theme);
+                    script += QStringLiteral("theme %1\nwait 300\nscreenshot %2\n").arg(theme, file);
+                    expected << file;
+                }
+            }
+            script += QStringLiteral("state\nquit\n");
+            const QList<QJsonObject> events =
+                runApp(script, "screenshots-" + language.name, dir_ + "/screenshots-" + language.name,
+                       Launch{settingsFile, language.lang, {modelPath()}});
+            const QString run = QStringLiteral("the %1 run").arg(language.name);
+            QVERIFY2(!eventsNamed(events, "done").isEmpty(), qPrintable(run + " did not finish its script"));
+            const QJsonObject model = eventsNamed(events, "model").value(0);
+            QVERIFY2(model["loaded"].toBool(), qPrintable(run + ": " + model["error"].toString()));
+            QCOMPARE(eventsNamed(events, "text").value(0)["text"].toString(), language.settingsLabel);
+            const QJsonArray messages = eventsNamed(events, "state").value(0)["messages"].toArray();
+            QCOMPARE(messages.size(), 2);
+            for (const QJsonObject& resize : eventsNamed(events, "resize"))
+                QVERIFY2(resize["ok"].toBool(), qPrintable(run + ": the window did not take its size"));
+            const QList<QJsonObject> shots = eventsNamed(events, "screenshot");
+            QCOMPARE(shots.size(), expected.size());
+            for (int i = 0; i < shots.size(); ++i) {
+                QCOMPARE(QFileInfo(shots[i]["path"].toString()).fileName(), expected[i]);
+                checkScreenshot(shots[i], sizes[i / themes.size()]);
+                if (QTest::currentTestFailed()) return;
+            }
+            // The light theme is lighter than the dark one at every size.
+            for (int i = 0; i + 1 < shots.size(); i += 2)
+                QVERIFY2(meanLightness(shots[i]["path"].toString()) >
+                             meanLightness(shots[i + 1]["path"].toString()) + 0.2,
+                         qPrintable(expected[i]));
+        }
+    }
+
     // SIGKILL while a reply streams (no shutdown code runs): the user's message was written
     // when it was sent, and the reply is saved every second as it streams; after a restart both
     // are there, the reply marked stopped.
@@ -254,6 +353,8 @@ private slots:
         QVERIFY2(!reply["content"].toString().isEmpty(), "nothing of the reply was saved while it streamed");
         QVERIFY2(shown.startsWith(reply["content"].toString()),
                  "the saved reply is not what the view showed");
+        QCOMPARE(hearth::app::SqlStore(dataDir + "/conversations.sqlite").integrityCheck(),
+                 QStringLiteral("ok"));
     }
 };
 

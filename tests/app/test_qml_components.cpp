@@ -1,13 +1,17 @@
 // Qt Quick Test runner for the QML components (tests in tests/app/qml/tst_*.qml).
 // The setup gives the tests the Hearth modules, a real AppSettings backed by a temp file,
-// and a real backend's ModelController (and its settings) for the model picker.
+// a real backend's ModelController (and its settings) for the model picker, and real list
+// models for the metrics panel, the reply chart and the chat view.
 #include "app/core/app_settings.h"
 #include "app/core/hearth_backend.h"
 #include "app/core/kernel_metrics_model.h"
+#include "app/core/message_list_model.h"
 #include "app/core/model_controller.h"
 #include "app/core/reply_cache_history.h"
+#include "app/core/translations.h"
 #include "tests/app/qml_warnings.h"
 #include "tests/support/test_support.h"
+#include <QLocale>
 #include <QQmlContext>
 #include <QQmlEngine>
 #include <QtQml/qqmlextensionplugin.h>
@@ -18,10 +22,70 @@ Q_IMPORT_QML_PLUGIN(HearthPlugin)
 
 class Setup : public QObject {
     Q_OBJECT
+
+    // The reply chart's history: room for 4 replies, 5 recorded (the first, the largest, has
+    // dropped out), the third resumed from a saved state.
+    static hearth::app::ReplyCacheHistory* replyChartHistory(QObject* parent) {
+        auto* history = new hearth::app::ReplyCacheHistory(4, parent);
+        const struct {
+            int reused, computed;
+            bool restored;
+        } replies[] = {{0, 900, false}, {0, 60, false}, {60, 30, true}, {90, 10, false}, {100, 20, false}};
+        for (const auto& reply : replies) {
+            hearth::app::GenerationResult result;
+            result.reusedTokens = reply.reused;
+            result.computedTokens = reply.computed;
+            result.restoredFromDisk = reply.restored;
+            history->record(result);
+        }
+        return history;
+    }
+
+    // The chat view's conversation: 12 turns, taller than the view, the last reply prose, a code
+    // block and prose again, with its stats.
+    static hearth::app::MessageListModel* longConversation(QObject* parent) {
+        const QString conversation = QStringLiteral("conversation");
+        auto* messages = new hearth::app::MessageListModel(conversation, parent);
+        QList<hearth::app::MessageRecord> records;
+        for (int turn = 1; turn <= 12; ++turn) {
+            const bool last = turn == 12;
+            records.append({hearth::app::newRecordId(),
+                            conversation,
+                            2 * turn - 2,
+                            QStringLiteral("user"),
+                            QStringLiteral("Question %1").arg(turn),
+                            hearth::app::MessageState::Complete,
+                            {}});
+            records.append(
+                {hearth::app::newRecordId(),
+                 conversation,
+                 2 * turn - 1,
+                 QStringLiteral("assistant"),
+                 last ? QStringLiteral("Here is a loop:\n\n```python\nfor i in range(3):\n    print(i)\n```"
+                                       "\n\nIt prints three numbers.")
+                      : QStringLiteral("Answer %1, long enough to take a few lines in a narrow column "
+                                       "of the chat view, as replies do.")
+                            .arg(turn),
+                 hearth::app::MessageState::Complete,
+                 {}});
+        }
+        messages->setMessages(records);
+        messages->setStats(records.constLast().id, QStringLiteral("48 tokens · 212 tok/s"));
+        return messages;
+    }
+
 public slots:
+    // The tests read the English texts whatever the machine's language; the English translation
+    // gives them its plural forms, as in the app.
+    void applicationAvailable() {
+        QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
+        hearth::app::installTranslations(*QCoreApplication::instance());
+        // Once: installed per QML file, the handler became its own "previous" and recursed.
+        hearth::test::failOnQmlWarnings();
+    }
+
     void qmlEngineAvailable(QQmlEngine* engine) {
         engine->addImportPath(QStringLiteral("qrc:/"));
-        hearth::test::failOnQmlWarnings();
         const QString dir = QString::fromStdString(hearth::test::make_temp_dir("hearth-qml-test"));
         auto* settings = new hearth::app::AppSettings(dir + "/settings.ini", dir + "/models", engine);
         engine->rootContext()->setContextProperty(QStringLiteral("testSettings"), settings);
@@ -57,6 +121,9 @@ public slots:
         second.computedTokens = 20;
         replies->record(second);
         engine->rootContext()->setContextProperty(QStringLiteral("testReplies"), replies);
+        engine->rootContext()->setContextProperty(QStringLiteral("testReplyChartHistory"),
+                                                  replyChartHistory(engine));
+        engine->rootContext()->setContextProperty(QStringLiteral("testMessages"), longConversation(engine));
     }
 };
 

@@ -1,0 +1,1152 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="de_DE" sourcelanguage="en">
+<context>
+    <name>CatalogEntryCard</name>
+    <message>
+        <source>downloaded</source>
+        <translation>heruntergeladen</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>Erneut versuchen</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>Herunterladen</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>Fortsetzen</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>Anhalten</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>%1 params</source>
+        <translation>%1 Parameter</translation>
+    </message>
+    <message>
+        <source>file ≈ %1</source>
+        <translation>Datei ≈ %1</translation>
+    </message>
+    <message>
+        <source>needs ≈ %1</source>
+        <translation>braucht ≈ %1</translation>
+    </message>
+    <message>
+        <source>checksum unknown: size checked only</source>
+        <translation>Prüfsumme unbekannt: nur die Größe geprüft</translation>
+    </message>
+    <message>
+        <source>Hearth cannot run this model: its architecture (%1) is not supported.</source>
+        <translation>Hearth kann dieses Modell nicht ausführen: Seine Architektur (%1) wird nicht unterstützt.</translation>
+    </message>
+    <message>
+        <source>Needs more memory than this computer has.</source>
+        <translation>Braucht mehr Arbeitsspeicher, als dieser Computer hat.</translation>
+    </message>
+    <message>
+        <source>Needs most of this computer&apos;s memory; other programs may slow it down.</source>
+        <translation>Braucht den Großteil des Arbeitsspeichers; andere Programme können es ausbremsen.</translation>
+    </message>
+    <message>
+        <source>%1 left</source>
+        <translation>noch %1</translation>
+    </message>
+</context>
+<context>
+    <name>ChatView</name>
+    <message>
+        <source>What&apos;s on your mind?</source>
+        <translation>Worüber möchten Sie sprechen?</translation>
+    </message>
+    <message>
+        <source>No model loaded</source>
+        <translation>Kein Modell geladen</translation>
+    </message>
+    <message>
+        <source>Chatting with %1. Everything runs on this computer; nothing leaves it.</source>
+        <translation>Chat mit %1. Alles läuft auf diesem Computer; nichts verlässt ihn.</translation>
+    </message>
+    <message>
+        <source>Pick a model, or drop a .gguf file anywhere on this window.</source>
+        <translation>Wählen Sie ein Modell, oder ziehen Sie eine .gguf-Datei irgendwo auf dieses Fenster.</translation>
+    </message>
+    <message>
+        <source>Choose a model</source>
+        <translation>Modell wählen</translation>
+    </message>
+    <message>
+        <source>Try the demo model (a toy that writes children&apos;s stories)</source>
+        <translation>Demo-Modell ausprobieren (ein Spielzeug, das Kindergeschichten schreibt)</translation>
+    </message>
+    <message>
+        <source>Scroll to the latest message</source>
+        <translation>Zur neuesten Nachricht scrollen</translation>
+    </message>
+    <message>
+        <source>Message %1…</source>
+        <translation>Nachricht an %1…</translation>
+    </message>
+    <message>
+        <source>Load a model to start chatting</source>
+        <translation>Laden Sie ein Modell, um zu chatten</translation>
+    </message>
+    <message>
+        <source>Enter to send · Shift+Enter for a new line</source>
+        <translation>Enter sendet · Umschalt+Enter für eine neue Zeile</translation>
+    </message>
+</context>
+<context>
+    <name>CodeBlock</name>
+    <message>
+        <source>code</source>
+        <translation>Code</translation>
+    </message>
+    <message>
+        <source>Copy the code</source>
+        <translation>Code kopieren</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>Kopiert</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>Kopieren</translation>
+    </message>
+</context>
+<context>
+    <name>Composer</name>
+    <message>
+        <source>Message Hearth…</source>
+        <translation>Nachricht an Hearth…</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>Nachricht</translation>
+    </message>
+    <message>
+        <source>Enter sends, Shift+Enter starts a new line, Ctrl+Tab types a tab</source>
+        <translation>Enter sendet, Umschalt+Enter beginnt eine neue Zeile, Strg+Tab fügt einen Tabulator ein</translation>
+    </message>
+    <message>
+        <source>Stop generating</source>
+        <translation>Generieren stoppen</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>Senden</translation>
+    </message>
+    <message>
+        <source>Stop generating (Esc)</source>
+        <translation>Generieren stoppen (Esc)</translation>
+    </message>
+    <message>
+        <source>Send (Enter)</source>
+        <translation>Senden (Enter)</translation>
+    </message>
+</context>
+<context>
+    <name>Main</name>
+    <message>
+        <source>Models</source>
+        <translation>Modelle</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <source>Model: %1</source>
+        <translation>Modell: %1</translation>
+    </message>
+    <message>
+        <source>No model: choose one</source>
+        <translation>Kein Modell: bitte eines wählen</translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation>Kein Modell</translation>
+    </message>
+    <message>
+        <source>Engine metrics</source>
+        <translation>Engine-Messwerte</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>Schließen</translation>
+    </message>
+</context>
+<context>
+    <name>MessageDelegate</name>
+    <message>
+        <source>Earlier messages are no longer in the model&apos;s view</source>
+        <translation>Frühere Nachrichten sieht das Modell nicht mehr</translation>
+    </message>
+    <message numerus="yes">
+        <source>The model sees %n token(s) at a time (its context), and this conversation no longer fits: the oldest messages were let go to make room for the reply.</source>
+        <translation>
+            <numerusform>Das Modell sieht %n Token auf einmal (sein Kontext), und dieses Gespräch passt nicht mehr hinein: Die ältesten Nachrichten wurden verworfen, um Platz für die Antwort zu schaffen.</numerusform>
+            <numerusform>Das Modell sieht %n Tokens auf einmal (sein Kontext), und dieses Gespräch passt nicht mehr hinein: Die ältesten Nachrichten wurden verworfen, um Platz für die Antwort zu schaffen.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The system prompt is always kept and takes part of that room.</source>
+        <translation>Der Systemprompt bleibt immer erhalten und belegt einen Teil dieses Platzes.</translation>
+    </message>
+    <message>
+        <source>A larger context keeps more of the conversation in view.</source>
+        <translation>Ein größerer Kontext behält mehr vom Gespräch im Blick.</translation>
+    </message>
+    <message numerus="yes">
+        <source>This model was trained for %n token(s) at most; a model with a longer context keeps more in view.</source>
+        <translation>
+            <numerusform>Dieses Modell wurde für höchstens %n Token trainiert; ein Modell mit längerem Kontext behält mehr im Blick.</numerusform>
+            <numerusform>Dieses Modell wurde für höchstens %n Tokens trainiert; ein Modell mit längerem Kontext behält mehr im Blick.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Set a larger context…</source>
+        <translation>Größeren Kontext einstellen…</translation>
+    </message>
+    <message>
+        <source>Choose another model…</source>
+        <translation>Anderes Modell wählen…</translation>
+    </message>
+    <message>
+        <source>Edited message</source>
+        <translation>Bearbeitete Nachricht</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>Senden</translation>
+    </message>
+    <message>
+        <source>Hearth</source>
+        <translation>Hearth</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>Gestoppt</translation>
+    </message>
+    <message>
+        <source>Failed: %1</source>
+        <translation>Fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>Kopieren</translation>
+    </message>
+    <message>
+        <source>Edit and resend</source>
+        <translation>Bearbeiten und erneut senden</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>Neu generieren</translation>
+    </message>
+</context>
+<context>
+    <name>MetricsPanel</name>
+    <message>
+        <source>Engine</source>
+        <translation>Engine</translation>
+    </message>
+    <message>
+        <source>generating</source>
+        <translation>generiert</translation>
+    </message>
+    <message>
+        <source>idle</source>
+        <translation>im Leerlauf</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Schließen</translation>
+    </message>
+    <message>
+        <source>Tokens per second</source>
+        <translation>Tokens pro Sekunde</translation>
+    </message>
+    <message>
+        <source>generation</source>
+        <translation>Generieren</translation>
+    </message>
+    <message>
+        <source>prompt</source>
+        <translation>Prompt</translation>
+    </message>
+    <message>
+        <source>First token</source>
+        <translation>Erstes Token</translation>
+    </message>
+    <message>
+        <source>Generated</source>
+        <translation>Generiert</translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation>Tokens</translation>
+    </message>
+    <message>
+        <source>Prompt tokens per reply</source>
+        <translation>Prompt-Tokens pro Antwort</translation>
+    </message>
+    <message>
+        <source>last %1 replies</source>
+        <translation>letzte %1 Antworten</translation>
+    </message>
+    <message>
+        <source>No replies yet.</source>
+        <translation>Noch keine Antworten.</translation>
+    </message>
+    <message>
+        <source>Last reply: %1 reused · %2 computed%3</source>
+        <translation>Letzte Antwort: %1 wiederverwendet · %2 berechnet%3</translation>
+    </message>
+    <message>
+        <source> · resumed from saved state</source>
+        <translation> · aus gespeichertem Zustand fortgesetzt</translation>
+    </message>
+    <message>
+        <source>reused from cache</source>
+        <translation>aus dem Cache</translation>
+    </message>
+    <message>
+        <source>computed</source>
+        <translation>berechnet</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV-Cache</translation>
+    </message>
+    <message>
+        <source>%1 of %2 tokens · %3</source>
+        <translation>%1 von %2 Tokens · %3</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>Speicher</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>KV caches</source>
+        <translation>KV-Caches</translation>
+    </message>
+    <message>
+        <source>Process (resident)</source>
+        <translation>Prozess (resident)</translation>
+    </message>
+    <message>
+        <source>Kernel dispatch</source>
+        <translation>Kernel-Aufrufe</translation>
+    </message>
+    <message>
+        <source>calls · mean · latency histogram</source>
+        <translation>Aufrufe · Mittel · Latenzverteilung</translation>
+    </message>
+    <message>
+        <source>No kernels have run yet.</source>
+        <translation>Noch keine Kernel gelaufen.</translation>
+    </message>
+    <message>
+        <source>%1 calls · %2</source>
+        <translation>%1 Aufrufe · %2</translation>
+    </message>
+    <message>
+        <source> · %1% of kernel time</source>
+        <translation> · %1 % der Kernel-Zeit</translation>
+    </message>
+    <message>
+        <source>Reset counters</source>
+        <translation>Zähler zurücksetzen</translation>
+    </message>
+</context>
+<context>
+    <name>ModelCatalog</name>
+    <message>
+        <source>Download a model</source>
+        <translation>Ein Modell herunterladen</translation>
+    </message>
+    <message>
+        <source>Files go to the models folder. This computer has %1 of memory.</source>
+        <translation>Die Dateien kommen in den Modellordner. Dieser Computer hat %1 Arbeitsspeicher.</translation>
+    </message>
+    <message>
+        <source>Files go to the models folder.</source>
+        <translation>Die Dateien kommen in den Modellordner.</translation>
+    </message>
+</context>
+<context>
+    <name>ModelDropArea</name>
+    <message>
+        <source>Drop to load this model</source>
+        <translation>Loslassen, um dieses Modell zu laden</translation>
+    </message>
+    <message>
+        <source>Only one .gguf model file can be loaded</source>
+        <translation>Nur eine einzelne .gguf-Modelldatei lässt sich laden</translation>
+    </message>
+</context>
+<context>
+    <name>ModelPicker</name>
+    <message>
+        <source>Choose the models folder</source>
+        <translation>Modellordner wählen</translation>
+    </message>
+    <message>
+        <source>Open a GGUF model</source>
+        <translation>GGUF-Modell öffnen</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf)</source>
+        <translation>GGUF-Modelle (*.gguf)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>Modelle</translation>
+    </message>
+    <message>
+        <source>Folder: %1</source>
+        <translation>Ordner: %1</translation>
+    </message>
+    <message>
+        <source>Change folder</source>
+        <translation>Ordner wechseln</translation>
+    </message>
+    <message>
+        <source>Rescan</source>
+        <translation>Neu einlesen</translation>
+    </message>
+    <message>
+        <source>Open file…</source>
+        <translation>Datei öffnen…</translation>
+    </message>
+    <message>
+        <source>Open a model file (Ctrl+O)</source>
+        <translation>Modelldatei öffnen (Strg+O)</translation>
+    </message>
+    <message>
+        <source>Reading and checking the file…</source>
+        <translation>Datei wird gelesen und geprüft…</translation>
+    </message>
+    <message>
+        <source>Unload</source>
+        <translation>Entladen</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>Schließen</translation>
+    </message>
+    <message>
+        <source>New here? Try the demo model</source>
+        <translation>Neu hier? Probieren Sie das Demo-Modell aus</translation>
+    </message>
+    <message>
+        <source>stories260K is a toy that writes short children&apos;s stories, and nothing else: 260 thousand parameters in a 1 MB file, shipped with Hearth so that you can see how chatting works right away. For real conversations, open a model of your own or download one from the catalog below.</source>
+        <translation>stories260K ist ein Spielzeug, das kurze Kindergeschichten schreibt, und sonst nichts: 260 Tausend Parameter in einer Datei von 1 MB, mit Hearth ausgeliefert, damit Sie gleich sehen, wie das Chatten funktioniert. Für echte Gespräche öffnen Sie ein eigenes Modell oder laden eines aus dem Katalog unten herunter.</translation>
+    </message>
+    <message>
+        <source>Try the demo</source>
+        <translation>Demo ausprobieren</translation>
+    </message>
+    <message>
+        <source>Load the demo model, a toy that writes children&apos;s stories</source>
+        <translation>Das Demo-Modell laden, ein Spielzeug, das Kindergeschichten schreibt</translation>
+    </message>
+    <message>
+        <source>Open a model…</source>
+        <translation>Modell öffnen…</translation>
+    </message>
+    <message>
+        <source>Browse the catalog</source>
+        <translation>Katalog ansehen</translation>
+    </message>
+    <message>
+        <source>Drop a .gguf file anywhere on this window to load it</source>
+        <translation>Ziehen Sie eine .gguf-Datei irgendwo auf dieses Fenster, um sie zu laden</translation>
+    </message>
+    <message>
+        <source>Available models</source>
+        <translation>Verfügbare Modelle</translation>
+    </message>
+    <message>
+        <source>No .gguf files in this folder yet. Put models there, or open one from anywhere.</source>
+        <translation>Noch keine .gguf-Dateien in diesem Ordner. Legen Sie Modelle dort ab, oder öffnen Sie eines von einem beliebigen Ort.</translation>
+    </message>
+    <message>
+        <source>recent</source>
+        <translation>zuletzt</translation>
+    </message>
+    <message>
+        <source>loaded</source>
+        <translation>geladen</translation>
+    </message>
+    <message>
+        <source>%1 params</source>
+        <translation>%1 Parameter</translation>
+    </message>
+    <message>
+        <source>%1 ctx</source>
+        <translation>%1 Kontext</translation>
+    </message>
+    <message>
+        <source>file %1</source>
+        <translation>Datei %1</translation>
+    </message>
+    <message>
+        <source>needs ≈ %1</source>
+        <translation>braucht ≈ %1</translation>
+    </message>
+    <message>
+        <source>chat template</source>
+        <translation>Chat-Vorlage</translation>
+    </message>
+    <message>
+        <source>no template: ChatML</source>
+        <translation>keine Vorlage: ChatML</translation>
+    </message>
+    <message>
+        <source>Load</source>
+        <translation>Laden</translation>
+    </message>
+    <message>
+        <source>Load %1</source>
+        <translation>%1 laden</translation>
+    </message>
+</context>
+<context>
+    <name>ModelScan</name>
+    <message>
+        <source>Its chat template has no system role: the system prompt goes at the start of the first message.</source>
+        <translation>Seine Chat-Vorlage kennt keine Systemrolle: Der Systemprompt kommt an den Anfang der ersten Nachricht.</translation>
+    </message>
+</context>
+<context>
+    <name>ModelSearch</name>
+    <message>
+        <source>Search Hugging Face</source>
+        <translation>Hugging Face durchsuchen</translation>
+    </message>
+    <message>
+        <source>Part of a model&apos;s name, e.g. qwen2.5 0.5b</source>
+        <translation>Teil eines Modellnamens, z. B. qwen2.5 0.5b</translation>
+    </message>
+    <message>
+        <source>Search Hugging Face for GGUF models</source>
+        <translation>Hugging Face nach GGUF-Modellen durchsuchen</translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>Suche läuft…</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>Suchen</translation>
+    </message>
+    <message>
+        <source>Some repositories could not be listed:
+%1</source>
+        <translation>Einige Repositorys konnten nicht aufgelistet werden:
+%1</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3 downloads</source>
+        <translation>%1 · %2 · %3 Downloads</translation>
+    </message>
+    <message>
+        <source>%1 · %2 downloads</source>
+        <translation>%1 · %2 Downloads</translation>
+    </message>
+    <message>
+        <source>no checksum</source>
+        <translation>keine Prüfsumme</translation>
+    </message>
+    <message>
+        <source>not supported</source>
+        <translation>nicht unterstützt</translation>
+    </message>
+    <message>
+        <source>Download</source>
+        <translation>Herunterladen</translation>
+    </message>
+    <message>
+        <source>Download %1</source>
+        <translation>%1 herunterladen</translation>
+    </message>
+</context>
+<context>
+    <name>QObject</name>
+    <message>
+        <source>Port %1 is already in use by another program. Choose another port.</source>
+        <translation>Port %1 wird schon von einem anderen Programm verwendet. Wählen Sie einen anderen Port.</translation>
+    </message>
+    <message>
+        <source>Not allowed to listen on port %1 (ports below 1024 need administrator rights).</source>
+        <translation>Keine Berechtigung, auf Port %1 zu lauschen (Ports unter 1024 erfordern Administratorrechte).</translation>
+    </message>
+    <message>
+        <source>This computer has no such address to listen on.</source>
+        <translation>Auf dieser Adresse kann dieser Computer nicht lauschen: Er hat sie nicht.</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsPanel</name>
+    <message>
+        <source>Choose the models folder</source>
+        <translation>Modellordner wählen</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <source>Changes apply at once and are saved for the next start.</source>
+        <translation>Änderungen gelten sofort und werden für den nächsten Start gespeichert.</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>Gespräch</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>Systemprompt</translation>
+    </message>
+    <message>
+        <source>Sent at the start of every conversation.</source>
+        <translation>Wird am Anfang jedes Gesprächs gesendet.</translation>
+    </message>
+    <message>
+        <source>You are a helpful assistant.</source>
+        <translation>Du bist ein hilfsbereiter Assistent.</translation>
+    </message>
+    <message>
+        <source>Chat template</source>
+        <translation>Chat-Vorlage</translation>
+    </message>
+    <message>
+        <source>A Jinja template for the prompt. Empty: the model&apos;s own (ChatML if it has none).</source>
+        <translation>Eine Jinja-Vorlage für den Prompt. Leer: die des Modells (ChatML, wenn es keine hat).</translation>
+    </message>
+    <message>
+        <source>Use the model&apos;s</source>
+        <translation>Die des Modells verwenden</translation>
+    </message>
+    <message>
+        <source>{% for message in messages %}…{% endfor %}</source>
+        <translation>{% for message in messages %}…{% endfor %}</translation>
+    </message>
+    <message>
+        <source>Maximum reply length</source>
+        <translation>Maximale Antwortlänge</translation>
+    </message>
+    <message>
+        <source>Tokens per reply.</source>
+        <translation>Tokens pro Antwort.</translation>
+    </message>
+    <message>
+        <source>Sampling</source>
+        <translation>Sampling</translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation>Zurücksetzen</translation>
+    </message>
+    <message>
+        <source>Reset sampling</source>
+        <translation>Sampling zurücksetzen</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>Temperatur</translation>
+    </message>
+    <message>
+        <source>Higher is more varied; 0 always picks the likeliest token.</source>
+        <translation>Höher ist abwechslungsreicher; 0 wählt immer das wahrscheinlichste Token.</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Only the k likeliest tokens are considered (0: off).</source>
+        <translation>Nur die k wahrscheinlichsten Tokens kommen in Frage (0: aus).</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Nucleus sampling (1: off).</source>
+        <translation>Nucleus-Sampling (1: aus).</translation>
+    </message>
+    <message>
+        <source>Min-p</source>
+        <translation>Min-p</translation>
+    </message>
+    <message>
+        <source>Drops tokens less likely than this share of the likeliest (0: off).</source>
+        <translation>Verwirft Tokens, die unwahrscheinlicher sind als dieser Anteil des wahrscheinlichsten (0: aus).</translation>
+    </message>
+    <message>
+        <source>Repetition penalty</source>
+        <translation>Wiederholungsstrafe</translation>
+    </message>
+    <message>
+        <source>Discourages repeating recent tokens (1: off).</source>
+        <translation>Macht das Wiederholen kürzlich erzeugter Tokens unwahrscheinlicher (1: aus).</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>Seed</translation>
+    </message>
+    <message>
+        <source>The same seed and prompt give the same reply; -1 picks a new one each time.</source>
+        <translation>Gleicher Seed und gleicher Prompt ergeben dieselbe Antwort; -1 wählt jedes Mal einen neuen.</translation>
+    </message>
+    <message>
+        <source>Engine</source>
+        <translation>Engine</translation>
+    </message>
+    <message>
+        <source>Context length</source>
+        <translation>Kontextlänge</translation>
+    </message>
+    <message>
+        <source>Tokens each conversation keeps in view (capped at the model&apos;s own).</source>
+        <translation>Tokens, die jedes Gespräch im Blick behält (höchstens so viele wie der Kontext des Modells).</translation>
+    </message>
+    <message>
+        <source>Threads</source>
+        <translation>Threads</translation>
+    </message>
+    <message>
+        <source>Kernel threads for the forward pass (0: one per core, as the engine counts them).</source>
+        <translation>Kernel-Threads für den Vorwärtsdurchlauf (0: einer pro Kern, so wie die Engine sie zählt).</translation>
+    </message>
+    <message>
+        <source>KV cache keys</source>
+        <translation>KV-Cache: Schlüssel</translation>
+    </message>
+    <message>
+        <source>How the cache stores attention keys: f16 (exact), q8_0 (about half the memory) or q4_0 (about a quarter, less accurate). Models whose heads are not a multiple of 32 values keep f16.</source>
+        <translation>Wie der Cache die Attention-Schlüssel speichert: f16 (exakt), q8_0 (etwa halber Speicher) oder q4_0 (etwa ein Viertel, ungenauer). Modelle, deren Heads kein Vielfaches von 32 Werten sind, behalten f16.</translation>
+    </message>
+    <message>
+        <source>KV cache values</source>
+        <translation>KV-Cache: Werte</translation>
+    </message>
+    <message>
+        <source>How the cache stores attention values, as for keys. Changing either starts conversations&apos; caches afresh (they are saved first).</source>
+        <translation>Wie der Cache die Attention-Werte speichert, wie bei den Schlüsseln. Wird eines von beiden geändert, beginnen die Caches der Gespräche neu (vorher werden sie gespeichert).</translation>
+    </message>
+    <message>
+        <source>Conversation memory</source>
+        <translation>Gesprächsspeicher</translation>
+    </message>
+    <message>
+        <source>MiB of KV cache kept for recent conversations; older ones are saved to disk and resume from there.</source>
+        <translation>MiB KV-Cache für die letzten Gespräche; ältere werden auf die Festplatte gespeichert und von dort fortgesetzt.</translation>
+    </message>
+    <message>
+        <source>Compress saved conversation state</source>
+        <translation>Gespeicherten Gesprächszustand komprimieren</translation>
+    </message>
+    <message>
+        <source>Conversations saved to disk take about half the space (Q8_0 instead of F16); a resumed conversation&apos;s cache is slightly rounded.</source>
+        <translation>Auf der Festplatte gespeicherte Gespräche belegen etwa halb so viel Platz (Q8_0 statt F16); der Cache eines fortgesetzten Gesprächs ist leicht gerundet.</translation>
+    </message>
+    <message>
+        <source>Models folder</source>
+        <translation>Modellordner</translation>
+    </message>
+    <message>
+        <source>Change…</source>
+        <translation>Ändern…</translation>
+    </message>
+    <message>
+        <source>Local API server</source>
+        <translation>Lokaler API-Server</translation>
+    </message>
+    <message>
+        <source>Serve the loaded model</source>
+        <translation>Das geladene Modell bereitstellen</translation>
+    </message>
+    <message>
+        <source>Other programs on this computer can use the model through an OpenAI-compatible API (chat and completions). Their requests take turns with your chats.</source>
+        <translation>Andere Programme auf diesem Computer können das Modell über eine OpenAI-kompatible API nutzen (Chat und Completions). Ihre Anfragen wechseln sich mit Ihren Chats ab.</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>Port</translation>
+    </message>
+    <message>
+        <source>On 127.0.0.1 only: other computers cannot reach it.</source>
+        <translation>Nur auf 127.0.0.1: Andere Computer erreichen ihn nicht.</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API-Schlüssel</translation>
+    </message>
+    <message>
+        <source>Optional: clients must then send &quot;Authorization: Bearer KEY&quot;. Empty: any program on this computer may use it.</source>
+        <translation>Optional: Clients müssen dann „Authorization: Bearer KEY“ senden. Leer: Jedes Programm auf diesem Computer darf ihn nutzen.</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>Keiner</translation>
+    </message>
+    <message>
+        <source>Listening on %1 — clients use %1/v1 as their base URL.</source>
+        <translation>Lauscht auf %1 – Clients verwenden %1/v1 als Basis-URL.</translation>
+    </message>
+    <message>
+        <source>Off.</source>
+        <translation>Aus.</translation>
+    </message>
+    <message>
+        <source>Appearance</source>
+        <translation>Darstellung</translation>
+    </message>
+    <message>
+        <source>Theme</source>
+        <translation>Farbschema</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>System</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>Hell</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>Dunkel</translation>
+    </message>
+    <message>
+        <source>%1 theme</source>
+        <translation>Farbschema %1</translation>
+    </message>
+    <message>
+        <source>Font size</source>
+        <translation>Schriftgröße</translation>
+    </message>
+</context>
+<context>
+    <name>Sidebar</name>
+    <message>
+        <source>Today</source>
+        <translation>Heute</translation>
+    </message>
+    <message>
+        <source>Yesterday</source>
+        <translation>Gestern</translation>
+    </message>
+    <message>
+        <source>Previous 7 days</source>
+        <translation>Letzte 7 Tage</translation>
+    </message>
+    <message>
+        <source>Older</source>
+        <translation>Älter</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>Neuer Chat</translation>
+    </message>
+    <message>
+        <source>New chat (Ctrl+N)</source>
+        <translation>Neuer Chat (Strg+N)</translation>
+    </message>
+    <message>
+        <source>Search chats (Ctrl+K)</source>
+        <translation>Chats suchen (Strg+K)</translation>
+    </message>
+    <message>
+        <source>Search chats</source>
+        <translation>Chats suchen</translation>
+    </message>
+    <message>
+        <source>Clear the search</source>
+        <translation>Suche leeren</translation>
+    </message>
+    <message>
+        <source>New name of the chat</source>
+        <translation>Neuer Name des Chats</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>Umbenennen</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>Löschen</translation>
+    </message>
+    <message>
+        <source>No chats match</source>
+        <translation>Keine passenden Chats</translation>
+    </message>
+    <message>
+        <source>Your chats appear here</source>
+        <translation>Hier erscheinen Ihre Chats</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>Modelle</translation>
+    </message>
+    <message>
+        <source>Models (Ctrl+O opens a file)</source>
+        <translation>Modelle (Strg+O öffnet eine Datei)</translation>
+    </message>
+    <message>
+        <source>Engine metrics</source>
+        <translation>Engine-Messwerte</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <source>Settings (Ctrl+,)</source>
+        <translation>Einstellungen (Strg+,)</translation>
+    </message>
+    <message>
+        <source>Delete chat?</source>
+        <translation>Chat löschen?</translation>
+    </message>
+    <message>
+        <source>“%1” and all its messages will be deleted.</source>
+        <translation>„%1“ und alle seine Nachrichten werden gelöscht.</translation>
+    </message>
+</context>
+<context>
+    <name>TokenRateChart</name>
+    <message>
+        <source>last %1 min</source>
+        <translation>letzte %1 min</translation>
+    </message>
+    <message>
+        <source>last %1 s</source>
+        <translation>letzte %1 s</translation>
+    </message>
+    <message>
+        <source>tok/s</source>
+        <translation>tok/s</translation>
+    </message>
+    <message>
+        <source>now</source>
+        <translation>jetzt</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ChatController</name>
+    <message>
+        <source>New chat</source>
+        <translation>Neuer Chat</translation>
+    </message>
+    <message>
+        <source>Load a model to start chatting: open the model picker or drop a .gguf file on the window.</source>
+        <translation>Laden Sie ein Modell, um zu chatten: Öffnen Sie die Modellauswahl, oder ziehen Sie eine .gguf-Datei auf das Fenster.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n Token</numerusform>
+            <numerusform>%n Tokens</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 tok/s</source>
+        <translation>%1 tok/s</translation>
+    </message>
+    <message>
+        <source>first token %1 ms</source>
+        <translation>erstes Token %1 ms</translation>
+    </message>
+    <message>
+        <source>%1 of %2 prompt tokens reused</source>
+        <translation>%1 von %2 Prompt-Tokens wiederverwendet</translation>
+    </message>
+    <message numerus="yes">
+        <source>resumed from saved state (%n token(s), %1 ms)</source>
+        <translation>
+            <numerusform>aus gespeichertem Zustand fortgesetzt (%n Token, %1 ms)</numerusform>
+            <numerusform>aus gespeichertem Zustand fortgesetzt (%n Tokens, %1 ms)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>saved state not used</source>
+        <translation>gespeicherter Zustand nicht verwendet</translation>
+    </message>
+    <message>
+        <source>older turns left the context</source>
+        <translation>ältere Beiträge haben den Kontext verlassen</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ConversationStore</name>
+    <message>
+        <source>%1. The conversation stays open and is saved as soon as the disk takes writes again.</source>
+        <translation>%1. Die Unterhaltung bleibt geöffnet und wird gespeichert, sobald die Festplatte wieder Daten aufnimmt.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::InferenceWorker</name>
+    <message>
+        <source>No model is loaded in Hearth. Load one, then try again.</source>
+        <translation>In Hearth ist kein Modell geladen. Laden Sie eines, und versuchen Sie es dann erneut.</translation>
+    </message>
+    <message>
+        <source>No model is loaded.</source>
+        <translation>Kein Modell geladen.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ModelController</name>
+    <message>
+        <source> params</source>
+        <translation> Parameter</translation>
+    </message>
+    <message>
+        <source>%1 ctx</source>
+        <translation>%1 Kontext</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n thread(s)</source>
+        <translation>
+            <numerusform>%n Thread</numerusform>
+            <numerusform>%n Threads</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>KV %1/%2</source>
+        <translation>KV %1/%2</translation>
+    </message>
+    <message>
+        <source>%1: not a GGUF model file (a model&apos;s file name ends in .gguf)</source>
+        <translation>%1: keine GGUF-Modelldatei (der Dateiname eines Modells endet auf .gguf)</translation>
+    </message>
+    <message>
+        <source>%1 is a folder: drop one .gguf model file, or choose the folder as the models folder on the Models page</source>
+        <translation>%1 ist ein Ordner: Ziehen Sie eine einzelne .gguf-Modelldatei hierher, oder wählen Sie den Ordner auf der Seite „Modelle“ als Modellordner</translation>
+    </message>
+    <message>
+        <source>Nothing was dropped that could be loaded</source>
+        <translation>Nichts Ladbares wurde abgelegt</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n files were dropped: drop one model file at a time</source>
+        <translation>
+            <numerusform>%n Datei wurde abgelegt: bitte immer nur eine Modelldatei ablegen</numerusform>
+            <numerusform>%n Dateien wurden abgelegt: bitte immer nur eine Modelldatei ablegen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: wait until %2 has finished loading</source>
+        <translation>%1: Warten Sie, bis %2 fertig geladen ist</translation>
+    </message>
+    <message>
+        <source>Loading %1</source>
+        <translation>%1 wird geladen</translation>
+    </message>
+    <message>
+        <source>Warming up %1</source>
+        <translation>%1 wird vorbereitet</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ModelListModel</name>
+    <message>
+        <source>%1 params</source>
+        <translation>%1 Parameter</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::SingleInstance</name>
+    <message>
+        <source>Hearth is already running with %1 but does not answer: %2</source>
+        <translation>Hearth läuft bereits mit %1, antwortet aber nicht: %2</translation>
+    </message>
+    <message>
+        <source>Hearth is already running with %1 but did not take the request: %2</source>
+        <translation>Hearth läuft bereits mit %1, hat die Anfrage aber nicht angenommen: %2</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::server::ApiServer</name>
+    <message>
+        <source>You didn&apos;t provide an API key. Send it as &quot;Authorization: Bearer KEY&quot;.</source>
+        <translation>Es wurde kein API-Schlüssel angegeben. Senden Sie ihn als „Authorization: Bearer KEY“.</translation>
+    </message>
+    <message>
+        <source>Incorrect API key provided.</source>
+        <translation>Der angegebene API-Schlüssel ist falsch.</translation>
+    </message>
+    <message>
+        <source>Method %1 is not allowed for %2 (use %3).</source>
+        <translation>Die Methode %1 ist für %2 nicht erlaubt (verwenden Sie %3).</translation>
+    </message>
+    <message>
+        <source>The model &apos;%1&apos; does not exist.</source>
+        <translation>Das Modell „%1“ existiert nicht.</translation>
+    </message>
+    <message>
+        <source>Invalid URL (%1 %2).</source>
+        <translation>Ungültige URL (%1 %2).</translation>
+    </message>
+    <message>
+        <source>No model is loaded in Hearth. Load one, then try again.</source>
+        <translation>In Hearth ist kein Modell geladen. Laden Sie eines, und versuchen Sie es dann erneut.</translation>
+    </message>
+    <message>
+        <source>The model &apos;%1&apos; does not exist; this server runs &apos;%2&apos;.</source>
+        <translation>Das Modell „%1“ existiert nicht; dieser Server betreibt „%2“.</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <source>Chat with language models on your own computer.</source>
+        <translation>Mit Sprachmodellen auf dem eigenen Computer chatten.</translation>
+    </message>
+    <message>
+        <source>Keep conversations in &lt;dir&gt; (default: the standard app-data place).</source>
+        <translation>Gespräche in &lt;dir&gt; aufbewahren (Standard: der übliche Ort für App-Daten).</translation>
+    </message>
+    <message>
+        <source>Read and write settings in the INI file &lt;file&gt;.</source>
+        <translation>Einstellungen in der INI-Datei &lt;file&gt; lesen und schreiben.</translation>
+    </message>
+    <message>
+        <source>Run the automation script &lt;file&gt; (end-to-end tests).</source>
+        <translation>Das Automatisierungsskript &lt;file&gt; ausführen (End-to-End-Tests).</translation>
+    </message>
+    <message>
+        <source>Where the script&apos;s screenshots go.</source>
+        <translation>Wohin die Bildschirmfotos des Skripts kommen.</translation>
+    </message>
+    <message>
+        <source>A .gguf model file to load.</source>
+        <translation>Eine zu ladende .gguf-Modelldatei.</translation>
+    </message>
+</context>
+</TS>
