@@ -3,16 +3,41 @@
 #include "engine/session/engine_metrics.h"
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <filesystem>
+#include <unistd.h>
 
 namespace hearth::engine {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// A state is written to NAME.tmp-PID and renamed; a process killed before the rename leaves
+// the temporary file. Those of processes that no longer run are removed.
+void remove_abandoned_temporaries(const std::string& state_dir) {
+    std::error_code error;
+    for (const fs::directory_entry& entry : fs::directory_iterator(state_dir, error)) {
+        const std::string name = entry.path().filename().string();
+        const size_t at = name.rfind(".tmp-");
+        if (at == std::string::npos || at + 5 >= name.size()) continue;
+        const std::string digits = name.substr(at + 5);
+        if (!std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }))
+            continue;
+        const long pid = std::stol(digits);
+        if (pid == ::getpid() || (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM)) continue;
+        fs::remove(entry.path(), error);
+    }
+}
+
+} // namespace
+
 SessionStore::SessionStore(Inference& inference, SessionStoreOptions options)
     : inference_(inference), options_(std::move(options)) {
     if (options_.n_ctx <= 0) throw Error("session store: the context length must be positive");
+    if (!options_.state_dir.empty()) remove_abandoned_temporaries(options_.state_dir);
 }
 
 SessionStore::~SessionStore() {

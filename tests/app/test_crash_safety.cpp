@@ -180,14 +180,14 @@ private slots:
     }
     void killedWhileWritingTheKvState() {
         QFETCH(qint64, bytes);
-        const int tempBefore = stateTempFiles();
         SqlStore before(pathsIn(dir_).databaseFile());
         const int messages = static_cast<int>(before.messages(before.conversations().constFirst().id).size());
         const ChildRun run = runChild("state-write", bytes);
         QCOMPARE(run.messages, messages + 2);
         QVERIFY2(run.killed, qPrintable(QString("exit code %1").arg(run.exitCode)));
-        // It died writing the state: its temporary file is there, never renamed over a good one.
-        QCOMPARE(stateTempFiles(), tempBefore + 1);
+        // It died writing the state: its temporary file is there, never renamed over a good one
+        // (an earlier run's was removed when this run's session store opened the folder).
+        QCOMPARE(stateTempFiles(), 1);
         verifyDatabase(messages + 2);
     }
 

@@ -9,6 +9,8 @@
 #include "tests/support/test_support.h"
 #include <QtTest>
 #include <filesystem>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace hearth;
 namespace fs = std::filesystem;
@@ -151,6 +153,25 @@ private slots:
         QCOMPARE(engine::engine_metrics().snapshot().states_rejected, rejected + 1);
         QCOMPARE(stats.reused_tokens, 0); // prefilled again
         QVERIFY(!fs::exists(path));       // and the bad file is gone
+    }
+
+    // A state file of a process killed before its rename is removed when the next store opens
+    // the folder; one of a process still running, and finished states, are left alone.
+    void abandoned_temporaries_are_removed() {
+        const std::string dir = test::make_temp_dir("session-store-temporaries");
+        pid_t child = ::fork();
+        if (child == 0) ::_exit(0);
+        QVERIFY(child > 0);
+        ::waitpid(child, nullptr, 0); // a process id that no longer runs
+        const std::string abandoned = dir + "/a.hkv.tmp-" + std::to_string(child);
+        const std::string running = dir + "/b.hkv.tmp-" + std::to_string(::getppid());
+        const std::string finished = dir + "/c.hkv";
+        for (const std::string& path : {abandoned, running, finished})
+            test::write_file(path, "x");
+        engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30, dir));
+        QVERIFY(!fs::exists(abandoned));
+        QVERIFY(fs::exists(running));
+        QVERIFY(fs::exists(finished));
     }
 
 private:
