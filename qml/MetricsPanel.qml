@@ -146,6 +146,64 @@ Rectangle {
             }
 
             Card {
+                objectName: "serverRequestsCard"
+                title: qsTr("Local API server")
+                visible: panel.metrics.serverRequests > 0
+                Label {
+                    objectName: "serverRequests"
+                    text: qsTr("%n request(s) answered", "", panel.metrics.serverRequests) + " · "
+                          + qsTr("%1 tokens generated").arg(panel.grouped(panel.metrics.serverTokensGenerated)) + " · "
+                          + qsTr("last %1 tokens/s").arg(Number(panel.metrics.serverTokensPerSecond).toLocaleString(Qt.locale(), 'f', 1))
+                    color: Theme.text
+                    font.pointSize: Theme.small
+                    wrapMode: Text.Wrap
+                    Layout.fillWidth: true
+                }
+            }
+
+            Card {
+                objectName: "expertsCard"
+                title: qsTr("Experts chosen")
+                trailing: qsTr("%1 experts · summed over %2 layers").arg(panel.metrics.expertHits.length)
+                              .arg(panel.metrics.expertLayers)
+                visible: panel.metrics.expertHits.length > 0
+                // One bar per expert, its height its share of the busiest expert's count.
+                Item {
+                    id: expertBars
+                    readonly property var hits: panel.metrics.expertHits
+                    readonly property real busiest: Math.max(1, ...hits)
+                    Layout.fillWidth: true
+                    Layout.preferredHeight: 48
+                    Row {
+                        anchors.fill: parent
+                        spacing: expertBars.hits.length > 64 ? 0 : 1
+                        Repeater {
+                            model: expertBars.hits
+                            Rectangle {
+                                objectName: "expertBar"
+                                required property var modelData
+                                width: Math.max(1, (expertBars.width - (expertBars.hits.length - 1) * parent.spacing)
+                                                   / Math.max(1, expertBars.hits.length))
+                                height: Math.max(1, expertBars.height * modelData / expertBars.busiest)
+                                anchors.bottom: parent.bottom
+                                color: Theme.chartPrefill
+                            }
+                        }
+                    }
+                }
+                Label {
+                    objectName: "expertSummary"
+                    readonly property var hits: panel.metrics.expertHits
+                    readonly property int used: hits.filter(h => h > 0).length
+                    text: qsTr("%1 of %2 experts chosen at least once").arg(used).arg(hits.length)
+                    color: Theme.textMuted
+                    font.pointSize: Theme.small
+                    wrapMode: Text.Wrap
+                    Layout.fillWidth: true
+                }
+            }
+
+            Card {
                 title: qsTr("Kernel dispatch")
                 trailing: qsTr("calls · mean · latency histogram")
                 Label {

@@ -90,6 +90,24 @@ void MetricsController::resetKernelMetrics() {
     sample();
 }
 
+QVariantList MetricsController::expertHits() const {
+    const engine::EngineMetricsSnapshot& e = last_->engine;
+    QVariantList totals;
+    if (e.expert_count <= 0) return totals;
+    for (int32_t expert = 0; expert < e.expert_count; ++expert) {
+        qint64 sum = 0;
+        for (int32_t layer = 0; layer < e.expert_layers; ++layer)
+            sum += e.expert_hits[static_cast<size_t>(layer) * static_cast<size_t>(e.expert_count) +
+                                 static_cast<size_t>(expert)];
+        totals.append(sum);
+    }
+    return totals;
+}
+
+int MetricsController::expertLayers() const {
+    return last_->engine.expert_layers;
+}
+
 bool MetricsController::generating() const {
     return last_->engine.generating;
 }

@@ -42,6 +42,10 @@ class MetricsController : public QObject {
     Q_PROPERTY(int serverRequests READ serverRequests NOTIFY serverRequestsChanged)
     Q_PROPERTY(qint64 serverTokensGenerated READ serverTokensGenerated NOTIFY serverRequestsChanged)
     Q_PROPERTY(double serverTokensPerSecond READ serverTokensPerSecond NOTIFY serverRequestsChanged)
+    // Mixture-of-experts models: how often each expert was chosen, summed over the layers
+    // (empty for a dense model), and over how many layers.
+    Q_PROPERTY(QVariantList expertHits READ expertHits NOTIFY updated)
+    Q_PROPERTY(int expertLayers READ expertLayers NOTIFY updated)
     // How many samples the histories keep: with intervalMs, the time span the chart shows.
     Q_PROPERTY(int historyLength READ historyLength CONSTANT)
 
@@ -75,6 +79,8 @@ public:
     [[nodiscard]] int serverRequests() const { return serverRequests_; }
     [[nodiscard]] qint64 serverTokensGenerated() const { return serverTokensGenerated_; }
     [[nodiscard]] double serverTokensPerSecond() const { return serverTokensPerSecond_; }
+    [[nodiscard]] QVariantList expertHits() const;
+    [[nodiscard]] int expertLayers() const;
     [[nodiscard]] int intervalMs() const { return timer_.interval(); }
     void setIntervalMs(int ms);
     [[nodiscard]] int samples() const { return samples_; }

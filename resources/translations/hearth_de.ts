@@ -375,6 +375,37 @@
         <source>Reset counters</source>
         <translation>Zähler zurücksetzen</translation>
     </message>
+    <message>
+        <source>Local API server</source>
+        <translation>Lokaler API-Server</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n request(s) answered</source>
+        <translation>
+            <numerusform>%n Anfrage beantwortet</numerusform>
+            <numerusform>%n Anfragen beantwortet</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 tokens generated</source>
+        <translation>%1 Tokens erzeugt</translation>
+    </message>
+    <message>
+        <source>last %1 tokens/s</source>
+        <translation>zuletzt %1 Tokens/s</translation>
+    </message>
+    <message>
+        <source>Experts chosen</source>
+        <translation>Gewählte Experten</translation>
+    </message>
+    <message>
+        <source>%1 experts · summed over %2 layers</source>
+        <translation>%1 Experten · summiert über %2 Schichten</translation>
+    </message>
+    <message>
+        <source>%1 of %2 experts chosen at least once</source>
+        <translation>%1 von %2 Experten mindestens einmal gewählt</translation>
+    </message>
 </context>
 <context>
     <name>ModelCatalog</name>

@@ -4,12 +4,29 @@
      "2 threads" their own forms. Every other English string is its own source text. -->
 <TS version="2.1" language="en" sourcelanguage="en">
 <context>
-    <name>hearth::app::ModelController</name>
+    <name>MessageDelegate</name>
     <message numerus="yes">
-        <source>%n thread(s)</source>
+        <source>The model sees %n token(s) at a time (its context), and this conversation no longer fits: the oldest messages were let go to make room for the reply.</source>
         <translation>
-            <numerusform>%n thread</numerusform>
-            <numerusform>%n threads</numerusform>
+            <numerusform>The model sees %n token at a time (its context), and this conversation no longer fits: the oldest messages were let go to make room for the reply.</numerusform>
+            <numerusform>The model sees %n tokens at a time (its context), and this conversation no longer fits: the oldest messages were let go to make room for the reply.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>This model was trained for %n token(s) at most; a model with a longer context keeps more in view.</source>
+        <translation>
+            <numerusform>This model was trained for %n token at most; a model with a longer context keeps more in view.</numerusform>
+            <numerusform>This model was trained for %n tokens at most; a model with a longer context keeps more in view.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>MetricsPanel</name>
+    <message numerus="yes">
+        <source>%n request(s) answered</source>
+        <translation>
+            <numerusform>%n request answered</numerusform>
+            <numerusform>%n requests answered</numerusform>
         </translation>
     </message>
 </context>
@@ -31,19 +48,19 @@
     </message>
 </context>
 <context>
-    <name>MessageDelegate</name>
+    <name>hearth::app::ModelController</name>
     <message numerus="yes">
-        <source>The model sees %n token(s) at a time (its context), and this conversation no longer fits: the oldest messages were let go to make room for the reply.</source>
+        <source>%n thread(s)</source>
         <translation>
-            <numerusform>The model sees %n token at a time (its context), and this conversation no longer fits: the oldest messages were let go to make room for the reply.</numerusform>
-            <numerusform>The model sees %n tokens at a time (its context), and this conversation no longer fits: the oldest messages were let go to make room for the reply.</numerusform>
+            <numerusform>%n thread</numerusform>
+            <numerusform>%n threads</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <source>This model was trained for %n token(s) at most; a model with a longer context keeps more in view.</source>
+        <source>%n files were dropped: drop one model file at a time</source>
         <translation>
-            <numerusform>This model was trained for %n token at most; a model with a longer context keeps more in view.</numerusform>
-            <numerusform>This model was trained for %n tokens at most; a model with a longer context keeps more in view.</numerusform>
+            <numerusform>%n file was dropped: drop one model file at a time</numerusform>
+            <numerusform>%n files were dropped: drop one model file at a time</numerusform>
         </translation>
     </message>
 </context>

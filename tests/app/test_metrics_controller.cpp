@@ -9,6 +9,8 @@
 #include "app/core/inference_worker.h"
 #include "app/core/metrics_controller.h"
 #include "app/core/model_controller.h"
+#include "engine/forward/inference.h"
+#include "engine/model/model.h"
 #include "tests/app/backend_fixture.h"
 #include "tests/support/test_support.h"
 #include <QDir>
@@ -48,6 +50,29 @@ private slots:
         // One history entry per sample, idle ones included, so the chart scrolls with time.
         QCOMPARE(int(metrics.decodeHistory().size()), metrics.samples());
         QCOMPARE(int(metrics.prefillHistory().size()), metrics.samples());
+    }
+
+    // A mixture of experts: per expert, the times the routers of all layers chose it. Each
+    // evaluated token chooses n_expert_used experts in every layer.
+    void expertHitsSumTheLayers() {
+        const auto model = hearth::engine::Model::load(hearth::test::testdata("models/tiny-qwen3moe.gguf"));
+        const hearth::engine::HyperParams& hp = model->hparams();
+        hearth::engine::Inference inference(model, hearth::engine::InferenceOptions{1, 8});
+        auto cache = inference.new_cache(32);
+        const std::vector<int32_t> tokens = {1, 2, 3, 4, 5};
+        inference.eval(*cache, tokens);
+
+        MetricsController metrics;
+        QSignalSpy updated(&metrics, &MetricsController::updated);
+        metrics.sample();
+        QVERIFY(updated.wait(5000));
+        const QVariantList hits = metrics.expertHits();
+        QCOMPARE(hits.size(), qsizetype(hp.n_expert));
+        QCOMPARE(metrics.expertLayers(), hp.n_layer);
+        qint64 total = 0;
+        for (const QVariant& h : hits)
+            total += h.toLongLong();
+        QCOMPARE(total, qint64(hp.n_layer) * hp.n_expert_used * qint64(tokens.size()));
     }
 
     void historyKeepsTheLastSamples() {

@@ -27,6 +27,11 @@ Item {
         property var prefillHistory: [0, 912, 0, 0]
         property var kernels: testKernels // a real KernelMetricsModel: a million-call kernel, 24 buckets
         property var replies: testReplies // a real ReplyCacheHistory with two replies
+        property int serverRequests: 3
+        property real serverTokensGenerated: 12345
+        property real serverTokensPerSecond: 41.25
+        property var expertHits: [12, 0, 48, 24, 6, 0, 0, 30]
+        property int expertLayers: 48
         property int intervalMs: 250
         property int historyLength: 120
         function resetKernelMetrics() {}
@@ -52,6 +57,34 @@ Item {
         function texts(item) { return collect(item, i => i.text !== undefined && i.contentWidth !== undefined, []) }
 
         function initTestCase() { waitForRendering(panel) }
+
+        function test_serverRequestsAreShown() {
+            const line = findChild(panel, "serverRequests")
+            verify(line.visible)
+            verify(line.text.indexOf("3") >= 0, line.text)
+            verify(line.text.indexOf(Number(12345).toLocaleString(Qt.locale(), 'f', 0)) >= 0, line.text)
+            verify(line.text.indexOf(Number(41.25).toLocaleString(Qt.locale(), 'f', 1)) >= 0, line.text)
+        }
+
+        // One bar per expert, as tall as its share of the busiest one; the summary counts the
+        // experts ever chosen.
+        function test_expertHitsAreShown() {
+            const card = findChild(panel, "expertsCard")
+            verify(card.visible)
+            const bars = collect(card, i => i.objectName === "expertBar", [])
+            compare(bars.length, 8)
+            compare(bars[2].height, 48)     // the busiest
+            compare(bars[3].height, 24)     // half of it
+            compare(bars[1].height, 1)      // never chosen: a hairline
+            verify(findChild(card, "expertSummary").text.indexOf("5") >= 0)
+            verify(findChild(card, "cardCaption").text.indexOf("48") >= 0)
+        }
+
+        function test_denseModelsHaveNoExpertCard() {
+            metrics.expertHits = []
+            verify(!findChild(panel, "expertsCard").visible)
+            metrics.expertHits = [12, 0, 48, 24, 6, 0, 0, 30]
+        }
 
         function test_countsAreGroupedNotInExponentForm() {
             for (const t of texts(panel))
