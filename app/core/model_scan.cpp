@@ -44,7 +44,9 @@ ModelEntry readModelEntry(const QString& path, const EngineConfig& config) {
     try {
         // A file the engine cannot run (e.g. another architecture) gets the reason as its
         // error, as loading it would.
-        const engine::ModelInfo info = engine::Model::read_info(path.toStdString());
+        // One open of the file for both its description and its warnings.
+        const auto file = gguf::GgufFile::open(path.toStdString());
+        const engine::ModelInfo info = engine::Model::read_info(*file);
         entry.name = displayName(info);
         entry.architecture = QString::fromStdString(info.architecture);
         entry.quantization =
@@ -57,7 +59,7 @@ ModelEntry readModelEntry(const QString& path, const EngineConfig& config) {
             info.context_length > 0 ? std::min(contextLength, info.context_length) : contextLength;
         const engine::KvCacheTypes types = kvCacheTypes(config);
         entry.estimatedBytes = info.estimated_bytes(context, types.keys, types.values);
-        entry.warnings = usageNotes(*gguf::GgufFile::open(path.toStdString()));
+        entry.warnings = usageNotes(*file);
     } catch (const std::exception& e) {
         entry.error = QString::fromUtf8(e.what());
     }

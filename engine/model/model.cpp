@@ -150,8 +150,11 @@ int64_t ModelInfo::estimated_bytes(int32_t n_ctx, TensorType key_type, TensorTyp
 }
 
 ModelInfo Model::read_info(const std::string& path) {
-    const auto file = gguf::GgufFile::open(path);
-    return describe(*file, read_hyperparams(*file));
+    return read_info(*gguf::GgufFile::open(path));
+}
+
+ModelInfo Model::read_info(const gguf::GgufFile& file) {
+    return describe(file, read_hyperparams(file));
 }
 
 std::shared_ptr<const Model> Model::load(const std::string& path) {

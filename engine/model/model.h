@@ -84,6 +84,7 @@ public:
     static std::shared_ptr<const Model> load(const std::string& path);
     // Reads what the picker shows; throws hearth::Error for a file the engine cannot run.
     static ModelInfo read_info(const std::string& path);
+    static ModelInfo read_info(const gguf::GgufFile& file); // of a file already open
 
     const std::string& path() const { return file_->path(); }
     const gguf::GgufFile& file() const { return *file_; }
