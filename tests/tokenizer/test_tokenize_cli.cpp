@@ -1,44 +1,18 @@
 // hearth-cli tokenize: stdin in, ids out, matching the reference vectors; a bad
 // model fails with status 2 and a message naming the file.
+#include "tests/support/cli_run.h"
 #include "tests/tokenizer/tokenizer_test_data.h"
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QtTest>
 
 using namespace hearth;
 
 namespace {
 
-struct Run {
-    int status = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-Run run_cli(const QStringList& args, const QByteArray& input) {
-    QProcess process;
-    process.start(QString::fromStdString(test::bin_dir() + "/hearth-cli"), QStringList{"tokenize"} + args);
-    Run run;
-    if (!process.waitForStarted(10000)) {
-        run.err = "hearth-cli did not start (is it built?): " + process.errorString().toUtf8();
-        return run;
-    }
-    process.write(input);
-    process.closeWriteChannel();
-    process.waitForFinished(60000);
-    run.status = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    run.out = process.readAllStandardOutput();
-    run.err = process.readAllStandardError();
-    return run;
-}
-
-QByteArray ids_line(const std::vector<int32_t>& ids) {
-    QByteArrayList parts;
-    for (const int32_t id : ids)
-        parts << QByteArray::number(id);
-    return parts.join(' ') + '\n';
+test::CliBytesRun tokenize(const QStringList& args, const QByteArray& input) {
+    return test::run_cli_bytes(QStringList{"tokenize"} + args, input);
 }
 
 } // namespace
@@ -62,10 +36,10 @@ private slots:
         QFETCH(int, index);
         const std::string path = test::vocab_path(vocab.toStdString());
         const test::VocabCase c = test::read_vocab_cases(path).at(index);
-        const Run run =
-            run_cli({"-m", QString::fromStdString(path), "--no-bos"}, QByteArray::fromStdString(c.text));
+        const test::CliBytesRun run =
+            tokenize({"-m", QString::fromStdString(path), "--no-bos"}, QByteArray::fromStdString(c.text));
         QVERIFY2(run.status == 0, run.err.constData());
-        QCOMPARE(run.out, ids_line(c.ids));
+        QCOMPARE(run.out, test::ids_line(c.ids));
     }
 
     // The tiny models of testdata/models, whole files: the CLI gives llama.cpp's ids for
@@ -95,7 +69,7 @@ private slots:
         QFETCH(QString, stem);
         QFETCH(QByteArray, prompt);
         QFETCH(QByteArray, ids);
-        const Run run = run_cli(
+        const test::CliBytesRun run = tokenize(
             {"-m", QString::fromStdString(test::testdata("models/" + stem.toStdString() + ".gguf"))}, prompt);
         QVERIFY2(run.status == 0, run.err.constData());
         QCOMPARE(run.out, ids);
@@ -108,14 +82,14 @@ private slots:
         const QByteArray text = "<|start_header_id|>user<|end_header_id|>";
         const QString model = QString::fromStdString(path);
 
-        const Run plain = run_cli({"-m", model}, text);
+        const test::CliBytesRun plain = tokenize({"-m", model}, text);
         QCOMPARE(plain.status, 0);
-        QCOMPARE(plain.out, ids_line(tok.encode(text.toStdString(), true, false)));
+        QCOMPARE(plain.out, test::ids_line(tok.encode(text.toStdString(), true, false)));
         QVERIFY(plain.out.startsWith(QByteArray::number(tok.bos_id()) + ' '));
 
-        const Run special = run_cli({"--model", model, "--parse-special", "--no-bos"}, text);
+        const test::CliBytesRun special = tokenize({"--model", model, "--parse-special", "--no-bos"}, text);
         QCOMPARE(special.status, 0);
-        QCOMPARE(special.out, ids_line(tok.encode(text.toStdString(), false, true)));
+        QCOMPARE(special.out, test::ids_line(tok.encode(text.toStdString(), false, true)));
         QCOMPARE(special.out.count(' '), 2); // three tokens
     }
 
@@ -123,18 +97,19 @@ private slots:
         const std::string dir = test::make_temp_dir("hearth-tokenize-cli");
         const std::string bad = dir + "/not-a-model.gguf";
         test::write_file(bad, "this is not a GGUF file");
-        const Run run = run_cli({"-m", QString::fromStdString(bad)}, "Hello");
+        const test::CliBytesRun run = tokenize({"-m", QString::fromStdString(bad)}, "Hello");
         QCOMPARE(run.status, 2);
         QVERIFY2(run.err.contains(QByteArray::fromStdString(bad)), run.err.constData());
         QVERIFY(run.out.isEmpty());
 
-        const Run missing = run_cli({"-m", QString::fromStdString(dir + "/missing.gguf")}, "Hello");
+        const test::CliBytesRun missing =
+            tokenize({"-m", QString::fromStdString(dir + "/missing.gguf")}, "Hello");
         QCOMPARE(missing.status, 2);
         QVERIFY(missing.err.contains("missing.gguf"));
     }
 
     void missing_model_option_is_a_usage_error() {
-        const Run run = run_cli({}, "Hello");
+        const test::CliBytesRun run = tokenize({}, "Hello");
         QCOMPARE(run.status, 2);
         QVERIFY(run.err.contains("-m"));
     }
