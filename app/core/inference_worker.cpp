@@ -196,14 +196,15 @@ void InferenceWorker::loadModel(quint64 requestId, const QString& path) {
     timer.start();
     try {
         // Refused before any weight is read when it cannot fit beside everything else running.
-        const engine::ModelInfo info = Model::read_info(path.toStdString());
-        const engine::KvCacheTypes types = kvCacheTypes(config_);
-        const int context = info.context_length > 0 ? std::min(config_.contextLength, info.context_length)
-                                                    : config_.contextLength;
-        engine::check_memory_fits(path.toStdString(),
-                                  engine::memory_need(info, context, types.keys, types.values),
-                                  engine::available_memory_bytes());
-        std::shared_ptr<const Model> model = Model::load(path.toStdString());
+        const auto fits = [&](const engine::ModelInfo& info) {
+            const engine::KvCacheTypes types = kvCacheTypes(config_);
+            const int context = info.context_length > 0 ? std::min(config_.contextLength, info.context_length)
+                                                        : config_.contextLength;
+            engine::check_memory_fits(path.toStdString(),
+                                      engine::memory_need(info, context, types.keys, types.values),
+                                      engine::available_memory_bytes());
+        };
+        std::shared_ptr<const Model> model = Model::load(path.toStdString(), fits);
         auto inference = std::make_unique<Inference>(model, inferenceOptions(*model, config_));
         // Only now that the new model works is the old one let go (its conversations saved).
         dropServerSessions();

@@ -157,7 +157,8 @@ ModelInfo Model::read_info(const gguf::GgufFile& file) {
     return describe(file, read_hyperparams(file));
 }
 
-std::shared_ptr<const Model> Model::load(const std::string& path) {
+std::shared_ptr<const Model> Model::load(const std::string& path,
+                                         const std::function<void(const ModelInfo&)>& before_weights) {
     std::shared_ptr<Model> model(new Model());
     const std::shared_ptr<gguf::GgufFile> loading = gguf::GgufFile::open_for_loading(path);
     model->file_ = loading;
@@ -165,6 +166,7 @@ std::shared_ptr<const Model> Model::load(const std::string& path) {
     HyperParams& hp = model->hparams_;
     hp = read_hyperparams(file);
     model->info_ = describe(file, hp);
+    if (before_weights) before_weights(model->info_);
 
     WeightBinder bind(file);
     const auto* embd = bind.find("token_embd.weight");

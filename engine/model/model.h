@@ -6,6 +6,7 @@
 #include "engine/model/weight_repacking.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "kernels/matmul.h"
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -81,7 +82,10 @@ struct ModelInfo {
 class Model {
 public:
     // Maps and validates the file and everything the architecture needs; throws hearth::Error.
-    static std::shared_ptr<const Model> load(const std::string& path);
+    // before_weights sees the model's description once the metadata is read and before any
+    // weight is bound or copied: it may refuse the load by throwing (a memory check).
+    static std::shared_ptr<const Model>
+    load(const std::string& path, const std::function<void(const ModelInfo&)>& before_weights = {});
     // Reads what the picker shows; throws hearth::Error for a file the engine cannot run.
     static ModelInfo read_info(const std::string& path);
     static ModelInfo read_info(const gguf::GgufFile& file); // of a file already open
