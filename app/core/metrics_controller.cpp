@@ -39,6 +39,19 @@ MetricsSample takeSample() {
             }
     return sample;
 }
+// Per expert, its hits summed over the layers (empty for a dense model).
+QVariantList expertTotals(const engine::EngineMetricsSnapshot& e) {
+    QVariantList totals;
+    for (int32_t expert = 0; expert < e.expert_count; ++expert) {
+        qint64 sum = 0;
+        for (int32_t layer = 0; layer < e.expert_layers; ++layer)
+            sum += e.expert_hits[static_cast<size_t>(layer) * static_cast<size_t>(e.expert_count) +
+                                 static_cast<size_t>(expert)];
+        totals.append(sum);
+    }
+    return totals;
+}
+
 } // namespace
 
 MetricsController::MetricsController(QObject* parent)
@@ -73,6 +86,7 @@ QCoro::Task<> MetricsController::sample() {
     push(decodeHistory_, last_->engine.generating ? last_->engine.decode_tokens_per_second : 0.0);
     push(prefillHistory_, last_->engine.generating ? last_->engine.prefill_tokens_per_second : 0.0);
     kernels_.update(last_->kernels);
+    expertHits_ = expertTotals(last_->engine); // once per sample: QML reads it in several places
     ++samples_;
     emit updated();
 }
@@ -88,20 +102,6 @@ void MetricsController::recordServerRequest(const GenerationResult& result) {
 void MetricsController::resetKernelMetrics() {
     dm::reset(); // atomics only: no I/O
     sample();
-}
-
-QVariantList MetricsController::expertHits() const {
-    const engine::EngineMetricsSnapshot& e = last_->engine;
-    QVariantList totals;
-    if (e.expert_count <= 0) return totals;
-    for (int32_t expert = 0; expert < e.expert_count; ++expert) {
-        qint64 sum = 0;
-        for (int32_t layer = 0; layer < e.expert_layers; ++layer)
-            sum += e.expert_hits[static_cast<size_t>(layer) * static_cast<size_t>(e.expert_count) +
-                                 static_cast<size_t>(expert)];
-        totals.append(sum);
-    }
-    return totals;
 }
 
 int MetricsController::expertLayers() const {

@@ -79,7 +79,7 @@ public:
     [[nodiscard]] int serverRequests() const { return serverRequests_; }
     [[nodiscard]] qint64 serverTokensGenerated() const { return serverTokensGenerated_; }
     [[nodiscard]] double serverTokensPerSecond() const { return serverTokensPerSecond_; }
-    [[nodiscard]] QVariantList expertHits() const;
+    [[nodiscard]] QVariantList expertHits() const { return expertHits_; }
     [[nodiscard]] int expertLayers() const;
     [[nodiscard]] int intervalMs() const { return timer_.interval(); }
     void setIntervalMs(int ms);
@@ -99,6 +99,7 @@ private:
     std::unique_ptr<MetricsSample> last_;
     QVariantList decodeHistory_;
     QVariantList prefillHistory_;
+    QVariantList expertHits_;
     KernelMetricsModel kernels_;
     ReplyCacheHistory replies_;
     QTimer timer_;
