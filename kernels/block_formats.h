@@ -9,7 +9,7 @@ using fp16_bits = uint16_t;
 using bf16_bits = uint16_t;
 
 inline constexpr int QK4_0 = 32, QK4_1 = 32, QK5_0 = 32, QK5_1 = 32, QK8_0 = 32, QK8_1 = 32;
-inline constexpr int QK_K = 256;      // super-block size of the K-quants
+inline constexpr int QK_K = 256;        // super-block size of the K-quants
 inline constexpr int K_SCALE_SIZE = 12; // packed 6-bit scales/mins of Q4_K and Q5_K
 
 struct BlockQ4_0 {
@@ -72,6 +72,28 @@ struct BlockQ8_K {
     int8_t qs[QK_K];
     int16_t bsums[QK_K / 16]; // sums of each 16 quants
 };
+
+// A K-quant super-block's 256 quants in element order, as stored (unsigned): Q4_K's 0..15
+// (element 64p + l is the low nibble of qs[32p + l], element 64p + 32 + l its high nibble) and
+// Q6_K's 0..63 (q - 32 is the value; element 128h + 32k + l takes its low 4 bits from
+// ql[64h + l + 32 (k & 1)], the high nibble for k >= 2, and its top 2 bits from bits 2k of
+// qh[32h + l]).
+inline void q4_K_quants(const BlockQ4_K& b, uint8_t (&q)[QK_K]) {
+    for (int p = 0; p < QK_K / 64; ++p)
+        for (int l = 0; l < 32; ++l) {
+            q[64 * p + l] = b.qs[32 * p + l] & 0x0F;
+            q[64 * p + 32 + l] = b.qs[32 * p + l] >> 4;
+        }
+}
+inline void q6_K_quants(const BlockQ6_K& b, uint8_t (&q)[QK_K]) {
+    for (int half = 0; half < 2; ++half)
+        for (int k = 0; k < 4; ++k)
+            for (int l = 0; l < 32; ++l) {
+                const uint8_t low = b.ql[64 * half + l + 32 * (k & 1)];
+                q[128 * half + 32 * k + l] = static_cast<uint8_t>(
+                    ((k < 2 ? low : low >> 4) & 0x0F) | (((b.qh[32 * half + l] >> (2 * k)) & 3) << 4));
+            }
+}
 
 static_assert(sizeof(BlockQ4_0) == 18 && sizeof(BlockQ4_1) == 20 && sizeof(BlockQ5_0) == 22 &&
               sizeof(BlockQ5_1) == 24 && sizeof(BlockQ8_0) == 34 && sizeof(BlockQ8_1) == 36);

@@ -27,11 +27,7 @@ Q4KValues read_q4_K(const BlockQ4_K& b) {
         v.scale[j + 4] = static_cast<uint8_t>((b.scales[j + 8] & 0x0F) | ((b.scales[j] >> 6) << 4));
         v.min[j + 4] = static_cast<uint8_t>((b.scales[j + 8] >> 4) | ((b.scales[j + 4] >> 6) << 4));
     }
-    for (int p = 0; p < 4; ++p)
-        for (int l = 0; l < 32; ++l) {
-            v.q[64 * p + l] = b.qs[32 * p + l] & 0x0F;
-            v.q[64 * p + 32 + l] = b.qs[32 * p + l] >> 4;
-        }
+    q4_K_quants(b, v.q);
     return v;
 }
 
@@ -85,19 +81,8 @@ void take_q4_K(const InterleavedQ4_K& in, int r, BlockQ4_K& block) {
     write_q4_K(v, block);
 }
 
-// Q6_K's element e = 128 half + 32 k + l (k < 4, l < 32) takes its low 4 bits from
-// ql[64 half + l + 32 (k & 1)] (the low nibble for k < 2, the high one otherwise) and its top
-// 2 bits from bits 2k of qh[32 half + l]. Each loop below runs over l, 32 bytes wide.
-void read_q6_K(const BlockQ6_K& b, uint8_t (&q)[QK_K]) {
-    for (int half = 0; half < 2; ++half)
-        for (int k = 0; k < 4; ++k)
-            for (int l = 0; l < 32; ++l) {
-                const uint8_t low = b.ql[64 * half + l + 32 * (k & 1)];
-                q[128 * half + 32 * k + l] = static_cast<uint8_t>(
-                    ((k < 2 ? low : low >> 4) & 0x0F) | (((b.qh[32 * half + l] >> (2 * k)) & 3) << 4));
-            }
-}
-
+// Q6_K's layout, the inverse of q6_K_quants (block_formats.h). Each loop runs over l, 32 bytes
+// wide.
 void write_q6_K(const uint8_t (&q)[QK_K], BlockQ6_K& b) {
     for (int half = 0; half < 2; ++half)
         for (int l = 0; l < 32; ++l) {
@@ -114,7 +99,7 @@ void write_q6_K(const uint8_t (&q)[QK_K], BlockQ6_K& b) {
 void put_q6_K_group(const BlockQ6_K* const (&rows)[kInterleavedRows], InterleavedQ6_K& out) {
     alignas(64) uint8_t q[kInterleavedRows][QK_K];
     for (int r = 0; r < kInterleavedRows; ++r) {
-        read_q6_K(*rows[r], q[r]);
+        q6_K_quants(*rows[r], q[r]);
         out.d[r] = rows[r]->d;
         for (int j = 0; j < 16; ++j)
             out.scales[j][r] = rows[r]->scales[j];

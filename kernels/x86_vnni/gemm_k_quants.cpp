@@ -97,14 +97,7 @@ struct Q4KFormat {
         for (int p = 0; p < kOffsetPairs; ++p)
             h.offset_pairs[p][r] = int16_pair(mins[2 * p], mins[2 * p + 1]);
     }
-    // The 256 quants of a block in element order, 0..15.
-    static void quants(const Block& b, uint8_t (&q)[QK_K]) {
-        for (int p = 0; p < QK_K / 64; ++p)
-            for (int l = 0; l < 32; ++l) {
-                q[64 * p + l] = b.qs[32 * p + l] & 0x0F;
-                q[64 * p + 32 + l] = b.qs[32 * p + l] >> 4;
-            }
-    }
+    static void quants(const Block& b, uint8_t (&q)[QK_K]) { q4_K_quants(b, q); }
     // dword p: the sums of the activations' sub-blocks 2p and 2p + 1 (int16 each).
     static void offset_sums(const BlockQ8_K& a, int32_t (&sums)[kOffsetPairs]) {
         const __m128i low = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.bsums));
@@ -133,19 +126,7 @@ struct Q6KFormat {
         for (int p = 0; p < kOffsetPairs; ++p)
             h.offset_pairs[p][r] = Q4KFormat::int16_pair(b.scales[2 * p], b.scales[2 * p + 1]);
     }
-    // In each half of 128, element 32k + l takes its low 4 bits from ql[64 half + l + 32 (k & 1)]
-    // (the low nibble for k < 2, the high one otherwise) and its top 2 bits from bits 2k of
-    // qh[32 half + l].
-    static void quants(const Block& b, uint8_t (&q)[QK_K]) {
-        for (int half = 0; half < 2; ++half)
-            for (int k = 0; k < 4; ++k)
-                for (int l = 0; l < 32; ++l) {
-                    const uint8_t low_byte = b.ql[64 * half + l + 32 * (k & 1)];
-                    const int low = k < 2 ? low_byte & 0x0F : low_byte >> 4;
-                    const int high = (b.qh[32 * half + l] >> (2 * k)) & 3;
-                    q[128 * half + 32 * k + l] = static_cast<uint8_t>(low | (high << 4));
-                }
-    }
+    static void quants(const Block& b, uint8_t (&q)[QK_K]) { q6_K_quants(b, q); }
     static void offset_sums(const BlockQ8_K& a, int32_t (&sums)[kOffsetPairs]) {
         std::memcpy(sums, a.bsums, sizeof sums);
     }
