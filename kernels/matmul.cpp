@@ -265,9 +265,11 @@ void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t
             // Prefill, or a tier without a kernel for the layout: the chunk's rows back in the
             // file's layout (a copy per thread, reused), then the row-major kernels. For a
             // prefill batch the copy costs little beside the products.
+            // Sized generously the first time (1 MB), so that which thread first meets the widest
+            // chunk does not decide whether a later token allocates.
             thread_local std::vector<std::byte> unpacked;
             const size_t bytes = row_bytes(w.type, w.cols) * static_cast<size_t>(end - begin);
-            if (unpacked.size() < bytes) unpacked.resize(bytes);
+            if (unpacked.size() < bytes) unpacked.resize(std::max(bytes, size_t{1} << 20));
             unpack_rows16(w.type, w.data, w.cols, begin, end, unpacked.data());
             multiply_rows(job, unpacked.data(), end - begin, batch, job.y + begin);
             return;
