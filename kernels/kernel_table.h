@@ -55,9 +55,11 @@ inline constexpr int64_t kMaxAttentionHeadDim = 512;
 // The same for a tile of query rows that share one KV head: n_positions consecutive positions
 // with n_heads query heads each (a GQA group). Row (position p, head h) is at
 // q + p * position_stride + h * head_stride, its output at the same offset from out, and it
-// attends to the first n_keys + p keys (causal). Each row's output is bit for bit what
-// AttendF16Fn of the same table gives for it, whatever the tile; each key and value is read
-// once for many rows of the tile.
+// attends to the first n_keys + p keys (causal). Each key and value is read once for many rows
+// of the tile. A row's output does not depend on the tile's other rows: in a tile of one
+// position it is bit for bit what AttendF16Fn of the same table gives for it; in a tile of
+// several positions it is bit for bit the same whatever the tile's shape (a tier may sum those
+// in another order than single positions: the AVX-512 one does).
 using AttendGroupF16Fn = void (*)(const float* q, float* out, size_t head_stride, size_t position_stride,
                                   int64_t n_heads, int64_t n_positions, const uint16_t* keys,
                                   const uint16_t* values, size_t kv_stride, int64_t n_keys, int64_t head_dim,

@@ -10,7 +10,7 @@
 namespace hearth::engine {
 namespace {
 // Floats of queries per attention tile (positions x the query heads of one KV head).
-constexpr int32_t kAttentionTileFloats = 2048;
+constexpr int32_t kAttentionTileFloats = 4096;
 } // namespace
 
 void embed_tokens(const kernels::WeightMatrix& table, const int32_t* tokens, int32_t n, float* out) {
@@ -203,8 +203,8 @@ void store_kv(KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const fl
 
 // One kernel call per (KV head, tile of positions): the query heads that share a KV head, at a
 // few consecutive positions, attend together, so that each block of keys and values is widened
-// once and used by all of them while it is in L1 (kernel_table.h). A tile holds about 2048
-// floats of queries (4 positions of a 7-head group of 64). Items go KV-head-major, so the
+// once and used by all of them while it is in L1 (kernel_table.h). A tile holds about 4096
+// floats of queries (9 positions of a 7-head group of 64). Items go KV-head-major, so the
 // threads walk the keys and values of one KV head at a time, which stay in L2 across the tiles
 // of a batch, and the last tile (the most keys) first, so that the longest items do not start
 // last. With fewer items than threads (decode of a model with few KV heads, on many cores) each

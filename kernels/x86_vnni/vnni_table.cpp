@@ -2,6 +2,9 @@
 // (kernel_table.cpp checks first), so it may be compiled with the tier's flags.
 #include "kernels/x86_vnni/q8_0_family.h"
 #include "kernels/x86_vnni/vnni_kernels.h"
+#ifdef HEARTH_AVX512
+#include "kernels/x86_avx512/avx512_kernels.h"
+#endif
 
 namespace hearth::kernels::HEARTH_VNNI_NS {
 
@@ -18,6 +21,9 @@ void add_kernels(KernelTable& table) {
         k.gemm = q8_0_family_gemm(type);
         k.gemm_rows_multiple_of_8 = nullptr;
     }
+#ifdef HEARTH_AVX512
+    avx512::add_attention_kernels(table);
+#endif
 }
 
 } // namespace hearth::kernels::HEARTH_VNNI_NS

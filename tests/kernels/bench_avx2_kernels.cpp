@@ -168,14 +168,19 @@ void quantize(benchmark::State& state, TensorType activation_type) {
 
 // The attention of one GQA group over n_keys F16 keys and values, one head's positions in a run
 // as the KV cache holds them: ns per (key, query row). `positions` consecutive query positions
-// go to one kernel call (a prefill tile; decode has 1). Mode 0: the scalar reference; 1: AVX2.
+// go to one kernel call (a prefill tile; decode has 1). Mode 0: the scalar reference; 1: AVX2;
+// 2: AVX-512 (where the CPU has it).
 // `copies` > 1 cycles through that many caches (24 MB at 48 x 2048 keys), so that the keys come
 // from memory, as in decode.
 void attention(benchmark::State& state) {
     const int isa = int(state.range(0));
     const int64_t head_dim = state.range(1), group = state.range(2), n_keys = state.range(3);
     const int64_t copies = state.range(4), positions = state.range(5);
-    const AttendGroupF16Fn attend = isa == 1 ? avx2::attend_group_f16 : attend_group_f16_ref;
+    const KernelTable* avx512 = kernels_for(Isa::Avx512);
+    if (isa == 2 && !avx512) return state.SkipWithError("this CPU has no AVX-512");
+    const AttendGroupF16Fn attend = isa == 2   ? avx512->attend_group_f16
+                                    : isa == 1 ? avx2::attend_group_f16
+                                               : attend_group_f16_ref;
     std::mt19937 rng(3);
     std::normal_distribution<float> dist(0.0f, 1.0f);
     std::vector<float> q(static_cast<size_t>(positions * group * head_dim)), out(q.size());
@@ -203,7 +208,7 @@ void attention(benchmark::State& state) {
     state.counters["time/pair"] =
         benchmark::Counter(double(n_keys * group * positions) * double(state.iterations()),
                            benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-    state.SetLabel(isa == 1 ? "avx2" : "scalar");
+    state.SetLabel(isa == 2 ? "avx512" : isa == 1 ? "avx2" : "scalar");
 }
 
 // The instructions that bound the kernels, 12 independent chains each, in instructions per
@@ -327,13 +332,10 @@ BENCHMARK_CAPTURE(matmul_pool, q5_0_65536x896_dram, TensorType::Q5_0, 65536, 896
 BENCHMARK(attention)
     ->ArgNames({"isa", "head", "group", "keys", "copies", "positions"})
     ->Args({0, 64, 7, 2048, 1, 1})
-    ->Args({1, 64, 7, 2048, 1, 1})
-    ->Args({1, 64, 7, 2048, 48, 1})
-    ->Args({1, 64, 7, 2048, 1, 4})
-    ->Args({1, 64, 4, 2048, 1, 1})
-    ->Args({1, 64, 4, 2048, 1, 8})
-    ->Args({1, 128, 4, 2048, 1, 1})
-    ->Args({1, 128, 4, 2048, 1, 4});
+    ->ArgsProduct({{1, 2}, {64}, {7}, {2048}, {1}, {1, 4, 9}})
+    ->ArgsProduct({{1, 2}, {64}, {7}, {2048}, {48}, {1}})
+    ->ArgsProduct({{1, 2}, {64}, {4}, {2048}, {1}, {1, 8, 16}})
+    ->ArgsProduct({{1, 2}, {128}, {4}, {2048}, {1}, {1, 4}});
 
 BENCHMARK(instruction_throughput)->DenseRange(0, 4);
 

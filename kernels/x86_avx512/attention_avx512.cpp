@@ -1,0 +1,460 @@
+// Attention over an F16, Q8_0 or Q4_0 KV cache in F32 with AVX-512 (kernel_table.h's attention
+// entries), for tiles of several positions (prefill) and head sizes that are multiples of 16.
+//
+// The FMA units bound the work (2 * head_dim multiply-adds per key and row), so the layout keeps
+// everything else off them: no horizontal sums and no shuffles per key and row. Query rows go
+// side by side in a vector, 16 to a 512-bit one (8 to a 256-bit one for a tile of 8 rows or
+// fewer). Keys come in blocks of 16, widened to F32 once for all the rows of the tile. Per block:
+// - the scores: per key, one vector of the rows' scores, chains of FMAs over the quarters of the
+//   head's elements added pairwise, each element of the key broadcast from L1 (the 16 keys'
+//   chains overlap);
+// - the softmax, lane for lane: the new maximum, what came before rescaled by
+//   exp(old max - new max), the weights exp(score - max), summed in one fixed tree (key j + 8
+//   onto j, then j + 4, j + 2, j + 1) onto the running sum with one fma;
+// - the values: the rows' outputs transposed (element d of the rows in one vector), each value
+//   element broadcast times the key's weights, accumulated in key order.
+// Each lane does the same operations in the same order whatever the vector width, the tile and
+// the other lanes, so a row's result depends only on its query and the keys it sees: blocks are
+// multiples of 16 from key 0, and a block a row sees none of changes nothing of that row.
+// ~10 cycles per (key, row) at head size 64 on Zen 4 (8 for the FMAs alone), against ~12 for
+// the AVX2 kernel; Zen 5 runs 512-bit FMAs at full width.
+#include "kernels/block_formats.h"
+#include "kernels/fp16.h"
+#include "kernels/x86_avx2/avx2_kernels.h"
+#include "kernels/x86_avx2/expf_avx2.h"
+#include "kernels/x86_avx512/avx512_kernels.h"
+#include "kernels/x86_avx512/expf_avx512.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <immintrin.h>
+
+namespace hearth::kernels::avx512 {
+namespace {
+
+constexpr int kBlock = 16; // keys per block
+// Floats of transposed queries one pass keeps (and as many of outputs): 4 groups of 16 rows of
+// 64, 2 of 128. A group of the largest head size takes a pass alone.
+constexpr int64_t kPassFloats = 4096;
+constexpr int64_t kGroupFloatsMax = 16 * kMaxAttentionHeadDim;
+constexpr int64_t kBufferFloats = kPassFloats > kGroupFloatsMax ? kPassFloats : kGroupFloatsMax;
+
+struct Tile {
+    const float* q;
+    float* out;
+    size_t head_stride, position_stride;
+    int64_t n_heads, n_positions;
+    KvRows keys, values;
+    int64_t n_keys; // seen by position 0; position p sees n_keys + p
+    int64_t head_dim;
+    float scale;
+    AttentionLimits limits; // read only by the kLimited instances
+
+    int64_t rows() const { return n_heads * n_positions; }
+    size_t offset(int64_t r) const {
+        return static_cast<size_t>(r / n_heads) * position_stride +
+               static_cast<size_t>(r % n_heads) * head_stride;
+    }
+    int64_t keys_seen(int64_t r) const { return n_keys + r / n_heads; }
+    int64_t first_key(int64_t r) const { // the first key in the row's window
+        return limits.window > 0 ? std::max<int64_t>(0, keys_seen(r) - limits.window) : 0;
+    }
+};
+
+// --- Widening one block of keys or values to F32 rows of head_dim ---------------------------
+
+// Int8 quants times their block's scale: one rounding, as in the scalar dequantizer.
+inline __m512 widen_quants(__m128i quants, __m512 scale) {
+    return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(quants)), scale);
+}
+
+void widen_row(const KvRows& rows, int64_t j, int64_t head_dim, float* dst) {
+    const char* row = static_cast<const char*>(rows.data) + static_cast<size_t>(j) * rows.row_bytes;
+    switch (rows.type) {
+    case TensorType::Q8_0: {
+        const auto* blocks = reinterpret_cast<const BlockQ8_0*>(row);
+        for (int64_t b = 0; b < head_dim / 32; ++b, dst += 32) {
+            const __m512 scale = _mm512_set1_ps(fp16_to_fp32(blocks[b].d));
+            for (int half = 0; half < 2; ++half)
+                _mm512_storeu_ps(
+                    dst + 16 * half,
+                    widen_quants(_mm_loadu_si128(reinterpret_cast<const __m128i*>(blocks[b].qs) + half),
+                                 scale));
+        }
+        return;
+    }
+    case TensorType::Q4_0: { // element i: the low nibble of byte i, element i + 16 the high one, each minus 8
+        const auto* blocks = reinterpret_cast<const BlockQ4_0*>(row);
+        const __m128i low_nibbles = _mm_set1_epi8(0x0f), eight = _mm_set1_epi8(8);
+        for (int64_t b = 0; b < head_dim / 32; ++b, dst += 32) {
+            const __m512 scale = _mm512_set1_ps(fp16_to_fp32(blocks[b].d));
+            const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blocks[b].qs));
+            const __m128i low = _mm_sub_epi8(_mm_and_si128(packed, low_nibbles), eight);
+            const __m128i high = _mm_sub_epi8(_mm_and_si128(_mm_srli_epi16(packed, 4), low_nibbles), eight);
+            _mm512_storeu_ps(dst, widen_quants(low, scale));
+            _mm512_storeu_ps(dst + 16, widen_quants(high, scale));
+        }
+        return;
+    }
+    default: {
+        const auto* halves = reinterpret_cast<const uint16_t*>(row);
+        for (int64_t c = 0; c < head_dim; c += 16)
+            _mm512_storeu_ps(
+                dst + c, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(halves + c))));
+    }
+    }
+}
+
+// Rows first .. first + 15 to dst (16 rows of head_dim); rows from `present` on are zeros (past
+// the last key: weight 0 times value 0 leaves every sum as it is).
+void widen_block(const KvRows& rows, int64_t first, int present, int64_t head_dim, float* dst) {
+    for (int j = 0; j < kBlock; ++j) {
+        float* row = dst + j * head_dim;
+        if (j < present)
+            widen_row(rows, first + j, head_dim, row);
+        else
+            std::fill(row, row + head_dim, 0.0f);
+    }
+}
+
+// --- Query rows side by side, 16 or 8 to a vector ----------------------------------------
+
+// The operations on a vector of rows: 16 lanes (512 bits) or 8 (256 bits, AVX-512 VL), lane for
+// lane the same results.
+struct Lanes16 {
+    static constexpr int kLanes = 16;
+    using V = __m512;
+    using I = __m512i;
+    using Mask = __mmask16;
+    static V zero() { return _mm512_setzero_ps(); }
+    static V set1(float x) { return _mm512_set1_ps(x); }
+    static V load(const float* p) { return _mm512_load_ps(p); }
+    static void store(float* p, V x) { _mm512_store_ps(p, x); }
+    static I load_int(const int32_t* p) { return _mm512_load_si512(p); }
+    static I set1_int(int32_t x) { return _mm512_set1_epi32(x); }
+    static V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+    static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+    static V add(V a, V b) { return _mm512_add_ps(a, b); }
+    static V sub(V a, V b) { return _mm512_sub_ps(a, b); }
+    static V div(V a, V b) { return _mm512_div_ps(a, b); }
+    static V max(V a, V b) { return _mm512_max_ps(a, b); }
+    static V abs(V a) { return _mm512_abs_ps(a); }
+    static V sign_of(V a) {
+        return _mm512_castsi512_ps(
+            _mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(static_cast<int32_t>(0x80000000u))));
+    }
+    static V or_bits(V a, V b) { return _mm512_or_ps(a, b); }
+    static V exp(V x) { return exp_f32x16(x); }
+    static V blend(Mask take_b, V a, V b) { return _mm512_mask_blend_ps(take_b, a, b); }
+    static Mask equal(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
+    static Mask not_equal(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
+    static Mask less(I a, I b) { return _mm512_cmplt_epi32_mask(a, b); }
+    static Mask greater_equal(I a, I b) { return _mm512_cmpge_epi32_mask(a, b); }
+};
+
+struct Lanes8 {
+    static constexpr int kLanes = 8;
+    using V = __m256;
+    using I = __m256i;
+    using Mask = __mmask8;
+    static V zero() { return _mm256_setzero_ps(); }
+    static V set1(float x) { return _mm256_set1_ps(x); }
+    static V load(const float* p) { return _mm256_load_ps(p); }
+    static void store(float* p, V x) { _mm256_store_ps(p, x); }
+    static I load_int(const int32_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
+    static I set1_int(int32_t x) { return _mm256_set1_epi32(x); }
+    static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+    static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+    static V add(V a, V b) { return _mm256_add_ps(a, b); }
+    static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
+    static V div(V a, V b) { return _mm256_div_ps(a, b); }
+    static V max(V a, V b) { return _mm256_max_ps(a, b); }
+    static V abs(V a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+    static V sign_of(V a) { return _mm256_and_ps(a, _mm256_set1_ps(-0.0f)); }
+    static V or_bits(V a, V b) { return _mm256_or_ps(a, b); }
+    static V exp(V x) { return avx2::exp_f32x8(x); }
+    static V blend(Mask take_b, V a, V b) { return _mm256_mask_blend_ps(take_b, a, b); }
+    static Mask equal(V a, V b) { return _mm256_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
+    static Mask not_equal(V a, V b) { return _mm256_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
+    static Mask less(I a, I b) { return _mm256_cmplt_epi32_mask(a, b); }
+    static Mask greater_equal(I a, I b) { return _mm256_cmpge_epi32_mask(a, b); }
+};
+
+// cap * tanh(score / cap), tanh(x) = sign(x) (1 - 2 / (e^2|x| + 1)), as the AVX2 tier does.
+template <class L> [[gnu::always_inline]] inline typename L::V soft_cap(typename L::V scores, float cap) {
+    const auto x = L::mul(scores, L::set1(1.0f / cap));
+    const auto magnitude = L::abs(x);
+    const auto e = L::exp(L::add(magnitude, magnitude));
+    const auto one = L::set1(1.0f);
+    const auto t = L::sub(one, L::div(L::set1(2.0f), L::add(e, one)));
+    return L::mul(L::or_bits(t, L::sign_of(x)), L::set1(cap));
+}
+
+// L::kLanes query rows: lane i is row first_row + i of the tile (lanes past the tile's last row
+// repeat it; their results are not written).
+template <class L> struct RowGroup {
+    int64_t first_row;
+    typename L::I keys_seen, first_key;
+    int64_t fewest_keys, most_keys;         // over the lanes: from fewest_keys on, keys are masked
+    int64_t earliest_window, latest_window; // first keys of the lanes' windows
+    typename L::V max, sum;
+};
+
+template <class L, bool kLimited>
+RowGroup<L> start_group(const Tile& t, int64_t first_row, float* transposed_queries, float* outputs) {
+    constexpr int kLanes = L::kLanes;
+    const int64_t rows = t.rows(), head_dim = t.head_dim;
+    RowGroup<L> g{};
+    g.first_row = first_row;
+    alignas(64) int32_t seen[kLanes], window[kLanes];
+    for (int lane = 0; lane < kLanes; ++lane) {
+        const int64_t r = std::min(first_row + lane, rows - 1);
+        const float* q = t.q + t.offset(r);
+        for (int64_t d = 0; d < head_dim; ++d)
+            transposed_queries[d * kLanes + lane] = q[d];
+        seen[lane] = static_cast<int32_t>(t.keys_seen(r));
+        window[lane] = kLimited ? static_cast<int32_t>(t.first_key(r)) : 0;
+    }
+    std::fill(outputs, outputs + head_dim * kLanes, 0.0f);
+    g.keys_seen = L::load_int(seen);
+    g.first_key = L::load_int(window);
+    g.fewest_keys = *std::min_element(seen, seen + kLanes);
+    g.most_keys = *std::max_element(seen, seen + kLanes);
+    g.earliest_window = *std::min_element(window, window + kLanes);
+    g.latest_window = *std::max_element(window, window + kLanes);
+    g.max = L::set1(-INFINITY);
+    g.sum = L::zero();
+    return g;
+}
+
+// One block of 16 keys for one group: scores, softmax, values. kHeadDim: the head size, or 0
+// for one known only at run time (with it known, each key's row is an offset in the
+// instruction, not one more register).
+template <class L, bool kLimited, int kHeadDim>
+[[gnu::always_inline]] inline void group_block(const Tile& t, RowGroup<L>& g, int64_t first,
+                                               const float* key_block, const float* value_block,
+                                               const float* transposed_queries, float* outputs) {
+    using V = typename L::V;
+    constexpr int kLanes = L::kLanes;
+    const int64_t head_dim = kHeadDim != 0 ? kHeadDim : t.head_dim;
+    // Each score in 4 chains over quarters of the head, added pairwise: the error of a chain of
+    // a quarter of the products, not of all of them.
+    V s[kBlock], quarters[3][kBlock];
+    for (int quarter = 0; quarter < 4; ++quarter) {
+#pragma GCC unroll 16
+        for (V& x : s)
+            x = L::zero();
+        const int64_t end = (quarter + 1) * head_dim / 4;
+#pragma GCC unroll 2
+        for (int64_t d = quarter * head_dim / 4; d < end; ++d) {
+            const V q = L::load(transposed_queries + d * kLanes);
+#pragma GCC unroll 16
+            for (int j = 0; j < kBlock; ++j)
+                s[j] = L::fmadd(L::set1(key_block[j * head_dim + d]), q, s[j]);
+        }
+        if (quarter < 3)
+#pragma GCC unroll 16
+            for (int j = 0; j < kBlock; ++j)
+                quarters[quarter][j] = s[j];
+    }
+#pragma GCC unroll 16
+    for (int j = 0; j < kBlock; ++j)
+        s[j] = L::add(L::add(quarters[0][j], quarters[1][j]), L::add(quarters[2][j], s[j]));
+    const V scale = L::set1(t.scale);
+#pragma GCC unroll 16
+    for (V& x : s)
+        x = L::mul(x, scale);
+    if constexpr (kLimited)
+        if (t.limits.softcap > 0)
+#pragma GCC unroll 16
+            for (V& x : s)
+                x = soft_cap<L>(x, t.limits.softcap);
+    bool before_some_window = false;
+    if constexpr (kLimited) before_some_window = first < g.latest_window;
+    if (first + kBlock > g.fewest_keys || before_some_window) {
+#pragma GCC unroll 16
+        for (int j = 0; j < kBlock; ++j) {
+            const auto key = L::set1_int(static_cast<int32_t>(first + j));
+            auto seen = L::less(key, g.keys_seen);
+            if constexpr (kLimited) seen &= L::greater_equal(key, g.first_key);
+            s[j] = L::blend(seen, L::set1(-INFINITY), s[j]);
+        }
+    }
+    V block_max[8];
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j)
+        block_max[j] = L::max(s[j], s[j + 8]);
+    for (int width = 4; width >= 1; width /= 2)
+        for (int j = 0; j < width; ++j)
+            block_max[j] = L::max(block_max[j], block_max[j + width]);
+    const V new_max = L::max(g.max, block_max[0]);
+    // The shift: the maximum, or 0 while every score so far is -inf (whose weights are then
+    // exp(-inf - 0) = 0, not exp(-inf - -inf)).
+    const V shift = L::blend(L::equal(new_max, L::set1(-INFINITY)), new_max, L::zero());
+    const V rescale = L::exp(L::sub(g.max, shift));
+    g.max = new_max;
+#pragma GCC unroll 16
+    for (V& x : s)
+        x = L::exp(L::sub(x, shift)); // the weights
+    V total[8];
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j)
+        total[j] = L::add(s[j], s[j + 8]);
+    for (int width = 4; width >= 1; width /= 2)
+        for (int j = 0; j < width; ++j)
+            total[j] = L::add(total[j], total[j + width]);
+    g.sum = L::fmadd(g.sum, rescale, total[0]);
+
+    // outputs[d][lane] = outputs[d][lane] * rescale, then + value[j][d] * weight[j] for each key.
+    const bool rescaled = L::not_equal(rescale, L::set1(1.0f)) != 0;
+    constexpr int kElements = 8; // output vectors in registers at a time, beside the 16 weights
+    for (int64_t d = 0; d < head_dim; d += kElements) {
+        V o[kElements];
+#pragma GCC unroll 8
+        for (int i = 0; i < kElements; ++i) {
+            o[i] = L::load(outputs + (d + i) * kLanes);
+            if (rescaled) o[i] = L::mul(o[i], rescale);
+        }
+#pragma GCC unroll 16
+        for (int j = 0; j < kBlock; ++j)
+#pragma GCC unroll 8
+            for (int i = 0; i < kElements; ++i)
+                o[i] = L::fmadd(L::set1(value_block[j * head_dim + d + i]), s[j], o[i]);
+#pragma GCC unroll 8
+        for (int i = 0; i < kElements; ++i)
+            L::store(outputs + (d + i) * kLanes, o[i]);
+    }
+}
+
+template <class L, bool kLimited, int kHeadDim> void attend_tile(const Tile& t) {
+    constexpr int kLanes = L::kLanes;
+    const int64_t rows = t.rows(), head_dim = t.head_dim;
+    const int64_t groups = (rows + kLanes - 1) / kLanes;
+    const int64_t group_floats = kLanes * head_dim;
+    const int64_t groups_per_pass = std::max<int64_t>(1, kPassFloats / group_floats);
+    alignas(64) float transposed_queries[kBufferFloats];
+    alignas(64) float outputs[kBufferFloats];
+    alignas(64) float key_block[kBlock * kMaxAttentionHeadDim];
+    alignas(64) float value_block[kBlock * kMaxAttentionHeadDim];
+    RowGroup<L> pass[kPassFloats / (kLanes * 16)];
+    for (int64_t first_group = 0; first_group < groups; first_group += groups_per_pass) {
+        const int64_t n_groups = std::min(groups_per_pass, groups - first_group);
+        int64_t pass_keys = 0, first_block = INT64_MAX;
+        for (int64_t i = 0; i < n_groups; ++i) {
+            pass[i] =
+                start_group<L, kLimited>(t, (first_group + i) * kLanes, transposed_queries + i * group_floats,
+                                         outputs + i * group_floats);
+            pass_keys = std::max(pass_keys, pass[i].most_keys);
+            first_block = std::min(first_block, pass[i].earliest_window / kBlock * kBlock);
+        }
+        for (int64_t first = first_block; first < pass_keys; first += kBlock) {
+            const int present = static_cast<int>(std::min<int64_t>(kBlock, pass_keys - first));
+            widen_block(t.keys, first, present, head_dim, key_block);
+            widen_block(t.values, first, present, head_dim, value_block);
+            for (int64_t i = 0; i < n_groups; ++i) {
+                RowGroup<L>& g = pass[i];
+                // Blocks a group's rows see none of change nothing of them: skip those.
+                if (first >= g.most_keys) continue;
+                if constexpr (kLimited)
+                    if (first + kBlock <= g.earliest_window) continue;
+                group_block<L, kLimited, kHeadDim>(t, g, first, key_block, value_block,
+                                                   transposed_queries + i * group_floats,
+                                                   outputs + i * group_floats);
+            }
+        }
+        for (int64_t i = 0; i < n_groups; ++i) {
+            const RowGroup<L>& g = pass[i];
+            alignas(64) float sums[kLanes];
+            L::store(sums, g.sum);
+            const float* group_outputs = outputs + i * group_floats;
+            for (int lane = 0; lane < kLanes && g.first_row + lane < rows; ++lane) {
+                float* out = t.out + t.offset(g.first_row + lane);
+                for (int64_t d = 0; d < head_dim; ++d)
+                    out[d] = group_outputs[d * kLanes + lane] / sums[lane];
+            }
+        }
+    }
+}
+
+// Tiles of 8 rows or fewer (decode) in 256-bit vectors, where 16 lanes would be half empty.
+template <bool kLimited, int kHeadDim> void attend_tile(const Tile& t) {
+    if (t.rows() > Lanes8::kLanes)
+        attend_tile<Lanes16, kLimited, kHeadDim>(t);
+    else
+        attend_tile<Lanes8, kLimited, kHeadDim>(t);
+}
+
+template <bool kLimited> void attend_tile(const Tile& t) {
+    switch (t.head_dim) { // the common head sizes with constant offsets; the rest at run time
+    case 64:
+        return attend_tile<kLimited, 64>(t);
+    case 128:
+        return attend_tile<kLimited, 128>(t);
+    case 256:
+        return attend_tile<kLimited, 256>(t);
+    default:
+        return attend_tile<kLimited, 0>(t);
+    }
+}
+
+// Tiles of one position (decode: a handful of rows, which would leave most lanes empty) and
+// head sizes that are not multiples of 16 go to the AVX2 kernels, which put the keys side by
+// side instead. The choice depends on neither the thread count nor the split of a tile's heads.
+bool for_avx2(int64_t n_positions, int64_t head_dim) {
+    return n_positions == 1 || head_dim % 16 != 0;
+}
+
+void attend_group(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
+                  int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
+                  float scale) {
+    if (for_avx2(n_positions, head_dim))
+        return avx2::attend_group(q, out, head_stride, position_stride, n_heads, n_positions, keys, values,
+                                  n_keys, head_dim, scale);
+    attend_tile<false>({q,
+                        out,
+                        head_stride,
+                        position_stride,
+                        n_heads,
+                        n_positions,
+                        keys,
+                        values,
+                        n_keys,
+                        head_dim,
+                        scale,
+                        {}});
+}
+
+void attend_group_limited(const float* q, float* out, size_t head_stride, size_t position_stride,
+                          int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys,
+                          int64_t head_dim, float scale, AttentionLimits limits) {
+    if (for_avx2(n_positions, head_dim))
+        return avx2::attend_group_limited(q, out, head_stride, position_stride, n_heads, n_positions, keys,
+                                          values, n_keys, head_dim, scale, limits);
+    const Tile tile{q,    out,    head_stride, position_stride, n_heads, n_positions,
+                    keys, values, n_keys,      head_dim,        scale,   limits};
+    if (limits.window > 0 || limits.softcap > 0)
+        attend_tile<true>(tile);
+    else
+        attend_tile<false>(tile);
+}
+
+void attend_group_f16(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
+                      int64_t n_positions, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
+                      int64_t n_keys, int64_t head_dim, float scale) {
+    const KvRows key_rows{keys, TensorType::F16, kv_stride * sizeof(uint16_t)};
+    const KvRows value_rows{values, TensorType::F16, kv_stride * sizeof(uint16_t)};
+    attend_group(q, out, head_stride, position_stride, n_heads, n_positions, key_rows, value_rows, n_keys,
+                 head_dim, scale);
+}
+
+} // namespace
+
+void add_attention_kernels(KernelTable& table) {
+    // attend_f16, one row, stays the AVX2 tier's (for_avx2).
+    table.attend_group_f16 = attend_group_f16;
+    table.attend_group = attend_group;
+    table.attend_group_limited = attend_group_limited;
+}
+
+} // namespace hearth::kernels::avx512

@@ -1,0 +1,14 @@
+#pragma once
+// The AVX-512 tier's float kernels (AVX-512 F/BW/VL/DQ), compiled with that tier's flags alone
+// and put in its table by x86_vnni/vnni_table.cpp. Include only from kernels/x86_avx512/ and
+// the AVX-512 build of x86_vnni/.
+#include "kernels/kernel_table.h"
+
+namespace hearth::kernels::avx512 {
+
+// Attention (AttendGroupFn, AttendGroupLimitedFn, AttendGroupF16Fn) in F32, 16 keys per block,
+// for tiles of several positions and head sizes that are multiples of 16; tiles of one position
+// (decode) and other head sizes go to the AVX2 kernels.
+void add_attention_kernels(KernelTable& table);
+
+} // namespace hearth::kernels::avx512
