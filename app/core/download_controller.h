@@ -4,10 +4,15 @@
 // be paused, resumed (also after a restart of the app: the NAME.part file left in
 // the folder is picked up) and cancelled. A finished file is announced so that the
 // model picker rescans and shows it. A file found by the Hugging Face search joins
-// the list as an entry of its own when its download starts.
+// the list as an entry of its own when its download starts. Every download is
+// verified by SHA-256: an entry without one asks Hugging Face's API for the file's
+// (its LFS digest) before starting, and is refused in plain words when there is none.
 #include "app/core/catalog_list_model.h"
 #include "app/core/hf_search_list_model.h"
+#include "app/download/hugging_face_search.h"
+#include <QMap>
 #include <QObject>
+#include <QSet>
 #include <QTimer>
 #include <QtQml/qqmlregistration.h>
 #include <map>
@@ -44,6 +49,9 @@ public:
 
     // Replaces the catalog (the built-in one at construction; tests give their own).
     void setCatalog(const CatalogParseResult& catalog);
+    // Where Hugging Face's API is asked, for the search and for missing checksums
+    // (https://huggingface.co; tests point it at a server on loopback).
+    void setHuggingFaceBaseUrl(const QUrl& baseUrl);
 
     // Starts a catalog entry's download, or resumes it.
     Q_INVOKABLE void download(const QString& id);
@@ -64,6 +72,10 @@ signals:
 
 private:
     download::Download* downloadFor(const QString& id);
+    // The digest the entry's download is verified with: the catalog's, else the API's.
+    [[nodiscard]] QByteArray expectedSha256(const QString& id) const;
+    QCoro::Task<> startAfterChecksumLookup(QString id);
+    void refuse(const QString& id, const QString& message);
     void publish(const QString& id);
     void publishActive();
 
@@ -73,7 +85,10 @@ private:
     std::unique_ptr<HfSearchListModel> search_;
     QString catalogError_;
     std::map<QString, std::unique_ptr<download::Download>> downloads_; // by catalog id
-    QTimer progressTimer_; // speed and time left, a few times a second, not per network chunk
+    download::HuggingFaceSearch hfApi_;                                // for the checksums the catalog lacks
+    QMap<QString, QByteArray> apiSha256_;                              // by catalog id: digests the API gave
+    QSet<QString> checksumLookups_; // ids waiting for the API; pause or cancel drops them
+    QTimer progressTimer_;          // speed and time left, a few times a second, not per network chunk
 };
 
 } // namespace hearth::app

@@ -139,4 +139,23 @@ QUrl hfFileUrl(const QUrl& base, const QString& repositoryId, const QString& pat
     return url;
 }
 
+std::optional<HfFileLocation> hfFileLocation(const QUrl& url) {
+    if (!url.isValid()) return std::nullopt;
+    const QStringList segments = url.path(QUrl::FullyDecoded).split(QLatin1Char('/'));
+    // BASE/owner/name/resolve/REVISION/PATH: the first "resolve" with a repository before it.
+    for (qsizetype i = 2; i + 2 < segments.size(); ++i) {
+        if (segments[i] != QLatin1String("resolve")) continue;
+        HfFileLocation location;
+        location.repositoryId = segments[i - 2] + QLatin1Char('/') + segments[i - 1];
+        location.revision = segments[i + 1];
+        location.path = segments.mid(i + 2).join(QLatin1Char('/'));
+        static const QRegularExpression revision(QStringLiteral("^[A-Za-z0-9._-]{1,100}$"));
+        if (!isValidRepositoryId(location.repositoryId) || !revision.match(location.revision).hasMatch() ||
+            !isUsableGgufPath(location.path))
+            return std::nullopt;
+        return location;
+    }
+    return std::nullopt;
+}
+
 } // namespace hearth::download

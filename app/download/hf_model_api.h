@@ -1,13 +1,14 @@
 #pragma once
 // Hugging Face's model API, read as untrusted input: the answer to a search
 // (GET /api/models?search=NAME&filter=gguf) and one repository's files with their
-// sizes and SHA-256 (GET /api/models/OWNER/NAME?blobs=true). Wrong types, missing
+// sizes and SHA-256 (GET /api/models/OWNER/NAME?blobs=true, each file's `lfs.sha256`). Wrong types, missing
 // fields and oversized arrays never reach the app: a bad entry is left out, a bad
 // document is refused with a plain-words reason.
 #include <QByteArray>
 #include <QList>
 #include <QString>
 #include <QUrl>
+#include <optional>
 
 namespace hearth::download {
 
@@ -52,5 +53,15 @@ HfRepositoryParse parseRepositoryInfo(const QByteArray& json, const QString& exp
 
 // Where Hugging Face serves a repository file: BASE/owner/name/resolve/main/PATH.
 QUrl hfFileUrl(const QUrl& base, const QString& repositoryId, const QString& path);
+
+// The file a Hugging Face download address names (".../owner/name/resolve/REVISION/PATH").
+struct HfFileLocation {
+    QString repositoryId; // "owner/name"
+    QString revision;     // "main", a branch or a commit
+    QString path;         // inside the repository
+};
+// Read from the address's path whatever its host (a mirror, a test server); nullopt when
+// the path names no repository file.
+std::optional<HfFileLocation> hfFileLocation(const QUrl& url);
 
 } // namespace hearth::download

@@ -32,7 +32,7 @@ struct Fetched {
 QCoro::Task<Fetched> fetchJson(QPointer<QNetworkAccessManager> network, QUrl url, qint64 maxBytes) {
     Fetched fetched;
     if (!network) {
-        fetched.error = QStringLiteral("the search was stopped");
+        fetched.error = QStringLiteral("the request to Hugging Face was stopped");
         co_return fetched;
     }
     QNetworkRequest request(url);
@@ -50,7 +50,7 @@ QCoro::Task<Fetched> fetchJson(QPointer<QNetworkAccessManager> network, QUrl url
                      });
     co_await reply.get();
     if (!reply) { // the network access went away (the app is closing)
-        fetched.error = QStringLiteral("the search was stopped");
+        fetched.error = QStringLiteral("the request to Hugging Face was stopped");
         co_return fetched;
     }
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
@@ -66,6 +66,17 @@ QCoro::Task<Fetched> fetchJson(QPointer<QNetworkAccessManager> network, QUrl url
     }
     reply->deleteLater();
     co_return fetched;
+}
+
+// A repository's files with their sizes and LFS SHA-256, at `revision` ("main": the default
+// branch, which the API answers at its shorter address).
+QUrl repositoryInfoUrl(const QUrl& base, const QString& id,
+                       const QString& revision = QStringLiteral("main")) {
+    QUrl url = apiUrl(base, revision == QLatin1String("main")
+                                ? QStringLiteral("/api/models/") + id
+                                : QStringLiteral("/api/models/%1/revision/%2").arg(id, revision));
+    url.setQuery(QStringLiteral("blobs=true"));
+    return url;
 }
 
 } // namespace
@@ -110,9 +121,7 @@ QCoro::Task<HfSearchResult> HuggingFaceSearch::search(QString text, int limit) {
     // Every repository's file list is asked for at once, then read in the search's order.
     std::vector<QCoro::Task<Fetched>> lists;
     for (const QString& id : ids.repositoryIds) {
-        QUrl infoUrl = apiUrl(base, QStringLiteral("/api/models/") + id);
-        infoUrl.setQuery(QStringLiteral("blobs=true"));
-        lists.push_back(fetchJson(network, infoUrl, limits.maxDocumentBytes));
+        lists.push_back(fetchJson(network, repositoryInfoUrl(base, id), limits.maxDocumentBytes));
     }
     for (size_t i = 0; i < lists.size(); ++i) {
         const QString& id = ids.repositoryIds.at(qsizetype(i));
@@ -128,6 +137,40 @@ QCoro::Task<HfSearchResult> HuggingFaceSearch::search(QString text, int limit) {
         }
         if (!parsed.repository.files.isEmpty()) result.repositories.append(parsed.repository);
     }
+    co_return result;
+}
+
+QCoro::Task<HfFileChecksum> HuggingFaceSearch::fileChecksum(HfFileLocation file) {
+    HfFileChecksum result;
+    // As in search(): nothing of `this` after the first suspension.
+    const QPointer<QNetworkAccessManager> network(network_);
+    HfApiLimits limits = limits_;
+    limits.maxFilesKept = limits.maxSiblingsRead; // the one file wanted may come late in a long list
+    QCoro::Task<Fetched> fetching = fetchJson(
+        network, repositoryInfoUrl(baseUrl_, file.repositoryId, file.revision), limits.maxDocumentBytes);
+    const Fetched info = co_await fetching;
+    if (!info.error.isEmpty()) {
+        result.error = QStringLiteral("asking Hugging Face for the file list of %1 failed: %2")
+                           .arg(file.repositoryId, info.error);
+        co_return result;
+    }
+    const HfRepositoryParse parsed = parseRepositoryInfo(info.body, file.repositoryId, limits);
+    if (!parsed.error.isEmpty()) {
+        result.error = parsed.error;
+        co_return result;
+    }
+    for (const HfModelFile& listed : parsed.repository.files) {
+        if (listed.path != file.path) continue;
+        if (listed.sha256Hex.isEmpty()) {
+            result.error = QStringLiteral("Hugging Face lists %1 in %2 without a SHA-256")
+                               .arg(file.path, file.repositoryId);
+            co_return result;
+        }
+        result.sha256Hex = listed.sha256Hex;
+        result.bytes = listed.bytes;
+        co_return result;
+    }
+    result.error = QStringLiteral("Hugging Face does not list %1 in %2").arg(file.path, file.repositoryId);
     co_return result;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Searching Hugging Face for GGUF repositories by name: one request for the matching
 // repositories, then one per repository (all at once) for its files with sizes and
-// SHA-256. The base URL is configurable: tests point it at a server on loopback.
+// SHA-256; and the SHA-256 of one file, from the same file list. The base URL is
+// configurable: tests point it at a server on loopback.
 //
 // Used on the thread of its QNetworkAccessManager; the answers are parsed as
 // untrusted input (hf_model_api.h) and capped in size while they arrive.
@@ -19,6 +20,13 @@ struct HfSearchResult {
     QString error;                    // the search itself failed; empty otherwise
 };
 
+// One file's SHA-256 as the API gives it (its LFS pointer's), or why there is none.
+struct HfFileChecksum {
+    QByteArray sha256Hex; // lowercase; empty when unknown
+    qint64 bytes = -1;    // the file's size, -1 when the API did not say
+    QString error;        // plain words, when sha256Hex is empty
+};
+
 class HuggingFaceSearch {
 public:
     explicit HuggingFaceSearch(QNetworkAccessManager* network) : network_(network) {}
@@ -29,6 +37,10 @@ public:
 
     // At most `limit` repositories (1..50) whose names match `text`.
     QCoro::Task<HfSearchResult> search(QString text, int limit = 10);
+
+    // The SHA-256 of one repository file, read from the same file list a search reads
+    // (GET /api/models/OWNER/NAME?blobs=true): for downloads whose digest nobody gave.
+    QCoro::Task<HfFileChecksum> fileChecksum(HfFileLocation file);
 
     static constexpr int kMaxQueryLength = 100;
 

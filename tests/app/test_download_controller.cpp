@@ -2,8 +2,9 @@
 // entry downloads into the models folder and is announced to the picker; pause,
 // resume and cancel; and a partial file left by an earlier run of the app shows
 // as paused and resumes from where it stopped, also when the controller itself was
-// destroyed mid-download (the app quit); and a file found by the Hugging Face search
-// joins the list and downloads, verified by the SHA-256 the API gave.
+// destroyed mid-download (the app quit); a file found by the Hugging Face search
+// joins the list and downloads, verified by the SHA-256 the API gave; and a catalog
+// entry without a SHA-256 gets the API's, or is refused when there is none.
 #include "app/core/app_settings.h"
 #include "app/core/download_controller.h"
 #include "tests/download/download_test_helpers.h"
@@ -354,18 +355,77 @@ private slots:
         QVERIFY2(error.contains("not found") && error.contains("404"), qPrintable(error));
     }
 
-    // Without a known SHA-256 (the built-in catalog's case) the file is still
-    // downloaded, checked by size, and says so.
-    void without_a_checksum_the_size_is_checked_and_said() {
+    // A catalog entry without a SHA-256 (the built-in catalog's case): the file's digest
+    // is asked of Hugging Face's API (its LFS pointer) first, and the download verified by it.
+    CatalogParseResult catalogOfTheApiFile() const {
+        CatalogParseResult catalog = catalogFor({});
+        catalog.entries[0].url = server_->urlOf("/someone/Tiny-GGUF/resolve/main/tiny-Q4_K_M.gguf");
+        return catalog;
+    }
+    void without_a_catalog_checksum_the_apis_is_used() {
+        serveSearchApi(false);
         DownloadController controller(settings_.get());
-        controller.setCatalog(catalogFor({}));
+        controller.setHuggingFaceBaseUrl(server_->urlOf(QString()));
+        controller.setCatalog(catalogOfTheApiFile());
         QSignalSpy downloaded(&controller, &DownloadController::modelDownloaded);
         controller.download("tiny");
+        QCOMPARE(stateOf(controller), QString("preparing"));
         QVERIFY(downloaded.wait(30000));
+        QCOMPARE(hearth::test::fileBytes(searchedFilePath()), server_->content());
         CatalogListModel* model = controller.catalog();
-        QVERIFY(
-            model->data(model->index(0), CatalogListModel::NoteRole).toString().contains("checksum unknown"));
-        QCOMPARE(model->data(model->index(0), CatalogListModel::ChecksumKnownRole).toBool(), false);
+        QVERIFY(model->data(model->index(0), CatalogListModel::NoteRole).toString().contains("verified"));
+        QCOMPARE(server_->requests.first().path, QByteArray("/api/models/someone/Tiny-GGUF?blobs=true"));
+    }
+
+    void a_wrong_digest_from_the_api_fails_the_download() {
+        serveSearchApi(false);
+        QJsonObject info =
+            QJsonDocument::fromJson(server_->routes["/api/models/someone/Tiny-GGUF"].body).object();
+        QJsonArray siblings = info["siblings"].toArray();
+        QJsonObject file = siblings[1].toObject();
+        file["lfs"] = QJsonObject{{"sha256", QString(64, 'c')}, {"size", server_->content().size()}};
+        siblings[1] = file;
+        info["siblings"] = siblings;
+        server_->routes["/api/models/someone/Tiny-GGUF"] = {QJsonDocument(info).toJson()};
+        DownloadController controller(settings_.get());
+        controller.setHuggingFaceBaseUrl(server_->urlOf(QString()));
+        controller.setCatalog(catalogOfTheApiFile());
+        controller.download("tiny");
+        QTRY_COMPARE_WITH_TIMEOUT(stateOf(controller), QString("failed"), 30000);
+        CatalogListModel* model = controller.catalog();
+        const QString error = model->data(model->index(0), CatalogListModel::ErrorRole).toString();
+        QVERIFY2(error.contains("checksum", Qt::CaseInsensitive), qPrintable(error));
+        QVERIFY(!QFileInfo::exists(searchedFilePath()));
+    }
+
+    // Neither the catalog nor the API gives a digest: nothing is downloaded, and the
+    // row says why in plain words.
+    void without_any_checksum_the_download_is_refused() {
+        serveSearchApi(false);
+        const QJsonObject unverifiable{
+            {"id", "someone/Tiny-GGUF"},
+            {"siblings", QJsonArray{QJsonObject{{"rfilename", "tiny-Q4_K_M.gguf"}, {"size", kFileBytes}}}}};
+        server_->routes["/api/models/someone/Tiny-GGUF"] = {QJsonDocument(unverifiable).toJson()};
+        DownloadController controller(settings_.get());
+        controller.setHuggingFaceBaseUrl(server_->urlOf(QString()));
+        controller.setCatalog(catalogOfTheApiFile());
+        controller.download("tiny");
+        QTRY_COMPARE_WITH_TIMEOUT(stateOf(controller), QString("failed"), 30000);
+        CatalogListModel* model = controller.catalog();
+        QString error = model->data(model->index(0), CatalogListModel::ErrorRole).toString();
+        QVERIFY2(error.startsWith("Not downloaded") && error.contains("without a SHA-256"),
+                 qPrintable(error));
+        QCOMPARE(server_->requests.size(), 1); // the file list, never the file
+        QVERIFY(!QFileInfo::exists(searchedFilePath() + ".part"));
+
+        // An address that names no Hugging Face file: refused without asking anyone.
+        controller.setCatalog(catalogFor({}));
+        controller.download("tiny");
+        QCOMPARE(stateOf(controller), QString("failed"));
+        error = model->data(model->index(0), CatalogListModel::ErrorRole).toString();
+        QVERIFY2(error.contains("not a Hugging Face file"), qPrintable(error));
+        QCOMPARE(server_->requests.size(), 1);
+        QVERIFY(!QFileInfo::exists(partPath()));
     }
 };
 

@@ -1,7 +1,8 @@
 // The Hugging Face search: the API's JSON read as hostile input (wrong types,
 // missing fields, huge arrays, paths that try to leave the models folder), the
-// quantization read from file names, and whole searches against a loopback server
-// answering in the API's shapes, with its failures.
+// quantization read from file names, whole searches against a loopback server
+// answering in the API's shapes, with its failures, and one file's SHA-256 read from
+// its repository's file list (for downloads nobody gave a digest for).
 #include "app/download/gguf_quantization_name.h"
 #include "app/download/hf_model_api.h"
 #include "app/download/hugging_face_search.h"
@@ -328,6 +329,106 @@ private slots:
         search.setBaseUrl(QUrl(QStringLiteral("http://127.0.0.1:%1").arg(port)));
         result = QCoro::waitFor(search.search("x"));
         QVERIFY2(result.error.contains("could not connect"), qPrintable(result.error));
+    }
+
+    void a_download_address_names_its_repository_file_data() {
+        QTest::addColumn<QUrl>("url");
+        QTest::addColumn<QString>("repository"); // empty: the address names no repository file
+        QTest::addColumn<QString>("revision");
+        QTest::addColumn<QString>("path");
+        QTest::newRow("catalog") << QUrl(
+                                        "https://huggingface.co/bartowski/Qwen2.5-0.5B-Instruct-GGUF/resolve/"
+                                        "main/Qwen2.5-0.5B-Instruct-Q4_K_M.gguf")
+                                 << "bartowski/Qwen2.5-0.5B-Instruct-GGUF"
+                                 << "main"
+                                 << "Qwen2.5-0.5B-Instruct-Q4_K_M.gguf";
+        QTest::newRow("mirror, folder, commit")
+            << QUrl("http://127.0.0.1:9/mirror/o/r/resolve/0a1b2c/Q4_K_M/m-Q4_K_M.gguf") << "o/r"
+            << "0a1b2c"
+            << "Q4_K_M/m-Q4_K_M.gguf";
+        QTest::newRow("no resolve") << QUrl("https://huggingface.co/o/r/blob/main/m.gguf") << ""
+                                    << ""
+                                    << "";
+        QTest::newRow("no repository") << QUrl("https://huggingface.co/r/resolve/main/m.gguf") << ""
+                                       << ""
+                                       << "";
+        QTest::newRow("not a model file") << QUrl("https://huggingface.co/o/r/resolve/main/README.md") << ""
+                                          << ""
+                                          << "";
+        QTest::newRow("leaves the repository")
+            << QUrl("https://huggingface.co/o/r/resolve/main/%2E%2E/x.gguf") << ""
+            << ""
+            << "";
+        QTest::newRow("bad revision") << QUrl("https://huggingface.co/o/r/resolve/a%3Fb/m.gguf") << ""
+                                      << ""
+                                      << "";
+    }
+    void a_download_address_names_its_repository_file() {
+        QFETCH(QUrl, url);
+        QFETCH(QString, repository);
+        QFETCH(QString, revision);
+        QFETCH(QString, path);
+        const std::optional<HfFileLocation> location = hfFileLocation(url);
+        QCOMPARE(location.has_value(), !repository.isEmpty());
+        if (!location) return;
+        QCOMPARE(location->repositoryId, repository);
+        QCOMPARE(location->revision, revision);
+        QCOMPARE(location->path, path);
+    }
+
+    // A file's SHA-256 comes from the LFS pointer in its repository's file list, the same
+    // list a search reads; at another revision, from that revision's list.
+    void a_files_checksum_comes_from_its_repository_file_list() {
+        const QString upper = kDigest.toUpper();
+        server_->routes["/api/models/o/Tiny-GGUF"] = {
+            toJson(repositoryInfo("o/Tiny-GGUF", {lfsFile("tiny-Q8_0.gguf", 10, QString(64, 'a')),
+                                                  lfsFile("tiny-Q4_K_M.gguf", 77, upper)}))};
+        server_->routes["/api/models/o/Tiny-GGUF/revision/0a1b2c"] = {
+            toJson(repositoryInfo("o/Tiny-GGUF", {lfsFile("tiny-Q4_K_M.gguf", 66, QString(64, 'b'))}))};
+        HuggingFaceSearch api(network_.get());
+        api.setBaseUrl(server_->urlOf(QString()));
+
+        HfFileChecksum found = QCoro::waitFor(api.fileChecksum({"o/Tiny-GGUF", "main", "tiny-Q4_K_M.gguf"}));
+        QVERIFY2(found.error.isEmpty(), qPrintable(found.error));
+        QCOMPARE(found.sha256Hex, kDigest.toLatin1());
+        QCOMPARE(found.bytes, qint64(77));
+        found = QCoro::waitFor(api.fileChecksum({"o/Tiny-GGUF", "0a1b2c", "tiny-Q4_K_M.gguf"}));
+        QCOMPARE(found.sha256Hex, QByteArray(64, 'b'));
+        QCOMPARE(server_->requests.size(), 2);
+        QCOMPARE(server_->requests[0].path, QByteArray("/api/models/o/Tiny-GGUF?blobs=true"));
+        QCOMPARE(server_->requests[1].path, QByteArray("/api/models/o/Tiny-GGUF/revision/0a1b2c?blobs=true"));
+    }
+
+    void a_missing_checksum_says_why_data() {
+        QTest::addColumn<QByteArray>("answer");
+        QTest::addColumn<int>("status");
+        QTest::addColumn<QString>("reason");
+        const auto answer = [](const QJsonArray& siblings) {
+            return toJson(repositoryInfo("o/r", siblings));
+        };
+        QTest::newRow("not listed") << answer({lfsFile("other-Q4_0.gguf", 5)}) << 200
+                                    << "does not list m.gguf";
+        QTest::newRow("no lfs") << answer({QJsonObject{{"rfilename", "m.gguf"}, {"size", 5}}}) << 200
+                                << "without a SHA-256";
+        QTest::newRow("bad digest") << answer({lfsFile("m.gguf", 5, "12345")}) << 200 << "without a SHA-256";
+        QTest::newRow("digest of the wrong type")
+            << answer({QJsonObject{{"rfilename", "m.gguf"}, {"lfs", QJsonObject{{"sha256", 7}}}}}) << 200
+            << "without a SHA-256";
+        QTest::newRow("another repository") << toJson(repositoryInfo("o/other", {lfsFile("m.gguf", 5)}))
+                                            << 200 << "did not send the file list of o/r";
+        QTest::newRow("not JSON") << QByteArray("{\"id\": \"o/r\", \"sib") << 200 << "not valid JSON";
+        QTest::newRow("gone") << QByteArray("{}") << 404 << "404";
+    }
+    void a_missing_checksum_says_why() {
+        QFETCH(QByteArray, answer);
+        QFETCH(int, status);
+        QFETCH(QString, reason);
+        server_->routes["/api/models/o/r"] = {answer, status};
+        HuggingFaceSearch api(network_.get());
+        api.setBaseUrl(server_->urlOf(QString()));
+        const HfFileChecksum found = QCoro::waitFor(api.fileChecksum({"o/r", "main", "m.gguf"}));
+        QVERIFY(found.sha256Hex.isEmpty());
+        QVERIFY2(found.error.contains(reason), qPrintable(found.error));
     }
 
     // An answer larger than the limit is cut off while it arrives.

@@ -23,7 +23,7 @@ const {version} =
     JSON.parse(readFileSync(`${process.env.OPENAI_DEMO_DIR}/node_modules/openai/package.json`, 'utf8'));
 
 // Streams one chat completion; returns its text, time to first token and usage.
-async function streamChat(client, modelId, messages) {
+async function streamChat(client, modelId, messages, maxTokens) {
     const started = performance.now();
     let firstTokenMs = null;
     let text = '';
@@ -33,7 +33,7 @@ async function streamChat(client, modelId, messages) {
         messages,
         stream : true,
         stream_options : {include_usage : true},
-        max_tokens : 20, // stories260K sees 128 tokens: both requests fit without a context shift
+        max_tokens : maxTokens,
         temperature : 0.7,
         seed : 7,
     });
@@ -53,8 +53,11 @@ try {
     const modelId = models.data[0].id;
     console.log(`openai ${version} client, server ${url}, model ${modelId}`);
 
-    const first = [ {role : 'user', content : 'Tell me about a dog.'} ];
-    const one = await streamChat(client, modelId, first);
+    // Short: stories260K sees 128 tokens and ChatML's markers take ~20 of them per message. A
+    // second request that overflowed the context would shift its first turn out of view, and
+    // cached_tokens would count only the reused tokens still in view (issue 19's "37 of 52").
+    const first = [ {role : 'user', content : 'A dog.'} ];
+    const one = await streamChat(client, modelId, first, 12);
     console.log(`\n1st request (streamed): ${JSON.stringify(one.text)}`);
     console.log(
         `  time to first token ${one.firstTokenMs.toFixed(1)} ms, whole reply ${one.totalMs.toFixed(1)} ms`);
@@ -64,9 +67,9 @@ try {
 
     const second = [
         ...first, {role : 'assistant', content : one.text},
-        {role : 'user', content : 'And then what happened?'}
+        {role : 'user', content : 'Then?'}
     ];
-    const two = await streamChat(client, modelId, second);
+    const two = await streamChat(client, modelId, second, 12);
     console.log(`\n2nd request (extends the 1st): ${JSON.stringify(two.text)}`);
     console.log(
         `  time to first token ${two.firstTokenMs.toFixed(1)} ms, whole reply ${two.totalMs.toFixed(1)} ms`);
