@@ -1,7 +1,6 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
-import QtQuick.Dialogs
 
 // The models page: the GGUF files in the models folder and those used before,
 // what each is and needs, loading with progress, and the drop hint.
@@ -12,18 +11,22 @@ Item {
     property var downloads: null // DownloadController: the catalog below the local models
     function openFile() { fileDialog.open() }
 
-    FolderDialog {
+    // The platform's dialogs where its theme has them, else Hearth's own (FileBrowserPopup).
+    ChooserDialog {
         id: folderDialog
+        chooseFolder: true
         objectName: "modelsFolderDialog"
         title: qsTr("Choose the models folder")
+        startFolderPath: picker.settings ? picker.settings.modelsFolder : ""
         // The settings decode the URL: its text keeps percent-encoding ("My%20Models").
         onAccepted: picker.settings.setModelsFolderUrl(selectedFolder)
     }
-    FileDialog {
+    ChooserDialog {
         id: fileDialog
         objectName: "modelFileDialog"
         title: qsTr("Open a GGUF model")
         nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
+        startFolderPath: picker.settings ? picker.settings.modelsFolder : ""
         onAccepted: picker.models.loadDroppedFile(selectedFile)
     }
 

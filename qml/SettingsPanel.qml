@@ -1,7 +1,6 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
-import QtQuick.Dialogs
 
 // Every preference, applied as it changes (AppSettings stores it).
 Item {
@@ -16,10 +15,13 @@ Item {
         combo.forceActiveFocus(Qt.OtherFocusReason)
     }
 
-    FolderDialog {
+    // The platform's dialog where its theme has one, else Hearth's own (FileBrowserPopup).
+    ChooserDialog {
         id: folderDialog
+        chooseFolder: true
         objectName: "modelsFolderDialog"
         title: qsTr("Choose the models folder")
+        startFolderPath: panel.settings ? panel.settings.modelsFolder : ""
         // The settings decode the URL: its text keeps percent-encoding ("My%20Models").
         onAccepted: panel.settings.setModelsFolderUrl(selectedFolder)
     }

@@ -222,9 +222,9 @@ private slots:
         QVERIFY(fileDialog);
         QTest::keyClick(window_, Qt::Key_O, Qt::ControlModifier);
         QCOMPARE(window_->property("page").toString(), QStringLiteral("models"));
-        QTRY_VERIFY(fileDialog->property("visible").toBool());
+        QTRY_VERIFY(fileDialog->property("opened").toBool());
         QMetaObject::invokeMethod(fileDialog, "reject");
-        QTRY_VERIFY(!fileDialog->property("visible").toBool());
+        QTRY_VERIFY(!fileDialog->property("opened").toBool());
 
         // Esc stops a reply that is streaming.
         window_->setProperty("page", QStringLiteral("chat"));

@@ -26,7 +26,7 @@ Item {
             verify(dialog !== null)
             dialog.parentWindow = root.Window.window // under Qt Quick Test it finds none itself
             dialog.open()
-            tryVerify(() => dialog.visible)
+            tryVerify(() => dialog.opened)
             dialog.selectedFolder = "file:///tmp/My%20Models/Mod%C3%A8les%20%C3%A9t%C3%A9%20100%25%20%231%20%5BQ8%5D"
             dialog.accept()
             compare(testModelSettings.modelsFolder, "/tmp/My Models/Modèles été 100% #1 [Q8]")

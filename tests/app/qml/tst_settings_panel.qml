@@ -130,7 +130,7 @@ Item {
             verify(dialog !== null)
             dialog.parentWindow = root.Window.window // under Qt Quick Test it finds none itself
             dialog.open()
-            tryVerify(() => dialog.visible)
+            tryVerify(() => dialog.opened)
             dialog.selectedFolder = "file:///tmp/My%20Models/Mod%C3%A8les%20%E6%97%A5%E6%9C%AC%20100%25%20%231%20%5BQ8%5D"
             dialog.accept()
             compare(testSettings.modelsFolder, "/tmp/My Models/Modèles 日本 100% #1 [Q8]")
