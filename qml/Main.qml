@@ -14,6 +14,7 @@ ApplicationWindow {
     required property AppSettings settings
     required property MetricsController metrics
     property DownloadController downloads: null // the models page's catalog and downloads
+    property HearthBackend backend: null // its notices about the conversation database
 
     // "chat", "models" or "settings"; opens on the models page when no model is loaded.
     property string page: "models"
@@ -157,6 +158,39 @@ ApplicationWindow {
                         tip: qsTr("Engine metrics")
                         checked: window.metricsOpen
                         onClicked: window.metricsOpen = !window.metricsOpen
+                    }
+                }
+                Rectangle { anchors.bottom: parent.bottom; width: parent.width; height: 1; color: Theme.border }
+            }
+
+            // A damaged conversation database set aside for a new one: said once, until dismissed.
+            Rectangle {
+                id: databaseNotice
+                objectName: "databaseNotice"
+                readonly property string message: window.backend ? window.backend.databaseNotice : ""
+                visible: message.length > 0
+                Layout.fillWidth: true
+                implicitHeight: noticeRow.implicitHeight + 20
+                color: Theme.accentSoft
+                RowLayout {
+                    id: noticeRow
+                    anchors.fill: parent
+                    anchors.leftMargin: 20
+                    anchors.rightMargin: 8
+                    Label {
+                        objectName: "databaseNoticeText"
+                        text: databaseNotice.message
+                        color: Theme.text
+                        wrapMode: Text.Wrap
+                        Layout.fillWidth: true
+                        Accessible.role: Accessible.AlertMessage
+                    }
+                    IconButton {
+                        objectName: "dismissDatabaseNotice"
+                        iconPath: Icons.close
+                        iconSize: 14
+                        tip: qsTr("Dismiss")
+                        onClicked: window.backend.dismissDatabaseNotice()
                     }
                 }
                 Rectangle { anchors.bottom: parent.bottom; width: parent.width; height: 1; color: Theme.border }

@@ -32,6 +32,8 @@ ChatController::ChatController(AppSettings* settings, ConversationStore* store, 
         if (!storeError_.isEmpty() && error_ == storeError_) clearError();
         storeError_.clear();
     });
+    // A database locked at start is read once it is free.
+    connect(store, &ConversationStore::conversationsAvailable, this, [this] { start(); });
     connect(this, &ChatController::currentConversationChanged, this, &ChatController::currentTitleChanged);
     connect(this, &ChatController::currentConversationChanged, this, &ChatController::canSendChanged);
     connect(this, &ChatController::generatingChanged, this, &ChatController::canSendChanged);
@@ -194,7 +196,8 @@ void ChatController::startReply() {
     activeModel_ = model;
     activeMessageId_ = reply.id;
     sinceReplySaved_.start();
-    clearError();
+    // The store's message stays until its writes go through (recovered): it still applies.
+    if (error_ != storeError_) clearError();
     emit generatingChanged();
     emit replyStarted(reply.id);
     emit generateRequested(request);

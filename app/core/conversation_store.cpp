@@ -1,4 +1,5 @@
 #include "app/core/conversation_store.h"
+#include "app/core/damaged_database.h"
 #include "app/core/sql_store.h"
 #include <QDir>
 #include <QFileInfo>
@@ -34,10 +35,38 @@ void ConversationStore::reportFailure(const QString& message) {
         this, [this, message] { emit failed(message); }, Qt::QueuedConnection);
 }
 
+QString ConversationStore::describeFailure(const StoreError& error) const {
+    if (error.kind() == StoreError::Kind::Locked)
+        return tr("%1 is locked by another program, so conversations can be neither read nor saved now. "
+                  "Nothing is lost: new messages are kept and saved as soon as it is free.")
+            .arg(QDir::toNativeSeparators(path_));
+    if (error.retryable())
+        return tr("%1. The conversation stays open and is saved as soon as the disk takes writes again.")
+            .arg(QString::fromUtf8(error.what()));
+    return QString::fromUtf8(error.what());
+}
+
+void ConversationStore::startRetrying() {
+    QMetaObject::invokeMethod(
+        this, [this] { retryTimer_.start(); }, Qt::QueuedConnection);
+}
+
 SqlStore& ConversationStore::store() {
     if (!store_) {
         QDir().mkpath(QFileInfo(path_).absolutePath());
-        store_ = std::make_unique<SqlStore>(path_);
+        std::optional<DamagedDatabase> damaged;
+        store_ = openConversationDatabase(path_, &damaged);
+        if (damaged) {
+            qWarning("%s: damaged (%s); kept as %s, %d conversations copied to a new database",
+                     qPrintable(path_), qPrintable(damaged->problem), qPrintable(damaged->backupPath),
+                     damaged->conversationsCopied);
+            QMetaObject::invokeMethod(
+                this,
+                [this, backup = damaged->backupPath, copied = damaged->conversationsCopied] {
+                    emit damagedDatabaseSetAside(backup, copied);
+                },
+                Qt::QueuedConnection);
+        }
     }
     return *store_;
 }
@@ -66,9 +95,10 @@ bool ConversationStore::retryPending() {
     }
     QMetaObject::invokeMethod(
         this,
-        [this] {
+        [this, reread = conversationsUnread_.exchange(false)] {
             retryTimer_.stop();
             emit recovered();
+            if (reread) emit conversationsAvailable();
         },
         Qt::QueuedConnection);
     return true;
@@ -89,11 +119,8 @@ void ConversationStore::enqueue(const QString& key, std::function<void(SqlStore&
                 return;
             }
             keep(std::move(write));
-            reportFailure(tr("%1. The conversation stays open and is saved as soon as the disk takes "
-                             "writes again.")
-                              .arg(QString::fromUtf8(e.what())));
-            QMetaObject::invokeMethod(
-                this, [this] { retryTimer_.start(); }, Qt::QueuedConnection);
+            reportFailure(describeFailure(e));
+            startRetrying();
         } catch (const std::exception& e) {
             reportFailure(QString::fromUtf8(e.what()));
         }
@@ -105,6 +132,17 @@ QCoro::Task<QList<ConversationRecord>> ConversationStore::loadConversations() {
     QFuture<QList<ConversationRecord>> future = QtConcurrent::run(&pool_, [this] {
         try {
             return store().conversations();
+        } catch (const StoreError& e) {
+            if (e.retryable()) {
+                // Tried again with the kept writes, in order; once it goes through, the
+                // conversations are read again (conversationsAvailable).
+                conversationsUnread_.store(true);
+                keep(Write{QStringLiteral("read conversations"),
+                           [](SqlStore& s) { (void)s.conversations(); }});
+                startRetrying();
+            }
+            reportFailure(describeFailure(e));
+            return QList<ConversationRecord>{};
         } catch (const std::exception& e) {
             reportFailure(QString::fromUtf8(e.what()));
             return QList<ConversationRecord>{};
@@ -119,6 +157,9 @@ QCoro::Task<QList<MessageRecord>> ConversationStore::loadMessages(const QString&
     QFuture<QList<MessageRecord>> future = QtConcurrent::run(&pool_, [this, id] {
         try {
             return store().messages(id);
+        } catch (const StoreError& e) {
+            reportFailure(describeFailure(e));
+            return QList<MessageRecord>{};
         } catch (const std::exception& e) {
             reportFailure(QString::fromUtf8(e.what()));
             return QList<MessageRecord>{};

@@ -5,7 +5,9 @@
 // and report failures through failed(). A write the disk refuses (full, I/O
 // error, locked) is kept in memory with every write after it, in order, and
 // written when the disk takes writes again: at the next write, at flush(), and
-// every retryInterval() until then.
+// every retryInterval() until then. A damaged database is set aside at open and replaced by a
+// fresh one (damaged_database.h); one locked by another program is waited for, its
+// conversations read once it is free.
 #include "app/core/records.h"
 #include <QFuture>
 #include <QObject>
@@ -20,6 +22,7 @@
 namespace hearth::app {
 
 class SqlStore;
+class StoreError;
 
 class ConversationStore : public QObject {
     Q_OBJECT
@@ -54,6 +57,11 @@ signals:
     void failed(const QString& message);
     // Every kept write is now on disk.
     void recovered();
+    // The database was damaged: it now lies at backupPath, and a fresh one holds the
+    // conversations that could still be read from it.
+    void damagedDatabaseSetAside(const QString& backupPath, int conversationsCopied);
+    // The conversations could not be read (the database was locked) and now can: read them again.
+    void conversationsAvailable();
 
 private:
     struct Write {
@@ -66,13 +74,17 @@ private:
     void keep(Write write);
     SqlStore& store(); // database thread only; opens the file on first use
     void reportFailure(const QString& message);
+    // What the user is told when the disk or another program refuses a read or a write.
+    [[nodiscard]] QString describeFailure(const StoreError& error) const;
+    void startRetrying(); // any thread
 
     QString path_;
     QThreadPool pool_;
     std::unique_ptr<SqlStore> store_;
     std::deque<Write> pending_; // database thread only
     std::atomic<int> pendingCount_{0};
-    QTimer retryTimer_; // runs while writes are kept
+    std::atomic<bool> conversationsUnread_{false}; // a read of the conversations was refused
+    QTimer retryTimer_;                            // runs while writes are kept
 };
 
 } // namespace hearth::app

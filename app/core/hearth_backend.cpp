@@ -7,6 +7,7 @@
 #include "app/core/metrics_controller.h"
 #include "app/core/model_controller.h"
 #include "app/server/api_server.h"
+#include <QDir>
 #include <QFileInfo>
 
 namespace hearth::app {
@@ -99,6 +100,27 @@ HearthBackend::HearthBackend(const AppPaths& paths, QObject* parent)
             });
     connect(settings_.get(), &AppSettings::serverChanged, this, &HearthBackend::applyServerSettings);
     applyServerSettings();
+
+    connect(store_.get(), &ConversationStore::damagedDatabaseSetAside, this,
+            [this](const QString& backupPath, int conversationsCopied) {
+                const QString backup = QDir::toNativeSeparators(backupPath);
+                databaseNotice_ =
+                    conversationsCopied > 0
+                        ? tr("The conversation database was damaged. Hearth kept it as %1 and started a new "
+                             "one, into which it copied the conversations that could still be read (%2).")
+                              .arg(backup)
+                              .arg(conversationsCopied)
+                        : tr("The conversation database was damaged and none of its conversations could be "
+                             "read. Hearth kept it as %1 and started a new one.")
+                              .arg(backup);
+                emit databaseNoticeChanged();
+            });
+}
+
+void HearthBackend::dismissDatabaseNotice() {
+    if (databaseNotice_.isEmpty()) return;
+    databaseNotice_.clear();
+    emit databaseNoticeChanged();
 }
 
 void HearthBackend::applyServerSettings() {

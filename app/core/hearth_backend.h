@@ -5,7 +5,9 @@
 // main() builds one; so do the controller tests and the benchmark.
 #include "app/core/app_paths.h"
 #include <QObject>
+#include <QString>
 #include <QThread>
+#include <QtQml/qqmlregistration.h>
 #include <memory>
 
 namespace hearth::app {
@@ -28,6 +30,11 @@ namespace hearth::app {
 
 class HearthBackend : public QObject {
     Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("Created by the application")
+    // What the window tells the user about the conversation database (a damaged one set aside and
+    // replaced); empty when there is nothing to say.
+    Q_PROPERTY(QString databaseNotice READ databaseNotice NOTIFY databaseNoticeChanged)
 public:
     explicit HearthBackend(const AppPaths& paths, QObject* parent = nullptr);
     ~HearthBackend() override; // stops generation, joins the worker, finishes database writes
@@ -44,6 +51,12 @@ public:
     [[nodiscard]] MetricsController* metrics() const { return metrics_.get(); }
     [[nodiscard]] DownloadController* downloads() const { return downloads_.get(); }
     [[nodiscard]] server::ApiServer* apiServer() const { return apiServer_.get(); }
+    [[nodiscard]] QString databaseNotice() const { return databaseNotice_; }
+
+    Q_INVOKABLE void dismissDatabaseNotice();
+
+signals:
+    void databaseNoticeChanged();
 
 private:
     // Starts, restarts or stops the API server as the settings say, and reports its state.
@@ -61,6 +74,7 @@ private:
     std::unique_ptr<server::CompletionBackend> apiBackend_; // the worker, seen by the server
     std::unique_ptr<server::ApiServer> apiServer_;
     quint16 apiPort_ = 0; // what the server was started with
+    QString databaseNotice_;
 };
 
 } // namespace hearth::app

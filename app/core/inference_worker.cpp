@@ -13,6 +13,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <algorithm>
+#include <cmath>
 
 namespace hearth::app {
 
@@ -87,6 +88,25 @@ int firstVisibleTurn(const ChatSession& session, std::span<const engine::ChatTur
         first = static_cast<int>(i) + 1;
     }
     return first;
+}
+
+// Two tokens through the whole network, in one batch as a prompt's are: the logits after them.
+std::span<const float> evalProbe(Inference& inference) {
+    const auto& tokenizer = inference.model().tokenizer();
+    const int32_t token = tokenizer.bos_id() >= 0 ? tokenizer.bos_id() : 0;
+    auto cache = inference.new_cache(8);
+    const int32_t tokens[] = {token, token};
+    return inference.eval(*cache, tokens);
+}
+
+// A file whose weights hold NaN or infinities is well formed and loads, but computes nothing
+// of use (and NaN logits break the sampler's ordering): refused before it replaces the model in
+// use. Every weight matrix takes part in the probe's logits; only the embedding rows of tokens
+// other than the probe's do not.
+void checkComputesFiniteValues(Inference& inference, const std::string& path) {
+    const std::span<const float> logits = evalProbe(inference);
+    if (!std::all_of(logits.begin(), logits.end(), [](float v) { return std::isfinite(v); }))
+        throw Error(path + ": the model computes NaN or infinite values: its weights are damaged");
 }
 
 QString cacheTypeName(kernels::TensorType type) {
@@ -206,6 +226,7 @@ void InferenceWorker::loadModel(quint64 requestId, const QString& path) {
         };
         std::shared_ptr<const Model> model = Model::load(path.toStdString(), fits);
         auto inference = std::make_unique<Inference>(model, inferenceOptions(*model, config_));
+        checkComputesFiniteValues(*inference, model->path());
         // Only now that the new model works is the old one let go (its conversations saved).
         dropServerSessions();
         engine_->sessions.reset();
@@ -226,11 +247,7 @@ void InferenceWorker::warmUp(quint64 requestId) {
     timer.start();
     if (engine_->inference) {
         try {
-            const auto& tokenizer = engine_->model->tokenizer();
-            const int32_t token = tokenizer.bos_id() >= 0 ? tokenizer.bos_id() : 0;
-            auto cache = engine_->inference->new_cache(8);
-            const int32_t tokens[] = {token, token};
-            engine_->inference->eval(*cache, tokens);
+            evalProbe(*engine_->inference);
         } catch (const std::exception&) {
             // A warm-up is only an optimisation; a real failure shows on the first reply.
         }

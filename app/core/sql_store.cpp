@@ -24,31 +24,64 @@ QString text(const QString& value) {
     return value.isNull() ? QStringLiteral("") : value;
 }
 
-// SQLite's primary result codes for failures of the disk or the file rather than of the query.
-bool isRetryable(const QSqlError& error) {
+// What SQLite's primary result code says failed: the query, the disk, another program's lock,
+// or the file itself.
+StoreError::Kind kindOf(const QSqlError& error) {
     bool ok = false;
     const int code =
         error.nativeErrorCode().toInt(&ok) & 0xff; // extended codes keep the primary in the low byte
-    if (!ok) return false;
-    constexpr int kBusy = 5, kLocked = 6, kNoMem = 7, kReadOnly = 8, kIoErr = 10, kFull = 13, kCantOpen = 14;
-    return code == kBusy || code == kLocked || code == kNoMem || code == kReadOnly || code == kIoErr ||
-           code == kFull || code == kCantOpen;
+    if (!ok) return StoreError::Kind::Query;
+    constexpr int kBusy = 5, kLocked = 6, kNoMem = 7, kReadOnly = 8, kIoErr = 10, kCorrupt = 11, kFull = 13,
+                  kCantOpen = 14, kNotADatabase = 26;
+    switch (code) {
+    case kBusy:
+    case kLocked:
+        return StoreError::Kind::Locked;
+    case kNoMem:
+    case kReadOnly:
+    case kIoErr:
+    case kFull:
+    case kCantOpen:
+        return StoreError::Kind::Disk;
+    case kCorrupt:
+    case kNotADatabase:
+        return StoreError::Kind::Damaged;
+    default:
+        return StoreError::Kind::Query;
+    }
 }
 
 StoreError databaseError(const QString& path, const QSqlError& error) {
     return StoreError(QStringLiteral("%1: database error: %2").arg(path, error.text()).toStdString(),
-                      isRetryable(error));
+                      kindOf(error));
 }
 } // namespace
 
-SqlStore::SqlStore(const QString& path) : path_(path), connectionName_(nextConnectionName()) {
-    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connectionName_);
-    db.setDatabaseName(path);
-    if (!db.open())
-        throw StoreError(QStringLiteral("%1: cannot open the conversation database: %2")
-                             .arg(path, db.lastError().text())
-                             .toStdString(),
-                         true); // a folder or a disk that is not there now may be later
+SqlStore::SqlStore(const QString& path, Access access) : path_(path), connectionName_(nextConnectionName()) {
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connectionName_);
+        db.setDatabaseName(path);
+        if (access == Access::ReadOnly) db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY"));
+        if (!db.open()) {
+            const QString reason = db.lastError().text();
+            db = QSqlDatabase();
+            closeConnection(); // the destructor does not run for a constructor that throws
+            throw StoreError(QStringLiteral("%1: cannot open the conversation database: %2")
+                                 .arg(path, reason)
+                                 .toStdString(),
+                             StoreError::Kind::Disk); // a folder or disk that is not there now may be later
+        }
+    }
+    if (access == Access::ReadOnly) return;
+    try {
+        createSchema();
+    } catch (...) {
+        closeConnection(); // a file left open would keep its locks (and a damaged file) in use
+        throw;
+    }
+}
+
+void SqlStore::createSchema() {
     exec(QStringLiteral("PRAGMA journal_mode=WAL"));
     // WAL with synchronous=NORMAL never loses a committed transaction when the app is killed.
     exec(QStringLiteral("PRAGMA synchronous=NORMAL"));
@@ -66,6 +99,10 @@ SqlStore::SqlStore(const QString& path) : path_(path), connectionName_(nextConne
 }
 
 SqlStore::~SqlStore() {
+    closeConnection();
+}
+
+void SqlStore::closeConnection() const {
     {
         QSqlDatabase db = QSqlDatabase::database(connectionName_, false);
         db.close();
@@ -92,8 +129,16 @@ QString SqlStore::journalMode() const {
 }
 
 QString SqlStore::integrityCheck() const {
+    return check(QStringLiteral("PRAGMA integrity_check"));
+}
+
+QString SqlStore::quickCheck() const {
+    return check(QStringLiteral("PRAGMA quick_check"));
+}
+
+QString SqlStore::check(const QString& pragma) const {
     QSqlQuery query(QSqlDatabase::database(connectionName_));
-    query.prepare(QStringLiteral("PRAGMA integrity_check"));
+    query.prepare(pragma);
     run(query, path_);
     QStringList problems;
     while (query.next())
@@ -195,7 +240,7 @@ void SqlStore::saveMessage(const MessageRecord& m) {
         // Qt gives no SQLite code for a failed commit; with immediate foreign keys a commit can
         // only fail on the disk or the file.
         throw StoreError(QStringLiteral("%1: database error: %2").arg(path_, error.text()).toStdString(),
-                         true);
+                         StoreError::Kind::Disk);
     }
 }
 

@@ -9,20 +9,29 @@ namespace hearth::app {
 
 class StoreError : public std::runtime_error {
 public:
-    // retryable: the disk or the file failed (full, I/O error, locked, cannot open), so the same
-    // write may succeed later; otherwise the write itself is wrong and never will.
-    explicit StoreError(const std::string& message, bool retryable = false)
-        : std::runtime_error(message), retryable_(retryable) {}
-    [[nodiscard]] bool retryable() const { return retryable_; }
+    enum class Kind {
+        Query,   // the write itself is wrong: it never succeeds
+        Disk,    // full, I/O error, cannot open: the same write may succeed later
+        Locked,  // another program holds the database's lock: it may succeed once it lets go
+        Damaged, // not a database, or corrupt pages: only a new database helps
+    };
+    explicit StoreError(const std::string& message, Kind kind = Kind::Query)
+        : std::runtime_error(message), kind_(kind) {}
+    [[nodiscard]] Kind kind() const { return kind_; }
+    [[nodiscard]] bool retryable() const { return kind_ == Kind::Disk || kind_ == Kind::Locked; }
 
 private:
-    bool retryable_;
+    Kind kind_;
 };
 
 class SqlStore {
 public:
-    // Opens (creating if needed) the SQLite file in WAL mode; throws StoreError naming the file.
-    explicit SqlStore(const QString& path);
+    enum class Access {
+        ReadWrite, // creates the file and its tables when missing, in WAL mode
+        ReadOnly,  // reads an existing file as it is (what can be saved from a damaged one)
+    };
+    // Opens the SQLite file; throws StoreError naming the file.
+    explicit SqlStore(const QString& path, Access access = Access::ReadWrite);
     ~SqlStore();
     SqlStore(const SqlStore&) = delete;
     SqlStore& operator=(const SqlStore&) = delete;
@@ -32,6 +41,8 @@ public:
     [[nodiscard]] QString journalMode() const;
     // PRAGMA integrity_check: "ok", or SQLite's list of problems, one a line.
     [[nodiscard]] QString integrityCheck() const;
+    // PRAGMA quick_check: the same without matching indexes to their tables, in linear time.
+    [[nodiscard]] QString quickCheck() const;
 
     void saveConversation(const ConversationRecord& conversation); // insert or update
     void renameConversation(const QString& id, const QString& title);
@@ -40,6 +51,9 @@ public:
     void deleteMessage(const QString& id);
 
 private:
+    void createSchema();
+    void closeConnection() const;
+    [[nodiscard]] QString check(const QString& pragma) const;
     void exec(const QString& sql) const;
     QString path_;
     QString connectionName_;

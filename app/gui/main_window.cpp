@@ -59,6 +59,7 @@ QQuickWindow* loadMainWindow(QQmlApplicationEngine& engine, HearthBackend& backe
         {QStringLiteral("settings"), QVariant::fromValue(backend.settings())},
         {QStringLiteral("metrics"), QVariant::fromValue(backend.metrics())},
         {QStringLiteral("downloads"), QVariant::fromValue(backend.downloads())},
+        {QStringLiteral("backend"), QVariant::fromValue(&backend)},
     });
     engine.load(QUrl(QStringLiteral("qrc:/Hearth/Main.qml")));
     if (engine.rootObjects().isEmpty()) return nullptr;

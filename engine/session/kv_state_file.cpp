@@ -230,6 +230,10 @@ KvRestoreResult restore_kv_state(const std::string& path, KvCache& cache, const 
         return result;
     };
 
+    // A folder or a device opens as a stream too (a folder's size reads as 2^63 - 1).
+    std::error_code error;
+    if (std::filesystem::exists(path, error) && !std::filesystem::is_regular_file(path, error))
+        return refuse("not a saved conversation state file");
     std::vector<char> bytes;
     {
         std::ifstream in(path, std::ios::binary | std::ios::ate);

@@ -40,8 +40,8 @@
         <translation>braucht ≈ %1</translation>
     </message>
     <message>
-        <source>checksum unknown: size checked only</source>
-        <translation>Prüfsumme unbekannt: nur die Größe geprüft</translation>
+        <source>SHA-256 from Hugging Face</source>
+        <translation>SHA-256 von Hugging Face</translation>
     </message>
     <message>
         <source>Hearth cannot run this model: its architecture (%1) is not supported.</source>
@@ -151,6 +151,57 @@
     <message>
         <source>Send (Enter)</source>
         <translation>Senden (Enter)</translation>
+    </message>
+</context>
+<context>
+    <name>FileBrowserPopup</name>
+    <message>
+        <source>Up one folder (Backspace)</source>
+        <translation>Einen Ordner nach oben (Rücktaste)</translation>
+    </message>
+    <message>
+        <source>Home</source>
+        <translation>Persönlicher Ordner</translation>
+    </message>
+    <message>
+        <source>Folder shown: %1</source>
+        <translation>Angezeigter Ordner: %1</translation>
+    </message>
+    <message>
+        <source>Folders in %1</source>
+        <translation>Ordner in %1</translation>
+    </message>
+    <message>
+        <source>Folders and files in %1</source>
+        <translation>Ordner und Dateien in %1</translation>
+    </message>
+    <message>
+        <source>Folder %1</source>
+        <translation>Ordner %1</translation>
+    </message>
+    <message>
+        <source>No folders in here. Choose this folder, or go up.</source>
+        <translation>Hier sind keine Ordner. Wählen Sie diesen Ordner, oder gehen Sie nach oben.</translation>
+    </message>
+    <message>
+        <source>Nothing here matches the filter.</source>
+        <translation>Hier passt nichts zum Filter.</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Choose this folder</source>
+        <translation>Diesen Ordner wählen</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>Öffnen</translation>
+    </message>
+    <message>
+        <source>Use %1</source>
+        <translation>%1 verwenden</translation>
     </message>
 </context>
 <context>
@@ -1036,8 +1087,38 @@
 <context>
     <name>hearth::app::ConversationStore</name>
     <message>
+        <source>%1 is locked by another program, so conversations can be neither read nor saved now. Nothing is lost: new messages are kept and saved as soon as it is free.</source>
+        <translation>%1 ist von einem anderen Programm gesperrt, daher können Unterhaltungen jetzt weder gelesen noch gespeichert werden. Es geht nichts verloren: Neue Nachrichten werden aufbewahrt und gespeichert, sobald die Datei wieder frei ist.</translation>
+    </message>
+    <message>
         <source>%1. The conversation stays open and is saved as soon as the disk takes writes again.</source>
         <translation>%1. Die Unterhaltung bleibt geöffnet und wird gespeichert, sobald die Festplatte wieder Daten aufnimmt.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::DownloadController</name>
+    <message>
+        <source>Not downloaded: the catalog gives no SHA-256 for %1, and its address is not a Hugging Face file whose SHA-256 could be asked for, so the file could not be verified.</source>
+        <translation>Nicht heruntergeladen: Der Katalog nennt für %1 keine SHA-256-Prüfsumme, und seine Adresse ist keine Hugging-Face-Datei, deren Prüfsumme sich erfragen ließe; die Datei könnte also nicht geprüft werden.</translation>
+    </message>
+    <message>
+        <source>asking Hugging Face for the file&apos;s SHA-256</source>
+        <translation>frage Hugging Face nach der SHA-256-Prüfsumme der Datei</translation>
+    </message>
+    <message>
+        <source>Not downloaded: the catalog gives no SHA-256 for %1 and Hugging Face gave none either (%2), so the file could not be verified.</source>
+        <translation>Nicht heruntergeladen: Der Katalog nennt für %1 keine SHA-256-Prüfsumme, und Hugging Face nannte auch keine (%2); die Datei könnte also nicht geprüft werden.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::HearthBackend</name>
+    <message>
+        <source>The conversation database was damaged. Hearth kept it as %1 and started a new one, into which it copied the conversations that could still be read (%2).</source>
+        <translation>Die Datenbank der Unterhaltungen war beschädigt. Hearth hat sie als %1 aufbewahrt und eine neue angelegt, in die es die noch lesbaren Unterhaltungen (%2) kopiert hat.</translation>
+    </message>
+    <message>
+        <source>The conversation database was damaged and none of its conversations could be read. Hearth kept it as %1 and started a new one.</source>
+        <translation>Die Datenbank der Unterhaltungen war beschädigt, und keine ihrer Unterhaltungen war lesbar. Hearth hat sie als %1 aufbewahrt und eine neue angelegt.</translation>
     </message>
 </context>
 <context>
