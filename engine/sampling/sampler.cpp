@@ -5,7 +5,9 @@
 namespace hearth::engine {
 
 int32_t argmax(std::span<const float> logits) {
-    return static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+    // NaN, as in the sampler, below everything: the first largest number wins.
+    const auto below = [](float a, float b) { return std::isnan(a) ? !std::isnan(b) : a < b; };
+    return static_cast<int32_t>(std::max_element(logits.begin(), logits.end(), below) - logits.begin());
 }
 
 Sampler::Sampler(SamplingParams params, int32_t n_vocab)
@@ -21,12 +23,16 @@ void Sampler::reseed(uint64_t seed) {
 // min-p, temperature, then a draw. Greedy when the temperature is not positive.
 int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> recent) {
     const size_t n_vocab = std::min(logits.size(), candidates_.size());
-    for (size_t i = 0; i < n_vocab; ++i) candidates_[i] = {static_cast<int32_t>(i), logits[i], 0.0f};
+    // A NaN logit (a damaged model) weighs nothing: as -inf it keeps the ordering below a strict
+    // weak ordering, which the sorts need (a NaN there is undefined behaviour, not a bad draw).
+    for (size_t i = 0; i < n_vocab; ++i)
+        candidates_[i] = {static_cast<int32_t>(i), std::isnan(logits[i]) ? -INFINITY : logits[i], 0.0f};
     size_t n = n_vocab;
 
     if (params_.repeat_penalty != 1.0f && params_.repeat_last_n != 0) {
-        const size_t window = params_.repeat_last_n < 0 ? recent.size()
-                                                        : std::min(recent.size(), size_t(params_.repeat_last_n));
+        const size_t window = params_.repeat_last_n < 0
+                                  ? recent.size()
+                                  : std::min(recent.size(), size_t(params_.repeat_last_n));
         const auto last = recent.subspan(recent.size() - window);
         for (int32_t id : last) {
             if (id < 0 || static_cast<size_t>(id) >= n_vocab || seen_[static_cast<size_t>(id)]) continue;
@@ -42,7 +48,9 @@ int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> 
         return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
     };
     if (params_.temperature <= 0.0f) {
-        return std::min_element(candidates_.begin(), candidates_.begin() + static_cast<std::ptrdiff_t>(n), by_logit)->id;
+        return std::min_element(candidates_.begin(), candidates_.begin() + static_cast<std::ptrdiff_t>(n),
+                                by_logit)
+            ->id;
     }
 
     if (params_.top_k > 0 && static_cast<size_t>(params_.top_k) < n) {
@@ -60,7 +68,8 @@ int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> 
             candidates_[i].p = std::exp((candidates_[i].logit - max_logit) / temperature);
             sum += candidates_[i].p;
         }
-        for (size_t i = 0; i < n; ++i) candidates_[i].p = static_cast<float>(candidates_[i].p / sum);
+        for (size_t i = 0; i < n; ++i)
+            candidates_[i].p = static_cast<float>(candidates_[i].p / sum);
     };
     softmax(1.0f);
 
@@ -79,7 +88,8 @@ int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> 
     if (params_.min_p > 0.0f) {
         const float threshold = candidates_[0].p * params_.min_p;
         size_t keep = 1;
-        while (keep < n && candidates_[keep].p >= threshold) ++keep;
+        while (keep < n && candidates_[keep].p >= threshold)
+            ++keep;
         n = keep;
     }
 

@@ -1,9 +1,11 @@
 // The sampler's filters exactly at their thresholds, where a comparison written one way or
 // the other changes which tokens survive. Probabilities here are exact in binary (equal
 // logits: 1/4 each), so a cumulative probability lands exactly on top-p, and a token's
-// probability exactly on min-p's threshold.
+// probability exactly on min-p's threshold. And NaN logits (a damaged model's), which weigh
+// nothing and never reach the sorts as NaN.
 #include "engine/sampling/sampler.h"
 #include <QtTest>
+#include <cmath>
 #include <set>
 #include <vector>
 
@@ -73,6 +75,43 @@ private slots:
         SamplingParams params = unfiltered();
         params.top_k = 2;
         QCOMPARE(drawn(params, {1.0f, 1.0f, 1.0f, 1.0f}), (std::set<int32_t>{0, 1}));
+    }
+
+    // NaN among the logits: every draw, greedy or not, under every filter, is a token whose
+    // logit is a number (a NaN in a sort's comparisons is undefined behaviour: with libstdc++'s
+    // introsort it can put NaN first, and the softmax then draws nothing but NaN).
+    void nan_logits_are_never_drawn_data() {
+        QTest::addColumn<float>("temperature");
+        QTest::addColumn<int>("top_k");
+        QTest::addColumn<float>("top_p");
+        QTest::addColumn<float>("min_p");
+        QTest::newRow("greedy") << 0.0f << 0 << 1.0f << 0.0f;
+        QTest::newRow("unfiltered") << 1.0f << 0 << 1.0f << 0.0f;
+        QTest::newRow("top-k") << 1.0f << 40 << 1.0f << 0.0f;
+        QTest::newRow("top-p") << 0.8f << 0 << 0.9f << 0.0f;
+        QTest::newRow("min-p") << 1.0f << 0 << 1.0f << 0.05f;
+    }
+    void nan_logits_are_never_drawn() {
+        QFETCH(float, temperature);
+        QFETCH(int, top_k);
+        QFETCH(float, top_p);
+        QFETCH(float, min_p);
+        std::vector<float> logits(1000);
+        for (size_t i = 0; i < logits.size(); ++i) // every third a NaN, the rest spread out
+            logits[i] = i % 3 == 0 ? NAN : static_cast<float>((i * 37) % 101) / 10.0f;
+        SamplingParams params = unfiltered();
+        params.temperature = temperature;
+        params.top_k = top_k;
+        params.top_p = top_p;
+        params.min_p = min_p;
+        Sampler sampler(params, static_cast<int32_t>(logits.size()));
+        for (int draw = 0; draw < 500; ++draw) {
+            const int32_t id = sampler.sample(logits, {});
+            QVERIFY(id >= 0 && id < static_cast<int32_t>(logits.size()));
+            QVERIFY2(!std::isnan(logits[static_cast<size_t>(id)]),
+                     qPrintable(QString("drew NaN token %1").arg(id)));
+        }
+        QVERIFY(!std::isnan(logits[static_cast<size_t>(engine::argmax(logits))]));
     }
 };
 
