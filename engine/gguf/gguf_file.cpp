@@ -361,13 +361,13 @@ private:
         if (row % block != 0)
             file_.fail(context + " has rows of " + std::to_string(row) + " elements, not a multiple of the " +
                        std::to_string(block) + "-element block of type " + std::string(traits.name));
-        // Everything is bounded by the file size, so any product above it is already an error.
-        const uint64_t limit = size_;
+        // A size past 2^62 bytes is corrupt whatever the file; one merely past this file's end is
+        // what a cut-off download gives, and place_tensor_data says so, with the offsets.
+        constexpr uint64_t kLimit = uint64_t{1} << 62;
         uint64_t bytes = row / block;
         auto multiply = [&](uint64_t factor) {
-            if (factor != 0 && bytes > limit / factor)
-                file_.fail(context + " is too large: its dimensions overflow the " + std::to_string(size_) +
-                           "-byte file");
+            if (factor != 0 && bytes > kLimit / factor)
+                file_.fail(context + " is too large: its dimensions overflow 2^62 bytes (corrupt)");
             bytes *= factor;
         };
         multiply(traits.block_bytes);
