@@ -195,7 +195,7 @@ Item {
                 SettingRow {
                     title: qsTr("Context length")
                     hint: qsTr("Tokens each conversation keeps in view (capped at the model's own).")
-                    ComboBox {
+                    ThemedComboBox {
                         id: contextCombo
                         objectName: "contextCombo"
                         width: 160
@@ -217,7 +217,7 @@ Item {
                 SettingRow {
                     title: qsTr("KV cache keys")
                     hint: qsTr("How the cache stores attention keys: f16 (exact), q8_0 (about half the memory) or q4_0 (about a quarter, less accurate). Models whose heads are not a multiple of 32 values keep f16.")
-                    ComboBox {
+                    ThemedComboBox {
                         objectName: "keyCacheTypeCombo"
                         width: 160
                         model: panel.settings.cacheTypes
@@ -229,7 +229,7 @@ Item {
                 SettingRow {
                     title: qsTr("KV cache values")
                     hint: qsTr("How the cache stores attention values, as for keys. Changing either starts conversations' caches afresh (they are saved first).")
-                    ComboBox {
+                    ThemedComboBox {
                         objectName: "valueCacheTypeCombo"
                         width: 160
                         model: panel.settings.cacheTypes
@@ -423,6 +423,84 @@ Item {
                 }
             }
             Item { height: 24 }
+        }
+    }
+
+    // Material draws a combo box's background and its list's with a layer effect
+    // (ElevationEffect), which the software renderer does not draw: the box showed no
+    // background and its list none either, the page showing through. Plain rectangles in the
+    // theme's colours instead.
+    component ThemedComboBox: ComboBox {
+        id: combo
+        background: Rectangle {
+            implicitWidth: 120
+            implicitHeight: 36
+            y: combo.topInset
+            height: combo.height - combo.topInset - combo.bottomInset
+            radius: Theme.smallRadius
+            color: combo.pressed || combo.hovered ? Theme.hover : Theme.surface
+            border.color: combo.visualFocus || combo.popup.visible ? Theme.accent : Theme.border
+            border.width: combo.visualFocus ? 2 : 1
+        }
+        // Wrapped by hand: Qt 6.4 does not make a Component of an inline component's delegate.
+        delegate: Component {
+            ItemDelegate {
+                id: entry
+                required property var modelData
+                required property int index
+                width: ListView.view.width
+                height: 36
+                text: modelData
+                highlighted: combo.highlightedIndex === index
+                hoverEnabled: combo.hoverEnabled
+                contentItem: Label {
+                    text: entry.text
+                    verticalAlignment: Text.AlignVCenter
+                    color: entry.index === combo.currentIndex ? Theme.accent : Theme.text
+                    font.pointSize: Theme.fontSize
+                }
+                background: Rectangle {
+                    radius: Theme.smallRadius - 2
+                    color: entry.highlighted || entry.hovered ? Theme.selected : "transparent"
+                }
+            }
+        }
+        popup: Popup {
+            objectName: combo.objectName + "Popup"
+            y: combo.height - combo.bottomInset + 2
+            width: combo.width
+            height: Math.min(contentItem.implicitHeight + topPadding + bottomPadding,
+                             combo.Window.height - topMargin - bottomMargin)
+            topMargin: 12
+            bottomMargin: 12
+            padding: 4
+            contentItem: ListView {
+                clip: true
+                implicitHeight: contentHeight
+                model: combo.delegateModel
+                currentIndex: combo.highlightedIndex
+                highlightMoveDuration: 0
+                ScrollIndicator.vertical: ScrollIndicator { }
+            }
+            // Opaque, with a soft edge of translucent rectangles beneath it for a shadow.
+            background: Rectangle {
+                objectName: "comboPopupBackground"
+                color: Theme.surfaceRaised
+                radius: Theme.smallRadius
+                border.color: Theme.border
+                Repeater {
+                    model: 2
+                    Rectangle {
+                        required property int index
+                        z: -1
+                        anchors.fill: parent
+                        anchors.margins: -(index + 1)
+                        anchors.topMargin: 0
+                        radius: Theme.smallRadius + index + 1
+                        color: Qt.rgba(0, 0, 0, 0.10 - 0.04 * index)
+                    }
+                }
+            }
         }
     }
 

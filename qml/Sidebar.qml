@@ -158,11 +158,13 @@ Rectangle {
                         Keys.onEscapePressed: row.renaming = false
                     }
                     IconButton {
+                        objectName: "renameChatButton"
                         visible: (row.hovered || row.current) && !row.renaming
                         iconPath: Icons.edit; tip: qsTr("Rename"); iconSize: 14; implicitWidth: 26; implicitHeight: 26
                         onClicked: { row.renaming = true; renameField.text = row.title; renameField.forceActiveFocus(); renameField.selectAll() }
                     }
                     IconButton {
+                        objectName: "deleteChatButton"
                         visible: (row.hovered || row.current) && !row.renaming
                         iconPath: Icons.trash; tip: qsTr("Delete"); iconSize: 14; implicitWidth: 26; implicitHeight: 26
                         hoverColor: Theme.dangerSoft
@@ -217,6 +219,9 @@ Rectangle {
         }
     }
 
+    // Drawn with plain rectangles: Material's dialog background is a layer effect
+    // (ElevationEffect), which the software renderer does not draw, and its header and buttons
+    // take Material's colours, not the theme's.
     Dialog {
         id: confirmDelete
         objectName: "deleteChatDialog"
@@ -228,14 +233,82 @@ Rectangle {
         // Fixed widths: sized from its content, the wrapped text's size fed back into itself.
         width: 400
         modal: true
+        dim: true
+        focus: true
+        padding: 24
+        topPadding: 12
+        bottomPadding: 16
         title: qsTr("Delete chat?")
-        standardButtons: Dialog.Cancel | Dialog.Ok
+        onOpened: cancelButton.forceActiveFocus(Qt.PopupFocusReason)
+        onAccepted: sidebar.chat.deleteConversation(conversationId)
+
+        // Opaque, with a soft edge of translucent rectangles beneath it for a shadow.
+        background: Rectangle {
+            objectName: "deleteChatBackground"
+            color: Theme.surface
+            radius: Theme.radius
+            border.color: Theme.border
+            Repeater {
+                model: 3
+                Rectangle {
+                    required property int index
+                    z: -1
+                    anchors.fill: parent
+                    anchors.margins: -2 * (index + 1)
+                    anchors.topMargin: -(index + 1)
+                    radius: Theme.radius + 2 * (index + 1)
+                    color: Qt.rgba(0, 0, 0, 0.12 - 0.03 * index)
+                }
+            }
+        }
+        Overlay.modal: Rectangle {
+            objectName: "deleteChatDim"
+            color: Theme.dark ? Qt.rgba(0, 0, 0, 0.6) : Qt.rgba(0, 0, 0, 0.4)
+        }
+        header: Label {
+            objectName: "deleteChatTitle"
+            text: confirmDelete.title
+            elide: Text.ElideRight
+            leftPadding: 24
+            rightPadding: 24
+            topPadding: 22
+            color: Theme.text
+            font.pointSize: Theme.large
+            font.weight: Font.DemiBold
+        }
+        footer: Item {
+            implicitHeight: buttons.implicitHeight + 20
+            RowLayout {
+                id: buttons
+                anchors.right: parent.right
+                anchors.rightMargin: 24
+                anchors.top: parent.top
+                spacing: 8
+                PillButton {
+                    id: cancelButton
+                    objectName: "deleteChatCancel"
+                    text: qsTr("Cancel")
+                    onClicked: confirmDelete.reject()
+                    Keys.onReturnPressed: confirmDelete.reject()
+                    Keys.onEnterPressed: confirmDelete.reject()
+                }
+                PillButton {
+                    objectName: "deleteChatConfirm"
+                    text: qsTr("Delete")
+                    danger: true
+                    onClicked: confirmDelete.accept()
+                    Keys.onReturnPressed: confirmDelete.accept()
+                    Keys.onEnterPressed: confirmDelete.accept()
+                }
+            }
+        }
         Label {
             objectName: "deleteChatText"
             text: qsTr("“%1” and all its messages will be deleted.").arg(confirmDelete.conversationTitle)
+            color: Theme.textMuted
+            font.pointSize: Theme.fontSize
             wrapMode: Text.Wrap
-            width: 340
+            width: 352
         }
-        onAccepted: sidebar.chat.deleteConversation(conversationId)
     }
 }

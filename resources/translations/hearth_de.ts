@@ -1019,6 +1019,10 @@
         <source>“%1” and all its messages will be deleted.</source>
         <translation>„%1“ und alle seine Nachrichten werden gelöscht.</translation>
     </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
 </context>
 <context>
     <name>TokenRateChart</name>
@@ -1037,6 +1041,22 @@
     <message>
         <source>now</source>
         <translation>jetzt</translation>
+    </message>
+    <message>
+        <source>%1 k</source>
+        <translation>%1 k</translation>
+    </message>
+    <message>
+        <source>%1 M</source>
+        <translation>%1 M</translation>
+    </message>
+    <message>
+        <source>No data yet</source>
+        <translation>Noch keine Daten</translation>
+    </message>
+    <message>
+        <source>No tokens generated in this time</source>
+        <translation>In dieser Zeit wurden keine Tokens erzeugt</translation>
     </message>
 </context>
 <context>

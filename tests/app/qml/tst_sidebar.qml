@@ -35,6 +35,7 @@ Item {
         chat: fakeChat
     }
     SignalSpy { id: navigateSpy; target: sidebar; signalName: "navigate" }
+    Component { id: sidebarComponent; Sidebar { chat: fakeChat } }
 
     TestCase {
         name: "Sidebar"
@@ -55,6 +56,11 @@ Item {
         }
 
         function init() {
+            // QML warnings fail the test: the C++ handler of qml_warnings.h does not fail a Quick
+            // Test function (it printed a binding loop and passed).
+            failOnWarning(/.?/)
+            const dialog = findChild(sidebar, "deleteChatDialog")
+            if (dialog.visible) { dialog.close(); tryVerify(() => !dialog.visible) } // left open by a failure
             fakeChat.calls = []
             fakeChat.currentConversationId = ""
             fakeChat.conversations.searchText = ""
@@ -169,6 +175,58 @@ Item {
             sidebar.page = "settings"
             verify(Qt.colorEqual(findChild(sidebar, "nav_settings").background.color, Theme.selected))
             verify(!Qt.colorEqual(findChild(sidebar, "nav_models").background.color, Theme.selected))
+        }
+
+        // The delete dialog is Hearth's own: an opaque panel in the theme's colour over a dim
+        // (Material's background is a layer effect the software renderer does not draw), its
+        // title, text and Cancel and Delete buttons inside it; Esc cancels, Delete deletes.
+        function test_deleteDialogIsDrawnInTheTheme() {
+            fakeChat.currentConversationId = "a"
+            click(button(row(0), "Delete"))
+            const dialog = findChild(sidebar, "deleteChatDialog")
+            tryVerify(() => dialog.opened)
+            const background = dialog.background
+            compare(background.objectName, "deleteChatBackground")
+            verify(Qt.colorEqual(background.color, Theme.surface))
+            compare(background.color.a, 1)
+            verify(dialog.modal && dialog.dim)
+            const title = dialog.header
+            compare(title.objectName, "deleteChatTitle")
+            compare(title.text, "Delete chat?")
+            verify(Qt.colorEqual(title.color, Theme.text))
+            const cancel = findChild(dialog.footer, "deleteChatCancel")
+            const confirm = findChild(dialog.footer, "deleteChatConfirm")
+            compare(cancel.text, "Cancel")
+            compare(confirm.text, "Delete")
+            verify(cancel.activeFocus)
+            keyClick(Qt.Key_Escape)
+            tryVerify(() => !dialog.visible)
+            compare(fakeChat.calls, [])
+            click(button(row(0), "Delete"))
+            tryVerify(() => dialog.opened)
+            click(confirm)
+            tryVerify(() => !dialog.visible)
+            compare(fakeChat.calls, ["delete a"])
+        }
+
+        // No binding loop (issue 17: one was printed from this file, the dialog sized from its
+        // wrapped text): a sidebar made inside the test, whose warnings fail it, with the dialog
+        // opened on a short and a long title. The text wraps inside the dialog's fixed width.
+        function test_noBindingLoopAndTheTextWraps() {
+            const fresh = createTemporaryObject(sidebarComponent, root, { width: 272, height: 700 })
+            verify(fresh !== null)
+            const dialog = findChild(fresh, "deleteChatDialog")
+            const text = findChild(dialog, "deleteChatText")
+            for (const title of ["A", "A very long title that a user typed ".repeat(6)]) {
+                dialog.openFor("x", title)
+                tryVerify(() => dialog.opened)
+                waitForRendering(dialog.contentItem)
+                compare(dialog.width, 400)
+                verify(text.width <= dialog.availableWidth, text.width + " > " + dialog.availableWidth)
+                verify(text.contentWidth <= text.width + 0.5)
+                dialog.close()
+                tryVerify(() => !dialog.visible)
+            }
         }
     }
 }
