@@ -81,21 +81,21 @@ int run_chat_bench(const std::vector<std::string>& argv) {
     // The history: a system prompt, then user/assistant pairs until it is long enough.
     TextMaker text;
     std::vector<engine::ChatTurn> conversation{
-        {"system", "You are a helpful assistant who tells short stories."}};
+        {chat::Role::System, "You are a helpful assistant who tells short stories."}};
     engine::ChatSession reuse_session(inference, n_ctx);
     while (true) {
         std::vector<engine::ChatTurn> probe = conversation;
-        probe.push_back({"user", "Tell me a story. " + text.sentence_block(40)});
+        probe.push_back({chat::Role::User, "Tell me a story. " + text.sentence_block(40)});
         const auto n = static_cast<int>(reuse_session.prompt_tokens(probe, gen).size());
         conversation = std::move(probe);
         if (n >= history) break;
-        conversation.push_back({"assistant", text.sentence_block(70)});
+        conversation.push_back({chat::Role::Assistant, text.sentence_block(70)});
     }
 
     engine::ChatSession full_session(inference, n_ctx);
     std::vector<TurnRow> rows;
     for (int turn = 0; turn <= turns; ++turn) {
-        if (turn > 0) conversation.push_back({"user", "And then? " + text.sentence_block(8)});
+        if (turn > 0) conversation.push_back({chat::Role::User, "And then? " + text.sentence_block(8)});
         TurnRow row;
         row.turn = turn;
         std::string reply;
@@ -106,7 +106,7 @@ int run_chat_bench(const std::vector<std::string>& argv) {
         first_only.max_tokens = 1;
         row.full = full_session.reply(conversation, first_only, nullptr);
         rows.push_back(row);
-        conversation.push_back({"assistant", reply});
+        conversation.push_back({chat::Role::Assistant, reply});
         std::fprintf(stderr, "turn %d: %d tokens, %d reused, first token in %.2f s (%.2f s without reuse)\n",
                      turn, row.reuse.prompt_tokens, row.reuse.reused_tokens, row.reuse.time_to_first_token,
                      row.full.time_to_first_token);
@@ -130,7 +130,7 @@ int run_chat_bench(const std::vector<std::string>& argv) {
     const double save_seconds = seconds_since(save_start);
     const auto state_bytes = static_cast<int64_t>(std::filesystem::file_size(state_path));
 
-    engine::ChatSession resumed(inference, n_ctx, identity);
+    engine::ChatSession resumed(inference, n_ctx, /*metrics=*/nullptr, identity);
     const auto restore_start = Clock::now();
     const engine::KvRestoreResult restored = resumed.restore_state(state_path, gen);
     const double restore_seconds = seconds_since(restore_start);
@@ -144,7 +144,7 @@ int run_chat_bench(const std::vector<std::string>& argv) {
     const double reprefill_seconds = seconds_since(prefill_start);
 
     // The restored session continues the conversation like the original one would.
-    conversation.push_back({"user", "One more, please."});
+    conversation.push_back({chat::Role::User, "One more, please."});
     engine::GenerationOptions check = gen;
     check.max_tokens = 1;
     const engine::TurnStats after_resume = resumed.reply(conversation, check, nullptr);

@@ -147,7 +147,7 @@ bool ChatController::send(const QString& text) {
     user.id = newRecordId();
     user.conversationId = current_->conversationId();
     user.position = current_->count();
-    user.role = QStringLiteral("user");
+    user.role = roleName(chat::Role::User);
     user.content = content;
     user.createdAt = now;
     current_->append(user);
@@ -164,13 +164,14 @@ void ChatController::startReply() {
     request.conversationId = model->conversationId();
     activeTurnRows_.clear();
     if (!settings_->systemPrompt().trimmed().isEmpty()) {
-        request.turns.append({QStringLiteral("system"), settings_->systemPrompt()});
+        request.turns.append({chat::Role::System, settings_->systemPrompt()});
         activeTurnRows_.append(-1);
     }
     for (int row = 0; row < model->count(); ++row) {
         const MessageRecord& m = model->messages().at(row);
-        if (m.role == QLatin1String("assistant") && m.content.isEmpty()) continue;
-        request.turns.append({m.role, m.content});
+        const std::optional<chat::Role> role = roleFromName(m.role);
+        if (!role || (*role == chat::Role::Assistant && m.content.isEmpty())) continue;
+        request.turns.append({*role, m.content});
         activeTurnRows_.append(row);
     }
     request.temperature = settings_->temperature();
@@ -187,7 +188,7 @@ void ChatController::startReply() {
     reply.id = newRecordId();
     reply.conversationId = model->conversationId();
     reply.position = model->count();
-    reply.role = QStringLiteral("assistant");
+    reply.role = roleName(chat::Role::Assistant);
     reply.state = MessageState::Streaming;
     reply.createdAt = QDateTime::currentDateTime();
     model->append(reply);
@@ -276,7 +277,7 @@ void ChatController::stop() {
 bool ChatController::regenerate() {
     if (!canSend() || current_ == &emptyChat_ || current_->count() == 0) return false;
     const MessageRecord& last = current_->messages().constLast();
-    if (last.role != QLatin1String("assistant")) return false;
+    if (roleFromName(last.role) != chat::Role::Assistant) return false;
     for (const MessageRecord& m : current_->removeFrom(current_->count() - 1))
         store_->deleteMessage(m.id);
     startReply();
@@ -287,7 +288,7 @@ bool ChatController::editAndResend(const QString& messageId, const QString& text
     const QString content = text.trimmed();
     if (content.isEmpty() || !canSend()) return false;
     const int row = current_->indexOf(messageId);
-    if (row < 0 || current_->messages().at(row).role != QLatin1String("user")) return false;
+    if (row < 0 || roleFromName(current_->messages().at(row).role) != chat::Role::User) return false;
     for (const MessageRecord& m : current_->removeFrom(row + 1))
         store_->deleteMessage(m.id);
     current_->setContent(messageId, content);

@@ -83,7 +83,7 @@ HearthBackend::HearthBackend(const AppPaths& paths, QObject* parent)
     applySavedStateFormat();
     models_ = std::make_unique<ModelController>(settings_.get(), worker_);
     chat_ = std::make_unique<ChatController>(settings_.get(), store_.get(), worker_, models_.get());
-    metrics_ = std::make_unique<MetricsController>();
+    metrics_ = std::make_unique<MetricsController>(worker_->engineMetrics());
     downloads_ = std::make_unique<DownloadController>(settings_.get());
     // A verified download lands in the models folder: the picker rescans to show it.
     connect(downloads_.get(), &DownloadController::modelDownloaded, models_.get(), &ModelController::refresh);

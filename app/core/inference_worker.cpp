@@ -22,6 +22,8 @@ using hearth::engine::Inference;
 using hearth::engine::Model;
 
 struct InferenceWorker::Engine {
+    // Written by the engine's objects below (and by publishMemory) on the worker's thread.
+    std::shared_ptr<engine::EngineMetrics> metrics = std::make_shared<engine::EngineMetrics>();
     std::shared_ptr<const Model> model;
     std::unique_ptr<Inference> inference;
     std::unique_ptr<engine::SessionStore> sessions; // after `inference`: destroyed (and saved) first
@@ -29,9 +31,8 @@ struct InferenceWorker::Engine {
     ModelSummary summary;
 
     void publishMemory() const {
-        if (!sessions) engine::engine_metrics().kv_bytes.store(0, std::memory_order_relaxed);
-        engine::engine_metrics().model_bytes.store(model ? model->info().file_bytes : 0,
-                                                   std::memory_order_relaxed);
+        if (!sessions) metrics->kv_bytes.store(0, std::memory_order_relaxed);
+        metrics->model_bytes.store(model ? model->info().file_bytes : 0, std::memory_order_relaxed);
     }
 };
 
@@ -80,7 +81,7 @@ int firstVisibleTurn(const ChatSession& session, std::span<const engine::ChatTur
         static_cast<size_t>(stats.n_keep) + static_cast<size_t>(stats.shifted_out_tokens);
     int first = 0;
     for (size_t i = 0; i < turns.size(); ++i) {
-        if (turns[i].role == "system") { // kept by the shift
+        if (turns[i].role == chat::Role::System) { // kept by the shift
             if (static_cast<int>(i) == first) ++first;
             continue;
         }
@@ -144,6 +145,10 @@ InferenceWorker::InferenceWorker(const QString& stateDir, QObject* parent)
     server::registerCompletionTypes();
 }
 
+std::shared_ptr<const engine::EngineMetrics> InferenceWorker::engineMetrics() const {
+    return engine_->metrics;
+}
+
 InferenceWorker::~InferenceWorker() {
     dropServerSessions();
     engine_->sessions.reset(); // saves every conversation in memory, while the model is still there
@@ -166,7 +171,8 @@ void InferenceWorker::resetSessions() {
         options.state_dir = stateDir_.toStdString();
         options.saved_format =
             compressSavedStates_ ? engine::KvStateFormat::Q8_0 : engine::KvStateFormat::F16;
-        engine_->sessions = std::make_unique<engine::SessionStore>(*engine_->inference, options);
+        engine_->sessions =
+            std::make_unique<engine::SessionStore>(*engine_->inference, options, *engine_->metrics);
     }
     engine_->publishMemory();
 }
@@ -304,7 +310,7 @@ void InferenceWorker::generate(const GenerationRequest& request) {
     std::vector<engine::ChatTurn> turns;
     turns.reserve(request.turns.size());
     for (const ChatTurnData& t : request.turns)
-        turns.push_back({t.role.toStdString(), t.content.toStdString()});
+        turns.push_back({t.role, t.content.toStdString()});
     const engine::GenerationOptions options = generationOptions(request);
     const std::string id = request.conversationId.toStdString();
 
@@ -341,7 +347,6 @@ void InferenceWorker::generate(const GenerationRequest& request) {
     } catch (const std::exception& e) {
         if (!batcher.empty()) emit piecesReady(request.id, batcher.take());
         // The store has dropped the conversation's half-finished cache; it starts afresh next time.
-        engine::engine_metrics().generating.store(false, std::memory_order_relaxed);
         engine_->publishMemory();
         emit generationFailed(request.id, QString::fromUtf8(e.what()));
     }

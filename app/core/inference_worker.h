@@ -15,6 +15,10 @@
 #include <set>
 #include <string>
 
+namespace hearth::engine {
+class EngineMetrics;
+}
+
 namespace hearth::app {
 
 class InferenceWorker : public QObject {
@@ -29,6 +33,9 @@ public:
 
     // Thread-safe: the generation `requestId` (or one queued before it) stops after its current token.
     void requestStop(quint64 requestId);
+    // The live figures of this worker's engine, for any thread to read snapshots of; shared so
+    // that a reader may outlive the worker.
+    [[nodiscard]] std::shared_ptr<const engine::EngineMetrics> engineMetrics() const;
 
 public slots:
     // Applies the settings' engine section to the loaded model (and to the next one loaded);

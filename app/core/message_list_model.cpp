@@ -46,7 +46,7 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
 }
 
 MarkdownBlockModel* MessageListModel::blocksOf(const MessageRecord& row) const {
-    if (row.role == QLatin1String("user")) return nullptr; // shown as typed, not as Markdown
+    if (roleFromName(row.role) == chat::Role::User) return nullptr; // shown as typed, not as Markdown
     MarkdownBlockModel*& blocks = blockModels_[row.id];
     if (!blocks) {
         blocks = new MarkdownBlockModel(const_cast<MessageListModel*>(this));

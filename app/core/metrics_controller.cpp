@@ -16,9 +16,9 @@ struct MetricsSample {
 };
 
 namespace {
-MetricsSample takeSample() {
+MetricsSample takeSample(const engine::EngineMetrics& engine) {
     MetricsSample sample;
-    sample.engine = engine::engine_metrics().snapshot();
+    sample.engine = engine.snapshot();
     const auto snapshot = std::make_unique<dm::Snapshot>(dm::snapshot()); // large: keep it off the stack
     for (int op = 0; op < dm::kOpCount; ++op)
         for (int type = 0; type < dm::kTypeSlots; ++type)
@@ -54,8 +54,8 @@ QVariantList expertTotals(const engine::EngineMetricsSnapshot& e) {
 
 } // namespace
 
-MetricsController::MetricsController(QObject* parent)
-    : QObject(parent), last_(std::make_unique<MetricsSample>()) {
+MetricsController::MetricsController(std::shared_ptr<const engine::EngineMetrics> engine, QObject* parent)
+    : QObject(parent), engine_(std::move(engine)), last_(std::make_unique<MetricsSample>()) {
     timer_.setInterval(250);
     connect(&timer_, &QTimer::timeout, this, [this] { sample(); });
     timer_.start();
@@ -73,7 +73,7 @@ QCoro::Task<> MetricsController::sample() {
     if (sampling_) co_return; // the previous sample is still being taken
     sampling_ = true;
     const QPointer<MetricsController> self(this);
-    QFuture<MetricsSample> future = QtConcurrent::run(&takeSample);
+    QFuture<MetricsSample> future = QtConcurrent::run([engine = engine_] { return takeSample(*engine); });
     MetricsSample next = co_await future;
     if (!self) co_return;
     sampling_ = false;

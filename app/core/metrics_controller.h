@@ -9,7 +9,12 @@
 #include <QTimer>
 #include <QVariantList>
 #include <QtQml/qqmlregistration.h>
+#include <memory>
 #include <qcoro/qcorotask.h>
+
+namespace hearth::engine {
+class EngineMetrics;
+}
 
 namespace hearth::app {
 
@@ -52,7 +57,10 @@ class MetricsController : public QObject {
 public:
     static constexpr int kHistoryLength = 120;
 
-    explicit MetricsController(QObject* parent = nullptr);
+    // `engine`: the live figures of the engine to show (the inference worker's), shared so that
+    // a sample under way on a pool thread keeps them alive.
+    explicit MetricsController(std::shared_ptr<const engine::EngineMetrics> engine,
+                               QObject* parent = nullptr);
     ~MetricsController() override;
 
     [[nodiscard]] bool generating() const;
@@ -96,6 +104,7 @@ signals:
     void serverRequestsChanged();
 
 private:
+    std::shared_ptr<const engine::EngineMetrics> engine_;
     std::unique_ptr<MetricsSample> last_;
     QVariantList decodeHistory_;
     QVariantList prefillHistory_;

@@ -3,6 +3,15 @@
 
 namespace hearth::app {
 
+QString roleName(chat::Role role) {
+    const std::string_view name = chat::role_name(role);
+    return QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size()));
+}
+
+std::optional<chat::Role> roleFromName(const QString& name) {
+    return chat::role_from_name(name.toStdString());
+}
+
 QString messageStateName(MessageState state) {
     switch (state) {
     case MessageState::Complete:

@@ -1,8 +1,10 @@
 #pragma once
 // Plain rows of the conversation database, shared by the store and the list models.
+#include "engine/chat/chat_role.h"
 #include <QDateTime>
 #include <QList>
 #include <QString>
+#include <optional>
 
 namespace hearth::app {
 
@@ -20,11 +22,16 @@ struct MessageRecord {
     QString id; // a UUID
     QString conversationId;
     int position = 0; // order within the conversation
-    QString role;     // "user" or "assistant"
+    QString role;     // as stored: roleName(chat::Role::User) or roleName(chat::Role::Assistant)
     QString content;
     MessageState state = MessageState::Complete;
     QDateTime createdAt;
 };
+
+// Roles are stored by the names the chat templates use (chat::role_name); the engine takes the
+// enum. A name no role has (a row the app never wrote) reads as nullopt.
+QString roleName(chat::Role role);
+std::optional<chat::Role> roleFromName(const QString& name);
 
 QString messageStateName(MessageState state);
 MessageState messageStateFromName(const QString& name);

@@ -1,6 +1,7 @@
 #pragma once
 // What crosses the thread boundary between the GUI and the inference worker:
 // plain values, copied into queued signals.
+#include "engine/chat/chat_role.h"
 #include "engine/sampling/sampler.h"
 #include "engine/session/stop_reason.h"
 #include <QList>
@@ -23,7 +24,7 @@ struct SamplingDefaults {
 };
 
 struct ChatTurnData {
-    QString role; // "system", "user", "assistant"
+    chat::Role role = chat::Role::User; // system, user or assistant
     QString content;
 };
 

@@ -17,7 +17,8 @@ QList<QByteArray> ApiSessionKeys::prefixKeys(const QList<ApiMessage>& messages) 
     QByteArray previous;
     for (const ApiMessage& message : messages) {
         QCryptographicHash one(QCryptographicHash::Sha256);
-        one.addData(message.role.toUtf8());
+        const std::string_view role = chat::role_name(message.role);
+        one.addData(QByteArrayView(role.data(), static_cast<qsizetype>(role.size())));
         one.addData(QByteArrayView("\0", 1));
         one.addData(message.content.toUtf8());
         QCryptographicHash chained(QCryptographicHash::Sha256);
@@ -63,7 +64,7 @@ void ApiSessionKeys::remember(const QString& sessionId, const QList<ApiMessage>&
         if (sessions_[i].id == sessionId) index = i;
     if (index < 0) return; // let go meanwhile
     QList<ApiMessage> extended = messages;
-    extended.append({QStringLiteral("assistant"), reply});
+    extended.append({chat::Role::Assistant, reply});
     const QList<QByteArray> keys = prefixKeys(extended);
     Session& session = sessions_[index];
     for (const QByteArray& key : {keys[keys.size() - 2], keys.last()}) {

@@ -5,6 +5,7 @@
 // inference worker (shared with the window's chats, one queue) and the engine on
 // a thread of its own for `hearth-cli serve`. Cancelling is a flag in the request,
 // checked between tokens; a request cancelled while queued never runs.
+#include "engine/chat/chat_role.h"
 #include <QList>
 #include <QMetaType>
 #include <QObject>
@@ -16,7 +17,7 @@
 namespace hearth::server {
 
 struct ApiMessage {
-    QString role; // "system", "user" or "assistant"
+    chat::Role role = chat::Role::User; // system, user or assistant
     QString content;
     bool operator==(const ApiMessage&) const = default;
 };

@@ -1,6 +1,5 @@
 #include "app/server/engine_completion.h"
 #include "app/server/stop_strings.h"
-#include "engine/session/engine_metrics.h"
 #include "engine/session/session_store.h"
 #include <exception>
 
@@ -34,7 +33,7 @@ CompletionResult runCompletion(engine::SessionStore& sessions, const CompletionR
     std::vector<engine::ChatTurn> turns;
     turns.reserve(request.messages.size());
     for (const ApiMessage& m : request.messages)
-        turns.push_back({m.role.toStdString(), m.content.toStdString()});
+        turns.push_back({m.role, m.content.toStdString()});
 
     StopStrings stops(request.stop);
     const auto onPiece = [&](std::string_view piece) {
@@ -63,7 +62,6 @@ CompletionResult runCompletion(engine::SessionStore& sessions, const CompletionR
             result.finishReason = QStringLiteral("length"); // max_tokens, or the context is full
     } catch (const std::exception& e) {
         // A template that refuses the messages, a prompt longer than the context, ...
-        engine::engine_metrics().generating.store(false, std::memory_order_relaxed);
         result.errorStatus = 400;
         result.error = QString::fromUtf8(e.what());
     }

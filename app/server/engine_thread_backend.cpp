@@ -2,6 +2,7 @@
 #include "app/server/engine_completion.h"
 #include "engine/forward/inference.h"
 #include "engine/model/model.h"
+#include "engine/session/engine_metrics.h"
 #include "engine/session/session_store.h"
 #include <QFileInfo>
 #include <algorithm>
@@ -11,6 +12,7 @@ namespace hearth::server {
 struct EngineThreadBackend::Engine {
     std::shared_ptr<const engine::Model> model;
     std::unique_ptr<engine::Inference> inference;
+    engine::EngineMetrics metrics;                  // this engine's live figures (nobody shows them)
     std::unique_ptr<engine::SessionStore> sessions; // after `inference`: destroyed first
     int contextLength = 0;
 };
@@ -26,7 +28,7 @@ EngineThreadBackend::EngineThreadBackend(const std::string& modelPath,
     engine::SessionStoreOptions store;
     store.n_ctx = engine_->contextLength;
     store.save_on_close = false; // no state directory: API sessions live as long as the server
-    engine_->sessions = std::make_unique<engine::SessionStore>(*engine_->inference, store);
+    engine_->sessions = std::make_unique<engine::SessionStore>(*engine_->inference, store, engine_->metrics);
     modelId_ = QFileInfo(QString::fromStdString(modelPath)).completeBaseName();
 
     thread_.setObjectName(QStringLiteral("hearth-serve-engine"));

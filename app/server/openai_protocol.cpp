@@ -55,10 +55,11 @@ std::optional<ApiError> readMessages(const QJsonObject& body, QList<ApiMessage>&
         const QString param = QStringLiteral("messages[%1]").arg(i);
         if (!array[i].isObject()) return wrongType(param, "an object");
         const QJsonObject message = array[i].toObject();
-        QString role = message.value("role").toString();
-        if (role == QLatin1String("developer")) role = QStringLiteral("system"); // OpenAI's newer name
-        if (role != QLatin1String("system") && role != QLatin1String("user") &&
-            role != QLatin1String("assistant"))
+        const QString roleText = message.value("role").toString();
+        const std::optional<chat::Role> role = roleText == QLatin1String("developer")
+                                                   ? chat::Role::System // OpenAI's newer name
+                                                   : chat::role_from_name(roleText.toStdString());
+        if (!role || *role == chat::Role::Tool) // the API takes no tools, so no tool messages
             return invalid(
                 param + ".role",
                 QStringLiteral(
@@ -67,7 +68,7 @@ std::optional<ApiError> readMessages(const QJsonObject& body, QList<ApiMessage>&
                 "invalid_value");
         const std::optional<QString> content = readContent(message.value("content"));
         if (!content) return wrongType(param + ".content", "a string or an array of text parts");
-        messages.append({role, *content});
+        messages.append({*role, *content});
     }
     return std::nullopt;
 }
@@ -197,7 +198,7 @@ std::variant<ParsedRequest, ApiError> parseRequest(Endpoint endpoint, const QByt
     } else {
         QString prompt;
         if (auto error = readPrompt(object, prompt)) return *error;
-        request.messages.append({QStringLiteral("user"), prompt});
+        request.messages.append({chat::Role::User, prompt});
         request.rawPrompt = true;
         request.maxTokens = 16; // OpenAI's default for completions
     }

@@ -117,7 +117,7 @@ std::string ChatTemplate::render_messages(std::span<const ChatMessage> messages,
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const ChatMessage& m : messages) {
         nlohmann::ordered_json message = nlohmann::ordered_json::object();
-        message["role"] = m.role;
+        message["role"] = std::string(role_name(m.role));
         message["content"] = m.content;
         if (m.extra.is_object())
             for (const auto& [key, value] : m.extra.items())
@@ -129,7 +129,7 @@ std::string ChatTemplate::render_messages(std::span<const ChatMessage> messages,
 
 std::string ChatTemplate::render_conversation(std::span<const ChatMessage> messages,
                                               const RenderOptions& options) const {
-    if (takes_system_role_ || messages.empty() || messages.front().role != "system")
+    if (takes_system_role_ || messages.empty() || messages.front().role != Role::System)
         return render_messages(messages, options);
     return render_messages(fold_system_message(messages), options);
 }

@@ -2,6 +2,7 @@
 // A model's chat template (Jinja, as in tokenizer.chat_template), parsed once and
 // rendered for each conversation the way Hugging Face's apply_chat_template does:
 // trim_blocks and lstrip_blocks on, raise_exception and strftime_now available.
+#include "engine/chat/chat_role.h"
 #include "engine/chat/template_error.h"
 #include <ctime>
 #include <functional>
@@ -14,7 +15,7 @@
 namespace hearth::chat {
 
 struct ChatMessage {
-    std::string role;
+    Role role = Role::User;
     std::string content;
     nlohmann::ordered_json extra =
         nlohmann::ordered_json::object(); // e.g. tool_calls, merged into the message

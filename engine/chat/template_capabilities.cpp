@@ -22,20 +22,20 @@ bool renders(const ChatTemplate& chat_template, const std::vector<ChatMessage>& 
 
 TemplateCapabilities probe_capabilities(const ChatTemplate& chat_template) {
     TemplateCapabilities capabilities;
-    const ChatMessage user{"user", "Hello", nlohmann::ordered_json::object()};
+    const ChatMessage user{Role::User, "Hello", nlohmann::ordered_json::object()};
     // A template that refuses even a lone user message tells nothing about system messages.
     if (!renders(chat_template, {user})) return capabilities;
     std::string output;
-    const bool rendered =
-        renders(chat_template,
-                {ChatMessage{"system", kProbeSystemText, nlohmann::ordered_json::object()}, user}, &output);
+    const bool rendered = renders(
+        chat_template, {ChatMessage{Role::System, kProbeSystemText, nlohmann::ordered_json::object()}, user},
+        &output);
     capabilities.system_role = rendered && output.find(kProbeSystemText) != std::string::npos;
     return capabilities;
 }
 
 std::vector<ChatMessage> fold_system_message(std::span<const ChatMessage> messages) {
     std::vector<ChatMessage> folded(messages.begin(), messages.end());
-    if (folded.empty() || folded.front().role != "system") return folded;
+    if (folded.empty() || folded.front().role != Role::System) return folded;
     if (folded.size() > 1) {
         const std::string& system = folded.front().content;
         ChatMessage& next = folded[1];

@@ -1,7 +1,6 @@
 #include "engine/session/chat_session.h"
 #include "engine/error.h"
 #include "engine/session/context_shift.h"
-#include "engine/session/engine_metrics.h"
 #include <algorithm>
 #include <chrono>
 #include <vector>
@@ -32,8 +31,11 @@ double TurnStats::decode_tokens_per_second() const {
     return decode_seconds > 0 ? generated_tokens / decode_seconds : 0.0;
 }
 
-ChatSession::ChatSession(Inference& inference, int32_t n_ctx, std::shared_ptr<const ModelIdentity> identity)
-    : inference_(inference), cache_(inference.new_cache(n_ctx)), identity_(std::move(identity)) {
+ChatSession::ChatSession(Inference& inference, int32_t n_ctx, EngineMetrics* metrics,
+                         std::shared_ptr<const ModelIdentity> identity)
+    : inference_(inference), own_metrics_(metrics ? nullptr : std::make_unique<EngineMetrics>()),
+      metrics_(metrics ? *metrics : *own_metrics_), cache_(inference.new_cache(n_ctx)),
+      identity_(std::move(identity)) {
     const Model& model = inference.model();
     const std::string& source = model.chat_template();
     model_template_source_ = source.empty() ? std::string(chat::default_chatml_template()) : source;
@@ -103,7 +105,7 @@ int32_t ChatSession::resolve_n_keep(std::span<const ChatTurn> conversation, cons
     int32_t n_keep = options.n_keep;
     if (n_keep < 0) {
         n_keep = tok.bos_id() >= 0 && !tokens.empty() && tokens[0] == tok.bos_id() ? 1 : 0;
-        if (!conversation.empty() && conversation.front().role == "system") {
+        if (!conversation.empty() && conversation.front().role == chat::Role::System) {
             // The system prompt's tokens: the part its rendering alone shares with the whole. A
             // template without a system role has it in the first user turn: keep that turn whole.
             const chat::ChatTemplate& chat_template = template_for(options);
@@ -150,7 +152,7 @@ std::optional<int32_t> ChatSession::turn_aligned_discard(std::span<const ChatTur
 ChatSession::Prefill ChatSession::prefill(std::span<const ChatTurn> conversation,
                                           const GenerationOptions& options) {
     const auto start = Clock::now();
-    EngineMetrics& metrics = engine_metrics();
+    EngineMetrics& metrics = metrics_;
     Prefill out;
     TurnStats& stats = out.stats;
     const int32_t n_ctx = cache_->capacity();
@@ -248,7 +250,12 @@ ChatSession::Prefill ChatSession::prefill(std::span<const ChatTurn> conversation
 TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const GenerationOptions& options,
                              const PieceCallback& on_piece, const std::atomic<bool>* stop) {
     const auto start = Clock::now();
-    EngineMetrics& metrics = engine_metrics();
+    EngineMetrics& metrics = metrics_;
+    // Whether it returns or throws (a template error, a prompt too long), the reply is over.
+    struct EndOfReply {
+        std::atomic<bool>& generating;
+        ~EndOfReply() { generating = false; }
+    } end_of_reply{metrics.generating};
     const auto& tok = inference_.model().tokenizer();
     const int32_t n_ctx = cache_->capacity();
 
@@ -314,7 +321,6 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
     metrics.tokens_generated = stats.generated_tokens;
     metrics.decode_tokens_per_second = stats.decode_tokens_per_second();
     metrics.kv_tokens = cache_->size();
-    metrics.generating = false;
     return stats;
 }
 

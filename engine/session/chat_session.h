@@ -8,6 +8,7 @@
 #include "engine/forward/inference.h"
 #include "engine/forward/kv_cache.h"
 #include "engine/sampling/sampler.h"
+#include "engine/session/engine_metrics.h"
 #include "engine/session/kv_state_file.h"
 #include "engine/session/stop_reason.h"
 #include <atomic>
@@ -21,7 +22,7 @@
 
 namespace hearth::engine {
 
-// One message of a conversation: role "system", "user" or "assistant", and its text.
+// One message of a conversation: its role (system, user or assistant) and its text.
 using ChatTurn = chat::ChatMessage;
 
 struct GenerationOptions {
@@ -53,8 +54,11 @@ using PieceCallback = std::function<void(std::string_view piece)>;
 
 class ChatSession {
 public:
-    // `identity` may be shared by the sessions of one model; computed on first need if null.
-    ChatSession(Inference& inference, int32_t n_ctx, std::shared_ptr<const ModelIdentity> identity = nullptr);
+    // `metrics`: the sink of the engine this session runs in (it must outlive the session);
+    // null: the session keeps its figures to itself. `identity` may be shared by the sessions
+    // of one model; computed on first need if null.
+    ChatSession(Inference& inference, int32_t n_ctx, EngineMetrics* metrics = nullptr,
+                std::shared_ptr<const ModelIdentity> identity = nullptr);
 
     // Generates the assistant's reply to `conversation` (which ends with a user turn).
     // `stop` is checked between tokens. Throws hearth::Error on a template error.
@@ -106,6 +110,8 @@ private:
                                                 int32_t needed, int32_t wanted, int32_t most) const;
 
     Inference& inference_;
+    std::unique_ptr<EngineMetrics> own_metrics_; // when no sink was passed in
+    EngineMetrics& metrics_;
     std::unique_ptr<KvCache> cache_;
     std::string model_template_source_;
     std::unique_ptr<chat::ChatTemplate> model_template_;

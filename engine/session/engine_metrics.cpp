@@ -47,9 +47,4 @@ EngineMetricsSnapshot EngineMetrics::snapshot() const {
     return s;
 }
 
-EngineMetrics& engine_metrics() {
-    static EngineMetrics metrics;
-    return metrics;
-}
-
 } // namespace hearth::engine

@@ -1,7 +1,9 @@
 #pragma once
-// Live figures of what the engine is doing, written with relaxed atomics by the
-// inference thread and read as a snapshot by anyone (the GUI samples it a few
-// times a second).
+// Live figures of what one engine is doing: a sink owned by whoever runs the engine
+// (the app's inference worker, hearth-cli serve, a test) and passed to its SessionStore
+// or ChatSession, so that two engines in one process never mix their numbers. Written
+// with relaxed atomics by the thread that runs the engine and read as a snapshot by
+// any thread (the GUI samples it a few times a second).
 #include <atomic>
 #include <cstdint>
 #include <vector>
@@ -36,6 +38,10 @@ struct EngineMetricsSnapshot {
 
 class EngineMetrics {
 public:
+    EngineMetrics() = default;
+    EngineMetrics(const EngineMetrics&) = delete; // the engine writes through a reference to it
+    EngineMetrics& operator=(const EngineMetrics&) = delete;
+
     EngineMetricsSnapshot snapshot() const;
 
     std::atomic<bool> generating{false};
@@ -47,8 +53,5 @@ public:
     std::atomic<int64_t> kv_sessions{0}, tokens_shifted_out{0}, context_shifts{0};
     std::atomic<int64_t> states_restored{0}, states_rejected{0};
 };
-
-// The process-wide metrics.
-EngineMetrics& engine_metrics();
 
 } // namespace hearth::engine

@@ -1,6 +1,5 @@
 #include "engine/session/session_store.h"
 #include "engine/error.h"
-#include "engine/session/engine_metrics.h"
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -34,8 +33,8 @@ void remove_abandoned_temporaries(const std::string& state_dir) {
 
 } // namespace
 
-SessionStore::SessionStore(Inference& inference, SessionStoreOptions options)
-    : inference_(inference), options_(std::move(options)) {
+SessionStore::SessionStore(Inference& inference, SessionStoreOptions options, EngineMetrics& metrics)
+    : inference_(inference), options_(std::move(options)), metrics_(metrics) {
     if (options_.n_ctx <= 0) throw Error("session store: the context length must be positive");
     if (!options_.state_dir.empty()) remove_abandoned_temporaries(options_.state_dir);
 }
@@ -88,7 +87,7 @@ ChatSession& SessionStore::session(const std::string& id, const GenerationOption
     }
     if (!identity_ && !options_.state_dir.empty())
         identity_ = std::make_shared<const ModelIdentity>(model_identity(inference_.model()));
-    auto session = std::make_unique<ChatSession>(inference_, options_.n_ctx, identity_);
+    auto session = std::make_unique<ChatSession>(inference_, options_.n_ctx, &metrics_, identity_);
     if (const std::string path = state_path(id); !path.empty() && fs::exists(path)) {
         const auto start = std::chrono::steady_clock::now();
         const KvRestoreResult restored = session->restore_state(path, options);
@@ -97,8 +96,7 @@ ChatSession& SessionStore::session(const std::string& id, const GenerationOption
         last_resume_.restored = restored.restored;
         last_resume_.tokens = restored.tokens;
         last_resume_.reason = restored.reason;
-        auto& metrics = engine_metrics();
-        (restored.restored ? metrics.states_restored : metrics.states_rejected).fetch_add(1);
+        (restored.restored ? metrics_.states_restored : metrics_.states_rejected).fetch_add(1);
         // A state that does not fit is useless from now on: remove it so it is not read again.
         std::error_code ignored;
         if (!restored.restored) fs::remove(path, ignored);
@@ -199,9 +197,8 @@ void SessionStore::enforce_budget() {
 }
 
 void SessionStore::publish() const {
-    auto& metrics = engine_metrics();
-    metrics.kv_bytes.store(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
-    metrics.kv_sessions.store(static_cast<int64_t>(entries_.size()), std::memory_order_relaxed);
+    metrics_.kv_bytes.store(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
+    metrics_.kv_sessions.store(static_cast<int64_t>(entries_.size()), std::memory_order_relaxed);
 }
 
 } // namespace hearth::engine

@@ -32,7 +32,8 @@ struct ResumeInfo {
 
 class SessionStore {
 public:
-    SessionStore(Inference& inference, SessionStoreOptions options);
+    // Its sessions publish their live figures to `metrics`, which must outlive the store.
+    SessionStore(Inference& inference, SessionStoreOptions options, EngineMetrics& metrics);
     ~SessionStore();
     SessionStore(const SessionStore&) = delete;
     SessionStore& operator=(const SessionStore&) = delete;
@@ -84,6 +85,7 @@ private:
 
     Inference& inference_;
     SessionStoreOptions options_;
+    EngineMetrics& metrics_;
     std::shared_ptr<const ModelIdentity> identity_;
     std::list<Entry> entries_; // most recently used first
     ResumeInfo last_resume_;

@@ -177,7 +177,7 @@ int main(int argc, char** argv) {
         engine::GenerationOptions generation;
         generation.sampling.temperature = 0.0f;
         generation.max_tokens = replyTokens;
-        const std::vector<engine::ChatTurn> turns{{"user", kPrompt}};
+        const std::vector<engine::ChatTurn> turns{{chat::Role::User, kPrompt}};
         for (int i = 0; i < repetitions; ++i) {
             engine::ChatSession session(inference, context);
             const auto stats = session.reply(turns, generation, [](std::string_view) {});

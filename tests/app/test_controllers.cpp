@@ -308,7 +308,7 @@ private slots:
         const auto request = requested.constFirst().constFirst().value<GenerationRequest>();
         QCOMPARE(request.maxTokens, 3);
         QCOMPARE(request.turns.size(), 2);
-        QCOMPARE(request.turns[0].role, QStringLiteral("system"));
+        QCOMPARE(request.turns[0].role, hearth::chat::Role::System);
         QCOMPARE(request.turns[1].content, QStringLiteral("Hi"));
         QVERIFY(finishReply(b.chat()));
 

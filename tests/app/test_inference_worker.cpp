@@ -13,6 +13,7 @@
 #include <QThread>
 
 using namespace hearth::app;
+using hearth::chat::Role;
 
 class WorkerHarness : public QObject {
     Q_OBJECT
@@ -71,7 +72,7 @@ class TestInferenceWorker : public QObject {
     }
 
     static GenerationRequest request(quint64 id, const QString& conversation, int maxTokens,
-                                     QList<ChatTurnData> turns = {{"user", "Once upon a time"}}) {
+                                     QList<ChatTurnData> turns = {{Role::User, "Once upon a time"}}) {
         GenerationRequest r;
         r.id = id;
         r.conversationId = conversation;
@@ -227,11 +228,12 @@ private slots:
         QCOMPARE(first.reusedTokens, 0);
 
         // Another conversation in between must not evict the first one's cache.
-        emit h.generate(request(21, "other", 4, {{"user", "A different start"}}));
+        emit h.generate(request(21, "other", 4, {{Role::User, "A different start"}}));
         QVERIFY(done.wait(30000));
 
-        emit h.generate(request(22, "story", 8,
-                                {{"user", "Once upon a time"}, {"assistant", reply}, {"user", "And then?"}}));
+        emit h.generate(
+            request(22, "story", 8,
+                    {{Role::User, "Once upon a time"}, {Role::Assistant, reply}, {Role::User, "And then?"}}));
         QVERIFY(done.wait(30000));
         const auto second = done.last().at(1).value<GenerationResult>();
         QVERIFY2(
@@ -244,7 +246,7 @@ private slots:
     void savesEvictedConversationsAndResumesThem() {
         const QString dir = QString::fromStdString(hearth::test::make_temp_dir("hearth-kv")) + "/kv-states";
         const QString alphaFile = dir + "/alpha.hkv", betaFile = dir + "/beta.hkv";
-        const QList<ChatTurnData> alphaStart{{"user", "Once upon a time"}};
+        const QList<ChatTurnData> alphaStart{{Role::User, "Once upon a time"}};
         QString alphaReply;
         {
             WorkerHarness h(dir);
@@ -258,16 +260,16 @@ private slots:
             QVERIFY(!QFile::exists(alphaFile)); // still in memory
 
             GenerationResult other;
-            QVERIFY(generateIn(h, request(3, "beta", 6, {{"user", "A different start"}}), &other));
+            QVERIFY(generateIn(h, request(3, "beta", 6, {{Role::User, "A different start"}}), &other));
             QVERIFY2(QFile::exists(alphaFile), "the evicted conversation's state was not saved");
             QVERIFY(QFileInfo(alphaFile).size() > 0);
 
             GenerationResult back;
-            QVERIFY(
-                generateIn(h,
-                           request(4, "alpha", 6,
-                                   {alphaStart.first(), {"assistant", alphaReply}, {"user", "And then?"}}),
-                           &back));
+            QVERIFY(generateIn(
+                h,
+                request(4, "alpha", 6,
+                        {alphaStart.first(), {Role::Assistant, alphaReply}, {Role::User, "And then?"}}),
+                &back));
             QVERIFY(back.restoredFromDisk);
             QVERIFY(back.restoredTokens > 0);
             QVERIFY(back.restoreMs >= 0);
@@ -283,7 +285,9 @@ private slots:
         QVERIFY(loadInto(h, modelPath(), 1));
         GenerationResult restarted;
         QVERIFY(generateIn(
-            h, request(5, "alpha", 4, {alphaStart.first(), {"assistant", alphaReply}, {"user", "And then?"}}),
+            h,
+            request(5, "alpha", 4,
+                    {alphaStart.first(), {Role::Assistant, alphaReply}, {Role::User, "And then?"}}),
             &restarted));
         QVERIFY2(restarted.restoredFromDisk, qPrintable(restarted.restoreRejected));
         QVERIFY(restarted.reusedTokens > 0);
@@ -326,7 +330,7 @@ private slots:
         const QString dir =
             QString::fromStdString(hearth::test::make_temp_dir("hearth-kv-q8")) + "/kv-states";
         const QString alphaFile = dir + "/alpha.hkv";
-        const QList<ChatTurnData> alphaStart{{"user", "Once upon a time"}};
+        const QList<ChatTurnData> alphaStart{{Role::User, "Once upon a time"}};
         WorkerHarness h(dir);
         QVERIFY(loadInto(h, modelPath(), 1));
         emit h.setMemoryBudget(1); // only the conversation in use stays in memory
@@ -335,7 +339,7 @@ private slots:
         QString alphaReply;
         QVERIFY(generateIn(h, request(2, "alpha", 12, alphaStart), &result, &alphaReply));
         // beta evicts alpha, which is saved.
-        QVERIFY(generateIn(h, request(3, "beta", 4, {{"user", "A different start"}}), &result));
+        QVERIFY(generateIn(h, request(3, "beta", 4, {{Role::User, "A different start"}}), &result));
         auto saved = hearth::test::readSavedStateHeader(alphaFile);
         QVERIFY(saved);
         QCOMPARE(saved->format, KvStateFormat::F16); // the default
@@ -344,10 +348,10 @@ private slots:
         emit h.setCompressSavedStates(true);
         // alpha comes back from its F16 state, grows, and is evicted again by beta: now as Q8_0.
         const QList<ChatTurnData> alphaNext{
-            alphaStart.first(), {"assistant", alphaReply}, {"user", "And then?"}};
+            alphaStart.first(), {Role::Assistant, alphaReply}, {Role::User, "And then?"}};
         QVERIFY(generateIn(h, request(4, "alpha", 4, alphaNext), &result));
         QVERIFY2(result.restoredFromDisk, qPrintable(result.restoreRejected));
-        QVERIFY(generateIn(h, request(5, "beta", 4, {{"user", "A different start"}}), &result));
+        QVERIFY(generateIn(h, request(5, "beta", 4, {{Role::User, "A different start"}}), &result));
         saved = hearth::test::readSavedStateHeader(alphaFile);
         QVERIFY(saved);
         QCOMPARE(saved->format, KvStateFormat::Q8_0);
@@ -361,7 +365,7 @@ private slots:
         // Back to F16 for the next save.
         emit h.setCompressSavedStates(false);
         QVERIFY(generateIn(h, request(7, "alpha", 2, alphaNext), &result));
-        QVERIFY(generateIn(h, request(8, "beta", 2, {{"user", "A different start"}}), &result));
+        QVERIFY(generateIn(h, request(8, "beta", 2, {{Role::User, "A different start"}}), &result));
         saved = hearth::test::readSavedStateHeader(alphaFile);
         QVERIFY(saved);
         QCOMPARE(saved->format, KvStateFormat::F16);
@@ -426,7 +430,7 @@ private slots:
         return generateIn(
             h,
             request(3, "story", 4,
-                    {{"user", "Once upon a time"}, {"assistant", reply}, {"user", "And then?"}}),
+                    {{Role::User, "Once upon a time"}, {Role::Assistant, reply}, {Role::User, "And then?"}}),
             second);
     }
 

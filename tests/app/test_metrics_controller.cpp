@@ -11,6 +11,7 @@
 #include "app/core/model_controller.h"
 #include "engine/forward/inference.h"
 #include "engine/model/model.h"
+#include "engine/session/engine_metrics.h"
 #include "tests/app/backend_fixture.h"
 #include "tests/support/test_support.h"
 #include <QDir>
@@ -39,7 +40,7 @@ private slots:
     void init() { dir_ = QString::fromStdString(hearth::test::make_temp_dir("hearth-metrics")); }
 
     void samplesOnItsTimer() {
-        MetricsController metrics;
+        MetricsController metrics(std::make_shared<hearth::engine::EngineMetrics>());
         QSignalSpy interval(&metrics, &MetricsController::intervalChanged);
         metrics.setIntervalMs(20);
         QCOMPARE(metrics.intervalMs(), 20);
@@ -62,7 +63,7 @@ private slots:
         const std::vector<int32_t> tokens = {1, 2, 3, 4, 5};
         inference.eval(*cache, tokens);
 
-        MetricsController metrics;
+        MetricsController metrics(std::make_shared<hearth::engine::EngineMetrics>());
         QSignalSpy updated(&metrics, &MetricsController::updated);
         metrics.sample();
         QVERIFY(updated.wait(5000));
@@ -76,7 +77,7 @@ private slots:
     }
 
     void historyKeepsTheLastSamples() {
-        MetricsController metrics;
+        MetricsController metrics(std::make_shared<hearth::engine::EngineMetrics>());
         metrics.setIntervalMs(1);
         QTRY_VERIFY_WITH_TIMEOUT(metrics.samples() > MetricsController::kHistoryLength + 5, 30000);
         QCOMPARE(int(metrics.decodeHistory().size()), MetricsController::kHistoryLength);

@@ -9,6 +9,7 @@
 using hearth::chat::ChatMessage;
 using hearth::chat::ChatTemplate;
 using hearth::chat::RenderOptions;
+using hearth::chat::Role;
 using hearth::chat::TemplateError;
 using nlohmann::ordered_json;
 
@@ -110,7 +111,7 @@ private slots:
 
     void chatml_default() {
         ChatTemplate chatml(hearth::chat::default_chatml_template());
-        std::vector<ChatMessage> messages = {{"system", "Be brief.", {}}, {"user", "Hi", {}}};
+        std::vector<ChatMessage> messages = {{Role::System, "Be brief.", {}}, {Role::User, "Hi", {}}};
         RenderOptions options;
         options.add_generation_prompt = true;
         QCOMPARE(QString::fromStdString(chatml.render_messages(messages, options)),
@@ -129,10 +130,10 @@ private slots:
         options.extra_context["tools"] = ordered_json::parse(
             R"([{"type":"function","function":{"name":"get_time","description":"Tells the time — now","parameters":{}}}])");
         ChatMessage call{
-            "assistant", "",
+            Role::Assistant, "",
             ordered_json::parse(
                 R"({"tool_calls":[{"function":{"name":"get_time","arguments":{"zone":"UTC"}}}]})")};
-        std::vector<ChatMessage> messages = {{"user", "Time?", {}}, call, {"tool", "12:00", {}}};
+        std::vector<ChatMessage> messages = {{Role::User, "Time?", {}}, call, {Role::Tool, "12:00", {}}};
         std::string text = chat_template.render_messages(messages, options);
         QVERIFY2(
             text.find(

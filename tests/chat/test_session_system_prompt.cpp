@@ -17,7 +17,7 @@ engine::GenerationOptions gemma_options() {
     return options;
 }
 
-engine::ChatTurn turn(const char* role, const std::string& content) {
+engine::ChatTurn turn(chat::Role role, const std::string& content) {
     return {role, content, nlohmann::ordered_json::object()};
 }
 
@@ -33,8 +33,8 @@ private slots:
 
     void the_system_prompt_goes_into_the_first_user_turn() {
         engine::ChatSession session(*stories_.inference, 128);
-        const std::vector<engine::ChatTurn> chat = {turn("system", "Tell short stories."),
-                                                    turn("user", "A cat?")};
+        const std::vector<engine::ChatTurn> chat = {turn(chat::Role::System, "Tell short stories."),
+                                                    turn(chat::Role::User, "A cat?")};
         const std::string text = session.render(chat, gemma_options());
         QVERIFY2(text.find("<start_of_turn>user\nTell short stories.\n\nA cat?<end_of_turn>\n") !=
                      std::string::npos,
@@ -52,8 +52,8 @@ private slots:
     void a_context_shift_keeps_the_folded_system_prompt() {
         engine::ChatSession session(*stories_.inference, 128);
         const engine::GenerationOptions options = gemma_options();
-        const std::vector<engine::ChatTurn> first = {turn("system", "Tell short stories about a cat."),
-                                                     turn("user", "Once?")};
+        const std::vector<engine::ChatTurn> first = {
+            turn(chat::Role::System, "Tell short stories about a cat."), turn(chat::Role::User, "Once?")};
         std::vector<engine::ChatTurn> chat = first;
         bool shifted = false;
         for (int i = 0; i < 12 && !shifted; ++i) {
@@ -71,8 +71,8 @@ private slots:
                              std::string::npos,
                          kept.c_str());
             }
-            chat.push_back(turn("assistant", reply.empty() ? std::string("Yes.") : reply));
-            chat.push_back(turn("user", "And then what happened to the cat?"));
+            chat.push_back(turn(chat::Role::Assistant, reply.empty() ? std::string("Yes.") : reply));
+            chat.push_back(turn(chat::Role::User, "And then what happened to the cat?"));
         }
         QVERIFY2(shifted, "the conversation never filled the context");
     }

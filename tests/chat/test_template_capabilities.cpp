@@ -10,6 +10,7 @@
 using hearth::chat::ChatMessage;
 using hearth::chat::ChatTemplate;
 using hearth::chat::RenderOptions;
+using hearth::chat::Role;
 using hearth::chat::TemplateError;
 
 namespace {
@@ -19,7 +20,7 @@ ChatTemplate golden_template(const std::string& stem) {
     return ChatTemplate(hearth::test::read_file(path), path);
 }
 
-ChatMessage message(const char* role, const char* content) {
+ChatMessage message(Role role, const char* content) {
     return {role, content, nlohmann::ordered_json::object()};
 }
 
@@ -30,9 +31,9 @@ RenderOptions gemma_options() {
     return options;
 }
 
-const std::vector<ChatMessage> kWithSystem = {message("system", "You are terse."),
-                                              message("user", "Name a colour."),
-                                              message("assistant", "Blue."), message("user", "Another?")};
+const std::vector<ChatMessage> kWithSystem = {
+    message(Role::System, "You are terse."), message(Role::User, "Name a colour."),
+    message(Role::Assistant, "Blue."), message(Role::User, "Another?")};
 
 } // namespace
 
@@ -62,7 +63,7 @@ private slots:
             "{% for m in messages %}{% if m.role != 'system' %}{{ m.role }}: {{ m.content }}\n"
             "{% endif %}{% endfor %}");
         QVERIFY(!silent.takes_system_role());
-        const std::vector<ChatMessage> chat = {message("system", "Be brief."), message("user", "Hi")};
+        const std::vector<ChatMessage> chat = {message(Role::System, "Be brief."), message(Role::User, "Hi")};
         QCOMPARE(silent.render_messages(chat, {}), std::string("user: Hi\n"));
         QCOMPARE(silent.render_conversation(chat, {}), std::string("user: Be brief.\n\nHi\n"));
         // ChatML renders them.
@@ -104,19 +105,19 @@ private slots:
     void folding() {
         using hearth::chat::fold_system_message;
         // Alone, the system message has nowhere to go.
-        QVERIFY(fold_system_message(std::vector<ChatMessage>{message("system", "S")}).empty());
+        QVERIFY(fold_system_message(std::vector<ChatMessage>{message(Role::System, "S")}).empty());
         const auto folded = fold_system_message(kWithSystem);
         QCOMPARE(folded.size(), kWithSystem.size() - 1);
-        QCOMPARE(folded[0].role, std::string("user"));
+        QCOMPARE(folded[0].role, Role::User);
         QCOMPARE(folded[0].content, std::string("You are terse.\n\nName a colour."));
         QCOMPARE(folded[1].content, std::string("Blue."));
         // An empty system prompt leaves the user's text as it is.
-        const auto empty =
-            fold_system_message(std::vector<ChatMessage>{message("system", ""), message("user", "Hi")});
+        const auto empty = fold_system_message(
+            std::vector<ChatMessage>{message(Role::System, ""), message(Role::User, "Hi")});
         QCOMPARE(empty.size(), size_t{1});
         QCOMPARE(empty[0].content, std::string("Hi"));
         // Only a leading system message is folded.
-        const std::vector<ChatMessage> later = {message("user", "Hi"), message("system", "S")};
+        const std::vector<ChatMessage> later = {message(Role::User, "Hi"), message(Role::System, "S")};
         QCOMPARE(fold_system_message(later).size(), size_t{2});
     }
 };

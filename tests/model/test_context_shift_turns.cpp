@@ -185,13 +185,13 @@ private slots:
         options.max_tokens = 8;
         options.template_override = tc.source;
 
-        std::vector<engine::ChatTurn> conversation{{"system", "You tell short stories."}};
+        std::vector<engine::ChatTurn> conversation{{chat::Role::System, "You tell short stories."}};
         int shifts = 0;
         int32_t last_shifted_out = 0;
         for (size_t round = 0; round < kQuestions.size(); ++round) {
-            conversation.push_back({"user", kQuestions[round]});
+            conversation.push_back({chat::Role::User, kQuestions[round]});
             const engine::TurnStats stats = session.reply(conversation, options, nullptr);
-            conversation.push_back({"assistant", kAnswers[round]});
+            conversation.push_back({chat::Role::Assistant, kAnswers[round]});
             if (!stats.context_shifted) continue;
             ++shifts;
             QVERIFY(stats.shifted_out_tokens > last_shifted_out); // the window only grows
@@ -228,7 +228,8 @@ private slots:
         std::string long_question;
         while (long_question.size() < 300)
             long_question += "The cat sat on the mat. ";
-        const std::vector<engine::ChatTurn> conversation{{"system", "Be kind."}, {"user", long_question}};
+        const std::vector<engine::ChatTurn> conversation{{chat::Role::System, "Be kind."},
+                                                         {chat::Role::User, long_question}};
         const engine::TurnStats stats = session.reply(conversation, options, nullptr);
         QVERIFY(stats.context_shifted);
         QVERIFY(stats.stop_reason == engine::StopReason::Length ||
@@ -263,11 +264,12 @@ private slots:
         // As many short turns as fit in 3/4 of the context (the reply's quarter stays free),
         // ending on a question.
         engine::ChatSession session(*stories_.inference, n_ctx);
-        std::vector<engine::ChatTurn> conversation{{"system", "Be kind."}, {"user", kQuestions[0]}};
+        std::vector<engine::ChatTurn> conversation{{chat::Role::System, "Be kind."},
+                                                   {chat::Role::User, kQuestions[0]}};
         for (size_t i = 0;; ++i) {
             std::vector<engine::ChatTurn> longer = conversation;
-            longer.push_back({"assistant", kAnswers[i % kAnswers.size()]});
-            longer.push_back({"user", kQuestions[(i + 1) % kQuestions.size()]});
+            longer.push_back({chat::Role::Assistant, kAnswers[i % kAnswers.size()]});
+            longer.push_back({chat::Role::User, kQuestions[(i + 1) % kQuestions.size()]});
             if (static_cast<int32_t>(session.prompt_tokens(longer, options).size()) > n_ctx * 3 / 4) break;
             conversation = std::move(longer);
         }

@@ -242,8 +242,9 @@ private slots:
         Loaded l = load("stories260K");
         const int32_t n_ctx = 128;
         engine::ChatSession session(*l.inference, n_ctx);
-        std::vector<engine::ChatTurn> conversation{{"system", "Once upon a time there was a little girl."},
-                                                   {"user", "Tell me a story about a dog."}};
+        std::vector<engine::ChatTurn> conversation{
+            {chat::Role::System, "Once upon a time there was a little girl."},
+            {chat::Role::User, "Tell me a story about a dog."}};
         engine::GenerationOptions options;
         options.sampling.temperature = 0;       // greedy
         options.sampling.repeat_penalty = 1.3f; // keeps a 260K model from looping on one phrase

@@ -31,10 +31,10 @@ Loaded load(const std::string& name) {
 }
 
 std::vector<engine::ChatTurn> conversation() {
-    return {{"system", "You tell tiny stories."},
-            {"user", "Tell me about a cat."},
-            {"assistant", "The cat sat in the sun."},
-            {"user", "And the dog?"}};
+    return {{chat::Role::System, "You tell tiny stories."},
+            {chat::Role::User, "Tell me about a cat."},
+            {chat::Role::Assistant, "The cat sat in the sun."},
+            {chat::Role::User, "And the dog?"}};
 }
 
 engine::GenerationOptions greedy(int max_tokens) {
@@ -107,8 +107,8 @@ private slots:
             QVERIFY(worst == 0.0f); // exact (QCOMPARE on floats is fuzzy)
 
         // The next turn reuses the restored prefix exactly as the original session would.
-        turns.push_back({"assistant", "The dog ran."});
-        turns.push_back({"user", "Then?"});
+        turns.push_back({chat::Role::Assistant, "The dog ran."});
+        turns.push_back({chat::Role::User, "Then?"});
         engine::TurnStats from_original, from_resumed;
         const std::vector<float> expected = logits_of(original, turns, &from_original);
         const std::vector<float> got = logits_of(resumed, turns, &from_resumed);
@@ -248,8 +248,8 @@ private slots:
             else
                 QVERIFY(worst <= largest / 127.0f);
         }
-        turns.push_back({"assistant", "The dog ran."});
-        turns.push_back({"user", "Then?"});
+        turns.push_back({chat::Role::Assistant, "The dog ran."});
+        turns.push_back({chat::Role::User, "Then?"});
         engine::TurnStats from_original, from_resumed;
         const std::vector<float> expected = logits_of(original, turns, &from_original);
         const std::vector<float> got = logits_of(resumed, turns, &from_resumed);
@@ -312,7 +312,8 @@ private slots:
         Loaded l = load("stories260K");
         const std::string path = test::make_temp_dir("kv-state-time") + "/c.hkv";
         engine::ChatSession session(*l.inference, 128);
-        std::vector<engine::ChatTurn> turns{{"user", "A cat."}}; // short: the next turn needs no shift
+        std::vector<engine::ChatTurn> turns{
+            {chat::Role::User, "A cat."}}; // short: the next turn needs no shift
         const engine::TurnStats first = session.reply(turns, greedy(8), nullptr);
         session.save_state(path);
         const std::vector<int32_t> tokens = session.cache().tokens();
@@ -329,8 +330,8 @@ private slots:
         const double prefill = std::chrono::duration<double>(Clock::now() - start).count();
         qInfo("%zu tokens: restore %.3f ms, prefill %.3f ms", tokens.size(), restore * 1e3, prefill * 1e3);
 
-        turns.push_back({"assistant", "ok"});
-        turns.push_back({"user", "More."});
+        turns.push_back({chat::Role::Assistant, "ok"});
+        turns.push_back({chat::Role::User, "More."});
         engine::TurnStats stats;
         logits_of(resumed, turns, &stats);
         // The new turn shares the first prompt (the reply's text changed); a token may merge at the seam.

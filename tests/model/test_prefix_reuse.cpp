@@ -66,9 +66,12 @@ std::vector<float> fresh_logits(engine::Inference& inference, const std::vector<
 }
 
 std::vector<engine::ChatTurn> long_conversation() {
-    return {{"system", "You are a kind storyteller."},           {"user", "Tell me about a red ball."},
-            {"assistant", "The red ball rolled down the hill."}, {"user", "Who found it?"},
-            {"assistant", "A little boy found it by the tree."}, {"user", "What did he do next?"}};
+    return {{chat::Role::System, "You are a kind storyteller."},
+            {chat::Role::User, "Tell me about a red ball."},
+            {chat::Role::Assistant, "The red ball rolled down the hill."},
+            {chat::Role::User, "Who found it?"},
+            {chat::Role::Assistant, "A little boy found it by the tree."},
+            {chat::Role::User, "What did he do next?"}};
 }
 
 void add_model_template_rows() {
@@ -119,26 +122,27 @@ private slots:
         QFETCH(QString, template_file);
         Loaded l = load(model.toStdString());
         const engine::GenerationOptions options = options_for(template_file, 6);
-        engine::ChatSession session(*l.inference, kContext);
+        engine::EngineMetrics metrics;
+        engine::ChatSession session(*l.inference, kContext, &metrics);
 
-        std::vector<engine::ChatTurn> turns{{"system", "You are a kind storyteller."},
-                                            {"user", "Tell me about a red ball."}};
+        std::vector<engine::ChatTurn> turns{{chat::Role::System, "You are a kind storyteller."},
+                                            {chat::Role::User, "Tell me about a red ball."}};
         std::string reply;
         const engine::TurnStats first =
             session.reply(turns, options, [&](std::string_view piece) { reply += piece; });
         QCOMPARE(first.reused_tokens, 0);
         QCOMPARE(first.computed_tokens, first.prompt_tokens);
 
-        turns.push_back({"assistant", reply});
-        turns.push_back({"user", "Who found it?"});
+        turns.push_back({chat::Role::Assistant, reply});
+        turns.push_back({chat::Role::User, "Who found it?"});
         auto prefilled = session.prefill(turns, options);
         const engine::TurnStats& second = prefilled.stats;
         const std::vector<float> reused(prefilled.logits.begin(), prefilled.logits.end());
         QVERIFY(!second.context_shifted);
         QVERIFY(second.reused_tokens >= first.prompt_tokens - 1); // the whole first prompt, up to a seam
         QCOMPARE(second.computed_tokens, second.prompt_tokens - second.reused_tokens);
-        QCOMPARE(engine::engine_metrics().snapshot().tokens_reused, int64_t{second.reused_tokens});
-        QCOMPARE(engine::engine_metrics().snapshot().tokens_computed, int64_t{second.computed_tokens});
+        QCOMPARE(metrics.snapshot().tokens_reused, int64_t{second.reused_tokens});
+        QCOMPARE(metrics.snapshot().tokens_computed, int64_t{second.computed_tokens});
 
         const std::vector<float> full = fresh_logits(*l.inference, turns, options);
         const float diff = max_difference(reused, full);

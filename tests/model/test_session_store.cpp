@@ -31,10 +31,12 @@ engine::GenerationOptions greedy() {
 }
 
 std::vector<engine::ChatTurn> first_turn(const std::string& topic) {
-    return {{"user", "Tell me about " + topic}};
+    return {{chat::Role::User, "Tell me about " + topic}};
 }
 std::vector<engine::ChatTurn> second_turn(const std::string& topic) {
-    return {{"user", "Tell me about " + topic}, {"assistant", "It is nice."}, {"user", "More?"}};
+    return {{chat::Role::User, "Tell me about " + topic},
+            {chat::Role::Assistant, "It is nice."},
+            {chat::Role::User, "More?"}};
 }
 
 engine::SessionStoreOptions store_options(size_t budget, std::string state_dir = {}) {
@@ -47,7 +49,8 @@ engine::SessionStoreOptions store_options(size_t budget, std::string state_dir =
 
 // What the second turn of a conversation costs when nothing else ever happened.
 engine::TurnStats undisturbed_second_turn(engine::Inference& inference, const std::string& topic) {
-    engine::SessionStore store(inference, store_options(size_t{1} << 30));
+    engine::EngineMetrics metrics;
+    engine::SessionStore store(inference, store_options(size_t{1} << 30), metrics);
     store.reply("x", first_turn(topic), greedy(), nullptr);
     return store.reply("x", second_turn(topic), greedy(), nullptr);
 }
@@ -61,12 +64,12 @@ private slots:
     void initTestCase() { loaded_ = load("stories260K"); }
 
     void switching_back_costs_nothing() {
-        engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30));
+        engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30), metrics_);
         store.reply("a", first_turn("cats"), greedy(), nullptr);
         store.reply("b", first_turn("dogs"), greedy(), nullptr);
         store.reply("c", first_turn("birds"), greedy(), nullptr);
         QCOMPARE(store.ids(), (std::vector<std::string>{"c", "b", "a"}));
-        QCOMPARE(engine::engine_metrics().snapshot().kv_sessions, int64_t{3});
+        QCOMPARE(metrics_.snapshot().kv_sessions, int64_t{3});
 
         const engine::TurnStats back = store.reply("a", second_turn("cats"), greedy(), nullptr);
         QVERIFY(store.last_resume().from_memory);
@@ -78,7 +81,7 @@ private slots:
     }
 
     void least_recently_used_is_evicted() {
-        engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30));
+        engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30), metrics_);
         store.reply("a", first_turn("cats"), greedy(), nullptr);
         const size_t one = store.bytes();
         QVERIFY(one > 0);
@@ -103,7 +106,7 @@ private slots:
 
     void evicted_conversation_resumes_from_its_state() {
         const std::string dir = test::make_temp_dir("session-store");
-        engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30, dir));
+        engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30, dir), metrics_);
         store.reply("a/1", first_turn("cats"), greedy(), nullptr);
         store.reply("b", first_turn("dogs"), greedy(), nullptr);
         store.set_memory_budget(1); // evicts a/1, saving it
@@ -127,10 +130,10 @@ private slots:
     void states_survive_the_store() {
         const std::string dir = test::make_temp_dir("session-store-close");
         {
-            engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30, dir));
+            engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30, dir), metrics_);
             store.reply("kept", first_turn("cats"), greedy(), nullptr);
         } // closing saves
-        engine::SessionStore reopened(*loaded_.inference, store_options(size_t{1} << 30, dir));
+        engine::SessionStore reopened(*loaded_.inference, store_options(size_t{1} << 30, dir), metrics_);
         const engine::TurnStats stats = reopened.reply("kept", second_turn("cats"), greedy(), nullptr);
         QVERIFY(reopened.last_resume().restored);
         QCOMPARE(stats.reused_tokens, undisturbed_second_turn(*loaded_.inference, "cats").reused_tokens);
@@ -138,7 +141,7 @@ private slots:
 
     void damaged_state_is_discarded() {
         const std::string dir = test::make_temp_dir("session-store-bad");
-        engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30, dir));
+        engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30, dir), metrics_);
         store.reply("a", first_turn("cats"), greedy(), nullptr);
         store.evict("a");
         const std::string path = store.state_path("a");
@@ -146,13 +149,28 @@ private slots:
         bytes[bytes.size() / 2] ^= 1;
         test::write_file(path, bytes);
 
-        const int64_t rejected = engine::engine_metrics().snapshot().states_rejected;
+        const int64_t rejected = metrics_.snapshot().states_rejected;
         const engine::TurnStats stats = store.reply("a", second_turn("cats"), greedy(), nullptr);
         QVERIFY(!store.last_resume().restored);
         QVERIFY(store.last_resume().reason.find("damaged") != std::string::npos);
-        QCOMPARE(engine::engine_metrics().snapshot().states_rejected, rejected + 1);
+        QCOMPARE(metrics_.snapshot().states_rejected, rejected + 1);
         QCOMPARE(stats.reused_tokens, 0); // prefilled again
         QVERIFY(!fs::exists(path));       // and the bad file is gone
+    }
+
+    // Two engines in one process (the app's and a test's, say) keep their figures apart.
+    void each_engine_has_its_own_metrics() {
+        engine::EngineMetrics first_metrics, second_metrics;
+        engine::SessionStore first(*loaded_.inference, store_options(size_t{1} << 30), first_metrics);
+        engine::SessionStore second(*loaded_.inference, store_options(size_t{1} << 30), second_metrics);
+        const engine::TurnStats stats = first.reply("a", first_turn("cats"), greedy(), nullptr);
+        second.reply("b", first_turn("dogs"), greedy(), nullptr);
+        second.reply("c", second_turn("dogs"), greedy(), nullptr);
+        const engine::EngineMetricsSnapshot figures = first_metrics.snapshot();
+        QCOMPARE(figures.kv_sessions, int64_t{1});
+        QCOMPARE(figures.tokens_computed, int64_t{stats.computed_tokens});
+        QCOMPARE(figures.tokens_generated, int64_t{stats.generated_tokens});
+        QCOMPARE(second_metrics.snapshot().kv_sessions, int64_t{2});
     }
 
     // A state file of a process killed before its rename is removed when the next store opens
@@ -168,7 +186,7 @@ private slots:
         const std::string finished = dir + "/c.hkv";
         for (const std::string& path : {abandoned, running, finished})
             test::write_file(path, "x");
-        engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30, dir));
+        engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30, dir), metrics_);
         QVERIFY(!fs::exists(abandoned));
         QVERIFY(fs::exists(running));
         QVERIFY(fs::exists(finished));
@@ -176,6 +194,7 @@ private slots:
 
 private:
     Loaded loaded_;
+    engine::EngineMetrics metrics_; // of the stores each test runs on loaded_
 };
 
 QTEST_MAIN(TestSessionStore)

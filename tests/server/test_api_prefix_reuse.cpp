@@ -36,7 +36,8 @@ int32_t commonPrefix(const std::vector<int32_t>& a, const std::vector<int32_t>& 
 std::vector<engine::ChatTurn> toTurns(const QJsonArray& messages) {
     std::vector<engine::ChatTurn> turns;
     for (const QJsonValue& m : messages)
-        turns.push_back({m["role"].toString().toStdString(), m["content"].toString().toStdString()});
+        turns.push_back({chat::role_from_name(m["role"].toString().toStdString()).value(),
+                         m["content"].toString().toStdString()});
     return turns;
 }
 
