@@ -405,26 +405,6 @@ bool for_avx2(int64_t n_positions, int64_t head_dim) {
     return n_positions == 1 || head_dim % 16 != 0;
 }
 
-void attend_group(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
-                  int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
-                  float scale) {
-    if (for_avx2(n_positions, head_dim))
-        return avx2::attend_group(q, out, head_stride, position_stride, n_heads, n_positions, keys, values,
-                                  n_keys, head_dim, scale);
-    attend_tile<false>({q,
-                        out,
-                        head_stride,
-                        position_stride,
-                        n_heads,
-                        n_positions,
-                        keys,
-                        values,
-                        n_keys,
-                        head_dim,
-                        scale,
-                        {}});
-}
-
 void attend_group_limited(const float* q, float* out, size_t head_stride, size_t position_stride,
                           int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys,
                           int64_t head_dim, float scale, AttentionLimits limits) {
@@ -437,6 +417,14 @@ void attend_group_limited(const float* q, float* out, size_t head_stride, size_t
         attend_tile<true>(tile);
     else
         attend_tile<false>(tile);
+}
+
+// Without limits: attend_tile<false>, as attend_group_limited picks for empty ones.
+void attend_group(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
+                  int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
+                  float scale) {
+    attend_group_limited(q, out, head_stride, position_stride, n_heads, n_positions, keys, values, n_keys,
+                         head_dim, scale, {});
 }
 
 void attend_group_f16(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,

@@ -28,32 +28,10 @@
 #include <memory>
 
 using namespace hearth;
-
-namespace {
-
-// The item of that name that is shown: both pages hold a folder dialog, and a closed dialog's
-// items stay in the tree.
-QQuickItem* findShown(QQuickItem* item, const QString& name) {
-    if (!item || !item->isVisible()) return nullptr;
-    if (item->objectName() == name) return item;
-    for (QQuickItem* child : item->childItems())
-        if (QQuickItem* found = findShown(child, name)) return found;
-    return nullptr;
-}
-
-QRectF sceneRect(const QQuickItem* item) {
-    return item->mapRectToScene(QRectF(0, 0, item->width(), item->height()));
-}
-
-int luminance(QRgb pixel) {
-    return (qRed(pixel) * 299 + qGreen(pixel) * 587 + qBlue(pixel) * 114) / 1000;
-}
-
-bool sameColour(QRgb a, QRgb b) {
-    return qAbs(qRed(a) - qRed(b)) <= 2 && qAbs(qGreen(a) - qGreen(b)) <= 2 && qAbs(qBlue(a) - qBlue(b)) <= 2;
-}
-
-} // namespace
+using hearth::test::findShown;
+using hearth::test::luminance;
+using hearth::test::sameColour;
+using hearth::test::sceneRect;
 
 class TestFileDialogs : public QObject {
     Q_OBJECT

@@ -27,31 +27,10 @@
 #include <memory>
 
 using namespace hearth;
-
-namespace {
-
-// The item of that name that is shown: a closed popup's items stay in the tree.
-QQuickItem* findShown(QQuickItem* item, const QString& name) {
-    if (!item || !item->isVisible()) return nullptr;
-    if (item->objectName() == name) return item;
-    for (QQuickItem* child : item->childItems())
-        if (QQuickItem* found = findShown(child, name)) return found;
-    return nullptr;
-}
-
-QRectF sceneRect(const QQuickItem* item) {
-    return item->mapRectToScene(QRectF(0, 0, item->width(), item->height()));
-}
-
-int luminance(QRgb pixel) {
-    return (qRed(pixel) * 299 + qGreen(pixel) * 587 + qBlue(pixel) * 114) / 1000;
-}
-
-bool sameColour(QRgb a, QRgb b) {
-    return qAbs(qRed(a) - qRed(b)) <= 2 && qAbs(qGreen(a) - qGreen(b)) <= 2 && qAbs(qBlue(a) - qBlue(b)) <= 2;
-}
-
-} // namespace
+using hearth::test::findShown;
+using hearth::test::luminance;
+using hearth::test::sameColour;
+using hearth::test::sceneRect;
 
 class TestPopups : public QObject {
     Q_OBJECT
@@ -89,8 +68,8 @@ class TestPopups : public QObject {
     // The panel is drawn opaque in `colour`: just inside its top edge and its left edge the
     // grabbed window has that colour (the page does not show through), and its background item,
     // Hearth's own, says so and covers the popup's whole area.
-    void checkOpaquePanel(const QImage& image, QQuickItem* panel, const QColor& colour, const QString& backgroundName,
-                          const QString& what) {
+    void checkOpaquePanel(const QImage& image, QQuickItem* panel, const QColor& colour,
+                          const QString& backgroundName, const QString& what) {
         const QRectF area = sceneRect(panel);
         for (const QPoint inside : {QPoint(qRound(area.center().x()), qRound(area.top()) + 3),
                                     QPoint(qRound(area.left()) + 3, qRound(area.center().y()))}) {
@@ -151,17 +130,20 @@ private slots:
         QVERIFY(row);
         clickOn(row); // the current conversation: its Rename and Delete show
         QVERIFY(QQuickTest::qWaitForPolish(window_));
-        QTest::mouseMove(window_, QPoint(window_->width() - 5, window_->height() / 2)); // no hover over the page
+        QTest::mouseMove(window_,
+                         QPoint(window_->width() - 5, window_->height() / 2)); // no hover over the page
         QTest::qWait(50);
         const QImage page = window_->grabWindow();
         const QString title = row->property("title").toString();
         QQuickItem* deleteButton = findShown(row, QStringLiteral("deleteChatButton"));
         QVERIFY(deleteButton);
-        QObject* popup = item(QStringLiteral("sidebar"))->findChild<QObject*>(QStringLiteral("deleteChatDialog"));
+        QObject* popup =
+            item(QStringLiteral("sidebar"))->findChild<QObject*>(QStringLiteral("deleteChatDialog"));
         QVERIFY(popup);
         clickOn(deleteButton);
         QTRY_VERIFY(popup->property("opened").toBool());
-        QQuickItem* dialog = popup->property("background").value<QQuickItem*>()->parentItem(); // the popup's item
+        QQuickItem* dialog =
+            popup->property("background").value<QQuickItem*>()->parentItem(); // the popup's item
         QVERIFY(dialog);
         QTRY_COMPARE(dialog->opacity(), 1.0); // the enter transition is over
         QTRY_COMPARE(dialog->scale(), 1.0);
@@ -175,13 +157,14 @@ private slots:
                                      QPoint(qRound(panel.center().x()), qRound(panel.top()) - 30)})
             QVERIFY2(luminance(image.pixel(outside)) < luminance(page.pixel(outside)) * 0.75 ||
                          luminance(page.pixel(outside)) < 8,
-                     qPrintable(QStringLiteral("%1: the page at %2,%3 is not dimmed (%4 before, %5 now)")
-                                    .arg(theme)
-                                    .arg(outside.x())
-                                    .arg(outside.y())
-                                    .arg(QColor(page.pixel(outside)).name(), QColor(image.pixel(outside)).name())));
-        checkOpaquePanel(image, dialog, themeColour(QStringLiteral("surface")), QStringLiteral("deleteChatBackground"),
-                         theme);
+                     qPrintable(
+                         QStringLiteral("%1: the page at %2,%3 is not dimmed (%4 before, %5 now)")
+                             .arg(theme)
+                             .arg(outside.x())
+                             .arg(outside.y())
+                             .arg(QColor(page.pixel(outside)).name(), QColor(image.pixel(outside)).name())));
+        checkOpaquePanel(image, dialog, themeColour(QStringLiteral("surface")),
+                         QStringLiteral("deleteChatBackground"), theme);
         if (QTest::currentTestFailed()) return;
         QQuickItem* dim = shown(QStringLiteral("deleteChatDim"));
         QVERIFY2(dim, "no modal dim of Hearth's own");
@@ -206,7 +189,8 @@ private slots:
 
         // The dim takes the page's clicks: a click on another conversation does not open it.
         const QString current = backend_->chat()->currentConversationId();
-        QTest::mouseClick(window_, Qt::LeftButton, {}, sceneRect(item(QStringLiteral("conversation_1"))).center().toPoint());
+        QTest::mouseClick(window_, Qt::LeftButton, {},
+                          sceneRect(item(QStringLiteral("conversation_1"))).center().toPoint());
         QTest::qWait(50);
         QCOMPARE(backend_->chat()->currentConversationId(), current);
         if (dialog->isVisible()) QTRY_VERIFY(!dialog->isVisible()); // a click outside closes it, as Cancel
@@ -249,15 +233,16 @@ private slots:
         QObject* popup = combo->property("popup").value<QObject*>();
         QVERIFY(popup);
         QTRY_VERIFY(popup->property("opened").toBool());
-        QQuickItem* panel = popup->property("background").value<QQuickItem*>()->parentItem(); // the popup's item
+        QQuickItem* panel =
+            popup->property("background").value<QQuickItem*>()->parentItem(); // the popup's item
         QVERIFY(panel);
         QTRY_COMPARE(panel->opacity(), 1.0);
         QTRY_COMPARE(panel->scale(), 1.0);
         QVERIFY(panel->height() > combo->height() * 3); // the seven context lengths, or most of them
         const QImage image = window_->grabWindow();
         saveScreenshot(image, QStringLiteral("/tmp/combo-popup-%1.png").arg(theme));
-        checkOpaquePanel(image, panel, themeColour(QStringLiteral("surfaceRaised")), QStringLiteral("comboPopupBackground"),
-                         theme);
+        checkOpaquePanel(image, panel, themeColour(QStringLiteral("surfaceRaised")),
+                         QStringLiteral("comboPopupBackground"), theme);
         if (QTest::currentTestFailed()) return;
 
         // The box itself, closed: drawn in the theme's surface colour (Material's was a layer
@@ -265,7 +250,8 @@ private slots:
         const QRectF box = sceneRect(combo);
         const QPoint insideBox(qRound(box.left()) + 5, qRound(box.center().y()));
         QVERIFY2(sameColour(closed.pixel(insideBox), themeColour(QStringLiteral("surface")).rgb()),
-                 qPrintable(QStringLiteral("%1: the box is %2").arg(theme, QColor(closed.pixel(insideBox)).name())));
+                 qPrintable(
+                     QStringLiteral("%1: the box is %2").arg(theme, QColor(closed.pixel(insideBox)).name())));
         QTest::keyClick(window_, Qt::Key_Escape);
         QTRY_VERIFY(!popup->property("visible").toBool());
         window_->setProperty("page", QStringLiteral("chat"));
