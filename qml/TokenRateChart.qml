@@ -182,7 +182,7 @@ Item {
         width: plot.width
         horizontalAlignment: Text.AlignHCenter
         wrapMode: Text.Wrap
-        text: qsTr("No tokens generated in this time")
+        text: qsTr("No generation in this time lasted long enough to chart")
         color: Theme.textFaint
         font.pointSize: Theme.small
     }

@@ -1055,8 +1055,8 @@
         <translation>Noch keine Daten</translation>
     </message>
     <message>
-        <source>No tokens generated in this time</source>
-        <translation>In dieser Zeit wurden keine Tokens erzeugt</translation>
+        <source>No generation in this time lasted long enough to chart</source>
+        <translation>Keine Generierung dauerte in dieser Zeit lange genug für das Diagramm</translation>
     </message>
 </context>
 <context>

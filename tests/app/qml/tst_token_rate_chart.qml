@@ -201,7 +201,7 @@ Item {
             verifyScale("1")
             const idle = label("rateIdle")
             verify(idle.visible)
-            compare(idle.text, "No tokens generated in this time")
+            compare(idle.text, "No generation in this time lasted long enough to chart")
             const line = pixelsOf(isBlue)
             verifyInsidePlot(line, "the zero line")
             fuzzyCompare(line.bottom, yOf(0) + 1, 2)
