@@ -14,6 +14,7 @@
 #include <QFile>
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace hearth::app {
 
@@ -29,6 +30,9 @@ struct InferenceWorker::Engine {
     std::unique_ptr<engine::SessionStore> sessions; // after `inference`: destroyed (and saved) first
     int contextLength = 0;
     ModelSummary summary;
+    // The load's finite-values probe already ran the warm-up's tokens through this inference:
+    // its weights are paged in and repacked, so the warm-up has nothing left to do.
+    bool warmedByLoad = false;
 
     void publishMemory() const {
         if (!sessions) metrics->kv_bytes.store(0, std::memory_order_relaxed);
@@ -209,7 +213,10 @@ void InferenceWorker::configure(const hearth::app::EngineConfig& config) {
     if (newCacheTypes || context != engine_->contextLength) {
         dropServerSessions();
         engine_->sessions.reset(); // sessions hold the old forward pass and cache sizes (saved first)
-        if (newCacheTypes) engine_->inference = std::make_unique<Inference>(engine_->model, options);
+        if (newCacheTypes) {
+            engine_->inference = std::make_unique<Inference>(engine_->model, options);
+            engine_->warmedByLoad = false;
+        }
         engine_->contextLength = context;
         resetSessions();
     }
@@ -237,6 +244,7 @@ void InferenceWorker::loadModel(quint64 requestId, const QString& path) {
         dropServerSessions();
         engine_->sessions.reset();
         engine_->inference = std::move(inference);
+        engine_->warmedByLoad = true;
         engine_->model = std::move(model);
         engine_->contextLength = effectiveContext(*engine_->model, config_.contextLength);
         engine_->summary =
@@ -251,7 +259,7 @@ void InferenceWorker::loadModel(quint64 requestId, const QString& path) {
 void InferenceWorker::warmUp(quint64 requestId) {
     QElapsedTimer timer;
     timer.start();
-    if (engine_->inference) {
+    if (engine_->inference && !std::exchange(engine_->warmedByLoad, false)) {
         try {
             evalProbe(*engine_->inference);
         } catch (const std::exception&) {
