@@ -1,6 +1,7 @@
 #pragma once
 // Unpacking of K-quant super-blocks into AVX2 registers, shared by vec_dot and gemm.
 #include "kernels/x86_avx2/avx2_util.h"
+#include "kernels/x86_avx2/low_bit_k_scales.h"
 
 namespace hearth::kernels::avx2 {
 
@@ -137,40 +138,10 @@ inline __m256i q3k_chunk(__m256i half_bytes, __m256i high_bits, int c) {
     return _mm256_or_si256(two_bit_chunk(half_bytes, c), _mm256_and_si256(moved, _mm256_set1_epi8(4)));
 }
 
-// What q3k_chunk's "q - 4 where the high bit is clear" takes off a super-block's sum: 4 * scale *
-// (sum of each 16 activations), negated, as 8 int32.
-inline __m256i q3k_offset_terms(__m256i scales, const int16_t* bsums) {
-    return _mm256_sub_epi32(_mm256_setzero_si256(),
-                            _mm256_slli_epi32(_mm256_madd_epi16(scales, load256(bsums)), 2));
-}
-
 // The madd operand that weights chunk c's two sub-blocks of 16, from the 16 scales as int16:
 // scale 2c on pairs 0-7 (the chunk's first 16 elements), scale 2c+1 on pairs 8-15.
 inline __m256i chunk_scales(__m256i scales, int c) {
     return _mm256_shuffle_epi8(broadcast_lane(scales, c / 4), q6k_scale_pick(c % 4));
-}
-
-// Q2_K's 16 scales (low nibbles) and mins (high nibbles) as int16.
-struct Q2KScales {
-    __m256i scales, mins;
-};
-inline Q2KScales q2k_scales(const uint8_t* packed) {
-    const __m128i bytes = load128(packed), low4 = _mm_set1_epi8(0x0f);
-    return {_mm256_cvtepu8_epi16(_mm_and_si128(bytes, low4)),
-            _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(bytes, 4), low4))};
-}
-
-// Q3_K's 16 six-bit scales minus 32 as int16 (unpack_scales_q3_K's layout): the low 4 bits in the
-// nibbles of bytes 0-7, the top 2 of scale 4m + r at bits 2m of byte 8 + r. Reads the 12 bytes only.
-inline __m256i q3k_scales(const uint8_t* packed) {
-    const __m128i nibbles = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(packed));
-    const __m128i low4 = _mm_set1_epi8(0x0f);
-    const __m128i low =
-        _mm_unpacklo_epi64(_mm_and_si128(nibbles, low4), _mm_and_si128(_mm_srli_epi16(nibbles, 4), low4));
-    const __m128i top = _mm_and_si128(
-        _mm_srlv_epi32(_mm_set1_epi32(static_cast<int>(load_u32(packed + 8))), _mm_setr_epi32(0, 2, 4, 6)),
-        _mm_set1_epi8(3));
-    return _mm256_cvtepi8_epi16(_mm_sub_epi8(_mm_or_si128(low, _mm_slli_epi16(top, 4)), _mm_set1_epi8(32)));
 }
 
 inline int hsum_i32(__m256i v) {

@@ -318,7 +318,8 @@ template <bool kBf16> struct HalfPanelTile {
 };
 
 // Q2_K and Q3_K x Q8_K: 2- and 3-bit quants with a scale per 16, as vec_dot_q2_K/q3_K_q8_K take
-// them: per super-block the scaled integer sums in int32, then the reference's float expression.
+// them: per super-block the scaled integer sums in int32, converted and scaled lane by lane into
+// float accumulators summed once per row, the same operations in the same order as vec_dot.
 // A tile of weight rows is decoded once into a panel (per super-block: the quants as bytes, each
 // chunk's scale operand, the int16 factors that meet the bsums, d and dmin).
 struct alignas(32) LowBitDecoded {
@@ -358,21 +359,26 @@ template <class Block> struct LowBitPanelTile {
         static void run(const LowBitPanel& panel, const char* a, size_t a_stride, float* y,
                         int64_t y_stride) {
             constexpr bool kOffsetInDot = std::is_same_v<Block, BlockQ3_K>;
-            float acc[RM][RN] = {};
+            // The float accumulators change once per super-block: they live in memory, the
+            // registers hold the integer sums.
+            alignas(32) float acc[RM][RN][8] = {};
             for_each_super_block<RM, RN>(
                 panel, a, a_stride,
                 [](const LowBitDecoded& w, const BlockQ8_K& x) {
                     return kOffsetInDot ? q3k_offset_terms(w.bsum_factors, x.bsums) : _mm256_setzero_si256();
                 },
                 [&](int r, int b, const LowBitDecoded& w, const BlockQ8_K& x, __m256i sum) {
-                    const int scaled_min =
-                        kOffsetInDot ? 0 : hsum_i32(_mm256_madd_epi16(w.bsum_factors, load256(x.bsums)));
-                    acc[r][b] += x.d * (w.d * static_cast<float>(hsum_i32(sum)) -
-                                        w.dmin * static_cast<float>(scaled_min));
+                    __m256 lanes = _mm256_fmadd_ps(_mm256_set1_ps(w.d * x.d), _mm256_cvtepi32_ps(sum),
+                                                   _mm256_load_ps(acc[r][b]));
+                    if constexpr (!kOffsetInDot)
+                        lanes = _mm256_fnmadd_ps(
+                            _mm256_set1_ps(w.dmin * x.d),
+                            _mm256_cvtepi32_ps(_mm256_madd_epi16(w.bsum_factors, load256(x.bsums))), lanes);
+                    _mm256_store_ps(acc[r][b], lanes);
                 });
             for (int r = 0; r < RM; ++r)
                 for (int b = 0; b < RN; ++b)
-                    y[b * y_stride + r] = acc[r][b];
+                    y[b * y_stride + r] = hsum(_mm256_load_ps(acc[r][b]));
         }
     };
 };

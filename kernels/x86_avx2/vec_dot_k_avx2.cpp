@@ -171,12 +171,14 @@ float vec_dot_q6_K_q8_K(int64_t n, const void* weight_row, const void* activatio
     return hsum(acc);
 }
 
-// Q2_K and Q3_K: the super-block's scaled integer sums exactly (int32), then the reference's
-// float expression per super-block, so that the result is the reference's to the bit.
+// Q2_K and Q3_K: the super-block's scaled integer sums exactly, in 8 int32 lanes (each far
+// below 2^24, so converting them is exact); the float scales apply per lane and the lanes are
+// summed once per row. (Summing each super-block to a scalar first, as the reference does,
+// took half the time of a row in horizontal sums and a serial float chain.)
 float vec_dot_q2_K_q8_K(int64_t n, const void* weight_row, const void* activation_row) {
     const auto* w = static_cast<const BlockQ2_K*>(weight_row);
     const auto* a = static_cast<const BlockQ8_K*>(activation_row);
-    float sum = 0;
+    __m256 acc = _mm256_setzero_ps();
     for (int64_t i = 0; i < n / QK_K; ++i) {
         const __m256i halves[2] = {load256(w[i].qs), load256(w[i].qs + 32)};
         const Q2KScales scales = q2k_scales(w[i].scales);
@@ -187,17 +189,19 @@ float vec_dot_q2_K_q8_K(int64_t n, const void* weight_row, const void* activatio
                 _mm256_maddubs_epi16(two_bit_chunk(halves[c / 4], c), load256(a[i].qs + 32 * c));
             dot = _mm256_add_epi32(dot, _mm256_madd_epi16(products, chunk_scales(scales.scales, c)));
         }
-        const int scaled_min = hsum_i32(_mm256_madd_epi16(scales.mins, load256(a[i].bsums)));
-        const float d = fp16_to_float(w[i].d), dmin = fp16_to_float(w[i].dmin);
-        sum += a[i].d * (d * static_cast<float>(hsum_i32(dot)) - dmin * static_cast<float>(scaled_min));
+        const __m256i scaled_mins = _mm256_madd_epi16(scales.mins, load256(a[i].bsums));
+        const __m128 super_scales = k4_super_scales(&w[i].d, &a[i].d); // [d * a.d, dmin * a.d]
+        acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(super_scales), _mm256_cvtepi32_ps(dot), acc);
+        acc = _mm256_fnmadd_ps(_mm256_broadcastss_ps(_mm_movehdup_ps(super_scales)),
+                               _mm256_cvtepi32_ps(scaled_mins), acc);
     }
-    return sum;
+    return hsum(acc);
 }
 
 float vec_dot_q3_K_q8_K(int64_t n, const void* weight_row, const void* activation_row) {
     const auto* w = static_cast<const BlockQ3_K*>(weight_row);
     const auto* a = static_cast<const BlockQ8_K*>(activation_row);
-    float sum = 0;
+    __m256 acc = _mm256_setzero_ps();
     for (int64_t i = 0; i < n / QK_K; ++i) {
         const __m256i halves[2] = {load256(w[i].qs), load256(w[i].qs + 32)};
         const __m256i high_bits = load256(w[i].hmask);
@@ -209,11 +213,9 @@ float vec_dot_q3_K_q8_K(int64_t n, const void* weight_row, const void* activatio
                 _mm256_maddubs_epi16(q3k_chunk(halves[c / 4], high_bits, c), load256(a[i].qs + 32 * c));
             dot = _mm256_add_epi32(dot, _mm256_madd_epi16(products, chunk_scales(scales, c)));
         }
-        // The reference's expression, whose dmin and mins are 0 for Q3_K.
-        const float d = fp16_to_float(w[i].d), dmin = 0.0f;
-        sum += a[i].d * (d * static_cast<float>(hsum_i32(dot)) - dmin * static_cast<float>(0));
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(fp16_to_float(w[i].d) * a[i].d), _mm256_cvtepi32_ps(dot), acc);
     }
-    return sum;
+    return hsum(acc);
 }
 
 } // namespace hearth::kernels::avx2

@@ -1,5 +1,5 @@
 #pragma once
-// The AVX-512 tier's float kernels (AVX-512 F/BW/VL/DQ), compiled with that tier's flags alone
+// The AVX-512 tier's own kernels on AVX-512 F/BW/VL/DQ (no VNNI), compiled with that tier's flags alone
 // and put in its table by x86_vnni/vnni_table.cpp. Include only from kernels/x86_avx512/ and
 // the AVX-512 build of x86_vnni/.
 #include "kernels/kernel_table.h"
@@ -10,5 +10,9 @@ namespace hearth::kernels::avx512 {
 // for tiles of several positions and head sizes that are multiples of 16; tiles of one position
 // (decode) and other head sizes go to the AVX2 kernels.
 void add_attention_kernels(KernelTable& table);
+
+// Q2_K and Q3_K decode (vec_dot, and the gemm's batch of one) two chunks per zmm, with the same
+// bits as the AVX2 tier's; prefill keeps the AVX2 tier's gemm tiles (low_bit_k_avx512.cpp).
+void add_low_bit_k_quant_kernels(KernelTable& table);
 
 } // namespace hearth::kernels::avx512

@@ -23,6 +23,7 @@ void add_kernels(KernelTable& table) {
     }
 #ifdef HEARTH_AVX512
     avx512::add_attention_kernels(table);
+    avx512::add_low_bit_k_quant_kernels(table);
 #endif
 }
 

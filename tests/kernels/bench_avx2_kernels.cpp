@@ -4,6 +4,7 @@
 // Build by hand: g++ -O2 -std=c++20 -I. tests/kernels/bench_avx2_kernels.cpp
 //   build-avx2/lib/libhearth_kernels.a -lbenchmark -lpthread -o build-avx2/bench_avx2_kernels
 #include "kernels/fp16.h"
+#include "kernels/interleaved_rows.h"
 #include "kernels/kernel_table.h"
 #include "kernels/matmul.h"
 #include "kernels/reference/reference_kernels.h"
@@ -18,6 +19,7 @@
 #include <immintrin.h>
 #include <random>
 #include <string>
+#include <sys/mman.h>
 #include <vector>
 
 using namespace hearth::kernels;
@@ -97,6 +99,35 @@ void matvec(benchmark::State& state, TensorType type, int64_t rows, int64_t cols
     state.SetLabel(mode == 0 ? "scalar vec_dot" : mode == 1 ? "avx2 vec_dot" : "avx2 gemm, batch 1");
 }
 
+// One thread, decode over rows repacked in groups of 16 (interleaved_rows.h) against the same
+// tier's row-by-row vec_dot. Args: isa (1 AVX2, 2 AVX-512), layout (0 vec_dot per file row,
+// 1 the repacked kernel).
+void matvec_repacked(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
+    const Isa isa = state.range(0) == 1 ? Isa::Avx2 : Isa::Avx512;
+    const bool repacked = state.range(1) == 1;
+    const KernelTable* table = kernels_for(isa);
+    if (table == nullptr) return state.SkipWithError("this CPU lacks the tier");
+    const TypeKernels& k = table->of(type);
+    if (repacked && k.gemv_interleaved16 == nullptr) return state.SkipWithError("no repacked kernel");
+    const Matrix& m = matrix(type, rows, cols);
+    std::vector<uint8_t> packed(interleaved_rows16_bytes(type, rows, cols));
+    interleave_rows16(type, m.weights.data(), rows, cols, packed.data());
+    const std::vector<uint8_t> a = activations(k.activation_type, cols, 1);
+    std::vector<float> y(rows);
+    for (auto _ : state) {
+        if (repacked) {
+            k.gemv_interleaved16(cols, packed.data(), 0, rows / kInterleavedRows, a.data(), y.data());
+        } else {
+            for (int64_t r = 0; r < rows; ++r)
+                y[r] = k.vec_dot(cols, m.weights.data() + r * m.row_bytes, a.data());
+        }
+        benchmark::DoNotOptimize(y.data());
+        benchmark::ClobberMemory();
+    }
+    state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(m.weights.size()));
+    state.SetLabel(std::string(isa_name(isa)) + (repacked ? " repacked" : " vec_dot"));
+}
+
 // One thread, a batch of activation rows: gemm when the table has one, else vec_dot per pair.
 void matmat(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
     // 0 reference vec_dot, 1 avx2 vec_dot per pair, 2 avx2 gemm, 3 avx2 gemm for row counts that
@@ -152,6 +183,33 @@ void matmul_pool(benchmark::State& state, TensorType type, int64_t rows, int64_t
                                                        double(state.iterations()) * 1e-9,
                                                    benchmark::Counter::kIsRate);
     state.SetLabel(std::string(isa_name(active_kernels().isa)));
+}
+
+// Decode on the pool's 2 threads, the file's row-major layout (arg 0) against rows repacked in
+// groups of 16 (arg 1) in huge pages, as the engine holds them: from DRAM, both layouts read
+// the same bytes.
+void matmul_pool_repacked(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
+    const bool repacked = state.range(0) == 1;
+    static ThreadPool pool(2);
+    const Matrix& m = matrix(type, rows, cols);
+    const size_t bytes = interleaved_rows16_bytes(type, rows, cols);
+    void* huge = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (huge == MAP_FAILED) return state.SkipWithError("mmap failed");
+    ::madvise(huge, bytes, MADV_HUGEPAGE);
+    if (repacked)
+        interleave_rows16(type, m.weights.data(), rows, cols, huge);
+    else
+        std::memcpy(huge, m.weights.data(), bytes);
+    std::vector<float> x(cols, 0.25f), y(rows);
+    std::vector<std::byte> scratch(matmul_scratch_bytes(type, cols, 1));
+    const WeightMatrix w{type, rows, cols, huge, repacked ? RowLayout::Interleaved16 : RowLayout::RowMajor};
+    for (auto _ : state) {
+        matmul(w, x.data(), 1, y.data(), pool, scratch);
+        benchmark::DoNotOptimize(y.data());
+    }
+    ::munmap(huge, bytes);
+    state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes));
+    state.SetLabel(std::string(isa_name(active_kernels().isa)) + (repacked ? " repacked" : " row-major"));
 }
 
 void quantize(benchmark::State& state, TensorType activation_type) {
@@ -288,6 +346,12 @@ BENCHMARK_CAPTURE(matvec, q4_0_4864x896, TensorType::Q4_0, 4864, 896)->Arg(0)->A
 BENCHMARK_CAPTURE(matvec, f16_896x896, TensorType::F16, 896, 896)->Arg(0)->Arg(1)->Arg(2);
 BENCHMARK_CAPTURE(matvec, q4_K_16384x4864_dram, TensorType::Q4_K, 16384, 4864)->Arg(1);
 
+// Llama-3.2-1B's FFN up matrix (8192 x 2048), in the last-level cache.
+BENCHMARK_CAPTURE(matvec_repacked, q4_K_8192x2048, TensorType::Q4_K, 8192, 2048)
+    ->ArgsProduct({{1, 2}, {0, 1}});
+BENCHMARK_CAPTURE(matvec_repacked, q6_K_8192x2048, TensorType::Q6_K, 8192, 2048)
+    ->ArgsProduct({{1, 2}, {0, 1}});
+
 BENCHMARK_CAPTURE(matmat, q4_K_896x4864, TensorType::Q4_K, 896, 4864)
     ->ArgsProduct({{0, 1, 2, 3}, {32}})
     ->Unit(benchmark::kMillisecond);
@@ -325,6 +389,23 @@ BENCHMARK_CAPTURE(matmul_pool, q5_0_4864x896, TensorType::Q5_0, 4864, 896)->Arg(
 // Qwen2.5-0.5B's output matrix (Q8_0, 145 MB) and 40 MB of Q5_0 rows: decode from DRAM.
 BENCHMARK_CAPTURE(matmul_pool, q8_0_151936x896_dram, TensorType::Q8_0, 151936, 896)->Arg(1)->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool, q5_0_65536x896_dram, TensorType::Q5_0, 65536, 896)->Arg(1)->UseRealTime();
+// Llama-3.2-1B-like rows (2048 columns) of the low-bit K-quants, 44-56 MB: decode from DRAM.
+BENCHMARK_CAPTURE(matmul_pool, q2_K_65536x2048_dram, TensorType::Q2_K, 65536, 2048)->Arg(1)->UseRealTime();
+BENCHMARK_CAPTURE(matmul_pool, q3_K_65536x2048_dram, TensorType::Q3_K, 65536, 2048)->Arg(1)->UseRealTime();
+
+// 128 MB of Llama-3.2-1B-like rows (cols 2048), alternating layouts: from DRAM.
+BENCHMARK_CAPTURE(matmul_pool_repacked, q4_K_65536x2048_dram, TensorType::Q4_K, 65536, 2048)
+    ->Arg(0)
+    ->Arg(1)
+    ->Arg(0)
+    ->Arg(1)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(matmul_pool_repacked, q6_K_65536x2048_dram, TensorType::Q6_K, 65536, 2048)
+    ->Arg(0)
+    ->Arg(1)
+    ->Arg(0)
+    ->Arg(1)
+    ->UseRealTime();
 
 // Qwen2.5-0.5B (head 64, 7 query heads per KV head) and Llama-3.2-1B (head 64, 4) at a depth
 // of 2048, in cache and from memory, one position (decode) and a prefill tile; Llama 3 8B's

@@ -1,0 +1,142 @@
+// Decode over Q2_K and Q3_K rows with Q8_K activations on AVX-512: two 32-element chunks per
+// zmm, so a super-block takes half the instructions of the AVX2 kernel, which left these
+// formats bound by arithmetic at about 60% of the memory's speed (2 threads, Zen 4).
+//
+// The integer sums are exact. Folding the zmm's two halves gives the AVX2 kernel's 8 int32 lanes
+// (lane i: bytes 4i..4i+3 of every chunk), and the float steps are the AVX2 kernel's, in its
+// order: both tiers give the same bits, so prefill, which keeps the AVX2 tier's gemm tiles,
+// agrees with decode to the bit.
+#include "kernels/block_formats.h"
+#include "kernels/x86_avx2/low_bit_k_scales.h"
+#include "kernels/x86_avx512/avx512_kernels.h"
+
+#include <immintrin.h>
+
+namespace hearth::kernels::avx512 {
+namespace {
+
+// 32 bytes in both halves of a zmm.
+inline __m512i duplicate(const uint8_t* bytes) {
+    return _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(bytes)));
+}
+
+// Chunks c and c + 1 (c even) of a Q2_K/Q3_K half (its 32 bytes duplicated): the 2-bit quants
+// of chunk c sit at bits 2 (c % 4) of the bytes, those of chunk c + 1 two bits higher.
+inline __m512i two_bit_pair(__m512i half, int c) {
+    const __m512i shifts = _mm512_inserti64x4(_mm512_set1_epi16(static_cast<short>(2 * (c % 4))),
+                                              _mm256_set1_epi16(static_cast<short>(2 * (c % 4) + 2)), 1);
+    return _mm512_and_si512(_mm512_srlv_epi16(half, shifts), _mm512_set1_epi8(3));
+}
+
+// Q3_K's high bits of chunks c and c + 1 (bit c of hmask[l] for element 32c + l) added as 4.
+inline __m512i add_high_bits(__m512i quants, __m512i high_bits, int c) {
+    const __m512i bit = _mm512_inserti64x4(_mm512_set1_epi8(static_cast<char>(1 << c)),
+                                           _mm256_set1_epi8(static_cast<char>(1 << (c + 1))), 1);
+    const __mmask64 set = _mm512_test_epi8_mask(high_bits, bit);
+    return _mm512_mask_add_epi8(quants, set, quants, _mm512_set1_epi8(4));
+}
+
+// The madd operand of chunks c and c + 1 from the 16 scales as int16 (words 0-15 of `scales`):
+// one scale per 16 elements, so scale 2c + k / 8 on word k.
+inline __m512i pair_scales(__m512i scales, int c) {
+    alignas(64) int16_t index[32];
+    for (int k = 0; k < 32; ++k)
+        index[k] = static_cast<int16_t>(2 * c + k / 8);
+    return _mm512_permutexvar_epi16(_mm512_load_si512(index), scales);
+}
+
+// The super-block's weighted integer sum of 8 chunks, as the AVX2 kernel's 8 int32 lanes.
+template <bool kHighBits>
+inline __m256i chunk_sums(const uint8_t* qs, const uint8_t* hmask, __m256i scales, const int8_t* x) {
+    const __m512i halves[2] = {duplicate(qs), duplicate(qs + 32)};
+    const __m512i wide_scales = _mm512_castsi256_si512(scales);
+    __m512i high_bits = _mm512_setzero_si512();
+    if constexpr (kHighBits) high_bits = duplicate(hmask);
+    __m512i sum = _mm512_setzero_si512();
+#pragma GCC unroll 4
+    for (int c = 0; c < 8; c += 2) {
+        __m512i quants = two_bit_pair(halves[c / 4], c);
+        if constexpr (kHighBits) quants = add_high_bits(quants, high_bits, c);
+        const __m512i products = _mm512_maddubs_epi16(quants, _mm512_loadu_si512(x + 32 * c));
+        sum = _mm512_add_epi32(sum, _mm512_madd_epi16(products, pair_scales(wide_scales, c)));
+    }
+    return _mm256_add_epi32(_mm512_castsi512_si256(sum), _mm512_extracti64x4_epi64(sum, 1));
+}
+
+// The AVX2 tier's horizontal sum, step for step.
+inline float sum_lanes(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+float vec_dot_q2_K_q8_K(int64_t n, const void* weight_row, const void* activation_row) {
+    const auto* w = static_cast<const BlockQ2_K*>(weight_row);
+    const auto* a = static_cast<const BlockQ8_K*>(activation_row);
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / QK_K; ++i) {
+        const Q2KScales scales = q2k_scales(w[i].scales);
+        const __m256i dot = chunk_sums<false>(w[i].qs, nullptr, scales.scales, a[i].qs);
+        const __m256i scaled_mins =
+            _mm256_madd_epi16(scales.mins, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a[i].bsums)));
+        // [d * a.d, dmin * a.d]: d and dmin are adjacent halves.
+        const __m128 super_scales = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(
+                                                   read_u32(reinterpret_cast<const uint8_t*>(&w[i].d))))),
+                                               _mm_broadcast_ss(&a[i].d));
+        acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(super_scales), _mm256_cvtepi32_ps(dot), acc);
+        acc = _mm256_fnmadd_ps(_mm256_broadcastss_ps(_mm_movehdup_ps(super_scales)),
+                               _mm256_cvtepi32_ps(scaled_mins), acc);
+    }
+    return sum_lanes(acc);
+}
+
+float vec_dot_q3_K_q8_K(int64_t n, const void* weight_row, const void* activation_row) {
+    const auto* w = static_cast<const BlockQ3_K*>(weight_row);
+    const auto* a = static_cast<const BlockQ8_K*>(activation_row);
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < n / QK_K; ++i) {
+        const __m256i scales = q3k_scales(w[i].scales);
+        const __m256i dot = _mm256_add_epi32(q3k_offset_terms(scales, a[i].bsums),
+                                             chunk_sums<true>(w[i].qs, w[i].hmask, scales, a[i].qs));
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(w[i].d) * a[i].d), _mm256_cvtepi32_ps(dot), acc);
+    }
+    return sum_lanes(acc);
+}
+
+// Decode (batch 1) runs the rows through the dot products above, each row's lines asked for
+// ahead of it as the AVX2 tier does; prefill keeps the AVX2 tier's gemm tiles.
+constexpr size_t kPrefetchAhead = 2048;
+template <int kType> GemmFn g_prefill_gemm = nullptr;
+
+template <int kType, VecDotFn kRowDot>
+void gemm(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
+          const void* activations, size_t activation_row_bytes, int64_t batch, float* y, int64_t y_stride) {
+    if (batch > 1)
+        return g_prefill_gemm<kType>(n, weights, weight_row_bytes, row_begin, row_end, activations,
+                                     activation_row_bytes, batch, y, y_stride);
+    const char* base = static_cast<const char*>(weights);
+    for (int64_t r = row_begin; r < row_end; ++r) {
+        const char* row = base + r * weight_row_bytes;
+        for (size_t offset = 0; offset < weight_row_bytes; offset += 64)
+            _mm_prefetch(row + kPrefetchAhead + offset, _MM_HINT_T0);
+        y[r] = kRowDot(n, row, activations);
+    }
+}
+
+template <TensorType kType, VecDotFn kRowDot> void take_over(KernelTable& table) {
+    TypeKernels& k = table.of(kType);
+    constexpr int kSlot = static_cast<int>(kType);
+    g_prefill_gemm<kSlot> = k.gemm;
+    k.vec_dot = kRowDot;
+    if (k.gemm != nullptr) k.gemm = gemm<kSlot, kRowDot>;
+}
+
+} // namespace
+
+void add_low_bit_k_quant_kernels(KernelTable& table) {
+    take_over<TensorType::Q2_K, vec_dot_q2_K_q8_K>(table);
+    take_over<TensorType::Q3_K, vec_dot_q3_K_q8_K>(table);
+}
+
+} // namespace hearth::kernels::avx512
