@@ -68,16 +68,18 @@ std::vector<uint8_t> activations(TensorType activation_type, int64_t cols, int64
     return out;
 }
 
+// 0 the scalar reference, 1 AVX2, 3 AVX-512 (the AVX2 tier's where this CPU lacks it).
 const KernelTable& table_of(int isa) {
-    return isa == 1 ? *kernels_for(Isa::Avx2) : reference_kernels();
+    if (isa == 3 && kernels_for(Isa::Avx512) != nullptr) return *kernels_for(Isa::Avx512);
+    return isa == 0 ? reference_kernels() : *kernels_for(Isa::Avx2);
 }
 
 // One thread, every row dotted with one activation row: the decode inner loop.
 // Mode 0: scalar vec_dot per row; 1: AVX2 vec_dot per row; 2: the AVX2 gemm kernel on a batch
-// of one (what matmul runs in decode: several rows interleaved).
+// of one (what matmul runs in decode: several rows interleaved); 3: AVX-512 vec_dot per row.
 void matvec(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
     const int mode = int(state.range(0));
-    const KernelTable& table = table_of(mode == 0 ? 0 : 1);
+    const KernelTable& table = table_of(mode == 0 ? 0 : mode == 3 ? 3 : 1);
     const Matrix& m = matrix(type, rows, cols);
     const TypeKernels& k = table.of(type);
     if (!k.vec_dot) return state.SkipWithError("no vec_dot");
@@ -96,7 +98,10 @@ void matvec(benchmark::State& state, TensorType type, int64_t rows, int64_t cols
         benchmark::ClobberMemory();
     }
     state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(m.weights.size()));
-    state.SetLabel(mode == 0 ? "scalar vec_dot" : mode == 1 ? "avx2 vec_dot" : "avx2 gemm, batch 1");
+    state.SetLabel(mode == 0   ? "scalar vec_dot"
+                   : mode == 1 ? "avx2 vec_dot"
+                   : mode == 2 ? "avx2 gemm, batch 1"
+                               : std::string(isa_name(table.isa)) + " vec_dot");
 }
 
 // One thread, decode over rows repacked in groups of 16 (interleaved_rows.h) against the same
@@ -337,8 +342,8 @@ void instruction_throughput(benchmark::State& state) {
 BENCHMARK_CAPTURE(matvec, q4_K_896x4864, TensorType::Q4_K, 896, 4864)->Arg(0)->Arg(1)->Arg(2);
 BENCHMARK_CAPTURE(matvec, q6_K_896x4864, TensorType::Q6_K, 896, 4864)->Arg(0)->Arg(1)->Arg(2);
 BENCHMARK_CAPTURE(matvec, q5_K_896x4864, TensorType::Q5_K, 896, 4864)->Arg(0)->Arg(1)->Arg(2);
-BENCHMARK_CAPTURE(matvec, q3_K_896x4864, TensorType::Q3_K, 896, 4864)->Arg(0)->Arg(1);
-BENCHMARK_CAPTURE(matvec, q2_K_896x4864, TensorType::Q2_K, 896, 4864)->Arg(0)->Arg(1);
+BENCHMARK_CAPTURE(matvec, q3_K_896x4864, TensorType::Q3_K, 896, 4864)->Arg(0)->Arg(1)->Arg(3);
+BENCHMARK_CAPTURE(matvec, q2_K_896x4864, TensorType::Q2_K, 896, 4864)->Arg(0)->Arg(1)->Arg(3);
 BENCHMARK_CAPTURE(matvec, q8_0_896x896, TensorType::Q8_0, 896, 896)->Arg(0)->Arg(1)->Arg(2);
 BENCHMARK_CAPTURE(matvec, q8_0_4864x896, TensorType::Q8_0, 4864, 896)->Arg(0)->Arg(1)->Arg(2);
 BENCHMARK_CAPTURE(matvec, q5_0_4864x896, TensorType::Q5_0, 4864, 896)->Arg(0)->Arg(1)->Arg(2);
