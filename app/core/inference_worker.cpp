@@ -18,7 +18,6 @@
 
 namespace hearth::app {
 
-using hearth::engine::ChatSession;
 using hearth::engine::Inference;
 using hearth::engine::Model;
 
@@ -72,27 +71,6 @@ engine::GenerationOptions generationOptions(const GenerationRequest& request) {
     options.max_tokens = request.maxTokens;
     options.template_override = request.templateOverride.toStdString();
     return options;
-}
-
-// The first turn still (partly) in the model's view after a context shift: the turns before
-// it end within the tokens shifted out. A turn's end is bounded by the length of the
-// conversation rendered up to it (plus the generation prompt, which errs on the side of
-// calling a turn visible).
-int firstVisibleTurn(const ChatSession& session, std::span<const engine::ChatTurn> turns,
-                     const engine::GenerationOptions& options, const engine::TurnStats& stats) {
-    if (stats.shifted_out_tokens <= 0) return 0;
-    const size_t outOfView =
-        static_cast<size_t>(stats.n_keep) + static_cast<size_t>(stats.shifted_out_tokens);
-    int first = 0;
-    for (size_t i = 0; i < turns.size(); ++i) {
-        if (turns[i].role == chat::Role::System) { // kept by the shift
-            if (static_cast<int>(i) == first) ++first;
-            continue;
-        }
-        if (session.prompt_tokens(turns.first(i + 1), options).size() > outOfView) break;
-        first = static_cast<int>(i) + 1;
-    }
-    return first;
 }
 
 // Two tokens through the whole network, in one batch as a prompt's are: the logits after them.
@@ -328,10 +306,11 @@ void InferenceWorker::generate(const GenerationRequest& request) {
         if (batcher.due()) emit piecesReady(request.id, batcher.take());
     };
     try {
-        engine::SessionStore& sessions = *engine_->sessions;
-        ChatSession& session = sessions.session(id, options); // from memory, from disk, or new
-        const engine::ResumeInfo resume = sessions.last_resume();
-        const engine::TurnStats stats = sessions.reply(id, turns, options, onPiece, &stop_);
+        // The session comes from memory, from its saved state, or new.
+        const engine::TurnResult turn = engine_->sessions->run_turn(
+            {.conversation_id = id, .conversation = turns, .options = options, .stop = &stop_}, onPiece);
+        const engine::TurnStats& stats = turn.stats;
+        const engine::ResumeInfo& resume = turn.resume;
         if (!batcher.empty()) emit piecesReady(request.id, batcher.take());
         GenerationResult result;
         result.promptTokens = stats.prompt_tokens;
@@ -343,7 +322,7 @@ void InferenceWorker::generate(const GenerationRequest& request) {
         result.timeToFirstTokenMs = stats.time_to_first_token * 1000.0;
         result.contextShifted = stats.context_shifted;
         result.shiftedOutTokens = stats.shifted_out_tokens;
-        result.firstVisibleTurn = firstVisibleTurn(session, turns, options, stats);
+        result.firstVisibleTurn = stats.first_visible_turn;
         result.resumedFromMemory = resume.from_memory;
         result.restoredFromDisk = resume.restored;
         result.restoredTokens = resume.tokens;

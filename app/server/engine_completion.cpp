@@ -44,9 +44,13 @@ CompletionResult runCompletion(engine::SessionStore& sessions, const CompletionR
         if (stops.stopped()) request.cancel->store(true);
     };
     try {
-        const engine::TurnStats stats =
-            sessions.reply(request.sessionId.toStdString(), turns, generationOptions(request), onPiece,
-                           request.cancel.get());
+        const engine::TurnStats stats = sessions
+                                            .run_turn({.conversation_id = request.sessionId.toStdString(),
+                                                       .conversation = turns,
+                                                       .options = generationOptions(request),
+                                                       .stop = request.cancel.get()},
+                                                      onPiece)
+                                            .stats;
         if (const QString rest = stops.flush(); !rest.isEmpty()) onText(rest);
         result.promptTokens = stats.prompt_tokens;
         result.reusedTokens = stats.reused_tokens;

@@ -12,15 +12,25 @@ using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
-int32_t length(const std::vector<int32_t>& tokens) {
+int32_t length(std::span<const int32_t> tokens) {
     return static_cast<int32_t>(tokens.size());
 }
-int32_t common_prefix(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+int32_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b) {
     const size_t n = std::min(a.size(), b.size());
     size_t i = 0;
     while (i < n && a[i] == b[i])
         ++i;
     return static_cast<int32_t>(i);
+}
+// Tokens a shift from logical position `from` drops so that the view resumes at the start of a
+// turn after the first (discard_to_turn_start in context_shift.h); nullopt if none fits.
+std::optional<int32_t> turn_aligned_discard(const TurnStarts& starts, int32_t from, int32_t needed,
+                                            int32_t wanted, int32_t most) {
+    // Turn 0 starts before anything a shift can drop; the candidates are the starts of the others.
+    const auto n_turns = static_cast<int32_t>(starts.turns()) - 1;
+    return discard_to_turn_start(
+        n_turns, [&](int32_t i) { return starts.start(static_cast<size_t>(i) + 1); }, from, needed, wanted,
+        most);
 }
 } // namespace
 
@@ -115,7 +125,7 @@ int32_t ChatSession::resolve_n_keep(std::span<const ChatTurn> conversation, cons
                 const std::string text = chat_template.render_conversation(conversation.first(kept),
                                                                            render_options_for(tok, false));
                 const std::vector<int32_t> system = tokenize_prompt(text);
-                n_keep = std::max(n_keep, common_prefix(system, {tokens.begin(), tokens.end()}));
+                n_keep = std::max(n_keep, common_prefix(system, tokens));
             } catch (const std::exception&) {
                 // Some templates refuse a conversation without a user turn: keep the BOS only.
             }
@@ -125,32 +135,30 @@ int32_t ChatSession::resolve_n_keep(std::span<const ChatTurn> conversation, cons
     return std::clamp(n_keep, 0, cache_->capacity() / 2);
 }
 
-int32_t ChatSession::turn_start(std::span<const ChatTurn> conversation, const GenerationOptions& options,
-                                const std::vector<int32_t>& tokens, size_t turn) const {
-    // The turns before it, rendered alone, share exactly the tokens that precede it.
-    try {
-        const std::string text = template_for(options).render_conversation(
-            conversation.first(turn), render_options_for(inference_.model().tokenizer(), false));
-        return common_prefix(tokenize_prompt(text), tokens);
-    } catch (const std::exception&) {
-        return 0; // the template refuses this part of the conversation: no boundary known here
-    }
-}
-
-std::optional<int32_t> ChatSession::turn_aligned_discard(std::span<const ChatTurn> conversation,
-                                                         const GenerationOptions& options,
-                                                         const std::vector<int32_t>& tokens, int32_t from,
-                                                         int32_t needed, int32_t wanted, int32_t most) const {
-    // Turn 0 starts before anything a shift can drop; the candidates are the starts of the others.
-    const auto n_turns = static_cast<int32_t>(conversation.size()) - 1;
-    return discard_to_turn_start(
-        n_turns,
-        [&](int32_t i) { return turn_start(conversation, options, tokens, static_cast<size_t>(i) + 1); },
-        from, needed, wanted, most);
+TurnStarts ChatSession::turn_starts(std::span<const ChatTurn> conversation, const GenerationOptions& options,
+                                    std::span<const int32_t> prompt) const {
+    return TurnStarts(
+        conversation.size(), static_cast<int32_t>(prompt.size()), [=, this, &options](size_t turn) {
+            // The turns before it, rendered alone, share exactly the tokens that precede it.
+            try {
+                const std::string text = template_for(options).render_conversation(
+                    conversation.first(turn), render_options_for(inference_.model().tokenizer(), false));
+                return common_prefix(tokenize_prompt(text), prompt);
+            } catch (const std::exception&) {
+                return 0; // the template refuses this part of the conversation: no boundary known here
+            }
+        });
 }
 
 ChatSession::Prefill ChatSession::prefill(std::span<const ChatTurn> conversation,
                                           const GenerationOptions& options) {
+    const std::vector<int32_t> prompt = prompt_tokens(conversation, options);
+    return prefill_prompt(conversation, options, prompt, turn_starts(conversation, options, prompt));
+}
+
+ChatSession::Prefill ChatSession::prefill_prompt(std::span<const ChatTurn> conversation,
+                                                 const GenerationOptions& options,
+                                                 std::span<const int32_t> tokens, const TurnStarts& starts) {
     const auto start = Clock::now();
     EngineMetrics& metrics = metrics_;
     Prefill out;
@@ -159,7 +167,6 @@ ChatSession::Prefill ChatSession::prefill(std::span<const ChatTurn> conversation
     // Room the reply needs: the whole max length when the context allows, else a quarter of it.
     const int32_t reply_room = std::min(std::max(options.max_tokens, 1), n_ctx / 4);
 
-    const std::vector<int32_t> tokens = prompt_tokens(conversation, options);
     if (tokens.empty()) throw Error("the conversation renders to no tokens");
     const int32_t n_tokens = length(tokens);
 
@@ -189,9 +196,8 @@ ChatSession::Prefill ChatSession::prefill(std::span<const ChatTurn> conversation
                         " tokens after the system prompt do not fit in the context length of " +
                         std::to_string(n_ctx));
         const int32_t wanted = std::max(need, (in_view - at) / 4);
-        const int32_t extra =
-            turn_aligned_discard(conversation, options, tokens, at + dropped, need, wanted, shiftable)
-                .value_or(std::min(shiftable, wanted));
+        const int32_t extra = turn_aligned_discard(starts, at + dropped, need, wanted, shiftable)
+                                  .value_or(std::min(shiftable, wanted));
         cache_->truncate(reusable);
         if (reusable > at + extra && can_rotate_keys(inference_.model())) {
             shift_context(*cache_, inference_.model(), at, extra); // cheap: no token is recomputed
@@ -217,7 +223,7 @@ ChatSession::Prefill ChatSession::prefill(std::span<const ChatTurn> conversation
         view.insert(view.end(), tokens.begin(), tokens.begin() + at);
         view.insert(view.end(), tokens.begin() + at + dropped, tokens.end());
     } else {
-        view = tokens;
+        view.assign(tokens.begin(), tokens.end());
     }
 
     // Reuse the cached prefix. At least the last two prompt tokens are evaluated: the last one
@@ -243,7 +249,7 @@ ChatSession::Prefill ChatSession::prefill(std::span<const ChatTurn> conversation
     stats.prefill_seconds = seconds_since(start);
     metrics.prefill_tokens_per_second = stats.prefill_tokens_per_second();
     metrics.kv_tokens = cache_->size();
-    out.tokens = tokens;
+    out.tokens.assign(tokens.begin(), tokens.end());
     return out;
 }
 
@@ -259,7 +265,11 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
     const auto& tok = inference_.model().tokenizer();
     const int32_t n_ctx = cache_->capacity();
 
-    Prefill prefilled = prefill(conversation, options);
+    // The conversation rendered and tokenized once; its turn starts serve every shift of this
+    // reply and the first turn left in view.
+    const std::vector<int32_t> prompt = prompt_tokens(conversation, options);
+    const TurnStarts starts = turn_starts(conversation, options, prompt);
+    Prefill prefilled = prefill_prompt(conversation, options, prompt, starts);
     TurnStats stats = prefilled.stats;
     std::span<const float> logits = prefilled.logits;
     std::vector<int32_t>& tokens = prefilled.tokens; // the logical history, for the sampler's penalties
@@ -289,8 +299,8 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
         if (cache_->size() >= n_ctx) {
             // Full: shift about half of what follows the kept prefix out of view, like
             // llama.cpp, up to where a turn starts when one does.
-            const int32_t keep = cache_->shifted() ? cache_->shift_at()
-                                                   : resolve_n_keep(conversation, options, prefilled.tokens);
+            const int32_t keep =
+                cache_->shifted() ? cache_->shift_at() : resolve_n_keep(conversation, options, prompt);
             const int32_t after_keep = cache_->size() - keep;
             const int32_t half = after_keep / 2;
             // Learned positions cannot be turned: the reply ends at the context, and the next
@@ -301,8 +311,7 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
             }
             const int32_t from = keep + length(cache_->dropped()); // logical position of cache slot `keep`
             const int32_t n_discard =
-                turn_aligned_discard(conversation, options, tokens, from, 1, half, after_keep - 1)
-                    .value_or(half);
+                turn_aligned_discard(starts, from, 1, half, after_keep - 1).value_or(half);
             shift_context(*cache_, inference_.model(), keep, n_discard);
             stats.context_shifted = true;
             stats.n_keep = keep;
@@ -321,6 +330,8 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
     metrics.tokens_generated = stats.generated_tokens;
     metrics.decode_tokens_per_second = stats.decode_tokens_per_second();
     metrics.kv_tokens = cache_->size();
+    stats.first_visible_turn =
+        first_visible_turn(starts, conversation, stats.n_keep, stats.shifted_out_tokens);
     return stats;
 }
 

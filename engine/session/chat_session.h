@@ -11,6 +11,7 @@
 #include "engine/session/engine_metrics.h"
 #include "engine/session/kv_state_file.h"
 #include "engine/session/stop_reason.h"
+#include "engine/session/turn_starts.h"
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -44,6 +45,10 @@ struct TurnStats {
     bool context_shifted = false;   // older turns left the model's view
     int32_t shifted_out_tokens = 0; // tokens of the conversation out of the model's view after this reply
     int32_t n_keep = 0;             // tokens kept at the start when shifting (when context_shifted)
+    // Turns of the conversation wholly out of the model's view after this reply are
+    // [0, first_visible_turn), not counting system turns (a shift keeps them). 0 when
+    // nothing is shifted out; the conversation's size when every turn is.
+    int32_t first_visible_turn = 0;
     StopReason stop_reason = StopReason::Length;
     double prefill_tokens_per_second() const;
     double decode_tokens_per_second() const;
@@ -99,15 +104,13 @@ private:
     std::vector<int32_t> tokenize_prompt(const std::string& text) const;
     int32_t resolve_n_keep(std::span<const ChatTurn> conversation, const GenerationOptions& options,
                            std::span<const int32_t> tokens) const;
-    // Where conversation[turn] starts among `tokens` (the conversation as rendered).
-    int32_t turn_start(std::span<const ChatTurn> conversation, const GenerationOptions& options,
-                       const std::vector<int32_t>& tokens, size_t turn) const;
-    // Tokens a shift from logical position `from` drops so that the view resumes at the start
-    // of a turn after the first (discard_to_turn_start in context_shift.h); nullopt if none fits.
-    std::optional<int32_t> turn_aligned_discard(std::span<const ChatTurn> conversation,
-                                                const GenerationOptions& options,
-                                                const std::vector<int32_t>& tokens, int32_t from,
-                                                int32_t needed, int32_t wanted, int32_t most) const;
+    // Where each turn of `conversation` starts among `prompt` (the conversation as rendered and
+    // tokenized), looked up on first need. Refers to all three: valid while they are.
+    TurnStarts turn_starts(std::span<const ChatTurn> conversation, const GenerationOptions& options,
+                           std::span<const int32_t> prompt) const;
+    // prefill() of `tokens`, the conversation rendered and tokenized, whose turns start at `starts`.
+    Prefill prefill_prompt(std::span<const ChatTurn> conversation, const GenerationOptions& options,
+                           std::span<const int32_t> tokens, const TurnStarts& starts);
 
     Inference& inference_;
     std::unique_ptr<EngineMetrics> own_metrics_; // when no sink was passed in

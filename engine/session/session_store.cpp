@@ -79,11 +79,15 @@ std::string SessionStore::state_path_in(const std::string& state_dir, const std:
 }
 
 ChatSession& SessionStore::session(const std::string& id, const GenerationOptions& options) {
-    last_resume_ = {};
+    return resume(id, options).session;
+}
+
+SessionStore::Resumed SessionStore::resume(const std::string& id, const GenerationOptions& options) {
+    ResumeInfo info;
     if (auto it = find(id); it != entries_.end()) {
         entries_.splice(entries_.begin(), entries_, it);
-        last_resume_.from_memory = true;
-        return *entries_.front().session;
+        info.from_memory = true;
+        return {*entries_.front().session, std::move(info)};
     }
     if (!identity_ && !options_.state_dir.empty())
         identity_ = std::make_shared<const ModelIdentity>(model_identity(inference_.model()));
@@ -91,11 +95,10 @@ ChatSession& SessionStore::session(const std::string& id, const GenerationOption
     if (const std::string path = state_path(id); !path.empty() && fs::exists(path)) {
         const auto start = std::chrono::steady_clock::now();
         const KvRestoreResult restored = session->restore_state(path, options);
-        last_resume_.seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        last_resume_.restored = restored.restored;
-        last_resume_.tokens = restored.tokens;
-        last_resume_.reason = restored.reason;
+        info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        info.restored = restored.restored;
+        info.tokens = restored.tokens;
+        info.reason = restored.reason;
         (restored.restored ? metrics_.states_restored : metrics_.states_rejected).fetch_add(1);
         // A state that does not fit is useless from now on: remove it so it is not read again.
         std::error_code ignored;
@@ -104,21 +107,20 @@ ChatSession& SessionStore::session(const std::string& id, const GenerationOption
     entries_.push_front({id, std::move(session)});
     enforce_budget();
     publish();
-    return *entries_.front().session;
+    return {*entries_.front().session, std::move(info)};
 }
 
-TurnStats SessionStore::reply(const std::string& id, std::span<const ChatTurn> conversation,
-                              const GenerationOptions& options, const PieceCallback& on_piece,
-                              const std::atomic<bool>* stop) {
-    ChatSession& chat = session(id, options);
+TurnResult SessionStore::run_turn(const TurnRequest& request, const PieceCallback& on_piece) {
+    auto [chat, resume_info] = resume(request.conversation_id, request.options);
     try {
-        TurnStats stats = chat.reply(conversation, options, on_piece, stop);
+        TurnResult result{chat.reply(request.conversation, request.options, on_piece, request.stop),
+                          std::move(resume_info)};
         enforce_budget();
         publish();
-        return stats;
+        return result;
     } catch (...) {
         // The cache may hold a half-finished turn: start this conversation afresh next time.
-        entries_.remove_if([&](const Entry& e) { return e.id == id; });
+        entries_.remove_if([&](const Entry& e) { return e.id == request.conversation_id; });
         publish();
         throw;
     }

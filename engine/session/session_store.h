@@ -30,6 +30,22 @@ struct ResumeInfo {
     std::string reason;       // why a saved state was not used, if there was one
 };
 
+// One turn of a conversation: the assistant's reply to what the conversation asks. A view:
+// what it refers to must outlive the run_turn call.
+struct TurnRequest {
+    std::string conversation_id;            // the store's key for the conversation's session
+    std::span<const ChatTurn> conversation; // every turn so far, ending with the user's
+    GenerationOptions options;
+    const std::atomic<bool>* stop = nullptr; // checked between tokens; null: never stopped
+};
+
+// All one turn tells: the reply's figures (stats.first_visible_turn among them: the turns
+// shifted wholly out of the model's view) and how the conversation came into memory for it.
+struct TurnResult {
+    TurnStats stats;
+    ResumeInfo resume;
+};
+
 class SessionStore {
 public:
     // Its sessions publish their live figures to `metrics`, which must outlive the store.
@@ -38,15 +54,16 @@ public:
     SessionStore(const SessionStore&) = delete;
     SessionStore& operator=(const SessionStore&) = delete;
 
+    // Runs one turn: brings the conversation's session into memory (as session() does), has
+    // it reply, streaming the text to `on_piece`, then evicts beyond the budget (the cache has
+    // grown). Throws hearth::Error as ChatSession::reply does; the conversation's cache is then
+    // dropped, and its next turn starts afresh.
+    TurnResult run_turn(const TurnRequest& request, const PieceCallback& on_piece);
+
     // The conversation's session, made the most recently used: from memory, else restored
     // from its saved state (checked against `options`' template), else empty. Evicts
     // others beyond the budget.
     ChatSession& session(const std::string& id, const GenerationOptions& options = {});
-    // session(id, options).reply(...), then evicts beyond the budget (the cache has grown).
-    TurnStats reply(const std::string& id, std::span<const ChatTurn> conversation,
-                    const GenerationOptions& options, const PieceCallback& on_piece,
-                    const std::atomic<bool>* stop = nullptr);
-    const ResumeInfo& last_resume() const { return last_resume_; }
 
     bool in_memory(const std::string& id) const;
     std::vector<std::string> ids() const; // in memory, most recently used first
@@ -77,6 +94,11 @@ private:
         std::string id;
         std::unique_ptr<ChatSession> session;
     };
+    struct Resumed {
+        ChatSession& session;
+        ResumeInfo resume;
+    };
+    Resumed resume(const std::string& id, const GenerationOptions& options);
     std::list<Entry>::iterator find(const std::string& id);
     std::list<Entry>::const_iterator find(const std::string& id) const;
     void save_entry(const Entry& entry);
@@ -88,7 +110,6 @@ private:
     EngineMetrics& metrics_;
     std::shared_ptr<const ModelIdentity> identity_;
     std::list<Entry> entries_; // most recently used first
-    ResumeInfo last_resume_;
     std::string last_save_error_;
 };
 

@@ -8,6 +8,8 @@
 // tokens shifted out end with the previous turn's closing text.
 #include "engine/session/chat_session.h"
 #include "engine/session/context_shift.h"
+#include "engine/session/session_store.h"
+#include "engine/session/turn_starts.h"
 #include "tests/model/model_fixture.h"
 #include <QtTest>
 #include <algorithm>
@@ -82,6 +84,53 @@ Agreement follow_a_fresh_run(engine::Inference& inference, engine::KvCache& cach
         if (engine::argmax(logits) == next) ++a.agreed;
     }
     return a;
+}
+
+// `turns` rendered with `template_source` and tokenized as the session does a prompt;
+// `generation_prompt`: followed by the assistant's header, as a prompt is.
+std::vector<int32_t> rendered_tokens(const engine::Model& model, const std::string& template_source,
+                                     std::span<const engine::ChatTurn> turns, bool generation_prompt) {
+    const auto& tok = model.tokenizer();
+    const std::string source = !template_source.empty() ? template_source
+                               : !model.chat_template().empty()
+                                   ? model.chat_template()
+                                   : std::string(chat::default_chatml_template());
+    chat::RenderOptions render;
+    render.add_generation_prompt = generation_prompt;
+    if (tok.bos_id() >= 0) render.bos_token = tok.token_text(tok.bos_id());
+    if (tok.eos_id() >= 0) render.eos_token = tok.token_text(tok.eos_id());
+    const std::string text = chat::ChatTemplate(source).render_conversation(turns, render);
+    std::vector<int32_t> tokens = tok.encode(text, tok.add_bos_by_default(), true);
+    if (tokens.size() >= 2 && tokens[0] == tok.bos_id() && tokens[1] == tok.bos_id())
+        tokens.erase(tokens.begin());
+    return tokens;
+}
+
+// The first turn in view as the app's worker found it before the engine did: the conversation
+// rendered and tokenized through one more turn at a time, until a turn ends past the tokens
+// out of view (system turns aside). A turn ends where the conversation rendered through it
+// ends; the last one, where the reply begins. `worker_rendering`: as the worker rendered every
+// prefix, with the generation prompt after it, which put each turn's end that many tokens
+// into the next turn.
+int prefix_rendering_first_visible_turn(const engine::Model& model, const std::string& template_source,
+                                        std::span<const engine::ChatTurn> turns,
+                                        const engine::TurnStats& stats, bool worker_rendering) {
+    if (stats.shifted_out_tokens <= 0) return 0;
+    const size_t out_of_view =
+        static_cast<size_t>(stats.n_keep) + static_cast<size_t>(stats.shifted_out_tokens);
+    int first = 0;
+    for (size_t i = 0; i < turns.size(); ++i) {
+        if (turns[i].role == chat::Role::System) { // kept by the shift
+            if (static_cast<int>(i) == first) ++first;
+            continue;
+        }
+        const bool last = i + 1 == turns.size();
+        if (rendered_tokens(model, template_source, turns.first(i + 1), worker_rendering || last).size() >
+            out_of_view)
+            break;
+        first = static_cast<int>(i) + 1;
+    }
+    return first;
 }
 
 } // namespace
@@ -163,6 +212,128 @@ private slots:
             10, 1, 3000, 6000);
         QCOMPARE(discard.value_or(-1), 3003); // 10 + 7 * 429 is the first start 3000 on
         QVERIFY2(lookups <= 12, qPrintable(QString("%1 lookups").arg(lookups)));
+    }
+
+    // The first turn in view, on made-up turn starts: the turn that holds the first token
+    // after the cut, system turns aside.
+    void first_visible_turn_follows_the_cut_data() {
+        QTest::addColumn<std::vector<int32_t>>("starts"); // of turns 1..n-1
+        QTest::addColumn<int32_t>("prompt_tokens");
+        QTest::addColumn<int32_t>("n_keep");
+        QTest::addColumn<int32_t>("shifted_out");
+        QTest::addColumn<int32_t>("expected");
+        // Turns: 0 [0, 10) system, 1 [10, 30), 2 [30, 45), 3 [45, 80), 4 [80, 120).
+        const std::vector<int32_t> starts = {10, 30, 45, 80};
+        QTest::newRow("nothing shifted out") << starts << 120 << 10 << 0 << 0;
+        QTest::newRow("cut on a turn start") << starts << 120 << 10 << 35 << 3;
+        QTest::newRow("cut within a turn") << starts << 120 << 10 << 40 << 3;
+        QTest::newRow("cut one token into a turn") << starts << 120 << 10 << 21 << 2;
+        QTest::newRow("only the system prompt kept before") << starts << 120 << 10 << 1 << 1;
+        QTest::newRow("every turn out") << starts << 120 << 10 << 110 << 5;
+    }
+    void first_visible_turn_follows_the_cut() {
+        QFETCH(std::vector<int32_t>, starts);
+        QFETCH(int32_t, prompt_tokens);
+        QFETCH(int32_t, n_keep);
+        QFETCH(int32_t, shifted_out);
+        QFETCH(int32_t, expected);
+        std::vector<engine::ChatTurn> conversation{{chat::Role::System, "s"}};
+        for (size_t i = 0; i < starts.size(); ++i)
+            conversation.push_back({i % 2 == 0 ? chat::Role::User : chat::Role::Assistant, "t"});
+        const engine::TurnStarts turn_starts(conversation.size(), prompt_tokens,
+                                             [&](size_t turn) { return starts.at(turn - 1); });
+        QCOMPARE(engine::first_visible_turn(turn_starts, conversation, n_keep, shifted_out), expected);
+        if (shifted_out == 0) QCOMPARE(turn_starts.lookups(), 0); // nothing rendered when nothing shifted
+    }
+
+    // A system turn in the middle is kept by the shift: the first turn in view is the next.
+    void first_visible_turn_skips_system_turns() {
+        const std::vector<engine::ChatTurn> conversation{{chat::Role::System, "s"},
+                                                         {chat::Role::User, "u"},
+                                                         {chat::Role::System, "s"},
+                                                         {chat::Role::User, "u"}};
+        const std::vector<int32_t> starts = {0, 10, 20, 30};
+        const engine::TurnStarts turn_starts(conversation.size(), 40,
+                                             [&](size_t turn) { return starts.at(turn); });
+        QCOMPARE(engine::first_visible_turn(turn_starts, conversation, 10, 10), 3);
+    }
+
+    // A long conversation costs a logarithmic number of lookups, not one per turn.
+    void first_visible_turn_looks_up_few_turns() {
+        std::vector<engine::ChatTurn> conversation(1000, {chat::Role::User, "u"});
+        const engine::TurnStarts turn_starts(conversation.size(), 7000,
+                                             [](size_t turn) { return static_cast<int32_t>(7 * turn); });
+        QCOMPARE(engine::first_visible_turn(turn_starts, conversation, 0, 3003), 429);
+        QVERIFY2(turn_starts.lookups() <= 12, qPrintable(QString("%1 lookups").arg(turn_starts.lookups())));
+    }
+
+    // The session store's turn gives the first turn in view that the app's worker once found by
+    // rendering every prefix of the conversation: 0 before the conversation overflows the
+    // context, and the first turn the shifts left in view after.
+    void first_visible_turn_matches_prefix_rendering_data() {
+        QTest::addColumn<QString>("template_name");
+        QTest::addColumn<int>("n_ctx");
+        QTest::newRow("ChatML") << "chatml" << 256;
+        QTest::newRow("compact") << "compact" << 128;
+    }
+    void first_visible_turn_matches_prefix_rendering() {
+        QFETCH(QString, template_name);
+        QFETCH(int, n_ctx);
+        const TemplateCase tc = template_case(template_name);
+        engine::EngineMetrics metrics;
+        engine::SessionStoreOptions store_options;
+        store_options.n_ctx = n_ctx;
+        engine::SessionStore store(*stories_.inference, store_options, metrics);
+        engine::GenerationOptions options;
+        options.sampling.temperature = 0;
+        options.max_tokens = 8;
+        options.template_override = tc.source;
+
+        std::vector<engine::ChatTurn> conversation{{chat::Role::System, "You tell short stories."}};
+        int unshifted = 0, shifted = 0;
+        // One turn: the engine's first turn in view, and the prefix rendering's.
+        struct FirstInView {
+            int engine = 0, prefix_rendering = 0;
+        };
+        const auto run_turn = [&](const char* what) {
+            const engine::TurnStats stats =
+                store
+                    .run_turn({.conversation_id = "c", .conversation = conversation, .options = options},
+                              nullptr)
+                    .stats;
+            const int expected =
+                prefix_rendering_first_visible_turn(*stories_.model, tc.source, conversation, stats, false);
+            // For the record: the worker's rendering counted the last turn shifted out as in view.
+            const int worker =
+                prefix_rendering_first_visible_turn(*stories_.model, tc.source, conversation, stats, true);
+            qInfo("%s: %zu turns, %d tokens shifted out after %d kept; first turn in view %d (the worker's "
+                  "rendering: %d)",
+                  what, conversation.size(), stats.shifted_out_tokens, stats.n_keep, stats.first_visible_turn,
+                  worker);
+            (stats.shifted_out_tokens > 0 ? shifted : unshifted) += 1;
+            return FirstInView{stats.first_visible_turn, expected};
+        };
+        for (size_t round = 0; round < kQuestions.size(); ++round) {
+            conversation.push_back({chat::Role::User, kQuestions[round]});
+            const FirstInView first = run_turn("prefill");
+            QCOMPARE(first.engine, first.prefix_rendering);
+            conversation.push_back({chat::Role::Assistant, kAnswers[round]});
+        }
+        // Replies longer than the context's free quarter shift while they are generated: half a
+        // context long, over turns of the prompt; three contexts long, past all of them.
+        conversation.push_back({chat::Role::User, kQuestions[0]});
+        options.max_tokens = n_ctx / 2;
+        const FirstInView after_half = run_turn("half a context of reply");
+        QCOMPARE(after_half.engine, after_half.prefix_rendering);
+        QVERIFY(after_half.engine > 0 && after_half.engine < static_cast<int>(conversation.size()));
+        conversation.push_back({chat::Role::Assistant, kAnswers[0]});
+        conversation.push_back({chat::Role::User, kQuestions[1]});
+        options.max_tokens = 3 * n_ctx;
+        const FirstInView after_three = run_turn("three contexts of reply");
+        QCOMPARE(after_three.engine, after_three.prefix_rendering);
+        QCOMPARE(after_three.engine, static_cast<int>(conversation.size()));
+        QVERIFY(unshifted > 0);
+        QVERIFY(shifted > 0);
     }
 
     void prefill_shifts_out_whole_turns_data() {

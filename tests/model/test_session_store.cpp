@@ -47,12 +47,19 @@ engine::SessionStoreOptions store_options(size_t budget, std::string state_dir =
     return o;
 }
 
+// One greedy turn of conversation `id`.
+engine::TurnResult run_turn(engine::SessionStore& store, const std::string& id,
+                            const std::vector<engine::ChatTurn>& conversation) {
+    return store.run_turn({.conversation_id = id, .conversation = conversation, .options = greedy()},
+                          nullptr);
+}
+
 // What the second turn of a conversation costs when nothing else ever happened.
 engine::TurnStats undisturbed_second_turn(engine::Inference& inference, const std::string& topic) {
     engine::EngineMetrics metrics;
     engine::SessionStore store(inference, store_options(size_t{1} << 30), metrics);
-    store.reply("x", first_turn(topic), greedy(), nullptr);
-    return store.reply("x", second_turn(topic), greedy(), nullptr);
+    run_turn(store, "x", first_turn(topic));
+    return run_turn(store, "x", second_turn(topic)).stats;
 }
 
 } // namespace
@@ -65,14 +72,15 @@ private slots:
 
     void switching_back_costs_nothing() {
         engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30), metrics_);
-        store.reply("a", first_turn("cats"), greedy(), nullptr);
-        store.reply("b", first_turn("dogs"), greedy(), nullptr);
-        store.reply("c", first_turn("birds"), greedy(), nullptr);
+        run_turn(store, "a", first_turn("cats"));
+        run_turn(store, "b", first_turn("dogs"));
+        run_turn(store, "c", first_turn("birds"));
         QCOMPARE(store.ids(), (std::vector<std::string>{"c", "b", "a"}));
         QCOMPARE(metrics_.snapshot().kv_sessions, int64_t{3});
 
-        const engine::TurnStats back = store.reply("a", second_turn("cats"), greedy(), nullptr);
-        QVERIFY(store.last_resume().from_memory);
+        const engine::TurnResult turn = run_turn(store, "a", second_turn("cats"));
+        const engine::TurnStats& back = turn.stats;
+        QVERIFY(turn.resume.from_memory);
         const engine::TurnStats alone = undisturbed_second_turn(*loaded_.inference, "cats");
         QVERIFY(back.reused_tokens > 0);
         QCOMPARE(back.reused_tokens, alone.reused_tokens);
@@ -82,14 +90,14 @@ private slots:
 
     void least_recently_used_is_evicted() {
         engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30), metrics_);
-        store.reply("a", first_turn("cats"), greedy(), nullptr);
+        run_turn(store, "a", first_turn("cats"));
         const size_t one = store.bytes();
         QVERIFY(one > 0);
-        store.reply("b", first_turn("dogs"), greedy(), nullptr);
+        run_turn(store, "b", first_turn("dogs"));
         store.session("a"); // a is now more recent than b
         // Room for two conversations of this size, not three.
         store.set_memory_budget(one * 5 / 2);
-        store.reply("c", first_turn("mice"), greedy(), nullptr);
+        run_turn(store, "c", first_turn("mice"));
         QCOMPARE(store.ids(), (std::vector<std::string>{"c", "a"}));
         QVERIFY(!store.in_memory("b"));
         QVERIFY(store.bytes() <= one * 5 / 2);
@@ -98,8 +106,9 @@ private slots:
         store.set_memory_budget(1);
         QCOMPARE(store.ids(), (std::vector<std::string>{"c"}));
         // Without a state directory an evicted conversation is prefilled again.
-        const engine::TurnStats again = store.reply("b", second_turn("dogs"), greedy(), nullptr);
-        QVERIFY(!store.last_resume().restored);
+        const engine::TurnResult turn = run_turn(store, "b", second_turn("dogs"));
+        const engine::TurnStats& again = turn.stats;
+        QVERIFY(!turn.resume.restored);
         QCOMPARE(again.reused_tokens, 0);
         QCOMPARE(again.computed_tokens, again.prompt_tokens);
     }
@@ -107,17 +116,18 @@ private slots:
     void evicted_conversation_resumes_from_its_state() {
         const std::string dir = test::make_temp_dir("session-store");
         engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30, dir), metrics_);
-        store.reply("a/1", first_turn("cats"), greedy(), nullptr);
-        store.reply("b", first_turn("dogs"), greedy(), nullptr);
+        run_turn(store, "a/1", first_turn("cats"));
+        run_turn(store, "b", first_turn("dogs"));
         store.set_memory_budget(1); // evicts a/1, saving it
         QVERIFY(!store.in_memory("a/1"));
         const std::string path = store.state_path("a/1");
         QVERIFY(fs::exists(path));
         QCOMPARE(fs::path(path).parent_path(), fs::path(dir)); // the id's slash does not make a directory
 
-        const engine::TurnStats resumed = store.reply("a/1", second_turn("cats"), greedy(), nullptr);
-        QVERIFY2(store.last_resume().restored, store.last_resume().reason.c_str());
-        QVERIFY(store.last_resume().tokens > 0);
+        const engine::TurnResult turn = run_turn(store, "a/1", second_turn("cats"));
+        const engine::TurnStats& resumed = turn.stats;
+        QVERIFY2(turn.resume.restored, turn.resume.reason.c_str());
+        QVERIFY(turn.resume.tokens > 0);
         const engine::TurnStats alone = undisturbed_second_turn(*loaded_.inference, "cats");
         QCOMPARE(resumed.reused_tokens, alone.reused_tokens);
         QCOMPARE(resumed.computed_tokens, alone.computed_tokens);
@@ -131,18 +141,19 @@ private slots:
         const std::string dir = test::make_temp_dir("session-store-close");
         {
             engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30, dir), metrics_);
-            store.reply("kept", first_turn("cats"), greedy(), nullptr);
+            run_turn(store, "kept", first_turn("cats"));
         } // closing saves
         engine::SessionStore reopened(*loaded_.inference, store_options(size_t{1} << 30, dir), metrics_);
-        const engine::TurnStats stats = reopened.reply("kept", second_turn("cats"), greedy(), nullptr);
-        QVERIFY(reopened.last_resume().restored);
+        const engine::TurnResult turn = run_turn(reopened, "kept", second_turn("cats"));
+        const engine::TurnStats& stats = turn.stats;
+        QVERIFY(turn.resume.restored);
         QCOMPARE(stats.reused_tokens, undisturbed_second_turn(*loaded_.inference, "cats").reused_tokens);
     }
 
     void damaged_state_is_discarded() {
         const std::string dir = test::make_temp_dir("session-store-bad");
         engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30, dir), metrics_);
-        store.reply("a", first_turn("cats"), greedy(), nullptr);
+        run_turn(store, "a", first_turn("cats"));
         store.evict("a");
         const std::string path = store.state_path("a");
         std::string bytes = test::read_file(path);
@@ -150,9 +161,10 @@ private slots:
         test::write_file(path, bytes);
 
         const int64_t rejected = metrics_.snapshot().states_rejected;
-        const engine::TurnStats stats = store.reply("a", second_turn("cats"), greedy(), nullptr);
-        QVERIFY(!store.last_resume().restored);
-        QVERIFY(store.last_resume().reason.find("damaged") != std::string::npos);
+        const engine::TurnResult turn = run_turn(store, "a", second_turn("cats"));
+        const engine::TurnStats& stats = turn.stats;
+        QVERIFY(!turn.resume.restored);
+        QVERIFY(turn.resume.reason.find("damaged") != std::string::npos);
         QCOMPARE(metrics_.snapshot().states_rejected, rejected + 1);
         QCOMPARE(stats.reused_tokens, 0); // prefilled again
         QVERIFY(!fs::exists(path));       // and the bad file is gone
@@ -163,9 +175,9 @@ private slots:
         engine::EngineMetrics first_metrics, second_metrics;
         engine::SessionStore first(*loaded_.inference, store_options(size_t{1} << 30), first_metrics);
         engine::SessionStore second(*loaded_.inference, store_options(size_t{1} << 30), second_metrics);
-        const engine::TurnStats stats = first.reply("a", first_turn("cats"), greedy(), nullptr);
-        second.reply("b", first_turn("dogs"), greedy(), nullptr);
-        second.reply("c", second_turn("dogs"), greedy(), nullptr);
+        const engine::TurnStats stats = run_turn(first, "a", first_turn("cats")).stats;
+        run_turn(second, "b", first_turn("dogs"));
+        run_turn(second, "c", second_turn("dogs"));
         const engine::EngineMetricsSnapshot figures = first_metrics.snapshot();
         QCOMPARE(figures.kv_sessions, int64_t{1});
         QCOMPARE(figures.tokens_computed, int64_t{stats.computed_tokens});
