@@ -19,7 +19,7 @@ struct EngineThreadBackend::Engine {
 
 EngineThreadBackend::EngineThreadBackend(const std::string& modelPath,
                                          const engine::InferenceOptions& options, int contextLength)
-    : engine_(std::make_unique<Engine>()), runner_(new QObject) {
+    : engine_(std::make_unique<Engine>()), runner_(nullptr) {
     registerCompletionTypes();
     engine_->model = engine::Model::load(modelPath);
     engine_->inference = std::make_unique<engine::Inference>(engine_->model, options);
@@ -31,6 +31,9 @@ EngineThreadBackend::EngineThreadBackend(const std::string& modelPath,
     engine_->sessions = std::make_unique<engine::SessionStore>(*engine_->inference, store, engine_->metrics);
     modelId_ = QFileInfo(QString::fromStdString(modelPath)).completeBaseName();
 
+    // Made once nothing above can throw: the thread's end deletes it, and a constructor that
+    // throws runs no destructor (a bad model file leaked it).
+    runner_ = new QObject;
     thread_.setObjectName(QStringLiteral("hearth-serve-engine"));
     runner_->moveToThread(&thread_);
     connect(&thread_, &QThread::finished, runner_, &QObject::deleteLater);

@@ -229,7 +229,8 @@ private slots:
 
     void garbageIs400AndCloses() {
         HttpTestClient client(port());
-        client.sendRaw(QByteArray("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n", 17)); // a TLS hello
+        static constexpr char hello[] = "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n"; // a TLS hello
+        client.sendRaw(QByteArray(hello, sizeof hello - 1));
         const auto reply = client.read();
         QVERIFY(reply);
         QCOMPARE(reply->status, 400);
