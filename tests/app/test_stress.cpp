@@ -37,6 +37,21 @@ constexpr int kMaxConversations = 6;
 // lists of the conversations): a leak of a model or a KV cache per load, or of a reply per
 // operation, goes far past it.
 constexpr qint64 kAllowedGrowthKiB = 48 * 1024;
+
+// Under AddressSanitizer freed memory waits in its quarantine (256 MB) and every allocation has
+// shadow memory: resident memory then measures the sanitizer, not Hearth. There LeakSanitizer's
+// check at exit (the asan presets) stands in for the bound.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kResidentMemoryMeasuresHearth = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kResidentMemoryMeasuresHearth = false;
+#else
+constexpr bool kResidentMemoryMeasuresHearth = true;
+#endif
+#else
+constexpr bool kResidentMemoryMeasuresHearth = true;
+#endif
 } // namespace
 
 class TestStress : public QObject {
@@ -167,8 +182,12 @@ private slots:
                   done, counts[Send], counts[Stop], counts[Switch], counts[NewOrDelete], counts[Regenerate],
                   counts[Edit], counts[Load], counts[Unload], counts[Rename], counts[Refused], startKiB,
                   endKiB, endKiB - startKiB);
-            QVERIFY2(endKiB - startKiB <= kAllowedGrowthKiB,
-                     qPrintable(QString("resident memory grew by %1 KiB").arg(endKiB - startKiB)));
+            if (kResidentMemoryMeasuresHearth)
+                QVERIFY2(endKiB - startKiB <= kAllowedGrowthKiB,
+                         qPrintable(QString("resident memory grew by %1 KiB").arg(endKiB - startKiB)));
+            else
+                qInfo("stress: the resident-memory bound is not checked under AddressSanitizer (its "
+                      "quarantine holds freed memory); LeakSanitizer checks for leaks at exit");
             QVERIFY(b.chat()->errorMessage().isEmpty() || !b.chat()->errorMessage().contains("database"));
             for (int row = 0; row < b.chat()->allConversations()->rowCount(); ++row)
                 shownIds << b.chat()
