@@ -9,6 +9,7 @@
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/float_rows.h"
 #include "kernels/x86_avx2/gemm_tiles.h"
+#include "kernels/x86_avx2/gemv_by_rows.h"
 #include "kernels/x86_avx2/legacy_block_quants.h"
 
 #include <algorithm>
@@ -434,24 +435,6 @@ template <int RM, int RN> struct Q5KPanelTile {
                 y[b * y_stride + r] = hsum(_mm256_load_ps(acc[r][b])) - hsum(_mm_load_ps(acc_min[r][b]));
     }
 };
-
-// Decode streams each weight once from DRAM: the kernels ask for the bytes this far ahead
-// (matmul.cpp's kDecodePrefetchBytes says why).
-constexpr int kPrefetchAhead = 2048;
-
-// Decode: rows one by one through vec_dot, each prefetched ahead. (Tiles of 4 rows x 1 were
-// measured slower: 32.6 against 35.6 tok/s on Qwen2.5-0.5B Q4_K_M, as several rows at once
-// break the single sequential stream the memory system serves best.)
-inline void gemv_by_rows(VecDotFn vec_dot, int64_t n, const void* weights, size_t weight_row_bytes,
-                         int64_t row_begin, int64_t row_end, const void* activation, float* y) {
-    const char* base = static_cast<const char*>(weights);
-    for (int64_t r = row_begin; r < row_end; ++r) {
-        const char* row = base + r * weight_row_bytes;
-        for (size_t offset = 0; offset < weight_row_bytes; offset += 64)
-            _mm_prefetch(row + kPrefetchAhead + offset, _MM_HINT_T0);
-        y[r] = vec_dot(n, row, activation);
-    }
-}
 
 // The 32-element signed formats in prefill: a tile of weight rows is decoded once into a panel
 // (per block: the int8 quants, their magnitudes for maddubs, the scale as a float) that every

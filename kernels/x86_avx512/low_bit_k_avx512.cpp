@@ -7,6 +7,7 @@
 // order: both tiers give the same bits, so prefill, which keeps the AVX2 tier's gemm tiles,
 // agrees with decode to the bit.
 #include "kernels/block_formats.h"
+#include "kernels/x86_avx2/gemv_by_rows.h"
 #include "kernels/x86_avx2/low_bit_k_scales.h"
 #include "kernels/x86_avx512/avx512_kernels.h"
 
@@ -105,8 +106,7 @@ float vec_dot_q3_K_q8_K(int64_t n, const void* weight_row, const void* activatio
 }
 
 // Decode (batch 1) runs the rows through the dot products above, each row's lines asked for
-// ahead of it as the AVX2 tier does; prefill keeps the AVX2 tier's gemm tiles.
-constexpr size_t kPrefetchAhead = 2048;
+// ahead of it as the AVX2 tier does (gemv_by_rows.h); prefill keeps the AVX2 tier's gemm tiles.
 template <int kType> GemmFn g_prefill_gemm = nullptr;
 
 template <int kType, VecDotFn kRowDot>
@@ -115,13 +115,7 @@ void gemm(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_b
     if (batch > 1)
         return g_prefill_gemm<kType>(n, weights, weight_row_bytes, row_begin, row_end, activations,
                                      activation_row_bytes, batch, y, y_stride);
-    const char* base = static_cast<const char*>(weights);
-    for (int64_t r = row_begin; r < row_end; ++r) {
-        const char* row = base + r * weight_row_bytes;
-        for (size_t offset = 0; offset < weight_row_bytes; offset += 64)
-            _mm_prefetch(row + kPrefetchAhead + offset, _MM_HINT_T0);
-        y[r] = kRowDot(n, row, activations);
-    }
+    gemv_by_rows(kRowDot, n, weights, weight_row_bytes, row_begin, row_end, activations, y);
 }
 
 template <TensorType kType, VecDotFn kRowDot> void take_over(KernelTable& table) {
