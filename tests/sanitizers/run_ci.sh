@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# After the README's test command (.ci/run runs it, then this with fuzz tsan asan-core): the
+# After the README's test command (.ci/run runs it, then this with fuzz tsan asan): the
 # test suite under ASan + UBSan (asan: every suite; asan-core: all but the app's and the GUI's),
 # the threaded tests under TSan, and a short run of every fuzz target (its crash inputs are
 # replayed by ctest in every build). Prints each step's minutes: the wall clock, and the CPU
@@ -72,8 +72,8 @@ for part in "${parts[@]}"; do
             step "tsan: threaded tests" ctest --preset tsan -j "$jobs" || true
         ;;
     asan | asan-core)
-        # asan: every suite; asan-core (what .ci/run runs): every suite but the app's and the
-        # GUI's (CMakePresets.json), about two thirds of the ASan build.
+        # asan (what .ci/run runs): every suite; asan-core: every suite but the app's and the
+        # GUI's (CMakePresets.json), about two thirds of the ASan build, for a quicker run by hand.
         step "$part: configure" cmake --preset "$part" &&
             step "$part: build" cmake --build --preset "$part" -j "$jobs" &&
             step "$part: every test" ctest --preset "$part" -j "$jobs" || true
