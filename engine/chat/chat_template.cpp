@@ -96,9 +96,9 @@ std::string ChatTemplate::render(const nlohmann::ordered_json& messages, const R
     if (!messages.is_array()) throw TemplateError(name_, "messages must be a JSON array", 0, 0, false);
     if (!options.extra_context.is_object())
         throw TemplateError(name_, "the extra context must be a JSON object", 0, 0, false);
+    // `tools` and `documents` stay undefined unless the caller gives them, as llama.cpp leaves
+    // them: a template's `{% for tool in tools %}` then loops zero times, where None would fail.
     nlohmann::ordered_json context = nlohmann::ordered_json::object();
-    context["tools"] = nullptr;
-    context["documents"] = nullptr;
     for (const auto& [key, value] : options.extra_context.items())
         context[key] = value;
     context["messages"] = messages;

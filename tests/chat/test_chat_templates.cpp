@@ -149,6 +149,25 @@ private slots:
                      std::string::npos,
                  text.c_str());
     }
+
+    // A plain chat leaves `tools` and `documents` undefined, as llama.cpp does and as Jinja2 sees
+    // an unset variable: a loop over them runs zero times, and `is defined` is false. (Set to
+    // None, the first template failed with "'NoneType' object is not iterable".)
+    void tools_and_documents_are_undefined_in_a_plain_chat() {
+        ChatTemplate chat_template(
+            "{% if tools is not none %}{% for tool in tools %}[{{ tool }}]{% endfor %}{% endif %}"
+            "{% for document in documents %}({{ document }}){% endfor %}"
+            "{{ tools is defined }} {{ documents is defined }}"
+            "{% for m in messages %} <{{ m.role }}>{{ m.content }}{% endfor %}",
+            "tools-loop");
+        const std::vector<ChatMessage> messages = {{Role::User, "Hi", {}}};
+        QCOMPARE(QString::fromStdString(chat_template.render_messages(messages, RenderOptions{})),
+                 QStringLiteral("False False <user>Hi"));
+        RenderOptions with_tools;
+        with_tools.extra_context["tools"] = ordered_json::parse(R"(["clock"])");
+        QCOMPARE(QString::fromStdString(chat_template.render_messages(messages, with_tools)),
+                 QStringLiteral("[clock]True False <user>Hi"));
+    }
 };
 
 QTEST_MAIN(TestChatTemplates)
