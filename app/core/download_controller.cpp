@@ -286,7 +286,7 @@ QCoro::Task<> DownloadController::refreshLocalFiles() {
             status.state = QStringLiteral("paused");
             status.receivedBytes = local.partialBytes;
             if (const CatalogEntry* entry = catalog_.entry(local.id)) status.totalBytes = entry->fileBytes;
-            status.note = QStringLiteral("partly downloaded earlier; resume to continue");
+            status.note = tr("partly downloaded earlier; resume to continue");
         }
         catalog_.setStatus(local.id, status);
     }

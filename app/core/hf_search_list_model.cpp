@@ -85,7 +85,7 @@ void HfSearchListModel::showResult(const QString& text, const download::HfSearch
     endResetModel();
     error_ = result.error;
     if (error_.isEmpty() && rows_.isEmpty())
-        error_ = QStringLiteral("no GGUF models found for \"%1\"").arg(text.simplified());
+        error_ = tr("no GGUF models found for \"%1\"").arg(text.simplified());
     problems_ = result.problems.join(QLatin1Char('\n'));
     searchedFor_ = text.simplified();
     emit countChanged();

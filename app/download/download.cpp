@@ -49,7 +49,7 @@ void Download::pause() {
     if (!isActive()) return;
     ++generation_;
     stopTransfer();
-    setNote(QStringLiteral("paused at %1").arg(formatByteCount(received_)));
+    setNote(tr("paused at %1").arg(formatByteCount(received_)));
     setState(State::Paused);
     emit stopped();
 }
@@ -110,8 +110,8 @@ void Download::finish(bool checksumVerified) {
     if (received_ <= 0) received_ = QFileInfo(filePath()).size();
     if (total_ < 0) total_ = received_;
     emit progressChanged(received_, total_);
-    setNote(checksumVerified ? QStringLiteral("verified (SHA-256)")
-                             : QStringLiteral("complete; checksum unknown, only the size was checked"));
+    setNote(checksumVerified ? tr("verified (SHA-256)")
+                             : tr("complete; checksum unknown, only the size was checked"));
     setState(State::Finished);
     emit stopped();
 }
@@ -121,7 +121,7 @@ QString Download::diskSpaceProblem(qint64 bytesStillNeeded) const {
     if (!storage.isValid() || bytesStillNeeded <= 0) return {}; // unknown: writing will tell
     const qint64 available = storage.bytesAvailable();
     if (bytesStillNeeded <= available) return {};
-    return QStringLiteral("not enough disk space in %1: the download needs %2 more, and %3 is free")
+    return tr("not enough disk space in %1: the download needs %2 more, and %3 is free")
         .arg(QDir::toNativeSeparators(request_.directory), formatByteCount(bytesStillNeeded),
              formatByteCount(available));
 }
@@ -132,7 +132,7 @@ bool Download::openPartialFile(bool truncate) {
     const QIODevice::OpenMode mode =
         QIODevice::WriteOnly | (truncate ? QIODevice::Truncate : QIODevice::Append);
     if (part_.open(mode)) return true;
-    answerError_ = QStringLiteral("cannot write %1: %2").arg(part_.fileName(), part_.errorString());
+    answerError_ = tr("cannot write %1: %2").arg(part_.fileName(), part_.errorString());
     return false;
 }
 
@@ -143,7 +143,7 @@ Download::Answer Download::acceptAnswer(QNetworkReply* reply) {
     if (status == 206) {
         const auto range = parseContentRange(reply->rawHeader("Content-Range"));
         if (!range || range->first < 0) {
-            answerError_ = QStringLiteral("the server sent part of the file without saying which part");
+            answerError_ = tr("the server sent part of the file without saying which part");
             return Answer::Refused;
         }
         if (range->first != received_) return Answer::Restart; // not where we asked: start over
@@ -151,7 +151,7 @@ Download::Answer Download::acceptAnswer(QNetworkReply* reply) {
     } else if (status == 200) {
         // The whole file from its first byte: with a partial file, the server ignored Range.
         if (received_ > 0)
-            setNote(QStringLiteral("the server cannot resume downloads; starting again from the beginning"));
+            setNote(tr("the server cannot resume downloads; starting again from the beginning"));
         truncate = true;
         resetHash();
         received_ = 0;
@@ -193,9 +193,9 @@ void Download::writeArrivedBytes(QNetworkReply* reply, quint64 generation) {
     if (bytes.isEmpty()) return;
     if (part_.write(bytes) != bytes.size()) {
         answerError_ = part_.error() == QFileDevice::ResourceError
-                           ? QStringLiteral("the disk is full: %1 could not be written")
+                           ? tr("the disk is full: %1 could not be written")
                                  .arg(QDir::toNativeSeparators(part_.fileName()))
-                           : QStringLiteral("cannot write %1: %2").arg(part_.fileName(), part_.errorString());
+                           : tr("cannot write %1: %2").arg(part_.fileName(), part_.errorString());
         answer_ = Answer::Refused;
         reply->abort();
         return;
@@ -213,7 +213,7 @@ QCoro::Task<bool> Download::verifyExistingFile(quint64 generation) {
     const QString path = filePath();
     const QByteArray expected = request_.sha256Hex;
     if (expected.isEmpty()) co_return true; // nothing to compare with: the file is taken as it is
-    setNote(QStringLiteral("checking the file already there"));
+    setNote(tr("checking the file already there"));
     // The future is made outside the co_await: GCC 12 destroys temporaries of a
     // co_await expression twice (here, the lambda's captures).
     QFuture<QByteArray> hashing = QtConcurrent::run([path] {
@@ -238,14 +238,14 @@ QCoro::Task<bool> Download::rehashPartialFile(quint64 generation) {
         received_ = size;
         co_return true;
     }
-    setNote(QStringLiteral("checking the %1 downloaded earlier").arg(formatByteCount(size)));
+    setNote(tr("checking the %1 downloaded earlier").arg(formatByteCount(size)));
     auto hash = std::make_shared<QCryptographicHash>(QCryptographicHash::Sha256);
     QFuture<bool> hashing =
         QtConcurrent::run([path, size, hash] { return addFileToHash(path, size, *hash); });
     const bool read = co_await hashing; // not one expression: see verifyExistingFile
     if (!self || generation != generation_) co_return false;
     if (!read) {
-        fail(QStringLiteral("cannot read the partial file %1").arg(QDir::toNativeSeparators(path)));
+        fail(tr("cannot read the partial file %1").arg(QDir::toNativeSeparators(path)));
         co_return false;
     }
     hash_ = hash;
@@ -262,7 +262,7 @@ QCoro::Task<> Download::run(quint64 generation) {
 
     const QString scheme = request_.url.scheme();
     if (!request_.url.isValid() || (scheme != QLatin1String("http") && scheme != QLatin1String("https"))) {
-        fail(QStringLiteral("'%1' is not an http:// or https:// address").arg(request_.url.toString()));
+        fail(tr("'%1' is not an http:// or https:// address").arg(request_.url.toString()));
         co_return;
     }
     if (const QString problem = fileNameProblem(fileName_); !problem.isEmpty()) {
@@ -270,20 +270,19 @@ QCoro::Task<> Download::run(quint64 generation) {
         co_return;
     }
     if (!request_.sha256Hex.isEmpty() && !isSha256Hex(request_.sha256Hex)) {
-        fail(QStringLiteral("the SHA-256 must be 64 hexadecimal digits"));
+        fail(tr("the SHA-256 must be 64 hexadecimal digits"));
         co_return;
     }
     if (!QDir().mkpath(request_.directory)) {
-        fail(QStringLiteral("cannot create the folder %1").arg(QDir::toNativeSeparators(request_.directory)));
+        fail(tr("cannot create the folder %1").arg(QDir::toNativeSeparators(request_.directory)));
         co_return;
     }
     if (QFileInfo::exists(filePath())) {
         const bool same = co_await verifyExistingFile(generation);
         if (stale()) co_return;
         if (!same) {
-            fail(
-                QStringLiteral("%1 already exists and is a different file; move it away to download it again")
-                    .arg(QDir::toNativeSeparators(filePath())));
+            fail(tr("%1 already exists and is a different file; move it away to download it again")
+                     .arg(QDir::toNativeSeparators(filePath())));
             co_return;
         }
         received_ = total_ = QFileInfo(filePath()).size();
@@ -312,7 +311,7 @@ QCoro::Task<> Download::run(quint64 generation) {
         httpRequest.setTransferTimeout(kStallTimeoutMsecs);
         if (received_ > 0) {
             httpRequest.setRawHeader("Range", "bytes=" + QByteArray::number(received_) + "-");
-            setNote(QStringLiteral("resuming at %1").arg(formatByteCount(received_)));
+            setNote(tr("resuming at %1").arg(formatByteCount(received_)));
         }
         answered_ = false;
         answer_ = Answer::Accepted;
@@ -343,31 +342,30 @@ QCoro::Task<> Download::run(quint64 generation) {
             // partial file may be the whole file already.
             if (answer_ == Answer::RangeNotSatisfiable && total_ == received_) break;
             if (startedOver) {
-                fail(QStringLiteral("the server does not send the part of the file that was asked for"));
+                fail(tr("the server does not send the part of the file that was asked for"));
                 co_return;
             }
             startedOver = true;
             QFile::remove(partialFilePath());
             resetHash();
             received_ = 0;
-            setNote(QStringLiteral("the partial file did not fit the server's file; starting again"));
+            setNote(tr("the partial file did not fit the server's file; starting again"));
             continue;
         }
         const QNetworkReply::NetworkError error = reply->error();
         // Fewer bytes than announced is a dropped connection even when Qt saw no error.
         const bool shortBody = error == QNetworkReply::NoError && total_ >= 0 && received_ < total_;
         if (error == QNetworkReply::NoError && !shortBody) break;
-        const QString what = shortBody ? QStringLiteral("the server sent %1 of %2 and stopped")
+        const QString what = shortBody ? tr("the server sent %1 of %2 and stopped")
                                              .arg(formatByteCount(received_), formatByteCount(total_))
                                        : describeNetworkError(error, request_.url.host());
         if ((shortBody || isWorthReconnecting(error)) && reconnectsLeft > 0) {
             --reconnectsLeft;
-            setNote(what + QStringLiteral("; reconnecting"));
+            setNote(tr("%1; reconnecting").arg(what));
             continue;
         }
-        fail(received_ > 0
-                 ? what + QStringLiteral(" (%1 kept; start again to resume)").arg(formatByteCount(received_))
-                 : what);
+        fail(received_ > 0 ? tr("%1 (%2 kept; start again to resume)").arg(what, formatByteCount(received_))
+                           : what);
         co_return;
     }
 
@@ -377,17 +375,16 @@ QCoro::Task<> Download::run(quint64 generation) {
         QFile::remove(partialFilePath()); // wrong bytes are no basis for a resume
         resetHash();
         received_ = 0;
-        fail(QStringLiteral(
-                 "checksum mismatch: the file's SHA-256 is %1, expected %2; the download was deleted")
+        fail(tr("checksum mismatch: the file's SHA-256 is %1, expected %2; the download was deleted")
                  .arg(QString::fromLatin1(digest), QString::fromLatin1(request_.sha256Hex)));
         co_return;
     }
     if (total_ >= 0 && received_ != total_) {
-        fail(QStringLiteral("the file has %1 bytes, the server announced %2").arg(received_).arg(total_));
+        fail(tr("the file has %1 bytes, the server announced %2").arg(received_).arg(total_));
         co_return;
     }
     if (!QFile::rename(partialFilePath(), filePath())) {
-        fail(QStringLiteral("cannot rename %1 to %2").arg(partialFilePath(), fileName_));
+        fail(tr("cannot rename %1 to %2").arg(partialFilePath(), fileName_));
         co_return;
     }
     finish(!request_.sha256Hex.isEmpty());

@@ -1,9 +1,18 @@
 #include "app/download/download_messages.h"
+#include <QCoreApplication>
 
 namespace hearth::download {
 
+namespace {
+// Free functions: their words are translated in one context. hearth-cli installs no
+// translator, so it prints them in English.
+struct DownloadMessages {
+    Q_DECLARE_TR_FUNCTIONS(hearth::download::DownloadMessages)
+};
+} // namespace
+
 QString formatByteCount(qint64 bytes) {
-    if (bytes < 1000) return QStringLiteral("%1 bytes").arg(bytes);
+    if (bytes < 1000) return DownloadMessages::tr("%1 bytes").arg(bytes);
     const char* units[] = {"KB", "MB", "GB", "TB"};
     double value = double(bytes);
     int unit = -1;
@@ -25,40 +34,47 @@ QString formatTimeLeft(double seconds) {
 QString describeProgress(qint64 received, qint64 total, double bytesPerSecond, double secondsLeft) {
     QString text = formatByteCount(received);
     if (total > 0)
-        text += QStringLiteral(" of %1 (%2%)").arg(formatByteCount(total)).arg(received * 100 / total);
+        //: "12.3 MB of 400 MB (3%)": received, total, percent.
+        text = DownloadMessages::tr("%1 of %2 (%3%)")
+                   .arg(text, formatByteCount(total), QString::number(received * 100 / total));
     if (bytesPerSecond > 0) text += QStringLiteral(", %1/s").arg(formatByteCount(qint64(bytesPerSecond)));
-    if (secondsLeft >= 0) text += QStringLiteral(", %1 left").arg(formatTimeLeft(secondsLeft));
+    if (secondsLeft >= 0) text = DownloadMessages::tr("%1, %2 left").arg(text, formatTimeLeft(secondsLeft));
     return text;
 }
 
 QString describeNetworkError(QNetworkReply::NetworkError error, const QString& host) {
     switch (error) {
     case QNetworkReply::HostNotFoundError:
-        return QStringLiteral("no network, or the server %1 does not exist (its name could not be looked up)")
+        return DownloadMessages::tr(
+                   "no network, or the server %1 does not exist (its name could not be looked up)")
             .arg(host);
     case QNetworkReply::ConnectionRefusedError:
-        return QStringLiteral("could not connect to %1: the server refused the connection").arg(host);
+        return DownloadMessages::tr("could not connect to %1: the server refused the connection").arg(host);
     case QNetworkReply::RemoteHostClosedError:
-        return QStringLiteral("the server %1 closed the connection before the file was complete").arg(host);
+        return DownloadMessages::tr("the server %1 closed the connection before the file was complete")
+            .arg(host);
     case QNetworkReply::TimeoutError:
     case QNetworkReply::OperationCanceledError: // what a transfer timeout reports
-        return QStringLiteral("the server %1 stopped answering").arg(host);
+        return DownloadMessages::tr("the server %1 stopped answering").arg(host);
     case QNetworkReply::SslHandshakeFailedError:
-        return QStringLiteral("the secure connection to %1 could not be established (certificate problem)")
+        return DownloadMessages::tr(
+                   "the secure connection to %1 could not be established (certificate problem)")
             .arg(host);
     case QNetworkReply::TemporaryNetworkFailureError:
     case QNetworkReply::NetworkSessionFailedError:
-        return QStringLiteral("the network connection was lost");
+        return DownloadMessages::tr("the network connection was lost");
     case QNetworkReply::ProxyConnectionRefusedError:
     case QNetworkReply::ProxyConnectionClosedError:
     case QNetworkReply::ProxyNotFoundError:
     case QNetworkReply::ProxyTimeoutError:
     case QNetworkReply::ProxyAuthenticationRequiredError:
-        return QStringLiteral("the system's proxy server could not be used");
+        return DownloadMessages::tr("the system's proxy server could not be used");
     case QNetworkReply::ProtocolUnknownError:
-        return QStringLiteral("only http:// and https:// addresses can be downloaded");
+        return DownloadMessages::tr("only http:// and https:// addresses can be downloaded");
     default:
-        return QStringLiteral("the download from %1 failed (network error %2)").arg(host).arg(int(error));
+        return DownloadMessages::tr("the download from %1 failed (network error %2)")
+            .arg(host)
+            .arg(int(error));
     }
 }
 
@@ -66,17 +82,17 @@ QString describeHttpStatus(int status, const QString& reason) {
     switch (status) {
     case 401:
     case 403:
-        return QStringLiteral("the server refused access to the file (HTTP %1); it may need a login")
+        return DownloadMessages::tr("the server refused access to the file (HTTP %1); it may need a login")
             .arg(status);
     case 404:
     case 410:
-        return QStringLiteral("the file was not found on the server (HTTP %1)").arg(status);
+        return DownloadMessages::tr("the file was not found on the server (HTTP %1)").arg(status);
     case 429:
-        return QStringLiteral("the server is busy or limiting downloads (HTTP 429); try again later");
+        return DownloadMessages::tr("the server is busy or limiting downloads (HTTP 429); try again later");
     default:
         if (status >= 500)
-            return QStringLiteral("the server had a problem (HTTP %1 %2)").arg(status).arg(reason);
-        return QStringLiteral("the server answered HTTP %1 %2").arg(status).arg(reason);
+            return DownloadMessages::tr("the server had a problem (HTTP %1 %2)").arg(status).arg(reason);
+        return DownloadMessages::tr("the server answered HTTP %1 %2").arg(status).arg(reason);
     }
 }
 

@@ -1,5 +1,6 @@
 #include "app/download/hf_model_api.h"
 #include "app/download/gguf_quantization_name.h"
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -8,6 +9,11 @@
 namespace hearth::download {
 
 namespace {
+
+// Free functions: their words are translated in one context (shared with hugging_face_search.cpp).
+struct HuggingFace {
+    Q_DECLARE_TR_FUNCTIONS(hearth::download::HuggingFace)
+};
 
 constexpr double kLargestExactInteger = 9007199254740992.0; // 2^53
 
@@ -55,7 +61,7 @@ QJsonDocument readDocument(const QByteArray& json, qsizetype maxBytes, const QSt
     QJsonParseError parseError;
     QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError)
-        error = QStringLiteral("Hugging Face sent an answer that is not valid JSON (%1)")
+        error = HuggingFace::tr("Hugging Face sent an answer that is not valid JSON (%1)")
                     .arg(parseError.errorString());
     return document;
 }
@@ -71,10 +77,10 @@ bool isValidRepositoryId(const QString& id) {
 HfSearchParse parseModelSearch(const QByteArray& json, const HfApiLimits& limits) {
     HfSearchParse result;
     const QJsonDocument document = readDocument(
-        json, limits.maxDocumentBytes, QStringLiteral("Hugging Face's answer is too large"), result.error);
+        json, limits.maxDocumentBytes, HuggingFace::tr("Hugging Face's answer is too large"), result.error);
     if (!result.error.isEmpty()) return result;
     if (!document.isArray()) {
-        result.error = QStringLiteral("Hugging Face's answer is not a list of models");
+        result.error = HuggingFace::tr("Hugging Face's answer is not a list of models");
         return result;
     }
     const QJsonArray models = document.array();
@@ -94,12 +100,12 @@ HfRepositoryParse parseRepositoryInfo(const QByteArray& json, const QString& exp
     HfRepositoryParse result;
     const QJsonDocument document =
         readDocument(json, limits.maxDocumentBytes,
-                     QStringLiteral("the file list of %1 is too large").arg(expectedId), result.error);
+                     HuggingFace::tr("the file list of %1 is too large").arg(expectedId), result.error);
     if (!result.error.isEmpty()) return result;
     const QJsonObject object = document.object();
     const QString id = object.value(QLatin1String("id")).toString();
     if (!document.isObject() || id.compare(expectedId, Qt::CaseInsensitive) != 0) {
-        result.error = QStringLiteral("Hugging Face did not send the file list of %1").arg(expectedId);
+        result.error = HuggingFace::tr("Hugging Face did not send the file list of %1").arg(expectedId);
         return result;
     }
     HfRepository& repository = result.repository;

@@ -1,5 +1,6 @@
 #include "app/download/hugging_face_search.h"
 #include "app/download/download_messages.h"
+#include <QCoreApplication>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QPointer>
@@ -11,6 +12,12 @@
 namespace hearth::download {
 
 namespace {
+
+// Free functions and a class without QObject: their words are translated in one context
+// (shared with hf_model_api.cpp).
+struct HuggingFace {
+    Q_DECLARE_TR_FUNCTIONS(hearth::download::HuggingFace)
+};
 
 constexpr int kStallTimeoutMsecs = 30000;
 
@@ -32,7 +39,7 @@ struct Fetched {
 QCoro::Task<Fetched> fetchJson(QPointer<QNetworkAccessManager> network, QUrl url, qint64 maxBytes) {
     Fetched fetched;
     if (!network) {
-        fetched.error = QStringLiteral("the request to Hugging Face was stopped");
+        fetched.error = HuggingFace::tr("the request to Hugging Face was stopped");
         co_return fetched;
     }
     QNetworkRequest request(url);
@@ -50,12 +57,12 @@ QCoro::Task<Fetched> fetchJson(QPointer<QNetworkAccessManager> network, QUrl url
                      });
     co_await reply.get();
     if (!reply) { // the network access went away (the app is closing)
-        fetched.error = QStringLiteral("the request to Hugging Face was stopped");
+        fetched.error = HuggingFace::tr("the request to Hugging Face was stopped");
         co_return fetched;
     }
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (*tooLarge) {
-        fetched.error = QStringLiteral("Hugging Face's answer is too large");
+        fetched.error = HuggingFace::tr("Hugging Face's answer is too large");
     } else if (reply->error() != QNetworkReply::NoError && status < 400) {
         fetched.error = describeNetworkError(reply->error(), url.host());
     } else if (status != 200) {
@@ -85,11 +92,11 @@ QCoro::Task<HfSearchResult> HuggingFaceSearch::search(QString text, int limit) {
     HfSearchResult result;
     text = text.simplified();
     if (text.isEmpty()) {
-        result.error = QStringLiteral("type part of a model's name to search for");
+        result.error = HuggingFace::tr("type part of a model's name to search for");
         co_return result;
     }
     if (text.size() > kMaxQueryLength) {
-        result.error = QStringLiteral("the search is longer than %1 characters").arg(kMaxQueryLength);
+        result.error = HuggingFace::tr("the search is longer than %1 characters").arg(kMaxQueryLength);
         co_return result;
     }
     // Nothing of `this` is used after the first suspension: the search may outlive it.
@@ -109,7 +116,7 @@ QCoro::Task<HfSearchResult> HuggingFaceSearch::search(QString text, int limit) {
     QCoro::Task<Fetched> searching = fetchJson(network, searchUrl, limits.maxDocumentBytes);
     const Fetched found = co_await searching;
     if (!found.error.isEmpty()) {
-        result.error = QStringLiteral("the search failed: %1").arg(found.error);
+        result.error = HuggingFace::tr("the search failed: %1").arg(found.error);
         co_return result;
     }
     const HfSearchParse ids = parseModelSearch(found.body, limits);
@@ -150,7 +157,7 @@ QCoro::Task<HfFileChecksum> HuggingFaceSearch::fileChecksum(HfFileLocation file)
         network, repositoryInfoUrl(baseUrl_, file.repositoryId, file.revision), limits.maxDocumentBytes);
     const Fetched info = co_await fetching;
     if (!info.error.isEmpty()) {
-        result.error = QStringLiteral("asking Hugging Face for the file list of %1 failed: %2")
+        result.error = HuggingFace::tr("asking Hugging Face for the file list of %1 failed: %2")
                            .arg(file.repositoryId, info.error);
         co_return result;
     }
@@ -162,7 +169,7 @@ QCoro::Task<HfFileChecksum> HuggingFaceSearch::fileChecksum(HfFileLocation file)
     for (const HfModelFile& listed : parsed.repository.files) {
         if (listed.path != file.path) continue;
         if (listed.sha256Hex.isEmpty()) {
-            result.error = QStringLiteral("Hugging Face lists %1 in %2 without a SHA-256")
+            result.error = HuggingFace::tr("Hugging Face lists %1 in %2 without a SHA-256")
                                .arg(file.path, file.repositoryId);
             co_return result;
         }
@@ -170,7 +177,7 @@ QCoro::Task<HfFileChecksum> HuggingFaceSearch::fileChecksum(HfFileLocation file)
         result.bytes = listed.bytes;
         co_return result;
     }
-    result.error = QStringLiteral("Hugging Face does not list %1 in %2").arg(file.path, file.repositoryId);
+    result.error = HuggingFace::tr("Hugging Face does not list %1 in %2").arg(file.path, file.repositoryId);
     co_return result;
 }
 

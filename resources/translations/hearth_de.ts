@@ -1129,6 +1129,10 @@
         <source>Not downloaded: the catalog gives no SHA-256 for %1 and Hugging Face gave none either (%2), so the file could not be verified.</source>
         <translation>Nicht heruntergeladen: Der Katalog nennt für %1 keine SHA-256-Prüfsumme, und Hugging Face nannte auch keine (%2); die Datei könnte also nicht geprüft werden.</translation>
     </message>
+    <message>
+        <source>partly downloaded earlier; resume to continue</source>
+        <translation>bereits teilweise heruntergeladen; mit „Fortsetzen“ geht es weiter</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::HearthBackend</name>
@@ -1142,6 +1146,13 @@
     </message>
 </context>
 <context>
+    <name>hearth::app::HfSearchListModel</name>
+    <message>
+        <source>no GGUF models found for &quot;%1&quot;</source>
+        <translation>keine GGUF-Modelle für „%1“ gefunden</translation>
+    </message>
+</context>
+<context>
     <name>hearth::app::InferenceWorker</name>
     <message>
         <source>No model is loaded in Hearth. Load one, then try again.</source>
@@ -1150,6 +1161,110 @@
     <message>
         <source>No model is loaded.</source>
         <translation>Kein Modell geladen.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ModelCatalog</name>
+    <message>
+        <source>entry %1</source>
+        <translation>Eintrag %1</translation>
+    </message>
+    <message>
+        <source>entry %1 (%2)</source>
+        <translation>Eintrag %1 (%2)</translation>
+    </message>
+    <message>
+        <source>%1, field &quot;%2&quot;</source>
+        <extracomment>%1 is &quot;entry 3 (id)&quot;, %2 a JSON field name such as url, which stays untranslated.</extracomment>
+        <translation>%1, Feld „%2“</translation>
+    </message>
+    <message>
+        <source>missing or not a string</source>
+        <translation>fehlt oder ist keine Zeichenkette</translation>
+    </message>
+    <message>
+        <source>empty</source>
+        <translation>leer</translation>
+    </message>
+    <message>
+        <source>longer than %1 characters</source>
+        <translation>länger als %1 Zeichen</translation>
+    </message>
+    <message>
+        <source>contains control characters</source>
+        <translation>enthält Steuerzeichen</translation>
+    </message>
+    <message>
+        <source>missing or not a number</source>
+        <translation>fehlt oder ist keine Zahl</translation>
+    </message>
+    <message>
+        <source>must be a whole number from 1 to %1</source>
+        <translation>muss eine ganze Zahl von 1 bis %1 sein</translation>
+    </message>
+    <message>
+        <source>entry %1: not an object</source>
+        <translation>Eintrag %1: kein Objekt</translation>
+    </message>
+    <message>
+        <source>only lowercase letters, digits, &apos;.&apos;, &apos;_&apos; and &apos;-&apos;</source>
+        <translation>nur Kleinbuchstaben, Ziffern, „.“, „_“ und „-“</translation>
+    </message>
+    <message>
+        <source>smaller than the file, which is all loaded</source>
+        <translation>kleiner als die Datei, die ganz geladen wird</translation>
+    </message>
+    <message>
+        <source>must be an https:// address on %1</source>
+        <translation>muss eine https://-Adresse auf %1 sein</translation>
+    </message>
+    <message>
+        <source>has &apos;.&apos; or &apos;..&apos; in its path</source>
+        <translation>hat „.“ oder „..“ im Pfad</translation>
+    </message>
+    <message>
+        <source>does not name a .gguf file</source>
+        <translation>nennt keine .gguf-Datei</translation>
+    </message>
+    <message>
+        <source>must be empty or 64 hexadecimal digits</source>
+        <translation>muss leer sein oder aus 64 Hexadezimalziffern bestehen</translation>
+    </message>
+    <message>
+        <source>the catalog is larger than %1 bytes</source>
+        <translation>der Katalog ist größer als %1 Bytes</translation>
+    </message>
+    <message>
+        <source>the catalog is not valid JSON (%1 at byte %2)</source>
+        <translation>der Katalog ist kein gültiges JSON (%1 bei Byte %2)</translation>
+    </message>
+    <message>
+        <source>the catalog is not a JSON object</source>
+        <translation>der Katalog ist kein JSON-Objekt</translation>
+    </message>
+    <message>
+        <source>the catalog&apos;s &quot;version&quot; is not 1 (a newer app may read it)</source>
+        <translation>das Feld „version“ des Katalogs ist nicht 1 (eine neuere App kann ihn vielleicht lesen)</translation>
+    </message>
+    <message>
+        <source>the catalog has no &quot;models&quot; list</source>
+        <translation>der Katalog hat keine Liste „models“</translation>
+    </message>
+    <message>
+        <source>the catalog lists more than %1 models</source>
+        <translation>der Katalog führt mehr als %1 Modelle auf</translation>
+    </message>
+    <message>
+        <source>listed twice</source>
+        <translation>doppelt aufgeführt</translation>
+    </message>
+    <message>
+        <source>the file name %1 is listed twice</source>
+        <translation>der Dateiname %1 ist doppelt aufgeführt</translation>
+    </message>
+    <message>
+        <source>the built-in catalog is missing</source>
+        <translation>der eingebaute Katalog fehlt</translation>
     </message>
 </context>
 <context>
@@ -1221,6 +1336,251 @@
     <message>
         <source>Hearth is already running with %1 but did not take the request: %2</source>
         <translation>Hearth läuft bereits mit %1, hat die Anfrage aber nicht angenommen: %2</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::download::Download</name>
+    <message>
+        <source>paused at %1</source>
+        <translation>angehalten bei %1</translation>
+    </message>
+    <message>
+        <source>verified (SHA-256)</source>
+        <translation>geprüft (SHA-256)</translation>
+    </message>
+    <message>
+        <source>complete; checksum unknown, only the size was checked</source>
+        <translation>vollständig; Prüfsumme unbekannt, nur die Größe wurde geprüft</translation>
+    </message>
+    <message>
+        <source>not enough disk space in %1: the download needs %2 more, and %3 is free</source>
+        <translation>nicht genug Speicherplatz in %1: Der Download braucht noch %2, frei sind %3</translation>
+    </message>
+    <message>
+        <source>cannot write %1: %2</source>
+        <translation>%1 kann nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <source>the server sent part of the file without saying which part</source>
+        <translation>der Server hat einen Teil der Datei gesendet, ohne zu sagen, welchen</translation>
+    </message>
+    <message>
+        <source>the server cannot resume downloads; starting again from the beginning</source>
+        <translation>der Server kann Downloads nicht fortsetzen; der Download beginnt von vorn</translation>
+    </message>
+    <message>
+        <source>the disk is full: %1 could not be written</source>
+        <translation>der Datenträger ist voll: %1 konnte nicht geschrieben werden</translation>
+    </message>
+    <message>
+        <source>checking the file already there</source>
+        <translation>prüfe die bereits vorhandene Datei</translation>
+    </message>
+    <message>
+        <source>checking the %1 downloaded earlier</source>
+        <translation>prüfe die bereits heruntergeladenen %1</translation>
+    </message>
+    <message>
+        <source>cannot read the partial file %1</source>
+        <translation>die Teildatei %1 kann nicht gelesen werden</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is not an http:// or https:// address</source>
+        <translation>„%1“ ist keine http://- oder https://-Adresse</translation>
+    </message>
+    <message>
+        <source>the SHA-256 must be 64 hexadecimal digits</source>
+        <translation>die SHA-256-Prüfsumme muss aus 64 Hexadezimalziffern bestehen</translation>
+    </message>
+    <message>
+        <source>cannot create the folder %1</source>
+        <translation>der Ordner %1 kann nicht angelegt werden</translation>
+    </message>
+    <message>
+        <source>%1 already exists and is a different file; move it away to download it again</source>
+        <translation>%1 existiert bereits und ist eine andere Datei; verschieben Sie sie, um sie erneut herunterzuladen</translation>
+    </message>
+    <message>
+        <source>resuming at %1</source>
+        <translation>setze bei %1 fort</translation>
+    </message>
+    <message>
+        <source>the server does not send the part of the file that was asked for</source>
+        <translation>der Server sendet nicht den angefragten Teil der Datei</translation>
+    </message>
+    <message>
+        <source>the partial file did not fit the server&apos;s file; starting again</source>
+        <translation>die Teildatei passte nicht zur Datei auf dem Server; der Download beginnt von vorn</translation>
+    </message>
+    <message>
+        <source>the server sent %1 of %2 and stopped</source>
+        <translation>der Server hat %1 von %2 gesendet und dann aufgehört</translation>
+    </message>
+    <message>
+        <source>%1; reconnecting</source>
+        <translation>%1; verbinde erneut</translation>
+    </message>
+    <message>
+        <source>%1 (%2 kept; start again to resume)</source>
+        <translation>%1 (%2 aufbewahrt; starten Sie erneut, um fortzusetzen)</translation>
+    </message>
+    <message>
+        <source>checksum mismatch: the file&apos;s SHA-256 is %1, expected %2; the download was deleted</source>
+        <translation>Prüfsumme stimmt nicht: Die SHA-256-Prüfsumme der Datei ist %1, erwartet war %2; der Download wurde gelöscht</translation>
+    </message>
+    <message>
+        <source>the file has %1 bytes, the server announced %2</source>
+        <translation>die Datei hat %1 Bytes, der Server hatte %2 angekündigt</translation>
+    </message>
+    <message>
+        <source>cannot rename %1 to %2</source>
+        <translation>%1 kann nicht in %2 umbenannt werden</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::download::DownloadFileName</name>
+    <message>
+        <source>the URL names no file</source>
+        <translation>die URL nennt keine Datei</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is a path, not a file name</source>
+        <translation>„%1“ ist ein Pfad, kein Dateiname</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is not a usable file name</source>
+        <translation>„%1“ ist kein verwendbarer Dateiname</translation>
+    </message>
+    <message>
+        <source>the file name contains control characters</source>
+        <translation>der Dateiname enthält Steuerzeichen</translation>
+    </message>
+    <message>
+        <source>the file name is longer than 200 characters</source>
+        <translation>der Dateiname ist länger als 200 Zeichen</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::download::DownloadMessages</name>
+    <message>
+        <source>%1 bytes</source>
+        <translation>%1 Bytes</translation>
+    </message>
+    <message>
+        <source>no network, or the server %1 does not exist (its name could not be looked up)</source>
+        <translation>kein Netzwerk, oder der Server %1 existiert nicht (sein Name ließ sich nicht auflösen)</translation>
+    </message>
+    <message>
+        <source>could not connect to %1: the server refused the connection</source>
+        <translation>keine Verbindung zu %1: Der Server hat die Verbindung abgelehnt</translation>
+    </message>
+    <message>
+        <source>the server %1 closed the connection before the file was complete</source>
+        <translation>der Server %1 hat die Verbindung geschlossen, bevor die Datei vollständig war</translation>
+    </message>
+    <message>
+        <source>the server %1 stopped answering</source>
+        <translation>der Server %1 antwortet nicht mehr</translation>
+    </message>
+    <message>
+        <source>the secure connection to %1 could not be established (certificate problem)</source>
+        <translation>die sichere Verbindung zu %1 ließ sich nicht aufbauen (Zertifikatsproblem)</translation>
+    </message>
+    <message>
+        <source>the network connection was lost</source>
+        <translation>die Netzwerkverbindung ist abgebrochen</translation>
+    </message>
+    <message>
+        <source>the system&apos;s proxy server could not be used</source>
+        <translation>der Proxyserver des Systems ließ sich nicht verwenden</translation>
+    </message>
+    <message>
+        <source>only http:// and https:// addresses can be downloaded</source>
+        <translation>nur http://- und https://-Adressen lassen sich herunterladen</translation>
+    </message>
+    <message>
+        <source>the download from %1 failed (network error %2)</source>
+        <translation>der Download von %1 ist fehlgeschlagen (Netzwerkfehler %2)</translation>
+    </message>
+    <message>
+        <source>the server refused access to the file (HTTP %1); it may need a login</source>
+        <translation>der Server hat den Zugriff auf die Datei verweigert (HTTP %1); vielleicht ist eine Anmeldung nötig</translation>
+    </message>
+    <message>
+        <source>the file was not found on the server (HTTP %1)</source>
+        <translation>die Datei wurde auf dem Server nicht gefunden (HTTP %1)</translation>
+    </message>
+    <message>
+        <source>the server is busy or limiting downloads (HTTP 429); try again later</source>
+        <translation>der Server ist ausgelastet oder begrenzt Downloads (HTTP 429); versuchen Sie es später erneut</translation>
+    </message>
+    <message>
+        <source>the server had a problem (HTTP %1 %2)</source>
+        <translation>der Server hatte ein Problem (HTTP %1 %2)</translation>
+    </message>
+    <message>
+        <source>the server answered HTTP %1 %2</source>
+        <translation>der Server antwortete mit HTTP %1 %2</translation>
+    </message>
+    <message>
+        <source>%1 of %2 (%3%)</source>
+        <extracomment>&quot;12.3 MB of 400 MB (3%)&quot;: received, total, percent.</extracomment>
+        <translation>%1 von %2 (%3 %)</translation>
+    </message>
+    <message>
+        <source>%1, %2 left</source>
+        <translation>%1, noch %2</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::download::HuggingFace</name>
+    <message>
+        <source>Hugging Face sent an answer that is not valid JSON (%1)</source>
+        <translation>Hugging Face hat eine Antwort gesendet, die kein gültiges JSON ist (%1)</translation>
+    </message>
+    <message>
+        <source>Hugging Face&apos;s answer is too large</source>
+        <translation>die Antwort von Hugging Face ist zu groß</translation>
+    </message>
+    <message>
+        <source>Hugging Face&apos;s answer is not a list of models</source>
+        <translation>die Antwort von Hugging Face ist keine Liste von Modellen</translation>
+    </message>
+    <message>
+        <source>the file list of %1 is too large</source>
+        <translation>die Dateiliste von %1 ist zu groß</translation>
+    </message>
+    <message>
+        <source>Hugging Face did not send the file list of %1</source>
+        <translation>Hugging Face hat die Dateiliste von %1 nicht gesendet</translation>
+    </message>
+    <message>
+        <source>the request to Hugging Face was stopped</source>
+        <translation>die Anfrage an Hugging Face wurde abgebrochen</translation>
+    </message>
+    <message>
+        <source>type part of a model&apos;s name to search for</source>
+        <translation>geben Sie einen Teil eines Modellnamens ein, um danach zu suchen</translation>
+    </message>
+    <message>
+        <source>the search is longer than %1 characters</source>
+        <translation>die Suche ist länger als %1 Zeichen</translation>
+    </message>
+    <message>
+        <source>the search failed: %1</source>
+        <translation>die Suche ist fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>asking Hugging Face for the file list of %1 failed: %2</source>
+        <translation>die Anfrage an Hugging Face nach der Dateiliste von %1 ist fehlgeschlagen: %2</translation>
+    </message>
+    <message>
+        <source>Hugging Face lists %1 in %2 without a SHA-256</source>
+        <translation>Hugging Face führt %1 in %2 ohne SHA-256-Prüfsumme auf</translation>
+    </message>
+    <message>
+        <source>Hugging Face does not list %1 in %2</source>
+        <translation>Hugging Face führt %1 in %2 nicht auf</translation>
     </message>
 </context>
 <context>

@@ -14,7 +14,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QScopeGuard>
 #include <QTemporaryDir>
+#include <QTranslator>
 #include <QtTest>
 #include <qcoro/qcorotask.h>
 
@@ -167,6 +169,25 @@ private slots:
         QCOMPARE(server_->requests.size(), 1);
         QCOMPARE(server_->requests[0].range, QByteArray("bytes=200000-"));
         QCOMPARE(hearth::test::fileBytes(finalPath()), server_->content());
+    }
+
+    // The note on such an entry, and the transfer line, in the app's language (German here).
+    void a_partial_file_from_an_earlier_run_is_described_in_german() {
+        QTranslator german;
+        QVERIFY(german.load(QStringLiteral("hearth_de"), QStringLiteral(":/i18n")));
+        QVERIFY(QCoreApplication::installTranslator(&german));
+        const auto removeGerman = qScopeGuard([&german] { QCoreApplication::removeTranslator(&german); });
+        QVERIFY(QDir().mkpath(modelsFolder()));
+        QVERIFY(hearth::test::writeBytes(partPath(), server_->content().left(200000)));
+        DownloadController controller(settings_.get());
+        controller.setCatalog(catalogFor(goodSha()));
+        QCoro::waitFor(controller.refreshLocalFiles());
+        QCOMPARE(stateOf(controller), QString("paused"));
+        CatalogListModel* model = controller.catalog();
+        QCOMPARE(model->data(model->index(0), CatalogListModel::NoteRole).toString(),
+                 QString("bereits teilweise heruntergeladen; mit „Fortsetzen“ geht es weiter"));
+        QCOMPARE(model->data(model->index(0), CatalogListModel::TransferRole).toString(),
+                 QString("200 KB von 786 KB (25 %)"));
     }
 
     // A download started through the controller, the controller destroyed mid-file (the

@@ -9,6 +9,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QScopeGuard>
+#include <QTranslator>
 #include <QtTest>
 
 using namespace hearth::app;
@@ -132,6 +134,44 @@ private slots:
             parseModelCatalog(catalogOf({goodEntry("first"), goodEntry("second"), bad}));
         QVERIFY(result.entries.isEmpty());
         QVERIFY2(result.error.startsWith("entry 3 (third), field \"parameters\""), qPrintable(result.error));
+    }
+
+    // The errors reach the user when a refreshed catalog is refused: they speak the app's
+    // language, the JSON field names inside them as the file spells them.
+    void errors_are_translated() {
+        QTranslator german;
+        QVERIFY(german.load(QStringLiteral("hearth_de"), QStringLiteral(":/i18n")));
+        QVERIFY(QCoreApplication::installTranslator(&german));
+        const auto removeGerman = qScopeGuard([&german] { QCoreApplication::removeTranslator(&german); });
+
+        QCOMPARE(parseModelCatalog(catalogWith("sha256", "abc123")).error,
+                 QString("Eintrag 1 (qwen2.5-0.5b-instruct-q4_k_m), Feld „sha256“: muss leer sein oder aus "
+                         "64 Hexadezimalziffern bestehen"));
+        QJsonObject bad = goodEntry("third");
+        bad["parameters"] = 0;
+        QCOMPARE(parseModelCatalog(catalogOf({goodEntry("first"), goodEntry("second"), bad})).error,
+                 QString("Eintrag 3 (third), Feld „parameters“: muss eine ganze Zahl von 1 bis %1 sein")
+                     .arg(qint64(1) << 44));
+        QCOMPARE(parseModelCatalog(catalogOf({QJsonValue(7)})).error, QString("Eintrag 1: kein Objekt"));
+        QCOMPARE(
+            parseModelCatalog(QJsonDocument(QJsonObject{{"version", 2}, {"models", QJsonArray{}}}).toJson())
+                .error,
+            QString(
+                "das Feld „version“ des Katalogs ist nicht 1 (eine neuere App kann ihn vielleicht lesen)"));
+        QCOMPARE(parseModelCatalog(QJsonDocument(QJsonObject{{"version", 1}}).toJson()).error,
+                 QString("der Katalog hat keine Liste „models“"));
+        QVERIFY(parseModelCatalog(QByteArray("{")).error.startsWith("der Katalog ist kein gültiges JSON ("));
+        // The file name's rules come from the downloader (hearth::download), translated as well.
+        QCOMPARE(parseModelCatalog(catalogWith("url", "https://huggingface.co/a/b/resolve/main/.hidden.gguf"))
+                     .error,
+                 QString("Eintrag 1 (qwen2.5-0.5b-instruct-q4_k_m), Feld „url“: „.hidden.gguf“ ist kein "
+                         "verwendbarer Dateiname"));
+        QCOMPARE(parseModelCatalog(catalogOf({goodEntry(), goodEntry()})).error,
+                 QString("Eintrag 2 (qwen2.5-0.5b-instruct-q4_k_m), Feld „id“: doppelt aufgeführt"));
+
+        // Without the translator, English again.
+        QCoreApplication::removeTranslator(&german);
+        QCOMPARE(parseModelCatalog(catalogOf({QJsonValue(7)})).error, QString("entry 1: not an object"));
     }
 
     void the_built_in_catalog_is_valid() {

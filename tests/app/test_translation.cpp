@@ -6,6 +6,7 @@
 #include "app/core/app_settings.h"
 #include "app/core/chat_controller.h"
 #include "app/core/hearth_backend.h"
+#include "app/core/model_catalog.h"
 #include "app/core/model_controller.h"
 #include "app/core/translations.h"
 #include "app/gui/main_window.h"
@@ -146,6 +147,15 @@ private slots:
     void theLanguageComesFromLang() {
         QCOMPARE(QLocale().language(), QLocale::German);
         QCOMPARE(QCoreApplication::translate("Main", "Settings"), QStringLiteral("Einstellungen"));
+    }
+
+    // Why a catalog was refused comes from free functions (the catalog's parser), translated in
+    // their own context: German as well, as the models page shows it.
+    void catalogErrorsAreGerman() {
+        QCOMPARE(app::parseModelCatalog(QByteArray(R"({"version": 1})")).error,
+                 QStringLiteral("der Katalog hat keine Liste „models“"));
+        QCOMPARE(app::parseModelCatalog(QByteArray(R"({"version": 1, "models": [7]})")).error,
+                 QStringLiteral("Eintrag 1: kein Objekt"));
     }
 
     void theWindowSpeaksGerman() {
