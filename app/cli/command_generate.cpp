@@ -59,6 +59,10 @@ int run_generate(const std::vector<std::string>& argv) {
     int generated = 0;
     bool first = true;
     for (int i = 0; i < n_predict; ++i) {
+        // Damaged weights can overflow at some token only: nothing is drawn from NaN.
+        if (!engine::all_finite(logits))
+            throw Error("the model computed NaN or infinite values after " + std::to_string(generated) +
+                        " generated tokens: its weights are damaged");
         const int32_t next = sampler.sample(logits, tokens);
         if (tokenizer.is_end_of_generation(next)) break;
         tokens.push_back(next);

@@ -147,7 +147,7 @@ bool ChatController::send(const QString& text) {
     user.id = newRecordId();
     user.conversationId = current_->conversationId();
     user.position = current_->count();
-    user.role = roleName(chat::Role::User);
+    user.role = chat::Role::User;
     user.content = content;
     user.createdAt = now;
     current_->append(user);
@@ -169,9 +169,8 @@ void ChatController::startReply() {
     }
     for (int row = 0; row < model->count(); ++row) {
         const MessageRecord& m = model->messages().at(row);
-        const std::optional<chat::Role> role = roleFromName(m.role);
-        if (!role || (*role == chat::Role::Assistant && m.content.isEmpty())) continue;
-        request.turns.append({*role, m.content});
+        if (m.role == chat::Role::Assistant && m.content.isEmpty()) continue;
+        request.turns.append({m.role, m.content});
         activeTurnRows_.append(row);
     }
     request.temperature = settings_->temperature();
@@ -188,7 +187,7 @@ void ChatController::startReply() {
     reply.id = newRecordId();
     reply.conversationId = model->conversationId();
     reply.position = model->count();
-    reply.role = roleName(chat::Role::Assistant);
+    reply.role = chat::Role::Assistant;
     reply.state = MessageState::Streaming;
     reply.createdAt = QDateTime::currentDateTime();
     model->append(reply);
@@ -277,7 +276,7 @@ void ChatController::stop() {
 bool ChatController::regenerate() {
     if (!canSend() || current_ == &emptyChat_ || current_->count() == 0) return false;
     const MessageRecord& last = current_->messages().constLast();
-    if (roleFromName(last.role) != chat::Role::Assistant) return false;
+    if (last.role != chat::Role::Assistant) return false;
     for (const MessageRecord& m : current_->removeFrom(current_->count() - 1))
         store_->deleteMessage(m.id);
     startReply();
@@ -288,7 +287,7 @@ bool ChatController::editAndResend(const QString& messageId, const QString& text
     const QString content = text.trimmed();
     if (content.isEmpty() || !canSend()) return false;
     const int row = current_->indexOf(messageId);
-    if (row < 0 || roleFromName(current_->messages().at(row).role) != chat::Role::User) return false;
+    if (row < 0 || current_->messages().at(row).role != chat::Role::User) return false;
     for (const MessageRecord& m : current_->removeFrom(row + 1))
         store_->deleteMessage(m.id);
     current_->setContent(messageId, content);

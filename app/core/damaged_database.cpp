@@ -21,8 +21,9 @@ void setAside(const QString& path, const QString& backup) {
     }
 }
 
-// Copies every conversation whose messages can all be read from the damaged file; returns how
-// many. One that cannot be read stays in the backup only.
+// Copies every conversation whose messages can all be read from the damaged file, each row as it
+// is stored (the app's own roles or not); returns how many. One that cannot be read stays in the
+// backup only.
 int copyConversations(const QString& damagedPath, SqlStore& fresh) {
     QList<ConversationRecord> conversations;
     std::unique_ptr<SqlStore> damaged;
@@ -34,15 +35,14 @@ int copyConversations(const QString& damagedPath, SqlStore& fresh) {
     }
     int copied = 0;
     for (const ConversationRecord& conversation : conversations) {
-        QList<MessageRecord> messages;
+        QList<SqlStore::StoredRow> messages;
         try {
-            messages = damaged->messages(conversation.id);
+            messages = damaged->storedMessages(conversation.id);
         } catch (const StoreError&) {
             continue;
         }
         fresh.saveConversation(conversation);
-        for (const MessageRecord& message : messages)
-            fresh.saveMessage(message);
+        fresh.insertStoredMessages(messages);
         ++copied;
     }
     return copied;

@@ -17,7 +17,7 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case IdRole:
         return row.id;
     case AuthorRole:
-        return row.role;
+        return roleName(row.role);
     case Qt::DisplayRole:
     case ContentRole:
         return row.content;
@@ -46,7 +46,7 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
 }
 
 MarkdownBlockModel* MessageListModel::blocksOf(const MessageRecord& row) const {
-    if (roleFromName(row.role) == chat::Role::User) return nullptr; // shown as typed, not as Markdown
+    if (row.role == chat::Role::User) return nullptr; // shown as typed, not as Markdown
     MarkdownBlockModel*& blocks = blockModels_[row.id];
     if (!blocks) {
         blocks = new MarkdownBlockModel(const_cast<MessageListModel*>(this));

@@ -22,14 +22,15 @@ struct MessageRecord {
     QString id; // a UUID
     QString conversationId;
     int position = 0; // order within the conversation
-    QString role;     // as stored: roleName(chat::Role::User) or roleName(chat::Role::Assistant)
+    chat::Role role = chat::Role::User;
     QString content;
     MessageState state = MessageState::Complete;
     QDateTime createdAt;
 };
 
-// Roles are stored by the names the chat templates use (chat::role_name); the engine takes the
-// enum. A name no role has (a row the app never wrote) reads as nullopt.
+// Roles are stored, and shown to QML, by the names the chat templates use (chat::role_name);
+// everything else takes the enum. A name no role has (a row the app never wrote) reads as
+// nullopt: the database keeps such a row but leaves it out of what it reads (sql_store.h).
 QString roleName(chat::Role role);
 std::optional<chat::Role> roleFromName(const QString& name);
 

@@ -3,7 +3,9 @@
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QVariant>
+#include <QtDebug>
 #include <atomic>
+#include <optional>
 
 namespace hearth::app {
 
@@ -116,6 +118,8 @@ void SqlStore::exec(const QString& sql) const {
 }
 
 namespace {
+constexpr int kMessageColumns = 7; // id, conversation_id, position, role, content, state, created_at
+
 void run(QSqlQuery& query, const QString& path) {
     if (!query.exec()) throw databaseError(path, query.lastError());
 }
@@ -165,18 +169,80 @@ QList<MessageRecord> SqlStore::messages(const QString& conversationId) const {
     query.addBindValue(conversationId);
     run(query, path_);
     QList<MessageRecord> rows;
+    QStringList unknownRoles;
     while (query.next()) {
+        const QString roleText = query.value(3).toString();
+        const std::optional<chat::Role> role = roleFromName(roleText);
+        if (!role) { // stays in the file as it is; not the app's to show or to send to the model
+            unknownRoles.append(roleText);
+            continue;
+        }
         MessageRecord m;
         m.id = query.value(0).toString();
         m.conversationId = query.value(1).toString();
         m.position = query.value(2).toInt();
-        m.role = query.value(3).toString();
+        m.role = *role;
         m.content = query.value(4).toString();
         m.state = messageStateFromName(query.value(5).toString());
         m.createdAt = fromMillis(query.value(6).toLongLong());
         rows.append(m);
     }
+    if (!unknownRoles.isEmpty()) warnOfUnknownRoles(conversationId, unknownRoles);
     return rows;
+}
+
+void SqlStore::warnOfUnknownRoles(const QString& conversationId, QStringList names) const {
+    if (warnedConversations_.contains(conversationId)) return;
+    warnedConversations_.insert(conversationId);
+    const qsizetype count = names.size();
+    names.removeDuplicates();
+    for (QString& name : names) // whatever the file holds: quoted, and not too long for a log line
+        name = QLatin1Char('"') + name.left(40) + QLatin1Char('"');
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral("SELECT title FROM conversations WHERE id = ?"));
+    query.addBindValue(conversationId);
+    const QString title = query.exec() && query.next() ? query.value(0).toString() : QString();
+    qWarning().noquote() << QStringLiteral("%1: conversation \"%2\" (%3) holds %4 message(s) whose role "
+                                           "Hearth does not know (%5): they are kept in the database as "
+                                           "they are, but not shown or sent to the model")
+                                .arg(path_, title, conversationId, QString::number(count),
+                                     names.join(QStringLiteral(", ")));
+}
+
+QList<SqlStore::StoredRow> SqlStore::storedMessages(const QString& conversationId) const {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral("SELECT id, conversation_id, position, role, content, state, created_at"
+                                 " FROM messages WHERE conversation_id = ? ORDER BY position, rowid"));
+    query.addBindValue(conversationId);
+    run(query, path_);
+    QList<StoredRow> rows;
+    while (query.next()) {
+        StoredRow row;
+        for (int column = 0; column < kMessageColumns; ++column)
+            row.append(query.value(column));
+        rows.append(row);
+    }
+    return rows;
+}
+
+void SqlStore::insertStoredMessages(const QList<StoredRow>& rows) {
+    QSqlDatabase db = QSqlDatabase::database(connectionName_);
+    db.transaction();
+    try {
+        for (const StoredRow& row : rows) {
+            QSqlQuery query(db);
+            query.prepare(QStringLiteral(
+                "INSERT INTO messages(id, conversation_id, position, role, content, state, created_at)"
+                " VALUES(?, ?, ?, ?, ?, ?, ?)"));
+            for (int column = 0; column < kMessageColumns; ++column)
+                query.addBindValue(row.value(column));
+            run(query, path_);
+        }
+    } catch (...) {
+        db.rollback();
+        throw;
+    }
+    commit(db);
 }
 
 void SqlStore::saveConversation(const ConversationRecord& c) {
@@ -211,15 +277,18 @@ void SqlStore::saveMessage(const MessageRecord& m) {
     db.transaction();
     try {
         QSqlQuery query(db);
+        // A new row goes after every row of its conversation, the ones messages() leaves out too,
+        // so that their order stays; an existing row keeps its place and its role.
         query.prepare(QStringLiteral(
             "INSERT INTO messages(id, conversation_id, position, role, content, state, created_at)"
-            " VALUES(?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT(id) DO UPDATE SET position = excluded.position, content = excluded.content,"
-            " state = excluded.state"));
+            " VALUES(?, ?, (SELECT MAX(?, COALESCE(MAX(position) + 1, 0)) FROM messages"
+            " WHERE conversation_id = ?), ?, ?, ?, ?)"
+            " ON CONFLICT(id) DO UPDATE SET content = excluded.content, state = excluded.state"));
         query.addBindValue(m.id);
         query.addBindValue(m.conversationId);
         query.addBindValue(m.position);
-        query.addBindValue(m.role);
+        query.addBindValue(m.conversationId);
+        query.addBindValue(roleName(m.role));
         query.addBindValue(text(m.content));
         query.addBindValue(messageStateName(m.state));
         query.addBindValue(toMillis(m.createdAt));
@@ -234,14 +303,17 @@ void SqlStore::saveMessage(const MessageRecord& m) {
         db.rollback();
         throw;
     }
-    if (!db.commit()) {
-        const QSqlError error = db.lastError();
-        db.rollback();
-        // Qt gives no SQLite code for a failed commit; with immediate foreign keys a commit can
-        // only fail on the disk or the file.
-        throw StoreError(QStringLiteral("%1: database error: %2").arg(path_, error.text()).toStdString(),
-                         StoreError::Kind::Disk);
-    }
+    commit(db);
+}
+
+void SqlStore::commit(QSqlDatabase& db) const {
+    if (db.commit()) return;
+    const QSqlError error = db.lastError();
+    db.rollback();
+    // Qt gives no SQLite code for a failed commit; with immediate foreign keys a commit can only
+    // fail on the disk or the file.
+    throw StoreError(QStringLiteral("%1: database error: %2").arg(path_, error.text()).toStdString(),
+                     StoreError::Kind::Disk);
 }
 
 void SqlStore::deleteMessage(const QString& id) {

@@ -2,8 +2,13 @@
 // The conversation database itself: synchronous SQL on one connection. Used only
 // from the database thread (ConversationStore); tests may drive it directly.
 #include "app/core/records.h"
+#include <QSet>
 #include <QString>
+#include <QStringList>
+#include <QVariantList>
 #include <stdexcept>
+
+class QSqlDatabase;
 
 namespace hearth::app {
 
@@ -37,7 +42,15 @@ public:
     SqlStore& operator=(const SqlStore&) = delete;
 
     [[nodiscard]] QList<ConversationRecord> conversations() const; // most recently updated first
-    [[nodiscard]] QList<MessageRecord> messages(const QString& conversationId) const; // by position
+    // The conversation's messages, by position. A row whose role no chat::Role spells (a database
+    // edited by hand or written by a later version) is left out, and never changed or deleted
+    // but with its conversation; the first read of such a conversation says so with qWarning.
+    [[nodiscard]] QList<MessageRecord> messages(const QString& conversationId) const;
+    // Every message row of the conversation exactly as stored, whatever its role, each one's
+    // columns in the table's order: what a copy of the database carries (damaged_database.h).
+    using StoredRow = QVariantList;
+    [[nodiscard]] QList<StoredRow> storedMessages(const QString& conversationId) const;
+    void insertStoredMessages(const QList<StoredRow>& rows); // into their conversations, as they were
     [[nodiscard]] QString journalMode() const;
     // PRAGMA integrity_check: "ok", or SQLite's list of problems, one a line.
     [[nodiscard]] QString integrityCheck() const;
@@ -46,8 +59,11 @@ public:
 
     void saveConversation(const ConversationRecord& conversation); // insert or update
     void renameConversation(const QString& id, const QString& title);
-    void deleteConversation(const QString& id);     // and its messages
-    void saveMessage(const MessageRecord& message); // insert or update; touches the conversation
+    void deleteConversation(const QString& id); // and its messages
+    // Insert or update; touches the conversation. A new message goes after every row stored for
+    // its conversation (at `position`, or later where rows left out of messages() lie there); an
+    // update changes the content and state only.
+    void saveMessage(const MessageRecord& message);
     void deleteMessage(const QString& id);
 
 private:
@@ -55,8 +71,11 @@ private:
     void closeConnection() const;
     [[nodiscard]] QString check(const QString& pragma) const;
     void exec(const QString& sql) const;
+    void commit(QSqlDatabase& db) const; // throws StoreError when the transaction cannot be committed
+    void warnOfUnknownRoles(const QString& conversationId, QStringList names) const;
     QString path_;
     QString connectionName_;
+    mutable QSet<QString> warnedConversations_; // of unknown roles, once each
 };
 
 } // namespace hearth::app

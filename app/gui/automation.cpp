@@ -115,8 +115,8 @@ QJsonObject AutomationDriver::state() const {
         conversations.append(QJsonObject{{"id", c.id}, {"title", c.title}});
     QJsonArray messages;
     for (const MessageRecord& m : chat->messages()->messages())
-        messages.append(
-            QJsonObject{{"author", m.role}, {"content", m.content}, {"state", messageStateName(m.state)}});
+        messages.append(QJsonObject{
+            {"author", roleName(m.role)}, {"content", m.content}, {"state", messageStateName(m.state)}});
     return QJsonObject{{"event", "state"},
                        {"page", window_.property("page").toString()},
                        {"generating", chat->generating()},

@@ -1,36 +1,37 @@
 #pragma once
 // How often the router of a mixture-of-experts model chose each expert of each layer, since the
-// model's forward pass was set up: process-wide, relaxed atomics written by the forward pass and
-// read as a snapshot by the live metrics (engine_metrics.h).
+// forward pass that owns the counts was set up (Inference::expert_hits). Relaxed atomics, sized
+// to the model once: written by the thread that runs the forward pass, read as a snapshot by the
+// live metrics of the engine it belongs to (engine_metrics.h) from any thread.
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace hearth::engine {
 
 class ExpertHits {
 public:
-    // Counted up to these; a larger model counts its first kMaxLayers layers, kMaxExperts experts.
-    static constexpr int32_t kMaxLayers = 128;
-    static constexpr int32_t kMaxExperts = 256;
+    // Zero counts for n_layer layers of n_expert experts.
+    ExpertHits(int32_t n_layer, int32_t n_expert);
+    ExpertHits(const ExpertHits&) = delete;
+    ExpertHits& operator=(const ExpertHits&) = delete;
 
-    // Zeroes the counts for a model of this shape (0 experts: not a mixture of experts).
-    void reset(int32_t n_layer, int32_t n_expert);
     void add(int32_t layer, int32_t expert, int64_t count) {
-        if (layer < kMaxLayers && expert < kMaxExperts)
-            hits_[layer * kMaxExperts + expert].fetch_add(count, std::memory_order_relaxed);
+        hits_[index(layer, expert)].fetch_add(count, std::memory_order_relaxed);
     }
-    int32_t n_layer() const { return n_layer_.load(std::memory_order_relaxed); }
-    int32_t n_expert() const { return n_expert_.load(std::memory_order_relaxed); }
+    int32_t n_layer() const { return n_layer_; }
+    int32_t n_expert() const { return n_expert_; }
     int64_t at(int32_t layer, int32_t expert) const {
-        return hits_[layer * kMaxExperts + expert].load(std::memory_order_relaxed);
+        return hits_[index(layer, expert)].load(std::memory_order_relaxed);
     }
 
 private:
-    std::atomic<int32_t> n_layer_{0}, n_expert_{0};
-    std::atomic<int64_t> hits_[kMaxLayers * kMaxExperts] = {};
+    size_t index(int32_t layer, int32_t expert) const {
+        return static_cast<size_t>(layer) * static_cast<size_t>(n_expert_) + static_cast<size_t>(expert);
+    }
+    int32_t n_layer_, n_expert_;
+    std::unique_ptr<std::atomic<int64_t>[]> hits_; // (n_layer, n_expert)
 };
-
-// The process-wide counts.
-ExpertHits& expert_hits();
 
 } // namespace hearth::engine

@@ -1,6 +1,5 @@
 #include "engine/forward/inference.h"
 #include "engine/error.h"
-#include "engine/forward/expert_hits.h"
 #include "engine/forward/mixture_of_experts.h"
 #include "engine/forward/transformer_ops.h"
 #include "kernels/kernel_table.h"
@@ -62,8 +61,10 @@ Inference::Inference(std::shared_ptr<const Model> model, InferenceOptions option
     s->rope_factors =
         rope_frequency_factors(hp, w.rope_factors_short.empty() ? w.rope_freq_factors : w.rope_factors_short);
     if (!w.rope_factors_long.empty()) s->rope_factors_long = rope_frequency_factors(hp, w.rope_factors_long);
-    if (hp.traits.ffn == FfnKind::MixtureOfExperts) s->experts = ExpertScratch(hp, n_batch_);
-    expert_hits().reset(hp.n_layer, hp.n_expert);
+    if (hp.traits.ffn == FfnKind::MixtureOfExperts) {
+        s->experts = ExpertScratch(hp, n_batch_);
+        expert_hits_ = std::make_shared<ExpertHits>(hp.n_layer, hp.n_expert);
+    }
 
     size_t matmul_bytes = 0;
     auto need = [&](const kernels::WeightMatrix& m) {
@@ -245,7 +246,8 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
             matmul(l.w_down, s.up.data(), n, s.ffn.data());
             break;
         case FfnKind::MixtureOfExperts:
-            mixture_of_experts(hp, l, layer, s.xb.data(), n, s.ffn.data(), s.experts, pool, s.matmul);
+            mixture_of_experts(hp, l, layer, s.xb.data(), n, s.ffn.data(), s.experts, *expert_hits_, pool,
+                               s.matmul);
             break;
         }
         if (!l.b_down.empty()) add_bias_rows(s.ffn.data(), l.b_down.data(), n, dim);

@@ -1,6 +1,7 @@
 #pragma once
 // Runs the forward pass of a loaded model: owns the kernel thread pool and all
 // scratch buffers (allocated once here, never per token).
+#include "engine/forward/expert_hits.h"
 #include "engine/forward/kv_cache.h"
 #include "engine/model/model.h"
 #include "kernels/thread_pool.h"
@@ -48,6 +49,12 @@ public:
     std::unique_ptr<KvCache> new_cache(int32_t n_ctx) const;
     KvCacheTypes cache_types() const { return cache_types_; }
 
+    // How often this forward pass's router chose each expert of each layer, counted from its
+    // construction; null for a model that is not a mixture of experts. Shared, so that an
+    // engine's live metrics (engine_metrics.h) may read the counts from another thread, even
+    // while the forward pass goes away.
+    std::shared_ptr<const ExpertHits> expert_hits() const { return expert_hits_; }
+
 private:
     void forward_batch(KvCache& cache, const int32_t* tokens, int32_t n_tokens, bool want_all_logits,
                        float* logits_out);
@@ -57,6 +64,7 @@ private:
     KvCacheTypes cache_types_;
     std::unique_ptr<kernels::ThreadPool> pool_;
     std::unique_ptr<Scratch> scratch_;
+    std::shared_ptr<ExpertHits> expert_hits_; // (n_layer, n_expert); null for a dense model
 };
 
 } // namespace hearth::engine

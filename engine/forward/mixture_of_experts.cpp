@@ -1,5 +1,4 @@
 #include "engine/forward/mixture_of_experts.h"
-#include "engine/forward/expert_hits.h"
 #include "engine/forward/transformer_ops.h"
 #include "kernels/matmul.h"
 #include <algorithm>
@@ -67,14 +66,13 @@ void softmax_rows(float* x, int32_t rows, int32_t dim) {
 } // namespace
 
 void mixture_of_experts(const HyperParams& hp, const LayerWeights& l, int32_t layer, const float* x,
-                        int32_t n, float* out, ExpertScratch& s, kernels::ThreadPool& pool,
+                        int32_t n, float* out, ExpertScratch& s, ExpertHits& hits, kernels::ThreadPool& pool,
                         std::vector<std::byte>& matmul_scratch) {
     const int32_t dim = hp.n_embd, k = hp.n_expert_used, ff = hp.n_ff_expert;
     kernels::matmul(l.router, x, n, s.router_logits.data(), pool, matmul_scratch);
     softmax_rows(s.router_logits.data(), n, hp.n_expert);
     choose_experts(s.router_logits.data(), n, hp.n_expert, k, s.chosen.data(), s.chosen_weight.data());
     std::fill(out, out + static_cast<size_t>(n) * dim, 0.0f);
-    ExpertHits& hits = expert_hits();
 
     if (n == 1) {
         for (int32_t j = 0; j < k; ++j) {

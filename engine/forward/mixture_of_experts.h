@@ -2,6 +2,7 @@
 // The feed-forward step of a mixture-of-experts layer (Qwen3 MoE): a router scores the experts,
 // each token takes its top k, and the chosen experts' SwiGLU outputs are summed with the
 // router's weights renormalized over the chosen ones.
+#include "engine/forward/expert_hits.h"
 #include "engine/model/hparams.h"
 #include "engine/model/model.h"
 #include "kernels/matmul.h"
@@ -36,9 +37,9 @@ void choose_experts(const float* probabilities, int32_t n, int32_t n_expert, int
 // so each chosen expert's rows are read once per batch, and an expert no token chose is not read
 // at all. Decode (one token) reads only the chosen experts' rows, their gate and up products in
 // one job over the pool (they share the input), then one job per down product. Counts the
-// choices in expert_hits().
+// choices in `hits`.
 void mixture_of_experts(const HyperParams& hp, const LayerWeights& l, int32_t layer, const float* x,
-                        int32_t n, float* out, ExpertScratch& s, kernels::ThreadPool& pool,
+                        int32_t n, float* out, ExpertScratch& s, ExpertHits& hits, kernels::ThreadPool& pool,
                         std::vector<std::byte>& matmul_scratch);
 
 } // namespace hearth::engine

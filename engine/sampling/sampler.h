@@ -39,4 +39,9 @@ private:
 
 int32_t argmax(std::span<const float> logits);
 
+// Whether every logit is a finite number. A damaged model's forward pass can give NaN or
+// infinities for some tokens or positions only (past the load's check); no token may be drawn
+// from them. One pass over the vocabulary, no allocation.
+bool all_finite(std::span<const float> logits);
+
 } // namespace hearth::engine

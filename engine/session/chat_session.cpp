@@ -32,6 +32,14 @@ std::optional<int32_t> turn_aligned_discard(const TurnStarts& starts, int32_t fr
         n_turns, [&](int32_t i) { return starts.start(static_cast<size_t>(i) + 1); }, from, needed, wanted,
         most);
 }
+// The error of a reply whose logits are NaN or infinite after `generated` tokens.
+std::string non_finite_logits_message(int32_t generated) {
+    if (generated == 0)
+        return "the model computed NaN or infinite values for the prompt: its weights are damaged";
+    return "the model computed NaN or infinite values after " + std::to_string(generated) +
+           (generated == 1 ? " token" : " tokens") +
+           " of the reply: its weights are damaged (the reply ends there)";
+}
 } // namespace
 
 double TurnStats::prefill_tokens_per_second() const {
@@ -56,6 +64,14 @@ ChatSession::ChatSession(Inference& inference, int32_t n_ctx, EngineMetrics* met
         model_template_source_ = chat::default_chatml_template();
         model_template_ = std::make_unique<chat::ChatTemplate>(model_template_source_, "ChatML");
     }
+    if (metrics) {
+        shown_expert_hits_ = inference.expert_hits().get();
+        metrics->show_expert_hits(inference.expert_hits());
+    }
+}
+
+ChatSession::~ChatSession() {
+    if (!own_metrics_) metrics_.stop_showing_expert_hits(shown_expert_hits_);
 }
 
 const chat::ChatTemplate& ChatSession::template_for(const GenerationOptions& options) const {
@@ -278,10 +294,20 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
     tokenizer::IncrementalDecoder decoder(tok);
     const auto decode_start = Clock::now();
     stats.stop_reason = StopReason::Length;
+    int32_t before_eval = stats.reused_tokens; // the cache's size before the logits' evaluation
     for (int32_t i = 0; i < options.max_tokens; ++i) {
         if (stop && stop->load(std::memory_order_relaxed)) {
             stats.stop_reason = StopReason::Stopped;
             break;
+        }
+        if (!all_finite(logits)) {
+            // Damaged weights can overflow for some tokens or positions only: no token is drawn
+            // from NaN. The pieces streamed so far stay the reply's, the cache forgets the
+            // positions that computed it, and the caller gets the error.
+            if (const std::string rest = decoder.flush(); !rest.empty() && on_piece) on_piece(rest);
+            cache_->truncate(before_eval);
+            metrics.kv_tokens = cache_->size();
+            throw Error(non_finite_logits_message(stats.generated_tokens));
         }
         const int32_t next = sampler.sample(logits, tokens);
         if (i == 0) {
@@ -319,6 +345,7 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
             metrics.context_shifts.fetch_add(1, std::memory_order_relaxed);
             metrics.tokens_shifted_out = stats.shifted_out_tokens;
         }
+        before_eval = cache_->size();
         logits = inference_.eval(*cache_, std::span<const int32_t>(&tokens.back(), 1));
         stats.decode_seconds = seconds_since(decode_start);
         metrics.tokens_generated = stats.generated_tokens;

@@ -59,14 +59,19 @@ using PieceCallback = std::function<void(std::string_view piece)>;
 
 class ChatSession {
 public:
-    // `metrics`: the sink of the engine this session runs in (it must outlive the session);
-    // null: the session keeps its figures to itself. `identity` may be shared by the sessions
-    // of one model; computed on first need if null.
+    // `metrics`: the sink of the engine this session runs in (it must outlive the session), which
+    // from now on shows the expert counts of `inference`; null: the session keeps its figures to
+    // itself. `identity` may be shared by the sessions of one model; computed on first need if null.
     ChatSession(Inference& inference, int32_t n_ctx, EngineMetrics* metrics = nullptr,
                 std::shared_ptr<const ModelIdentity> identity = nullptr);
+    ~ChatSession();
+    ChatSession(const ChatSession&) = delete;
+    ChatSession& operator=(const ChatSession&) = delete;
 
     // Generates the assistant's reply to `conversation` (which ends with a user turn).
-    // `stop` is checked between tokens. Throws hearth::Error on a template error.
+    // `stop` is checked between tokens. Throws hearth::Error on a template error, and when the
+    // model computes NaN or infinite logits (damaged weights): the pieces streamed before it are
+    // the reply so far, and the cache keeps only the positions evaluated before those logits.
     TurnStats reply(std::span<const ChatTurn> conversation, const GenerationOptions& options,
                     const PieceCallback& on_piece, const std::atomic<bool>* stop = nullptr);
 
@@ -115,6 +120,7 @@ private:
     Inference& inference_;
     std::unique_ptr<EngineMetrics> own_metrics_; // when no sink was passed in
     EngineMetrics& metrics_;
+    const ExpertHits* shown_expert_hits_ = nullptr; // in a sink passed in
     std::unique_ptr<KvCache> cache_;
     std::string model_template_source_;
     std::unique_ptr<chat::ChatTemplate> model_template_;

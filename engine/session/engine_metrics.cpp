@@ -1,5 +1,4 @@
 #include "engine/session/engine_metrics.h"
-#include "engine/forward/expert_hits.h"
 #include <cstdio>
 #include <unistd.h>
 
@@ -37,14 +36,36 @@ EngineMetricsSnapshot EngineMetrics::snapshot() const {
     s.states_restored = states_restored.load(relaxed);
     s.states_rejected = states_rejected.load(relaxed);
     s.resident_bytes = resident_bytes();
-    const ExpertHits& hits = expert_hits();
-    s.expert_layers = hits.n_layer();
-    s.expert_count = hits.n_expert();
+    std::shared_ptr<const ExpertHits> hits;
+    {
+        const std::lock_guard lock(expert_hits_mutex_);
+        hits = expert_hits_;
+    }
+    if (!hits) return s;
+    s.expert_layers = hits->n_layer();
+    s.expert_count = hits->n_expert();
     s.expert_hits.resize(static_cast<size_t>(s.expert_layers) * static_cast<size_t>(s.expert_count));
     for (int32_t layer = 0; layer < s.expert_layers; ++layer)
         for (int32_t e = 0; e < s.expert_count; ++e)
-            s.expert_hits[static_cast<size_t>(layer) * s.expert_count + e] = hits.at(layer, e);
+            s.expert_hits[static_cast<size_t>(layer) * s.expert_count + e] = hits->at(layer, e);
     return s;
+}
+
+void EngineMetrics::show_expert_hits(std::shared_ptr<const ExpertHits> hits) {
+    const std::lock_guard lock(expert_hits_mutex_);
+    if (hits == expert_hits_) {
+        ++expert_hits_shown_by_;
+        return;
+    }
+    expert_hits_ = std::move(hits);
+    expert_hits_shown_by_ = 1;
+}
+
+void EngineMetrics::stop_showing_expert_hits(const ExpertHits* hits) {
+    const std::lock_guard lock(expert_hits_mutex_);
+    if (hits != expert_hits_.get() || --expert_hits_shown_by_ > 0) return;
+    expert_hits_.reset();
+    expert_hits_shown_by_ = 0;
 }
 
 } // namespace hearth::engine

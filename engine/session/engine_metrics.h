@@ -4,8 +4,11 @@
 // or ChatSession, so that two engines in one process never mix their numbers. Written
 // with relaxed atomics by the thread that runs the engine and read as a snapshot by
 // any thread (the GUI samples it a few times a second).
+#include "engine/forward/expert_hits.h"
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 namespace hearth::engine {
@@ -28,9 +31,9 @@ struct EngineMetricsSnapshot {
     int64_t states_rejected = 0;    // saved states discarded (mismatch or damage), since start
     int64_t model_bytes = 0;
     int64_t resident_bytes = 0; // of the whole process (from /proc)
-    // Mixture-of-experts models: how often each expert of each layer was chosen since the model's
-    // forward pass was set up, expert_hits[layer * expert_count + expert] (empty for dense models;
-    // engine/forward/expert_hits.h).
+    // Mixture-of-experts models: how often each expert of each layer was chosen since this
+    // engine's forward pass was set up, expert_hits[layer * expert_count + expert] (empty for
+    // dense models, and while no forward pass is shown; engine/forward/expert_hits.h).
     int32_t expert_layers = 0;
     int32_t expert_count = 0;
     std::vector<int64_t> expert_hits;
@@ -44,6 +47,14 @@ public:
 
     EngineMetricsSnapshot snapshot() const;
 
+    // The expert counts the snapshot shows: those of the forward pass the engine's sessions run
+    // on. Each SessionStore and ChatSession given this sink calls show_expert_hits with its
+    // forward pass's counts (Inference::expert_hits; null for a dense model) when it is made,
+    // and stop_showing_expert_hits with the same when it goes: the latest counts shown stay
+    // until all that showed them are gone. Kept alive while shown, so any thread may snapshot.
+    void show_expert_hits(std::shared_ptr<const ExpertHits> hits);
+    void stop_showing_expert_hits(const ExpertHits* hits);
+
     std::atomic<bool> generating{false};
     std::atomic<double> prefill_tokens_per_second{0};
     std::atomic<double> decode_tokens_per_second{0};
@@ -52,6 +63,11 @@ public:
     std::atomic<int64_t> kv_tokens{0}, kv_capacity{0}, kv_bytes{0}, model_bytes{0};
     std::atomic<int64_t> kv_sessions{0}, tokens_shifted_out{0}, context_shifts{0};
     std::atomic<int64_t> states_restored{0}, states_rejected{0};
+
+private:
+    mutable std::mutex expert_hits_mutex_; // taken only to swap or copy the pointer
+    std::shared_ptr<const ExpertHits> expert_hits_;
+    int expert_hits_shown_by_ = 0; // the sessions and stores showing expert_hits_
 };
 
 } // namespace hearth::engine

@@ -48,7 +48,8 @@ struct TurnResult {
 
 class SessionStore {
 public:
-    // Its sessions publish their live figures to `metrics`, which must outlive the store.
+    // Its sessions publish their live figures to `metrics`, which must outlive the store; from
+    // now until the store goes, `metrics` shows the expert counts of `inference`.
     SessionStore(Inference& inference, SessionStoreOptions options, EngineMetrics& metrics);
     ~SessionStore();
     SessionStore(const SessionStore&) = delete;
@@ -108,6 +109,7 @@ private:
     Inference& inference_;
     SessionStoreOptions options_;
     EngineMetrics& metrics_;
+    const ExpertHits* shown_expert_hits_ = nullptr; // in metrics_, until the store goes
     std::shared_ptr<const ModelIdentity> identity_;
     std::list<Entry> entries_; // most recently used first
     std::string last_save_error_;

@@ -4,7 +4,7 @@
 // and everything found again after a restart; saved KV states (written at
 // shutdown, deleted with their conversation, Q8_0 when the setting asks), the
 // chat template override, the per-reply cache history and the context-shift
-// divider.
+// divider; a reply cut short by a model that computes NaN.
 #include "app/core/app_settings.h"
 #include "app/core/chat_controller.h"
 #include "app/core/conversation_store.h"
@@ -13,8 +13,11 @@
 #include "app/core/metrics_controller.h"
 #include "app/core/model_controller.h"
 #include "app/core/translations.h"
+#include "engine/model/model.h"
+#include "engine/session/chat_session.h"
 #include "tests/app/backend_fixture.h"
 #include "tests/app/saved_kv_state.h"
+#include "tests/model/damaged_token_model.h"
 #include "tests/support/test_support.h"
 #include <QDir>
 #include <QFile>
@@ -189,7 +192,7 @@ private slots:
                        args.at(2).value<QList<int>>().contains(MessageListModel::ContentRole);
             }));
             const MessageRecord& last = chat->messages()->messages().constLast();
-            QCOMPARE(last.role, QStringLiteral("assistant"));
+            QCOMPARE(last.role, hearth::chat::Role::Assistant);
             QVERIFY(!last.content.trimmed().isEmpty());
             QCOMPARE(last.state, MessageState::Complete);
             QVERIFY(!chat->messages()->index(1).data(MessageListModel::StatsRole).toString().isEmpty());
@@ -405,6 +408,60 @@ private slots:
         QTRY_COMPARE(history->count(), 2);
         const int own = b.metrics()->replies()->latestReused() + b.metrics()->replies()->latestComputed();
         QVERIFY2(own > overridden, qPrintable(QString("%1 vs %2 prompt tokens").arg(own).arg(overridden)));
+    }
+
+    // A model that computes NaN in the middle of a reply (one token's embedding is infinite; the
+    // load's probe passes): the reply ends Failed with the engine's words and keeps its text up to
+    // that token, and the chat goes on.
+    void aReplyThatTurnsNaNEndsFailedWithItsText() {
+        const std::vector<hearth::engine::ChatTurn> turns{{hearth::chat::Role::User, "Once upon a time"}};
+        const QString damaged = dir_ + "/damaged.gguf";
+        int replyTokens = 0;
+        {
+            auto model = hearth::engine::Model::load(modelPath().toStdString());
+            hearth::engine::Inference inference(model, hearth::engine::InferenceOptions{2, 32});
+            hearth::engine::ChatSession session(inference, 256);
+            const std::vector<int32_t> reply =
+                hearth::test::greedy_reply_to_damage(inference, session.prompt_tokens(turns, {}));
+            QVERIFY(!reply.empty());
+            replyTokens = static_cast<int>(reply.size());
+            hearth::test::write_damaged_token_model(modelPath().toStdString(), damaged.toStdString(),
+                                                    reply.back());
+        }
+        HearthBackend b(paths());
+        QVERIFY(startChat(b));
+        QVERIFY(loadModel(b));
+        ChatController* chat = b.chat();
+        b.settings()->setTemperature(0.0);
+        // What the model says up to and including the damaged token.
+        b.settings()->setMaxReplyTokens(replyTokens);
+        QVERIFY(chat->send(QString::fromStdString(turns.front().content)));
+        QVERIFY(finishReply(chat));
+        const QString expected = chat->messages()->messages().constLast().content;
+        QVERIFY(!expected.isEmpty());
+
+        QSignalSpy ready(b.models(), &ModelController::modelReady);
+        QVERIFY(b.models()->loadDroppedFile(QUrl::fromLocalFile(damaged)));
+        QVERIFY(ready.wait(30000));
+        b.settings()->setMaxReplyTokens(200);
+        QVERIFY(chat->regenerate());
+        QVERIFY(finishReply(chat));
+        QCOMPARE(chat->messages()->count(), 2);
+        const MessageRecord failed = chat->messages()->messages().constLast();
+        QCOMPARE(failed.state, MessageState::Failed);
+        QCOMPARE(failed.content, expected);
+        QVERIFY2(chat->errorMessage().contains(
+                     QStringLiteral("NaN or infinite values after %1 tokens").arg(replyTokens)),
+                 qPrintable(chat->errorMessage()));
+        QVERIFY(chat->canSend());
+
+        // The chat goes on: a reply that ends at the damaged token never feeds it to the model.
+        b.settings()->setMaxReplyTokens(replyTokens);
+        QVERIFY(chat->regenerate());
+        QVERIFY(finishReply(chat));
+        QCOMPARE(chat->messages()->messages().constLast().state, MessageState::Complete);
+        QCOMPARE(chat->messages()->messages().constLast().content, expected);
+        QVERIFY(chat->errorMessage().isEmpty());
     }
 
     void repliesAreRecordedForTheMetricsPanel() {

@@ -139,7 +139,7 @@ class TestCrashSafety : public QObject {
         QCOMPARE(conversations.size(), 1);
         const QList<MessageRecord> stored = store.messages(conversations[0].id);
         QCOMPARE(stored.size(), messages);
-        QCOMPARE(stored.constLast().role, QStringLiteral("assistant"));
+        QCOMPARE(stored.constLast().role, hearth::chat::Role::Assistant);
         QCOMPARE(stored.constLast().state, MessageState::Complete);
     }
 

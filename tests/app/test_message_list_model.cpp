@@ -11,7 +11,7 @@ using namespace hearth::app;
 class TestMessageListModel : public QObject {
     Q_OBJECT
 
-    static MessageRecord message(const QString& id, const QString& role, const QString& content,
+    static MessageRecord message(const QString& id, hearth::chat::Role role, const QString& content,
                                  int position) {
         MessageRecord m;
         m.id = id;
@@ -27,8 +27,8 @@ private slots:
     void streamingReplyGrowsInPlace() {
         MessageListModel model("conv");
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.append(message("u1", "user", "Hi", 0));
-        MessageRecord reply = message("a1", "assistant", "", 1);
+        model.append(message("u1", hearth::chat::Role::User, "Hi", 0));
+        MessageRecord reply = message("a1", hearth::chat::Role::Assistant, "", 1);
         reply.state = MessageState::Streaming;
         model.append(reply);
         QCOMPARE(model.count(), 2);
@@ -55,8 +55,10 @@ private slots:
     void removeFromTruncates() {
         MessageListModel model("conv");
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setMessages({message("u1", "user", "a", 0), message("a1", "assistant", "b", 1),
-                           message("u2", "user", "c", 2), message("a2", "assistant", "d", 3)});
+        model.setMessages({message("u1", hearth::chat::Role::User, "a", 0),
+                           message("a1", hearth::chat::Role::Assistant, "b", 1),
+                           message("u2", hearth::chat::Role::User, "c", 2),
+                           message("a2", hearth::chat::Role::Assistant, "d", 3)});
         const QList<MessageRecord> removed = model.removeFrom(2);
         QCOMPARE(removed.size(), 2);
         QCOMPARE(removed[0].id, QStringLiteral("u2"));
@@ -69,8 +71,10 @@ private slots:
     void contextShiftMarksTheMessagesOutOfView() {
         MessageListModel model("conv");
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setMessages({message("u1", "user", "a", 0), message("a1", "assistant", "b", 1),
-                           message("u2", "user", "c", 2), message("a2", "assistant", "d", 3)});
+        model.setMessages({message("u1", hearth::chat::Role::User, "a", 0),
+                           message("a1", hearth::chat::Role::Assistant, "b", 1),
+                           message("u2", hearth::chat::Role::User, "c", 2),
+                           message("a2", hearth::chat::Role::Assistant, "d", 3)});
         const auto flags = [&](int role) {
             QList<bool> out;
             for (int row = 0; row < model.count(); ++row)
@@ -100,8 +104,8 @@ private slots:
 
     void repliesStreamIntoAStableBlockModel() {
         MessageListModel model("conv");
-        model.append(message("u1", "user", "Hi", 0));
-        MessageRecord reply = message("a1", "assistant", "", 1);
+        model.append(message("u1", hearth::chat::Role::User, "Hi", 0));
+        MessageRecord reply = message("a1", hearth::chat::Role::Assistant, "", 1);
         reply.state = MessageState::Streaming;
         model.append(reply);
         QVERIFY(model.index(0).data(MessageListModel::BlocksRole).value<QObject*>() == nullptr); // user
@@ -146,6 +150,11 @@ private slots:
         for (const char* name : {"messageId", "author", "content", "messageState", "streaming", "stats",
                                  "blocks", "outOfView", "contextBoundary"})
             QVERIFY2(names.contains(name), name);
+        // The author as MessageDelegate.qml compares it: the role's name.
+        model.setMessages({message("u1", hearth::chat::Role::User, "a", 0),
+                           message("a1", hearth::chat::Role::Assistant, "b", 1)});
+        QCOMPARE(model.index(0).data(MessageListModel::AuthorRole).toString(), QStringLiteral("user"));
+        QCOMPARE(model.index(1).data(MessageListModel::AuthorRole).toString(), QStringLiteral("assistant"));
     }
 
     void longProseIsCutAtSentencesAndStaysCut() {

@@ -63,7 +63,10 @@ private slots:
         const std::vector<int32_t> tokens = {1, 2, 3, 4, 5};
         inference.eval(*cache, tokens);
 
-        MetricsController metrics(std::make_shared<hearth::engine::EngineMetrics>());
+        // The engine's sink shows its forward pass's counts (as its SessionStore connects them).
+        const auto engine = std::make_shared<hearth::engine::EngineMetrics>();
+        engine->show_expert_hits(inference.expert_hits());
+        MetricsController metrics(engine);
         QSignalSpy updated(&metrics, &MetricsController::updated);
         metrics.sample();
         QVERIFY(updated.wait(5000));

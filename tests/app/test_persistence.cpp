@@ -1,12 +1,19 @@
 // Conversations and messages survive a restart: written through the async store,
-// read back by a fresh connection; WAL mode; cascading deletes; upserts. A full disk
+// read back by a fresh connection; WAL mode; cascading deletes; upserts. A row whose role the
+// app does not know is kept as it is, through saves and a damaged database's copy. A full disk
 // (a file-size limit: writes past it fail as on a full disk) keeps the writes in memory
 // and saves them once space returns.
 #include "app/core/conversation_store.h"
+#include "app/core/damaged_database.h"
 #include "app/core/sql_store.h"
 #include "tests/app/file_size_limit.h"
 #include "tests/support/test_support.h"
+#include <QRegularExpression>
 #include <QSignalSpy>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QSqlRecord>
 #include <QTest>
 #include <qcoro/qcorotask.h>
 
@@ -14,6 +21,8 @@ using namespace hearth::app;
 
 using hearth::test::FileSizeLimit;
 using hearth::test::largestFileIn;
+constexpr auto User = hearth::chat::Role::User;
+constexpr auto Assistant = hearth::chat::Role::Assistant;
 
 class TestPersistence : public QObject {
     Q_OBJECT
@@ -22,7 +31,7 @@ class TestPersistence : public QObject {
         return QString::fromStdString(hearth::test::make_temp_dir("hearth-db")) +
                "/data/conversations.sqlite";
     }
-    static MessageRecord message(const QString& conversation, int position, const QString& role,
+    static MessageRecord message(const QString& conversation, int position, hearth::chat::Role role,
                                  const QString& content, MessageState state = MessageState::Complete) {
         MessageRecord m;
         m.id = newRecordId();
@@ -34,6 +43,62 @@ class TestPersistence : public QObject {
         m.createdAt = QDateTime::currentDateTime().addMSecs(position);
         return m;
     }
+    // Runs `sql` on a connection of its own, as another program (or a later version) would; the
+    // rows it selects, or nullopt when it fails.
+    static std::optional<QList<QVariantList>> rawSql(const QString& path, const QString& sql,
+                                                     const QVariantList& values = {}) {
+        std::optional<QList<QVariantList>> rows;
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("raw"));
+            db.setDatabaseName(path);
+            if (db.open()) {
+                QSqlQuery query(db);
+                query.prepare(sql);
+                for (const QVariant& value : values)
+                    query.addBindValue(value);
+                if (query.exec()) {
+                    rows.emplace();
+                    while (query.next()) {
+                        QVariantList row;
+                        for (int column = 0; column < query.record().count(); ++column)
+                            row.append(query.value(column));
+                        rows->append(row);
+                    }
+                } else {
+                    qWarning() << query.lastError().text();
+                }
+            }
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("raw"));
+        return rows;
+    }
+    // The message row `id` exactly as the file holds it.
+    static QList<QVariantList> storedRow(const QString& path, const QString& id) {
+        return rawSql(path,
+                      "SELECT id, conversation_id, position, role, content, state, created_at FROM messages"
+                      " WHERE id = ?",
+                      {id})
+            .value_or(QList<QVariantList>{});
+    }
+    // A conversation of the app's messages around one whose role the app does not know ("critic",
+    // at position 1, written with raw SQL); returns that row's id.
+    static QString conversationWithAnUnknownRole(const QString& path,
+                                                 const ConversationRecord& conversation) {
+        {
+            SqlStore store(path);
+            store.saveConversation(conversation);
+            store.saveMessage(message(conversation.id, 0, User, "Is this essay good?"));
+            store.saveMessage(message(conversation.id, 2, Assistant, "It reads well."));
+        }
+        const QString id = newRecordId();
+        const bool written =
+            rawSql(path,
+                   "INSERT INTO messages(id, conversation_id, position, role, content, state,"
+                   " created_at) VALUES(?, ?, 1, 'critic', 'Too long by half.', 'complete', 1234)",
+                   {id, conversation.id})
+                .has_value();
+        return written ? id : QString();
+    }
 
 private slots:
     void sqlStoreRoundTrip() {
@@ -43,18 +108,18 @@ private slots:
         const ConversationRecord older{newRecordId(), "Older", t0.addSecs(-100), t0.addSecs(-100)};
         const ConversationRecord newer{newRecordId(), "Newer", t0, t0};
         MessageRecord reply =
-            message(newer.id, 1, "assistant", "Hello! Here is `code`.", MessageState::Stopped);
+            message(newer.id, 1, Assistant, "Hello! Here is `code`.", MessageState::Stopped);
         {
             SqlStore store(path);
             QCOMPARE(store.journalMode().toLower(), QStringLiteral("wal"));
             store.saveConversation(older);
             store.saveConversation(newer);
-            store.saveMessage(message(newer.id, 0, "user", "Hi ✨"));
+            store.saveMessage(message(newer.id, 0, User, "Hi ✨"));
             store.saveMessage(reply);
             reply.content += " More.";
             reply.state = MessageState::Complete;
             store.saveMessage(reply); // an upsert, not a second row
-            MessageRecord oldQuestion = message(older.id, 0, "user", "old question");
+            MessageRecord oldQuestion = message(older.id, 0, User, "old question");
             oldQuestion.createdAt = older.updatedAt;
             store.saveMessage(oldQuestion);
         }
@@ -67,7 +132,7 @@ private slots:
         QCOMPARE(messages[0].content, QStringLiteral("Hi ✨"));
         QCOMPARE(messages[1].content, QStringLiteral("Hello! Here is `code`. More."));
         QCOMPARE(messages[1].state, MessageState::Complete);
-        QCOMPARE(messages[1].role, QStringLiteral("assistant"));
+        QCOMPARE(messages[1].role, Assistant);
 
         reopened.renameConversation(older.id, "Renamed");
         reopened.deleteConversation(newer.id);
@@ -87,9 +152,97 @@ private slots:
         const ConversationRecord c{newRecordId(), "c", QDateTime::currentDateTime(),
                                    QDateTime::currentDateTime()};
         store.saveConversation(c);
-        store.saveMessage(message(c.id, 0, "assistant", QString(), MessageState::Stopped));
+        store.saveMessage(message(c.id, 0, Assistant, QString(), MessageState::Stopped));
         QCOMPARE(store.messages(c.id).size(), 1);
         QCOMPARE(store.messages(c.id)[0].content, QStringLiteral(""));
+    }
+
+    // A row whose role no chat::Role spells (a database edited by hand, or written by a later
+    // version) is never lost or changed: the app leaves it out of what it shows and sends to the
+    // model, says so once, naming the file and the conversation, and keeps it as it was through
+    // saves of that conversation, whose new messages go after it.
+    void unknownRoleIsKeptButNotShown() {
+        const QString path = databasePath();
+        QDir().mkpath(QFileInfo(path).absolutePath());
+        const QDateTime now = QDateTime::currentDateTime();
+        const ConversationRecord conversation{newRecordId(), "Essay", now, now};
+        const QString unknown = conversationWithAnUnknownRole(path, conversation);
+        QVERIFY(!unknown.isEmpty());
+        const QList<QVariantList> original = storedRow(path, unknown);
+        QCOMPARE(original.size(), 1);
+        {
+            SqlStore store(path);
+            QTest::ignoreMessage(
+                QtWarningMsg,
+                QRegularExpression("^" + QRegularExpression::escape(path) + ": conversation \"Essay\" \\(" +
+                                   conversation.id +
+                                   "\\) holds 1 message\\(s\\) whose role Hearth "
+                                   "does not know \\(\"critic\"\\).*not shown or sent to the model"));
+            QList<MessageRecord> shown = store.messages(conversation.id);
+            QCOMPARE(shown.size(), 2);
+            QCOMPARE(shown[0].role, User);
+            QCOMPARE(shown[1].role, Assistant);
+            QTest::failOnWarning(QRegularExpression("critic")); // once per conversation
+            QCOMPARE(store.messages(conversation.id).size(), 2);
+
+            // The conversation saved: renamed, a message edited, a question and its reply added
+            // (the app places them by what it shows: from position 2).
+            store.renameConversation(conversation.id, "Essay, renamed");
+            shown[1].content += " Mostly.";
+            shown[1].state = MessageState::Stopped;
+            store.saveMessage(shown[1]);
+            const MessageRecord question = message(conversation.id, 2, User, "Shorter, then?");
+            const MessageRecord reply = message(conversation.id, 3, Assistant, "Yes.");
+            store.saveMessage(question);
+            store.saveMessage(reply);
+            shown = store.messages(conversation.id);
+            QCOMPARE(shown.size(), 4);
+            QCOMPARE(shown[1].content, QStringLiteral("It reads well. Mostly."));
+            QCOMPARE(shown[2].id, question.id);
+            QCOMPARE(shown[3].id, reply.id);
+            QVERIFY(shown[1].position > 1); // an update keeps the row's place
+            QVERIFY(shown[2].position > 2); // new ones go after every stored row
+            QVERIFY(shown[3].position > shown[2].position);
+        }
+        QCOMPARE(storedRow(path, unknown), original);
+        SqlStore reopened(path);
+        QCOMPARE(reopened.integrityCheck(), QStringLiteral("ok"));
+        QCOMPARE(reopened.storedMessages(conversation.id).size(), 5);
+    }
+
+    // A damaged database's copy carries such a row over as it was.
+    void damagedDatabaseCopyKeepsUnknownRoles() {
+        const QString path = databasePath();
+        QDir().mkpath(QFileInfo(path).absolutePath());
+        const QDateTime now = QDateTime::currentDateTime();
+        const ConversationRecord conversation{newRecordId(), "Essay", now, now};
+        const QString unknown = conversationWithAnUnknownRole(path, conversation);
+        QVERIFY(!unknown.isEmpty());
+        const QList<QVariantList> original = storedRow(path, unknown);
+        QCOMPARE(original.size(), 1);
+        QVERIFY(!QFile::exists(path + "-wal")); // closed cleanly: everything is in the file
+        // The conversations' index overwritten: the file fails the quick check, its rows still read.
+        const std::optional<QList<QVariantList>> root = rawSql(
+            path, "SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_conversations_1'");
+        QVERIFY(root && root->size() == 1);
+        const qint64 page = root->constFirst().constFirst().toLongLong();
+        QVERIFY(page > 1);
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::ReadWrite));
+            constexpr qint64 kPageSize = 4096; // SQLite's default
+            QVERIFY(file.seek((page - 1) * kPageSize));
+            QByteArray garbage(kPageSize, '\0');
+            for (qint64 i = 0; i < kPageSize; ++i)
+                garbage[i] = static_cast<char>(0xA5 ^ (i * 31));
+            QCOMPARE(file.write(garbage), kPageSize);
+        }
+        std::optional<DamagedDatabase> damaged;
+        const std::unique_ptr<SqlStore> fresh = openConversationDatabase(path, &damaged);
+        QVERIFY(damaged);
+        QCOMPARE(damaged->conversationsCopied, 1);
+        QCOMPARE(fresh->storedMessages(conversation.id).size(), 3);
+        QCOMPARE(storedRow(path, unknown), original);
     }
 
     void unopenableFileNamesItself() {
@@ -105,12 +258,12 @@ private slots:
         const QString path = databasePath();
         const ConversationRecord conversation{newRecordId(), "Trip", QDateTime::currentDateTime(),
                                               QDateTime::currentDateTime()};
-        MessageRecord partial = message(conversation.id, 1, "assistant", "Day 1: ", MessageState::Stopped);
+        MessageRecord partial = message(conversation.id, 1, Assistant, "Day 1: ", MessageState::Stopped);
         {
             ConversationStore store(path);
             QSignalSpy failed(&store, &ConversationStore::failed);
             store.saveConversation(conversation);
-            store.saveMessage(message(conversation.id, 0, "user", "Plan a trip"));
+            store.saveMessage(message(conversation.id, 0, User, "Plan a trip"));
             store.saveMessage(partial);
             store.renameConversation(conversation.id, "Trip to Lisbon");
             const QList<MessageRecord> read = QCoro::waitFor(store.loadMessages(conversation.id));
@@ -132,14 +285,14 @@ private slots:
         const ConversationRecord conversation{newRecordId(), "Notes", QDateTime::currentDateTime(),
                                               QDateTime::currentDateTime()};
         const QString longText(512 * 1024, QLatin1Char('x'));
-        MessageRecord reply = message(conversation.id, 1, "assistant", "", MessageState::Stopped);
+        MessageRecord reply = message(conversation.id, 1, Assistant, "", MessageState::Stopped);
         {
             ConversationStore store(path);
             store.setRetryInterval(20);
             QSignalSpy failed(&store, &ConversationStore::failed);
             QSignalSpy recovered(&store, &ConversationStore::recovered);
             store.saveConversation(conversation);
-            store.saveMessage(message(conversation.id, 0, "user", "Write it all down"));
+            store.saveMessage(message(conversation.id, 0, User, "Write it all down"));
             store.waitForIdle();
             QCOMPARE(failed.count(), 0);
             {
@@ -187,7 +340,7 @@ private slots:
             {
                 FileSizeLimit full(largestFileIn(QFileInfo(path).absolutePath()) + 64 * 1024);
                 QVERIFY(full.ok());
-                store.saveMessage(message(conversation.id, 0, "user", QString(256 * 1024, QLatin1Char('y'))));
+                store.saveMessage(message(conversation.id, 0, User, QString(256 * 1024, QLatin1Char('y'))));
                 store.waitForIdle();
                 QCOMPARE(store.pendingWrites(), 1);
             }
@@ -201,11 +354,11 @@ private slots:
         ConversationStore store(path);
         QSignalSpy failed(&store, &ConversationStore::failed);
         // A message of a conversation that does not exist breaks the foreign key: no retry helps.
-        store.saveMessage(message(newRecordId(), 0, "user", "orphan"));
+        store.saveMessage(message(newRecordId(), 0, User, "orphan"));
         const ConversationRecord conversation{newRecordId(), "c", QDateTime::currentDateTime(),
                                               QDateTime::currentDateTime()};
         store.saveConversation(conversation);
-        store.saveMessage(message(conversation.id, 0, "user", "kept"));
+        store.saveMessage(message(conversation.id, 0, User, "kept"));
         store.waitForIdle();
         QVERIFY(failed.wait(5000));
         QCOMPARE(store.pendingWrites(), 0); // dropped, and the writes behind it went through

@@ -52,7 +52,7 @@ class Setup : public QObject {
             records.append({hearth::app::newRecordId(),
                             conversation,
                             2 * turn - 2,
-                            QStringLiteral("user"),
+                            hearth::chat::Role::User,
                             QStringLiteral("Question %1").arg(turn),
                             hearth::app::MessageState::Complete,
                             {}});
@@ -60,7 +60,7 @@ class Setup : public QObject {
                 {hearth::app::newRecordId(),
                  conversation,
                  2 * turn - 1,
-                 QStringLiteral("assistant"),
+                 hearth::chat::Role::Assistant,
                  last ? QStringLiteral("Here is a loop:\n\n```python\nfor i in range(3):\n    print(i)\n```"
                                        "\n\nIt prints three numbers.")
                       : QStringLiteral("Answer %1, long enough to take a few lines in a narrow column "
@@ -80,11 +80,11 @@ public slots:
     void applicationAvailable() {
         QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
         hearth::app::installTranslations(*QCoreApplication::instance());
-        // Once: installed per QML file, the handler became its own "previous" and recursed.
-        hearth::test::failOnQmlWarnings();
     }
 
     void qmlEngineAvailable(QQmlEngine* engine) {
+        // A QML warning fails the test function that is running (once, before the first file).
+        hearth::test::failQuickTestsOnQmlWarnings(*engine);
         engine->addImportPath(QStringLiteral("qrc:/"));
         const QString dir = QString::fromStdString(hearth::test::make_temp_dir("hearth-qml-test"));
         auto* settings = new hearth::app::AppSettings(dir + "/settings.ini", dir + "/models", engine);

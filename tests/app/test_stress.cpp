@@ -117,7 +117,7 @@ class TestStress : public QObject {
             MessageListModel* messages = chat->messages();
             for (int row = messages->count() - 1; row >= 0; --row) {
                 const MessageRecord& m = messages->messages().at(row);
-                if (m.role == QLatin1String("user"))
+                if (m.role == hearth::chat::Role::User)
                     return ifAccepted(chat->editAndResend(m.id, QStringLiteral("Edited at %1").arg(step)),
                                       Edit);
             }

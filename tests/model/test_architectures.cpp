@@ -3,10 +3,10 @@
 // architectures, the traits and hyperparameters read from the metadata (sliding-window layers,
 // RoPE bases, soft-caps, experts), LongRoPE's long factors chosen past the original context,
 // the learned positions' limit, and the experts' routing: top-k with renormalized weights,
-// prefill grouped by expert giving decode's results, and the hits counted in the live metrics.
+// prefill grouped by expert giving decode's results, and the hits counted in each engine's live
+// metrics.
 // (Their logits against exact math: test_golden.)
 #include "engine/error.h"
-#include "engine/forward/expert_hits.h"
 #include "engine/forward/inference.h"
 #include "engine/forward/mixture_of_experts.h"
 #include "engine/forward/transformer_ops.h"
@@ -15,9 +15,11 @@
 #include "engine/gguf/gguf_writer.h"
 #include "engine/model/model.h"
 #include "engine/session/engine_metrics.h"
+#include "engine/session/session_store.h"
 #include "tests/model/longrope_model.h"
 #include "tests/support/test_support.h"
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -291,35 +293,72 @@ private slots:
         QVERIFY(difference < 2e-3);
     }
 
-    // Every token's k choices are counted per layer, and the live metrics show them.
-    void expert_hits_are_counted_in_the_metrics() {
+    // Every token's k choices are counted per layer, by the forward pass that ran them, and the
+    // live metrics of the engine it belongs to show them: a second engine in the same process
+    // (the window and hearth-cli serve, two tests) counts its own.
+    void expert_hits_are_counted_per_engine() {
         const auto loaded = engine::Model::load(model_path("tiny-qwen3moe"));
         const engine::HyperParams& hp = loaded->hparams();
-        engine::Inference inference(loaded, engine::InferenceOptions{2, 8});
-        auto cache = inference.new_cache(64);
-        const std::vector<int32_t> tokens = some_tokens(21, hp.n_vocab);
-        inference.eval(*cache, tokens); // batches of 8, 7, 6 rows
+        engine::SessionStoreOptions options;
+        options.n_ctx = 128;
+        engine::Inference first(loaded, engine::InferenceOptions{2, 8});
+        engine::Inference second(loaded, engine::InferenceOptions{2, 8});
+        engine::EngineMetrics first_metrics, second_metrics;
+        auto first_store = std::make_unique<engine::SessionStore>(first, options, first_metrics);
+        engine::SessionStore second_store(second, options, second_metrics);
+        // Per layer, the hits summed over its experts; empty when the figures are not of this model.
+        const auto hits_per_layer = [&](const engine::EngineMetricsSnapshot& metrics) {
+            std::vector<int64_t> sums;
+            if (metrics.expert_layers != hp.n_layer || metrics.expert_count != hp.n_expert ||
+                metrics.expert_hits.size() != size_t(hp.n_layer * hp.n_expert))
+                return sums;
+            for (int32_t layer = 0; layer < hp.n_layer; ++layer)
+                sums.push_back(std::accumulate(metrics.expert_hits.begin() + layer * hp.n_expert,
+                                               metrics.expert_hits.begin() + (layer + 1) * hp.n_expert,
+                                               int64_t{0}));
+            return sums;
+        };
+        const auto every_layer = [&](int64_t hits) { return std::vector<int64_t>(size_t(hp.n_layer), hits); };
+        QCOMPARE(hits_per_layer(first_metrics.snapshot()), every_layer(0));
+
+        // 22 tokens through the first engine's forward pass: batches of 8, 7, 6 rows, then one.
+        auto cache = first.new_cache(64);
+        first.eval(*cache, some_tokens(21, hp.n_vocab));
         const int32_t next = 5;
-        inference.eval(*cache, std::span<const int32_t>(&next, 1));
-        // The counts are the forward pass's own: any engine's sink shows them.
-        const engine::EngineMetricsSnapshot metrics = engine::EngineMetrics().snapshot();
-        QCOMPARE(metrics.expert_layers, hp.n_layer);
-        QCOMPARE(metrics.expert_count, hp.n_expert);
-        QCOMPARE(metrics.expert_hits.size(), size_t(hp.n_layer * hp.n_expert));
-        for (int32_t layer = 0; layer < hp.n_layer; ++layer) {
-            int64_t sum = 0, experts_used = 0;
-            for (int32_t e = 0; e < hp.n_expert; ++e) {
-                const int64_t hits = metrics.expert_hits[size_t(layer * hp.n_expert + e)];
-                sum += hits;
-                experts_used += hits > 0;
-            }
-            QCOMPARE(sum, int64_t{22} * hp.n_expert_used);
-            QVERIFY(experts_used > hp.n_expert_used); // the tokens do not all pick the same two
-        }
-        // A dense model's forward pass leaves no expert figures.
+        first.eval(*cache, std::span<const int32_t>(&next, 1));
+        const engine::EngineMetricsSnapshot counted = first_metrics.snapshot();
+        QCOMPARE(hits_per_layer(counted), every_layer(22 * hp.n_expert_used));
+        for (int32_t layer = 0; layer < hp.n_layer; ++layer) // the tokens do not all pick the same experts
+            QVERIFY(std::count_if(counted.expert_hits.begin() + layer * hp.n_expert,
+                                  counted.expert_hits.begin() + (layer + 1) * hp.n_expert,
+                                  [](int64_t hits) { return hits > 0; }) > hp.n_expert_used);
+        QCOMPARE(hits_per_layer(second_metrics.snapshot()), every_layer(0));
+
+        // A turn of the second engine, through its session store, counts there alone.
+        engine::GenerationOptions greedy;
+        greedy.sampling.temperature = 0;
+        greedy.max_tokens = 4;
+        const std::vector<engine::ChatTurn> conversation = {{chat::Role::User, "Which expert?"}};
+        const engine::TurnStats turn =
+            second_store
+                .run_turn({.conversation_id = "a", .conversation = conversation, .options = greedy}, nullptr)
+                .stats;
+        QVERIFY(turn.computed_tokens > 0);
+        const std::vector<int64_t> second_hits = hits_per_layer(second_metrics.snapshot());
+        QVERIFY(second_hits.front() >= int64_t{turn.computed_tokens} * hp.n_expert_used);
+        QCOMPARE(second_hits, every_layer(second_hits.front()));
+        QCOMPARE(hits_per_layer(first_metrics.snapshot()), every_layer(22 * hp.n_expert_used));
+
+        // Once the engine's sessions are gone, its sink shows no experts; nor does a dense model's.
+        first_store.reset();
+        QCOMPARE(first_metrics.snapshot().expert_layers, 0);
+        QVERIFY(first_metrics.snapshot().expert_hits.empty());
         engine::Inference dense(engine::Model::load(model_path("tiny-gemma3")),
                                 engine::InferenceOptions{2, 8});
-        QCOMPARE(engine::EngineMetrics().snapshot().expert_layers, 0);
+        QVERIFY(!dense.expert_hits());
+        engine::EngineMetrics dense_metrics;
+        engine::SessionStore dense_store(dense, options, dense_metrics);
+        QCOMPARE(dense_metrics.snapshot().expert_layers, 0);
     }
 };
 

@@ -1,6 +1,7 @@
 // The decode hot path makes no heap allocation: after the prompt, each generated token (the
-// forward pass of one row on the kernel threads, then the sampler) runs on buffers allocated
-// once. Counted by replacing the global operator new for this test binary, on every thread.
+// forward pass of one row on the kernel threads, the check that its logits are finite, then the
+// sampler) runs on buffers allocated once. Counted by replacing the global operator new for
+// this test binary, on every thread.
 #include "engine/sampling/sampler.h"
 #include "kernels/kernel_table.h"
 #include "tests/model/model_fixture.h"
@@ -139,7 +140,9 @@ private slots:
         engine::Sampler sampler(engine::SamplingParams{}, loaded.inference->n_vocab());
         std::span<const float> logits = loaded.inference->eval(*cache, tokens);
 
+        int finite = 0; // the chat session checks every token's logits before sampling
         const auto step = [&] {
+            finite += engine::all_finite(logits);
             const int32_t next = sampler.sample(logits, tokens);
             tokens.push_back(next);
             logits = loaded.inference->eval(*cache, std::span<const int32_t>(&tokens.back(), 1));
@@ -155,6 +158,7 @@ private slots:
               kernels::isa_name(tier).data(), g_allocations.load(), kCounted);
         QCOMPARE(g_allocations.load(), 0L);
         QCOMPARE(static_cast<int>(tokens.size()), kPrompt + kWarmUp + kCounted);
+        QCOMPARE(finite, kWarmUp + kCounted);
     }
 
     // The counter itself works: an allocation while counting is seen.
