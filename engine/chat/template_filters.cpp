@@ -36,7 +36,11 @@ Value get_path(const Value& item, const std::string& path) {
         std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
         bool numeric = !part.empty() &&
                        std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
-        v = numeric ? get_item(v, Value(static_cast<int64_t>(std::stoll(part)))) : get_item(v, Value(part));
+        int64_t index = 0;
+        // A number past int64 names no item: looked up as text, it is undefined, as in Jinja.
+        if (numeric && std::from_chars(part.data(), part.data() + part.size(), index).ec != std::errc())
+            numeric = false;
+        v = numeric ? get_item(v, Value(index)) : get_item(v, Value(part));
         if (dot == std::string::npos) return v;
         start = dot + 1;
     }

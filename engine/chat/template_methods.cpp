@@ -5,6 +5,7 @@
 #include "engine/chat/template_value_text.h"
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 namespace hearth::chat {
 
@@ -58,8 +59,10 @@ std::string python_format(const std::string& format, const CallArgs& args) {
                 if (next_auto >= args.positional.size()) fail("format(): not enough arguments");
                 value = args.positional[next_auto++];
             } else if (std::all_of(field.begin(), field.end(), [](char d) { return d >= '0' && d <= '9'; })) {
-                size_t index = std::stoul(field);
-                if (index >= args.positional.size()) fail("format(): index " + field + " out of range");
+                size_t index = 0;
+                if (std::from_chars(field.data(), field.data() + field.size(), index).ec != std::errc() ||
+                    index >= args.positional.size())
+                    fail("format(): index " + field + " out of range");
                 value = args.positional[index];
             } else {
                 bool found = false;

@@ -510,11 +510,7 @@ private:
         case TokenKind::Integer: {
             advance();
             auto e = make(ExprKind::Literal, t);
-            int64_t v = 0;
-            auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
-            if (ec != std::errc() || end != t.text.data() + t.text.size())
-                fail_at(t, "integer literal too large");
-            e->value = Value(v);
+            e->value = Value(integer_literal(t));
             return e;
         }
         case TokenKind::Float: {
@@ -560,6 +556,15 @@ private:
         fail_at(t, "unexpected " + describe(t) + " in expression");
     }
 
+    // An integer literal's value; one beyond int64 is an error of the template, not a crash.
+    int64_t integer_literal(const Token& t) {
+        int64_t v = 0;
+        auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), v);
+        if (ec != std::errc() || end != t.text.data() + t.text.size())
+            fail_at(t, "integer literal too large");
+        return v;
+    }
+
     ExprPtr parse_postfix(ExprPtr node) {
         while (true) {
             if (is_op(".")) {
@@ -567,7 +572,7 @@ private:
                 if (current().kind == TokenKind::Integer) {
                     auto e = make(ExprKind::GetItem, at);
                     auto index = make(ExprKind::Literal, current());
-                    index->value = Value(static_cast<int64_t>(std::stoll(advance().text)));
+                    index->value = Value(integer_literal(advance()));
                     e->items.push_back(std::move(node));
                     e->items.push_back(std::move(index));
                     node = std::move(e);

@@ -138,6 +138,14 @@ private slots:
                                            << "string too long" << 1 << 0;
         QTest::newRow("huge range") << "{{ range(100000000000)|length }}"
                                     << "range() too large" << 1 << 0;
+        // Numbers past int64 in three places that once threw std::out_of_range out of the
+        // interpreter (found by fuzz_chat_template: the app would have died on such a template).
+        QTest::newRow("huge literal") << "{{ 99999999999999999999 }}"
+                                      << "integer literal too large" << 1 << 0;
+        QTest::newRow("huge attribute index") << "{{ x.99999999999999999999 }}"
+                                              << "integer literal too large" << 1 << 0;
+        QTest::newRow("huge format index") << "{{ '{99999999999999999999}'.format(1) }}"
+                                           << "format(): index 99999999999999999999 out of range" << 1 << 0;
     }
 
     void errors() {
@@ -155,6 +163,15 @@ private slots:
             QVERIFY(!e.raised_by_template());
             QVERIFY2(std::string(e.what()).starts_with("test.jinja:" + std::to_string(line) + ":"), e.what());
         }
+    }
+
+    // attribute="..." paths read numeric parts as indexes, as Jinja's make_attrgetter does; one
+    // past int64 names nothing (it threw std::out_of_range before).
+    void huge_attribute_path_is_undefined() {
+        QCOMPARE(
+            QString::fromStdString(render("{{ [[1, 2]] | map(attribute='99999999999999999999') | list }}|"
+                                          "{{ [[1, 2]] | map(attribute='1') | list }}")),
+            QStringLiteral("[Undefined]|[2]"));
     }
 
     void raise_exception_message() {
