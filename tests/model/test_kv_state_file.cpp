@@ -190,6 +190,29 @@ private slots:
         QCOMPARE(stats.computed_tokens, stats.prompt_tokens);
     }
 
+    // The context check is exact: a state of n tokens restores into a context of n and is
+    // refused by one of n - 1 (a looser check would write a row past the cache's end).
+    void a_state_fits_a_context_of_exactly_its_length() {
+        Loaded l = load("stories260K");
+        const std::string path = test::make_temp_dir("kv-state-fit") + "/c.hkv";
+        int32_t saved = 0;
+        {
+            engine::ChatSession session(*l.inference, 128);
+            session.reply(conversation(), greedy(4), nullptr);
+            session.save_state(path);
+            saved = session.cache().size();
+        }
+        QVERIFY(saved > 1);
+        engine::ChatSession too_short(*l.inference, saved - 1);
+        const engine::KvRestoreResult refused = too_short.restore_state(path, greedy(4));
+        QVERIFY(!refused.restored);
+        QVERIFY2(refused.reason.find("do not fit in the context length") != std::string::npos,
+                 refused.reason.c_str());
+        engine::ChatSession exact(*l.inference, saved);
+        QVERIFY2(exact.restore_state(path, greedy(4)).restored, "a state of n tokens fits a context of n");
+        QCOMPARE(exact.cache().size(), saved);
+    }
+
     // A quantized cache saves its own rows (in either format) and restores bit for bit into a
     // cache of the same types, with the same next logits; into a cache of other types the state
     // is refused and the conversation is prefilled.

@@ -2,6 +2,7 @@
 // real model reports), MemAvailable read from /proc/meminfo text, and the refusal's message,
 // which gives the numbers.
 #include "engine/error.h"
+#include "engine/gguf/gguf_file.h"
 #include "engine/model/memory_check.h"
 #include "tests/support/test_support.h"
 #include <QtTest>
@@ -28,6 +29,40 @@ private slots:
         QCOMPARE(engine::memory_need(info, 512, TensorType::F16, TensorType::F16).kv_cache_bytes,
                  2 * f16.kv_cache_bytes);
         QCOMPARE(f16.total(), info.estimated_bytes(256)); // the picker shows the same figure
+    }
+
+    // A mixture of experts holds every expert in memory, not only the few each token uses: the
+    // estimate (the load's check and the picker's figure) counts all of their bytes.
+    void moe_estimate_counts_every_expert() {
+        const std::string path = test::testdata("models/tiny-qwen3moe.gguf");
+        const auto file = gguf::GgufFile::open(path);
+        QCOMPARE(file->get_int("qwen3moe.expert_used_count"), std::optional<int64_t>(2));
+        QCOMPARE(file->get_int("qwen3moe.expert_count"), std::optional<int64_t>(8));
+        int64_t expert_bytes = 0, all_bytes = 0;
+        int expert_tensors = 0;
+        for (const gguf::TensorInfo& t : file->tensors()) {
+            all_bytes += static_cast<int64_t>(t.bytes);
+            if (t.name.ends_with("_exps.weight") && t.name.find(".ffn_") != std::string::npos) {
+                QCOMPARE(t.shape.size(), size_t{3});
+                QCOMPARE(t.shape[2], int64_t{8}); // all 8 experts in the tensor
+                expert_bytes += static_cast<int64_t>(t.bytes);
+                ++expert_tensors;
+            }
+        }
+        QCOMPARE(expert_tensors, 3 * 2); // gate, up and down in each of 2 layers
+
+        const engine::ModelInfo info = engine::Model::read_info(path);
+        const engine::MemoryNeed need = engine::memory_need(info, 256, TensorType::F16, TensorType::F16);
+        QVERIFY2(need.weight_bytes >= expert_bytes,
+                 qPrintable(QString("weights estimated at %1 bytes, the experts alone hold %2")
+                                .arg(need.weight_bytes)
+                                .arg(expert_bytes)));
+        QVERIFY2(need.weight_bytes >= all_bytes,
+                 qPrintable(QString("weights estimated at %1 bytes, the tensors hold %2")
+                                .arg(need.weight_bytes)
+                                .arg(all_bytes)));
+        QCOMPARE(info.estimated_bytes(256), need.total()); // the picker shows the same figure
+        QVERIFY(need.total() >= expert_bytes + need.kv_cache_bytes);
     }
 
     void quantizedCacheNeedsLessWhereTheHeadTakesIt() {

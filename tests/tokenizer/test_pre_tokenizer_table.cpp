@@ -5,7 +5,9 @@
 #include "engine/tokenizer/pre_tokenizer.h"
 #include "engine/tokenizer/pre_tokenizer_table.h"
 #include <QtTest>
+#include <iterator>
 #include <set>
+#include <string_view>
 
 using namespace hearth::tokenizer;
 
@@ -27,6 +29,106 @@ const char* const kMixedText =
     "Hello, World! I'm 1234567 years... naïve cafe\u0301 \t\n\n  x\r\n"
     "日本語のテキスト 中文 한국어 Ελληνικά Русский ქართული हिन्दी العربية\n"
     "x=1;y==2 <sentinel:3> IMGIMGABZ \u00a0 👋🏽 it's WE'LL Ali'si 3.14 1,000\n";
+
+// llama.cpp's tokenizer.ggml.pre names, in the order of its src/llama-vocab.cpp
+// (llama_vocab::impl::load, ggml-org/llama.cpp at 00ad355e): 90 names.
+const char* const kLlamaCppPreTokenizerNames[] = {
+    "default",
+    "minicpm5",
+    "llama3",
+    "llama-v3",
+    "llama-bpe",
+    "falcon3",
+    "falcon-h1",
+    "pixtral",
+    "midm-2.0",
+    "lfm2",
+    "jina-v5-nano",
+    "deepseek-llm",
+    "deepseek-coder",
+    "deepseek-v3",
+    "spark2_5",
+    "youtu",
+    "falcon",
+    "mpt",
+    "starcoder",
+    "gpt-2",
+    "phi-2",
+    "jina-es",
+    "jina-de",
+    "gigachat",
+    "jina-v2-es",
+    "jina-v2-de",
+    "a.x-4.0",
+    "mellum",
+    "modern-bert",
+    "jais-2",
+    "gemma4",
+    "granite-embed-multi-311m",
+    "sarvam-moe",
+    "jina-v1-en",
+    "jina-v2-code",
+    "roberta-bpe",
+    "whitespace",
+    "refact",
+    "command-r",
+    "qwen2",
+    "deepseek-r1-qwen",
+    "kormo",
+    "f2llmv2",
+    "qwen35",
+    "stablelm2",
+    "olmo",
+    "dbrx",
+    "smaug-bpe",
+    "poro-chat",
+    "glm4",
+    "chatglm-bpe",
+    "viking",
+    "jais",
+    "tekken",
+    "smollm",
+    "codeshell",
+    "bloom",
+    "gpt3-finnish",
+    "exaone",
+    "exaone4",
+    "exaone-moe",
+    "chameleon",
+    "minerva-7b",
+    "megrez",
+    "gpt-4o",
+    "llama4",
+    "kanana2",
+    "talkie",
+    "granite-embed-multi-97m",
+    "tiny_aya",
+    "cohere2moe",
+    "superbpe",
+    "trillion",
+    "granite-docling",
+    "bailingmoe",
+    "bailingmoe2",
+    "llada-moe",
+    "seed-coder",
+    "hunyuan",
+    "hunyuan-dense",
+    "hy_v4",
+    "joyai-llm",
+    "kimi-k2",
+    "ufakzeka",
+    "grok-2",
+    "afmoe",
+    "laguna",
+    "minimax-m2",
+    "solar-open",
+    "mellum2",
+};
+
+// Names left out of the table on purpose, each with the table's reason.
+// "whitespace": an embedding model's tokenizer that drops all whitespace, with its own
+// tokenizer.ggml.model (see make_names in pre_tokenizer_table.cpp).
+const std::set<std::string_view> kDeliberatelyUnknown = {"whitespace"};
 
 } // namespace
 
@@ -65,6 +167,32 @@ private slots:
                 QFAIL((std::string(set.name) + ": " + e.what()).c_str());
             }
         }
+    }
+
+    // Every name llama.cpp recognizes is in the table, except the documented exclusion; the
+    // table holds no name llama.cpp does not know.
+    void every_llama_cpp_name_is_known() {
+        QCOMPARE(std::size(kLlamaCppPreTokenizerNames), size_t{90});
+        std::set<std::string_view> llama_cpp;
+        for (const char* name : kLlamaCppPreTokenizerNames)
+            QVERIFY2(llama_cpp.insert(name).second, name);
+        std::set<std::string_view> table;
+        for (const PreTokenizerName& entry : pre_tokenizer_names())
+            table.insert(entry.name);
+        for (std::string_view name : kDeliberatelyUnknown) {
+            QVERIFY2(llama_cpp.contains(name), std::string(name).c_str());
+            QVERIFY2(!table.contains(name), (std::string(name) + " is excluded but in the table").c_str());
+            QVERIFY(!find_pre_tokenizer(name));
+        }
+        for (std::string_view name : llama_cpp) {
+            if (kDeliberatelyUnknown.contains(name)) continue;
+            QVERIFY2(table.contains(name), (std::string(name) + " is not in the table").c_str());
+            QVERIFY2(find_pre_tokenizer(name), std::string(name).c_str());
+            QVERIFY2(choose_pre_tokenizer(name).warning.empty(), std::string(name).c_str());
+        }
+        for (std::string_view name : table)
+            QVERIFY2(llama_cpp.contains(name), (std::string(name) + " is not a llama.cpp name").c_str());
+        QCOMPARE(table.size(), llama_cpp.size() - kDeliberatelyUnknown.size());
     }
 
     void the_families_of_the_issue_are_known_data() {
