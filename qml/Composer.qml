@@ -12,14 +12,12 @@ Rectangle {
     property alias text: input.text
     // Returns true when the message was taken (the field is then cleared).
     property var sendHandler: function (text) { return true }
-    signal sendRequested(string text)
     signal stopRequested()
 
     function submit() {
         const text = input.text.trim()
         if (generating || !canSend || text.length === 0)
             return false
-        sendRequested(text)
         if (sendHandler(text)) {
             input.clear()
             return true

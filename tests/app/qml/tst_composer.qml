@@ -19,7 +19,6 @@ Item {
         anchors.centerIn: parent
         sendHandler: function (text) { root.handled.push(text); return root.accept }
     }
-    SignalSpy { id: sendSpy; target: composer; signalName: "sendRequested" }
     SignalSpy { id: stopSpy; target: composer; signalName: "stopRequested" }
 
     TestCase {
@@ -32,7 +31,6 @@ Item {
             composer.canSend = true
             root.accept = true
             root.handled = []
-            sendSpy.clear()
             stopSpy.clear()
             composer.focusInput()
         }
@@ -44,8 +42,6 @@ Item {
         function test_enterSends() {
             type("Hi")
             keyClick(Qt.Key_Return)
-            compare(sendSpy.count, 1)
-            compare(sendSpy.signalArguments[0][0], "Hi")
             compare(root.handled, ["Hi"])
             compare(composer.text, "")
         }
@@ -53,30 +49,30 @@ Item {
         function test_keypadEnterSends() {
             type("ok")
             keyClick(Qt.Key_Enter)
-            compare(sendSpy.count, 1)
+            compare(root.handled.length, 1)
         }
 
         function test_shiftEnterMakesANewLine() {
             type("a")
             keyClick(Qt.Key_Return, Qt.ShiftModifier)
             type("b")
-            compare(sendSpy.count, 0)
+            compare(root.handled.length, 0)
             compare(composer.text, "a\nb")
             keyClick(Qt.Key_Return)
-            compare(sendSpy.signalArguments[0][0], "a\nb")
+            compare(root.handled[0], "a\nb")
         }
 
         function test_blankIsNotSent() {
             keyClick(Qt.Key_Space)
             keyClick(Qt.Key_Return)
-            compare(sendSpy.count, 0)
+            compare(root.handled.length, 0)
         }
 
         function test_refusedTextStays() {
             root.accept = false
             type("keep me")
             keyClick(Qt.Key_Return)
-            compare(sendSpy.count, 1)
+            compare(root.handled.length, 1)
             compare(composer.text, "keep me")
         }
 
@@ -84,7 +80,7 @@ Item {
             composer.generating = true
             type("later")
             keyClick(Qt.Key_Return)
-            compare(sendSpy.count, 0)
+            compare(root.handled.length, 0)
             compare(composer.text, "later")
             verify(findChild(composer, "sendButton") === null)
         }
@@ -96,7 +92,7 @@ Item {
             verify(stop.enabled)
             mouseClick(stop)
             compare(stopSpy.count, 1)
-            compare(sendSpy.count, 0)
+            compare(root.handled.length, 0)
         }
 
         function test_sendButton() {
@@ -106,7 +102,7 @@ Item {
             type("x")
             verify(send.enabled)
             mouseClick(send)
-            compare(sendSpy.count, 1)
+            compare(root.handled.length, 1)
         }
 
         // The button's tooltip follows its state while the pointer rests on it: once it said
@@ -139,7 +135,7 @@ Item {
             composer.canSend = false
             type("hello")
             keyClick(Qt.Key_Return)
-            compare(sendSpy.count, 0)
+            compare(root.handled.length, 0)
             verify(!findChild(composer, "sendButton").enabled)
         }
     }
