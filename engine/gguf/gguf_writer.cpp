@@ -185,6 +185,11 @@ void GgufWriter::copy(const GgufFile& from, std::string_view key) {
     set(std::string(key), *v);
 }
 
+void GgufWriter::copy_tensors(const GgufFile& from) {
+    for (const TensorInfo& t : from.tensors())
+        add_tensor(t.name, t.shape, t.type, std::vector<std::byte>(t.data, t.data + t.bytes));
+}
+
 size_t GgufWriter::copy_prefix(const GgufFile& from, std::string_view prefix) {
     size_t copied = 0;
     for (const auto& entry : from.metadata()) {

@@ -40,6 +40,8 @@ public:
                     std::vector<std::byte> data);
     void add_tensor(const std::string& name, std::vector<int64_t> shape, kernels::TensorType type,
                     TensorRowFiller fill);
+    // Adds a copy of every tensor of a read file (a file written again with edited metadata).
+    void copy_tensors(const GgufFile& from);
     size_t tensor_count() const { return tensors_.size(); }
     // Upper bound of the bytes a filler produces per call (at least one row); 16 MiB by default.
     void set_fill_chunk_bytes(size_t bytes) { fill_chunk_bytes_ = bytes; }

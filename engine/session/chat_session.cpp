@@ -64,14 +64,11 @@ ChatSession::ChatSession(Inference& inference, int32_t n_ctx, EngineMetrics* met
         model_template_source_ = chat::default_chatml_template();
         model_template_ = std::make_unique<chat::ChatTemplate>(model_template_source_, "ChatML");
     }
-    if (metrics) {
-        shown_expert_hits_ = inference.expert_hits().get();
-        metrics->show_expert_hits(inference.expert_hits());
-    }
+    if (metrics) metrics->show_expert_hits(inference.expert_hits());
 }
 
 ChatSession::~ChatSession() {
-    if (!own_metrics_) metrics_.stop_showing_expert_hits(shown_expert_hits_);
+    if (!own_metrics_) metrics_.stop_showing_expert_hits(inference_.expert_hits().get());
 }
 
 const chat::ChatTemplate& ChatSession::template_for(const GenerationOptions& options) const {

@@ -120,7 +120,6 @@ private:
     Inference& inference_;
     std::unique_ptr<EngineMetrics> own_metrics_; // when no sink was passed in
     EngineMetrics& metrics_;
-    const ExpertHits* shown_expert_hits_ = nullptr; // in a sink passed in
     std::unique_ptr<KvCache> cache_;
     std::string model_template_source_;
     std::unique_ptr<chat::ChatTemplate> model_template_;

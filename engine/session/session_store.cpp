@@ -37,12 +37,11 @@ SessionStore::SessionStore(Inference& inference, SessionStoreOptions options, En
     : inference_(inference), options_(std::move(options)), metrics_(metrics) {
     if (options_.n_ctx <= 0) throw Error("session store: the context length must be positive");
     if (!options_.state_dir.empty()) remove_abandoned_temporaries(options_.state_dir);
-    shown_expert_hits_ = inference_.expert_hits().get();
     metrics_.show_expert_hits(inference_.expert_hits());
 }
 
 SessionStore::~SessionStore() {
-    metrics_.stop_showing_expert_hits(shown_expert_hits_);
+    metrics_.stop_showing_expert_hits(inference_.expert_hits().get());
     if (!options_.save_on_close) return;
     for (const Entry& entry : entries_) {
         try {

@@ -109,7 +109,6 @@ private:
     Inference& inference_;
     SessionStoreOptions options_;
     EngineMetrics& metrics_;
-    const ExpertHits* shown_expert_hits_ = nullptr; // in metrics_, until the store goes
     std::shared_ptr<const ModelIdentity> identity_;
     std::list<Entry> entries_; // most recently used first
     std::string last_save_error_;

@@ -24,11 +24,16 @@ inline __m512i duplicate(const uint8_t* bytes) {
 }
 
 // Chunks c and c + 1 (c even) of a Q2_K/Q3_K half (its 32 bytes duplicated): the 2-bit quants
-// of chunk c sit at bits 2 (c % 4) of the bytes, those of chunk c + 1 two bits higher.
-inline __m512i two_bit_pair(__m512i half, int c) {
+// of chunk c sit at bits 2 (c % 4) of the bytes, those of chunk c + 1 two bits higher. Shifted
+// down to bits 0-1, higher bits left as they are.
+inline __m512i shifted_pair(__m512i half, int c) {
     const __m512i shifts = _mm512_inserti64x4(_mm512_set1_epi16(static_cast<short>(2 * (c % 4))),
                                               _mm256_set1_epi16(static_cast<short>(2 * (c % 4) + 2)), 1);
-    return _mm512_and_si512(_mm512_srlv_epi16(half, shifts), _mm512_set1_epi8(3));
+    return _mm512_srlv_epi16(half, shifts);
+}
+// The same quants alone (0..3).
+inline __m512i two_bit_pair(__m512i half, int c) {
+    return _mm512_and_si512(shifted_pair(half, c), _mm512_set1_epi8(3));
 }
 
 // Q3_K's high bits of chunks c and c + 1 (bit c of hmask[l] for element 32c + l) added as 4.
@@ -89,12 +94,9 @@ inline __m256i q2k_chunk_sums(const uint8_t* qs, __m512i table, const int8_t* x)
     __m512i sum = _mm512_setzero_si512();
 #pragma GCC unroll 4
     for (int c = 0; c < 8; c += 2) {
-        const __m512i shifts = _mm512_inserti64x4(_mm512_set1_epi16(static_cast<short>(2 * (c % 4))),
-                                                  _mm256_set1_epi16(static_cast<short>(2 * (c % 4) + 2)), 1);
-        // (shifted & 3) | 4t: 0xEA is A & B | C.
-        const __m512i index =
-            _mm512_ternarylogic_epi32(_mm512_srlv_epi16(halves[c / 4], shifts), _mm512_set1_epi8(3),
-                                      _mm512_set1_epi8(static_cast<char>(2 * c)), 0xEA);
+        // (shifted & 3) | 4t in one op: 0xEA is A & B | C.
+        const __m512i index = _mm512_ternarylogic_epi32(shifted_pair(halves[c / 4], c), _mm512_set1_epi8(3),
+                                                        _mm512_set1_epi8(static_cast<char>(2 * c)), 0xEA);
         sum = _mm512_dpbusd_epi32(sum, _mm512_shuffle_epi8(table, index), _mm512_loadu_si512(x + 32 * c));
     }
     return _mm256_add_epi32(_mm512_castsi512_si256(sum), _mm512_extracti64x4_epi64(sum, 1));

@@ -80,24 +80,34 @@ class TestPersistence : public QObject {
                       {id})
             .value_or(QList<QVariantList>{});
     }
-    // A conversation of the app's messages around one whose role the app does not know ("critic",
-    // at position 1, written with raw SQL); returns that row's id.
-    static QString conversationWithAnUnknownRole(const QString& path,
-                                                 const ConversationRecord& conversation) {
+    // A database holding one conversation ("Essay") of the app's messages around one whose role
+    // the app does not know ("critic", at position 1, written with raw SQL), and that row as stored
+    // (empty if it could not be written).
+    struct UnknownRoleDatabase {
+        QString path;
+        ConversationRecord conversation;
+        QString unknownId;
+        QList<QVariantList> original;
+    };
+    UnknownRoleDatabase databaseWithAnUnknownRole() {
+        UnknownRoleDatabase d;
+        d.path = databasePath();
+        QDir().mkpath(QFileInfo(d.path).absolutePath());
+        const QDateTime now = QDateTime::currentDateTime();
+        d.conversation = {newRecordId(), "Essay", now, now};
         {
-            SqlStore store(path);
-            store.saveConversation(conversation);
-            store.saveMessage(message(conversation.id, 0, User, "Is this essay good?"));
-            store.saveMessage(message(conversation.id, 2, Assistant, "It reads well."));
+            SqlStore store(d.path);
+            store.saveConversation(d.conversation);
+            store.saveMessage(message(d.conversation.id, 0, User, "Is this essay good?"));
+            store.saveMessage(message(d.conversation.id, 2, Assistant, "It reads well."));
         }
-        const QString id = newRecordId();
-        const bool written =
-            rawSql(path,
+        d.unknownId = newRecordId();
+        if (rawSql(d.path,
                    "INSERT INTO messages(id, conversation_id, position, role, content, state,"
                    " created_at) VALUES(?, ?, 1, 'critic', 'Too long by half.', 'complete', 1234)",
-                   {id, conversation.id})
-                .has_value();
-        return written ? id : QString();
+                   {d.unknownId, d.conversation.id}))
+            d.original = storedRow(d.path, d.unknownId);
+        return d;
     }
 
 private slots:
@@ -162,13 +172,7 @@ private slots:
     // model, says so once, naming the file and the conversation, and keeps it as it was through
     // saves of that conversation, whose new messages go after it.
     void unknownRoleIsKeptButNotShown() {
-        const QString path = databasePath();
-        QDir().mkpath(QFileInfo(path).absolutePath());
-        const QDateTime now = QDateTime::currentDateTime();
-        const ConversationRecord conversation{newRecordId(), "Essay", now, now};
-        const QString unknown = conversationWithAnUnknownRole(path, conversation);
-        QVERIFY(!unknown.isEmpty());
-        const QList<QVariantList> original = storedRow(path, unknown);
+        const auto [path, conversation, unknown, original] = databaseWithAnUnknownRole();
         QCOMPARE(original.size(), 1);
         {
             SqlStore store(path);
@@ -212,13 +216,7 @@ private slots:
 
     // A damaged database's copy carries such a row over as it was.
     void damagedDatabaseCopyKeepsUnknownRoles() {
-        const QString path = databasePath();
-        QDir().mkpath(QFileInfo(path).absolutePath());
-        const QDateTime now = QDateTime::currentDateTime();
-        const ConversationRecord conversation{newRecordId(), "Essay", now, now};
-        const QString unknown = conversationWithAnUnknownRole(path, conversation);
-        QVERIFY(!unknown.isEmpty());
-        const QList<QVariantList> original = storedRow(path, unknown);
+        const auto [path, conversation, unknown, original] = databaseWithAnUnknownRole();
         QCOMPARE(original.size(), 1);
         QVERIFY(!QFile::exists(path + "-wal")); // closed cleanly: everything is in the file
         // The conversations' index overwritten: the file fails the quick check, its rows still read.

@@ -226,6 +226,27 @@ private slots:
         QVERIFY(std::memcmp(f->find_tensor("after")->data, random_bytes(128, 2).data(), 128) == 0);
     }
 
+    // A real model written again, metadata and tensors copied: the same tensors, byte for byte.
+    void copiesTheTensorsOfARealModel() {
+        const auto source = GgufFile::open(test::testdata("models/stories260K.gguf"));
+        GgufWriter w;
+        w.copy_prefix(*source, "");
+        w.copy_tensors(*source);
+        QCOMPARE(w.tensor_count(), source->tensors().size());
+        const std::string path = dir_ + "/stories-copy.gguf";
+        w.write(path);
+        const auto copy = GgufFile::open(path);
+        QCOMPARE(copy->tensors().size(), source->tensors().size());
+        for (const auto& t : source->tensors()) {
+            const auto* c = copy->find_tensor(t.name);
+            QVERIFY2(c, t.name.c_str());
+            QCOMPARE(c->shape, t.shape);
+            QCOMPARE(c->type, t.type);
+            QCOMPARE(c->bytes, t.bytes);
+            QVERIFY2(std::memcmp(c->data, t.data, t.bytes) == 0, t.name.c_str());
+        }
+    }
+
     void copiesMetadataFromARealVocab() {
         const auto vocab = GgufFile::open(test::testdata("vocab/ggml-vocab-qwen2.gguf"));
         GgufWriter w;

@@ -43,8 +43,7 @@ inline std::vector<int32_t> greedy_reply_to_damage(engine::Inference& inference,
 inline void write_damaged_token_model(const std::string& source, const std::string& out, int32_t token) {
     const auto file = gguf::GgufFile::open(source);
     gguf::GgufWriter writer;
-    for (const gguf::MetadataEntry& entry : file->metadata())
-        writer.set(entry.key, entry.value);
+    writer.copy_prefix(*file, ""); // all of it
     const bool tied = file->find_tensor("output.weight") == nullptr;
     for (const gguf::TensorInfo& t : file->tensors()) {
         std::vector<std::byte> data(t.data, t.data + t.bytes);

@@ -21,8 +21,7 @@ inline void write_longrope_phi3(const std::string& path, const std::vector<float
     writer.copy_prefix(*source, "");
     writer.set("phi3.rope.scaling.original_context_length", gguf::uint32_value(uint32_t(n_ctx_orig)));
     writer.set("phi3.rope.scaling.attn_factor", gguf::float32_value(attn_factor));
-    for (const gguf::TensorInfo& t : source->tensors())
-        writer.add_tensor(t.name, t.shape, t.type, std::vector<std::byte>(t.data, t.data + t.bytes));
+    writer.copy_tensors(*source);
     auto bytes_of = [](const std::vector<float>& v) {
         std::vector<std::byte> b(v.size() * sizeof(float));
         std::memcpy(b.data(), v.data(), b.size());

@@ -32,6 +32,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 using namespace hearth;
@@ -61,10 +62,14 @@ std::string tier_name(int isa) {
     return std::string(kernels::isa_name(tier_of(isa)));
 }
 
-void add_tier_rows(const std::string& model) {
+// Rows (model, tier) for every tier, named model/tier; with an evaluation (the rule's third
+// column: 0 one pass, 1 token by token), that too, and " token by token" in the name of 1.
+void add_tier_rows(const std::string& model, std::optional<int> evaluation = {}) {
     for (kernels::Isa isa : kernels::kIsaTiers) {
-        const std::string tag = model + "/" + std::string(kernels::isa_name(isa));
-        QTest::newRow(tag.c_str()) << QString::fromStdString(model) << static_cast<int>(isa);
+        const std::string tag =
+            model + "/" + std::string(kernels::isa_name(isa)) + (evaluation == 1 ? " token by token" : "");
+        QTestData& row = QTest::newRow(tag.c_str()) << QString::fromStdString(model) << static_cast<int>(isa);
+        if (evaluation) row << *evaluation;
     }
 }
 
@@ -194,8 +199,7 @@ std::string write_copy(const std::string& model, const StepSwitch& change, const
         if (!source->find(key)) throw Error(model + " has no " + key + " to change");
         writer.set(key, change.value());
     }
-    for (const gguf::TensorInfo& t : source->tensors())
-        writer.add_tensor(t.name, t.shape, t.type, std::vector<std::byte>(t.data, t.data + t.bytes));
+    writer.copy_tensors(*source);
     writer.write(path);
     return path;
 }
@@ -309,43 +313,31 @@ private slots:
                  qPrintable(QString("max %1, stated %2").arg(llama_cpp.max_abs()).arg(stated.max_abs)));
     }
 
-    // The rule for an engine, per file and tier (see the top of this file).
+    // The rule for an engine, per file and tier (see the top of this file). The files of issue 15
+    // are held to it a second time with each line evaluated one token at a time: decode's batch of
+    // one row (its own kernels: the repacked batch-1 products, one-position attention, the experts
+    // read per token), which the one-pass evaluation never reaches.
     void logits_meet_the_reference_rule_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<int>("isa");
+        QTest::addColumn<int>("evaluation"); // 0 one pass, 1 token by token
         for (const char* m : kCheckedModels)
-            add_tier_rows(m);
+            add_tier_rows(m, 0);
+        for (const char* m : kDecodeCheckedModels)
+            add_tier_rows(m, 1);
     }
     void logits_meet_the_reference_rule() {
         QFETCH(QString, model);
         QFETCH(int, isa);
+        QFETCH(int, evaluation);
         if (!kernels::kernels_for(tier_of(isa))) QSKIP(kernels::isa_unavailable_reason(tier_of(isa)).c_str());
         const std::string name = model.toStdString();
         const auto loaded = load_on_tier(name, isa);
         QVERIFY(loaded);
         const std::vector<test::ReferenceLine> lines = test::read_reference(name);
-        verify_rule(name, tier_name(isa), lines, measure(loaded, lines, Evaluation::OnePass));
-    }
-
-    // The same rule with each line evaluated one token at a time: decode's batch of one row
-    // (its own kernels: the repacked batch-1 products, one-position attention, the experts
-    // read per token), which the one-pass evaluation above never reaches.
-    void logits_meet_the_reference_rule_token_by_token_data() {
-        QTest::addColumn<QString>("model");
-        QTest::addColumn<int>("isa");
-        for (const char* m : kDecodeCheckedModels)
-            add_tier_rows(m);
-    }
-    void logits_meet_the_reference_rule_token_by_token() {
-        QFETCH(QString, model);
-        QFETCH(int, isa);
-        if (!kernels::kernels_for(tier_of(isa))) QSKIP(kernels::isa_unavailable_reason(tier_of(isa)).c_str());
-        const std::string name = model.toStdString();
-        const auto loaded = load_on_tier(name, isa);
-        QVERIFY(loaded);
-        const std::vector<test::ReferenceLine> lines = test::read_reference(name);
-        verify_rule(name, tier_name(isa) + " token by token", lines,
-                    measure(loaded, lines, Evaluation::TokenByToken));
+        const bool by_token = evaluation == 1;
+        verify_rule(name, tier_name(isa) + (by_token ? " token by token" : ""), lines,
+                    measure(loaded, lines, by_token ? Evaluation::TokenByToken : Evaluation::OnePass));
     }
 
     // The golden lines reach what the steps below switch off: a prompt longer than the window

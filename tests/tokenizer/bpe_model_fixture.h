@@ -43,8 +43,7 @@ inline std::string write_bpe_model(const std::string& dir, const std::string& pr
     writer.set("tokenizer.ggml.merges", gguf::string_array({"1 2", "12 3", "123 4"}));
     if (!chat_template.empty()) writer.set("tokenizer.chat_template", gguf::string_value(chat_template));
     writer.set("tokenizer.ggml.eos_token_id", gguf::uint32_value(static_cast<uint32_t>(tokens.size() - 1)));
-    for (const gguf::TensorInfo& t : file->tensors())
-        writer.add_tensor(t.name, t.shape, t.type, std::vector<std::byte>(t.data, t.data + t.bytes));
+    writer.copy_tensors(*file);
     const std::string path = dir + "/" + (file_name.empty() ? "bpe-" + pre : file_name) + ".gguf";
     writer.write(path);
     return path;
