@@ -115,6 +115,10 @@ private slots:
         QVERIFY(metrics->tokensGenerated() > 0);
         const qsizetype rates = nonZero(metrics->decodeHistory());
         QTRY_VERIFY_WITH_TIMEOUT(nonZero(metrics->decodeHistory()) > rates, 20000); // still growing
+        // Long enough to have filled the 128-position context and shifted it (checked below),
+        // however slowly the build runs (under ASan, with other suites beside it, the samples
+        // above can come before the first shift).
+        QTRY_VERIFY_WITH_TIMEOUT(metrics->tokensGenerated() > metrics->kvCapacity(), 60000);
 
         b.chat()->stop();
         QTRY_VERIFY_WITH_TIMEOUT(finished, 30000);

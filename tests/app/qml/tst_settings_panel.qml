@@ -146,6 +146,11 @@ Item {
             testSettings.chatTemplate = "{{ line }}\n".repeat(12)
             const flick = findChild(shortPanel, "settingsScroll").contentItem
             const field = findChild(shortPanel, data.field)
+            // The page laid out with the new texts, and still (an earlier test's scroll may still
+            // be moving it on a slow build), before the field is measured.
+            flick.cancelFlick()
+            tryVerify(() => !flick.moving, 5000, "the page is still moving")
+            waitForItemPolished(shortPanel)
             // The field near the top of the view, with page left below it to scroll to.
             flick.contentY = Math.max(0, field.mapToItem(flick.contentItem, 0, 0).y - 40)
             waitForRendering(shortPanel)
