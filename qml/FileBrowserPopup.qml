@@ -21,7 +21,7 @@ Popup {
     // Opens on `startFolder` (the home folder when it is empty).
     function openAt(startFolder) {
         internal.chose = false
-        folder = startFolder.toString().length > 0 ? startFolder : internal.homeUrl
+        internal.show(startFolder.toString().length > 0 ? startFolder : internal.homeUrl, "")
         open()
     }
     // Closes with no `cancelled` (the caller answers for it).
@@ -31,21 +31,33 @@ Popup {
     }
     function goUp() {
         if (internal.parentFolder.toString().length === 0) return
-        internal.comeFrom = folder
-        folder = internal.parentFolder
+        internal.show(internal.parentFolder, folder)
     }
     function chooseShownFolder() { internal.finish(browser.folder) }
     // A folder opens; a file is chosen.
     function activate(row) {
         if (row < 0 || row >= folderModel.count) return
-        if (folderModel.isFolder(row)) folder = folderModel.get(row, "fileUrl")
+        if (folderModel.isFolder(row)) internal.show(folderModel.get(row, "fileUrl"), "")
         else if (!chooseFolder) internal.finish(folderModel.get(row, "fileUrl"))
     }
 
     QtObject {
         id: internal
         property bool chose: false
-        property url comeFrom // going up: the folder to show as the current entry
+        // Going up, the folder left is the current entry, through every update of the listing
+        // until the person moves: the listing can come in more than once (a file appears, or
+        // the status of the folder before it arrives late) and each resets the list's current.
+        property url keptCurrent
+        function show(shownFolder, current) {
+            keptCurrent = current
+            browser.folder = shownFolder
+        }
+        // True when the kept entry is in the listing, and now current.
+        function selectKeptCurrent() {
+            const row = keptCurrent.toString().length > 0 ? folderModel.indexOf(keptCurrent) : -1
+            if (row >= 0) entries.currentIndex = row
+            return row >= 0
+        }
         // From the URL: FolderListModel's parentFolder lags behind its folder.
         readonly property url parentFolder: {
             const text = browser.folder.toString().replace(/\/+$/, "")
@@ -122,11 +134,10 @@ Popup {
         nameFilters: browser.chooseFolder ? ["*"] : internal.globs(browser.nameFilters[browser.filterIndex])
         // A folder's listing starts at its first entry, or, going up, at the folder left.
         onStatusChanged: {
-            if (status !== FolderListModel.Ready) return
-            const left = internal.comeFrom.toString().length > 0 ? indexOf(internal.comeFrom) : -1
-            entries.currentIndex = left >= 0 ? left : (count > 0 ? 0 : -1)
-            internal.comeFrom = ""
+            if (status === FolderListModel.Ready && !internal.selectKeptCurrent())
+                entries.currentIndex = count > 0 ? 0 : -1
         }
+        onCountChanged: internal.selectKeptCurrent()
     }
 
     contentItem: ColumnLayout {
@@ -158,7 +169,7 @@ Popup {
                 iconPath: Icons.folder
                 text: qsTr("Home")
                 implicitHeight: 30
-                onClicked: browser.folder = internal.homeUrl
+                onClicked: internal.show(internal.homeUrl, "")
             }
             Label {
                 objectName: "fileBrowserPath"
@@ -198,6 +209,8 @@ Popup {
                     if (event.key === Qt.Key_Backspace || (event.key === Qt.Key_Up && (event.modifiers & Qt.AltModifier))) {
                         browser.goUp()
                         event.accepted = true
+                    } else {
+                        internal.keptCurrent = "" // the person moves on from the folder left
                     }
                 }
 
@@ -217,7 +230,11 @@ Popup {
                     Accessible.name: entry.fileIsDir ? qsTr("Folder %1").arg(entry.fileName) : entry.fileName
                     HoverHandler { id: entryHover }
                     TapHandler {
-                        onTapped: { entries.currentIndex = entry.index; entries.forceActiveFocus() }
+                        onTapped: {
+                            internal.keptCurrent = ""
+                            entries.currentIndex = entry.index
+                            entries.forceActiveFocus()
+                        }
                         onDoubleTapped: browser.activate(entry.index)
                     }
                     RowLayout {

@@ -163,6 +163,14 @@ private slots:
         QTRY_VERIFY(shown(QStringLiteral("fileBrowserEntry_More models")));
         QTRY_COMPARE(list->property("count").toInt(), 3);
         QTRY_COMPARE(list->property("currentIndex").toInt(), 1);
+        // A model lands in the folder (a download ends) and the listing comes again: the folder
+        // left stays the current entry (each listing once reset it to the first).
+        QFile landed(modelsDir_ + "/landed.gguf");
+        QVERIFY(landed.open(QIODevice::WriteOnly));
+        landed.close();
+        QTRY_VERIFY(shown(QStringLiteral("fileBrowserEntry_landed.gguf")));
+        QTRY_COMPARE(list->property("count").toInt(), 4);
+        QCOMPARE(list->property("currentIndex").toInt(), 1);
         QTest::keyClick(window_, Qt::Key_Return);
         QTRY_VERIFY(shown(QStringLiteral("fileBrowserEntry_tiny stories.gguf")));
         QTRY_COMPARE(list->property("count").toInt(), 1);
@@ -231,6 +239,16 @@ private slots:
         clickOn(choose);
         QTRY_VERIFY(!dialog->property("opened").toBool());
         QCOMPARE(QDir(backend_->settings()->modelsFolder()), QDir(modelsDir_ + "/Empty folder"));
+    }
+
+    // A test that fails with its dialog open leaves it there: the next test's own dialog
+    // would open beneath it.
+    void cleanup() {
+        for (const QString name : {QStringLiteral("modelFileDialog"), QStringLiteral("modelsFolderDialog")}) {
+            QObject* dialog = pickerDialog(name);
+            if (dialog && dialog->property("opened").toBool()) QMetaObject::invokeMethod(dialog, "close");
+        }
+        QTRY_VERIFY(!shown(QStringLiteral("fileBrowserDim")));
     }
 
     void cleanupTestCase() {

@@ -147,16 +147,24 @@ Item {
             const flick = findChild(shortPanel, "settingsScroll").contentItem
             const field = findChild(shortPanel, data.field)
             // The page laid out with the new texts, and still (an earlier test's scroll may still
-            // be moving it on a slow build), before the field is measured.
+            // be moving it on a slow build), before the field is measured: the layouts inside
+            // the page polish on their own, so the field's place must hold over two looks.
             flick.cancelFlick()
-            tryVerify(() => !flick.moving, 5000, "the page is still moving")
-            waitForItemPolished(shortPanel)
+            let fieldTop = NaN
+            tryVerify(() => {
+                const top = field.mapToItem(flick.contentItem, 0, 0).y
+                const settled = top === fieldTop && !flick.moving
+                fieldTop = top
+                return settled
+            }, 5000, "the page is still moving or laying out")
             // The field near the top of the view, with page left below it to scroll to.
-            flick.contentY = Math.max(0, field.mapToItem(flick.contentItem, 0, 0).y - 40)
+            flick.contentY = Math.max(0, fieldTop - 40)
             waitForRendering(shortPanel)
             const before = flick.contentY
             const point = field.mapToItem(shortPanel, field.width / 2, 20)
-            verify(point.y > 0 && point.y < shortPanel.height, "the field is in view")
+            verify(point.y > 0 && point.y < shortPanel.height,
+                   "the field is in view: at " + point.y + " in " + shortPanel.height + ", the page at " + flick.contentY
+                   + " of " + flick.contentHeight)
             mouseWheel(shortPanel, point.x, point.y, 0, -240)
             tryVerify(() => flick.contentY > before + 20, 2000, "the page did not scroll: " + flick.contentY)
             testSettings.systemPrompt = ""
