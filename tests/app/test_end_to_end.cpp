@@ -27,7 +27,11 @@ class TestEndToEnd : public QObject {
 
     QString dir_;
 
-    static QString hearthBinary() { return QString::fromStdString(hearth::test::bin_dir()) + "/hearth"; }
+    // The app with the test-only automation driver; the shipped hearth has no script option.
+    static QString hearthBinary() {
+        return QString::fromStdString(hearth::test::bin_dir()) + "/hearth-scripted";
+    }
+    static QString shippedBinary() { return QString::fromStdString(hearth::test::bin_dir()) + "/hearth"; }
     static QString artifacts() { return QString::fromStdString(hearth::test::artifact_dir()); }
     static QString modelPath() {
         return QString::fromStdString(hearth::test::testdata("models/stories260K.gguf"));
@@ -355,6 +359,22 @@ private slots:
                  "the saved reply is not what the view showed");
         QCOMPARE(hearth::app::SqlStore(dataDir + "/conversations.sqlite").integrityCheck(),
                  QStringLiteral("ok"));
+    }
+
+    // The hearth that ships has the same options but none to run a script: the driver that
+    // types and clicks for this test is in hearth-scripted only.
+    void theShippedAppHasNoScriptOption() {
+        for (const QString& binary : {shippedBinary(), hearthBinary()}) {
+            QProcess app;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            if (!env.contains("QT_QPA_PLATFORM")) env.insert("QT_QPA_PLATFORM", "offscreen");
+            app.setProcessEnvironment(env);
+            app.start(binary, {"--help"});
+            QVERIFY2(app.waitForFinished(60000), qPrintable(binary));
+            const QString help = QString::fromUtf8(app.readAllStandardOutput());
+            QVERIFY2(help.contains("--data-dir") && help.contains("--settings"), qPrintable(help));
+            QCOMPARE(help.contains("--script"), binary == hearthBinary());
+        }
     }
 };
 

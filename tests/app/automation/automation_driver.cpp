@@ -1,4 +1,4 @@
-#include "app/gui/automation.h"
+#include "tests/app/automation/automation_driver.h"
 #include "app/core/app_settings.h"
 #include "app/core/chat_controller.h"
 #include "app/core/hearth_backend.h"

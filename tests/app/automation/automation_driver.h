@@ -3,7 +3,7 @@
 // model through the drop path, types into the composer and presses Enter,
 // clicks buttons by objectName, waits for the stream, resizes the window,
 // reads what an item shows, takes screenshots, and prints what it sees as JSON
-// lines on stdout. Never used in normal runs.
+// lines on stdout. Test-only: linked into hearth-scripted, never into the hearth that ships.
 #include <QJsonObject>
 #include <QObject>
 #include <QString>
