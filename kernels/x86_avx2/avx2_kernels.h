@@ -38,6 +38,10 @@ float vec_dot_q6_K_q8_K(int64_t n, const void* weight_row, const void* activatio
 // The blocked matrix-matrix kernel of a weight type (gemm_avx2.cpp), or null where it has none
 // (F32, Q8_K). Batch 1 runs the rows one by one through the type's dot product.
 GemmFn gemm_for(TensorType type);
+// Each format family's, null for the types outside it.
+GemmFn gemm_for_float(TensorType type);   // F16, BF16
+GemmFn gemm_for_block32(TensorType type); // Q8_0, Q5_0, Q4_0, Q5_1, Q4_1
+GemmFn gemm_for_k_quant(TensorType type); // Q2_K to Q6_K
 // Q4_0 in the order of llama.cpp's repacked q4_0_8x8 kernels, which it uses for matrices whose
 // row count is a multiple of 8 (q4_0_interleaved_avx2.cpp); any row range, any batch.
 void gemm_q4_0_q8_0_interleaved(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
