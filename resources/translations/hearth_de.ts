@@ -1629,14 +1629,6 @@
         <translation>Einstellungen in der INI-Datei &lt;file&gt; lesen und schreiben.</translation>
     </message>
     <message>
-        <source>Run the automation script &lt;file&gt; (end-to-end tests).</source>
-        <translation>Das Automatisierungsskript &lt;file&gt; ausführen (End-to-End-Tests).</translation>
-    </message>
-    <message>
-        <source>Where the script&apos;s screenshots go.</source>
-        <translation>Wohin die Bildschirmfotos des Skripts kommen.</translation>
-    </message>
-    <message>
         <source>A .gguf model file to load.</source>
         <translation>Eine zu ladende .gguf-Modelldatei.</translation>
     </message>
