@@ -244,7 +244,8 @@ private slots:
     // A test that fails with its dialog open leaves it there: the next test's own dialog
     // would open beneath it.
     void cleanup() {
-        for (const QString name : {QStringLiteral("modelFileDialog"), QStringLiteral("modelsFolderDialog")}) {
+        for (const QString& name :
+             {QStringLiteral("modelFileDialog"), QStringLiteral("modelsFolderDialog")}) {
             QObject* dialog = pickerDialog(name);
             if (dialog && dialog->property("opened").toBool()) QMetaObject::invokeMethod(dialog, "close");
         }
