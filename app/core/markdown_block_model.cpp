@@ -32,13 +32,19 @@ QHash<int, QByteArray> MarkdownBlockModel::roleNames() const {
 }
 
 void MarkdownBlockModel::setMarkdown(const QString& markdown) {
-    if (!markdown.startsWith(text_) || tailStart_ > markdown.size()) {
-        tailStart_ = 0; // not a continuation: split it all again
-        finished_ = 0;
-    }
-    text_ = markdown;
+    tailStart_ = 0;
+    finished_ = 0;
+    splitTail(markdown);
+}
+
+void MarkdownBlockModel::extendMarkdown(const QString& markdown) {
+    if (tailStart_ > markdown.size()) return setMarkdown(markdown); // shorter: not an extension
+    splitTail(markdown);
+}
+
+void MarkdownBlockModel::splitTail(const QString& markdown) {
     QList<qsizetype> starts;
-    const QList<MarkdownBlock> tail = splitMarkdownBlocks(text_.mid(tailStart_), &starts);
+    const QList<MarkdownBlock> tail = splitMarkdownBlocks(markdown.mid(tailStart_), &starts);
 
     // Rows from finished_ on become `tail`: changed ones are signalled, the rest added or removed.
     const int oldCount = count();

@@ -36,16 +36,19 @@ public:
     // Blocks final so far: they stay as they are however the text grows.
     [[nodiscard]] int finishedCount() const { return finished_; }
 
-    // The whole text. When it extends the previous text (a streamed reply) only its tail
-    // is split again; otherwise everything is, and still only changed blocks are signalled.
+    // The whole text, split again from its start; still only changed blocks are signalled.
     void setMarkdown(const QString& markdown);
+    // The whole text, which extends the last one given (a streamed reply): only its tail is
+    // split again. The model keeps no copy of the text; the message record holds it.
+    void extendMarkdown(const QString& markdown);
 
 signals:
     void countChanged();
 
 private:
-    QString text_;
-    qsizetype tailStart_ = 0; // where the first block that may still change starts in text_
+    void splitTail(const QString& markdown);
+
+    qsizetype tailStart_ = 0; // where the first block that may still change starts in the text
     int finished_ = 0;        // rows before the tail
     QList<MarkdownBlock> rows_;
 };

@@ -97,7 +97,9 @@ bool MessageListModel::appendText(const QString& id, const QString& text) {
     const int row = indexOf(id);
     if (row < 0) return false;
     rows_[row].content += text;
-    updateBlocks(rows_[row]); // the blocks model signals its own changes: BlocksRole stays the same object
+    // The blocks model signals its own changes: BlocksRole stays the same object.
+    if (MarkdownBlockModel* blocks = blockModels_.value(rows_[row].id))
+        blocks->extendMarkdown(rows_[row].content);
     emit dataChanged(index(row), index(row), {ContentRole, Qt::DisplayRole});
     return true;
 }

@@ -137,6 +137,9 @@ private slots:
             QVERIFY(args.at(0).value<QModelIndex>().row() >= 2);
         QCOMPARE(blocks->index(2).data(MarkdownBlockModel::ClosedRole).toBool(), true);
         QCOMPARE(blocks->blocks(), splitMarkdownBlocks(model.find("a1")->content));
+        // The reply's text is held once, in the record: the block model keeps no reference to
+        // it (one made each appended piece copy the whole reply).
+        QVERIFY(model.find("a1")->content.isDetached());
         // Replacing the text (not a continuation) still ends with the right blocks.
         model.setContent("a1", "Other");
         QCOMPARE(blocks->count(), 1);
@@ -223,7 +226,7 @@ private slots:
         // Streamed in pieces, the incremental model ends with the same blocks.
         MarkdownBlockModel streamed;
         for (qsizetype at = 0; at < markdown.size(); at += 3)
-            streamed.setMarkdown(markdown.left(at + 3));
+            streamed.extendMarkdown(markdown.left(at + 3));
         QCOMPARE(streamed.blocks(), blocks);
     }
 };
