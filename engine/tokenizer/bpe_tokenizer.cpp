@@ -1,37 +1,9 @@
 #include "engine/tokenizer/bpe_tokenizer.h"
 #include "engine/tokenizer/byte_level.h"
+#include "engine/tokenizer/pair_merging.h"
 #include "engine/tokenizer/utf8.h"
-#include <queue>
 
 namespace hearth::tokenizer {
-
-namespace {
-
-// One piece of the word being merged, linked to its neighbours.
-struct Symbol {
-    int prev;
-    int next;
-    size_t start;
-    size_t length; // 0 once merged into its left neighbour
-    int32_t id;    // the token this piece is; -1 if none
-};
-
-struct Bigram {
-    int left;
-    int right;
-    int32_t rank;
-    int32_t result; // the token the pair becomes
-    size_t length;
-};
-
-// Lowest rank first; on a tie, the leftmost pair.
-struct LowerPriority {
-    bool operator()(const Bigram& a, const Bigram& b) const {
-        return a.rank > b.rank || (a.rank == b.rank && a.left > b.left);
-    }
-};
-
-} // namespace
 
 BpeTokenizer::BpeTokenizer(Vocab vocab, const gguf::GgufFile& file, const PreTokenizerSpec& pre_tokenizer)
     : Tokenizer(std::move(vocab)), pre_tokenizer_(pre_tokenizer.patterns),
@@ -119,43 +91,16 @@ void BpeTokenizer::encode_word(std::string_view word, std::vector<int32_t>& out)
         }
     }
 
-    std::vector<Symbol> symbols;
-    symbols.reserve(word.size());
-    for (size_t pos = 0; pos < word.size();) {
-        const size_t length =
-            std::min(utf8::char_length(static_cast<unsigned char>(word[pos])), word.size() - pos);
-        const int index = static_cast<int>(symbols.size());
-        const int32_t id = vocab().find(word.substr(pos, length)).value_or(-1);
-        symbols.push_back({index - 1, pos + length == word.size() ? -1 : index + 1, pos, length, id});
-        pos += length;
-    }
-
-    std::priority_queue<Bigram, std::vector<Bigram>, LowerPriority> queue;
-    const auto try_add_bigram = [&](int left, int right) {
-        if (left < 0 || right < 0 || symbols[left].id < 0 || symbols[right].id < 0) return;
-        const auto it = merges_.find(pair_key(symbols[left].id, symbols[right].id));
-        if (it == merges_.end()) return;
-        queue.push(
-            {left, right, it->second.rank, it->second.result, symbols[left].length + symbols[right].length});
-    };
-    for (int i = 1; i < static_cast<int>(symbols.size()); ++i)
-        try_add_bigram(i - 1, i);
-
-    while (!queue.empty()) {
-        const Bigram bigram = queue.top();
-        queue.pop();
-        Symbol& left = symbols[bigram.left];
-        Symbol& right = symbols[bigram.right];
-        // Stale: one side was merged into something else since this pair was queued.
-        if (left.length == 0 || right.length == 0 || left.length + right.length != bigram.length) continue;
-        left.id = bigram.result;
-        left.length += right.length;
-        right.length = 0;
-        left.next = right.next;
-        if (right.next >= 0) symbols[right.next].prev = bigram.left;
-        try_add_bigram(left.prev, bigram.left);
-        try_add_bigram(bigram.left, left.next);
-    }
+    std::vector<MergeSymbol> symbols = character_symbols(
+        word, [&](std::string_view character) { return vocab().find(character).value_or(-1); });
+    // Lower ranks merge first: the rank, negated, is the priority (exact in a double).
+    merge_pairs(symbols,
+                [&](const std::vector<MergeSymbol>& s, int left, int right) -> std::optional<PairMerge> {
+                    if (s[left].id < 0 || s[right].id < 0) return std::nullopt;
+                    const auto it = merges_.find(pair_key(s[left].id, s[right].id));
+                    if (it == merges_.end()) return std::nullopt;
+                    return PairMerge{-static_cast<double>(it->second.rank), it->second.result};
+                });
 
     for (int i = symbols.empty() ? -1 : 0; i >= 0; i = symbols[i].next) {
         if (symbols[i].id >= 0)

@@ -1,35 +1,13 @@
 #include "engine/tokenizer/spm_tokenizer.h"
+#include "engine/tokenizer/pair_merging.h"
 #include "engine/tokenizer/utf8.h"
 #include <cstdio>
-#include <queue>
 
 namespace hearth::tokenizer {
 
 namespace {
 
 constexpr std::string_view kSpaceMarker = "\xE2\x96\x81"; // U+2581 "▁"
-
-// One piece of the text being merged: a run of bytes, linked to its neighbours.
-struct Symbol {
-    int prev;
-    int next;
-    size_t start;
-    size_t length; // 0 once merged into its left neighbour
-};
-
-struct Bigram {
-    int left;
-    int right;
-    float score;
-    size_t length;
-};
-
-// Highest score first; on a tie, the leftmost pair.
-struct LowerPriority {
-    bool operator()(const Bigram& a, const Bigram& b) const {
-        return a.score < b.score || (a.score == b.score && a.left > b.left);
-    }
-};
 
 // Whether the space marker at byte `at` of `text` follows another character:
 // there a new word starts.
@@ -89,40 +67,14 @@ void SpmTokenizer::encode_text(std::string_view raw, bool after_special, std::ve
 }
 
 void SpmTokenizer::encode_segment(std::string_view text, std::vector<int32_t>& out) const {
-    std::vector<Symbol> symbols;
-    for (size_t pos = 0; pos < text.size();) {
-        const size_t length =
-            std::min(utf8::char_length(static_cast<unsigned char>(text[pos])), text.size() - pos);
-        const int index = static_cast<int>(symbols.size());
-        symbols.push_back({index - 1, pos + length == text.size() ? -1 : index + 1, pos, length});
-        pos += length;
-    }
-
-    std::priority_queue<Bigram, std::vector<Bigram>, LowerPriority> queue;
-    const auto try_add_bigram = [&](int left, int right) {
-        if (left < 0 || right < 0) return;
-        const size_t length = symbols[left].length + symbols[right].length;
-        const auto id = vocab().find(text.substr(symbols[left].start, length));
-        if (!id) return;
-        queue.push({left, right, vocab().tokens[*id].score, length});
-    };
-    for (int i = 1; i < static_cast<int>(symbols.size()); ++i)
-        try_add_bigram(i - 1, i);
-
-    while (!queue.empty()) {
-        const Bigram bigram = queue.top();
-        queue.pop();
-        Symbol& left = symbols[bigram.left];
-        Symbol& right = symbols[bigram.right];
-        // Stale: one side was merged into something else since this pair was queued.
-        if (left.length == 0 || right.length == 0 || left.length + right.length != bigram.length) continue;
-        left.length += right.length;
-        right.length = 0;
-        left.next = right.next;
-        if (right.next >= 0) symbols[right.next].prev = bigram.left;
-        try_add_bigram(left.prev, bigram.left);
-        try_add_bigram(bigram.left, left.next);
-    }
+    std::vector<MergeSymbol> symbols = character_symbols(text, [](std::string_view) { return -1; });
+    // The pair whose joined text is the best-scoring piece merges first.
+    merge_pairs(
+        symbols, [&](const std::vector<MergeSymbol>& s, int left, int right) -> std::optional<PairMerge> {
+            const auto id = vocab().find(text.substr(s[left].start, s[left].length + s[right].length));
+            if (!id) return std::nullopt;
+            return PairMerge{static_cast<double>(vocab().tokens[*id].score), *id};
+        });
 
     for (int i = symbols.empty() ? -1 : 0; i >= 0; i = symbols[i].next) {
         const std::string_view piece = text.substr(symbols[i].start, symbols[i].length);
