@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 using namespace hearth;
+using test::ids_string;
 
 namespace {
 
@@ -17,13 +18,6 @@ std::vector<nlohmann::json> read_golden(const std::string& stem) {
     for (std::string line; std::getline(in, line);)
         if (!line.empty()) runs.push_back(nlohmann::json::parse(line));
     return runs;
-}
-
-QString ids_string(const std::vector<int32_t>& ids) {
-    QStringList parts;
-    for (const int32_t id : ids)
-        parts << QString::number(id);
-    return parts.join(' ');
 }
 
 } // namespace

@@ -5,15 +5,7 @@
 #include <QtTest>
 
 using namespace hearth;
-
-namespace {
-QString ids_string(const std::vector<int32_t>& ids) {
-    QStringList parts;
-    for (const int32_t id : ids)
-        parts << QString::number(id);
-    return parts.join(' ');
-}
-} // namespace
+using test::ids_string;
 
 class TestTokenizerVectors : public QObject {
     Q_OBJECT

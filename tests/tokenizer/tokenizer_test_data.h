@@ -4,6 +4,7 @@
 #include "engine/gguf/gguf_file.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "tests/support/test_support.h"
+#include <QStringList>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -53,6 +54,14 @@ inline const tokenizer::Tokenizer& cached_tokenizer(const std::string& path) {
     auto& slot = cache[path];
     if (!slot) slot = tokenizer::Tokenizer::from_gguf(*gguf::GgufFile::open(path));
     return *slot;
+}
+
+// Token ids as the test files write them, for failure messages: "1 2 3".
+inline QString ids_string(const std::vector<int32_t>& ids) {
+    QStringList parts;
+    for (const int32_t id : ids)
+        parts << QString::number(id);
+    return parts.join(' ');
 }
 
 } // namespace hearth::test
