@@ -77,6 +77,10 @@ void SpmTokenizer::encode_segment(std::string_view text, std::vector<int32_t>& o
         });
 
     for (int i = symbols.empty() ? -1 : 0; i >= 0; i = symbols[i].next) {
+        if (symbols[i].id >= 0) { // a merged piece: its token is known from the merge
+            out.push_back(symbols[i].id);
+            continue;
+        }
         const std::string_view piece = text.substr(symbols[i].start, symbols[i].length);
         if (const auto id = vocab().find(piece))
             out.push_back(*id);

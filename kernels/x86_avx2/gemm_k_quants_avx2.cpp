@@ -334,10 +334,8 @@ constexpr int kQ6KRows = 3, kQ6KCols = 4;
 constexpr int kQ5KRows = 3, kQ5KCols = 4;
 constexpr int kLowBitRows = 3, kLowBitCols = 4;
 
-void prefill_q4_k(const GemmCall& c) {
-    TileGrid<kKQuantRows, kKQuantCols, Q4KTile>::run(c.n / QK_K, c.weights, c.weight_row_bytes, c.row_begin,
-                                                     c.row_end, c.activations, c.activation_row_bytes,
-                                                     c.batch, c.y, c.y_stride);
+void prefill_q4_k(const GemmCall& call) {
+    TileGrid<kKQuantRows, kKQuantCols, Q4KTile>::run(call.n / QK_K, call);
 }
 template <class Block> void prefill_low_bit(const GemmCall& call) {
     panel_gemm<kLowBitRows, kLowBitCols, LowBitPanelTile<Block>::template Tile, LowBitPanel>(

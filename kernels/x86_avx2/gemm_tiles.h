@@ -17,6 +17,19 @@
 
 namespace hearth::kernels::avx2 {
 
+// A GemmFn's arguments, handed to a format family's prefill.
+struct GemmCall {
+    int64_t n;
+    const void* weights;
+    size_t weight_row_bytes;
+    int64_t row_begin, row_end;
+    const void* activations;
+    size_t activation_row_bytes;
+    int64_t batch;
+    float* y;
+    int64_t y_stride;
+};
+
 // A tile kernel: `w` is the tile's first weight row, `a` its first activation row, `y` the
 // output of (first row, first activation); it writes y[b * y_stride + r] for r < RM, b < RN.
 using TileFn = void (*)(int64_t blocks, const char* w, size_t w_stride, const char* a, size_t a_stride,
@@ -29,35 +42,20 @@ template <int RM, int RN, template <int, int> class Tile> struct TileGrid {
     }
     (std::make_index_sequence<RM * RN>{});
 
-    static void run(int64_t blocks, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                    float* y, int64_t y_stride) {
-        const char* w = static_cast<const char*>(weights);
-        const char* a = static_cast<const char*>(activations);
+    static void run(int64_t blocks, const GemmCall& call) {
+        const char* w = static_cast<const char*>(call.weights);
+        const char* a = static_cast<const char*>(call.activations);
         // Rows outer: a tile's weight rows stay in L1 while every activation row streams past.
-        for (int64_t r = row_begin; r < row_end; r += RM) {
-            const int64_t rm = std::min<int64_t>(RM, row_end - r);
-            for (int64_t b = 0; b < batch; b += RN) {
-                const int64_t rn = std::min<int64_t>(RN, batch - b);
-                table[(rm - 1) * RN + (rn - 1)](blocks, w + r * weight_row_bytes, weight_row_bytes,
-                                                a + b * activation_row_bytes, activation_row_bytes,
-                                                y + b * y_stride + r, y_stride);
+        for (int64_t r = call.row_begin; r < call.row_end; r += RM) {
+            const int64_t rm = std::min<int64_t>(RM, call.row_end - r);
+            for (int64_t b = 0; b < call.batch; b += RN) {
+                const int64_t rn = std::min<int64_t>(RN, call.batch - b);
+                table[(rm - 1) * RN + (rn - 1)](blocks, w + r * call.weight_row_bytes, call.weight_row_bytes,
+                                                a + b * call.activation_row_bytes, call.activation_row_bytes,
+                                                call.y + b * call.y_stride + r, call.y_stride);
             }
         }
     }
-};
-
-// A GemmFn's arguments, handed to a format family's prefill.
-struct GemmCall {
-    int64_t n;
-    const void* weights;
-    size_t weight_row_bytes;
-    int64_t row_begin, row_end;
-    const void* activations;
-    size_t activation_row_bytes;
-    int64_t batch;
-    float* y;
-    int64_t y_stride;
 };
 
 // A weight type's GemmFn: decode (batch 1) runs the rows one by one through the type's dot
