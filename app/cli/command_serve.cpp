@@ -65,7 +65,8 @@ int run_serve(const std::vector<std::string>& argv) {
 
     QObject::connect(&api, &server::ApiServer::completionServed, [](const server::CompletionResult& r) {
         std::fprintf(stderr, "served: %d prompt tokens (%d reused), %d generated, %.1f tokens/s\n",
-                     r.promptTokens, r.reusedTokens, r.completionTokens, r.decodeTokensPerSecond);
+                     r.stats.prompt_tokens, r.stats.reused_tokens, r.stats.generated_tokens,
+                     r.stats.decode_tokens_per_second());
     });
     std::fprintf(stderr, "hearth-cli serve: %s, context %d\n", qPrintable(backend.modelId()),
                  backend.contextLength());

@@ -234,23 +234,26 @@ void ChatController::finishReply(MessageState state, const QString& stats) {
 void ChatController::onFinished(quint64 requestId, const GenerationResult& r) {
     if (requestId != activeRequest_) return;
     QStringList parts;
-    parts << tr("%n token(s)", nullptr, r.generatedTokens);
-    if (r.decodeTokensPerSecond > 0) parts << tr("%1 tok/s").arg(r.decodeTokensPerSecond, 0, 'f', 1);
-    if (r.timeToFirstTokenMs > 0) parts << tr("first token %1 ms").arg(r.timeToFirstTokenMs, 0, 'f', 0);
-    if (r.reusedTokens > 0)
-        parts << tr("%1 of %2 prompt tokens reused").arg(r.reusedTokens).arg(r.promptTokens);
-    if (r.restoredFromDisk)
-        parts << tr("resumed from saved state (%n token(s), %1 ms)", nullptr, r.restoredTokens)
-                     .arg(r.restoreMs, 0, 'f', 0);
-    else if (!r.restoreRejected.isEmpty())
+    const engine::TurnStats& stats = r.stats;
+    parts << tr("%n token(s)", nullptr, stats.generated_tokens);
+    if (const double rate = stats.decode_tokens_per_second(); rate > 0)
+        parts << tr("%1 tok/s").arg(rate, 0, 'f', 1);
+    if (stats.time_to_first_token > 0)
+        parts << tr("first token %1 ms").arg(stats.time_to_first_token * 1000.0, 0, 'f', 0);
+    if (stats.reused_tokens > 0)
+        parts << tr("%1 of %2 prompt tokens reused").arg(stats.reused_tokens).arg(stats.prompt_tokens);
+    if (r.resume.restored)
+        parts << tr("resumed from saved state (%n token(s), %1 ms)", nullptr, r.resume.tokens)
+                     .arg(r.resume.seconds * 1000.0, 0, 'f', 0);
+    else if (!r.resume.reason.empty())
         parts << tr("saved state not used");
-    if (r.contextShifted) parts << tr("older turns left the context");
+    if (stats.context_shifted) parts << tr("older turns left the context");
     if (activeModel_) {
         // Messages whose turns were shifted out wholly sit above a divider in the chat.
         QString firstInView;
-        if (r.firstVisibleTurn > 0) {
+        if (stats.first_visible_turn > 0) {
             int row = activeModel_->indexOf(activeMessageId_); // every prompt turn is out: the reply
-            for (int t = r.firstVisibleTurn; t < activeTurnRows_.size(); ++t)
+            for (int t = stats.first_visible_turn; t < activeTurnRows_.size(); ++t)
                 if (activeTurnRows_.at(t) >= 0) {
                     row = activeTurnRows_.at(t);
                     break;
@@ -259,7 +262,7 @@ void ChatController::onFinished(quint64 requestId, const GenerationResult& r) {
         }
         activeModel_->setFirstInView(firstInView);
     }
-    const bool stopped = r.stopReason == engine::StopReason::Stopped;
+    const bool stopped = stats.stop_reason == engine::StopReason::Stopped;
     finishReply(stopped ? MessageState::Stopped : MessageState::Complete, parts.join(QStringLiteral(" · ")));
 }
 

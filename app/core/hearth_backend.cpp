@@ -39,21 +39,6 @@ private:
     const ModelController* models_;
 };
 
-GenerationResult asGenerationResult(const server::CompletionResult& r) {
-    GenerationResult result;
-    result.promptTokens = r.promptTokens;
-    result.reusedTokens = r.reusedTokens;
-    result.computedTokens = r.promptTokens - r.reusedTokens;
-    result.generatedTokens = r.completionTokens;
-    result.prefillTokensPerSecond = r.prefillTokensPerSecond;
-    result.decodeTokensPerSecond = r.decodeTokensPerSecond;
-    result.timeToFirstTokenMs = r.timeToFirstTokenMs;
-    // The API's finish reason in the engine's terms ("stop" includes the request's stop strings).
-    result.stopReason = r.finishReason == QLatin1String("cancelled") ? engine::StopReason::Stopped
-                        : r.finishReason == QLatin1String("length")  ? engine::StopReason::Length
-                                                                     : engine::StopReason::EndOfGeneration;
-    return result;
-}
 } // namespace
 
 HearthBackend::HearthBackend(const AppPaths& paths, QObject* parent)
@@ -96,7 +81,8 @@ HearthBackend::HearthBackend(const AppPaths& paths, QObject* parent)
     apiServer_ = std::make_unique<server::ApiServer>(apiBackend_.get());
     connect(apiServer_.get(), &server::ApiServer::completionServed, metrics_.get(),
             [metrics = metrics_.get()](const server::CompletionResult& result) {
-                metrics->recordServerRequest(asGenerationResult(result));
+                // A request brings no saved state: its session lives in memory only.
+                metrics->recordServerRequest({.stats = result.stats, .resume = {}});
             });
     connect(settings_.get(), &AppSettings::serverChanged, this, &HearthBackend::applyServerSettings);
     applyServerSettings();

@@ -307,30 +307,11 @@ void InferenceWorker::generate(const GenerationRequest& request) {
     };
     try {
         // The session comes from memory, from its saved state, or new.
-        const engine::TurnResult turn = engine_->sessions->run_turn(
+        const GenerationResult turn = engine_->sessions->run_turn(
             {.conversation_id = id, .conversation = turns, .options = options, .stop = &stop_}, onPiece);
-        const engine::TurnStats& stats = turn.stats;
-        const engine::ResumeInfo& resume = turn.resume;
         if (!batcher.empty()) emit piecesReady(request.id, batcher.take());
-        GenerationResult result;
-        result.promptTokens = stats.prompt_tokens;
-        result.reusedTokens = stats.reused_tokens;
-        result.computedTokens = stats.computed_tokens;
-        result.generatedTokens = stats.generated_tokens;
-        result.prefillTokensPerSecond = stats.prefill_tokens_per_second();
-        result.decodeTokensPerSecond = stats.decode_tokens_per_second();
-        result.timeToFirstTokenMs = stats.time_to_first_token * 1000.0;
-        result.contextShifted = stats.context_shifted;
-        result.shiftedOutTokens = stats.shifted_out_tokens;
-        result.firstVisibleTurn = stats.first_visible_turn;
-        result.resumedFromMemory = resume.from_memory;
-        result.restoredFromDisk = resume.restored;
-        result.restoredTokens = resume.tokens;
-        result.restoreMs = resume.seconds * 1000.0;
-        result.restoreRejected = QString::fromStdString(resume.reason);
-        result.stopReason = stats.stop_reason;
         engine_->publishMemory();
-        emit generationFinished(request.id, result);
+        emit generationFinished(request.id, turn);
     } catch (const std::exception& e) {
         if (!batcher.empty()) emit piecesReady(request.id, batcher.take());
         // The store has dropped the conversation's half-finished cache; it starts afresh next time.

@@ -94,8 +94,8 @@ QCoro::Task<> MetricsController::sample() {
 void MetricsController::recordServerRequest(const GenerationResult& result) {
     replies_.record(result);
     ++serverRequests_;
-    serverTokensGenerated_ += result.generatedTokens;
-    serverTokensPerSecond_ = result.decodeTokensPerSecond;
+    serverTokensGenerated_ += result.stats.generated_tokens;
+    serverTokensPerSecond_ = result.stats.decode_tokens_per_second();
     emit serverRequestsChanged();
 }
 

@@ -52,8 +52,8 @@ void ReplyCacheHistory::record(const GenerationResult& result) {
     }
     const int row = count();
     beginInsertRows(QModelIndex(), row, row);
-    rows_.append({result.reusedTokens, result.computedTokens, result.generatedTokens, result.restoredFromDisk,
-                  ++recorded_});
+    rows_.append({result.stats.reused_tokens, result.stats.computed_tokens, result.stats.generated_tokens,
+                  result.resume.restored, ++recorded_});
     endInsertRows();
     emit changed();
 }

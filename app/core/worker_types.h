@@ -3,7 +3,7 @@
 // plain values, copied into queued signals.
 #include "engine/chat/chat_role.h"
 #include "engine/sampling/sampler.h"
-#include "engine/session/stop_reason.h"
+#include "engine/session/turn_result.h"
 #include <QList>
 #include <QMetaType>
 #include <QString>
@@ -66,28 +66,11 @@ struct ModelSummary {
     double loadSeconds = 0;
 };
 
-struct GenerationResult {
-    int promptTokens = 0;
-    int reusedTokens = 0;
-    int computedTokens = 0;
-    int generatedTokens = 0;
-    double prefillTokensPerSecond = 0;
-    double decodeTokensPerSecond = 0;
-    double timeToFirstTokenMs = 0;
-    bool contextShifted = false;
-    int shiftedOutTokens = 0; // tokens of the conversation out of the model's view
-    // Turns of the request (by index) wholly out of the model's view: [0, firstVisibleTurn),
-    // not counting a system prompt, which a shift keeps. 0 when nothing was shifted out.
-    int firstVisibleTurn = 0;
-    // How the conversation's KV cache came back: from memory, from its saved state on disk,
-    // or neither (its saved state, if any, was unusable: restoreRejected says why).
-    bool resumedFromMemory = false;
-    bool restoredFromDisk = false;
-    int restoredTokens = 0;
-    double restoreMs = 0;
-    QString restoreRejected;
-    engine::StopReason stopReason = engine::StopReason::Length;
-};
+// One reply's outcome, as the engine reports it: the reply's figures (tokens reused, computed
+// and generated, timings, the turns shifted out of view, why it stopped) and how the
+// conversation's KV cache came back (from memory, from its saved state, or neither and why).
+// The engine's own struct crosses the thread boundary, so no field is copied or renamed.
+using GenerationResult = engine::TurnResult;
 
 } // namespace hearth::app
 

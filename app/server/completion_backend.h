@@ -6,6 +6,7 @@
 // a thread of its own for `hearth-cli serve`. Cancelling is a flag in the request,
 // checked between tokens; a request cancelled while queued never runs.
 #include "engine/chat/chat_role.h"
+#include "engine/session/turn_result.h"
 #include <QList>
 #include <QMetaType>
 #include <QObject>
@@ -40,12 +41,9 @@ struct CompletionRequest {
 struct CompletionResult {
     int errorStatus = 0; // an HTTP status when the completion could not run (503: no model)
     QString error;
-    int promptTokens = 0;
-    int reusedTokens = 0; // of the prompt, already in the session's KV cache
-    int completionTokens = 0;
-    double prefillTokensPerSecond = 0;
-    double decodeTokensPerSecond = 0;
-    double timeToFirstTokenMs = 0;
+    // The engine's figures for the turn (stats.reused_tokens: of the prompt, already in the
+    // session's KV cache); stats.stop_reason is the engine's, finishReason the API's.
+    engine::TurnStats stats;
     QString finishReason; // "stop", "length" or "cancelled"
 };
 

@@ -44,20 +44,15 @@ CompletionResult runCompletion(engine::SessionStore& sessions, const CompletionR
         if (stops.stopped()) request.cancel->store(true);
     };
     try {
-        const engine::TurnStats stats = sessions
-                                            .run_turn({.conversation_id = request.sessionId.toStdString(),
-                                                       .conversation = turns,
-                                                       .options = generationOptions(request),
-                                                       .stop = request.cancel.get()},
-                                                      onPiece)
-                                            .stats;
+        result.stats = sessions
+                           .run_turn({.conversation_id = request.sessionId.toStdString(),
+                                      .conversation = turns,
+                                      .options = generationOptions(request),
+                                      .stop = request.cancel.get()},
+                                     onPiece)
+                           .stats;
         if (const QString rest = stops.flush(); !rest.isEmpty()) onText(rest);
-        result.promptTokens = stats.prompt_tokens;
-        result.reusedTokens = stats.reused_tokens;
-        result.completionTokens = stats.generated_tokens;
-        result.prefillTokensPerSecond = stats.prefill_tokens_per_second();
-        result.decodeTokensPerSecond = stats.decode_tokens_per_second();
-        result.timeToFirstTokenMs = stats.time_to_first_token * 1000.0;
+        const engine::TurnStats& stats = result.stats;
         if (stops.stopped() || stats.stop_reason == engine::StopReason::EndOfGeneration)
             result.finishReason = QStringLiteral("stop");
         else if (stats.stop_reason == engine::StopReason::Stopped)

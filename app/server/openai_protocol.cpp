@@ -238,10 +238,11 @@ QString finishReasonJson(const QString& finishReason) {
 }
 
 QJsonObject usageJson(const CompletionResult& result) {
-    return QJsonObject{{"prompt_tokens", result.promptTokens},
-                       {"completion_tokens", result.completionTokens},
-                       {"total_tokens", result.promptTokens + result.completionTokens},
-                       {"prompt_tokens_details", QJsonObject{{"cached_tokens", result.reusedTokens}}}};
+    const engine::TurnStats& stats = result.stats;
+    return QJsonObject{{"prompt_tokens", stats.prompt_tokens},
+                       {"completion_tokens", stats.generated_tokens},
+                       {"total_tokens", stats.prompt_tokens + stats.generated_tokens},
+                       {"prompt_tokens_details", QJsonObject{{"cached_tokens", stats.reused_tokens}}}};
 }
 
 QByteArray chatCompletionJson(const CompletionIdentity& who, const QString& text,

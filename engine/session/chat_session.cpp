@@ -42,13 +42,6 @@ std::string non_finite_logits_message(int32_t generated) {
 }
 } // namespace
 
-double TurnStats::prefill_tokens_per_second() const {
-    return prefill_seconds > 0 ? computed_tokens / prefill_seconds : 0.0;
-}
-double TurnStats::decode_tokens_per_second() const {
-    return decode_seconds > 0 ? generated_tokens / decode_seconds : 0.0;
-}
-
 ChatSession::ChatSession(Inference& inference, int32_t n_ctx, EngineMetrics* metrics,
                          std::shared_ptr<const ModelIdentity> identity)
     : inference_(inference), own_metrics_(metrics ? nullptr : std::make_unique<EngineMetrics>()),

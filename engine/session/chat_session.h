@@ -10,7 +10,7 @@
 #include "engine/sampling/sampler.h"
 #include "engine/session/engine_metrics.h"
 #include "engine/session/kv_state_file.h"
-#include "engine/session/stop_reason.h"
+#include "engine/session/turn_result.h"
 #include "engine/session/turn_starts.h"
 #include <atomic>
 #include <functional>
@@ -32,26 +32,6 @@ struct GenerationOptions {
     std::string template_override; // Jinja source; empty: the model's template (ChatML if none)
     // Tokens a context shift never drops; -1: those of the system prompt (or the BOS token).
     int32_t n_keep = -1;
-};
-
-struct TurnStats {
-    int32_t prompt_tokens = 0;   // tokens of the rendered conversation in the model's view
-    int32_t reused_tokens = 0;   // of those, already in the cache
-    int32_t computed_tokens = 0; // of those, prefilled now
-    int32_t generated_tokens = 0;
-    double prefill_seconds = 0;
-    double time_to_first_token = 0; // seconds from the call to the first sampled token
-    double decode_seconds = 0;
-    bool context_shifted = false;   // older turns left the model's view
-    int32_t shifted_out_tokens = 0; // tokens of the conversation out of the model's view after this reply
-    int32_t n_keep = 0;             // tokens kept at the start when shifting (when context_shifted)
-    // Turns of the conversation wholly out of the model's view after this reply are
-    // [0, first_visible_turn), not counting system turns (a shift keeps them). 0 when
-    // nothing is shifted out; the conversation's size when every turn is.
-    int32_t first_visible_turn = 0;
-    StopReason stop_reason = StopReason::Length;
-    double prefill_tokens_per_second() const;
-    double decode_tokens_per_second() const;
 };
 
 // Receives each piece of reply text as it is decoded (complete UTF-8 only).

@@ -21,15 +21,6 @@ struct SessionStoreOptions {
     bool save_on_close = true; // the destructor saves every conversation in memory
 };
 
-// What happened when a conversation came into memory.
-struct ResumeInfo {
-    bool from_memory = false; // it was already there
-    bool restored = false;    // it was read from a saved state
-    int32_t tokens = 0;       // tokens the restored cache holds
-    double seconds = 0;       // time to restore
-    std::string reason;       // why a saved state was not used, if there was one
-};
-
 // One turn of a conversation: the assistant's reply to what the conversation asks. A view:
 // what it refers to must outlive the run_turn call.
 struct TurnRequest {
@@ -37,13 +28,6 @@ struct TurnRequest {
     std::span<const ChatTurn> conversation; // every turn so far, ending with the user's
     GenerationOptions options;
     const std::atomic<bool>* stop = nullptr; // checked between tokens; null: never stopped
-};
-
-// All one turn tells: the reply's figures (stats.first_visible_turn among them: the turns
-// shifted wholly out of the model's view) and how the conversation came into memory for it.
-struct TurnResult {
-    TurnStats stats;
-    ResumeInfo resume;
 };
 
 class SessionStore {

@@ -144,8 +144,8 @@ int main(int argc, char** argv) {
     bool timingRate = false;
     QObject::connect(backend.worker(), &app::InferenceWorker::generationFinished, &app,
                      [&](quint64, const app::GenerationResult& r) {
-                         if (timingRate) appRates.push_back(r.decodeTokensPerSecond);
-                         generated = r.generatedTokens;
+                         if (timingRate) appRates.push_back(r.stats.decode_tokens_per_second());
+                         generated = r.stats.generated_tokens;
                      });
     auto reply = [&] {
         backend.chat()->newConversation();

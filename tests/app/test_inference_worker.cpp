@@ -151,7 +151,7 @@ private slots:
         QSignalSpy done(&h, &WorkerHarness::generationFinished);
         emit h.generate(request(3, "c", 8));
         QVERIFY(done.wait(30000));
-        QVERIFY(done.constFirst().at(1).value<GenerationResult>().generatedTokens > 0);
+        QVERIFY(done.constFirst().at(1).value<GenerationResult>().stats.generated_tokens > 0);
     }
 
     void streamsBatchedPieces() {
@@ -162,8 +162,8 @@ private slots:
         emit h.generate(request(5, "c", 200));
         QVERIFY(done.wait(60000));
         const auto result = done.constFirst().at(1).value<GenerationResult>();
-        QVERIFY(result.generatedTokens > 0);
-        QVERIFY(result.promptTokens > 0);
+        QVERIFY(result.stats.generated_tokens > 0);
+        QVERIFY(result.stats.prompt_tokens > 0);
         QVERIFY(!pieces.isEmpty());
         QString text;
         for (const auto& args : pieces) {
@@ -176,7 +176,7 @@ private slots:
         // per token.
         for (const auto& args : pieces)
             QVERIFY(!args.at(1).toString().isEmpty());
-        QVERIFY(pieces.count() <= result.generatedTokens);
+        QVERIFY(pieces.count() <= result.stats.generated_tokens);
     }
 
     void stopsBetweenTokens() {
@@ -194,8 +194,8 @@ private slots:
         QVERIFY(done.wait(30000));
         QVERIFY(!pieces.isEmpty());
         const auto result = done.constFirst().at(1).value<GenerationResult>();
-        QVERIFY(result.stopReason == hearth::engine::StopReason::Stopped);
-        QVERIFY(result.generatedTokens < 100000);
+        QVERIFY(result.stats.stop_reason == hearth::engine::StopReason::Stopped);
+        QVERIFY(result.stats.generated_tokens < 100000);
     }
 
     void stopBeforeStartIsNotLost() {
@@ -205,12 +205,12 @@ private slots:
         h.worker->requestStop(11); // arrives before the queued request runs
         emit h.generate(request(11, "c", 100000));
         QVERIFY(done.wait(30000));
-        QVERIFY(done.constFirst().at(1).value<GenerationResult>().stopReason ==
+        QVERIFY(done.constFirst().at(1).value<GenerationResult>().stats.stop_reason ==
                 hearth::engine::StopReason::Stopped);
         // A later request is not affected by the old stop.
         emit h.generate(request(12, "c", 5));
         QVERIFY(done.wait(30000));
-        QVERIFY(done.last().at(1).value<GenerationResult>().stopReason !=
+        QVERIFY(done.last().at(1).value<GenerationResult>().stats.stop_reason !=
                 hearth::engine::StopReason::Stopped);
     }
 
@@ -225,7 +225,7 @@ private slots:
         for (const auto& args : pieces)
             reply += args.at(1).toString();
         const auto first = done.constFirst().at(1).value<GenerationResult>();
-        QCOMPARE(first.reusedTokens, 0);
+        QCOMPARE(first.stats.reused_tokens, 0);
 
         // Another conversation in between must not evict the first one's cache.
         emit h.generate(request(21, "other", 4, {{Role::User, "A different start"}}));
@@ -236,11 +236,11 @@ private slots:
                     {{Role::User, "Once upon a time"}, {Role::Assistant, reply}, {Role::User, "And then?"}}));
         QVERIFY(done.wait(30000));
         const auto second = done.last().at(1).value<GenerationResult>();
-        QVERIFY2(
-            second.reusedTokens >= first.promptTokens - 1,
-            qPrintable(
-                QString("reused %1 of first prompt %2").arg(second.reusedTokens).arg(first.promptTokens)));
-        QCOMPARE(second.reusedTokens + second.computedTokens, second.promptTokens);
+        QVERIFY2(second.stats.reused_tokens >= first.stats.prompt_tokens - 1,
+                 qPrintable(QString("reused %1 of first prompt %2")
+                                .arg(second.stats.reused_tokens)
+                                .arg(first.stats.prompt_tokens)));
+        QCOMPARE(second.stats.reused_tokens + second.stats.computed_tokens, second.stats.prompt_tokens);
     }
 
     void savesEvictedConversationsAndResumesThem() {
@@ -255,8 +255,8 @@ private slots:
 
             GenerationResult first;
             QVERIFY(generateIn(h, request(2, "alpha", 12, alphaStart), &first, &alphaReply));
-            QVERIFY(!first.restoredFromDisk);
-            QVERIFY(!first.resumedFromMemory);
+            QVERIFY(!first.resume.restored);
+            QVERIFY(!first.resume.from_memory);
             QVERIFY(!QFile::exists(alphaFile)); // still in memory
 
             GenerationResult other;
@@ -270,14 +270,14 @@ private slots:
                 request(4, "alpha", 6,
                         {alphaStart.first(), {Role::Assistant, alphaReply}, {Role::User, "And then?"}}),
                 &back));
-            QVERIFY(back.restoredFromDisk);
-            QVERIFY(back.restoredTokens > 0);
-            QVERIFY(back.restoreMs >= 0);
-            QVERIFY2(
-                back.reusedTokens >= first.promptTokens - 1,
-                qPrintable(
-                    QString("reused %1, first prompt %2").arg(back.reusedTokens).arg(first.promptTokens)));
-            QVERIFY(back.generatedTokens > 0);
+            QVERIFY(back.resume.restored);
+            QVERIFY(back.resume.tokens > 0);
+            QVERIFY(back.resume.seconds >= 0);
+            QVERIFY2(back.stats.reused_tokens >= first.stats.prompt_tokens - 1,
+                     qPrintable(QString("reused %1, first prompt %2")
+                                    .arg(back.stats.reused_tokens)
+                                    .arg(first.stats.prompt_tokens)));
+            QVERIFY(back.stats.generated_tokens > 0);
             QVERIFY(QFile::exists(betaFile)); // evicted in turn
         } // the worker is destroyed on its thread: alpha, in memory, is saved
 
@@ -289,8 +289,8 @@ private slots:
             request(5, "alpha", 4,
                     {alphaStart.first(), {Role::Assistant, alphaReply}, {Role::User, "And then?"}}),
             &restarted));
-        QVERIFY2(restarted.restoredFromDisk, qPrintable(restarted.restoreRejected));
-        QVERIFY(restarted.reusedTokens > 0);
+        QVERIFY2(restarted.resume.restored, restarted.resume.reason.c_str());
+        QVERIFY(restarted.stats.reused_tokens > 0);
 
         // Deleting a conversation deletes its saved state.
         QVERIFY(QFile::exists(betaFile));
@@ -317,10 +317,10 @@ private slots:
         }
         GenerationResult damaged;
         QVERIFY(generateIn(h, request(8, "gamma", 4), &damaged));
-        QVERIFY(!damaged.restoredFromDisk);
-        QVERIFY(!damaged.restoreRejected.isEmpty());
-        QCOMPARE(damaged.reusedTokens, 0);
-        QVERIFY(damaged.generatedTokens > 0);
+        QVERIFY(!damaged.resume.restored);
+        QVERIFY(!damaged.resume.reason.empty());
+        QCOMPARE(damaged.stats.reused_tokens, 0);
+        QVERIFY(damaged.stats.generated_tokens > 0);
     }
 
     // The "Compress saved conversation state" setting: evicted conversations are written as
@@ -350,7 +350,7 @@ private slots:
         const QList<ChatTurnData> alphaNext{
             alphaStart.first(), {Role::Assistant, alphaReply}, {Role::User, "And then?"}};
         QVERIFY(generateIn(h, request(4, "alpha", 4, alphaNext), &result));
-        QVERIFY2(result.restoredFromDisk, qPrintable(result.restoreRejected));
+        QVERIFY2(result.resume.restored, result.resume.reason.c_str());
         QVERIFY(generateIn(h, request(5, "beta", 4, {{Role::User, "A different start"}}), &result));
         saved = hearth::test::readSavedStateHeader(alphaFile);
         QVERIFY(saved);
@@ -359,8 +359,8 @@ private slots:
 
         // A Q8_0 state resumes like an F16 one.
         QVERIFY(generateIn(h, request(6, "alpha", 2, alphaNext), &result));
-        QVERIFY2(result.restoredFromDisk, qPrintable(result.restoreRejected));
-        QVERIFY(result.reusedTokens > 0);
+        QVERIFY2(result.resume.restored, result.resume.reason.c_str());
+        QVERIFY(result.stats.reused_tokens > 0);
 
         // Back to F16 for the next save.
         emit h.setCompressSavedStates(false);
@@ -408,7 +408,7 @@ private slots:
         QSignalSpy done(&h, &WorkerHarness::generationFinished);
         emit h.generate(request(2, "c", 4));
         QVERIFY(done.wait(30000));
-        QVERIFY(done.constFirst().at(1).value<GenerationResult>().generatedTokens > 0);
+        QVERIFY(done.constFirst().at(1).value<GenerationResult>().stats.generated_tokens > 0);
     }
 
     // A conversation's second turn after its first, with the kernel threads changed in between
@@ -443,11 +443,13 @@ private slots:
         QCOMPARE(summary.threads, 1);
         QVERIFY(secondTurnAfterThreadChange(true, &first, &changed, &summary));
         QCOMPARE(summary.threads, 2);
-        QVERIFY(changed.resumedFromMemory);
-        QVERIFY2(changed.reusedTokens >= first.promptTokens,
-                 qPrintable(QString("reused %1 of %2").arg(changed.reusedTokens).arg(first.promptTokens)));
-        QCOMPARE(changed.reusedTokens, unchanged.reusedTokens);
-        QCOMPARE(changed.computedTokens, unchanged.computedTokens);
+        QVERIFY(changed.resume.from_memory);
+        QVERIFY2(
+            changed.stats.reused_tokens >= first.stats.prompt_tokens,
+            qPrintable(
+                QString("reused %1 of %2").arg(changed.stats.reused_tokens).arg(first.stats.prompt_tokens)));
+        QCOMPARE(changed.stats.reused_tokens, unchanged.stats.reused_tokens);
+        QCOMPARE(changed.stats.computed_tokens, unchanged.stats.computed_tokens);
     }
 
     // A quantized KV cache from the settings: the worker says what it now runs with, and a
@@ -468,7 +470,7 @@ private slots:
         QSignalSpy done(&h, &WorkerHarness::generationFinished);
         emit h.generate(request(2, "c", 4));
         QVERIFY(done.wait(30000));
-        QVERIFY(done.constFirst().at(1).value<GenerationResult>().generatedTokens > 0);
+        QVERIFY(done.constFirst().at(1).value<GenerationResult>().stats.generated_tokens > 0);
     }
 };
 

@@ -122,7 +122,7 @@ private slots:
 
         b.chat()->stop();
         QTRY_VERIFY_WITH_TIMEOUT(finished, 30000);
-        QVERIFY(result.stopReason == hearth::engine::StopReason::Stopped);
+        QVERIFY(result.stats.stop_reason == hearth::engine::StopReason::Stopped);
         // A sample wholly taken after the reply (one may have been under way as it ended).
         const int samplesAtEnd = metrics->samples();
         QTRY_VERIFY(metrics->samples() >= samplesAtEnd + 2);
@@ -130,12 +130,12 @@ private slots:
         QVERIFY(!metrics->generating());
         QCOMPARE(metrics->decodeHistory().constLast().toDouble(), 0.0); // idle again
         QVERIFY(metrics->timeToFirstTokenMs() > 0);
-        QCOMPARE(metrics->timeToFirstTokenMs(), result.timeToFirstTokenMs);
-        QCOMPARE(metrics->decodeTokensPerSecond(), result.decodeTokensPerSecond);
-        QCOMPARE(metrics->tokensGenerated(), qint64{result.generatedTokens});
-        QCOMPARE(metrics->tokensComputed(), qint64{result.computedTokens});
-        QCOMPARE(metrics->tokensReused(), qint64{result.reusedTokens});
-        QVERIFY(result.computedTokens > 0);
+        QCOMPARE(metrics->timeToFirstTokenMs(), result.stats.time_to_first_token * 1000.0);
+        QCOMPARE(metrics->decodeTokensPerSecond(), result.stats.decode_tokens_per_second());
+        QCOMPARE(metrics->tokensGenerated(), qint64{result.stats.generated_tokens});
+        QCOMPARE(metrics->tokensComputed(), qint64{result.stats.computed_tokens});
+        QCOMPARE(metrics->tokensReused(), qint64{result.stats.reused_tokens});
+        QVERIFY(result.stats.computed_tokens > 0);
 
         // KV fill: the conversation's cache against the context it has (stories260K: 128).
         QCOMPARE(metrics->kvCapacity(), qint64{b.models()->summary().contextLength});
@@ -143,7 +143,7 @@ private slots:
         QVERIFY(metrics->kvTokens() > 0 && metrics->kvTokens() <= metrics->kvCapacity());
         QCOMPARE(metrics->kvFill(), double(metrics->kvTokens()) / double(metrics->kvCapacity()));
         // A reply of thousands of tokens shifted its context: the cache has been full.
-        QVERIFY(result.contextShifted);
+        QVERIFY(result.stats.context_shifted);
         QVERIFY(metrics->kvFill() > 0.5);
 
         // Memory: the cache as far as it was ever filled (F16 keys and values, 5 layers, 4 KV
@@ -160,7 +160,7 @@ private slots:
 
         // The reply is in the per-reply history too.
         QTRY_COMPARE(metrics->replies()->count(), 1);
-        QCOMPARE(metrics->replies()->latestComputed(), result.computedTokens);
+        QCOMPARE(metrics->replies()->latestComputed(), result.stats.computed_tokens);
     }
 
     void resetClearsTheKernelRows() {

@@ -33,9 +33,9 @@ class Setup : public QObject {
         } replies[] = {{0, 900, false}, {0, 60, false}, {60, 30, true}, {90, 10, false}, {100, 20, false}};
         for (const auto& reply : replies) {
             hearth::app::GenerationResult result;
-            result.reusedTokens = reply.reused;
-            result.computedTokens = reply.computed;
-            result.restoredFromDisk = reply.restored;
+            result.stats.reused_tokens = reply.reused;
+            result.stats.computed_tokens = reply.computed;
+            result.resume.restored = reply.restored;
             history->record(result);
         }
         return history;
@@ -114,11 +114,11 @@ public slots:
         auto* replies =
             new hearth::app::ReplyCacheHistory(hearth::app::ReplyCacheHistory::kDefaultCapacity, engine);
         hearth::app::GenerationResult first;
-        first.computedTokens = 40;
+        first.stats.computed_tokens = 40;
         replies->record(first);
         hearth::app::GenerationResult second;
-        second.reusedTokens = 100;
-        second.computedTokens = 20;
+        second.stats.reused_tokens = 100;
+        second.stats.computed_tokens = 20;
         replies->record(second);
         engine->rootContext()->setContextProperty(QStringLiteral("testReplies"), replies);
         engine->rootContext()->setContextProperty(QStringLiteral("testReplyChartHistory"),

@@ -13,11 +13,11 @@ class TestReplyCacheHistory : public QObject {
 
     static GenerationResult reply(int reused, int computed, bool restored = false) {
         GenerationResult r;
-        r.reusedTokens = reused;
-        r.computedTokens = computed;
-        r.promptTokens = reused + computed;
-        r.generatedTokens = 7;
-        r.restoredFromDisk = restored;
+        r.stats.reused_tokens = reused;
+        r.stats.computed_tokens = computed;
+        r.stats.prompt_tokens = reused + computed;
+        r.stats.generated_tokens = 7;
+        r.resume.restored = restored;
         return r;
     }
 

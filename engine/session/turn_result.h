@@ -1,0 +1,51 @@
+#pragma once
+// What one turn of a conversation reports: the reply's figures and how the conversation's KV
+// cache came into memory for it. Plain values, so that the app can carry them across threads
+// as they are.
+#include "engine/session/stop_reason.h"
+#include <cstdint>
+#include <string>
+
+namespace hearth::engine {
+
+struct TurnStats {
+    int32_t prompt_tokens = 0;   // tokens of the rendered conversation in the model's view
+    int32_t reused_tokens = 0;   // of those, already in the cache
+    int32_t computed_tokens = 0; // of those, prefilled now
+    int32_t generated_tokens = 0;
+    double prefill_seconds = 0;
+    double time_to_first_token = 0; // seconds from the call to the first sampled token
+    double decode_seconds = 0;
+    bool context_shifted = false;   // older turns left the model's view
+    int32_t shifted_out_tokens = 0; // tokens of the conversation out of the model's view after this reply
+    int32_t n_keep = 0;             // tokens kept at the start when shifting (when context_shifted)
+    // Turns of the conversation wholly out of the model's view after this reply are
+    // [0, first_visible_turn), not counting system turns (a shift keeps them). 0 when
+    // nothing is shifted out; the conversation's size when every turn is.
+    int32_t first_visible_turn = 0;
+    StopReason stop_reason = StopReason::Length;
+    double prefill_tokens_per_second() const {
+        return prefill_seconds > 0 ? computed_tokens / prefill_seconds : 0.0;
+    }
+    double decode_tokens_per_second() const {
+        return decode_seconds > 0 ? generated_tokens / decode_seconds : 0.0;
+    }
+};
+
+// What happened when a conversation came into memory.
+struct ResumeInfo {
+    bool from_memory = false; // it was already there
+    bool restored = false;    // it was read from a saved state
+    int32_t tokens = 0;       // tokens the restored cache holds
+    double seconds = 0;       // time to restore
+    std::string reason;       // why a saved state was not used, if there was one
+};
+
+// All one turn tells: the reply's figures (stats.first_visible_turn among them: the turns
+// shifted wholly out of the model's view) and how the conversation came into memory for it.
+struct TurnResult {
+    TurnStats stats;
+    ResumeInfo resume;
+};
+
+} // namespace hearth::engine
