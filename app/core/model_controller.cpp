@@ -158,8 +158,11 @@ QCoro::Task<bool> ModelController::loadModel(QString path) {
     if (!self) co_return false;
     if (!reply.ok) {
         setStage(false, QString(), 0);
-        setError(reply.error);
-        emit loadFailed(reply.error);
+        // The engine names the file and what is wrong with it, in English (it has no
+        // translations); the app's own words, in the user's language, say what happened.
+        const QString message = tr("The model could not be loaded: %1").arg(reply.error);
+        setError(message);
+        emit loadFailed(message);
         co_return false;
     }
     summary_ = reply.summary;

@@ -1319,6 +1319,10 @@
         <source>Warming up %1</source>
         <translation>%1 wird vorbereitet</translation>
     </message>
+    <message>
+        <source>The model could not be loaded: %1</source>
+        <translation>Das Modell konnte nicht geladen werden: %1</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::ModelListModel</name>

@@ -14,11 +14,13 @@
 #include "tests/app/quick_items.h"
 #include "tests/support/test_support.h"
 
+#include <QFile>
 #include <QGuiApplication>
 #include <QLocale>
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
 #include <QQuickWindow>
+#include <QSignalSpy>
 #include <QTest>
 #include <QUrl>
 #include <QtQuickTest/quicktest.h>
@@ -214,6 +216,24 @@ private slots:
             }
         }
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+    }
+
+    // A file the engine refuses: the engine's English names the file and the problem, inside the
+    // app's German sentence. Last, since the error stays on the Models page.
+    void loadErrorsAreGerman() {
+        const QString path = dir_ + QStringLiteral("/kaputt.gguf");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QByteArray("GGUF").append(QByteArray(60, '\xff')));
+        file.close();
+        QSignalSpy failed(backend_->models(), &app::ModelController::loadFailed);
+        QVERIFY(backend_->models()->loadDroppedFile(QUrl::fromLocalFile(path)));
+        QVERIFY(failed.wait(30000));
+        const QString shown = backend_->models()->errorMessage();
+        QVERIFY2(shown.startsWith(QStringLiteral("Das Modell konnte nicht geladen werden: ")),
+                 qPrintable(shown));
+        QVERIFY2(shown.contains(QStringLiteral("kaputt.gguf")), qPrintable(shown));
+        QCOMPARE(failed.constFirst().constFirst().toString(), shown);
     }
 };
 
