@@ -173,15 +173,16 @@ void ChatController::startReply() {
         request.turns.append({m.role, m.content});
         activeTurnRows_.append(row);
     }
-    request.temperature = settings_->temperature();
-    request.topK = settings_->topK();
-    request.topP = settings_->topP();
-    request.minP = settings_->minP();
-    request.repeatPenalty = settings_->repeatPenalty();
-    request.seed = settings_->seed() >= 0 ? static_cast<quint64>(settings_->seed())
-                                          : QRandomGenerator::global()->generate64();
-    request.maxTokens = settings_->maxReplyTokens();
-    request.templateOverride = settings_->chatTemplate();
+    engine::SamplingParams& sampling = request.options.sampling;
+    sampling.temperature = static_cast<float>(settings_->temperature());
+    sampling.top_k = settings_->topK();
+    sampling.top_p = static_cast<float>(settings_->topP());
+    sampling.min_p = static_cast<float>(settings_->minP());
+    sampling.repeat_penalty = static_cast<float>(settings_->repeatPenalty());
+    sampling.seed = settings_->seed() >= 0 ? static_cast<quint64>(settings_->seed())
+                                           : QRandomGenerator::global()->generate64();
+    request.options.max_tokens = settings_->maxReplyTokens();
+    request.options.template_override = settings_->chatTemplate().toStdString();
 
     MessageRecord reply;
     reply.id = newRecordId();

@@ -60,19 +60,6 @@ engine::InferenceOptions inferenceOptions(const Model& model, const EngineConfig
     return options;
 }
 
-engine::GenerationOptions generationOptions(const GenerationRequest& request) {
-    engine::GenerationOptions options;
-    options.sampling.temperature = static_cast<float>(request.temperature);
-    options.sampling.top_k = request.topK;
-    options.sampling.top_p = static_cast<float>(request.topP);
-    options.sampling.min_p = static_cast<float>(request.minP);
-    options.sampling.repeat_penalty = static_cast<float>(request.repeatPenalty);
-    options.sampling.seed = request.seed;
-    options.max_tokens = request.maxTokens;
-    options.template_override = request.templateOverride.toStdString();
-    return options;
-}
-
 // Two tokens through the whole network, in one batch as a prompt's are: the logits after them.
 std::span<const float> evalProbe(Inference& inference) {
     const auto& tokenizer = inference.model().tokenizer();
@@ -297,7 +284,6 @@ void InferenceWorker::generate(const GenerationRequest& request) {
     turns.reserve(request.turns.size());
     for (const ChatTurnData& t : request.turns)
         turns.push_back({t.role, t.content.toStdString()});
-    const engine::GenerationOptions options = generationOptions(request);
     const std::string id = request.conversationId.toStdString();
 
     PieceBatcher batcher{std::chrono::milliseconds(kFlushIntervalMs)};
@@ -308,7 +294,8 @@ void InferenceWorker::generate(const GenerationRequest& request) {
     try {
         // The session comes from memory, from its saved state, or new.
         const GenerationResult turn = engine_->sessions->run_turn(
-            {.conversation_id = id, .conversation = turns, .options = options, .stop = &stop_}, onPiece);
+            {.conversation_id = id, .conversation = turns, .options = request.options, .stop = &stop_},
+            onPiece);
         if (!batcher.empty()) emit piecesReady(request.id, batcher.take());
         engine_->publishMemory();
         emit generationFinished(request.id, turn);

@@ -3,6 +3,7 @@
 // plain values, copied into queued signals.
 #include "engine/chat/chat_role.h"
 #include "engine/sampling/sampler.h"
+#include "engine/session/generation_options.h"
 #include "engine/session/turn_result.h"
 #include <QList>
 #include <QMetaType>
@@ -32,14 +33,8 @@ struct GenerationRequest {
     quint64 id = 0;
     QString conversationId;    // selects the KV cache the turn reuses
     QList<ChatTurnData> turns; // ends with the user's turn
-    double temperature = SamplingDefaults{}.temperature;
-    int topK = SamplingDefaults{}.topK;
-    double topP = SamplingDefaults{}.topP;
-    double minP = SamplingDefaults{}.minP;
-    double repeatPenalty = SamplingDefaults{}.repeatPenalty;
-    quint64 seed = 0;
-    int maxTokens = 512;
-    QString templateOverride; // Jinja source; empty: the model's template (ChatML if none)
+    // Sampling, the reply's length and the template override, as the engine takes them.
+    engine::GenerationOptions options;
 };
 
 // How the engine runs a loaded model: what the settings panel's engine section chooses.

@@ -9,6 +9,7 @@
 #include "engine/forward/kv_cache.h"
 #include "engine/sampling/sampler.h"
 #include "engine/session/engine_metrics.h"
+#include "engine/session/generation_options.h"
 #include "engine/session/kv_state_file.h"
 #include "engine/session/turn_result.h"
 #include "engine/session/turn_starts.h"
@@ -25,14 +26,6 @@ namespace hearth::engine {
 
 // One message of a conversation: its role (system, user or assistant) and its text.
 using ChatTurn = chat::ChatMessage;
-
-struct GenerationOptions {
-    SamplingParams sampling;
-    int32_t max_tokens = 512;
-    std::string template_override; // Jinja source; empty: the model's template (ChatML if none)
-    // Tokens a context shift never drops; -1: those of the system prompt (or the BOS token).
-    int32_t n_keep = -1;
-};
 
 // Receives each piece of reply text as it is decoded (complete UTF-8 only).
 using PieceCallback = std::function<void(std::string_view piece)>;

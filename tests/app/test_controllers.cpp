@@ -309,7 +309,7 @@ private slots:
         QVERIFY(b.chat()->send("Hi"));
         QCOMPARE(requested.count(), 1);
         const auto request = requested.constFirst().constFirst().value<GenerationRequest>();
-        QCOMPARE(request.maxTokens, 3);
+        QCOMPARE(request.options.max_tokens, 3);
         QCOMPARE(request.turns.size(), 2);
         QCOMPARE(request.turns[0].role, hearth::chat::Role::System);
         QCOMPARE(request.turns[1].content, QStringLiteral("Hi"));
@@ -382,8 +382,10 @@ private slots:
         b.settings()->setChatTemplate("{% for message in messages %}{{ message.content }");
         QSignalSpy requested(chat, &ChatController::generateRequested);
         QVERIFY(chat->send("Hello there"));
-        QCOMPARE(requested.constFirst().constFirst().value<GenerationRequest>().templateOverride,
-                 b.settings()->chatTemplate());
+        QCOMPARE(
+            QString::fromStdString(
+                requested.constFirst().constFirst().value<GenerationRequest>().options.template_override),
+            b.settings()->chatTemplate());
         QVERIFY(finishReply(chat));
         QVERIFY2(!chat->errorMessage().isEmpty(), "no error shown");
         QCOMPARE(chat->messages()->count(), 2);

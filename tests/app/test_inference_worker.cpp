@@ -77,9 +77,9 @@ class TestInferenceWorker : public QObject {
         r.id = id;
         r.conversationId = conversation;
         r.turns = std::move(turns);
-        r.maxTokens = maxTokens;
-        r.temperature = 0.0; // greedy: the same prompt gives the same reply
-        r.seed = 1;
+        r.options.max_tokens = maxTokens;
+        r.options.sampling.temperature = 0.0f; // greedy: the same prompt gives the same reply
+        r.options.sampling.seed = 1;
         return r;
     }
 

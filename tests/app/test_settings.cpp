@@ -64,9 +64,6 @@ private slots:
         QVERIFY(!areTheEngines(s.temperature(), s.topK(), s.topP(), s.minP(), s.repeatPenalty()));
         s.resetSampling();
         QVERIFY(areTheEngines(s.temperature(), s.topK(), s.topP(), s.minP(), s.repeatPenalty()));
-        const GenerationRequest request;
-        QVERIFY(areTheEngines(request.temperature, request.topK, request.topP, request.minP,
-                              request.repeatPenalty));
     }
 
     void changesSignalAndPersist() {

@@ -1,0 +1,18 @@
+#pragma once
+// How one reply is generated: the sampling, its length limit, the template, and what a context
+// shift keeps. Plain values, so that the app can send them across threads as they are.
+#include "engine/sampling/sampler.h"
+#include <cstdint>
+#include <string>
+
+namespace hearth::engine {
+
+struct GenerationOptions {
+    SamplingParams sampling;
+    int32_t max_tokens = 512;
+    std::string template_override; // Jinja source; empty: the model's template (ChatML if none)
+    // Tokens a context shift never drops; -1: those of the system prompt (or the BOS token).
+    int32_t n_keep = -1;
+};
+
+} // namespace hearth::engine
