@@ -235,20 +235,23 @@ Rectangle {
                             required property real share
                             width: kernelColumn.width // in a Column: Layout.fillWidth would not apply
                             spacing: 3
-                            // A Flow: in a narrow panel the figures go under the name, not over it.
+                            // The name and badges, then the figures on a line of their own, so
+                            // that every kernel reads the same however long its figures are.
                             Flow {
                                 Layout.fillWidth: true
                                 spacing: 6
                                 Label { text: kernel.operation; color: Theme.text; font.pointSize: Theme.small; font.weight: Font.DemiBold }
                                 Badge { text: kernel.type }
                                 Badge { text: kernel.isa; accent: kernel.isa !== "scalar" }
-                                Label {
-                                    objectName: "kernelCalls"
-                                    text: qsTr("%1 calls · %2").arg(kernel.callsText).arg(kernel.meanLatency)
-                                    color: Theme.textMuted
-                                    font.pointSize: Theme.small
-                                    font.family: Theme.monoFamily
-                                }
+                            }
+                            Label {
+                                objectName: "kernelCalls"
+                                Layout.fillWidth: true
+                                text: qsTr("%1 calls · %2").arg(kernel.callsText).arg(kernel.meanLatency)
+                                color: Theme.textMuted
+                                font.pointSize: Theme.small
+                                font.family: Theme.monoFamily
+                                wrapMode: Text.Wrap
                             }
                             RowLayout {
                                 Layout.fillWidth: true

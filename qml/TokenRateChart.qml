@@ -182,7 +182,7 @@ Item {
         width: plot.width
         horizontalAlignment: Text.AlignHCenter
         wrapMode: Text.Wrap
-        text: qsTr("No generation in this time lasted long enough to chart")
+        text: qsTr("Nothing was generated in this time")
         color: Theme.textFaint
         font.pointSize: Theme.small
     }

@@ -83,16 +83,27 @@ QCoro::Task<> MetricsController::sample() {
         while (history.size() > kHistoryLength)
             history.removeFirst();
     };
-    push(decodeHistory_, last_->engine.generating ? last_->engine.decode_tokens_per_second : 0.0);
-    push(prefillHistory_, last_->engine.generating ? last_->engine.prefill_tokens_per_second : 0.0);
+    const engine::EngineMetricsSnapshot& e = last_->engine;
+    // A reply that ended since the last sample counts in this one, however short it was.
+    const bool ended = !e.generating && replyEnded_;
+    push(decodeHistory_, e.generating ? e.decode_tokens_per_second : ended ? endedDecodeRate_ : 0.0);
+    push(prefillHistory_, e.generating ? e.prefill_tokens_per_second : ended ? endedPrefillRate_ : 0.0);
+    replyEnded_ = false;
     kernels_.update(last_->kernels);
     expertHits_ = expertTotals(last_->engine); // once per sample: QML reads it in several places
     ++samples_;
     emit updated();
 }
 
-void MetricsController::recordServerRequest(const GenerationResult& result) {
+void MetricsController::recordReply(const GenerationResult& result) {
     replies_.record(result);
+    replyEnded_ = true;
+    endedDecodeRate_ = result.stats.decode_tokens_per_second();
+    endedPrefillRate_ = result.stats.prefill_tokens_per_second();
+}
+
+void MetricsController::recordServerRequest(const GenerationResult& result) {
+    recordReply(result);
     ++serverRequests_;
     serverTokensGenerated_ += result.stats.generated_tokens;
     serverTokensPerSecond_ = result.stats.decode_tokens_per_second();

@@ -80,8 +80,9 @@ public:
     [[nodiscard]] QVariantList prefillHistory() const { return prefillHistory_; }
     [[nodiscard]] KernelMetricsModel* kernels() { return &kernels_; }
     [[nodiscard]] ReplyCacheHistory* replies() { return &replies_; }
-    // A reply finished: adds it to the per-reply history.
-    void recordReply(const GenerationResult& result) { replies_.record(result); }
+    // A reply finished: adds it to the per-reply history, and to the next sample of the rate
+    // history (a reply shorter than the sampling interval would otherwise leave no trace there).
+    void recordReply(const GenerationResult& result);
     // An API server request was answered: counted, and added to the per-reply history too.
     void recordServerRequest(const GenerationResult& result);
     [[nodiscard]] int serverRequests() const { return serverRequests_; }
@@ -114,6 +115,9 @@ private:
     QTimer timer_;
     bool sampling_ = false;
     int samples_ = 0;
+    // The rates of the replies that ended since the last sample (the last one's), if any.
+    bool replyEnded_ = false;
+    double endedDecodeRate_ = 0, endedPrefillRate_ = 0;
     int serverRequests_ = 0;
     qint64 serverTokensGenerated_ = 0;
     double serverTokensPerSecond_ = 0;

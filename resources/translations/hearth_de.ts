@@ -1055,8 +1055,8 @@
         <translation>Noch keine Daten</translation>
     </message>
     <message>
-        <source>No generation in this time lasted long enough to chart</source>
-        <translation>Keine Generierung dauerte in dieser Zeit lange genug für das Diagramm</translation>
+        <source>Nothing was generated in this time</source>
+        <translation>In dieser Zeit wurde nichts erzeugt</translation>
     </message>
 </context>
 <context>

@@ -53,6 +53,31 @@ private slots:
         QCOMPARE(int(metrics.prefillHistory().size()), metrics.samples());
     }
 
+    // A reply that begins and ends between two samples still shows in the rate history: the
+    // sample after it carries its rates, the ones after that are idle again.
+    void aReplyBetweenTwoSamplesIsCharted() {
+        MetricsController metrics(std::make_shared<hearth::engine::EngineMetrics>());
+        metrics.setIntervalMs(20);
+        QTRY_VERIFY(metrics.samples() >= 1);
+        GenerationResult reply;
+        reply.stats.generated_tokens = 48;
+        reply.stats.decode_seconds = 0.005;
+        reply.stats.computed_tokens = 46;
+        reply.stats.prefill_seconds = 0.002;
+        const int before = metrics.samples();
+        metrics.recordReply(reply);
+        QTRY_VERIFY(metrics.samples() >= before + 3);
+        const QVariantList decode = metrics.decodeHistory(), prefill = metrics.prefillHistory();
+        const qsizetype first = decode.size() - (metrics.samples() - before);
+        QCOMPARE(decode.at(first).toDouble(), 48 / 0.005);
+        QCOMPARE(prefill.at(first).toDouble(), 46 / 0.002);
+        for (qsizetype i = first + 1; i < decode.size(); ++i) {
+            QCOMPARE(decode.at(i).toDouble(), 0.0);
+            QCOMPARE(prefill.at(i).toDouble(), 0.0);
+        }
+        QCOMPARE(metrics.replies()->count(), 1);
+    }
+
     // A mixture of experts: per expert, the times the routers of all layers chose it. Each
     // evaluated token chooses n_expert_used experts in every layer.
     void expertHitsSumTheLayers() {

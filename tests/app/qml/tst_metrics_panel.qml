@@ -97,6 +97,18 @@ Item {
             verify(calls.some(c => c.text.startsWith(million)), calls.map(c => c.text).join(" | "))
         }
 
+        // Each kernel's figures sit on the line under its name and badges, at the same place in
+        // every row, whether or not they would fit beside the badges.
+        function test_everyKernelReadsTheSame() {
+            const calls = collect(panel, i => i.objectName === "kernelCalls", [])
+            compare(calls.length, 2)
+            for (const c of calls) {
+                compare(c.x, 0)
+                verify(c.y > 0, "the figures share the name's line")
+                compare(c.y, calls[0].y)
+            }
+        }
+
         function test_nothingRunsOutOfItsCard() {
             const all = cards()
             verify(all.length >= 6)

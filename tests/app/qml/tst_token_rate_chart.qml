@@ -190,7 +190,7 @@ Item {
             verifyInsidePlot(pixelsOf(isRed), "the prefill line")
         }
 
-        // Samples of 0 only (the model idle, or the reply over between two samples): a scale of
+        // Samples of 0 only (the model idle all the time the chart spans): a scale of
         // 1 tok/s, never 0..0, the line along the zero line inside the plot, and a word on why.
         function test_allZero() {
             chart.decode = [0, 0, 0, 0]
@@ -198,7 +198,7 @@ Item {
             verifyScale("1")
             const idle = label("rateIdle")
             verify(idle.visible)
-            compare(idle.text, "No generation in this time lasted long enough to chart")
+            compare(idle.text, "Nothing was generated in this time")
             const line = pixelsOf(isBlue)
             verifyInsidePlot(line, "the zero line")
             fuzzyCompare(line.bottom, yOf(0) + 1, 2)
