@@ -1,6 +1,7 @@
 #pragma once
 // Unpacking of K-quant super-blocks into AVX2 registers, shared by vec_dot and gemm.
 #include "kernels/x86_avx2/avx2_util.h"
+#include "kernels/x86_avx2/k_quant_chunks.h"
 #include "kernels/x86_avx2/low_bit_k_scales.h"
 
 namespace hearth::kernels::avx2 {
@@ -125,19 +126,6 @@ inline __m256i q6k_scale_pick(int k) {
                              _mm_set1_epi16(static_cast<short>(((4 * k + 3) << 8) | (4 * k + 2))));
 }
 
-// Q2_K and Q3_K: the 2-bit quants of chunk c (elements 32c..32c+31) sit at bits 2(c%4) of the
-// 32 bytes of their half, qs[32 * (c/4)..].
-inline __m256i two_bit_chunk(__m256i half_bytes, int c) {
-    return _mm256_and_si256(_mm256_srli_epi16(half_bytes, 2 * (c % 4)), _mm256_set1_epi8(3));
-}
-// Q3_K's quants of chunk c as 0..7: the 2-bit part and the high bit (bit c of hmask[l] for
-// element 32c + l) at bit 2. A set high bit means q; a clear one q - 4, which the kernels take
-// off as 4 * scale * (sum of each 16 activations).
-inline __m256i q3k_chunk(__m256i half_bytes, __m256i high_bits, int c) {
-    const __m256i moved = c < 2 ? _mm256_slli_epi16(high_bits, 2 - c) : _mm256_srli_epi16(high_bits, c - 2);
-    return _mm256_or_si256(two_bit_chunk(half_bytes, c), _mm256_and_si256(moved, _mm256_set1_epi8(4)));
-}
-
 // The madd operand that weights chunk c's two sub-blocks of 16, from the 16 scales as int16:
 // scale 2c on pairs 0-7 (the chunk's first 16 elements), scale 2c+1 on pairs 8-15.
 inline __m256i chunk_scales(__m256i scales, int c) {
@@ -148,26 +136,6 @@ inline int hsum_i32(__m256i v) {
     __m128i sum = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
     sum = _mm_add_epi32(sum, _mm_unpackhi_epi64(sum, sum));
     return _mm_cvtsi128_si32(_mm_add_epi32(sum, _mm_shuffle_epi32(sum, 1)));
-}
-
-// Q5_K's quants 0..31 of sub-blocks 2j (low nibbles of qs[32j..]) and 2j+1 (their high
-// nibbles). `high_bits` holds the block's 32 qh bytes: bit 2j of qh[l] is the fifth bit of
-// element 64j+l, bit 2j+1 that of element 64j+32+l; one 16-bit shift moves it to bit 4 (bits
-// pushed over from the neighbouring byte are masked).
-struct QuantPair {
-    __m256i low, high;
-};
-inline QuantPair q5k_quant_pair(const uint8_t* qs, __m256i high_bits, int j) {
-    const __m256i low4 = _mm256_set1_epi8(0x0F), bit4 = _mm256_set1_epi8(0x10);
-    const auto fifth_bit = [&](int bit) {
-        const __m256i moved = bit < 4   ? _mm256_slli_epi16(high_bits, 4 - bit)
-                              : bit > 4 ? _mm256_srli_epi16(high_bits, bit - 4)
-                                        : high_bits;
-        return _mm256_and_si256(moved, bit4);
-    };
-    const __m256i q = load256(qs + 32 * j);
-    return {_mm256_or_si256(_mm256_and_si256(q, low4), fifth_bit(2 * j)),
-            _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), fifth_bit(2 * j + 1))};
 }
 
 // Like unpack_q6k_half, with two operations fewer per half: the top two bits are moved to

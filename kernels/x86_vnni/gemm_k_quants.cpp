@@ -1,4 +1,4 @@
-// Prefill gemm for the K-quants with vpdpbusd: Q4_K and Q6_K weights times Q8_K activations.
+// Prefill gemm for the K-quants with vpdpbusd: Q2_K to Q6_K weights times Q8_K activations.
 //
 // A group of weight rows (16 on AVX-512, 8 on AVX-VNNI) is decoded once into a per-thread
 // panel that every pass over the activation rows then reads. The quants are kept unsigned, the
@@ -6,12 +6,15 @@
 // dword. vpdpbusd against 4
 // activation bytes broadcast then sums each row in its own lane, exactly, with no horizontal
 // reduction. Per sub-block the int32 sums are multiplied by the rows' integer scales and
-// summed over the super-block, still exact; the offsets (Q4_K's mins, Q6_K's -32) come from
+// summed over the super-block, still exact; the offsets (the mins of Q2_K, Q4_K and Q5_K, the
+// -4 of Q3_K and the -32 of Q6_K) come from
 // the activations' 16-element sums, and the super-block's two float scales apply once.
 // Decode (a batch under kMinBatch) goes to the AVX2 tier's kernel, which streams the rows.
 #include "kernels/block_formats.h"
 #include "kernels/interleaved_rows.h"
 #include "kernels/x86_avx2/dword_transpose.h"
+#include "kernels/x86_avx2/k_quant_chunks.h"
+#include "kernels/x86_avx2/low_bit_k_scales.h"
 #include "kernels/x86_avx2/row_groups.h"
 #include "kernels/x86_vnni/row_vectors.h"
 #include "kernels/x86_vnni/vnni_kernels.h"
@@ -88,7 +91,8 @@ struct Q4KFormat {
             min = (packed[j + 4] >> 4) | ((packed[j] >> 6) << 4);
         }
     }
-    static void header_row(const Block& b, int r, Header& h) {
+    // Q4_K's header, or Q5_K's: the same fields.
+    template <class SameHeaderBlock> static void header_row(const SameHeaderBlock& b, int r, Header& h) {
         h.d[r] = fp16_to_float(b.d);
         h.offset_d[r] = fp16_to_float(b.dmin);
         int mins[kSubBlocks];
@@ -129,6 +133,80 @@ struct Q6KFormat {
     static void quants(const Block& b, uint8_t (&q)[QK_K]) { q6_K_quants(b, q); }
     static void offset_sums(const BlockQ8_K& a, int32_t (&sums)[kOffsetPairs]) {
         std::memcpy(sums, a.bsums, sizeof sums);
+    }
+};
+
+inline __m256i load_bytes(const uint8_t* p) {
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+inline void store_chunk(uint8_t* q, int c, __m256i quants) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + 32 * c), quants);
+}
+
+// Q2_K: 16 sub-blocks of 16, unsigned 2-bit quants, 4-bit scales and mins:
+//   row . a = d * sum_k scale_k * (q_k . a_k) - dmin * sum_k min_k * sum(a_k).
+// The offset pairs are the mins of sub-blocks (2p, 2p + 1), against Q8_K's 16-element sums.
+struct Q2KFormat {
+    using Block = BlockQ2_K;
+    static constexpr int kSubBlocks = 16, kOffsetPairs = 8;
+    using Header = PanelHeader<kSubBlocks, kOffsetPairs>;
+
+    static void header_row(const Block& b, int r, Header& h) {
+        h.d[r] = fp16_to_float(b.d);
+        h.offset_d[r] = fp16_to_float(b.dmin);
+        for (int k = 0; k < kSubBlocks; ++k)
+            h.scales[k][r] = b.scales[k] & 0x0F;
+        for (int p = 0; p < kOffsetPairs; ++p)
+            h.offset_pairs[p][r] = Q4KFormat::int16_pair(b.scales[2 * p] >> 4, b.scales[2 * p + 1] >> 4);
+    }
+    static void quants(const Block& b, uint8_t (&q)[QK_K]) {
+        const __m256i halves[2] = {load_bytes(b.qs), load_bytes(b.qs + 32)};
+        for (int c = 0; c < 8; ++c)
+            store_chunk(q, c, two_bit_chunk(halves[c / 4], c));
+    }
+    static void offset_sums(const BlockQ8_K& a, int32_t (&sums)[kOffsetPairs]) {
+        std::memcpy(sums, a.bsums, sizeof sums);
+    }
+};
+
+// Q3_K: 16 sub-blocks of 16, 3-bit quants stored as 0..7 (q - 4 is the value), signed six-bit
+// scales: row . a = d * sum_k scale_k * (q_k . a_k) - 4 d * sum_k scale_k * sum(a_k).
+struct Q3KFormat {
+    using Block = BlockQ3_K;
+    static constexpr int kSubBlocks = 16, kOffsetPairs = 8;
+    using Header = PanelHeader<kSubBlocks, kOffsetPairs>;
+
+    static void header_row(const Block& b, int r, Header& h) {
+        h.d[r] = fp16_to_float(b.d);
+        h.offset_d[r] = 4 * h.d[r];
+        alignas(32) int16_t scales[kSubBlocks];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(scales), q3k_scales(b.scales));
+        for (int k = 0; k < kSubBlocks; ++k)
+            h.scales[k][r] = scales[k];
+        for (int p = 0; p < kOffsetPairs; ++p)
+            h.offset_pairs[p][r] = Q4KFormat::int16_pair(scales[2 * p], scales[2 * p + 1]);
+    }
+    static void quants(const Block& b, uint8_t (&q)[QK_K]) {
+        const __m256i halves[2] = {load_bytes(b.qs), load_bytes(b.qs + 32)};
+        const __m256i high_bits = load_bytes(b.hmask);
+        for (int c = 0; c < 8; ++c)
+            store_chunk(q, c, q3k_chunk(halves[c / 4], high_bits, c));
+    }
+    static void offset_sums(const BlockQ8_K& a, int32_t (&sums)[kOffsetPairs]) {
+        std::memcpy(sums, a.bsums, sizeof sums);
+    }
+};
+
+// Q5_K: Q4_K's sub-blocks, scales and mins, with 5-bit quants (0..31).
+struct Q5KFormat : Q4KFormat {
+    using Block = BlockQ5_K;
+    static void quants(const Block& b, uint8_t (&q)[QK_K]) {
+        const __m256i high_bits = load_bytes(b.qh);
+        for (int j = 0; j < 4; ++j) {
+            const QuantPair pair = q5k_quant_pair(b.qs, high_bits, j);
+            store_chunk(q, 2 * j, pair.low);
+            store_chunk(q, 2 * j + 1, pair.high);
+        }
     }
 };
 
@@ -399,7 +477,10 @@ template <class Format> void take_over(KernelTable& table, TensorType type) {
 } // namespace
 
 void add_k_quant_kernels(KernelTable& table) {
+    take_over<Q2KFormat>(table, TensorType::Q2_K);
+    take_over<Q3KFormat>(table, TensorType::Q3_K);
     take_over<Q4KFormat>(table, TensorType::Q4_K);
+    take_over<Q5KFormat>(table, TensorType::Q5_K);
     take_over<Q6KFormat>(table, TensorType::Q6_K);
     // add_interleaved16_kernels comes first.
     TypeKernels& q4_K = table.of(TensorType::Q4_K);
