@@ -72,6 +72,12 @@ struct alignas(kVecBytes) RowQuads {
     uint8_t bytes[4 * kRows];
 };
 
+// Two int16 factors in one dword, as V::dot_words multiplies them with two activation sums.
+inline int32_t int16_pair(int low, int high) {
+    return static_cast<int32_t>(static_cast<uint16_t>(low) |
+                                (static_cast<uint32_t>(static_cast<uint16_t>(high)) << 16));
+}
+
 // Q4_K: 8 sub-blocks of 32, unsigned 4-bit quants, 6-bit scales and mins:
 //   row . a = d * sum_j scale_j * (q_j . a_j) - dmin * sum_j min_j * sum(a_j).
 // The offset pairs are the mins of sub-blocks (2p, 2p + 1), against the activations'
@@ -108,32 +114,6 @@ struct Q4KFormat {
         const __m128i high = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.bsums + 8));
         _mm_storeu_si128(reinterpret_cast<__m128i*>(sums), _mm_hadd_epi16(low, high));
     }
-    static int32_t int16_pair(int low, int high) {
-        return static_cast<int32_t>(static_cast<uint16_t>(low) |
-                                    (static_cast<uint32_t>(static_cast<uint16_t>(high)) << 16));
-    }
-};
-
-// Q6_K: 16 sub-blocks of 16, 6-bit quants stored unsigned (q - 32 is the value), int8 scales:
-//   row . a = d * sum_k scale_k * (q_k . a_k) - 32 d * sum_k scale_k * sum(a_k).
-// The offset pairs are the scales of sub-blocks (2p, 2p + 1), against Q8_K's own 16-element sums.
-struct Q6KFormat {
-    using Block = BlockQ6_K;
-    static constexpr int kSubBlocks = 16, kOffsetPairs = 8;
-    using Header = PanelHeader<kSubBlocks, kOffsetPairs>;
-
-    static void header_row(const Block& b, int r, Header& h) {
-        h.d[r] = fp16_to_float(b.d);
-        h.offset_d[r] = 32 * h.d[r];
-        for (int k = 0; k < kSubBlocks; ++k)
-            h.scales[k][r] = b.scales[k];
-        for (int p = 0; p < kOffsetPairs; ++p)
-            h.offset_pairs[p][r] = Q4KFormat::int16_pair(b.scales[2 * p], b.scales[2 * p + 1]);
-    }
-    static void quants(const Block& b, uint8_t (&q)[QK_K]) { q6_K_quants(b, q); }
-    static void offset_sums(const BlockQ8_K& a, int32_t (&sums)[kOffsetPairs]) {
-        std::memcpy(sums, a.bsums, sizeof sums);
-    }
 };
 
 inline __m256i load_bytes(const uint8_t* p) {
@@ -143,57 +123,71 @@ inline void store_chunk(uint8_t* q, int c, __m256i quants) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + 32 * c), quants);
 }
 
-// Q2_K: 16 sub-blocks of 16, unsigned 2-bit quants, 4-bit scales and mins:
-//   row . a = d * sum_k scale_k * (q_k . a_k) - dmin * sum_k min_k * sum(a_k).
-// The offset pairs are the mins of sub-blocks (2p, 2p + 1), against Q8_K's 16-element sums.
-struct Q2KFormat {
-    using Block = BlockQ2_K;
+// The formats of 16 sub-blocks of 16 (Q2_K, Q3_K, Q6_K): their offset factors meet Q8_K's own
+// 16-element sums, pair p being those of sub-blocks 2p and 2p + 1.
+struct SixteenSubBlocks {
     static constexpr int kSubBlocks = 16, kOffsetPairs = 8;
     using Header = PanelHeader<kSubBlocks, kOffsetPairs>;
 
-    static void header_row(const Block& b, int r, Header& h) {
-        h.d[r] = fp16_to_float(b.d);
-        h.offset_d[r] = fp16_to_float(b.dmin);
+    template <class Int>
+    static void set_row(Header& h, int r, float d, float offset_d, const Int* scales, const Int* offsets) {
+        h.d[r] = d;
+        h.offset_d[r] = offset_d;
         for (int k = 0; k < kSubBlocks; ++k)
-            h.scales[k][r] = b.scales[k] & 0x0F;
+            h.scales[k][r] = scales[k];
         for (int p = 0; p < kOffsetPairs; ++p)
-            h.offset_pairs[p][r] = Q4KFormat::int16_pair(b.scales[2 * p] >> 4, b.scales[2 * p + 1] >> 4);
-    }
-    static void quants(const Block& b, uint8_t (&q)[QK_K]) {
-        const __m256i halves[2] = {load_bytes(b.qs), load_bytes(b.qs + 32)};
-        for (int c = 0; c < 8; ++c)
-            store_chunk(q, c, two_bit_chunk(halves[c / 4], c));
+            h.offset_pairs[p][r] = int16_pair(offsets[2 * p], offsets[2 * p + 1]);
     }
     static void offset_sums(const BlockQ8_K& a, int32_t (&sums)[kOffsetPairs]) {
         std::memcpy(sums, a.bsums, sizeof sums);
     }
 };
 
-// Q3_K: 16 sub-blocks of 16, 3-bit quants stored as 0..7 (q - 4 is the value), signed six-bit
-// scales: row . a = d * sum_k scale_k * (q_k . a_k) - 4 d * sum_k scale_k * sum(a_k).
-struct Q3KFormat {
-    using Block = BlockQ3_K;
-    static constexpr int kSubBlocks = 16, kOffsetPairs = 8;
-    using Header = PanelHeader<kSubBlocks, kOffsetPairs>;
-
+// Q6_K: 6-bit quants stored unsigned (q - 32 is the value), int8 scales:
+//   row . a = d * sum_k scale_k * (q_k . a_k) - 32 d * sum_k scale_k * sum(a_k).
+struct Q6KFormat : SixteenSubBlocks {
+    using Block = BlockQ6_K;
     static void header_row(const Block& b, int r, Header& h) {
-        h.d[r] = fp16_to_float(b.d);
-        h.offset_d[r] = 4 * h.d[r];
+        const float d = fp16_to_float(b.d);
+        set_row(h, r, d, 32 * d, b.scales, b.scales);
+    }
+    static void quants(const Block& b, uint8_t (&q)[QK_K]) { q6_K_quants(b, q); }
+};
+
+// Q2_K: unsigned 2-bit quants, 4-bit scales and mins:
+//   row . a = d * sum_k scale_k * (q_k . a_k) - dmin * sum_k min_k * sum(a_k).
+struct Q2KFormat : SixteenSubBlocks {
+    using Block = BlockQ2_K;
+    static void header_row(const Block& b, int r, Header& h) {
+        int scales[kSubBlocks], mins[kSubBlocks];
+        for (int k = 0; k < kSubBlocks; ++k) {
+            scales[k] = b.scales[k] & 0x0F;
+            mins[k] = b.scales[k] >> 4;
+        }
+        set_row(h, r, fp16_to_float(b.d), fp16_to_float(b.dmin), scales, mins);
+    }
+    static void quants(const Block& b, uint8_t (&q)[QK_K]) {
+        const __m256i halves[2] = {load_bytes(b.qs), load_bytes(b.qs + 32)};
+        for (int c = 0; c < 8; ++c)
+            store_chunk(q, c, two_bit_chunk(halves[c / 4], c));
+    }
+};
+
+// Q3_K: 3-bit quants stored as 0..7 (q - 4 is the value), signed six-bit scales:
+//   row . a = d * sum_k scale_k * (q_k . a_k) - 4 d * sum_k scale_k * sum(a_k).
+struct Q3KFormat : SixteenSubBlocks {
+    using Block = BlockQ3_K;
+    static void header_row(const Block& b, int r, Header& h) {
         alignas(32) int16_t scales[kSubBlocks];
         _mm256_store_si256(reinterpret_cast<__m256i*>(scales), q3k_scales(b.scales));
-        for (int k = 0; k < kSubBlocks; ++k)
-            h.scales[k][r] = scales[k];
-        for (int p = 0; p < kOffsetPairs; ++p)
-            h.offset_pairs[p][r] = Q4KFormat::int16_pair(scales[2 * p], scales[2 * p + 1]);
+        const float d = fp16_to_float(b.d);
+        set_row(h, r, d, 4 * d, scales, scales);
     }
     static void quants(const Block& b, uint8_t (&q)[QK_K]) {
         const __m256i halves[2] = {load_bytes(b.qs), load_bytes(b.qs + 32)};
         const __m256i high_bits = load_bytes(b.hmask);
         for (int c = 0; c < 8; ++c)
             store_chunk(q, c, q3k_chunk(halves[c / 4], high_bits, c));
-    }
-    static void offset_sums(const BlockQ8_K& a, int32_t (&sums)[kOffsetPairs]) {
-        std::memcpy(sums, a.bsums, sizeof sums);
     }
 };
 
@@ -267,7 +261,7 @@ void decode_interleaved_group(int64_t blocks, const InterleavedQ4_K* group, int 
                 header.scales[j][r] = interleaved_scale(b, j, row);
             for (int p = 0; p < 4; ++p)
                 header.offset_pairs[p][r] =
-                    Q4KFormat::int16_pair(interleaved_min(b, 2 * p, row), interleaved_min(b, 2 * p + 1, row));
+                    int16_pair(interleaved_min(b, 2 * p, row), interleaved_min(b, 2 * p + 1, row));
         }
         RowQuads* out = panel.quants.data() + static_cast<size_t>(i) * QK_K / 4;
         for (int p = 0; p < 4; ++p)
@@ -420,8 +414,7 @@ void decode_interleaved_group(int64_t blocks, const InterleavedQ6_K* group, int 
             for (int j = 0; j < Q6KFormat::kSubBlocks; ++j)
                 header.scales[j][r] = b.scales[j][row];
             for (int p = 0; p < Q6KFormat::kOffsetPairs; ++p)
-                header.offset_pairs[p][r] =
-                    Q4KFormat::int16_pair(b.scales[2 * p][row], b.scales[2 * p + 1][row]);
+                header.offset_pairs[p][r] = int16_pair(b.scales[2 * p][row], b.scales[2 * p + 1][row]);
         }
         RowQuads* out = panel.quants.data() + static_cast<size_t>(i) * QK_K / 4;
         const __m256i nibble = _mm256_set1_epi8(0x0F), two_bits = _mm256_set1_epi8(0x03);
