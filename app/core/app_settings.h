@@ -4,14 +4,28 @@
 // when the app starts and written back on a background thread shortly after
 // each change (the GUI thread never touches the settings file after startup).
 #include "app/core/worker_types.h"
+#include "engine/sampling/sampler.h"
 #include <QObject>
 #include <QStringList>
 #include <QThreadPool>
 #include <QTimer>
 #include <QUrl>
 #include <QtQml/qqmlregistration.h>
+#include <cmath>
 
 namespace hearth::app {
+
+// The engine's sampling defaults (engine::SamplingParams, the one place they are set) in the
+// settings' types, each float as the decimal it was written as (0.8f reads 0.8).
+struct SamplingDefaults {
+    static double decimal(float value) { return std::round(static_cast<double>(value) * 1e6) / 1e6; }
+    double temperature = decimal(engine::SamplingParams{}.temperature);
+    int topK = engine::SamplingParams{}.top_k;
+    double topP = decimal(engine::SamplingParams{}.top_p);
+    double minP = decimal(engine::SamplingParams{}.min_p);
+    double repeatPenalty = decimal(engine::SamplingParams{}.repeat_penalty);
+    int seed = -1; // the settings' own: a new random seed per reply
+};
 
 class AppSettings : public QObject {
     Q_OBJECT

@@ -2,27 +2,13 @@
 // What crosses the thread boundary between the GUI and the inference worker:
 // plain values, copied into queued signals.
 #include "engine/chat/chat_role.h"
-#include "engine/sampling/sampler.h"
 #include "engine/session/generation_options.h"
 #include "engine/session/turn_result.h"
 #include <QList>
 #include <QMetaType>
 #include <QString>
-#include <cmath>
 
 namespace hearth::app {
-
-// The engine's sampling defaults (engine::SamplingParams, the one place they are set) in the
-// settings' types, each float as the decimal it was written as (0.8f reads 0.8).
-struct SamplingDefaults {
-    static double decimal(float value) { return std::round(static_cast<double>(value) * 1e6) / 1e6; }
-    double temperature = decimal(engine::SamplingParams{}.temperature);
-    int topK = engine::SamplingParams{}.top_k;
-    double topP = decimal(engine::SamplingParams{}.top_p);
-    double minP = decimal(engine::SamplingParams{}.min_p);
-    double repeatPenalty = decimal(engine::SamplingParams{}.repeat_penalty);
-    int seed = -1; // the settings' own: a new random seed per reply
-};
 
 struct ChatTurnData {
     chat::Role role = chat::Role::User; // system, user or assistant

@@ -159,11 +159,10 @@ struct Q6KFormat : SixteenSubBlocks {
 struct Q2KFormat : SixteenSubBlocks {
     using Block = BlockQ2_K;
     static void header_row(const Block& b, int r, Header& h) {
-        int scales[kSubBlocks], mins[kSubBlocks];
-        for (int k = 0; k < kSubBlocks; ++k) {
-            scales[k] = b.scales[k] & 0x0F;
-            mins[k] = b.scales[k] >> 4;
-        }
+        const Q2KScales unpacked = q2k_scales(b.scales);
+        alignas(32) int16_t scales[kSubBlocks], mins[kSubBlocks];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(scales), unpacked.scales);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(mins), unpacked.mins);
         set_row(h, r, fp16_to_float(b.d), fp16_to_float(b.dmin), scales, mins);
     }
     static void quants(const Block& b, uint8_t (&q)[QK_K]) {
