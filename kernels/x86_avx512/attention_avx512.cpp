@@ -6,10 +6,13 @@
 // side by side in a vector, 16 to a 512-bit one (8 to a 256-bit one for a tile of 8 rows or
 // fewer). Keys come in blocks of 16, widened to F32 once for all the rows of the tile. Per block:
 // - the scores: per key, one vector of the rows' scores, chains of FMAs over the quarters of the
-//   head's elements added pairwise, each element of the key broadcast from L1 (the 16 keys'
-//   chains overlap);
+//   head's elements added pairwise, each element of the key broadcast from L1 (8 keys at a
+//   time, two quarters side by side: 16 chains overlap and no partial sum leaves the
+//   registers). The queries carry the scale times log2 e, so that scores come in powers of 2
+//   and the softmax needs 2^x, cheaper than e^x (with soft-capping the queries carry the scale
+//   alone and the capped scores are multiplied by log2 e);
 // - the softmax, lane for lane: the new maximum, what came before rescaled by
-//   exp(old max - new max), the weights exp(score - max), summed in one fixed tree (key j + 8
+//   2^(old max - new max), the weights 2^(score - max), summed in one fixed tree (key j + 8
 //   onto j, then j + 4, j + 2, j + 1) onto the running sum with one fma;
 // - the values: the rows' outputs transposed (element d of the rows in one vector), each value
 //   element broadcast times the key's weights, accumulated in key order.
@@ -17,7 +20,8 @@
 // the other lanes, so a row's result depends only on its query and the keys it sees: blocks are
 // multiples of 16 from key 0, and a block a row sees none of changes nothing of that row.
 // ~10 cycles per (key, row) at head size 64 on Zen 4 (8 for the FMAs alone), against ~12 for
-// the AVX2 kernel; Zen 5 runs 512-bit FMAs at full width.
+// the AVX2 kernel; Zen 5 runs 512-bit FMAs at full width. On an Intel Xeon with two 512-bit FMA
+// ports, ~5 cycles where the FMAs need 4 (BENCHMARKS.md, ninth session).
 #include "kernels/block_formats.h"
 #include "kernels/fp16.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
@@ -33,7 +37,8 @@
 namespace hearth::kernels::avx512 {
 namespace {
 
-constexpr int kBlock = 16; // keys per block
+constexpr int kBlock = 16;                       // keys per block
+constexpr float kLog2E = exp_polynomial::kLog2E; // scores in powers of 2
 // Floats of transposed queries one pass keeps (and as many of outputs): 4 groups of 16 rows of
 // 64, 2 of 128. A group of the largest head size takes a pass alone.
 constexpr int64_t kPassFloats = 4096;
@@ -107,8 +112,18 @@ void widen_row(const KvRows& rows, int64_t j, int64_t head_dim, float* dst) {
 }
 
 // Rows first .. first + 15 to dst (16 rows of head_dim); rows from `present` on are zeros (past
-// the last key: weight 0 times value 0 leaves every sum as it is).
+// the last key: weight 0 times value 0 leaves every sum as it is). F16 rows without gaps
+// between them (the cache's layout) widen as one run, with no call or type switch per row.
 void widen_block(const KvRows& rows, int64_t first, int present, int64_t head_dim, float* dst) {
+    if (rows.type == TensorType::F16 && rows.row_bytes == static_cast<size_t>(head_dim) * sizeof(uint16_t)) {
+        const auto* halves = static_cast<const uint16_t*>(rows.data) + static_cast<size_t>(first) * head_dim;
+        const int64_t n = present * head_dim;
+        for (int64_t c = 0; c < n; c += 16)
+            _mm512_store_ps(
+                dst + c, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(halves + c))));
+        std::fill(dst + n, dst + kBlock * head_dim, 0.0f);
+        return;
+    }
     for (int j = 0; j < kBlock; ++j) {
         float* row = dst + j * head_dim;
         if (j < present)
@@ -146,6 +161,7 @@ struct Lanes16 {
     }
     static V or_bits(V a, V b) { return _mm512_or_ps(a, b); }
     static V exp(V x) { return exp_f32x16(x); }
+    static V exp2(V x) { return exp2_f32x16(x); }
     static V blend(Mask take_b, V a, V b) { return _mm512_mask_blend_ps(take_b, a, b); }
     static Mask equal(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
     static Mask not_equal(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
@@ -174,6 +190,7 @@ struct Lanes8 {
     static V sign_of(V a) { return _mm256_and_ps(a, _mm256_set1_ps(-0.0f)); }
     static V or_bits(V a, V b) { return _mm256_or_ps(a, b); }
     static V exp(V x) { return avx2::exp_f32x8(x); }
+    static V exp2(V x) { return exp2_f32x8(x); }
     static V blend(Mask take_b, V a, V b) { return _mm256_mask_blend_ps(take_b, a, b); }
     static Mask equal(V a, V b) { return _mm256_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
     static Mask not_equal(V a, V b) { return _mm256_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
@@ -208,11 +225,12 @@ RowGroup<L> start_group(const Tile& t, int64_t first_row, float* transposed_quer
     RowGroup<L> g{};
     g.first_row = first_row;
     alignas(64) int32_t seen[kLanes], window[kLanes];
+    const float factor = kLimited && t.limits.softcap > 0 ? t.scale : t.scale * kLog2E;
     for (int lane = 0; lane < kLanes; ++lane) {
         const int64_t r = std::min(first_row + lane, rows - 1);
         const float* q = t.q + t.offset(r);
         for (int64_t d = 0; d < head_dim; ++d)
-            transposed_queries[d * kLanes + lane] = q[d];
+            transposed_queries[d * kLanes + lane] = q[d] * factor;
         seen[lane] = static_cast<int32_t>(t.keys_seen(r));
         window[lane] = kLimited ? static_cast<int32_t>(t.first_key(r)) : 0;
     }
@@ -239,37 +257,43 @@ template <class L, bool kLimited, int kHeadDim>
     constexpr int kLanes = L::kLanes;
     const int64_t head_dim = kHeadDim != 0 ? kHeadDim : t.head_dim;
     // Each score in 4 chains over quarters of the head, added pairwise: the error of a chain of
-    // a quarter of the products, not of all of them.
-    V s[kBlock], quarters[3][kBlock];
-    for (int quarter = 0; quarter < 4; ++quarter) {
-#pragma GCC unroll 16
-        for (V& x : s)
-            x = L::zero();
-        const int64_t end = (quarter + 1) * head_dim / 4;
+    // a quarter of the products, not of all of them (one chain over the whole head doubles the
+    // error of peaked softmaxes). 8 keys at a time, quarters 0 and 1 side by side, then 2 and 3:
+    // 16 chains in flight, and 8 + 8 + 8 sums and 2 queries fit the 32 registers (all 16 keys'
+    // 4 quarters at once spilled).
+    V s[kBlock];
+    const int64_t quarter_size = head_dim / 4;
 #pragma GCC unroll 2
-        for (int64_t d = quarter * head_dim / 4; d < end; ++d) {
-            const V q = L::load(transposed_queries + d * kLanes);
-#pragma GCC unroll 16
-            for (int j = 0; j < kBlock; ++j)
-                s[j] = L::fmadd(L::set1(key_block[j * head_dim + d]), q, s[j]);
+    for (int keys = 0; keys < kBlock; keys += 8) {
+#pragma GCC unroll 2
+        for (int half = 0; half < 2; ++half) {
+            V even[8], odd[8]; // quarters 2 * half and 2 * half + 1
+#pragma GCC unroll 8
+            for (int j = 0; j < 8; ++j)
+                even[j] = odd[j] = L::zero();
+            const int64_t from = 2 * half * quarter_size;
+#pragma GCC unroll 2
+            for (int64_t d = from; d < from + quarter_size; ++d) {
+                const V q0 = L::load(transposed_queries + d * kLanes);
+                const V q1 = L::load(transposed_queries + (d + quarter_size) * kLanes);
+#pragma GCC unroll 8
+                for (int j = 0; j < 8; ++j) {
+                    even[j] = L::fmadd(L::set1(key_block[(keys + j) * head_dim + d]), q0, even[j]);
+                    odd[j] =
+                        L::fmadd(L::set1(key_block[(keys + j) * head_dim + d + quarter_size]), q1, odd[j]);
+                }
+            }
+#pragma GCC unroll 8
+            for (int j = 0; j < 8; ++j)
+                s[keys + j] =
+                    half == 0 ? L::add(even[j], odd[j]) : L::add(s[keys + j], L::add(even[j], odd[j]));
         }
-        if (quarter < 3)
-#pragma GCC unroll 16
-            for (int j = 0; j < kBlock; ++j)
-                quarters[quarter][j] = s[j];
     }
-#pragma GCC unroll 16
-    for (int j = 0; j < kBlock; ++j)
-        s[j] = L::add(L::add(quarters[0][j], quarters[1][j]), L::add(quarters[2][j], s[j]));
-    const V scale = L::set1(t.scale);
-#pragma GCC unroll 16
-    for (V& x : s)
-        x = L::mul(x, scale);
     if constexpr (kLimited)
         if (t.limits.softcap > 0)
 #pragma GCC unroll 16
             for (V& x : s)
-                x = soft_cap<L>(x, t.limits.softcap);
+                x = L::mul(soft_cap<L>(x, t.limits.softcap), L::set1(kLog2E));
     bool before_some_window = false;
     if constexpr (kLimited) before_some_window = first < g.latest_window;
     if (first + kBlock > g.fewest_keys || before_some_window) {
@@ -290,13 +314,13 @@ template <class L, bool kLimited, int kHeadDim>
             block_max[j] = L::max(block_max[j], block_max[j + width]);
     const V new_max = L::max(g.max, block_max[0]);
     // The shift: the maximum, or 0 while every score so far is -inf (whose weights are then
-    // exp(-inf - 0) = 0, not exp(-inf - -inf)).
+    // 2^(-inf - 0) = 0, not 2^(-inf - -inf)).
     const V shift = L::blend(L::equal(new_max, L::set1(-INFINITY)), new_max, L::zero());
-    const V rescale = L::exp(L::sub(g.max, shift));
+    const V rescale = L::exp2(L::sub(g.max, shift));
     g.max = new_max;
 #pragma GCC unroll 16
     for (V& x : s)
-        x = L::exp(L::sub(x, shift)); // the weights
+        x = L::exp2(L::sub(x, shift)); // the weights
     V total[8];
 #pragma GCC unroll 8
     for (int j = 0; j < 8; ++j)
@@ -437,6 +461,19 @@ void attend_group_f16(const float* q, float* out, size_t head_stride, size_t pos
 }
 
 } // namespace
+
+// GCC 12 reports the intrinsics' undefined source vectors as used uninitialized once inlined
+// into a function this small (GCC bug 105593, fixed in GCC 13).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+void exp2_16(const float* in, float* out) {
+    _mm512_storeu_ps(out, exp2_f32x16(_mm512_loadu_ps(in)));
+}
+
+void exp2_8(const float* in, float* out) {
+    _mm256_storeu_ps(out, exp2_f32x8(_mm256_loadu_ps(in)));
+}
+#pragma GCC diagnostic pop
 
 void add_attention_kernels(KernelTable& table) {
     // attend_f16, one row, stays the AVX2 tier's (for_avx2).

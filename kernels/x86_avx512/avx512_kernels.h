@@ -11,6 +11,10 @@ namespace hearth::kernels::avx512 {
 // (decode) and other head sizes go to the AVX2 kernels.
 void add_attention_kernels(KernelTable& table);
 
+// out[i] = 2^in[i] for 16 or 8 floats, the attention's vector 2^x (expf_avx512.h; for the tests).
+void exp2_16(const float* in, float* out);
+void exp2_8(const float* in, float* out);
+
 // Q2_K and Q3_K decode (vec_dot, and the gemm's batch of one) two chunks per zmm, with the same
 // bits as the AVX2 tier's; prefill keeps the AVX2 tier's gemm tiles (low_bit_k_avx512.cpp).
 void add_low_bit_k_quant_kernels(KernelTable& table);

@@ -1,6 +1,7 @@
 #pragma once
 // e^x for 16 floats at once: x86_avx2/expf_avx2.h's algorithm and accuracy (exp_polynomial.h),
-// lane for lane the same results. Include only from kernels/x86_avx512/*.cpp.
+// lane for lane the same results; and 2^x for 16 or 8 floats (exp2_polynomial), lane for lane
+// the same at both widths. Include only from kernels/x86_avx512/*.cpp.
 #include "kernels/exp_polynomial.h"
 #include <immintrin.h>
 
@@ -23,6 +24,35 @@ namespace hearth::kernels::avx512 {
     const __m512i exponent =
         _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23);
     return _mm512_mul_ps(e_r, _mm512_castsi512_ps(exponent));
+}
+
+[[gnu::always_inline]] inline __m512 exp2_f32x16(__m512 x) {
+    namespace c = exp2_polynomial;
+    // max/min return their second operand when either is NaN: a NaN input survives both.
+    x = _mm512_min_ps(_mm512_set1_ps(c::kHighest), _mm512_max_ps(_mm512_set1_ps(c::kLowest), x));
+    const __m512 n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m512 r = _mm512_sub_ps(x, n); // exact
+    __m512 h = _mm512_set1_ps(c::kH5);
+    h = _mm512_fmadd_ps(h, r, _mm512_set1_ps(c::kH4));
+    h = _mm512_fmadd_ps(h, r, _mm512_set1_ps(c::kH3));
+    h = _mm512_fmadd_ps(h, r, _mm512_set1_ps(c::kH2));
+    h = _mm512_fmadd_ps(h, r, _mm512_set1_ps(c::kH1));
+    h = _mm512_fmadd_ps(h, r, _mm512_set1_ps(c::kH0));
+    return _mm512_scalef_ps(_mm512_fmadd_ps(h, r, _mm512_set1_ps(1.0f)), n);
+}
+
+[[gnu::always_inline]] inline __m256 exp2_f32x8(__m256 x) {
+    namespace c = exp2_polynomial;
+    x = _mm256_min_ps(_mm256_set1_ps(c::kHighest), _mm256_max_ps(_mm256_set1_ps(c::kLowest), x));
+    const __m256 n = _mm256_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m256 r = _mm256_sub_ps(x, n);
+    __m256 h = _mm256_set1_ps(c::kH5);
+    h = _mm256_fmadd_ps(h, r, _mm256_set1_ps(c::kH4));
+    h = _mm256_fmadd_ps(h, r, _mm256_set1_ps(c::kH3));
+    h = _mm256_fmadd_ps(h, r, _mm256_set1_ps(c::kH2));
+    h = _mm256_fmadd_ps(h, r, _mm256_set1_ps(c::kH1));
+    h = _mm256_fmadd_ps(h, r, _mm256_set1_ps(c::kH0));
+    return _mm256_scalef_ps(_mm256_fmadd_ps(h, r, _mm256_set1_ps(1.0f)), n);
 }
 
 } // namespace hearth::kernels::avx512

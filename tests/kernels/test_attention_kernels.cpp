@@ -6,7 +6,8 @@
 // query heads bit for bit what a tile of two positions of one head gives each row (tiers may sum
 // those in another order than single queries), within 5e-7 of the scalar kernel; keys whose
 // score is -inf weighing nothing;
-// scores large enough that the softmax is one-hot; and the AVX2 vector exp within 2 ulp.
+// scores large enough that the softmax is one-hot; the AVX2 vector exp and the AVX-512 vector
+// 2^x (both widths, lane for lane the same) within 2 ulp.
 // Over Q8_0 and Q4_0 keys and values (AttendGroupFn), every tier within the same 2e-6 of float64
 // attention over the dequantized cache, the SIMD tiers within 5e-7 of the scalar one, a tile
 // bit for bit what each of its rows gives in a tile of two positions of one head, and F16
@@ -16,6 +17,7 @@
 #include "kernels/reference/reference_kernels.h"
 #if HEARTH_X86_KERNELS
 #include "kernels/x86_avx2/avx2_kernels.h"
+#include "kernels/x86_avx512/avx512_kernels.h"
 #endif
 
 #include <QTest>
@@ -675,6 +677,77 @@ private slots:
         QCOMPARE(out[5], 1.0f);
         QVERIFY(std::fabs(out[6] / std::exp(-87.0) - 1.0) < 1e-6);
         QCOMPARE(out[7], 1.0f);
+#else
+        QSKIP("no x86 kernels in this build");
+#endif
+    }
+
+    // The AVX-512 attention's 2^x against exp2 in double: within 2 ulp on every 61st float of
+    // [-126, 127.9] (normal results), the 16- and 8-lane forms bit for bit the same; 1 at 0, 0 at
+    // -inf and below -150, inf above 128, NaN for NaN.
+    void vectorExp2Within2Ulp() {
+#if HEARTH_X86_KERNELS
+        if (!kernels_for(Isa::Avx512))
+            QSKIP(qPrintable("tier avx512 skipped: " +
+                             QString::fromStdString(isa_unavailable_reason(Isa::Avx512))));
+        std::vector<float> inputs;
+        const auto add_range = [&inputs](float from, float to) { // |from| < |to|, same sign
+            uint32_t a, b;
+            std::memcpy(&a, &from, sizeof a);
+            std::memcpy(&b, &to, sizeof b);
+            for (uint32_t bits = a; bits <= b; bits += 61) {
+                float x;
+                std::memcpy(&x, &bits, sizeof x);
+                inputs.push_back(x);
+            }
+            inputs.push_back(to);
+        };
+        add_range(0.0f, 127.9f);
+        add_range(-0.0f, -126.0f);
+        inputs.insert(inputs.end(), {1.0f, -1.0f, 0.5f, -0.5f, 0.49999997f, -0.49999997f, 1.5f, -1.5f});
+        while (inputs.size() % 16 != 0)
+            inputs.push_back(0.0f);
+        double worst_ulps = 0.0;
+        float worst_at = 0.0f;
+        for (size_t i = 0; i < inputs.size(); i += 16) {
+            float out[16], half_width[16];
+            avx512::exp2_16(&inputs[i], out);
+            avx512::exp2_8(&inputs[i], half_width);
+            avx512::exp2_8(&inputs[i + 8], half_width + 8);
+            QVERIFY2(std::memcmp(out, half_width, sizeof out) == 0, "the widths differ");
+            for (int lane = 0; lane < 16; ++lane) {
+                const double exact = std::exp2(static_cast<double>(inputs[i + lane]));
+                const float rounded = static_cast<float>(exact);
+                const double ulp = static_cast<double>(std::nextafter(rounded, INFINITY)) - rounded;
+                const double ulps = std::fabs(out[lane] - exact) / ulp;
+                if (ulps > worst_ulps) {
+                    worst_ulps = ulps;
+                    worst_at = inputs[i + lane];
+                }
+            }
+        }
+        qInfo("vector 2^x: largest error %.3f ulp, at %a", worst_ulps, static_cast<double>(worst_at));
+        QVERIFY2(worst_ulps <= 2.0,
+                 qPrintable(QString("%1 ulp at %2").arg(worst_ulps).arg(double(worst_at), 0, 'a')));
+        float special[16] = {0.0f,     -INFINITY, -149.0f, -151.0f,  NAN,  -0.0f, -140.5f, 1e-30f,
+                             INFINITY, 128.0f,    127.0f,  -1000.0f, 1.0f, -1.0f, 0.5f,    3.0f};
+        float out[16];
+        avx512::exp2_16(special, out);
+        QCOMPARE(out[0], 1.0f);
+        QCOMPARE(out[1], 0.0f);
+        QCOMPARE(out[2], std::ldexp(1.0f, -149)); // the smallest subnormal
+        QCOMPARE(out[3], 0.0f);
+        QVERIFY(std::isnan(out[4]));
+        QCOMPARE(out[5], 1.0f);
+        QVERIFY(std::fabs(out[6] / std::exp2(-140.5) - 1.0) < 1e-3); // subnormal: 9 bits left
+        QCOMPARE(out[7], 1.0f);
+        QCOMPARE(out[8], INFINITY);
+        QCOMPARE(out[9], INFINITY);
+        QCOMPARE(out[10], std::ldexp(1.0f, 127));
+        QCOMPARE(out[11], 0.0f);
+        QCOMPARE(out[12], 2.0f);
+        QCOMPARE(out[13], 0.5f);
+        QCOMPARE(out[15], 8.0f);
 #else
         QSKIP("no x86 kernels in this build");
 #endif
