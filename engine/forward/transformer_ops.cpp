@@ -231,7 +231,11 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
     const int32_t head_dim = hp.head_dim;
     const int32_t group = hp.n_head / hp.n_head_kv;
     const float scale = how.scale;
-    const bool limited = how.limits.window > 0 || how.limits.softcap > 0;
+    // A window no row reaches past (the last row sees n_past + n keys) masks nothing: such
+    // calls take the plain kernels, as a model without a window does.
+    kernels::AttentionLimits limits = how.limits;
+    if (limits.window > 0 && n_past + n <= limits.window) limits.window = 0;
+    const bool limited = limits.window > 0 || limits.softcap > 0;
     const int32_t tile_positions = std::clamp(kAttentionTileFloats / (group * head_dim), 1, n);
     const int32_t tiles = (n + tile_positions - 1) / tile_positions;
     const int64_t items_per_part = static_cast<int64_t>(tiles) * hp.n_head_kv;
@@ -265,7 +269,7 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
                                      cache.head_row_bytes(Part::Values)};
         if (limited)
             table.attend_group_limited(q + first_row, out + first_row, head_stride, position_stride, heads,
-                                       positions, keys, values, n_keys, head_dim, scale, how.limits);
+                                       positions, keys, values, n_keys, head_dim, scale, limits);
         else
             table.attend_group(q + first_row, out + first_row, head_stride, position_stride, heads, positions,
                                keys, values, n_keys, head_dim, scale);

@@ -79,9 +79,11 @@ ArchitectureTraits phi3_traits() {
     t.rope_neox = true;
     t.fused_qkv = true;
     t.fused_gate_up = true;
-    // Phi-3 declares sliding_window, which llama.cpp ignores (its converters state it wrongly,
-    // llama.cpp PR 13676); so does this engine.
-    t.honours_window = false;
+    // Phi-3's reference code (transformers) masks every layer to the declared sliding_window
+    // (2047 for Phi-3-mini-4k); llama.cpp ignores it (PR 13676). A window at least as long as
+    // the context masks nothing (Phi-3.5/Phi-4-mini declare 262144), and attention then takes
+    // the plain path (transformer_ops.cpp's attend).
+    t.honours_window = true; // every layer local: swa_pattern 0
     return t;
 }
 ArchitectureTraits gpt2_traits() {

@@ -45,8 +45,8 @@ struct ArchitectureTraits {
     bool post_norms = false;       // RMSNorm of the attention and FFN outputs before the residual
     bool scale_embeddings = false; // embeddings times sqrt(n_embd)
     // Sliding window: the layer pattern llama.cpp assumes when the file gives none (every
-    // pattern-th layer global, the others local; 0: no local layers), its window when the file
-    // gives none, and whether a declared window is honoured at all (llama.cpp ignores Phi-3's).
+    // pattern-th layer global, the others local; 0: every layer local), its window when the file
+    // gives none, and whether a declared window is honoured at all.
     int32_t swa_pattern = 0;
     int32_t default_window = 0;
     bool honours_window = false;

@@ -117,7 +117,7 @@ std::vector<ModelShape> make_known_shapes() {
     phi4.n_ctx = 131072;
     phi4.rope_freq_base = 10000;
     phi4.rms_norm_eps = 1e-5;
-    phi4.sliding_window = 262144; // declared, and ignored by llama.cpp and the engine
+    phi4.sliding_window = 262144; // declared; longer than the context, so it masks nothing
     phi4.tied_embeddings = true;
     phi4.fused_qkv = true;
     phi4.fused_gate_up = true;

@@ -115,9 +115,11 @@ private slots:
     void phi3_hyperparameters() {
         const engine::HyperParams hp = hparams_of("tiny-phi3");
         QVERIFY(hp.traits.fused_qkv && hp.traits.fused_gate_up && hp.rope_neox);
-        // Declared (2047) but not honoured, as in llama.cpp.
-        QCOMPARE(hp.sliding_window, 0);
-        QVERIFY(!hp.has_local_layers());
+        // The declared window, on every layer (llama.cpp ignores it).
+        QCOMPARE(hp.sliding_window, 2047);
+        QCOMPARE(hp.is_swa, (std::vector<uint8_t>{1, 1}));
+        const engine::LayerAttention how = engine::layer_attention(hp, 1);
+        QCOMPARE(how.limits.window, int64_t{2047});
         const auto model = engine::Model::load(model_path("tiny-phi3"));
         const engine::LayerWeights& l = model->weights().layers[0];
         // Row ranges of the fused matrices: Q, K, V; gate then up.
@@ -240,6 +242,47 @@ private slots:
         const std::vector<float> with_ones = all_logits(ones, few, 64, 64),
                                  without = all_logits(plain, few, 64, 64);
         QVERIFY(std::memcmp(with_ones.data(), without.data(), with_ones.size() * sizeof(float)) == 0);
+    }
+
+    // Phi-3's window, shrunk to 8 keys in a copy of tiny-phi3: after two windowed layers the last
+    // position depends on the last 15 tokens only (each layer reaches 7 keys further back), so a
+    // token 20 back changes none of its logits' bits, and one 10 back does; the same file
+    // without the window (and the window at the file's 2047, which a 40-token prompt never
+    // reaches) lets the early token in.
+    void phi3_window_bounds_what_a_position_sees() {
+        const std::string dir = test::make_temp_dir("hearth-phi3-window");
+        const auto source = gguf::GgufFile::open(model_path("tiny-phi3"));
+        const auto write_with_window = [&](const std::string& path, uint32_t window) {
+            gguf::GgufWriter writer;
+            writer.copy_prefix(*source, "");
+            writer.set("phi3.attention.sliding_window", gguf::uint32_value(window));
+            writer.copy_tensors(*source);
+            writer.write(path);
+        };
+        write_with_window(dir + "/window8.gguf", 8);
+        const auto windowed = engine::Model::load(dir + "/window8.gguf");
+        const auto plain = engine::Model::load(model_path("tiny-phi3"));
+        QCOMPARE(windowed->hparams().sliding_window, 8);
+        const int32_t n_vocab = windowed->hparams().n_vocab;
+        const std::vector<int32_t> tokens = some_tokens(40, n_vocab);
+        const auto last_logits = [&](const std::shared_ptr<const engine::Model>& model,
+                                     std::vector<int32_t> input, int changed_back) {
+            if (changed_back > 0) {
+                int32_t& token = input[input.size() - 1 - static_cast<size_t>(changed_back)];
+                token = 1 + token % (n_vocab - 1);
+            }
+            const std::vector<float> all = all_logits(model, input, 64, 64);
+            return std::vector<float>(all.end() - n_vocab, all.end());
+        };
+        const std::vector<float> base = last_logits(windowed, tokens, 0);
+        const std::vector<float> far_changed = last_logits(windowed, tokens, 20);
+        QVERIFY(std::memcmp(base.data(), far_changed.data(), base.size() * sizeof(float)) == 0);
+        QVERIFY(max_difference(base, last_logits(windowed, tokens, 10)) > 1e-4);
+        QVERIFY(max_difference(last_logits(plain, tokens, 0), last_logits(plain, tokens, 20)) > 1e-4);
+        // Past the window, the windowed file is another model; within it, the same one.
+        QVERIFY(max_difference(base, last_logits(plain, tokens, 0)) > 1e-4);
+        const std::vector<int32_t> first(tokens.begin(), tokens.begin() + 8);
+        QVERIFY(max_difference(last_logits(windowed, first, 0), last_logits(plain, first, 0)) < 1e-6);
     }
 
     // GPT-2's learned positions end at its table: a context past it is refused, not read out of bounds.

@@ -83,7 +83,9 @@ private slots:
         } else if (s.name == "phi-4-mini") {
             QCOMPARE(hp.n_ctx_orig, 4096);
             QVERIFY(std::abs(hp.rope_attn_factor - 1.190238f) < 1e-5f);
-            QVERIFY(!hp.has_local_layers()); // the declared window is ignored, as in llama.cpp
+            // Every layer local, with a window past the context: it never masks a key.
+            QCOMPARE(hp.sliding_window, 262144);
+            QVERIFY(hp.has_local_layers() && hp.sliding_window >= hp.n_ctx_train);
         } else if (s.name == "qwen3-30b-a3b") {
             QCOMPARE(hp.q_width(), 4096);
             QCOMPARE(hp.kv_width(), 512);
