@@ -259,8 +259,8 @@ template <class L, bool kLimited, int kHeadDim>
     // Each score in 4 chains over quarters of the head, added pairwise: the error of a chain of
     // a quarter of the products, not of all of them (one chain over the whole head doubles the
     // error of peaked softmaxes). 8 keys at a time, quarters 0 and 1 side by side, then 2 and 3:
-    // 16 chains in flight, and 8 + 8 + 8 sums and 2 queries fit the 32 registers (all 16 keys'
-    // 4 quarters at once spilled).
+    // 16 chains in flight beside 2 queries and the block's scores, of which a few spill, where
+    // all 16 keys' 4 quarters at once spilled 48 partial sums per block.
     V s[kBlock];
     const int64_t quarter_size = head_dim / 4;
 #pragma GCC unroll 2
