@@ -5,7 +5,7 @@
 // opaque panel the page does not show through, over a dim that covers the window and takes
 // its clicks. The folder dialog chooses the folder it shows, an empty one too; the file dialog
 // filters, walks into a folder from the keyboard, opens the model chosen, and Esc cancels it.
-// Screenshots at 1280x800 go to /tmp/dialog-*.png.
+// Screenshots at 1280x800 go to build/test-artifacts/dialog-*.png.
 #include "app/core/app_settings.h"
 #include "app/core/hearth_backend.h"
 #include "app/core/model_controller.h"
@@ -52,7 +52,9 @@ class TestFileDialogs : public QObject {
                           item->mapToScene(item->boundingRect().center()).toPoint());
     }
     void saveScreenshot(const QString& name) {
-        const QString path = QStringLiteral("/tmp/dialog-%1.png").arg(name);
+        const QString folder = QString::fromStdString(test::artifact_dir());
+        QDir().mkpath(folder);
+        const QString path = folder + QStringLiteral("/dialog-%1.png").arg(name);
         QVERIFY2(window_->grabWindow().save(path), qPrintable(path));
         qInfo("screenshot: %s", qPrintable(path));
     }

@@ -3,7 +3,8 @@
 // combo box's list with a layer effect (ElevationEffect), so there the delete-chat dialog and the
 // settings' drop-down lists showed the page through them. Each must be an opaque panel in the
 // theme's colour; the dialog also dims the page behind it and takes its clicks. In the light and
-// the dark theme; screenshots at 1280x800 go to /tmp/delete-dialog-*.png and /tmp/combo-popup-*.png.
+// the dark theme; screenshots at 1280x800 go to build/test-artifacts/delete-dialog-*.png and
+// combo-popup-*.png.
 #include "app/core/app_settings.h"
 #include "app/core/chat_controller.h"
 #include "app/core/conversation_search_model.h"
@@ -15,6 +16,7 @@
 #include "tests/app/quick_items.h"
 #include "tests/support/test_support.h"
 
+#include <QDir>
 #include <QGuiApplication>
 #include <QImage>
 #include <QQmlApplicationEngine>
@@ -60,7 +62,11 @@ class TestPopups : public QObject {
                      QColor(theme == QLatin1String("dark") ? "#15161b" : "#f7f7fa"));
         QVERIFY(QQuickTest::qWaitForPolish(window_));
     }
-    void saveScreenshot(const QImage& image, const QString& path) {
+    // name: a file name in build/test-artifacts.
+    void saveScreenshot(const QImage& image, const QString& name) {
+        const QString folder = QString::fromStdString(test::artifact_dir());
+        QDir().mkpath(folder);
+        const QString path = folder + QLatin1Char('/') + name;
         QVERIFY2(image.save(path), qPrintable(path));
         qInfo("screenshot: %s", qPrintable(path));
     }
@@ -149,7 +155,7 @@ private slots:
         QTRY_COMPARE(dialog->scale(), 1.0);
         QTest::qWait(200); // the dim's fade
         const QImage image = window_->grabWindow();
-        saveScreenshot(image, QStringLiteral("/tmp/delete-dialog-%1.png").arg(theme));
+        saveScreenshot(image, QStringLiteral("delete-dialog-%1.png").arg(theme));
 
         // Around it, the page is darker than before: in the sidebar and on the chat page.
         const QRectF panel = sceneRect(dialog);
@@ -240,7 +246,7 @@ private slots:
         QTRY_COMPARE(panel->scale(), 1.0);
         QVERIFY(panel->height() > combo->height() * 3); // the seven context lengths, or most of them
         const QImage image = window_->grabWindow();
-        saveScreenshot(image, QStringLiteral("/tmp/combo-popup-%1.png").arg(theme));
+        saveScreenshot(image, QStringLiteral("combo-popup-%1.png").arg(theme));
         checkOpaquePanel(image, panel, themeColour(QStringLiteral("surfaceRaised")),
                          QStringLiteral("comboPopupBackground"), theme);
         if (QTest::currentTestFailed()) return;
