@@ -3,6 +3,7 @@
 #include "app/gui/app_main.h"
 #include "app/core/hearth_backend.h"
 #include "app/core/model_controller.h"
+#include "app/core/quit_on_signals.h"
 #include "app/core/single_instance.h"
 #include "app/core/translations.h"
 #include "app/gui/app_icon.h"
@@ -56,6 +57,8 @@ int runHearth(int argc, char** argv, const StartHooks& hooks) {
         qCritical("%s", qPrintable(error));
         return 1;
     }
+    // From here on the profile is ours: a termination signal ends the app as closing it does.
+    quitOnTerminationSignals(app);
     prepareQuick();
     HearthBackend backend(paths);
     QQmlApplicationEngine engine;

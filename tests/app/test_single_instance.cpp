@@ -162,6 +162,22 @@ private slots:
         next.terminate();
         if (!next.waitForFinished(30000)) next.kill();
     }
+
+    // SIGTERM (a session ending, `kill`) ends the app as closing its window does: exit status 0,
+    // the profile's lock and the single-instance socket removed. The signal's default action
+    // ended it on the spot, leaving both behind and losing what was not yet written.
+    void aTerminationSignalEndsItAsClosingDoes() {
+        QProcess app;
+        startHearth(app);
+        QVERIFY(app.waitForStarted());
+        QVERIFY(waitUntilServing());
+        app.terminate();
+        QVERIFY(app.waitForFinished(30000));
+        QCOMPARE(app.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(app.exitCode(), 0);
+        QVERIFY(!QFile::exists(dir_ + "/data/hearth.lock"));
+        QVERIFY(!QFile::exists(QDir::tempPath() + "/" + SingleInstance::socketName(dir_ + "/data")));
+    }
 };
 
 QTEST_MAIN(TestSingleInstance)

@@ -1,0 +1,42 @@
+#include "app/core/quit_on_signals.h"
+#include <QSocketNotifier>
+#include <csignal>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace hearth::app {
+
+namespace {
+
+// The handler may only do what is async-signal-safe: it writes one byte to a socket pair,
+// whose other end the event loop watches.
+int signalSockets[2] = {-1, -1};
+
+void onTerminationSignal(int) {
+    const char byte = 1;
+    [[maybe_unused]] const ssize_t written = ::write(signalSockets[0], &byte, 1);
+}
+
+} // namespace
+
+void quitOnTerminationSignals(QCoreApplication& application) {
+    if (signalSockets[0] >= 0) return;
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, signalSockets) != 0) {
+        qWarning("termination signals: no socket pair; they end the app without saving");
+        return;
+    }
+    auto* notifier = new QSocketNotifier(signalSockets[1], QSocketNotifier::Read, &application);
+    QObject::connect(notifier, &QSocketNotifier::activated, &application, [&application] {
+        char byte = 0;
+        [[maybe_unused]] const ssize_t read = ::read(signalSockets[1], &byte, 1);
+        application.quit();
+    });
+    struct sigaction action = {};
+    action.sa_handler = onTerminationSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    for (const int signal : {SIGTERM, SIGINT, SIGHUP})
+        ::sigaction(signal, &action, nullptr);
+}
+
+} // namespace hearth::app
