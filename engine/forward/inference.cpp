@@ -23,7 +23,7 @@ struct Inference::Scratch {
     std::vector<float> ffn;               // (n_batch, n_embd)
     std::vector<float> logits;            // (1 or n_batch, n_vocab)
     std::vector<float> rope;              // (n_batch, rope_dim) cos/sin pairs of each token's position
-    std::vector<float> rope_local;        // the same for the local (sliding-window) layers, if any
+    std::vector<float> rope_local;        // the same for the local layers, if they turn otherwise
     std::vector<float> rope_factors;      // (rope_dim / 2) divisor of each rotated pair's frequency
     std::vector<float> rope_factors_long; // LongRoPE's, for a context past n_ctx_orig; or empty
     ExpertScratch experts;                // mixture of experts, or empty
@@ -56,7 +56,7 @@ Inference::Inference(std::shared_ptr<const Model> model, InferenceOptions option
     s->ffn.resize(b * hp.n_embd);
     s->logits.resize(static_cast<size_t>(hp.n_vocab));
     s->rope.resize(b * hp.rope_dim);
-    if (hp.has_local_layers()) s->rope_local.resize(b * hp.rope_dim);
+    if (local_rope_differs(hp)) s->rope_local.resize(b * hp.rope_dim);
     // LongRoPE's short factors stand where Llama 3's rope_freqs would.
     s->rope_factors =
         rope_frequency_factors(hp, w.rope_factors_short.empty() ? w.rope_freq_factors : w.rope_factors_short);
@@ -214,7 +214,8 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
             rms_norm_rows(s.k.data(), l.k_norm.data(), n * hp.n_head_kv, hp.head_dim, hp.rms_eps, s.k.data());
         }
         if (traits.positions == PositionKind::Rope) {
-            const float* tables = hp.layer_is_local(layer) ? s.rope_local.data() : s.rope.data();
+            const bool own_tables = hp.layer_is_local(layer) && !s.rope_local.empty();
+            const float* tables = own_tables ? s.rope_local.data() : s.rope.data();
             apply_rope(hp, tables, n, s.q.data(), hp.n_head);
             apply_rope(hp, tables, n, s.k.data(), hp.n_head_kv);
         }

@@ -133,6 +133,11 @@ RopeConfig local_rope(const HyperParams& hp) {
     return {hp.rope_freq_base_swa, hp.rope_freq_scale_swa, hp.rope_attn_factor};
 }
 
+bool local_rope_differs(const HyperParams& hp) {
+    return hp.has_local_layers() &&
+           (hp.rope_freq_base_swa != hp.rope_freq_base || hp.rope_freq_scale_swa != hp.rope_freq_scale);
+}
+
 RopeConfig layer_rope(const HyperParams& hp, int32_t layer) {
     return hp.layer_is_local(layer) ? local_rope(hp) : global_rope(hp);
 }

@@ -48,6 +48,9 @@ struct RopeConfig {
 // its local (sliding-window) layers' (rope.freq_base_swa).
 RopeConfig global_rope(const HyperParams& hp);
 RopeConfig local_rope(const HyperParams& hp);
+// Whether some layers turn otherwise than the global ones (Gemma 3's local base 1e4); when not
+// (Phi-3, every layer local with the global rotation), one table serves every layer.
+bool local_rope_differs(const HyperParams& hp);
 // The rotation of one layer: local_rope for a sliding-window layer, else global_rope.
 RopeConfig layer_rope(const HyperParams& hp, int32_t layer);
 // cos/sin of every pair for positions n_past .. n_past + n - 1: out is (n, rope_dim / 2, 2).
