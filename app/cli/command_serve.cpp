@@ -1,28 +1,19 @@
 // hearth-cli serve -m MODEL [--host 127.0.0.1] [--port P] [--api-key K]: the app's
 // OpenAI-compatible API server without the window. It prints the URL it listens on
-// (one line on stderr; --port 0 picks a free port) and serves until SIGINT or SIGTERM.
+// (one line on stderr; --port 0 picks a free port) and serves until SIGINT, SIGTERM or SIGHUP.
 #include "app/cli/cli_args.h"
 #include "app/cli/cli_command.h"
 #include "app/cli/model_options.h"
+#include "app/process/quit_on_signals.h"
 #include "app/server/api_server.h"
 #include "app/server/engine_thread_backend.h"
 #include <QCoreApplication>
 #include <QHostAddress>
-#include <QSocketNotifier>
 #include <csignal>
 #include <cstdio>
-#include <unistd.h>
 
 namespace hearth::cli {
 namespace {
-
-// A signal handler may only write to a pipe; the event loop reads the other end.
-int g_signal_pipe[2] = {-1, -1};
-
-void on_signal(int) {
-    const char byte = 1;
-    [[maybe_unused]] const ssize_t n = ::write(g_signal_pipe[1], &byte, 1);
-}
 
 int run_serve(const std::vector<std::string>& argv) {
     Args args(argv, model_value_options({"--host", "--port", "--api-key", "-c", "--ctx-size"}), {});
@@ -50,17 +41,12 @@ int run_serve(const std::vector<std::string>& argv) {
         return kExitFailure;
     }
 
-    if (::pipe(g_signal_pipe) != 0) throw std::runtime_error("cannot create a pipe");
-    QSocketNotifier notifier(g_signal_pipe[0], QSocketNotifier::Read);
-    QObject::connect(&notifier, &QSocketNotifier::activated, &app, [&] {
-        char byte;
-        [[maybe_unused]] const ssize_t n = ::read(g_signal_pipe[0], &byte, 1);
+    // SIGINT, SIGTERM and SIGHUP end the event loop; the API stops before the engine does.
+    process::quitOnTerminationSignals(app);
+    QObject::connect(&app, &QCoreApplication::aboutToQuit, &api, [&api] {
         std::fprintf(stderr, "hearth-cli serve: stopping\n");
         api.close(); // cancels what is generating, so the engine thread ends soon
-        app.quit();
     });
-    std::signal(SIGINT, on_signal);
-    std::signal(SIGTERM, on_signal);
     std::signal(SIGPIPE, SIG_IGN);
 
     QObject::connect(&api, &server::ApiServer::completionServed, [](const server::CompletionResult& r) {
@@ -73,8 +59,6 @@ int run_serve(const std::vector<std::string>& argv) {
     std::fprintf(stderr, "listening on %s\n", qPrintable(api.url()));
     std::fflush(stderr);
     app.exec();
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
     return kExitOk;
 }
 

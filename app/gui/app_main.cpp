@@ -3,11 +3,11 @@
 #include "app/gui/app_main.h"
 #include "app/core/hearth_backend.h"
 #include "app/core/model_controller.h"
-#include "app/core/quit_on_signals.h"
 #include "app/core/single_instance.h"
 #include "app/core/translations.h"
 #include "app/gui/app_icon.h"
 #include "app/gui/main_window.h"
+#include "app/process/quit_on_signals.h"
 #include <QCommandLineParser>
 #include <QDir>
 #include <QGuiApplication>
@@ -58,7 +58,7 @@ int runHearth(int argc, char** argv, const StartHooks& hooks) {
         return 1;
     }
     // From here on the profile is ours: a termination signal ends the app as closing it does.
-    quitOnTerminationSignals(app);
+    process::quitOnTerminationSignals(app);
     prepareQuick();
     HearthBackend backend(paths);
     QQmlApplicationEngine engine;

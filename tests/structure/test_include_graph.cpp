@@ -26,11 +26,14 @@ const std::map<QString, std::set<QString>>& allowed_dependencies() {
             {"engine/sampling", {"engine/base"}},
             {"engine/session",
              {"engine/forward", "engine/sampling", "engine/chat", "engine/model", "engine/base"}},
-            {"app/download", {}}, // Qt Core and Network only: the downloader knows no engine
+            {"app/process", {}},                // Qt Core only: a process's own life (termination signals)
+            {"app/download", {}},               // Qt Core and Network only: the downloader knows no engine
             {"app/server", {"engine/session"}}, // Qt Core and Network: the API server
             {"app/core", {"app/download", "app/server", "engine/session", "engine/synth", "kernels"}},
-            {"app/cli", {"app/download", "app/server", "engine/session", "engine/synth", "kernels"}},
-            {"app/gui", {"app/core", "app/download", "engine/session", "engine/synth", "kernels"}},
+            {"app/cli",
+             {"app/download", "app/process", "app/server", "engine/session", "engine/synth", "kernels"}},
+            {"app/gui",
+             {"app/core", "app/download", "app/process", "engine/session", "engine/synth", "kernels"}},
         };
         // Close over the arrows: what a dependency may include, its dependents may too.
         for (bool grew = true; grew;) {

@@ -1,16 +1,17 @@
-#include "app/core/quit_on_signals.h"
+#include "app/process/quit_on_signals.h"
 #include <QSocketNotifier>
 #include <csignal>
 #include <sys/socket.h>
 #include <unistd.h>
 
-namespace hearth::app {
+namespace hearth::process {
 
 namespace {
 
 // The handler may only do what is async-signal-safe: it writes one byte to a socket pair,
 // whose other end the event loop watches.
 int signalSockets[2] = {-1, -1};
+constexpr int kSignals[] = {SIGTERM, SIGINT, SIGHUP};
 
 void onTerminationSignal(int) {
     const char byte = 1;
@@ -29,14 +30,16 @@ void quitOnTerminationSignals(QCoreApplication& application) {
     QObject::connect(notifier, &QSocketNotifier::activated, &application, [&application] {
         char byte = 0;
         [[maybe_unused]] const ssize_t read = ::read(signalSockets[1], &byte, 1);
+        for (const int signal : kSignals)
+            std::signal(signal, SIG_DFL);
         application.quit();
     });
     struct sigaction action = {};
     action.sa_handler = onTerminationSignal;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
-    for (const int signal : {SIGTERM, SIGINT, SIGHUP})
+    for (const int signal : kSignals)
         ::sigaction(signal, &action, nullptr);
 }
 
-} // namespace hearth::app
+} // namespace hearth::process
