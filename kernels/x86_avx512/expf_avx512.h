@@ -41,18 +41,9 @@ namespace hearth::kernels::avx512 {
     return _mm512_scalef_ps(_mm512_fmadd_ps(h, r, _mm512_set1_ps(1.0f)), n);
 }
 
+// 8 lanes through the 16-lane form (the upper half zeros): the same bits by construction.
 [[gnu::always_inline]] inline __m256 exp2_f32x8(__m256 x) {
-    namespace c = exp2_polynomial;
-    x = _mm256_min_ps(_mm256_set1_ps(c::kHighest), _mm256_max_ps(_mm256_set1_ps(c::kLowest), x));
-    const __m256 n = _mm256_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    const __m256 r = _mm256_sub_ps(x, n);
-    __m256 h = _mm256_set1_ps(c::kH5);
-    h = _mm256_fmadd_ps(h, r, _mm256_set1_ps(c::kH4));
-    h = _mm256_fmadd_ps(h, r, _mm256_set1_ps(c::kH3));
-    h = _mm256_fmadd_ps(h, r, _mm256_set1_ps(c::kH2));
-    h = _mm256_fmadd_ps(h, r, _mm256_set1_ps(c::kH1));
-    h = _mm256_fmadd_ps(h, r, _mm256_set1_ps(c::kH0));
-    return _mm256_scalef_ps(_mm256_fmadd_ps(h, r, _mm256_set1_ps(1.0f)), n);
+    return _mm512_castps512_ps256(exp2_f32x16(_mm512_zextps256_ps512(x)));
 }
 
 } // namespace hearth::kernels::avx512
