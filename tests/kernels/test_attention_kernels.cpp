@@ -273,6 +273,40 @@ const KernelTable& table_of(int tier) {
     return *kernels_for(static_cast<Isa>(tier));
 }
 
+#if HEARTH_X86_KERNELS // the vector exp tests' inputs and measure
+// Every 61st float from `from` to `to` (|from| < |to|, the same sign), and `to` itself.
+void add_every_61st_float(std::vector<float>& inputs, float from, float to) {
+    uint32_t a, b;
+    std::memcpy(&a, &from, sizeof a);
+    std::memcpy(&b, &to, sizeof b);
+    for (uint32_t bits = a; bits <= b; bits += 61) {
+        float x;
+        std::memcpy(&x, &bits, sizeof x);
+        inputs.push_back(x);
+    }
+    inputs.push_back(to);
+}
+
+// The largest error of got[i] against exact(inputs[i]), in ulps of the float nearest the
+// exact value, and the input where it is.
+struct UlpError {
+    double ulps = 0.0;
+    float at = 0.0f;
+};
+UlpError largest_ulp_error(const std::vector<float>& inputs, const std::vector<float>& got,
+                           double (*exact_of)(double)) {
+    UlpError worst;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const double exact = exact_of(static_cast<double>(inputs[i]));
+        const float rounded = static_cast<float>(exact);
+        const double ulp = static_cast<double>(std::nextafter(rounded, INFINITY)) - rounded;
+        const double ulps = std::fabs(got[i] - exact) / ulp;
+        if (ulps > worst.ulps) worst = {ulps, inputs[i]};
+    }
+    return worst;
+}
+#endif
+
 } // namespace
 
 class TestAttentionKernels : public QObject {
@@ -631,41 +665,18 @@ private slots:
             QSKIP(qPrintable("tier avx2 skipped: " +
                              QString::fromStdString(isa_unavailable_reason(Isa::Avx2))));
         std::vector<float> inputs;
-        const auto add_range = [&inputs](float from, float to) { // |from| < |to|, same sign
-            uint32_t a, b;
-            std::memcpy(&a, &from, sizeof a);
-            std::memcpy(&b, &to, sizeof b);
-            for (uint32_t bits = a; bits <= b; bits += 61) {
-                float x;
-                std::memcpy(&x, &bits, sizeof x);
-                inputs.push_back(x);
-            }
-            inputs.push_back(to);
-        };
-        add_range(0.0f, 88.0f);
-        add_range(-0.0f, -87.33f);
+        add_every_61st_float(inputs, 0.0f, 88.0f);
+        add_every_61st_float(inputs, -0.0f, -87.33f);
         inputs.insert(inputs.end(), {1.0f, -1.0f, 0.5f, -0.5f, 0.34657359f, -0.34657359f});
         while (inputs.size() % 8 != 0)
             inputs.push_back(0.0f);
-        double worst_ulps = 0.0;
-        float worst_at = 0.0f;
-        for (size_t i = 0; i < inputs.size(); i += 8) {
-            float out[8];
-            avx2::expf_8(&inputs[i], out);
-            for (int lane = 0; lane < 8; ++lane) {
-                const double exact = std::exp(static_cast<double>(inputs[i + lane]));
-                const float rounded = static_cast<float>(exact);
-                const double ulp = static_cast<double>(std::nextafter(rounded, INFINITY)) - rounded;
-                const double ulps = std::fabs(out[lane] - exact) / ulp;
-                if (ulps > worst_ulps) {
-                    worst_ulps = ulps;
-                    worst_at = inputs[i + lane];
-                }
-            }
-        }
-        qInfo("vector exp: largest error %.3f ulp, at %a", worst_ulps, static_cast<double>(worst_at));
-        QVERIFY2(worst_ulps <= 2.0,
-                 qPrintable(QString("%1 ulp at %2").arg(worst_ulps).arg(double(worst_at), 0, 'a')));
+        std::vector<float> got(inputs.size());
+        for (size_t i = 0; i < inputs.size(); i += 8)
+            avx2::expf_8(&inputs[i], &got[i]);
+        const UlpError worst = largest_ulp_error(inputs, got, [](double x) { return std::exp(x); });
+        qInfo("vector exp: largest error %.3f ulp, at %a", worst.ulps, static_cast<double>(worst.at));
+        QVERIFY2(worst.ulps <= 2.0,
+                 qPrintable(QString("%1 ulp at %2").arg(worst.ulps).arg(double(worst.at), 0, 'a')));
         float special[8] = {0.0f, -INFINITY, -88.0f, -1000.0f, NAN, -0.0f, -87.0f, 1e-30f};
         float out[8];
         avx2::expf_8(special, out);
@@ -691,44 +702,23 @@ private slots:
             QSKIP(qPrintable("tier avx512 skipped: " +
                              QString::fromStdString(isa_unavailable_reason(Isa::Avx512))));
         std::vector<float> inputs;
-        const auto add_range = [&inputs](float from, float to) { // |from| < |to|, same sign
-            uint32_t a, b;
-            std::memcpy(&a, &from, sizeof a);
-            std::memcpy(&b, &to, sizeof b);
-            for (uint32_t bits = a; bits <= b; bits += 61) {
-                float x;
-                std::memcpy(&x, &bits, sizeof x);
-                inputs.push_back(x);
-            }
-            inputs.push_back(to);
-        };
-        add_range(0.0f, 127.9f);
-        add_range(-0.0f, -126.0f);
+        add_every_61st_float(inputs, 0.0f, 127.9f);
+        add_every_61st_float(inputs, -0.0f, -126.0f);
         inputs.insert(inputs.end(), {1.0f, -1.0f, 0.5f, -0.5f, 0.49999997f, -0.49999997f, 1.5f, -1.5f});
         while (inputs.size() % 16 != 0)
             inputs.push_back(0.0f);
-        double worst_ulps = 0.0;
-        float worst_at = 0.0f;
+        std::vector<float> got(inputs.size());
         for (size_t i = 0; i < inputs.size(); i += 16) {
-            float out[16], half_width[16];
-            avx512::exp2_16(&inputs[i], out);
+            float half_width[16];
+            avx512::exp2_16(&inputs[i], &got[i]);
             avx512::exp2_8(&inputs[i], half_width);
             avx512::exp2_8(&inputs[i + 8], half_width + 8);
-            QVERIFY2(std::memcmp(out, half_width, sizeof out) == 0, "the widths differ");
-            for (int lane = 0; lane < 16; ++lane) {
-                const double exact = std::exp2(static_cast<double>(inputs[i + lane]));
-                const float rounded = static_cast<float>(exact);
-                const double ulp = static_cast<double>(std::nextafter(rounded, INFINITY)) - rounded;
-                const double ulps = std::fabs(out[lane] - exact) / ulp;
-                if (ulps > worst_ulps) {
-                    worst_ulps = ulps;
-                    worst_at = inputs[i + lane];
-                }
-            }
+            QVERIFY2(std::memcmp(&got[i], half_width, sizeof half_width) == 0, "the widths differ");
         }
-        qInfo("vector 2^x: largest error %.3f ulp, at %a", worst_ulps, static_cast<double>(worst_at));
-        QVERIFY2(worst_ulps <= 2.0,
-                 qPrintable(QString("%1 ulp at %2").arg(worst_ulps).arg(double(worst_at), 0, 'a')));
+        const UlpError worst = largest_ulp_error(inputs, got, [](double x) { return std::exp2(x); });
+        qInfo("vector 2^x: largest error %.3f ulp, at %a", worst.ulps, static_cast<double>(worst.at));
+        QVERIFY2(worst.ulps <= 2.0,
+                 qPrintable(QString("%1 ulp at %2").arg(worst.ulps).arg(double(worst.at), 0, 'a')));
         float special[16] = {0.0f,     -INFINITY, -149.0f, -151.0f,  NAN,  -0.0f, -140.5f, 1e-30f,
                              INFINITY, 128.0f,    127.0f,  -1000.0f, 1.0f, -1.0f, 0.5f,    3.0f};
         float out[16];
