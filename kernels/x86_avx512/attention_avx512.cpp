@@ -74,6 +74,13 @@ inline __m512 widen_quants(__m128i quants, __m512 scale) {
     return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(quants)), scale);
 }
 
+// n F16 values (a multiple of 16) to F32.
+void widen_f16(const uint16_t* halves, int64_t n, float* dst) {
+    for (int64_t c = 0; c < n; c += 16)
+        _mm512_storeu_ps(dst + c,
+                         _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(halves + c))));
+}
+
 void widen_row(const KvRows& rows, int64_t j, int64_t head_dim, float* dst) {
     const char* row = static_cast<const char*>(rows.data) + static_cast<size_t>(j) * rows.row_bytes;
     switch (rows.type) {
@@ -102,12 +109,8 @@ void widen_row(const KvRows& rows, int64_t j, int64_t head_dim, float* dst) {
         }
         return;
     }
-    default: {
-        const auto* halves = reinterpret_cast<const uint16_t*>(row);
-        for (int64_t c = 0; c < head_dim; c += 16)
-            _mm512_storeu_ps(
-                dst + c, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(halves + c))));
-    }
+    default:
+        widen_f16(reinterpret_cast<const uint16_t*>(row), head_dim, dst);
     }
 }
 
@@ -116,11 +119,8 @@ void widen_row(const KvRows& rows, int64_t j, int64_t head_dim, float* dst) {
 // between them (the cache's layout) widen as one run, with no call or type switch per row.
 void widen_block(const KvRows& rows, int64_t first, int present, int64_t head_dim, float* dst) {
     if (rows.type == TensorType::F16 && rows.row_bytes == static_cast<size_t>(head_dim) * sizeof(uint16_t)) {
-        const auto* halves = static_cast<const uint16_t*>(rows.data) + static_cast<size_t>(first) * head_dim;
         const int64_t n = present * head_dim;
-        for (int64_t c = 0; c < n; c += 16)
-            _mm512_store_ps(
-                dst + c, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(halves + c))));
+        widen_f16(static_cast<const uint16_t*>(rows.data) + static_cast<size_t>(first) * head_dim, n, dst);
         std::fill(dst + n, dst + kBlock * head_dim, 0.0f);
         return;
     }
