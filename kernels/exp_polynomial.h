@@ -24,14 +24,11 @@ inline constexpr float kG0 = 0.5f;
 
 // 2^x for the AVX-512 attention, whose scores come in units of log2 e (the queries carry the
 // factor), which saves the multiply and the two-part subtraction of the range reduction:
-// x = n + r with n an integer and |r| <= 1/2, so 2^x = 2^n 2^r (scalef: no clamping of n needed
-// beyond these bounds), and 2^r = 1 + r h(r) with h a degree-5 polynomial (Chebyshev fit of
-// (2^r - 1) / r on [-1/2, 1/2], relative error 5e-9 before float rounding).
+// x = n + r with n an integer and |r| <= 1/2, so 2^x = 2^n 2^r (scalef, which needs no clamping
+// of n), and 2^r = 1 + r h(r) with h a degree-5 polynomial (Chebyshev fit of (2^r - 1) / r on
+// [-1/2, 1/2], relative error 5e-9 before float rounding).
 namespace hearth::kernels::exp2_polynomial {
 
-// 2^-150 rounds to 0 and 2^128 overflows to inf; clamping keeps r finite for infinite inputs.
-inline constexpr float kLowest = -150.0f;
-inline constexpr float kHighest = 128.0f;
 // h(r) = ((((kH5 r + kH4) r + kH3) r + kH2) r + kH1) r + kH0
 inline constexpr float kH5 = 0x1.44138ap-13f;
 inline constexpr float kH4 = 0x1.5f089p-10f;

@@ -208,6 +208,22 @@ template <class L> [[gnu::always_inline]] inline typename L::V soft_cap(typename
     return L::mul(L::or_bits(t, L::sign_of(x)), L::set1(cap));
 }
 
+// 16 vectors folded into one, lane for lane, in one fixed tree: j + 8 onto j, then j + 4, j + 2
+// and j + 1. Written out: GCC keeps a loop over the widths as a loop through the stack.
+template <class L, class Op>
+[[gnu::always_inline]] inline typename L::V fold16(const typename L::V (&x)[16], Op op) {
+    typename L::V part[8];
+#pragma GCC unroll 8
+    for (int j = 0; j < 8; ++j)
+        part[j] = op(x[j], x[j + 8]);
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j)
+        part[j] = op(part[j], part[j + 4]);
+    part[0] = op(part[0], part[2]);
+    part[1] = op(part[1], part[3]);
+    return op(part[0], part[1]);
+}
+
 // L::kLanes query rows: lane i is row first_row + i of the tile (lanes past the tile's last row
 // repeat it; their results are not written).
 template <class L> struct RowGroup {
@@ -305,14 +321,7 @@ template <class L, bool kLimited, int kHeadDim>
             s[j] = L::blend(seen, L::set1(-INFINITY), s[j]);
         }
     }
-    V block_max[8];
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j)
-        block_max[j] = L::max(s[j], s[j + 8]);
-    for (int width = 4; width >= 1; width /= 2)
-        for (int j = 0; j < width; ++j)
-            block_max[j] = L::max(block_max[j], block_max[j + width]);
-    const V new_max = L::max(g.max, block_max[0]);
+    const V new_max = L::max(g.max, fold16<L>(s, [](V a, V b) { return L::max(a, b); }));
     // The shift: the maximum, or 0 while every score so far is -inf (whose weights are then
     // 2^(-inf - 0) = 0, not 2^(-inf - -inf)).
     const V shift = L::blend(L::equal(new_max, L::set1(-INFINITY)), new_max, L::zero());
@@ -321,14 +330,7 @@ template <class L, bool kLimited, int kHeadDim>
 #pragma GCC unroll 16
     for (V& x : s)
         x = L::exp2(L::sub(x, shift)); // the weights
-    V total[8];
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j)
-        total[j] = L::add(s[j], s[j + 8]);
-    for (int width = 4; width >= 1; width /= 2)
-        for (int j = 0; j < width; ++j)
-            total[j] = L::add(total[j], total[j + width]);
-    g.sum = L::fmadd(g.sum, rescale, total[0]);
+    g.sum = L::fmadd(g.sum, rescale, fold16<L>(s, [](V a, V b) { return L::add(a, b); }));
 
     // outputs[d][lane] = outputs[d][lane] * rescale, then + value[j][d] * weight[j] for each key.
     const bool rescaled = L::not_equal(rescale, L::set1(1.0f)) != 0;

@@ -28,10 +28,11 @@ namespace hearth::kernels::avx512 {
 
 [[gnu::always_inline]] inline __m512 exp2_f32x16(__m512 x) {
     namespace c = exp2_polynomial;
-    // max/min return their second operand when either is NaN: a NaN input survives both.
-    x = _mm512_min_ps(_mm512_set1_ps(c::kHighest), _mm512_max_ps(_mm512_set1_ps(c::kLowest), x));
-    const __m512 n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    const __m512 r = _mm512_sub_ps(x, n); // exact
+    // r = x - round(x) in one instruction (vreduceps, exact), and n = x - r (exact). No clamping:
+    // infinite x give r = 0 and n = x, and scalef gives 0 or inf; finite n past the float range
+    // give 0 or inf too, as 2^x rounds. A NaN stays NaN.
+    const __m512 r = _mm512_reduce_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m512 n = _mm512_sub_ps(x, r);
     __m512 h = _mm512_set1_ps(c::kH5);
     h = _mm512_fmadd_ps(h, r, _mm512_set1_ps(c::kH4));
     h = _mm512_fmadd_ps(h, r, _mm512_set1_ps(c::kH3));
