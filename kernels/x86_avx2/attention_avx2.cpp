@@ -28,7 +28,8 @@
 namespace hearth::kernels::avx2 {
 namespace {
 
-constexpr int kKeyBlock = 8; // keys per block: one vector of scores per row
+constexpr int kKeyBlock = 8;                     // keys per block: one vector of scores per row
+constexpr int64_t kPrefetchKeys = 4 * kKeyBlock; // how far ahead the cache rows are asked for
 // Floats of query rows and accumulators one pass over the keys keeps (8 KB each, in L1): 32
 // rows of 64, 16 of 128. A tile with more rows takes more passes.
 constexpr int64_t kPassFloats = 2048;
@@ -116,6 +117,17 @@ template <int kChunks>
     default:
         return widen_row<kChunks>(reinterpret_cast<const uint16_t*>(row), head_dim, chunks, dst);
     }
+}
+
+// Asks for rows [first, end) of a KV head in L1 ahead of their use. In decode a layer's keys and
+// values come from memory (the weights streamed past since the last token evicted them), and
+// the hardware prefetchers, which follow each stream a few lines at a time, leave the kernel
+// waiting for memory; a few blocks ahead covers the latency.
+inline void prefetch_rows(const KvRows& rows, int64_t first, int64_t end) {
+    const char* from = static_cast<const char*>(rows.data) + static_cast<size_t>(first) * rows.row_bytes;
+    const char* to = static_cast<const char*>(rows.data) + static_cast<size_t>(end) * rows.row_bytes;
+    for (const char* line = from; line < to; line += 64)
+        _mm_prefetch(line, _MM_HINT_T0);
 }
 
 // Returns v, held in a register: GCC would otherwise turn each use of a vector loaded once back
@@ -335,6 +347,12 @@ template <int kChunks, bool kLimited> void attend_tile(const Tile& t) {
         if constexpr (kLimited) first_block = first_key[0] / kKeyBlock * kKeyBlock;
         for (int64_t first = first_block; first < pass_keys; first += kKeyBlock) {
             const int in_block = static_cast<int>(std::min<int64_t>(kKeyBlock, pass_keys - first));
+            const int64_t ahead = first + kPrefetchKeys;
+            if (ahead < pass_keys) {
+                const int64_t ahead_end = std::min<int64_t>(ahead + kKeyBlock, pass_keys);
+                prefetch_rows(t.keys, ahead, ahead_end);
+                prefetch_rows(t.values, ahead, ahead_end);
+            }
             for (int j = 0; j < kKeyBlock; ++j) {
                 float* key_row = key_block + j * padded;
                 float* value_row = value_block + j * padded;
