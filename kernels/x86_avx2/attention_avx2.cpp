@@ -20,6 +20,7 @@
 #include "kernels/fp16.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/expf_avx2.h"
+#include "kernels/x86_avx2/kv_prefetch.h"
 
 #include <algorithm>
 #include <cmath>
@@ -117,17 +118,6 @@ template <int kChunks>
     default:
         return widen_row<kChunks>(reinterpret_cast<const uint16_t*>(row), head_dim, chunks, dst);
     }
-}
-
-// Asks for rows [first, end) of a KV head in L1 ahead of their use. In decode a layer's keys and
-// values come from memory (the weights streamed past since the last token evicted them), and
-// the hardware prefetchers, which follow each stream a few lines at a time, leave the kernel
-// waiting for memory; a few blocks ahead covers the latency.
-inline void prefetch_rows(const KvRows& rows, int64_t first, int64_t end) {
-    const char* from = static_cast<const char*>(rows.data) + static_cast<size_t>(first) * rows.row_bytes;
-    const char* to = static_cast<const char*>(rows.data) + static_cast<size_t>(end) * rows.row_bytes;
-    for (const char* line = from; line < to; line += 64)
-        _mm_prefetch(line, _MM_HINT_T0);
 }
 
 // Returns v, held in a register: GCC would otherwise turn each use of a vector loaded once back
@@ -350,8 +340,8 @@ template <int kChunks, bool kLimited> void attend_tile(const Tile& t) {
             const int64_t ahead = first + kPrefetchKeys;
             if (ahead < pass_keys) {
                 const int64_t ahead_end = std::min<int64_t>(ahead + kKeyBlock, pass_keys);
-                prefetch_rows(t.keys, ahead, ahead_end);
-                prefetch_rows(t.values, ahead, ahead_end);
+                prefetch_kv_rows(t.keys, ahead, ahead_end);
+                prefetch_kv_rows(t.values, ahead, ahead_end);
             }
             for (int j = 0; j < kKeyBlock; ++j) {
                 float* key_row = key_block + j * padded;

@@ -1,5 +1,7 @@
 // Attention over an F16, Q8_0 or Q4_0 KV cache in F32 with AVX-512 (kernel_table.h's attention
-// entries), for tiles of several positions (prefill) and head sizes that are multiples of 16.
+// entries), for head sizes that are multiples of 16 (the AVX2 kernels take the others). Tiles of
+// several positions (prefill) put query rows side by side, as below; a tile of one position
+// (decode) puts keys side by side instead (attend_position, further down).
 //
 // The FMA units bound the work (2 * head_dim multiply-adds per key and row), so the layout keeps
 // everything else off them: no horizontal sums and no shuffles per key and row. Query rows go
@@ -21,11 +23,12 @@
 // multiples of 16 from key 0, and a block a row sees none of changes nothing of that row.
 // ~10 cycles per (key, row) at head size 64 on Zen 4 (8 for the FMAs alone), against ~12 for
 // the AVX2 kernel; Zen 5 runs 512-bit FMAs at full width. On an Intel Xeon with two 512-bit FMA
-// ports, ~5 cycles where the FMAs need 4 (BENCHMARKS.md, ninth session).
+// ports, ~5 cycles where the FMAs need 4 (BENCHMARKS.md, ninth and tenth sessions).
 #include "kernels/block_formats.h"
 #include "kernels/fp16.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/expf_avx2.h"
+#include "kernels/x86_avx2/kv_prefetch.h"
 #include "kernels/x86_avx512/avx512_kernels.h"
 #include "kernels/x86_avx512/expf_avx512.h"
 
@@ -424,22 +427,224 @@ template <bool kLimited> void attend_tile(const Tile& t) {
     }
 }
 
-// Tiles of one position (decode: a handful of rows, which would leave most lanes empty) and
-// head sizes that are not multiples of 16 go to the AVX2 kernels, which put the keys side by
-// side instead. The choice depends on neither the thread count nor the split of a tile's heads.
-bool for_avx2(int64_t n_positions, int64_t head_dim) {
-    return n_positions == 1 || head_dim % 16 != 0;
+// --- One position (decode): the keys side by side ----------------------------------------
+//
+// A decode tile has one row per query head of the group (1 to 8 in the models we run), too few
+// to fill the lanes with rows. Here each row's 16 scores of a block come as one vector instead:
+// per key, FMAs along the head's elements (16 at a time, each row's query in registers), then
+// the 16 keys' partial vectors folded into one vector of 16 scores by a fixed tree of shuffles
+// and adds; the softmax takes the block's 16 weights in one 2^x; the values go along the head's
+// elements too, each weight broadcast. Two rows at a time share every load of a key or value.
+// A row's operations and their order depend only on its query and the keys it sees, never on
+// the other rows: the same bits in any tile (attend_f16 is this kernel with one row).
+
+constexpr int kDecodeRows = 16; // rows one pass keeps (outputs in L1: 16 x head_dim floats)
+// In decode a layer's keys and values come from memory (the weights streamed past since the
+// last token evicted them): the rows 2 blocks ahead are asked for in L1 (kv_prefetch.h).
+constexpr int64_t kDecodePrefetchKeys = 2 * kBlock;
+
+// Lanes 0..3 of each 128-bit quarter of the result: the sums of p[0..3] over that quarter.
+[[gnu::always_inline]] inline __m512 fold_4_keys(const __m512 (&p)[4]) {
+    const __m512 p01 = _mm512_add_ps(_mm512_unpacklo_ps(p[0], p[1]), _mm512_unpackhi_ps(p[0], p[1]));
+    const __m512 p23 = _mm512_add_ps(_mm512_unpacklo_ps(p[2], p[3]), _mm512_unpackhi_ps(p[2], p[3]));
+    return _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(p01), _mm512_castps_pd(p23))),
+                         _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(p01), _mm512_castps_pd(p23))));
+}
+
+// Two fold_4_keys results (keys a, keys b) to one: quarters 0..1 keys a summed over the
+// quarters' halves, 2..3 keys b.
+[[gnu::always_inline]] inline __m512 fold_halves(__m512 a, __m512 b) {
+    return _mm512_add_ps(_mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(2, 0, 2, 0)),
+                         _mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
+// The 16 scores of a block for R rows (1 or 2): lane j of scores[r] is query r . key j.
+template <int R, int kHeadDim>
+[[gnu::always_inline]] inline void decode_scores(const float* const (&q)[R], const float* key_block,
+                                                 int64_t head_dim, __m512 (&scores)[R]) {
+    if constexpr (kHeadDim != 0) head_dim = kHeadDim;
+    __m512 quads[R][4]; // per 4 keys: the fold of their partial vectors
+#pragma GCC unroll 4
+    for (int quad = 0; quad < 4; ++quad) {
+        __m512 p[R][4];
+#pragma GCC unroll 2
+        for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; ++j)
+                p[r][j] = _mm512_setzero_ps();
+#pragma GCC unroll 16
+        for (int64_t c = 0; c < head_dim; c += 16) {
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; ++j) {
+                const __m512 k = _mm512_load_ps(key_block + (4 * quad + j) * head_dim + c);
+#pragma GCC unroll 2
+                for (int r = 0; r < R; ++r)
+                    p[r][j] = _mm512_fmadd_ps(k, _mm512_load_ps(q[r] + c), p[r][j]);
+            }
+        }
+#pragma GCC unroll 2
+        for (int r = 0; r < R; ++r)
+            quads[r][quad] = fold_4_keys(p[r]);
+    }
+#pragma GCC unroll 2
+    for (int r = 0; r < R; ++r)
+        scores[r] = fold_halves(fold_halves(quads[r][0], quads[r][1]), fold_halves(quads[r][2], quads[r][3]));
+}
+
+// acc[r] += the sum over the block's keys j, in order, of weights[r][j] * value row j.
+template <int R, int kHeadDim>
+[[gnu::always_inline]] inline void decode_values(float* const (&acc)[R], const float* const (&weights)[R],
+                                                 const float* value_block, int64_t head_dim) {
+    if constexpr (kHeadDim != 0) head_dim = kHeadDim;
+    constexpr int kChunks = 8 / R; // accumulators in registers: 8
+    for (int64_t c0 = 0; c0 < head_dim; c0 += 16 * kChunks) {
+        const int chunks = static_cast<int>(std::min<int64_t>(kChunks, (head_dim - c0) / 16));
+        __m512 a[R][kChunks];
+#pragma GCC unroll 2
+        for (int r = 0; r < R; ++r)
+#pragma GCC unroll 8
+            for (int i = 0; i < kChunks; ++i)
+                if (i < chunks) a[r][i] = _mm512_load_ps(acc[r] + c0 + 16 * i);
+#pragma GCC unroll 16
+        for (int j = 0; j < kBlock; ++j)
+#pragma GCC unroll 8
+            for (int i = 0; i < kChunks; ++i)
+                if (i < chunks) {
+                    const __m512 v = _mm512_load_ps(value_block + j * head_dim + c0 + 16 * i);
+#pragma GCC unroll 2
+                    for (int r = 0; r < R; ++r)
+                        a[r][i] = _mm512_fmadd_ps(v, _mm512_set1_ps(weights[r][j]), a[r][i]);
+                }
+#pragma GCC unroll 2
+        for (int r = 0; r < R; ++r)
+#pragma GCC unroll 8
+            for (int i = 0; i < kChunks; ++i)
+                if (i < chunks) _mm512_store_ps(acc[r] + c0 + 16 * i, a[r][i]);
+    }
+}
+
+struct DecodeRow {
+    float max;  // the running maximum (in powers of 2), -inf before any key
+    __m512 sum; // of the weights, lane by lane
+};
+
+template <bool kLimited, int kHeadDim> void attend_position(const Tile& t) {
+    const int64_t head_dim = kHeadDim != 0 ? kHeadDim : t.head_dim;
+    const int64_t n_keys = t.n_keys; // the one position sees n_keys keys
+    int64_t first_key = 0;           // the first key of the window
+    if constexpr (kLimited)
+        if (t.limits.window > 0) first_key = std::max<int64_t>(0, n_keys - t.limits.window);
+    const bool capped = kLimited && t.limits.softcap > 0;
+    const float factor = capped ? t.scale : t.scale * kLog2E;
+    alignas(64) float query[kDecodeRows * kMaxAttentionHeadDim];
+    alignas(64) float acc[kDecodeRows * kMaxAttentionHeadDim];
+    alignas(64) float key_block[kBlock * kMaxAttentionHeadDim];
+    alignas(64) float value_block[kBlock * kMaxAttentionHeadDim];
+    alignas(64) float weights[kDecodeRows][kBlock];
+    DecodeRow rows[kDecodeRows];
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (int64_t first_row = 0; first_row < t.n_heads; first_row += kDecodeRows) {
+        const int n_rows = static_cast<int>(std::min<int64_t>(kDecodeRows, t.n_heads - first_row));
+        for (int r = 0; r < n_rows; ++r) {
+            const float* q = t.q + static_cast<size_t>(first_row + r) * t.head_stride;
+            for (int64_t d = 0; d < head_dim; ++d)
+                query[r * head_dim + d] = q[d] * factor;
+            std::fill(acc + r * head_dim, acc + (r + 1) * head_dim, 0.0f);
+            rows[r] = {-INFINITY, _mm512_setzero_ps()};
+        }
+        for (int64_t first = first_key / kBlock * kBlock; first < n_keys; first += kBlock) {
+            const int present = static_cast<int>(std::min<int64_t>(kBlock, n_keys - first));
+            if (first + kDecodePrefetchKeys < n_keys) {
+                const int64_t ahead = first + kDecodePrefetchKeys;
+                prefetch_kv_rows(t.keys, ahead, std::min<int64_t>(ahead + kBlock, n_keys));
+                prefetch_kv_rows(t.values, ahead, std::min<int64_t>(ahead + kBlock, n_keys));
+            }
+            widen_block(t.keys, first, present, head_dim, key_block);
+            widen_block(t.values, first, present, head_dim, value_block);
+            // Lanes past the last key or before the window weigh nothing.
+            const __m512i key = _mm512_add_epi32(lane, _mm512_set1_epi32(static_cast<int32_t>(first)));
+            __mmask16 seen = _mm512_cmplt_epi32_mask(key, _mm512_set1_epi32(static_cast<int32_t>(n_keys)));
+            if constexpr (kLimited)
+                seen &= _mm512_cmpge_epi32_mask(key, _mm512_set1_epi32(static_cast<int32_t>(first_key)));
+            for (int r = 0; r < n_rows; r += 2) {
+                __m512 scores[2];
+                if (r + 1 < n_rows) {
+                    decode_scores<2, kHeadDim>({query + r * head_dim, query + (r + 1) * head_dim}, key_block,
+                                               head_dim, scores);
+                } else {
+                    __m512 one[1];
+                    decode_scores<1, kHeadDim>({query + r * head_dim}, key_block, head_dim, one);
+                    scores[0] = one[0];
+                }
+                for (int i = 0; i < 2 && r + i < n_rows; ++i) {
+                    __m512 x = scores[i];
+                    if (capped)
+                        x = _mm512_mul_ps(soft_cap<Lanes16>(x, t.limits.softcap), _mm512_set1_ps(kLog2E));
+                    x = _mm512_mask_blend_ps(seen, _mm512_set1_ps(-INFINITY), x);
+                    DecodeRow& row = rows[r + i];
+                    const float block_max = _mm512_reduce_max_ps(x);
+                    if (block_max > row.max) {
+                        if (row.max != -INFINITY) { // otherwise there is nothing to rescale yet
+                            const __m512 rescale = exp2_f32x16(_mm512_set1_ps(row.max - block_max));
+                            row.sum = _mm512_mul_ps(row.sum, rescale);
+                            float* row_acc = acc + (r + i) * head_dim;
+                            for (int64_t c = 0; c < head_dim; c += 16)
+                                _mm512_store_ps(row_acc + c,
+                                                _mm512_mul_ps(_mm512_load_ps(row_acc + c), rescale));
+                        }
+                        row.max = block_max;
+                    }
+                    // While every score so far is -inf, the weights are 2^(-inf - 0) = 0.
+                    const float shift = row.max == -INFINITY ? 0.0f : row.max;
+                    const __m512 w = exp2_f32x16(_mm512_sub_ps(x, _mm512_set1_ps(shift)));
+                    row.sum = _mm512_add_ps(row.sum, w);
+                    _mm512_store_ps(weights[r + i], w);
+                }
+            }
+            int r = 0;
+            for (; r + 1 < n_rows; r += 2)
+                decode_values<2, kHeadDim>({acc + r * head_dim, acc + (r + 1) * head_dim},
+                                           {weights[r], weights[r + 1]}, value_block, head_dim);
+            if (r < n_rows)
+                decode_values<1, kHeadDim>({acc + r * head_dim}, {weights[r]}, value_block, head_dim);
+        }
+        for (int r = 0; r < n_rows; ++r) {
+            const __m512 total = _mm512_set1_ps(_mm512_reduce_add_ps(rows[r].sum));
+            float* out = t.out + static_cast<size_t>(first_row + r) * t.head_stride;
+            for (int64_t c = 0; c < head_dim; c += 16)
+                _mm512_storeu_ps(out + c, _mm512_div_ps(_mm512_load_ps(acc + r * head_dim + c), total));
+        }
+    }
+}
+
+template <bool kLimited> void attend_position(const Tile& t) {
+    switch (t.head_dim) {
+    case 64:
+        return attend_position<kLimited, 64>(t);
+    case 128:
+        return attend_position<kLimited, 128>(t);
+    default:
+        return attend_position<kLimited, 0>(t);
+    }
+}
+
+// Head sizes that are not multiples of 16 go to the AVX2 kernels. The choice depends on
+// neither the thread count nor the split of a tile's heads.
+bool for_avx2(int64_t head_dim) {
+    return head_dim % 16 != 0;
 }
 
 void attend_group_limited(const float* q, float* out, size_t head_stride, size_t position_stride,
                           int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys,
                           int64_t head_dim, float scale, AttentionLimits limits) {
-    if (for_avx2(n_positions, head_dim))
+    if (for_avx2(head_dim))
         return avx2::attend_group_limited(q, out, head_stride, position_stride, n_heads, n_positions, keys,
                                           values, n_keys, head_dim, scale, limits);
     const Tile tile{q,    out,    head_stride, position_stride, n_heads, n_positions,
                     keys, values, n_keys,      head_dim,        scale,   limits};
-    if (limits.window > 0 || limits.softcap > 0)
+    const bool limited = limits.window > 0 || limits.softcap > 0;
+    if (n_positions == 1) return limited ? attend_position<true>(tile) : attend_position<false>(tile);
+    if (limited)
         attend_tile<true>(tile);
     else
         attend_tile<false>(tile);
@@ -462,6 +667,13 @@ void attend_group_f16(const float* q, float* out, size_t head_stride, size_t pos
                  head_dim, scale);
 }
 
+// One row: the decode kernel with one head (or the AVX2 kernel, as a group of one would take).
+void attend_f16(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
+                int64_t n_keys, int64_t head_dim, float scale, float* out) {
+    if (for_avx2(head_dim)) return avx2::attend_f16(q, keys, values, kv_stride, n_keys, head_dim, scale, out);
+    attend_group_f16(q, out, 0, 0, 1, 1, keys, values, kv_stride, n_keys, head_dim, scale);
+}
+
 } // namespace
 
 // GCC 12 reports the intrinsics' undefined source vectors as used uninitialized once inlined
@@ -478,7 +690,7 @@ void exp2_8(const float* in, float* out) {
 #pragma GCC diagnostic pop
 
 void add_attention_kernels(KernelTable& table) {
-    // attend_f16, one row, stays the AVX2 tier's (for_avx2).
+    table.attend_f16 = attend_f16;
     table.attend_group_f16 = attend_group_f16;
     table.attend_group = attend_group;
     table.attend_group_limited = attend_group_limited;
