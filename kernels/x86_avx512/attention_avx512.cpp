@@ -431,7 +431,7 @@ template <bool kLimited> void attend_tile(const Tile& t) {
 //
 // A decode tile has one row per query head of the group (1 to 8 in the models we run), too few
 // to fill the lanes with rows. Here each row's 16 scores of a block come as one vector instead:
-// per key, FMAs along the head's elements (16 at a time, each row's query in registers), then
+// per key, FMAs along the head's elements (16 at a time, the key shared by two rows), then
 // the 16 keys' partial vectors folded into one vector of 16 scores by a fixed tree of shuffles
 // and adds; the softmax takes the block's 16 weights in one 2^x; the values go along the head's
 // elements too, each weight broadcast. Two rows at a time share every load of a key or value.
