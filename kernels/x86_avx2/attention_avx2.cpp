@@ -337,12 +337,7 @@ template <int kChunks, bool kLimited> void attend_tile(const Tile& t) {
         if constexpr (kLimited) first_block = first_key[0] / kKeyBlock * kKeyBlock;
         for (int64_t first = first_block; first < pass_keys; first += kKeyBlock) {
             const int in_block = static_cast<int>(std::min<int64_t>(kKeyBlock, pass_keys - first));
-            const int64_t ahead = first + kPrefetchKeys;
-            if (ahead < pass_keys) {
-                const int64_t ahead_end = std::min<int64_t>(ahead + kKeyBlock, pass_keys);
-                prefetch_kv_rows(t.keys, ahead, ahead_end);
-                prefetch_kv_rows(t.values, ahead, ahead_end);
-            }
+            prefetch_kv_rows(t.keys, t.values, first + kPrefetchKeys, kKeyBlock, pass_keys);
             for (int j = 0; j < kKeyBlock; ++j) {
                 float* key_row = key_block + j * padded;
                 float* value_row = value_block + j * padded;

@@ -6,18 +6,24 @@
 // waiting on it; a few blocks ahead covers the latency.
 #include "kernels/kernel_table.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <immintrin.h>
 
 namespace hearth::kernels {
 
-// Rows [first, end) of `rows` into L1.
-inline void prefetch_kv_rows(const KvRows& rows, int64_t first, int64_t end) {
-    const char* from = static_cast<const char*>(rows.data) + static_cast<size_t>(first) * rows.row_bytes;
-    const char* to = static_cast<const char*>(rows.data) + static_cast<size_t>(end) * rows.row_bytes;
-    for (const char* line = from; line < to; line += 64)
-        _mm_prefetch(line, _MM_HINT_T0);
+// Rows [first, first + count) of a KV head's keys and values into L1, those before `end` (the
+// keys the tile sees): none once first reaches it.
+inline void prefetch_kv_rows(const KvRows& keys, const KvRows& values, int64_t first, int64_t count,
+                             int64_t end) {
+    const int64_t last = std::min(first + count, end);
+    for (const KvRows* rows : {&keys, &values}) {
+        const char* base = static_cast<const char*>(rows->data);
+        const char* to = base + static_cast<size_t>(std::max(first, last)) * rows->row_bytes;
+        for (const char* line = base + static_cast<size_t>(first) * rows->row_bytes; line < to; line += 64)
+            _mm_prefetch(line, _MM_HINT_T0);
+    }
 }
 
 } // namespace hearth::kernels

@@ -36,6 +36,7 @@
 #include <cmath>
 #include <cstring>
 #include <immintrin.h>
+#include <type_traits>
 
 namespace hearth::kernels::avx512 {
 namespace {
@@ -414,19 +415,6 @@ template <bool kLimited, int kHeadDim> void attend_tile(const Tile& t) {
         attend_tile<Lanes8, kLimited, kHeadDim>(t);
 }
 
-template <bool kLimited> void attend_tile(const Tile& t) {
-    switch (t.head_dim) { // the common head sizes with constant offsets; the rest at run time
-    case 64:
-        return attend_tile<kLimited, 64>(t);
-    case 128:
-        return attend_tile<kLimited, 128>(t);
-    case 256:
-        return attend_tile<kLimited, 256>(t);
-    default:
-        return attend_tile<kLimited, 0>(t);
-    }
-}
-
 // --- One position (decode): the keys side by side ----------------------------------------
 //
 // A decode tile has one row per query head of the group (1 to 8 in the models we run), too few
@@ -554,11 +542,7 @@ template <bool kLimited, int kHeadDim> void attend_position(const Tile& t) {
         }
         for (int64_t first = first_key / kBlock * kBlock; first < n_keys; first += kBlock) {
             const int present = static_cast<int>(std::min<int64_t>(kBlock, n_keys - first));
-            if (first + kDecodePrefetchKeys < n_keys) {
-                const int64_t ahead = first + kDecodePrefetchKeys;
-                prefetch_kv_rows(t.keys, ahead, std::min<int64_t>(ahead + kBlock, n_keys));
-                prefetch_kv_rows(t.values, ahead, std::min<int64_t>(ahead + kBlock, n_keys));
-            }
+            prefetch_kv_rows(t.keys, t.values, first + kDecodePrefetchKeys, kBlock, n_keys);
             widen_block(t.keys, first, present, head_dim, key_block);
             widen_block(t.values, first, present, head_dim, value_block);
             // Lanes past the last key or before the window weigh nothing.
@@ -617,14 +601,18 @@ template <bool kLimited, int kHeadDim> void attend_position(const Tile& t) {
     }
 }
 
-template <bool kLimited> void attend_position(const Tile& t) {
-    switch (t.head_dim) {
+// run(std::integral_constant<int, kHeadDim>) for the common head sizes, whose rows are then
+// constant offsets in the instructions; run(... 0) for the rest, sized at run time.
+template <class Run> void with_head_dim(int64_t head_dim, Run run) {
+    switch (head_dim) {
     case 64:
-        return attend_position<kLimited, 64>(t);
+        return run(std::integral_constant<int, 64>{});
     case 128:
-        return attend_position<kLimited, 128>(t);
+        return run(std::integral_constant<int, 128>{});
+    case 256:
+        return run(std::integral_constant<int, 256>{});
     default:
-        return attend_position<kLimited, 0>(t);
+        return run(std::integral_constant<int, 0>{});
     }
 }
 
@@ -643,14 +631,16 @@ void attend_group_limited(const float* q, float* out, size_t head_stride, size_t
     const Tile tile{q,    out,    head_stride, position_stride, n_heads, n_positions,
                     keys, values, n_keys,      head_dim,        scale,   limits};
     const bool limited = limits.window > 0 || limits.softcap > 0;
-    if (n_positions == 1) return limited ? attend_position<true>(tile) : attend_position<false>(tile);
-    if (limited)
-        attend_tile<true>(tile);
-    else
-        attend_tile<false>(tile);
+    with_head_dim(head_dim, [&](auto size) {
+        constexpr int kHeadDim = decltype(size)::value;
+        if (n_positions == 1)
+            limited ? attend_position<true, kHeadDim>(tile) : attend_position<false, kHeadDim>(tile);
+        else
+            limited ? attend_tile<true, kHeadDim>(tile) : attend_tile<false, kHeadDim>(tile);
+    });
 }
 
-// Without limits: attend_tile<false>, as attend_group_limited picks for empty ones.
+// Without limits: the plain kernels, which attend_group_limited picks for empty limits.
 void attend_group(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
                   int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
                   float scale) {
@@ -667,10 +657,9 @@ void attend_group_f16(const float* q, float* out, size_t head_stride, size_t pos
                  head_dim, scale);
 }
 
-// One row: the decode kernel with one head (or the AVX2 kernel, as a group of one would take).
+// One row: a group of one head at one position, so that a group's rows have its bits.
 void attend_f16(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
                 int64_t n_keys, int64_t head_dim, float scale, float* out) {
-    if (for_avx2(head_dim)) return avx2::attend_f16(q, keys, values, kv_stride, n_keys, head_dim, scale, out);
     attend_group_f16(q, out, 0, 0, 1, 1, keys, values, kv_stride, n_keys, head_dim, scale);
 }
 
