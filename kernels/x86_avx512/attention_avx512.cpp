@@ -58,7 +58,7 @@ struct Tile {
     int64_t n_keys; // seen by position 0; position p sees n_keys + p
     int64_t head_dim;
     float scale;
-    AttentionLimits limits; // read only by the kLimited instances
+    AttentionLimits limits; // zeros for the plain kernels; prefill reads it in its kLimited instances
 
     int64_t rows() const { return n_heads * n_positions; }
     size_t offset(int64_t r) const {
@@ -419,17 +419,41 @@ template <bool kLimited, int kHeadDim> void attend_tile(const Tile& t) {
 //
 // A decode tile has one row per query head of the group (1 to 8 in the models we run), too few
 // to fill the lanes with rows. Here each row's 16 scores of a block come as one vector instead:
-// per key, FMAs along the head's elements (16 at a time, the key shared by two rows), then
-// the 16 keys' partial vectors folded into one vector of 16 scores by a fixed tree of shuffles
-// and adds; the softmax takes the block's 16 weights in one 2^x; the values go along the head's
-// elements too, each weight broadcast. Two rows at a time share every load of a key or value.
+// per key, FMAs along the head's elements (16 at a time, each key shared by all the rows of a
+// pass), then the 16 keys' partial vectors folded into one vector of 16 scores by a fixed tree
+// of shuffles and adds; the softmax takes the block's 16 weights in one 2^x; the values go along
+// the head's elements too, each weight broadcast, each value vector shared by the pass's rows.
 // A row's operations and their order depend only on its query and the keys it sees, never on
 // the other rows: the same bits in any tile (attend_f16 is this kernel with one row).
+// The rows go in passes of up to 8, a kernel instance per row count, each key and value vector
+// widened once per pass and used by all its rows; an F16 cache's full blocks are widened in
+// registers straight from the cache, with no copy in L1. Partial blocks, quantized caches and
+// head sizes known only at run time go through a widened copy, with the same operations from
+// there. From L2 1.0-1.2x the kernel that took rows two at a time, at groups of 7 or 8, and
+// 1.3-2.5x at groups of 1 to 4 or heads of 128 and 256 (BENCHMARKS.md, eleventh session).
 
-constexpr int kDecodeRows = 16; // rows one pass keeps (outputs in L1: 16 x head_dim floats)
+constexpr int kDecodeRows = 8; // rows of a pass: their values' accumulators fill 16 registers
 // In decode a layer's keys and values come from memory (the weights streamed past since the
 // last token evicted them): the rows 2 blocks ahead are asked for in L1 (kv_prefetch.h).
 constexpr int64_t kDecodePrefetchKeys = 2 * kBlock;
+
+// Key or value j's chunk c (16 elements) of a block, as F32: from a widened block, or straight
+// from an F16 cache's rows.
+struct WidenedRows {
+    const float* block;
+    int64_t head_dim;
+    [[gnu::always_inline]] __m512 operator()(int j, int64_t c) const {
+        return _mm512_load_ps(block + j * head_dim + 16 * c);
+    }
+};
+struct F16Rows {
+    const uint16_t* block;
+    int64_t head_dim;
+    [[gnu::always_inline]] __m512 operator()(int j, int64_t c) const {
+        return _mm512_cvtph_ps(
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + j * head_dim + 16 * c)));
+    }
+};
 
 // Lanes 0..3 of each 128-bit quarter of the result: the sums of p[0..3] over that quarter.
 [[gnu::always_inline]] inline __m512 fold_4_keys(const __m512 (&p)[4]) {
@@ -446,69 +470,108 @@ constexpr int64_t kDecodePrefetchKeys = 2 * kBlock;
                          _mm512_shuffle_f32x4(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
 }
 
-// The 16 scores of a block for R rows (1 or 2): lane j of scores[r] is query r . key j.
-template <int R, int kHeadDim>
-[[gnu::always_inline]] inline void decode_scores(const float* const (&q)[R], const float* key_block,
-                                                 int64_t head_dim, __m512 (&scores)[R]) {
+// The 16 scores of a block for R rows (queries R rows of head_dim): lane j of scores[r] is
+// query r . key j. Row r's partial vector of key j: an FMA chain over the head's chunks in
+// order. Keys are widened a few at a time (as many as 16 registers hold) and used by every row.
+template <int R, int kHeadDim, class Rows>
+[[gnu::always_inline]] inline void decode_scores(const float* query, Rows keys, int64_t head_dim,
+                                                 __m512 (&scores)[R]) {
     if constexpr (kHeadDim != 0) head_dim = kHeadDim;
+    constexpr int kChunks = kHeadDim / 16;
+    constexpr int kKeysAtOnce = kChunks <= 4 ? 4 : kChunks <= 8 ? 2 : 1;
     __m512 quads[R][4]; // per 4 keys: the fold of their partial vectors
 #pragma GCC unroll 4
     for (int quad = 0; quad < 4; ++quad) {
         __m512 p[R][4];
-#pragma GCC unroll 2
-        for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
-            for (int j = 0; j < 4; ++j)
-                p[r][j] = _mm512_setzero_ps();
+        for (int j0 = 0; j0 < 4; j0 += kKeysAtOnce) {
+            if constexpr (kChunks != 0) {
+                __m512 k[kKeysAtOnce][kChunks];
+#pragma GCC unroll 4
+                for (int jj = 0; jj < kKeysAtOnce; ++jj)
 #pragma GCC unroll 16
-        for (int64_t c = 0; c < head_dim; c += 16) {
+                    for (int c = 0; c < kChunks; ++c)
+                        k[jj][c] = keys(4 * quad + j0 + jj, c);
+#pragma GCC unroll 8
+                for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 4
-            for (int j = 0; j < 4; ++j) {
-                const __m512 k = _mm512_load_ps(key_block + (4 * quad + j) * head_dim + c);
-#pragma GCC unroll 2
-                for (int r = 0; r < R; ++r)
-                    p[r][j] = _mm512_fmadd_ps(k, _mm512_load_ps(q[r] + c), p[r][j]);
+                    for (int jj = 0; jj < kKeysAtOnce; ++jj)
+                        p[r][j0 + jj] = _mm512_setzero_ps();
+#pragma GCC unroll 16
+                    for (int c = 0; c < kChunks; ++c) {
+                        const __m512 q = _mm512_load_ps(query + r * kHeadDim + 16 * c);
+#pragma GCC unroll 4
+                        for (int jj = 0; jj < kKeysAtOnce; ++jj)
+                            p[r][j0 + jj] = _mm512_fmadd_ps(k[jj][c], q, p[r][j0 + jj]);
+                    }
+                }
+            } else { // the head size known at run time: the 4 keys' chunks loaded per row
+#pragma GCC unroll 8
+                for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 4
+                    for (int j = 0; j < 4; ++j)
+                        p[r][j] = _mm512_setzero_ps();
+                    for (int64_t c = 0; c < head_dim / 16; ++c) {
+                        const __m512 q = _mm512_load_ps(query + r * head_dim + 16 * c);
+#pragma GCC unroll 4
+                        for (int j = 0; j < 4; ++j)
+                            p[r][j] = _mm512_fmadd_ps(keys(4 * quad + j, c), q, p[r][j]);
+                    }
+                }
             }
         }
-#pragma GCC unroll 2
+#pragma GCC unroll 8
         for (int r = 0; r < R; ++r)
             quads[r][quad] = fold_4_keys(p[r]);
     }
-#pragma GCC unroll 2
+#pragma GCC unroll 8
     for (int r = 0; r < R; ++r)
         scores[r] = fold_halves(fold_halves(quads[r][0], quads[r][1]), fold_halves(quads[r][2], quads[r][3]));
 }
 
-// acc[r] += the sum over the block's keys j, in order, of weights[r][j] * value row j.
-template <int R, int kHeadDim>
-[[gnu::always_inline]] inline void decode_values(float* const (&acc)[R], const float* const (&weights)[R],
-                                                 const float* value_block, int64_t head_dim) {
+// Row r of acc (R rows of head_dim) += the sum over the block's keys j, in order, of
+// weights[r][j] * value row j. Each value vector is widened once and used by every row.
+template <int R, int kHeadDim, class Rows>
+[[gnu::always_inline]] inline void decode_values(float* acc, const float (*weights)[kBlock], Rows values,
+                                                 int64_t head_dim) {
     if constexpr (kHeadDim != 0) head_dim = kHeadDim;
-    constexpr int kChunks = 8 / R; // accumulators in registers: 8
-    for (int64_t c0 = 0; c0 < head_dim; c0 += 16 * kChunks) {
-        const int chunks = static_cast<int>(std::min<int64_t>(kChunks, (head_dim - c0) / 16));
+    constexpr int kChunks = R <= 4 ? 4 : 2; // accumulators in registers: at most 16
+    for (int64_t c0 = 0; c0 < head_dim / 16; c0 += kChunks) {
+        const int chunks = static_cast<int>(std::min<int64_t>(kChunks, head_dim / 16 - c0));
         __m512 a[R][kChunks];
-#pragma GCC unroll 2
-        for (int r = 0; r < R; ++r)
 #pragma GCC unroll 8
+        for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
             for (int i = 0; i < kChunks; ++i)
-                if (i < chunks) a[r][i] = _mm512_load_ps(acc[r] + c0 + 16 * i);
+                if (i < chunks) a[r][i] = _mm512_load_ps(acc + r * head_dim + 16 * (c0 + i));
 #pragma GCC unroll 16
         for (int j = 0; j < kBlock; ++j)
-#pragma GCC unroll 8
+#pragma GCC unroll 4
             for (int i = 0; i < kChunks; ++i)
                 if (i < chunks) {
-                    const __m512 v = _mm512_load_ps(value_block + j * head_dim + c0 + 16 * i);
-#pragma GCC unroll 2
+                    const __m512 v = values(j, c0 + i);
+#pragma GCC unroll 8
                     for (int r = 0; r < R; ++r)
                         a[r][i] = _mm512_fmadd_ps(v, _mm512_set1_ps(weights[r][j]), a[r][i]);
                 }
-#pragma GCC unroll 2
-        for (int r = 0; r < R; ++r)
 #pragma GCC unroll 8
+        for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
             for (int i = 0; i < kChunks; ++i)
-                if (i < chunks) _mm512_store_ps(acc[r] + c0 + 16 * i, a[r][i]);
+                if (i < chunks) _mm512_store_ps(acc + r * head_dim + 16 * (c0 + i), a[r][i]);
     }
+}
+
+// The 16 lanes' sum in _mm512_reduce_add_ps's order (halves added, then quarters, then pairs),
+// once per row, in scalars: inlined here, that intrinsic trips GCC 12's false uninitialized
+// warning (bug 105593).
+inline float sum_lanes(__m512 x) {
+    alignas(64) float lanes[16];
+    _mm512_store_ps(lanes, x);
+    for (int width = 8; width >= 1; width /= 2)
+        for (int i = 0; i < width; ++i)
+            lanes[i] = lanes[i + width] + lanes[i];
+    return lanes[0];
 }
 
 struct DecodeRow {
@@ -516,89 +579,105 @@ struct DecodeRow {
     __m512 sum; // of the weights, lane by lane
 };
 
-template <bool kLimited, int kHeadDim> void attend_position(const Tile& t) {
+// Rows first_row .. first_row + R - 1 of a decode tile. The limits (window, soft cap) are read
+// at run time: a few operations per block, where instances of their own doubled the compile time.
+template <int R, int kHeadDim> void attend_position_rows(const Tile& t, int64_t first_row) {
     const int64_t head_dim = kHeadDim != 0 ? kHeadDim : t.head_dim;
     const int64_t n_keys = t.n_keys; // the one position sees n_keys keys
-    int64_t first_key = 0;           // the first key of the window
-    if constexpr (kLimited)
-        if (t.limits.window > 0) first_key = std::max<int64_t>(0, n_keys - t.limits.window);
-    const bool capped = kLimited && t.limits.softcap > 0;
+    // The first key of the window (limits are zero for the plain kernels).
+    const int64_t first_key = t.limits.window > 0 ? std::max<int64_t>(0, n_keys - t.limits.window) : 0;
+    const bool capped = t.limits.softcap > 0;
     const float factor = capped ? t.scale : t.scale * kLog2E;
+    // The F16 cache's layout (rows without gaps) is read in place; other rows are widened.
+    const bool in_place = kHeadDim != 0 && t.keys.type == TensorType::F16 &&
+                          t.values.type == TensorType::F16 &&
+                          t.keys.row_bytes == static_cast<size_t>(head_dim) * sizeof(uint16_t) &&
+                          t.values.row_bytes == t.keys.row_bytes;
+    const auto* keys_f16 = static_cast<const uint16_t*>(t.keys.data);
+    const auto* values_f16 = static_cast<const uint16_t*>(t.values.data);
     alignas(64) float query[kDecodeRows * kMaxAttentionHeadDim];
     alignas(64) float acc[kDecodeRows * kMaxAttentionHeadDim];
     alignas(64) float key_block[kBlock * kMaxAttentionHeadDim];
     alignas(64) float value_block[kBlock * kMaxAttentionHeadDim];
-    alignas(64) float weights[kDecodeRows][kBlock];
-    DecodeRow rows[kDecodeRows];
+    alignas(64) float weights[R][kBlock];
+    DecodeRow rows[R];
+    for (int r = 0; r < R; ++r) {
+        const float* q = t.q + static_cast<size_t>(first_row + r) * t.head_stride;
+        for (int64_t d = 0; d < head_dim; ++d)
+            query[r * head_dim + d] = q[d] * factor;
+        std::fill(acc + r * head_dim, acc + (r + 1) * head_dim, 0.0f);
+        rows[r] = {-INFINITY, _mm512_setzero_ps()};
+    }
     const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    for (int64_t first_row = 0; first_row < t.n_heads; first_row += kDecodeRows) {
-        const int n_rows = static_cast<int>(std::min<int64_t>(kDecodeRows, t.n_heads - first_row));
-        for (int r = 0; r < n_rows; ++r) {
-            const float* q = t.q + static_cast<size_t>(first_row + r) * t.head_stride;
-            for (int64_t d = 0; d < head_dim; ++d)
-                query[r * head_dim + d] = q[d] * factor;
-            std::fill(acc + r * head_dim, acc + (r + 1) * head_dim, 0.0f);
-            rows[r] = {-INFINITY, _mm512_setzero_ps()};
-        }
-        for (int64_t first = first_key / kBlock * kBlock; first < n_keys; first += kBlock) {
-            const int present = static_cast<int>(std::min<int64_t>(kBlock, n_keys - first));
-            prefetch_kv_rows(t.keys, t.values, first + kDecodePrefetchKeys, kBlock, n_keys);
+    for (int64_t first = first_key / kBlock * kBlock; first < n_keys; first += kBlock) {
+        const int present = static_cast<int>(std::min<int64_t>(kBlock, n_keys - first));
+        prefetch_kv_rows(t.keys, t.values, first + kDecodePrefetchKeys, kBlock, n_keys);
+        const bool direct = in_place && present == kBlock;
+        if (!direct) {
             widen_block(t.keys, first, present, head_dim, key_block);
             widen_block(t.values, first, present, head_dim, value_block);
-            // Lanes past the last key or before the window weigh nothing.
-            const __m512i key = _mm512_add_epi32(lane, _mm512_set1_epi32(static_cast<int32_t>(first)));
-            __mmask16 seen = _mm512_cmplt_epi32_mask(key, _mm512_set1_epi32(static_cast<int32_t>(n_keys)));
-            if constexpr (kLimited)
-                seen &= _mm512_cmpge_epi32_mask(key, _mm512_set1_epi32(static_cast<int32_t>(first_key)));
-            for (int r = 0; r < n_rows; r += 2) {
-                __m512 scores[2];
-                if (r + 1 < n_rows) {
-                    decode_scores<2, kHeadDim>({query + r * head_dim, query + (r + 1) * head_dim}, key_block,
-                                               head_dim, scores);
-                } else {
-                    __m512 one[1];
-                    decode_scores<1, kHeadDim>({query + r * head_dim}, key_block, head_dim, one);
-                    scores[0] = one[0];
+        }
+        // Lanes past the last key or before the window weigh nothing.
+        const __m512i key = _mm512_add_epi32(lane, _mm512_set1_epi32(static_cast<int32_t>(first)));
+        __mmask16 seen = _mm512_cmplt_epi32_mask(key, _mm512_set1_epi32(static_cast<int32_t>(n_keys)));
+        if (first < first_key)
+            seen &= _mm512_cmpge_epi32_mask(key, _mm512_set1_epi32(static_cast<int32_t>(first_key)));
+        __m512 scores[R];
+        if (direct)
+            decode_scores<R, kHeadDim>(query, F16Rows{keys_f16 + first * head_dim, head_dim}, head_dim,
+                                       scores);
+        else
+            decode_scores<R, kHeadDim>(query, WidenedRows{key_block, head_dim}, head_dim, scores);
+        for (int r = 0; r < R; ++r) {
+            __m512 x = scores[r];
+            if (capped) x = _mm512_mul_ps(soft_cap<Lanes16>(x, t.limits.softcap), _mm512_set1_ps(kLog2E));
+            x = _mm512_mask_blend_ps(seen, _mm512_set1_ps(-INFINITY), x);
+            DecodeRow& row = rows[r];
+            const float block_max = _mm512_reduce_max_ps(x);
+            if (block_max > row.max) {
+                if (row.max != -INFINITY) { // otherwise there is nothing to rescale yet
+                    const __m512 rescale = exp2_f32x16(_mm512_set1_ps(row.max - block_max));
+                    row.sum = _mm512_mul_ps(row.sum, rescale);
+                    float* row_acc = acc + r * head_dim;
+                    for (int64_t c = 0; c < head_dim; c += 16)
+                        _mm512_store_ps(row_acc + c, _mm512_mul_ps(_mm512_load_ps(row_acc + c), rescale));
                 }
-                for (int i = 0; i < 2 && r + i < n_rows; ++i) {
-                    __m512 x = scores[i];
-                    if (capped)
-                        x = _mm512_mul_ps(soft_cap<Lanes16>(x, t.limits.softcap), _mm512_set1_ps(kLog2E));
-                    x = _mm512_mask_blend_ps(seen, _mm512_set1_ps(-INFINITY), x);
-                    DecodeRow& row = rows[r + i];
-                    const float block_max = _mm512_reduce_max_ps(x);
-                    if (block_max > row.max) {
-                        if (row.max != -INFINITY) { // otherwise there is nothing to rescale yet
-                            const __m512 rescale = exp2_f32x16(_mm512_set1_ps(row.max - block_max));
-                            row.sum = _mm512_mul_ps(row.sum, rescale);
-                            float* row_acc = acc + (r + i) * head_dim;
-                            for (int64_t c = 0; c < head_dim; c += 16)
-                                _mm512_store_ps(row_acc + c,
-                                                _mm512_mul_ps(_mm512_load_ps(row_acc + c), rescale));
-                        }
-                        row.max = block_max;
-                    }
-                    // While every score so far is -inf, the weights are 2^(-inf - 0) = 0.
-                    const float shift = row.max == -INFINITY ? 0.0f : row.max;
-                    const __m512 w = exp2_f32x16(_mm512_sub_ps(x, _mm512_set1_ps(shift)));
-                    row.sum = _mm512_add_ps(row.sum, w);
-                    _mm512_store_ps(weights[r + i], w);
-                }
+                row.max = block_max;
             }
-            int r = 0;
-            for (; r + 1 < n_rows; r += 2)
-                decode_values<2, kHeadDim>({acc + r * head_dim, acc + (r + 1) * head_dim},
-                                           {weights[r], weights[r + 1]}, value_block, head_dim);
-            if (r < n_rows)
-                decode_values<1, kHeadDim>({acc + r * head_dim}, {weights[r]}, value_block, head_dim);
+            // While every score so far is -inf, the weights are 2^(-inf - 0) = 0.
+            const float shift = row.max == -INFINITY ? 0.0f : row.max;
+            const __m512 w = exp2_f32x16(_mm512_sub_ps(x, _mm512_set1_ps(shift)));
+            row.sum = _mm512_add_ps(row.sum, w);
+            _mm512_store_ps(weights[r], w);
         }
-        for (int r = 0; r < n_rows; ++r) {
-            const __m512 total = _mm512_set1_ps(_mm512_reduce_add_ps(rows[r].sum));
-            float* out = t.out + static_cast<size_t>(first_row + r) * t.head_stride;
-            for (int64_t c = 0; c < head_dim; c += 16)
-                _mm512_storeu_ps(out + c, _mm512_div_ps(_mm512_load_ps(acc + r * head_dim + c), total));
-        }
+        if (direct)
+            decode_values<R, kHeadDim>(acc, weights, F16Rows{values_f16 + first * head_dim, head_dim},
+                                       head_dim);
+        else
+            decode_values<R, kHeadDim>(acc, weights, WidenedRows{value_block, head_dim}, head_dim);
     }
+    for (int r = 0; r < R; ++r) {
+        const __m512 total = _mm512_set1_ps(sum_lanes(rows[r].sum));
+        float* out = t.out + static_cast<size_t>(first_row + r) * t.head_stride;
+        for (int64_t c = 0; c < head_dim; c += 16)
+            _mm512_storeu_ps(out + c, _mm512_div_ps(_mm512_load_ps(acc + r * head_dim + c), total));
+    }
+}
+
+// Rows first_row .. first_row + rows - 1 (rows <= N) through the instance for their count.
+template <int kHeadDim, int N> void attend_rows(const Tile& t, int64_t first_row, int64_t rows) {
+    if constexpr (N > 1)
+        if (rows < N) return attend_rows<kHeadDim, N - 1>(t, first_row, rows);
+    attend_position_rows<N, kHeadDim>(t, first_row);
+}
+
+// The tile's rows in passes, each pass a kernel for its row count: up to kDecodeRows at head
+// sizes 64 and 128, 4 at others (the models with those have groups of 1 to 4; it keeps the
+// kernels' compile time in bounds).
+template <int kHeadDim> void attend_position(const Tile& t) {
+    constexpr int kPassRows = kHeadDim == 64 || kHeadDim == 128 ? kDecodeRows : 4;
+    for (int64_t first_row = 0; first_row < t.n_heads; first_row += kPassRows)
+        attend_rows<kHeadDim, kPassRows>(t, first_row, std::min<int64_t>(kPassRows, t.n_heads - first_row));
 }
 
 // run(std::integral_constant<int, kHeadDim>) for the common head sizes, whose rows are then
@@ -634,7 +713,7 @@ void attend_group_limited(const float* q, float* out, size_t head_stride, size_t
     with_head_dim(head_dim, [&](auto size) {
         constexpr int kHeadDim = decltype(size)::value;
         if (n_positions == 1)
-            limited ? attend_position<true, kHeadDim>(tile) : attend_position<false, kHeadDim>(tile);
+            attend_position<kHeadDim>(tile);
         else
             limited ? attend_tile<true, kHeadDim>(tile) : attend_tile<false, kHeadDim>(tile);
     });

@@ -8,6 +8,7 @@
 // score is -inf weighing nothing;
 // scores large enough that the softmax is one-hot; the AVX2 vector exp and the AVX-512 vector
 // 2^x (both widths, lane for lane the same) within 2 ulp.
+// Rows without gaps (the cache's layout) bit for bit what the same rows with gaps give.
 // Over Q8_0 and Q4_0 keys and values (AttendGroupFn), every tier within the same 2e-6 of float64
 // attention over the dequantized cache, the SIMD tiers within 5e-7 of the scalar one, a tile
 // bit for bit what each of its rows gives in a tile of two positions of one head, and F16
@@ -466,6 +467,57 @@ private slots:
                                         .arg(h)
                                         .arg(error)));
             }
+    }
+
+    // Rows without gaps between them (the KV cache's own layout, which kernels may read in place)
+    // give the same bits as the same rows with gaps, on every tier: decode tiles of 1 to 16 heads
+    // (more than one pass of rows) and a prefill tile, head sizes the kernels know in advance
+    // (64, 128, 256) and others (80, 48, and 40, not a multiple of 16), key counts below, at and
+    // past whole blocks of 16. With the gaps, tileMatchesSingleQuery and matchesExactMath hold.
+    void gaplessRowsMatchRowsWithGaps_data() {
+        add_tier_column();
+        QTest::addColumn<int>("head_dim");
+        QTest::addColumn<int>("n_heads");
+        QTest::addColumn<int>("n_positions");
+        for (Isa isa : tested_tiers())
+            for (int head_dim : {64, 128, 256, 80, 48, 40})
+                for (int n_heads : {1, 2, 3, 4, 7, 8, 9, 16})
+                    for (int n_positions : {1, 3})
+                        QTest::addRow("%s-d%d-h%d-p%d", isa_name(isa).data(), head_dim, n_heads, n_positions)
+                            << static_cast<int>(isa) << head_dim << n_heads << n_positions;
+    }
+    void gaplessRowsMatchRowsWithGaps() {
+        QFETCH(int, tier);
+        QFETCH(int, head_dim);
+        QFETCH(int, n_heads);
+        QFETCH(int, n_positions);
+        const KernelTable* table = &table_of(tier);
+        const size_t dim = static_cast<size_t>(head_dim);
+        for (int n_keys : {1, 15, 16, 17, 100, 300}) {
+            const int total_keys = n_keys + n_positions - 1;
+            const Cache gaps = make_cache(head_dim, total_keys, 5u * unsigned(head_dim) + unsigned(n_keys));
+            std::vector<uint16_t> keys(dim * static_cast<size_t>(total_keys)), values(keys.size());
+            for (int j = 0; j < total_keys; ++j) {
+                const size_t from = gaps.offset + static_cast<size_t>(j) * gaps.stride;
+                std::copy_n(gaps.keys.begin() + static_cast<std::ptrdiff_t>(from), dim,
+                            keys.begin() + static_cast<std::ptrdiff_t>(j * dim));
+                std::copy_n(gaps.values.begin() + static_cast<std::ptrdiff_t>(from), dim,
+                            values.begin() + static_cast<std::ptrdiff_t>(j * dim));
+            }
+            const size_t position_stride = dim * static_cast<size_t>(n_heads);
+            const std::vector<float> q =
+                random_floats(position_stride * static_cast<size_t>(n_positions), 2.0f, unsigned(n_keys));
+            std::vector<float> want(q.size(), NAN), got(q.size(), NAN);
+            const float scale = scale_for(head_dim);
+            table->attend_group_f16(q.data(), want.data(), dim, position_stride, n_heads, n_positions,
+                                    gaps.key_rows(), gaps.value_rows(), gaps.stride, n_keys, head_dim, scale);
+            table->attend_group_f16(q.data(), got.data(), dim, position_stride, n_heads, n_positions,
+                                    keys.data(), values.data(), dim, n_keys, head_dim, scale);
+            QVERIFY2(std::all_of(want.begin(), want.end(), [](float x) { return std::isfinite(x); }),
+                     qPrintable(QString("%1 keys: an output is not finite").arg(n_keys)));
+            QVERIFY2(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0,
+                     qPrintable(QString("%1 keys: rows without gaps give other bits").arg(n_keys)));
+        }
     }
 
     // Keys whose score is -inf (an infinite key against a positive query) weigh nothing: first,
