@@ -118,11 +118,16 @@ void widen_row(const KvRows& rows, int64_t j, int64_t head_dim, float* dst) {
     }
 }
 
+// F16 rows of head_dim without gaps between them: the KV cache's own layout.
+bool gapless_f16(const KvRows& rows, int64_t head_dim) {
+    return rows.type == TensorType::F16 && rows.row_bytes == static_cast<size_t>(head_dim) * sizeof(uint16_t);
+}
+
 // Rows first .. first + 15 to dst (16 rows of head_dim); rows from `present` on are zeros (past
 // the last key: weight 0 times value 0 leaves every sum as it is). F16 rows without gaps
 // between them (the cache's layout) widen as one run, with no call or type switch per row.
 void widen_block(const KvRows& rows, int64_t first, int present, int64_t head_dim, float* dst) {
-    if (rows.type == TensorType::F16 && rows.row_bytes == static_cast<size_t>(head_dim) * sizeof(uint16_t)) {
+    if (gapless_f16(rows, head_dim)) {
         const int64_t n = present * head_dim;
         widen_f16(static_cast<const uint16_t*>(rows.data) + static_cast<size_t>(first) * head_dim, n, dst);
         std::fill(dst + n, dst + kBlock * head_dim, 0.0f);
@@ -589,10 +594,7 @@ template <int R, int kHeadDim> void attend_position_rows(const Tile& t, int64_t 
     const bool capped = t.limits.softcap > 0;
     const float factor = capped ? t.scale : t.scale * kLog2E;
     // The F16 cache's layout (rows without gaps) is read in place; other rows are widened.
-    const bool in_place = kHeadDim != 0 && t.keys.type == TensorType::F16 &&
-                          t.values.type == TensorType::F16 &&
-                          t.keys.row_bytes == static_cast<size_t>(head_dim) * sizeof(uint16_t) &&
-                          t.values.row_bytes == t.keys.row_bytes;
+    const bool in_place = kHeadDim != 0 && gapless_f16(t.keys, head_dim) && gapless_f16(t.values, head_dim);
     const auto* keys_f16 = static_cast<const uint16_t*>(t.keys.data);
     const auto* values_f16 = static_cast<const uint16_t*>(t.values.data);
     alignas(64) float query[kDecodeRows * kMaxAttentionHeadDim];
