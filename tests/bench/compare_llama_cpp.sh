@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Hearth against llama.cpp on the same files, interleaved: each round runs hearth-bench and then
 # llama-bench on every model, so that both see the same machine state; the table gives each
-# side's median over the rounds. Prints tokens/s (pp = prefill, tg = decode).
+# side's median over the rounds. Prints tokens/s (pp = prefill, tg = decode). With -d listing 0
+# and deeper contexts, a second table gives what each side keeps at depth: per round, a test's
+# t/s at depth over the same test's at depth 0 in the same run, and the median of those ratios
+# (steadier on a shared machine than the ratio of two medians).
 #   tests/bench/compare_llama_cpp.sh LLAMA_BENCH ROUNDS "ARGS" MODEL...
 # e.g. tests/bench/compare_llama_cpp.sh ~/llama.cpp/build/bin/llama-bench 3 "-t 2 -p 512 -n 128 -r 3" a.gguf b.gguf
 # ARGS are passed to both (-t, -p, -n, -r, -d are spelled the same).
@@ -20,15 +23,15 @@ for round in $(seq 1 "$rounds"); do
         name=$(basename "$model" .gguf)
         # shellcheck disable=SC2086
         "$hearth_bench" -m "$model" $args -o csv | tail -n +2 |
-            awk -F, -v m="$name" '{ print m "," $7 "," $8 "," $9 }' >>"$out/hearth.csv"
+            awk -F, -v m="$name" -v r="$round" '{ print m "," $7 "," $8 "," $9 "," r }' >>"$out/hearth.csv"
         # llama-bench's CSV names its columns in its header: pick n_prompt, n_gen, n_depth, avg_ts.
         # shellcheck disable=SC2086
-        "$llama_bench" -m "$model" $args -o csv | tr -d '"' | awk -F, -v m="$name" '
+        "$llama_bench" -m "$model" $args -o csv | tr -d '"' | awk -F, -v m="$name" -v r="$round" '
             NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
             {
                 test = ($col["n_prompt"] > 0 ? "pp" $col["n_prompt"] : "tg" $col["n_gen"])
                 depth = ("n_depth" in col) ? $col["n_depth"] : 0
-                print m "," test "," depth "," $col["avg_ts"]
+                print m "," test "," depth "," $col["avg_ts"] "," r
             }' >>"$out/llama.csv"
     done
     echo "round $round done" >&2
@@ -47,3 +50,28 @@ echo "| --- | --- | ---: | ---: | ---: | ---: |"
 join -t, -j1 <(awk -F, '{ print $1 ":" $2 ":" $3 "," $4 }' "$out/hearth.med" | sort) \
     <(awk -F, '{ print $1 ":" $2 ":" $3 "," $4 }' "$out/llama.med" | sort) |
     awk -F, '{ split($1, k, ":"); printf "| %s | %s | %s | %.1f | %.1f | %.2f |\n", k[1], k[2], k[3], $2, $3, $2 / $3 }'
+
+# Kept at depth: per round, t/s at depth / t/s at depth 0, then the median over the rounds.
+kept() {
+    awk -F, '
+        $3 == 0 { base[$1 "," $2 "," $5] = $4 }
+        { row[NR] = $0 }
+        END {
+            for (i = 1; i <= NR; ++i) {
+                split(row[i], f, ",")
+                if (f[3] == 0 || !((f[1] "," f[2] "," f[5]) in base)) continue
+                print f[1] "," f[2] "," f[3] "," f[4] / base[f[1] "," f[2] "," f[5]]
+            }
+        }' "$1" >"$1.kept"
+    median "$1.kept"
+}
+kept "$out/hearth.csv" >"$out/hearth.kept.med"
+kept "$out/llama.csv" >"$out/llama.kept.med"
+if [ -s "$out/hearth.kept.med" ]; then
+    echo
+    echo "| model | test | depth | Hearth kept | llama.cpp kept |"
+    echo "| --- | --- | ---: | ---: | ---: |"
+    join -t, -j1 <(awk -F, '{ print $1 ":" $2 ":" $3 "," $4 }' "$out/hearth.kept.med" | sort) \
+        <(awk -F, '{ print $1 ":" $2 ":" $3 "," $4 }' "$out/llama.kept.med" | sort) |
+        awk -F, '{ split($1, k, ":"); printf "| %s | %s | %s | %.1f%% | %.1f%% |\n", k[1], k[2], k[3], 100 * $2, 100 * $3 }'
+fi

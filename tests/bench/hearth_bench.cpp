@@ -2,7 +2,10 @@
 //   pp<P>: prefill of P random tokens (in batches of -b), tokens/s.
 //   tg<N>: N single-token decode steps, tokens/s.
 // With -d DEPTH the context first holds DEPTH tokens (filled once, untimed; every repetition
-// starts again from exactly those DEPTH tokens). In the same run the machine's streaming memory
+// starts again from exactly those DEPTH tokens; each depth keeps a context of its own). The
+// repetitions go round all the tests, one of each in turn, so that a drift of a shared machine
+// over the run reaches every test and depth alike, and the ratio of a test at depth to the same
+// test at depth 0 is not the drift's. In the same run the machine's streaming memory
 // read bandwidth and FMA peak are measured with the same threads, so each result is also shown
 // as a fraction of its physical limit: decode reads every weight once per token, prefill
 // needs 2 FLOP per multiplied weight per token.
@@ -23,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <map>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -426,6 +430,11 @@ struct TestResult {
     double limit_ts = 0;     // the tokens/s that limit allows
 };
 
+// "pp512", or "pp512 @ d2048" at a depth.
+std::string label_of(const TestResult& r) {
+    return r.test + (r.depth > 0 ? " @ d" + std::to_string(r.depth) : "");
+}
+
 // Where a test's time went, from the engine's dispatch metrics, per (operation, type, ISA).
 void print_profile(const std::string& test, double wall_seconds) {
     namespace m = kernels::dispatch_metrics;
@@ -463,12 +472,18 @@ class Runner {
 public:
     Runner(std::shared_ptr<const engine::Model> model, int threads, int batch, int n_ctx,
            engine::KvCacheTypes cache_types)
-        : inference_(model, engine::InferenceOptions{threads, batch, cache_types}),
-          cache_(inference_.new_cache(n_ctx)), rng_(1234), vocab_(model->hparams().n_vocab) {}
+        : inference_(model, engine::InferenceOptions{threads, batch, cache_types}), n_ctx_(n_ctx), rng_(1234),
+          vocab_(model->hparams().n_vocab) {
+        set_depth(0);
+    }
 
-    // Brings the context to exactly `depth` tokens. Tokens already there are kept (the fill is
-    // done once and every repetition cuts back to it); only the missing ones are evaluated.
+    // Makes the context of `depth` current, at exactly `depth` tokens. Each depth has a context
+    // of its own, filled once (the tokens already there are kept and every repetition cuts back
+    // to them), so that tests at different depths can take turns without filling again.
     void set_depth(int depth) {
+        std::unique_ptr<engine::KvCache>& cache = caches_[depth];
+        if (!cache) cache = inference_.new_cache(n_ctx_);
+        cache_ = cache.get();
         if (cache_->size() < depth) inference_.eval(*cache_, random_tokens(depth - cache_->size()));
         cache_->truncate(depth);
     }
@@ -501,7 +516,9 @@ private:
         return tokens;
     }
     engine::Inference inference_;
-    std::unique_ptr<engine::KvCache> cache_;
+    int n_ctx_;
+    std::map<int, std::unique_ptr<engine::KvCache>> caches_; // by depth
+    engine::KvCache* cache_ = nullptr;                       // the current depth's
     std::mt19937 rng_;
     int32_t vocab_;
 };
@@ -588,7 +605,7 @@ void print_md_header(const Context& c, int threads, const engine::KvCache& cache
 }
 
 void print_md(const Context& c, const TestResult& r) {
-    const std::string test = r.test + (r.depth > 0 ? " @ d" + std::to_string(r.depth) : "");
+    const std::string test = label_of(r);
     std::printf("| %s | %s | %d | %s | %s | %.2f ± %.2f | %.1f | %.1f%% | %.0f%% | %.2f |\n",
                 c.model.name.c_str(), c.model.type.c_str(), r.threads, c.isa.c_str(), test.c_str(), r.mean,
                 r.stddev, r.limit_ts, 100.0 * r.fraction, 100.0 * r.cpu_share, r.cpu_bound_ts);
@@ -643,43 +660,39 @@ int run(const Options& o) {
                     print_md(c, r);
                 std::fflush(stdout);
             };
+            // The tests in the order they are printed: by depth, prefill before decode.
+            std::vector<TestResult> tests;
             for (int depth : o.depth) {
-                for (int p : o.prompt) {
-                    if (p == 0) continue;
-                    TestResult r{"pp" + std::to_string(p), depth, p, 0, threads, {}, 0, 0, 0, 0, 0, 0};
-                    double seconds = 0, wall = 0, cpu = 0;
-                    for (int rep = 0; rep < o.repetitions; ++rep) {
-                        runner.set_depth(depth);
-                        kernels::dispatch_metrics::reset();
-                        const double cpu_start = process_cpu_seconds();
-                        seconds = runner.prompt_seconds(p);
-                        cpu += process_cpu_seconds() - cpu_start;
-                        wall += seconds;
-                        r.samples_ts.push_back(p / seconds);
-                    }
-                    r.cpu_share = cpu / (wall * threads);
-                    r.cpu_bound_ts = p * o.repetitions / (cpu / threads);
-                    if (o.profile) print_profile(r.test, seconds);
-                    emit(r);
+                for (int p : o.prompt)
+                    if (p > 0)
+                        tests.push_back(
+                            {"pp" + std::to_string(p), depth, p, 0, threads, {}, 0, 0, 0, 0, 0, 0});
+                for (int n : o.gen)
+                    if (n > 0)
+                        tests.push_back(
+                            {"tg" + std::to_string(n), depth, 0, n, threads, {}, 0, 0, 0, 0, 0, 0});
+            }
+            std::vector<double> wall(tests.size()), cpu(tests.size());
+            for (int rep = 0; rep < o.repetitions; ++rep)
+                for (size_t i = 0; i < tests.size(); ++i) {
+                    TestResult& r = tests[i];
+                    runner.set_depth(r.depth);
+                    kernels::dispatch_metrics::reset();
+                    const double cpu_start = process_cpu_seconds();
+                    const double seconds = r.n_prompt > 0 ? runner.prompt_seconds(r.n_prompt)
+                                                          : runner.generation_seconds(r.n_gen);
+                    cpu[i] += process_cpu_seconds() - cpu_start;
+                    wall[i] += seconds;
+                    const int tokens = r.n_prompt > 0 ? r.n_prompt : r.n_gen;
+                    r.samples_ts.push_back(tokens / seconds);
+                    if (o.profile && rep == o.repetitions - 1) print_profile(label_of(r), seconds);
                 }
-                for (int n : o.gen) {
-                    if (n == 0) continue;
-                    TestResult r{"tg" + std::to_string(n), depth, 0, n, threads, {}, 0, 0, 0, 0, 0, 0};
-                    double seconds = 0, wall = 0, cpu = 0;
-                    for (int rep = 0; rep < o.repetitions; ++rep) {
-                        runner.set_depth(depth);
-                        kernels::dispatch_metrics::reset();
-                        const double cpu_start = process_cpu_seconds();
-                        seconds = runner.generation_seconds(n);
-                        cpu += process_cpu_seconds() - cpu_start;
-                        wall += seconds;
-                        r.samples_ts.push_back(n / seconds);
-                    }
-                    r.cpu_share = cpu / (wall * threads);
-                    r.cpu_bound_ts = n * o.repetitions / (cpu / threads);
-                    if (o.profile) print_profile(r.test, seconds);
-                    emit(r);
-                }
+            for (size_t i = 0; i < tests.size(); ++i) {
+                TestResult& r = tests[i];
+                const int tokens = r.n_prompt > 0 ? r.n_prompt : r.n_gen;
+                r.cpu_share = cpu[i] / (wall[i] * threads);
+                r.cpu_bound_ts = tokens * o.repetitions / (cpu[i] / threads);
+                emit(r);
             }
         }
     }
