@@ -60,6 +60,7 @@ KernelTable build_reference_table() {
     table.attend_group_f16 = attend_group_f16_ref;
     table.attend_group = attend_group_ref;
     table.attend_group_limited = attend_group_limited_ref;
+    table.attention_isa = [](int64_t) { return Isa::Scalar; };
     table.swiglu = swiglu_ref;
     return table;
 }
@@ -92,6 +93,7 @@ void resolve_from(KernelTable& table, const KernelTable& lower) {
     if (!table.attend_group_f16) table.attend_group_f16 = lower.attend_group_f16;
     if (!table.attend_group) table.attend_group = lower.attend_group;
     if (!table.attend_group_limited) table.attend_group_limited = lower.attend_group_limited;
+    if (!table.attention_isa) table.attention_isa = lower.attention_isa;
     if (!table.swiglu) table.swiglu = lower.swiglu;
 }
 

@@ -93,6 +93,11 @@ struct AttentionLimits {
 using AttendGroupLimitedFn = void (*)(const float* q, float* out, size_t head_stride, size_t position_stride,
                                       int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values,
                                       int64_t n_keys, int64_t head_dim, float scale, AttentionLimits limits);
+// The tier whose attention kernel runs for a head size, for the dispatch metrics: a tier may
+// hand the head sizes its own kernel does not take to a lower tier's (AVX-512: those not a
+// multiple of 16 go to AVX2), and a tier without attention kernels of its own (AVX-VNNI) runs a
+// lower tier's for every head size.
+using AttentionIsaFn = Isa (*)(int64_t head_dim);
 // Whether the attention kernels read keys or values of this type.
 inline bool is_kv_cache_type(TensorType t) {
     return t == TensorType::F16 || t == TensorType::Q8_0 || t == TensorType::Q4_0;
@@ -138,6 +143,7 @@ struct KernelTable {
     AttendGroupF16Fn attend_group_f16 = nullptr;
     AttendGroupFn attend_group = nullptr;                // any KV cache type (is_kv_cache_type)
     AttendGroupLimitedFn attend_group_limited = nullptr; // sliding window, soft-capping
+    AttentionIsaFn attention_isa = nullptr;              // set with the attention kernels
     SwigluFn swiglu = nullptr;
 };
 

@@ -232,7 +232,8 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
     // F16 keys and values keep their own entry; other types go through the typed one.
     const bool f16 = cache.types() == KvCacheTypes{};
     namespace metrics = kernels::dispatch_metrics;
-    metrics::ScopedTimer timer(metrics::Op::Attention, cache.type(Part::Keys), table.isa);
+    metrics::ScopedTimer timer(metrics::Op::Attention, cache.type(Part::Keys),
+                               table.attention_isa(hp.head_dim));
     const int32_t head_dim = hp.head_dim;
     const int32_t group = hp.n_head / hp.n_head_kv;
     const float scale = how.scale;

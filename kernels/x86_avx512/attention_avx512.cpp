@@ -764,6 +764,7 @@ void add_attention_kernels(KernelTable& table) {
     table.attend_group_f16 = attend_group_f16;
     table.attend_group = attend_group;
     table.attend_group_limited = attend_group_limited;
+    table.attention_isa = [](int64_t head_dim) { return for_avx2(head_dim) ? Isa::Avx2 : Isa::Avx512; };
 }
 
 } // namespace hearth::kernels::avx512

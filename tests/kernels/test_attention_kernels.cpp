@@ -709,6 +709,48 @@ private slots:
         }
     }
 
+    // The tier a table names for its attention (the dispatch metrics' label) is the one that
+    // runs: its own table's kernels give the same bits, for head sizes each tier takes itself
+    // and those it hands on (AVX-512: not multiples of 16), prefill and decode; and every table
+    // names a tier at or below its own.
+    void attentionIsaNamesTheKernelThatRuns() {
+        for (Isa isa : tested_tiers()) {
+            const KernelTable& table = *kernels_for(isa);
+            for (int head_dim : {12, 40, 64, 72, 128})
+                for (int positions : {1, 5}) {
+                    const Isa named = table.attention_isa(head_dim);
+                    QVERIFY2(
+                        static_cast<int>(named) <= static_cast<int>(isa),
+                        qPrintable(QString("%1 names %2").arg(isa_name(isa).data(), isa_name(named).data())));
+                    const KernelTable& runs = *kernels_for(named);
+                    QCOMPARE(runs.attention_isa(head_dim), named);
+                    constexpr int kHeads = 3, kKeys = 40;
+                    const Cache c = make_cache(head_dim, kKeys + positions, 19);
+                    const size_t head_stride = static_cast<size_t>(head_dim);
+                    const size_t position_stride = head_stride * kHeads;
+                    const std::vector<float> q = random_floats(position_stride * positions, 2.0f, 8);
+                    std::vector<float> got(q.size(), NAN), want(q.size(), NAN);
+                    const float scale = scale_for(head_dim);
+                    for (auto [t, out] : {std::pair{&table, &got}, std::pair{&runs, &want}})
+                        t->attend_group_f16(q.data(), out->data(), head_stride, position_stride, kHeads,
+                                            positions, c.key_rows(), c.value_rows(), c.stride, kKeys,
+                                            head_dim, scale);
+                    QVERIFY2(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0,
+                             qPrintable(QString("%1 d%2 p%3: not the bits of %4")
+                                            .arg(isa_name(isa).data())
+                                            .arg(head_dim)
+                                            .arg(positions)
+                                            .arg(isa_name(named).data())));
+                }
+        }
+        QCOMPARE(reference_kernels().attention_isa(64), Isa::Scalar);
+        if (const KernelTable* avx512 = kernels_for(Isa::Avx512)) {
+            QCOMPARE(avx512->attention_isa(64), Isa::Avx512);
+            QCOMPARE(avx512->attention_isa(40), Isa::Avx2);
+        }
+        if (const KernelTable* vnni = kernels_for(Isa::AvxVnni)) QCOMPARE(vnni->attention_isa(64), Isa::Avx2);
+    }
+
     // The AVX2 attention's vector exp against exp in double: within 2 ulp on every 61st float of
     // [-87.3, 88] (normal results); 1 at 0; 0 at -inf and below -88; NaN for NaN.
     void vectorExpWithin2Ulp() {
