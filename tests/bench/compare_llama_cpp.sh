@@ -4,7 +4,8 @@
 # side's median over the rounds. Prints tokens/s (pp = prefill, tg = decode). With -d listing 0
 # and deeper contexts, a second table gives what each side keeps at depth: per round, a test's
 # t/s at depth over the same test's at depth 0 in the same run, and the median of those ratios
-# (steadier on a shared machine than the ratio of two medians).
+# (paired: a round in which the shared machine was slower throughout does not enter a ratio, as
+# it can when the two medians come from different rounds).
 #   tests/bench/compare_llama_cpp.sh LLAMA_BENCH ROUNDS "ARGS" MODEL...
 # e.g. tests/bench/compare_llama_cpp.sh ~/llama.cpp/build/bin/llama-bench 3 "-t 2 -p 512 -n 128 -r 3" a.gguf b.gguf
 # ARGS are passed to both (-t, -p, -n, -r, -d are spelled the same).
