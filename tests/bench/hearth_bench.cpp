@@ -428,6 +428,7 @@ struct TestResult {
     double cpu_bound_ts = 0; // tokens / (CPU seconds / threads): the idle-machine estimate
     double fraction = 0;     // of the bandwidth (tg) or FMA peak (pp) limit
     double limit_ts = 0;     // the tokens/s that limit allows
+    int tokens() const { return n_prompt > 0 ? n_prompt : n_gen; } // a repetition's
 };
 
 // "pp512", or "pp512 @ d2048" at a depth.
@@ -683,15 +684,13 @@ int run(const Options& o) {
                                                           : runner.generation_seconds(r.n_gen);
                     cpu[i] += process_cpu_seconds() - cpu_start;
                     wall[i] += seconds;
-                    const int tokens = r.n_prompt > 0 ? r.n_prompt : r.n_gen;
-                    r.samples_ts.push_back(tokens / seconds);
+                    r.samples_ts.push_back(r.tokens() / seconds);
                     if (o.profile && rep == o.repetitions - 1) print_profile(label_of(r), seconds);
                 }
             for (size_t i = 0; i < tests.size(); ++i) {
                 TestResult& r = tests[i];
-                const int tokens = r.n_prompt > 0 ? r.n_prompt : r.n_gen;
                 r.cpu_share = cpu[i] / (wall[i] * threads);
-                r.cpu_bound_ts = tokens * o.repetitions / (cpu[i] / threads);
+                r.cpu_bound_ts = r.tokens() * o.repetitions / (cpu[i] / threads);
                 emit(r);
             }
         }
