@@ -407,6 +407,7 @@ Item {
                         // layouts settle over the next frames; each tick corrects what is left.
                         Timer {
                             id: keepInPlace
+                            objectName: "fontSizeKeepInPlace"
                             property real viewY: 0
                             property int ticks: 0
                             function start(y) { viewY = y; ticks = 0; restart() }
