@@ -420,6 +420,11 @@ Item {
                                 if (++ticks >= 6) stop()
                             }
                         }
+                        // The user's own scroll (wheel, drag, flick) wins over what is left of it.
+                        Connections {
+                            target: scroll.contentItem
+                            function onMovementStarted() { keepInPlace.stop() }
+                        }
                     }
                 }
             }

@@ -196,6 +196,30 @@ Item {
             tryVerify(() => !correction.running, 2000, "the page's correction is still running")
         }
 
+        // The user's own scroll wins: the + keeps its place only until the page is moved by hand
+        // (the correction once pulled a wheel's scroll back for its remaining ticks).
+        function test_scrollingAfterFontSizePlusIsNotUndone() {
+            testSettings.fontSize = 11
+            const spin = findChild(shortPanel, "fontSizeSpin")
+            const flick = findChild(shortPanel, "settingsScroll").contentItem
+            const correction = findChild(shortPanel, "fontSizeKeepInPlace")
+            const bottom = flick.contentHeight - flick.height
+            if (flick.contentY !== bottom) { // an unchanged page draws no frame to wait for
+                flick.contentY = bottom
+                waitForRendering(shortPanel)
+            }
+            const plus = spin.up.indicator
+            const at = plus.mapToItem(shortPanel, plus.width / 2, plus.height / 2)
+            mouseClick(shortPanel, at.x, at.y)
+            compare(testSettings.fontSize, 12)
+            verify(correction.running, "a click starts the correction")
+            mouseWheel(shortPanel, at.x, at.y, 0, 240) // up the page, at once
+            verify(!correction.running, "the correction goes on after the wheel")
+            tryVerify(() => !flick.moving, 3000, "the page is still moving")
+            testSettings.fontSize = 11
+            tryVerify(() => !correction.running, 2000, "the page's correction is still running")
+        }
+
         function test_systemPromptTyping() {
             testSettings.systemPrompt = ""
             const field = findChild(panel, "systemPromptField")
