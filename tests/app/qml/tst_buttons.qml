@@ -23,26 +23,26 @@ Item {
             iconButton.tip = "First"
             pillButton.tip = "First"
             mouseMove(root, 5, 5)
-            tryVerify(() => !iconButton.ToolTip.toolTip.visible, 3000)
+            tryVerify(() => !iconButton.ToolTip.toolTip.visible, 10000)
         }
 
         function tooltipFollows(button) {
             const tip = button.ToolTip.toolTip // the one shared tooltip
             mouseMove(button, button.width / 2, button.height / 2)
-            tryVerify(() => tip.visible, 3000)
+            tryVerify(() => tip.visible, 10000)
             compare(tip.text, "First")
             button.tip = "Second"
-            tryVerify(() => tip.visible && tip.text === "Second", 3000, "still " + tip.text)
+            tryVerify(() => tip.visible && tip.text === "Second", 10000, "still " + tip.text)
             // Changed while the tooltip waits to open: it opens with the new text.
             mouseMove(root, 5, 5)
-            tryVerify(() => !tip.visible, 3000)
+            tryVerify(() => !tip.visible, 10000)
             mouseMove(button, button.width / 2, button.height / 2)
             button.tip = "Third"
-            tryVerify(() => tip.visible, 3000)
+            tryVerify(() => tip.visible, 10000)
             compare(tip.text, "Third")
             // No tip, no tooltip.
             button.tip = ""
-            tryVerify(() => !tip.visible, 3000)
+            tryVerify(() => !tip.visible, 10000)
             mouseMove(root, 5, 5)
         }
 

@@ -98,7 +98,7 @@ Item {
             fakeChat.messages = testMessages
             compare(list().count, 24)
             verify(!item("welcome").visible)
-            tryVerify(endShown, 2000, "the view does not show the end")
+            tryVerify(endShown, 10000, "the view does not show the end")
             verify(view.followStream)
             verify(!item("scrollToBottomButton").visible)
             // The last reply: its prose, its code block (with its language and a copy button) and stats.

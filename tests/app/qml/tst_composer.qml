@@ -111,24 +111,24 @@ Item {
             type("x")
             const button = findChild(composer, "sendButton")
             mouseMove(button, button.width / 2, button.height / 2)
-            tryVerify(() => button.ToolTip.toolTip.visible && button.ToolTip.toolTip.text.length > 0, 3000)
+            tryVerify(() => button.ToolTip.toolTip.visible && button.ToolTip.toolTip.text.length > 0, 10000)
             compare(button.ToolTip.toolTip.text, "Send (Enter)")
             composer.generating = true
-            tryVerify(() => button.ToolTip.toolTip.visible, 3000)
+            tryVerify(() => button.ToolTip.toolTip.visible, 10000)
             compare(button.ToolTip.toolTip.text, "Stop generating (Esc)")
             composer.generating = false
-            tryVerify(() => button.ToolTip.toolTip.visible, 3000)
+            tryVerify(() => button.ToolTip.toolTip.visible, 10000)
             compare(button.ToolTip.toolTip.text, "Send (Enter)")
             // Changed while the tooltip waits to open: it opens with the new text.
             mouseMove(root, 5, 5)
-            tryVerify(() => !button.ToolTip.toolTip.visible, 3000)
+            tryVerify(() => !button.ToolTip.toolTip.visible, 10000)
             mouseMove(button, button.width / 2, button.height / 2)
             composer.generating = true
-            tryVerify(() => button.ToolTip.toolTip.visible, 3000)
+            tryVerify(() => button.ToolTip.toolTip.visible, 10000)
             compare(button.ToolTip.toolTip.text, "Stop generating (Esc)")
             composer.generating = false
             mouseMove(root, 5, 5)
-            tryVerify(() => !button.ToolTip.toolTip.visible, 3000)
+            tryVerify(() => !button.ToolTip.toolTip.visible, 10000)
         }
 
         function test_cannotSendWithoutModel() {

@@ -166,7 +166,7 @@ Item {
                    "the field is in view: at " + point.y + " in " + shortPanel.height + ", the page at " + flick.contentY
                    + " of " + flick.contentHeight)
             mouseWheel(shortPanel, point.x, point.y, 0, -240)
-            tryVerify(() => flick.contentY > before + 20, 2000, "the page did not scroll: " + flick.contentY)
+            tryVerify(() => flick.contentY > before + 20, 10000, "the page did not scroll: " + flick.contentY)
             testSettings.systemPrompt = ""
             testSettings.chatTemplate = ""
         }
@@ -185,7 +185,7 @@ Item {
                 mouseClick(shortPanel, start.x, start.y)
                 compare(testSettings.fontSize, 11 + i)
                 const now = () => plus.mapToItem(shortPanel, plus.width / 2, plus.height / 2)
-                tryVerify(() => Math.abs(now().y - start.y) <= 1.5 && Math.abs(now().x - start.x) <= 1.5, 2000,
+                tryVerify(() => Math.abs(now().y - start.y) <= 1.5 && Math.abs(now().x - start.x) <= 1.5, 10000,
                           "the + moved from %1,%2 to %3,%4".arg(start.x).arg(start.y).arg(now().x).arg(now().y))
             }
             testSettings.fontSize = 11
@@ -193,7 +193,7 @@ Item {
             // the page back under a later test (an ASan run: the wheel test's field out of view).
             const correction = findChild(shortPanel, "fontSizeKeepInPlace")
             verify(correction !== null)
-            tryVerify(() => !correction.running, 2000, "the page's correction is still running")
+            tryVerify(() => !correction.running, 10000, "the page's correction is still running")
         }
 
         // The user's own scroll wins: the + keeps its place only until the page is moved by hand
@@ -215,9 +215,9 @@ Item {
             verify(correction.running, "a click starts the correction")
             mouseWheel(shortPanel, at.x, at.y, 0, 240) // up the page, at once
             verify(!correction.running, "the correction goes on after the wheel")
-            tryVerify(() => !flick.moving, 3000, "the page is still moving")
+            tryVerify(() => !flick.moving, 10000, "the page is still moving")
             testSettings.fontSize = 11
-            tryVerify(() => !correction.running, 2000, "the page's correction is still running")
+            tryVerify(() => !correction.running, 10000, "the page's correction is still running")
         }
 
         function test_systemPromptTyping() {

@@ -124,7 +124,7 @@ Item {
             const kept = saved.map(c => ({ conversationId: c.conversationId, title: c.title, period: c.period }))
             fakeChat.conversations.clear()
             const empty = findChild(sidebar, "conversationListEmpty")
-            tryVerify(() => empty.visible, 1000, "no word for an empty list")
+            tryVerify(() => empty.visible, 10000, "no word for an empty list")
             compare(empty.text, "Your chats appear here")
             findChild(sidebar, "searchField").text = "zebra"
             compare(empty.text, "No chats match")
