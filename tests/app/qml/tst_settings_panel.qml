@@ -32,6 +32,10 @@ Item {
 
         function slider(name) { return findChild(findChild(panel, name), "slider") }
 
+        // A test that stops early leaves no font-size correction running to move the page
+        // under the next one.
+        function cleanup() { findChild(shortPanel, "fontSizeKeepInPlace").stop() }
+
         function test_followsTheSettings() {
             testSettings.temperature = 1.2
             fuzzyCompare(slider("temperatureSetting").value, 1.2, 0.001)
@@ -213,9 +217,12 @@ Item {
             mouseClick(shortPanel, at.x, at.y)
             compare(testSettings.fontSize, 12)
             verify(correction.running, "a click starts the correction")
+            const clicked = flick.contentY
             mouseWheel(shortPanel, at.x, at.y, 0, 240) // up the page, at once
             verify(!correction.running, "the correction goes on after the wheel")
             tryVerify(() => !flick.moving, 10000, "the page is still moving")
+            // The page went up as the wheel asked, and stays there.
+            verify(flick.contentY < clicked - 20, "the page at " + flick.contentY + ", was at " + clicked)
             testSettings.fontSize = 11
             tryVerify(() => !correction.running, 10000, "the page's correction is still running")
         }
