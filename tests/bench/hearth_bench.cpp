@@ -663,15 +663,20 @@ int run(const Options& o) {
             };
             // The tests in the order they are printed: by depth, prefill before decode.
             std::vector<TestResult> tests;
+            const auto add_test = [&](const char* kind, int depth, int n_prompt, int n_gen) {
+                TestResult r;
+                r.depth = depth;
+                r.n_prompt = n_prompt;
+                r.n_gen = n_gen;
+                r.threads = threads;
+                r.test = kind + std::to_string(r.tokens());
+                if (r.tokens() > 0) tests.push_back(std::move(r));
+            };
             for (int depth : o.depth) {
                 for (int p : o.prompt)
-                    if (p > 0)
-                        tests.push_back(
-                            {"pp" + std::to_string(p), depth, p, 0, threads, {}, 0, 0, 0, 0, 0, 0});
+                    add_test("pp", depth, p, 0);
                 for (int n : o.gen)
-                    if (n > 0)
-                        tests.push_back(
-                            {"tg" + std::to_string(n), depth, 0, n, threads, {}, 0, 0, 0, 0, 0, 0});
+                    add_test("tg", depth, 0, n);
             }
             std::vector<double> wall(tests.size()), cpu(tests.size());
             for (int rep = 0; rep < o.repetitions; ++rep)
