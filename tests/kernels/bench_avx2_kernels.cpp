@@ -20,6 +20,7 @@
 #include <random>
 #include <string>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace hearth::kernels;
@@ -233,12 +234,13 @@ void quantize(benchmark::State& state, TensorType activation_type) {
 // as the KV cache holds them: ns per (key, query row). `positions` consecutive query positions
 // go to one kernel call (a prefill tile; decode has 1). Mode 0: the scalar reference; 1: AVX2;
 // 2: AVX-512 (where the CPU has it).
-// `copies` > 1 cycles through that many caches (24 MB at 48 x 2048 keys), so that the keys come
-// from memory, as in decode.
+// `copies` > 1 cycles through that many caches (24 MB at 48 x 2048 keys: from L3 on most CPUs);
+// `copies` 0 through as many as fill twice the L3 (sysconf), so that the keys come from DRAM,
+// as in decode, where the weights streamed since the layer's last token evicted them.
 void attention(benchmark::State& state) {
     const int isa = int(state.range(0));
     const int64_t head_dim = state.range(1), group = state.range(2), n_keys = state.range(3);
-    const int64_t copies = state.range(4), positions = state.range(5);
+    const int64_t positions = state.range(5);
     const KernelTable* avx512 = kernels_for(Isa::Avx512);
     if (isa == 2 && !avx512) return state.SkipWithError("this CPU has no AVX-512");
     const AttendGroupF16Fn attend = isa == 2   ? avx512->attend_group_f16
@@ -250,14 +252,21 @@ void attention(benchmark::State& state) {
     for (float& v : q)
         v = dist(rng);
     const size_t halves = static_cast<size_t>((n_keys + positions) * head_dim);
+    const int64_t copy_bytes = static_cast<int64_t>(2 * halves * sizeof(uint16_t));
+    const int64_t copies = state.range(4) > 0
+                               ? state.range(4)
+                               : std::max<int64_t>(48, 2 * sysconf(_SC_LEVEL3_CACHE_SIZE) / copy_bytes);
+    // One random cache, repeated: the copies differ only in where they are.
     std::vector<std::vector<uint16_t>> keys(static_cast<size_t>(copies)), values(keys.size());
-    for (size_t c = 0; c < keys.size(); ++c) {
-        keys[c].resize(halves);
-        values[c].resize(halves);
-        for (size_t i = 0; i < halves; ++i) {
-            keys[c][i] = fp32_to_fp16(dist(rng));
-            values[c][i] = fp32_to_fp16(dist(rng));
-        }
+    keys[0].resize(halves);
+    values[0].resize(halves);
+    for (size_t i = 0; i < halves; ++i) {
+        keys[0][i] = fp32_to_fp16(dist(rng));
+        values[0][i] = fp32_to_fp16(dist(rng));
+    }
+    for (size_t c = 1; c < keys.size(); ++c) {
+        keys[c] = keys[0];
+        values[c] = values[0];
     }
     const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
     size_t next = 0;
@@ -271,7 +280,9 @@ void attention(benchmark::State& state) {
     state.counters["time/pair"] =
         benchmark::Counter(double(n_keys * group * positions) * double(state.iterations()),
                            benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-    state.SetLabel(isa == 2 ? "avx512" : isa == 1 ? "avx2" : "scalar");
+    std::string label = isa == 2 ? "avx512" : isa == 1 ? "avx2" : "scalar";
+    if (copies > 1) label += ", " + std::to_string(copies * copy_bytes >> 20) + " MiB of caches";
+    state.SetLabel(label);
 }
 
 // The instructions that bound the kernels, 12 independent chains each, in instructions per
@@ -419,7 +430,7 @@ BENCHMARK(attention)
     ->ArgNames({"isa", "head", "group", "keys", "copies", "positions"})
     ->Args({0, 64, 7, 2048, 1, 1})
     ->ArgsProduct({{1, 2}, {64}, {7}, {2048}, {1}, {1, 4, 9}})
-    ->ArgsProduct({{1, 2}, {64}, {7}, {2048}, {48}, {1}})
+    ->ArgsProduct({{1, 2}, {64}, {7}, {2048}, {48, 0}, {1}})
     ->ArgsProduct({{1, 2}, {64}, {4}, {2048}, {1}, {1, 8, 16}})
     ->ArgsProduct({{1, 2}, {128}, {4}, {2048}, {1}, {1, 4}});
 
