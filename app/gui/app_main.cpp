@@ -51,14 +51,17 @@ int runHearth(int argc, char** argv, const StartHooks& hooks) {
     const AppPaths paths = AppPaths::resolve(parser.value(dataDir), parser.value(settingsFile));
     // A second start on the same profile hands its model to the running window and exits.
     SingleInstance instance(paths.dataDir);
+    // Termination signals are caught from before the claim: one that came between the claim
+    // and the handlers ended the app on the spot, leaving its lock and socket behind.
+    process::quitOnTerminationSignals(app);
     if (!instance.claim()) {
+        process::restoreTerminationSignals(); // handing over, it ends on a signal as before
         QString error;
         if (instance.handOver(parser.positionalArguments(), 10000, &error)) return 0;
         qCritical("%s", qPrintable(error));
         return 1;
     }
     // From here on the profile is ours: a termination signal ends the app as closing it does.
-    process::quitOnTerminationSignals(app);
     prepareQuick();
     HearthBackend backend(paths);
     QQmlApplicationEngine engine;

@@ -8,14 +8,19 @@ namespace hearth::process {
 
 namespace {
 
-// The handler may only do what is async-signal-safe: it writes one byte to a socket pair,
-// whose other end the event loop watches.
+// The handler may only do what is async-signal-safe: it writes the signal's number, one byte,
+// to a socket pair whose other end the event loop watches.
 int signalSockets[2] = {-1, -1};
 constexpr int kSignals[] = {SIGTERM, SIGINT, SIGHUP};
 
-void onTerminationSignal(int) {
-    const char byte = 1;
+void onTerminationSignal(int signal) {
+    const char byte = static_cast<char>(signal);
     [[maybe_unused]] const ssize_t written = ::write(signalSockets[0], &byte, 1);
+}
+
+void restoreDefaultActions() {
+    for (const int signal : kSignals)
+        std::signal(signal, SIG_DFL);
 }
 
 } // namespace
@@ -30,8 +35,7 @@ void quitOnTerminationSignals(QCoreApplication& application) {
     QObject::connect(notifier, &QSocketNotifier::activated, &application, [&application] {
         char byte = 0;
         [[maybe_unused]] const ssize_t read = ::read(signalSockets[1], &byte, 1);
-        for (const int signal : kSignals)
-            std::signal(signal, SIG_DFL);
+        restoreDefaultActions();
         application.quit();
     });
     struct sigaction action = {};
@@ -40,6 +44,13 @@ void quitOnTerminationSignals(QCoreApplication& application) {
     action.sa_flags = SA_RESTART;
     for (const int signal : kSignals)
         ::sigaction(signal, &action, nullptr);
+}
+
+void restoreTerminationSignals() {
+    if (signalSockets[0] < 0) return;
+    restoreDefaultActions();
+    char byte = 0;
+    if (::recv(signalSockets[1], &byte, 1, MSG_DONTWAIT) == 1) ::raise(static_cast<unsigned char>(byte));
 }
 
 } // namespace hearth::process

@@ -13,4 +13,9 @@ namespace hearth::process {
 // Call once, after the application object exists; a second call does nothing.
 void quitOnTerminationSignals(QCoreApplication& application);
 
+// Gives the signals back their default actions, for a process that will not run its event loop
+// after all (a second start that hands its model over): one that came since
+// quitOnTerminationSignals ends the process now, as it would have then.
+void restoreTerminationSignals();
+
 } // namespace hearth::process

@@ -7,6 +7,8 @@
 #include "app/core/single_instance.h"
 #include "tests/support/test_support.h"
 #include <QDir>
+#include <QElapsedTimer>
+#include <QLocalServer>
 #include <QLocalSocket>
 #include <QLockFile>
 #include <QProcess>
@@ -177,6 +179,30 @@ private slots:
         QCOMPARE(app.exitCode(), 0);
         QVERIFY(!QFile::exists(dir_ + "/data/hearth.lock"));
         QVERIFY(!QFile::exists(QDir::tempPath() + "/" + SingleInstance::socketName(dir_ + "/data")));
+    }
+
+    // A second start that waits on the first ends at once on SIGTERM, as any program does: the
+    // handlers it set before claiming the profile are the defaults again once the profile
+    // turned out to be taken. (Still caught, the signal would leave it waiting out the
+    // hand-over's 10 s.)
+    void aSecondStartEndsAtOnceOnATerminationSignal() {
+        const QString data = dir_ + "/data";
+        QDir().mkpath(data);
+        QLockFile held(data + "/hearth.lock"); // the "first instance": it takes the request, never answers
+        QVERIFY(held.tryLock(0));
+        QLocalServer first;
+        QLocalServer::removeServer(SingleInstance::socketName(data));
+        QVERIFY(first.listen(SingleInstance::socketName(data)));
+        QProcess second;
+        startHearth(second, {modelPath()});
+        QVERIFY(second.waitForStarted());
+        QVERIFY(first.waitForNewConnection(60000)); // it is handing over
+        QElapsedTimer sinceSignal;
+        sinceSignal.start();
+        second.terminate();
+        QVERIFY(second.waitForFinished(30000));
+        QVERIFY2(sinceSignal.elapsed() < 5000, qPrintable(QString::number(sinceSignal.elapsed())));
+        QCOMPARE(second.exitStatus(), QProcess::CrashExit); // ended by the signal
     }
 };
 
