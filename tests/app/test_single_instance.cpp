@@ -188,9 +188,9 @@ private slots:
     void aSecondStartEndsAtOnceOnATerminationSignal() {
         const QString data = dir_ + "/data";
         QDir().mkpath(data);
-        QLockFile held(data + "/hearth.lock"); // the "first instance": it takes the request, never answers
+        QLockFile held(data + "/hearth.lock"); // a first instance's lock and socket
         QVERIFY(held.tryLock(0));
-        QLocalServer first;
+        QLocalServer first; // takes the request and never answers
         QLocalServer::removeServer(SingleInstance::socketName(data));
         QVERIFY(first.listen(SingleInstance::socketName(data)));
         QProcess second;
