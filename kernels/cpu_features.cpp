@@ -3,6 +3,8 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 namespace hearth::kernels {
@@ -31,6 +33,18 @@ uint64_t xcr0() {
     return (static_cast<uint64_t>(edx) << 32) | eax;
 }
 
+// Linux lends the AMX tile data (8 KiB of state per thread) only to a process that asks for it:
+// once granted, every thread of the process may use the tiles. True when granted.
+bool request_amx_tile_data() {
+#if defined(__linux__) && defined(__x86_64__)
+    constexpr long kArchRequestXcompPermission = 0x1023; // ARCH_REQ_XCOMP_PERM
+    constexpr long kXfeatureTileData = 18;               // XFEATURE_XTILEDATA
+    return syscall(SYS_arch_prctl, kArchRequestXcompPermission, kXfeatureTileData) == 0;
+#else
+    return false;
+#endif
+}
+
 } // namespace
 
 CpuFeatures cpu_features() {
@@ -51,6 +65,9 @@ CpuFeatures cpu_features() {
     f.avx512_core_vnni =
         f.avx2_fma_f16c && zmm_saved && avx512f && avx512dq && avx512bw && avx512vl && avx512vnni;
     f.avx512_bf16 = f.avx512_core_vnni && bit(leaf7_1.eax, 5);
+    const bool tiles_saved = (xcr & 0x60000) == 0x60000; // XTILECFG and XTILEDATA
+    f.amx_tiles_hardware = f.avx512_bf16 && tiles_saved && bit(leaf7.edx, 24) && bit(leaf7.edx, 22);
+    f.amx_bf16 = f.amx_tiles_hardware && request_amx_tile_data();
     return f;
 }
 
@@ -67,6 +84,7 @@ IsaSet isas_supported_by(const CpuFeatures& cpu, IsaSet built) {
     if (built.has(Isa::Avx2) && cpu.avx2_fma_f16c) tiers.add(Isa::Avx2);
     if (built.has(Isa::AvxVnni) && cpu.avx_vnni) tiers.add(Isa::AvxVnni);
     if (built.has(Isa::Avx512) && cpu.avx512_core_vnni) tiers.add(Isa::Avx512);
+    if (built.has(Isa::Amx) && cpu.avx512_core_vnni && cpu.amx_bf16) tiers.add(Isa::Amx);
     return tiers;
 }
 

@@ -10,7 +10,7 @@
 namespace hearth::kernels {
 
 // Parses a tier name (case-insensitive): "scalar", "avx2", "avxvnni" (or "avx-vnni"),
-// "avx512" (or "avx512vnni"); nullopt otherwise.
+// "avx512" (or "avx512vnni"), "amx" (or "avx512amx"); nullopt otherwise.
 std::optional<Isa> isa_from_name(std::string_view name);
 
 // A set of tiers.
@@ -28,8 +28,8 @@ private:
     uint32_t bits_ = 0;
 };
 
-// The tier the engine prefers among those available: AVX-512, then AVX-VNNI, then AVX2, then
-// scalar (which is always available).
+// The tier the engine prefers among those available: AMX, then AVX-512, then AVX-VNNI, then
+// AVX2, then scalar (which is always available).
 Isa best_isa(IsaSet available);
 
 struct IsaChoice {
@@ -49,6 +49,8 @@ struct CpuFeatures {
     bool avx_vnni = false;         // VEX vpdpbusd
     bool avx512_core_vnni = false; // F, BW, VL, DQ and VNNI, and the OS saves zmm and mask state
     bool avx512_bf16 = false;
+    bool amx_tiles_hardware = false; // AMX-TILE and AMX-BF16, and the OS saves tile state (XCR0)
+    bool amx_bf16 = false;           // and the OS granted this process the tile data (arch_prctl)
 };
 CpuFeatures cpu_features();
 

@@ -23,6 +23,9 @@ void add_kernels(KernelTable& table);
 namespace avx512 {
 void add_kernels(KernelTable& table);
 }
+namespace amx {
+void add_kernels(KernelTable& table);
+}
 #endif
 
 namespace {
@@ -60,7 +63,7 @@ KernelTable build_reference_table() {
     table.attend_group_f16 = attend_group_f16_ref;
     table.attend_group = attend_group_ref;
     table.attend_group_limited = attend_group_limited_ref;
-    table.attention_isa = [](int64_t) { return Isa::Scalar; };
+    table.attention_isa = [](int64_t, int64_t, bool) { return Isa::Scalar; };
     table.swiglu = swiglu_ref;
     return table;
 }
@@ -100,7 +103,7 @@ void resolve_from(KernelTable& table, const KernelTable& lower) {
 // Tiers compiled into this build.
 IsaSet built_isas() {
 #if HEARTH_X86_KERNELS
-    return {Isa::Scalar, Isa::Avx2, Isa::AvxVnni, Isa::Avx512};
+    return {Isa::Scalar, Isa::Avx2, Isa::AvxVnni, Isa::Avx512, Isa::Amx};
 #else
     return {Isa::Scalar};
 #endif
@@ -120,6 +123,8 @@ Isa lower_tier(Isa isa) {
     case Isa::AvxVnni:
     case Isa::Avx512:
         return Isa::Avx2;
+    case Isa::Amx:
+        return Isa::Avx512;
     }
     return Isa::Scalar;
 }
@@ -144,6 +149,9 @@ KernelTable build_table(Isa isa) {
         break;
     case Isa::Avx512:
         avx512::add_kernels(own);
+        break;
+    case Isa::Amx:
+        amx::add_kernels(own);
         break;
     case Isa::Scalar:
         break;
@@ -188,6 +196,10 @@ const KernelTable* kernels_for_any_cpu(Isa isa) {
         static const KernelTable avx512 = build_table(Isa::Avx512);
         return &avx512;
     }
+    case Isa::Amx: {
+        static const KernelTable amx = build_table(Isa::Amx);
+        return &amx;
+    }
     case Isa::Scalar:
         break;
     }
@@ -210,6 +222,8 @@ std::string_view isa_name(Isa isa) {
         return "avxvnni";
     case Isa::Avx512:
         return "avx512";
+    case Isa::Amx:
+        return "amx";
     }
     return "unknown";
 }
@@ -224,6 +238,8 @@ std::string_view isa_requirements(Isa isa) {
         return "AVX2, FMA, F16C and AVX-VNNI";
     case Isa::Avx512:
         return "AVX-512 F/BW/VL/DQ and VNNI";
+    case Isa::Amx:
+        return "AVX-512 F/BW/VL/DQ, VNNI and BF16, and AMX-TILE and AMX-BF16 granted by the OS";
     }
     return "unknown";
 }
@@ -236,11 +252,12 @@ std::optional<Isa> isa_from_name(std::string_view name) {
     if (lower == "avx2") return Isa::Avx2;
     if (lower == "avxvnni" || lower == "avx-vnni") return Isa::AvxVnni;
     if (lower == "avx512" || lower == "avx512vnni" || lower == "avx-512") return Isa::Avx512;
+    if (lower == "amx" || lower == "avx512amx") return Isa::Amx;
     return std::nullopt;
 }
 
 Isa best_isa(IsaSet available) {
-    for (Isa isa : {Isa::Avx512, Isa::AvxVnni, Isa::Avx2})
+    for (Isa isa : {Isa::Amx, Isa::Avx512, Isa::AvxVnni, Isa::Avx2})
         if (available.has(isa)) return isa;
     return Isa::Scalar;
 }
@@ -252,7 +269,7 @@ IsaChoice choose_isa(const char* requested, IsaSet available) {
     const std::optional<Isa> wanted = isa_from_name(requested);
     if (!wanted)
         return {Isa::Scalar, std::string("HEARTH_ISA=") + requested +
-                                 " is not an instruction-set tier (scalar, avx2, avxvnni or avx512); "
+                                 " is not an instruction-set tier (scalar, avx2, avxvnni, avx512 or amx); "
                                  "using scalar kernels"};
     if (available.has(*wanted)) return {*wanted, {}};
     // The best available tier the request's own table would have fallen back to.
@@ -278,10 +295,15 @@ std::string isa_unavailable_reason(Isa isa) {
     if (available_isas().has(isa)) return {};
     if (!built_isas().has(isa))
         return "this build has no " + std::string(isa_name(isa)) + " kernels (not an x86-64 build)";
-    // Name what is missing beyond the AVX2 tier when the CPU has that.
+    // Name what is missing beyond the AVX-512 tier, or the AVX2 one, when the CPU has that.
+    if (isa == Isa::Amx && cpu_features().avx512_core_vnni)
+        return cpu_features().amx_tiles_hardware
+                   ? "this CPU has AMX-BF16, but the OS did not grant this process the tile state"
+                   : "this CPU has AVX-512 but not AMX-BF16 with AVX-512 BF16";
     if (isa != Isa::Avx2 && cpu_features().avx2_fma_f16c)
-        return isa == Isa::AvxVnni ? "this CPU has AVX2 but not AVX-VNNI (VEX vpdpbusd)"
-                                   : "this CPU has AVX2 but not AVX-512 F/BW/VL/DQ with VNNI";
+        return isa == Isa::AvxVnni  ? "this CPU has AVX2 but not AVX-VNNI (VEX vpdpbusd)"
+               : isa == Isa::Avx512 ? "this CPU has AVX2 but not AVX-512 F/BW/VL/DQ with VNNI"
+                                    : "this CPU has AVX2 but not AVX-512 F/BW/VL/DQ with VNNI, nor AMX";
     return "this CPU lacks " + std::string(isa_requirements(isa));
 }
 

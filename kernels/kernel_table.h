@@ -13,16 +13,17 @@ using QuantizeRowFn = void (*)(const float* src, void* dst, int64_t n);
 using DequantizeRowFn = void (*)(const void* src, float* dst, int64_t n);
 // The instruction-set tiers, lowest first. Each table is complete once resolved: a type or
 // kernel a tier has no code for is taken, as a whole type, from the tier below it
-// (AVX-512 and AVX-VNNI from AVX2, AVX2 from scalar).
+// (AMX from AVX-512, AVX-512 and AVX-VNNI from AVX2, AVX2 from scalar).
 enum class Isa {
     Scalar,  // portable C++, the oracle
     Avx2,    // AVX2 + FMA + F16C
     AvxVnni, // AVX2 tier + AVX-VNNI (VEX vpdpbusd: Intel since Alder Lake, AMD Zen 5)
     Avx512,  // AVX-512 F/BW/VL/DQ + VNNI (AMD Zen 4 and later, Intel since Ice Lake)
+    Amx,     // AVX-512 tier + AMX-BF16 tiles and AVX-512 BF16 (Intel Xeon since Sapphire Rapids)
 };
-inline constexpr Isa kIsaTiers[] = {Isa::Scalar, Isa::Avx2, Isa::AvxVnni, Isa::Avx512};
+inline constexpr Isa kIsaTiers[] = {Isa::Scalar, Isa::Avx2, Isa::AvxVnni, Isa::Avx512, Isa::Amx};
 inline constexpr int kIsaTierCount = static_cast<int>(std::size(kIsaTiers));
-std::string_view isa_name(Isa isa); // "scalar", "avx2", "avxvnni", "avx512"
+std::string_view isa_name(Isa isa); // "scalar", "avx2", "avxvnni", "avx512", "amx"
 // What a tier needs of the CPU, in words ("AVX-512 F/BW/VL/DQ + VNNI").
 std::string_view isa_requirements(Isa isa);
 
@@ -93,11 +94,12 @@ struct AttentionLimits {
 using AttendGroupLimitedFn = void (*)(const float* q, float* out, size_t head_stride, size_t position_stride,
                                       int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values,
                                       int64_t n_keys, int64_t head_dim, float scale, AttentionLimits limits);
-// The tier whose attention kernel runs for a head size, for the dispatch metrics: a tier may
-// hand the head sizes its own kernel does not take to a lower tier's (AVX-512: those not a
-// multiple of 16 go to AVX2), and a tier without attention kernels of its own (AVX-VNNI) runs a
-// lower tier's for every head size.
-using AttentionIsaFn = Isa (*)(int64_t head_dim);
+// The tier whose attention kernel runs for a head size, a tile of n_positions and a cache type
+// (F16 keys and values, or not), for the dispatch metrics: a tier may hand the calls its own
+// kernel does not take to a lower tier's (AVX-512: head sizes not a multiple of 16 go to AVX2;
+// AMX: one position and quantized caches go to AVX-512), and a tier without attention kernels
+// of its own (AVX-VNNI) runs a lower tier's for every call.
+using AttentionIsaFn = Isa (*)(int64_t head_dim, int64_t n_positions, bool f16_cache);
 // Whether the attention kernels read keys or values of this type.
 inline bool is_kv_cache_type(TensorType t) {
     return t == TensorType::F16 || t == TensorType::Q8_0 || t == TensorType::Q4_0;
@@ -144,6 +146,9 @@ struct KernelTable {
     AttendGroupFn attend_group = nullptr;                // any KV cache type (is_kv_cache_type)
     AttendGroupLimitedFn attend_group_limited = nullptr; // sliding window, soft-capping
     AttentionIsaFn attention_isa = nullptr;              // set with the attention kernels
+    // Floats of queries (positions x the query heads of one KV head) per prefill attention call
+    // the engine makes: a kernel prepares each block of keys and values once per call (or pass).
+    int64_t attention_tile_floats = 4096;
     SwigluFn swiglu = nullptr;
 };
 

@@ -208,5 +208,5 @@ int run_chat_bench(const std::vector<std::string>& argv) {
 HEARTH_CLI_COMMAND(
     "chat-bench", run_chat_bench,
     "chat-bench -m MODEL [--turns N] [--history TOKENS] [--reply-tokens R] [-c CTX] [--q8] [--json] "
-    "[-t THREADS] [-b BATCH] [--isa scalar|avx2|avxvnni|avx512] [--cache-type-k|-v f16|q8_0|q4_0]");
+    "[-t THREADS] [-b BATCH] [--isa scalar|avx2|avxvnni|avx512|amx] [--cache-type-k|-v f16|q8_0|q4_0]");
 } // namespace hearth::cli

@@ -107,6 +107,6 @@ int run_generate(const std::vector<std::string>& argv) {
 HEARTH_CLI_COMMAND(
     "generate", run_generate,
     "generate -m MODEL -p PROMPT -n N [--temp T --top-k K --top-p P --min-p M --repeat-penalty R "
-    "--seed S] [--ids] [-c CTX] [-t THREADS] [--isa scalar|avx2|avxvnni|avx512] "
+    "--seed S] [--ids] [-c CTX] [-t THREADS] [--isa scalar|avx2|avxvnni|avx512|amx] "
     "[--cache-type-k|-v f16|q8_0|q4_0]");
 } // namespace hearth::cli

@@ -69,6 +69,6 @@ int run_perplexity(const std::vector<std::string>& argv) {
 
 } // namespace
 HEARTH_CLI_COMMAND("perplexity", run_perplexity,
-                   "perplexity -m MODEL -f FILE -c CTX [-t THREADS] [--isa scalar|avx2|avxvnni|avx512] "
+                   "perplexity -m MODEL -f FILE -c CTX [-t THREADS] [--isa scalar|avx2|avxvnni|avx512|amx] "
                    "[--cache-type-k|-v f16|q8_0|q4_0]");
 } // namespace hearth::cli

@@ -24,7 +24,7 @@ engine::KvCacheTypes kv_cache_types(const Args& args) {
 engine::InferenceOptions inference_options(const Args& args) {
     if (auto isa = args.value("--isa")) {
         const std::optional<kernels::Isa> tier = kernels::isa_from_name(*isa);
-        if (!tier) throw ArgError("--isa expects scalar, avx2, avxvnni or avx512, got '" + *isa + "'");
+        if (!tier) throw ArgError("--isa expects scalar, avx2, avxvnni, avx512 or amx, got '" + *isa + "'");
         if (kernels::kernels_for(*tier) == nullptr)
             throw ArgError("--isa " + *isa + ": " + kernels::isa_unavailable_reason(*tier));
         kernels::force_isa(*tier);

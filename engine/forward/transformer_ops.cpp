@@ -8,11 +8,6 @@
 #include <cstdint>
 
 namespace hearth::engine {
-namespace {
-// Floats of queries per attention tile (positions x the query heads of one KV head).
-constexpr int32_t kAttentionTileFloats = 4096;
-} // namespace
-
 void embed_tokens(const kernels::WeightMatrix& table, const int32_t* tokens, int32_t n, float* out) {
     const auto dequantize = kernels::active_kernels().of(table.type).dequantize;
     const size_t row_bytes = kernels::row_bytes(table.type, table.cols);
@@ -208,14 +203,15 @@ void store_kv(KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const fl
 
 // One kernel call per (KV head, tile of positions): the query heads that share a KV head, at a
 // few consecutive positions, attend together, so that each block of keys and values is widened
-// once and used by all of them while it is in L1 (kernel_table.h). A tile holds about 4096
-// floats of queries (9 positions of a 7-head group of 64). Items go KV-head-major, so the
-// threads walk the keys and values of one KV head at a time, which stay in L2 across the tiles
-// of a batch, and the last tile (the most keys) first, so that the longest items do not start
-// last. With fewer items than threads (decode of a model with few KV heads, on many cores) each
-// tile's query heads are split into parts. The kernel gives every row the same bits in any
-// tile or part, and the tiles depend only on the model, so the result does not depend on the
-// thread count.
+// once and used by all of them while it is in L1 (kernel_table.h). A tile holds about the
+// table's attention_tile_floats of queries: 4096 (9 positions of a 7-head group of 64), or the
+// AMX tier's 32768 (73 positions), whose kernel converts each block of keys once per pass of
+// many rows. Items go KV-head-major, so the threads walk the keys and values of one KV head at
+// a time, which stay in L2 across the tiles of a batch, and the last tile (the most keys)
+// first, so that the longest items do not start last. With fewer items than threads (decode of
+// a model with few KV heads, on many cores) each tile's query heads are split into parts. The
+// kernel gives every row the same bits in any tile or part, and the tiles depend only on the
+// model and the tier, so the result does not depend on the thread count.
 LayerAttention layer_attention(const HyperParams& hp, int32_t layer) {
     LayerAttention how;
     how.scale = hp.attention_scale;
@@ -233,7 +229,7 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
     const bool f16 = cache.types() == KvCacheTypes{};
     namespace metrics = kernels::dispatch_metrics;
     metrics::ScopedTimer timer(metrics::Op::Attention, cache.type(Part::Keys),
-                               table.attention_isa(hp.head_dim));
+                               table.attention_isa(hp.head_dim, n, f16));
     const int32_t head_dim = hp.head_dim;
     const int32_t group = hp.n_head / hp.n_head_kv;
     const float scale = how.scale;
@@ -242,8 +238,12 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
     kernels::AttentionLimits limits = how.limits;
     if (limits.window > 0 && n_past + n <= limits.window) limits.window = 0;
     const bool limited = limits.window > 0 || limits.softcap > 0;
-    const int32_t tile_positions = std::clamp(kAttentionTileFloats / (group * head_dim), 1, n);
-    const int32_t tiles = (n + tile_positions - 1) / tile_positions;
+    // As few tiles as hold the batch, of equal sizes (128 positions in tiles of at most 73: two of
+    // 64, not 73 and 55, which left one of two threads waiting on the other).
+    const int32_t most_positions =
+        std::clamp(static_cast<int32_t>(table.attention_tile_floats / (group * head_dim)), 1, n);
+    const int32_t tiles = (n + most_positions - 1) / most_positions;
+    const int32_t tile_positions = (n + tiles - 1) / tiles;
     const int64_t items_per_part = static_cast<int64_t>(tiles) * hp.n_head_kv;
     const int64_t parts = std::min<int64_t>(group, (pool.size() + items_per_part - 1) / items_per_part);
     const int32_t heads_per_part = static_cast<int32_t>((group + parts - 1) / parts);

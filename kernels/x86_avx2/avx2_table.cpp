@@ -44,7 +44,7 @@ void add_kernels(KernelTable& table) {
     table.attend_group_f16 = avx2::attend_group_f16;
     table.attend_group = avx2::attend_group;
     table.attend_group_limited = avx2::attend_group_limited;
-    table.attention_isa = [](int64_t) { return Isa::Avx2; };
+    table.attention_isa = [](int64_t, int64_t, bool) { return Isa::Avx2; };
     table.swiglu = avx2::swiglu;
 }
 

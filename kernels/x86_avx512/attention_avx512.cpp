@@ -24,13 +24,13 @@
 // ~10 cycles per (key, row) at head size 64 on Zen 4 (8 for the FMAs alone), against ~12 for
 // the AVX2 kernel; Zen 5 runs 512-bit FMAs at full width. On an Intel Xeon with two 512-bit FMA
 // ports, ~5 cycles where the FMAs need 4 (BENCHMARKS.md, ninth and tenth sessions).
+#include "kernels/attention_entries.h"
 #include "kernels/block_formats.h"
 #include "kernels/fp16.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
-#include "kernels/x86_avx2/expf_avx2.h"
 #include "kernels/x86_avx2/kv_prefetch.h"
+#include "kernels/x86_avx512/attention_rows.h"
 #include "kernels/x86_avx512/avx512_kernels.h"
-#include "kernels/x86_avx512/expf_avx512.h"
 
 #include <algorithm>
 #include <cmath>
@@ -41,35 +41,13 @@
 namespace hearth::kernels::avx512 {
 namespace {
 
-constexpr int kBlock = 16;                       // keys per block
-constexpr float kLog2E = exp_polynomial::kLog2E; // scores in powers of 2
+constexpr int kBlock = 16; // keys per block
+
 // Floats of transposed queries one pass keeps (and as many of outputs): 4 groups of 16 rows of
 // 64, 2 of 128. A group of the largest head size takes a pass alone.
 constexpr int64_t kPassFloats = 4096;
 constexpr int64_t kGroupFloatsMax = 16 * kMaxAttentionHeadDim;
 constexpr int64_t kBufferFloats = kPassFloats > kGroupFloatsMax ? kPassFloats : kGroupFloatsMax;
-
-struct Tile {
-    const float* q;
-    float* out;
-    size_t head_stride, position_stride;
-    int64_t n_heads, n_positions;
-    KvRows keys, values;
-    int64_t n_keys; // seen by position 0; position p sees n_keys + p
-    int64_t head_dim;
-    float scale;
-    AttentionLimits limits; // zeros for the plain kernels; prefill reads it in its kLimited instances
-
-    int64_t rows() const { return n_heads * n_positions; }
-    size_t offset(int64_t r) const {
-        return static_cast<size_t>(r / n_heads) * position_stride +
-               static_cast<size_t>(r % n_heads) * head_stride;
-    }
-    int64_t keys_seen(int64_t r) const { return n_keys + r / n_heads; }
-    int64_t first_key(int64_t r) const { // the first key in the row's window
-        return limits.window > 0 ? std::max<int64_t>(0, keys_seen(r) - limits.window) : 0;
-    }
-};
 
 // --- Widening one block of keys or values to F32 rows of head_dim ---------------------------
 
@@ -140,97 +118,6 @@ void widen_block(const KvRows& rows, int64_t first, int present, int64_t head_di
         else
             std::fill(row, row + head_dim, 0.0f);
     }
-}
-
-// --- Query rows side by side, 16 or 8 to a vector ----------------------------------------
-
-// The operations on a vector of rows: 16 lanes (512 bits) or 8 (256 bits, AVX-512 VL), lane for
-// lane the same results.
-struct Lanes16 {
-    static constexpr int kLanes = 16;
-    using V = __m512;
-    using I = __m512i;
-    using Mask = __mmask16;
-    static V zero() { return _mm512_setzero_ps(); }
-    static V set1(float x) { return _mm512_set1_ps(x); }
-    static V load(const float* p) { return _mm512_load_ps(p); }
-    static void store(float* p, V x) { _mm512_store_ps(p, x); }
-    static I load_int(const int32_t* p) { return _mm512_load_si512(p); }
-    static I set1_int(int32_t x) { return _mm512_set1_epi32(x); }
-    static V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
-    static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
-    static V add(V a, V b) { return _mm512_add_ps(a, b); }
-    static V sub(V a, V b) { return _mm512_sub_ps(a, b); }
-    static V div(V a, V b) { return _mm512_div_ps(a, b); }
-    static V max(V a, V b) { return _mm512_max_ps(a, b); }
-    static V abs(V a) { return _mm512_abs_ps(a); }
-    static V sign_of(V a) {
-        return _mm512_castsi512_ps(
-            _mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(static_cast<int32_t>(0x80000000u))));
-    }
-    static V or_bits(V a, V b) { return _mm512_or_ps(a, b); }
-    static V exp(V x) { return exp_f32x16(x); }
-    static V exp2(V x) { return exp2_f32x16(x); }
-    static V blend(Mask take_b, V a, V b) { return _mm512_mask_blend_ps(take_b, a, b); }
-    static Mask equal(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
-    static Mask not_equal(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
-    static Mask less(I a, I b) { return _mm512_cmplt_epi32_mask(a, b); }
-    static Mask greater_equal(I a, I b) { return _mm512_cmpge_epi32_mask(a, b); }
-};
-
-struct Lanes8 {
-    static constexpr int kLanes = 8;
-    using V = __m256;
-    using I = __m256i;
-    using Mask = __mmask8;
-    static V zero() { return _mm256_setzero_ps(); }
-    static V set1(float x) { return _mm256_set1_ps(x); }
-    static V load(const float* p) { return _mm256_load_ps(p); }
-    static void store(float* p, V x) { _mm256_store_ps(p, x); }
-    static I load_int(const int32_t* p) { return _mm256_load_si256(reinterpret_cast<const __m256i*>(p)); }
-    static I set1_int(int32_t x) { return _mm256_set1_epi32(x); }
-    static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
-    static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
-    static V add(V a, V b) { return _mm256_add_ps(a, b); }
-    static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
-    static V div(V a, V b) { return _mm256_div_ps(a, b); }
-    static V max(V a, V b) { return _mm256_max_ps(a, b); }
-    static V abs(V a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
-    static V sign_of(V a) { return _mm256_and_ps(a, _mm256_set1_ps(-0.0f)); }
-    static V or_bits(V a, V b) { return _mm256_or_ps(a, b); }
-    static V exp(V x) { return avx2::exp_f32x8(x); }
-    static V exp2(V x) { return exp2_f32x8(x); }
-    static V blend(Mask take_b, V a, V b) { return _mm256_mask_blend_ps(take_b, a, b); }
-    static Mask equal(V a, V b) { return _mm256_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
-    static Mask not_equal(V a, V b) { return _mm256_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
-    static Mask less(I a, I b) { return _mm256_cmplt_epi32_mask(a, b); }
-    static Mask greater_equal(I a, I b) { return _mm256_cmpge_epi32_mask(a, b); }
-};
-
-// cap * tanh(score / cap), tanh(x) = sign(x) (1 - 2 / (e^2|x| + 1)), as the AVX2 tier does.
-template <class L> [[gnu::always_inline]] inline typename L::V soft_cap(typename L::V scores, float cap) {
-    const auto x = L::mul(scores, L::set1(1.0f / cap));
-    const auto magnitude = L::abs(x);
-    const auto e = L::exp(L::add(magnitude, magnitude));
-    const auto one = L::set1(1.0f);
-    const auto t = L::sub(one, L::div(L::set1(2.0f), L::add(e, one)));
-    return L::mul(L::or_bits(t, L::sign_of(x)), L::set1(cap));
-}
-
-// 16 vectors folded into one, lane for lane, in one fixed tree: j + 8 onto j, then j + 4, j + 2
-// and j + 1. Written out: GCC keeps a loop over the widths as a loop through the stack.
-template <class L, class Op>
-[[gnu::always_inline]] inline typename L::V fold16(const typename L::V (&x)[16], Op op) {
-    typename L::V part[8];
-#pragma GCC unroll 8
-    for (int j = 0; j < 8; ++j)
-        part[j] = op(x[j], x[j + 8]);
-#pragma GCC unroll 4
-    for (int j = 0; j < 4; ++j)
-        part[j] = op(part[j], part[j + 4]);
-    part[0] = op(part[0], part[2]);
-    part[1] = op(part[1], part[3]);
-    return op(part[0], part[1]);
 }
 
 // L::kLanes query rows: lane i is row first_row + i of the tile (lanes past the tile's last row
@@ -721,30 +608,21 @@ void attend_group_limited(const float* q, float* out, size_t head_stride, size_t
     });
 }
 
-// Without limits: the plain kernels, which attend_group_limited picks for empty limits.
-void attend_group(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
-                  int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
-                  float scale) {
-    attend_group_limited(q, out, head_stride, position_stride, n_heads, n_positions, keys, values, n_keys,
-                         head_dim, scale, {});
-}
-
-void attend_group_f16(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
-                      int64_t n_positions, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
-                      int64_t n_keys, int64_t head_dim, float scale) {
-    const KvRows key_rows{keys, TensorType::F16, kv_stride * sizeof(uint16_t)};
-    const KvRows value_rows{values, TensorType::F16, kv_stride * sizeof(uint16_t)};
-    attend_group(q, out, head_stride, position_stride, n_heads, n_positions, key_rows, value_rows, n_keys,
-                 head_dim, scale);
-}
-
 // One row: a group of one head at one position, so that a group's rows have its bits.
 void attend_f16(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
                 int64_t n_keys, int64_t head_dim, float scale, float* out) {
-    attend_group_f16(q, out, 0, 0, 1, 1, keys, values, kv_stride, n_keys, head_dim, scale);
+    attend_group_over_f16<attend_group_limited>(q, out, 0, 0, 1, 1, keys, values, kv_stride, n_keys, head_dim,
+                                                scale);
 }
 
 } // namespace
+
+void attend_group_limited_avx512(const float* q, float* out, size_t head_stride, size_t position_stride,
+                                 int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values,
+                                 int64_t n_keys, int64_t head_dim, float scale, AttentionLimits limits) {
+    attend_group_limited(q, out, head_stride, position_stride, n_heads, n_positions, keys, values, n_keys,
+                         head_dim, scale, limits);
+}
 
 // GCC 12 reports the intrinsics' undefined source vectors as used uninitialized once inlined
 // into a function this small (GCC bug 105593, fixed in GCC 13).
@@ -761,10 +639,13 @@ void exp2_8(const float* in, float* out) {
 
 void add_attention_kernels(KernelTable& table) {
     table.attend_f16 = attend_f16;
-    table.attend_group_f16 = attend_group_f16;
-    table.attend_group = attend_group;
+    // Without limits: the plain kernels, which attend_group_limited picks for empty limits.
+    table.attend_group_f16 = attend_group_over_f16<attend_group_limited>;
+    table.attend_group = attend_group_without_limits<attend_group_limited>;
     table.attend_group_limited = attend_group_limited;
-    table.attention_isa = [](int64_t head_dim) { return for_avx2(head_dim) ? Isa::Avx2 : Isa::Avx512; };
+    table.attention_isa = [](int64_t head_dim, int64_t, bool) {
+        return for_avx2(head_dim) ? Isa::Avx2 : Isa::Avx512;
+    };
 }
 
 } // namespace hearth::kernels::avx512

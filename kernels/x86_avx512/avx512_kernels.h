@@ -10,6 +10,11 @@ namespace hearth::kernels::avx512 {
 // for tiles of several positions and head sizes that are multiples of 16; tiles of one position
 // (decode) and other head sizes go to the AVX2 kernels.
 void add_attention_kernels(KernelTable& table);
+// That tier's AttendGroupLimitedFn, for the AMX tier's calls it leaves to it (one position, head
+// sizes that are not multiples of 16).
+void attend_group_limited_avx512(const float* q, float* out, size_t head_stride, size_t position_stride,
+                                 int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values,
+                                 int64_t n_keys, int64_t head_dim, float scale, AttentionLimits limits);
 
 // out[i] = 2^in[i] for 16 or 8 floats, the attention's vector 2^x (expf_avx512.h; for the tests).
 void exp2_16(const float* in, float* out);

@@ -62,7 +62,8 @@ struct Options {
     std::fprintf(
         stderr,
         "usage: hearth-bench -m MODEL [-m MODEL...] [-t THREADS] [-p N_PROMPT] [-n N_GEN] [-d DEPTH]\n"
-        "                    [-b BATCH] [-r REPETITIONS] [-o md|json|csv] [--isa scalar|avx2|avxvnni|avx512] "
+        "                    [-b BATCH] [-r REPETITIONS] [-o md|json|csv] [--isa "
+        "scalar|avx2|avxvnni|avx512|amx] "
         "[--profile]\n"
         "                    [--no-metrics] [--cache-type-k f16|q8_0|q4_0] [--cache-type-v f16|q8_0|q4_0]\n"
         "  -t, -p, -n and -d take comma-separated lists; -p 0 or -n 0 skips that test.\n"
@@ -131,7 +132,7 @@ Options parse(int argc, char** argv) {
     if (o.profile && !o.metrics)
         usage("--profile reads the dispatch metrics: it cannot go with --no-metrics");
     if (!o.isa.empty() && !kernels::isa_from_name(o.isa))
-        usage("--isa expects scalar, avx2, avxvnni or avx512");
+        usage("--isa expects scalar, avx2, avxvnni, avx512 or amx");
     if (!o.isa.empty() && !kernels::kernels_for(*kernels::isa_from_name(o.isa)))
         usage(("--isa " + o.isa + ": " + kernels::isa_unavailable_reason(*kernels::isa_from_name(o.isa)))
                   .c_str());
@@ -339,6 +340,7 @@ MachineLimits measure_limits(int threads) {
         limits.int8_instruction = "vpdpbusd ymm";
         break;
     case kernels::Isa::Avx512:
+    case kernels::Isa::Amx: // AMX runs attention; the matrices keep the AVX-512 tier's kernels
         int8_loop = int8_loop_avx512;
         limits.int8_instruction = "vpdpbusd zmm";
         break;

@@ -233,7 +233,7 @@ void quantize(benchmark::State& state, TensorType activation_type) {
 // The attention of one GQA group over n_keys F16 keys and values, one head's positions in a run
 // as the KV cache holds them: ns per (key, query row). `positions` consecutive query positions
 // go to one kernel call (a prefill tile; decode has 1). Mode 0: the scalar reference; 1: AVX2;
-// 2: AVX-512 (where the CPU has it).
+// 2: AVX-512; 3: AMX (each where the CPU has it; AMX runs one position with AVX-512).
 // `copies` > 1 cycles through that many caches (24 MB at 48 x 2048 keys: from L3 on most CPUs);
 // `copies` 0 through as many as fill twice the L3 (sysconf), so that the keys come from DRAM,
 // as in decode, where the weights streamed since the layer's last token evicted them.
@@ -242,8 +242,11 @@ void attention(benchmark::State& state) {
     const int64_t head_dim = state.range(1), group = state.range(2), n_keys = state.range(3);
     const int64_t positions = state.range(5);
     const KernelTable* avx512 = kernels_for(Isa::Avx512);
+    const KernelTable* amx = kernels_for(Isa::Amx);
     if (isa == 2 && !avx512) return state.SkipWithError("this CPU has no AVX-512");
-    const AttendGroupF16Fn attend = isa == 2   ? avx512->attend_group_f16
+    if (isa == 3 && !amx) return state.SkipWithError("this CPU has no AMX");
+    const AttendGroupF16Fn attend = isa == 3   ? amx->attend_group_f16
+                                    : isa == 2 ? avx512->attend_group_f16
                                     : isa == 1 ? avx2::attend_group_f16
                                                : attend_group_f16_ref;
     std::mt19937 rng(3);
@@ -280,7 +283,7 @@ void attention(benchmark::State& state) {
     state.counters["time/pair"] =
         benchmark::Counter(double(n_keys * group * positions) * double(state.iterations()),
                            benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-    std::string label = isa == 2 ? "avx512" : isa == 1 ? "avx2" : "scalar";
+    std::string label = isa == 3 ? "amx" : isa == 2 ? "avx512" : isa == 1 ? "avx2" : "scalar";
     if (copies > 1) label += ", " + std::to_string(copies * copy_bytes >> 20) + " MiB of caches";
     state.SetLabel(label);
 }
@@ -429,10 +432,12 @@ BENCHMARK_CAPTURE(matmul_pool_repacked, q6_K_65536x2048_dram, TensorType::Q6_K, 
 BENCHMARK(attention)
     ->ArgNames({"isa", "head", "group", "keys", "copies", "positions"})
     ->Args({0, 64, 7, 2048, 1, 1})
-    ->ArgsProduct({{1, 2}, {64}, {7}, {2048}, {1}, {1, 4, 9}})
+    ->ArgsProduct({{1, 2, 3}, {64}, {7}, {2048}, {1}, {1, 4, 9}})
+    ->ArgsProduct({{2, 3}, {64}, {7}, {2048}, {1}, {18, 36, 73}})
     ->ArgsProduct({{1, 2}, {64}, {7}, {2048}, {48, 0}, {1}})
-    ->ArgsProduct({{1, 2}, {64}, {4}, {2048}, {1}, {1, 8, 16}})
-    ->ArgsProduct({{1, 2}, {128}, {4}, {2048}, {1}, {1, 4}});
+    ->ArgsProduct({{1, 2, 3}, {64}, {4}, {2048}, {1}, {1, 8, 16}})
+    ->ArgsProduct({{1, 2, 3}, {128}, {4}, {2048}, {1}, {1, 4}})
+    ->ArgsProduct({{2, 3}, {128}, {4}, {2048}, {1}, {16, 64}});
 
 BENCHMARK(instruction_throughput)->DenseRange(0, 4);
 

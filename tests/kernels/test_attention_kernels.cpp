@@ -33,7 +33,7 @@ using namespace hearth::kernels;
 
 namespace {
 
-constexpr Isa kTiers[] = {Isa::Scalar, Isa::Avx2, Isa::AvxVnni, Isa::Avx512};
+constexpr const auto& kTiers = kIsaTiers;
 
 // The tiers this CPU and build run (the others are skipped by unavailableTiers, with the reason).
 std::vector<Isa> tested_tiers() {
@@ -386,6 +386,66 @@ private slots:
         QVERIFY2(error <= kScalarTolerance, qPrintable(QString("error %1 of the values' scale").arg(error)));
     }
 
+    // Tiles of several positions (prefill: the AMX tier's own kernel, the others' tile kernels)
+    // within kExactTolerance of exact math and kScalarTolerance of the scalar kernel (or closer
+    // to exact than the scalar kernel: the AMX one sums in F32 tiles, ~1e-7 from exact where the
+    // scalar kernel's single chains may land 5e-7 away), every row:
+    // head sizes that fill the 32-element pairs of a tile row and those that leave half of one
+    // (80, 208), up to the largest the AMX kernel takes; keys in one block, around blocks of 32,
+    // and long runs.
+    void tileMatchesExactMath_data() {
+        add_tier_column();
+        QTest::addColumn<int>("head_dim");
+        QTest::addColumn<int>("n_keys");
+        for (Isa isa : tested_tiers())
+            for (int head_dim : {16, 64, 80, 128, 208, 256})
+                for (int n_keys : {1, 31, 33, 700, 2048})
+                    QTest::addRow("%s-d%d-n%d", isa_name(isa).data(), head_dim, n_keys)
+                        << static_cast<int>(isa) << head_dim << n_keys;
+    }
+    void tileMatchesExactMath() {
+        QFETCH(int, tier);
+        QFETCH(int, head_dim);
+        QFETCH(int, n_keys);
+        const KernelTable* table = &table_of(tier);
+        constexpr int kHeads = 7, kPositions = 3; // 21 rows: a group of 16 and one of 5
+        const Cache c =
+            make_cache(head_dim, n_keys + kPositions - 1, static_cast<unsigned>(head_dim * 31 + n_keys));
+        const size_t head_stride = static_cast<size_t>(head_dim);
+        const size_t position_stride = head_stride * kHeads;
+        const std::vector<float> q = random_floats(position_stride * kPositions, 2.0f, unsigned(n_keys + 5));
+        std::vector<float> out(q.size(), NAN);
+        const float scale = scale_for(head_dim);
+        table->attend_group_f16(q.data(), out.data(), head_stride, position_stride, kHeads, kPositions,
+                                c.key_rows(), c.value_rows(), c.stride, n_keys, head_dim, scale);
+        for (int p = 0; p < kPositions; ++p)
+            for (int h = 0; h < kHeads; ++h) {
+                const size_t row =
+                    static_cast<size_t>(p) * position_stride + static_cast<size_t>(h) * head_stride;
+                const std::vector<float> got(out.begin() + static_cast<std::ptrdiff_t>(row),
+                                             out.begin() + static_cast<std::ptrdiff_t>(row + head_stride));
+                const double exact_error = largest_error(
+                    got, exact_attention(q.data() + row, c, n_keys + p, scale), value_scale(c, n_keys + p));
+                std::vector<float> scalar(head_stride, NAN);
+                attend_f16_ref(q.data() + row, c.key_rows(), c.value_rows(), c.stride, n_keys + p, head_dim,
+                               scale, scalar.data());
+                const double scalar_error = largest_error(got, scalar, value_scale(c, n_keys + p));
+                const double scalars_own =
+                    largest_error(scalar, exact_attention(q.data() + row, c, n_keys + p, scale),
+                                  value_scale(c, n_keys + p));
+                // Farther from the scalar kernel only by being closer to exact math than it is.
+                QVERIFY2(exact_error <= kExactTolerance &&
+                             (scalar_error <= kScalarTolerance || exact_error <= scalars_own),
+                         qPrintable(QString("position %1, head %2: error %3 of exact, %4 of the scalar "
+                                            "kernel (which is %5 from exact)")
+                                        .arg(p)
+                                        .arg(h)
+                                        .arg(exact_error)
+                                        .arg(scalar_error)
+                                        .arg(scalars_own)));
+            }
+    }
+
     // A tile of positions x query heads (AttendGroupF16Fn): every row bit for bit what the
     // single-query kernel gives it over the keys its position sees (n_keys + position), on every
     // tier; heads and positions in numbers that pair up and that do not, key counts around the
@@ -718,12 +778,12 @@ private slots:
             const KernelTable& table = *kernels_for(isa);
             for (int head_dim : {12, 40, 64, 72, 128})
                 for (int positions : {1, 5}) {
-                    const Isa named = table.attention_isa(head_dim);
+                    const Isa named = table.attention_isa(head_dim, positions, true);
                     QVERIFY2(
                         static_cast<int>(named) <= static_cast<int>(isa),
                         qPrintable(QString("%1 names %2").arg(isa_name(isa).data(), isa_name(named).data())));
                     const KernelTable& runs = *kernels_for(named);
-                    QCOMPARE(runs.attention_isa(head_dim), named);
+                    QCOMPARE(runs.attention_isa(head_dim, positions, true), named);
                     constexpr int kHeads = 3, kKeys = 40;
                     const Cache c = make_cache(head_dim, kKeys + positions, 19);
                     const size_t head_stride = static_cast<size_t>(head_dim);
@@ -743,12 +803,19 @@ private slots:
                                             .arg(isa_name(named).data())));
                 }
         }
-        QCOMPARE(reference_kernels().attention_isa(64), Isa::Scalar);
+        QCOMPARE(reference_kernels().attention_isa(64, 5, true), Isa::Scalar);
         if (const KernelTable* avx512 = kernels_for(Isa::Avx512)) {
-            QCOMPARE(avx512->attention_isa(64), Isa::Avx512);
-            QCOMPARE(avx512->attention_isa(40), Isa::Avx2);
+            QCOMPARE(avx512->attention_isa(64, 5, true), Isa::Avx512);
+            QCOMPARE(avx512->attention_isa(40, 5, true), Isa::Avx2);
         }
-        if (const KernelTable* vnni = kernels_for(Isa::AvxVnni)) QCOMPARE(vnni->attention_isa(64), Isa::Avx2);
+        if (const KernelTable* vnni = kernels_for(Isa::AvxVnni))
+            QCOMPARE(vnni->attention_isa(64, 5, true), Isa::Avx2);
+        if (const KernelTable* amx = kernels_for(Isa::Amx)) {
+            QCOMPARE(amx->attention_isa(64, 5, true), Isa::Amx);
+            QCOMPARE(amx->attention_isa(64, 1, true), Isa::Avx512);  // decode
+            QCOMPARE(amx->attention_isa(64, 5, false), Isa::Avx512); // a quantized cache
+            QCOMPARE(amx->attention_isa(40, 5, true), Isa::Avx2);
+        }
     }
 
     // The AVX2 attention's vector exp against exp in double: within 2 ulp on every 61st float of

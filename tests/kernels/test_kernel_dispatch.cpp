@@ -37,6 +37,8 @@ private slots:
         QCOMPARE(isa_name(Isa::Avx2), std::string_view("avx2"));
         QCOMPARE(isa_name(Isa::AvxVnni), std::string_view("avxvnni"));
         QCOMPARE(isa_name(Isa::Avx512), std::string_view("avx512"));
+        QCOMPARE(isa_name(Isa::Amx), std::string_view("amx"));
+        QCOMPARE(isa_from_name("AVX512AMX"), std::optional<Isa>(Isa::Amx));
         QCOMPARE(isa_from_name("AVX2"), std::optional<Isa>(Isa::Avx2));
         QCOMPARE(isa_from_name("AVX-VNNI"), std::optional<Isa>(Isa::AvxVnni));
         QCOMPARE(isa_from_name("avx512vnni"), std::optional<Isa>(Isa::Avx512));
@@ -49,7 +51,15 @@ private slots:
         QTest::addColumn<int>("expected");
         QTest::addColumn<bool>("warns");
         const QString all = "avx2,avxvnni,avx512", zen4 = "avx2,avx512";
+        const QString sapphire_rapids = "avx2,avxvnni,avx512,amx";
         QTest::newRow("unset, all tiers") << "<unset>" << all << int(Isa::Avx512) << false;
+        QTest::newRow("unset, AMX (Sapphire Rapids)")
+            << "<unset>" << sapphire_rapids << int(Isa::Amx) << false;
+        QTest::newRow("avx512 requested with AMX")
+            << "avx512" << sapphire_rapids << int(Isa::Avx512) << false;
+        QTest::newRow("amx requested on Zen 4") << "amx" << zen4 << int(Isa::Avx512) << true;
+        QTest::newRow("amx requested on Zen 3") << "amx"
+                                                << "avx2" << int(Isa::Avx2) << true;
         QTest::newRow("unset, AVX-512 without AVX-VNNI (Zen 4)")
             << "<unset>" << zen4 << int(Isa::Avx512) << false;
         QTest::newRow("unset, AVX-VNNI (Alder Lake)") << "<unset>"
@@ -86,11 +96,18 @@ private slots:
     }
 
     void tiers_follow_cpu_features() {
-        const IsaSet built{Isa::Scalar, Isa::Avx2, Isa::AvxVnni, Isa::Avx512};
+        const IsaSet built{Isa::Scalar, Isa::Avx2, Isa::AvxVnni, Isa::Avx512, Isa::Amx};
         CpuFeatures zen4;
         zen4.avx2_fma_f16c = zen4.avx512_core_vnni = zen4.avx512_bf16 = true;
         const IsaSet on_zen4 = isas_supported_by(zen4, built);
         QVERIFY(on_zen4.has(Isa::Avx512) && on_zen4.has(Isa::Avx2) && !on_zen4.has(Isa::AvxVnni));
+        QVERIFY(!on_zen4.has(Isa::Amx));
+        // AMX needs the OS's grant of the tile data, not only the CPU's bits.
+        CpuFeatures sapphire_rapids = zen4;
+        sapphire_rapids.avx_vnni = sapphire_rapids.amx_tiles_hardware = true;
+        QVERIFY(!isas_supported_by(sapphire_rapids, built).has(Isa::Amx));
+        sapphire_rapids.amx_bf16 = true;
+        QVERIFY(isas_supported_by(sapphire_rapids, built).has(Isa::Amx));
         QVERIFY(!isas_supported_by(zen4, IsaSet{Isa::Scalar}).has(Isa::Avx512)); // not built
         const IsaSet none = isas_supported_by(CpuFeatures{}, built);
         QVERIFY(none.has(Isa::Scalar) && !none.has(Isa::Avx2));
