@@ -424,15 +424,14 @@ private slots:
                     static_cast<size_t>(p) * position_stride + static_cast<size_t>(h) * head_stride;
                 const std::vector<float> got(out.begin() + static_cast<std::ptrdiff_t>(row),
                                              out.begin() + static_cast<std::ptrdiff_t>(row + head_stride));
-                const double exact_error = largest_error(
-                    got, exact_attention(q.data() + row, c, n_keys + p, scale), value_scale(c, n_keys + p));
+                const std::vector<double> exact = exact_attention(q.data() + row, c, n_keys + p, scale);
+                const double values_scale = value_scale(c, n_keys + p);
                 std::vector<float> scalar(head_stride, NAN);
                 attend_f16_ref(q.data() + row, c.key_rows(), c.value_rows(), c.stride, n_keys + p, head_dim,
                                scale, scalar.data());
-                const double scalar_error = largest_error(got, scalar, value_scale(c, n_keys + p));
-                const double scalars_own =
-                    largest_error(scalar, exact_attention(q.data() + row, c, n_keys + p, scale),
-                                  value_scale(c, n_keys + p));
+                const double exact_error = largest_error(got, exact, values_scale);
+                const double scalar_error = largest_error(got, scalar, values_scale);
+                const double scalars_own = largest_error(scalar, exact, values_scale);
                 // Farther from the scalar kernel only by being closer to exact math than it is.
                 QVERIFY2(exact_error <= kExactTolerance &&
                              (scalar_error <= kScalarTolerance || exact_error <= scalars_own),
