@@ -16,6 +16,7 @@
 // is stored and nothing larger than a block of 8 rows is ever widened. A row's result depends
 // only on its query, the keys it sees and the block boundaries (multiples of 8 from key 0),
 // never on its tile or its partner row.
+#include "kernels/attention_tile.h"
 #include "kernels/block_formats.h"
 #include "kernels/fp16.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
@@ -35,18 +36,6 @@ constexpr int64_t kPrefetchKeys = 4 * kKeyBlock; // how far ahead the cache rows
 // rows of 64, 16 of 128. A tile with more rows takes more passes.
 constexpr int64_t kPassFloats = 2048;
 constexpr int64_t kMaxPassRows = 64;
-
-struct Tile {
-    const float* q;
-    float* out;
-    size_t head_stride, position_stride;
-    int64_t n_heads, n_positions;
-    KvRows keys, values;
-    int64_t n_keys; // seen by position 0; position p sees n_keys + p
-    int64_t head_dim;
-    float scale;
-    AttentionLimits limits; // read only by attend_tile<kChunks, true>
-};
 
 inline __m256 load_halves(const uint16_t* p) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));

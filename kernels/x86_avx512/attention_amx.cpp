@@ -44,7 +44,6 @@ namespace {
 using avx512::fold16;
 using avx512::kLog2E;
 using avx512::Lanes16;
-using avx512::Tile;
 
 constexpr int kKeys = 32;             // keys per block: the pairs of one tile row
 constexpr int kRows = 16;             // query rows per group: one tile's columns
@@ -218,22 +217,14 @@ struct Group {
 
 Group start_group(const Tile& t, int64_t first_row, int64_t padded_dim, uint16_t* query_pieces,
                   float* outputs, bool limited) {
-    const int64_t rows = t.rows(), head_dim = t.head_dim;
+    const int64_t head_dim = t.head_dim;
     Group g{};
     g.first_row = first_row;
     g.query_pieces = query_pieces;
     g.outputs = outputs;
     alignas(64) float transposed[kLargestHead * kRows];
     alignas(64) int32_t seen[kRows], window[kRows];
-    const float factor = limited && t.limits.softcap > 0 ? t.scale : t.scale * kLog2E;
-    for (int lane = 0; lane < kRows; ++lane) {
-        const int64_t r = std::min(first_row + lane, rows - 1);
-        const float* q = t.q + t.offset(r);
-        for (int64_t d = 0; d < head_dim; ++d)
-            transposed[d * kRows + lane] = q[d] * factor;
-        seen[lane] = static_cast<int32_t>(t.keys_seen(r));
-        window[lane] = limited ? static_cast<int32_t>(t.first_key(r)) : 0;
-    }
+    avx512::transpose_rows(t, first_row, kRows, limited, transposed, seen, window);
     for (int64_t d = 0; d < padded_dim; d += 32)
         for (int pair = 0; pair < 16; ++pair) {
             const int64_t e = d + 2 * pair;

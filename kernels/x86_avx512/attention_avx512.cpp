@@ -133,20 +133,11 @@ template <class L> struct RowGroup {
 template <class L, bool kLimited>
 RowGroup<L> start_group(const Tile& t, int64_t first_row, float* transposed_queries, float* outputs) {
     constexpr int kLanes = L::kLanes;
-    const int64_t rows = t.rows(), head_dim = t.head_dim;
     RowGroup<L> g{};
     g.first_row = first_row;
     alignas(64) int32_t seen[kLanes], window[kLanes];
-    const float factor = kLimited && t.limits.softcap > 0 ? t.scale : t.scale * kLog2E;
-    for (int lane = 0; lane < kLanes; ++lane) {
-        const int64_t r = std::min(first_row + lane, rows - 1);
-        const float* q = t.q + t.offset(r);
-        for (int64_t d = 0; d < head_dim; ++d)
-            transposed_queries[d * kLanes + lane] = q[d] * factor;
-        seen[lane] = static_cast<int32_t>(t.keys_seen(r));
-        window[lane] = kLimited ? static_cast<int32_t>(t.first_key(r)) : 0;
-    }
-    std::fill(outputs, outputs + head_dim * kLanes, 0.0f);
+    transpose_rows(t, first_row, kLanes, kLimited, transposed_queries, seen, window);
+    std::fill(outputs, outputs + t.head_dim * kLanes, 0.0f);
     g.keys_seen = L::load_int(seen);
     g.first_key = L::load_int(window);
     g.fewest_keys = *std::min_element(seen, seen + kLanes);

@@ -3,6 +3,7 @@
 // takes the same tiles): a tile's rows and the lane-for-lane vector operations on rows side by
 // side. Internal linkage: each file compiles these with its own flags. Include only from
 // kernels/x86_avx512/.
+#include "kernels/attention_tile.h"
 #include "kernels/exp_polynomial.h"
 #include "kernels/kernel_table.h"
 #include "kernels/x86_avx2/expf_avx2.h"
@@ -18,27 +19,22 @@ namespace {
 
 constexpr float kLog2E = exp_polynomial::kLog2E; // scores in powers of 2
 
-struct Tile {
-    const float* q;
-    float* out;
-    size_t head_stride, position_stride;
-    int64_t n_heads, n_positions;
-    KvRows keys, values;
-    int64_t n_keys; // seen by position 0; position p sees n_keys + p
-    int64_t head_dim;
-    float scale;
-    AttentionLimits limits; // zeros for the plain kernels; prefill reads it in its kLimited instances
-
-    int64_t rows() const { return n_heads * n_positions; }
-    size_t offset(int64_t r) const {
-        return static_cast<size_t>(r / n_heads) * position_stride +
-               static_cast<size_t>(r % n_heads) * head_stride;
+// Rows first_row .. first_row + lanes - 1 of a tile side by side (lanes past its last row repeat
+// it): their queries times the scale (and log2 e, unless soft-capped: scores in powers of 2),
+// element d of lane i at transposed[d * lanes + i]; the keys each lane sees, and the first key
+// of its window (0 without limits).
+inline void transpose_rows(const Tile& t, int64_t first_row, int lanes, bool limited, float* transposed,
+                           int32_t* seen, int32_t* window) {
+    const float factor = limited && t.limits.softcap > 0 ? t.scale : t.scale * kLog2E;
+    for (int lane = 0; lane < lanes; ++lane) {
+        const int64_t r = std::min(first_row + lane, t.rows() - 1);
+        const float* q = t.q + t.offset(r);
+        for (int64_t d = 0; d < t.head_dim; ++d)
+            transposed[d * lanes + lane] = q[d] * factor;
+        seen[lane] = static_cast<int32_t>(t.keys_seen(r));
+        window[lane] = limited ? static_cast<int32_t>(t.first_key(r)) : 0;
     }
-    int64_t keys_seen(int64_t r) const { return n_keys + r / n_heads; }
-    int64_t first_key(int64_t r) const { // the first key in the row's window
-        return limits.window > 0 ? std::max<int64_t>(0, keys_seen(r) - limits.window) : 0;
-    }
-};
+}
 
 // --- Query rows side by side, 16 or 8 to a vector ----------------------------------------
 
