@@ -41,8 +41,6 @@
 namespace hearth::kernels::amx {
 namespace {
 
-using avx512::fold16;
-using avx512::kLog2E;
 using avx512::Lanes16;
 
 constexpr int kKeys = 32;             // keys per block: the pairs of one tile row
@@ -205,12 +203,8 @@ void prepare_block(const Tile& t, int64_t first, int present, int64_t padded_dim
 
 // --- A group of 16 query rows ----------------------------------------------------------------
 
-struct Group {
-    int64_t first_row;
-    __m512i keys_seen, first_key;
-    int64_t fewest_keys, most_keys;
-    int64_t earliest_window, latest_window;
-    __m512 max, sum;
+// 16 query rows, and where their queries' pieces and outputs are.
+struct Group : avx512::RowGroup<Lanes16> {
     uint16_t* query_pieces; // per 32 elements, 3 B tiles (high, middle, low)
     float* outputs;         // O^T: head_dim rows of 16 lanes
 };
@@ -218,13 +212,8 @@ struct Group {
 Group start_group(const Tile& t, int64_t first_row, int64_t padded_dim, uint16_t* query_pieces,
                   float* outputs, bool limited) {
     const int64_t head_dim = t.head_dim;
-    Group g{};
-    g.first_row = first_row;
-    g.query_pieces = query_pieces;
-    g.outputs = outputs;
     alignas(64) float transposed[kLargestHead * kRows];
-    alignas(64) int32_t seen[kRows], window[kRows];
-    avx512::transpose_rows(t, first_row, kRows, limited, transposed, seen, window);
+    Group g{avx512::start_rows<Lanes16>(t, first_row, limited, transposed), query_pieces, outputs};
     for (int64_t d = 0; d < padded_dim; d += 32)
         for (int pair = 0; pair < 16; ++pair) {
             const int64_t e = d + 2 * pair;
@@ -238,14 +227,6 @@ Group start_group(const Tile& t, int64_t first_row, int64_t padded_dim, uint16_t
             _mm512_store_si512(tiles + 2 * kTileHalves, pair_halves(pa.low, pb.low));
         }
     std::fill(outputs, outputs + head_dim * kRows, 0.0f);
-    g.keys_seen = _mm512_load_si512(seen);
-    g.first_key = _mm512_load_si512(window);
-    g.fewest_keys = *std::min_element(seen, seen + kRows);
-    g.most_keys = *std::max_element(seen, seen + kRows);
-    g.earliest_window = *std::min_element(window, window + kRows);
-    g.latest_window = *std::max_element(window, window + kRows);
-    g.max = _mm512_set1_ps(-INFINITY);
-    g.sum = _mm512_setzero_ps();
     return g;
 }
 
@@ -280,8 +261,8 @@ void block_scores(const Group& g, const BlockPieces& block, int64_t padded_dim, 
     _tile_stored(1, scores[16], 64);
 }
 
-// The softmax of a block for a group (as the AVX-512 kernel's group_block does it, lane for
-// lane, over 32 keys): the weights' pieces paired by keys into 3 B tiles, outputs rescaled.
+// The softmax of a block for a group (softmax_block, as the AVX-512 kernel's, over 32 keys): the
+// weights' pieces paired by keys into 3 B tiles, outputs rescaled.
 void block_weights(const Tile& t, Group& g, int64_t first, bool limited, float (*scores)[kRows],
                    uint16_t* weight_pieces) {
     using V = __m512;
@@ -291,40 +272,7 @@ void block_weights(const Tile& t, Group& g, int64_t first, bool limited, float (
 #pragma GCC unroll 16
         for (int j = 0; j < 16; ++j)
             s[half][j] = _mm512_load_ps(scores[16 * half + j]);
-    if (limited && t.limits.softcap > 0)
-#pragma GCC unroll 2
-        for (auto& keys : s)
-#pragma GCC unroll 16
-            for (V& x : keys)
-                x = _mm512_mul_ps(avx512::soft_cap<Lanes16>(x, t.limits.softcap), _mm512_set1_ps(kLog2E));
-    const bool before_some_window = limited && first < g.latest_window;
-    if (first + kKeys > g.fewest_keys || before_some_window) {
-#pragma GCC unroll 2
-        for (int half = 0; half < 2; ++half)
-#pragma GCC unroll 16
-            for (int j = 0; j < 16; ++j) {
-                const __m512i key = _mm512_set1_epi32(static_cast<int32_t>(first + 16 * half + j));
-                __mmask16 seen = _mm512_cmplt_epi32_mask(key, g.keys_seen);
-                if (limited) seen &= _mm512_cmpge_epi32_mask(key, g.first_key);
-                s[half][j] = _mm512_mask_blend_ps(seen, _mm512_set1_ps(-INFINITY), s[half][j]);
-            }
-    }
-    const auto max_of = [](V a, V b) { return _mm512_max_ps(a, b); };
-    const auto sum_of = [](V a, V b) { return _mm512_add_ps(a, b); };
-    const V new_max =
-        _mm512_max_ps(g.max, _mm512_max_ps(fold16<Lanes16>(s[0], max_of), fold16<Lanes16>(s[1], max_of)));
-    // While every score so far is -inf the shift is 0, so that the weights are 2^-inf = 0.
-    const V shift = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(new_max, _mm512_set1_ps(-INFINITY), _CMP_EQ_OQ),
-                                         new_max, _mm512_setzero_ps());
-    const V rescale = avx512::exp2_f32x16(_mm512_sub_ps(g.max, shift));
-    g.max = new_max;
-#pragma GCC unroll 2
-    for (auto& keys : s)
-#pragma GCC unroll 16
-        for (V& x : keys)
-            x = avx512::exp2_f32x16(_mm512_sub_ps(x, shift));
-    g.sum = _mm512_fmadd_ps(g.sum, rescale,
-                            _mm512_add_ps(fold16<Lanes16>(s[0], sum_of), fold16<Lanes16>(s[1], sum_of)));
+    const V rescale = avx512::softmax_block<Lanes16, 2>(t, g, first, limited, s);
     if (_mm512_cmp_ps_mask(rescale, _mm512_set1_ps(1.0f), _CMP_NEQ_UQ) != 0)
         for (int64_t d = 0; d < t.head_dim; ++d)
             _mm512_store_ps(g.outputs + d * kRows,

@@ -120,33 +120,10 @@ void widen_block(const KvRows& rows, int64_t first, int present, int64_t head_di
     }
 }
 
-// L::kLanes query rows: lane i is row first_row + i of the tile (lanes past the tile's last row
-// repeat it; their results are not written).
-template <class L> struct RowGroup {
-    int64_t first_row;
-    typename L::I keys_seen, first_key;
-    int64_t fewest_keys, most_keys;         // over the lanes: from fewest_keys on, keys are masked
-    int64_t earliest_window, latest_window; // first keys of the lanes' windows
-    typename L::V max, sum;
-};
-
 template <class L, bool kLimited>
 RowGroup<L> start_group(const Tile& t, int64_t first_row, float* transposed_queries, float* outputs) {
-    constexpr int kLanes = L::kLanes;
-    RowGroup<L> g{};
-    g.first_row = first_row;
-    alignas(64) int32_t seen[kLanes], window[kLanes];
-    transpose_rows(t, first_row, kLanes, kLimited, transposed_queries, seen, window);
-    std::fill(outputs, outputs + t.head_dim * kLanes, 0.0f);
-    g.keys_seen = L::load_int(seen);
-    g.first_key = L::load_int(window);
-    g.fewest_keys = *std::min_element(seen, seen + kLanes);
-    g.most_keys = *std::max_element(seen, seen + kLanes);
-    g.earliest_window = *std::min_element(window, window + kLanes);
-    g.latest_window = *std::max_element(window, window + kLanes);
-    g.max = L::set1(-INFINITY);
-    g.sum = L::zero();
-    return g;
+    std::fill(outputs, outputs + t.head_dim * L::kLanes, 0.0f);
+    return start_rows<L>(t, first_row, kLimited, transposed_queries);
 }
 
 // One block of 16 keys for one group: scores, softmax, values. kHeadDim: the head size, or 0
@@ -164,7 +141,8 @@ template <class L, bool kLimited, int kHeadDim>
     // error of peaked softmaxes). 8 keys at a time, quarters 0 and 1 side by side, then 2 and 3:
     // 16 chains in flight beside 2 queries and the block's scores, of which a few spill, where
     // all 16 keys' 4 quarters at once spilled 48 partial sums per block.
-    V s[kBlock];
+    V blocks[1][kBlock];
+    V(&s)[kBlock] = blocks[0];
     const int64_t quarter_size = head_dim / 4;
 #pragma GCC unroll 2
     for (int keys = 0; keys < kBlock; keys += 8) {
@@ -192,32 +170,7 @@ template <class L, bool kLimited, int kHeadDim>
                     half == 0 ? L::add(even[j], odd[j]) : L::add(s[keys + j], L::add(even[j], odd[j]));
         }
     }
-    if constexpr (kLimited)
-        if (t.limits.softcap > 0)
-#pragma GCC unroll 16
-            for (V& x : s)
-                x = L::mul(soft_cap<L>(x, t.limits.softcap), L::set1(kLog2E));
-    bool before_some_window = false;
-    if constexpr (kLimited) before_some_window = first < g.latest_window;
-    if (first + kBlock > g.fewest_keys || before_some_window) {
-#pragma GCC unroll 16
-        for (int j = 0; j < kBlock; ++j) {
-            const auto key = L::set1_int(static_cast<int32_t>(first + j));
-            auto seen = L::less(key, g.keys_seen);
-            if constexpr (kLimited) seen &= L::greater_equal(key, g.first_key);
-            s[j] = L::blend(seen, L::set1(-INFINITY), s[j]);
-        }
-    }
-    const V new_max = L::max(g.max, fold16<L>(s, [](V a, V b) { return L::max(a, b); }));
-    // The shift: the maximum, or 0 while every score so far is -inf (whose weights are then
-    // 2^(-inf - 0) = 0, not 2^(-inf - -inf)).
-    const V shift = L::blend(L::equal(new_max, L::set1(-INFINITY)), new_max, L::zero());
-    const V rescale = L::exp2(L::sub(g.max, shift));
-    g.max = new_max;
-#pragma GCC unroll 16
-    for (V& x : s)
-        x = L::exp2(L::sub(x, shift)); // the weights
-    g.sum = L::fmadd(g.sum, rescale, fold16<L>(s, [](V a, V b) { return L::add(a, b); }));
+    const V rescale = softmax_block<L, 1>(t, g, first, kLimited, blocks);
 
     // outputs[d][lane] = outputs[d][lane] * rescale, then + value[j][d] * weight[j] for each key.
     const bool rescaled = L::not_equal(rescale, L::set1(1.0f)) != 0;

@@ -10,6 +10,7 @@
 #include "kernels/x86_avx512/expf_avx512.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <immintrin.h>
@@ -125,6 +126,86 @@ template <class L, class Op>
     part[0] = op(part[0], part[2]);
     part[1] = op(part[1], part[3]);
     return op(part[0], part[1]);
+}
+
+// L::kLanes query rows: lane i is row first_row + i of the tile (lanes past the tile's last row
+// repeat it; their results are not written).
+template <class L> struct RowGroup {
+    int64_t first_row;
+    typename L::I keys_seen, first_key;
+    int64_t fewest_keys, most_keys;         // over the lanes: from fewest_keys on, keys are masked
+    int64_t earliest_window, latest_window; // first keys of the lanes' windows
+    typename L::V max, sum;
+};
+
+// The group of rows from first_row before any key, its queries transposed (transpose_rows).
+template <class L>
+RowGroup<L> start_rows(const Tile& t, int64_t first_row, bool limited, float* transposed_queries) {
+    constexpr int kLanes = L::kLanes;
+    RowGroup<L> g{};
+    g.first_row = first_row;
+    alignas(64) int32_t seen[kLanes], window[kLanes];
+    transpose_rows(t, first_row, kLanes, limited, transposed_queries, seen, window);
+    g.keys_seen = L::load_int(seen);
+    g.first_key = L::load_int(window);
+    g.fewest_keys = *std::min_element(seen, seen + kLanes);
+    g.most_keys = *std::max_element(seen, seen + kLanes);
+    g.earliest_window = *std::min_element(window, window + kLanes);
+    g.latest_window = *std::max_element(window, window + kLanes);
+    g.max = L::set1(-INFINITY);
+    g.sum = L::zero();
+    return g;
+}
+
+// The softmax of a block of kHalves x 16 keys from key `first`, lane for lane: the scores s
+// soft-capped (with limits) and masked where a lane does not see the key, the running maximum
+// and sum brought up to date, and s turned into the weights 2^(score - shift), summed in one
+// fixed tree per 16 keys. Returns the factor of what came before (1 where the maximum stayed).
+template <class L, int kHalves>
+[[gnu::always_inline]] inline typename L::V softmax_block(const Tile& t, RowGroup<L>& g, int64_t first,
+                                                          bool limited, typename L::V (&s)[kHalves][16]) {
+    using V = typename L::V;
+    if (limited && t.limits.softcap > 0)
+#pragma GCC unroll 2
+        for (auto& keys : s)
+#pragma GCC unroll 16
+            for (V& x : keys)
+                x = L::mul(soft_cap<L>(x, t.limits.softcap), L::set1(kLog2E));
+    const bool before_some_window = limited && first < g.latest_window;
+    if (first + 16 * kHalves > g.fewest_keys || before_some_window) {
+#pragma GCC unroll 2
+        for (int half = 0; half < kHalves; ++half)
+#pragma GCC unroll 16
+            for (int j = 0; j < 16; ++j) {
+                const auto key = L::set1_int(static_cast<int32_t>(first + 16 * half + j));
+                auto seen = L::less(key, g.keys_seen);
+                if (limited) seen &= L::greater_equal(key, g.first_key);
+                s[half][j] = L::blend(seen, L::set1(-INFINITY), s[half][j]);
+            }
+    }
+    const auto max_of = [](V a, V b) { return L::max(a, b); };
+    const auto sum_of = [](V a, V b) { return L::add(a, b); };
+    V block_max = fold16<L>(s[0], max_of);
+#pragma GCC unroll 2
+    for (int half = 1; half < kHalves; ++half)
+        block_max = L::max(block_max, fold16<L>(s[half], max_of));
+    const V new_max = L::max(g.max, block_max);
+    // The shift: the maximum, or 0 while every score so far is -inf (whose weights are then
+    // 2^(-inf - 0) = 0, not 2^(-inf - -inf)).
+    const V shift = L::blend(L::equal(new_max, L::set1(-INFINITY)), new_max, L::zero());
+    const V rescale = L::exp2(L::sub(g.max, shift));
+    g.max = new_max;
+#pragma GCC unroll 2
+    for (auto& keys : s)
+#pragma GCC unroll 16
+        for (V& x : keys)
+            x = L::exp2(L::sub(x, shift)); // the weights
+    V block_sum = fold16<L>(s[0], sum_of);
+#pragma GCC unroll 2
+    for (int half = 1; half < kHalves; ++half)
+        block_sum = L::add(block_sum, fold16<L>(s[half], sum_of));
+    g.sum = L::fmadd(g.sum, rescale, block_sum);
+    return rescale;
 }
 
 } // namespace
