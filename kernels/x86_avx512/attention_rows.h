@@ -1,8 +1,8 @@
 #pragma once
 // What the AVX-512 attention kernels share (attention_avx512.cpp, and attention_amx.cpp, which
-// takes the same tiles): a tile's rows and the lane-for-lane vector operations on rows side by
-// side. Internal linkage: each file compiles these with its own flags. Include only from
-// kernels/x86_avx512/.
+// takes the same tiles): rows side by side in vectors, their queries transposed, a group's
+// running maximum and sum, and the lane-for-lane softmax of a block of keys. Internal linkage:
+// each file compiles these with its own flags. Include only from kernels/x86_avx512/.
 #include "kernels/attention_tile.h"
 #include "kernels/exp_polynomial.h"
 #include "kernels/kernel_table.h"
