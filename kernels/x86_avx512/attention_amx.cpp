@@ -72,7 +72,11 @@ struct TilesInUse {
             config.bytes_per_row[t] = 64;
             config.rows[t] = 16;
         }
-        _tile_loadconfig(&config);
+        // Not _tile_loadconfig: GCC 12's version declares a read of only the first 8 bytes, so
+        // the compiler may drop the stores of the rows and widths as dead, leaving every tile
+        // unconfigured (the first tile instruction then faults; a GGML_NATIVE llama.cpp built
+        // with GCC 12 dies so on this kind of CPU). This operand is the whole 64 bytes.
+        asm volatile("ldtilecfg %0" : : "m"(config));
     }
     ~TilesInUse() { _tile_release(); }
     TilesInUse(const TilesInUse&) = delete;
