@@ -27,10 +27,43 @@ size_t file_bytes(const WeightMatrix& m) {
     return kernels::row_bytes(m.type, m.cols) * static_cast<size_t>(m.rows);
 }
 
+kernels::RowLayout copy_layout(const WeightMatrix& m) {
+    return kernels::interleaves_rows16(m.type, m.rows, m.cols) ? kernels::RowLayout::Interleaved16
+                                                               : kernels::RowLayout::RowMajor;
+}
+
+// Where row `row` (a multiple of 16 in the interleaved layout) starts, from the matrix's start.
+size_t offset_of_row(kernels::TensorType type, int64_t cols, kernels::RowLayout layout, int64_t row) {
+    return layout == kernels::RowLayout::Interleaved16
+               ? static_cast<size_t>(row / kernels::kInterleavedRows) *
+                     kernels::interleaved_group_bytes(type, cols)
+               : static_cast<size_t>(row) * kernels::row_bytes(type, cols);
+}
+
 size_t copy_bytes(const WeightMatrix& m) {
     return kernels::interleaves_rows16(m.type, m.rows, m.cols)
                ? kernels::interleaved_rows16_bytes(m.type, m.rows, m.cols)
                : file_bytes(m);
+}
+
+// Rows [first_row, first_row + rows) of one matrix.
+struct Piece {
+    const Source* source;
+    int64_t first_row;
+    int64_t rows;
+};
+
+constexpr size_t kPieceBytes = size_t{4} << 20;
+
+// Pieces of an interleaved matrix are whole groups of 16 rows.
+void cut_into_pieces(const Source& source, std::vector<Piece>& pieces) {
+    const WeightMatrix& m = source.matrix;
+    const int64_t step = copy_layout(m) == kernels::RowLayout::Interleaved16 ? kernels::kInterleavedRows : 1;
+    const auto row_size = static_cast<int64_t>(kernels::row_bytes(m.type, m.cols));
+    const int64_t rows_per_piece =
+        std::max<int64_t>(step, static_cast<int64_t>(kPieceBytes) / row_size / step * step);
+    for (int64_t first = 0; first < m.rows; first += rows_per_piece)
+        pieces.push_back({&source, first, std::min(rows_per_piece, m.rows - first)});
 }
 
 bool repacking_disabled() {
@@ -65,17 +98,26 @@ void RepackedWeights::repack(std::span<WeightMatrix* const> matrices, const gguf
     base_ = base;
     bytes_ = total;
 
-    // Matrices are independent: a few threads share them out.
+    // The work is cut into pieces of ~4 MiB of the file, and each piece gives back its file pages
+    // once copied: what is resident twice at any moment is a piece per thread, not the matrices in
+    // flight (a 215 MB embedding matrix copied last had put the peak 18 MB over the bound).
+    std::vector<Piece> pieces;
+    for (const Source& source : sources)
+        cut_into_pieces(source, pieces);
     std::atomic<size_t> next{0};
     auto work = [&] {
-        for (size_t i = next++; i < sources.size(); i = next++) {
-            const WeightMatrix& m = sources[i].matrix;
-            auto* copy = static_cast<std::byte*>(base) + sources[i].offset;
-            if (kernels::interleaves_rows16(m.type, m.rows, m.cols))
-                kernels::interleave_rows16(m.type, m.data, m.rows, m.cols, copy);
+        for (size_t i = next++; i < pieces.size(); i = next++) {
+            const Piece& piece = pieces[i];
+            const WeightMatrix& m = piece.source->matrix;
+            const WeightMatrix from = row_range(m, piece.first_row, piece.first_row + piece.rows);
+            const kernels::RowLayout layout = copy_layout(m);
+            std::byte* to = static_cast<std::byte*>(base) + piece.source->offset +
+                            offset_of_row(m.type, m.cols, layout, piece.first_row);
+            if (layout == kernels::RowLayout::Interleaved16)
+                kernels::interleave_rows16(m.type, from.data, piece.rows, m.cols, to);
             else
-                std::memcpy(copy, m.data, file_bytes(m));
-            file.release_pages(m.data, file_bytes(m));
+                std::memcpy(to, from.data, file_bytes(from));
+            file.release_pages(from.data, file_bytes(from));
         }
     };
     const unsigned n_threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
@@ -90,8 +132,7 @@ void RepackedWeights::repack(std::span<WeightMatrix* const> matrices, const gguf
         for (const Source& s : sources)
             if (m->layout == kernels::RowLayout::RowMajor && same_matrix(s.matrix, *m)) {
                 m->data = static_cast<std::byte*>(base) + s.offset;
-                if (kernels::interleaves_rows16(m->type, m->rows, m->cols))
-                    m->layout = kernels::RowLayout::Interleaved16;
+                m->layout = copy_layout(*m);
                 break;
             }
 }
@@ -99,11 +140,7 @@ void RepackedWeights::repack(std::span<WeightMatrix* const> matrices, const gguf
 kernels::WeightMatrix row_range(const kernels::WeightMatrix& m, int64_t begin, int64_t end) {
     kernels::WeightMatrix view = m;
     view.rows = end - begin;
-    const size_t offset = m.layout == kernels::RowLayout::Interleaved16
-                              ? static_cast<size_t>(begin / kernels::kInterleavedRows) *
-                                    kernels::interleaved_group_bytes(m.type, m.cols)
-                              : static_cast<size_t>(begin) * kernels::row_bytes(m.type, m.cols);
-    view.data = static_cast<const std::byte*>(m.data) + offset;
+    view.data = static_cast<const std::byte*>(m.data) + offset_of_row(m.type, m.cols, m.layout, begin);
     return view;
 }
 
