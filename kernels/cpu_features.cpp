@@ -66,7 +66,9 @@ CpuFeatures cpu_features() {
         f.avx2_fma_f16c && zmm_saved && avx512f && avx512dq && avx512bw && avx512vl && avx512vnni;
     f.avx512_bf16 = f.avx512_core_vnni && bit(leaf7_1.eax, 5);
     const bool tiles_saved = (xcr & 0x60000) == 0x60000; // XTILECFG and XTILEDATA
-    f.amx_tiles_hardware = f.avx512_bf16 && tiles_saved && bit(leaf7.edx, 24) && bit(leaf7.edx, 22);
+    // AMX-TILE (bit 24), AMX-BF16 (22) and AMX-INT8 (25): every CPU with AMX so far has all three.
+    f.amx_tiles_hardware =
+        f.avx512_bf16 && tiles_saved && bit(leaf7.edx, 24) && bit(leaf7.edx, 22) && bit(leaf7.edx, 25);
     // Asked once per process: cpu_features() runs again for each tier's reason and for `info`.
     static const bool tile_data_granted = f.amx_tiles_hardware && request_amx_tile_data();
     f.amx_bf16 = tile_data_granted;

@@ -49,7 +49,7 @@ struct CpuFeatures {
     bool avx_vnni = false;         // VEX vpdpbusd
     bool avx512_core_vnni = false; // F, BW, VL, DQ and VNNI, and the OS saves zmm and mask state
     bool avx512_bf16 = false;
-    bool amx_tiles_hardware = false; // AMX-TILE and AMX-BF16, and the OS saves tile state (XCR0)
+    bool amx_tiles_hardware = false; // AMX-TILE, -BF16 and -INT8, and the OS saves tile state (XCR0)
     bool amx_bf16 = false;           // and the OS granted this process the tile data (arch_prctl)
 };
 CpuFeatures cpu_features();

@@ -239,7 +239,7 @@ std::string_view isa_requirements(Isa isa) {
     case Isa::Avx512:
         return "AVX-512 F/BW/VL/DQ and VNNI";
     case Isa::Amx:
-        return "AVX-512 F/BW/VL/DQ, VNNI and BF16, and AMX-TILE and AMX-BF16 granted by the OS";
+        return "AVX-512 F/BW/VL/DQ, VNNI and BF16, and AMX-TILE, AMX-BF16 and AMX-INT8 granted by the OS";
     }
     return "unknown";
 }
@@ -298,8 +298,8 @@ std::string isa_unavailable_reason(Isa isa) {
     // Name what is missing beyond the AVX-512 tier, or the AVX2 one, when the CPU has that.
     if (isa == Isa::Amx && cpu_features().avx512_core_vnni)
         return cpu_features().amx_tiles_hardware
-                   ? "this CPU has AMX-BF16, but the OS did not grant this process the tile state"
-                   : "this CPU has AVX-512 but not AMX-BF16 with AVX-512 BF16";
+                   ? "this CPU has AMX, but the OS did not grant this process the tile state"
+                   : "this CPU has AVX-512 but not AMX-BF16 and AMX-INT8 with AVX-512 BF16";
     if (isa != Isa::Avx2 && cpu_features().avx2_fma_f16c)
         return isa == Isa::AvxVnni  ? "this CPU has AVX2 but not AVX-VNNI (VEX vpdpbusd)"
                : isa == Isa::Avx512 ? "this CPU has AVX2 but not AVX-512 F/BW/VL/DQ with VNNI"

@@ -19,7 +19,7 @@ enum class Isa {
     Avx2,    // AVX2 + FMA + F16C
     AvxVnni, // AVX2 tier + AVX-VNNI (VEX vpdpbusd: Intel since Alder Lake, AMD Zen 5)
     Avx512,  // AVX-512 F/BW/VL/DQ + VNNI (AMD Zen 4 and later, Intel since Ice Lake)
-    Amx,     // AVX-512 tier + AMX-BF16 tiles and AVX-512 BF16 (Intel Xeon since Sapphire Rapids)
+    Amx,     // AVX-512 tier + AMX tiles (BF16, INT8) and AVX-512 BF16 (Intel Xeon since Sapphire Rapids)
 };
 inline constexpr Isa kIsaTiers[] = {Isa::Scalar, Isa::Avx2, Isa::AvxVnni, Isa::Avx512, Isa::Amx};
 inline constexpr int kIsaTierCount = static_cast<int>(std::size(kIsaTiers));

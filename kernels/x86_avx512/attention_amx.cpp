@@ -28,6 +28,8 @@
 // Each lane's result depends only on its row's query and the keys it sees: blocks start at key
 // 0 in steps of 32, and a row's masked keys weigh exactly 0.
 #include "kernels/attention_entries.h"
+#include "kernels/x86_avx512/amx_kernels.h"
+#include "kernels/x86_avx512/amx_tiles.h"
 #include "kernels/x86_avx512/attention_rows.h"
 #include "kernels/x86_avx512/avx512_kernels.h"
 
@@ -57,40 +59,14 @@ constexpr int kTileBytes = 1024; // 16 rows of 64 bytes
 constexpr int kTileHalves = kTileBytes / 2;
 
 // The tile palette: all 8 tiles 16 rows of 64 bytes.
-struct alignas(64) TileConfig {
-    uint8_t palette = 1;
-    uint8_t start_row = 0;
-    uint8_t reserved[14] = {};
-    uint16_t bytes_per_row[16] = {};
-    uint8_t rows[16] = {};
-};
-
-// Not _tile_loadd: GCC 12's version tells the compiler nothing about the memory it reads, so the
-// stores that fill a scratch buffer could be moved past the load, or dropped. The operand says
-// the instruction reads memory from base on (a "memory" clobber would too, but cost 5-15% here).
-template <int kTile> inline void load_tile(const void* base, size_t stride) {
-    asm volatile("tileloadd (%1,%2,1), %%tmm%c3"
-                 :
-                 : "m"(*static_cast<const char(*)[]>(base)), "r"(base), "r"(stride), "i"(kTile));
-}
-
-struct TilesInUse {
-    TilesInUse() {
-        TileConfig config;
-        for (int t = 0; t < 8; ++t) {
-            config.bytes_per_row[t] = 64;
-            config.rows[t] = 16;
-        }
-        // Not _tile_loadconfig: GCC 12's version declares a read of only the first 8 bytes, so
-        // the compiler may drop the stores of the rows and widths as dead, leaving every tile
-        // unconfigured (the first tile instruction then faults; a GGML_NATIVE llama.cpp built
-        // with GCC 12 dies so on this kind of CPU). This operand is the whole 64 bytes.
-        asm volatile("ldtilecfg %0" : : "m"(config));
+TileConfig attention_tiles() {
+    TileConfig config;
+    for (int t = 0; t < 8; ++t) {
+        config.bytes_per_row[t] = 64;
+        config.rows[t] = 16;
     }
-    ~TilesInUse() { _tile_release(); }
-    TilesInUse(const TilesInUse&) = delete;
-    TilesInUse& operator=(const TilesInUse&) = delete;
-};
+    return config;
+}
 
 // --- Splitting F32 into BF16 pieces ----------------------------------------------------------
 
@@ -367,7 +343,7 @@ void attend_tile(const Tile& t, bool limited) {
     alignas(64) uint16_t weight_pieces[3 * kTileHalves];
     const BlockPieces block{{key_pieces[0], key_pieces[1]}, {value_pieces[0], value_pieces[1]}};
     Group pass[kMostGroups];
-    const TilesInUse tiles;
+    const TilesInUse tiles(attention_tiles());
     for (int64_t first_group = 0; first_group < groups; first_group += groups_per_pass) {
         const int64_t n_groups = std::min(groups_per_pass, groups - first_group);
         int64_t pass_keys = 0, first_block = INT64_MAX;
@@ -423,9 +399,9 @@ void attend_group_limited(const float* q, float* out, size_t head_stride, size_t
 
 } // namespace
 
-// The AMX tier: the AVX-512 tier's table with these attention kernels over it (attend_f16, one
-// row, stays the AVX-512 tier's, as do one-position tiles).
-void add_kernels(KernelTable& table) {
+// The prefill attention kernels; attend_f16 (one row) stays the AVX-512 tier's, as do
+// one-position tiles.
+void add_attention_kernels(KernelTable& table) {
     table.attend_group_f16 = attend_group_over_f16<attend_group_limited>;
     table.attend_group = attend_group_without_limits<attend_group_limited>;
     table.attend_group_limited = attend_group_limited;

@@ -20,6 +20,10 @@ void attend_group_limited_avx512(const float* q, float* out, size_t head_stride,
 void exp2_16(const float* in, float* out);
 void exp2_8(const float* in, float* out);
 
+// The Q8_0 activation quantizer (the reference's choice of scale, bit for bit), for every
+// 32-element format (quantize_avx512.cpp).
+void add_quantizer_kernels(KernelTable& table);
+
 // Q2_K and Q3_K decode (vec_dot, and the gemm's batch of one) two chunks per zmm, with the same
 // bits as the AVX2 tier's; prefill keeps the AVX2 tier's gemm tiles (low_bit_k_avx512.cpp).
 void add_low_bit_k_quant_kernels(KernelTable& table);

@@ -12,7 +12,8 @@ void add_kernels(KernelTable& table) {
     add_interleaved16_kernels(table);
     add_k_quant_kernels(table); // its prefill of repacked Q4_K falls back on the decode above
     // The 32-element formats: vpdpbusd dot products and gemm, Q8_0 activations as in the AVX2
-    // tier (whose quantizers and dequantizers stay); one gemm for every row count.
+    // tier (whose quantizers and dequantizers stay; AVX-512 has its own activation quantizer,
+    // with the same bits); one gemm for every row count.
     for (TensorType type :
          {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_0, TensorType::Q4_1, TensorType::Q5_1}) {
         TypeKernels& k = table.of(type);
@@ -24,6 +25,7 @@ void add_kernels(KernelTable& table) {
 #ifdef HEARTH_AVX512
     avx512::add_attention_kernels(table);
     avx512::add_low_bit_k_quant_kernels(table);
+    avx512::add_quantizer_kernels(table);
 #endif
 }
 

@@ -168,6 +168,37 @@ void matmat(benchmark::State& state, TensorType type, int64_t rows, int64_t cols
                                : "avx2 gemm, rows in 8s (interleaved)");
 }
 
+// One thread, a tier's prefill gemm over a chunk of rows as matmul hands it out (112 rows of
+// Qwen2.5-0.5B's 896 on 2 threads) and a batch of prompt rows: tier 3 AVX-512, 4 AMX.
+void gemm_tier(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
+    const Isa isa = state.range(0) == 4 ? Isa::Amx : Isa::Avx512;
+    const int64_t batch = state.range(1);
+    const KernelTable* table = kernels_for(isa);
+    if (table == nullptr) return state.SkipWithError(isa_unavailable_reason(isa).c_str());
+    const TypeKernels& k = table->of(type);
+    const Matrix& m = matrix(type, rows, cols);
+    const size_t a_bytes = row_bytes(k.activation_type, cols);
+    const std::vector<uint8_t> a = activations(k.activation_type, cols, batch);
+    std::vector<float> y(rows * batch);
+    // Q4_K and Q6_K run repacked in groups of 16 rows, as the engine loads them.
+    const bool repacked = interleaves_rows16(type, rows, cols);
+    std::vector<uint8_t> packed(repacked ? interleaved_rows16_bytes(type, rows, cols) : 0);
+    if (repacked) interleave_rows16(type, m.weights.data(), rows, cols, packed.data());
+    for (auto _ : state) {
+        if (repacked)
+            k.gemm_interleaved16(cols, packed.data(), m.row_bytes, 0, rows, a.data(), a_bytes, batch,
+                                 y.data(), rows);
+        else
+            k.gemm(cols, m.weights.data(), m.row_bytes, 0, rows, a.data(), a_bytes, batch, y.data(), rows);
+        benchmark::DoNotOptimize(y.data());
+        benchmark::ClobberMemory();
+    }
+    state.counters["GOP/s"] = benchmark::Counter(2.0 * double(rows) * double(cols) * double(batch) *
+                                                     double(state.iterations()) * 1e-9,
+                                                 benchmark::Counter::kIsRate);
+    state.SetLabel(std::string(isa_name(isa)));
+}
+
 // The whole matmul (activation quantization included) on a pool of 2 threads, active kernels.
 void matmul_pool(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
     const int64_t batch = state.range(0);
@@ -216,6 +247,24 @@ void matmul_pool_repacked(benchmark::State& state, TensorType type, int64_t rows
     ::munmap(huge, bytes);
     state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes));
     state.SetLabel(std::string(isa_name(active_kernels().isa)) + (repacked ? " repacked" : " row-major"));
+}
+
+// One row of Qwen2.5-0.5B's FFN width through a tier's activation quantizer (0 scalar, 1 AVX2, 3
+// AVX-512), normal values.
+void quantize_activations(benchmark::State& state, TensorType activation_type) {
+    const QuantizeRowFn q = table_of(int(state.range(0))).of(activation_type).activation_quantizer();
+    const int64_t n = 4864;
+    std::mt19937 rng(5);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    std::vector<float> x(n);
+    for (float& v : x)
+        v = dist(rng);
+    std::vector<uint8_t> out(row_bytes(activation_type, n));
+    for (auto _ : state) {
+        q(x.data(), out.data(), n);
+        benchmark::DoNotOptimize(out.data());
+    }
+    state.SetBytesProcessed(int64_t(state.iterations()) * n * int64_t(sizeof(float)));
 }
 
 void quantize(benchmark::State& state, TensorType activation_type) {
@@ -402,6 +451,16 @@ BENCHMARK_CAPTURE(matmat, q4_1_4864x896, TensorType::Q4_1, 4864, 896)
     ->ArgsProduct({{1, 2}, {32}})
     ->Unit(benchmark::kMillisecond);
 
+BENCHMARK_CAPTURE(gemm_tier, q8_0_112x896, TensorType::Q8_0, 112, 896)
+    ->ArgsProduct({{3, 4}, {64, 512}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(gemm_tier, q4_K_128x2048, TensorType::Q4_K, 128, 2048)
+    ->ArgsProduct({{3, 4}, {512}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(gemm_tier, q8_0_112x4864, TensorType::Q8_0, 112, 4864)
+    ->ArgsProduct({{3, 4}, {512}})
+    ->Unit(benchmark::kMillisecond);
+
 BENCHMARK_CAPTURE(matmul_pool, q4_K_896x4864, TensorType::Q4_K, 896, 4864)->Arg(1)->Arg(64)->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool, q8_0_896x896, TensorType::Q8_0, 896, 896)->Arg(1)->Arg(64)->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool, q5_0_4864x896, TensorType::Q5_0, 4864, 896)->Arg(1)->Arg(64)->UseRealTime();
@@ -441,6 +500,7 @@ BENCHMARK(attention)
 
 BENCHMARK(instruction_throughput)->DenseRange(0, 4);
 
+BENCHMARK_CAPTURE(quantize_activations, q8_0, TensorType::Q8_0)->Arg(0)->Arg(1)->Arg(3);
 BENCHMARK_CAPTURE(quantize, q8_0, TensorType::Q8_0)->Arg(0)->Arg(1);
 BENCHMARK_CAPTURE(quantize, q8_K, TensorType::Q8_K)->Arg(0)->Arg(1);
 

@@ -26,7 +26,8 @@ namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-constexpr Isa kVnniTiers[] = {Isa::AvxVnni, Isa::Avx512};
+// AMX: the AVX-512 tier's kernels, and its own Q8_0 gemm for batches of 8 or more.
+constexpr Isa kVnniTiers[] = {Isa::AvxVnni, Isa::Avx512, Isa::Amx};
 constexpr TensorType kTypes[] = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q5_0, TensorType::Q4_1,
                                  TensorType::Q5_1};
 constexpr double kUnitRoundoff = 0x1p-24;
@@ -230,7 +231,8 @@ private slots:
     }
 
     // The tier takes each 32-element type whole: its own dot product and gemm, Q8_0
-    // activations quantized as the AVX2 tier quantizes them, one gemm for every row count.
+    // activations quantized as the AVX2 tier quantizes them, one gemm for every row count (the
+    // AMX tier: the AVX-512 tier's, with its own Q8_0 gemm).
     void tableEntries_data() {
         QTest::addColumn<int>("isa");
         for (Isa isa : kVnniTiers)
@@ -245,15 +247,76 @@ private slots:
         const KernelTable& avx2 = *kernels_for(Isa::Avx2);
         for (TensorType t : kTypes) {
             const TypeKernels& k = table.of(t);
-            QCOMPARE(k.isa, tier);
+            // The AMX tier replaces only Q8_0's gemm.
+            const bool avx512_type = tier == Isa::Amx && t != TensorType::Q8_0;
+            QCOMPARE(k.isa, avx512_type ? Isa::Avx512 : tier);
+            if (tier == Isa::Amx) QCOMPARE(k.gemm == kernels_for(Isa::Avx512)->of(t).gemm, avx512_type);
             QCOMPARE(k.activation_type, TensorType::Q8_0);
             QVERIFY(k.vec_dot != nullptr && k.vec_dot != avx2.of(t).vec_dot);
             QVERIFY(k.gemm != nullptr && k.gemm != avx2.of(t).gemm);
             QVERIFY(k.gemm_rows_multiple_of_8 == nullptr);
             QVERIFY(k.dequantize == avx2.of(t).dequantize);
         }
-        QVERIFY(table.of(TensorType::Q8_0).activation_quantizer() ==
-                avx2.of(TensorType::Q8_0).activation_quantizer());
+        // AVX-512 quantizes the activations with its own code (activationQuantizer checks its bits).
+        QCOMPARE(table.of(TensorType::Q8_0).activation_quantizer() ==
+                     avx2.of(TensorType::Q8_0).activation_quantizer(),
+                 tier == Isa::AvxVnni);
+    }
+
+    // The tier's Q8_0 activation quantizer gives the reference's bytes: the same choice among the
+    // eight scales and the same quants, for ordinary, huge, tied, zero and denormal values (a NaN's
+    // quant is the reference's undefined float-to-int conversion).
+    void activationQuantizer_data() {
+        QTest::addColumn<int>("isa");
+        QTest::addColumn<int>("kind");
+        for (Isa isa : kVnniTiers) {
+            if (add_unavailable_row(isa)) continue;
+            for (int kind = 0; kind < 6; ++kind)
+                QTest::newRow(qPrintable(QString("%1 kind %2").arg(tier_name(isa)).arg(kind)))
+                    << int(isa) << kind;
+        }
+    }
+
+    void activationQuantizer() {
+        QFETCH(int, isa);
+        QFETCH(int, kind);
+        SKIP_IF_UNAVAILABLE(static_cast<Isa>(isa));
+        const int64_t n = 32 * 37;
+        std::mt19937 rng(500u + kind);
+        std::vector<float> x = normal_floats(n, rng);
+        for (int64_t i = 0; i < n; ++i) {
+            switch (kind) {
+            case 1:
+                x[i] *= 1e4f;
+                break;
+            case 2: // amax 127: the inverse of the m = 127 candidate is 1, ties at .5
+                x[i] = i % 32 == 0 ? 127.0f : float(int(rng() % 200) - 100) + (rng() % 2 ? 0.5f : 0.0f);
+                break;
+            case 3: // every other block zero, the rest tiny
+                x[i] = (i / 32) % 2 == 0 ? 0.0f : x[i] * 1e-20f;
+                break;
+            case 4: // scales in the fp16 denormals
+                x[i] *= 1e-5f;
+                break;
+            case 5: // one huge value per 17
+                if (i % 17 == 0) x[i] = 200.0f;
+                break;
+            default:
+                break;
+            }
+        }
+        Bytes expected(row_bytes(TensorType::Q8_0, n)), got(expected.size(), 0xAB);
+        reference_kernels().of(TensorType::Q8_0).activation_quantizer()(x.data(), expected.data(), n);
+        kernels_for(static_cast<Isa>(isa))
+            ->of(TensorType::Q8_0)
+            .activation_quantizer()(x.data(), got.data(), n);
+        for (size_t i = 0; i < got.size(); ++i)
+            if (got[i] != expected[i])
+                QFAIL(qPrintable(QString("byte %1 of block %2: %3, reference %4")
+                                     .arg(i % 34)
+                                     .arg(i / 34)
+                                     .arg(got[i])
+                                     .arg(expected[i])));
     }
 
     // ---- Dot products.

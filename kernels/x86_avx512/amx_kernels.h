@@ -1,0 +1,14 @@
+#pragma once
+// The AMX tier's own kernels, put over a copy of the AVX-512 tier's table (amx_table.cpp).
+#include "kernels/kernel_table.h"
+
+namespace hearth::kernels::amx {
+
+// Prefill attention over F16 caches (attention_amx.cpp).
+void add_attention_kernels(KernelTable& table);
+// Prefill gemm of Q8_0 weights (gemm_q8_0_amx.cpp) and of repacked Q4_K weights
+// (gemm_q4_k_amx.cpp); each keeps the table's own kernel for small batches.
+void add_q8_0_gemm_kernels(KernelTable& table);
+void add_q4_k_gemm_kernels(KernelTable& table);
+
+} // namespace hearth::kernels::amx
