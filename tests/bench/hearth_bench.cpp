@@ -240,6 +240,32 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) double int8_loop
     }
     return static_cast<double>(iterations) * 10 * 64 * 2;
 }
+
+// TDPBSSD back to back on 4 independent sums (16 x 16 int32 each, from two 16 x 64-byte operand
+// tiles), the AMX tier's matrices' int8 product: 16 x 16 x 64 multiply-adds per instruction. The
+// tile state was granted to the process when the tier was found (cpu_features).
+double int8_loop_amx(int64_t iterations, int32_t* sink) {
+    struct alignas(64) {
+        uint8_t palette = 1, start_row = 0, reserved[14] = {};
+        uint16_t bytes_per_row[16] = {};
+        uint8_t rows[16] = {};
+    } config;
+    for (int t = 0; t < 8; ++t) {
+        config.bytes_per_row[t] = 64;
+        config.rows[t] = 16;
+    }
+    asm volatile("ldtilecfg %0" : : "m"(config));
+    asm volatile("tilezero %%tmm0\n\ttilezero %%tmm1\n\ttilezero %%tmm2\n\ttilezero %%tmm3\n\t"
+                 "tilezero %%tmm4\n\ttilezero %%tmm5\n\ttilezero %%tmm6\n\ttilezero %%tmm7" ::);
+    for (int64_t it = 0; it < iterations; ++it)
+        asm volatile("tdpbssd %%tmm6, %%tmm4, %%tmm0\n\ttdpbssd %%tmm7, %%tmm4, %%tmm1\n\t"
+                     "tdpbssd %%tmm6, %%tmm5, %%tmm2\n\ttdpbssd %%tmm7, %%tmm5, %%tmm3" ::);
+    alignas(64) int32_t sums[16][16];
+    asm volatile("tilestored %%tmm0, (%0,%1,1)" : : "r"(sums), "r"(size_t{64}) : "memory");
+    asm volatile("tilerelease" ::);
+    *sink += sums[0][0];
+    return static_cast<double>(iterations) * 4 * 16 * 16 * 64 * 2;
+}
 #endif
 
 uint64_t read_stream_scalar(const std::byte* data, size_t bytes) {
@@ -265,6 +291,7 @@ struct MachineLimits {
     double peak_gflops = 0;    // FP32 FMA
     double int8_peak_gops = 0; // the active tier's int8 dot product (0: the scalar tier)
     std::string int8_instruction;
+    double tile_int8_peak_gops = 0; // the AMX tier's TDPBSSD (0: other tiers)
 };
 
 // fn(index, threads) on `threads` threads at once (this one is index 0): each measurement
@@ -340,7 +367,7 @@ MachineLimits measure_limits(int threads) {
         limits.int8_instruction = "vpdpbusd ymm";
         break;
     case kernels::Isa::Avx512:
-    case kernels::Isa::Amx: // AMX runs attention; the matrices keep the AVX-512 tier's kernels
+    case kernels::Isa::Amx: // vpdpbusd for the types AMX leaves to the AVX-512 kernels, and decode
         int8_loop = int8_loop_avx512;
         limits.int8_instruction = "vpdpbusd zmm";
         break;
@@ -361,6 +388,20 @@ MachineLimits measure_limits(int threads) {
         const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
         limits.int8_peak_gops = std::max(limits.int8_peak_gops, ops.load() / seconds / 1e9);
     }
+    for (int pass = 0; kernels::active_kernels().isa == kernels::Isa::Amx && pass < 3; ++pass) {
+        std::atomic<double> ops{0};
+        const auto start = Clock::now();
+        on_threads(threads, [&](int, int) {
+            int32_t local = 0;
+            const double done = int8_loop_amx(2'000'000, &local);
+            double seen = ops.load();
+            while (!ops.compare_exchange_weak(seen, seen + done)) {
+            }
+            sink.fetch_add(static_cast<uint64_t>(local), std::memory_order_relaxed);
+        });
+        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        limits.tile_int8_peak_gops = std::max(limits.tile_int8_peak_gops, ops.load() / seconds / 1e9);
+    }
 #endif
     if (sink.load() == 42) std::fputc(' ', stderr); // keep the reads alive
     return limits;
@@ -374,6 +415,7 @@ struct ModelFacts {
     int64_t params = 0;             // every tensor element
     int64_t matmul_params = 0;      // weights multiplied per token (layers and output)
     int64_t int8_matmul_params = 0; // of which quantized: their kernels multiply int8 activations
+    int64_t tile_matmul_params = 0; // of which the AMX tier's tiles multiply in prefill
     int64_t decode_read_bytes = 0;  // weight bytes one decode step streams
 };
 
@@ -390,6 +432,10 @@ ModelFacts facts_of(const engine::Model& model) {
         if (kernels::active_kernels().of(m.type).activation_type != kernels::TensorType::F32 &&
             m.type != kernels::TensorType::F16 && m.type != kernels::TensorType::BF16)
             f.int8_matmul_params += m.rows * m.cols;
+        // The types whose kernels the AMX tier replaced (its tile gemms: Q8_0, repacked Q4_K).
+        if (kernels::active_kernels().isa == kernels::Isa::Amx &&
+            kernels::active_kernels().of(m.type).isa == kernels::Isa::Amx)
+            f.tile_matmul_params += m.rows * m.cols;
         f.decode_read_bytes += static_cast<int64_t>(kernels::row_bytes(m.type, m.cols)) * m.rows;
     };
     for (const auto& l : w.layers) {
@@ -596,6 +642,9 @@ void print_md_header(const Context& c, int threads, const engine::KvCache& cache
         "(%s); ISA path %s\n",
         threads, c.limits.bandwidth_gbps, c.limits.peak_gflops, c.limits.int8_peak_gops,
         c.limits.int8_instruction.empty() ? "none" : c.limits.int8_instruction.c_str(), c.isa.c_str());
+    if (c.limits.tile_int8_peak_gops > 0)
+        std::printf("AMX int8 peak %.1f GOP/s (tdpbssd): the prefill limit of the types on tiles\n",
+                    c.limits.tile_int8_peak_gops);
     // The cache's real size, by the types it holds.
     std::printf("KV cache: keys %s, values %s, %.2f MiB for %d positions (%.1f KiB per token)\n\n",
                 std::string(kernels::type_traits(cache.type(engine::KvCache::Part::Keys)).name).c_str(),
@@ -643,12 +692,15 @@ int run(const Options& o) {
                     r.limit_ts =
                         c.limits.bandwidth_gbps * 1e9 / static_cast<double>(c.model.decode_read_bytes);
                 } else {
-                    // Each weight is one multiply-add per token: int8 ones at the tier's int8
-                    // peak, the rest at the FMA peak.
-                    const double int8_ops = 2.0 * static_cast<double>(c.model.int8_matmul_params);
+                    // Each weight is one multiply-add per token: those on AMX tiles at TDPBSSD's
+                    // peak, other int8 ones at the tier's int8 peak, the rest at the FMA peak.
+                    const bool tiles = c.limits.tile_int8_peak_gops > 0;
+                    const double tile_ops = tiles ? 2.0 * static_cast<double>(c.model.tile_matmul_params) : 0;
+                    const double int8_ops = 2.0 * static_cast<double>(c.model.int8_matmul_params) - tile_ops;
                     const double float_ops =
                         2.0 * static_cast<double>(c.model.matmul_params - c.model.int8_matmul_params);
                     const double seconds_per_token =
+                        (tiles ? tile_ops / (c.limits.tile_int8_peak_gops * 1e9) : 0) +
                         (c.limits.int8_peak_gops > 0 ? int8_ops / (c.limits.int8_peak_gops * 1e9)
                                                      : int8_ops / (c.limits.peak_gflops * 1e9)) +
                         float_ops / (c.limits.peak_gflops * 1e9);
