@@ -55,11 +55,75 @@ inline __m512 halves(float low, float high) {
     return _mm512_insertf32x8(_mm512_set1_ps(low), _mm256_set1_ps(high), 1);
 }
 
+// The same for 16 blocks at once, lane l for block l: each lane's operations are the reference's
+// for its block, in its order (a candidate's squared errors into 8 partial sums by element j % 8,
+// j = 0..31, then pairs, quarters, halves; the first smallest kept), so the choice is the same;
+// with no horizontal operation or branch, the 16 blocks' work overlaps where one block's is a
+// chain of dependent steps. Returns each block's scale's fp16 bits and inverse.
+void choose_scales16(const float* x, uint16_t* scale_bits, float* inverses) {
+    const __m512i offsets = _mm512_mullo_epi32(
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), _mm512_set1_epi32(QK8_0));
+    __m512 v[QK8_0];
+    __m512 amax = _mm512_setzero_ps();
+    for (int j = 0; j < QK8_0; ++j) {
+        v[j] = _mm512_i32gather_ps(offsets, x + j, 4);
+        amax = _mm512_max_ps(abs16(v[j]), amax);
+    }
+    __m512 best_error = _mm512_setzero_ps(), best_d = _mm512_setzero_ps(), best_inverse = _mm512_setzero_ps();
+    __m256i best_bits = _mm256_setzero_si256();
+    for (int c = 0; c < 8; ++c) {
+        const __m256i bits = _mm512_cvtps_ph(_mm512_div_ps(amax, _mm512_set1_ps(static_cast<float>(127 - c))),
+                                             _MM_FROUND_TO_NEAREST_INT);
+        const __m512 d = _mm512_cvtph_ps(bits);
+        const __mmask16 nonzero = _mm512_cmp_ps_mask(d, _mm512_setzero_ps(), _CMP_NEQ_UQ);
+        const __m512 inverse = _mm512_maskz_div_ps(nonzero, _mm512_set1_ps(1.0f), d);
+        const bool in_range =
+            _mm512_cmp_ps_mask(_mm512_mul_ps(amax, inverse), _mm512_set1_ps(127.5f), _CMP_LT_OQ) == 0xFFFF;
+        __m512 sums[8];
+        for (int j = 0; j < QK8_0; ++j) {
+            const __m512 product = _mm512_mul_ps(v[j], inverse);
+            const __m512 scaled = in_range ? product : clamp127(product);
+            const __m512 q = _mm512_roundscale_ps(scaled, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+            const __m512 e = _mm512_fnmadd_ps(q, d, v[j]);
+            sums[j % 8] = j < 8 ? _mm512_mul_ps(e, e) : _mm512_add_ps(sums[j % 8], _mm512_mul_ps(e, e));
+        }
+        const __m512 error =
+            _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(sums[0], sums[1]), _mm512_add_ps(sums[2], sums[3])),
+                          _mm512_add_ps(_mm512_add_ps(sums[4], sums[5]), _mm512_add_ps(sums[6], sums[7])));
+        const __mmask16 better =
+            c == 0 ? __mmask16(0xFFFF) : _mm512_cmp_ps_mask(error, best_error, _CMP_LT_OQ);
+        best_error = _mm512_mask_mov_ps(best_error, better, error);
+        best_d = _mm512_mask_mov_ps(best_d, better, d);
+        best_inverse = _mm512_mask_mov_ps(best_inverse, better, inverse);
+        best_bits = _mm256_mask_mov_epi16(best_bits, better, bits);
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(scale_bits), best_bits);
+    _mm512_storeu_ps(inverses, best_inverse);
+}
+
 void quantize_row_q8_0_activations(const float* src, void* dst, int64_t n) {
     static_assert(kQ8_0ActivationScales == 8, "two candidates per vector, four vectors");
     auto* out = static_cast<BlockQ8_0*>(dst);
     const __m256 divisors = _mm256_setr_ps(127.0f, 126.0f, 125.0f, 124.0f, 123.0f, 122.0f, 121.0f, 120.0f);
-    for (int64_t b = 0; b < n / QK8_0; ++b) {
+    const int64_t blocks = n / QK8_0;
+    int64_t b = 0;
+    for (; b + 16 <= blocks; b += 16) {
+        alignas(32) uint16_t bits[16];
+        alignas(64) float inverses[16];
+        choose_scales16(src + b * QK8_0, bits, inverses);
+        for (int l = 0; l < 16; ++l) {
+            const float* x = src + (b + l) * QK8_0;
+            out[b + l].d = bits[l];
+            const __m512 ib = _mm512_set1_ps(inverses[l]);
+            _mm_storeu_si128(
+                reinterpret_cast<__m128i*>(out[b + l].qs),
+                _mm512_cvtsepi32_epi8(_mm512_cvtps_epi32(clamp127(_mm512_mul_ps(_mm512_loadu_ps(x), ib)))));
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(out[b + l].qs + 16),
+                             _mm512_cvtsepi32_epi8(
+                                 _mm512_cvtps_epi32(clamp127(_mm512_mul_ps(_mm512_loadu_ps(x + 16), ib)))));
+        }
+    }
+    for (; b < blocks; ++b) { // the last blocks, one at a time
         const float* x = src + b * QK8_0;
         const __m512 low = _mm512_loadu_ps(x), high = _mm512_loadu_ps(x + 16);
         // The maximum of |x| (order does not matter; a NaN leaves it unchanged, as in std::max).
