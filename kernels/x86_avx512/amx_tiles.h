@@ -56,4 +56,48 @@ public:
     TilesInUse& operator=(const TilesInUse&) = delete;
 };
 
+// ---- The int8 gemms' products: one block of 32 (a scale's span) per product.
+
+// Tiles 0 and 1: the 16 x 16 int32 sums of a product, alternately; 2: tile A, 16 activation rows
+// of 32 bytes; 4: tile B, 8 rows of 16 weight rows x 4 bytes.
+inline TileConfig int8_block_tiles() {
+    TileConfig config;
+    for (int t : {0, 1}) {
+        config.rows[t] = 16;
+        config.bytes_per_row[t] = 64;
+    }
+    config.rows[2] = 16;
+    config.bytes_per_row[2] = 32;
+    config.rows[4] = 8;
+    config.bytes_per_row[4] = 64;
+    return config;
+}
+
+using BlockSums = int32_t[16][16]; // [activation row][weight row]
+
+// Runs `count` products on int8_block_tiles(): load_operands(k) loads product k's tiles A (2)
+// and B (4), and take(sums, k) takes its sums. A product's sums are stored before the next
+// product is issued and taken while it runs: loads of the sums wait for their store to retire,
+// and a store issued after the next product would wait for that product too.
+template <class LoadOperands, class Take>
+inline void block_products(int64_t count, LoadOperands&& load_operands, Take&& take) {
+    alignas(64) BlockSums sums[2];
+    auto issue = [&]<int kC>(int64_t k) {
+        zero_tile<kC>();
+        load_operands(k);
+        dot_int8_tiles<kC, 2, 4>();
+    };
+    issue.template operator()<0>(0);
+    for (int64_t k = 0; k < count; k += 2) {
+        store_tile<0>(sums[0], 64);
+        if (k + 1 < count) issue.template operator()<1>(k + 1);
+        take(sums[0], k);
+        if (k + 1 < count) {
+            store_tile<1>(sums[1], 64);
+            if (k + 2 < count) issue.template operator()<0>(k + 2);
+            take(sums[1], k + 1);
+        }
+    }
+}
+
 } // namespace hearth::kernels::amx

@@ -36,21 +36,6 @@ constexpr size_t kTileBBytes = 8 * 64; // one sub-block of a group in tile B's l
 
 GemmFn g_avx512_gemm = nullptr; // the AVX-512 tier's, for small batches
 
-// Tiles 0 and 1: sums (16 x 16 int32), alternately; 2: activations (16 rows x 32 bytes); 4:
-// weights (8 rows of 16 x 4 bytes).
-TileConfig gemm_tiles() {
-    TileConfig config;
-    for (int t : {0, 1}) {
-        config.rows[t] = 16;
-        config.bytes_per_row[t] = 64;
-    }
-    config.rows[2] = 16;
-    config.bytes_per_row[2] = 32;
-    config.rows[4] = 8;
-    config.bytes_per_row[4] = 64;
-    return config;
-}
-
 // One super-block of a group, ready for the tiles and the vector units.
 struct GroupBlock {
     uint8_t quants[kSubBlocks][kTileBBytes]; // tile B of each sub-block: bytes 0..15
@@ -116,20 +101,10 @@ void prepare_activations(const uint8_t* rows, size_t stride, int count, int64_t 
     }
 }
 
-using SubBlockSums = int32_t[kBatchRows][16];
-
-template <int kC>
-inline void multiply_sub_block(const uint8_t* activations, size_t stride, const GroupBlock& g, int j) {
-    zero_tile<kC>();
-    load_tile<2>(activations + 32 * j, stride);
-    load_tile<4>(g.quants[j], 64);
-    dot_int8_tiles<kC, 2, 4>();
-}
-
 // sums[i] += dot_j(row i) * scale(j), lane by weight row. Each product is exact in F32 (below
 // 63 x 32 x 15 x 128 < 2^22), as is their sum until it passes 2^24; a convert and an FMA take
 // fewer cycles than vpmulld (2 uops on Intel) and an add.
-inline void add_sub_block(__m512 (&sums)[kBatchRows], const SubBlockSums& dots, const float* scales) {
+inline void add_sub_block(__m512 (&sums)[kBatchRows], const BlockSums& dots, const float* scales) {
     const __m512 scale = _mm512_loadu_ps(scales);
 #pragma GCC unroll 16
     for (int i = 0; i < kBatchRows; ++i)
@@ -141,24 +116,19 @@ void tile_times_group(const uint8_t* rows, size_t stride, const GroupBlock* grou
                       const ActivationBlock* acts, int64_t super_blocks, float (*out)[16]) {
     for (int i = 0; i < kBatchRows; ++i)
         _mm512_store_ps(out[i], _mm512_setzero_ps());
-    alignas(64) SubBlockSums dots[2];
     for (int64_t s = 0; s < super_blocks; ++s) {
         const GroupBlock& g = group[s];
         const uint8_t* activations = rows + s * sizeof(BlockQ8_K) + offsetof(BlockQ8_K, qs);
         __m512 sums[kBatchRows];
         for (__m512& v : sums)
             v = _mm512_setzero_ps();
-        // As in gemm_q8_0_amx.cpp: a sub-block's dots are stored before the next one's product
-        // is issued, and taken in while it runs.
-        multiply_sub_block<0>(activations, stride, g, 0);
-        for (int j = 0; j < kSubBlocks; j += 2) {
-            store_tile<0>(dots[0], 64);
-            multiply_sub_block<1>(activations, stride, g, j + 1);
-            add_sub_block(sums, dots[0], g.scales[j]);
-            store_tile<1>(dots[1], 64);
-            if (j + 2 < kSubBlocks) multiply_sub_block<0>(activations, stride, g, j + 2);
-            add_sub_block(sums, dots[1], g.scales[j + 1]);
-        }
+        block_products(
+            kSubBlocks,
+            [&](int64_t j) {
+                load_tile<2>(activations + 32 * j, stride);
+                load_tile<4>(g.quants[j], 64);
+            },
+            [&](const BlockSums& dots, int64_t j) { add_sub_block(sums, dots, g.scales[j]); });
         const ActivationBlock& a = acts[s];
         const __m512 d = _mm512_loadu_ps(g.d);
         for (int i = 0; i < kBatchRows; ++i) {
@@ -201,7 +171,7 @@ void gemm_q4_k_amx(int64_t n, const void* weights, size_t weight_row_bytes, int6
     }
 
     const auto* packed = static_cast<const InterleavedQ4_K*>(weights);
-    const TilesInUse tiles_in_use(gemm_tiles());
+    const TilesInUse tiles_in_use(int8_block_tiles());
     for (int64_t g = row_begin / kRows; g < row_end / kRows; ++g) {
         prepare_group(packed + g * super_blocks, super_blocks, scratch.group.data());
         for (int64_t t = 0; t < tiles; ++t) {

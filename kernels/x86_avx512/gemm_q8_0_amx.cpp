@@ -3,10 +3,10 @@
 // the AVX-512 tier's vpdpbusd kernel.
 //
 // Why: the vpdpbusd kernel does 64 multiply-adds per instruction; a TDPBSSD does 16 x 16 x 32 =
-// 8192 (one block of 32 for 16 activation rows and 16 weight rows) in ~16 cycles. Each block has
-// its own scale on both sides, so a block's integer sums cannot run on into the next block's in
-// the tile: each is stored, converted and scaled in zmm (16 rows x (convert, multiply, FMA)),
-// which is the loop's bound, not the tiles.
+// 8192 (one block of 32 for 16 activation rows and 16 weight rows). Each block has its own scale
+// on both sides, so a block's integer sums cannot run on into the next block's in the tile: each
+// is stored, converted and scaled in zmm (16 rows x (convert, multiply, FMA)); that store and
+// scaling, not the tiles, bound the loop (BENCHMARKS.md, sixteenth session).
 //
 // Exact as the other tiers: a block's integer dot is exact in int32 and in float (at most
 // 32 x 128 x 128 < 2^24), then one rounding for the product of the two scales and one FMA into
@@ -15,8 +15,8 @@
 // Layout: tile A holds 16 activation rows' quants of one block, read straight from the Q8_0
 // activations (a tile load takes a stride); tile B holds 16 weight rows of that block as TDPBSSD
 // wants them, 4 bytes of each row side by side (8 rows of 64 bytes), made once per call into a
-// per-thread panel; tile C sums the 16 x 16 int32 products. Two C tiles alternate by block, so
-// the tiles work on one block while the vector units scale the other.
+// per-thread panel; tile C sums the 16 x 16 int32 products (amx_tiles.h's block_products: two C
+// tiles alternate by block).
 #include "kernels/block_formats.h"
 #include "kernels/kernel_table.h"
 #include "kernels/x86_avx512/amx_kernels.h"
@@ -38,21 +38,6 @@ constexpr size_t kPanelBlockBytes = 8 * 64; // one block of a group in tile B's 
 
 GemmFn g_avx512_gemm = nullptr; // the AVX-512 tier's Q8_0 gemm, for small batches
 
-// Tiles 0 and 1: sums (16 x 16 int32); 2: activations (16 rows x 32 bytes); 4: weights (8 rows of
-// 16 x 4 bytes).
-TileConfig gemm_tiles() {
-    TileConfig config;
-    for (int t : {0, 1}) {
-        config.rows[t] = 16;
-        config.bytes_per_row[t] = 64;
-    }
-    config.rows[2] = 16;
-    config.bytes_per_row[2] = 32;
-    config.rows[4] = 8;
-    config.bytes_per_row[4] = 64;
-    return config;
-}
-
 struct Scratch {
     std::vector<uint8_t> panels;           // per group, per block: 512 bytes of tile B
     std::vector<float> weight_scales;      // per group, per block: 16 scales
@@ -60,14 +45,18 @@ struct Scratch {
     std::vector<uint8_t> last_activations; // the last activation tile's rows, zero-padded to 16
 };
 
+// The byte offsets of 16 rows `stride` bytes apart, for gathers.
+inline __m512i offsets_of_rows(size_t stride) {
+    return _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                              _mm512_set1_epi32(static_cast<int>(stride)));
+}
+
 // The panel of weight rows [first, first + count) (count <= 16): rows past count are zeros, and
 // so are their scales.
 void make_panel(const uint8_t* weights, size_t row_bytes, int64_t first, int count, int64_t blocks,
                 uint8_t* panel, float* scales) {
     const __mmask16 valid = static_cast<__mmask16>((1u << count) - 1);
-    const __m512i row_offsets =
-        _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                           _mm512_set1_epi32(static_cast<int>(row_bytes)));
+    const __m512i row_offsets = offsets_of_rows(row_bytes);
     const uint8_t* rows = weights + static_cast<size_t>(first) * row_bytes;
     for (int64_t b = 0; b < blocks; ++b) {
         const uint8_t* block = rows + static_cast<size_t>(b) * kBlockBytes;
@@ -84,26 +73,12 @@ void make_panel(const uint8_t* weights, size_t row_bytes, int64_t first, int cou
 
 // The scales of 16 activation rows (`stride` bytes apart) for every block, as floats.
 void activation_tile_scales(const uint8_t* rows, size_t stride, int64_t blocks, float* scales) {
-    const __m512i row_offsets =
-        _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                           _mm512_set1_epi32(static_cast<int>(stride)));
+    const __m512i row_offsets = offsets_of_rows(stride);
     for (int64_t b = 0; b < blocks; ++b) {
         const __m512i d = _mm512_i32gather_epi32(row_offsets, rows + b * kBlockBytes, 1);
         _mm512_storeu_ps(scales + b * kBatchRows, _mm512_cvtph_ps(_mm512_cvtepi32_epi16(d)));
     }
 }
-
-// One block's sums into tile kC: activations of block b (16 rows from `rows`), weights from the
-// panel.
-template <int kC>
-inline void multiply_block(const uint8_t* rows, size_t stride, const uint8_t* panel, int64_t b) {
-    zero_tile<kC>();
-    load_tile<2>(rows + b * kBlockBytes + 2, stride);
-    load_tile<4>(panel + b * kPanelBlockBytes, 64);
-    dot_int8_tiles<kC, 2, 4>();
-}
-
-using BlockSums = int32_t[kBatchRows][16];
 
 // acc[i] += float(sums[i]) * (weight scales * activation scale i).
 inline void add_block(__m512 (&acc)[kBatchRows], const BlockSums& sums, const float* weight_scales,
@@ -116,27 +91,20 @@ inline void add_block(__m512 (&acc)[kBatchRows], const BlockSums& sums, const fl
     }
 }
 
-// 16 activation rows (from `rows`, `stride` bytes apart) times one group's panel. A block's sums
-// are stored before the next block's product is issued, and scaled while it runs: the loads of
-// the sums wait for their store to retire, and that store issued after the next product would
-// wait for that product too.
+// 16 activation rows (from `rows`, `stride` bytes apart) times one group's panel.
 void tile_times_group(const uint8_t* rows, size_t stride, const uint8_t* panel, const float* weight_scales,
                       const float* activation_scales, int64_t blocks, __m512 (&acc)[kBatchRows]) {
     for (__m512& a : acc)
         a = _mm512_setzero_ps();
-    alignas(64) BlockSums sums[2];
-    multiply_block<0>(rows, stride, panel, 0);
-    for (int64_t b = 0; b < blocks; b += 2) {
-        store_tile<0>(sums[0], 64);
-        if (b + 1 < blocks) multiply_block<1>(rows, stride, panel, b + 1);
-        add_block(acc, sums[0], weight_scales + b * kRows, activation_scales + b * kBatchRows);
-        if (b + 1 < blocks) {
-            store_tile<1>(sums[1], 64);
-            if (b + 2 < blocks) multiply_block<0>(rows, stride, panel, b + 2);
-            add_block(acc, sums[1], weight_scales + (b + 1) * kRows,
-                      activation_scales + (b + 1) * kBatchRows);
-        }
-    }
+    block_products(
+        blocks,
+        [&](int64_t b) {
+            load_tile<2>(rows + b * kBlockBytes + 2, stride);
+            load_tile<4>(panel + b * kPanelBlockBytes, 64);
+        },
+        [&](const BlockSums& sums, int64_t b) {
+            add_block(acc, sums, weight_scales + b * kRows, activation_scales + b * kBatchRows);
+        });
 }
 
 void gemm_q8_0_amx(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
@@ -165,7 +133,7 @@ void gemm_q8_0_amx(int64_t n, const void* weights, size_t weight_row_bytes, int6
                    scratch.panels.data() + static_cast<size_t>(g * blocks) * kPanelBlockBytes,
                    scratch.weight_scales.data() + g * blocks * kRows);
 
-    const TilesInUse tiles(gemm_tiles());
+    const TilesInUse tiles(int8_block_tiles());
     const auto* a = static_cast<const uint8_t*>(activations);
     for (int64_t m0 = 0; m0 < batch; m0 += kBatchRows) {
         const int64_t batch_rows = std::min<int64_t>(kBatchRows, batch - m0);
