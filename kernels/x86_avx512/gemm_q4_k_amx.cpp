@@ -91,12 +91,14 @@ void prepare_activations(const uint8_t* rows, size_t stride, int count, int64_t 
                     a.scaled_sums[j][i] = 0;
                 continue;
             }
-            BlockQ8_K block;
-            std::memcpy(&block, rows + i * stride + s * sizeof(BlockQ8_K), sizeof block);
-            a.dx[i] = block.d;
+            const uint8_t* block = rows + i * stride + s * sizeof(BlockQ8_K);
+            float dx;
+            int16_t sums[QK_K / 16];
+            std::memcpy(&dx, block + offsetof(BlockQ8_K, d), sizeof dx);
+            std::memcpy(sums, block + offsetof(BlockQ8_K, bsums), sizeof sums);
+            a.dx[i] = dx;
             for (int j = 0; j < kSubBlocks; ++j)
-                a.scaled_sums[j][i] =
-                    block.d * static_cast<float>(block.bsums[2 * j] + block.bsums[2 * j + 1]);
+                a.scaled_sums[j][i] = dx * static_cast<float>(sums[2 * j] + sums[2 * j + 1]);
         }
     }
 }
