@@ -1,7 +1,8 @@
 #pragma once
-// The AMX tiles' configuration and loads, for the AMX tier's kernels (attention_amx.cpp,
-// gemm_q8_0_amx.cpp): our own asm rather than GCC 12's <immintrin.h> versions, whose operands
-// misstate the memory the instructions read.
+// The AMX tiles for the AMX tier's kernels (attention_amx.cpp, gemm_q8_0_amx.cpp,
+// gemm_q4_k_amx.cpp): their configuration, loads, stores and int8 products as our own asm rather
+// than GCC 12's <immintrin.h> versions, whose operands misstate the memory the instructions
+// touch; and the int8 gemms' pipeline of one product per block.
 #include <cstddef>
 #include <cstdint>
 #include <immintrin.h>
