@@ -9,9 +9,11 @@ Item {
     property real size: 20
     implicitWidth: size
     implicitHeight: size
-    // Multisampled layer for smooth edges on the GPU; the software renderer antialiases paths itself.
-    layer.enabled: GraphicsInfo.api !== GraphicsInfo.Software
-    layer.samples: 4
+    // A layer: multisampled for smooth edges on the GPU. The software renderer antialiases paths
+    // itself but, in Qt 6.4, draws a Shape unclipped: an icon in a scrolled list (a reply's avatar)
+    // showed above the list, over the chat's title. As a layer it is an image, clipped as any.
+    layer.enabled: true
+    layer.samples: GraphicsInfo.api !== GraphicsInfo.Software ? 4 : 0
 
     Shape {
         width: 24
