@@ -1,11 +1,11 @@
 #pragma once
 // The AMX tiles for the AMX tier's kernels (attention_amx.cpp, gemm_q8_0_amx.cpp,
-// gemm_q4_k_amx.cpp): their configuration, loads, stores and int8 products as our own asm rather
-// than GCC 12's <immintrin.h> versions, whose operands misstate the memory the instructions
-// touch; and the int8 gemms' pipeline of one product per block.
+// gemm_q4_k_amx.cpp; hearth-bench's peak): their configuration, loads, stores and int8 products
+// as our own asm rather than GCC 12's <immintrin.h> versions, whose operands misstate the memory
+// the instructions touch (asm alone: any file may include this, whatever its flags); and the int8
+// gemms' pipeline of one product per block.
 #include <cstddef>
 #include <cstdint>
-#include <immintrin.h>
 
 namespace hearth::kernels::amx {
 
@@ -56,7 +56,7 @@ public:
         // with GCC 12 dies so on this kind of CPU). This operand is the whole 64 bytes.
         asm volatile("ldtilecfg %0" : : "m"(config));
     }
-    ~TilesInUse() { _tile_release(); }
+    ~TilesInUse() { asm volatile("tilerelease" ::); }
     TilesInUse(const TilesInUse&) = delete;
     TilesInUse& operator=(const TilesInUse&) = delete;
 };

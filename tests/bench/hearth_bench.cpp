@@ -17,6 +17,9 @@
 #include "kernels/kernel_table.h"
 #include "kernels/tensor_type.h"
 #include "kernels/thread_pool.h"
+#if defined(__x86_64__)
+#include "kernels/x86_avx512/amx_tiles.h"
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -245,24 +248,23 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) double int8_loop
 // tiles), the AMX tier's matrices' int8 product: 16 x 16 x 64 multiply-adds per instruction. The
 // tile state was granted to the process when the tier was found (cpu_features).
 double int8_loop_amx(int64_t iterations, int32_t* sink) {
-    struct alignas(64) {
-        uint8_t palette = 1, start_row = 0, reserved[14] = {};
-        uint16_t bytes_per_row[16] = {};
-        uint8_t rows[16] = {};
-    } config;
+    namespace amx = kernels::amx;
+    amx::TileConfig config;
     for (int t = 0; t < 8; ++t) {
         config.bytes_per_row[t] = 64;
         config.rows[t] = 16;
     }
-    asm volatile("ldtilecfg %0" : : "m"(config));
-    asm volatile("tilezero %%tmm0\n\ttilezero %%tmm1\n\ttilezero %%tmm2\n\ttilezero %%tmm3\n\t"
-                 "tilezero %%tmm4\n\ttilezero %%tmm5\n\ttilezero %%tmm6\n\ttilezero %%tmm7" ::);
-    for (int64_t it = 0; it < iterations; ++it)
-        asm volatile("tdpbssd %%tmm6, %%tmm4, %%tmm0\n\ttdpbssd %%tmm7, %%tmm4, %%tmm1\n\t"
-                     "tdpbssd %%tmm6, %%tmm5, %%tmm2\n\ttdpbssd %%tmm7, %%tmm5, %%tmm3" ::);
-    alignas(64) int32_t sums[16][16];
-    asm volatile("tilestored %%tmm0, (%0,%1,1)" : : "r"(sums), "r"(size_t{64}) : "memory");
-    asm volatile("tilerelease" ::);
+    const amx::TilesInUse tiles(config);
+    amx::zero_tile<0>(), amx::zero_tile<1>(), amx::zero_tile<2>(), amx::zero_tile<3>();
+    amx::zero_tile<4>(), amx::zero_tile<5>(), amx::zero_tile<6>(), amx::zero_tile<7>();
+    for (int64_t it = 0; it < iterations; ++it) {
+        amx::dot_int8_tiles<0, 4, 6>();
+        amx::dot_int8_tiles<1, 4, 7>();
+        amx::dot_int8_tiles<2, 5, 6>();
+        amx::dot_int8_tiles<3, 5, 7>();
+    }
+    alignas(64) amx::BlockSums sums;
+    amx::store_tile<0>(sums, 64);
     *sink += sums[0][0];
     return static_cast<double>(iterations) * 4 * 16 * 16 * 64 * 2;
 }
@@ -305,6 +307,29 @@ template <class F> void on_threads(int threads, F&& fn) {
         t.join();
 }
 
+// The best of 3 passes of `iterations` of a compute loop (returning the operations it did) on
+// every thread at once, in G operations per second.
+template <class Local>
+double compute_peak(int threads, double (*loop)(int64_t, Local*), int64_t iterations,
+                    std::atomic<uint64_t>& sink) {
+    double best = 0;
+    for (int pass = 0; pass < 3; ++pass) {
+        std::atomic<double> ops{0};
+        const auto start = Clock::now();
+        on_threads(threads, [&](int, int) {
+            Local local = 0;
+            const double done = loop(iterations, &local);
+            double seen = ops.load();
+            while (!ops.compare_exchange_weak(seen, seen + done)) {
+            }
+            sink.fetch_add(static_cast<uint64_t>(local), std::memory_order_relaxed);
+        });
+        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        best = std::max(best, ops.load() / seconds / 1e9);
+    }
+    return best;
+}
+
 MachineLimits measure_limits(int threads) {
     MachineLimits limits;
     // 1 GiB: far beyond any L3 these machines have, so every pass streams from DRAM.
@@ -336,22 +361,7 @@ MachineLimits measure_limits(int threads) {
     }
     std::free(buffer);
 #if defined(__x86_64__)
-    if (simd) {
-        for (int pass = 0; pass < 3; ++pass) {
-            std::atomic<double> flops{0};
-            const auto start = Clock::now();
-            on_threads(threads, [&](int, int) {
-                float local = 0;
-                const double done = fma_loop(20'000'000, &local);
-                double seen = flops.load();
-                while (!flops.compare_exchange_weak(seen, seen + done)) {
-                }
-                sink.fetch_add(static_cast<uint64_t>(local), std::memory_order_relaxed);
-            });
-            const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-            limits.peak_gflops = std::max(limits.peak_gflops, flops.load() / seconds / 1e9);
-        }
-    }
+    if (simd) limits.peak_gflops = compute_peak(threads, fma_loop, 20'000'000, sink);
 #endif
 #if defined(__x86_64__)
     // The int8 dot product of the tier the kernels run.
@@ -374,34 +384,9 @@ MachineLimits measure_limits(int threads) {
     case kernels::Isa::Scalar:
         break;
     }
-    for (int pass = 0; int8_loop != nullptr && pass < 3; ++pass) {
-        std::atomic<double> ops{0};
-        const auto start = Clock::now();
-        on_threads(threads, [&](int, int) {
-            int32_t local = 0;
-            const double done = int8_loop(10'000'000, &local);
-            double seen = ops.load();
-            while (!ops.compare_exchange_weak(seen, seen + done)) {
-            }
-            sink.fetch_add(static_cast<uint64_t>(local), std::memory_order_relaxed);
-        });
-        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-        limits.int8_peak_gops = std::max(limits.int8_peak_gops, ops.load() / seconds / 1e9);
-    }
-    for (int pass = 0; kernels::active_kernels().isa == kernels::Isa::Amx && pass < 3; ++pass) {
-        std::atomic<double> ops{0};
-        const auto start = Clock::now();
-        on_threads(threads, [&](int, int) {
-            int32_t local = 0;
-            const double done = int8_loop_amx(2'000'000, &local);
-            double seen = ops.load();
-            while (!ops.compare_exchange_weak(seen, seen + done)) {
-            }
-            sink.fetch_add(static_cast<uint64_t>(local), std::memory_order_relaxed);
-        });
-        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-        limits.tile_int8_peak_gops = std::max(limits.tile_int8_peak_gops, ops.load() / seconds / 1e9);
-    }
+    if (int8_loop != nullptr) limits.int8_peak_gops = compute_peak(threads, int8_loop, 10'000'000, sink);
+    if (kernels::active_kernels().isa == kernels::Isa::Amx)
+        limits.tile_int8_peak_gops = compute_peak(threads, int8_loop_amx, 2'000'000, sink);
 #endif
     if (sink.load() == 42) std::fputc(' ', stderr); // keep the reads alive
     return limits;
