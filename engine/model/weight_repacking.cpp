@@ -41,7 +41,7 @@ size_t offset_of_row(kernels::TensorType type, int64_t cols, kernels::RowLayout 
 }
 
 size_t copy_bytes(const WeightMatrix& m) {
-    return kernels::interleaves_rows16(m.type, m.rows, m.cols)
+    return copy_layout(m) == kernels::RowLayout::Interleaved16
                ? kernels::interleaved_rows16_bytes(m.type, m.rows, m.cols)
                : file_bytes(m);
 }
