@@ -124,6 +124,69 @@ private slots:
                 QFAIL(qPrintable(QString("y[%1] = %2, row-major %3").arg(i).arg(got[i]).arg(expected[i])));
     }
 
+    // The prefill kernel of each tier over repacked rows (the AMX tier's tiles from a batch of 8;
+    // a batch of 20 leaves a short tile) against the scalar reference dot product, on a range of
+    // groups that does not start at the first, with nothing written outside it.
+    void prefill_kernel_matches_reference_data() {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<int>("isa");
+        for (TensorType type : {TensorType::Q4_K, TensorType::Q6_K})
+            for (Isa isa : kIsaTiers)
+                if (isa != Isa::Scalar)
+                    QTest::newRow(qPrintable(QString::fromUtf8(type_traits(type).name.data()) + " " +
+                                             QString::fromUtf8(isa_name(isa).data())))
+                        << int(type) << int(isa);
+    }
+    void prefill_kernel_matches_reference() {
+        QFETCH(int, type);
+        QFETCH(int, isa);
+        const KernelTable* table = kernels_for(static_cast<Isa>(isa));
+        if (table == nullptr)
+            QSKIP(qPrintable(QString::fromStdString(isa_unavailable_reason(static_cast<Isa>(isa)))));
+        const auto t = static_cast<TensorType>(type);
+        const GemmFn gemm = table->of(t).gemm_interleaved16;
+        if (gemm == nullptr)
+            QSKIP("this tier unpacks the rows for the row-major gemm (matmul_matches_row_major)");
+        const int64_t rows = 48, cols = 4 * 256, batch = 20;
+        const std::vector<std::byte> weights = quantized(t, rows, cols, 41);
+        std::vector<std::byte> packed(interleaved_rows16_bytes(t, rows, cols));
+        interleave_rows16(t, weights.data(), rows, cols, packed.data());
+        const std::vector<float> x = normal_data(batch * cols, 42);
+        const size_t a_bytes = row_bytes(TensorType::Q8_K, cols);
+        std::vector<std::byte> xq(a_bytes * batch);
+        reference_kernels().of(TensorType::Q8_K).quantize(x.data(), xq.data(), batch * cols);
+        std::vector<float> y(size_t(rows * batch), -999.0f);
+        gemm(cols, packed.data(), row_bytes(t, cols), 16, rows, xq.data(), a_bytes, batch, y.data(), rows);
+        for (int64_t b = 0; b < batch; ++b)
+            for (int64_t r = 0; r < rows; ++r) {
+                const float got = y[size_t(b * rows + r)];
+                if (r < 16) {
+                    QCOMPARE(got, -999.0f);
+                    continue;
+                }
+                const float expected = reference_kernels().of(t).vec_dot(
+                    cols, weights.data() + static_cast<size_t>(r) * row_bytes(t, cols),
+                    xq.data() + b * a_bytes);
+                // The kernels sum in their own orders: each within 64 float roundings of the sum of
+                // the products' magnitudes (the sum cancels, so not of the result) of the
+                // reference's result.
+                std::vector<float> w(static_cast<size_t>(cols)), a(static_cast<size_t>(cols));
+                reference_kernels().of(t).dequantize(
+                    weights.data() + static_cast<size_t>(r) * row_bytes(t, cols), w.data(), cols);
+                reference_kernels().of(TensorType::Q8_K).dequantize(xq.data() + b * a_bytes, a.data(), cols);
+                double magnitude = 0;
+                for (int64_t k = 0; k < cols; ++k)
+                    magnitude += std::fabs(double(w[size_t(k)]) * a[size_t(k)]);
+                QVERIFY2(std::fabs(double(got) - expected) <= 64 * 0x1p-24 * magnitude,
+                         qPrintable(QString("row %1, activation %2: %3, reference %4, products' magnitude %5")
+                                        .arg(r)
+                                        .arg(b)
+                                        .arg(got)
+                                        .arg(expected)
+                                        .arg(magnitude)));
+            }
+    }
+
     // The decode kernel of each tier against the scalar reference dot product, row by row.
     void decode_kernel_matches_reference_data() {
         QTest::addColumn<int>("type");
