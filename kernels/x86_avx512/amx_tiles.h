@@ -1,9 +1,9 @@
 #pragma once
 // The AMX tiles for the AMX tier's kernels (attention_amx.cpp, gemm_q8_0_amx.cpp,
-// gemm_q4_k_amx.cpp; hearth-bench's peak): their configuration, loads, stores and int8 products
-// as our own asm rather than GCC 12's <immintrin.h> versions, whose operands misstate the memory
-// the instructions touch (asm alone: any file may include this, whatever its flags); and the int8
-// gemms' pipeline of one product per block.
+// gemm_q4_k_amx.cpp, gemm_bf16_amx.cpp; hearth-bench's peaks): their configuration, loads, stores and int8
+// products as our own asm rather than GCC 12's <immintrin.h> versions, whose operands misstate the memory the
+// instructions touch (asm alone: any file may include this, whatever its flags); and the int8 gemms' pipeline
+// of one product per block.
 #include <cstddef>
 #include <cstdint>
 
@@ -43,6 +43,22 @@ template <int kTile> inline void store_tile(void* base, size_t stride) {
 }
 template <int kC, int kA, int kB> inline void dot_int8_tiles() {
     asm volatile("tdpbssd %%tmm%c0, %%tmm%c1, %%tmm%c2" : : "i"(kB), "i"(kA), "i"(kC));
+}
+// C += A . B over BF16 pairs (TDPBF16PS: C[m][n] += sum over k of A[m][k] * B[k / 2][2 n + k % 2],
+// in F32).
+template <int kC, int kA, int kB> inline void dot_bf16_tiles() {
+    asm volatile("tdpbf16ps %%tmm%c0, %%tmm%c1, %%tmm%c2" : : "i"(kB), "i"(kA), "i"(kC));
+}
+
+// All 8 tiles 16 rows of 64 bytes: a 16 x 16 F32 or int32 sum, or 16 rows of 32 BF16s or 64
+// bytes.
+inline TileConfig full_tiles() {
+    TileConfig config;
+    for (int t = 0; t < 8; ++t) {
+        config.bytes_per_row[t] = 64;
+        config.rows[t] = 16;
+    }
+    return config;
 }
 
 // The tiles configured for the scope of one kernel call, and released after it (so a thread

@@ -32,6 +32,7 @@
 #include "kernels/x86_avx512/amx_tiles.h"
 #include "kernels/x86_avx512/attention_rows.h"
 #include "kernels/x86_avx512/avx512_kernels.h"
+#include "kernels/x86_avx512/dword_transpose16.h"
 
 #include <algorithm>
 #include <cmath>
@@ -57,16 +58,6 @@ constexpr int64_t kMostGroups = kPassBytes / 4096; // groups of the smallest hea
 constexpr int64_t kTileFloats = 32768;
 constexpr int kTileBytes = 1024; // 16 rows of 64 bytes
 constexpr int kTileHalves = kTileBytes / 2;
-
-// The tile palette: all 8 tiles 16 rows of 64 bytes.
-TileConfig attention_tiles() {
-    TileConfig config;
-    for (int t = 0; t < 8; ++t) {
-        config.bytes_per_row[t] = 64;
-        config.rows[t] = 16;
-    }
-    return config;
-}
 
 // --- Splitting F32 into BF16 pieces ----------------------------------------------------------
 
@@ -97,35 +88,6 @@ struct Pieces3 {
     const __m512i pick = _mm512_set_epi16(63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33, 31,
                                           29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
     return _mm512_permutex2var_epi16(_mm512_castps_si512(a), pick, _mm512_castps_si512(b));
-}
-
-// 16 rows of 16 dwords transposed in place.
-[[gnu::always_inline]] inline void transpose16(__m512i (&r)[16]) {
-    __m512i a[16], b[16];
-#pragma GCC unroll 8
-    for (int i = 0; i < 8; ++i) {
-        a[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
-        a[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
-    }
-#pragma GCC unroll 4
-    for (int i = 0; i < 4; ++i) {
-        b[4 * i] = _mm512_unpacklo_epi64(a[4 * i], a[4 * i + 2]);
-        b[4 * i + 1] = _mm512_unpackhi_epi64(a[4 * i], a[4 * i + 2]);
-        b[4 * i + 2] = _mm512_unpacklo_epi64(a[4 * i + 1], a[4 * i + 3]);
-        b[4 * i + 3] = _mm512_unpackhi_epi64(a[4 * i + 1], a[4 * i + 3]);
-    }
-    // b[4 i + j], 128-bit lane L: column 4 L + j of rows 4 i .. 4 i + 3.
-#pragma GCC unroll 4
-    for (int j = 0; j < 4; ++j) {
-        const __m512i even_lanes_01 = _mm512_shuffle_i32x4(b[j], b[4 + j], 0x88);
-        const __m512i odd_lanes_01 = _mm512_shuffle_i32x4(b[j], b[4 + j], 0xdd);
-        const __m512i even_lanes_23 = _mm512_shuffle_i32x4(b[8 + j], b[12 + j], 0x88);
-        const __m512i odd_lanes_23 = _mm512_shuffle_i32x4(b[8 + j], b[12 + j], 0xdd);
-        r[j] = _mm512_shuffle_i32x4(even_lanes_01, even_lanes_23, 0x88);
-        r[8 + j] = _mm512_shuffle_i32x4(even_lanes_01, even_lanes_23, 0xdd);
-        r[4 + j] = _mm512_shuffle_i32x4(odd_lanes_01, odd_lanes_23, 0x88);
-        r[12 + j] = _mm512_shuffle_i32x4(odd_lanes_01, odd_lanes_23, 0xdd);
-    }
 }
 
 // --- One block of keys and values, in the tiles' layouts -------------------------------------
@@ -343,7 +305,7 @@ void attend_tile(const Tile& t, bool limited) {
     alignas(64) uint16_t weight_pieces[3 * kTileHalves];
     const BlockPieces block{{key_pieces[0], key_pieces[1]}, {value_pieces[0], value_pieces[1]}};
     Group pass[kMostGroups];
-    const TilesInUse tiles(attention_tiles());
+    const TilesInUse tiles(full_tiles());
     for (int64_t first_group = 0; first_group < groups; first_group += groups_per_pass) {
         const int64_t n_groups = std::min(groups_per_pass, groups - first_group);
         int64_t pass_keys = 0, first_block = INT64_MAX;

@@ -249,12 +249,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) double int8_loop
 // tile state was granted to the process when the tier was found (cpu_features).
 double int8_loop_amx(int64_t iterations, int32_t* sink) {
     namespace amx = kernels::amx;
-    amx::TileConfig config;
-    for (int t = 0; t < 8; ++t) {
-        config.bytes_per_row[t] = 64;
-        config.rows[t] = 16;
-    }
-    const amx::TilesInUse tiles(config);
+    const amx::TilesInUse tiles(amx::full_tiles());
     amx::zero_tile<0>(), amx::zero_tile<1>(), amx::zero_tile<2>(), amx::zero_tile<3>();
     amx::zero_tile<4>(), amx::zero_tile<5>(), amx::zero_tile<6>(), amx::zero_tile<7>();
     for (int64_t it = 0; it < iterations; ++it) {
