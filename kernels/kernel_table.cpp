@@ -164,6 +164,8 @@ KernelTable build_table(Isa isa) {
                               mine.gemm_rows_multiple_of_8 != below.gemm_rows_multiple_of_8 ||
                               mine.gemv_interleaved16 != below.gemv_interleaved16 ||
                               mine.gemm_interleaved16 != below.gemm_interleaved16 ||
+                              mine.gemm_bf16_tiles != below.gemm_bf16_tiles ||
+                              mine.gemm_bf16_tiles_interleaved16 != below.gemm_bf16_tiles_interleaved16 ||
                               mine.quantize != below.quantize ||
                               mine.quantize_activations != below.quantize_activations;
         mine.isa = replaced ? isa : below.isa;

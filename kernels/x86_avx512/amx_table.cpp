@@ -8,6 +8,7 @@ void add_kernels(KernelTable& table) {
     add_attention_kernels(table);
     add_q8_0_gemm_kernels(table);
     add_q4_k_gemm_kernels(table);
+    add_bf16_gemm_kernels(table);
 }
 
 } // namespace hearth::kernels::amx

@@ -23,6 +23,8 @@ void exp2_8(const float* in, float* out);
 // The Q8_0 activation quantizer (the reference's choice of scale, bit for bit), for every
 // 32-element format (quantize_avx512.cpp).
 void add_quantizer_kernels(KernelTable& table);
+// F32 -> BF16, the reference's rounding (bf16_rows_avx512.cpp): the BF16 type's quantizer.
+void quantize_row_bf16(const float* src, void* dst, int64_t n);
 
 // Q2_K and Q3_K decode (vec_dot, and the gemm's batch of one) two chunks per zmm, with the same
 // bits as the AVX2 tier's; prefill keeps the AVX2 tier's gemm tiles (low_bit_k_avx512.cpp).

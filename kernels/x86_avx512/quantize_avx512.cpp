@@ -97,6 +97,8 @@ void quantize_row_q8_0_activations(const float* src, void* dst, int64_t n) {
 void add_quantizer_kernels(KernelTable& table) {
     // The 32-element formats' dot products all take their activations through Q8_0's entry.
     table.of(TensorType::Q8_0).quantize_activations = quantize_row_q8_0_activations;
+    // BF16 rows: the AMX tier's tile gemm takes its activations so.
+    table.of(TensorType::BF16).quantize = quantize_row_bf16;
 }
 
 } // namespace hearth::kernels::avx512
