@@ -171,21 +171,27 @@ void matmat(benchmark::State& state, TensorType type, int64_t rows, int64_t cols
 // One thread, a tier's prefill gemm over a chunk of rows as matmul hands it out (112 rows of
 // Qwen2.5-0.5B's 896 on 2 threads) and a batch of prompt rows: tier 3 AVX-512, 4 AMX.
 void gemm_tier(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
-    const Isa isa = state.range(0) == 4 ? Isa::Amx : Isa::Avx512;
+    const Isa isa = state.range(0) >= 4 ? Isa::Amx : Isa::Avx512;
+    const bool bf16_tiles = state.range(0) == 5; // else the table's int8 kernels
     const int64_t batch = state.range(1);
     const KernelTable* table = kernels_for(isa);
     if (table == nullptr) return state.SkipWithError(isa_unavailable_reason(isa).c_str());
     const TypeKernels& k = table->of(type);
     const Matrix& m = matrix(type, rows, cols);
-    const size_t a_bytes = row_bytes(k.activation_type, cols);
-    const std::vector<uint8_t> a = activations(k.activation_type, cols, batch);
+    const TensorType activation_type = bf16_tiles ? TensorType::BF16 : k.activation_type;
+    const size_t a_bytes = row_bytes(activation_type, cols);
+    const std::vector<uint8_t> a = activations(activation_type, cols, batch);
     std::vector<float> y(rows * batch);
-    // Q4_K and Q6_K run repacked in groups of 16 rows, as the engine loads them.
-    const bool repacked = interleaves_rows16(type, rows, cols);
+    // Q4_K and Q6_K run repacked in groups of 16 rows, as the engine loads them (the BF16 tiles
+    // take the file's rows).
+    const bool repacked = !bf16_tiles && interleaves_rows16(type, rows, cols);
     std::vector<uint8_t> packed(repacked ? interleaved_rows16_bytes(type, rows, cols) : 0);
     if (repacked) interleave_rows16(type, m.weights.data(), rows, cols, packed.data());
     for (auto _ : state) {
-        if (repacked)
+        if (bf16_tiles)
+            k.gemm_bf16_tiles(cols, m.weights.data(), m.row_bytes, 0, rows, a.data(), a_bytes, batch,
+                              y.data(), rows);
+        else if (repacked)
             k.gemm_interleaved16(cols, packed.data(), m.row_bytes, 0, rows, a.data(), a_bytes, batch,
                                  y.data(), rows);
         else
@@ -196,7 +202,7 @@ void gemm_tier(benchmark::State& state, TensorType type, int64_t rows, int64_t c
     state.counters["GOP/s"] = benchmark::Counter(2.0 * double(rows) * double(cols) * double(batch) *
                                                      double(state.iterations()) * 1e-9,
                                                  benchmark::Counter::kIsRate);
-    state.SetLabel(std::string(isa_name(isa)));
+    state.SetLabel(std::string(isa_name(isa)) + (bf16_tiles ? " bf16 tiles" : ""));
 }
 
 // The whole matmul (activation quantization included) on a pool of 2 threads, active kernels.
@@ -452,17 +458,30 @@ BENCHMARK_CAPTURE(matmat, q4_1_4864x896, TensorType::Q4_1, 4864, 896)
     ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_CAPTURE(gemm_tier, q8_0_112x896, TensorType::Q8_0, 112, 896)
-    ->ArgsProduct({{3, 4}, {64, 512}})
+    ->ArgsProduct({{3, 4, 5}, {16, 64, 128, 256, 512}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(gemm_tier, q4_K_128x2048, TensorType::Q4_K, 128, 2048)
-    ->ArgsProduct({{3, 4}, {512}})
+    ->ArgsProduct({{3, 4, 5}, {64, 128, 256, 512}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(gemm_tier, q6_K_128x2048, TensorType::Q6_K, 128, 2048)
+    ->ArgsProduct({{3, 5}, {64, 128, 256, 512}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(gemm_tier, q4_K_256x8192, TensorType::Q4_K, 256, 8192)
+    ->ArgsProduct({{3, 4, 5}, {512}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(gemm_tier, q8_0_112x4864, TensorType::Q8_0, 112, 4864)
-    ->ArgsProduct({{3, 4}, {512}})
+    ->ArgsProduct({{3, 4, 5}, {512}})
     ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_CAPTURE(matmul_pool, q4_K_896x4864, TensorType::Q4_K, 896, 4864)->Arg(1)->Arg(64)->UseRealTime();
-BENCHMARK_CAPTURE(matmul_pool, q8_0_896x896, TensorType::Q8_0, 896, 896)->Arg(1)->Arg(64)->UseRealTime();
+BENCHMARK_CAPTURE(matmul_pool, q8_0_896x896, TensorType::Q8_0, 896, 896)
+    ->Arg(1)
+    ->Arg(64)
+    ->Arg(512)
+    ->UseRealTime();
+// Qwen2.5-0.5B's gate (4864 x 896) and down (896 x 4864) matrices over a prompt of 512.
+BENCHMARK_CAPTURE(matmul_pool, q8_0_4864x896, TensorType::Q8_0, 4864, 896)->Arg(512)->UseRealTime();
+BENCHMARK_CAPTURE(matmul_pool, q8_0_896x4864, TensorType::Q8_0, 896, 4864)->Arg(512)->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool, q5_0_4864x896, TensorType::Q5_0, 4864, 896)->Arg(1)->Arg(64)->UseRealTime();
 // Qwen2.5-0.5B's output matrix (Q8_0, 145 MB) and 40 MB of Q5_0 rows: decode from DRAM.
 BENCHMARK_CAPTURE(matmul_pool, q8_0_151936x896_dram, TensorType::Q8_0, 151936, 896)->Arg(1)->UseRealTime();
