@@ -15,7 +15,11 @@ void dequantize_row_f16(const void* src, float* dst, int64_t n);
 void dequantize_row_bf16(const void* src, float* dst, int64_t n);
 void dequantize_row_q8_0(const void* src, float* dst, int64_t n);
 void dequantize_row_q4_0(const void* src, float* dst, int64_t n);
+void dequantize_row_q4_1(const void* src, float* dst, int64_t n);
+void dequantize_row_q5_0(const void* src, float* dst, int64_t n);
+void dequantize_row_q5_1(const void* src, float* dst, int64_t n);
 void dequantize_row_q4_K(const void* src, float* dst, int64_t n);
+void dequantize_row_q5_K(const void* src, float* dst, int64_t n);
 void dequantize_row_q6_K(const void* src, float* dst, int64_t n);
 
 float vec_dot_f32_f32(int64_t n, const void* weight_row, const void* activation_row);

@@ -22,16 +22,20 @@ void add_kernels(KernelTable& table) {
         avx2::gemm_for(T::BF16));
     set(T::Q4_0, T::Q8_0, nullptr, avx2::dequantize_row_q4_0, avx2::vec_dot_q4_0_q8_0,
         avx2::gemm_for(T::Q4_0));
-    set(T::Q4_1, T::Q8_0, nullptr, nullptr, avx2::vec_dot_q4_1_q8_0, avx2::gemm_for(T::Q4_1));
-    set(T::Q5_0, T::Q8_0, nullptr, nullptr, avx2::vec_dot_q5_0_q8_0, avx2::gemm_for(T::Q5_0));
-    set(T::Q5_1, T::Q8_0, nullptr, nullptr, avx2::vec_dot_q5_1_q8_0, avx2::gemm_for(T::Q5_1));
+    set(T::Q4_1, T::Q8_0, nullptr, avx2::dequantize_row_q4_1, avx2::vec_dot_q4_1_q8_0,
+        avx2::gemm_for(T::Q4_1));
+    set(T::Q5_0, T::Q8_0, nullptr, avx2::dequantize_row_q5_0, avx2::vec_dot_q5_0_q8_0,
+        avx2::gemm_for(T::Q5_0));
+    set(T::Q5_1, T::Q8_0, nullptr, avx2::dequantize_row_q5_1, avx2::vec_dot_q5_1_q8_0,
+        avx2::gemm_for(T::Q5_1));
     set(T::Q8_0, T::Q8_0, avx2::quantize_row_q8_0, avx2::dequantize_row_q8_0, avx2::vec_dot_q8_0_q8_0,
         avx2::gemm_for(T::Q8_0));
     set(T::Q2_K, T::Q8_K, nullptr, nullptr, avx2::vec_dot_q2_K_q8_K, avx2::gemm_for(T::Q2_K));
     set(T::Q3_K, T::Q8_K, nullptr, nullptr, avx2::vec_dot_q3_K_q8_K, avx2::gemm_for(T::Q3_K));
     set(T::Q4_K, T::Q8_K, nullptr, avx2::dequantize_row_q4_K, avx2::vec_dot_q4_K_q8_K,
         avx2::gemm_for(T::Q4_K));
-    set(T::Q5_K, T::Q8_K, nullptr, nullptr, avx2::vec_dot_q5_K_q8_K, avx2::gemm_for(T::Q5_K));
+    set(T::Q5_K, T::Q8_K, nullptr, avx2::dequantize_row_q5_K, avx2::vec_dot_q5_K_q8_K,
+        avx2::gemm_for(T::Q5_K));
     set(T::Q6_K, T::Q8_K, nullptr, avx2::dequantize_row_q6_K, avx2::vec_dot_q6_K_q8_K,
         avx2::gemm_for(T::Q6_K));
     set(T::Q8_K, T::Q8_K, avx2::quantize_row_q8_K, nullptr, nullptr, nullptr);

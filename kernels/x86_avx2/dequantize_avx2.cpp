@@ -3,6 +3,8 @@
 #include "kernels/block_formats.h"
 #include "kernels/x86_avx2/avx2_k_quants.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
+#include "kernels/x86_avx2/k_quant_chunks.h"
+#include "kernels/x86_avx2/legacy_block_quants.h"
 
 namespace hearth::kernels::avx2 {
 namespace {
@@ -28,6 +30,17 @@ inline void store_scaled_minus(__m256i q, float d, float m, float* dst) {
         _mm256_storeu_ps(
             dst + 8 * k,
             _mm256_sub_ps(_mm256_mul_ps(scale, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(parts[k]))), min));
+}
+
+// Stores d * q + m for 32 unsigned quants q (the Q4_1 and Q5_1 formula, multiply then add).
+inline void store_scaled_plus(__m256i q, float d, float m, float* dst) {
+    const __m256 scale = _mm256_set1_ps(d), min = _mm256_set1_ps(m);
+    const __m128i low = _mm256_castsi256_si128(q), high = _mm256_extracti128_si256(q, 1);
+    const __m128i parts[4] = {low, _mm_srli_si128(low, 8), high, _mm_srli_si128(high, 8)};
+    for (int k = 0; k < 4; ++k)
+        _mm256_storeu_ps(
+            dst + 8 * k,
+            _mm256_add_ps(_mm256_mul_ps(scale, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(parts[k]))), min));
 }
 
 } // namespace
@@ -66,6 +79,26 @@ void dequantize_row_q4_0(const void* src, float* dst, int64_t n) {
                      fp16_to_float(blocks[b].d), dst + b * QK4_0);
 }
 
+void dequantize_row_q5_0(const void* src, float* dst, int64_t n) {
+    const auto* blocks = static_cast<const BlockQ5_0*>(src);
+    for (int64_t b = 0; b < n / QK5_0; ++b)
+        store_scaled(signed_quants(blocks[b]), fp16_to_float(blocks[b].d), dst + b * QK5_0);
+}
+
+void dequantize_row_q4_1(const void* src, float* dst, int64_t n) {
+    const auto* blocks = static_cast<const BlockQ4_1*>(src);
+    for (int64_t b = 0; b < n / QK4_1; ++b)
+        store_scaled_plus(unsigned_quants(blocks[b]), fp16_to_float(blocks[b].d), fp16_to_float(blocks[b].m),
+                          dst + b * QK4_1);
+}
+
+void dequantize_row_q5_1(const void* src, float* dst, int64_t n) {
+    const auto* blocks = static_cast<const BlockQ5_1*>(src);
+    for (int64_t b = 0; b < n / QK5_1; ++b)
+        store_scaled_plus(unsigned_quants(blocks[b]), fp16_to_float(blocks[b].d), fp16_to_float(blocks[b].m),
+                          dst + b * QK5_1);
+}
+
 void dequantize_row_q4_K(const void* src, float* dst, int64_t n) {
     const auto* blocks = static_cast<const BlockQ4_K*>(src);
     const __m256i low4 = _mm256_set1_epi8(0x0F);
@@ -83,6 +116,25 @@ void dequantize_row_q4_K(const void* src, float* dst, int64_t n) {
                                out + 64 * j);
             store_scaled_minus(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), d * scales[2 * j + 1],
                                dmin * mins[2 * j + 1], out + 64 * j + 32);
+        }
+    }
+}
+
+void dequantize_row_q5_K(const void* src, float* dst, int64_t n) {
+    const auto* blocks = static_cast<const BlockQ5_K*>(src);
+    for (int64_t b = 0; b < n / QK_K; ++b) {
+        const BlockQ5_K& block = blocks[b];
+        uint32_t words[4];
+        unpack_k4_scales(block.scales, words);
+        const auto* scales = reinterpret_cast<const uint8_t*>(words);
+        const uint8_t* mins = scales + 8;
+        const float d = fp16_to_float(block.d), dmin = fp16_to_float(block.dmin);
+        const __m256i high_bits = load256(block.qh);
+        float* out = dst + b * QK_K;
+        for (int j = 0; j < 4; ++j) {
+            const QuantPair q = q5k_quant_pair(block.qs, high_bits, j);
+            store_scaled_minus(q.low, d * scales[2 * j], dmin * mins[2 * j], out + 64 * j);
+            store_scaled_minus(q.high, d * scales[2 * j + 1], dmin * mins[2 * j + 1], out + 64 * j + 32);
         }
     }
 }

@@ -1,5 +1,5 @@
 // Prefill gemm on AMX-BF16 tiles: the AMX tier's `gemm_bf16_tiles` for the quantized types whose
-// rows the table widens to F32 with SIMD code (Q8_0, Q4_0, Q4_K, Q6_K).
+// rows the table widens to F32 with SIMD code (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K).
 //
 // Why: the int8 tiles' products stop at each block of 32, because each block has its own scale
 // on both sides: each product's sums had to be stored and scaled in zmm, and that, not the tiles,
@@ -394,6 +394,10 @@ void add_bf16_gemm_kernels(KernelTable& table) {
     };
     add(TensorType::Q8_0, gemm_bf16_rows<TensorType::Q8_0>, nullptr);
     add(TensorType::Q4_0, gemm_bf16_rows<TensorType::Q4_0>, nullptr);
+    add(TensorType::Q4_1, gemm_bf16_rows<TensorType::Q4_1>, nullptr);
+    add(TensorType::Q5_0, gemm_bf16_rows<TensorType::Q5_0>, nullptr);
+    add(TensorType::Q5_1, gemm_bf16_rows<TensorType::Q5_1>, nullptr);
+    add(TensorType::Q5_K, gemm_bf16_rows<TensorType::Q5_K>, nullptr);
     add(TensorType::Q4_K, gemm_bf16_rows<TensorType::Q4_K>,
         gemm_bf16_interleaved16<InterleavedQ4_K, InterleavedQ4_KWeights>);
     add(TensorType::Q6_K, gemm_bf16_rows<TensorType::Q6_K>,

@@ -18,7 +18,8 @@ using namespace hearth::kernels;
 
 namespace {
 
-const TensorType kTileTypes[] = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_K, TensorType::Q6_K};
+const TensorType kTileTypes[] = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0,
+                                 TensorType::Q5_1, TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
 
 std::vector<float> normal_data(int64_t n, uint32_t seed, float mean = 0.1f) {
     std::mt19937 rng(seed);

@@ -247,14 +247,12 @@ private slots:
         const KernelTable& avx2 = *kernels_for(Isa::Avx2);
         for (TensorType t : kTypes) {
             const TypeKernels& k = table.of(t);
-            // The AMX tier replaces Q8_0's gemm, and multiplies Q8_0 and Q4_0 on BF16 tiles in
-            // prefill (the other formats have no SIMD dequantizer to widen their weights with).
-            const bool on_tiles = t == TensorType::Q8_0 || t == TensorType::Q4_0;
-            const bool avx512_type = tier == Isa::Amx && !on_tiles;
-            QCOMPARE(k.isa, avx512_type ? Isa::Avx512 : tier);
+            // The AMX tier replaces Q8_0's gemm, and multiplies every type on BF16 tiles in
+            // prefill.
+            QCOMPARE(k.isa, tier);
             if (tier == Isa::Amx)
                 QCOMPARE(k.gemm == kernels_for(Isa::Avx512)->of(t).gemm, t != TensorType::Q8_0);
-            QCOMPARE(k.gemm_bf16_tiles != nullptr, tier == Isa::Amx && on_tiles);
+            QCOMPARE(k.gemm_bf16_tiles != nullptr, tier == Isa::Amx);
             QCOMPARE(k.activation_type, TensorType::Q8_0);
             QVERIFY(k.vec_dot != nullptr && k.vec_dot != avx2.of(t).vec_dot);
             QVERIFY(k.gemm != nullptr && k.gemm != avx2.of(t).gemm);
