@@ -6,6 +6,7 @@
 // of one product per block.
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 
 namespace hearth::kernels::amx {
 
