@@ -263,6 +263,25 @@ double int8_loop_amx(int64_t iterations, int32_t* sink) {
     *sink += sums[0][0];
     return static_cast<double>(iterations) * 4 * 16 * 16 * 64 * 2;
 }
+
+// TDPBF16PS the same way: the AMX tier's prefill of batches of kBf16TileMinBatch rows or more,
+// 16 x 16 x 32 multiply-adds per instruction, in F32.
+double bf16_loop_amx(int64_t iterations, float* sink) {
+    namespace amx = kernels::amx;
+    const amx::TilesInUse tiles(amx::full_tiles());
+    amx::zero_tile<0>(), amx::zero_tile<1>(), amx::zero_tile<2>(), amx::zero_tile<3>();
+    amx::zero_tile<4>(), amx::zero_tile<5>(), amx::zero_tile<6>(), amx::zero_tile<7>();
+    for (int64_t it = 0; it < iterations; ++it) {
+        amx::dot_bf16_tiles<0, 4, 6>();
+        amx::dot_bf16_tiles<1, 4, 7>();
+        amx::dot_bf16_tiles<2, 5, 6>();
+        amx::dot_bf16_tiles<3, 5, 7>();
+    }
+    alignas(64) float sums[16][16];
+    amx::store_tile<0>(sums, 64);
+    *sink += sums[0][0];
+    return static_cast<double>(iterations) * 4 * 16 * 16 * 32 * 2;
+}
 #endif
 
 uint64_t read_stream_scalar(const std::byte* data, size_t bytes) {
@@ -288,7 +307,8 @@ struct MachineLimits {
     double peak_gflops = 0;    // FP32 FMA
     double int8_peak_gops = 0; // the active tier's int8 dot product (0: the scalar tier)
     std::string int8_instruction;
-    double tile_int8_peak_gops = 0; // the AMX tier's TDPBSSD (0: other tiers)
+    double tile_int8_peak_gops = 0;   // the AMX tier's TDPBSSD (0: other tiers)
+    double tile_bf16_peak_gflops = 0; // the AMX tier's TDPBF16PS (0: other tiers)
 };
 
 // fn(index, threads) on `threads` threads at once (this one is index 0): each measurement
@@ -380,8 +400,10 @@ MachineLimits measure_limits(int threads) {
         break;
     }
     if (int8_loop != nullptr) limits.int8_peak_gops = compute_peak(threads, int8_loop, 10'000'000, sink);
-    if (kernels::active_kernels().isa == kernels::Isa::Amx)
+    if (kernels::active_kernels().isa == kernels::Isa::Amx) {
         limits.tile_int8_peak_gops = compute_peak(threads, int8_loop_amx, 2'000'000, sink);
+        limits.tile_bf16_peak_gflops = compute_peak(threads, bf16_loop_amx, 2'000'000, sink);
+    }
 #endif
     if (sink.load() == 42) std::fputc(' ', stderr); // keep the reads alive
     return limits;
@@ -392,11 +414,14 @@ MachineLimits measure_limits(int threads) {
 struct ModelFacts {
     std::string name, type;
     int64_t file_bytes = 0;
-    int64_t params = 0;             // every tensor element
-    int64_t matmul_params = 0;      // weights multiplied per token (layers and output)
-    int64_t int8_matmul_params = 0; // of which quantized: their kernels multiply int8 activations
-    int64_t tile_matmul_params = 0; // of which the AMX tier's tiles multiply in prefill
-    int64_t decode_read_bytes = 0;  // weight bytes one decode step streams
+    int64_t params = 0;                       // every tensor element
+    int64_t matmul_params = 0;                // weights multiplied per token (layers and output)
+    int64_t int8_matmul_params = 0;           // of which quantized: their kernels multiply int8 activations
+    int64_t tile_matmul_params = 0;           // of which the AMX tier's int8 tiles multiply in prefill
+    int64_t bf16_tile_matmul_params = 0;      // of which its BF16 tiles multiply in prefill batches of
+                                              // kBf16TileMinBatch rows or more
+    int64_t int8_only_tile_matmul_params = 0; // on int8 tiles without BF16 tiles (none today)
+    int64_t decode_read_bytes = 0;            // weight bytes one decode step streams
 };
 
 ModelFacts facts_of(const engine::Model& model) {
@@ -412,10 +437,17 @@ ModelFacts facts_of(const engine::Model& model) {
         if (kernels::active_kernels().of(m.type).activation_type != kernels::TensorType::F32 &&
             m.type != kernels::TensorType::F16 && m.type != kernels::TensorType::BF16)
             f.int8_matmul_params += m.rows * m.cols;
-        // The types whose kernels the AMX tier replaced (its tile gemms: Q8_0, repacked Q4_K).
-        if (kernels::active_kernels().isa == kernels::Isa::Amx &&
-            kernels::active_kernels().of(m.type).isa == kernels::Isa::Amx)
-            f.tile_matmul_params += m.rows * m.cols;
+        // The types whose kernels the AMX tier replaced: its int8 tile gemms (Q8_0, repacked
+        // Q4_K) and its BF16 tile gemms.
+        if (kernels::active_kernels().isa == kernels::Isa::Amx) {
+            const kernels::TypeKernels& k = kernels::active_kernels().of(m.type);
+            if (k.gemm_bf16_tiles != nullptr) f.bf16_tile_matmul_params += m.rows * m.cols;
+            const kernels::TypeKernels& avx512 = kernels::kernels_for(kernels::Isa::Avx512)->of(m.type);
+            if (k.gemm != avx512.gemm || k.gemm_interleaved16 != avx512.gemm_interleaved16) {
+                f.tile_matmul_params += m.rows * m.cols;
+                if (k.gemm_bf16_tiles == nullptr) f.int8_only_tile_matmul_params += m.rows * m.cols;
+            }
+        }
         f.decode_read_bytes += static_cast<int64_t>(kernels::row_bytes(m.type, m.cols)) * m.rows;
     };
     for (const auto& l : w.layers) {
@@ -623,8 +655,10 @@ void print_md_header(const Context& c, int threads, const engine::KvCache& cache
         threads, c.limits.bandwidth_gbps, c.limits.peak_gflops, c.limits.int8_peak_gops,
         c.limits.int8_instruction.empty() ? "none" : c.limits.int8_instruction.c_str(), c.isa.c_str());
     if (c.limits.tile_int8_peak_gops > 0)
-        std::printf("AMX int8 peak %.1f GOP/s (tdpbssd): the prefill limit of the types on tiles\n",
-                    c.limits.tile_int8_peak_gops);
+        std::printf("AMX int8 peak %.1f GOP/s (tdpbssd), BF16 peak %.1f GFLOP/s (tdpbf16ps): the prefill "
+                    "limits of the types on tiles (BF16 from %lld prompt rows per batch)\n",
+                    c.limits.tile_int8_peak_gops, c.limits.tile_bf16_peak_gflops,
+                    static_cast<long long>(kernels::kBf16TileMinBatch));
     // The cache's real size, by the types it holds.
     std::printf("KV cache: keys %s, values %s, %.2f MiB for %d positions (%.1f KiB per token)\n\n",
                 std::string(kernels::type_traits(cache.type(engine::KvCache::Part::Keys)).name).c_str(),
@@ -672,15 +706,26 @@ int run(const Options& o) {
                     r.limit_ts =
                         c.limits.bandwidth_gbps * 1e9 / static_cast<double>(c.model.decode_read_bytes);
                 } else {
-                    // Each weight is one multiply-add per token: those on AMX tiles at TDPBSSD's
-                    // peak, other int8 ones at the tier's int8 peak, the rest at the FMA peak.
+                    // Each weight is one multiply-add per token: those on AMX tiles at TDPBF16PS's
+                    // peak (batches of kBf16TileMinBatch rows or more) or TDPBSSD's, other int8
+                    // ones at the tier's int8 peak, the rest at the FMA peak.
                     const bool tiles = c.limits.tile_int8_peak_gops > 0;
-                    const double tile_ops = tiles ? 2.0 * static_cast<double>(c.model.tile_matmul_params) : 0;
-                    const double int8_ops = 2.0 * static_cast<double>(c.model.int8_matmul_params) - tile_ops;
+                    const bool bf16_tiles =
+                        tiles && std::min(r.n_prompt, o.batch) >= kernels::kBf16TileMinBatch;
+                    const double bf16_tile_ops =
+                        bf16_tiles ? 2.0 * static_cast<double>(c.model.bf16_tile_matmul_params) : 0;
+                    // On int8 tiles: a batch too short for BF16 tiles, or a type without them.
+                    const double int8_tile_ops =
+                        !tiles ? 0
+                               : 2.0 * static_cast<double>(bf16_tiles ? c.model.int8_only_tile_matmul_params
+                                                                      : c.model.tile_matmul_params);
+                    const double int8_ops =
+                        2.0 * static_cast<double>(c.model.int8_matmul_params) - int8_tile_ops - bf16_tile_ops;
                     const double float_ops =
                         2.0 * static_cast<double>(c.model.matmul_params - c.model.int8_matmul_params);
                     const double seconds_per_token =
-                        (tiles ? tile_ops / (c.limits.tile_int8_peak_gops * 1e9) : 0) +
+                        (bf16_tiles ? bf16_tile_ops / (c.limits.tile_bf16_peak_gflops * 1e9) : 0) +
+                        (tiles ? int8_tile_ops / (c.limits.tile_int8_peak_gops * 1e9) : 0) +
                         (c.limits.int8_peak_gops > 0 ? int8_ops / (c.limits.int8_peak_gops * 1e9)
                                                      : int8_ops / (c.limits.peak_gflops * 1e9)) +
                         float_ops / (c.limits.peak_gflops * 1e9);
