@@ -4,18 +4,25 @@
 //
 // Why: in prefill at depth the AVX-512 kernel is bound by its FMAs (2 * head_dim per key and
 // row), and at 2048 keys attention was a quarter of a prefill turn. A TDPBF16PS does 8192
-// multiply-adds in ~16 cycles, where two FMA ports do 32 a cycle. With the 5 products per pair
-// of operands below, the softmax in zmm and the operands' conversions, the kernel takes ~1.0 ns
-// per (key, row) at head size 64 where the AVX-512 one takes ~1.6 (bench_avx2_kernels,
-// BENCHMARKS.md, fifteenth session); the products alone would take ~0.35.
+// multiply-adds in ~16 cycles (~4.5 ns here, with or without a chain of sums through one
+// tile), where two FMA ports do 32 a cycle. With the products below (5 per pair of operands for
+// the scores, 3 for the values' sums), the softmax in zmm and the operands' conversions, the
+// kernel takes ~0.72 ns per (key, row) at head size 64 and 7 heads a group (bench_avx2_kernels'
+// attention, one thread), where the AVX-512 one takes ~1.6.
 //
-// Exact, not BF16: each operand is split into BF16 pieces whose sum is the operand itself. An
-// F32 is the sum of three (the top 8 bits of its significand, the next 8, the last 8), an F16
-// key or value the sum of two (11 bits). A product of pieces is exact in F32, and the tiles
+// Near exact, not BF16: each operand is split into BF16 pieces. An F16 key or value is exactly the
+// sum of two (11 significant bits), an F32 query the sum of three (the top 8 bits of its
+// significand, the next 8, the last 8). A product of pieces is exact in F32 and the tiles
 // accumulate in F32, so a score is the F32 sum of the products of all pairs of pieces but the
-// smallest one (query low x key low, below 2^-24 of the product): as close to exact as the
-// AVX-512 kernel's F32 FMAs, in another order. So are the values' sums (weight pieces x value
-// pieces).
+// smallest (query low x key low, below 2^-24 of the product): as close to exact as the AVX-512
+// kernel's F32 FMAs, in another order. Scores are amplified into the weights (an error of e in a
+// score, in powers of 2, is ln 2 x e relative in its weight), so they keep every bit. A softmax
+// weight (0 to 1) is cut to its top 16 bits, two pieces, and the values' sums take weight high x
+// value high, high x low and low x high: each term within 2^-15 of itself, the outputs within 2^-15
+// of the values' scale (test_attention_kernels), 16 times finer than the F16 cache's own rounding
+// of each value (2^-11), and far finer than llama.cpp's F16 value sums (~1e-3 from exact). The
+// third weight piece (five products) cost 0.88 ns per (key, row) rather than 0.72 for outputs 1e-7
+// closer.
 //
 // Layout (rows of a tile go side by side, as in attention_avx512.cpp, 16 to a group):
 // - scores transposed: S^T[key][row] = K[key] . Q^T, K's rows as they are (A tiles of 16 keys x
@@ -74,6 +81,15 @@ struct Pieces3 {
     const __m512 rest = _mm512_sub_ps(x, high);
     const __m512 middle = top_bits(rest);
     return {high, middle, _mm512_sub_ps(rest, middle)};
+}
+// x's top 16 significant bits as two BF16s: its top 8 and the next 8 (what is left, below
+// 2^-16 of x, is dropped).
+struct Pieces2 {
+    __m512 high, low;
+};
+[[gnu::always_inline]] inline Pieces2 split2(__m512 x) {
+    const __m512 high = top_bits(x);
+    return {high, top_bits(_mm512_sub_ps(x, high))};
 }
 
 // The BF16s (top halves) of a and b interleaved: 32-bit lane n holds a[n] low, b[n] high, the
@@ -213,7 +229,7 @@ void block_scores(const Group& g, const BlockPieces& block, int64_t padded_dim, 
 }
 
 // The softmax of a block for a group (softmax_block, as the AVX-512 kernel's, over 32 keys): the
-// weights' pieces paired by keys into 3 B tiles, outputs rescaled.
+// weights' two pieces paired by keys into 2 B tiles, outputs rescaled.
 void block_weights(const Tile& t, Group& g, int64_t first, bool limited, float (*scores)[kRows],
                    uint16_t* weight_pieces) {
     using V = __m512;
@@ -230,17 +246,16 @@ void block_weights(const Tile& t, Group& g, int64_t first, bool limited, float (
                             _mm512_mul_ps(_mm512_load_ps(g.outputs + d * kRows), rescale));
 #pragma GCC unroll 16
     for (int pair = 0; pair < 16; ++pair) {
-        const Pieces3 a = split3(s[pair / 8][2 * pair % 16]), b = split3(s[pair / 8][2 * pair % 16 + 1]);
+        const Pieces2 a = split2(s[pair / 8][2 * pair % 16]), b = split2(s[pair / 8][2 * pair % 16 + 1]);
         _mm512_store_si512(weight_pieces + pair * 32, pair_halves(a.high, b.high));
-        _mm512_store_si512(weight_pieces + kTileHalves + pair * 32, pair_halves(a.middle, b.middle));
-        _mm512_store_si512(weight_pieces + 2 * kTileHalves + pair * 32, pair_halves(a.low, b.low));
+        _mm512_store_si512(weight_pieces + kTileHalves + pair * 32, pair_halves(a.low, b.low));
     }
 }
 
 // O^T += V^T . P^T for 32 elements of the head (kChunks = 2; 1 for a last 16), smaller products
 // first. Tiles: outputs 0 and 1, value pieces 2, 3 and 7 (low of both chunks, high of the first;
 // then 2 takes the second's high, once the products that read it were issued), weight pieces 4
-// (high), 5 (middle) and 6 (low): each operand is loaded once per block.
+// (high) and 5 (low): each operand is loaded once per block.
 template <int kChunks>
 void chunk_values(float* outputs, const uint16_t* value_high, const uint16_t* value_low) {
     constexpr int kStride = 16 * kKeys; // halves from one chunk's value tile to the next
@@ -251,19 +266,13 @@ void chunk_values(float* outputs, const uint16_t* value_high, const uint16_t* va
         load_tile<3>(value_low + kStride, 64);
     }
     load_tile<7>(value_high, 64);
-    _tile_dpbf16ps(0, 2, 5); // value low x weight middle, high
-    _tile_dpbf16ps(0, 2, 4);
-    if constexpr (kChunks == 2) {
-        _tile_dpbf16ps(1, 3, 5);
-        _tile_dpbf16ps(1, 3, 4);
-    }
-    _tile_dpbf16ps(0, 7, 6); // value high x weight low, middle, high
-    _tile_dpbf16ps(0, 7, 5);
+    _tile_dpbf16ps(0, 2, 4); // value low x weight high
+    if constexpr (kChunks == 2) _tile_dpbf16ps(1, 3, 4);
+    _tile_dpbf16ps(0, 7, 5); // value high x weight low, high
     _tile_dpbf16ps(0, 7, 4);
     _tile_stored(0, outputs, 64);
     if constexpr (kChunks == 2) {
         load_tile<2>(value_high + kStride, 64);
-        _tile_dpbf16ps(1, 2, 6);
         _tile_dpbf16ps(1, 2, 5);
         _tile_dpbf16ps(1, 2, 4);
         _tile_stored(1, outputs + 16 * kRows, 64);
@@ -273,7 +282,6 @@ void chunk_values(float* outputs, const uint16_t* value_high, const uint16_t* va
 void block_values(const Group& g, const BlockPieces& block, int64_t head_dim, const uint16_t* weight_pieces) {
     load_tile<4>(weight_pieces, 64);
     load_tile<5>(weight_pieces + kTileHalves, 64);
-    load_tile<6>(weight_pieces + 2 * kTileHalves, 64);
     for (int64_t d = 0; d < head_dim; d += 32) {
         float* outputs = g.outputs + d * kRows;
         const uint16_t* high = block.values[0] + d * kKeys;
@@ -302,7 +310,7 @@ void attend_tile(const Tile& t, bool limited) {
     alignas(64) uint16_t key_pieces[2][kKeys * kLargestHead];
     alignas(64) uint16_t value_pieces[2][kKeys * kLargestHead];
     alignas(64) float scores[kKeys][kRows];
-    alignas(64) uint16_t weight_pieces[3 * kTileHalves];
+    alignas(64) uint16_t weight_pieces[2 * kTileHalves];
     const BlockPieces block{{key_pieces[0], key_pieces[1]}, {value_pieces[0], value_pieces[1]}};
     Group pass[kMostGroups];
     const TilesInUse tiles(full_tiles());
