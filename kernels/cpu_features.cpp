@@ -49,6 +49,8 @@ bool request_amx_tile_data() {
 
 CpuFeatures cpu_features() {
     CpuFeatures f;
+    const Registers leaf0 = cpuid(0, 0); // the vendor string in EBX, EDX, ECX
+    f.intel = leaf0.ebx == 0x756e6547 && leaf0.edx == 0x49656e69 && leaf0.ecx == 0x6c65746e;
     const Registers leaf1 = cpuid(1, 0);
     if (!bit(leaf1.ecx, 27)) return f; // OSXSAVE: without it XGETBV faults
     const uint64_t xcr = xcr0();

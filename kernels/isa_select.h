@@ -51,6 +51,7 @@ struct CpuFeatures {
     bool avx512_bf16 = false;
     bool amx_tiles_hardware = false; // AMX-TILE, -BF16 and -INT8, and the OS saves tile state (XCR0)
     bool amx_bf16 = false;           // and the OS granted this process the tile data (arch_prctl)
+    bool intel = false;              // the vendor is GenuineIntel
 };
 CpuFeatures cpu_features();
 

@@ -15,6 +15,7 @@
 // (kRows int8 to int32), shift_left_words<n>, shift_right_words<n>, and six_bits(low, high):
 // (low & 0x0F) | (high & 0x30) per byte.
 #include "kernels/block_formats.h"
+#include "kernels/decode_prefetch.h"
 #include "kernels/interleaved_rows.h"
 #include <cstdint>
 #include <immintrin.h>
@@ -24,17 +25,11 @@ namespace {
 
 template <class V> constexpr int kVectorsPerGroup = kInterleavedRows / V::kRows;
 
-// The hardware prefetcher alone keeps too few misses in flight to stream weights at the
-// memory's speed: each super-block asks for the lines this far ahead of it.
-#ifndef HEARTH_INTERLEAVED_PREFETCH
-#define HEARTH_INTERLEAVED_PREFETCH 4096
-#endif
-constexpr size_t kPrefetchAhead = HEARTH_INTERLEAVED_PREFETCH;
-
-template <class Block> inline void prefetch_ahead(const Block& b) {
-    const char* p = reinterpret_cast<const char*>(&b) + kPrefetchAhead;
+// Each super-block asks for the lines the CPU's plan says ahead of it (decode_prefetch.h).
+template <class Block> inline void prefetch_ahead(const Block& b, const DecodePrefetch& plan) {
+    const char* p = reinterpret_cast<const char*>(&b) + plan.group_bytes_ahead;
     for (size_t offset = 0; offset < sizeof(Block); offset += 64)
-        _mm_prefetch(p + offset, _MM_HINT_T0);
+        prefetch_weight_line(p + offset, plan.into_l2);
 }
 
 // The 32-element sums of a Q8_K block's sub-block pairs (2p, 2p + 1), as int16 pairs.
@@ -96,6 +91,7 @@ void gemv_q4_K_interleaved16(int64_t n, const void* packed, int64_t group_begin,
     const int64_t blocks = n / QK_K;
     const auto* groups = static_cast<const InterleavedQ4_K*>(packed);
     const auto* a = static_cast<const BlockQ8_K*>(activation);
+    const DecodePrefetch& prefetch = decode_prefetch();
     for (int64_t g = group_begin; g < group_end; ++g) {
         const InterleavedQ4_K* w = groups + g * blocks;
         typename V::Float acc[H];
@@ -104,7 +100,7 @@ void gemv_q4_K_interleaved16(int64_t n, const void* packed, int64_t group_begin,
         for (int64_t i = 0; i < blocks; ++i) {
             const InterleavedQ4_K& b = w[i];
             const BlockQ8_K& x = a[i];
-            prefetch_ahead(b);
+            prefetch_ahead(b, prefetch);
             typename V::Int scaled[H], offset[H];
             for (int h = 0; h < H; ++h)
                 scaled[h] = offset[h] = V::zero_int();
@@ -163,6 +159,7 @@ void gemv_q6_K_interleaved16(int64_t n, const void* packed, int64_t group_begin,
     const int64_t blocks = n / QK_K;
     const auto* groups = static_cast<const InterleavedQ6_K*>(packed);
     const auto* a = static_cast<const BlockQ8_K*>(activation);
+    const DecodePrefetch& prefetch = decode_prefetch();
     for (int64_t g = group_begin; g < group_end; ++g) {
         const InterleavedQ6_K* w = groups + g * blocks;
         typename V::Float acc[H];
@@ -171,7 +168,7 @@ void gemv_q6_K_interleaved16(int64_t n, const void* packed, int64_t group_begin,
         for (int64_t i = 0; i < blocks; ++i) {
             const InterleavedQ6_K& b = w[i];
             const BlockQ8_K& x = a[i];
-            prefetch_ahead(b);
+            prefetch_ahead(b, prefetch);
             typename V::Int scaled[H];
             for (int h = 0; h < H; ++h)
                 scaled[h] = V::zero_int();

@@ -16,6 +16,7 @@
 // add m * dx * sum(x) too): exact integer dots, two float roundings and an FMA. The FMA and the
 // multiply share the two pipes vpdpbusd uses on Zen 4: this bounds the tile at 8/10 of the
 // int8 peak (measured: 96 vpdpbusd + 12 x (cvt, mul, fma) take 120 cycles).
+#include "kernels/decode_prefetch.h"
 #include "kernels/x86_vnni/q8_0_family.h"
 #include "kernels/x86_vnni/row_vectors.h"
 
@@ -339,10 +340,6 @@ inline float hsum(__m256 v) {
     return _mm_cvtss_f32(s);
 }
 
-// Decode streams each weight once from memory: ask for the bytes this far ahead of the row
-// being read (as the AVX2 tier does; matmul.cpp says why).
-constexpr size_t kPrefetchAhead = 2048;
-
 template <class Format>
 void gemv_rows(int64_t n, const char* weights, size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
                const void* activation, float* y) {
@@ -353,10 +350,11 @@ void gemv_rows(int64_t n, const char* weights, size_t weight_row_bytes, int64_t 
     const DecodeTerms terms =
         prepare_decode_terms<Format>(a, blocks, stack_terms, thread_scratch().decode_terms);
     const int tail = static_cast<int>(blocks % 8);
+    const DecodePrefetch& prefetch = decode_prefetch();
     for (int64_t r = row_begin; r < row_end; ++r) {
         const char* row = weights + r * weight_row_bytes;
         for (size_t offset = 0; offset < weight_row_bytes; offset += 64)
-            _mm_prefetch(row + kPrefetchAhead + offset, _MM_HINT_T0);
+            prefetch_weight_line(row + prefetch.row_bytes_ahead + offset, prefetch.into_l2);
         const auto* w = reinterpret_cast<const Block*>(row);
         __m256 acc = _mm256_setzero_ps();
         int64_t i = 0;

@@ -1,8 +1,10 @@
 // The kernel tables and the run-time choice of instruction set.
+#include "kernels/decode_prefetch.h"
 #include "kernels/isa_select.h"
 #include "kernels/kernel_table.h"
 #include "kernels/tensor_type.h"
 
+#include <QFile>
 #include <QTest>
 #include <stdexcept>
 
@@ -166,6 +168,21 @@ private slots:
         }
         if (kernels_for(Isa::Avx2)) QVERIFY(cpu_features().avx2_fma_f16c);
         QCOMPARE(kernels_for(Isa::Scalar), &reference_kernels());
+    }
+
+    // The vendor as CPUID gives it is the one Linux names (/proc/cpuinfo), and decode's
+    // prefetch plan follows it: into L2 on Intel, into L1 elsewhere (decode_prefetch.cpp).
+    void vendor_picks_the_decode_prefetch() {
+        QFile cpuinfo("/proc/cpuinfo");
+        if (!cpuinfo.open(QIODevice::ReadOnly)) QSKIP("no /proc/cpuinfo to compare the vendor with");
+        const QString text = QString::fromLatin1(cpuinfo.readAll());
+        const qsizetype at = text.indexOf("vendor_id");
+        if (at < 0) QSKIP("/proc/cpuinfo names no vendor (not x86)");
+        const QString line = text.mid(at, text.indexOf('\n', at) - at);
+        QCOMPARE(cpu_features().intel, line.contains("GenuineIntel"));
+        const DecodePrefetch& plan = decode_prefetch();
+        QCOMPARE(plan.into_l2, cpu_features().intel);
+        QVERIFY(plan.row_bytes_ahead >= 64 && plan.group_bytes_ahead >= 64);
     }
 };
 

@@ -1,0 +1,28 @@
+#pragma once
+// Decode streams every weight once from memory, and the hardware prefetcher alone keeps too few
+// misses in flight to do it at the memory's speed, so the decode kernels ask for the lines some
+// way ahead of those they read. Where the lines should go (L1 or L2) and how far ahead differ
+// from one CPU to another; the plan is chosen once per process from the CPU's vendor, each as
+// measured (decode_prefetch.cpp).
+#include <cstddef>
+
+namespace hearth::kernels {
+
+struct DecodePrefetch {
+    bool into_l2 = false;            // prefetcht1 (L2) rather than prefetcht0 (L1)
+    size_t row_bytes_ahead = 2048;   // row-major rows: a row's lines this far ahead, per row
+    size_t group_bytes_ahead = 4096; // rows repacked in groups of 16: per super-block
+};
+
+// This CPU's plan.
+const DecodePrefetch& decode_prefetch();
+
+// Asks for the line holding p, into L1 or L2.
+inline void prefetch_weight_line(const void* p, bool into_l2) {
+    if (into_l2)
+        __builtin_prefetch(p, 0, 2);
+    else
+        __builtin_prefetch(p, 0, 3);
+}
+
+} // namespace hearth::kernels
