@@ -12,6 +12,7 @@
 #include "engine/error.h"
 #include "engine/forward/inference.h"
 #include "engine/model/model.h"
+#include "kernels/decode_prefetch.h"
 #include "kernels/dispatch_metrics.h"
 #include "kernels/isa_select.h"
 #include "kernels/kernel_table.h"
@@ -147,9 +148,14 @@ Options parse(int argc, char** argv) {
 // ---- Machine limits -------------------------------------------------------------------
 
 #if defined(__x86_64__)
+// A streaming read as decode does it: each line asked for ahead as the CPU's decode plan says
+// (decode_prefetch.h), so that the limit is what the kernels' way of reading can reach.
 __attribute__((target("avx2"))) uint64_t read_stream_avx2(const std::byte* data, size_t bytes) {
+    const kernels::DecodePrefetch& prefetch = kernels::decode_prefetch();
     __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
     for (size_t i = 0; i + 128 <= bytes; i += 128) {
+        kernels::prefetch_weight_line(data + i + prefetch.row_bytes_ahead, prefetch.into_l2);
+        kernels::prefetch_weight_line(data + i + prefetch.row_bytes_ahead + 64, prefetch.into_l2);
         const auto* p = reinterpret_cast<const __m256i*>(data + i);
         a0 = _mm256_add_epi64(a0, _mm256_load_si256(p));
         a1 = _mm256_add_epi64(a1, _mm256_load_si256(p + 1));
