@@ -21,26 +21,17 @@ inline void store_scaled(__m256i q, float d, float* dst) {
                      _mm256_mul_ps(scale, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(high, 8)))));
 }
 
-// Stores d * q - m for 32 unsigned quants q (the Q4_K formula, multiply then subtract).
-inline void store_scaled_minus(__m256i q, float d, float m, float* dst) {
-    const __m256 scale = _mm256_set1_ps(d), min = _mm256_set1_ps(m);
+// Stores d * q - m (Q4_K, Q5_K: kSubtract) or d * q + m (Q4_1, Q5_1) for 32 unsigned quants q,
+// multiply first, as the reference does.
+template <bool kSubtract> inline void store_scaled_offset(__m256i q, float d, float m, float* dst) {
+    const __m256 scale = _mm256_set1_ps(d), offset = _mm256_set1_ps(m);
     const __m128i low = _mm256_castsi256_si128(q), high = _mm256_extracti128_si256(q, 1);
     const __m128i parts[4] = {low, _mm_srli_si128(low, 8), high, _mm_srli_si128(high, 8)};
-    for (int k = 0; k < 4; ++k)
-        _mm256_storeu_ps(
-            dst + 8 * k,
-            _mm256_sub_ps(_mm256_mul_ps(scale, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(parts[k]))), min));
-}
-
-// Stores d * q + m for 32 unsigned quants q (the Q4_1 and Q5_1 formula, multiply then add).
-inline void store_scaled_plus(__m256i q, float d, float m, float* dst) {
-    const __m256 scale = _mm256_set1_ps(d), min = _mm256_set1_ps(m);
-    const __m128i low = _mm256_castsi256_si128(q), high = _mm256_extracti128_si256(q, 1);
-    const __m128i parts[4] = {low, _mm_srli_si128(low, 8), high, _mm_srli_si128(high, 8)};
-    for (int k = 0; k < 4; ++k)
-        _mm256_storeu_ps(
-            dst + 8 * k,
-            _mm256_add_ps(_mm256_mul_ps(scale, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(parts[k]))), min));
+    for (int k = 0; k < 4; ++k) {
+        const __m256 scaled = _mm256_mul_ps(scale, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(parts[k])));
+        _mm256_storeu_ps(dst + 8 * k,
+                         kSubtract ? _mm256_sub_ps(scaled, offset) : _mm256_add_ps(scaled, offset));
+    }
 }
 
 } // namespace
@@ -88,15 +79,15 @@ void dequantize_row_q5_0(const void* src, float* dst, int64_t n) {
 void dequantize_row_q4_1(const void* src, float* dst, int64_t n) {
     const auto* blocks = static_cast<const BlockQ4_1*>(src);
     for (int64_t b = 0; b < n / QK4_1; ++b)
-        store_scaled_plus(unsigned_quants(blocks[b]), fp16_to_float(blocks[b].d), fp16_to_float(blocks[b].m),
-                          dst + b * QK4_1);
+        store_scaled_offset<false>(unsigned_quants(blocks[b]), fp16_to_float(blocks[b].d),
+                                   fp16_to_float(blocks[b].m), dst + b * QK4_1);
 }
 
 void dequantize_row_q5_1(const void* src, float* dst, int64_t n) {
     const auto* blocks = static_cast<const BlockQ5_1*>(src);
     for (int64_t b = 0; b < n / QK5_1; ++b)
-        store_scaled_plus(unsigned_quants(blocks[b]), fp16_to_float(blocks[b].d), fp16_to_float(blocks[b].m),
-                          dst + b * QK5_1);
+        store_scaled_offset<false>(unsigned_quants(blocks[b]), fp16_to_float(blocks[b].d),
+                                   fp16_to_float(blocks[b].m), dst + b * QK5_1);
 }
 
 void dequantize_row_q4_K(const void* src, float* dst, int64_t n) {
@@ -112,10 +103,10 @@ void dequantize_row_q4_K(const void* src, float* dst, int64_t n) {
         float* out = dst + b * QK_K;
         for (int j = 0; j < 4; ++j) {
             const __m256i q = load256(block.qs + 32 * j);
-            store_scaled_minus(_mm256_and_si256(q, low4), d * scales[2 * j], dmin * mins[2 * j],
-                               out + 64 * j);
-            store_scaled_minus(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), d * scales[2 * j + 1],
-                               dmin * mins[2 * j + 1], out + 64 * j + 32);
+            store_scaled_offset<true>(_mm256_and_si256(q, low4), d * scales[2 * j], dmin * mins[2 * j],
+                                      out + 64 * j);
+            store_scaled_offset<true>(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), d * scales[2 * j + 1],
+                                      dmin * mins[2 * j + 1], out + 64 * j + 32);
         }
     }
 }
@@ -133,8 +124,9 @@ void dequantize_row_q5_K(const void* src, float* dst, int64_t n) {
         float* out = dst + b * QK_K;
         for (int j = 0; j < 4; ++j) {
             const QuantPair q = q5k_quant_pair(block.qs, high_bits, j);
-            store_scaled_minus(q.low, d * scales[2 * j], dmin * mins[2 * j], out + 64 * j);
-            store_scaled_minus(q.high, d * scales[2 * j + 1], dmin * mins[2 * j + 1], out + 64 * j + 32);
+            store_scaled_offset<true>(q.low, d * scales[2 * j], dmin * mins[2 * j], out + 64 * j);
+            store_scaled_offset<true>(q.high, d * scales[2 * j + 1], dmin * mins[2 * j + 1],
+                                      out + 64 * j + 32);
         }
     }
 }

@@ -7,6 +7,9 @@
 #include "kernels/interleaved_rows.h"
 #include "kernels/kernel_table.h"
 
+#include "tests/support/gemm_output.h"
+#include "tests/support/normal_data.h"
+
 #include <QTest>
 #include <bit>
 #include <cmath>
@@ -15,20 +18,13 @@
 #include <vector>
 
 using namespace hearth::kernels;
+using hearth::test::gemm_output_failure;
+using hearth::test::normal_data;
 
 namespace {
 
 const TensorType kTileTypes[] = {TensorType::Q8_0, TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0,
                                  TensorType::Q5_1, TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
-
-std::vector<float> normal_data(int64_t n, uint32_t seed, float mean = 0.1f) {
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> normal(mean, 1.0f);
-    std::vector<float> x(static_cast<size_t>(n));
-    for (float& v : x)
-        v = normal(rng);
-    return x;
-}
 
 QString type_name(TensorType t) {
     return QString::fromUtf8(type_traits(t).name.data());
@@ -53,7 +49,7 @@ private slots:
         if (table == nullptr) QSKIP(isa_unavailable_reason(static_cast<Isa>(isa)).c_str());
         const QuantizeRowFn convert = table->of(TensorType::BF16).quantize;
         QVERIFY(convert != reference_kernels().of(TensorType::BF16).quantize);
-        std::vector<float> x = normal_data(1000, 3);
+        std::vector<float> x = normal_data(1000, 3, 0.1f);
         for (uint32_t bits : {0x3f808000u, 0x3f818000u, 0xbf808000u, 0x3f807fffu, 0x00000001u, 0x00008000u,
                               0x80018000u, 0x007fffffu, 0x7f7fffffu, 0xff7fffffu, 0x7f800000u, 0xff800000u,
                               0x7fc00000u, 0x7f800001u, 0xffbfffffu, 0x00000000u, 0x80000000u})
@@ -108,8 +104,8 @@ private slots:
         const size_t w_bytes = row_bytes(t, n), a_bytes = row_bytes(TensorType::BF16, n);
 
         std::vector<uint8_t> weights(w_bytes * kTotalRows);
-        reference_kernels().of(t).quantize(normal_data(kTotalRows * n, 11u + type).data(), weights.data(),
-                                           kTotalRows * n);
+        reference_kernels().of(t).quantize(normal_data(kTotalRows * n, 11u + type, 0.1f).data(),
+                                           weights.data(), kTotalRows * n);
         std::vector<float> w(size_t(kTotalRows * n));
         reference_kernels().of(t).dequantize(weights.data(), w.data(), kTotalRows * n);
         std::vector<uint8_t> activations(a_bytes * kMaxBatch);
@@ -146,32 +142,20 @@ private slots:
                     y.assign(size_t(y_stride * kMaxBatch), std::numeric_limits<float>::quiet_NaN());
                     k.gemm_bf16_tiles(n, weights.data(), w_bytes, first, first + rows, activations.data(),
                                       a_bytes, batch, y.data(), y_stride);
-                    for (int b = 0; b < kMaxBatch; ++b)
-                        for (int r = 0; r < y_stride; ++r) {
-                            const float got = y[size_t(b * y_stride + r)];
-                            const auto where = [&] {
-                                return QString("rows [%1, %2), batch %3, at (row %4, activation %5)")
-                                    .arg(first)
-                                    .arg(first + rows)
-                                    .arg(batch)
-                                    .arg(r)
-                                    .arg(b);
-                            };
-                            if (b >= batch || r < first || r >= first + rows) {
-                                if (!std::isnan(got)) QFAIL(qPrintable("wrote outside its rows: " + where()));
-                                continue;
-                            }
+                    const QString failure = gemm_output_failure(
+                        y, y_stride, kMaxBatch, first, rows, batch, [&](int b, int r, float got) {
                             const double want = exact[size_t(b * kTotalRows + r)];
                             const double bound = allowed[size_t(b * kTotalRows + r)];
                             if (!(std::fabs(got - want) <= bound))
-                                QFAIL(qPrintable(QString("%1 against exact %2, allowed %3: ")
-                                                     .arg(got)
-                                                     .arg(want)
-                                                     .arg(bound) +
-                                                 where()));
+                                return QString("%1 against exact %2, allowed %3")
+                                    .arg(got)
+                                    .arg(want)
+                                    .arg(bound);
                             error += (got - want) * (got - want);
                             energy += want * want;
-                        }
+                            return QString();
+                        });
+                    if (!failure.isEmpty()) QFAIL(qPrintable(failure));
                 }
         // Typical errors are far inside the worst case: the normalized error is that of
         // rounding the weights alone, ~1e-6, where test-backend-ops allows 5e-4.
@@ -195,13 +179,13 @@ private slots:
         const int64_t n = 3 * 256, rows = 48, batch = 21;
         const size_t w_bytes = row_bytes(t, n), a_bytes = row_bytes(TensorType::BF16, n);
         std::vector<uint8_t> weights(w_bytes * rows);
-        reference_kernels().of(t).quantize(normal_data(rows * n, 17).data(), weights.data(), rows * n);
+        reference_kernels().of(t).quantize(normal_data(rows * n, 17, 0.1f).data(), weights.data(), rows * n);
         std::vector<uint8_t> packed(interleaved_rows16_bytes(t, rows, n));
         interleave_rows16(t, weights.data(), rows, n, packed.data());
         std::vector<uint8_t> activations(a_bytes * batch);
         reference_kernels()
             .of(TensorType::BF16)
-            .quantize(normal_data(batch * n, 19).data(), activations.data(), batch * n);
+            .quantize(normal_data(batch * n, 19, 0.1f).data(), activations.data(), batch * n);
         for (int64_t first : {0, 16})
             for (int64_t end : {32, 48}) {
                 std::vector<float> want(size_t(rows * batch), -1.0f), got(want.size(), -1.0f);

@@ -5,6 +5,8 @@
 #include "kernels/kernel_table.h"
 #include "kernels/matmul.h"
 
+#include "tests/support/normal_data.h"
+
 #include <QTest>
 #include <cmath>
 #include <cstring>
@@ -12,20 +14,12 @@
 #include <vector>
 
 using namespace hearth::kernels;
+using hearth::test::normal_data;
 
 namespace {
 
-std::vector<float> normal_data(int64_t n, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> normal(0.1f, 1.0f);
-    std::vector<float> x(static_cast<size_t>(n));
-    for (float& v : x)
-        v = normal(rng);
-    return x;
-}
-
 std::vector<std::byte> quantized(TensorType t, int64_t rows, int64_t cols, uint32_t seed) {
-    const std::vector<float> w = normal_data(rows * cols, seed);
+    const std::vector<float> w = normal_data(rows * cols, seed, 0.1f);
     std::vector<std::byte> out(row_bytes(t, cols) * static_cast<size_t>(rows));
     reference_kernels().of(t).quantize(w.data(), out.data(), rows * cols);
     return out;
@@ -108,7 +102,7 @@ private slots:
         const std::vector<std::byte> weights = quantized(t, rows, cols, 21);
         std::vector<std::byte> packed(interleaved_rows16_bytes(t, rows, cols));
         interleave_rows16(t, weights.data(), rows, cols, packed.data());
-        const std::vector<float> x = normal_data(batch * cols, 22);
+        const std::vector<float> x = normal_data(batch * cols, 22, 0.1f);
 
         ThreadPool pool(2);
         std::vector<std::byte> scratch(matmul_scratch_bytes(t, cols, batch));
@@ -151,7 +145,7 @@ private slots:
         const std::vector<std::byte> weights = quantized(t, rows, cols, 41);
         std::vector<std::byte> packed(interleaved_rows16_bytes(t, rows, cols));
         interleave_rows16(t, weights.data(), rows, cols, packed.data());
-        const std::vector<float> x = normal_data(batch * cols, 42);
+        const std::vector<float> x = normal_data(batch * cols, 42, 0.1f);
         const size_t a_bytes = row_bytes(TensorType::Q8_K, cols);
         std::vector<std::byte> xq(a_bytes * batch);
         reference_kernels().of(TensorType::Q8_K).quantize(x.data(), xq.data(), batch * cols);
@@ -211,7 +205,7 @@ private slots:
         const std::vector<std::byte> weights = quantized(t, rows, cols, 31);
         std::vector<std::byte> packed(interleaved_rows16_bytes(t, rows, cols));
         interleave_rows16(t, weights.data(), rows, cols, packed.data());
-        const std::vector<float> x = normal_data(cols, 32);
+        const std::vector<float> x = normal_data(cols, 32, 0.1f);
         std::vector<std::byte> xq(row_bytes(TensorType::Q8_K, cols));
         reference_kernels().of(TensorType::Q8_K).quantize(x.data(), xq.data(), cols);
         std::vector<float> y(rows + 16, -999.0f);

@@ -5,23 +5,17 @@
 #include "kernels/matmul.h"
 #include "kernels/tensor_type.h"
 
+#include "tests/support/normal_data.h"
+
 #include <QTest>
 #include <cmath>
 #include <random>
 #include <vector>
 
 using namespace hearth::kernels;
+using hearth::test::normal_data;
 
 namespace {
-
-std::vector<float> normal_data(int64_t n, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> normal(0.2f, 1.0f);
-    std::vector<float> x(static_cast<size_t>(n));
-    for (float& v : x)
-        v = normal(rng);
-    return x;
-}
 
 const char* const kWeightTypes[] = {"f32",  "f16",  "bf16", "q4_0", "q4_1", "q5_0", "q5_1",
                                     "q8_0", "q2_K", "q3_K", "q4_K", "q5_K", "q6_K"};
@@ -74,13 +68,13 @@ private slots:
         const int64_t cols = block == 256 ? 3 * 256 : 7 * 32; // odd block counts
         const TypeKernels& ref = reference_kernels().of(t);
 
-        const std::vector<float> w = normal_data(rows * cols, 11u + rows);
+        const std::vector<float> w = normal_data(rows * cols, 11u + rows, 0.2f);
         std::vector<std::byte> weights(row_bytes(t, cols) * size_t(rows));
         ref.quantize(w.data(), weights.data(), rows * cols);
         std::vector<float> wq(w.size());
         ref.dequantize(weights.data(), wq.data(), rows * cols);
 
-        const std::vector<float> x = normal_data(batch * cols, 77u + batch);
+        const std::vector<float> x = normal_data(batch * cols, 77u + batch, 0.2f);
         // The activations as the kernels see them, for the error bound: BF16 where the tier
         // multiplies this batch on BF16 tiles, which round each weight to BF16 too.
         const TypeKernels& tier = kernels_for(static_cast<Isa>(isa))->of(t);
@@ -132,10 +126,10 @@ private slots:
         const TensorType t = TensorType::Q4_K;
         const int64_t rows = 37, cols = 512, batch = 3;
         const TypeKernels& ref = reference_kernels().of(t);
-        const std::vector<float> w = normal_data(rows * cols, 5);
+        const std::vector<float> w = normal_data(rows * cols, 5, 0.2f);
         std::vector<std::byte> weights(row_bytes(t, cols) * rows);
         ref.quantize(w.data(), weights.data(), rows * cols);
-        const std::vector<float> x = normal_data(batch * cols, 6);
+        const std::vector<float> x = normal_data(batch * cols, 6, 0.2f);
         std::vector<std::byte> xq(row_bytes(TensorType::Q8_K, cols) * batch);
         reference_kernels().of(TensorType::Q8_K).quantize(x.data(), xq.data(), batch * cols);
 
@@ -158,10 +152,10 @@ private slots:
         const TensorType t = TensorType::Q8_0;
         const int64_t rows = 5, cols = 1024, batch = 40; // 40960 activations: quantized in parallel
         const TypeKernels& ref = reference_kernels().of(t);
-        const std::vector<float> w = normal_data(rows * cols, 8);
+        const std::vector<float> w = normal_data(rows * cols, 8, 0.2f);
         std::vector<std::byte> weights(row_bytes(t, cols) * rows);
         ref.quantize(w.data(), weights.data(), rows * cols);
-        const std::vector<float> x = normal_data(batch * cols, 9);
+        const std::vector<float> x = normal_data(batch * cols, 9, 0.2f);
         std::vector<std::byte> xq(row_bytes(TensorType::Q8_0, cols) * batch);
         ref.activation_quantizer()(x.data(), xq.data(), batch * cols);
 

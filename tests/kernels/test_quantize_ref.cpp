@@ -7,6 +7,8 @@
 #include "kernels/reference/reference_kernels.h"
 #include "kernels/tensor_type.h"
 
+#include "tests/support/normal_data.h"
+
 #include <QTest>
 #include <algorithm>
 #include <cmath>
@@ -14,20 +16,12 @@
 #include <vector>
 
 using namespace hearth::kernels;
+using hearth::test::normal_data;
 
 namespace {
 
 TensorType parse(const QString& name) {
     return *type_from_name(name.toStdString());
-}
-
-std::vector<float> normal_data(int64_t n, uint32_t seed) {
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    std::vector<float> x(static_cast<size_t>(n));
-    for (float& v : x)
-        v = normal(rng);
-    return x;
 }
 
 double rmse(const std::vector<float>& a, const std::vector<float>& b) {
@@ -78,7 +72,7 @@ private slots:
         QFETCH(double, tolerance);
         const TensorType t = parse(type);
         const int64_t n = 64 * 256;
-        const std::vector<float> x = normal_data(n, 42);
+        const std::vector<float> x = normal_data(n, 42, 0.0f);
         std::vector<std::byte> q(row_bytes(t, n));
         std::vector<float> y(static_cast<size_t>(n));
         kernels_of(t).quantize(x.data(), q.data(), n);
@@ -101,7 +95,7 @@ private slots:
         QFETCH(int, levels);
         const TensorType t = parse(type);
         const int64_t n = 64 * 256;
-        const std::vector<float> x = normal_data(n, 7);
+        const std::vector<float> x = normal_data(n, 7, 0.0f);
         std::vector<std::byte> q(row_bytes(t, n));
         std::vector<float> y(static_cast<size_t>(n));
         kernels_of(t).quantize(x.data(), q.data(), n);
@@ -175,7 +169,7 @@ private slots:
         const TypeTraits traits = type_traits(t);
         const int64_t n = blocks * traits.block_elements;
         const size_t bytes = row_bytes(t, n);
-        const std::vector<float> x = normal_data(n, 1000u + blocks);
+        const std::vector<float> x = normal_data(n, 1000u + blocks, 0.0f);
         const std::byte guard{0xa5};
         const size_t slack = 64;
 
@@ -206,7 +200,7 @@ private slots:
     // rounded with the unrounded scale).
     void q8_0_activations_best_scale() {
         const int blocks = 2000;
-        std::vector<float> x = normal_data(32 * blocks, 21);
+        std::vector<float> x = normal_data(32 * blocks, 21, 0.0f);
         for (int i = 0; i < 32; ++i) // a block of ties at scale 1, and one whose largest is 127
             x[static_cast<size_t>(i)] = i == 31 ? 127.0f : static_cast<float>(i - 16) + 0.5f;
         std::vector<BlockQ8_0> q(blocks);
@@ -258,7 +252,7 @@ private slots:
     // Q8_K keeps the sums of each 16 quants for the K-quant dot products' mins.
     void q8_K_bsums() {
         const int64_t n = 3 * 256;
-        const std::vector<float> x = normal_data(n, 5);
+        const std::vector<float> x = normal_data(n, 5, 0.0f);
         std::vector<BlockQ8_K> blocks(3);
         quantize_row_q8_K_ref(x.data(), blocks.data(), n);
         for (size_t k = 0; k < blocks.size(); ++k) {

@@ -3,23 +3,17 @@
 #include "kernels/kernel_table.h"
 #include "kernels/tensor_type.h"
 
+#include "tests/support/normal_data.h"
+
 #include <QTest>
 #include <cmath>
 #include <random>
 #include <vector>
 
 using namespace hearth::kernels;
+using hearth::test::normal_data;
 
 namespace {
-
-std::vector<float> normal_data(int64_t n, uint32_t seed, float mean = 0.0f) {
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> normal(mean, 1.0f);
-    std::vector<float> x(static_cast<size_t>(n));
-    for (float& v : x)
-        v = normal(rng);
-    return x;
-}
 
 // Weights and activations in their kernel formats, with their dequantized values.
 struct Operands {
@@ -31,7 +25,7 @@ Operands make_operands(TensorType type, int64_t n, uint32_t seed, float activati
     const KernelTable& ref = reference_kernels();
     const TypeKernels& k = ref.of(type);
     Operands o;
-    const std::vector<float> w = normal_data(n, seed);
+    const std::vector<float> w = normal_data(n, seed, 0.0f);
     o.activations_f32 = normal_data(n, seed + 1, activation_mean);
     o.weights.resize(row_bytes(type, n));
     k.quantize(w.data(), o.weights.data(), n);

@@ -10,6 +10,7 @@
 #include "kernels/tensor_type.h"
 
 #include "tests/support/block_patterns.h"
+#include "tests/support/gemm_output.h"
 #include <QTest>
 #include <algorithm>
 #include <cmath>
@@ -35,6 +36,7 @@ constexpr double kMaxNmse = 5e-4; // test-backend-ops' bound for quantized types
 
 // How the weight and activation bytes are made.
 using Pattern = hearth::test::BlockPattern;
+using hearth::test::gemm_output_failure;
 using hearth::test::pattern_name;
 constexpr Pattern kPatterns[] = {Pattern::Quantized,     Pattern::RawBytes,   Pattern::AllOnes,
                                  Pattern::AllHighBit,    Pattern::ZeroScales, Pattern::MaxActivation,
@@ -434,33 +436,20 @@ private slots:
                            batch, y.data(), y_stride);
                     ++calls;
                     double error = 0, energy = 0;
-                    for (int b = 0; b < kMaxBatch; ++b)
-                        for (int r = 0; r < y_stride; ++r) {
-                            const float got = y[size_t(b * y_stride + r)];
-                            // Formatted only on failure: the test checks a million outputs.
-                            const auto where = [&] {
-                                return QString("rows [%1, %2), batch %3, at (row %4, activation %5)")
-                                    .arg(first)
-                                    .arg(first + rows)
-                                    .arg(batch)
-                                    .arg(r)
-                                    .arg(b);
-                            };
-                            if (b >= batch || r < first || r >= first + rows) {
-                                if (!std::isnan(got)) QFAIL(qPrintable("wrote outside the tile: " + where()));
-                                continue;
-                            }
+                    const QString failure = gemm_output_failure(
+                        y, y_stride, kMaxBatch, first, rows, batch, [&](int b, int r, float got) {
                             const Exact& e = exact[size_t(b * kTotalRows + r)];
                             if (!(std::fabs(double(got) - e.value) <= e.tolerance))
-                                QFAIL(qPrintable(QString("got %1, exact %2, tolerance %3: ")
-                                                     .arg(got)
-                                                     .arg(e.value)
-                                                     .arg(e.tolerance) +
-                                                 where()));
+                                return QString("got %1, exact %2, tolerance %3")
+                                    .arg(got)
+                                    .arg(e.value)
+                                    .arg(e.tolerance);
                             const double ref = reference[size_t(b * kTotalRows + r)];
                             error += (double(got) - ref) * (double(got) - ref);
                             energy += ref * ref;
-                        }
+                            return QString();
+                        });
+                    if (!failure.isEmpty()) QFAIL(qPrintable(failure));
                     QVERIFY2(error <= kMaxNmse * energy,
                              qPrintable(QString("NMSE %1 against the reference").arg(error / energy)));
                 }
