@@ -90,45 +90,44 @@ void dequantize_row_q5_1(const void* src, float* dst, int64_t n) {
                                    fp16_to_float(blocks[b].m), dst + b * QK5_1);
 }
 
-void dequantize_row_q4_K(const void* src, float* dst, int64_t n) {
-    const auto* blocks = static_cast<const BlockQ4_K*>(src);
-    const __m256i low4 = _mm256_set1_epi8(0x0F);
-    for (int64_t b = 0; b < n / QK_K; ++b) {
-        const BlockQ4_K& block = blocks[b];
-        uint32_t words[4];
-        unpack_k4_scales(block.scales, words);
-        const auto* scales = reinterpret_cast<const uint8_t*>(words);
-        const uint8_t* mins = scales + 8;
-        const float d = fp16_to_float(block.d), dmin = fp16_to_float(block.dmin);
-        float* out = dst + b * QK_K;
-        for (int j = 0; j < 4; ++j) {
-            const __m256i q = load256(block.qs + 32 * j);
-            store_scaled_offset<true>(_mm256_and_si256(q, low4), d * scales[2 * j], dmin * mins[2 * j],
-                                      out + 64 * j);
-            store_scaled_offset<true>(_mm256_and_si256(_mm256_srli_epi16(q, 4), low4), d * scales[2 * j + 1],
-                                      dmin * mins[2 * j + 1], out + 64 * j + 32);
-        }
-    }
-}
+namespace {
 
-void dequantize_row_q5_K(const void* src, float* dst, int64_t n) {
-    const auto* blocks = static_cast<const BlockQ5_K*>(src);
+// Q4_K and Q5_K: 8 sub-blocks of 32, each with a six-bit scale and min; quants_of(block, j)
+// gives the quants of sub-blocks 2j and 2j + 1.
+template <class Block, class QuantsOf>
+void dequantize_scaled_with_mins(const void* src, float* dst, int64_t n, QuantsOf quants_of) {
+    const auto* blocks = static_cast<const Block*>(src);
     for (int64_t b = 0; b < n / QK_K; ++b) {
-        const BlockQ5_K& block = blocks[b];
+        const Block& block = blocks[b];
         uint32_t words[4];
         unpack_k4_scales(block.scales, words);
         const auto* scales = reinterpret_cast<const uint8_t*>(words);
         const uint8_t* mins = scales + 8;
         const float d = fp16_to_float(block.d), dmin = fp16_to_float(block.dmin);
-        const __m256i high_bits = load256(block.qh);
         float* out = dst + b * QK_K;
         for (int j = 0; j < 4; ++j) {
-            const QuantPair q = q5k_quant_pair(block.qs, high_bits, j);
+            const QuantPair q = quants_of(block, j);
             store_scaled_offset<true>(q.low, d * scales[2 * j], dmin * mins[2 * j], out + 64 * j);
             store_scaled_offset<true>(q.high, d * scales[2 * j + 1], dmin * mins[2 * j + 1],
                                       out + 64 * j + 32);
         }
     }
+}
+
+} // namespace
+
+void dequantize_row_q4_K(const void* src, float* dst, int64_t n) {
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    dequantize_scaled_with_mins<BlockQ4_K>(src, dst, n, [&](const BlockQ4_K& block, int j) {
+        const __m256i q = load256(block.qs + 32 * j);
+        return QuantPair{_mm256_and_si256(q, low4), _mm256_and_si256(_mm256_srli_epi16(q, 4), low4)};
+    });
+}
+
+void dequantize_row_q5_K(const void* src, float* dst, int64_t n) {
+    dequantize_scaled_with_mins<BlockQ5_K>(src, dst, n, [](const BlockQ5_K& block, int j) {
+        return q5k_quant_pair(block.qs, load256(block.qh), j);
+    });
 }
 
 void dequantize_row_q6_K(const void* src, float* dst, int64_t n) {
