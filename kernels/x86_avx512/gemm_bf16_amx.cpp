@@ -13,7 +13,7 @@
 // call); a product of two BF16s is exact in F32, and the sums are F32. That is at most 2^-8 of
 // each weight and each activation itself, where int8 activations (llama.cpp's Q8_0, Q8_K) are
 // off by up to 2^-8 of their block's largest value whatever their own size: the logits come
-// closer to exact math (test_reference measures them).
+// closer to exact math (test_golden measures them against the float64 reference).
 //
 // Layout: tile A holds 16 activation rows of 32 BF16s, read straight from the activations with a
 // stride; tile B holds 16 weight rows of 32 elements as TDPBF16PS wants them (row p: elements 2p
