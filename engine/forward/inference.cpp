@@ -3,6 +3,7 @@
 #include "engine/forward/mixture_of_experts.h"
 #include "engine/forward/transformer_ops.h"
 #include "kernels/kernel_table.h"
+#include "kernels/thread_pool.h"
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -34,6 +35,25 @@ namespace {
 int32_t resolved_threads(int32_t requested) {
     return requested > 0 ? requested
                          : static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// fn(first, count) over rows [0, rows): a prefill batch in parts of kRowsPerPart rows or more
+// shared out by the pool (a row of a norm or a residual add is well under a microsecond, a pool
+// job a few), decode's single row on the caller. Each row is computed as alone, so the results
+// do not depend on the split. On one thread the norms and adds were ~6% of Qwen2.5-0.5B Q8_0's
+// pp512 on the AMX tier.
+constexpr int32_t kRowsPerPart = 16;
+
+template <class F> void for_row_parts(int32_t rows, kernels::ThreadPool& pool, F&& fn) {
+    const int parts = static_cast<int>(std::min<int64_t>(rows / kRowsPerPart, 4 * int64_t{pool.size()}));
+    if (parts < 2) {
+        fn(0, rows);
+        return;
+    }
+    pool.for_each(parts, [&](int64_t part) {
+        const kernels::Range r = kernels::split_range(rows, static_cast<int>(part), parts);
+        if (r.end > r.begin) fn(static_cast<int32_t>(r.begin), static_cast<int32_t>(r.end - r.begin));
+    });
 }
 } // namespace
 
@@ -177,10 +197,21 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
     // The model's norm before a sublayer: RMSNorm, or LayerNorm with its bias.
     auto norm = [&](const float* in, const std::vector<float>& weight, const std::vector<float>& bias,
                     int32_t rows, float* out) {
-        if (layer_norm)
-            layer_norm_rows(in, weight.data(), bias.data(), rows, dim, hp.rms_eps, out);
-        else
-            rms_norm_rows(in, weight.data(), rows, dim, hp.rms_eps, out);
+        for_row_parts(rows, pool, [&](int32_t first, int32_t count) {
+            const size_t offset = static_cast<size_t>(first) * dim;
+            if (layer_norm)
+                layer_norm_rows(in + offset, weight.data(), bias.data(), count, dim, hp.rms_eps,
+                                out + offset);
+            else
+                rms_norm_rows(in + offset, weight.data(), count, dim, hp.rms_eps, out + offset);
+        });
+    };
+    // x += y over the batch's rows (the residual stream).
+    auto add_residual = [&](const std::vector<float>& y) {
+        for_row_parts(n, pool, [&](int32_t first, int32_t count) {
+            const size_t offset = static_cast<size_t>(first) * dim;
+            add_rows(s.x.data() + offset, y.data() + offset, static_cast<size_t>(count) * dim);
+        });
     };
 
     embed_tokens(w.token_embd, tokens, n, s.x.data());
@@ -225,7 +256,7 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
         if (!l.bo.empty()) add_bias_rows(s.xb.data(), l.bo.data(), n, dim);
         if (!l.post_attn_norm.empty())
             rms_norm_rows(s.xb.data(), l.post_attn_norm.data(), n, dim, hp.rms_eps, s.xb.data());
-        add_rows(s.x.data(), s.xb.data(), static_cast<size_t>(n) * dim);
+        add_residual(s.xb);
 
         // Feed-forward: norm -> the FFN -> (post-norm) -> residual.
         norm(s.x.data(), l.ffn_norm, l.ffn_norm_b, n, s.xb.data());
@@ -254,7 +285,7 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
         if (!l.b_down.empty()) add_bias_rows(s.ffn.data(), l.b_down.data(), n, dim);
         if (!l.post_ffn_norm.empty())
             rms_norm_rows(s.ffn.data(), l.post_ffn_norm.data(), n, dim, hp.rms_eps, s.ffn.data());
-        add_rows(s.x.data(), s.ffn.data(), static_cast<size_t>(n) * dim);
+        add_residual(s.ffn);
     }
 
     cache.append_tokens(std::span<const int32_t>(tokens, static_cast<size_t>(n)));
