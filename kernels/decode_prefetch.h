@@ -17,12 +17,15 @@ struct DecodePrefetch {
 // This CPU's plan.
 const DecodePrefetch& decode_prefetch();
 
-// Asks for the line holding p, into L1 or L2.
-inline void prefetch_weight_line(const void* p, bool into_l2) {
-    if (into_l2)
-        __builtin_prefetch(p, 0, 2);
-    else
-        __builtin_prefetch(p, 0, 3);
+// Asks for the lines of [p, p + bytes), into L1 or L2.
+inline void prefetch_weight_lines(const void* p, size_t bytes, bool into_l2) {
+    const auto* bytes_at = static_cast<const char*>(p);
+    for (size_t offset = 0; offset < bytes; offset += 64) {
+        if (into_l2)
+            __builtin_prefetch(bytes_at + offset, 0, 2);
+        else
+            __builtin_prefetch(bytes_at + offset, 0, 3);
+    }
 }
 
 } // namespace hearth::kernels

@@ -53,15 +53,20 @@ bool on_bf16_tiles(const TypeKernels& k, int64_t batch) {
     return k.gemm_bf16_tiles != nullptr && batch >= kBf16TileMinBatch;
 }
 
+// The format a type's kernels take a batch's activations in: BF16 rows on the tiles, else the
+// type's activation type (F32: read as they are).
+TensorType activation_type_for(const TypeKernels& k, int64_t batch) {
+    return on_bf16_tiles(k, batch) ? TensorType::BF16 : k.activation_type;
+}
+
 Plan plan_for(TensorType type, int64_t batch) {
     const KernelTable& active = active_kernels();
     const auto raw = static_cast<uint32_t>(type);
     if (raw >= kTensorTypeSlots || active.of(type).vec_dot == nullptr)
         throw std::invalid_argument("matmul: no kernels for tensor type " + std::to_string(raw));
     const TypeKernels& kernels = active.of(type);
-    const bool tiles = on_bf16_tiles(kernels, batch);
-    Plan plan{&kernels, kernels.isa, tiles ? TensorType::BF16 : kernels.activation_type,
-              tiles,    nullptr,     kernels.isa};
+    Plan plan{&kernels, kernels.isa, activation_type_for(kernels, batch), on_bf16_tiles(kernels, batch),
+              nullptr,  kernels.isa};
     if (plan.activation_type != TensorType::F32) {
         const TypeKernels& activation = active.of(plan.activation_type);
         plan.quantize_activations = activation.activation_quantizer();
@@ -70,19 +75,11 @@ Plan plan_for(TensorType type, int64_t batch) {
     return plan;
 }
 
-// Asks for the cache lines of [p, p + bytes) ahead of their use, as the CPU's decode plan says
-// (decode_prefetch.h: without it the hardware prefetcher alone reached half the read bandwidth).
-inline void prefetch_for_read(const std::byte* p, size_t bytes, bool into_l2) {
-    for (size_t offset = 0; offset < bytes; offset += 64)
-        prefetch_weight_line(p + offset, into_l2);
-}
-
 // Bytes of one activation row of `cols` in the format a type's kernels take for a batch (F32 is
 // read directly, so none).
 size_t activation_row_scratch(const TypeKernels& k, int64_t cols, int64_t batch) {
-    if (k.vec_dot == nullptr) return 0;
-    if (on_bf16_tiles(k, batch)) return row_bytes(TensorType::BF16, cols);
-    return k.activation_type != TensorType::F32 ? row_bytes(k.activation_type, cols) : 0;
+    const TensorType type = activation_type_for(k, batch);
+    return k.vec_dot != nullptr && type != TensorType::F32 ? row_bytes(type, cols) : 0;
 }
 
 // Each matrix's activations start on a cache line: the AMX tiles load 64 bytes of 16 rows at a
@@ -124,12 +121,8 @@ void quantize_rows(QuantizeRowFn quantize, TensorType activation_type, const flo
         return;
     }
     // A few parts per thread, so that one the OS has not run yet leaves little to the others.
-    const int parts = 4 * pool.size();
-    pool.for_each(parts, [&](int64_t part) {
-        const Range r = split_range(blocks, static_cast<int>(part), parts);
-        if (r.end > r.begin)
-            quantize(x + r.begin * block, out + static_cast<size_t>(r.begin) * block_bytes,
-                     (r.end - r.begin) * block);
+    pool.for_each_part(blocks, 4 * pool.size(), [&](int64_t begin, int64_t end) {
+        quantize(x + begin * block, out + static_cast<size_t>(begin) * block_bytes, (end - begin) * block);
     });
 }
 
@@ -181,7 +174,8 @@ void multiply_rows(const Job& job, const std::byte* weights, int64_t n_rows, int
         const DecodePrefetch& prefetch = decode_prefetch();
         for (int64_t r = 0; r < n_rows; ++r) {
             const std::byte* weight_row = weights + static_cast<size_t>(r) * weight_row_bytes;
-            prefetch_for_read(weight_row + prefetch.row_bytes_ahead, weight_row_bytes, prefetch.into_l2);
+            // Without it the hardware prefetcher alone reached half the read bandwidth.
+            prefetch_weight_lines(weight_row + prefetch.row_bytes_ahead, weight_row_bytes, prefetch.into_l2);
             y[r] = k.vec_dot(w.cols, weight_row, job.activations);
         }
         return;

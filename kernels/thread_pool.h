@@ -28,6 +28,9 @@ public:
             n, [](void* ctx, int64_t i) { (*static_cast<Fn*>(ctx))(i); },
             const_cast<void*>(static_cast<const void*>(&fn)));
     }
+    // fn(begin, end) for each non-empty share of [0, total) split into `parts` (split_range),
+    // shared out as for_each's indices are.
+    template <class F> void for_each_part(int64_t total, int parts, F&& fn);
 
 private:
     void for_each_erased(int64_t n, void (*call)(void*, int64_t), void* ctx);
@@ -40,5 +43,12 @@ struct Range {
     int64_t begin, end;
 };
 Range split_range(int64_t total, int index, int count, int64_t granule = 1);
+
+template <class F> void ThreadPool::for_each_part(int64_t total, int parts, F&& fn) {
+    for_each(parts, [&](int64_t part) {
+        const Range r = split_range(total, static_cast<int>(part), parts);
+        if (r.end > r.begin) fn(r.begin, r.end);
+    });
+}
 
 } // namespace hearth::kernels

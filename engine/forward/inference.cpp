@@ -50,9 +50,8 @@ template <class F> void for_row_parts(int32_t rows, kernels::ThreadPool& pool, F
         fn(0, rows);
         return;
     }
-    pool.for_each(parts, [&](int64_t part) {
-        const kernels::Range r = kernels::split_range(rows, static_cast<int>(part), parts);
-        if (r.end > r.begin) fn(static_cast<int32_t>(r.begin), static_cast<int32_t>(r.end - r.begin));
+    pool.for_each_part(rows, parts, [&](int64_t begin, int64_t end) {
+        fn(static_cast<int32_t>(begin), static_cast<int32_t>(end - begin));
     });
 }
 } // namespace

@@ -20,8 +20,7 @@ inline void gemv_by_rows(VecDotFn vec_dot, int64_t n, const void* weights, size_
     const DecodePrefetch& prefetch = decode_prefetch();
     for (int64_t r = row_begin; r < row_end; ++r) {
         const char* row = base + r * weight_row_bytes;
-        for (size_t offset = 0; offset < weight_row_bytes; offset += 64)
-            prefetch_weight_line(row + prefetch.row_bytes_ahead + offset, prefetch.into_l2);
+        prefetch_weight_lines(row + prefetch.row_bytes_ahead, weight_row_bytes, prefetch.into_l2);
         y[r] = vec_dot(n, row, activation);
     }
 }

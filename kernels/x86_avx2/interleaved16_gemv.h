@@ -27,9 +27,8 @@ template <class V> constexpr int kVectorsPerGroup = kInterleavedRows / V::kRows;
 
 // Each super-block asks for the lines the CPU's plan says ahead of it (decode_prefetch.h).
 template <class Block> inline void prefetch_ahead(const Block& b, const DecodePrefetch& plan) {
-    const char* p = reinterpret_cast<const char*>(&b) + plan.group_bytes_ahead;
-    for (size_t offset = 0; offset < sizeof(Block); offset += 64)
-        prefetch_weight_line(p + offset, plan.into_l2);
+    prefetch_weight_lines(reinterpret_cast<const char*>(&b) + plan.group_bytes_ahead, sizeof(Block),
+                          plan.into_l2);
 }
 
 // The 32-element sums of a Q8_K block's sub-block pairs (2p, 2p + 1), as int16 pairs.

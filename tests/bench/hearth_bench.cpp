@@ -36,6 +36,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -154,8 +155,7 @@ __attribute__((target("avx2"))) uint64_t read_stream_avx2(const std::byte* data,
     const kernels::DecodePrefetch& prefetch = kernels::decode_prefetch();
     __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0;
     for (size_t i = 0; i + 128 <= bytes; i += 128) {
-        kernels::prefetch_weight_line(data + i + prefetch.row_bytes_ahead, prefetch.into_l2);
-        kernels::prefetch_weight_line(data + i + prefetch.row_bytes_ahead + 64, prefetch.into_l2);
+        kernels::prefetch_weight_lines(data + i + prefetch.row_bytes_ahead, 128, prefetch.into_l2);
         const auto* p = reinterpret_cast<const __m256i*>(data + i);
         a0 = _mm256_add_epi64(a0, _mm256_load_si256(p));
         a1 = _mm256_add_epi64(a1, _mm256_load_si256(p + 1));
@@ -250,43 +250,29 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) double int8_loop
     return static_cast<double>(iterations) * 10 * 64 * 2;
 }
 
-// TDPBSSD back to back on 4 independent sums (16 x 16 int32 each, from two 16 x 64-byte operand
-// tiles), the AMX tier's matrices' int8 product: 16 x 16 x 64 multiply-adds per instruction. The
+// The AMX tier's tile products back to back on 4 independent sums (16 x 16 each, from two
+// 16 x 64-byte operand tiles): TDPBSSD (Sum int32, the int8 gemms: 16 x 16 x 64 multiply-adds
+// an instruction) or TDPBF16PS (Sum float, the BF16 tile gemm and attention: 16 x 16 x 32). The
 // tile state was granted to the process when the tier was found (cpu_features).
-double int8_loop_amx(int64_t iterations, int32_t* sink) {
+template <class Sum> double tile_loop_amx(int64_t iterations, Sum* sink) {
     namespace amx = kernels::amx;
+    constexpr bool kInt8 = std::is_same_v<Sum, int32_t>;
     const amx::TilesInUse tiles(amx::full_tiles());
     amx::zero_tile<0>(), amx::zero_tile<1>(), amx::zero_tile<2>(), amx::zero_tile<3>();
     amx::zero_tile<4>(), amx::zero_tile<5>(), amx::zero_tile<6>(), amx::zero_tile<7>();
     for (int64_t it = 0; it < iterations; ++it) {
-        amx::dot_int8_tiles<0, 4, 6>();
-        amx::dot_int8_tiles<1, 4, 7>();
-        amx::dot_int8_tiles<2, 5, 6>();
-        amx::dot_int8_tiles<3, 5, 7>();
+        if constexpr (kInt8) {
+            amx::dot_int8_tiles<0, 4, 6>(), amx::dot_int8_tiles<1, 4, 7>();
+            amx::dot_int8_tiles<2, 5, 6>(), amx::dot_int8_tiles<3, 5, 7>();
+        } else {
+            amx::dot_bf16_tiles<0, 4, 6>(), amx::dot_bf16_tiles<1, 4, 7>();
+            amx::dot_bf16_tiles<2, 5, 6>(), amx::dot_bf16_tiles<3, 5, 7>();
+        }
     }
-    alignas(64) amx::BlockSums sums;
+    alignas(64) Sum sums[16][16];
     amx::store_tile<0>(sums, 64);
     *sink += sums[0][0];
-    return static_cast<double>(iterations) * 4 * 16 * 16 * 64 * 2;
-}
-
-// TDPBF16PS the same way: the AMX tier's prefill of batches of kBf16TileMinBatch rows or more,
-// 16 x 16 x 32 multiply-adds per instruction, in F32.
-double bf16_loop_amx(int64_t iterations, float* sink) {
-    namespace amx = kernels::amx;
-    const amx::TilesInUse tiles(amx::full_tiles());
-    amx::zero_tile<0>(), amx::zero_tile<1>(), amx::zero_tile<2>(), amx::zero_tile<3>();
-    amx::zero_tile<4>(), amx::zero_tile<5>(), amx::zero_tile<6>(), amx::zero_tile<7>();
-    for (int64_t it = 0; it < iterations; ++it) {
-        amx::dot_bf16_tiles<0, 4, 6>();
-        amx::dot_bf16_tiles<1, 4, 7>();
-        amx::dot_bf16_tiles<2, 5, 6>();
-        amx::dot_bf16_tiles<3, 5, 7>();
-    }
-    alignas(64) float sums[16][16];
-    amx::store_tile<0>(sums, 64);
-    *sink += sums[0][0];
-    return static_cast<double>(iterations) * 4 * 16 * 16 * 32 * 2;
+    return static_cast<double>(iterations) * 4 * 16 * 16 * (kInt8 ? 64 : 32) * 2;
 }
 #endif
 
@@ -407,8 +393,8 @@ MachineLimits measure_limits(int threads) {
     }
     if (int8_loop != nullptr) limits.int8_peak_gops = compute_peak(threads, int8_loop, 10'000'000, sink);
     if (kernels::active_kernels().isa == kernels::Isa::Amx) {
-        limits.tile_int8_peak_gops = compute_peak(threads, int8_loop_amx, 2'000'000, sink);
-        limits.tile_bf16_peak_gflops = compute_peak(threads, bf16_loop_amx, 2'000'000, sink);
+        limits.tile_int8_peak_gops = compute_peak(threads, tile_loop_amx<int32_t>, 2'000'000, sink);
+        limits.tile_bf16_peak_gflops = compute_peak(threads, tile_loop_amx<float>, 2'000'000, sink);
     }
 #endif
     if (sink.load() == 42) std::fputc(' ', stderr); // keep the reads alive
