@@ -17,8 +17,10 @@ struct DecodePrefetch {
 // This CPU's plan.
 const DecodePrefetch& decode_prefetch();
 
-// Asks for the lines of [p, p + bytes), into L1 or L2.
-inline void prefetch_weight_lines(const void* p, size_t bytes, bool into_l2) {
+// Asks for the lines of [p, p + bytes), into L1 or L2. Always inlined: GCC takes a function whose
+// only effects are prefetches for one without side effects, and drops the calls to it (and to
+// any wrapper of it), which left the repacked-row decode kernels with no prefetch at all.
+[[gnu::always_inline]] inline void prefetch_weight_lines(const void* p, size_t bytes, bool into_l2) {
     const auto* bytes_at = static_cast<const char*>(p);
     for (size_t offset = 0; offset < bytes; offset += 64) {
         if (into_l2)

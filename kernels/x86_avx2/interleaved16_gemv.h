@@ -25,8 +25,9 @@ namespace {
 
 template <class V> constexpr int kVectorsPerGroup = kInterleavedRows / V::kRows;
 
-// Each super-block asks for the lines the CPU's plan says ahead of it (decode_prefetch.h).
-template <class Block> inline void prefetch_ahead(const Block& b, const DecodePrefetch& plan) {
+// Each super-block asks for the lines the CPU's plan says ahead of it (decode_prefetch.h; always
+// inlined, as prefetch_weight_lines is).
+template <class Block> [[gnu::always_inline]] inline void prefetch_ahead(const Block& b, const DecodePrefetch& plan) {
     prefetch_weight_lines(reinterpret_cast<const char*>(&b) + plan.group_bytes_ahead, sizeof(Block),
                           plan.into_l2);
 }
