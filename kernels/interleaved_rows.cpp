@@ -1,4 +1,4 @@
-// Repacking of Q4_K and Q6_K rows into groups of 16 interleaved rows, and back.
+// Repacking of Q4_K, Q6_K and Q8_0 rows into groups of 16 interleaved rows, and back.
 #include "kernels/interleaved_rows.h"
 
 #include <cstring>
@@ -198,22 +198,72 @@ void unpack(const void* packed, int64_t cols, int64_t row_begin, int64_t row_end
     }
 }
 
+// Q8_0: each row's pair of blocks is copied 4 quants at a time into its lane of each chunk.
+void interleave_q8_0(const void* rows, int64_t n_rows, int64_t cols, void* out) {
+    const int64_t pairs = cols / InterleavedQ8_0::kColumns;
+    const auto* src = static_cast<const BlockQ8_0*>(rows);
+    auto* dst = static_cast<InterleavedQ8_0*>(out);
+    for (int64_t g = 0; g < n_rows / kInterleavedRows; ++g)
+        for (int64_t i = 0; i < pairs; ++i) {
+            InterleavedQ8_0& packed = dst[g * pairs + i];
+            for (int r = 0; r < kInterleavedRows; ++r)
+                for (int j = 0; j < 2; ++j) {
+                    const BlockQ8_0& block = src[(g * kInterleavedRows + r) * 2 * pairs + 2 * i + j];
+                    packed.d[j][r] = block.d;
+                    for (int c = 0; c < QK8_0 / 4; ++c)
+                        std::memcpy(&packed.qs[j][c][4 * r], block.qs + 4 * c, 4);
+                }
+        }
+}
+
+void unpack_q8_0(const void* packed, int64_t cols, int64_t row_begin, int64_t row_end, void* out) {
+    const int64_t pairs = cols / InterleavedQ8_0::kColumns;
+    const auto* src = static_cast<const InterleavedQ8_0*>(packed);
+    auto* dst = static_cast<BlockQ8_0*>(out);
+    for (int64_t row = row_begin; row < row_end; ++row) {
+        const int64_t g = row / kInterleavedRows;
+        const int r = static_cast<int>(row % kInterleavedRows);
+        for (int64_t i = 0; i < pairs; ++i)
+            for (int j = 0; j < 2; ++j) {
+                const InterleavedQ8_0& in = src[g * pairs + i];
+                BlockQ8_0& block = dst[(row - row_begin) * 2 * pairs + 2 * i + j];
+                block.d = in.d[j][r];
+                for (int c = 0; c < QK8_0 / 4; ++c)
+                    std::memcpy(block.qs + 4 * c, &in.qs[j][c][4 * r], 4);
+            }
+    }
+}
+
 void require_interleaved(TensorType type) {
-    if (type != TensorType::Q4_K && type != TensorType::Q6_K)
-        throw std::invalid_argument("interleaved rows: only Q4_K and Q6_K are repacked");
+    if (type != TensorType::Q4_K && type != TensorType::Q6_K && type != TensorType::Q8_0)
+        throw std::invalid_argument("interleaved rows: only Q4_K, Q6_K and Q8_0 are repacked");
+}
+
+// The columns of one repacked unit (a super-block, or Q8_0's pair of blocks) and its bytes.
+int64_t unit_columns(TensorType type) {
+    return type == TensorType::Q8_0 ? InterleavedQ8_0::kColumns : QK_K;
+}
+size_t unit_bytes(TensorType type) {
+    switch (type) {
+    case TensorType::Q4_K:
+        return sizeof(InterleavedQ4_K);
+    case TensorType::Q6_K:
+        return sizeof(InterleavedQ6_K);
+    default:
+        return sizeof(InterleavedQ8_0);
+    }
 }
 
 } // namespace
 
 bool interleaves_rows16(TensorType type, int64_t rows, int64_t cols) {
-    return (type == TensorType::Q4_K || type == TensorType::Q6_K) && rows > 0 &&
-           rows % kInterleavedRows == 0 && cols > 0 && cols % QK_K == 0;
+    return (type == TensorType::Q4_K || type == TensorType::Q6_K || type == TensorType::Q8_0) && rows > 0 &&
+           rows % kInterleavedRows == 0 && cols > 0 && cols % unit_columns(type) == 0;
 }
 
 size_t interleaved_group_bytes(TensorType type, int64_t cols) {
     require_interleaved(type);
-    const size_t packed = type == TensorType::Q4_K ? sizeof(InterleavedQ4_K) : sizeof(InterleavedQ6_K);
-    return packed * static_cast<size_t>(cols / QK_K);
+    return unit_bytes(type) * static_cast<size_t>(cols / unit_columns(type));
 }
 
 size_t interleaved_rows16_bytes(TensorType type, int64_t rows, int64_t cols) {
@@ -222,11 +272,14 @@ size_t interleaved_rows16_bytes(TensorType type, int64_t rows, int64_t cols) {
 
 void interleave_rows16(TensorType type, const void* rows, int64_t n_rows, int64_t cols, void* out) {
     if (!interleaves_rows16(type, n_rows, cols))
-        throw std::invalid_argument("interleave_rows16: not a matrix of whole groups of Q4_K or Q6_K rows");
+        throw std::invalid_argument(
+            "interleave_rows16: not a matrix of whole groups of Q4_K, Q6_K or Q8_0 rows");
     if (type == TensorType::Q4_K)
         interleave<BlockQ4_K, InterleavedQ4_K>(rows, n_rows, cols, out, put_q4_K);
-    else
+    else if (type == TensorType::Q6_K)
         interleave_q6_K(rows, n_rows, cols, out);
+    else
+        interleave_q8_0(rows, n_rows, cols, out);
 }
 
 void unpack_rows16(TensorType type, const void* packed, int64_t cols, int64_t row_begin, int64_t row_end,
@@ -234,8 +287,10 @@ void unpack_rows16(TensorType type, const void* packed, int64_t cols, int64_t ro
     require_interleaved(type);
     if (type == TensorType::Q4_K)
         unpack<BlockQ4_K, InterleavedQ4_K>(packed, cols, row_begin, row_end, out, take_q4_K);
-    else
+    else if (type == TensorType::Q6_K)
         unpack_q6_K(packed, cols, row_begin, row_end, out);
+    else
+        unpack_q8_0(packed, cols, row_begin, row_end, out);
 }
 
 } // namespace hearth::kernels

@@ -1,7 +1,7 @@
 #pragma once
-// Weight matrices repacked at load into groups of 16 interleaved rows: Q4_K and Q6_K, whose
-// row-by-row dot products spend more instructions unpacking a super-block than memory takes to
-// deliver it. In a group every 4 quants of a row sit in one dword, the 16 rows side by side, so
+// Weight matrices repacked at load into groups of 16 interleaved rows: Q4_K, Q6_K and Q8_0, whose
+// row-by-row dot products spend more instructions unpacking and reducing a block than memory
+// takes to deliver it. In a group every 4 quants of a row sit in one dword, the 16 rows side by side, so
 // one vpdpbusd against 4 activation bytes advances all 16 rows, each in its own int32 lane,
 // with no horizontal sums. Each repacked super-block has exactly the file's bytes for its 16
 // rows, and the repacking is lossless: unpack_rows16 gives back the file's bytes.
@@ -19,6 +19,7 @@ inline constexpr int kInterleavedRows = 16;
 // sub-block pair are split into 4-bit and 2-bit parts so that byte-wise shifts and masks give
 // all 16 rows' values at once (unpack_q4_K_scales in interleaved16_gemv.h).
 struct InterleavedQ4_K {
+    static constexpr int64_t kColumns = QK_K;
     // [pair p][chunk c][row r * 4 + k]: the low nibble is row r's quant 64p + 4c + k (sub-block
     // 2p), the high nibble its quant 64p + 32 + 4c + k (sub-block 2p + 1).
     uint8_t qs[4][8][kInterleavedRows * 4];
@@ -53,6 +54,7 @@ inline uint8_t interleaved_min(const InterleavedQ4_K& b, int j, int r) {
 // qh(u). So step u, ql(u), ql(u + 16) and qh(u), holds chunks u, u + 16, u + 32 and u + 48
 // whole, and its three vectors lie side by side: the decode reads one sequential stream.
 struct InterleavedQ6_K {
+    static constexpr int64_t kColumns = QK_K;
     uint8_t steps[16][3][kInterleavedRows * 4]; // [u]: ql(u), ql(u + 16), qh(u); [row r * 4 + k]
     int8_t scales[16][kInterleavedRows];        // [sub-block j][row]
     fp16_bits d[kInterleavedRows];
@@ -64,7 +66,18 @@ struct InterleavedQ6_K {
 };
 static_assert(sizeof(InterleavedQ6_K) == 3360);
 
-// Whether a (rows x cols) matrix of this type is repacked: Q4_K and Q6_K, whole groups of rows.
+// Two Q8_0 blocks (64 columns) of a group of 16 rows: the file's 16 x 2 x 34 bytes. A pair, not
+// one block, so that every vector of quants starts on a cache line (16 scales are 32 bytes).
+// The quants are the file's signed bytes.
+struct InterleavedQ8_0 {
+    static constexpr int64_t kColumns = 2 * QK8_0;
+    fp16_bits d[2][kInterleavedRows];              // [block j][row]
+    int8_t qs[2][QK8_0 / 4][kInterleavedRows * 4]; // [block j][chunk c][row r * 4 + k]: quant 4c + k
+};
+static_assert(sizeof(InterleavedQ8_0) == 2 * kInterleavedRows * sizeof(BlockQ8_0));
+
+// Whether a (rows x cols) matrix of this type is repacked: Q4_K and Q6_K in whole super-blocks,
+// Q8_0 in whole pairs of blocks (64 columns), and whole groups of rows.
 bool interleaves_rows16(TensorType type, int64_t rows, int64_t cols);
 // Bytes of the repacked matrix.
 size_t interleaved_rows16_bytes(TensorType type, int64_t rows, int64_t cols);

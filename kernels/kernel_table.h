@@ -38,9 +38,9 @@ using GemmFn = void (*)(int64_t n, const void* weights, size_t weight_row_bytes,
                         int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
                         float* y, int64_t y_stride);
 
-// Matrix x vector over Q4_K or Q6_K weights repacked in groups of 16 rows (interleaved_rows.h): for groups
-// [group_begin, group_end) and r < 16, y[16 g + r] = dot(W[16 g + r], a), with one activation
-// row `a` in the type's activation format.
+// Matrix x vector over Q4_K, Q6_K or Q8_0 weights repacked in groups of 16 rows (interleaved_rows.h): for
+// groups [group_begin, group_end) and r < 16, y[16 g + r] = dot(W[16 g + r], a), with one activation row `a`
+// in the type's activation format.
 using InterleavedGemvFn = void (*)(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
                                    const void* activation, float* y);
 

@@ -12,7 +12,7 @@ namespace hearth::kernels {
 // How a weight matrix's blocks are laid out in memory.
 enum class RowLayout : uint8_t {
     RowMajor,      // as stored in GGUF: row after row, blocks in order
-    Interleaved16, // groups of 16 rows repacked at load (interleaved_rows.h): Q4_K, Q6_K
+    Interleaved16, // groups of 16 rows repacked at load (interleaved_rows.h): Q4_K, Q6_K, Q8_0
 };
 
 // A weight matrix: `rows` rows of `cols` elements each.

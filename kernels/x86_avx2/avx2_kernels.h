@@ -57,11 +57,13 @@ void gemm_q4_K_q8_K_interleaved(int64_t n, const void* weights, size_t weight_ro
                                 int64_t row_end, const void* activations, size_t activation_row_bytes,
                                 int64_t batch, float* y, int64_t y_stride);
 
-// Decode over Q4_K and Q6_K weights repacked in groups of 16 rows (InterleavedGemvFn,
+// Decode over Q4_K, Q6_K and Q8_0 weights repacked in groups of 16 rows (InterleavedGemvFn,
 // gemv_interleaved16_avx2.cpp).
 void gemv_q4_K_q8_K_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
                                   const void* activation, float* y);
 void gemv_q6_K_q8_K_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
+                                  const void* activation, float* y);
+void gemv_q8_0_q8_0_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
                                   const void* activation, float* y);
 
 // One query of causal attention over an F16 KV cache (AttendF16Fn).

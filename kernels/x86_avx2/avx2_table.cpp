@@ -44,6 +44,7 @@ void add_kernels(KernelTable& table) {
     table.of(T::Q4_K).gemm_rows_multiple_of_8 = avx2::gemm_q4_K_q8_K_interleaved;
     table.of(T::Q4_K).gemv_interleaved16 = avx2::gemv_q4_K_q8_K_interleaved16;
     table.of(T::Q6_K).gemv_interleaved16 = avx2::gemv_q6_K_q8_K_interleaved16;
+    table.of(T::Q8_0).gemv_interleaved16 = avx2::gemv_q8_0_q8_0_interleaved16;
     table.attend_f16 = avx2::attend_f16;
     table.attend_group_f16 = avx2::attend_group_f16;
     table.attend_group = avx2::attend_group;

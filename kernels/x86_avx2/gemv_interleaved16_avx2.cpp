@@ -1,8 +1,10 @@
-// Decode over Q4_K and Q6_K weights repacked in groups of 16 rows, on AVX2: two ymm of 8 rows
-// per group, the int8 dot product as vpmaddubsw + vpmaddwd (the kernels: interleaved16_gemv.h).
+// Decode over Q4_K, Q6_K and Q8_0 weights repacked in groups of 16 rows, on AVX2: two ymm of 8
+// rows per group, the int8 dot product as vpmaddubsw + vpmaddwd (the kernels:
+// interleaved16_gemv.h).
 // vpmaddubsw saturates its int16 pair sums, which these quants never reach: at most
 // 2 x 63 x 128 = 16128 for Q6_K's six bits.
 #include "kernels/x86_avx2/avx2_kernels.h"
+#include "kernels/x86_avx2/avx2_util.h"
 #include "kernels/x86_avx2/interleaved16_gemv.h"
 
 #include <immintrin.h>
@@ -26,6 +28,10 @@ struct Rows8Avx2 {
         return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
     }
     static Int dot_words(Int acc, Int a, Int b) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b)); }
+    // Signed weights: the sign of w moves onto s, so that |w| (0..128) is the unsigned operand;
+    // the activations' quants are never -128, so no pair of products overflows.
+    static constexpr int32_t kQ8Offset = 0;
+    static Int dot_q8(Int acc, Int w, Int s) { return _mm256_add_epi32(acc, dot_i8_i8(w, s)); }
     static Int add(Int a, Int b) { return _mm256_add_epi32(a, b); }
     static Int mul_int(Int a, Int b) { return _mm256_mullo_epi32(a, b); }
     static Int nibble_low(Int v) { return _mm256_and_si256(v, _mm256_set1_epi8(0x0F)); }
@@ -68,6 +74,11 @@ void gemv_q4_K_q8_K_interleaved16(int64_t n, const void* packed, int64_t group_b
 void gemv_q6_K_q8_K_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
                                   const void* activation, float* y) {
     gemv_q6_K_interleaved16<Rows8Avx2>(n, packed, group_begin, group_end, activation, y);
+}
+
+void gemv_q8_0_q8_0_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
+                                  const void* activation, float* y) {
+    gemv_q8_0_interleaved16<Rows8Avx2>(n, packed, group_begin, group_end, activation, y);
 }
 
 } // namespace hearth::kernels::avx2

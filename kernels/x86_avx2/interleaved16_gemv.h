@@ -1,5 +1,5 @@
 #pragma once
-// Decode (matrix x vector) over Q4_K and Q6_K weights repacked in groups of 16 rows
+// Decode (matrix x vector) over Q4_K, Q6_K and Q8_0 weights repacked in groups of 16 rows
 // (interleaved_rows.h), written once against a vector of weight rows V and included by every
 // x86 tier: V is 8 rows in a ymm (AVX2, with vpmaddubsw; AVX-VNNI) or 16 in a zmm (AVX-512).
 // Each vector of 4 quants per row meets 4 activation bytes broadcast in one int8 dot product,
@@ -13,12 +13,16 @@
 // (2 kRows bytes to int16 pairs); widen_f16 (kRows halves); to_float,
 // broadcast_float, mul, fmadd, fnmadd; store (y, v). For Q6_K also: set1_int, sub, widen_i8
 // (kRows int8 to int32), shift_left_words<n>, shift_right_words<n>, and six_bits(low, high):
-// (low & 0x0F) | (high & 0x30) per byte.
+// (low & 0x0F) | (high & 0x30) per byte. For Q8_0 also: dot_q8 (acc + (w + kQ8Offset) x s per
+// dword, for signed w and s: VNNI adds 128 to w to make it unsigned, AVX2 moves w's sign onto s)
+// and kQ8Offset.
 #include "kernels/block_formats.h"
 #include "kernels/decode_prefetch.h"
+#include "kernels/fp16.h"
 #include "kernels/interleaved_rows.h"
 #include <cstdint>
 #include <immintrin.h>
+#include <vector>
 
 namespace hearth::kernels {
 namespace {
@@ -27,7 +31,8 @@ template <class V> constexpr int kVectorsPerGroup = kInterleavedRows / V::kRows;
 
 // Each super-block asks for the lines the CPU's plan says ahead of it (decode_prefetch.h; always
 // inlined, as prefetch_weight_lines is).
-template <class Block> [[gnu::always_inline]] inline void prefetch_ahead(const Block& b, const DecodePrefetch& plan) {
+template <class Block>
+[[gnu::always_inline]] inline void prefetch_ahead(const Block& b, const DecodePrefetch& plan) {
     prefetch_weight_lines(reinterpret_cast<const char*>(&b) + plan.group_bytes_ahead, sizeof(Block),
                           plan.into_l2);
 }
@@ -215,6 +220,89 @@ void gemv_q6_K_interleaved16(int64_t n, const void* packed, int64_t group_begin,
             for (int h = 0; h < H; ++h)
                 acc[h] =
                     V::fmadd(V::to_float(scaled[h]), V::mul(V::widen_f16(b.d + h * V::kRows), da), acc[h]);
+        }
+        for (int h = 0; h < H; ++h)
+            V::store(y + g * kInterleavedRows + h * V::kRows, acc[h]);
+    }
+}
+
+// Per Q8_0 block of the activation row, prepared once per call: its scale as a float and
+// -offset * sum(x), the term that takes the offset back out of dot_q8's sums. Rows of up to
+// kStackBlocks blocks (32768 columns) keep them on the stack, wider ones in the thread's
+// storage, grown once: decode allocates nothing per token.
+class Q8_0Terms {
+public:
+    Q8_0Terms(const BlockQ8_0* a, int64_t blocks, int32_t offset) {
+        if (blocks > kStackBlocks) {
+            thread_local std::vector<Term> wide;
+            if (wide.size() < static_cast<size_t>(blocks)) wide.resize(static_cast<size_t>(blocks));
+            terms_ = wide.data();
+        }
+        const __m256i bias = _mm256_set1_epi8(static_cast<char>(0x80));
+        for (int64_t i = 0; i < blocks; ++i) {
+            // sum(x) from the biased bytes' sums of absolute differences with zero.
+            const __m256i biased =
+                _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a[i].qs)), bias);
+            const __m256i sad = _mm256_sad_epu8(biased, _mm256_setzero_si256());
+            __m128i s = _mm_add_epi64(_mm256_castsi256_si128(sad), _mm256_extracti128_si256(sad, 1));
+            s = _mm_add_epi64(s, _mm_unpackhi_epi64(s, s));
+            const int32_t sum = _mm_cvtsi128_si32(s) - QK8_0 * 128;
+            terms_[i] = {fp16_to_fp32(a[i].d), -offset * sum};
+        }
+    }
+    Q8_0Terms(const Q8_0Terms&) = delete;
+    Q8_0Terms& operator=(const Q8_0Terms&) = delete;
+    float scale(int64_t block) const { return terms_[block].scale; }
+    int32_t offset_term(int64_t block) const { return terms_[block].offset_term; }
+
+private:
+    static constexpr int64_t kStackBlocks = 1024;
+    struct Term {
+        float scale;
+        int32_t offset_term;
+    };
+    Term stack_[kStackBlocks];
+    Term* terms_ = stack_;
+};
+
+// Q8_0: row . a = sum over blocks of d * dx * (q . x), each block's integer dot exact, then
+// one product of the two scales and one FMA, as the row-major kernels do.
+template <class V>
+void gemv_q8_0_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
+                             const void* activation, float* y) {
+    constexpr int H = kVectorsPerGroup<V>;
+    constexpr size_t kBytes = sizeof(typename V::Int);
+    const int64_t pairs = n / InterleavedQ8_0::kColumns;
+    const auto* groups = static_cast<const InterleavedQ8_0*>(packed);
+    const auto* a = static_cast<const BlockQ8_0*>(activation);
+    const Q8_0Terms terms(a, 2 * pairs, V::kQ8Offset);
+    const DecodePrefetch& prefetch = decode_prefetch();
+    for (int64_t g = group_begin; g < group_end; ++g) {
+        const InterleavedQ8_0* w = groups + g * pairs;
+        typename V::Float acc[H];
+        for (int h = 0; h < H; ++h)
+            acc[h] = V::zero();
+        for (int64_t i = 0; i < pairs; ++i) {
+            const InterleavedQ8_0& b = w[i];
+            prefetch_ahead(b, prefetch);
+#pragma GCC unroll 2
+            for (int j = 0; j < 2; ++j) {
+                const int64_t block = 2 * i + j;
+                const uint8_t* x = bytes_of<V>(a[block].qs);
+                typename V::Int sums[H];
+                for (int h = 0; h < H; ++h)
+                    sums[h] = V::set1_int(terms.offset_term(block));
+#pragma GCC unroll 8
+                for (int c = 0; c < QK8_0 / 4; ++c) {
+                    const typename V::Int xc = V::broadcast_int(x + 4 * c);
+                    for (int h = 0; h < H; ++h)
+                        sums[h] = V::dot_q8(sums[h], V::loadu_int(bytes_of<V>(b.qs[j][c]) + h * kBytes), xc);
+                }
+                const typename V::Float dx = V::broadcast_float(terms.scale(block));
+                for (int h = 0; h < H; ++h)
+                    acc[h] = V::fmadd(V::to_float(sums[h]), V::mul(V::widen_f16(b.d[j] + h * V::kRows), dx),
+                                      acc[h]);
+            }
         }
         for (int h = 0; h < H; ++h)
             V::store(y + g * kInterleavedRows + h * V::kRows, acc[h]);

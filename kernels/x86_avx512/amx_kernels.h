@@ -6,12 +6,12 @@ namespace hearth::kernels::amx {
 
 // Prefill attention over F16 caches (attention_amx.cpp).
 void add_attention_kernels(KernelTable& table);
-// Prefill gemm of Q8_0 weights (gemm_q8_0_amx.cpp) and of repacked Q4_K weights
-// (gemm_q4_k_amx.cpp); each keeps the table's own kernel for small batches.
+// Prefill gemm of Q8_0 weights, row-major and repacked (gemm_q8_0_amx.cpp), and of repacked Q4_K
+// weights (gemm_q4_k_amx.cpp); each keeps the table's own kernel for small batches.
 void add_q8_0_gemm_kernels(KernelTable& table);
 void add_q4_k_gemm_kernels(KernelTable& table);
 // Prefill on BF16 tiles (gemm_bf16_amx.cpp): gemm_bf16_tiles for Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
-// Q4_K, Q5_K and Q6_K (the repacked Q4_K and Q6_K too).
+// Q4_K, Q5_K and Q6_K (the repacked Q4_K, Q6_K and Q8_0 too).
 void add_bf16_gemm_kernels(KernelTable& table);
 
 } // namespace hearth::kernels::amx

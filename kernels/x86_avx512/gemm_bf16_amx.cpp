@@ -222,6 +222,33 @@ struct InterleavedQ6_KWeights {
     }
 };
 
+// Q8_0 rows repacked in groups of 16 (interleaved_rows.h), in pairs of blocks: each chunk of 4
+// quants holds the 16 rows side by side, and each weight is the dequantizer's d * q.
+struct InterleavedQ8_0Weights {
+    const InterleavedQ8_0* groups;
+    int64_t pairs; // per row
+
+    void widen(int64_t g, int64_t k0, int64_t span, Tile* tiles) const {
+        for (int64_t i = 0; i < span / InterleavedQ8_0::kColumns; ++i) {
+            const InterleavedQ8_0& b = groups[g * pairs + k0 / InterleavedQ8_0::kColumns + i];
+            for (int j = 0; j < 2; ++j) { // block j: one tile of 32 elements
+                const __m512 d =
+                    _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b.d[j])));
+                Tile& tile = tiles[2 * i + j];
+                for (int c = 0; c < QK8_0 / 4; ++c) { // quants 4c .. 4c + 3
+                    const __m512i quants = _mm512_loadu_si512(b.qs[j][c]);
+                    __m512 v[4];
+                    for (int k = 0; k < 4; ++k) // byte k of each dword, sign-extended
+                        v[k] = _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_srai_epi32(
+                                                    _mm512_slli_epi32(quants, 24 - 8 * k), 24)));
+                    _mm512_store_si512(tile.bytes + (2 * c) * 64, bf16_pairs(v[0], v[1]));
+                    _mm512_store_si512(tile.bytes + (2 * c + 1) * 64, bf16_pairs(v[2], v[3]));
+                }
+            }
+        }
+    }
+};
+
 // Where a C tile's sums go: straight between tile and y when all 16 x 16 lie in y, else through
 // staging (the last, short tiles of the batch and of the chunk).
 struct TileOut {
@@ -389,10 +416,9 @@ void gemm_bf16_interleaved16(int64_t n, const void* packed, size_t, int64_t row_
                              int64_t y_stride) {
     if (batch <= 0 || row_end <= row_begin) return;
     const int64_t rows = row_end - row_begin;
-    const int64_t super_blocks = n / QK_K;
+    const int64_t units = n / Packed::kColumns; // per row
     Scratch& scratch = scratch_for(rows / kTileRows, longest_span_of(n));
-    const Weights source{static_cast<const Packed*>(packed) + row_begin / kTileRows * super_blocks,
-                         super_blocks};
+    const Weights source{static_cast<const Packed*>(packed) + row_begin / kTileRows * units, units};
     multiply_on_tiles(source, scratch, n, rows, activations, activation_row_bytes, batch, y + row_begin,
                       y_stride);
 }
@@ -406,7 +432,8 @@ void add_bf16_gemm_kernels(KernelTable& table) {
         k.gemm_bf16_tiles = gemm;
         k.gemm_bf16_tiles_interleaved16 = gemm_interleaved16;
     };
-    add(TensorType::Q8_0, gemm_bf16_rows<TensorType::Q8_0>, nullptr);
+    add(TensorType::Q8_0, gemm_bf16_rows<TensorType::Q8_0>,
+        gemm_bf16_interleaved16<InterleavedQ8_0, InterleavedQ8_0Weights>);
     add(TensorType::Q4_0, gemm_bf16_rows<TensorType::Q4_0>, nullptr);
     add(TensorType::Q4_1, gemm_bf16_rows<TensorType::Q4_1>, nullptr);
     add(TensorType::Q5_0, gemm_bf16_rows<TensorType::Q5_0>, nullptr);

@@ -18,6 +18,7 @@
 // per-thread panel; tile C sums the 16 x 16 int32 products (amx_tiles.h's block_products: two C
 // tiles alternate by block).
 #include "kernels/block_formats.h"
+#include "kernels/interleaved_rows.h"
 #include "kernels/kernel_table.h"
 #include "kernels/x86_avx512/amx_kernels.h"
 #include "kernels/x86_avx512/amx_tiles.h"
@@ -36,7 +37,9 @@ constexpr int64_t kMinBatch = 8;
 constexpr size_t kBlockBytes = sizeof(BlockQ8_0);
 constexpr size_t kPanelBlockBytes = 8 * 64; // one block of a group in tile B's layout
 
-GemmFn g_avx512_gemm = nullptr; // the AVX-512 tier's Q8_0 gemm, for small batches
+// The AVX-512 tier's Q8_0 gemms (row-major and repacked rows), for small batches.
+GemmFn g_avx512_gemm = nullptr;
+GemmFn g_avx512_gemm_interleaved16 = nullptr;
 
 struct Scratch {
     std::vector<uint8_t> panels;           // per group, per block: 512 bytes of tile B
@@ -44,6 +47,12 @@ struct Scratch {
     std::vector<float> activation_scales;  // per block: the 16 rows' scales of one activation tile
     std::vector<uint8_t> last_activations; // the last activation tile's rows, zero-padded to 16
 };
+
+// Grown on a thread's first prefill, then reused (decode never comes here).
+Scratch& thread_scratch() {
+    thread_local Scratch scratch;
+    return scratch;
+}
 
 // The byte offsets of 16 rows `stride` bytes apart, for gathers.
 inline __m512i offsets_of_rows(size_t stride) {
@@ -91,8 +100,10 @@ inline void add_block(__m512 (&acc)[kBatchRows], const BlockSums& sums, const fl
     }
 }
 
-// 16 activation rows (from `rows`, `stride` bytes apart) times one group's panel.
-void tile_times_group(const uint8_t* rows, size_t stride, const uint8_t* panel, const float* weight_scales,
+// 16 activation rows (from `rows`, `stride` bytes apart) times one group's tiles B, block b's
+// at b_tile(b).
+template <class BTile>
+void tile_times_group(const uint8_t* rows, size_t stride, BTile b_tile, const float* weight_scales,
                       const float* activation_scales, int64_t blocks, __m512 (&acc)[kBatchRows]) {
     for (__m512& a : acc)
         a = _mm512_setzero_ps();
@@ -100,11 +111,46 @@ void tile_times_group(const uint8_t* rows, size_t stride, const uint8_t* panel, 
         blocks,
         [&](int64_t b) {
             load_tile<2>(rows + b * kBlockBytes + 2, stride);
-            load_tile<4>(panel + b * kPanelBlockBytes, 64);
+            load_tile<4>(b_tile(b), 64);
         },
         [&](const BlockSums& sums, int64_t b) {
             add_block(acc, sums, weight_scales + b * kRows, activation_scales + b * kBatchRows);
         });
+}
+
+// Every activation tile times every group of weight rows [row_begin, row_end): group g's block b
+// has its tile B at b_tile(g, b) and its 16 scales at weight_scales + (g * blocks + b) * 16.
+template <class BTile>
+void multiply_groups(BTile b_tile, const float* weight_scales, int64_t blocks, int64_t row_begin,
+                     int64_t row_end, const uint8_t* a, size_t activation_row_bytes, int64_t batch, float* y,
+                     int64_t y_stride, Scratch& scratch) {
+    const int64_t rows = row_end - row_begin;
+    const int64_t groups = (rows + kRows - 1) / kRows;
+    if (scratch.activation_scales.size() < static_cast<size_t>(blocks * kBatchRows))
+        scratch.activation_scales.resize(static_cast<size_t>(blocks * kBatchRows));
+    const TilesInUse tiles(int8_block_tiles());
+    for (int64_t m0 = 0; m0 < batch; m0 += kBatchRows) {
+        const int64_t batch_rows = std::min<int64_t>(kBatchRows, batch - m0);
+        const uint8_t* tile_rows = a + static_cast<size_t>(m0) * activation_row_bytes;
+        if (batch_rows < kBatchRows) { // the last, short tile: its rows and zero rows after them
+            const size_t used = static_cast<size_t>(batch_rows) * activation_row_bytes;
+            scratch.last_activations.assign(kBatchRows * activation_row_bytes, 0);
+            std::memcpy(scratch.last_activations.data(), tile_rows, used);
+            tile_rows = scratch.last_activations.data();
+        }
+        activation_tile_scales(tile_rows, activation_row_bytes, blocks, scratch.activation_scales.data());
+        for (int64_t g = 0; g < groups; ++g) {
+            __m512 acc[kBatchRows];
+            tile_times_group(
+                tile_rows, activation_row_bytes, [&](int64_t b) { return b_tile(g, b); },
+                weight_scales + g * blocks * kRows, scratch.activation_scales.data(), blocks, acc);
+            const int64_t first_row = row_begin + g * kRows;
+            const int valid = static_cast<int>(std::min<int64_t>(kRows, row_end - first_row));
+            const __mmask16 columns = static_cast<__mmask16>((1u << valid) - 1);
+            for (int64_t i = 0; i < batch_rows; ++i)
+                _mm512_mask_storeu_ps(y + (m0 + i) * y_stride + first_row, columns, acc[i]);
+        }
+    }
 }
 
 void gemm_q8_0_amx(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
@@ -118,46 +164,53 @@ void gemm_q8_0_amx(int64_t n, const void* weights, size_t weight_row_bytes, int6
     const int64_t blocks = n / QK8_0;
     const int64_t rows = row_end - row_begin;
     const int64_t groups = (rows + kRows - 1) / kRows;
-    // Grown on a thread's first prefill, then reused (decode never comes here).
-    thread_local Scratch scratch;
+    Scratch& scratch = thread_scratch();
     const size_t panel_bytes = static_cast<size_t>(groups * blocks) * kPanelBlockBytes;
     if (scratch.panels.size() < panel_bytes) scratch.panels.resize(panel_bytes);
     if (scratch.weight_scales.size() < static_cast<size_t>(groups * blocks * kRows))
         scratch.weight_scales.resize(static_cast<size_t>(groups * blocks * kRows));
-    if (scratch.activation_scales.size() < static_cast<size_t>(blocks * kBatchRows))
-        scratch.activation_scales.resize(static_cast<size_t>(blocks * kBatchRows));
     const auto* w = static_cast<const uint8_t*>(weights);
     for (int64_t g = 0; g < groups; ++g)
         make_panel(w, weight_row_bytes, row_begin + g * kRows,
                    static_cast<int>(std::min<int64_t>(kRows, rows - g * kRows)), blocks,
                    scratch.panels.data() + static_cast<size_t>(g * blocks) * kPanelBlockBytes,
                    scratch.weight_scales.data() + g * blocks * kRows);
+    const uint8_t* panels = scratch.panels.data();
+    multiply_groups(
+        [&](int64_t g, int64_t b) { return panels + static_cast<size_t>(g * blocks + b) * kPanelBlockBytes; },
+        scratch.weight_scales.data(), blocks, row_begin, row_end, static_cast<const uint8_t*>(activations),
+        activation_row_bytes, batch, y, y_stride, scratch);
+}
 
-    const TilesInUse tiles(int8_block_tiles());
-    const auto* a = static_cast<const uint8_t*>(activations);
-    for (int64_t m0 = 0; m0 < batch; m0 += kBatchRows) {
-        const int64_t batch_rows = std::min<int64_t>(kBatchRows, batch - m0);
-        const uint8_t* tile_rows = a + static_cast<size_t>(m0) * activation_row_bytes;
-        if (batch_rows < kBatchRows) { // the last, short tile: its rows and zero rows after them
-            const size_t used = static_cast<size_t>(batch_rows) * activation_row_bytes;
-            scratch.last_activations.assign(kBatchRows * activation_row_bytes, 0);
-            std::memcpy(scratch.last_activations.data(), tile_rows, used);
-            tile_rows = scratch.last_activations.data();
-        }
-        activation_tile_scales(tile_rows, activation_row_bytes, blocks, scratch.activation_scales.data());
-        for (int64_t g = 0; g < groups; ++g) {
-            __m512 acc[kBatchRows];
-            tile_times_group(tile_rows, activation_row_bytes,
-                             scratch.panels.data() + static_cast<size_t>(g * blocks) * kPanelBlockBytes,
-                             scratch.weight_scales.data() + g * blocks * kRows,
-                             scratch.activation_scales.data(), blocks, acc);
-            const int64_t first_row = row_begin + g * kRows;
-            const int valid = static_cast<int>(std::min<int64_t>(kRows, row_end - first_row));
-            const __mmask16 columns = static_cast<__mmask16>((1u << valid) - 1);
-            for (int64_t i = 0; i < batch_rows; ++i)
-                _mm512_mask_storeu_ps(y + (m0 + i) * y_stride + first_row, columns, acc[i]);
-        }
+// The same over Q8_0 rows repacked in groups of 16 (interleaved_rows.h; row_begin and row_end
+// whole groups): each block's quants in a group are already tile B, so only the scales are
+// widened.
+void gemm_q8_0_amx_interleaved16(int64_t n, const void* packed, size_t weight_row_bytes, int64_t row_begin,
+                                 int64_t row_end, const void* activations, size_t activation_row_bytes,
+                                 int64_t batch, float* y, int64_t y_stride) {
+    if (batch < kMinBatch || row_end <= row_begin) {
+        g_avx512_gemm_interleaved16(n, packed, weight_row_bytes, row_begin, row_end, activations,
+                                    activation_row_bytes, batch, y, y_stride);
+        return;
     }
+    const int64_t blocks = n / QK8_0;
+    const int64_t pairs = n / InterleavedQ8_0::kColumns;
+    const int64_t groups = (row_end - row_begin) / kRows;
+    const InterleavedQ8_0* first = static_cast<const InterleavedQ8_0*>(packed) + row_begin / kRows * pairs;
+    Scratch& scratch = thread_scratch();
+    if (scratch.weight_scales.size() < static_cast<size_t>(groups * blocks * kRows))
+        scratch.weight_scales.resize(static_cast<size_t>(groups * blocks * kRows));
+    for (int64_t g = 0; g < groups; ++g)
+        for (int64_t b = 0; b < blocks; ++b)
+            _mm512_storeu_ps(scratch.weight_scales.data() + (g * blocks + b) * kRows,
+                             _mm512_cvtph_ps(_mm256_loadu_si256(
+                                 reinterpret_cast<const __m256i*>(first[g * pairs + b / 2].d[b % 2]))));
+    multiply_groups(
+        [&](int64_t g, int64_t b) {
+            return reinterpret_cast<const uint8_t*>(first[g * pairs + b / 2].qs[b % 2]);
+        },
+        scratch.weight_scales.data(), blocks, row_begin, row_end, static_cast<const uint8_t*>(activations),
+        activation_row_bytes, batch, y, y_stride, scratch);
 }
 
 } // namespace
@@ -166,6 +219,8 @@ void add_q8_0_gemm_kernels(KernelTable& table) {
     TypeKernels& q8_0 = table.of(TensorType::Q8_0);
     g_avx512_gemm = q8_0.gemm;
     q8_0.gemm = gemm_q8_0_amx;
+    g_avx512_gemm_interleaved16 = q8_0.gemm_interleaved16;
+    q8_0.gemm_interleaved16 = gemm_q8_0_amx_interleaved16;
 }
 
 } // namespace hearth::kernels::amx

@@ -17,6 +17,7 @@
 // multiply share the two pipes vpdpbusd uses on Zen 4: this bounds the tile at 8/10 of the
 // int8 peak (measured: 96 vpdpbusd + 12 x (cvt, mul, fma) take 120 cycles).
 #include "kernels/decode_prefetch.h"
+#include "kernels/interleaved_rows.h"
 #include "kernels/x86_vnni/q8_0_family.h"
 #include "kernels/x86_vnni/row_vectors.h"
 
@@ -221,10 +222,40 @@ Scratch& thread_scratch() {
     return scratch;
 }
 
-// Weight rows [0, rows) (rows <= V::kRows) against every activation row.
-template <class V, class Format>
-void run_rows(const char* w, size_t w_stride, int rows, int64_t blocks, const uint8_t* prepared,
-              int64_t batch, float* y, int64_t y_stride) {
+// Q8_0 rows repacked in groups of 16 (interleaved_rows.h) into the panel: the groups already
+// hold 4 quants of each row side by side, so the panel's vectors are copies of theirs, and the
+// panel is bit for bit decode_panel's of the same rows. `first_row` (0 or 8) picks the half of
+// the group an 8-row panel takes.
+template <class V>
+void decode_interleaved_panel(const InterleavedQ8_0* group, int first_row, int64_t blocks, uint8_t* panel) {
+    constexpr size_t kBlockBytes = kPanelBlockBytes<V, Q8_0Format>;
+    for (int64_t i = 0; i < blocks; ++i) {
+        const InterleavedQ8_0& pair = group[i / 2];
+        const int j = static_cast<int>(i % 2);
+        for (int row_group = 0; row_group < V::kRows / 8; ++row_group) {
+            const int row = first_row + 8 * row_group;
+            uint8_t* out = panel + static_cast<size_t>(i) * kBlockBytes + 32 * row_group;
+            __m256i bias_sum = _mm256_setzero_si256();
+#pragma GCC unroll 8
+            for (int g = 0; g < 8; ++g) {
+                const __m256i q = load_bytes(&pair.qs[j][g][4 * row]);
+                _mm256_store_si256(reinterpret_cast<__m256i*>(out + g * 4 * V::kRows), q);
+                bias_sum = dpbusd(bias_sum, _mm256_set1_epi8(static_cast<char>(0x80)), q);
+            }
+            _mm256_store_ps(
+                reinterpret_cast<float*>(out + kPanelScales<V>),
+                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(&pair.d[j][row]))));
+            _mm256_store_si256(reinterpret_cast<__m256i*>(out + kPanelBiasTerms<V>),
+                               _mm256_sub_epi32(_mm256_setzero_si256(), bias_sum));
+        }
+    }
+}
+
+// `rows` weight rows (rows <= V::kRows), decoded into the panel by decode(panel), against
+// every activation row.
+template <class V, class Format, class Decode>
+void run_rows(Decode&& decode, int rows, int64_t blocks, const uint8_t* prepared, int64_t batch, float* y,
+              int64_t y_stride) {
     using TileFn = void (*)(const uint8_t*, int64_t, const uint8_t*, float*, int64_t, int);
     static constexpr auto tiles = []<size_t... I>(std::index_sequence<I...>) {
         return std::array<TileFn, kBatchTile>{&Tile<V, Format, int(I) + 1>::run...};
@@ -234,13 +265,21 @@ void run_rows(const char* w, size_t w_stride, int rows, int64_t blocks, const ui
     const size_t lines = (static_cast<size_t>(blocks) * kPanelBlockBytes<V, Format> + 63) / 64;
     if (panel_lines.size() < lines) panel_lines.resize(lines);
     uint8_t* panel = panel_lines.data()->bytes;
-    decode_panel<V, Format>(w, w_stride, rows, blocks, panel);
+    decode(panel);
     for (int64_t b0 = 0; b0 < batch; b0 += kBatchTile) {
         const int width = static_cast<int>(std::min<int64_t>(kBatchTile, batch - b0));
         tiles[static_cast<size_t>(width - 1)](
             panel, blocks, prepared + static_cast<size_t>(b0 * blocks) * kPreparedBytes<Format>,
             y + b0 * y_stride, y_stride, rows);
     }
+}
+
+// Row-major weight rows [0, rows) (rows <= V::kRows) against every activation row.
+template <class V, class Format>
+void run_rows(const char* w, size_t w_stride, int rows, int64_t blocks, const uint8_t* prepared,
+              int64_t batch, float* y, int64_t y_stride) {
+    run_rows<V, Format>([&](uint8_t* panel) { decode_panel<V, Format>(w, w_stride, rows, blocks, panel); },
+                        rows, blocks, prepared, batch, y, y_stride);
 }
 
 // ---- Decode (batch 1): one weight row at a time, as one sequential stream.
@@ -364,37 +403,73 @@ void gemv_rows(int64_t n, const char* weights, size_t weight_row_bytes, int64_t 
     }
 }
 
+// The batch's activations prepared in the calling thread's scratch (prepare_activations).
+template <class Format>
+const uint8_t* prepared_activations(const void* activations, size_t activation_row_bytes, int64_t batch,
+                                    int64_t blocks) {
+    std::vector<uint8_t>& prepared = thread_scratch().activations;
+    const size_t prepared_bytes = static_cast<size_t>(batch * blocks) * kPreparedBytes<Format>;
+    if (prepared.size() < prepared_bytes) prepared.resize(prepared_bytes);
+    prepare_activations<Format>(static_cast<const char*>(activations), activation_row_bytes, batch, blocks,
+                                prepared.data());
+    return prepared.data();
+}
+
 template <class Format>
 void gemm(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
           const void* activations, size_t activation_row_bytes, int64_t batch, float* y, int64_t y_stride) {
     const char* w = static_cast<const char*>(weights);
     if (batch == 1) return gemv_rows<Format>(n, w, weight_row_bytes, row_begin, row_end, activations, y);
     const int64_t blocks = n / QK8_0;
-    std::vector<uint8_t>& prepared = thread_scratch().activations;
-    const size_t prepared_bytes = static_cast<size_t>(batch * blocks) * kPreparedBytes<Format>;
-    if (prepared.size() < prepared_bytes) prepared.resize(prepared_bytes);
-    prepare_activations<Format>(static_cast<const char*>(activations), activation_row_bytes, batch, blocks,
-                                prepared.data());
+    const uint8_t* prepared = prepared_activations<Format>(activations, activation_row_bytes, batch, blocks);
     for (int64_t r = row_begin; r < row_end;) {
         const int64_t left = row_end - r;
 #ifdef HEARTH_AVX512
         if (left > 8) {
             const int rows = static_cast<int>(std::min<int64_t>(16, left));
-            run_rows<Rows16, Format>(w + r * weight_row_bytes, weight_row_bytes, rows, blocks,
-                                     prepared.data(), batch, y + r, y_stride);
+            run_rows<Rows16, Format>(w + r * weight_row_bytes, weight_row_bytes, rows, blocks, prepared,
+                                     batch, y + r, y_stride);
             r += rows;
             continue;
         }
 #endif
         const int rows = static_cast<int>(std::min<int64_t>(8, left));
-        run_rows<Rows8, Format>(w + r * weight_row_bytes, weight_row_bytes, rows, blocks, prepared.data(),
-                                batch, y + r, y_stride);
+        run_rows<Rows8, Format>(w + r * weight_row_bytes, weight_row_bytes, rows, blocks, prepared, batch,
+                                y + r, y_stride);
         r += rows;
+    }
+}
+
+// GemmFn over Q8_0 rows repacked in groups of 16 (row_begin and row_end whole groups).
+void gemm_q8_0_interleaved16(int64_t n, const void* packed, size_t, int64_t row_begin, int64_t row_end,
+                             const void* activations, size_t activation_row_bytes, int64_t batch, float* y,
+                             int64_t y_stride) {
+    const int64_t blocks = n / QK8_0;
+    const int64_t pairs = n / InterleavedQ8_0::kColumns;
+    const auto* groups = static_cast<const InterleavedQ8_0*>(packed);
+    const uint8_t* prepared =
+        prepared_activations<Q8_0Format>(activations, activation_row_bytes, batch, blocks);
+    for (int64_t r = row_begin; r < row_end; r += kInterleavedRows) {
+        const InterleavedQ8_0* group = groups + r / kInterleavedRows * pairs;
+#ifdef HEARTH_AVX512
+        run_rows<Rows16, Q8_0Format>(
+            [&](uint8_t* panel) { decode_interleaved_panel<Rows16>(group, 0, blocks, panel); },
+            kInterleavedRows, blocks, prepared, batch, y + r, y_stride);
+#else
+        for (int half = 0; half < 2; ++half)
+            run_rows<Rows8, Q8_0Format>(
+                [&](uint8_t* panel) { decode_interleaved_panel<Rows8>(group, 8 * half, blocks, panel); }, 8,
+                blocks, prepared, batch, y + r + 8 * half, y_stride);
+#endif
     }
 }
 
 } // namespace
 } // namespace q8_0_family
+
+GemmFn q8_0_interleaved16_gemm() {
+    return q8_0_family::gemm_q8_0_interleaved16;
+}
 
 GemmFn q8_0_family_gemm(TensorType type) {
     using namespace q8_0_family;

@@ -1,4 +1,4 @@
-// Decode over Q4_K and Q6_K weights repacked in groups of 16 rows, with vpdpbusd: one zmm per
+// Decode over Q4_K, Q6_K and Q8_0 weights repacked in groups of 16 rows, with vpdpbusd: one zmm per
 // group on AVX-512, two ymm on AVX-VNNI (the kernel: x86_avx2/interleaved16_gemv.h).
 #include "kernels/x86_vnni/row_vectors.h"
 #include "kernels/x86_vnni/vnni_kernels.h"
@@ -17,6 +17,7 @@ using V = Rows8;
 void add_interleaved16_kernels(KernelTable& table) {
     table.of(TensorType::Q4_K).gemv_interleaved16 = gemv_q4_K_interleaved16<V>;
     table.of(TensorType::Q6_K).gemv_interleaved16 = gemv_q6_K_interleaved16<V>;
+    table.of(TensorType::Q8_0).gemv_interleaved16 = gemv_q8_0_interleaved16<V>;
 }
 
 } // namespace hearth::kernels::HEARTH_VNNI_NS

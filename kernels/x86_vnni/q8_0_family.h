@@ -16,6 +16,9 @@ namespace hearth::kernels::HEARTH_VNNI_NS {
 // row, and the blocked kernel (prefill; batch 1 runs the rows one by one). Null for other types.
 VecDotFn q8_0_family_vec_dot(TensorType type);
 GemmFn q8_0_family_gemm(TensorType type);
+// Prefill over Q8_0 rows repacked in groups of 16 (interleaved_rows.h): the gemm's tiles on
+// panels copied from the groups.
+GemmFn q8_0_interleaved16_gemm();
 
 namespace q8_0_family {
 

@@ -27,6 +27,11 @@ struct Rows8 {
     }
     static Int zero_int() { return _mm256_setzero_si256(); }
     static Int dot(Int acc, Int u, Int s) { return dpbusd(acc, u, s); }
+    // Signed weights made unsigned (w + 128, w xor 0x80) for vpdpbusd.
+    static constexpr int32_t kQ8Offset = 128;
+    static Int dot_q8(Int acc, Int w, Int s) {
+        return dpbusd(acc, _mm256_xor_si256(w, _mm256_set1_epi8(static_cast<char>(0x80))), s);
+    }
     // acc + the sums of the pairs of int16 products of a and b, per int32 lane.
     static Int dot_words(Int acc, Int a, Int b) {
 #ifdef HEARTH_AVX512
@@ -135,6 +140,10 @@ struct Rows16 {
     }
     static Int zero_int() { return _mm512_setzero_si512(); }
     static Int dot(Int acc, Int u, Int s) { return _mm512_dpbusd_epi32(acc, u, s); }
+    static constexpr int32_t kQ8Offset = 128;
+    static Int dot_q8(Int acc, Int w, Int s) {
+        return _mm512_dpbusd_epi32(acc, _mm512_xor_si512(w, _mm512_set1_epi8(static_cast<char>(0x80))), s);
+    }
     static Int dot_words(Int acc, Int a, Int b) { return _mm512_dpwssd_epi32(acc, a, b); }
     static Int add(Int a, Int b) { return _mm512_add_epi32(a, b); }
     static Int mul_int(Int a, Int b) { return _mm512_mullo_epi32(a, b); }

@@ -22,6 +22,7 @@ void add_kernels(KernelTable& table) {
         k.gemm = q8_0_family_gemm(type);
         k.gemm_rows_multiple_of_8 = nullptr;
     }
+    table.of(TensorType::Q8_0).gemm_interleaved16 = q8_0_interleaved16_gemm();
 #ifdef HEARTH_AVX512
     avx512::add_attention_kernels(table);
     avx512::add_low_bit_k_quant_kernels(table);

@@ -504,6 +504,14 @@ BENCHMARK_CAPTURE(matmul_pool_repacked, q6_K_65536x2048_dram, TensorType::Q6_K, 
     ->Arg(1)
     ->UseRealTime();
 
+// Qwen2.5-0.5B's output matrix (145 MB), Q8_0, alternating layouts.
+BENCHMARK_CAPTURE(matmul_pool_repacked, q8_0_151936x896_dram, TensorType::Q8_0, 151936, 896)
+    ->Arg(0)
+    ->Arg(1)
+    ->Arg(0)
+    ->Arg(1)
+    ->UseRealTime();
+
 // Qwen2.5-0.5B (head 64, 7 query heads per KV head) and Llama-3.2-1B (head 64, 4) at a depth
 // of 2048, in cache and from memory, one position (decode) and a prefill tile; Llama 3 8B's
 // head of 128.

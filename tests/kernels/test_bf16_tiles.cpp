@@ -162,10 +162,11 @@ private slots:
         QVERIFY2(error / energy < 1e-5, qPrintable(QString("NMSE %1").arg(error / energy)));
     }
 
-    // Repacked Q4_K and Q6_K rows give the same products as the file's rows.
+    // Repacked Q4_K, Q6_K and Q8_0 rows give the same products as the file's rows, over rows
+    // long enough to be multiplied in spans.
     void repackedRows_data() {
         QTest::addColumn<int>("type");
-        for (TensorType t : {TensorType::Q4_K, TensorType::Q6_K})
+        for (TensorType t : {TensorType::Q4_K, TensorType::Q6_K, TensorType::Q8_0})
             QTest::newRow(type_name(t).toUtf8().constData()) << int(t);
     }
     void repackedRows() {
@@ -176,7 +177,7 @@ private slots:
         const TypeKernels& k = table->of(t);
         if (k.gemm_bf16_tiles_interleaved16 == nullptr)
             QSKIP("no BF16 tile kernel for repacked rows of this type");
-        const int64_t n = 3 * 256, rows = 48, batch = 21;
+        const int64_t n = 5 * 256, rows = 48, batch = 21;
         const size_t w_bytes = row_bytes(t, n), a_bytes = row_bytes(TensorType::BF16, n);
         std::vector<uint8_t> weights(w_bytes * rows);
         reference_kernels().of(t).quantize(normal_data(rows * n, 17, 0.1f).data(), weights.data(), rows * n);

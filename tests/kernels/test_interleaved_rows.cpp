@@ -1,4 +1,4 @@
-// Q4_K and Q6_K weights repacked in groups of 16 rows: the repacking gives back the file's
+// Q4_K, Q6_K and Q8_0 weights repacked in groups of 16 rows: the repacking gives back the file's
 // bytes, and matmul over the repacked matrix matches the row-major one on every tier this CPU
 // runs (the others skipped, with the reason), for decode and prefill batches.
 #include "kernels/interleaved_rows.h"
@@ -25,6 +25,18 @@ std::vector<std::byte> quantized(TensorType t, int64_t rows, int64_t cols, uint3
     return out;
 }
 
+constexpr TensorType kRepackedTypes[] = {TensorType::Q4_K, TensorType::Q6_K, TensorType::Q8_0};
+
+// Activation rows in the format a table's kernels for `t` take (Q8_K, or Q8_0), by the
+// reference quantizer.
+std::vector<std::byte> activation_rows(const KernelTable& table, TensorType t, const std::vector<float>& x,
+                                       int64_t cols) {
+    const TensorType a = table.of(t).activation_type;
+    std::vector<std::byte> out(row_bytes(a, cols) * (x.size() / static_cast<size_t>(cols)));
+    reference_kernels().of(a).quantize(x.data(), out.data(), static_cast<int64_t>(x.size()));
+    return out;
+}
+
 } // namespace
 
 class TestInterleavedRows : public QObject {
@@ -37,19 +49,22 @@ private slots:
         QVERIFY(interleaves_rows16(TensorType::Q6_K, 16, 256));
         QVERIFY(!interleaves_rows16(TensorType::Q4_K, 17, 512)); // not whole groups
         QVERIFY(!interleaves_rows16(TensorType::Q6_K, 32, 200)); // not whole super-blocks
-        QVERIFY(!interleaves_rows16(TensorType::Q8_0, 32, 512));
+        QVERIFY(interleaves_rows16(TensorType::Q8_0, 32, 512));
+        QVERIFY(!interleaves_rows16(TensorType::Q8_0, 32, 96)); // not whole pairs of blocks
         QVERIFY(!interleaves_rows16(TensorType::Q5_K, 32, 512));
         QCOMPARE(interleaved_rows16_bytes(TensorType::Q4_K, 32, 512),
                  size_t(2 * 2 * sizeof(InterleavedQ4_K)));
         // No larger than the file's layout: the copy replaces the file's pages byte for byte.
         QCOMPARE(interleaved_rows16_bytes(TensorType::Q4_K, 32, 512), 32 * row_bytes(TensorType::Q4_K, 512));
         QCOMPARE(interleaved_rows16_bytes(TensorType::Q6_K, 48, 768), 48 * row_bytes(TensorType::Q6_K, 768));
+        QCOMPARE(interleaved_rows16_bytes(TensorType::Q8_0, 48, 896), 48 * row_bytes(TensorType::Q8_0, 896));
     }
 
     void round_trip_is_lossless_data() {
         QTest::addColumn<int>("type");
         QTest::newRow("q4_K") << int(TensorType::Q4_K);
         QTest::newRow("q6_K") << int(TensorType::Q6_K);
+        QTest::newRow("q8_0") << int(TensorType::Q8_0);
     }
 
     // Random bytes, not only what a quantizer writes: every bit of every block must survive.
@@ -76,7 +91,7 @@ private slots:
         QTest::addColumn<int>("type");
         QTest::addColumn<int>("isa");
         QTest::addColumn<int>("batch");
-        for (TensorType type : {TensorType::Q4_K, TensorType::Q6_K})
+        for (TensorType type : kRepackedTypes)
             for (Isa isa : kIsaTiers) {
                 const QString tier = QString::fromUtf8(type_traits(type).name.data()) + " " +
                                      QString::fromUtf8(isa_name(isa).data());
@@ -84,7 +99,7 @@ private slots:
                     QTest::newRow(qPrintable(tier + " (not run here)")) << int(type) << int(isa) << 1;
                     continue;
                 }
-                for (int batch : {1, 3, 20})
+                for (int batch : {1, 3, 20, 40})
                     QTest::newRow(qPrintable(QString("%1 batch %2").arg(tier).arg(batch)))
                         << int(type) << int(isa) << batch;
             }
@@ -118,13 +133,13 @@ private slots:
                 QFAIL(qPrintable(QString("y[%1] = %2, row-major %3").arg(i).arg(got[i]).arg(expected[i])));
     }
 
-    // The prefill kernel of each tier over repacked rows (the AMX tier's tiles from a batch of 8;
-    // a batch of 20 leaves a short tile) against the scalar reference dot product, on a range of
+    // The prefill kernel of each tier over repacked rows (the AMX tier's int8 tiles from a batch
+    // of 8; a batch of 20 leaves a short tile) against the scalar reference dot product, on a range of
     // groups that does not start at the first, with nothing written outside it.
     void prefill_kernel_matches_reference_data() {
         QTest::addColumn<int>("type");
         QTest::addColumn<int>("isa");
-        for (TensorType type : {TensorType::Q4_K, TensorType::Q6_K})
+        for (TensorType type : kRepackedTypes)
             for (Isa isa : kIsaTiers)
                 if (isa != Isa::Scalar)
                     QTest::newRow(qPrintable(QString::fromUtf8(type_traits(type).name.data()) + " " +
@@ -146,9 +161,9 @@ private slots:
         std::vector<std::byte> packed(interleaved_rows16_bytes(t, rows, cols));
         interleave_rows16(t, weights.data(), rows, cols, packed.data());
         const std::vector<float> x = normal_data(batch * cols, 42, 0.1f);
-        const size_t a_bytes = row_bytes(TensorType::Q8_K, cols);
-        std::vector<std::byte> xq(a_bytes * batch);
-        reference_kernels().of(TensorType::Q8_K).quantize(x.data(), xq.data(), batch * cols);
+        const TensorType activation = table->of(t).activation_type;
+        const size_t a_bytes = row_bytes(activation, cols);
+        const std::vector<std::byte> xq = activation_rows(*table, t, x, cols);
         std::vector<float> y(size_t(rows * batch), -999.0f);
         gemm(cols, packed.data(), row_bytes(t, cols), 16, rows, xq.data(), a_bytes, batch, y.data(), rows);
         for (int64_t b = 0; b < batch; ++b)
@@ -167,7 +182,7 @@ private slots:
                 std::vector<float> w(static_cast<size_t>(cols)), a(static_cast<size_t>(cols));
                 reference_kernels().of(t).dequantize(
                     weights.data() + static_cast<size_t>(r) * row_bytes(t, cols), w.data(), cols);
-                reference_kernels().of(TensorType::Q8_K).dequantize(xq.data() + b * a_bytes, a.data(), cols);
+                reference_kernels().of(activation).dequantize(xq.data() + b * a_bytes, a.data(), cols);
                 double magnitude = 0;
                 for (int64_t k = 0; k < cols; ++k)
                     magnitude += std::fabs(double(w[size_t(k)]) * a[size_t(k)]);
@@ -185,7 +200,7 @@ private slots:
     void decode_kernel_matches_reference_data() {
         QTest::addColumn<int>("type");
         QTest::addColumn<int>("isa");
-        for (TensorType type : {TensorType::Q4_K, TensorType::Q6_K})
+        for (TensorType type : kRepackedTypes)
             for (Isa isa : kIsaTiers)
                 if (isa != Isa::Scalar)
                     QTest::newRow(qPrintable(QString::fromUtf8(type_traits(type).name.data()) + " " +
@@ -206,8 +221,7 @@ private slots:
         std::vector<std::byte> packed(interleaved_rows16_bytes(t, rows, cols));
         interleave_rows16(t, weights.data(), rows, cols, packed.data());
         const std::vector<float> x = normal_data(cols, 32, 0.1f);
-        std::vector<std::byte> xq(row_bytes(TensorType::Q8_K, cols));
-        reference_kernels().of(TensorType::Q8_K).quantize(x.data(), xq.data(), cols);
+        const std::vector<std::byte> xq = activation_rows(*table, t, x, cols);
         std::vector<float> y(rows + 16, -999.0f);
         gemv(cols, packed.data(), 1, 2, xq.data(), y.data()); // the second group only
         for (int64_t r = 0; r < 16; ++r)

@@ -81,7 +81,10 @@ private slots:
         QVERIFY(engine::can_cut_after_repacking(q4k, 32));
         QVERIFY(!engine::can_cut_after_repacking(q4k, 8));
         const kernels::WeightMatrix q8{kernels::TensorType::Q8_0, 64, 512, nullptr};
-        QVERIFY(engine::can_cut_after_repacking(q8, 8)); // not repacked at all
+        QVERIFY(!engine::can_cut_after_repacking(q8, 8));
+        QVERIFY(engine::can_cut_after_repacking(q8, 16));
+        const kernels::WeightMatrix q5k{kernels::TensorType::Q5_K, 64, 512, nullptr};
+        QVERIFY(engine::can_cut_after_repacking(q5k, 8)); // not repacked at all
     }
 };
 
