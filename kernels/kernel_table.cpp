@@ -59,6 +59,7 @@ KernelTable build_reference_table() {
     set(T::Q6_K, T::Q8_K, quantize_row_q6_K_ref, dequantize_row_q6_K_ref, vec_dot_q6_K_q8_K_ref);
     set(T::Q8_K, T::Q8_K, quantize_row_q8_K_ref, dequantize_row_q8_K_ref, vec_dot_q8_K_q8_K_ref);
     table.of(T::Q8_0).quantize_activations = quantize_row_q8_0_activations_ref;
+    add_interleaved16_ref_kernels(table);
     table.attend_f16 = attend_f16_ref;
     table.attend_group_f16 = attend_group_f16_ref;
     table.attend_group = attend_group_ref;

@@ -97,4 +97,8 @@ void swiglu_ref(float* gate, const float* up, int64_t n);
 // One lane of ggml's vector exp (ggml_v_expf): what its SIMD versions compute per lane.
 float vector_expf_lane(float x);
 
+// The reference table's decode over rows repacked in groups of 16 (Q4_K, Q6_K, Q8_0): each row
+// unpacked, then the dot product above (interleaved_ref.cpp).
+void add_interleaved16_ref_kernels(KernelTable& table);
+
 } // namespace hearth::kernels
