@@ -38,10 +38,10 @@ int32_t resolved_threads(int32_t requested) {
 }
 
 // fn(first, count) over rows [0, rows): a prefill batch in parts of kRowsPerPart rows or more
-// shared out by the pool (a row of a norm or a residual add is well under a microsecond, a pool
-// job a few), decode's single row on the caller. Each row is computed as alone, so the results
-// do not depend on the split. On one thread the norms and adds were ~6% of Qwen2.5-0.5B Q8_0's
-// pp512 on the AMX tier.
+// shared out by the pool (a row of a norm, a residual add or a RoPE is well under a
+// microsecond, a pool job a few), decode's single row on the caller. Each row is computed as alone, so the
+// results do not depend on the split. On one thread the norms and adds were ~6% of Qwen2.5-0.5B Q8_0's pp512
+// on the AMX tier.
 constexpr int32_t kRowsPerPart = 16;
 
 template <class F> void for_row_parts(int32_t rows, kernels::ThreadPool& pool, F&& fn) {
@@ -234,21 +234,26 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
         // projection -> (bias, post-norm) -> residual.
         norm(s.x.data(), l.attn_norm, l.attn_norm_b, n, s.xb.data());
         matmul_group({{&l.wq, s.q.data()}, {&l.wk, s.k.data()}, {&l.wv, s.v.data()}}, s.xb.data(), n);
-        if (!l.bq.empty()) {
-            add_bias_rows(s.q.data(), l.bq.data(), n, qw);
-            add_bias_rows(s.k.data(), l.bk.data(), n, kvw);
-            add_bias_rows(s.v.data(), l.bv.data(), n, kvw);
-        }
-        if (!l.q_norm.empty()) {
-            rms_norm_rows(s.q.data(), l.q_norm.data(), n * hp.n_head, hp.head_dim, hp.rms_eps, s.q.data());
-            rms_norm_rows(s.k.data(), l.k_norm.data(), n * hp.n_head_kv, hp.head_dim, hp.rms_eps, s.k.data());
-        }
-        if (traits.positions == PositionKind::Rope) {
-            const bool own_tables = hp.layer_is_local(layer) && !s.rope_local.empty();
-            const float* tables = own_tables ? s.rope_local.data() : s.rope.data();
-            apply_rope(hp, tables, n, s.q.data(), hp.n_head);
-            apply_rope(hp, tables, n, s.k.data(), hp.n_head_kv);
-        }
+        const bool own_tables = hp.layer_is_local(layer) && !s.rope_local.empty();
+        const float* rope_tables_of_layer = own_tables ? s.rope_local.data() : s.rope.data();
+        for_row_parts(n, pool, [&](int32_t first, int32_t count) {
+            float* q = s.q.data() + static_cast<size_t>(first) * qw;
+            float* k = s.k.data() + static_cast<size_t>(first) * kvw;
+            if (!l.bq.empty()) {
+                add_bias_rows(q, l.bq.data(), count, qw);
+                add_bias_rows(k, l.bk.data(), count, kvw);
+                add_bias_rows(s.v.data() + static_cast<size_t>(first) * kvw, l.bv.data(), count, kvw);
+            }
+            if (!l.q_norm.empty()) {
+                rms_norm_rows(q, l.q_norm.data(), count * hp.n_head, hp.head_dim, hp.rms_eps, q);
+                rms_norm_rows(k, l.k_norm.data(), count * hp.n_head_kv, hp.head_dim, hp.rms_eps, k);
+            }
+            if (traits.positions == PositionKind::Rope) {
+                const float* tables = rope_tables_of_layer + static_cast<size_t>(first) * hp.rope_dim;
+                apply_rope(hp, tables, count, q, hp.n_head);
+                apply_rope(hp, tables, count, k, hp.n_head_kv);
+            }
+        });
         store_kv(cache, layer, n_past, n, s.k.data(), s.v.data());
         attend(hp, cache, layer, n_past, n, s.q.data(), s.attn.data(), pool, layer_attention(hp, layer));
         matmul(l.wo, s.attn.data(), n, s.xb.data());
