@@ -16,8 +16,8 @@ namespace hearth::kernels {
 // Rows [first, first + count) of a KV head's keys and values into L1, those before `end` (the
 // keys the tile sees): none once first reaches it. Always inlined: GCC drops calls to a function
 // whose only effects are prefetches (decode_prefetch.h).
-[[gnu::always_inline]] inline void prefetch_kv_rows(const KvRows& keys, const KvRows& values, int64_t first, int64_t count,
-                             int64_t end) {
+[[gnu::always_inline]] inline void prefetch_kv_rows(const KvRows& keys, const KvRows& values, int64_t first,
+                                                    int64_t count, int64_t end) {
     const int64_t last = std::min(first + count, end);
     for (const KvRows* rows : {&keys, &values}) {
         const char* base = static_cast<const char*>(rows->data);

@@ -4,6 +4,7 @@
 // products as our own asm rather than GCC 12's <immintrin.h> versions, whose operands misstate the memory the
 // instructions touch (asm alone: any file may include this, whatever its flags); and the int8 gemms' pipeline
 // of one product per block.
+#include "kernels/kernel_table.h"
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -120,6 +121,18 @@ inline void block_products(int64_t count, LoadOperands&& load_operands, Take&& t
             take(sums[1], k + 1);
         }
     }
+}
+
+// For the int8 tile gemms, which pay per call for preparing their tiles: hands a call whose batch
+// is below min_batch (or that has no rows) to the tier below's gemm `small`; true if it did.
+inline bool handed_to_small_batch_gemm(GemmFn small, int64_t min_batch, int64_t n, const void* weights,
+                                       size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
+                                       const void* activations, size_t activation_row_bytes, int64_t batch,
+                                       float* y, int64_t y_stride) {
+    if (batch >= min_batch && row_end > row_begin) return false;
+    small(n, weights, weight_row_bytes, row_begin, row_end, activations, activation_row_bytes, batch, y,
+          y_stride);
+    return true;
 }
 
 } // namespace hearth::kernels::amx

@@ -146,11 +146,9 @@ void tile_times_group(const uint8_t* rows, size_t stride, const GroupBlock* grou
 void gemm_q4_k_amx(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
                    float* y, int64_t y_stride) {
-    if (batch < kMinBatch || row_end <= row_begin) {
-        g_avx512_gemm(n, weights, weight_row_bytes, row_begin, row_end, activations, activation_row_bytes,
-                      batch, y, y_stride);
+    if (handed_to_small_batch_gemm(g_avx512_gemm, kMinBatch, n, weights, weight_row_bytes, row_begin, row_end,
+                                   activations, activation_row_bytes, batch, y, y_stride))
         return;
-    }
     const int64_t super_blocks = n / QK_K;
     const int64_t tiles = (batch + kBatchRows - 1) / kBatchRows;
     // Grown on a thread's first prefill, then reused (decode never comes here).

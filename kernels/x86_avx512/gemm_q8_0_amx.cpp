@@ -156,11 +156,9 @@ void multiply_groups(BTile b_tile, const float* weight_scales, int64_t blocks, i
 void gemm_q8_0_amx(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
                    float* y, int64_t y_stride) {
-    if (batch < kMinBatch || row_end <= row_begin) {
-        g_avx512_gemm(n, weights, weight_row_bytes, row_begin, row_end, activations, activation_row_bytes,
-                      batch, y, y_stride);
+    if (handed_to_small_batch_gemm(g_avx512_gemm, kMinBatch, n, weights, weight_row_bytes, row_begin, row_end,
+                                   activations, activation_row_bytes, batch, y, y_stride))
         return;
-    }
     const int64_t blocks = n / QK8_0;
     const int64_t rows = row_end - row_begin;
     const int64_t groups = (rows + kRows - 1) / kRows;
@@ -188,11 +186,9 @@ void gemm_q8_0_amx(int64_t n, const void* weights, size_t weight_row_bytes, int6
 void gemm_q8_0_amx_interleaved16(int64_t n, const void* packed, size_t weight_row_bytes, int64_t row_begin,
                                  int64_t row_end, const void* activations, size_t activation_row_bytes,
                                  int64_t batch, float* y, int64_t y_stride) {
-    if (batch < kMinBatch || row_end <= row_begin) {
-        g_avx512_gemm_interleaved16(n, packed, weight_row_bytes, row_begin, row_end, activations,
-                                    activation_row_bytes, batch, y, y_stride);
+    if (handed_to_small_batch_gemm(g_avx512_gemm_interleaved16, kMinBatch, n, packed, weight_row_bytes,
+                                   row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride))
         return;
-    }
     const int64_t blocks = n / QK8_0;
     const int64_t pairs = n / InterleavedQ8_0::kColumns;
     const int64_t groups = (row_end - row_begin) / kRows;
