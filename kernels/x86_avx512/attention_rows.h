@@ -69,6 +69,7 @@ struct Lanes16 {
     static V blend(Mask take_b, V a, V b) { return _mm512_mask_blend_ps(take_b, a, b); }
     static Mask equal(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
     static Mask not_equal(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
+    static Mask greater(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
     static Mask less(I a, I b) { return _mm512_cmplt_epi32_mask(a, b); }
     static Mask greater_equal(I a, I b) { return _mm512_cmpge_epi32_mask(a, b); }
 };
@@ -98,6 +99,7 @@ struct Lanes8 {
     static V blend(Mask take_b, V a, V b) { return _mm256_mask_blend_ps(take_b, a, b); }
     static Mask equal(V a, V b) { return _mm256_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
     static Mask not_equal(V a, V b) { return _mm256_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
+    static Mask greater(V a, V b) { return _mm256_cmp_ps_mask(a, b, _CMP_GT_OQ); }
     static Mask less(I a, I b) { return _mm256_cmplt_epi32_mask(a, b); }
     static Mask greater_equal(I a, I b) { return _mm256_cmpge_epi32_mask(a, b); }
 };
@@ -160,7 +162,7 @@ RowGroup<L> start_rows(const Tile& t, int64_t first_row, bool limited, float* tr
 // The softmax of a block of kHalves x 16 keys from key `first`, lane for lane: the scores s
 // soft-capped (with limits) and masked where a lane does not see the key, the running maximum
 // and sum brought up to date, and s turned into the weights 2^(score - shift), summed in one
-// fixed tree per 16 keys. Returns the factor of what came before (1 where the maximum stayed).
+// fixed tree per 16 keys. Returns the factor of what came before (1 where the shift stayed).
 template <class L, int kHalves>
 [[gnu::always_inline]] inline typename L::V softmax_block(const Tile& t, RowGroup<L>& g, int64_t first,
                                                           bool limited, typename L::V (&s)[kHalves][16]) {
@@ -189,7 +191,14 @@ template <class L, int kHalves>
 #pragma GCC unroll 2
     for (int half = 1; half < kHalves; ++half)
         block_max = L::max(block_max, fold16<L>(s[half], max_of));
-    const V new_max = L::max(g.max, block_max);
+    // The running maximum moves only when a score passes it by more than kMaximumSlack (in
+    // powers of 2): below that, the weights stay at most 2^kMaximumSlack, far from F32's range,
+    // and the outputs need no rescaling (each rescale rewrote a group's outputs, ~5% of the AMX
+    // kernel at depth). A row's weights are relative to its own shift alone, so its result does
+    // not depend on the other rows; the quotient by the sum is the softmax whatever the shift.
+    constexpr float kMaximumSlack = 8.0f;
+    const V new_max = L::blend(L::greater(block_max, L::add(g.max, L::set1(kMaximumSlack))), g.max,
+                               L::max(g.max, block_max));
     // The shift: the maximum, or 0 while every score so far is -inf (whose weights are then
     // 2^(-inf - 0) = 0, not 2^(-inf - -inf)).
     const V shift = L::blend(L::equal(new_max, L::set1(-INFINITY)), new_max, L::zero());
