@@ -1,6 +1,6 @@
 #pragma once
 // An 8 x 8 transpose of dwords, for kernels that keep 8 weight rows in the 8 lanes of a vector.
-// Included by tiers compiled with different flags (x86_avx2/, x86_vnni/): the anonymous
+// Included by tiers compiled with different flags (x86_avx2/, x86_avxvnni/, x86_avx512/): the anonymous
 // namespace gives each translation unit its own copy, so no tier links another's code.
 #include <immintrin.h>
 

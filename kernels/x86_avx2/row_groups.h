@@ -1,6 +1,6 @@
 #pragma once
 // Groups of weight rows reduced together, one row per lane of a vector. Included by tiers
-// compiled with different flags (x86_avx2/, x86_vnni/): the anonymous namespace gives each
+// compiled with different flags (x86_avx2/, x86_avxvnni/, x86_avx512/): the anonymous namespace gives each
 // translation unit its own copy, so no tier links another's code.
 #include <algorithm>
 #include <cstddef>

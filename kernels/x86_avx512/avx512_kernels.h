@@ -1,7 +1,7 @@
 #pragma once
 // The AVX-512 tier's own kernels on AVX-512 F/BW/VL/DQ (no VNNI), compiled with that tier's flags alone
-// and put in its table by x86_vnni/vnni_table.cpp. Include only from kernels/x86_avx512/ and
-// the AVX-512 build of x86_vnni/.
+// and put in its table by x86_avx512/avx512_table.cpp. Include only from kernels/x86_avx512/ and
+// kernels/x86_amx/.
 #include "kernels/kernel_table.h"
 
 namespace hearth::kernels::avx512 {

@@ -19,7 +19,7 @@
 #include "kernels/tensor_type.h"
 #include "kernels/thread_pool.h"
 #if defined(__x86_64__)
-#include "kernels/x86_avx512/amx_tiles.h"
+#include "kernels/x86_amx/amx_tiles.h"
 #endif
 
 #include <algorithm>

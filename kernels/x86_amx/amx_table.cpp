@@ -1,6 +1,6 @@
 // The AMX tier: the AVX-512 tier's table with the tile kernels over it. Building it only takes
 // the kernels' addresses, so this file needs no AMX flags.
-#include "kernels/x86_avx512/amx_kernels.h"
+#include "kernels/x86_amx/amx_kernels.h"
 
 namespace hearth::kernels::amx {
 

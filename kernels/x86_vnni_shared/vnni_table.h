@@ -1,14 +1,15 @@
-// The VNNI tiers' own kernels (AVX-VNNI and AVX-512). Built only when the CPU runs the tier
-// (kernel_table.cpp checks first), so it may be compiled with the tier's flags.
-#include "kernels/x86_vnni/q8_0_family.h"
-#include "kernels/x86_vnni/vnni_kernels.h"
-#ifdef HEARTH_AVX512
-#include "kernels/x86_avx512/avx512_kernels.h"
-#endif
+// Shared by the VNNI tiers: included by x86_avxvnni/avxvnni_table.cpp and by
+// x86_avx512/avx512_table.cpp, each of which names its tier's namespace (HEARTH_VNNI_NS).
+// The VNNI tiers' own kernels (AVX-VNNI and AVX-512). Reached only when the CPU runs the tier
+// (kernel_table.cpp checks first), so it is compiled with the tier's flags.
+#pragma once
+#include "kernels/x86_vnni_shared/q8_0_family.h"
+#include "kernels/x86_vnni_shared/vnni_kernels.h"
 
 namespace hearth::kernels::HEARTH_VNNI_NS {
 
-void add_kernels(KernelTable& table) {
+// The kernels both VNNI tiers put over a copy of the AVX2 tier's table.
+inline void add_vnni_kernels(KernelTable& table) {
     add_interleaved16_kernels(table);
     add_k_quant_kernels(table); // its prefill of repacked Q4_K falls back on the decode above
     // The 32-element formats: vpdpbusd dot products and gemm, Q8_0 activations as in the AVX2
@@ -23,11 +24,6 @@ void add_kernels(KernelTable& table) {
         k.gemm_rows_multiple_of_8 = nullptr;
     }
     table.of(TensorType::Q8_0).gemm_interleaved16 = q8_0_interleaved16_gemm();
-#ifdef HEARTH_AVX512
-    avx512::add_attention_kernels(table);
-    avx512::add_low_bit_k_quant_kernels(table);
-    avx512::add_quantizer_kernels(table);
-#endif
 }
 
 } // namespace hearth::kernels::HEARTH_VNNI_NS

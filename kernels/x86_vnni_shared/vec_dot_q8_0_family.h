@@ -1,9 +1,12 @@
+// Shared by the VNNI tiers: compiled once by x86_avxvnni/vec_dot_q8_0_family_avxvnni.cpp and once by
+// x86_avx512/vec_dot_q8_0_family_avx512.cpp, each of which names its tier's namespace (HEARTH_VNNI_NS).
 // The tier's dot products of the 32-element formats with one Q8_0 activation row (matmul's
 // decode takes the gemm's own row kernel, gemm_q8_0_family.cpp). Each block's integer dot is
 // exact: vpdpbusd of the unsigned quants with the activations, less offset times the
 // activations' sum (one more vpdpbusd, against a vector of the offset); then one FMA per block
 // with the product of the two scales.
-#include "kernels/x86_vnni/q8_0_family.h"
+#pragma once
+#include "kernels/x86_vnni_shared/q8_0_family.h"
 
 namespace hearth::kernels::HEARTH_VNNI_NS {
 namespace q8_0_family {

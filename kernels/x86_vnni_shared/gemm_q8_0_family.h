@@ -1,3 +1,5 @@
+// Shared by the VNNI tiers: compiled once by x86_avxvnni/gemm_q8_0_family_avxvnni.cpp and once by
+// x86_avx512/gemm_q8_0_family_avx512.cpp, each of which names its tier's namespace (HEARTH_VNNI_NS).
 // Prefill gemm of the 32-element formats (Q8_0, Q4_0, Q5_0, Q4_1, Q5_1) with vpdpbusd.
 //
 // A tile of weight rows (8 per ymm, 16 per zmm) is decoded once into a per-thread panel of
@@ -16,10 +18,11 @@
 // add m * dx * sum(x) too): exact integer dots, two float roundings and an FMA. The FMA and the
 // multiply share the two pipes vpdpbusd uses on Zen 4: this bounds the tile at 8/10 of the
 // int8 peak (measured: 96 vpdpbusd + 12 x (cvt, mul, fma) take 120 cycles).
+#pragma once
 #include "kernels/decode_prefetch.h"
 #include "kernels/interleaved_rows.h"
-#include "kernels/x86_vnni/q8_0_family.h"
-#include "kernels/x86_vnni/row_vectors.h"
+#include "kernels/x86_vnni_shared/q8_0_family.h"
+#include "kernels/x86_vnni_shared/row_vectors.h"
 
 #include <algorithm>
 #include <array>

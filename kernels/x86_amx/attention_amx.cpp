@@ -35,11 +35,11 @@
 // Each lane's result depends only on its row's query and the keys it sees: blocks start at key
 // 0 in steps of 32, and a row's masked keys weigh exactly 0.
 #include "kernels/attention_entries.h"
-#include "kernels/x86_avx512/amx_kernels.h"
-#include "kernels/x86_avx512/amx_tiles.h"
+#include "kernels/x86_amx/amx_kernels.h"
+#include "kernels/x86_amx/amx_tiles.h"
 #include "kernels/x86_avx512/attention_rows.h"
 #include "kernels/x86_avx512/avx512_kernels.h"
-#include "kernels/x86_avx512/dword_transpose16.h"
+#include "kernels/x86_amx/dword_transpose16.h"
 
 #include <algorithm>
 #include <cmath>

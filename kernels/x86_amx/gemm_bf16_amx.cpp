@@ -23,9 +23,9 @@
 #include "kernels/interleaved_rows.h"
 #include "kernels/kernel_table.h"
 #include "kernels/tensor_type.h"
-#include "kernels/x86_avx512/amx_kernels.h"
-#include "kernels/x86_avx512/amx_tiles.h"
-#include "kernels/x86_avx512/dword_transpose16.h"
+#include "kernels/x86_amx/amx_kernels.h"
+#include "kernels/x86_amx/amx_tiles.h"
+#include "kernels/x86_amx/dword_transpose16.h"
 
 #include <algorithm>
 #include <cstring>

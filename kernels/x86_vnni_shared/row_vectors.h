@@ -1,7 +1,7 @@
 // Weight rows in the int32 lanes of one vector, one row per lane: what the VNNI tiles of every
-// format are written against. Include only from kernels/x86_vnni/ (the namespace is the tier's).
+// format are written against. Include only from kernels/x86_vnni_shared/ (the namespace is the tier's).
 #pragma once
-#include "kernels/x86_vnni/vnni_kernels.h"
+#include "kernels/x86_vnni_shared/vnni_kernels.h"
 #include <cstring>
 
 namespace hearth::kernels::HEARTH_VNNI_NS {

@@ -4,10 +4,10 @@
 // Q4_0: 8; Q5_0: 16) or d * u + m (Q4_1, Q5_1). The dot products keep the activations signed:
 // dot(u - offset, x) = dot(u, x) - offset * sum(x); the gemm biases the activations instead
 // (gemm_q8_0_family.cpp says why). Either way the integer dot of a block is exact.
-// Include only from kernels/x86_vnni/.
+// Include only from kernels/x86_vnni_shared/.
 #pragma once
 #include "kernels/block_formats.h"
-#include "kernels/x86_vnni/vnni_kernels.h"
+#include "kernels/x86_vnni_shared/vnni_kernels.h"
 #include <cstring>
 
 namespace hearth::kernels::HEARTH_VNNI_NS {

@@ -1,3 +1,5 @@
+// Shared by the VNNI tiers: compiled once by x86_avxvnni/gemm_k_quants_avxvnni.cpp and once by
+// x86_avx512/gemm_k_quants_avx512.cpp, each of which names its tier's namespace (HEARTH_VNNI_NS).
 // Prefill gemm for the K-quants with vpdpbusd: Q2_K to Q6_K weights times Q8_K activations.
 //
 // A group of weight rows (16 on AVX-512, 8 on AVX-VNNI) is decoded once into a per-thread
@@ -10,14 +12,15 @@
 // -4 of Q3_K and the -32 of Q6_K) come from
 // the activations' 16-element sums, and the super-block's two float scales apply once.
 // Decode (a batch under kMinBatch) goes to the AVX2 tier's kernel, which streams the rows.
+#pragma once
 #include "kernels/block_formats.h"
 #include "kernels/interleaved_rows.h"
 #include "kernels/x86_avx2/dword_transpose.h"
 #include "kernels/x86_avx2/k_quant_chunks.h"
 #include "kernels/x86_avx2/low_bit_k_scales.h"
 #include "kernels/x86_avx2/row_groups.h"
-#include "kernels/x86_vnni/row_vectors.h"
-#include "kernels/x86_vnni/vnni_kernels.h"
+#include "kernels/x86_vnni_shared/row_vectors.h"
+#include "kernels/x86_vnni_shared/vnni_kernels.h"
 
 #include <algorithm>
 #include <array>

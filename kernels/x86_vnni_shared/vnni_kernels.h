@@ -1,7 +1,8 @@
-// The int8 dot-product kernels of the tiers with vpdpbusd. Every file of x86_vnni/ is compiled
-// once per such tier (kernels/CMakeLists.txt): HEARTH_VNNI_NS is `avxvnni` (VEX encoding,
-// 256-bit) or `avx512` (EVEX, AVX-512 F/BW/VL/DQ + VNNI; HEARTH_AVX512 is then defined).
-// Include only from kernels/x86_vnni/.
+// The int8 dot-product kernels of the tiers with vpdpbusd. Every source of x86_vnni_shared/ is
+// compiled once per such tier, by a file of that tier's folder that names its namespace first:
+// HEARTH_VNNI_NS is `avxvnni` (x86_avxvnni/: VEX encoding, 256-bit) or `avx512` (x86_avx512/:
+// EVEX, AVX-512 F/BW/VL/DQ + VNNI; HEARTH_AVX512 is then defined).
+// Include only from kernels/x86_vnni_shared/.
 #pragma once
 #include "kernels/kernel_table.h"
 #include <cstddef>
@@ -10,7 +11,7 @@
 #include <immintrin.h>
 
 #ifndef HEARTH_VNNI_NS
-#error "x86_vnni/ files are compiled once per VNNI tier, with HEARTH_VNNI_NS set"
+#error "x86_vnni_shared/ sources are compiled once per VNNI tier, with HEARTH_VNNI_NS set"
 #endif
 
 namespace hearth::kernels::HEARTH_VNNI_NS {
@@ -34,7 +35,8 @@ inline int32_t load_i32(const void* p) {
     return v;
 }
 
-// The tier's own kernels, put over a copy of the AVX2 tier's table (kernel_table.cpp).
+// The tier's own kernels, put over a copy of the AVX2 tier's table (kernel_table.cpp;
+// x86_avxvnni/avxvnni_table.cpp, x86_avx512/avx512_table.cpp).
 void add_kernels(KernelTable& table);
 // Q4_K and Q6_K prefill (gemm_k_quants.cpp).
 void add_k_quant_kernels(KernelTable& table);

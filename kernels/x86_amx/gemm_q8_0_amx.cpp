@@ -20,8 +20,8 @@
 #include "kernels/block_formats.h"
 #include "kernels/interleaved_rows.h"
 #include "kernels/kernel_table.h"
-#include "kernels/x86_avx512/amx_kernels.h"
-#include "kernels/x86_avx512/amx_tiles.h"
+#include "kernels/x86_amx/amx_kernels.h"
+#include "kernels/x86_amx/amx_tiles.h"
 
 #include <algorithm>
 #include <cstring>

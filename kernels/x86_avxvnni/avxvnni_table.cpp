@@ -1,0 +1,11 @@
+// The AVX-VNNI tier: the AVX2 tier's table with the shared VNNI kernels over it.
+#define HEARTH_VNNI_NS avxvnni
+#include "kernels/x86_vnni_shared/vnni_table.h"
+
+namespace hearth::kernels::avxvnni {
+
+void add_kernels(KernelTable& table) {
+    add_vnni_kernels(table);
+}
+
+} // namespace hearth::kernels::avxvnni

@@ -1,0 +1,3 @@
+// The AVX-VNNI tier's Q2_K to Q6_K prefill: the shared VNNI source in this tier's namespace.
+#define HEARTH_VNNI_NS avxvnni
+#include "kernels/x86_vnni_shared/gemm_k_quants.h"
