@@ -37,9 +37,9 @@
 #include "kernels/attention_entries.h"
 #include "kernels/x86_amx/amx_kernels.h"
 #include "kernels/x86_amx/amx_tiles.h"
+#include "kernels/x86_amx/dword_transpose16.h"
 #include "kernels/x86_avx512/attention_rows.h"
 #include "kernels/x86_avx512/avx512_kernels.h"
-#include "kernels/x86_amx/dword_transpose16.h"
 
 #include <algorithm>
 #include <cmath>
