@@ -90,8 +90,8 @@ EngineConfig AppSettings::engineConfig() const {
 }
 int AppSettings::automaticThreads(int setting) {
     // 0 means what it means to the engine (InferenceOptions::n_threads, hearth-cli -t 0): one
-    // thread per hardware thread. Measured on 2 cores, idle: 78 tok/s with 2 threads against 51.8
-    // with 1 (issue 17); the window's work between updates does not pay for a core of its own.
+    // thread per hardware thread. On 2 cores the app generates faster with both than with one
+    // kept free for the window: the window's work between updates does not pay for a core.
     return setting > 0 ? setting : std::max(1, QThread::idealThreadCount());
 }
 void AppSettings::setConversationMemoryMiB(int v) {

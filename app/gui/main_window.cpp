@@ -43,8 +43,8 @@ void prepareQuick() {
         QQuickStyle::setStyle(QStringLiteral("Material"));
     // Without a GPU, Qt Quick's software renderer: the offscreen platform (tests, screenshots)
     // has no OpenGL, and a GL emulated on the CPU (llvmpipe) redraws the whole window on the
-    // cores that generation needs (measured under Xvfb: the app generated at 88% of the engine's
-    // speed with llvmpipe, 98% with the software renderer, which repaints only what changed).
+    // cores that generation needs, where the software renderer repaints only what changed and
+    // leaves generation nearly all of the CPU.
     if (!qEnvironmentVariableIsEmpty("QT_QUICK_BACKEND")) return;
     if (QGuiApplication::platformName() == QLatin1String("offscreen") || openGlRunsOnTheCpu())
         QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);

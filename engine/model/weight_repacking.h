@@ -1,9 +1,9 @@
 #pragma once
 // The weight matrices, copied once at load into one anonymous mapping with huge pages, in the
-// layout their decode reads fastest: Q4_K in groups of 16 interleaved rows
+// layout their decode reads fastest: Q4_K, Q6_K and Q8_0 in groups of 16 interleaved rows
 // (kernels/interleaved_rows.h), every other type as in the file. Decode streams every weight
-// once per token, and from the file's 4 KB page-cache pages it streams slower (a TLB miss every
-// 4 KB; measured 29 GB/s on 2 threads against 31-33 from anonymous memory). The copy is made in
+// once per token, and from the file's 4 KB page-cache pages it streams slower than from huge
+// pages (a TLB miss every 4 KB). The copy is made in
 // pieces of ~4 MiB, and the file's pages of each piece are given back as soon as it is copied, so
 // the resident memory stays about the file's size, not twice it.
 #include "engine/gguf/gguf_file.h"

@@ -1,4 +1,4 @@
-// The architectures of issue 15 (gemma2, gemma3, phi3, gpt2, qwen3moe) as the engine reads them
+// The architectures beyond llama and qwen (gemma2, gemma3, phi3, gpt2, qwen3moe) as the engine reads them
 // from the tiny test files, and the steps that set each apart: the model picker's list of
 // architectures, the traits and hyperparameters read from the metadata (sliding-window layers,
 // RoPE bases, soft-caps, experts), LongRoPE's long factors chosen past the original context,

@@ -39,7 +39,7 @@ using namespace hearth;
 
 namespace {
 
-// Every file, held to the rule: llama, qwen2, qwen3, and (issue 15) gemma2 (soft-capping, a
+// Every file, held to the rule: llama, qwen2, qwen3, gemma2 (soft-capping, a
 // window of 8 on layer 0 that the prompts and steps run past), gemma3 (5:1 local/global with two
 // RoPE bases, Q/K norm), phi3 (fused QKV and gate+up), gpt2 (LayerNorm, learned positions, GELU)
 // and qwen3moe (2 of 8 experts per token).
@@ -79,7 +79,8 @@ std::shared_ptr<const engine::Model> load_on_tier(const std::string& model, int 
     return engine::Model::load(test::testdata("models/" + model + ".gguf"));
 }
 
-// The files of issue 15, also held to the rule when evaluated one token at a time.
+// The files of the architectures beyond llama and qwen, also held to the rule when evaluated
+// one token at a time.
 constexpr const char* kDecodeCheckedModels[] = {"tiny-gemma2",       "tiny-gemma3", "tiny-gemma3-Q8_0",
                                                 "tiny-phi3",         "tiny-gpt2",   "tiny-qwen3moe",
                                                 "tiny-qwen3moe-Q8_0"};
@@ -204,7 +205,7 @@ std::string write_copy(const std::string& model, const StepSwitch& change, const
     return path;
 }
 
-// Each step the reference must tell apart (issue 15's distinguishing features), and the copies
+// Each step the reference must tell apart (what sets each architecture apart), and the copies
 // with nothing changed, which must still meet the rule (so the copy itself changes nothing).
 const std::vector<StepSwitch>& step_switches() {
     // A window wider than any line: the layer stays local (its RoPE base too), but sees every key.
@@ -313,10 +314,11 @@ private slots:
                  qPrintable(QString("max %1, stated %2").arg(llama_cpp.max_abs()).arg(stated.max_abs)));
     }
 
-    // The rule for an engine, per file and tier (see the top of this file). The files of issue 15
-    // are held to it a second time with each line evaluated one token at a time: decode's batch of
-    // one row (its own kernels: the repacked batch-1 products, one-position attention, the experts
-    // read per token), which the one-pass evaluation never reaches.
+    // The rule for an engine, per file and tier (see the top of this file). The files of
+    // kDecodeCheckedModels are held to it a second time with each line evaluated one token at a
+    // time: decode's batch of one row (its own kernels: the repacked batch-1 products,
+    // one-position attention, the experts read per token), which the one-pass evaluation never
+    // reaches.
     void logits_meet_the_reference_rule_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<int>("isa");

@@ -186,7 +186,7 @@ private slots:
             << "stories260K" << none.reshape("blk.0.attn_q.weight", {64, 64}, TensorType::Q8_1)
             << "cannot multiply";
 
-        // What the architectures of issue 15 need.
+        // What gemma2, gemma3, phi3, gpt2 and qwen3moe need.
         QTest::newRow("gemma2 without its post-attention norm")
             << "tiny-gemma2" << none.drop("blk.1.post_attention_norm.weight")
             << "missing tensor blk.1.post_attention_norm.weight";

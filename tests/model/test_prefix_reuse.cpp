@@ -25,7 +25,7 @@ Loaded load(const std::string& name) {
 // Room for the conversations below without a context shift (positions past the
 // trained length are fine for comparing two ways of computing the same thing).
 constexpr int32_t kContext = 640;
-// Issue 4's bound for F32 models. Batches of F32 rows sum in llamafile's order and single rows
+// The bound for F32 models. Batches of F32 rows sum in llamafile's order and single rows
 // in ggml's, as llama.cpp does; a prompt's rows are always computed in batches (a reused
 // prefix leaves at least two rows to compute, and no batch of a prompt holds one row alone),
 // so a reuse and a full recompute round alike: measured 0 in every case below. (When the last

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Not a test: the demonstration run of issue 19, end to end on loopback.
+# Not a test: a demonstration of downloading and serving, end to end on loopback.
 #  1. the download tests' HTTP server (demo_file_server) serves a model slowly;
 #  2. `hearth-cli download` is killed mid-file (a pause: NAME.part stays), then run
 #     again: it resumes with a Range request and verifies the SHA-256;

@@ -55,7 +55,7 @@ try {
 
     // Short: stories260K sees 128 tokens and ChatML's markers take ~20 of them per message. A
     // second request that overflowed the context would shift its first turn out of view, and
-    // cached_tokens would count only the reused tokens still in view (issue 19's "37 of 52").
+    // cached_tokens would count only the reused tokens still in view ("37 of 52" on stories260K).
     const first = [ {role : 'user', content : 'A dog.'} ];
     const one = await streamChat(client, modelId, first, 12);
     console.log(`\n1st request (streamed): ${JSON.stringify(one.text)}`);

@@ -102,7 +102,7 @@ private slots:
         // Reuse stops at the first token that differs, inside the reply.
         QTest::newRow("stories260K/edited reply") << "stories260K"
                                                   << "A cat." << 12 << "Then?" << false << true;
-        // Issue 19's figure, "37 of 52": the second prompt (129 tokens) and its reply do not
+        // "37 of 52": the second prompt (129 tokens) and its reply do not
         // fit in stories260K's 128, so the first user turn is shifted out of view. The
         // whole first request's cache was still reused; 37 is what of it stays in view.
         QTest::newRow("stories260K/shifts")

@@ -3,8 +3,8 @@ import QtQuick.Controls
 import QtTest
 import Hearth
 
-// The shared buttons' tooltips follow their tip while the pointer rests on them (issue 17: the
-// shared tooltip kept the text it opened with, "Stop generating" over a Send button): changed
+// The shared buttons' tooltips follow their tip while the pointer rests on them (a shared
+// tooltip that kept the text it opened with showed "Stop generating" over a Send button): changed
 // while shown, it shows the new text; changed while it waits to open, it opens with the new one;
 // an empty tip hides it.
 Item {

@@ -206,8 +206,8 @@ Item {
             compare(fakeChat.calls, ["delete a"])
         }
 
-        // No binding loop (issue 17: one was printed from this file, the dialog sized from its
-        // wrapped text): a sidebar made inside the test, whose warnings fail it, with the dialog
+        // No binding loop (a dialog sized from its wrapped text printed one from this file):
+        // a sidebar made inside the test, whose warnings fail it, with the dialog
         // opened on a short and a long title. The text wraps inside the dialog's fixed width.
         function test_noBindingLoopAndTheTextWraps() {
             const fresh = createTemporaryObject(sidebarComponent, root, { width: 272, height: 700 })
