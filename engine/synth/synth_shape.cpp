@@ -45,6 +45,17 @@ std::vector<ModelShape> make_known_shapes() {
     llama32.rope_scaling = {32, 1, 4, 8192};
     shapes.push_back(llama32);
 
+    // The 7-8B class that most desktop users run (GPU and CPU benchmarks at that size).
+    ModelShape llama31 = llama32;
+    llama31.name = "llama-3.1-8b";
+    llama31.display_name = "Llama 3.1 8B (synthetic weights)";
+    llama31.n_embd = 4096;
+    llama31.n_layer = 32;
+    llama31.n_ff = 14336;
+    llama31.tied_embeddings = false;
+    llama31.rope_scaling = {8, 1, 4, 8192};
+    shapes.push_back(llama31);
+
     ModelShape smol;
     smol.name = "smollm2-360m";
     smol.architecture = "llama";

@@ -85,7 +85,12 @@ private slots:
         QCOMPARE(shape("smollm2-360m").n_head_kv, int64_t{5});
         QVERIFY(!shape("tinyllama-1.1b").tied_embeddings);
         QVERIFY(!find_shape("gpt-17").has_value());
-        QCOMPARE(known_shapes().size(), size_t{7});
+        const ModelShape llama8b = shape("llama-3.1-8b");
+        QCOMPARE(llama8b.n_embd, int64_t{4096});
+        QCOMPARE(llama8b.n_ff, int64_t{14336});
+        QCOMPARE(llama8b.n_embd_kv(), int64_t{1024});
+        QVERIFY(!llama8b.tied_embeddings);
+        QCOMPARE(known_shapes().size(), size_t{8});
 
         const ModelShape gemma = shape("gemma-3-4b");
         QCOMPARE(gemma.architecture, std::string("gemma3"));
