@@ -8,7 +8,8 @@
 # it can when the two medians come from different rounds).
 #   tests/bench/compare_llama_cpp.sh LLAMA_BENCH ROUNDS "ARGS" MODEL...
 # e.g. tests/bench/compare_llama_cpp.sh ~/llama.cpp/build/bin/llama-bench 3 "-t 2 -p 512 -n 128 -r 3" a.gguf b.gguf
-# ARGS are passed to both (-t, -p, -n, -r, -d are spelled the same).
+# ARGS are passed to both (-t, -p, -n, -r, -d, -ngl are spelled the same); HEARTH_BENCH_ARGS,
+# if set, to hearth-bench alone (e.g. "--device vulkan").
 set -euo pipefail
 llama_bench=$1
 rounds=$2
@@ -23,7 +24,7 @@ for round in $(seq 1 "$rounds"); do
     for model in "$@"; do
         name=$(basename "$model" .gguf)
         # shellcheck disable=SC2086
-        "$hearth_bench" -m "$model" $args -o csv | tail -n +2 |
+        "$hearth_bench" -m "$model" $args ${HEARTH_BENCH_ARGS:-} -o csv | tail -n +2 |
             awk -F, -v m="$name" -v r="$round" '{ print m "," $7 "," $8 "," $9 "," r }' >>"$out/hearth.csv"
         # llama-bench's CSV names its columns in its header: pick n_prompt, n_gen, n_depth, avg_ts.
         # shellcheck disable=SC2086
