@@ -1,6 +1,6 @@
 // Opening a device for compute, its memory, and transfers through staging buffers.
 #include "kernels/vulkan/vulkan_context.h"
-#include "vulkan_state.h"
+#include "kernels/vulkan/vulkan_state.h"
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -48,6 +48,15 @@ std::string mib(uint64_t bytes) {
     return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
 }
 
+// "device-local heaps of 2048 MiB" for the messages of memory errors.
+std::string mib_of_heaps(const VkPhysicalDeviceMemoryProperties& memory) {
+    std::string heaps;
+    for (uint32_t i = 0; i < memory.memoryHeapCount; ++i)
+        if (memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+            heaps += (heaps.empty() ? "" : ", ") + mib(memory.memoryHeaps[i].size);
+    return "device-local heaps of " + (heaps.empty() ? std::string("0 MiB") : heaps);
+}
+
 } // namespace
 
 void ContextState::throw_if_lost() const {
@@ -63,7 +72,7 @@ void ContextState::check(VkResult result, const char* what) {
         throw DeviceLost(message + " (the device or its driver stopped; restart the engine on the CPU)");
     }
     if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY)
-        throw OutOfDeviceMemory(message);
+        throw OutOfDeviceMemory(message + " (out of memory: " + mib_of_heaps(memory) + ")");
     throw Error(message);
 }
 
@@ -211,6 +220,9 @@ Context::Context(ContextOptions options) : state_(std::make_unique<ContextState>
         s.timestamps =
             families[s.queue_family].timestampValidBits > 0 && s.properties.limits.timestampPeriod > 0;
 
+        while (s.reduction_workgroup < s.info.subgroup_size && s.reduction_workgroup < 256)
+            s.reduction_workgroup *= 2;
+
         const float priority = 1.0f;
         auto queue_info = vk_struct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
         queue_info.queueFamilyIndex = s.queue_family;
@@ -287,7 +299,8 @@ std::unique_ptr<BufferState> create_buffer(ContextState& c, size_t bytes, Memory
     b.kind = memory;
     const char* kind = memory == Memory::DeviceLocal ? "device-local" : "host-visible";
     auto info = vk_struct<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
-    info.size = std::max<size_t>(bytes, 4); // a buffer is never empty
+    b.allocated = (std::max<size_t>(bytes, 1) + 15) / 16 * 16; // never empty; whole words
+    info.size = b.allocated;
     info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                  VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
@@ -301,7 +314,7 @@ std::unique_ptr<BufferState> create_buffer(ContextState& c, size_t bytes, Memory
     const VkResult allocated = vkAllocateMemory(c.device, &allocate, nullptr, &b.memory);
     if (allocated == VK_ERROR_OUT_OF_DEVICE_MEMORY || allocated == VK_ERROR_OUT_OF_HOST_MEMORY) {
         const uint32_t heap = c.memory.memoryTypes[allocate.memoryTypeIndex].heapIndex;
-        throw OutOfDeviceMemory("Vulkan: out of memory allocating " + mib(bytes) + " of " + kind +
+        throw OutOfDeviceMemory("Vulkan: out of memory: allocating " + mib(bytes) + " of " + kind +
                                 " memory on " + c.info.name + " (heap of " +
                                 mib(c.memory.memoryHeaps[heap].size) + ", " + result_name(allocated) + ")");
     }

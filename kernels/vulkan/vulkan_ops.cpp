@@ -2,7 +2,7 @@
 // command buffer, with its buffers bound at the device's alignment and the rest of each offset
 // passed in push constants, a barrier after it, and a timestamp.
 #include "kernels/vulkan/vulkan_ops.h"
-#include "vulkan_state.h"
+#include "kernels/vulkan/vulkan_state.h"
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -144,7 +144,7 @@ Binding RecorderState::bind(View view, size_t bytes, const char* op, const char*
     const size_t aligned = view.offset / alignment * alignment;
     const size_t skew = view.offset - aligned;
     size_t range = (skew + std::max<size_t>(bytes, 1) + 3) / 4 * 4;
-    range = std::min(range, b.size - aligned);
+    range = std::min(range, b.allocated - aligned);
     if (range > c.properties.limits.maxStorageBufferRange)
         fail(op, std::string(what) + " spans " + std::to_string(range) +
                      " bytes, more than this device binds (" +
@@ -405,8 +405,9 @@ void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_r
             push.u(wb.skew).u(xb.words()).u(yb.words()).u(0).u(u32(rows, op, "rows")).u(cols);
             push.u(u32(static_cast<int64_t>(row_bytes), op, "row bytes")).u(static_cast<uint32_t>(batch));
             push.u(cols).u(u32(y_stride, op, "y_stride")).u(1).u(0).u(row_groups);
-            s.dispatch(op, "matmul_vec_" + suffix, {64, per_group, static_cast<uint32_t>(batch)},
-                       {wb, xb, yb}, push, row_groups);
+            s.dispatch(op, "matmul_vec_" + suffix,
+                       {s.c.reduction_workgroup, per_group, static_cast<uint32_t>(batch)}, {wb, xb, yb}, push,
+                       row_groups);
         } else {
             const uint32_t tile_rows = 64;
             const uint32_t tile_columns = batch >= 64 ? 64 : static_cast<uint32_t>((batch + 15) / 16 * 16);
@@ -445,8 +446,8 @@ void Recorder::matmul_experts(const DeviceMatrix& w, int64_t rows_per_expert, Vi
         .u(static_cast<uint32_t>(k))
         .u(static_cast<uint32_t>(rows_per_expert));
     push.u(row_groups);
-    s.dispatch(op, "matmul_experts_" + type_suffix(w.type), {64, per_group, 1}, {wb, xb, yb, ib}, push,
-               row_groups, u32(n * k, op, "n * k"));
+    s.dispatch(op, "matmul_experts_" + type_suffix(w.type), {s.c.reduction_workgroup, per_group, 1},
+               {wb, xb, yb, ib}, push, row_groups, u32(n * k, op, "n * k"));
 }
 
 void Recorder::get_rows(const DeviceMatrix& table, View ids, int64_t n, View out) {
@@ -667,7 +668,8 @@ void Recorder::attention(View q, int64_t n, int64_t n_past, int64_t n_head, cons
     push.u(static_cast<uint32_t>(kv_head_row_bytes(layer.value_type, layer.head_dim)));
     push.u(static_cast<uint32_t>(layer.key_type)).u(static_cast<uint32_t>(layer.value_type));
     push.f(scale).f(limits.softcap).u(u32(limits.window, op, "window"));
-    s.dispatch(op, "attention", {64}, {qb, kb, vb, ob}, push, u32(n * n_head, op, "n * n_head"));
+    s.dispatch(op, "attention", {s.c.reduction_workgroup}, {qb, kb, vb, ob}, push,
+               u32(n * n_head, op, "n * n_head"));
 }
 
 void Recorder::topk_softmax(View logits, int64_t n, int64_t n_expert, int64_t k, bool renormalize, View ids,

@@ -1,7 +1,7 @@
 // Compute pipelines: one layout for all, built on first use from the embedded SPIR-V, with a
 // pipeline cache that persists across runs.
-#include "vulkan_shaders.h"
-#include "vulkan_state.h"
+#include "kernels/vulkan/vulkan_shaders.h"
+#include "kernels/vulkan/vulkan_state.h"
 #include <cstdio>
 #include <filesystem>
 #include <fstream>

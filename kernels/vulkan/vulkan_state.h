@@ -2,7 +2,7 @@
 // The Vulkan objects behind Context and Buffer, shared by the files of the backend (never
 // included by its users).
 #include "kernels/vulkan/vulkan_context.h"
-#include "vulkan_device_query.h"
+#include "kernels/vulkan/vulkan_device_query.h"
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -28,6 +28,9 @@ struct ContextState {
     uint32_t queue_family = 0;
     VkQueue queue = VK_NULL_HANDLE;
     bool timestamps = false; // the queue family has timestamp bits
+    // Threads of the workgroups that reduce across themselves (mat-vec, attention): whole
+    // subgroups, at least 64, a power of two.
+    uint32_t reduction_workgroup = 64;
     bool validation = false;
     std::atomic<uint64_t> validation_errors{0};
     mutable std::mutex message_mutex;
@@ -71,7 +74,8 @@ struct BufferState {
     ContextState* context = nullptr;
     VkBuffer buffer = VK_NULL_HANDLE;
     VkDeviceMemory memory = VK_NULL_HANDLE;
-    size_t size = 0;
+    size_t size = 0;      // as asked for
+    size_t allocated = 0; // of the VkBuffer: size rounded up to 16, so a shader's last word is inside
     Memory kind = Memory::DeviceLocal;
     void* mapped = nullptr; // host-visible buffers stay mapped
     ~BufferState();

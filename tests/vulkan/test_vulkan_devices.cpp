@@ -4,9 +4,11 @@
 // index gives a clear error. Skipped only where no Vulkan device exists at all.
 #include "kernels/vulkan/vulkan_context.h"
 #include "kernels/vulkan/vulkan_devices.h"
+#include "kernels/vulkan/vulkan_state.h"
 
 #include <QTest>
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 
 using namespace hearth::kernels::vulkan;
@@ -86,6 +88,45 @@ private slots:
             QCOMPARE(context.validation_errors(), uint64_t{0});
         }
         QVERIFY2(std::filesystem::exists(cache), "the pipeline cache was not written");
+    }
+
+    void validation_counts_errors_and_follows_the_environment() {
+        if (devices_.empty()) QSKIP("no Vulkan device on this machine (no driver, or no loader)");
+        qputenv("HEARTH_VULKAN_VALIDATION", "1");
+        Context context; // validation from the environment alone
+        qunsetenv("HEARTH_VULKAN_VALIDATION");
+        QVERIFY(context.validation_enabled());
+        QCOMPARE(context.validation_errors(), uint64_t{0});
+        // A buffer without usage flags breaks a valid-usage rule of vkCreateBuffer: the
+        // messenger must count it (drivers create it anyway).
+        ContextState& state = context.state();
+        auto info = vk_struct<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
+        info.size = 64;
+        info.usage = 0;
+        VkBuffer buffer = VK_NULL_HANDLE;
+        if (vkCreateBuffer(state.device, &info, nullptr, &buffer) == VK_SUCCESS)
+            vkDestroyBuffer(state.device, buffer, nullptr);
+        QVERIFY(context.validation_errors() >= 1);
+        QVERIFY(!context.last_validation_message().empty());
+        Context quiet; // off by default
+        QVERIFY(!quiet.validation_enabled());
+    }
+
+    void out_of_memory_is_an_exception() {
+        if (devices_.empty()) QSKIP("no Vulkan device on this machine (no driver, or no loader)");
+        Context context;
+        const uint64_t heap = context.device().device_local_bytes;
+        QString message;
+        try {
+            Buffer huge(context, static_cast<size_t>(heap) * 64);
+        } catch (const OutOfDeviceMemory& e) {
+            message = e.what();
+        } catch (const Error& e) {
+            message = QString("not OutOfDeviceMemory: ") + e.what();
+        }
+        QVERIFY2(message.contains("out of memory") && message.contains("MiB"), qPrintable(message));
+        Buffer fine(context, 4096); // the context still works
+        QCOMPARE(fine.size(), size_t{4096});
     }
 
     void bad_index_gives_a_clear_error() {
