@@ -19,6 +19,9 @@ struct ContextOptions {
     std::string pipeline_cache_path;
     // How long submit_and_wait and transfers wait for the device before throwing Error.
     uint32_t timeout_ms = 120000;
+    // The most bytes one shader binding spans (0: the device's maxStorageBufferRange). Larger
+    // matrices are bound in chunks of rows; tests set it low to run that path on small data.
+    uint64_t max_binding_bytes = 0;
 };
 
 struct ContextState; // the Vulkan objects, private to the backend
