@@ -92,6 +92,7 @@ struct Binding {
 };
 
 struct RecorderState {
+    std::shared_ptr<ContextState> owner; // the device outlives the recorder
     ContextState& c;
     VkCommandPool pool = VK_NULL_HANDLE;
     VkCommandBuffer commands = VK_NULL_HANDLE;
@@ -107,7 +108,7 @@ struct RecorderState {
     bool recording = false, pending = false;
     std::vector<OpTiming> last_timings;
 
-    explicit RecorderState(ContextState& context) : c(context) {}
+    explicit RecorderState(std::shared_ptr<ContextState> context) : owner(std::move(context)), c(*owner) {}
     ~RecorderState();
 
     Binding bind(View view, size_t bytes, const char* op, const char* what) const;
@@ -251,7 +252,7 @@ void RecorderState::dispatch(const char* op, const std::string& shader,
     after_command(op);
 }
 
-Recorder::Recorder(Context& context) : state_(std::make_unique<RecorderState>(context.state())) {
+Recorder::Recorder(Context& context) : state_(std::make_unique<RecorderState>(context.shared_state())) {
     RecorderState& s = *state_;
     ContextState& c = s.c;
     c.throw_if_lost();

@@ -75,10 +75,12 @@ struct ContextState {
     void create_pipeline_objects();
     void load_pipeline_cache();
     void destroy();
+    ~ContextState() { destroy(); }
 };
 
 struct BufferState {
     ContextState* context = nullptr;
+    std::shared_ptr<ContextState> owner; // keeps the device of a user's Buffer alive
     VkBuffer buffer = VK_NULL_HANDLE;
     VkDeviceMemory memory = VK_NULL_HANDLE;
     size_t size = 0;      // as asked for
