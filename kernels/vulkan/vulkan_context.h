@@ -1,0 +1,78 @@
+#pragma once
+// One Vulkan device opened for compute: instance, device, queue, command pool, and the compute
+// pipelines (built on first use, kept in a pipeline cache on disk). Buffers of device memory.
+#include "kernels/vulkan/vulkan_devices.h"
+#include "kernels/vulkan/vulkan_error.h"
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace hearth::kernels::vulkan {
+
+struct ContextOptions {
+    int device_index = -1; // -1: best_device(list_devices())
+    // VK_LAYER_KHRONOS_validation with a messenger counting its errors; also on when the
+    // environment has HEARTH_VULKAN_VALIDATION=1. Throws Error when the layer is not installed.
+    bool validation = false;
+    // Where the pipeline cache is read from and written back to ("": none). Its folder is created.
+    std::string pipeline_cache_path;
+    // How long submit_and_wait and transfers wait for the device before throwing Error.
+    uint32_t timeout_ms = 120000;
+};
+
+struct ContextState; // the Vulkan objects, private to the backend
+
+class Context {
+public:
+    explicit Context(ContextOptions options = {}); // throws Error with a clear message
+    ~Context();                                    // writes the pipeline cache back
+    Context(const Context&) = delete;
+    Context& operator=(const Context&) = delete;
+
+    const DeviceInfo& device() const;
+    uint64_t validation_errors() const;          // validation-layer errors seen so far (tests assert 0)
+    std::string last_validation_message() const; // the last of them, for the test's failure message
+    bool validation_enabled() const;
+    bool lost() const; // VK_ERROR_DEVICE_LOST seen: every later call throws DeviceLost
+    // Writes the pipeline cache to pipeline_cache_path now (the destructor does too).
+    void save_pipeline_cache() const;
+
+    ContextState& state() const { return *state_; }
+
+private:
+    std::unique_ptr<ContextState> state_;
+};
+
+enum class Memory {
+    DeviceLocal, // the device's own memory: weights, activations, KV cache (filled through staging)
+    HostVisible, // mapped memory the host reads and writes directly (small inputs and outputs)
+};
+
+struct BufferState;
+
+// A buffer of device memory; move-only. Upload and download are synchronous: they wait for the
+// device, and must not overlap a Recorder's submit of work that uses the same bytes.
+class Buffer {
+public:
+    Buffer() = default;
+    Buffer(Context& context, size_t bytes, Memory memory = Memory::DeviceLocal);
+    ~Buffer();
+    Buffer(Buffer&&) noexcept;
+    Buffer& operator=(Buffer&&) noexcept;
+
+    size_t size() const;
+    Memory memory() const;
+    bool valid() const { return state_ != nullptr; }
+    void upload(const void* src, size_t bytes,
+                size_t offset = 0); // through a staging buffer when device-local
+    void download(void* dst, size_t bytes, size_t offset = 0) const;
+    void fill_zero(); // every byte 0
+
+    BufferState& state() const { return *state_; }
+
+private:
+    std::unique_ptr<BufferState> state_;
+};
+
+} // namespace hearth::kernels::vulkan

@@ -1,0 +1,1 @@
+// Compute pipelines: built on first use (not implemented yet).
