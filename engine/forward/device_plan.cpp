@@ -19,9 +19,8 @@ uint64_t layer_weight_bytes(const LayerWeights& l) {
     uint64_t bytes = 0;
     // A fused matrix's parts (wq/wk/wv, w_gate/w_up) and the experts' views are counted once,
     // as the parts or as the 3-D tensors.
-    for (const kernels::WeightMatrix* m :
-         {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down, &l.router, &l.gate_exps, &l.up_exps,
-          &l.down_exps})
+    for (const kernels::WeightMatrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down,
+                                           &l.router, &l.gate_exps, &l.up_exps, &l.down_exps})
         bytes += matrix_bytes(*m);
     for (const std::vector<float>* v :
          {&l.attn_norm, &l.attn_norm_b, &l.bq, &l.bk, &l.bv, &l.q_norm, &l.k_norm, &l.bo, &l.post_attn_norm,
@@ -60,8 +59,7 @@ DeviceMemoryPlan plan_device_memory(const Model& model, int32_t n_batch, int32_t
     const uint64_t rows = static_cast<uint64_t>(std::max(1, n_batch));
     const uint64_t k = static_cast<uint64_t>(std::max(1, hp.n_expert_used));
     uint64_t floats = rows * (4ull * hp.n_embd + 2ull * hp.q_width() + 2ull * hp.kv_width() + 2ull * hp.n_ff);
-    if (hp.n_expert > 0)
-        floats += rows * (hp.n_expert + 2 * k + k * (2ull * hp.n_ff_expert + hp.n_embd));
+    if (hp.n_expert > 0) floats += rows * (hp.n_expert + 2 * k + k * (2ull * hp.n_ff_expert + hp.n_embd));
     floats += static_cast<uint64_t>(hp.n_vocab);
     plan.scratch_bytes = floats * sizeof(float);
     return plan;

@@ -9,11 +9,11 @@
 namespace hearth::engine {
 
 struct DeviceMemoryPlan {
-    uint64_t input_bytes = 0;        // the token embedding table, learned positions, RoPE factors
-    uint64_t output_bytes = 0;       // the final norm and the output matrix (none more when tied)
+    uint64_t input_bytes = 0;          // the token embedding table, learned positions, RoPE factors
+    uint64_t output_bytes = 0;         // the final norm and the output matrix (none more when tied)
     std::vector<uint64_t> layer_bytes; // (n_layer) each layer's weights
-    uint64_t kv_bytes_per_layer = 0; // one layer's keys and values for the planned context
-    uint64_t scratch_bytes = 0;      // the activations of one batch
+    uint64_t kv_bytes_per_layer = 0;   // one layer's keys and values for the planned context
+    uint64_t scratch_bytes = 0;        // the activations of one batch
     // Everything the first n layers take; with every layer, the output too.
     uint64_t bytes_for(int32_t n_layers) const;
 };

@@ -211,8 +211,8 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
 }
 
 // The model's norm before a sublayer: RMSNorm, or LayerNorm with its bias.
-void Inference::norm_on_host(const float* in, const std::vector<float>& weight, const std::vector<float>& bias,
-                             int32_t rows, float* out) {
+void Inference::norm_on_host(const float* in, const std::vector<float>& weight,
+                             const std::vector<float>& bias, int32_t rows, float* out) {
     const HyperParams& hp = model_->hparams();
     const int32_t dim = hp.n_embd;
     for_row_parts(rows, *pool_, [&](int32_t first, int32_t count) {

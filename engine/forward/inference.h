@@ -90,7 +90,7 @@ private:
     std::unique_ptr<kernels::ThreadPool> pool_;
     std::unique_ptr<Scratch> scratch_;
     std::shared_ptr<ExpertHits> expert_hits_; // (n_layer, n_expert); null for a dense model
-    std::unique_ptr<DeviceForward> device_;    // null: every layer on the CPU
+    std::unique_ptr<DeviceForward> device_;   // null: every layer on the CPU
 };
 
 } // namespace hearth::engine

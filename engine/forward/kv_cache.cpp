@@ -153,7 +153,8 @@ void KvCache::write_row_f32(Part part, int32_t layer, int32_t pos, const float* 
 
 void KvCache::attach_device(std::unique_ptr<KvCacheDevicePart> part) {
     detach_device();
-    if (part && part->n_layers() > n_layer_) throw std::invalid_argument("KV cache: more device layers than layers");
+    if (part && part->n_layers() > n_layer_)
+        throw std::invalid_argument("KV cache: more device layers than layers");
     device_ = std::move(part);
     host_behind_ = false;
     device_behind_ = device_ != nullptr && size() > 0;
