@@ -1,6 +1,6 @@
 // Listing the Vulkan devices with a short-lived instance of its own.
 #include "kernels/vulkan/vulkan_devices.h"
-#include "vulkan_device_query.h"
+#include "kernels/vulkan/vulkan_device_query.h"
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -194,6 +194,9 @@ DeviceInfo query_device(VkPhysicalDevice device, int index) {
                                " (the backend needs 1.2)";
     else if (compute_queue_family(device) < 0)
         info.unusable_reason = "no compute queue";
+    else if (properties.limits.maxComputeWorkGroupInvocations < 256 ||
+             properties.limits.maxComputeSharedMemorySize < 16384)
+        info.unusable_reason = "compute workgroups below 256 invocations or 16 KiB of shared memory";
     return info;
 }
 

@@ -1,88 +1,721 @@
+// Recording the ops: each is one or a few dispatches of an embedded shader into the recorder's
+// command buffer, with its buffers bound at the device's alignment and the rest of each offset
+// passed in push constants, a barrier after it, and a timestamp.
 #include "kernels/vulkan/vulkan_ops.h"
+#include "kernels/vulkan/vulkan_state.h"
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <initializer_list>
+#include <map>
 
 namespace hearth::kernels::vulkan {
+namespace {
 
-struct RecorderState {};
-[[noreturn]] static void not_implemented(const char* op) {
-    throw Error(std::string("vulkan::Recorder::") + op + ": not implemented yet");
+constexpr uint32_t kSetsPerPool = 256;
+constexpr uint32_t kInitialQueries = 1024;
+constexpr uint32_t kMaxGroupsPerDimension = 65535;
+constexpr int64_t kMatVecMaxBatch = 8;
+
+std::string type_suffix(TensorType type) {
+    switch (type) {
+    case TensorType::F32:
+        return "f32";
+    case TensorType::F16:
+        return "f16";
+    case TensorType::BF16:
+        return "bf16";
+    case TensorType::Q4_0:
+        return "q4_0";
+    case TensorType::Q4_1:
+        return "q4_1";
+    case TensorType::Q5_0:
+        return "q5_0";
+    case TensorType::Q5_1:
+        return "q5_1";
+    case TensorType::Q8_0:
+        return "q8_0";
+    case TensorType::Q2_K:
+        return "q2_K";
+    case TensorType::Q3_K:
+        return "q3_K";
+    case TensorType::Q4_K:
+        return "q4_K";
+    case TensorType::Q5_K:
+        return "q5_K";
+    case TensorType::Q6_K:
+        return "q6_K";
+    default:
+        return {};
+    }
 }
-bool vulkan_supports_weight_type(TensorType) {
-    return false;
+
+[[noreturn]] void fail(const char* op, const std::string& problem) {
+    throw Error(std::string("Vulkan ") + op + ": " + problem);
 }
-Recorder::Recorder(Context&) {
-    not_implemented("Recorder");
+
+uint32_t u32(int64_t value, const char* op, const char* what) {
+    if (value < 0 || value > int64_t{UINT32_MAX})
+        fail(op, std::string(what) + " = " + std::to_string(value) + " is out of range");
+    return static_cast<uint32_t>(value);
 }
+
+uint32_t groups_of(int64_t items, int64_t per_group) {
+    return static_cast<uint32_t>((items + per_group - 1) / per_group);
+}
+
+// Push-constant words in the order a shader's block declares them.
+struct Push {
+    std::vector<uint32_t> words;
+    Push& u(uint32_t v) {
+        words.push_back(v);
+        return *this;
+    }
+    Push& f(float v) {
+        words.push_back(std::bit_cast<uint32_t>(v));
+        return *this;
+    }
+};
+
+} // namespace
+
+bool vulkan_supports_weight_type(TensorType type) {
+    return !type_suffix(type).empty();
+}
+
+// A buffer span as a shader sees it: bound from an aligned offset, with the rest of the offset
+// (`skew` bytes) added by the shader.
+struct Binding {
+    VkDescriptorBufferInfo info{};
+    uint32_t skew = 0;
+    uint32_t words() const { return skew / 4; }
+};
+
+struct RecorderState {
+    ContextState& c;
+    VkCommandPool pool = VK_NULL_HANDLE;
+    VkCommandBuffer commands = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+    std::vector<VkDescriptorPool> descriptor_pools;
+    size_t pool_index = 0;
+    uint32_t sets_in_pool = 0;
+    VkQueryPool queries = VK_NULL_HANDLE;
+    uint32_t query_capacity = 0;
+    uint32_t queries_wanted = kInitialQueries;
+    std::vector<std::string> timed_ops; // op of each timestamp after the first
+    uint32_t dispatch_count = 0;
+    bool recording = false, pending = false;
+    std::vector<OpTiming> last_timings;
+
+    explicit RecorderState(ContextState& context) : c(context) {}
+    ~RecorderState();
+
+    Binding bind(View view, size_t bytes, const char* op, const char* what) const;
+    VkDescriptorSet allocate_set();
+    void ensure_query_pool();
+    void after_command(const char* op);
+    void dispatch(const char* op, const std::string& shader, const std::vector<uint32_t>& constants,
+                  std::initializer_list<Binding> bindings, const Push& push, uint32_t groups,
+                  uint32_t groups_z = 1);
+    void require_recording(const char* op) const {
+        if (!recording) fail(op, "call Recorder::begin() first");
+    }
+};
+
+RecorderState::~RecorderState() {
+    if (!c.device) return;
+    if (pending) vkWaitForFences(c.device, 1, &fence, VK_TRUE, uint64_t{c.options.timeout_ms} * 1000000u);
+    for (VkDescriptorPool p : descriptor_pools)
+        vkDestroyDescriptorPool(c.device, p, nullptr);
+    if (queries) vkDestroyQueryPool(c.device, queries, nullptr);
+    if (fence) vkDestroyFence(c.device, fence, nullptr);
+    if (pool) vkDestroyCommandPool(c.device, pool, nullptr);
+}
+
+Binding RecorderState::bind(View view, size_t bytes, const char* op, const char* what) const {
+    if (!view.buffer || !view.buffer->valid()) fail(op, std::string(what) + ": no buffer");
+    const BufferState& b = view.buffer->state();
+    if (b.context != &c) fail(op, std::string(what) + ": the buffer belongs to another Context");
+    if (view.offset > b.size || bytes > b.size - view.offset)
+        fail(op, std::string(what) + ": " + std::to_string(bytes) + " bytes at offset " +
+                     std::to_string(view.offset) + " pass the end of its buffer of " +
+                     std::to_string(b.size) + " bytes");
+    const size_t alignment = std::max<size_t>(c.properties.limits.minStorageBufferOffsetAlignment, 4);
+    const size_t aligned = view.offset / alignment * alignment;
+    const size_t skew = view.offset - aligned;
+    size_t range = (skew + std::max<size_t>(bytes, 1) + 3) / 4 * 4;
+    range = std::min(range, b.allocated - aligned);
+    if (range > c.properties.limits.maxStorageBufferRange)
+        fail(op, std::string(what) + " spans " + std::to_string(range) +
+                     " bytes, more than this device binds (" +
+                     std::to_string(c.properties.limits.maxStorageBufferRange) + ", maxStorageBufferRange)");
+    Binding binding;
+    binding.info = {b.buffer, aligned, std::max<size_t>(range, 4)};
+    binding.skew = static_cast<uint32_t>(skew);
+    return binding;
+}
+
+VkDescriptorSet RecorderState::allocate_set() {
+    if (sets_in_pool == kSetsPerPool) {
+        ++pool_index;
+        sets_in_pool = 0;
+    }
+    if (pool_index == descriptor_pools.size()) {
+        const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kSetsPerPool * kBindings};
+        auto info = vk_struct<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
+        info.maxSets = kSetsPerPool;
+        info.poolSizeCount = 1;
+        info.pPoolSizes = &size;
+        VkDescriptorPool created = VK_NULL_HANDLE;
+        c.check(vkCreateDescriptorPool(c.device, &info, nullptr, &created), "creating a descriptor pool");
+        descriptor_pools.push_back(created);
+    }
+    auto info = vk_struct<VkDescriptorSetAllocateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO);
+    info.descriptorPool = descriptor_pools[pool_index];
+    info.descriptorSetCount = 1;
+    info.pSetLayouts = &c.set_layout;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    c.check(vkAllocateDescriptorSets(c.device, &info, &set), "allocating a descriptor set");
+    ++sets_in_pool;
+    return set;
+}
+
+void RecorderState::ensure_query_pool() {
+    if (!c.timestamps || (queries && query_capacity >= queries_wanted)) return;
+    if (queries) vkDestroyQueryPool(c.device, queries, nullptr);
+    queries = VK_NULL_HANDLE;
+    auto info = vk_struct<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
+    info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    info.queryCount = queries_wanted;
+    c.check(vkCreateQueryPool(c.device, &info, nullptr, &queries), "creating the timestamp query pool");
+    query_capacity = queries_wanted;
+}
+
+void RecorderState::after_command(const char* op) {
+    ++dispatch_count;
+    if (queries) {
+        // Timestamp 0 is taken at begin(); a pass with more ops than the pool holds times the
+        // first ones and grows the pool for the next pass.
+        const uint32_t index = static_cast<uint32_t>(timed_ops.size()) + 1;
+        if (index < query_capacity) {
+            vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, index);
+            timed_ops.emplace_back(op);
+        } else {
+            queries_wanted = std::max(queries_wanted, 2 * query_capacity);
+        }
+    }
+    auto barrier = vk_struct<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+    barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                            VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    vkCmdPipelineBarrier(commands, stages, stages, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+}
+
+void RecorderState::dispatch(const char* op, const std::string& shader,
+                             const std::vector<uint32_t>& constants, std::initializer_list<Binding> bindings,
+                             const Push& push, uint32_t groups, uint32_t groups_z) {
+    require_recording(op);
+    if (groups == 0 || groups_z == 0) return;
+    if (push.words.size() * 4 > kPushConstantBytes) fail(op, "too many push constants");
+    const VkPipeline pipeline = c.pipeline(shader, constants);
+    const VkDescriptorSet set = allocate_set();
+    VkDescriptorBufferInfo infos[kBindings];
+    VkWriteDescriptorSet writes[kBindings];
+    const BufferState& placeholder = *c.placeholder;
+    uint32_t i = 0;
+    for (const Binding& b : bindings)
+        infos[i++] = b.info;
+    for (; i < kBindings; ++i)
+        infos[i] = {placeholder.buffer, 0, VK_WHOLE_SIZE};
+    for (uint32_t j = 0; j < kBindings; ++j) {
+        writes[j] = vk_struct<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
+        writes[j].dstSet = set;
+        writes[j].dstBinding = j;
+        writes[j].descriptorCount = 1;
+        writes[j].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        writes[j].pBufferInfo = &infos[j];
+    }
+    vkUpdateDescriptorSets(c.device, kBindings, writes, 0, nullptr);
+    vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE, c.pipeline_layout, 0, 1, &set, 0,
+                            nullptr);
+    vkCmdPushConstants(commands, c.pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                       static_cast<uint32_t>(push.words.size() * 4), push.words.data());
+    // Linear group counts above one dimension's limit are folded into y (shaders: linear_group()).
+    const uint32_t x = std::min(groups, kMaxGroupsPerDimension);
+    const uint32_t y = (groups + x - 1) / x;
+    if (y > kMaxGroupsPerDimension || groups_z > kMaxGroupsPerDimension)
+        fail(op, "too many workgroups (" + std::to_string(groups) + " x " + std::to_string(groups_z) + ")");
+    vkCmdDispatch(commands, x, y, groups_z);
+    after_command(op);
+}
+
+Recorder::Recorder(Context& context) : state_(std::make_unique<RecorderState>(context.state())) {
+    RecorderState& s = *state_;
+    ContextState& c = s.c;
+    c.throw_if_lost();
+    auto pool_info = vk_struct<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
+    pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pool_info.queueFamilyIndex = c.queue_family;
+    c.check(vkCreateCommandPool(c.device, &pool_info, nullptr, &s.pool),
+            "creating the recorder's command pool");
+    auto allocate = vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+    allocate.commandPool = s.pool;
+    allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    allocate.commandBufferCount = 1;
+    c.check(vkAllocateCommandBuffers(c.device, &allocate, &s.commands),
+            "allocating the recorder's command buffer");
+    auto fence_info = vk_struct<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
+    c.check(vkCreateFence(c.device, &fence_info, nullptr, &s.fence), "creating the recorder's fence");
+}
+
 Recorder::~Recorder() = default;
+
 void Recorder::begin() {
-    not_implemented("begin");
+    RecorderState& s = *state_;
+    ContextState& c = s.c;
+    c.throw_if_lost();
+    if (s.pending) {
+        c.wait(s.fence, "the previous submit");
+        s.pending = false;
+    }
+    c.check(vkResetCommandBuffer(s.commands, 0), "resetting the command buffer");
+    for (VkDescriptorPool p : s.descriptor_pools)
+        c.check(vkResetDescriptorPool(c.device, p, 0), "resetting a descriptor pool");
+    s.pool_index = 0;
+    s.sets_in_pool = 0;
+    s.ensure_query_pool();
+    auto begin = vk_struct<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    c.check(vkBeginCommandBuffer(s.commands, &begin), "beginning the command buffer");
+    s.timed_ops.clear();
+    s.dispatch_count = 0;
+    if (s.queries) {
+        vkCmdResetQueryPool(s.commands, s.queries, 0, s.query_capacity);
+        vkCmdWriteTimestamp(s.commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, s.queries, 0);
+    }
+    s.recording = true;
 }
+
 void Recorder::submit_and_wait() {
-    not_implemented("submit_and_wait");
+    RecorderState& s = *state_;
+    ContextState& c = s.c;
+    s.require_recording("submit_and_wait");
+    c.throw_if_lost();
+    s.recording = false;
+    // The host reads what the shaders and copies wrote.
+    auto barrier = vk_struct<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+    barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    vkCmdPipelineBarrier(s.commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+    c.check(vkEndCommandBuffer(s.commands), "ending the command buffer");
+    c.check(vkResetFences(c.device, 1, &s.fence), "resetting the fence");
+    auto submit = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+    submit.commandBufferCount = 1;
+    submit.pCommandBuffers = &s.commands;
+    c.check(vkQueueSubmit(c.queue, 1, &submit, s.fence), "submitting the forward pass");
+    s.pending = true;
+    c.wait(s.fence, "the forward pass");
+    s.pending = false;
+
+    s.last_timings.clear();
+    if (s.queries && !s.timed_ops.empty()) {
+        const uint32_t count = static_cast<uint32_t>(s.timed_ops.size()) + 1;
+        std::vector<uint64_t> stamps(count);
+        c.check(vkGetQueryPoolResults(c.device, s.queries, 0, count, count * sizeof(uint64_t), stamps.data(),
+                                      sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+                "reading the timestamps");
+        const double period = c.properties.limits.timestampPeriod;
+        std::map<std::string, size_t> slot;
+        for (uint32_t i = 1; i < count; ++i) {
+            const std::string& op = s.timed_ops[i - 1];
+            auto [it, inserted] = slot.emplace(op, s.last_timings.size());
+            if (inserted) s.last_timings.push_back({op, 0, 0});
+            OpTiming& t = s.last_timings[it->second];
+            ++t.dispatches;
+            const uint64_t ticks = stamps[i] >= stamps[i - 1] ? stamps[i] - stamps[i - 1] : 0;
+            t.ns += static_cast<uint64_t>(static_cast<double>(ticks) * period);
+        }
+    }
 }
+
 std::vector<OpTiming> Recorder::timings() const {
-    return {};
+    return state_->last_timings;
 }
 uint32_t Recorder::dispatches() const {
-    return 0;
+    return state_->dispatch_count;
 }
-void Recorder::matmul(const DeviceMatrix&, View, int64_t, View) {
-    not_implemented("matmul");
+
+void Recorder::matmul(const DeviceMatrix& w, View x, int64_t batch, View y) {
+    matmul_rows(w, 0, w.rows, x, batch, y, w.rows);
 }
-void Recorder::matmul_rows(const DeviceMatrix&, int64_t, int64_t, View, int64_t, View, int64_t) {
-    not_implemented("matmul_rows");
+
+namespace {
+
+void check_matrix(const DeviceMatrix& w, const char* op) {
+    if (!vulkan_supports_weight_type(w.type))
+        fail(op, "weights of type " + std::string(type_traits(w.type).name) + " are not supported");
+    const TypeTraits traits = type_traits(w.type);
+    if (w.rows <= 0 || w.cols <= 0 || w.cols % traits.block_elements != 0)
+        fail(op, "a " + std::to_string(w.rows) + " x " + std::to_string(w.cols) + " " +
+                     std::string(traits.name) + " matrix (columns must be a positive multiple of " +
+                     std::to_string(traits.block_elements) + ")");
 }
-void Recorder::rms_norm(View, View, int64_t, int64_t, float, View) {
-    not_implemented("rms_norm");
+
+// Rows of a matrix one binding can hold on this device, whole rows from an aligned start.
+int64_t rows_per_binding(const ContextState& c, size_t row_bytes) {
+    const size_t usable = c.properties.limits.maxStorageBufferRange -
+                          std::max<size_t>(c.properties.limits.minStorageBufferOffsetAlignment, 4) - 4;
+    return std::max<int64_t>(1, static_cast<int64_t>(usable / row_bytes));
 }
-void Recorder::layer_norm(View, View, View, int64_t, int64_t, float, View) {
-    not_implemented("layer_norm");
+
+View advance(View v, size_t bytes) {
+    return {v.buffer, v.offset + bytes};
 }
-void Recorder::add(View, View, int64_t) {
-    not_implemented("add");
+
+} // namespace
+
+void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_rows, View x, int64_t batch,
+                           View y, int64_t y_stride) {
+    const char* op = "matmul";
+    RecorderState& s = *state_;
+    check_matrix(w, op);
+    if (row_begin < 0 || n_rows <= 0 || row_begin + n_rows > w.rows)
+        fail(op, "rows [" + std::to_string(row_begin) + ", " + std::to_string(row_begin + n_rows) +
+                     ") of a matrix of " + std::to_string(w.rows));
+    if (batch <= 0) fail(op, "batch " + std::to_string(batch));
+    if (y_stride < n_rows) fail(op, "y_stride " + std::to_string(y_stride) + " below the rows written");
+    const size_t row_bytes = kernels::row_bytes(w.type, w.cols);
+    const uint32_t cols = u32(w.cols, op, "cols");
+    const Binding xb = s.bind(x, static_cast<size_t>(batch * w.cols) * 4, op, "x");
+    const std::string suffix = type_suffix(w.type);
+    const int64_t chunk = rows_per_binding(s.c, row_bytes);
+    for (int64_t r0 = 0; r0 < n_rows; r0 += chunk) {
+        const int64_t rows = std::min(chunk, n_rows - r0);
+        const Binding wb = s.bind(advance(w.data, static_cast<size_t>(row_begin + r0) * row_bytes),
+                                  static_cast<size_t>(rows) * row_bytes, op, "weights");
+        const Binding yb = s.bind(advance(y, static_cast<size_t>(r0) * 4),
+                                  static_cast<size_t>((batch - 1) * y_stride + rows) * 4, op, "y");
+        if (batch <= kMatVecMaxBatch) {
+            const uint32_t per_group = 2;
+            const uint32_t row_groups = groups_of(rows, per_group);
+            Push push;
+            push.u(wb.skew).u(xb.words()).u(yb.words()).u(0).u(u32(rows, op, "rows")).u(cols);
+            push.u(u32(static_cast<int64_t>(row_bytes), op, "row bytes")).u(static_cast<uint32_t>(batch));
+            push.u(cols).u(u32(y_stride, op, "y_stride")).u(1).u(0).u(row_groups);
+            s.dispatch(op, "matmul_vec_" + suffix,
+                       {s.c.reduction_workgroup, per_group, static_cast<uint32_t>(batch)}, {wb, xb, yb}, push,
+                       row_groups);
+        } else {
+            const uint32_t tile_rows = 64;
+            const uint32_t tile_columns = batch >= 64 ? 64 : static_cast<uint32_t>((batch + 15) / 16 * 16);
+            const uint32_t row_groups = groups_of(rows, tile_rows);
+            Push push;
+            push.u(wb.skew).u(xb.words()).u(yb.words()).u(u32(rows, op, "rows")).u(cols);
+            push.u(static_cast<uint32_t>(row_bytes)).u(u32(batch, op, "batch")).u(cols);
+            push.u(u32(y_stride, op, "y_stride")).u(row_groups);
+            s.dispatch(op, "matmul_mat_" + suffix, {tile_rows, tile_columns}, {wb, xb, yb}, push, row_groups,
+                       groups_of(batch, tile_columns));
+        }
+    }
 }
-void Recorder::add_bias(View, View, int64_t, int64_t) {
-    not_implemented("add_bias");
+
+void Recorder::matmul_experts(const DeviceMatrix& w, int64_t rows_per_expert, View x, int64_t n, View ids,
+                              int64_t k, View y) {
+    const char* op = "matmul_experts";
+    RecorderState& s = *state_;
+    check_matrix(w, op);
+    if (rows_per_expert <= 0 || w.rows % rows_per_expert != 0)
+        fail(op, "rows_per_expert " + std::to_string(rows_per_expert) + " does not divide " +
+                     std::to_string(w.rows));
+    if (n <= 0 || k <= 0) fail(op, "n " + std::to_string(n) + ", k " + std::to_string(k));
+    const size_t row_bytes = kernels::row_bytes(w.type, w.cols);
+    const Binding wb = s.bind(w.data, static_cast<size_t>(w.rows) * row_bytes, op, "weights");
+    const Binding xb = s.bind(x, static_cast<size_t>(n * w.cols) * 4, op, "x");
+    const Binding ib = s.bind(ids, static_cast<size_t>(n * k) * 4, op, "ids");
+    const Binding yb = s.bind(y, static_cast<size_t>(n * k * rows_per_expert) * 4, op, "y");
+    const uint32_t per_group = 2;
+    const uint32_t row_groups = groups_of(rows_per_expert, per_group);
+    const uint32_t cols = u32(w.cols, op, "cols");
+    Push push;
+    push.u(wb.skew).u(xb.words()).u(yb.words()).u(ib.words()).u(u32(rows_per_expert, op, "rows_per_expert"));
+    push.u(cols).u(u32(static_cast<int64_t>(row_bytes), op, "row bytes")).u(u32(n * k, op, "n * k")).u(cols);
+    push.u(static_cast<uint32_t>(rows_per_expert))
+        .u(static_cast<uint32_t>(k))
+        .u(static_cast<uint32_t>(rows_per_expert));
+    push.u(row_groups);
+    s.dispatch(op, "matmul_experts_" + type_suffix(w.type), {s.c.reduction_workgroup, per_group, 1},
+               {wb, xb, yb, ib}, push, row_groups, u32(n * k, op, "n * k"));
 }
-void Recorder::scale(View, int64_t, float) {
-    not_implemented("scale");
+
+void Recorder::get_rows(const DeviceMatrix& table, View ids, int64_t n, View out) {
+    const char* op = "get_rows";
+    RecorderState& s = *state_;
+    check_matrix(table, op);
+    if (n <= 0) fail(op, "n " + std::to_string(n));
+    const size_t row_bytes = kernels::row_bytes(table.type, table.cols);
+    const Binding ib = s.bind(ids, static_cast<size_t>(n) * 4, op, "ids");
+    const Binding ob = s.bind(out, static_cast<size_t>(n * table.cols) * 4, op, "out");
+    const uint32_t groups_per_row = groups_of(table.cols, 16);
+    const int64_t chunk = rows_per_binding(s.c, row_bytes);
+    // A table larger than one binding is read in chunks of rows, each dispatch writing the rows
+    // whose ids fall in its chunk.
+    for (int64_t r0 = 0; r0 < table.rows; r0 += chunk) {
+        const int64_t rows = std::min(chunk, table.rows - r0);
+        const Binding wb = s.bind(advance(table.data, static_cast<size_t>(r0) * row_bytes),
+                                  static_cast<size_t>(rows) * row_bytes, op, "table");
+        Push push;
+        push.u(wb.skew).u(ib.words()).u(ob.words()).u(u32(n, op, "n")).u(u32(table.cols, op, "cols"));
+        push.u(static_cast<uint32_t>(row_bytes)).u(static_cast<uint32_t>(r0)).u(static_cast<uint32_t>(rows));
+        push.u(groups_per_row);
+        s.dispatch(op, "get_rows_" + type_suffix(table.type), {64}, {wb, ib, ob}, push,
+                   groups_of(n * groups_per_row, 64));
+    }
 }
-void Recorder::soft_cap(View, int64_t, float) {
-    not_implemented("soft_cap");
+
+namespace {
+
+void norm(RecorderState& s, const char* op, uint32_t mode, View x, View weight, View bias, int64_t rows,
+          int64_t dim, float eps, View out) {
+    if (rows <= 0 || dim <= 0) fail(op, "rows " + std::to_string(rows) + ", dim " + std::to_string(dim));
+    const size_t bytes = static_cast<size_t>(rows * dim) * 4;
+    const Binding xb = s.bind(x, bytes, op, "x");
+    const Binding ob = s.bind(out, bytes, op, "out");
+    const bool has_weight = weight.buffer != nullptr, has_bias = bias.buffer != nullptr;
+    const Binding wb = has_weight ? s.bind(weight, static_cast<size_t>(dim) * 4, op, "weight") : xb;
+    const Binding bb = has_bias ? s.bind(bias, static_cast<size_t>(dim) * 4, op, "bias") : xb;
+    Push push;
+    push.u(xb.words())
+        .u(wb.words())
+        .u(bb.words())
+        .u(ob.words())
+        .u(u32(rows, op, "rows"))
+        .u(u32(dim, op, "dim"));
+    push.u(mode).u(has_weight).u(has_bias).f(eps);
+    s.dispatch(op, "norm", {256}, {xb, wb, bb, ob}, push, static_cast<uint32_t>(rows));
 }
-void Recorder::swiglu(View, View, int64_t, int64_t) {
-    not_implemented("swiglu");
+
+enum ElementwiseOp : uint32_t { kAdd = 0, kAddBias, kScale, kSoftCap, kSwiglu, kGeglu, kGelu };
+
+void elementwise(RecorderState& s, const char* op, ElementwiseOp code, View x, std::optional<View> y,
+                 size_t y_floats, int64_t count, int64_t dim, float value) {
+    if (count <= 0) fail(op, "count " + std::to_string(count));
+    const Binding xb = s.bind(x, static_cast<size_t>(count) * 4, op, "x");
+    const Binding yb = y ? s.bind(*y, y_floats * 4, op, "y") : xb;
+    Push push;
+    push.u(xb.words())
+        .u(yb.words())
+        .u(u32(count, op, "count"))
+        .u(static_cast<uint32_t>(dim))
+        .u(code)
+        .f(value)
+        .u(1);
+    s.dispatch(op, "elementwise", {256}, {xb, yb}, push, groups_of(count, 256));
 }
-void Recorder::geglu(View, View, int64_t, int64_t) {
-    not_implemented("geglu");
+
+} // namespace
+
+void Recorder::rms_norm(View x, View weight, int64_t rows, int64_t dim, float eps, View out) {
+    norm(*state_, "rms_norm", 0, x, weight, {}, rows, dim, eps, out);
 }
-void Recorder::gelu(View, int64_t) {
-    not_implemented("gelu");
+
+void Recorder::layer_norm(View x, View weight, View bias, int64_t rows, int64_t dim, float eps, View out) {
+    norm(*state_, "layer_norm", 1, x, weight, bias, rows, dim, eps, out);
 }
-void Recorder::rope(View, int64_t, int64_t, int64_t, int64_t, bool, int64_t, float, float, float,
-                    std::optional<View>) {
-    not_implemented("rope");
+
+void Recorder::add(View x, View y, int64_t count) {
+    elementwise(*state_, "add", kAdd, x, y, static_cast<size_t>(count), count, 1, 0);
 }
-void Recorder::get_rows(const DeviceMatrix&, View, int64_t, View) {
-    not_implemented("get_rows");
+
+void Recorder::add_bias(View x, View bias, int64_t rows, int64_t dim) {
+    if (dim <= 0) fail("add_bias", "dim " + std::to_string(dim));
+    elementwise(*state_, "add_bias", kAddBias, x, bias, static_cast<size_t>(dim), rows * dim, dim, 0);
 }
-void Recorder::store_kv(View, View, int64_t, int64_t, const DeviceKvLayer&) {
-    not_implemented("store_kv");
+
+void Recorder::scale(View x, int64_t count, float factor) {
+    elementwise(*state_, "scale", kScale, x, std::nullopt, 0, count, 1, factor);
 }
-void Recorder::attention(View, int64_t, int64_t, int64_t, const DeviceKvLayer&, float, AttentionLimits,
-                         View) {
-    not_implemented("attention");
+
+void Recorder::soft_cap(View x, int64_t count, float cap) {
+    if (!(cap > 0)) fail("soft_cap", "cap " + std::to_string(cap) + " (must be positive)");
+    elementwise(*state_, "soft_cap", kSoftCap, x, std::nullopt, 0, count, 1, cap);
 }
-void Recorder::topk_softmax(View, int64_t, int64_t, int64_t, bool, View, View) {
-    not_implemented("topk_softmax");
+
+void Recorder::swiglu(View gate, View up, int64_t rows, int64_t dim) {
+    elementwise(*state_, "swiglu", kSwiglu, gate, up, static_cast<size_t>(rows * dim), rows * dim, dim, 0);
 }
-void Recorder::matmul_experts(const DeviceMatrix&, int64_t, View, int64_t, View, int64_t, View) {
-    not_implemented("matmul_experts");
+
+void Recorder::geglu(View gate, View up, int64_t rows, int64_t dim) {
+    elementwise(*state_, "geglu", kGeglu, gate, up, static_cast<size_t>(rows * dim), rows * dim, dim, 0);
 }
-void Recorder::weighted_sum_experts(View, View, int64_t, int64_t, int64_t, View) {
-    not_implemented("weighted_sum_experts");
+
+void Recorder::gelu(View x, int64_t count) {
+    elementwise(*state_, "gelu", kGelu, x, std::nullopt, 0, count, 1, 0);
 }
-void Recorder::copy(View, View, size_t) {
-    not_implemented("copy");
+
+void Recorder::rope(View x, int64_t n, int64_t n_heads, int64_t head_dim, int64_t rope_dim, bool neox,
+                    int64_t pos0, float base, float freq_scale, float attn_factor,
+                    std::optional<View> factors) {
+    const char* op = "rope";
+    RecorderState& s = *state_;
+    if (n <= 0 || n_heads <= 0 || rope_dim <= 0 || rope_dim % 2 != 0 || rope_dim > head_dim)
+        fail(op, "n " + std::to_string(n) + ", heads " + std::to_string(n_heads) + ", head_dim " +
+                     std::to_string(head_dim) + ", rope_dim " + std::to_string(rope_dim) +
+                     " (rope_dim must be even and at most head_dim)");
+    if (pos0 < 0 || !(base > 0)) fail(op, "pos0 " + std::to_string(pos0) + ", base " + std::to_string(base));
+    const Binding xb = s.bind(x, static_cast<size_t>(n * n_heads * head_dim) * 4, op, "x");
+    const Binding fb = factors ? s.bind(*factors, static_cast<size_t>(rope_dim / 2) * 4, op, "factors") : xb;
+    Push push;
+    push.u(xb.words())
+        .u(fb.words())
+        .u(u32(n, op, "n"))
+        .u(u32(n_heads, op, "n_heads"))
+        .u(u32(head_dim, op, "head_dim"));
+    push.u(static_cast<uint32_t>(rope_dim))
+        .u(neox)
+        .u(factors.has_value())
+        .u(u32(pos0 + n, op, "positions") - static_cast<uint32_t>(n));
+    push.f(std::log2(base)).f(freq_scale).f(attn_factor);
+    s.dispatch(op, "rope", {256}, {xb, fb}, push, groups_of(n * n_heads * (rope_dim / 2), 256));
+}
+
+namespace {
+
+size_t kv_head_row_bytes(TensorType type, int64_t head_dim) {
+    return kernels::row_bytes(type, head_dim);
+}
+
+void check_kv_layer(const DeviceKvLayer& layer, const char* op) {
+    for (TensorType type : {layer.key_type, layer.value_type}) {
+        if (!is_kv_cache_type(type))
+            fail(op, "KV cache type " + std::string(type_traits(type).name) + " (F16, Q8_0 or Q4_0 only)");
+        if (type == TensorType::F16 && layer.head_dim % 2 != 0)
+            fail(op, "an F16 cache needs an even head_dim, not " + std::to_string(layer.head_dim));
+        if (type != TensorType::F16 && layer.head_dim % 32 != 0)
+            fail(op,
+                 "a quantized cache needs head_dim a multiple of 32, not " + std::to_string(layer.head_dim));
+    }
+    if (layer.n_ctx <= 0 || layer.n_head_kv <= 0 || layer.head_dim <= 0)
+        fail(op, "KV layer of n_ctx " + std::to_string(layer.n_ctx) + ", " + std::to_string(layer.n_head_kv) +
+                     " heads of " + std::to_string(layer.head_dim));
+    if (layer.keys.offset % 4 != 0 || layer.values.offset % 4 != 0)
+        fail(op, "KV cache offsets must be 4-byte aligned");
+}
+
+size_t kv_part_bytes(const DeviceKvLayer& layer, TensorType type) {
+    return static_cast<size_t>(layer.n_head_kv * layer.n_ctx) * kv_head_row_bytes(type, layer.head_dim);
+}
+
+} // namespace
+
+void Recorder::store_kv(View k, View v, int64_t n, int64_t pos0, const DeviceKvLayer& layer) {
+    const char* op = "store_kv";
+    RecorderState& s = *state_;
+    check_kv_layer(layer, op);
+    if (n <= 0 || pos0 < 0 || pos0 + n > layer.n_ctx)
+        fail(op, "positions [" + std::to_string(pos0) + ", " + std::to_string(pos0 + n) +
+                     ") outside a cache of " + std::to_string(layer.n_ctx));
+    const int64_t width = layer.n_head_kv * layer.head_dim;
+    const std::pair<View, std::pair<View, TensorType>> parts[] = {{k, {layer.keys, layer.key_type}},
+                                                                  {v, {layer.values, layer.value_type}}};
+    for (const auto& [src, target] : parts) {
+        const auto [cache, type] = target;
+        const Binding sb = s.bind(src, static_cast<size_t>(n * width) * 4, op, "rows");
+        const Binding cb = s.bind(cache, kv_part_bytes(layer, type), op, "cache");
+        const int64_t per_head = type == TensorType::F16 ? layer.head_dim / 2 : layer.head_dim / 32;
+        Push push;
+        push.u(sb.words()).u(cb.skew).u(static_cast<uint32_t>(n)).u(static_cast<uint32_t>(pos0));
+        push.u(static_cast<uint32_t>(layer.n_ctx)).u(static_cast<uint32_t>(layer.n_head_kv));
+        push.u(static_cast<uint32_t>(layer.head_dim))
+            .u(static_cast<uint32_t>(kv_head_row_bytes(type, layer.head_dim)));
+        push.u(static_cast<uint32_t>(type)).u(static_cast<uint32_t>(width));
+        s.dispatch(op, "store_kv", {64}, {sb, cb}, push, groups_of(n * layer.n_head_kv * per_head, 64));
+    }
+}
+
+void Recorder::attention(View q, int64_t n, int64_t n_past, int64_t n_head, const DeviceKvLayer& layer,
+                         float scale, AttentionLimits limits, View out) {
+    const char* op = "attention";
+    RecorderState& s = *state_;
+    check_kv_layer(layer, op);
+    if (layer.head_dim > kMaxAttentionHeadDim)
+        fail(op,
+             "head_dim " + std::to_string(layer.head_dim) + " above " + std::to_string(kMaxAttentionHeadDim));
+    if (n_head <= 0 || n_head % layer.n_head_kv != 0)
+        fail(op,
+             std::to_string(n_head) + " query heads for " + std::to_string(layer.n_head_kv) + " KV heads");
+    if (n <= 0 || n_past < 0 || n_past + n > layer.n_ctx)
+        fail(op, "positions [" + std::to_string(n_past) + ", " + std::to_string(n_past + n) +
+                     ") outside a cache of " + std::to_string(layer.n_ctx));
+    if (limits.window < 0) fail(op, "window " + std::to_string(limits.window));
+    const size_t q_bytes = static_cast<size_t>(n * n_head * layer.head_dim) * 4;
+    const Binding qb = s.bind(q, q_bytes, op, "q");
+    const Binding ob = s.bind(out, q_bytes, op, "out");
+    const Binding kb = s.bind(layer.keys, kv_part_bytes(layer, layer.key_type), op, "keys");
+    const Binding vb = s.bind(layer.values, kv_part_bytes(layer, layer.value_type), op, "values");
+    Push push;
+    push.u(qb.words())
+        .u(kb.skew)
+        .u(vb.skew)
+        .u(ob.words())
+        .u(static_cast<uint32_t>(n))
+        .u(static_cast<uint32_t>(n_past));
+    push.u(static_cast<uint32_t>(n_head)).u(static_cast<uint32_t>(layer.n_head_kv));
+    push.u(static_cast<uint32_t>(layer.head_dim)).u(static_cast<uint32_t>(layer.n_ctx));
+    push.u(static_cast<uint32_t>(kv_head_row_bytes(layer.key_type, layer.head_dim)));
+    push.u(static_cast<uint32_t>(kv_head_row_bytes(layer.value_type, layer.head_dim)));
+    push.u(static_cast<uint32_t>(layer.key_type)).u(static_cast<uint32_t>(layer.value_type));
+    push.f(scale).f(limits.softcap).u(u32(limits.window, op, "window"));
+    s.dispatch(op, "attention", {s.c.reduction_workgroup}, {qb, kb, vb, ob}, push,
+               u32(n * n_head, op, "n * n_head"));
+}
+
+void Recorder::topk_softmax(View logits, int64_t n, int64_t n_expert, int64_t k, bool renormalize, View ids,
+                            View weights) {
+    const char* op = "topk_softmax";
+    RecorderState& s = *state_;
+    if (n <= 0 || n_expert <= 0 || n_expert > 1024 || k <= 0 || k > n_expert || k > 64)
+        fail(op, "n " + std::to_string(n) + ", " + std::to_string(n_expert) + " experts, k " +
+                     std::to_string(k) + " (at most 1024 experts and 64 chosen)");
+    const Binding lb = s.bind(logits, static_cast<size_t>(n * n_expert) * 4, op, "logits");
+    const Binding ib = s.bind(ids, static_cast<size_t>(n * k) * 4, op, "ids");
+    const Binding wb = s.bind(weights, static_cast<size_t>(n * k) * 4, op, "weights");
+    Push push;
+    push.u(lb.words()).u(ib.words()).u(wb.words()).u(u32(n, op, "n")).u(static_cast<uint32_t>(n_expert));
+    push.u(static_cast<uint32_t>(k)).u(renormalize);
+    s.dispatch(op, "topk_softmax", {64}, {lb, ib, wb}, push, groups_of(n, 64));
+}
+
+void Recorder::weighted_sum_experts(View x, View weights, int64_t n, int64_t k, int64_t dim, View y) {
+    const char* op = "weighted_sum_experts";
+    RecorderState& s = *state_;
+    if (n <= 0 || k <= 0 || dim <= 0)
+        fail(op, "n " + std::to_string(n) + ", k " + std::to_string(k) + ", dim " + std::to_string(dim));
+    const Binding xb = s.bind(x, static_cast<size_t>(n * k * dim) * 4, op, "x");
+    const Binding wb = s.bind(weights, static_cast<size_t>(n * k) * 4, op, "weights");
+    const Binding yb = s.bind(y, static_cast<size_t>(n * dim) * 4, op, "y");
+    Push push;
+    push.u(xb.words()).u(wb.words()).u(yb.words()).u(u32(n, op, "n")).u(static_cast<uint32_t>(k));
+    push.u(u32(dim, op, "dim"));
+    s.dispatch(op, "weighted_sum", {256}, {xb, wb, yb}, push, groups_of(n * dim, 256));
+}
+
+void Recorder::copy(View src, View dst, size_t bytes) {
+    const char* op = "copy";
+    RecorderState& s = *state_;
+    s.require_recording(op);
+    if (bytes == 0) return;
+    for (const View& v : {src, dst}) {
+        if (!v.buffer || !v.buffer->valid()) fail(op, "no buffer");
+        if (v.offset > v.buffer->size() || bytes > v.buffer->size() - v.offset)
+            fail(op, std::to_string(bytes) + " bytes at offset " + std::to_string(v.offset) +
+                         " pass the end of a buffer of " + std::to_string(v.buffer->size()) + " bytes");
+    }
+    const VkBufferCopy region{src.offset, dst.offset, bytes};
+    vkCmdCopyBuffer(s.commands, src.buffer->state().buffer, dst.buffer->state().buffer, 1, &region);
+    s.after_command(op);
 }
 
 } // namespace hearth::kernels::vulkan

@@ -1,0 +1,86 @@
+#pragma once
+// The Vulkan objects behind Context and Buffer, shared by the files of the backend (never
+// included by its users).
+#include "kernels/vulkan/vulkan_context.h"
+#include "kernels/vulkan/vulkan_device_query.h"
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+#include <vulkan/vulkan.h>
+
+namespace hearth::kernels::vulkan {
+
+// Storage-buffer bindings of every pipeline (one layout for all) and its push-constant bytes.
+inline constexpr uint32_t kBindings = 6;
+inline constexpr uint32_t kPushConstantBytes = 128;
+
+struct ContextState {
+    ContextOptions options;
+    DeviceInfo info;
+    VkInstance instance = VK_NULL_HANDLE;
+    VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+    VkPhysicalDevice physical = VK_NULL_HANDLE;
+    VkPhysicalDeviceProperties properties{};
+    VkPhysicalDeviceMemoryProperties memory{};
+    VkDevice device = VK_NULL_HANDLE;
+    uint32_t queue_family = 0;
+    VkQueue queue = VK_NULL_HANDLE;
+    bool timestamps = false; // the queue family has timestamp bits
+    // Threads of the workgroups that reduce across themselves (mat-vec, attention): whole
+    // subgroups, at least 64, a power of two.
+    uint32_t reduction_workgroup = 64;
+    bool validation = false;
+    std::atomic<uint64_t> validation_errors{0};
+    mutable std::mutex message_mutex;
+    std::string last_validation_message;
+    bool lost = false;
+
+    // Transfers between the host and device-local buffers: one command buffer, one fence, and a
+    // host-visible staging buffer grown on demand.
+    VkCommandPool transfer_pool = VK_NULL_HANDLE;
+    VkCommandBuffer transfer_commands = VK_NULL_HANDLE;
+    VkFence transfer_fence = VK_NULL_HANDLE;
+    std::unique_ptr<struct BufferState> staging;
+    // Bound to the bindings a shader does not use.
+    std::unique_ptr<struct BufferState> placeholder;
+    // The staging buffer, at least `bytes` long.
+    BufferState& staging_for(size_t bytes);
+
+    // Pipelines: one descriptor set layout and pipeline layout for all, modules and pipelines
+    // made on first use.
+    VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+    VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
+    VkPipelineCache pipeline_cache = VK_NULL_HANDLE;
+    std::map<std::string, VkShaderModule, std::less<>> modules;
+    std::map<std::pair<std::string, std::vector<uint32_t>>, VkPipeline> pipelines;
+
+    // Throws the exception that fits a failed call (DeviceLost marks the context lost).
+    void check(VkResult result, const char* what);
+    void throw_if_lost() const;
+    // Waits for a fence within options.timeout_ms (throws Error when it takes longer).
+    void wait(VkFence fence, const char* what);
+    // The compute pipeline of a shader with its specialization constants (ids 0, 1, ... in order).
+    VkPipeline pipeline(const std::string& shader, const std::vector<uint32_t>& constants);
+    // Memory type index for a buffer's requirements.
+    uint32_t memory_type(uint32_t type_bits, Memory kind) const;
+    void create_pipeline_objects();
+    void load_pipeline_cache();
+    void destroy();
+};
+
+struct BufferState {
+    ContextState* context = nullptr;
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    size_t size = 0;      // as asked for
+    size_t allocated = 0; // of the VkBuffer: size rounded up to 16, so a shader's last word is inside
+    Memory kind = Memory::DeviceLocal;
+    void* mapped = nullptr; // host-visible buffers stay mapped
+    ~BufferState();
+};
+// A buffer with its own memory, bound (and mapped when host-visible).
+std::unique_ptr<BufferState> create_buffer(ContextState& context, size_t bytes, Memory memory);
+
+} // namespace hearth::kernels::vulkan

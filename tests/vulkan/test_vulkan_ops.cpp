@@ -1,0 +1,790 @@
+// Every op of the Vulkan backend against the CPU's scalar reference, in the manner of
+// llama.cpp's test-backend-ops: each weight type x shapes (odd sizes; batches 1, 2, 7, 16, 64,
+// 512, narrower for the large ones), each op against float64 math over the same inputs, with
+// the validation layer on and no validation error allowed. Tolerances, per op:
+// - matmul, matmul_experts: the shaders widen the same blocks the reference dequantizers widen
+//   and sum in F32: normalized mean squared error <= 1e-10, max error <= 1e-5 of max |y|.
+// - get_rows: the reference dequantizer's values to 1e-6 of the row's max |value|.
+// - rms_norm, layer_norm, add, add_bias, scale, soft_cap, swiglu, geglu, gelu,
+//   weighted_sum_experts, topk_softmax weights: |error| <= 1e-5 * max(1, |exact|).
+// - rope: 1e-5 of max |x| plus the angle's own F32 rounding, 4 * position * 2^-24.
+// - store_kv: F16, Q8_0 and Q4_0 rows byte for byte the CPU quantizers' (the cache's rounding),
+//   and the positions not written untouched.
+// - attention: |error| <= 2e-5 of max |value| against float64 softmax over the same cached
+//   (widened) keys and values.
+// The worst errors are printed per weight type and per op.
+#include "kernels/fp16.h"
+#include "kernels/kernel_table.h"
+#include "kernels/reference/reference_kernels.h"
+#include "kernels/tensor_type.h"
+#include "kernels/vulkan/vulkan_context.h"
+#include "kernels/vulkan/vulkan_devices.h"
+#include "kernels/vulkan/vulkan_ops.h"
+#include "tests/support/normal_data.h"
+
+#include <QTest>
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <random>
+
+using namespace hearth::kernels;
+using namespace hearth::kernels::vulkan;
+using hearth::test::normal_data;
+
+namespace {
+
+const TensorType kWeightTypes[] = {TensorType::F32,  TensorType::F16,  TensorType::BF16, TensorType::Q8_0,
+                                   TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1,
+                                   TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K,
+                                   TensorType::Q6_K};
+
+constexpr double kMatmulNmse = 1e-10;
+constexpr double kMatmulMax = 1e-5;
+constexpr double kGetRowsMax = 1e-6;
+constexpr double kElementwiseMax = 1e-5;
+constexpr double kRopeMax = 1e-5;
+constexpr double kAttentionMax = 2e-5;
+
+bool is_float_type(TensorType t) {
+    return t == TensorType::F32 || t == TensorType::F16 || t == TensorType::BF16;
+}
+
+// Errors of a result against float64 values.
+struct Errors {
+    double nmse = 0;      // sum (y - exact)^2 / sum exact^2
+    double max_rel = 0;   // max |y - exact| / max |exact|
+    double max_mixed = 0; // max |y - exact| / max(1, |exact|)
+};
+
+// The larger error, a NaN counting as infinite (std::max would drop it).
+double worse(double a, double b) {
+    return std::isnan(b) ? INFINITY : std::max(a, b);
+}
+
+Errors errors_of(const std::vector<float>& y, const std::vector<double>& exact) {
+    double num = 0, den = 0, max_abs = 0, scale = 0, mixed = 0;
+    for (size_t i = 0; i < y.size(); ++i) {
+        const double e = std::isfinite(y[i]) ? std::fabs(y[i] - exact[i]) : INFINITY;
+        num += e * e;
+        den += exact[i] * exact[i];
+        max_abs = worse(max_abs, e);
+        scale = std::max(scale, std::fabs(exact[i]));
+        mixed = worse(mixed, e / std::max(1.0, std::fabs(exact[i])));
+    }
+    return {den > 0 ? num / den : num, scale > 0 ? max_abs / scale : max_abs, mixed};
+}
+
+// A weight matrix quantized by the reference quantizer: its bytes and its widened values.
+struct HostMatrix {
+    TensorType type;
+    int64_t rows, cols;
+    size_t row_bytes;
+    std::vector<uint8_t> bytes;
+    std::vector<float> values; // dequantized, (rows, cols)
+};
+
+HostMatrix make_matrix(TensorType type, int64_t rows, int64_t cols, uint32_t seed) {
+    const TypeKernels& k = reference_kernels().of(type);
+    HostMatrix m{type, rows, cols, row_bytes(type, cols), {}, {}};
+    const std::vector<float> source = normal_data(rows * cols, seed, 0.1f);
+    m.bytes.resize(m.row_bytes * static_cast<size_t>(rows));
+    m.values.resize(static_cast<size_t>(rows * cols));
+    for (int64_t r = 0; r < rows; ++r) {
+        k.quantize(source.data() + r * cols, m.bytes.data() + r * m.row_bytes, cols);
+        k.dequantize(m.bytes.data() + r * m.row_bytes, m.values.data() + r * cols, cols);
+    }
+    return m;
+}
+
+QByteArray type_name(TensorType t) {
+    return QByteArray(type_traits(t).name.data(), static_cast<qsizetype>(type_traits(t).name.size()));
+}
+
+} // namespace
+
+class TestVulkanOps : public QObject {
+    Q_OBJECT
+
+    std::unique_ptr<Context> context_;
+    std::map<QByteArray, Errors> worst_; // per op or weight type
+    // The offset every test places its weights at, in a larger buffer: not 16-byte aligned.
+    static constexpr size_t kWeightOffset = 100;
+
+    void note(const QByteArray& key, const Errors& e) {
+        Errors& w = worst_[key];
+        w.nmse = worse(w.nmse, e.nmse);
+        w.max_rel = worse(w.max_rel, e.max_rel);
+        w.max_mixed = worse(w.max_mixed, e.max_mixed);
+    }
+
+    template <class T>
+    Buffer upload(const std::vector<T>& data, size_t offset = 0, Memory memory = Memory::DeviceLocal) {
+        Buffer b(*context_, offset + data.size() * sizeof(T) + 4, memory);
+        b.upload(data.data(), data.size() * sizeof(T), offset);
+        return b;
+    }
+    std::vector<float> download(const Buffer& b, size_t count, size_t offset = 0) {
+        std::vector<float> out(count);
+        b.download(out.data(), count * sizeof(float), offset);
+        return out;
+    }
+    void check_validation() {
+        QVERIFY2(context_->validation_errors() == 0, context_->last_validation_message().c_str());
+    }
+
+    // matmul_rows of rows [row_begin, row_begin + n_rows) of a (rows, cols) matrix, y with a
+    // stride; x and y at offsets that are not 16-byte aligned.
+    Errors run_matmul(TensorType type, int64_t rows, int64_t cols, int64_t batch, int64_t row_begin,
+                      int64_t n_rows, int64_t y_stride, uint32_t seed) {
+        const HostMatrix m = make_matrix(type, rows, cols, seed);
+        const std::vector<float> x = normal_data(batch * cols, seed + 1, 0.0f);
+        Buffer wb = upload(m.bytes, kWeightOffset);
+        Buffer xb = upload(x, 4);
+        Buffer yb(*context_, 12 + static_cast<size_t>(batch * y_stride) * 4);
+        Recorder recorder(*context_);
+        recorder.begin();
+        const DeviceMatrix w{type, rows, cols, {&wb, kWeightOffset}};
+        if (row_begin == 0 && n_rows == rows && y_stride == rows)
+            recorder.matmul(w, {&xb, 4}, batch, {&yb, 12});
+        else
+            recorder.matmul_rows(w, row_begin, n_rows, {&xb, 4}, batch, {&yb, 12}, y_stride);
+        recorder.submit_and_wait();
+        const std::vector<float> all = download(yb, static_cast<size_t>(batch * y_stride), 12);
+        std::vector<float> y;
+        std::vector<double> exact;
+        for (int64_t b = 0; b < batch; ++b)
+            for (int64_t r = 0; r < n_rows; ++r) {
+                double sum = 0;
+                for (int64_t k = 0; k < cols; ++k)
+                    sum += static_cast<double>(m.values[(row_begin + r) * cols + k]) * x[b * cols + k];
+                exact.push_back(sum);
+                y.push_back(all[b * y_stride + r]);
+            }
+        return errors_of(y, exact);
+    }
+
+private slots:
+    void initTestCase() {
+        if (list_devices().empty()) QSKIP("no Vulkan device on this machine (no driver, or no loader)");
+        ContextOptions options;
+        options.validation = true; // throws when vulkan-validationlayers is missing: the test fails
+        context_ = std::make_unique<Context>(options);
+        qInfo("device: %s", describe(context_->device()).c_str());
+    }
+
+    void cleanupTestCase() {
+        for (const auto& [key, e] : worst_)
+            qInfo("worst %-22s nmse %.3g  max err/max|exact| %.3g  max err/max(1,|exact|) %.3g",
+                  key.constData(), e.nmse, e.max_rel, e.max_mixed);
+        if (context_) QCOMPARE(context_->validation_errors(), uint64_t{0});
+    }
+
+    void matmul_data() {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("cols");
+        QTest::addColumn<int>("batch");
+        for (TensorType t : kWeightTypes) {
+            const bool k_quant = type_traits(t).block_elements == QK_K;
+            const int cols = k_quant ? 512 : 160;
+            struct Shape {
+                int rows, cols, batch;
+            };
+            std::vector<Shape> shapes = {{67, cols, 1}, {33, cols, 2}, {29, cols, 7},
+                                         {70, 256, 16}, {45, 256, 64}, {21, 256, 512}};
+            if (is_float_type(t)) {
+                shapes.push_back({13, 77, 1}); // odd widths
+                shapes.push_back({17, 77, 7});
+                shapes.push_back({19, 45, 64});
+            }
+            for (const Shape& s : shapes)
+                QTest::addRow("%s rows %d cols %d batch %d", type_name(t).constData(), s.rows, s.cols,
+                              s.batch)
+                    << static_cast<int>(t) << s.rows << s.cols << s.batch;
+        }
+    }
+
+    void matmul() {
+        QFETCH(int, type);
+        QFETCH(int, rows);
+        QFETCH(int, cols);
+        QFETCH(int, batch);
+        const auto t = static_cast<TensorType>(type);
+        const Errors e =
+            run_matmul(t, rows, cols, batch, 0, rows, rows, static_cast<uint32_t>(rows * 31 + batch));
+        note("matmul " + type_name(t), e);
+        note("op matmul", e);
+        QVERIFY2(e.nmse <= kMatmulNmse, qPrintable(QString("nmse %1").arg(e.nmse)));
+        QVERIFY2(e.max_rel <= kMatmulMax, qPrintable(QString("max error %1 of max |y|").arg(e.max_rel)));
+        check_validation();
+    }
+
+    void matmul_rows_of_a_fused_matrix() {
+        // Rows 20..59 of a QKV-like Q4_K matrix of 90 rows, into a wider y (stride 50).
+        for (int64_t batch : {1, 7, 20}) {
+            const Errors e = run_matmul(TensorType::Q4_K, 90, 256, batch, 20, 40, 50, 5);
+            note("op matmul_rows", e);
+            QVERIFY2(e.nmse <= kMatmulNmse, qPrintable(QString("batch %1 nmse %2").arg(batch).arg(e.nmse)));
+        }
+        check_validation();
+    }
+
+    void get_rows() {
+        for (TensorType t : kWeightTypes) {
+            const int64_t cols = is_float_type(t) ? 77 : type_traits(t).block_elements * 2;
+            const HostMatrix m = make_matrix(t, 50, cols, 3);
+            const std::vector<int32_t> ids = {7, 0, 49, 7, 23, 1, 48};
+            Buffer wb = upload(m.bytes, kWeightOffset);
+            Buffer ib = upload(ids);
+            Buffer ob(*context_, ids.size() * cols * 4);
+            Recorder recorder(*context_);
+            recorder.begin();
+            recorder.get_rows({t, 50, cols, {&wb, kWeightOffset}}, {&ib, 0}, static_cast<int64_t>(ids.size()),
+                              {&ob, 0});
+            recorder.submit_and_wait();
+            const std::vector<float> out = download(ob, ids.size() * cols);
+            std::vector<double> exact;
+            for (int32_t id : ids)
+                for (int64_t k = 0; k < cols; ++k)
+                    exact.push_back(m.values[id * cols + k]);
+            const Errors e = errors_of(out, exact);
+            note("get_rows " + type_name(t), e);
+            note("op get_rows", e);
+            QVERIFY2(e.max_rel <= kGetRowsMax,
+                     qPrintable(type_name(t) + QString(" max error %1").arg(e.max_rel)));
+        }
+        check_validation();
+    }
+
+    void norms() {
+        const int64_t rows = 7, dim = 999;
+        const float eps = 1e-5f;
+        const std::vector<float> x = normal_data(rows * dim, 11, 0.3f);
+        const std::vector<float> weight = normal_data(dim, 12, 1.0f);
+        const std::vector<float> bias = normal_data(dim, 13, 0.0f);
+        for (int variant = 0; variant < 4; ++variant) {
+            const bool layer = variant >= 2, weighted = variant % 2 == 0;
+            Buffer xb = upload(x);
+            Buffer wb = upload(weight, 8);
+            Buffer bb = upload(bias);
+            Buffer ob(*context_, x.size() * 4);
+            Recorder recorder(*context_);
+            recorder.begin();
+            const View w = weighted ? View{&wb, 8} : View{};
+            // In place for the weighted variants, into another buffer for the others.
+            const View out = weighted ? View{&xb, 0} : View{&ob, 0};
+            if (layer)
+                recorder.layer_norm({&xb, 0}, w, weighted ? View{&bb, 0} : View{}, rows, dim, eps, out);
+            else
+                recorder.rms_norm({&xb, 0}, w, rows, dim, eps, out);
+            recorder.submit_and_wait();
+            const std::vector<float> y = download(*out.buffer, x.size());
+            std::vector<double> exact(x.size());
+            for (int64_t r = 0; r < rows; ++r) {
+                double mean = 0, squares = 0;
+                for (int64_t i = 0; i < dim; ++i)
+                    mean += x[r * dim + i];
+                mean = layer ? mean / dim : 0;
+                for (int64_t i = 0; i < dim; ++i)
+                    squares += (x[r * dim + i] - mean) * (x[r * dim + i] - mean);
+                const double factor = 1 / std::sqrt(squares / dim + eps);
+                for (int64_t i = 0; i < dim; ++i) {
+                    double v = (x[r * dim + i] - mean) * factor;
+                    if (weighted) v *= weight[i];
+                    if (weighted && layer) v += bias[i];
+                    exact[r * dim + i] = v;
+                }
+            }
+            const Errors e = errors_of(y, exact);
+            note(layer ? "op layer_norm" : "op rms_norm", e);
+            QVERIFY2(e.max_mixed <= kElementwiseMax,
+                     qPrintable(QString("variant %1: %2").arg(variant).arg(e.max_mixed)));
+        }
+        check_validation();
+    }
+
+    void elementwise_ops() {
+        const int64_t rows = 9, dim = 1111, count = rows * dim;
+        const std::vector<float> a = normal_data(count, 21, 0.0f), b = normal_data(count, 22, 0.5f);
+        std::vector<float> a_wide = a;
+        for (float& v : a_wide)
+            v *= 8; // reaches the tails of tanh and exp
+        const std::vector<float> bias = normal_data(dim, 23, 0.0f);
+        const auto gelu = [](double v) {
+            return 0.5 * v * (1 + std::tanh(0.79788456080286535588 * v * (1 + 0.044715 * v * v)));
+        };
+        const auto silu = [](double v) { return v / (1 + std::exp(-v)); };
+        const char* names[] = {"add", "add_bias", "scale", "soft_cap", "swiglu", "geglu", "gelu"};
+        for (int op = 0; op < 7; ++op) {
+            Buffer xb = upload(a_wide, 4);
+            Buffer yb = upload(b);
+            Buffer bb = upload(bias);
+            Recorder recorder(*context_);
+            recorder.begin();
+            const View x{&xb, 4};
+            switch (op) {
+            case 0:
+                recorder.add(x, {&yb, 0}, count);
+                break;
+            case 1:
+                recorder.add_bias(x, {&bb, 0}, rows, dim);
+                break;
+            case 2:
+                recorder.scale(x, count, 0.37f);
+                break;
+            case 3:
+                recorder.soft_cap(x, count, 3.5f);
+                break;
+            case 4:
+                recorder.swiglu(x, {&yb, 0}, rows, dim);
+                break;
+            case 5:
+                recorder.geglu(x, {&yb, 0}, rows, dim);
+                break;
+            case 6:
+                recorder.gelu(x, count);
+                break;
+            }
+            recorder.submit_and_wait();
+            const std::vector<float> y = download(xb, count, 4);
+            std::vector<double> exact(count);
+            for (int64_t i = 0; i < count; ++i) {
+                const double v = a_wide[i], w = b[i];
+                switch (op) {
+                case 0:
+                    exact[i] = v + w;
+                    break;
+                case 1:
+                    exact[i] = v + bias[i % dim];
+                    break;
+                case 2:
+                    exact[i] = v * static_cast<double>(0.37f);
+                    break;
+                case 3:
+                    exact[i] = 3.5 * std::tanh(v / 3.5);
+                    break;
+                case 4:
+                    exact[i] = silu(v) * w;
+                    break;
+                case 5:
+                    exact[i] = gelu(v) * w;
+                    break;
+                case 6:
+                    exact[i] = gelu(v);
+                    break;
+                }
+            }
+            const Errors e = errors_of(y, exact);
+            note(QByteArray("op ") + names[op], e);
+            QVERIFY2(e.max_mixed <= kElementwiseMax,
+                     qPrintable(QString("%1: %2").arg(names[op]).arg(e.max_mixed)));
+        }
+        check_validation();
+    }
+
+    void rope_data() {
+        QTest::addColumn<bool>("neox");
+        QTest::addColumn<int>("rope_dim");
+        QTest::addColumn<int>("pos0");
+        QTest::addColumn<bool>("factors");
+        QTest::addRow("normal full") << false << 64 << 0 << false;
+        QTest::addRow("neox full") << true << 64 << 3 << false;
+        QTest::addRow("neox partial") << true << 32 << 0 << false;
+        QTest::addRow("normal partial far") << false << 48 << 5000 << false;
+        QTest::addRow("neox factors far") << true << 64 << 30000 << true;
+        QTest::addRow("normal factors") << false << 64 << 17 << true;
+    }
+
+    void rope() {
+        QFETCH(bool, neox);
+        QFETCH(int, rope_dim);
+        QFETCH(int, pos0);
+        QFETCH(bool, factors);
+        const int64_t n = 7, heads = 3, head_dim = 64;
+        const float base = 500000.0f, freq_scale = 0.25f, attn_factor = 1.1f;
+        const std::vector<float> x = normal_data(n * heads * head_dim, 31, 0.0f);
+        std::vector<float> f(static_cast<size_t>(rope_dim / 2));
+        for (size_t i = 0; i < f.size(); ++i)
+            f[i] = 1.0f + 0.5f * static_cast<float>(i); // LongRoPE-like growing factors
+        Buffer xb = upload(x);
+        Buffer fb = upload(f);
+        Recorder recorder(*context_);
+        recorder.begin();
+        recorder.rope({&xb, 0}, n, heads, head_dim, rope_dim, neox, pos0, base, freq_scale, attn_factor,
+                      factors ? std::optional<View>(View{&fb, 0}) : std::nullopt);
+        recorder.submit_and_wait();
+        const std::vector<float> y = download(xb, x.size());
+        std::vector<double> exact(x.begin(), x.end());
+        const int pairs = rope_dim / 2;
+        for (int64_t t = 0; t < n; ++t)
+            for (int64_t h = 0; h < heads; ++h)
+                for (int i = 0; i < pairs; ++i) {
+                    double theta = (pos0 + t) * static_cast<double>(freq_scale) *
+                                   std::pow(static_cast<double>(base), -2.0 * i / rope_dim);
+                    if (factors) theta /= f[i];
+                    const double c = std::cos(theta) * attn_factor, s = std::sin(theta) * attn_factor;
+                    const int64_t row = (t * heads + h) * head_dim;
+                    const int64_t a = row + (neox ? i : 2 * i), b = row + (neox ? i + pairs : 2 * i + 1);
+                    exact[a] = x[a] * c - x[b] * s;
+                    exact[b] = x[a] * s + x[b] * c;
+                }
+        const Errors e = errors_of(y, exact);
+        note("op rope", e);
+        const double tolerance = kRopeMax + 4.0 * (pos0 + n) * 0x1p-24;
+        QVERIFY2(e.max_rel <= tolerance,
+                 qPrintable(QString("max error %1 > %2").arg(e.max_rel).arg(tolerance)));
+        check_validation();
+    }
+
+    void store_kv_data() {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<int>("head_dim");
+        QTest::addRow("f16 64") << static_cast<int>(TensorType::F16) << 64;
+        QTest::addRow("f16 80") << static_cast<int>(TensorType::F16) << 80;
+        QTest::addRow("q8_0 64") << static_cast<int>(TensorType::Q8_0) << 64;
+        QTest::addRow("q8_0 96") << static_cast<int>(TensorType::Q8_0) << 96; // rows of 102 bytes
+        QTest::addRow("q4_0 64") << static_cast<int>(TensorType::Q4_0) << 64;
+        QTest::addRow("q4_0 32") << static_cast<int>(TensorType::Q4_0) << 32; // rows of 18 bytes
+    }
+
+    void store_kv() {
+        QFETCH(int, type);
+        QFETCH(int, head_dim);
+        const auto t = static_cast<TensorType>(type);
+        const int64_t n_ctx = 16, n_head_kv = 3, n = 7, pos0 = 5, width = n_head_kv * head_dim;
+        const size_t head_row = row_bytes(t, head_dim);
+        const size_t part_bytes = n_head_kv * n_ctx * head_row;
+        // Keys with an outlier per row (the quantizers' extremes), values plain.
+        std::vector<float> k = normal_data(n * width, 41, 0.0f), v = normal_data(n * width, 42, 0.2f);
+        for (int64_t r = 0; r < n; ++r)
+            k[r * width + (r * 5) % width] = -7.5f;
+        // The caches start as a byte pattern that must survive outside the written positions.
+        std::vector<uint8_t> pattern(part_bytes);
+        for (size_t i = 0; i < part_bytes; ++i)
+            pattern[i] = static_cast<uint8_t>(i * 13 + 7);
+        Buffer kb = upload(k), vb = upload(v);
+        Buffer keys = upload(pattern, 8), values = upload(pattern, 4);
+        Recorder recorder(*context_);
+        recorder.begin();
+        const DeviceKvLayer layer{{&keys, 8}, {&values, 4}, t, t, n_ctx, n_head_kv, head_dim};
+        recorder.store_kv({&kb, 0}, {&vb, 0}, n, pos0, layer);
+        recorder.submit_and_wait();
+        const TypeKernels& kernels = reference_kernels().of(t);
+        int mismatched = 0;
+        for (int part = 0; part < 2; ++part) {
+            std::vector<uint8_t> got(part_bytes), expected = pattern;
+            (part == 0 ? keys : values).download(got.data(), part_bytes, part == 0 ? 8 : 4);
+            const std::vector<float>& src = part == 0 ? k : v;
+            for (int64_t r = 0; r < n; ++r)
+                for (int64_t h = 0; h < n_head_kv; ++h)
+                    kernels.quantize(src.data() + r * width + h * head_dim,
+                                     expected.data() + (h * n_ctx + pos0 + r) * head_row, head_dim);
+            for (size_t i = 0; i < part_bytes; ++i)
+                mismatched += got[i] != expected[i];
+        }
+        note("op store_kv " + type_name(t) + " bytes differing", {static_cast<double>(mismatched), 0, 0});
+        QCOMPARE(mismatched, 0);
+        check_validation();
+    }
+
+    void attention_data() {
+        QTest::addColumn<int>("key_type");
+        QTest::addColumn<int>("value_type");
+        QTest::addColumn<int>("head_dim");
+        QTest::addColumn<int>("n_head");
+        QTest::addColumn<int>("n_head_kv");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("n_past");
+        QTest::addColumn<int>("window");
+        QTest::addColumn<float>("softcap");
+        const int f16 = static_cast<int>(TensorType::F16), q8 = static_cast<int>(TensorType::Q8_0),
+                  q4 = static_cast<int>(TensorType::Q4_0);
+        QTest::addRow("f16 decode") << f16 << f16 << 64 << 4 << 4 << 1 << 40 << 0 << 0.0f;
+        QTest::addRow("f16 decode gqa long") << f16 << f16 << 128 << 8 << 2 << 1 << 300 << 0 << 0.0f;
+        QTest::addRow("f16 prefill mqa") << f16 << f16 << 80 << 4 << 1 << 7 << 0 << 0 << 0.0f;
+        QTest::addRow("f16 prefill after past") << f16 << f16 << 64 << 6 << 2 << 16 << 70 << 0 << 0.0f;
+        QTest::addRow("f16 window") << f16 << f16 << 64 << 4 << 2 << 7 << 90 << 5 << 0.0f;
+        QTest::addRow("f16 window softcap") << f16 << f16 << 256 << 2 << 1 << 3 << 100 << 70 << 2.0f;
+        QTest::addRow("q8_0 decode") << q8 << q8 << 64 << 4 << 2 << 1 << 50 << 0 << 0.0f;
+        QTest::addRow("q8_0 prefill") << q8 << q8 << 96 << 4 << 4 << 9 << 3 << 0 << 0.0f;
+        QTest::addRow("q4_0 decode") << q4 << q4 << 64 << 4 << 2 << 1 << 50 << 0 << 0.0f;
+        QTest::addRow("q4_0 prefill window") << q4 << q4 << 128 << 4 << 1 << 5 << 20 << 8 << 0.0f;
+        QTest::addRow("f16 keys q8_0 values") << f16 << q8 << 64 << 4 << 2 << 4 << 10 << 0 << 0.0f;
+    }
+
+    void attention() {
+        QFETCH(int, key_type);
+        QFETCH(int, value_type);
+        QFETCH(int, head_dim);
+        QFETCH(int, n_head);
+        QFETCH(int, n_head_kv);
+        QFETCH(int, n);
+        QFETCH(int, n_past);
+        QFETCH(int, window);
+        QFETCH(float, softcap);
+        const auto kt = static_cast<TensorType>(key_type), vt = static_cast<TensorType>(value_type);
+        const int64_t n_ctx = n_past + n + 3, width = int64_t{n_head_kv} * head_dim;
+        const int64_t n_keys = n_past + n;
+        // The cache as the CPU writes it, from rows of keys and values.
+        const std::vector<float> k = normal_data(n_keys * width, 51, 0.0f),
+                                 v = normal_data(n_keys * width, 52, 0.0f);
+        const std::vector<float> q = normal_data(int64_t{n} * n_head * head_dim, 53, 0.0f);
+        const size_t key_row = row_bytes(kt, head_dim), value_row = row_bytes(vt, head_dim);
+        std::vector<uint8_t> keys(n_head_kv * n_ctx * key_row), values(n_head_kv * n_ctx * value_row);
+        std::vector<float> key_values(n_head_kv * n_ctx * head_dim), value_values(key_values.size());
+        for (int64_t j = 0; j < n_keys; ++j)
+            for (int64_t h = 0; h < n_head_kv; ++h) {
+                uint8_t* kr = keys.data() + (h * n_ctx + j) * key_row;
+                uint8_t* vr = values.data() + (h * n_ctx + j) * value_row;
+                reference_kernels().of(kt).quantize(k.data() + j * width + h * head_dim, kr, head_dim);
+                reference_kernels().of(vt).quantize(v.data() + j * width + h * head_dim, vr, head_dim);
+                reference_kernels().of(kt).dequantize(kr, key_values.data() + (h * n_ctx + j) * head_dim,
+                                                      head_dim);
+                reference_kernels().of(vt).dequantize(vr, value_values.data() + (h * n_ctx + j) * head_dim,
+                                                      head_dim);
+            }
+        Buffer kb = upload(keys, 16), vb = upload(values, 4), qb = upload(q, 4);
+        Buffer ob(*context_, q.size() * 4);
+        const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+        Recorder recorder(*context_);
+        recorder.begin();
+        const DeviceKvLayer layer{{&kb, 16}, {&vb, 4}, kt, vt, n_ctx, n_head_kv, head_dim};
+        recorder.attention({&qb, 4}, n, n_past, n_head, layer, scale, {window, softcap}, {&ob, 0});
+        recorder.submit_and_wait();
+        const std::vector<float> out = download(ob, q.size());
+        std::vector<double> exact(q.size());
+        double value_scale = 0;
+        for (float x : value_values)
+            value_scale = std::max(value_scale, std::fabs(static_cast<double>(x)));
+        for (int64_t p = 0; p < n; ++p)
+            for (int64_t h = 0; h < n_head; ++h) {
+                const int64_t kv = h / (n_head / n_head_kv), seen = n_past + p + 1;
+                const int64_t first = window > 0 && seen > window ? seen - window : 0;
+                std::vector<double> scores;
+                double top = -INFINITY;
+                for (int64_t j = first; j < seen; ++j) {
+                    double s = 0;
+                    for (int64_t d = 0; d < head_dim; ++d)
+                        s += static_cast<double>(q[(p * n_head + h) * head_dim + d]) *
+                             key_values[(kv * n_ctx + j) * head_dim + d];
+                    s *= scale;
+                    if (softcap > 0) s = softcap * std::tanh(s / softcap);
+                    scores.push_back(s);
+                    top = std::max(top, s);
+                }
+                double total = 0;
+                for (double& s : scores)
+                    total += (s = std::exp(s - top));
+                for (int64_t d = 0; d < head_dim; ++d) {
+                    double sum = 0;
+                    for (int64_t j = first; j < seen; ++j)
+                        sum += scores[j - first] * value_values[(kv * n_ctx + j) * head_dim + d];
+                    exact[(p * n_head + h) * head_dim + d] = sum / total;
+                }
+            }
+        Errors e = errors_of(out, exact);
+        double worst = 0;
+        for (size_t i = 0; i < out.size(); ++i)
+            worst = worse(worst, std::fabs(out[i] - exact[i]) / value_scale);
+        e.max_rel = worst;
+        note("op attention " + type_name(kt) + "/" + type_name(vt), e);
+        QVERIFY2(worst <= kAttentionMax, qPrintable(QString("max error %1 of max |value|").arg(worst)));
+        check_validation();
+    }
+
+    void store_kv_then_attention_in_one_pass() {
+        // The barrier between store_kv and attention in one command buffer: decode one token
+        // after a prefill of 9, the cache written on the device only.
+        const int64_t head_dim = 64, n_head = 4, n_head_kv = 2, n_ctx = 32, width = n_head_kv * head_dim;
+        const std::vector<float> k = normal_data(10 * width, 61, 0.0f), v = normal_data(10 * width, 62, 0.0f);
+        const std::vector<float> q = normal_data(10 * n_head * head_dim, 63, 0.0f);
+        Buffer kb = upload(k), vb = upload(v), qb = upload(q);
+        Buffer keys(*context_, n_head_kv * n_ctx * head_dim * 2), values(*context_, keys.size());
+        Buffer prefill_out(*context_, 9 * n_head * head_dim * 4),
+            decode_out(*context_, n_head * head_dim * 4);
+        const DeviceKvLayer layer{{&keys, 0}, {&values, 0}, TensorType::F16, TensorType::F16,
+                                  n_ctx,      n_head_kv,    head_dim};
+        Recorder recorder(*context_);
+        recorder.begin();
+        recorder.store_kv({&kb, 0}, {&vb, 0}, 9, 0, layer);
+        recorder.attention({&qb, 0}, 9, 0, n_head, layer, 0.125f, {}, {&prefill_out, 0});
+        recorder.store_kv({&kb, 9 * width * 4}, {&vb, 9 * width * 4}, 1, 9, layer);
+        recorder.attention({&qb, 9 * n_head * head_dim * 4}, 1, 9, n_head, layer, 0.125f, {},
+                           {&decode_out, 0});
+        recorder.submit_and_wait();
+        QCOMPARE(recorder.dispatches(), 6u);
+        // Against the same attention over a 10-row prefill: row 9 of that is the decode.
+        Buffer all_out(*context_, 10 * n_head * head_dim * 4);
+        recorder.begin();
+        recorder.attention({&qb, 0}, 10, 0, n_head, layer, 0.125f, {}, {&all_out, 0});
+        recorder.submit_and_wait();
+        const std::vector<float> decode = download(decode_out, n_head * head_dim);
+        const std::vector<float> whole = download(all_out, n_head * head_dim, 9 * n_head * head_dim * 4);
+        QCOMPARE(decode, whole);
+        const std::vector<float> prefill = download(prefill_out, 9 * n_head * head_dim);
+        const std::vector<float> whole_prefill = download(all_out, 9 * n_head * head_dim);
+        QCOMPARE(prefill, whole_prefill);
+        const std::vector<OpTiming> timings = recorder.timings();
+        QCOMPARE(timings.size(), size_t{1});
+        QCOMPARE(timings[0].name, std::string("attention"));
+        QCOMPARE(timings[0].dispatches, 1u);
+        check_validation();
+    }
+
+    void mixture_of_experts() {
+        const int64_t n = 7, n_expert = 60, k = 4, rows_per_expert = 24, dim = rows_per_expert;
+        const std::vector<float> logits = normal_data(n * n_expert, 71, 0.0f);
+        for (bool renormalize : {false, true}) {
+            Buffer lb = upload(logits, 4);
+            Buffer ib(*context_, n * k * 4), wb(*context_, n * k * 4);
+            Recorder recorder(*context_);
+            recorder.begin();
+            recorder.topk_softmax({&lb, 4}, n, n_expert, k, renormalize, {&ib, 0}, {&wb, 0});
+            recorder.submit_and_wait();
+            std::vector<int32_t> ids(n * k);
+            ib.download(ids.data(), ids.size() * 4);
+            const std::vector<float> weights = download(wb, n * k);
+            std::vector<double> exact;
+            for (int64_t r = 0; r < n; ++r) {
+                std::vector<int> order(n_expert);
+                std::iota(order.begin(), order.end(), 0);
+                const float* l = logits.data() + r * n_expert;
+                std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return l[a] > l[b]; });
+                double total = 0, chosen = 0;
+                const double top = l[order[0]];
+                for (int e = 0; e < n_expert; ++e)
+                    total += std::exp(l[e] - top);
+                for (int j = 0; j < k; ++j)
+                    chosen += std::exp(l[order[j]] - top) / total;
+                for (int j = 0; j < k; ++j) {
+                    QCOMPARE(ids[r * k + j], order[j]);
+                    const double p = std::exp(l[order[j]] - top) / total;
+                    exact.push_back(renormalize ? p / chosen : p);
+                }
+            }
+            const Errors e = errors_of(weights, exact);
+            note("op topk_softmax", e);
+            QVERIFY2(e.max_mixed <= kElementwiseMax, qPrintable(QString("weights: %1").arg(e.max_mixed)));
+        }
+
+        // The chosen experts' rows of a 3-D tensor, every weight type, then their weighted sum.
+        std::vector<int32_t> ids(n * k);
+        std::mt19937 rng(72);
+        for (int64_t r = 0; r < n; ++r) {
+            std::vector<int> all(6);
+            std::iota(all.begin(), all.end(), 0);
+            std::shuffle(all.begin(), all.end(), rng);
+            for (int j = 0; j < k; ++j)
+                ids[r * k + j] = all[j];
+        }
+        for (TensorType t : kWeightTypes) {
+            const int64_t cols = type_traits(t).block_elements == QK_K ? 256 : 96;
+            const HostMatrix m = make_matrix(t, 6 * rows_per_expert, cols, 73);
+            const std::vector<float> x = normal_data(n * cols, 74, 0.0f);
+            Buffer mb = upload(m.bytes, kWeightOffset), xb = upload(x), ib = upload(ids);
+            Buffer yb(*context_, n * k * rows_per_expert * 4);
+            Recorder recorder(*context_);
+            recorder.begin();
+            recorder.matmul_experts({t, m.rows, cols, {&mb, kWeightOffset}}, rows_per_expert, {&xb, 0}, n,
+                                    {&ib, 0}, k, {&yb, 0});
+            recorder.submit_and_wait();
+            const std::vector<float> y = download(yb, n * k * rows_per_expert);
+            std::vector<double> exact;
+            for (int64_t b = 0; b < n; ++b)
+                for (int64_t j = 0; j < k; ++j)
+                    for (int64_t r = 0; r < rows_per_expert; ++r) {
+                        const int64_t row = ids[b * k + j] * rows_per_expert + r;
+                        double sum = 0;
+                        for (int64_t c = 0; c < cols; ++c)
+                            sum += static_cast<double>(m.values[row * cols + c]) * x[b * cols + c];
+                        exact.push_back(sum);
+                    }
+            const Errors e = errors_of(y, exact);
+            note("matmul_experts " + type_name(t), e);
+            note("op matmul_experts", e);
+            QVERIFY2(e.nmse <= kMatmulNmse && e.max_rel <= kMatmulMax,
+                     qPrintable(type_name(t) + QString(" nmse %1 max %2").arg(e.nmse).arg(e.max_rel)));
+        }
+
+        const std::vector<float> outputs = normal_data(n * k * dim, 75, 0.0f),
+                                 y0 = normal_data(n * dim, 76, 0.0f);
+        const std::vector<float> weights = normal_data(n * k, 77, 0.5f);
+        Buffer xb = upload(outputs), wb = upload(weights), yb = upload(y0, 8);
+        Recorder recorder(*context_);
+        recorder.begin();
+        recorder.weighted_sum_experts({&xb, 0}, {&wb, 0}, n, k, dim, {&yb, 8});
+        recorder.submit_and_wait();
+        const std::vector<float> y = download(yb, n * dim, 8);
+        std::vector<double> exact(n * dim);
+        for (int64_t b = 0; b < n; ++b)
+            for (int64_t d = 0; d < dim; ++d) {
+                double sum = y0[b * dim + d];
+                for (int64_t j = 0; j < k; ++j)
+                    sum += static_cast<double>(weights[b * k + j]) * outputs[(b * k + j) * dim + d];
+                exact[b * dim + d] = sum;
+            }
+        const Errors e = errors_of(y, exact);
+        note("op weighted_sum_experts", e);
+        QVERIFY2(e.max_mixed <= kElementwiseMax, qPrintable(QString("weighted sum: %1").arg(e.max_mixed)));
+        check_validation();
+    }
+
+    void copy_and_timings() {
+        std::vector<uint8_t> bytes(1000);
+        for (size_t i = 0; i < bytes.size(); ++i)
+            bytes[i] = static_cast<uint8_t>(i * 3);
+        Buffer src = upload(bytes), dst(*context_, 1000, Memory::HostVisible);
+        dst.fill_zero();
+        Recorder recorder(*context_);
+        recorder.begin();
+        recorder.copy({&src, 1}, {&dst, 3}, 997);
+        recorder.submit_and_wait();
+        std::vector<uint8_t> got(1000);
+        dst.download(got.data(), got.size());
+        QCOMPARE(got[0], uint8_t{0});
+        QVERIFY(std::equal(bytes.begin() + 1, bytes.begin() + 998, got.begin() + 3));
+        const std::vector<OpTiming> timings = recorder.timings();
+        QCOMPARE(timings.size(), size_t{1});
+        QCOMPARE(timings[0].name, std::string("copy"));
+        check_validation();
+    }
+
+    void bad_calls_throw_clear_errors() {
+        Buffer b(*context_, 4096);
+        Recorder recorder(*context_);
+        const auto message = [](const std::function<void()>& call) {
+            try {
+                call();
+            } catch (const Error& e) {
+                return QString(e.what());
+            }
+            return QString();
+        };
+        QVERIFY(message([&] { recorder.scale({&b, 0}, 16, 2.0f); }).contains("begin()"));
+        recorder.begin();
+        QVERIFY(message([&] { recorder.scale({&b, 0}, 2000, 2.0f); }).contains("pass the end"));
+        QVERIFY(message([&] { recorder.scale({nullptr, 0}, 4, 2.0f); }).contains("no buffer"));
+        const DeviceMatrix q8_1{TensorType::Q8_1, 4, 32, {&b, 0}};
+        QVERIFY(message([&] { recorder.matmul(q8_1, {&b, 0}, 1, {&b, 0}); }).contains("not supported"));
+        const DeviceMatrix odd_q4{TensorType::Q4_0, 4, 48, {&b, 0}};
+        QVERIFY(message([&] { recorder.matmul(odd_q4, {&b, 0}, 1, {&b, 0}); }).contains("multiple of 32"));
+        const DeviceKvLayer layer{{&b, 0}, {&b, 0}, TensorType::Q4_0, TensorType::F16, 8, 1, 48};
+        QVERIFY(message([&] {
+                    recorder.store_kv({&b, 0}, {&b, 0}, 1, 0, layer);
+                }).contains("multiple of 32"));
+        recorder.submit_and_wait(); // what was recorded before the errors still runs
+        recorder.begin();
+        recorder.scale({&b, 0}, 16, 2.0f);
+        recorder.submit_and_wait();
+        QCOMPARE(recorder.dispatches(), 1u);
+        check_validation();
+    }
+};
+
+QTEST_GUILESS_MAIN(TestVulkanOps)
+#include "test_vulkan_ops.moc"
