@@ -89,6 +89,7 @@ int run_generate(const std::vector<std::string>& argv) {
         std::fwrite(rest.data(), 1, rest.size(), stdout);
     }
     std::fflush(stdout);
+    report_validation_errors("generate", inference);
     // Timings on stderr, as llama.cpp prints them; generation counts from the first sample to
     // the last token, sampling and output included (what the app's tokens/s counts too).
     const auto seconds = [](Clock::time_point from, Clock::time_point to) {

@@ -84,6 +84,7 @@ int run_logits(const std::vector<std::string>& argv) {
     auto cache = inference.new_cache(static_cast<int32_t>(tokens.size()));
     std::vector<float> logits;
     inference.eval(*cache, tokens, &logits);
+    report_validation_errors("logits", inference);
 
     const int32_t n_vocab = inference.n_vocab();
     std::string line;

@@ -64,6 +64,7 @@ int run_perplexity(const std::vector<std::string>& argv) {
         }
         std::fprintf(stderr, "[%zu] %.4f\n", c + 1, std::exp(nll / static_cast<double>(scored)));
     }
+    report_validation_errors("perplexity", inference);
     std::printf("PPL = %.4f\n", std::exp(nll / static_cast<double>(scored)));
     return kExitOk;
 }

@@ -56,4 +56,12 @@ void report_device(const char* command, const engine::Inference& inference) {
                  static_cast<unsigned long long>(device->bytes_per_decoded_token()));
 }
 
+void report_validation_errors(const char* command, const engine::Inference& inference) {
+    const engine::DeviceForward* device = inference.device_forward();
+    if (!device || device->validation_errors() == 0) return;
+    std::fprintf(stderr, "hearth-cli %s: %llu Vulkan validation errors, the last: %s\n", command,
+                 static_cast<unsigned long long>(device->validation_errors()),
+                 device->last_validation_message().c_str());
+}
+
 } // namespace hearth::cli

@@ -17,5 +17,7 @@ engine::KvCacheTypes kv_cache_types(const Args& args);
 engine::InferenceOptions inference_options(const Args& args);
 // One line on stderr saying where a forward pass runs, when not on the CPU alone.
 void report_device(const char* command, const engine::Inference& inference);
+// One line on stderr when the Vulkan validation layer (HEARTH_VULKAN_VALIDATION=1) saw errors.
+void report_validation_errors(const char* command, const engine::Inference& inference);
 
 } // namespace hearth::cli

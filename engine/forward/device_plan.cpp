@@ -52,8 +52,10 @@ DeviceMemoryPlan plan_device_memory(const Model& model, int32_t n_batch, int32_t
                         (w.output.data == w.token_embd.data ? 0 : matrix_bytes(w.output));
     for (const LayerWeights& l : w.layers)
         plan.layer_bytes.push_back(layer_weight_bytes(l));
-    plan.kv_bytes_per_layer = kv_bytes_per_token(hp, types) / static_cast<uint64_t>(std::max(1, hp.n_layer)) *
-                              static_cast<uint64_t>(std::max(0, n_ctx));
+    // As the cache will hold them (a type the head size cannot take is refused by new_cache).
+    plan.kv_bytes_per_layer =
+        static_cast<uint64_t>(model.info().kv_bytes_per_token_as(types.keys, types.values)) /
+        static_cast<uint64_t>(std::max(1, hp.n_layer)) * static_cast<uint64_t>(std::max(0, n_ctx));
     // x, xb, ffn, q, attn, k, v, gate, up (and the experts' copies of gate, up and down), and
     // the residual stream and logits read back.
     const uint64_t rows = static_cast<uint64_t>(std::max(1, n_batch));

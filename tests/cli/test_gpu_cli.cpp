@@ -81,6 +81,7 @@ private slots:
                          QString::number(from), "-t", "2", "--device", "vulkan", "-ngl", layers});
             QVERIFY2(r.status == 0, qPrintable(r.err));
             QVERIFY2(r.err.contains("Vulkan: "), qPrintable(r.err)); // it says where it ran
+            QVERIFY2(!r.err.contains("validation errors"), qPrintable(r.err));
             const QStringList rows = r.out.split('\n', Qt::SkipEmptyParts);
             QCOMPARE(static_cast<size_t>(rows.size()), line.steps.size());
             for (size_t s = 0; s < line.steps.size(); ++s) {

@@ -35,6 +35,7 @@ VulkanWeights::VulkanWeights(vk::Context& context, const Model& model, int32_t n
             add_vector(owned_vectors_.back(), rope_factors_long);
         }
     }
+    layers.reserve(static_cast<size_t>(n_layers)); // the queued vectors point into it
     for (int32_t i = 0; i < n_layers; ++i) {
         const LayerWeights& l = w.layers[static_cast<size_t>(i)];
         const std::string name = "blk." + std::to_string(i) + ".";
