@@ -69,6 +69,7 @@ private slots:
     }
     void logits_on_the_device_meet_the_reference_rule() {
         QFETCH(QString, layers);
+        if (!hearth::engine::vulkan_built()) QSKIP("this build has no Vulkan backend");
         if (!have_device()) QSKIP("no Vulkan device on this machine");
         const std::string name = "stories260K";
         const QString path = model("stories260K.gguf");
