@@ -138,7 +138,7 @@ void ContextState::destroy() {
     }
 }
 
-Context::Context(ContextOptions options) : state_(std::make_unique<ContextState>()) {
+Context::Context(ContextOptions options) : state_(std::make_shared<ContextState>()) {
     ContextState& s = *state_;
     s.options = std::move(options);
     s.validation = s.options.validation || env_validation();
@@ -263,7 +263,7 @@ Context::~Context() {
     } catch (const std::exception& e) {
         std::fprintf(stderr, "Vulkan: the pipeline cache was not saved: %s\n", e.what());
     }
-    state_->destroy();
+    state_.reset(); // the device goes when the last Buffer or Recorder of it does
 }
 
 const DeviceInfo& Context::device() const {
@@ -334,7 +334,9 @@ BufferState& ContextState::staging_for(size_t bytes) {
 }
 
 Buffer::Buffer(Context& context, size_t bytes, Memory memory)
-    : state_(create_buffer(context.state(), bytes, memory)) {}
+    : state_(create_buffer(context.state(), bytes, memory)) {
+    state_->owner = context.shared_state();
+}
 
 Buffer::~Buffer() = default;
 Buffer::Buffer(Buffer&&) noexcept = default;

@@ -1,6 +1,8 @@
 #pragma once
 // One Vulkan device opened for compute: instance, device, queue, command pool, and the compute
 // pipelines (built on first use, kept in a pipeline cache on disk). Buffers of device memory.
+// A Context and the Buffers and Recorders made from it are used from one thread at a time; they
+// may be destroyed in any order (the device lives until the last of them goes).
 #include "kernels/vulkan/vulkan_devices.h"
 #include "kernels/vulkan/vulkan_error.h"
 #include <cstddef>
@@ -19,6 +21,9 @@ struct ContextOptions {
     std::string pipeline_cache_path;
     // How long submit_and_wait and transfers wait for the device before throwing Error.
     uint32_t timeout_ms = 120000;
+    // The most bytes one shader binding spans (0: the device's maxStorageBufferRange). Larger
+    // matrices are bound in chunks of rows; tests set it low to run that path on small data.
+    uint64_t max_binding_bytes = 0;
 };
 
 struct ContextState; // the Vulkan objects, private to the backend
@@ -39,9 +44,12 @@ public:
     void save_pipeline_cache() const;
 
     ContextState& state() const { return *state_; }
+    std::shared_ptr<ContextState> shared_state() const { return state_; }
 
 private:
-    std::unique_ptr<ContextState> state_;
+    // Shared with the Buffers and Recorders made from it: the device lives until the last of
+    // them is gone, whatever the order they are destroyed in.
+    std::shared_ptr<ContextState> state_;
 };
 
 enum class Memory {

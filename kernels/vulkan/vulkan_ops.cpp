@@ -92,6 +92,7 @@ struct Binding {
 };
 
 struct RecorderState {
+    std::shared_ptr<ContextState> owner; // the device outlives the recorder
     ContextState& c;
     VkCommandPool pool = VK_NULL_HANDLE;
     VkCommandBuffer commands = VK_NULL_HANDLE;
@@ -107,7 +108,7 @@ struct RecorderState {
     bool recording = false, pending = false;
     std::vector<OpTiming> last_timings;
 
-    explicit RecorderState(ContextState& context) : c(context) {}
+    explicit RecorderState(std::shared_ptr<ContextState> context) : owner(std::move(context)), c(*owner) {}
     ~RecorderState();
 
     Binding bind(View view, size_t bytes, const char* op, const char* what) const;
@@ -145,10 +146,10 @@ Binding RecorderState::bind(View view, size_t bytes, const char* op, const char*
     const size_t skew = view.offset - aligned;
     size_t range = (skew + std::max<size_t>(bytes, 1) + 3) / 4 * 4;
     range = std::min(range, b.allocated - aligned);
-    if (range > c.properties.limits.maxStorageBufferRange)
+    if (range > c.binding_limit())
         fail(op, std::string(what) + " spans " + std::to_string(range) +
-                     " bytes, more than this device binds (" +
-                     std::to_string(c.properties.limits.maxStorageBufferRange) + ", maxStorageBufferRange)");
+                     " bytes, more than one binding holds (" + std::to_string(c.binding_limit()) +
+                     ", maxStorageBufferRange)");
     Binding binding;
     binding.info = {b.buffer, aligned, std::max<size_t>(range, 4)};
     binding.skew = static_cast<uint32_t>(skew);
@@ -251,7 +252,7 @@ void RecorderState::dispatch(const char* op, const std::string& shader,
     after_command(op);
 }
 
-Recorder::Recorder(Context& context) : state_(std::make_unique<RecorderState>(context.state())) {
+Recorder::Recorder(Context& context) : state_(std::make_unique<RecorderState>(context.shared_state())) {
     RecorderState& s = *state_;
     ContextState& c = s.c;
     c.throw_if_lost();
@@ -366,8 +367,8 @@ void check_matrix(const DeviceMatrix& w, const char* op) {
 
 // Rows of a matrix one binding can hold on this device, whole rows from an aligned start.
 int64_t rows_per_binding(const ContextState& c, size_t row_bytes) {
-    const size_t usable = c.properties.limits.maxStorageBufferRange -
-                          std::max<size_t>(c.properties.limits.minStorageBufferOffsetAlignment, 4) - 4;
+    const size_t usable =
+        c.binding_limit() - std::max<size_t>(c.properties.limits.minStorageBufferOffsetAlignment, 4) - 4;
     return std::max<int64_t>(1, static_cast<int64_t>(usable / row_bytes));
 }
 
@@ -573,11 +574,9 @@ void Recorder::rope(View x, int64_t n, int64_t n_heads, int64_t head_dim, int64_
         .u(u32(n, op, "n"))
         .u(u32(n_heads, op, "n_heads"))
         .u(u32(head_dim, op, "head_dim"));
-    push.u(static_cast<uint32_t>(rope_dim))
-        .u(neox)
-        .u(factors.has_value())
-        .u(u32(pos0 + n, op, "positions") - static_cast<uint32_t>(n));
+    push.u(static_cast<uint32_t>(rope_dim)).u(neox).u(factors.has_value()).u(static_cast<uint32_t>(pos0));
     push.f(std::log2(base)).f(freq_scale).f(attn_factor);
+    u32(pos0 + n, op, "the last position");
     s.dispatch(op, "rope", {256}, {xb, fb}, push, groups_of(n * n_heads * (rope_dim / 2), 256));
 }
 

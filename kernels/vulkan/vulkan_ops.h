@@ -88,7 +88,8 @@ public:
     // none: 1), and cos and sin are multiplied by attn_factor.
     void rope(View x, int64_t n, int64_t n_heads, int64_t head_dim, int64_t rope_dim, bool neox, int64_t pos0,
               float base, float freq_scale, float attn_factor, std::optional<View> factors);
-    // Rows of a table (any weight type) widened to F32: out is (n, cols); ids: n int32.
+    // Rows of a table (any weight type) widened to F32: out is (n, cols); ids: n int32 (an id
+    // outside [0, rows) leaves its row of out unwritten).
     void get_rows(const DeviceMatrix& table, View ids, int64_t n, View out);
     // Writes n rows of keys and values (n_head_kv * head_dim floats each) at positions
     // pos0 .. pos0 + n - 1 of a layer's cache, rounded as the CPU's quantizers do.

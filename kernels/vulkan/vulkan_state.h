@@ -3,6 +3,7 @@
 // included by its users).
 #include "kernels/vulkan/vulkan_context.h"
 #include "kernels/vulkan/vulkan_device_query.h"
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -56,6 +57,12 @@ struct ContextState {
     std::map<std::string, VkShaderModule, std::less<>> modules;
     std::map<std::pair<std::string, std::vector<uint32_t>>, VkPipeline> pipelines;
 
+    // The most bytes one binding may span (ContextOptions::max_binding_bytes, the device's limit).
+    size_t binding_limit() const {
+        const size_t device_limit = properties.limits.maxStorageBufferRange;
+        return options.max_binding_bytes ? std::min<size_t>(options.max_binding_bytes, device_limit)
+                                         : device_limit;
+    }
     // Throws the exception that fits a failed call (DeviceLost marks the context lost).
     void check(VkResult result, const char* what);
     void throw_if_lost() const;
@@ -68,10 +75,12 @@ struct ContextState {
     void create_pipeline_objects();
     void load_pipeline_cache();
     void destroy();
+    ~ContextState() { destroy(); }
 };
 
 struct BufferState {
     ContextState* context = nullptr;
+    std::shared_ptr<ContextState> owner; // keeps the device of a user's Buffer alive
     VkBuffer buffer = VK_NULL_HANDLE;
     VkDeviceMemory memory = VK_NULL_HANDLE;
     size_t size = 0;      // as asked for

@@ -4,6 +4,7 @@
 // index gives a clear error. Skipped only where no Vulkan device exists at all.
 #include "kernels/vulkan/vulkan_context.h"
 #include "kernels/vulkan/vulkan_devices.h"
+#include "kernels/vulkan/vulkan_ops.h"
 #include "kernels/vulkan/vulkan_state.h"
 
 #include <QTest>
@@ -127,6 +128,22 @@ private slots:
         QVERIFY2(message.contains("out of memory") && message.contains("MiB"), qPrintable(message));
         Buffer fine(context, 4096); // the context still works
         QCOMPARE(fine.size(), size_t{4096});
+    }
+
+    void buffers_and_recorders_may_outlive_their_context() {
+        if (devices_.empty()) QSKIP("no Vulkan device on this machine (no driver, or no loader)");
+        auto context = std::make_unique<Context>();
+        Buffer buffer(*context, 16 * sizeof(float), Memory::HostVisible);
+        Recorder recorder(*context);
+        context.reset();
+        const std::vector<float> ones(16, 1.0f);
+        buffer.upload(ones.data(), 16 * sizeof(float));
+        recorder.begin();
+        recorder.scale({&buffer, 0}, 16, 3.0f);
+        recorder.submit_and_wait();
+        std::vector<float> out(16);
+        buffer.download(out.data(), 16 * sizeof(float));
+        QCOMPARE(out, std::vector<float>(16, 3.0f));
     }
 
     void bad_index_gives_a_clear_error() {

@@ -234,6 +234,69 @@ private slots:
         check_validation();
     }
 
+    void large_matrices_are_bound_in_chunks() {
+        // A context whose bindings hold at most 12000 bytes: matrices of 27 KB are bound in
+        // three chunks of rows (devices bind 128 MiB to 4 GiB; lavapipe 128 MiB).
+        ContextOptions options;
+        options.validation = true;
+        options.max_binding_bytes = 12000;
+        Context small(options);
+        const int64_t rows = 100, cols = 256;
+        const HostMatrix m = make_matrix(TensorType::Q8_0, rows, cols, 81);
+        for (int64_t batch : {2, 9}) {
+            const std::vector<float> x = normal_data(batch * cols, 82, 0.0f);
+            Buffer wb(small, m.bytes.size() + kWeightOffset), xb(small, x.size() * 4),
+                yb(small, batch * rows * 4);
+            wb.upload(m.bytes.data(), m.bytes.size(), kWeightOffset);
+            xb.upload(x.data(), x.size() * 4);
+            Recorder recorder(small);
+            recorder.begin();
+            recorder.matmul({TensorType::Q8_0, rows, cols, {&wb, kWeightOffset}}, {&xb, 0}, batch, {&yb, 0});
+            recorder.submit_and_wait();
+            QCOMPARE(recorder.dispatches(), 3u);
+            std::vector<float> y(batch * rows);
+            yb.download(y.data(), y.size() * 4);
+            std::vector<double> exact;
+            for (int64_t b = 0; b < batch; ++b)
+                for (int64_t r = 0; r < rows; ++r) {
+                    double sum = 0;
+                    for (int64_t k = 0; k < cols; ++k)
+                        sum += static_cast<double>(m.values[r * cols + k]) * x[b * cols + k];
+                    exact.push_back(sum);
+                }
+            const Errors e = errors_of(y, exact);
+            note("op matmul (chunked)", e);
+            QVERIFY2(e.nmse <= kMatmulNmse, qPrintable(QString("batch %1 nmse %2").arg(batch).arg(e.nmse)));
+        }
+        const std::vector<int32_t> ids = {99, 0, 43, 44, 45, 88, 1};
+        Buffer wb(small, m.bytes.size()), ib(small, ids.size() * 4), ob(small, ids.size() * cols * 4);
+        wb.upload(m.bytes.data(), m.bytes.size());
+        ib.upload(ids.data(), ids.size() * 4);
+        Recorder recorder(small);
+        recorder.begin();
+        recorder.get_rows({TensorType::Q8_0, rows, cols, {&wb, 0}}, {&ib, 0},
+                          static_cast<int64_t>(ids.size()), {&ob, 0});
+        recorder.submit_and_wait();
+        QCOMPARE(recorder.dispatches(), 3u);
+        std::vector<float> out(ids.size() * cols);
+        ob.download(out.data(), out.size() * 4);
+        for (size_t i = 0; i < ids.size(); ++i)
+            for (int64_t k = 0; k < cols; ++k)
+                QCOMPARE(out[i * cols + k], m.values[ids[i] * cols + k]);
+        // An activation larger than one binding is an error that says so.
+        Buffer big(small, 20000);
+        recorder.begin();
+        QString message;
+        try {
+            recorder.scale({&big, 0}, 5000, 2.0f);
+        } catch (const Error& e) {
+            message = e.what();
+        }
+        QVERIFY2(message.contains("more than one binding holds"), qPrintable(message));
+        recorder.submit_and_wait();
+        QVERIFY2(small.validation_errors() == 0, small.last_validation_message().c_str());
+    }
+
     void get_rows() {
         for (TensorType t : kWeightTypes) {
             const int64_t cols = is_float_type(t) ? 77 : type_traits(t).block_elements * 2;
@@ -434,7 +497,7 @@ private slots:
                     exact[b] = x[a] * s + x[b] * c;
                 }
         const Errors e = errors_of(y, exact);
-        note("op rope", e);
+        note(pos0 >= 1000 ? "op rope (positions 5000+)" : "op rope", e);
         const double tolerance = kRopeMax + 4.0 * (pos0 + n) * 0x1p-24;
         QVERIFY2(e.max_rel <= tolerance,
                  qPrintable(QString("max error %1 > %2").arg(e.max_rel).arg(tolerance)));
