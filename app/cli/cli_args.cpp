@@ -2,8 +2,7 @@
 
 namespace hearth::cli {
 
-Args::Args(const std::vector<std::string>& args, std::set<std::string> value_options,
-           std::set<std::string> flags) {
+Args::Args(const std::vector<std::string>& args, std::set<std::string> value_options, std::set<std::string> flags) {
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
         if (value_options.count(arg)) {
@@ -19,9 +18,7 @@ Args::Args(const std::vector<std::string>& args, std::set<std::string> value_opt
     }
 }
 
-bool Args::has(const std::string& name) const {
-    return flags_seen_.count(name) > 0 || value(name).has_value();
-}
+bool Args::has(const std::string& name) const { return flags_seen_.count(name) > 0 || value(name).has_value(); }
 
 std::optional<std::string> Args::value(const std::string& name) const {
     std::optional<std::string> found;

@@ -16,8 +16,7 @@ public:
 class Args {
 public:
     // value_options take a value ("-m", "--model"); flags do not.
-    Args(const std::vector<std::string>& args, std::set<std::string> value_options,
-         std::set<std::string> flags);
+    Args(const std::vector<std::string>& args, std::set<std::string> value_options, std::set<std::string> flags);
 
     bool has(const std::string& name) const;
     std::optional<std::string> value(const std::string& name) const;

@@ -6,7 +6,6 @@
 #include "engine/model/model.h"
 #include "tests/support/reference_logits.h"
 #include <functional>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
