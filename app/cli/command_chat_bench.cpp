@@ -68,6 +68,7 @@ int run_chat_bench(const std::vector<std::string>& argv) {
     const engine::InferenceOptions inference_opts = inference_options(args);
     auto model = engine::Model::load(path);
     engine::Inference inference(model, inference_opts);
+    report_device("chat-bench", inference);
 
     engine::GenerationOptions gen;
     gen.sampling.temperature = 0.0f; // greedy: the same replies every run
@@ -208,5 +209,6 @@ int run_chat_bench(const std::vector<std::string>& argv) {
 HEARTH_CLI_COMMAND(
     "chat-bench", run_chat_bench,
     "chat-bench -m MODEL [--turns N] [--history TOKENS] [--reply-tokens R] [-c CTX] [--q8] [--json] "
-    "[-t THREADS] [-b BATCH] [--isa scalar|avx2|avxvnni|avx512|amx] [--cache-type-k|-v f16|q8_0|q4_0]");
+    "[-t THREADS] [-b BATCH] [--isa scalar|avx2|avxvnni|avx512|amx] [--cache-type-k|-v f16|q8_0|q4_0]"
+    " [--device cpu|vulkan|vulkan:N] [-ngl N]");
 } // namespace hearth::cli

@@ -47,6 +47,7 @@ int run_generate(const std::vector<std::string>& argv) {
         throw Error("the prompt has " + std::to_string(tokens.size()) + " tokens, more than the context of " +
                     std::to_string(n_ctx));
     engine::Inference inference(model, options);
+    report_device("generate", inference);
     auto cache = inference.new_cache(n_ctx);
     engine::Sampler sampler(sampling, inference.n_vocab());
     tokenizer::IncrementalDecoder decoder(tokenizer);
@@ -88,6 +89,7 @@ int run_generate(const std::vector<std::string>& argv) {
         std::fwrite(rest.data(), 1, rest.size(), stdout);
     }
     std::fflush(stdout);
+    report_validation_errors("generate", inference);
     // Timings on stderr, as llama.cpp prints them; generation counts from the first sample to
     // the last token, sampling and output included (what the app's tokens/s counts too).
     const auto seconds = [](Clock::time_point from, Clock::time_point to) {
@@ -108,5 +110,5 @@ HEARTH_CLI_COMMAND(
     "generate", run_generate,
     "generate -m MODEL -p PROMPT -n N [--temp T --top-k K --top-p P --min-p M --repeat-penalty R "
     "--seed S] [--ids] [-c CTX] [-t THREADS] [--isa scalar|avx2|avxvnni|avx512|amx] "
-    "[--cache-type-k|-v f16|q8_0|q4_0]");
+    "[--cache-type-k|-v f16|q8_0|q4_0] [--device cpu|vulkan|vulkan:N] [-ngl N]");
 } // namespace hearth::cli

@@ -80,9 +80,11 @@ int run_logits(const std::vector<std::string>& argv) {
     auto model = engine::Model::load(path);
     const std::vector<int32_t> tokens = checked_against_vocabulary(ids, model->hparams().n_vocab, path);
     engine::Inference inference(model, options);
+    report_device("logits", inference);
     auto cache = inference.new_cache(static_cast<int32_t>(tokens.size()));
     std::vector<float> logits;
     inference.eval(*cache, tokens, &logits);
+    report_validation_errors("logits", inference);
 
     const int32_t n_vocab = inference.n_vocab();
     std::string line;
@@ -95,7 +97,7 @@ int run_logits(const std::vector<std::string>& argv) {
 
 HEARTH_CLI_COMMAND("logits", run_logits,
                    "logits -m MODEL --tokens \"ID ID ...\" --from N [-t T] [--isa TIER] [--cache-type-k|-v "
-                   "T]   the logits after "
+                   "T] [--device cpu|vulkan|vulkan:N] [-ngl N]   the logits after "
                    "each token from position N on, one line each, evaluated in one pass");
 
 } // namespace hearth::cli

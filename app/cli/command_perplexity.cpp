@@ -37,6 +37,7 @@ int run_perplexity(const std::vector<std::string>& argv) {
 
     engine::InferenceOptions options = inference_options(args);
     engine::Inference inference(model, options);
+    report_device("perplexity", inference);
     auto cache = inference.new_cache(n_ctx);
     const int32_t n_vocab = inference.n_vocab();
     const int first_scored = n_ctx / 2;
@@ -63,6 +64,7 @@ int run_perplexity(const std::vector<std::string>& argv) {
         }
         std::fprintf(stderr, "[%zu] %.4f\n", c + 1, std::exp(nll / static_cast<double>(scored)));
     }
+    report_validation_errors("perplexity", inference);
     std::printf("PPL = %.4f\n", std::exp(nll / static_cast<double>(scored)));
     return kExitOk;
 }
@@ -70,5 +72,5 @@ int run_perplexity(const std::vector<std::string>& argv) {
 } // namespace
 HEARTH_CLI_COMMAND("perplexity", run_perplexity,
                    "perplexity -m MODEL -f FILE -c CTX [-t THREADS] [--isa scalar|avx2|avxvnni|avx512|amx] "
-                   "[--cache-type-k|-v f16|q8_0|q4_0]");
+                   "[--cache-type-k|-v f16|q8_0|q4_0] [--device cpu|vulkan|vulkan:N] [-ngl N]");
 } // namespace hearth::cli

@@ -63,7 +63,7 @@ int run_serve(const std::vector<std::string>& argv) {
 }
 
 } // namespace
-HEARTH_CLI_COMMAND(
-    "serve", run_serve,
-    "serve -m MODEL [--host 127.0.0.1] [--port P (8642; 0: any free)] [--api-key K] [-c CTX] [-t N]");
+HEARTH_CLI_COMMAND("serve", run_serve,
+                   "serve -m MODEL [--host 127.0.0.1] [--port P (8642; 0: any free)] [--api-key K] [-c CTX] "
+                   "[-t N] [--device cpu|vulkan|vulkan:N] [-ngl N]");
 } // namespace hearth::cli

@@ -1,12 +1,14 @@
 #include "app/cli/model_options.h"
+#include "engine/forward/device_forward.h"
 #include "kernels/isa_select.h"
 #include "kernels/kernel_table.h"
+#include <cstdio>
 
 namespace hearth::cli {
 
 std::set<std::string> model_value_options(std::set<std::string> extra) {
-    extra.insert(
-        {"-m", "--model", "-t", "--threads", "-b", "--batch", "--isa", "--cache-type-k", "--cache-type-v"});
+    extra.insert({"-m", "--model", "-t", "--threads", "-b", "--batch", "--isa", "--cache-type-k",
+                  "--cache-type-v", "--device", "-ngl", "--n-gpu-layers"});
     return extra;
 }
 
@@ -34,7 +36,32 @@ engine::InferenceOptions inference_options(const Args& args) {
     options.n_batch = args.get_int("-b", args.get_int("--batch", options.n_batch));
     if (options.n_threads < 0 || options.n_batch < 1) throw ArgError("threads and batch must be positive");
     options.cache_types = kv_cache_types(args);
+    if (const auto name = args.value("--device")) {
+        const std::optional<engine::ComputeDevice> device = engine::compute_device_from_name(*name);
+        if (!device) throw ArgError("--device expects cpu, vulkan or vulkan:N, got '" + *name + "'");
+        options.device = *device;
+    }
+    options.n_gpu_layers = args.get_int("-ngl", args.get_int("--n-gpu-layers", options.n_gpu_layers));
+    if (options.n_gpu_layers < -1) throw ArgError("-ngl expects a number of layers, or -1 for all that fit");
+    // The device's layers keep room for one conversation of the context asked for.
+    options.device_context = args.get_int("-c", args.get_int("--ctx-size", options.device_context));
     return options;
+}
+
+void report_device(const char* command, const engine::Inference& inference) {
+    const engine::DeviceForward* device = inference.device_forward();
+    if (!device) return;
+    std::fprintf(stderr, "hearth-cli %s: %s (%llu bytes cross per decoded token)\n", command,
+                 inference.device_summary().c_str(),
+                 static_cast<unsigned long long>(device->bytes_per_decoded_token()));
+}
+
+void report_validation_errors(const char* command, const engine::Inference& inference) {
+    const engine::DeviceForward* device = inference.device_forward();
+    if (!device || device->validation_errors() == 0) return;
+    std::fprintf(stderr, "hearth-cli %s: %llu Vulkan validation errors, the last: %s\n", command,
+                 static_cast<unsigned long long>(device->validation_errors()),
+                 device->last_validation_message().c_str());
 }
 
 } // namespace hearth::cli

@@ -1,5 +1,7 @@
 #pragma once
-// Options shared by the subcommands that run a model: threads, batch, ISA, KV cache types.
+// Options shared by the subcommands that run a model: threads, batch, ISA, KV cache types, and
+// the device: --device cpu|vulkan|vulkan:N (the CPU by default) and -ngl / --n-gpu-layers N (the
+// layers the device runs; -1, the default: all that fit in its memory).
 #include "app/cli/cli_args.h"
 #include "engine/forward/inference.h"
 #include <set>
@@ -11,7 +13,11 @@ namespace hearth::cli {
 std::set<std::string> model_value_options(std::set<std::string> extra);
 // Reads --cache-type-k / --cache-type-v (f16, q8_0 or q4_0, any case; f16 when absent).
 engine::KvCacheTypes kv_cache_types(const Args& args);
-// Applies --isa and reads -t/--threads, -b/--batch and the cache types.
+// Applies --isa and reads -t/--threads, -b/--batch, the cache types, --device and -ngl.
 engine::InferenceOptions inference_options(const Args& args);
+// One line on stderr saying where a forward pass runs, when not on the CPU alone.
+void report_device(const char* command, const engine::Inference& inference);
+// One line on stderr when the Vulkan validation layer (HEARTH_VULKAN_VALIDATION=1) saw errors.
+void report_validation_errors(const char* command, const engine::Inference& inference);
 
 } // namespace hearth::cli

@@ -1,5 +1,6 @@
 #include "engine/forward/inference.h"
 #include "engine/error.h"
+#include "engine/forward/device_forward.h"
 #include "engine/forward/mixture_of_experts.h"
 #include "engine/forward/transformer_ops.h"
 #include "kernels/kernel_table.h"
@@ -114,6 +115,7 @@ Inference::Inference(std::shared_ptr<const Model> model, InferenceOptions option
     }
     s->matmul.resize(matmul_bytes);
     scratch_ = std::move(s);
+    if (options.device.kind != ComputeDevice::Kind::Cpu) device_ = DeviceForward::create(model_, options);
 }
 
 Inference::~Inference() = default;
@@ -129,7 +131,19 @@ void Inference::set_threads(int32_t threads) {
 }
 
 std::unique_ptr<KvCache> Inference::new_cache(int32_t n_ctx) const {
-    return std::make_unique<KvCache>(model_->hparams(), n_ctx, cache_types_);
+    auto cache = std::make_unique<KvCache>(model_->hparams(), n_ctx, cache_types_);
+    if (device_) device_->attach(*cache);
+    return cache;
+}
+
+int32_t Inference::n_gpu_layers() const {
+    return device_ ? device_->n_layers() : 0;
+}
+
+std::string Inference::device_summary() const {
+    if (!device_) return "CPU";
+    return "Vulkan: " + device_->device().name + ", " + std::to_string(device_->n_layers()) + " of " +
+           std::to_string(model_->hparams().n_layer) + " layers";
 }
 
 std::span<const float> Inference::eval(KvCache& cache, std::span<const int32_t> tokens,
@@ -171,15 +185,65 @@ std::span<const float> Inference::eval(KvCache& cache, std::span<const int32_t> 
 }
 
 // One forward pass over n tokens that take positions cache.size() .. cache.size() + n - 1.
-// Reads top to bottom like llama2.c's forward(), on a batch of rows.
+// Reads top to bottom like llama2.c's forward(), on a batch of rows: the device's layers first
+// (device_forward.h), then the CPU's.
 void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, bool want_all_logits,
                               float* logits_out) {
+    const int32_t n_past = cache.size();
+    int32_t first_host_layer = 0;
+    if (device_ && device_->whole_model()) {
+        device_->forward(cache, tokens, n, want_all_logits, logits_out, nullptr);
+        cache.append_tokens(std::span<const int32_t>(tokens, static_cast<size_t>(n)));
+        return;
+    }
+    if (device_) {
+        // The residual stream after the device's layers comes back to s.x.
+        device_->forward(cache, tokens, n, false, nullptr, scratch_->x.data());
+        first_host_layer = device_->n_layers();
+    } else {
+        // A cache whose first layers a device held (another forward pass's) is all on the host again.
+        if (cache.device_part()) cache.detach_device();
+        embed_on_host(tokens, n, n_past);
+    }
+    layers_on_host(cache, first_host_layer, n_past, n);
+    cache.append_tokens(std::span<const int32_t>(tokens, static_cast<size_t>(n)));
+    if (logits_out) logits_on_host(n, want_all_logits, logits_out);
+}
+
+// The model's norm before a sublayer: RMSNorm, or LayerNorm with its bias.
+void Inference::norm_on_host(const float* in, const std::vector<float>& weight,
+                             const std::vector<float>& bias, int32_t rows, float* out) {
+    const HyperParams& hp = model_->hparams();
+    const int32_t dim = hp.n_embd;
+    for_row_parts(rows, *pool_, [&](int32_t first, int32_t count) {
+        const size_t offset = static_cast<size_t>(first) * dim;
+        if (hp.traits.norm == NormKind::LayerNorm)
+            layer_norm_rows(in + offset, weight.data(), bias.data(), count, dim, hp.rms_eps, out + offset);
+        else
+            rms_norm_rows(in + offset, weight.data(), count, dim, hp.rms_eps, out + offset);
+    });
+}
+
+void Inference::embed_on_host(const int32_t* tokens, int32_t n, int32_t n_past) {
+    const HyperParams& hp = model_->hparams();
+    const ModelWeights& w = model_->weights();
+    Scratch& s = *scratch_;
+    const int32_t dim = hp.n_embd;
+    embed_tokens(w.token_embd, tokens, n, s.x.data());
+    if (hp.traits.scale_embeddings)
+        scale_values(s.x.data(), static_cast<size_t>(n) * dim, std::sqrt(float(dim)));
+    if (hp.traits.positions == PositionKind::Learned)
+        add_rows(s.x.data(), w.position_embd.data() + static_cast<size_t>(n_past) * dim,
+                 static_cast<size_t>(n) * dim);
+}
+
+void Inference::layers_on_host(KvCache& cache, int32_t first_layer, int32_t n_past, int32_t n) {
     const HyperParams& hp = model_->hparams();
     const ModelWeights& w = model_->weights();
     Scratch& s = *scratch_;
     kernels::ThreadPool& pool = *pool_;
-    const int32_t n_past = cache.size();
     const int32_t dim = hp.n_embd, qw = hp.q_width(), kvw = hp.kv_width();
+    if (first_layer >= hp.n_layer) return;
 
     auto matmul = [&](const kernels::WeightMatrix& m, const float* in, int32_t rows, float* out) {
         kernels::matmul(m, in, rows, out, pool, s.matmul);
@@ -190,21 +254,6 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
         kernels::matmul_group(std::span<const kernels::MatmulOutput>(outputs.begin(), outputs.size()), in,
                               rows, pool, s.matmul);
     };
-
-    const ArchitectureTraits& traits = hp.traits;
-    const bool layer_norm = traits.norm == NormKind::LayerNorm;
-    // The model's norm before a sublayer: RMSNorm, or LayerNorm with its bias.
-    auto norm = [&](const float* in, const std::vector<float>& weight, const std::vector<float>& bias,
-                    int32_t rows, float* out) {
-        for_row_parts(rows, pool, [&](int32_t first, int32_t count) {
-            const size_t offset = static_cast<size_t>(first) * dim;
-            if (layer_norm)
-                layer_norm_rows(in + offset, weight.data(), bias.data(), count, dim, hp.rms_eps,
-                                out + offset);
-            else
-                rms_norm_rows(in + offset, weight.data(), count, dim, hp.rms_eps, out + offset);
-        });
-    };
     // x += y over the batch's rows (the residual stream).
     auto add_residual = [&](const std::vector<float>& y) {
         for_row_parts(n, pool, [&](int32_t first, int32_t count) {
@@ -213,13 +262,8 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
         });
     };
 
-    embed_tokens(w.token_embd, tokens, n, s.x.data());
-    if (traits.scale_embeddings)
-        scale_values(s.x.data(), static_cast<size_t>(n) * dim, std::sqrt(float(dim)));
-    if (traits.positions == PositionKind::Learned) {
-        add_rows(s.x.data(), w.position_embd.data() + static_cast<size_t>(n_past) * dim,
-                 static_cast<size_t>(n) * dim);
-    } else {
+    const ArchitectureTraits& traits = hp.traits;
+    if (traits.positions == PositionKind::Rope) {
         // LongRoPE: the long factors once the context is longer than the original one.
         const bool long_context = !s.rope_factors_long.empty() && cache.capacity() > hp.n_ctx_orig;
         const float* factors = long_context ? s.rope_factors_long.data() : s.rope_factors.data();
@@ -227,12 +271,12 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
         if (!s.rope_local.empty()) rope_tables(hp, local_rope(hp), factors, n_past, n, s.rope_local.data());
     }
 
-    for (int32_t layer = 0; layer < hp.n_layer; ++layer) {
+    for (int32_t layer = first_layer; layer < hp.n_layer; ++layer) {
         const LayerWeights& l = w.layers[static_cast<size_t>(layer)];
 
         // Attention: norm -> Q, K, V -> (biases, Q/K norm) -> RoPE -> cache -> attend -> output
         // projection -> (bias, post-norm) -> residual.
-        norm(s.x.data(), l.attn_norm, l.attn_norm_b, n, s.xb.data());
+        norm_on_host(s.x.data(), l.attn_norm, l.attn_norm_b, n, s.xb.data());
         matmul_group({{&l.wq, s.q.data()}, {&l.wk, s.k.data()}, {&l.wv, s.v.data()}}, s.xb.data(), n);
         const bool own_tables = hp.layer_is_local(layer) && !s.rope_local.empty();
         const float* rope_tables_of_layer = own_tables ? s.rope_local.data() : s.rope.data();
@@ -263,7 +307,7 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
         add_residual(s.xb);
 
         // Feed-forward: norm -> the FFN -> (post-norm) -> residual.
-        norm(s.x.data(), l.ffn_norm, l.ffn_norm_b, n, s.xb.data());
+        norm_on_host(s.x.data(), l.ffn_norm, l.ffn_norm_b, n, s.xb.data());
         switch (traits.ffn) {
         case FfnKind::Swiglu:
             matmul_group({{&l.w_gate, s.gate.data()}, {&l.w_up, s.up.data()}}, s.xb.data(), n);
@@ -291,16 +335,18 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
             rms_norm_rows(s.ffn.data(), l.post_ffn_norm.data(), n, dim, hp.rms_eps, s.ffn.data());
         add_residual(s.ffn);
     }
+}
 
-    cache.append_tokens(std::span<const int32_t>(tokens, static_cast<size_t>(n)));
-    if (!logits_out) return;
-
-    // Final norm and logits: for every row when asked, else for the last token only.
+// Final norm and logits: for every row when asked, else for the last token only.
+void Inference::logits_on_host(int32_t n, bool want_all_logits, float* logits_out) {
+    const HyperParams& hp = model_->hparams();
+    const ModelWeights& w = model_->weights();
+    Scratch& s = *scratch_;
     const int32_t first = want_all_logits ? 0 : n - 1;
     const int32_t rows = n - first;
-    const float* x_rows = s.x.data() + static_cast<size_t>(first) * dim;
-    norm(x_rows, w.output_norm, w.output_norm_b, rows, s.xb.data());
-    matmul(w.output, s.xb.data(), rows, logits_out);
+    const float* x_rows = s.x.data() + static_cast<size_t>(first) * hp.n_embd;
+    norm_on_host(x_rows, w.output_norm, w.output_norm_b, rows, s.xb.data());
+    kernels::matmul(w.output, s.xb.data(), rows, logits_out, *pool_, s.matmul);
     if (hp.final_softcap > 0)
         soft_cap_values(logits_out, static_cast<size_t>(rows) * hp.n_vocab, hp.final_softcap);
 }

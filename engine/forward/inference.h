@@ -1,6 +1,7 @@
 #pragma once
 // Runs the forward pass of a loaded model: owns the kernel thread pool and all
 // scratch buffers (allocated once here, never per token).
+#include "engine/forward/compute_device.h"
 #include "engine/forward/expert_hits.h"
 #include "engine/forward/kv_cache.h"
 #include "engine/model/model.h"
@@ -8,6 +9,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace hearth::engine {
@@ -19,7 +21,16 @@ struct InferenceOptions {
     int32_t n_threads;        // 0: one per hardware thread
     int32_t n_batch;          // prompt tokens per forward pass
     KvCacheTypes cache_types; // what new_cache stores keys and values as (F16 by default)
+    // Where the layers run (device_forward.h): the CPU, or a Vulkan device that takes the first
+    // n_gpu_layers layers (-1: as many as fit in its memory with their KV cache of
+    // device_context positions; all of them: the whole model, logits included, runs there).
+    ComputeDevice device;
+    int32_t n_gpu_layers = -1;
+    int32_t device_context = 4096;
+    bool device_validation = false; // the Vulkan validation layer (or HEARTH_VULKAN_VALIDATION=1)
 };
+
+class DeviceForward;
 
 class Inference {
 public:
@@ -55,9 +66,23 @@ public:
     // while the forward pass goes away.
     std::shared_ptr<const ExpertHits> expert_hits() const { return expert_hits_; }
 
+    // The device that runs the first layers (its figures: the last pass's per-op GPU times, the
+    // bytes that crossed), or null when every layer runs on the CPU.
+    const DeviceForward* device_forward() const { return device_.get(); }
+    // Layers that run on the device: 0 on the CPU, n_layer when the whole model does.
+    int32_t n_gpu_layers() const;
+    // "CPU", or "Vulkan: <device name>, N of M layers".
+    std::string device_summary() const;
+
 private:
     void forward_batch(KvCache& cache, const int32_t* tokens, int32_t n_tokens, bool want_all_logits,
                        float* logits_out);
+    // The CPU's steps of a forward pass: embedding, layers [first_layer, n_layer), final norm and logits.
+    void embed_on_host(const int32_t* tokens, int32_t n, int32_t n_past);
+    void layers_on_host(KvCache& cache, int32_t first_layer, int32_t n_past, int32_t n);
+    void logits_on_host(int32_t n, bool want_all_logits, float* logits_out);
+    void norm_on_host(const float* in, const std::vector<float>& weight, const std::vector<float>& bias,
+                      int32_t rows, float* out);
     struct Scratch;
     std::shared_ptr<const Model> model_;
     int32_t n_batch_;
@@ -65,6 +90,7 @@ private:
     std::unique_ptr<kernels::ThreadPool> pool_;
     std::unique_ptr<Scratch> scratch_;
     std::shared_ptr<ExpertHits> expert_hits_; // (n_layer, n_expert); null for a dense model
+    std::unique_ptr<DeviceForward> device_;   // null: every layer on the CPU
 };
 
 } // namespace hearth::engine

@@ -110,6 +110,7 @@ void KvCache::discard(int32_t n_keep, int32_t n_discard) {
         throw std::out_of_range("KV cache: nothing to discard there");
     if (shifted() && n_keep != shift_at_)
         throw std::invalid_argument("KV cache: a second shift must keep the same prefix");
+    before_host_writes();
     const int32_t moved = size() - n_keep - n_discard;
     for (int32_t layer = 0; layer < n_layer_; ++layer)
         for (int32_t h = 0; h < n_head_kv_; ++h)
@@ -123,27 +124,72 @@ void KvCache::discard(int32_t n_keep, int32_t n_discard) {
 }
 
 void KvCache::read_row(Part part, int32_t layer, int32_t pos, void* row) const {
+    if (on_device(layer)) sync_host();
     const size_t head_bytes = head_row_bytes(part);
     for (int32_t h = 0; h < n_head_kv_; ++h)
         std::memcpy(static_cast<char*>(row) + h * head_bytes, data(part, layer, h, pos), head_bytes);
 }
 
 void KvCache::write_row(Part part, int32_t layer, int32_t pos, const void* row) {
+    if (on_device(layer)) before_host_writes();
     const size_t head_bytes = head_row_bytes(part);
     for (int32_t h = 0; h < n_head_kv_; ++h)
         std::memcpy(data(part, layer, h, pos), static_cast<const char*>(row) + h * head_bytes, head_bytes);
 }
 
 void KvCache::read_row_f32(Part part, int32_t layer, int32_t pos, float* row) const {
+    if (on_device(layer)) sync_host();
     const auto widen = kernels_of(type(part)).dequantize;
     for (int32_t h = 0; h < n_head_kv_; ++h)
         widen(data(part, layer, h, pos), row + static_cast<size_t>(h) * head_dim_, head_dim_);
 }
 
 void KvCache::write_row_f32(Part part, int32_t layer, int32_t pos, const float* row) {
+    if (on_device(layer)) before_host_writes();
     const auto round = kernels_of(type(part)).quantize;
     for (int32_t h = 0; h < n_head_kv_; ++h)
         round(row + static_cast<size_t>(h) * head_dim_, data(part, layer, h, pos), head_dim_);
+}
+
+void KvCache::attach_device(std::unique_ptr<KvCacheDevicePart> part) {
+    detach_device();
+    if (part && part->n_layers() > n_layer_)
+        throw std::invalid_argument("KV cache: more device layers than layers");
+    device_ = std::move(part);
+    host_behind_ = false;
+    device_behind_ = device_ != nullptr && size() > 0;
+}
+
+std::unique_ptr<KvCacheDevicePart> KvCache::detach_device() {
+    sync_host();
+    device_behind_ = false;
+    return std::move(device_);
+}
+
+void KvCache::drop_device() {
+    device_.reset();
+    host_behind_ = device_behind_ = false;
+    clear();
+}
+
+void KvCache::sync_device() {
+    if (!device_ || !device_behind_) return;
+    device_->upload(*this, size());
+    device_behind_ = false;
+}
+
+void KvCache::sync_host() const {
+    if (!device_ || !host_behind_) return;
+    // The host storage is this cache's own (never a const object): bringing it up to date
+    // changes no observable state.
+    device_->download(const_cast<KvCache&>(*this), size());
+    host_behind_ = false;
+}
+
+void KvCache::before_host_writes() {
+    if (!device_) return;
+    sync_host();
+    device_behind_ = true;
 }
 
 void KvCache::set_dropped(int32_t at, std::vector<int32_t> dropped) {

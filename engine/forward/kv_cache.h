@@ -27,6 +27,24 @@ std::optional<kernels::TensorType> kv_cache_type_from_name(std::string_view name
 // Bytes of keys and values per cached token across all layers, for a model's shape.
 size_t kv_bytes_per_token(const HyperParams& hp, KvCacheTypes types);
 
+class KvCache;
+
+// The keys and values of a cache's first layers held in an accelerator's memory
+// (engine/forward/device_forward.h), in the host storage's layout: per layer and part,
+// (n_head_kv, n_ctx, head_row_bytes). The device's forward pass writes them there; the host's
+// copies of those layers are brought up to date only when the host reads rows (saved states,
+// context shift), and the device's after the host wrote rows: never per token.
+class KvCacheDevicePart {
+public:
+    virtual ~KvCacheDevicePart() = default;
+    // The layers held: [0, n_layers()).
+    virtual int32_t n_layers() const = 0;
+    // Positions [0, n_positions) of every held layer: the device's rows into the cache's host
+    // storage, or the host storage's rows to the device.
+    virtual void download(KvCache& cache, int32_t n_positions) = 0;
+    virtual void upload(const KvCache& cache, int32_t n_positions) = 0;
+};
+
 class KvCache {
 public:
     // Throws hearth::Error when a type is not F16, Q8_0 or Q4_0, or is quantized and head_dim
@@ -116,7 +134,32 @@ public:
     // Sets the token list of a state whose keys/values were written directly (restore).
     void set_tokens(std::vector<int32_t> tokens);
 
+    // Device layers (KvCacheDevicePart above). Every row access of this class (read_row,
+    // write_row, their F32 forms, discard) sees the truth: rows the device wrote are brought to
+    // the host first, and rows the host wrote go to the device before its next forward pass.
+    // data() and head() give host storage as it is: the CPU's forward pass reads only its own
+    // layers there.
+    // Holds `part` from now on (the previous part's rows come to the host first); its rows are
+    // sent up before the device's next forward pass.
+    void attach_device(std::unique_ptr<KvCacheDevicePart> part);
+    // Brings the device's rows to the host and lets the part go: the host holds every layer again.
+    std::unique_ptr<KvCacheDevicePart> detach_device();
+    // Lets the part go without reading it (its memory is lost): the positions it held are
+    // forgotten with the tokens, so nothing stale is ever read.
+    void drop_device();
+    KvCacheDevicePart* device_part() const { return device_.get(); }
+    bool on_device(int32_t layer) const { return device_ && layer < device_->n_layers(); }
+    // For the device's forward pass: sends host-written rows up (before it runs), and records
+    // that it wrote rows the host lacks (after).
+    void sync_device();
+    void note_device_wrote() { host_behind_ = true; }
+    // Brings rows the device wrote to the host storage (the row accessors call it).
+    void sync_host() const;
+
 private:
+    // Host rows are about to be written: the device's rows come down first, and go back up
+    // before its next forward pass.
+    void before_host_writes();
     // Keys and values of one position in every layer: the bytes() figures are this per position.
     size_t per_position_bytes() const {
         return static_cast<size_t>(n_layer_) * (row_bytes(Part::Keys) + row_bytes(Part::Values));
@@ -147,6 +190,9 @@ private:
     std::vector<int32_t> tokens_;
     int32_t shift_at_ = 0;
     std::vector<int32_t> dropped_;
+    std::unique_ptr<KvCacheDevicePart> device_;
+    mutable bool host_behind_ = false; // the device wrote rows the host storage lacks
+    bool device_behind_ = false;       // the host wrote rows the device lacks
 };
 
 } // namespace hearth::engine

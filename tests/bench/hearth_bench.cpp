@@ -10,6 +10,7 @@
 // as a fraction of its physical limit: decode reads every weight once per token, prefill
 // needs 2 FLOP per multiplied weight per token.
 #include "engine/error.h"
+#include "engine/forward/device_forward.h"
 #include "engine/forward/inference.h"
 #include "engine/model/model.h"
 #include "kernels/decode_prefetch.h"
@@ -60,6 +61,8 @@ struct Options {
     bool profile = false; // print the dispatch metrics of each test on stderr
     bool metrics = true;  // --no-metrics turns the dispatch metrics off (to measure what they cost)
     engine::KvCacheTypes cache_types; // --cache-type-k / --cache-type-v
+    engine::ComputeDevice device;     // --device: the CPU, or a Vulkan device
+    int n_gpu_layers = -1;            // -ngl: the layers the device runs (-1: all that fit)
 };
 
 [[noreturn]] void usage(const char* message) {
@@ -71,8 +74,11 @@ struct Options {
         "scalar|avx2|avxvnni|avx512|amx] "
         "[--profile]\n"
         "                    [--no-metrics] [--cache-type-k f16|q8_0|q4_0] [--cache-type-v f16|q8_0|q4_0]\n"
+        "                    [--device cpu|vulkan|vulkan:N] [-ngl N]\n"
         "  -t, -p, -n and -d take comma-separated lists; -p 0 or -n 0 skips that test.\n"
-        "  --profile prints, per test, the time each kernel operation took (dispatch metrics).\n"
+        "  --profile prints, per test, the time each kernel operation took (dispatch metrics; on a\n"
+        "  device, the GPU time of each operation in the test's last forward pass).\n"
+        "  --device runs the first -ngl layers (-1: all that fit) on a Vulkan device (hearth-cli devices).\n"
         "  --no-metrics turns the dispatch metrics off (they are on in the app and by default).\n");
     std::exit(message ? 2 : 0);
 }
@@ -125,7 +131,17 @@ Options parse(int argc, char** argv) {
             o.output = value;
         else if (flag == "--isa")
             o.isa = value;
-        else if (flag == "--cache-type-k" || flag == "--cache-type-v") {
+        else if (flag == "--device") {
+            const std::optional<engine::ComputeDevice> device = engine::compute_device_from_name(value);
+            if (!device) usage(("--device expects cpu, vulkan or vulkan:N, got '" + value + "'").c_str());
+            o.device = *device;
+        } else if (flag == "-ngl" || flag == "--n-gpu-layers") {
+            char* end = nullptr;
+            const long layers = std::strtol(value.c_str(), &end, 10);
+            if (value.empty() || *end != '\0' || layers < -1 || layers > 1'000'000)
+                usage(("-ngl expects a number of layers or -1, got '" + value + "'").c_str());
+            o.n_gpu_layers = static_cast<int>(layers);
+        } else if (flag == "--cache-type-k" || flag == "--cache-type-v") {
             const std::optional<kernels::TensorType> type = engine::kv_cache_type_from_name(value);
             if (!type) usage((flag + " expects f16, q8_0 or q4_0, got '" + value + "'").c_str());
             (flag == "--cache-type-k" ? o.cache_types.keys : o.cache_types.values) = *type;
@@ -489,6 +505,18 @@ std::string label_of(const TestResult& r) {
 }
 
 // Where a test's time went, from the engine's dispatch metrics, per (operation, type, ISA).
+// The GPU time of each operation in the last forward pass on the device (none on the CPU).
+void print_device_profile(const engine::Inference& inference) {
+    const engine::DeviceForward* device = inference.device_forward();
+    if (!device) return;
+    const engine::DeviceTraffic traffic = device->last_traffic();
+    std::fprintf(stderr, "device profile of the last forward pass (%lld tokens, %llu bytes crossed):\n",
+                 static_cast<long long>(traffic.tokens), static_cast<unsigned long long>(traffic.bytes()));
+    for (const engine::DeviceOpTiming& t : device->timings())
+        std::fprintf(stderr, "  %-24s %6u dispatches %10.3f ms\n", t.name.c_str(), t.dispatches,
+                     static_cast<double>(t.ns) / 1e6);
+}
+
 void print_profile(const std::string& test, double wall_seconds) {
     namespace m = kernels::dispatch_metrics;
     const m::Snapshot snap = m::snapshot();
@@ -523,11 +551,18 @@ void summarize(TestResult& r) {
 
 class Runner {
 public:
-    Runner(std::shared_ptr<const engine::Model> model, int threads, int batch, int n_ctx,
-           engine::KvCacheTypes cache_types)
-        : inference_(model, engine::InferenceOptions{threads, batch, cache_types}), n_ctx_(n_ctx), rng_(1234),
+    Runner(std::shared_ptr<const engine::Model> model, int threads, int batch, int n_ctx, const Options& o)
+        : inference_(model, inference_options(threads, batch, n_ctx, o)), n_ctx_(n_ctx), rng_(1234),
           vocab_(model->hparams().n_vocab) {
         set_depth(0);
+    }
+
+    static engine::InferenceOptions inference_options(int threads, int batch, int n_ctx, const Options& o) {
+        engine::InferenceOptions options{threads, batch, o.cache_types};
+        options.device = o.device;
+        options.n_gpu_layers = o.n_gpu_layers;
+        options.device_context = n_ctx;
+        return options;
     }
 
     // Makes the context of `depth` current, at exactly `depth` tokens. Each depth has a context
@@ -559,6 +594,7 @@ public:
     }
 
     const engine::KvCache& cache() const { return *cache_; }
+    const engine::Inference& inference() const { return inference_; }
 
 private:
     std::vector<int32_t> random_tokens(int n) {
@@ -597,6 +633,7 @@ struct Context {
     ModelFacts model;
     std::string isa;
     MachineLimits limits;
+    std::string device; // "CPU", or the Vulkan device and its layers
 };
 
 void print_json(const Context& c, const TestResult& r) {
@@ -609,33 +646,34 @@ void print_json(const Context& c, const TestResult& r) {
         "\"model_size\":%lld,\"model_n_params\":%lld,\"matmul_params\":%lld,\"decode_read_bytes\":%lld,"
         "\"bandwidth_gbps\":%.2f,\"fma_peak_gflops\":%.2f,\"limit_tokens_per_second\":%.2f,"
         "\"fraction_of_limit\":%.4f,\"cpu_share\":%.3f,\"cpu_time_tokens_per_second\":%.3f,"
-        "\"int8_peak_gops\":%.2f,\"int8_matmul_params\":%lld}\n",
+        "\"int8_peak_gops\":%.2f,\"int8_matmul_params\":%lld,\"device\":%s}\n",
         json_string(r.test).c_str(), r.depth, r.mean, r.stddev, samples.c_str(), r.n_prompt, r.n_gen,
         r.threads, json_string(c.isa).c_str(), json_string(c.model.name).c_str(),
         json_string(c.model.type).c_str(), static_cast<long long>(c.model.file_bytes),
         static_cast<long long>(c.model.params), static_cast<long long>(c.model.matmul_params),
         static_cast<long long>(c.model.decode_read_bytes), c.limits.bandwidth_gbps, c.limits.peak_gflops,
         r.limit_ts, r.fraction, r.cpu_share, r.cpu_bound_ts, c.limits.int8_peak_gops,
-        static_cast<long long>(c.model.int8_matmul_params));
+        static_cast<long long>(c.model.int8_matmul_params), json_string(c.device).c_str());
 }
 
 void print_csv_header() {
     std::printf(
         "model,model_type,model_size,model_n_params,n_threads,isa,test,depth,tokens_per_second,stddev,"
         "bandwidth_gbps,fma_peak_gflops,limit_tokens_per_second,fraction_of_limit,cpu_share,cpu_time_tokens_"
-        "per_second,int8_peak_gops\n");
+        "per_second,int8_peak_gops,device\n");
 }
 
 void print_csv(const Context& c, const TestResult& r) {
-    std::printf("%s,%s,%lld,%lld,%d,%s,%s,%d,%.3f,%.3f,%.2f,%.2f,%.2f,%.4f,%.3f,%.3f,%.2f\n",
+    std::printf("%s,%s,%lld,%lld,%d,%s,%s,%d,%.3f,%.3f,%.2f,%.2f,%.2f,%.4f,%.3f,%.3f,%.2f,%s\n",
                 json_string(c.model.name).c_str(), c.model.type.c_str(),
                 static_cast<long long>(c.model.file_bytes), static_cast<long long>(c.model.params), r.threads,
                 c.isa.c_str(), r.test.c_str(), r.depth, r.mean, r.stddev, c.limits.bandwidth_gbps,
                 c.limits.peak_gflops, r.limit_ts, r.fraction, r.cpu_share, r.cpu_bound_ts,
-                c.limits.int8_peak_gops);
+                c.limits.int8_peak_gops, json_string(c.device).c_str());
 }
 
-void print_md_header(const Context& c, int threads, const engine::KvCache& cache) {
+void print_md_header(const Context& c, int threads, const engine::KvCache& cache,
+                     const engine::Inference& inference) {
     std::printf("\nmodel: %s, %s, %.2f MiB, %.3f B params (%.3f B multiplied), decode reads %.1f MiB/token\n",
                 c.model.name.c_str(), c.model.type.c_str(),
                 static_cast<double>(c.model.file_bytes) / (1 << 20),
@@ -657,6 +695,15 @@ void print_md_header(const Context& c, int threads, const engine::KvCache& cache
                 std::string(kernels::type_traits(cache.type(engine::KvCache::Part::Values)).name).c_str(),
                 static_cast<double>(cache.bytes()) / (1 << 20), cache.capacity(),
                 static_cast<double>(cache.bytes()) / cache.capacity() / 1024);
+    if (const engine::DeviceForward* device = inference.device_forward()) {
+        const engine::GpuDeviceInfo& d = device->device();
+        std::printf("device: %s (%s, %s %s, %.0f MiB); weights on it %.2f MiB; per decoded token %llu bytes "
+                    "cross between host and device\n\n",
+                    c.device.c_str(), d.type.c_str(), d.driver_name.c_str(), d.driver_info.c_str(),
+                    static_cast<double>(d.device_local_bytes) / (1 << 20),
+                    static_cast<double>(device->weight_bytes()) / (1 << 20),
+                    static_cast<unsigned long long>(device->bytes_per_decoded_token()));
+    }
     std::printf(
         "| model | type | threads | isa | test | t/s | limit t/s | of limit | cpu share | t/s per cpu |\n");
     std::printf("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
@@ -677,15 +724,16 @@ int run(const Options& o) {
     if (o.output == "csv") print_csv_header();
     for (const std::string& path : o.models) {
         auto model = engine::Model::load(path);
-        Context c{facts_of(*model), isa, {}};
+        Context c{facts_of(*model), isa, {}, "CPU"};
         const int max_depth = *std::max_element(o.depth.begin(), o.depth.end());
         const int max_test = std::max(*std::max_element(o.prompt.begin(), o.prompt.end()),
                                       *std::max_element(o.gen.begin(), o.gen.end()));
         const int n_ctx = max_depth + std::max(max_test, 64) + 1; // room for the warm-up too
         for (int threads : o.threads) {
             c.limits = measure_limits(threads);
-            Runner runner(model, threads, o.batch, n_ctx, o.cache_types);
-            if (o.output == "md") print_md_header(c, threads, runner.cache());
+            Runner runner(model, threads, o.batch, n_ctx, o);
+            c.device = runner.inference().device_summary();
+            if (o.output == "md") print_md_header(c, threads, runner.cache(), runner.inference());
             // Warm-up: page in the weights and let the threads and caches settle.
             runner.set_depth(0);
             runner.prompt_seconds(std::min(o.batch, 32));
@@ -761,7 +809,10 @@ int run(const Options& o) {
                     cpu[i] += process_cpu_seconds() - cpu_start;
                     wall[i] += seconds;
                     r.samples_ts.push_back(r.tokens() / seconds);
-                    if (o.profile && rep == o.repetitions - 1) print_profile(label_of(r), seconds);
+                    if (o.profile && rep == o.repetitions - 1) {
+                        print_profile(label_of(r), seconds);
+                        print_device_profile(runner.inference());
+                    }
                 }
             for (size_t i = 0; i < tests.size(); ++i) {
                 TestResult& r = tests[i];

@@ -25,6 +25,7 @@
 #include "engine/sampling/sampler.h"
 #include "kernels/kernel_table.h"
 #include "tests/support/reference_logits.h"
+#include "tests/support/reference_rule.h"
 #include "tests/support/test_support.h"
 #include <QtTest>
 #include <algorithm>
@@ -49,8 +50,6 @@ constexpr const char* kCheckedModels[] = {
     "tiny-gemma2",   "tiny-gemma3",       "tiny-gemma3-Q8_0", "tiny-phi3",          "tiny-gpt2",
     "tiny-qwen3moe", "tiny-qwen3moe-Q8_0"};
 
-// Every comparison with the golden covers at least this many steps of each prompt.
-constexpr size_t kMinStepsPerPrompt = 10;
 // Greedy on quantized files: the first 30 steps, skipping llama.cpp's near-ties.
 constexpr size_t kQuantizedGreedySteps = 30;
 constexpr float kNearTie = 0.05f;
@@ -92,87 +91,6 @@ const std::map<std::string, std::string> kModelsWithoutReference = {};
 // A copy of one architecture step switched off is this many times llama.cpp's RMS error away
 // from the reference, at least (the steps below measured 170x to 1900x).
 constexpr double kDisabledStepRmsRatio = 10.0;
-
-// How a line is evaluated: in one pass (the prompt path; n_batch covers the longest line), or
-// one token per eval (the decode path: a batch of one row).
-enum class Evaluation { OnePass, TokenByToken };
-
-struct Measured {
-    test::TopFiveError error;
-    std::vector<size_t> compared_per_line; // steps compared on each line
-};
-
-// Feeds every line's teacher-forced sequence through a fresh cache and collects `logit - exact`
-// at llama.cpp's golden top-5 ids of every step.
-Measured measure(const std::shared_ptr<const engine::Model>& model,
-                 const std::vector<test::ReferenceLine>& lines, Evaluation how) {
-    size_t longest = 0;
-    for (const test::ReferenceLine& line : lines)
-        longest = std::max(longest, line.teacher_forced_sequence().size());
-    const int32_t n_batch = how == Evaluation::OnePass ? static_cast<int32_t>(longest) : 1;
-    engine::Inference inference(model, engine::InferenceOptions{2, n_batch});
-    const size_t n_vocab = static_cast<size_t>(inference.n_vocab());
-
-    Measured measured;
-    std::vector<float> logits;
-    for (size_t l = 0; l < lines.size(); ++l) {
-        const test::ReferenceLine& line = lines[l];
-        const std::vector<int32_t> sequence = line.teacher_forced_sequence();
-        auto cache = inference.new_cache(static_cast<int32_t>(sequence.size()));
-        if (how == Evaluation::OnePass) {
-            inference.eval(*cache, sequence, &logits);
-        } else {
-            logits.assign(sequence.size() * n_vocab, NAN);
-            for (size_t i = 0; i < sequence.size(); ++i) {
-                const std::span<const float> row =
-                    inference.eval(*cache, std::span<const int32_t>(&sequence[i], 1));
-                std::copy(row.begin(), row.end(), logits.begin() + static_cast<std::ptrdiff_t>(i * n_vocab));
-            }
-        }
-        if (logits.size() != sequence.size() * n_vocab) throw Error("eval gave logits of another size");
-        const int steps_before = measured.error.steps();
-        for (size_t s = 0; s < line.steps.size(); ++s) {
-            const size_t row = line.first_predicting_row() + s;
-            measured.error.set_location("line " + std::to_string(l + 1) + ", step " + std::to_string(s));
-            measured.error.add_step(line.steps[s],
-                                    std::span<const float>(logits.data() + row * n_vocab, n_vocab));
-        }
-        measured.compared_per_line.push_back(static_cast<size_t>(measured.error.steps() - steps_before));
-    }
-    return measured;
-}
-
-// The rule for an engine (see the top of this file); QVERIFY fails the calling test.
-void verify_rule(const std::string& name, const std::string& how,
-                 const std::vector<test::ReferenceLine>& lines, const Measured& measured) {
-    const test::TopFiveError& ours = measured.error;
-    for (size_t l = 0; l < lines.size(); ++l)
-        QVERIFY2(measured.compared_per_line[l] >= kMinStepsPerPrompt,
-                 qPrintable(QString("\"%1\": %2 steps compared, fewer than %3")
-                                .arg(QString::fromStdString(lines[l].prompt))
-                                .arg(measured.compared_per_line[l])
-                                .arg(kMinStepsPerPrompt)));
-    const test::LlamaCppError llama_cpp = test::llama_cpp_error(name);
-    const double rms_ratio = ours.rms() / llama_cpp.rms, max_ratio = ours.max_abs() / llama_cpp.max_abs;
-    qInfo("%s/%s: RMS %.3g (%.2fx llama.cpp's %.3g), max %.3g (%.2fx llama.cpp's %.3g); %d steps of %zu "
-          "lines, %d logits compared",
-          name.c_str(), how.c_str(), ours.rms(), rms_ratio, llama_cpp.rms, ours.max_abs(), max_ratio,
-          llama_cpp.max_abs, ours.steps(), lines.size(), ours.values());
-    QCOMPARE(ours.steps(), llama_cpp.steps); // every step, as llama.cpp's error was measured
-    QVERIFY2(ours.rms() <= test::kRmsRatioLimit * llama_cpp.rms,
-             qPrintable(QString("RMS error %1 is %2x llama.cpp's %3 (limit %4x)")
-                            .arg(ours.rms())
-                            .arg(rms_ratio)
-                            .arg(llama_cpp.rms)
-                            .arg(test::kRmsRatioLimit)));
-    QVERIFY2(ours.max_abs() <= test::kMaxRatioLimit * llama_cpp.max_abs,
-             qPrintable(QString("max error %1 is %2x llama.cpp's %3 (limit %4x), at %5")
-                            .arg(ours.max_abs())
-                            .arg(max_ratio)
-                            .arg(llama_cpp.max_abs)
-                            .arg(test::kMaxRatioLimit)
-                            .arg(QString::fromStdString(ours.worst_at()))));
-}
 
 // The best tier this CPU runs.
 int best_tier() {
@@ -338,8 +256,10 @@ private slots:
         QVERIFY(loaded);
         const std::vector<test::ReferenceLine> lines = test::read_reference(name);
         const bool by_token = evaluation == 1;
-        verify_rule(name, tier_name(isa) + (by_token ? " token by token" : ""), lines,
-                    measure(loaded, lines, by_token ? Evaluation::TokenByToken : Evaluation::OnePass));
+        test::verify_reference_rule(
+            name, tier_name(isa) + (by_token ? " token by token" : ""), lines,
+            test::measure_reference(loaded, lines,
+                                    by_token ? test::Evaluation::TokenByToken : test::Evaluation::OnePass));
     }
 
     // The golden lines reach what the steps below switch off: a prompt longer than the window
@@ -392,9 +312,9 @@ private slots:
         QVERIFY(loaded);
         const std::vector<test::ReferenceLine> lines = test::read_reference(change.model);
         const std::string how = tier_name(best_tier()) + ", " + change.what;
-        const Measured measured = measure(loaded, lines, Evaluation::OnePass);
+        const test::Measured measured = test::measure_reference(loaded, lines, test::Evaluation::OnePass);
         if (!change.value) {
-            verify_rule(change.model, how, lines, measured);
+            test::verify_reference_rule(change.model, how, lines, measured);
             return;
         }
         const test::LlamaCppError llama_cpp = test::llama_cpp_error(change.model);
@@ -453,10 +373,10 @@ private slots:
             qInfo("%s/%s \"%s\": %zu of %zu steps compared, %zu near-ties skipped", name.c_str(),
                   tier_name(isa).c_str(), line.prompt.c_str(), compared, n_steps, near_ties);
             if (quantized)
-                QVERIFY2(
-                    compared >= kMinStepsPerPrompt,
-                    qPrintable(
-                        QString("%1 steps compared, fewer than %2").arg(compared).arg(kMinStepsPerPrompt)));
+                QVERIFY2(compared >= test::kMinStepsPerPrompt,
+                         qPrintable(QString("%1 steps compared, fewer than %2")
+                                        .arg(compared)
+                                        .arg(test::kMinStepsPerPrompt)));
             else
                 QCOMPARE(compared, line.steps.size());
         }

@@ -1,0 +1,351 @@
+#include "engine/forward/vulkan/vulkan_forward.h"
+#include "engine/forward/transformer_ops.h"
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+namespace hearth::engine {
+
+namespace vk = kernels::vulkan;
+
+// Buffers are made in the constructor, some only for some models: a slot may stay empty.
+using Slot = std::optional<vk::Buffer>;
+
+struct VulkanForward::Activations {
+    Slot ids;      // (n_batch) int32, host-visible
+    Slot x;        // (n_batch, n_embd) the residual stream
+    Slot xb;       // (n_batch, n_embd) the normed input of a sublayer
+    Slot ffn;      // (n_batch, n_embd)
+    Slot q, attn;  // (n_batch, q_width)
+    Slot k, v;     // (n_batch, kv_width)
+    Slot gate, up; // (n_batch, n_ff)
+    // Mixture of experts: the router's logits, the chosen experts and their weights, and the
+    // chosen experts' gate, up and down outputs.
+    Slot router, expert_ids, expert_weights; // (n_batch, n_expert), (n_batch, k) x2
+    Slot expert_gate, expert_up;             // (n_batch, k, n_ff_expert)
+    Slot expert_down;                        // (n_batch, k, n_embd)
+    Slot zeros;                              // (n_batch, n_embd) to clear ffn, when needed
+    // What comes back, host-visible: the logits (rows of n_vocab, grown when every row's logits
+    // are asked for), or the residual stream (n_batch, n_embd).
+    Slot logits, residual;
+    int32_t logits_rows = 0;
+};
+
+namespace {
+
+vk::View at(Slot& buffer, size_t floats = 0) {
+    return vk::View{&*buffer, floats * sizeof(float)};
+}
+
+size_t floats(int64_t rows, int64_t width) {
+    return static_cast<size_t>(std::max<int64_t>(1, rows * width)) * sizeof(float);
+}
+
+} // namespace
+
+VulkanForward::VulkanForward(std::shared_ptr<const Model> model, const InferenceOptions& options,
+                             GpuDeviceInfo info, int32_t n_layers)
+    : model_(std::move(model)), info_(std::move(info)), n_layers_(n_layers),
+      n_batch_(std::max(1, options.n_batch)) {
+    const HyperParams& hp = model_->hparams();
+    on_vulkan_device(info_.name, "opening the device", [&] {
+        vk::ContextOptions context_options;
+        context_options.device_index = info_.index;
+        context_options.validation = options.device_validation;
+        device_ = std::make_shared<VulkanDevice>(context_options);
+    });
+    std::lock_guard lock(device_->mutex);
+    vk::Context& context = device_->context;
+    const bool output = n_layers_ == hp.n_layer;
+    on_vulkan_device(info_.name, "uploading the weights", [&] {
+        weights_ = std::make_unique<VulkanWeights>(context, *model_, n_layers_, output);
+    });
+    on_vulkan_device(info_.name, "allocating the activations", [&] {
+        auto a = std::make_unique<Activations>();
+        const int64_t b = n_batch_;
+        const auto local = [&](size_t bytes) { return Slot(std::in_place, context, bytes); };
+        const auto mapped = [&](size_t bytes) {
+            return Slot(std::in_place, context, bytes, vk::Memory::HostVisible);
+        };
+        a->ids = mapped(floats(b, 1));
+        a->x = local(floats(b, hp.n_embd));
+        a->xb = local(floats(b, hp.n_embd));
+        a->ffn = local(floats(b, hp.n_embd));
+        a->q = local(floats(b, hp.q_width()));
+        a->attn = local(floats(b, hp.q_width()));
+        a->k = local(floats(b, hp.kv_width()));
+        a->v = local(floats(b, hp.kv_width()));
+        if (hp.traits.ffn == FfnKind::MixtureOfExperts) {
+            const int64_t k = hp.n_expert_used;
+            a->router = local(floats(b, hp.n_expert));
+            a->expert_ids = local(floats(b, k));
+            a->expert_weights = local(floats(b, k));
+            a->expert_gate = local(floats(b * k, hp.n_ff_expert));
+            a->expert_up = local(floats(b * k, hp.n_ff_expert));
+            a->expert_down = local(floats(b * k, hp.n_embd));
+            const bool ffn_alone = std::any_of(
+                model_->weights().layers.begin(), model_->weights().layers.end(),
+                [](const LayerWeights& l) { return !l.b_down.empty() || !l.post_ffn_norm.empty(); });
+            if (ffn_alone) {
+                a->zeros = local(floats(b, hp.n_embd));
+                a->zeros->fill_zero();
+            }
+        } else {
+            a->up = local(floats(b, hp.n_ff));
+            if (hp.traits.ffn != FfnKind::Gelu) a->gate = local(floats(b, hp.n_ff));
+        }
+        if (output) {
+            a->logits = mapped(floats(1, hp.n_vocab));
+            a->logits_rows = 1;
+        } else {
+            a->residual = mapped(floats(b, hp.n_embd));
+        }
+        act_ = std::move(a);
+        recorder_ = std::make_unique<vk::Recorder>(context);
+    });
+}
+
+VulkanForward::~VulkanForward() {
+    if (!device_) return;
+    std::lock_guard lock(device_->mutex);
+    recorder_.reset();
+    act_.reset();
+    weights_.reset();
+}
+
+void VulkanForward::attach(KvCache& cache) {
+    part_of(cache);
+}
+
+VulkanKvPart& VulkanForward::part_of(KvCache& cache) {
+    auto* part = dynamic_cast<VulkanKvPart*>(cache.device_part());
+    if (part && part->device() == device_.get() && part->n_layers() == n_layers_) return *part;
+    // Another device's part, or none: this device's, with the rows the host holds sent up
+    // before the next pass (KvCache::attach_device).
+    auto made = std::make_unique<VulkanKvPart>(device_, cache, n_layers_);
+    part = made.get();
+    cache.attach_device(std::move(made));
+    return *part;
+}
+
+void VulkanForward::forward(KvCache& cache, const int32_t* tokens, int32_t n, bool all_logits,
+                            float* logits_out, float* residual_out) {
+    const HyperParams& hp = model_->hparams();
+    if (n <= 0 || n > n_batch_) throw Error("device forward pass: a batch of " + std::to_string(n) + " rows");
+    std::lock_guard lock(device_->mutex);
+    const int32_t n_past = cache.size();
+    const int32_t out_rows = whole_model() ? (all_logits ? n : 1) : 0;
+    try {
+        VulkanKvPart& part = part_of(cache);
+        cache.sync_device();
+        on_vulkan_device(info_.name, "running the forward pass", [&] {
+            Activations& a = *act_;
+            if (out_rows > a.logits_rows) { // every row's logits: grown once, kept
+                a.logits.emplace(device_->context, floats(out_rows, hp.n_vocab), vk::Memory::HostVisible);
+                a.logits_rows = out_rows;
+            }
+            a.ids->upload(tokens, static_cast<size_t>(n) * sizeof(int32_t));
+            record(part, cache.capacity(), n_past, n, all_logits);
+            recorder_->submit_and_wait();
+            if (whole_model()) {
+                if (logits_out)
+                    a.logits->download(logits_out,
+                                       static_cast<size_t>(out_rows) * hp.n_vocab * sizeof(float));
+            } else {
+                a.residual->download(residual_out, static_cast<size_t>(n) * hp.n_embd * sizeof(float));
+            }
+        });
+        cache.note_device_wrote();
+    } catch (...) {
+        // A lost device took the cache's rows with it: the cache forgets its tokens, so that the
+        // conversation is computed again wherever it goes on.
+        if (device_->context.lost()) cache.drop_device();
+        throw;
+    }
+
+    DeviceTraffic pass;
+    pass.to_device = static_cast<uint64_t>(n) * sizeof(int32_t);
+    pass.from_device = static_cast<uint64_t>(whole_model() ? (logits_out ? out_rows : 0) * int64_t{hp.n_vocab}
+                                                           : int64_t{n} * hp.n_embd) *
+                       sizeof(float);
+    pass.tokens = n;
+    std::vector<DeviceOpTiming> timings;
+    for (const vk::OpTiming& t : recorder_->timings())
+        timings.push_back(DeviceOpTiming{t.name, t.dispatches, t.ns});
+    std::lock_guard figures(figures_mutex_);
+    timings_ = std::move(timings);
+    last_traffic_ = pass;
+    total_traffic_.to_device += pass.to_device;
+    total_traffic_.from_device += pass.from_device;
+    total_traffic_.tokens += pass.tokens;
+}
+
+// The model's norm before a sublayer: RMSNorm, or LayerNorm with its bias.
+void VulkanForward::record_norm(vk::View in, const VulkanVector& weight, const VulkanVector& bias,
+                                int32_t rows, vk::View out) {
+    const HyperParams& hp = model_->hparams();
+    if (hp.traits.norm == NormKind::LayerNorm)
+        recorder_->layer_norm(in, weight.view, bias.view, rows, hp.n_embd, hp.rms_eps, out);
+    else
+        recorder_->rms_norm(in, weight.view, rows, hp.n_embd, hp.rms_eps, out);
+}
+
+// Inference::forward_batch's steps, in its order (inference.cpp).
+void VulkanForward::record(const VulkanKvPart& part, int32_t n_ctx, int32_t n_past, int32_t n,
+                           bool all_logits) {
+    const HyperParams& hp = model_->hparams();
+    const VulkanWeights& w = *weights_;
+    Activations& a = *act_;
+    vk::Recorder& r = *recorder_;
+    const int32_t dim = hp.n_embd;
+    const int64_t values = int64_t{n} * dim;
+    r.begin();
+
+    r.get_rows(w.token_embd, at(a.ids), n, at(a.x));
+    if (hp.traits.scale_embeddings) r.scale(at(a.x), values, std::sqrt(float(dim)));
+    if (hp.traits.positions == PositionKind::Learned) {
+        const vk::View& positions = w.position_embd.view;
+        r.add(at(a.x), vk::View{positions.buffer, positions.offset + sizeof(float) * size_t(n_past) * dim},
+              values);
+    }
+    // LongRoPE: the long factors once the context is longer than the original one.
+    const bool long_context = w.rope_factors_long.present() && n_ctx > hp.n_ctx_orig;
+    const vk::View factors = long_context ? w.rope_factors_long.view : w.rope_factors.view;
+    for (int32_t layer = 0; layer < n_layers_; ++layer)
+        record_layer(part, layer, n_past, n, factors);
+
+    if (!whole_model()) {
+        r.copy(at(a.x), at(a.residual), static_cast<size_t>(values) * sizeof(float));
+        return;
+    }
+    // Final norm and logits: for every row when asked, else for the last token only.
+    const int32_t first = all_logits ? 0 : n - 1;
+    const int32_t rows = n - first;
+    record_norm(at(a.x, static_cast<size_t>(first) * dim), w.output_norm, w.output_norm_b, rows, at(a.xb));
+    r.matmul(w.output, at(a.xb), rows, at(a.logits));
+    if (hp.final_softcap > 0) r.soft_cap(at(a.logits), int64_t{rows} * hp.n_vocab, hp.final_softcap);
+}
+
+void VulkanForward::record_layer(const VulkanKvPart& part, int32_t layer, int32_t n_past, int32_t n,
+                                 vk::View rope_factors) {
+    const HyperParams& hp = model_->hparams();
+    const VulkanLayerWeights& l = weights_->layers[static_cast<size_t>(layer)];
+    Activations& a = *act_;
+    vk::Recorder& r = *recorder_;
+    const int32_t dim = hp.n_embd, qw = hp.q_width(), kvw = hp.kv_width();
+    const vk::DeviceKvLayer& kv = part.layer(layer);
+
+    // Attention: norm -> Q, K, V -> (biases, Q/K norm) -> RoPE -> cache -> attend -> output
+    // projection -> (bias, post-norm) -> residual.
+    record_norm(at(a.x), l.attn_norm, l.attn_norm_b, n, at(a.xb));
+    r.matmul(l.wq, at(a.xb), n, at(a.q));
+    r.matmul(l.wk, at(a.xb), n, at(a.k));
+    r.matmul(l.wv, at(a.xb), n, at(a.v));
+    if (l.bq.present()) {
+        r.add_bias(at(a.q), l.bq.view, n, qw);
+        r.add_bias(at(a.k), l.bk.view, n, kvw);
+        r.add_bias(at(a.v), l.bv.view, n, kvw);
+    }
+    if (l.q_norm.present()) {
+        r.rms_norm(at(a.q), l.q_norm.view, int64_t{n} * hp.n_head, hp.head_dim, hp.rms_eps, at(a.q));
+        r.rms_norm(at(a.k), l.k_norm.view, int64_t{n} * hp.n_head_kv, hp.head_dim, hp.rms_eps, at(a.k));
+    }
+    if (hp.traits.positions == PositionKind::Rope) {
+        // A local layer turns by its own rotation only where it differs (Phi-3's are all local).
+        const RopeConfig rope =
+            hp.layer_is_local(layer) && local_rope_differs(hp) ? local_rope(hp) : global_rope(hp);
+        for (const auto& [rows, heads] : {std::pair{at(a.q), hp.n_head}, std::pair{at(a.k), hp.n_head_kv}})
+            r.rope(rows, n, heads, hp.head_dim, hp.rope_dim, hp.rope_neox, n_past, rope.freq_base,
+                   rope.freq_scale, rope.attn_factor, rope_factors);
+    }
+    r.store_kv(at(a.k), at(a.v), n, n_past, kv);
+    const LayerAttention how = layer_attention(hp, layer);
+    r.attention(at(a.q), n, n_past, hp.n_head, kv, how.scale, how.limits, at(a.attn));
+    r.matmul(l.wo, at(a.attn), n, at(a.xb));
+    if (l.bo.present()) r.add_bias(at(a.xb), l.bo.view, n, dim);
+    if (l.post_attn_norm.present()) r.rms_norm(at(a.xb), l.post_attn_norm.view, n, dim, hp.rms_eps, at(a.xb));
+    r.add(at(a.x), at(a.xb), int64_t{n} * dim);
+
+    // Feed-forward: norm -> the FFN -> (post-norm) -> residual.
+    record_norm(at(a.x), l.ffn_norm, l.ffn_norm_b, n, at(a.xb));
+    record_ffn(l, n);
+}
+
+void VulkanForward::record_ffn(const VulkanLayerWeights& l, int32_t n) {
+    const HyperParams& hp = model_->hparams();
+    Activations& a = *act_;
+    vk::Recorder& r = *recorder_;
+    const int32_t dim = hp.n_embd;
+    const int64_t values = int64_t{n} * dim;
+    switch (hp.traits.ffn) {
+    case FfnKind::Swiglu:
+    case FfnKind::GeluGated:
+        r.matmul(l.w_gate, at(a.xb), n, at(a.gate));
+        r.matmul(l.w_up, at(a.xb), n, at(a.up));
+        if (hp.traits.ffn == FfnKind::Swiglu)
+            r.swiglu(at(a.gate), at(a.up), n, hp.n_ff);
+        else
+            r.geglu(at(a.gate), at(a.up), n, hp.n_ff);
+        r.matmul(l.w_down, at(a.gate), n, at(a.ffn));
+        break;
+    case FfnKind::Gelu:
+        r.matmul(l.w_up, at(a.xb), n, at(a.up));
+        if (l.b_up.present()) r.add_bias(at(a.up), l.b_up.view, n, hp.n_ff);
+        r.gelu(at(a.up), int64_t{n} * hp.n_ff);
+        r.matmul(l.w_down, at(a.up), n, at(a.ffn));
+        break;
+    case FfnKind::MixtureOfExperts: {
+        // The router's softmax, its top k renormalized; each chosen expert's SwiGLU; their
+        // outputs summed with those weights (mixture_of_experts.h).
+        const int64_t k = hp.n_expert_used;
+        r.matmul(l.router, at(a.xb), n, at(a.router));
+        r.topk_softmax(at(a.router), n, hp.n_expert, k, true, at(a.expert_ids), at(a.expert_weights));
+        r.matmul_experts(l.gate_exps, hp.n_ff_expert, at(a.xb), n, at(a.expert_ids), k, at(a.expert_gate));
+        r.matmul_experts(l.up_exps, hp.n_ff_expert, at(a.xb), n, at(a.expert_ids), k, at(a.expert_up));
+        r.swiglu(at(a.expert_gate), at(a.expert_up), n * k, hp.n_ff_expert);
+        // Each (token, expert) row on its own: n * k rows of one expert each.
+        r.matmul_experts(l.down_exps, dim, at(a.expert_gate), n * k, at(a.expert_ids), 1, at(a.expert_down));
+        if (!l.b_down.present() && !l.post_ffn_norm.present()) {
+            // Straight into the residual stream: x + sum, as x + (0 + sum).
+            r.weighted_sum_experts(at(a.expert_down), at(a.expert_weights), n, k, dim, at(a.x));
+            return;
+        }
+        r.copy(at(a.zeros), at(a.ffn), static_cast<size_t>(values) * sizeof(float));
+        r.weighted_sum_experts(at(a.expert_down), at(a.expert_weights), n, k, dim, at(a.ffn));
+        break;
+    }
+    }
+    if (l.b_down.present()) r.add_bias(at(a.ffn), l.b_down.view, n, dim);
+    if (l.post_ffn_norm.present()) r.rms_norm(at(a.ffn), l.post_ffn_norm.view, n, dim, hp.rms_eps, at(a.ffn));
+    r.add(at(a.x), at(a.ffn), values);
+}
+
+std::vector<DeviceOpTiming> VulkanForward::timings() const {
+    std::lock_guard lock(figures_mutex_);
+    return timings_;
+}
+
+DeviceTraffic VulkanForward::last_traffic() const {
+    std::lock_guard lock(figures_mutex_);
+    return last_traffic_;
+}
+
+DeviceTraffic VulkanForward::total_traffic() const {
+    std::lock_guard lock(figures_mutex_);
+    return total_traffic_;
+}
+
+uint64_t VulkanForward::bytes_per_decoded_token() const {
+    const HyperParams& hp = model_->hparams();
+    return sizeof(int32_t) + sizeof(float) * static_cast<uint64_t>(whole_model() ? hp.n_vocab : hp.n_embd);
+}
+
+uint64_t VulkanForward::validation_errors() const {
+    return device_->context.validation_errors();
+}
+
+std::string VulkanForward::last_validation_message() const {
+    return device_->context.last_validation_message();
+}
+
+} // namespace hearth::engine

@@ -1,0 +1,132 @@
+#include "engine/forward/vulkan/vulkan_weights.h"
+#include "engine/error.h"
+#include "engine/forward/device_plan.h"
+#include "engine/forward/transformer_ops.h"
+#include "kernels/interleaved_rows.h"
+#include "kernels/tensor_type.h"
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace hearth::engine {
+
+namespace vk = kernels::vulkan;
+
+namespace {
+// Repacked matrices are unpacked and uploaded this many bytes at a time (whole groups of rows).
+constexpr size_t kUploadPieceBytes = size_t{8} << 20;
+// Each vector starts on this boundary in the packed buffer.
+constexpr size_t kVectorAlignment = 64;
+} // namespace
+
+VulkanWeights::VulkanWeights(vk::Context& context, const Model& model, int32_t n_layers, bool with_output)
+    : context_(context) {
+    const HyperParams& hp = model.hparams();
+    const ModelWeights& w = model.weights();
+    token_embd = upload_matrix(w.token_embd, "token_embd");
+    add_vector(w.position_embd, position_embd);
+    if (hp.traits.positions == PositionKind::Rope) {
+        // As the CPU's forward pass: LongRoPE's short factors stand where Llama 3's rope_freqs would.
+        owned_vectors_.push_back(rope_frequency_factors(
+            hp, w.rope_factors_short.empty() ? w.rope_freq_factors : w.rope_factors_short));
+        add_vector(owned_vectors_.back(), rope_factors);
+        if (!w.rope_factors_long.empty()) {
+            owned_vectors_.push_back(rope_frequency_factors(hp, w.rope_factors_long));
+            add_vector(owned_vectors_.back(), rope_factors_long);
+        }
+    }
+    layers.reserve(static_cast<size_t>(n_layers)); // the queued vectors point into it
+    for (int32_t i = 0; i < n_layers; ++i) {
+        const LayerWeights& l = w.layers[static_cast<size_t>(i)];
+        const std::string name = "blk." + std::to_string(i) + ".";
+        VulkanLayerWeights& d = layers.emplace_back();
+        add_vector(l.attn_norm, d.attn_norm);
+        add_vector(l.attn_norm_b, d.attn_norm_b);
+        d.wq = upload_matrix(l.wq, name + "attn_q");
+        d.wk = upload_matrix(l.wk, name + "attn_k");
+        d.wv = upload_matrix(l.wv, name + "attn_v");
+        add_vector(l.bq, d.bq);
+        add_vector(l.bk, d.bk);
+        add_vector(l.bv, d.bv);
+        add_vector(l.q_norm, d.q_norm);
+        add_vector(l.k_norm, d.k_norm);
+        d.wo = upload_matrix(l.wo, name + "attn_output");
+        add_vector(l.bo, d.bo);
+        add_vector(l.post_attn_norm, d.post_attn_norm);
+        add_vector(l.ffn_norm, d.ffn_norm);
+        add_vector(l.ffn_norm_b, d.ffn_norm_b);
+        d.w_gate = upload_matrix(l.w_gate, name + "ffn_gate");
+        d.w_up = upload_matrix(l.w_up, name + "ffn_up");
+        d.w_down = upload_matrix(l.w_down, name + "ffn_down");
+        add_vector(l.b_up, d.b_up);
+        add_vector(l.b_down, d.b_down);
+        add_vector(l.post_ffn_norm, d.post_ffn_norm);
+        d.router = upload_matrix(l.router, name + "ffn_gate_inp");
+        d.gate_exps = upload_matrix(l.gate_exps, name + "ffn_gate_exps");
+        d.up_exps = upload_matrix(l.up_exps, name + "ffn_up_exps");
+        d.down_exps = upload_matrix(l.down_exps, name + "ffn_down_exps");
+    }
+    if (with_output) {
+        add_vector(w.output_norm, output_norm);
+        add_vector(w.output_norm_b, output_norm_b);
+        output = upload_matrix(w.output, "output");
+    }
+    upload_vectors();
+}
+
+vk::DeviceMatrix VulkanWeights::upload_matrix(const kernels::WeightMatrix& m, const std::string& name) {
+    if (!m.data) return {};
+    if (const auto found = uploaded_.find(m.data); found != uploaded_.end()) return found->second;
+    if (!vk::vulkan_supports_weight_type(m.type))
+        throw Error(name + ": the Vulkan backend does not run " +
+                    std::string(kernels::type_traits(m.type).name) + " weights");
+    const size_t row_bytes = kernels::row_bytes(m.type, m.cols);
+    const size_t bytes = matrix_bytes(m);
+    vk::Buffer& buffer = buffers_.emplace_back(context_, bytes);
+    if (m.layout == kernels::RowLayout::RowMajor) {
+        buffer.upload(m.data, bytes);
+    } else {
+        // Back to the file's rows, a piece of whole 16-row groups at a time.
+        const int64_t group = kernels::kInterleavedRows;
+        const int64_t rows_per_piece =
+            std::max<int64_t>(group, static_cast<int64_t>(kUploadPieceBytes / row_bytes) / group * group);
+        std::vector<std::byte> rows(static_cast<size_t>(std::min(rows_per_piece, m.rows)) * row_bytes);
+        for (int64_t begin = 0; begin < m.rows; begin += rows_per_piece) {
+            const int64_t end = std::min(m.rows, begin + rows_per_piece);
+            kernels::unpack_rows16(m.type, m.data, m.cols, begin, end, rows.data());
+            buffer.upload(rows.data(), static_cast<size_t>(end - begin) * row_bytes,
+                          static_cast<size_t>(begin) * row_bytes);
+        }
+    }
+    bytes_ += bytes;
+    const vk::DeviceMatrix device{m.type, m.rows, m.cols, vk::View{&buffer, 0}};
+    uploaded_.emplace(m.data, device);
+    return device;
+}
+
+void VulkanWeights::add_vector(const std::vector<float>& values, VulkanVector& target) {
+    if (!values.empty()) pending_vectors_.emplace_back(&values, &target);
+}
+
+void VulkanWeights::upload_vectors() {
+    size_t bytes = 0;
+    std::vector<size_t> offsets;
+    for (const auto& [values, target] : pending_vectors_) {
+        offsets.push_back(bytes);
+        bytes +=
+            (values->size() * sizeof(float) + kVectorAlignment - 1) / kVectorAlignment * kVectorAlignment;
+    }
+    if (bytes == 0) return;
+    std::vector<std::byte> packed(bytes);
+    for (size_t i = 0; i < pending_vectors_.size(); ++i)
+        std::memcpy(packed.data() + offsets[i], pending_vectors_[i].first->data(),
+                    pending_vectors_[i].first->size() * sizeof(float));
+    vk::Buffer& buffer = buffers_.emplace_back(context_, bytes);
+    buffer.upload(packed.data(), bytes);
+    for (size_t i = 0; i < pending_vectors_.size(); ++i)
+        pending_vectors_[i].second->view = vk::View{&buffer, offsets[i]};
+    bytes_ += bytes;
+    pending_vectors_.clear();
+}
+
+} // namespace hearth::engine

@@ -1,0 +1,65 @@
+#pragma once
+// The weights of a model's first layers in device memory, uploaded once: every matrix in its
+// file's block layout (a matrix the CPU repacked into groups of 16 rows is unpacked back first,
+// kernels/interleaved_rows.h), never widened to F32; the norms, biases and factors (F32 in the
+// file and on the host) packed into one buffer.
+#include "engine/model/model.h"
+#include "kernels/vulkan/vulkan_context.h"
+#include "kernels/vulkan/vulkan_ops.h"
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hearth::engine {
+
+// A vector that a model may lack (an empty one is not present).
+struct VulkanVector {
+    kernels::vulkan::View view;
+    bool present() const { return view.buffer != nullptr; }
+};
+
+struct VulkanLayerWeights {
+    VulkanVector attn_norm, attn_norm_b;
+    kernels::vulkan::DeviceMatrix wq, wk, wv;
+    VulkanVector bq, bk, bv, q_norm, k_norm;
+    kernels::vulkan::DeviceMatrix wo;
+    VulkanVector bo, post_attn_norm, ffn_norm, ffn_norm_b;
+    kernels::vulkan::DeviceMatrix w_gate, w_up, w_down; // no gate for a plain GELU FFN
+    VulkanVector b_up, b_down, post_ffn_norm;
+    // Mixture of experts: the router and the 3-D tensors as (n_expert * rows, cols) matrices.
+    kernels::vulkan::DeviceMatrix router, gate_exps, up_exps, down_exps;
+};
+
+class VulkanWeights {
+public:
+    // Uploads the token embedding table (and learned positions, RoPE factors), layers
+    // [0, n_layers), and with `output` the final norm and the output matrix. Throws
+    // hearth::Error for a weight type the backend does not run.
+    VulkanWeights(kernels::vulkan::Context& context, const Model& model, int32_t n_layers, bool output);
+    VulkanWeights(const VulkanWeights&) = delete;
+    VulkanWeights& operator=(const VulkanWeights&) = delete;
+
+    kernels::vulkan::DeviceMatrix token_embd, output;
+    VulkanVector position_embd, output_norm, output_norm_b;
+    VulkanVector rope_factors, rope_factors_long; // (rope_dim / 2) as Inference's
+    std::vector<VulkanLayerWeights> layers;
+    uint64_t bytes() const { return bytes_; }
+
+private:
+    kernels::vulkan::DeviceMatrix upload_matrix(const kernels::WeightMatrix& m, const std::string& name);
+    // Queues a vector (empty: none) for upload_vectors.
+    void add_vector(const std::vector<float>& values, VulkanVector& target);
+    void upload_vectors();
+
+    kernels::vulkan::Context& context_;
+    std::deque<kernels::vulkan::Buffer> buffers_;                   // a deque: views keep pointing at them
+    std::map<const void*, kernels::vulkan::DeviceMatrix> uploaded_; // by host data: tied tables once
+    // Vectors waiting for upload_vectors, which packs them into one buffer.
+    std::vector<std::pair<const std::vector<float>*, VulkanVector*>> pending_vectors_;
+    std::deque<std::vector<float>> owned_vectors_; // vectors made here (the RoPE factors)
+    uint64_t bytes_ = 0;
+};
+
+} // namespace hearth::engine
