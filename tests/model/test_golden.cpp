@@ -24,6 +24,7 @@
 #include "engine/model/model.h"
 #include "engine/sampling/sampler.h"
 #include "kernels/kernel_table.h"
+#include "tests/model/reference_rule.h"
 #include "tests/support/reference_logits.h"
 #include "tests/support/test_support.h"
 #include <QtTest>
@@ -36,6 +37,14 @@
 #include <set>
 
 using namespace hearth;
+using test::add_tier_rows;
+using test::best_tier;
+using test::Evaluation;
+using test::kMinStepsPerPrompt;
+using test::measure;
+using test::Measured;
+using test::tier_name;
+using test::tier_of;
 
 namespace {
 
@@ -49,29 +58,9 @@ constexpr const char* kCheckedModels[] = {
     "tiny-gemma2",   "tiny-gemma3",       "tiny-gemma3-Q8_0", "tiny-phi3",          "tiny-gpt2",
     "tiny-qwen3moe", "tiny-qwen3moe-Q8_0"};
 
-// Every comparison with the golden covers at least this many steps of each prompt.
-constexpr size_t kMinStepsPerPrompt = 10;
 // Greedy on quantized files: the first 30 steps, skipping llama.cpp's near-ties.
 constexpr size_t kQuantizedGreedySteps = 30;
 constexpr float kNearTie = 0.05f;
-
-kernels::Isa tier_of(int isa) {
-    return static_cast<kernels::Isa>(isa);
-}
-std::string tier_name(int isa) {
-    return std::string(kernels::isa_name(tier_of(isa)));
-}
-
-// Rows (model, tier) for every tier, named model/tier; with an evaluation (the rule's third
-// column: 0 one pass, 1 token by token), that too, and " token by token" in the name of 1.
-void add_tier_rows(const std::string& model, std::optional<int> evaluation = {}) {
-    for (kernels::Isa isa : kernels::kIsaTiers) {
-        const std::string tag =
-            model + "/" + std::string(kernels::isa_name(isa)) + (evaluation == 1 ? " token by token" : "");
-        QTestData& row = QTest::newRow(tag.c_str()) << QString::fromStdString(model) << static_cast<int>(isa);
-        if (evaluation) row << *evaluation;
-    }
-}
 
 // Loads a model after switching to its tier (a tier may lay weights out its own way at load).
 std::shared_ptr<const engine::Model> load_on_tier(const std::string& model, int isa) {
@@ -91,95 +80,6 @@ const std::map<std::string, std::string> kModelsWithoutReference = {};
 // A copy of one architecture step switched off is this many times llama.cpp's RMS error away
 // from the reference, at least (the steps below measured 170x to 1900x).
 constexpr double kDisabledStepRmsRatio = 10.0;
-
-// How a line is evaluated: in one pass (the prompt path; n_batch covers the longest line), or
-// one token per eval (the decode path: a batch of one row).
-enum class Evaluation { OnePass, TokenByToken };
-
-struct Measured {
-    test::TopFiveError error;
-    std::vector<size_t> compared_per_line; // steps compared on each line
-};
-
-// Feeds every line's teacher-forced sequence through a fresh cache and collects `logit - exact`
-// at llama.cpp's golden top-5 ids of every step.
-Measured measure(const std::shared_ptr<const engine::Model>& model,
-                 const std::vector<test::ReferenceLine>& lines, Evaluation how) {
-    size_t longest = 0;
-    for (const test::ReferenceLine& line : lines)
-        longest = std::max(longest, line.teacher_forced_sequence().size());
-    const int32_t n_batch = how == Evaluation::OnePass ? static_cast<int32_t>(longest) : 1;
-    engine::Inference inference(model, engine::InferenceOptions{2, n_batch});
-    const size_t n_vocab = static_cast<size_t>(inference.n_vocab());
-
-    Measured measured;
-    std::vector<float> logits;
-    for (size_t l = 0; l < lines.size(); ++l) {
-        const test::ReferenceLine& line = lines[l];
-        const std::vector<int32_t> sequence = line.teacher_forced_sequence();
-        auto cache = inference.new_cache(static_cast<int32_t>(sequence.size()));
-        if (how == Evaluation::OnePass) {
-            inference.eval(*cache, sequence, &logits);
-        } else {
-            logits.assign(sequence.size() * n_vocab, NAN);
-            for (size_t i = 0; i < sequence.size(); ++i) {
-                const std::span<const float> row =
-                    inference.eval(*cache, std::span<const int32_t>(&sequence[i], 1));
-                std::copy(row.begin(), row.end(), logits.begin() + static_cast<std::ptrdiff_t>(i * n_vocab));
-            }
-        }
-        if (logits.size() != sequence.size() * n_vocab) throw Error("eval gave logits of another size");
-        const int steps_before = measured.error.steps();
-        for (size_t s = 0; s < line.steps.size(); ++s) {
-            const size_t row = line.first_predicting_row() + s;
-            measured.error.set_location("line " + std::to_string(l + 1) + ", step " + std::to_string(s));
-            measured.error.add_step(line.steps[s],
-                                    std::span<const float>(logits.data() + row * n_vocab, n_vocab));
-        }
-        measured.compared_per_line.push_back(static_cast<size_t>(measured.error.steps() - steps_before));
-    }
-    return measured;
-}
-
-// The rule for an engine (see the top of this file); QVERIFY fails the calling test.
-void verify_rule(const std::string& name, const std::string& how,
-                 const std::vector<test::ReferenceLine>& lines, const Measured& measured) {
-    const test::TopFiveError& ours = measured.error;
-    for (size_t l = 0; l < lines.size(); ++l)
-        QVERIFY2(measured.compared_per_line[l] >= kMinStepsPerPrompt,
-                 qPrintable(QString("\"%1\": %2 steps compared, fewer than %3")
-                                .arg(QString::fromStdString(lines[l].prompt))
-                                .arg(measured.compared_per_line[l])
-                                .arg(kMinStepsPerPrompt)));
-    const test::LlamaCppError llama_cpp = test::llama_cpp_error(name);
-    const double rms_ratio = ours.rms() / llama_cpp.rms, max_ratio = ours.max_abs() / llama_cpp.max_abs;
-    qInfo("%s/%s: RMS %.3g (%.2fx llama.cpp's %.3g), max %.3g (%.2fx llama.cpp's %.3g); %d steps of %zu "
-          "lines, %d logits compared",
-          name.c_str(), how.c_str(), ours.rms(), rms_ratio, llama_cpp.rms, ours.max_abs(), max_ratio,
-          llama_cpp.max_abs, ours.steps(), lines.size(), ours.values());
-    QCOMPARE(ours.steps(), llama_cpp.steps); // every step, as llama.cpp's error was measured
-    QVERIFY2(ours.rms() <= test::kRmsRatioLimit * llama_cpp.rms,
-             qPrintable(QString("RMS error %1 is %2x llama.cpp's %3 (limit %4x)")
-                            .arg(ours.rms())
-                            .arg(rms_ratio)
-                            .arg(llama_cpp.rms)
-                            .arg(test::kRmsRatioLimit)));
-    QVERIFY2(ours.max_abs() <= test::kMaxRatioLimit * llama_cpp.max_abs,
-             qPrintable(QString("max error %1 is %2x llama.cpp's %3 (limit %4x), at %5")
-                            .arg(ours.max_abs())
-                            .arg(max_ratio)
-                            .arg(llama_cpp.max_abs)
-                            .arg(test::kMaxRatioLimit)
-                            .arg(QString::fromStdString(ours.worst_at()))));
-}
-
-// The best tier this CPU runs.
-int best_tier() {
-    int best = static_cast<int>(kernels::Isa::Scalar);
-    for (kernels::Isa isa : kernels::kIsaTiers)
-        if (kernels::kernels_for(isa)) best = static_cast<int>(isa);
-    return best;
-}
 
 // A copy of a test model, tensors and all, with one metadata entry given another value; none
 // leaves it as it is.
@@ -336,8 +236,9 @@ private slots:
         QVERIFY(loaded);
         const std::vector<test::ReferenceLine> lines = test::read_reference(name);
         const bool by_token = evaluation == 1;
-        verify_rule(name, tier_name(isa) + (by_token ? " token by token" : ""), lines,
-                    measure(loaded, lines, by_token ? Evaluation::TokenByToken : Evaluation::OnePass));
+        test::verify_rule(name, tier_name(isa) + (by_token ? " token by token" : ""), lines,
+                          measure(loaded, lines, by_token ? Evaluation::TokenByToken : Evaluation::OnePass),
+                          test::llama_cpp_error(name));
     }
 
     // The golden lines reach what the steps below switch off: a prompt longer than the window
@@ -392,7 +293,7 @@ private slots:
         const std::string how = tier_name(best_tier()) + ", " + change.what;
         const Measured measured = measure(loaded, lines, Evaluation::OnePass);
         if (!change.value) {
-            verify_rule(change.model, how, lines, measured);
+            test::verify_rule(change.model, how, lines, measured, test::llama_cpp_error(change.model));
             return;
         }
         const test::LlamaCppError llama_cpp = test::llama_cpp_error(change.model);
