@@ -30,9 +30,10 @@ inline void cpu_relax() {
 #endif
 }
 
-// Spins until value differs from `old` or the spin time is over, then waits on the atomic.
-// Returns the new value.
-template <class T> T wait_for_change(const std::atomic<T>& value, T old) {
+// Spins until value differs from `old` or the spin time is over, then waits on the atomic,
+// counted in `sleepers` (if given) while it does. Returns the new value.
+template <class T>
+T wait_for_change(const std::atomic<T>& value, T old, std::atomic<int>* sleepers = nullptr) {
     const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
     for (;;) {
         for (int i = 0; i < kSpinsPerClockRead; ++i) {
@@ -42,10 +43,14 @@ template <class T> T wait_for_change(const std::atomic<T>& value, T old) {
         }
         if (std::chrono::steady_clock::now() >= deadline) break;
     }
+    if (sleepers) sleepers->fetch_add(1, std::memory_order_relaxed);
     for (;;) {
         value.wait(old, std::memory_order_acquire);
         const T now = value.load(std::memory_order_acquire);
-        if (now != old) return now;
+        if (now != old) {
+            if (sleepers) sleepers->fetch_sub(1, std::memory_order_relaxed);
+            return now;
+        }
     }
 }
 
@@ -73,6 +78,7 @@ struct ThreadPool::State {
     std::atomic<bool> stopping{false};
 
     std::atomic<uint32_t> generation{0}; // what sleeping workers wait on
+    std::atomic<int> sleeping{0};        // workers past their spin, waiting on generation
     std::atomic<uint64_t> job{0};
 
     std::atomic<bool> failed{false};
@@ -95,7 +101,7 @@ struct ThreadPool::State {
     void worker_loop() {
         uint32_t seen = 0;
         for (;;) {
-            seen = wait_for_change(generation, seen);
+            seen = wait_for_change(generation, seen, &sleeping);
             if (stopping.load(std::memory_order_acquire)) return;
             // Join the job of that generation if it is still open; otherwise it is done (or
             // being finished by others) and this worker must not touch its ctx.
@@ -136,6 +142,10 @@ ThreadPool::~ThreadPool() {
 
 int ThreadPool::size() const {
     return state_->n_threads;
+}
+
+int ThreadPool::sleeping_workers() const {
+    return state_->sleeping.load(std::memory_order_relaxed);
 }
 
 void ThreadPool::for_each_erased(int64_t n, void (*call)(void*, int64_t), void* ctx) {

@@ -15,6 +15,8 @@ public:
     ThreadPool& operator=(const ThreadPool&) = delete;
 
     int size() const;
+    // Workers past their spin, asleep until the next job (a test waits for them to sleep).
+    int sleeping_workers() const;
 
     // Calls fn(i) exactly once for every i in [0, n), on the pool's threads and the caller's,
     // and returns when every call has returned. Threads claim indices from a shared counter,

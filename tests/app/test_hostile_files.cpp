@@ -35,6 +35,7 @@
 #include "tests/support/test_support.h"
 #include <QDir>
 #include <QFile>
+#include <QFuture>
 #include <QGuiApplication>
 #include <QProcess>
 #include <QQmlApplicationEngine>
@@ -64,6 +65,8 @@ namespace {
 
 constexpr const char* kLockHolderDatabase = "HEARTH_LOCK_HOLDER_DATABASE";
 constexpr const char* kLockHolderMode = "HEARTH_LOCK_HOLDER_MODE";
+// A retry interval longer than any test: the store's retry timer runs but never fires.
+constexpr int kRetryIntervalWhileLocked = 60 * 60 * 1000;
 
 // The lock holder: another process that takes the database's write lock (and, in "exclusive"
 // mode, SQLite's exclusive locking mode, which keeps readers out too), says "locked", and lets go
@@ -663,7 +666,9 @@ private slots:
         QVERIFY(holder.start(database, "exclusive"));
 
         HearthBackend b(pathsIn(profile));
-        b.store()->setRetryInterval(200);
+        // No timed retries while the lock is held: each attempt waits out SQLite's busy timeout
+        // (5 s) on the database thread, so timed ones would queue up ahead of the one below.
+        b.store()->setRetryInterval(kRetryIntervalWhileLocked);
         QVERIFY(startChat(b));
         QVERIFY(QTest::qWaitFor([&] { return !b.chat()->errorMessage().isEmpty(); }, 15000));
         const QString shown = b.chat()->errorMessage();
@@ -681,12 +686,27 @@ private slots:
         QVERIFY(replyIn(b, "Written while locked"));
         QVERIFY(b.store()->pendingWrites() > 0);
         const QString written = b.chat()->currentConversationId();
-        QTest::qWait(1000); // retries fail meanwhile
+        // A retry of the kept writes fails meanwhile and changes nothing: the writes stay kept,
+        // the message stays, the conversation stays in memory. flush() runs a retry on the
+        // database thread, as the retry timer does, after every write queued before it: the
+        // first brings those to the kept ones, the second is the retry checked. (Its future is
+        // polled, never waited on, which could run the retry on this thread.)
+        const auto retry = [&] {
+            const QFuture<void> retried = b.store()->flush();
+            return QTest::qWaitFor([&] { return retried.isFinished(); }, 120000);
+        };
+        QVERIFY(retry());
+        const int kept = b.store()->pendingWrites();
+        QVERIFY(kept > 0);
+        QVERIFY(retry());
+        QCOMPARE(b.store()->pendingWrites(), kept);
         QCOMPARE(b.chat()->errorMessage(), shown);
         QCOMPARE(b.chat()->allConversations()->rowCount(), 1);
 
         QVERIFY(holder.release());
-        // The message goes once it no longer applies, and the saved conversation comes back.
+        b.store()->setRetryInterval(200);
+        // The message goes once it no longer applies, and the saved conversation comes back:
+        // nothing but the retry timer writes now, so this also shows that it retries.
         QVERIFY(QTest::qWaitFor([&] { return b.chat()->errorMessage().isEmpty(); }, 30000));
         QVERIFY(QTest::qWaitFor([&] { return b.chat()->allConversations()->rowCount() == 2; }, 10000));
         QCOMPARE(b.store()->pendingWrites(), 0);

@@ -138,7 +138,8 @@ private slots:
         QVERIFY(QQuickTest::qWaitForPolish(window_));
         QTest::mouseMove(window_,
                          QPoint(window_->width() - 5, window_->height() / 2)); // no hover over the page
-        QTest::qWait(50);
+        QTRY_VERIFY(!row->property("hovered").toBool());
+        QVERIFY(QQuickTest::qWaitForPolish(window_));
         const QImage page = window_->grabWindow();
         const QString title = row->property("title").toString();
         QQuickItem* deleteButton = findShown(row, QStringLiteral("deleteChatButton"));
@@ -153,7 +154,9 @@ private slots:
         QVERIFY(dialog);
         QTRY_COMPARE(dialog->opacity(), 1.0); // the enter transition is over
         QTRY_COMPARE(dialog->scale(), 1.0);
-        QTest::qWait(200); // the dim's fade
+        QQuickItem* dim = shown(QStringLiteral("deleteChatDim"));
+        QVERIFY2(dim, "no modal dim of Hearth's own");
+        QTRY_COMPARE(dim->opacity(), 1.0); // its fade is over
         const QImage image = window_->grabWindow();
         saveScreenshot(image, QStringLiteral("delete-dialog-%1.png").arg(theme));
 
@@ -172,10 +175,7 @@ private slots:
         checkOpaquePanel(image, dialog, themeColour(QStringLiteral("surface")),
                          QStringLiteral("deleteChatBackground"), theme);
         if (QTest::currentTestFailed()) return;
-        QQuickItem* dim = shown(QStringLiteral("deleteChatDim"));
-        QVERIFY2(dim, "no modal dim of Hearth's own");
         QCOMPARE(sceneRect(dim), QRectF(QPointF(0, 0), window_->size()));
-        QTRY_COMPARE(dim->opacity(), 1.0);
 
         // What it says, inside the panel, in the theme's text colour.
         QQuickItem* heading = shown(QStringLiteral("deleteChatTitle"));
@@ -193,13 +193,15 @@ private slots:
         QVERIFY(sceneRect(text).bottom() <= sceneRect(cancel).top());
         QVERIFY(cancel->hasActiveFocus()); // Esc, Space and Tab work at once
 
-        // The dim takes the page's clicks: a click on another conversation does not open it.
+        // The dim takes the page's clicks: a click on another conversation does not open it. (QTest
+        // delivers the click before it returns: had it reached the row, the row's handler would
+        // have switched the conversation by then.) A click outside closes the dialog, as Cancel.
         const QString current = backend_->chat()->currentConversationId();
         QTest::mouseClick(window_, Qt::LeftButton, {},
                           sceneRect(item(QStringLiteral("conversation_1"))).center().toPoint());
-        QTest::qWait(50);
         QCOMPARE(backend_->chat()->currentConversationId(), current);
-        if (dialog->isVisible()) QTRY_VERIFY(!dialog->isVisible()); // a click outside closes it, as Cancel
+        QTRY_VERIFY(!dialog->isVisible());
+        QCOMPARE(backend_->chat()->currentConversationId(), current);
         QCOMPARE(backend_->chat()->conversations()->rowCount(), 2);
 
         clickOn(deleteButton);
@@ -232,7 +234,8 @@ private slots:
         QQuickItem* combo = item(QStringLiteral("contextCombo"));
         QVERIFY(combo && combo->isVisible());
         QTest::mouseMove(window_, QPoint(window_->width() - 5, window_->height() / 2)); // not over the box
-        QTest::qWait(200);
+        QTRY_VERIFY(!combo->property("hovered").toBool());
+        QVERIFY(QQuickTest::qWaitForPolish(window_));
         const QImage closed = window_->grabWindow();
 
         clickOn(combo);
@@ -263,10 +266,16 @@ private slots:
         window_->setProperty("page", QStringLiteral("chat"));
     }
 
-    // A popup a failed check left open is closed before the next test.
+    // A popup a failed check left open is closed before the next test: Esc, then its exit
+    // transition runs to its end (a popup is visible until then).
     void cleanup() {
         QTest::keyClick(window_, Qt::Key_Escape);
-        QTest::qWait(400);
+        QList<QObject*> popups{
+            item(QStringLiteral("sidebar"))->findChild<QObject*>(QStringLiteral("deleteChatDialog"))};
+        if (QQuickItem* combo = item(QStringLiteral("contextCombo")))
+            popups << combo->property("popup").value<QObject*>();
+        for (QObject* popup : popups)
+            QTRY_VERIFY(popup && !popup->property("visible").toBool());
     }
 
     void cleanupTestCase() {

@@ -1,5 +1,6 @@
 // Real chat templates rendered byte for byte as the reference Jinja2 renders them
-// (../shared/testdata/templates/*.expected.json), plus the ChatML default.
+// (../shared/testdata/templates/*.expected.json), whitespace control as templates use it, plus
+// the ChatML default.
 #include "engine/chat/chat_template.h"
 #include "tests/support/test_support.h"
 #include <QtTest>
@@ -95,6 +96,106 @@ private slots:
         }
         QCOMPARE(QString::fromStdString(rendered),
                  QString::fromStdString(test_case["expected"].get<std::string>()));
+    }
+
+    // Whitespace control as chat templates write it, on a conversation: "-" on block and output
+    // tags (stripping across newlines, both ways), Hugging Face's trim_blocks (the newline after
+    // a block tag goes) and lstrip_blocks (the indentation before a block or comment tag that
+    // starts its line goes, not before an output tag or mid-line), "+" switching either off,
+    // comments and {% set %} lines that leave nothing, and the one trailing newline dropped. The
+    // expected text is what Jinja2 3.1 renders with trim_blocks and lstrip_blocks, as
+    // apply_chat_template does. (Every construct alone: test_jinja_language.)
+    void whitespace_control_data() {
+        QTest::addColumn<QString>("source");
+        QTest::addColumn<bool>("add_generation_prompt");
+        QTest::addColumn<QString>("expected");
+        const auto row = [](const char* name, const char* source, bool add_generation_prompt,
+                            const char* expected) {
+            QTest::newRow(name) << QString::fromUtf8(source) << add_generation_prompt
+                                << QString::fromUtf8(expected);
+        };
+        row("minus on a for loop and its body",
+            "{%- for message in messages %}\n    {{- '<|' + message.role + '|>\\n' + message.content + "
+            "'<|end|>\\n' }}\n{%- endfor %}\n{%- if add_generation_prompt %}\n    {{- '<|assistant|>\\n' "
+            "}}\n{%- endif %}\n",
+            false, "<|system|>\nBe brief.<|end|>\n<|user|>\nHi<|end|>\n<|assistant|>\nHello.<|end|>\n");
+        row("minus on a for loop and its body (generation prompt)",
+            "{%- for message in messages %}\n    {{- '<|' + message.role + '|>\\n' + message.content + "
+            "'<|end|>\\n' }}\n{%- endfor %}\n{%- if add_generation_prompt %}\n    {{- '<|assistant|>\\n' "
+            "}}\n{%- endif %}\n",
+            true,
+            "<|system|>\nBe "
+            "brief.<|end|>\n<|user|>\nHi<|end|>\n<|assistant|>\nHello.<|end|>\n<|assistant|>\n");
+        row("trim_blocks drops the newline after a block tag",
+            "{% for message in messages %}\n[{{ message.role }}]\n{% endfor %}\nend", false,
+            "[system]\n[user]\n[assistant]\nend");
+        row("lstrip_blocks drops the indentation of a block tag",
+            "{% for message in messages %}\n    {% if message.role == 'user' %}\n    U: {{ message.content "
+            "}}\n    {% endif %}\n{% endfor %}",
+            false, "    U: Hi\n");
+        row("output tags keep their indentation and newline",
+            "{% for message in messages %}\n  {{ message.content }}\n{% endfor %}", false,
+            "  Be brief.\n  Hi\n  Hello.\n");
+        row("minus after a tag strips newlines and indentation",
+            "{% for message in messages -%}\n\n    {{ message.role }}\n{% endfor %}", false,
+            "system\nuser\nassistant\n");
+        row("minus before a tag strips back over lines",
+            "{% for message in messages %}{{ message.content }}   \n\n  {%- if not loop.last %}|{% endif "
+            "%}\n{% endfor %}",
+            false, "Be brief.|Hi|Hello.");
+        row("set on its own line leaves nothing",
+            "{% set sep = ' / ' %}\n{% for message in messages %}\n    {% set text = message.content | trim "
+            "%}\n{{ text }}{{ sep if not loop.last }}\n{% endfor %}",
+            false, "Be brief. / \nHi / \nHello.\n");
+        row("comments on their own lines leave nothing",
+            "{# a comment #}\n{% for message in messages %}\n    {#- inside -#}\n    {{ message.role }}\n{% "
+            "endfor %}",
+            false, "system\nuser\nassistant\n");
+        row("plus keeps a block tag's indentation",
+            "{% for message in messages %}\n    {%+ if true %}{{ message.role }}{% endif %}\n{% endfor %}",
+            false, "    system    user    assistant");
+        row("lstrip only where the tag starts the line",
+            "{% for message in messages %}x {% if true %}{{ message.role }}{% endif %}\n{% endfor %}", false,
+            "x systemx userx assistant");
+        row("lstrip not after an output tag on its line",
+            "{% for message in messages %}{{ message.role }}  {% if not loop.last %}|{% endif %}\n{% endfor "
+            "%}",
+            false, "system  |user  |assistant  ");
+        row("bos and an indented generation prompt",
+            "{{- bos_token }}\n{%- for message in messages %}\n    {%- if message.role == 'system' %}\n      "
+            "  {{- '<<SYS>>\\n' + message.content + '\\n<</SYS>>\\n\\n' }}\n    {%- else %}\n        {{- '[' "
+            "+ message.role + '] ' + message.content + eos_token }}\n    {%- endif %}\n{%- endfor %}\n{%- if "
+            "add_generation_prompt %}\n    {{- '[assistant] ' }}\n{%- endif %}",
+            false, "<s><<SYS>>\nBe brief.\n<</SYS>>\n\n[user] Hi</s>[assistant] Hello.</s>");
+        row("bos and an indented generation prompt (generation prompt)",
+            "{{- bos_token }}\n{%- for message in messages %}\n    {%- if message.role == 'system' %}\n      "
+            "  {{- '<<SYS>>\\n' + message.content + '\\n<</SYS>>\\n\\n' }}\n    {%- else %}\n        {{- '[' "
+            "+ message.role + '] ' + message.content + eos_token }}\n    {%- endif %}\n{%- endfor %}\n{%- if "
+            "add_generation_prompt %}\n    {{- '[assistant] ' }}\n{%- endif %}",
+            true, "<s><<SYS>>\nBe brief.\n<</SYS>>\n\n[user] Hi</s>[assistant] Hello.</s>[assistant] ");
+        row("a trailing newline is dropped",
+            "{% for message in messages %}{{ message.role }}\n{% endfor %}\n", false,
+            "system\nuser\nassistant\n");
+        row("plus after a tag keeps its newline",
+            "{% for message in messages +%}\n{{ message.role }}\n{% endfor %}", false,
+            "\nsystem\n\nuser\n\nassistant\n");
+    }
+    void whitespace_control() {
+        QFETCH(QString, source);
+        QFETCH(bool, add_generation_prompt);
+        QFETCH(QString, expected);
+        const ChatTemplate chat_template(source.toStdString(), "whitespace.jinja");
+        const std::vector<ChatMessage> messages = {
+            {Role::System, "Be brief.", {}}, {Role::User, "Hi", {}}, {Role::Assistant, "Hello.", {}}};
+        RenderOptions options;
+        options.bos_token = "<s>";
+        options.eos_token = "</s>";
+        options.add_generation_prompt = add_generation_prompt;
+        try {
+            QCOMPARE(QString::fromStdString(chat_template.render_messages(messages, options)), expected);
+        } catch (const std::exception& e) {
+            QFAIL(e.what());
+        }
     }
 
     // Parse once, render many times: a second rendering gives the same text.

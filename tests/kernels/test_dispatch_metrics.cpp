@@ -6,6 +6,7 @@
 
 #include <QTest>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <thread>
 #include <vector>
@@ -70,15 +71,30 @@ private slots:
         QCOMPARE(metrics::snapshot().calls(metrics::Op::Rope), uint64_t(1));
     }
 
+    // The timer records the time its scope took: at least what the steady clock shows passing
+    // inside the scope, at most what it shows around it.
     void scoped_timer_measures() {
+        using Clock = std::chrono::steady_clock;
+        const auto ns = [](Clock::duration d) {
+            return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
+        };
+        uint64_t inside = 0;
+        const Clock::time_point before = Clock::now();
         {
             metrics::ScopedTimer timer(metrics::Op::Other, TensorType::F32, Isa::Scalar);
-            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            const Clock::time_point start = Clock::now();
+            while (Clock::now() - start < std::chrono::microseconds(100)) {
+            }
+            inside = ns(Clock::now() - start);
         }
+        const uint64_t around = ns(Clock::now() - before);
         const metrics::Snapshot s = metrics::snapshot();
         const metrics::Cell& cell = s.at(metrics::Op::Other, TensorType::F32, Isa::Scalar);
         QCOMPARE(cell.calls, uint64_t(1));
-        QVERIFY(cell.total_ns >= 2000000);
+        QVERIFY2(
+            cell.total_ns >= inside && cell.total_ns <= around,
+            qPrintable(
+                QString("recorded %1 ns; %2 inside, %3 around").arg(cell.total_ns).arg(inside).arg(around)));
     }
 
     void names() {

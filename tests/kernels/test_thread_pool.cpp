@@ -14,6 +14,20 @@
 
 using namespace hearth::kernels;
 
+namespace {
+
+// Waits until every worker of the pool is past its spin, asleep (false after 30 s).
+bool all_workers_asleep(const ThreadPool& pool) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (pool.sleeping_workers() < pool.size() - 1) {
+        if (std::chrono::steady_clock::now() > deadline) return false;
+        std::this_thread::yield();
+    }
+    return true;
+}
+
+} // namespace
+
 class TestThreadPool : public QObject {
     Q_OBJECT
 private slots:
@@ -76,7 +90,7 @@ private slots:
             for (int64_t p : partial)
                 total += p;
             QCOMPARE(total, int64_t(999999) * 1000000 / 2);
-            std::this_thread::sleep_for(std::chrono::milliseconds(5)); // past the spin: workers sleep
+            QVERIFY(all_workers_asleep(pool)); // past the spin
         }
     }
 
@@ -100,7 +114,7 @@ private slots:
     void short_jobs_with_sleeping_workers() {
         ThreadPool pool(8); // more threads than this machine has cores
         for (int job = 0; job < 50; ++job) {
-            std::this_thread::sleep_for(std::chrono::microseconds(200));
+            QVERIFY(all_workers_asleep(pool));
             std::atomic<int> ran{0};
             pool.for_each(3, [&](int64_t) { ran.fetch_add(1); });
             QCOMPARE(ran.load(), 3);
@@ -110,14 +124,16 @@ private slots:
     // A pool made and used from another thread, then destroyed while its workers sleep.
     void other_thread_and_shutdown() {
         std::atomic<int> total{0};
+        std::atomic<bool> slept{false};
         std::thread user([&] {
             ThreadPool pool(3);
             for (int i = 0; i < 100; ++i)
                 pool.for_each(3, [&](int64_t) { total.fetch_add(1); });
-            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            slept = all_workers_asleep(pool);
         });
         user.join();
         QCOMPARE(total.load(), 300);
+        QVERIFY(slept.load());
         { ThreadPool unused(4); } // constructed and destroyed without a job
     }
 

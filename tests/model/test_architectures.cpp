@@ -1,11 +1,12 @@
 // The architectures beyond llama and qwen (gemma2, gemma3, phi3, gpt2, qwen3moe) as the engine reads them
 // from the tiny test files, and the steps that set each apart: the model picker's list of
 // architectures, the traits and hyperparameters read from the metadata (sliding-window layers,
-// RoPE bases, soft-caps, experts), LongRoPE's long factors chosen past the original context,
+// RoPE bases, soft-caps, experts), the RoPE tables and a rotation of part of each head
+// (rope.dimension_count below the head size), LongRoPE's long factors chosen past the original context,
 // the learned positions' limit, and the experts' routing: top-k with renormalized weights,
 // prefill grouped by expert giving decode's results, and the hits counted in each engine's live
 // metrics.
-// (Their logits against exact math: test_golden.)
+// (Their logits against exact math: test_golden; a partial rotation's: test_partial_rope.)
 #include "engine/error.h"
 #include "engine/forward/inference.h"
 #include "engine/forward/mixture_of_experts.h"
@@ -18,6 +19,7 @@
 #include "engine/session/session_store.h"
 #include "kernels/kernel_table.h"
 #include "tests/model/longrope_model.h"
+#include "tests/model/partial_rope_model.h"
 #include "tests/support/test_support.h"
 #include <QScopeGuard>
 #include <QtTest>
@@ -36,6 +38,13 @@ std::string model_path(const std::string& name) {
 
 engine::HyperParams hparams_of(const std::string& name) {
     return engine::read_hyperparams(*gguf::GgufFile::open(model_path(name)));
+}
+
+// The hyperparameters of tiny-phi3 rotating 24 of its 32 dimensions (partial_rope_model.h).
+engine::HyperParams partial_rope_hparams() {
+    const std::string path = test::make_temp_dir("hearth-partial-rope") + "/partial.gguf";
+    test::write_partial_rope_phi3(path);
+    return engine::read_hyperparams(*gguf::GgufFile::open(path));
 }
 
 // The logits after every token of `tokens`, evaluated in batches of n_batch rows.
@@ -185,9 +194,18 @@ private slots:
     }
 
     // RoPE tables with per-pair factors and LongRoPE's attention factor, against their definition:
-    // cos/sin(pos * scale * base^(-2i/d) / factor_i) * attn_factor.
+    // cos/sin(pos * scale * base^(-2i/d) / factor_i) * attn_factor, where d is the number of
+    // rotated dimensions: the whole head (tiny-phi3), or part of it (rope.dimension_count below
+    // the head size, as Phi-4-mini declares 96 of 128).
+    void rope_tables_with_factors_and_attention_factor_data() {
+        QTest::addColumn<bool>("partial");
+        QTest::newRow("whole head") << false;
+        QTest::newRow("24 of 32 dimensions") << true;
+    }
     void rope_tables_with_factors_and_attention_factor() {
-        engine::HyperParams hp = hparams_of("tiny-phi3");
+        QFETCH(bool, partial);
+        const engine::HyperParams hp = partial ? partial_rope_hparams() : hparams_of("tiny-phi3");
+        QCOMPARE(hp.rope_dim < hp.head_dim, partial);
         const int32_t pairs = hp.rope_dim / 2;
         std::vector<float> factors(static_cast<size_t>(pairs));
         for (int32_t i = 0; i < pairs; ++i)
@@ -200,9 +218,43 @@ private slots:
                 const double theta =
                     (100 + t) * 0.5 * std::pow(10000.0, -2.0 * i / hp.rope_dim) / factors[size_t(i)];
                 const float* cs = table.data() + t * hp.rope_dim + 2 * i;
-                QVERIFY(std::abs(cs[0] - 1.19 * std::cos(theta)) < 1e-4);
-                QVERIFY(std::abs(cs[1] - 1.19 * std::sin(theta)) < 1e-4);
+                QVERIFY2(std::abs(cs[0] - 1.19 * std::cos(theta)) < 1e-4 &&
+                             std::abs(cs[1] - 1.19 * std::sin(theta)) < 1e-4,
+                         qPrintable(QString("position %1, pair %2").arg(100 + t).arg(i)));
             }
+    }
+
+    // A partial rotation turns value i of each head with value i + rope_dim / 2 (NeoX pairs, as
+    // phi3 has them) by position * base^(-2i / rope_dim), and leaves the head's last
+    // head_dim - rope_dim values as they are.
+    void partial_rotation_turns_the_first_dimensions_only() {
+        const engine::HyperParams hp = partial_rope_hparams();
+        QVERIFY(hp.rope_neox);
+        QCOMPARE(hp.rope_dim, int32_t(test::kPartialRopeDims));
+        QCOMPARE(hp.head_dim, 32);
+        constexpr int32_t kPosition = 7, kHeads = 2;
+        std::vector<float> tables(static_cast<size_t>(hp.rope_dim));
+        engine::rope_tables(hp, engine::rope_frequency_factors(hp, {}), kPosition, 1, tables.data());
+        std::vector<float> x(static_cast<size_t>(kHeads * hp.head_dim));
+        for (size_t i = 0; i < x.size(); ++i)
+            x[i] = std::sin(0.7f * float(i) + 0.3f);
+        std::vector<float> rotated = x;
+        engine::apply_rope(hp, tables.data(), 1, rotated.data(), kHeads);
+        const int32_t pairs = hp.rope_dim / 2;
+        for (int32_t h = 0; h < kHeads; ++h) {
+            const size_t head = static_cast<size_t>(h * hp.head_dim);
+            for (int32_t i = 0; i < pairs; ++i) {
+                const double theta = kPosition * std::pow(double(hp.rope_freq_base), -2.0 * i / hp.rope_dim);
+                const double x0 = x[head + size_t(i)], x1 = x[head + size_t(i + pairs)];
+                QVERIFY2(std::abs(rotated[head + size_t(i)] - (x0 * std::cos(theta) - x1 * std::sin(theta))) <
+                                 1e-5 &&
+                             std::abs(rotated[head + size_t(i + pairs)] -
+                                      (x0 * std::sin(theta) + x1 * std::cos(theta))) < 1e-5,
+                         qPrintable(QString("head %1, pair %2").arg(h).arg(i)));
+            }
+            for (int32_t i = hp.rope_dim; i < hp.head_dim; ++i)
+                QCOMPARE(rotated[head + size_t(i)], x[head + size_t(i)]);
+        }
     }
 
     // LongRoPE: a context longer than the original one takes the long factors. A file whose short

@@ -37,6 +37,14 @@
 #include <set>
 
 using namespace hearth;
+using test::add_tier_rows;
+using test::best_tier;
+using test::Evaluation;
+using test::kMinStepsPerPrompt;
+using test::measure_reference;
+using test::Measured;
+using test::tier_name;
+using test::tier_of;
 
 namespace {
 
@@ -53,24 +61,6 @@ constexpr const char* kCheckedModels[] = {
 // Greedy on quantized files: the first 30 steps, skipping llama.cpp's near-ties.
 constexpr size_t kQuantizedGreedySteps = 30;
 constexpr float kNearTie = 0.05f;
-
-kernels::Isa tier_of(int isa) {
-    return static_cast<kernels::Isa>(isa);
-}
-std::string tier_name(int isa) {
-    return std::string(kernels::isa_name(tier_of(isa)));
-}
-
-// Rows (model, tier) for every tier, named model/tier; with an evaluation (the rule's third
-// column: 0 one pass, 1 token by token), that too, and " token by token" in the name of 1.
-void add_tier_rows(const std::string& model, std::optional<int> evaluation = {}) {
-    for (kernels::Isa isa : kernels::kIsaTiers) {
-        const std::string tag =
-            model + "/" + std::string(kernels::isa_name(isa)) + (evaluation == 1 ? " token by token" : "");
-        QTestData& row = QTest::newRow(tag.c_str()) << QString::fromStdString(model) << static_cast<int>(isa);
-        if (evaluation) row << *evaluation;
-    }
-}
 
 // Loads a model after switching to its tier (a tier may lay weights out its own way at load).
 std::shared_ptr<const engine::Model> load_on_tier(const std::string& model, int isa) {
@@ -91,14 +81,6 @@ const std::map<std::string, std::string> kModelsWithoutReference = {};
 // A copy of one architecture step switched off is this many times llama.cpp's RMS error away
 // from the reference, at least (the steps below measured 170x to 1900x).
 constexpr double kDisabledStepRmsRatio = 10.0;
-
-// The best tier this CPU runs.
-int best_tier() {
-    int best = static_cast<int>(kernels::Isa::Scalar);
-    for (kernels::Isa isa : kernels::kIsaTiers)
-        if (kernels::kernels_for(isa)) best = static_cast<int>(isa);
-    return best;
-}
 
 // A copy of a test model, tensors and all, with one metadata entry given another value; none
 // leaves it as it is.
@@ -258,8 +240,7 @@ private slots:
         const bool by_token = evaluation == 1;
         test::verify_reference_rule(
             name, tier_name(isa) + (by_token ? " token by token" : ""), lines,
-            test::measure_reference(loaded, lines,
-                                    by_token ? test::Evaluation::TokenByToken : test::Evaluation::OnePass));
+            measure_reference(loaded, lines, by_token ? Evaluation::TokenByToken : Evaluation::OnePass));
     }
 
     // The golden lines reach what the steps below switch off: a prompt longer than the window

@@ -1,6 +1,9 @@
 // The sampler's filters on hand-made logits, one at a time and in the documented
 // order of the chain: repetition penalty -> top-k -> top-p -> min-p -> temperature
-// -> draw (greedy at temperature <= 0).
+// -> draw (greedy at temperature <= 0). Each filter also exactly at its boundary, where a
+// comparison written one way or the other changes which tokens survive (probabilities exact in
+// binary, so a cumulative probability lands exactly on top-p and a token's exactly on min-p's
+// threshold), and NaN logits, which are never drawn.
 //
 // Which tokens survive a filter is read off many draws with a fixed seed: a filtered
 // token is never drawn, a kept one is. The draws are deterministic, so frequencies are
@@ -181,6 +184,29 @@ private slots:
         verify_renormalised(frequency, best(kept));
     }
 
+    // Top-p at its boundary, where `reaches p` written as > instead of >= changes what is kept.
+    // Four equal logits: 1/4 each, exact in binary, cumulative 1/4, 1/2, 3/4, 1 (ties ranked by
+    // id), so a cumulative probability lands exactly on p. At p = 1/2 exactly the first two
+    // reach it; just above 1/2, three are needed.
+    void top_p_at_the_boundary_data() {
+        QTest::addColumn<float>("top_p");
+        QTest::addColumn<int>("kept");
+        QTest::newRow("p exactly 1/4") << 0.25f << 1;
+        QTest::newRow("p exactly 1/2") << 0.5f << 2;
+        QTest::newRow("p exactly 3/4") << 0.75f << 3;
+        QTest::newRow("p just above 1/2") << 0.5000001f << 3;
+    }
+    void top_p_at_the_boundary() {
+        QFETCH(float, top_p);
+        QFETCH(int, kept);
+        SamplingParams params = plain_params();
+        params.top_p = top_p;
+        std::set<int32_t> expected;
+        for (int32_t id = 0; id < kept; ++id)
+            expected.insert(id);
+        QCOMPARE(drawn_ids(draw_frequencies(params, {2.0f, 2.0f, 2.0f, 2.0f})), expected);
+    }
+
     // Min-p keeps the tokens at least min_p times as probable as the best one (0.5).
     void min_p_keeps_tokens_near_the_best_data() {
         QTest::addColumn<float>("min_p");
@@ -200,6 +226,60 @@ private slots:
         QCOMPARE(frequency.size(), kProbabilities.size());
         QCOMPARE(drawn_ids(frequency), best(kept));
         verify_renormalised(frequency, best(kept));
+    }
+
+    // Min-p at its threshold: a token exactly min_p times as probable as the best one is kept.
+    // At min_p 1 the threshold is the best token's probability: every tie is kept.
+    void min_p_keeps_a_token_at_the_threshold() {
+        SamplingParams params = plain_params();
+        params.min_p = 1.0f;
+        QCOMPARE(drawn_ids(draw_frequencies(params, {1.0f, 1.0f, 1.0f, 1.0f})),
+                 (std::set<int32_t>{0, 1, 2, 3}));
+        QCOMPARE(drawn_ids(draw_frequencies(params, {1.0f, 1.0f, 0.5f, 1.0f})), (std::set<int32_t>{0, 1, 3}));
+    }
+
+    // Top-k at a tie: exactly k kept, ties broken toward the lower id.
+    void top_k_breaks_ties_toward_the_lower_id() {
+        SamplingParams params = plain_params();
+        params.top_k = 2;
+        QCOMPARE(drawn_ids(draw_frequencies(params, {1.0f, 1.0f, 1.0f, 1.0f})), (std::set<int32_t>{0, 1}));
+    }
+
+    // NaN among the logits (a damaged model's): every draw, greedy or not, under every filter, is
+    // a token whose logit is a number (a NaN in a sort's comparisons is undefined behaviour: with
+    // libstdc++'s introsort it can put NaN first, and the softmax then draws nothing but NaN).
+    void nan_logits_are_never_drawn_data() {
+        QTest::addColumn<float>("temperature");
+        QTest::addColumn<int>("top_k");
+        QTest::addColumn<float>("top_p");
+        QTest::addColumn<float>("min_p");
+        QTest::newRow("greedy") << 0.0f << 0 << 1.0f << 0.0f;
+        QTest::newRow("unfiltered") << 1.0f << 0 << 1.0f << 0.0f;
+        QTest::newRow("top-k") << 1.0f << 40 << 1.0f << 0.0f;
+        QTest::newRow("top-p") << 0.8f << 0 << 0.9f << 0.0f;
+        QTest::newRow("min-p") << 1.0f << 0 << 1.0f << 0.05f;
+    }
+    void nan_logits_are_never_drawn() {
+        QFETCH(float, temperature);
+        QFETCH(int, top_k);
+        QFETCH(float, top_p);
+        QFETCH(float, min_p);
+        std::vector<float> logits(1000);
+        for (size_t i = 0; i < logits.size(); ++i) // every third a NaN, the rest spread out
+            logits[i] = i % 3 == 0 ? NAN : static_cast<float>((i * 37) % 101) / 10.0f;
+        SamplingParams params = plain_params(7);
+        params.temperature = temperature;
+        params.top_k = top_k;
+        params.top_p = top_p;
+        params.min_p = min_p;
+        Sampler sampler(params, static_cast<int32_t>(logits.size()));
+        for (int draw = 0; draw < 500; ++draw) {
+            const int32_t id = sampler.sample(logits, {});
+            QVERIFY(id >= 0 && id < static_cast<int32_t>(logits.size()));
+            QVERIFY2(!std::isnan(logits[static_cast<size_t>(id)]),
+                     qPrintable(QString("drew NaN token %1").arg(id)));
+        }
+        QVERIFY(!std::isnan(logits[static_cast<size_t>(engine::argmax(logits))]));
     }
 
     void temperature_scales_the_logits_data() {

@@ -1,13 +1,15 @@
 // The API server's HTTP side over real sockets on loopback: routes, methods and the
 // OpenAI error shapes, request checking (bad JSON, bad parameters, unknown model),
 // hostile input (huge bodies and headers, malformed lines, stalls), keep-alive and
-// pipelining, the API key, and 503 without a model. The engine behind it is real
-// (stories260K on its own thread), except in the no-model case.
+// pipelining, the API key, 503 without a model, and a stream that fails after it started. The
+// engine behind it is real (stories260K on its own thread), except in the no-model and failing
+// cases.
 #include "app/server/http_request_parser.h"
 #include "tests/server/api_fixture.h"
 #include <QJsonArray>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTimer>
 #include <vector>
 
 using namespace hearth::server;
@@ -22,6 +24,26 @@ public:
         CompletionResult result;
         result.errorStatus = 503;
         emit finished(request.id, result);
+    }
+    void forgetSession(const QString&) override {}
+};
+
+// A backend whose completion fails after its first piece: the reply's status and first chunks
+// are on the wire when the failure comes (an engine error mid-reply, a model unloaded).
+class FailsAfterOnePieceBackend final : public CompletionBackend {
+public:
+    static constexpr int kStatus = 500;
+    static constexpr const char* kError = "the model stopped computing numbers";
+    QString modelId() const override { return storiesModelId(); }
+    void start(const CompletionRequest& request) override {
+        // Later, from the event loop, as a backend on another thread answers.
+        QTimer::singleShot(0, this, [this, id = request.id] {
+            emit pieceReady(id, QStringLiteral("Once"));
+            CompletionResult result;
+            result.errorStatus = kStatus;
+            result.error = QString::fromLatin1(kError);
+            emit finished(id, result);
+        });
     }
     void forgetSession(const QString&) override {}
 };
@@ -325,6 +347,36 @@ private slots:
         QVERIFY(chat);
         QVERIFY(isOpenAiError(*chat, 503));
         QCOMPARE(chat->json()["error"]["code"].toString(), QStringLiteral("model_not_loaded"));
+    }
+
+    // A stream that fails after it started: the status (200) is sent, so the error goes in the
+    // stream as an event of OpenAI's error shape, then the stream ends as every stream does,
+    // with "data: [DONE]", and the response is complete: its last chunk follows, and a client
+    // that asked to close sees the connection close.
+    void aStreamThatFailsAfterItsFirstPieceEndsWithTheErrorAndDone() {
+        FailsAfterOnePieceBackend failing;
+        ApiServer server(&failing);
+        QVERIFY(server.listen(QHostAddress::LocalHost, 0));
+        HttpTestClient client(server.port());
+        client.send("POST", "/v1/chat/completions", storyRequest({{"stream", true}}), {}, /*close=*/true);
+        const auto reply = client.read(10000);
+        QVERIFY2(reply, client.received().constData());
+        QCOMPARE(reply->status, 200);
+        QVERIFY(reply->chunked);
+        QVERIFY(reply->header("content-type").startsWith("text/event-stream"));
+        QVERIFY2(reply->body.endsWith("data: [DONE]\n\n"), reply->body.constData());
+        const QList<QByteArray> events = reply->events();
+        QVERIFY2(events.size() >= 4, reply->body.constData()); // role, piece, error, [DONE]
+        QCOMPARE(replyText(*reply), QStringLiteral("Once"));
+        QCOMPARE(events.last(), QByteArray("[DONE]"));
+        const QJsonObject error =
+            QJsonDocument::fromJson(events[events.size() - 2]).object()["error"].toObject();
+        QCOMPARE(error["message"].toString(), QString::fromLatin1(FailsAfterOnePieceBackend::kError));
+        QVERIFY(error["type"].isString() && !error["type"].toString().isEmpty());
+        QVERIFY(error.contains("param") && error.contains("code"));
+        for (qsizetype i = 0; i + 2 < events.size(); ++i) // the pieces before it are chunks
+            QVERIFY2(!QJsonDocument::fromJson(events[i]).object().contains("error"), events[i].constData());
+        QVERIFY(client.waitForClose());
     }
 
     // A port another program holds is refused in plain words.

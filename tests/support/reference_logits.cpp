@@ -36,6 +36,28 @@ bool has_reference(const std::string& model) {
     return std::filesystem::exists(testdata("reference/" + model + ".reference.jsonl"));
 }
 
+ReferenceLine golden_line(const json& line, const std::string& where) {
+    ReferenceLine parsed;
+    try {
+        parsed.prompt = line.at("prompt").get<std::string>();
+        parsed.prompt_tokens = line.at("prompt_tokens").get<std::vector<int32_t>>();
+        const json& steps = line.at("steps");
+        for (size_t s = 0; s < steps.size(); ++s) {
+            ReferenceStep step;
+            step.token = steps[s].at("token").get<int32_t>();
+            for (const json& pair : steps[s].at("top5"))
+                step.golden_top5.emplace_back(pair.at(0).get<int32_t>(), pair.at(1).get<float>());
+            if (step.golden_top5.size() != 5)
+                throw std::runtime_error(where + ", step " + std::to_string(s) + ": not 5 golden logits");
+            parsed.steps.push_back(std::move(step));
+        }
+    } catch (const json::exception& e) {
+        throw std::runtime_error(where + ": " + e.what());
+    }
+    if (parsed.prompt_tokens.empty()) throw std::runtime_error(where + ": no prompt tokens");
+    return parsed;
+}
+
 std::vector<ReferenceLine> read_reference(const std::string& model) {
     const std::string golden_path = testdata("golden/" + model + ".greedy.jsonl");
     const std::string reference_path = testdata("reference/" + model + ".reference.jsonl");
@@ -47,38 +69,27 @@ std::vector<ReferenceLine> read_reference(const std::string& model) {
 
     std::vector<ReferenceLine> lines;
     for (size_t l = 0; l < golden.size(); ++l) {
-        const json& g = golden[l];
         const json& r = reference[l];
         const std::string where = reference_path + " line " + std::to_string(l + 1);
-        ReferenceLine line;
-        line.prompt = g["prompt"].get<std::string>();
-        line.prompt_tokens = g["prompt_tokens"].get<std::vector<int32_t>>();
+        ReferenceLine line = golden_line(golden[l], golden_path + " line " + std::to_string(l + 1));
         if (r["prompt"].get<std::string>() != line.prompt ||
-            r["prompt_tokens"].get<std::vector<int32_t>>() != line.prompt_tokens ||
-            line.prompt_tokens.empty())
+            r["prompt_tokens"].get<std::vector<int32_t>>() != line.prompt_tokens)
             throw std::runtime_error(where + ": another prompt than the golden's");
-        const json& golden_steps = g["steps"];
         const json& reference_steps = r["steps"];
-        if (golden_steps.size() != reference_steps.size())
+        if (line.steps.size() != reference_steps.size())
             throw std::runtime_error(where + ": " + std::to_string(reference_steps.size()) +
-                                     " steps, the golden " + std::to_string(golden_steps.size()));
-        for (size_t s = 0; s < golden_steps.size(); ++s) {
-            ReferenceStep step;
-            step.token = golden_steps[s]["token"].get<int32_t>();
+                                     " steps, the golden " + std::to_string(line.steps.size()));
+        for (size_t s = 0; s < line.steps.size(); ++s) {
+            ReferenceStep& step = line.steps[s];
             if (reference_steps[s]["token"].get<int32_t>() != step.token)
                 throw std::runtime_error(where + ", step " + std::to_string(s) +
                                          ": another token than the golden's");
-            for (const json& pair : golden_steps[s]["top5"])
-                step.golden_top5.emplace_back(pair[0].get<int32_t>(), pair[1].get<float>());
             for (const json& pair : reference_steps[s]["ref"])
                 step.exact.emplace(pair[0].get<int32_t>(), pair[1].get<double>());
-            if (step.golden_top5.size() != 5)
-                throw std::runtime_error(where + ", step " + std::to_string(s) + ": not 5 golden logits");
             for (const auto& [id, logit] : step.golden_top5)
                 if (!step.exact.contains(id))
                     throw std::runtime_error(where + ", step " + std::to_string(s) + ": golden id " +
                                              std::to_string(id) + " has no exact logit");
-            line.steps.push_back(std::move(step));
         }
         lines.push_back(std::move(line));
     }

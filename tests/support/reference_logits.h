@@ -4,6 +4,7 @@
 // llama.cpp's own error against the same exact math.
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -30,6 +31,11 @@ struct ReferenceLine {
     std::vector<int32_t> teacher_forced_sequence() const;
     size_t first_predicting_row() const { return prompt_tokens.size() - 1; }
 };
+
+// One line of a golden file as llama.cpp's greedy run wrote it (golden/*.greedy.jsonl): the
+// prompt, its tokens and each step's token and top-5, with no exact logits yet. Throws
+// std::runtime_error starting with `where` when a part is missing or not 5 logits are given.
+ReferenceLine golden_line(const nlohmann::json& line, const std::string& where);
 
 // Whether testdata has reference/<model>.reference.jsonl.
 bool has_reference(const std::string& model);

@@ -48,8 +48,38 @@ Measured measure_reference(const std::shared_ptr<const engine::Model>& model,
     return measured;
 }
 
+kernels::Isa tier_of(int isa) {
+    return static_cast<kernels::Isa>(isa);
+}
+
+std::string tier_name(int isa) {
+    return std::string(kernels::isa_name(tier_of(isa)));
+}
+
+int best_tier() {
+    int best = static_cast<int>(kernels::Isa::Scalar);
+    for (kernels::Isa isa : kernels::kIsaTiers)
+        if (kernels::kernels_for(isa)) best = static_cast<int>(isa);
+    return best;
+}
+
+void add_tier_rows(const std::string& model, std::optional<int> evaluation) {
+    for (kernels::Isa isa : kernels::kIsaTiers) {
+        const std::string tag =
+            model + "/" + std::string(kernels::isa_name(isa)) + (evaluation == 1 ? " token by token" : "");
+        QTestData& row = QTest::newRow(tag.c_str()) << QString::fromStdString(model) << static_cast<int>(isa);
+        if (evaluation) row << *evaluation;
+    }
+}
+
 void verify_reference_rule(const std::string& name, const std::string& how,
                            const std::vector<ReferenceLine>& lines, const Measured& measured) {
+    verify_reference_rule(name, how, lines, measured, llama_cpp_error(name));
+}
+
+void verify_reference_rule(const std::string& name, const std::string& how,
+                           const std::vector<ReferenceLine>& lines, const Measured& measured,
+                           const LlamaCppError& llama_cpp) {
     const TopFiveError& ours = measured.error;
     for (size_t l = 0; l < lines.size(); ++l)
         QVERIFY2(measured.compared_per_line[l] >= kMinStepsPerPrompt,
@@ -57,7 +87,6 @@ void verify_reference_rule(const std::string& name, const std::string& how,
                                 .arg(QString::fromStdString(lines[l].prompt))
                                 .arg(measured.compared_per_line[l])
                                 .arg(kMinStepsPerPrompt)));
-    const LlamaCppError llama_cpp = llama_cpp_error(name);
     const double rms_ratio = ours.rms() / llama_cpp.rms, max_ratio = ours.max_abs() / llama_cpp.max_abs;
     qInfo("%s/%s: RMS %.3g (%.2fx llama.cpp's %.3g), max %.3g (%.2fx llama.cpp's %.3g); %d steps of %zu "
           "lines, %d logits compared",

@@ -297,6 +297,22 @@ private slots:
         row("default/digits", "default", "Hi!! 12345", {"Hi", "!!", " ", "123", "45"});
         // Llama 3: any-case contractions, digits in threes, newline runs whole.
         row("llama3/digits", "llama3", "I'M 1234567 ok", {"I", "'M", " ", "123", "456", "7", " ok"});
+        // Case-insensitive contractions, as (?i:'s|'t|'re|'ve|'m|'ll|'d) matches them in the models'
+        // own expressions: any case of every letter. Told apart where a letter follows (after
+        // "X", "'S" is a piece with or without the contraction), so each starts the text; U+017F
+        // (long s), which a caseless match would fold to "s", is a letter of the next word.
+        for (const char* contraction : {"S", "T", "RE", "VE", "M", "LL", "D", "Re", "rE", "vE", "lL"}) {
+            const QString text = QStringLiteral("'%1x").arg(QLatin1String(contraction));
+            QTest::addRow("llama3/contraction '%s", contraction)
+                << "llama3" << text << QStringList({text.chopped(1), "x"});
+        }
+        row("llama3/contraction starts a word", "llama3", "'Tis the season", {"'T", "is", " the", " season"});
+        row("llama3/long s is no contraction", "llama3", "it'\u017Fx", {"it", "'\u017Fx"});
+        row("qwen2/uppercase contractions", "qwen2", "'Tis WE'LL", {"'T", "is", " WE", "'LL"});
+        // GPT-4o keeps a contraction on its word, in any case.
+        row("gpt4o/mixed-case contraction", "gpt4o", "We'Ve", {"We'Ve"});
+        row("gpt4o/uppercase contraction", "gpt4o", "THEY'RE", {"THEY'RE"});
+        row("gpt4o/contractions", "gpt4o", "I'M you'D", {"I'M", " you'D"});
         row("llama3/newlines", "llama3", "Hello\n\nworld", {"Hello", "\n\n", "world"});
         row("llama3/punctuation", "llama3", "...hi", {"...", "hi"});
         row("llama3/spaces", "llama3", "a       b", {"a", "      ", " b"});

@@ -1,6 +1,11 @@
 // The prompts of llama.cpp's golden runs (testdata/golden/*.greedy.jsonl) must
 // tokenize to the same ids, with BOS where the model adds it by default, and
 // every generated token must decode to the piece llama.cpp printed for it.
+// The golden prompts are plain English, so the same tokenizers (stories260K's 512-token
+// SentencePiece with byte fallback, Llama 2's, GPT-2's BPE) are also held to llama.cpp on their
+// boundary cases (data/golden-model-boundaries.json): empty text, lone and repeated spaces,
+// leading and trailing spaces, newlines, tabs, CR LF, no-break space, accents, CJK and emoji
+// (byte fallback), digits, "<s>" as text, casing and contractions; each piece byte for byte.
 #include "tests/tokenizer/tokenizer_test_data.h"
 #include <QtTest>
 #include <filesystem>
@@ -18,6 +23,24 @@ std::vector<nlohmann::json> read_golden(const std::string& stem) {
     for (std::string line; std::getline(in, line);)
         if (!line.empty()) runs.push_back(nlohmann::json::parse(line));
     return runs;
+}
+
+// llama.cpp's tokenization of boundary texts, per model file.
+const nlohmann::json& boundary_cases() {
+    static const nlohmann::json cases =
+        nlohmann::json::parse(test::read_file(HEARTH_TOKENIZER_BOUNDARIES))["models"];
+    return cases;
+}
+
+// A row name that shows the text's control characters.
+std::string visible(const std::string& text) {
+    std::string shown;
+    for (const char c : text)
+        shown += c == '\n'   ? std::string("\\n")
+                 : c == '\t' ? std::string("\\t")
+                 : c == '\r' ? std::string("\\r")
+                             : std::string(1, c);
+    return shown;
 }
 
 } // namespace
@@ -62,6 +85,33 @@ private slots:
         QCOMPARE(ids_string(ids), ids_string(expected));
         // GPT-2 has no BOS by default; every SentencePiece model here has one.
         QCOMPARE(tok.add_bos_by_default(), !stem.startsWith("tiny-gpt2"));
+    }
+
+    void boundary_texts_match_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("index");
+        for (const auto& [model, cases] : boundary_cases().items())
+            for (size_t i = 0; i < cases.size(); ++i)
+                QTest::addRow("%s/\"%s\"", model.c_str(),
+                              visible(cases[i]["text"].get<std::string>()).c_str())
+                    << QString::fromStdString(model) << static_cast<int>(i);
+    }
+    // The ids llama.cpp gives (BOS as the model adds it, special tokens not parsed), and each
+    // id's piece as llama.cpp prints it, control tokens shown, byte for byte (a byte-fallback
+    // token's piece is one byte of a character).
+    void boundary_texts_match() {
+        QFETCH(QString, model);
+        QFETCH(int, index);
+        const nlohmann::json& expected =
+            boundary_cases().at(model.toStdString()).at(static_cast<size_t>(index));
+        const auto& tok = model_tokenizer(model);
+        const auto ids = tok.encode(expected.at("text").get<std::string>(), tok.add_bos_by_default(), false);
+        QCOMPARE(ids_string(ids), ids_string(expected.at("ids").get<std::vector<int32_t>>()));
+        const auto pieces = expected.at("pieces_hex").get<std::vector<std::string>>();
+        QCOMPARE(pieces.size(), ids.size());
+        for (size_t i = 0; i < ids.size(); ++i)
+            QCOMPARE(QByteArray::fromStdString(tok.token_to_piece(ids[i], true)).toHex(),
+                     QByteArray::fromStdString(pieces[i]));
     }
 
     void generated_pieces_match_data() { add_rows(); }

@@ -202,9 +202,23 @@ QCoro::Task<> AutomationDriver::execute(QString command, QString argument) {
     } else if (command == QLatin1String("theme")) {
         backend_.settings()->setTheme(argument);
         report({{"event", "theme"}, {"theme", backend_.settings()->theme()}});
-    } else if (command == QLatin1String("wait")) {
-        QCoro::Task<> pause = QCoro::sleepFor(std::chrono::milliseconds(argument.toInt()));
-        co_await pause;
+    } else if (command == QLatin1String("wait-shown")) {
+        // "wait-shown NAME": until the item of that objectName is on screen (a page, a panel).
+        QCoro::Task<bool> wait = waitUntil([this, argument] { return findItem(argument) != nullptr; }, 10000);
+        const bool ok = co_await wait;
+        report({{"event", "shown"}, {"name", argument}, {"ok", ok}});
+    } else if (command == QLatin1String("wait-messages")) {
+        // "wait-messages N": until the current conversation shows N messages (read from the
+        // database when it was opened).
+        const int count = argument.toInt();
+        QCoro::Task<bool> wait =
+            waitUntil([chat, count] { return chat->messages()->count() >= count; }, 10000);
+        const bool ok = co_await wait;
+        report({{"event", "messages"}, {"ok", ok}, {"count", chat->messages()->count()}});
+    } else if (command == QLatin1String("hold")) {
+        // "hold": nothing more, until the test ends the app.
+        QCoro::Task<bool> wait = waitUntil([] { return false; }, 600000);
+        co_await wait;
     } else if (command == QLatin1String("screenshot")) {
         QDir().mkpath(screenshotDir_);
         const QString path = QDir(screenshotDir_).filePath(argument);
@@ -232,8 +246,8 @@ QCoro::Task<> AutomationDriver::run(QString scriptPath) {
     }
     const QStringList lines = QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'));
     file.close();
-    QCoro::Task<> firstFrame = QCoro::sleepFor(100ms); // let the first frame render
-    co_await firstFrame;
+    QCoro::Task<bool> shown = waitUntil([this] { return window_.isExposed(); }, 10000);
+    co_await shown;
     for (const QString& raw : lines) {
         const QString line = raw.trimmed();
         if (line.isEmpty() || line.startsWith(QLatin1Char('#'))) continue;

@@ -1,7 +1,8 @@
 #pragma once
 // Drives the real window from a script, for the end-to-end test: it loads a
 // model through the drop path, types into the composer and presses Enter,
-// clicks buttons by objectName, waits for the stream, resizes the window,
+// clicks buttons by objectName, waits for the stream, for an item to show and for a
+// conversation's messages (on conditions, never on a fixed time), resizes the window,
 // reads what an item shows, takes screenshots, and prints what it sees as JSON
 // lines on stdout. Test-only: linked into hearth-scripted, never into the hearth that ships.
 #include <QJsonObject>
