@@ -3,7 +3,7 @@
 // properties, so every change applies at once; they are read from QSettings
 // when the app starts and written back on a background thread shortly after
 // each change (the GUI thread never touches the settings file after startup).
-#include "app/core/worker_types.h"
+#include "app/core/engine_config.h"
 #include "engine/sampling/sampler.h"
 #include <QObject>
 #include <QStringList>

@@ -7,6 +7,7 @@
 // only through queued signals; requestStop() is the one direct call, an atomic
 // flag checked between tokens. Requests to the local API server run here too, in the
 // same queue as the window's chats, each in a session of its own (never saved to disk).
+#include "app/core/engine_config.h"
 #include "app/core/worker_types.h"
 #include "app/server/completion_backend.h"
 #include <QObject>

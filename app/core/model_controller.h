@@ -2,6 +2,7 @@
 // The model picker and the loaded model, seen from QML: scans the models
 // folder (Qt Concurrent), loads a file through the worker (load -> warm up ->
 // ready, a QCoro coroutine) and accepts files dropped on the window.
+#include "app/core/engine_config.h"
 #include "app/core/model_list_model.h"
 #include "app/core/pending_replies.h"
 #include "app/core/worker_types.h"

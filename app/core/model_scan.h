@@ -1,8 +1,8 @@
 #pragma once
 // Reads what the model picker shows about GGUF files, without loading weights.
 // Blocking file I/O: run it with QtConcurrent, never on the GUI thread.
+#include "app/core/engine_config.h"
 #include "app/core/model_list_model.h"
-#include "app/core/worker_types.h"
 #include <QStringList>
 
 namespace hearth::app {

@@ -23,15 +23,6 @@ struct GenerationRequest {
     engine::GenerationOptions options;
 };
 
-// How the engine runs a loaded model: what the settings panel's engine section chooses.
-struct EngineConfig {
-    int threads = 0; // 0: one per hardware thread, as in the engine
-    int contextLength = 2048;
-    QString keyCacheType = QStringLiteral("f16"); // f16, q8_0 or q4_0
-    QString valueCacheType = QStringLiteral("f16");
-    bool operator==(const EngineConfig&) const = default;
-};
-
 struct ModelSummary {
     QString path;
     QString name;
@@ -57,5 +48,4 @@ using GenerationResult = engine::TurnResult;
 
 Q_DECLARE_METATYPE(hearth::app::GenerationRequest)
 Q_DECLARE_METATYPE(hearth::app::ModelSummary)
-Q_DECLARE_METATYPE(hearth::app::EngineConfig)
 Q_DECLARE_METATYPE(hearth::app::GenerationResult)
