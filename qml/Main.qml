@@ -2,7 +2,10 @@ import QtQuick
 import QtQuick.Controls
 import QtQuick.Controls.Material
 import QtQuick.Layouts
-import Hearth.Core
+import Hearth.Chat
+import Hearth.Metrics
+import Hearth.Models
+import Hearth.Settings
 
 // The main window: conversations on the left, the chat (or the models or
 // settings page) in the middle, the engine's live panels on the right, and a

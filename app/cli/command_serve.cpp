@@ -4,7 +4,7 @@
 #include "app/cli/cli_args.h"
 #include "app/cli/cli_command.h"
 #include "app/cli/model_options.h"
-#include "app/process/quit_on_signals.h"
+#include "app/platform/quit_on_signals.h"
 #include "app/server/api_server.h"
 #include "app/server/engine_thread_backend.h"
 #include <QCoreApplication>

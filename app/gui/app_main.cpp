@@ -1,13 +1,13 @@
 // The desktop app's start: the command line, the single-instance hand-over, the window over the
 // backend, and a model file given on the command line loaded the way a dropped file is.
 #include "app/gui/app_main.h"
-#include "app/core/hearth_backend.h"
-#include "app/core/model_controller.h"
-#include "app/core/single_instance.h"
-#include "app/core/translations.h"
+#include "app/chat/hearth_backend.h"
 #include "app/gui/app_icon.h"
 #include "app/gui/main_window.h"
-#include "app/process/quit_on_signals.h"
+#include "app/gui/translations.h"
+#include "app/models/model_controller.h"
+#include "app/platform/quit_on_signals.h"
+#include "app/platform/single_instance.h"
 #include <QCommandLineParser>
 #include <QDir>
 #include <QGuiApplication>

@@ -1,10 +1,10 @@
 #include "app/gui/main_window.h"
-#include "app/core/app_settings.h"
-#include "app/core/chat_controller.h"
-#include "app/core/download_controller.h"
-#include "app/core/hearth_backend.h"
-#include "app/core/metrics_controller.h"
-#include "app/core/model_controller.h"
+#include "app/chat/chat_controller.h"
+#include "app/chat/hearth_backend.h"
+#include "app/metrics/metrics_controller.h"
+#include "app/models/download_controller.h"
+#include "app/models/model_controller.h"
+#include "app/settings/app_settings.h"
 #include <QGuiApplication>
 #include <QOffscreenSurface>
 #include <QOpenGLContext>
@@ -14,7 +14,10 @@
 #include <QQuickWindow>
 #include <QtQml/qqmlextensionplugin.h>
 
-Q_IMPORT_QML_PLUGIN(Hearth_CorePlugin)
+Q_IMPORT_QML_PLUGIN(Hearth_ChatPlugin)
+Q_IMPORT_QML_PLUGIN(Hearth_MetricsPlugin)
+Q_IMPORT_QML_PLUGIN(Hearth_ModelsPlugin)
+Q_IMPORT_QML_PLUGIN(Hearth_SettingsPlugin)
 Q_IMPORT_QML_PLUGIN(HearthPlugin)
 
 namespace hearth::app {

@@ -1,10 +1,10 @@
 #pragma once
 // Steps the controller suites take with a real HearthBackend: start it, load stories260K
 // through the path a drop uses, wait for replies and messages.
-#include "app/core/chat_controller.h"
-#include "app/core/hearth_backend.h"
-#include "app/core/message_list_model.h"
-#include "app/core/model_controller.h"
+#include "app/chat/chat_controller.h"
+#include "app/chat/hearth_backend.h"
+#include "app/chat/message_list_model.h"
+#include "app/models/model_controller.h"
 #include "tests/support/test_support.h"
 #include <QDir>
 #include <QSignalSpy>

@@ -6,12 +6,12 @@
 //     driven directly in this process, same model, sampling and threads (target: at least 97%).
 // usage: bench_responsiveness [model.gguf] [reply tokens] [repetitions] [threads]
 // (threads: 0 or absent, the app's default)
-#include "app/core/app_settings.h"
-#include "app/core/chat_controller.h"
-#include "app/core/hearth_backend.h"
-#include "app/core/inference_worker.h"
-#include "app/core/model_controller.h"
+#include "app/chat/chat_controller.h"
+#include "app/chat/hearth_backend.h"
 #include "app/gui/main_window.h"
+#include "app/models/inference_worker.h"
+#include "app/models/model_controller.h"
+#include "app/settings/app_settings.h"
 #include "engine/forward/inference.h"
 #include "engine/model/model.h"
 #include "engine/session/chat_session.h"

@@ -4,13 +4,13 @@
 // and every line of its text lies inside the list. A finished reply once kept the width it was
 // first laid out at and ran off the column's right edge. The metrics panel, docked, once left the
 // chat ~220 px in a 900-1200 px window: it now lies over the chat there, and the list keeps 400 px.
-#include "app/core/app_settings.h"
-#include "app/core/chat_controller.h"
-#include "app/core/hearth_backend.h"
-#include "app/core/message_list_model.h"
-#include "app/core/model_controller.h"
-#include "app/core/translations.h"
+#include "app/chat/chat_controller.h"
+#include "app/chat/hearth_backend.h"
+#include "app/chat/message_list_model.h"
 #include "app/gui/main_window.h"
+#include "app/gui/translations.h"
+#include "app/models/model_controller.h"
+#include "app/settings/app_settings.h"
 #include "tests/app/qml_warnings.h"
 #include "tests/app/quick_items.h"
 #include "tests/support/test_support.h"

@@ -5,14 +5,14 @@
 // shutdown, deleted with their conversation, Q8_0 when the setting asks), the
 // chat template override, the per-reply cache history and the context-shift
 // divider; a reply cut short by a model that computes NaN.
-#include "app/core/app_settings.h"
-#include "app/core/chat_controller.h"
-#include "app/core/conversation_store.h"
-#include "app/core/hearth_backend.h"
-#include "app/core/inference_worker.h"
-#include "app/core/metrics_controller.h"
-#include "app/core/model_controller.h"
-#include "app/core/translations.h"
+#include "app/chat/chat_controller.h"
+#include "app/chat/hearth_backend.h"
+#include "app/gui/translations.h"
+#include "app/metrics/metrics_controller.h"
+#include "app/models/inference_worker.h"
+#include "app/models/model_controller.h"
+#include "app/settings/app_settings.h"
+#include "app/storage/conversation_store.h"
 #include "engine/model/model.h"
 #include "engine/session/chat_session.h"
 #include "tests/app/backend_fixture.h"

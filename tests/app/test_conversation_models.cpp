@@ -1,6 +1,6 @@
 // The sidebar's models: the conversation list and its search filter, each under QAbstractItemModelTester.
-#include "app/core/conversation_list_model.h"
-#include "app/core/conversation_search_model.h"
+#include "app/chat/conversation_list_model.h"
+#include "app/chat/conversation_search_model.h"
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QTest>

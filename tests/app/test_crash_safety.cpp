@@ -7,14 +7,14 @@
 // After every kill the database passes PRAGMA integrity_check and holds every exchange that
 // finished before it, and the next run resumes the conversation (from the saved state or by
 // a re-prefill) and replies.
-#include "app/core/app_settings.h"
-#include "app/core/chat_controller.h"
-#include "app/core/conversation_list_model.h"
-#include "app/core/conversation_store.h"
-#include "app/core/hearth_backend.h"
-#include "app/core/message_list_model.h"
-#include "app/core/model_controller.h"
-#include "app/core/sql_store.h"
+#include "app/chat/chat_controller.h"
+#include "app/chat/conversation_list_model.h"
+#include "app/chat/hearth_backend.h"
+#include "app/chat/message_list_model.h"
+#include "app/models/model_controller.h"
+#include "app/settings/app_settings.h"
+#include "app/storage/conversation_store.h"
+#include "app/storage/sql_store.h"
 #include "tests/app/backend_fixture.h"
 #include "tests/app/file_size_limit.h"
 #include <QGuiApplication>

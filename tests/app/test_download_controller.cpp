@@ -5,8 +5,8 @@
 // destroyed mid-download (the app quit); a file found by the Hugging Face search
 // joins the list and downloads, verified by the SHA-256 the API gave; and a catalog
 // entry without a SHA-256 gets the API's, or is refused when there is none.
-#include "app/core/app_settings.h"
-#include "app/core/download_controller.h"
+#include "app/models/download_controller.h"
+#include "app/settings/app_settings.h"
 #include "tests/download/download_test_helpers.h"
 #include "tests/download/loopback_http_server.h"
 #include <QAbstractItemModelTester>

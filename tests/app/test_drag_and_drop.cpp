@@ -2,10 +2,10 @@
 // with file URLs, as a file manager sends them, for a .gguf model, a file that is not one, several
 // files at once and a folder. The overlay shows whether the drop would load, and the drop does
 // what it showed: the model loads, or the Models page says why it did not.
-#include "app/core/chat_controller.h"
-#include "app/core/hearth_backend.h"
-#include "app/core/model_controller.h"
+#include "app/chat/chat_controller.h"
+#include "app/chat/hearth_backend.h"
 #include "app/gui/main_window.h"
+#include "app/models/model_controller.h"
 #include "tests/app/qml_warnings.h"
 #include "tests/app/quick_items.h"
 #include "tests/support/test_support.h"

@@ -9,7 +9,7 @@
 // hearth-<language>-<width>x<height>-<theme>-metrics.png: English and German, 800x600 and
 // 1920x1080, light and dark, the metrics panel open, each run opened the way a file manager
 // opens a .gguf file (its path as the argument).
-#include "app/core/sql_store.h"
+#include "app/storage/sql_store.h"
 #include "tests/support/test_support.h"
 #include <QColor>
 #include <QDir>

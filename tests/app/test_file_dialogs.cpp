@@ -6,10 +6,10 @@
 // its clicks. The folder dialog chooses the folder it shows, an empty one too; the file dialog
 // filters, walks into a folder from the keyboard, opens the model chosen, and Esc cancels it.
 // Screenshots at 1280x800 go to build/test-artifacts/dialog-*.png.
-#include "app/core/app_settings.h"
-#include "app/core/hearth_backend.h"
-#include "app/core/model_controller.h"
+#include "app/chat/hearth_backend.h"
 #include "app/gui/main_window.h"
+#include "app/models/model_controller.h"
+#include "app/settings/app_settings.h"
 #include "tests/app/backend_fixture.h"
 #include "tests/app/qml_warnings.h"
 #include "tests/app/quick_items.h"

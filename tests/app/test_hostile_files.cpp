@@ -16,15 +16,15 @@
 // the app starts with a fresh one holding what could still be read, and says so
 // (HearthBackend::databaseNotice, shown above the page in the real window until dismissed); a
 // locked one is left where it is.
-#include "app/core/app_settings.h"
-#include "app/core/chat_controller.h"
-#include "app/core/conversation_list_model.h"
-#include "app/core/conversation_store.h"
-#include "app/core/hearth_backend.h"
-#include "app/core/message_list_model.h"
-#include "app/core/model_controller.h"
-#include "app/core/sql_store.h"
+#include "app/chat/chat_controller.h"
+#include "app/chat/conversation_list_model.h"
+#include "app/chat/hearth_backend.h"
+#include "app/chat/message_list_model.h"
 #include "app/gui/main_window.h"
+#include "app/models/model_controller.h"
+#include "app/settings/app_settings.h"
+#include "app/storage/conversation_store.h"
+#include "app/storage/sql_store.h"
 #include "engine/gguf/gguf_file.h"
 #include "engine/gguf/gguf_value.h"
 #include "engine/gguf/gguf_writer.h"

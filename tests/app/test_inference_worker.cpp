@@ -3,7 +3,7 @@
 // stream batched pieces, stop between tokens, reuse a conversation's cache, save
 // evicted conversations' KV states (F16, or Q8_0 when asked) and resume them (also
 // after a restart).
-#include "app/core/inference_worker.h"
+#include "app/models/inference_worker.h"
 #include "tests/app/saved_kv_state.h"
 #include "tests/support/test_support.h"
 #include <QFile>

@@ -1,5 +1,5 @@
 // The kernel dispatch panel's list: in-place updates, histogram trimming, shares.
-#include "app/core/kernel_metrics_model.h"
+#include "app/metrics/kernel_metrics_model.h"
 #include <QAbstractItemModelTester>
 #include <QLocale>
 #include <QSignalSpy>

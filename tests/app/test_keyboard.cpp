@@ -3,12 +3,12 @@
 // composer and Ctrl+Tab types a tab; the shortcuts (Ctrl+N, Ctrl+K/Ctrl+F, Esc, Ctrl+,, Ctrl+O,
 // Ctrl+Q) do what they say, and the controls' tooltips name them. The window's first start
 // also offers the demo model shipped beside the binary, and loading it takes one call.
-#include "app/core/app_settings.h"
-#include "app/core/chat_controller.h"
-#include "app/core/hearth_backend.h"
-#include "app/core/message_list_model.h"
-#include "app/core/model_controller.h"
+#include "app/chat/chat_controller.h"
+#include "app/chat/hearth_backend.h"
+#include "app/chat/message_list_model.h"
 #include "app/gui/main_window.h"
+#include "app/models/model_controller.h"
+#include "app/settings/app_settings.h"
 #include "tests/app/qml_warnings.h"
 #include "tests/app/quick_items.h"
 #include "tests/support/test_support.h"

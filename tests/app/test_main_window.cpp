@@ -6,12 +6,12 @@
 // whose model reset, inside a Qt 6.4 layout; seen in bench_responsiveness, not reproducible on
 // demand): the test runs it as a user would, two conversations, and checks the window is up
 // and the replies are there.
-#include "app/core/app_settings.h"
-#include "app/core/chat_controller.h"
-#include "app/core/hearth_backend.h"
-#include "app/core/message_list_model.h"
-#include "app/core/model_controller.h"
+#include "app/chat/chat_controller.h"
+#include "app/chat/hearth_backend.h"
+#include "app/chat/message_list_model.h"
 #include "app/gui/main_window.h"
+#include "app/models/model_controller.h"
+#include "app/settings/app_settings.h"
 #include "engine/gguf/gguf_file.h"
 #include "engine/synth/synth_writer.h"
 #include "tests/app/qml_warnings.h"

@@ -1,7 +1,7 @@
 // The chat's message list: streaming growth, states, truncation for regenerate/edit, Markdown blocks.
-#include "app/core/markdown_block_model.h"
-#include "app/core/markdown_blocks.h"
-#include "app/core/message_list_model.h"
+#include "app/chat/markdown_block_model.h"
+#include "app/chat/markdown_blocks.h"
+#include "app/chat/message_list_model.h"
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QTest>

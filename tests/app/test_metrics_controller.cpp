@@ -2,13 +2,13 @@
 // writes a reply through the real backend: the tokens/s history grows while it streams,
 // and afterwards time to first token, prompt tokens, KV fill and memory match what the
 // reply and the model say, and the kernels' dispatch rows are there.
-#include "app/core/app_settings.h"
-#include "app/core/chat_controller.h"
-#include "app/core/format.h"
-#include "app/core/hearth_backend.h"
-#include "app/core/inference_worker.h"
-#include "app/core/metrics_controller.h"
-#include "app/core/model_controller.h"
+#include "app/chat/chat_controller.h"
+#include "app/chat/hearth_backend.h"
+#include "app/metrics/metrics_controller.h"
+#include "app/models/format.h"
+#include "app/models/inference_worker.h"
+#include "app/models/model_controller.h"
+#include "app/settings/app_settings.h"
 #include "engine/forward/inference.h"
 #include "engine/model/model.h"
 #include "engine/session/engine_metrics.h"

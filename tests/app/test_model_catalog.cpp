@@ -2,9 +2,9 @@
 // catalog is read whole; a bad or hostile one is refused whole, with an error that
 // names the entry and the field. Also the built-in catalog, and the runnable and
 // memory marks of its rows.
-#include "app/core/catalog_list_model.h"
-#include "app/core/model_catalog.h"
-#include "app/core/model_fit.h"
+#include "app/models/catalog_list_model.h"
+#include "app/models/model_catalog.h"
+#include "app/models/model_fit.h"
 #include <QAbstractItemModelTester>
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,7 +1,7 @@
 // The model picker's list and the folder scan that fills it (real GGUF files from testdata),
 // with the memory each model needs.
-#include "app/core/model_list_model.h"
-#include "app/core/model_scan.h"
+#include "app/models/model_list_model.h"
+#include "app/models/model_scan.h"
 #include "engine/forward/kv_cache.h"
 #include "engine/gguf/gguf_file.h"
 #include "engine/gguf/gguf_value.h"

@@ -2,9 +2,9 @@
 // its own (an unknown tokenizer.ggml.pre), or whose chat template has no system
 // role, is offered by the picker with a note, through the list model's "warning"
 // role that the model card shows.
-#include "app/core/engine_config.h"
-#include "app/core/model_list_model.h"
-#include "app/core/model_scan.h"
+#include "app/models/model_list_model.h"
+#include "app/models/model_scan.h"
+#include "app/settings/engine_config.h"
 #include "tests/tokenizer/bpe_model_fixture.h"
 #include <QAbstractItemModelTester>
 #include <QTest>

@@ -3,9 +3,9 @@
 // app does not know is kept as it is, through saves and a damaged database's copy. A full disk
 // (a file-size limit: writes past it fail as on a full disk) keeps the writes in memory
 // and saves them once space returns.
-#include "app/core/conversation_store.h"
-#include "app/core/damaged_database.h"
-#include "app/core/sql_store.h"
+#include "app/storage/conversation_store.h"
+#include "app/storage/damaged_database.h"
+#include "app/storage/sql_store.h"
 #include "tests/app/file_size_limit.h"
 #include "tests/support/test_support.h"
 #include <QRegularExpression>

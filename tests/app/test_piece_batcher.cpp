@@ -2,7 +2,7 @@
 // long paragraph slows the hand-overs, and a blank line brings them back to the interval.
 // Every test runs on a simulated clock (time points passed in), so none depends on how fast
 // the machine is.
-#include "app/core/piece_batcher.h"
+#include "app/models/piece_batcher.h"
 #include <QTest>
 #include <vector>
 

@@ -5,12 +5,12 @@
 // theme's colour; the dialog also dims the page behind it and takes its clicks. In the light and
 // the dark theme; screenshots at 1280x800 go to build/test-artifacts/delete-dialog-*.png and
 // combo-popup-*.png.
-#include "app/core/app_settings.h"
-#include "app/core/chat_controller.h"
-#include "app/core/conversation_search_model.h"
-#include "app/core/hearth_backend.h"
-#include "app/core/model_controller.h"
+#include "app/chat/chat_controller.h"
+#include "app/chat/conversation_search_model.h"
+#include "app/chat/hearth_backend.h"
 #include "app/gui/main_window.h"
+#include "app/models/model_controller.h"
+#include "app/settings/app_settings.h"
 #include "tests/app/backend_fixture.h"
 #include "tests/app/qml_warnings.h"
 #include "tests/app/quick_items.h"

@@ -2,13 +2,13 @@
 // The setup gives the tests the Hearth modules, a real AppSettings backed by a temp file,
 // a real backend's ModelController (and its settings) for the model picker, and real list
 // models for the metrics panel, the reply chart and the chat view.
-#include "app/core/app_settings.h"
-#include "app/core/hearth_backend.h"
-#include "app/core/kernel_metrics_model.h"
-#include "app/core/message_list_model.h"
-#include "app/core/model_controller.h"
-#include "app/core/reply_cache_history.h"
-#include "app/core/translations.h"
+#include "app/chat/hearth_backend.h"
+#include "app/chat/message_list_model.h"
+#include "app/gui/translations.h"
+#include "app/metrics/kernel_metrics_model.h"
+#include "app/metrics/reply_cache_history.h"
+#include "app/models/model_controller.h"
+#include "app/settings/app_settings.h"
 #include "tests/app/qml_warnings.h"
 #include "tests/support/test_support.h"
 #include <QLocale>
@@ -17,7 +17,10 @@
 #include <QtQml/qqmlextensionplugin.h>
 #include <QtQuickTest>
 
-Q_IMPORT_QML_PLUGIN(Hearth_CorePlugin)
+Q_IMPORT_QML_PLUGIN(Hearth_ChatPlugin)
+Q_IMPORT_QML_PLUGIN(Hearth_MetricsPlugin)
+Q_IMPORT_QML_PLUGIN(Hearth_ModelsPlugin)
+Q_IMPORT_QML_PLUGIN(Hearth_SettingsPlugin)
 Q_IMPORT_QML_PLUGIN(HearthPlugin)
 
 class Setup : public QObject {

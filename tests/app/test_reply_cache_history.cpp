@@ -1,7 +1,7 @@
 // The per-reply history behind the metrics panel's "reused vs computed" chart:
 // each reply's numbers in order, the oldest dropped beyond the capacity, the
 // latest and the peak for the chart's scale, and model signals a view relies on.
-#include "app/core/reply_cache_history.h"
+#include "app/metrics/reply_cache_history.h"
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QTest>

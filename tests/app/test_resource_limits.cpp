@@ -3,12 +3,12 @@
 // that gives the numbers, and the model loaded before stays loaded and answers. The free
 // memory is what HEARTH_AVAILABLE_MEMORY says, as on a smaller machine. A full disk while a
 // KV state is saved loses nothing (the database's full disk: test_persistence).
-#include "app/core/app_settings.h"
-#include "app/core/chat_controller.h"
-#include "app/core/conversation_store.h"
-#include "app/core/hearth_backend.h"
-#include "app/core/message_list_model.h"
-#include "app/core/model_controller.h"
+#include "app/chat/chat_controller.h"
+#include "app/chat/hearth_backend.h"
+#include "app/chat/message_list_model.h"
+#include "app/models/model_controller.h"
+#include "app/settings/app_settings.h"
+#include "app/storage/conversation_store.h"
 #include "engine/model/memory_check.h"
 #include "tests/app/backend_fixture.h"
 #include "tests/app/file_size_limit.h"

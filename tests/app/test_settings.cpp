@@ -1,7 +1,7 @@
 // Settings apply at once (signals), are range-checked, and are there after a restart; a
 // folder chosen in a dialog (a URL) becomes its real path. The standard data folder names the app once.
-#include "app/core/app_paths.h"
-#include "app/core/app_settings.h"
+#include "app/platform/app_paths.h"
+#include "app/settings/app_settings.h"
 #include "engine/sampling/sampler.h"
 #include "tests/support/test_support.h"
 #include <QCoreApplication>

@@ -4,7 +4,7 @@
 // are handled), then the real hearth binary started twice on one profile: the second hands
 // its model to the first, which loads it, and exits; after the first is killed, a new one
 // takes the profile over.
-#include "app/core/single_instance.h"
+#include "app/platform/single_instance.h"
 #include "tests/support/test_support.h"
 #include <QDir>
 #include <QLocalServer>

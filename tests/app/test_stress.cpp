@@ -5,14 +5,14 @@
 // requests pile up on the worker. No crash, no deadlock (everything settles), the database
 // holds what the window shows and passes SQLite's integrity check, and resident memory stays
 // flat: its start and end are printed.
-#include "app/core/app_settings.h"
-#include "app/core/chat_controller.h"
-#include "app/core/conversation_list_model.h"
-#include "app/core/conversation_store.h"
-#include "app/core/hearth_backend.h"
-#include "app/core/message_list_model.h"
-#include "app/core/model_controller.h"
-#include "app/core/sql_store.h"
+#include "app/chat/chat_controller.h"
+#include "app/chat/conversation_list_model.h"
+#include "app/chat/hearth_backend.h"
+#include "app/chat/message_list_model.h"
+#include "app/models/model_controller.h"
+#include "app/settings/app_settings.h"
+#include "app/storage/conversation_store.h"
+#include "app/storage/sql_store.h"
 #include "tests/app/backend_fixture.h"
 #include <QFile>
 #include <QRandomGenerator>

@@ -3,13 +3,13 @@
 // plural forms are German ("1 Thread", "2 Threads"), and no text is clipped: at 800x600 and
 // 1280x800, with the metrics panel open and closed, every text fits its item (the longer German
 // words are what a layout sized for English cuts off) and lies inside the area that shows it.
-#include "app/core/app_settings.h"
-#include "app/core/chat_controller.h"
-#include "app/core/hearth_backend.h"
-#include "app/core/model_catalog.h"
-#include "app/core/model_controller.h"
-#include "app/core/translations.h"
+#include "app/chat/chat_controller.h"
+#include "app/chat/hearth_backend.h"
 #include "app/gui/main_window.h"
+#include "app/gui/translations.h"
+#include "app/models/model_catalog.h"
+#include "app/models/model_controller.h"
+#include "app/settings/app_settings.h"
 #include "tests/app/qml_warnings.h"
 #include "tests/app/quick_items.h"
 #include "tests/support/test_support.h"

@@ -1,7 +1,7 @@
 // Fuzz target: the Markdown block splitter of the chat view (Qt Core). Besides not crashing,
 // it must keep the promise the streaming view relies on: every block's start lies in the
 // text, in order, and splitting again from a block's start gives the same blocks from there on.
-#include "app/core/markdown_blocks.h"
+#include "app/chat/markdown_blocks.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {

@@ -2,11 +2,11 @@
 // not start), it answers 503 until a model is loaded, then serves requests on the same
 // inference worker as the window's chats, which interleave with them without either
 // failing; the metrics count the requests it served.
-#include "app/core/app_settings.h"
-#include "app/core/chat_controller.h"
-#include "app/core/hearth_backend.h"
-#include "app/core/metrics_controller.h"
+#include "app/chat/chat_controller.h"
+#include "app/chat/hearth_backend.h"
+#include "app/metrics/metrics_controller.h"
 #include "app/server/api_server.h"
+#include "app/settings/app_settings.h"
 #include "tests/app/backend_fixture.h"
 #include "tests/server/api_fixture.h"
 #include <QDir>

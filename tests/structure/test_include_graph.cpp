@@ -1,7 +1,7 @@
 // The include graph of the project, read from its #include lines: every folder that is a
-// library (kernels/, engine/<component>/, app/core, app/download, app/gui, app/cli) includes only the
-// libraries below it, so the arrows point one way (qml -> app -> engine -> kernels), and
-// engine/ and kernels/ never include Qt. The graph it finds is printed.
+// library (kernels/, engine/<component>/, app/<library>) includes only the libraries below it, so
+// the arrows point one way (qml -> app -> engine -> kernels), and engine/ and kernels/ never
+// include Qt. The graph it finds is printed.
 #include <QDirIterator>
 #include <QFile>
 #include <QRegularExpression>
@@ -26,14 +26,23 @@ const std::map<QString, std::set<QString>>& allowed_dependencies() {
             {"engine/sampling", {"engine/base"}},
             {"engine/session",
              {"engine/forward", "engine/sampling", "engine/chat", "engine/model", "engine/base"}},
-            {"app/process", {}},                // Qt Core only: a process's own life (termination signals)
+            // Qt Core and Network only: termination signals, the data's paths, one app per profile.
+            {"app/platform", {}},
             {"app/download", {}},               // Qt Core and Network only: the downloader knows no engine
             {"app/server", {"engine/session"}}, // Qt Core and Network: the API server
-            {"app/core", {"app/download", "app/server", "engine/session", "engine/synth", "kernels"}},
+            // The Qt glue, from the bottom up: the user's preferences and the conversation database
+            // know nothing of the rest; the models (the loaded one and its worker thread, the
+            // folder, the catalog, downloads) read the settings; the metrics panel reads the
+            // worker's results; the chat, on top, wires everything behind the window.
+            {"app/settings", {"engine/sampling", "engine/forward"}},
+            {"app/storage", {"engine/chat"}},
+            {"app/models", {"app/settings", "app/download", "app/server", "engine/session"}},
+            {"app/metrics", {"app/models", "engine/session", "kernels"}},
+            {"app/chat",
+             {"app/metrics", "app/models", "app/storage", "app/settings", "app/platform", "app/server"}},
             {"app/cli",
-             {"app/download", "app/process", "app/server", "engine/session", "engine/synth", "kernels"}},
-            {"app/gui",
-             {"app/core", "app/download", "app/process", "engine/session", "engine/synth", "kernels"}},
+             {"app/download", "app/platform", "app/server", "engine/session", "engine/synth", "kernels"}},
+            {"app/gui", {"app/chat", "app/platform"}},
         };
         // Close over the arrows: what a dependency may include, its dependents may too.
         for (bool grew = true; grew;) {

@@ -1,8 +1,8 @@
 #include "tests/app/automation/automation_driver.h"
-#include "app/core/app_settings.h"
-#include "app/core/chat_controller.h"
-#include "app/core/hearth_backend.h"
-#include "app/core/model_controller.h"
+#include "app/chat/chat_controller.h"
+#include "app/chat/hearth_backend.h"
+#include "app/models/model_controller.h"
+#include "app/settings/app_settings.h"
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>

@@ -1,0 +1,317 @@
+#include "app/chat/chat_controller.h"
+#include "app/models/inference_worker.h"
+#include "app/models/model_controller.h"
+#include "app/settings/app_settings.h"
+#include "app/storage/conversation_store.h"
+#include <QClipboard>
+#include <QGuiApplication>
+#include <QRandomGenerator>
+
+namespace hearth::app {
+
+ChatController::ChatController(AppSettings* settings, ConversationStore* store, InferenceWorker* worker,
+                               ModelController* models, QObject* parent)
+    : QObject(parent), settings_(settings), store_(store), worker_(worker), models_(models) {
+    search_.setSourceModel(&conversations_);
+    current_ = &emptyChat_;
+    connect(this, &ChatController::generateRequested, worker, &InferenceWorker::generate,
+            Qt::QueuedConnection);
+    connect(this, &ChatController::forgetRequested, worker, &InferenceWorker::forgetConversation,
+            Qt::QueuedConnection);
+    connect(worker, &InferenceWorker::piecesReady, this, &ChatController::onPieces);
+    connect(worker, &InferenceWorker::generationFinished, this, &ChatController::onFinished);
+    connect(worker, &InferenceWorker::generationFailed, this, &ChatController::onFailed);
+    connect(models, &ModelController::stateChanged, this, &ChatController::canSendChanged);
+    connect(store, &ConversationStore::failed, this, [this](const QString& message) {
+        storeError_ = message;
+        setError(message);
+    });
+    // Once the disk takes writes again, the store's message no longer applies (another error
+    // shown since stays).
+    connect(store, &ConversationStore::recovered, this, [this] {
+        if (!storeError_.isEmpty() && error_ == storeError_) clearError();
+        storeError_.clear();
+    });
+    // A database locked at start is read once it is free.
+    connect(store, &ConversationStore::conversationsAvailable, this, [this] { start(); });
+    connect(this, &ChatController::currentConversationChanged, this, &ChatController::currentTitleChanged);
+    connect(this, &ChatController::currentConversationChanged, this, &ChatController::canSendChanged);
+    connect(this, &ChatController::generatingChanged, this, &ChatController::canSendChanged);
+}
+
+QString ChatController::currentTitle() const {
+    const ConversationRecord* record = conversations_.find(currentConversationId());
+    return record ? record->title : tr("New chat");
+}
+
+bool ChatController::canSend() const {
+    return models_->loaded() && !models_->busy() && !generating() && !loading_.value(currentConversationId());
+}
+
+QString ChatController::titleFrom(const QString& text) {
+    QString line = text.trimmed().section(QLatin1Char('\n'), 0, 0).simplified();
+    constexpr int kMaxTitle = 48;
+    if (line.size() > kMaxTitle) line = line.left(kMaxTitle - 1).trimmed() + QChar(0x2026);
+    return line.isEmpty() ? tr("New chat") : line;
+}
+
+QCoro::Task<> ChatController::start() {
+    const QPointer<ChatController> self(this); // the backend may be gone when the read finishes
+    QCoro::Task<QList<ConversationRecord>> read = store_->loadConversations();
+    const QList<ConversationRecord> records = co_await read;
+    if (!self) co_return;
+    conversations_.setConversations(records);
+    ready_ = true;
+    emit readyChanged();
+}
+
+MessageListModel* ChatController::modelFor(const QString& conversationId) {
+    if (MessageListModel* model = messageModels_.value(conversationId)) return model;
+    auto* model = new MessageListModel(conversationId, this);
+    messageModels_.insert(conversationId, model);
+    return model;
+}
+
+void ChatController::setCurrent(MessageListModel* model) {
+    if (model == current_) return;
+    current_ = model;
+    emit currentConversationChanged();
+}
+
+void ChatController::newConversation() {
+    setCurrent(&emptyChat_);
+}
+
+void ChatController::selectConversation(const QString& id) {
+    if (!conversations_.find(id)) return;
+    const bool opened = messageModels_.contains(id);
+    setCurrent(modelFor(id));
+    if (!opened) loadMessages(id);
+}
+
+QCoro::Task<> ChatController::loadMessages(QString conversationId) {
+    loading_.insert(conversationId, true);
+    emit canSendChanged();
+    const QPointer<ChatController> self(this);
+    QCoro::Task<QList<MessageRecord>> read = store_->loadMessages(conversationId);
+    QList<MessageRecord> records = co_await read;
+    if (!self) co_return;
+    loading_.remove(conversationId);
+    if (MessageListModel* model = messageModels_.value(conversationId)) {
+        // A reply that was streaming when the app was killed is what was saved of it.
+        for (MessageRecord& m : records)
+            if (m.state == MessageState::Streaming) m.state = MessageState::Stopped;
+        model->setMessages(records);
+    }
+    emit canSendChanged();
+}
+
+void ChatController::renameConversation(const QString& id, const QString& title) {
+    const QString trimmed = title.simplified();
+    if (trimmed.isEmpty() || !conversations_.rename(id, trimmed)) return;
+    store_->renameConversation(id, trimmed);
+    if (id == currentConversationId()) emit currentTitleChanged();
+}
+
+void ChatController::deleteConversation(const QString& id) {
+    if (!conversations_.find(id)) return;
+    if (activeModel_ && activeModel_->conversationId() == id) {
+        worker_->requestStop(activeRequest_);
+        activeModel_ = nullptr; // the reply is dropped with the conversation
+    }
+    conversations_.remove(id);
+    store_->deleteConversation(id);
+    emit forgetRequested(id);
+    MessageListModel* model = messageModels_.take(id);
+    if (model == current_) setCurrent(&emptyChat_);
+    if (model) model->deleteLater();
+}
+
+bool ChatController::send(const QString& text) {
+    const QString content = text.trimmed();
+    if (content.isEmpty()) return false;
+    if (!models_->loaded()) {
+        setError(
+            tr("Load a model to start chatting: open the model picker or drop a .gguf file on the window."));
+        return false;
+    }
+    if (!canSend()) return false;
+    const QDateTime now = QDateTime::currentDateTime();
+    if (current_ == &emptyChat_) {
+        const ConversationRecord conversation{newRecordId(), titleFrom(content), now, now};
+        conversations_.prepend(conversation);
+        store_->saveConversation(conversation);
+        setCurrent(modelFor(conversation.id));
+    }
+    MessageRecord user;
+    user.id = newRecordId();
+    user.conversationId = current_->conversationId();
+    user.position = current_->count();
+    user.role = chat::Role::User;
+    user.content = content;
+    user.createdAt = now;
+    current_->append(user);
+    store_->saveMessage(user); // what the user wrote is on disk before the reply starts
+    conversations_.touch(user.conversationId, now);
+    startReply();
+    return true;
+}
+
+void ChatController::startReply() {
+    MessageListModel* model = current_;
+    GenerationRequest request;
+    request.id = ++lastRequest_;
+    request.conversationId = model->conversationId();
+    activeTurnRows_.clear();
+    if (!settings_->systemPrompt().trimmed().isEmpty()) {
+        request.turns.append({chat::Role::System, settings_->systemPrompt()});
+        activeTurnRows_.append(-1);
+    }
+    for (int row = 0; row < model->count(); ++row) {
+        const MessageRecord& m = model->messages().at(row);
+        if (m.role == chat::Role::Assistant && m.content.isEmpty()) continue;
+        request.turns.append({m.role, m.content});
+        activeTurnRows_.append(row);
+    }
+    engine::SamplingParams& sampling = request.options.sampling;
+    sampling.temperature = static_cast<float>(settings_->temperature());
+    sampling.top_k = settings_->topK();
+    sampling.top_p = static_cast<float>(settings_->topP());
+    sampling.min_p = static_cast<float>(settings_->minP());
+    sampling.repeat_penalty = static_cast<float>(settings_->repeatPenalty());
+    sampling.seed = settings_->seed() >= 0 ? static_cast<quint64>(settings_->seed())
+                                           : QRandomGenerator::global()->generate64();
+    request.options.max_tokens = settings_->maxReplyTokens();
+    request.options.template_override = settings_->chatTemplate().toStdString();
+
+    MessageRecord reply;
+    reply.id = newRecordId();
+    reply.conversationId = model->conversationId();
+    reply.position = model->count();
+    reply.role = chat::Role::Assistant;
+    reply.state = MessageState::Streaming;
+    reply.createdAt = QDateTime::currentDateTime();
+    model->append(reply);
+
+    activeRequest_ = request.id;
+    activeModel_ = model;
+    activeMessageId_ = reply.id;
+    sinceReplySaved_.start();
+    // The store's message stays until its writes go through (recovered): it still applies.
+    if (error_ != storeError_) clearError();
+    emit generatingChanged();
+    emit replyStarted(reply.id);
+    emit generateRequested(request);
+}
+
+void ChatController::onPieces(quint64 requestId, const QString& text) {
+    if (requestId != activeRequest_ || !activeModel_) return;
+    activeModel_->appendText(activeMessageId_, text);
+    if (const MessageRecord* m = activeModel_->find(activeMessageId_)) {
+        if (sinceReplySaved_.elapsed() >= kPartialSaveMs) { // on the database thread, as every write
+            store_->saveMessage(*m);
+            sinceReplySaved_.restart();
+        }
+    }
+}
+
+void ChatController::finishReply(MessageState state, const QString& stats) {
+    const QString messageId = activeMessageId_;
+    if (activeModel_) {
+        activeModel_->setState(messageId, state);
+        if (!stats.isEmpty()) activeModel_->setStats(messageId, stats);
+        if (const MessageRecord* m = activeModel_->find(messageId)) {
+            store_->saveMessage(*m);
+            conversations_.touch(m->conversationId, QDateTime::currentDateTime());
+        }
+    }
+    activeRequest_ = 0;
+    activeModel_ = nullptr;
+    activeMessageId_.clear();
+    emit generatingChanged();
+    emit replyFinished(messageId, messageStateName(state));
+}
+
+void ChatController::onFinished(quint64 requestId, const GenerationResult& r) {
+    if (requestId != activeRequest_) return;
+    QStringList parts;
+    const engine::TurnStats& stats = r.stats;
+    parts << tr("%n token(s)", nullptr, stats.generated_tokens);
+    if (const double rate = stats.decode_tokens_per_second(); rate > 0)
+        parts << tr("%1 tok/s").arg(rate, 0, 'f', 1);
+    if (stats.time_to_first_token > 0)
+        parts << tr("first token %1 ms").arg(stats.time_to_first_token * 1000.0, 0, 'f', 0);
+    if (stats.reused_tokens > 0)
+        parts << tr("%1 of %2 prompt tokens reused").arg(stats.reused_tokens).arg(stats.prompt_tokens);
+    if (r.resume.restored)
+        parts << tr("resumed from saved state (%n token(s), %1 ms)", nullptr, r.resume.tokens)
+                     .arg(r.resume.seconds * 1000.0, 0, 'f', 0);
+    else if (!r.resume.reason.empty())
+        parts << tr("saved state not used");
+    if (stats.context_shifted) parts << tr("older turns left the context");
+    if (activeModel_) {
+        // Messages whose turns were shifted out wholly sit above a divider in the chat.
+        QString firstInView;
+        if (stats.first_visible_turn > 0) {
+            int row = activeModel_->indexOf(activeMessageId_); // every prompt turn is out: the reply
+            for (int t = stats.first_visible_turn; t < activeTurnRows_.size(); ++t)
+                if (activeTurnRows_.at(t) >= 0) {
+                    row = activeTurnRows_.at(t);
+                    break;
+                }
+            if (row > 0 && row < activeModel_->count()) firstInView = activeModel_->messages().at(row).id;
+        }
+        activeModel_->setFirstInView(firstInView);
+    }
+    const bool stopped = stats.stop_reason == engine::StopReason::Stopped;
+    finishReply(stopped ? MessageState::Stopped : MessageState::Complete, parts.join(QStringLiteral(" · ")));
+}
+
+void ChatController::onFailed(quint64 requestId, const QString& message) {
+    if (requestId != activeRequest_) return;
+    setError(message);
+    finishReply(MessageState::Failed, message);
+}
+
+void ChatController::stop() {
+    if (activeRequest_ != 0) worker_->requestStop(activeRequest_);
+}
+
+bool ChatController::regenerate() {
+    if (!canSend() || current_ == &emptyChat_ || current_->count() == 0) return false;
+    const MessageRecord& last = current_->messages().constLast();
+    if (last.role != chat::Role::Assistant) return false;
+    for (const MessageRecord& m : current_->removeFrom(current_->count() - 1))
+        store_->deleteMessage(m.id);
+    startReply();
+    return true;
+}
+
+bool ChatController::editAndResend(const QString& messageId, const QString& text) {
+    const QString content = text.trimmed();
+    if (content.isEmpty() || !canSend()) return false;
+    const int row = current_->indexOf(messageId);
+    if (row < 0 || current_->messages().at(row).role != chat::Role::User) return false;
+    for (const MessageRecord& m : current_->removeFrom(row + 1))
+        store_->deleteMessage(m.id);
+    current_->setContent(messageId, content);
+    store_->saveMessage(current_->messages().at(row));
+    startReply();
+    return true;
+}
+
+void ChatController::copyText(const QString& text) {
+    if (QClipboard* clipboard = QGuiApplication::clipboard()) clipboard->setText(text);
+}
+
+void ChatController::clearError() {
+    setError(QString());
+}
+
+void ChatController::setError(const QString& message) {
+    if (message == error_) return;
+    error_ = message;
+    emit errorChanged();
+}
+
+} // namespace hearth::app

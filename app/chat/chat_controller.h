@@ -1,0 +1,118 @@
+#pragma once
+// The conversations and the chat, seen from QML: sends turns to the worker,
+// streams its reply into the message list, and writes every message to the
+// store (the user's at once, the reply when it completes or stops).
+#include "app/chat/conversation_list_model.h"
+#include "app/chat/conversation_search_model.h"
+#include "app/chat/message_list_model.h"
+#include "app/models/worker_types.h"
+#include <QElapsedTimer>
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+#include <QtQml/qqmlregistration.h>
+#include <qcoro/qcorotask.h>
+
+namespace hearth::app {
+
+class AppSettings;
+class ConversationStore;
+class InferenceWorker;
+class ModelController;
+
+class ChatController : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("Created by the application")
+    Q_PROPERTY(hearth::app::ConversationSearchModel* conversations READ conversations CONSTANT)
+    Q_PROPERTY(hearth::app::MessageListModel* messages READ messages NOTIFY currentConversationChanged)
+    Q_PROPERTY(QString currentConversationId READ currentConversationId NOTIFY currentConversationChanged)
+    Q_PROPERTY(QString currentTitle READ currentTitle NOTIFY currentTitleChanged)
+    Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
+    Q_PROPERTY(bool canSend READ canSend NOTIFY canSendChanged)
+    Q_PROPERTY(bool ready READ ready NOTIFY readyChanged)
+    Q_PROPERTY(QString errorMessage READ errorMessage NOTIFY errorChanged)
+
+public:
+    ChatController(AppSettings* settings, ConversationStore* store, InferenceWorker* worker,
+                   ModelController* models, QObject* parent = nullptr);
+
+    [[nodiscard]] ConversationSearchModel* conversations() { return &search_; }
+    [[nodiscard]] ConversationListModel* allConversations() { return &conversations_; }
+    [[nodiscard]] MessageListModel* messages() const { return current_; }
+    [[nodiscard]] QString currentConversationId() const {
+        return current_ ? current_->conversationId() : QString();
+    }
+    [[nodiscard]] QString currentTitle() const;
+    [[nodiscard]] bool generating() const { return activeRequest_ != 0; }
+    [[nodiscard]] bool canSend() const;
+    [[nodiscard]] bool ready() const { return ready_; }
+    [[nodiscard]] QString errorMessage() const { return error_; }
+
+    // Reads the conversations from the store; the UI shows them when it finishes.
+    QCoro::Task<> start();
+
+    Q_INVOKABLE void newConversation(); // an empty chat; the conversation is created on the first send
+    Q_INVOKABLE void selectConversation(const QString& id);
+    Q_INVOKABLE void renameConversation(const QString& id, const QString& title);
+    Q_INVOKABLE void deleteConversation(const QString& id);
+    Q_INVOKABLE bool send(const QString& text);
+    Q_INVOKABLE void stop();
+    Q_INVOKABLE bool regenerate();
+    Q_INVOKABLE bool editAndResend(const QString& messageId, const QString& text);
+    Q_INVOKABLE void copyText(const QString& text);
+    Q_INVOKABLE void clearError();
+
+    // The title a conversation gets from its first message.
+    static QString titleFrom(const QString& text);
+
+signals:
+    void currentConversationChanged();
+    void currentTitleChanged();
+    void generatingChanged();
+    void canSendChanged();
+    void readyChanged();
+    void errorChanged();
+    void replyStarted(const QString& messageId);
+    void replyFinished(const QString& messageId, const QString& state);
+    // To the worker (queued):
+    void generateRequested(const hearth::app::GenerationRequest& request);
+    void forgetRequested(const QString& conversationId);
+
+private:
+    QCoro::Task<> loadMessages(QString conversationId);
+    MessageListModel* modelFor(const QString& conversationId);
+    void setCurrent(MessageListModel* model);
+    void startReply();
+    void finishReply(MessageState state, const QString& stats);
+    void setError(const QString& message);
+    void onPieces(quint64 requestId, const QString& text);
+    void onFinished(quint64 requestId, const GenerationResult& result);
+    void onFailed(quint64 requestId, const QString& message);
+
+    AppSettings* settings_;
+    ConversationStore* store_;
+    InferenceWorker* worker_;
+    ModelController* models_;
+    ConversationListModel conversations_;
+    ConversationSearchModel search_;
+    QHash<QString, MessageListModel*> messageModels_; // conversations opened so far
+    QPointer<MessageListModel> current_;
+    MessageListModel emptyChat_{QString()};
+    QHash<QString, bool> loading_; // conversations whose messages are being read
+    bool ready_ = false;
+    QString error_;
+    QString storeError_; // the conversation store's last failure, cleared when it recovers
+
+    quint64 lastRequest_ = 0;
+    quint64 activeRequest_ = 0; // 0 when idle
+    QPointer<MessageListModel> activeModel_;
+    QString activeMessageId_;
+    // When the streaming reply was last written: it is saved every kPartialSaveMs while it
+    // streams, so that a killed app keeps all but the last second of it.
+    QElapsedTimer sinceReplySaved_;
+    static constexpr int kPartialSaveMs = 1000;
+    QList<int> activeTurnRows_; // the message row of each turn of the active request (-1: system prompt)
+};
+
+} // namespace hearth::app

@@ -1,0 +1,150 @@
+#include "app/chat/hearth_backend.h"
+#include "app/chat/chat_controller.h"
+#include "app/metrics/metrics_controller.h"
+#include "app/models/download_controller.h"
+#include "app/models/inference_worker.h"
+#include "app/models/model_controller.h"
+#include "app/server/api_server.h"
+#include "app/settings/app_settings.h"
+#include "app/storage/conversation_store.h"
+#include <QDir>
+#include <QFileInfo>
+
+namespace hearth::app {
+
+namespace {
+// The API server's requests go to the inference worker, queued with the window's chats.
+class WorkerCompletionBackend final : public server::CompletionBackend {
+public:
+    WorkerCompletionBackend(InferenceWorker* worker, const ModelController* models)
+        : worker_(worker), models_(models) {
+        connect(worker, &InferenceWorker::completionPiece, this, &CompletionBackend::pieceReady);
+        connect(worker, &InferenceWorker::completionFinished, this, &CompletionBackend::finished);
+    }
+    QString modelId() const override {
+        return models_->loaded() ? QFileInfo(models_->modelPath()).completeBaseName() : QString();
+    }
+    void start(const server::CompletionRequest& request) override {
+        QMetaObject::invokeMethod(
+            worker_, [worker = worker_, request] { worker->complete(request); }, Qt::QueuedConnection);
+    }
+    void forgetSession(const QString& sessionId) override {
+        QMetaObject::invokeMethod(
+            worker_, [worker = worker_, sessionId] { worker->forgetConversation(sessionId); },
+            Qt::QueuedConnection);
+    }
+
+private:
+    InferenceWorker* worker_;
+    const ModelController* models_;
+};
+
+} // namespace
+
+HearthBackend::HearthBackend(const AppPaths& paths, QObject* parent)
+    : QObject(parent), paths_(paths),
+      settings_(std::make_unique<AppSettings>(paths.settingsFile, paths.defaultModelsFolder())),
+      store_(std::make_unique<ConversationStore>(paths.databaseFile())),
+      worker_(new InferenceWorker(paths.kvStateDir())) {
+    inferenceThread_.setObjectName(QStringLiteral("hearth-inference"));
+    worker_->moveToThread(&inferenceThread_);
+    connect(&inferenceThread_, &QThread::finished, worker_, &QObject::deleteLater);
+    inferenceThread_.start();
+    const auto applyConversationMemory = [this] {
+        const qint64 bytes = qint64(settings_->conversationMemoryMiB()) << 20;
+        QMetaObject::invokeMethod(worker_, "setMemoryBudget", Qt::QueuedConnection, Q_ARG(qint64, bytes));
+    };
+    connect(settings_.get(), &AppSettings::conversationMemoryChanged, this, applyConversationMemory);
+    applyConversationMemory();
+    const auto applySavedStateFormat = [this] {
+        QMetaObject::invokeMethod(
+            worker_,
+            [worker = worker_, compress = settings_->compressSavedStates()] {
+                worker->setCompressSavedStates(compress);
+            },
+            Qt::QueuedConnection);
+    };
+    connect(settings_.get(), &AppSettings::savedStatesChanged, this, applySavedStateFormat);
+    applySavedStateFormat();
+    models_ = std::make_unique<ModelController>(settings_.get(), worker_);
+    chat_ = std::make_unique<ChatController>(settings_.get(), store_.get(), worker_, models_.get());
+    metrics_ = std::make_unique<MetricsController>(worker_->engineMetrics());
+    downloads_ = std::make_unique<DownloadController>(settings_.get());
+    // A verified download lands in the models folder: the picker rescans to show it.
+    connect(downloads_.get(), &DownloadController::modelDownloaded, models_.get(), &ModelController::refresh);
+    connect(worker_, &InferenceWorker::generationFinished, metrics_.get(),
+            [metrics = metrics_.get()](quint64, const GenerationResult& result) {
+                metrics->recordReply(result);
+            });
+
+    apiBackend_ = std::make_unique<WorkerCompletionBackend>(worker_, models_.get());
+    apiServer_ = std::make_unique<server::ApiServer>(apiBackend_.get());
+    connect(apiServer_.get(), &server::ApiServer::completionServed, metrics_.get(),
+            [metrics = metrics_.get()](const server::CompletionResult& result) {
+                // A request brings no saved state: its session lives in memory only.
+                metrics->recordServerRequest({.stats = result.stats, .resume = {}});
+            });
+    connect(settings_.get(), &AppSettings::serverChanged, this, &HearthBackend::applyServerSettings);
+    applyServerSettings();
+
+    connect(store_.get(), &ConversationStore::damagedDatabaseSetAside, this,
+            [this](const QString& backupPath, int conversationsCopied) {
+                const QString backup = QDir::toNativeSeparators(backupPath);
+                databaseNotice_ =
+                    conversationsCopied > 0
+                        ? tr("The conversation database was damaged. Hearth kept it as %1 and started a new "
+                             "one, into which it copied the conversations that could still be read (%2).")
+                              .arg(backup)
+                              .arg(conversationsCopied)
+                        : tr("The conversation database was damaged and none of its conversations could be "
+                             "read. Hearth kept it as %1 and started a new one.")
+                              .arg(backup);
+                emit databaseNoticeChanged();
+            });
+}
+
+void HearthBackend::dismissDatabaseNotice() {
+    if (databaseNotice_.isEmpty()) return;
+    databaseNotice_.clear();
+    emit databaseNoticeChanged();
+}
+
+void HearthBackend::applyServerSettings() {
+    const AppSettings& s = *settings_;
+    if (!s.serverEnabled()) {
+        apiServer_->close();
+        settings_->setServerState(false, QString(), QString());
+        return;
+    }
+    const auto port = static_cast<quint16>(s.serverPort());
+    apiServer_->setApiKey(s.serverApiKey()); // applies to the next request
+    // Same port and listening: the clients keep their connections.
+    if (apiServer_->isListening() && port == apiPort_) return;
+    apiPort_ = port;
+    if (apiServer_->listen(QHostAddress::LocalHost, port))
+        settings_->setServerState(true, apiServer_->url(), QString());
+    else
+        settings_->setServerState(false, QString(), apiServer_->errorString());
+}
+
+HearthBackend::~HearthBackend() {
+    apiServer_.reset(); // cancels its requests in flight
+    if (chat_) chat_->stop();
+    inferenceThread_.quit();
+    // The worker is deleted on its thread as it finishes, saving the conversations' KV states
+    // before wait() returns, so they are on disk before the app exits.
+    inferenceThread_.wait();
+    downloads_.reset(); // transfers stop; their partial files are resumed next time
+    chat_.reset();
+    models_.reset();
+    store_.reset(); // finishes queued writes
+    settings_.reset();
+}
+
+void HearthBackend::start() {
+    chat_->start();
+    models_->refresh();
+    downloads_->refreshLocalFiles();
+}
+
+} // namespace hearth::app

@@ -1,0 +1,103 @@
+#include "app/metrics/kernel_metrics_model.h"
+#include <QLocale>
+#include <algorithm>
+
+namespace hearth::app {
+
+QString formatNanoseconds(double ns) {
+    if (ns < 1e3) return QStringLiteral("%1 ns").arg(ns, 0, 'f', 0);
+    if (ns < 1e6) return QStringLiteral("%1 µs").arg(ns / 1e3, 0, 'f', ns < 1e4 ? 1 : 0);
+    if (ns < 1e9) return QStringLiteral("%1 ms").arg(ns / 1e6, 0, 'f', ns < 1e7 ? 1 : 0);
+    return QStringLiteral("%1 s").arg(ns / 1e9, 0, 'f', 2);
+}
+
+KernelMetricsModel::KernelMetricsModel(QObject* parent) : QAbstractListModel(parent) {}
+
+int KernelMetricsModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+namespace {
+std::pair<int, int> nonEmptyRange(const QList<quint64>& histogram) {
+    int first = 0, last = static_cast<int>(histogram.size()) - 1;
+    while (first <= last && histogram[first] == 0)
+        ++first;
+    while (last >= first && histogram[last] == 0)
+        --last;
+    return {first, last};
+}
+} // namespace
+
+QVariant KernelMetricsModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
+    const KernelStats& row = rows_.at(index.row());
+    switch (role) {
+    case Qt::DisplayRole:
+    case OperationRole:
+        return row.operation;
+    case TypeRole:
+        return row.type;
+    case IsaRole:
+        return row.isa;
+    case CallsRole:
+        return QVariant::fromValue<qulonglong>(row.calls);
+    case MeanLatencyRole:
+        return row.calls ? formatNanoseconds(static_cast<double>(row.totalNs) / row.calls) : QString();
+    case HistogramRole: {
+        const auto [first, last] = nonEmptyRange(row.histogram);
+        QVariantList counts;
+        for (int b = first; b <= last; ++b)
+            counts.append(static_cast<double>(row.histogram[b]));
+        return counts;
+    }
+    case HistogramRangeRole: {
+        const auto [first, last] = nonEmptyRange(row.histogram);
+        if (first > last) return QString();
+        return QStringLiteral("%1 – %2").arg(formatNanoseconds(std::ldexp(1.0, first)),
+                                             formatNanoseconds(std::ldexp(1.0, last + 1)));
+    }
+    case CallsTextRole:
+        // A count past a million in a JavaScript string is "1.19801e+06": grouped digits instead.
+        return QLocale().toString(static_cast<qulonglong>(row.calls));
+    case ShareRole:
+        return totalNs_ ? static_cast<double>(row.totalNs) / static_cast<double>(totalNs_) : 0.0;
+    default:
+        return {};
+    }
+}
+
+QHash<int, QByteArray> KernelMetricsModel::roleNames() const {
+    return {{OperationRole, "operation"},
+            {TypeRole, "type"},
+            {IsaRole, "isa"},
+            {CallsRole, "calls"},
+            {MeanLatencyRole, "meanLatency"},
+            {HistogramRole, "histogram"},
+            {HistogramRangeRole, "histogramRange"},
+            {ShareRole, "share"},
+            {CallsTextRole, "callsText"}};
+}
+
+void KernelMetricsModel::update(QList<KernelStats> rows) {
+    std::sort(rows.begin(), rows.end(), [](const KernelStats& a, const KernelStats& b) {
+        return std::tie(a.operation, a.type, a.isa) < std::tie(b.operation, b.type, b.isa);
+    });
+    totalNs_ = 0;
+    for (const KernelStats& r : rows)
+        totalNs_ += r.totalNs;
+    const bool sameKeys = std::equal(
+        rows.begin(), rows.end(), rows_.begin(), rows_.end(), [](const KernelStats& a, const KernelStats& b) {
+            return a.operation == b.operation && a.type == b.type && a.isa == b.isa;
+        });
+    if (sameKeys) {
+        rows_ = std::move(rows);
+        if (!rows_.isEmpty()) emit dataChanged(index(0), index(static_cast<int>(rows_.size()) - 1));
+        return;
+    }
+    beginResetModel();
+    rows_ = std::move(rows);
+    endResetModel();
+    emit countChanged();
+}
+
+} // namespace hearth::app

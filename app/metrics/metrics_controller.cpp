@@ -1,0 +1,164 @@
+#include "app/metrics/metrics_controller.h"
+#include "app/models/format.h"
+#include "engine/session/engine_metrics.h"
+#include "kernels/dispatch_metrics.h"
+#include <QPointer>
+#include <QtConcurrent/QtConcurrentRun>
+#include <qcoro/qcorofuture.h>
+
+namespace hearth::app {
+
+namespace dm = hearth::kernels::dispatch_metrics;
+
+struct MetricsSample {
+    engine::EngineMetricsSnapshot engine;
+    QList<KernelStats> kernels;
+};
+
+namespace {
+MetricsSample takeSample(const engine::EngineMetrics& engine) {
+    MetricsSample sample;
+    sample.engine = engine.snapshot();
+    const auto snapshot = std::make_unique<dm::Snapshot>(dm::snapshot()); // large: keep it off the stack
+    for (int op = 0; op < dm::kOpCount; ++op)
+        for (int type = 0; type < dm::kTypeSlots; ++type)
+            for (int isa = 0; isa < dm::kIsaCount; ++isa) {
+                const dm::Cell& cell = snapshot->cells[op][type][isa];
+                if (cell.calls == 0) continue;
+                KernelStats stats;
+                stats.operation = QString::fromUtf8(dm::op_name(static_cast<dm::Op>(op)));
+                const auto traits = kernels::type_traits(static_cast<uint32_t>(type));
+                stats.type = traits ? QString::fromUtf8(traits->name) : QStringLiteral("type %1").arg(type);
+                stats.isa = QString::fromUtf8(kernels::isa_name(static_cast<kernels::Isa>(isa)));
+                stats.calls = cell.calls;
+                stats.totalNs = cell.total_ns;
+                stats.histogram.reserve(dm::kBuckets);
+                for (int b = 0; b < dm::kBuckets; ++b)
+                    stats.histogram.append(cell.histogram[b]);
+                sample.kernels.append(stats);
+            }
+    return sample;
+}
+// Per expert, its hits summed over the layers (empty for a dense model).
+QVariantList expertTotals(const engine::EngineMetricsSnapshot& e) {
+    QVariantList totals;
+    for (int32_t expert = 0; expert < e.expert_count; ++expert) {
+        qint64 sum = 0;
+        for (int32_t layer = 0; layer < e.expert_layers; ++layer)
+            sum += e.expert_hits[static_cast<size_t>(layer) * static_cast<size_t>(e.expert_count) +
+                                 static_cast<size_t>(expert)];
+        totals.append(sum);
+    }
+    return totals;
+}
+
+} // namespace
+
+MetricsController::MetricsController(std::shared_ptr<const engine::EngineMetrics> engine, QObject* parent)
+    : QObject(parent), engine_(std::move(engine)), last_(std::make_unique<MetricsSample>()) {
+    timer_.setInterval(250);
+    connect(&timer_, &QTimer::timeout, this, [this] { sample(); });
+    timer_.start();
+}
+
+MetricsController::~MetricsController() = default;
+
+void MetricsController::setIntervalMs(int ms) {
+    if (ms == timer_.interval() || ms <= 0) return;
+    timer_.setInterval(ms);
+    emit intervalChanged();
+}
+
+QCoro::Task<> MetricsController::sample() {
+    if (sampling_) co_return; // the previous sample is still being taken
+    sampling_ = true;
+    const QPointer<MetricsController> self(this);
+    QFuture<MetricsSample> future = QtConcurrent::run([engine = engine_] { return takeSample(*engine); });
+    MetricsSample next = co_await future;
+    if (!self) co_return;
+    sampling_ = false;
+    *last_ = std::move(next);
+    const auto push = [](QVariantList& history, double value) {
+        history.append(value);
+        while (history.size() > kHistoryLength)
+            history.removeFirst();
+    };
+    const engine::EngineMetricsSnapshot& e = last_->engine;
+    // A reply that ended since the last sample counts in this one, however short it was.
+    const bool ended = !e.generating && replyEnded_;
+    push(decodeHistory_, e.generating ? e.decode_tokens_per_second : ended ? endedDecodeRate_ : 0.0);
+    push(prefillHistory_, e.generating ? e.prefill_tokens_per_second : ended ? endedPrefillRate_ : 0.0);
+    replyEnded_ = false;
+    kernels_.update(last_->kernels);
+    expertHits_ = expertTotals(last_->engine); // once per sample: QML reads it in several places
+    ++samples_;
+    emit updated();
+}
+
+void MetricsController::recordReply(const GenerationResult& result) {
+    replies_.record(result);
+    replyEnded_ = true;
+    endedDecodeRate_ = result.stats.decode_tokens_per_second();
+    endedPrefillRate_ = result.stats.prefill_tokens_per_second();
+}
+
+void MetricsController::recordServerRequest(const GenerationResult& result) {
+    recordReply(result);
+    ++serverRequests_;
+    serverTokensGenerated_ += result.stats.generated_tokens;
+    serverTokensPerSecond_ = result.stats.decode_tokens_per_second();
+    emit serverRequestsChanged();
+}
+
+void MetricsController::resetKernelMetrics() {
+    dm::reset(); // atomics only: no I/O
+    sample();
+}
+
+int MetricsController::expertLayers() const {
+    return last_->engine.expert_layers;
+}
+
+bool MetricsController::generating() const {
+    return last_->engine.generating;
+}
+double MetricsController::decodeTokensPerSecond() const {
+    return last_->engine.decode_tokens_per_second;
+}
+double MetricsController::prefillTokensPerSecond() const {
+    return last_->engine.prefill_tokens_per_second;
+}
+double MetricsController::timeToFirstTokenMs() const {
+    return last_->engine.time_to_first_token_ms;
+}
+qint64 MetricsController::tokensReused() const {
+    return last_->engine.tokens_reused;
+}
+qint64 MetricsController::tokensComputed() const {
+    return last_->engine.tokens_computed;
+}
+qint64 MetricsController::tokensGenerated() const {
+    return last_->engine.tokens_generated;
+}
+qint64 MetricsController::kvTokens() const {
+    return last_->engine.kv_tokens;
+}
+qint64 MetricsController::kvCapacity() const {
+    return last_->engine.kv_capacity;
+}
+double MetricsController::kvFill() const {
+    return last_->engine.kv_capacity > 0
+               ? static_cast<double>(last_->engine.kv_tokens) / static_cast<double>(last_->engine.kv_capacity)
+               : 0.0;
+}
+QString MetricsController::kvMemory() const {
+    return formatBytes(last_->engine.kv_bytes);
+}
+QString MetricsController::modelMemory() const {
+    return formatBytes(last_->engine.model_bytes);
+}
+QString MetricsController::residentMemory() const {
+    return formatBytes(last_->engine.resident_bytes);
+}
+
+} // namespace hearth::app

@@ -1,0 +1,126 @@
+#pragma once
+// The live panels' data: samples the engine's metrics and the kernels' dispatch
+// metrics a few times a second (on a pool thread: the snapshot reads /proc) and
+// keeps a short history of tokens/s for the chart, and the prompt tokens each of
+// the last replies reused from the cache or computed.
+#include "app/metrics/kernel_metrics_model.h"
+#include "app/metrics/reply_cache_history.h"
+#include <QObject>
+#include <QTimer>
+#include <QVariantList>
+#include <QtQml/qqmlregistration.h>
+#include <memory>
+#include <qcoro/qcorotask.h>
+
+namespace hearth::engine {
+class EngineMetrics;
+}
+
+namespace hearth::app {
+
+struct MetricsSample; // the engine's and kernels' figures at one moment
+
+class MetricsController : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("Created by the application")
+    Q_PROPERTY(bool generating READ generating NOTIFY updated)
+    Q_PROPERTY(double decodeTokensPerSecond READ decodeTokensPerSecond NOTIFY updated)
+    Q_PROPERTY(double prefillTokensPerSecond READ prefillTokensPerSecond NOTIFY updated)
+    Q_PROPERTY(double timeToFirstTokenMs READ timeToFirstTokenMs NOTIFY updated)
+    Q_PROPERTY(qint64 tokensReused READ tokensReused NOTIFY updated)
+    Q_PROPERTY(qint64 tokensComputed READ tokensComputed NOTIFY updated)
+    Q_PROPERTY(qint64 tokensGenerated READ tokensGenerated NOTIFY updated)
+    Q_PROPERTY(qint64 kvTokens READ kvTokens NOTIFY updated)
+    Q_PROPERTY(qint64 kvCapacity READ kvCapacity NOTIFY updated)
+    Q_PROPERTY(double kvFill READ kvFill NOTIFY updated)
+    Q_PROPERTY(QString kvMemory READ kvMemory NOTIFY updated)
+    Q_PROPERTY(QString modelMemory READ modelMemory NOTIFY updated)
+    Q_PROPERTY(QString residentMemory READ residentMemory NOTIFY updated)
+    Q_PROPERTY(QVariantList decodeHistory READ decodeHistory NOTIFY updated)
+    Q_PROPERTY(QVariantList prefillHistory READ prefillHistory NOTIFY updated)
+    Q_PROPERTY(hearth::app::KernelMetricsModel* kernels READ kernels CONSTANT)
+    Q_PROPERTY(hearth::app::ReplyCacheHistory* replies READ replies CONSTANT)
+    Q_PROPERTY(int intervalMs READ intervalMs WRITE setIntervalMs NOTIFY intervalChanged)
+    Q_PROPERTY(int samples READ samples NOTIFY updated)
+    // Requests the local API server answered, their tokens, and the last one's decode speed.
+    Q_PROPERTY(int serverRequests READ serverRequests NOTIFY serverRequestsChanged)
+    Q_PROPERTY(qint64 serverTokensGenerated READ serverTokensGenerated NOTIFY serverRequestsChanged)
+    Q_PROPERTY(double serverTokensPerSecond READ serverTokensPerSecond NOTIFY serverRequestsChanged)
+    // Mixture-of-experts models: how often each expert was chosen, summed over the layers
+    // (empty for a dense model), and over how many layers.
+    Q_PROPERTY(QVariantList expertHits READ expertHits NOTIFY updated)
+    Q_PROPERTY(int expertLayers READ expertLayers NOTIFY updated)
+    // How many samples the histories keep: with intervalMs, the time span the chart shows.
+    Q_PROPERTY(int historyLength READ historyLength CONSTANT)
+
+public:
+    static constexpr int kHistoryLength = 120;
+
+    // `engine`: the live figures of the engine to show (the inference worker's), shared so that
+    // a sample under way on a pool thread keeps them alive.
+    explicit MetricsController(std::shared_ptr<const engine::EngineMetrics> engine,
+                               QObject* parent = nullptr);
+    ~MetricsController() override;
+
+    [[nodiscard]] bool generating() const;
+    [[nodiscard]] double decodeTokensPerSecond() const;
+    [[nodiscard]] double prefillTokensPerSecond() const;
+    [[nodiscard]] double timeToFirstTokenMs() const;
+    [[nodiscard]] qint64 tokensReused() const;
+    [[nodiscard]] qint64 tokensComputed() const;
+    [[nodiscard]] qint64 tokensGenerated() const;
+    [[nodiscard]] qint64 kvTokens() const;
+    [[nodiscard]] qint64 kvCapacity() const;
+    [[nodiscard]] double kvFill() const;
+    [[nodiscard]] QString kvMemory() const;
+    [[nodiscard]] QString modelMemory() const;
+    [[nodiscard]] QString residentMemory() const;
+    [[nodiscard]] QVariantList decodeHistory() const { return decodeHistory_; }
+    [[nodiscard]] QVariantList prefillHistory() const { return prefillHistory_; }
+    [[nodiscard]] KernelMetricsModel* kernels() { return &kernels_; }
+    [[nodiscard]] ReplyCacheHistory* replies() { return &replies_; }
+    // A reply finished: adds it to the per-reply history, and to the next sample of the rate
+    // history (a reply shorter than the sampling interval would otherwise leave no trace there).
+    void recordReply(const GenerationResult& result);
+    // An API server request was answered: counted, and added to the per-reply history too.
+    void recordServerRequest(const GenerationResult& result);
+    [[nodiscard]] int serverRequests() const { return serverRequests_; }
+    [[nodiscard]] qint64 serverTokensGenerated() const { return serverTokensGenerated_; }
+    [[nodiscard]] double serverTokensPerSecond() const { return serverTokensPerSecond_; }
+    [[nodiscard]] QVariantList expertHits() const { return expertHits_; }
+    [[nodiscard]] int expertLayers() const;
+    [[nodiscard]] int intervalMs() const { return timer_.interval(); }
+    void setIntervalMs(int ms);
+    [[nodiscard]] int samples() const { return samples_; }
+    [[nodiscard]] static int historyLength() { return kHistoryLength; }
+
+    // Takes one sample now (also what the timer does).
+    QCoro::Task<> sample();
+    Q_INVOKABLE void resetKernelMetrics();
+
+signals:
+    void updated();
+    void intervalChanged();
+    void serverRequestsChanged();
+
+private:
+    std::shared_ptr<const engine::EngineMetrics> engine_;
+    std::unique_ptr<MetricsSample> last_;
+    QVariantList decodeHistory_;
+    QVariantList prefillHistory_;
+    QVariantList expertHits_;
+    KernelMetricsModel kernels_;
+    ReplyCacheHistory replies_;
+    QTimer timer_;
+    bool sampling_ = false;
+    int samples_ = 0;
+    // The rates of the replies that ended since the last sample (the last one's), if any.
+    bool replyEnded_ = false;
+    double endedDecodeRate_ = 0, endedPrefillRate_ = 0;
+    int serverRequests_ = 0;
+    qint64 serverTokensGenerated_ = 0;
+    double serverTokensPerSecond_ = 0;
+};
+
+} // namespace hearth::app

@@ -1,0 +1,110 @@
+#include "app/models/model_list_model.h"
+#include "app/models/format.h"
+#include <QDir>
+#include <QFileInfo>
+
+namespace hearth::app {
+
+ModelListModel::ModelListModel(QObject* parent) : QAbstractListModel(parent) {}
+
+int ModelListModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+QVariant ModelListModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
+    const ModelEntry& row = rows_.at(index.row());
+    switch (role) {
+    case PathRole:
+        return row.path;
+    case Qt::DisplayRole:
+    case NameRole:
+        return row.name;
+    case ArchitectureRole:
+        return row.architecture;
+    case QuantizationRole:
+        return row.quantization;
+    case ParametersRole:
+        return row.parameters > 0 ? formatCount(row.parameters) : QString();
+    case FileSizeRole:
+        return formatBytes(row.fileBytes);
+    case MemoryRole:
+        return row.estimatedBytes > 0 ? formatBytes(row.estimatedBytes) : QString();
+    case ContextLengthRole:
+        return row.contextLength;
+    case ChatTemplateRole:
+        return row.hasChatTemplate;
+    case RecentRole:
+        return row.recent;
+    case ErrorRole:
+        return row.error;
+    case LoadedRole:
+        return !loadedPath_.isEmpty() && row.path == loadedPath_;
+    case WarningRole:
+        return row.warnings.join(QLatin1Char('\n'));
+    case DistinctionRole:
+        return distinction(index.row());
+    default:
+        return {};
+    }
+}
+
+QHash<int, QByteArray> ModelListModel::roleNames() const {
+    return {{PathRole, "path"},
+            {NameRole, "name"},
+            {ArchitectureRole, "architecture"},
+            {QuantizationRole, "quantization"},
+            {ParametersRole, "parameters"},
+            {FileSizeRole, "fileSize"},
+            {MemoryRole, "memory"},
+            {ContextLengthRole, "contextLength"},
+            {ChatTemplateRole, "hasChatTemplate"},
+            {RecentRole, "recent"},
+            {ErrorRole, "error"},
+            {LoadedRole, "loaded"},
+            {WarningRole, "warning"},
+            {DistinctionRole, "distinction"}};
+}
+
+QString ModelListModel::distinction(int row) const {
+    const ModelEntry& self = rows_.at(row);
+    QList<const ModelEntry*> twins;
+    for (const ModelEntry& other : rows_)
+        if (&other != &self && other.name == self.name) twins.append(&other);
+    if (twins.isEmpty()) return {};
+    const auto differs = [&](auto field) {
+        for (const ModelEntry* twin : twins)
+            if (field(*twin) != field(self)) return true;
+        return false;
+    };
+    QStringList parts;
+    if (!self.quantization.isEmpty() && differs([](const ModelEntry& e) { return e.quantization; }))
+        parts << self.quantization;
+    if (self.parameters > 0 && differs([](const ModelEntry& e) { return e.parameters; }))
+        parts << tr("%1 params").arg(formatCount(self.parameters));
+    if (differs([](const ModelEntry& e) { return e.fileBytes; })) parts << formatBytes(self.fileBytes);
+    // The same file in two places: only the folder tells them apart.
+    if (parts.isEmpty()) parts << QFileInfo(self.path).dir().dirName();
+    return parts.join(QStringLiteral(" · "));
+}
+
+void ModelListModel::setEntries(QList<ModelEntry> entries) {
+    beginResetModel();
+    rows_ = std::move(entries);
+    endResetModel();
+    emit countChanged();
+}
+
+void ModelListModel::setLoadedPath(const QString& path) {
+    if (path == loadedPath_) return;
+    loadedPath_ = path;
+    if (!rows_.isEmpty()) emit dataChanged(index(0), index(static_cast<int>(rows_.size()) - 1), {LoadedRole});
+}
+
+int ModelListModel::indexOf(const QString& path) const {
+    for (int i = 0; i < rows_.size(); ++i)
+        if (rows_[i].path == path) return i;
+    return -1;
+}
+
+} // namespace hearth::app

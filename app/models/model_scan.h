@@ -1,0 +1,17 @@
+#pragma once
+// Reads what the model picker shows about GGUF files, without loading weights.
+// Blocking file I/O: run it with QtConcurrent, never on the GUI thread.
+#include "app/models/model_list_model.h"
+#include "app/settings/engine_config.h"
+#include <QStringList>
+
+namespace hearth::app {
+
+// The entry of one file; a file that cannot be read gets an entry with `error` set.
+// The memory estimate is for one conversation at the config's context and KV cache types.
+ModelEntry readModelEntry(const QString& path, const EngineConfig& config);
+// Every .gguf under `folder` (two levels deep) and the recent files that still exist,
+// recent ones first, then by name.
+QList<ModelEntry> scanModels(const QString& folder, const QStringList& recent, const EngineConfig& config);
+
+} // namespace hearth::app

@@ -1,0 +1,51 @@
+#pragma once
+// What crosses the thread boundary between the GUI and the inference worker:
+// plain values, copied into queued signals.
+#include "engine/chat/chat_role.h"
+#include "engine/session/generation_options.h"
+#include "engine/session/turn_result.h"
+#include <QList>
+#include <QMetaType>
+#include <QString>
+
+namespace hearth::app {
+
+struct ChatTurnData {
+    chat::Role role = chat::Role::User; // system, user or assistant
+    QString content;
+};
+
+struct GenerationRequest {
+    quint64 id = 0;
+    QString conversationId;    // selects the KV cache the turn reuses
+    QList<ChatTurnData> turns; // ends with the user's turn
+    // Sampling, the reply's length and the template override, as the engine takes them.
+    engine::GenerationOptions options;
+};
+
+struct ModelSummary {
+    QString path;
+    QString name;
+    QString architecture;
+    QString quantization;
+    qint64 parameters = 0;
+    qint64 fileBytes = 0;
+    int trainedContextLength = 0;
+    int contextLength = 0; // the context each conversation gets
+    int threads = 0;
+    QString keyCacheType, valueCacheType; // what the KV cache stores: f16, q8_0 or q4_0
+    bool hasChatTemplate = false;
+    double loadSeconds = 0;
+};
+
+// One reply's outcome, as the engine reports it: the reply's figures (tokens reused, computed
+// and generated, timings, the turns shifted out of view, why it stopped) and how the
+// conversation's KV cache came back (from memory, from its saved state, or neither and why).
+// The engine's own struct crosses the thread boundary, so no field is copied or renamed.
+using GenerationResult = engine::TurnResult;
+
+} // namespace hearth::app
+
+Q_DECLARE_METATYPE(hearth::app::GenerationRequest)
+Q_DECLARE_METATYPE(hearth::app::ModelSummary)
+Q_DECLARE_METATYPE(hearth::app::GenerationResult)

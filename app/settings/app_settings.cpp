@@ -1,0 +1,240 @@
+#include "app/settings/app_settings.h"
+#include <QDir>
+#include <QSemaphore>
+#include <QSettings>
+#include <QThread>
+#include <QVariantMap>
+#include <algorithm>
+#include <memory>
+
+namespace hearth::app {
+
+namespace {
+constexpr int kMaxRecentModels = 10;
+constexpr int kMinConversationMemoryMiB = 1;
+constexpr int kMaxConversationMemoryMiB = 1 << 20;
+
+std::unique_ptr<QSettings> openSettings(const QString& fileName) {
+    if (fileName.isEmpty())
+        return std::make_unique<QSettings>(QStringLiteral("Hearth"), QStringLiteral("Hearth"));
+    return std::make_unique<QSettings>(fileName, QSettings::IniFormat);
+}
+} // namespace
+
+AppSettings::AppSettings(const QString& fileName, const QString& defaultModelsFolder, QObject* parent)
+    : QObject(parent), fileName_(fileName), modelsFolder_(defaultModelsFolder) {
+    writer_.setMaxThreadCount(1);
+    saveTimer_.setSingleShot(true);
+    saveTimer_.setInterval(250);
+    connect(&saveTimer_, &QTimer::timeout, this, &AppSettings::saveNow);
+    load();
+}
+
+AppSettings::~AppSettings() {
+    flush();
+}
+
+template <class T, class Signal> void AppSettings::assign(T& field, T value, Signal signal) {
+    if (field == value) return;
+    field = std::move(value);
+    scheduleSave();
+    emit(this->*signal)();
+}
+
+void AppSettings::setSystemPrompt(const QString& v) {
+    assign(systemPrompt_, v, &AppSettings::changed);
+}
+void AppSettings::setTemperature(double v) {
+    assign(temperature_, std::clamp(v, 0.0, 2.0), &AppSettings::changed);
+}
+void AppSettings::setTopK(int v) {
+    assign(topK_, std::clamp(v, 0, 1000), &AppSettings::changed);
+}
+void AppSettings::setTopP(double v) {
+    assign(topP_, std::clamp(v, 0.0, 1.0), &AppSettings::changed);
+}
+void AppSettings::setMinP(double v) {
+    assign(minP_, std::clamp(v, 0.0, 1.0), &AppSettings::changed);
+}
+void AppSettings::setRepeatPenalty(double v) {
+    assign(repeatPenalty_, std::clamp(v, 1.0, 2.0), &AppSettings::changed);
+}
+void AppSettings::setSeed(int v) {
+    assign(seed_, std::max(v, -1), &AppSettings::changed);
+}
+void AppSettings::setMaxReplyTokens(int v) {
+    assign(maxReplyTokens_, std::clamp(v, 1, 32768), &AppSettings::changed);
+}
+void AppSettings::setContextLength(int v) {
+    assign(contextLength_, std::clamp(v, 64, 131072), &AppSettings::engineConfigChanged);
+}
+void AppSettings::setThreads(int v) {
+    assign(threads_, std::clamp(v, 0, 256), &AppSettings::engineConfigChanged);
+}
+QStringList AppSettings::cacheTypes() {
+    return {QStringLiteral("f16"), QStringLiteral("q8_0"), QStringLiteral("q4_0")};
+}
+namespace {
+QString knownCacheType(const QString& name) {
+    return AppSettings::cacheTypes().contains(name) ? name : EngineConfig{}.keyCacheType;
+}
+} // namespace
+void AppSettings::setKeyCacheType(const QString& v) {
+    assign(keyCacheType_, knownCacheType(v), &AppSettings::engineConfigChanged);
+}
+void AppSettings::setValueCacheType(const QString& v) {
+    assign(valueCacheType_, knownCacheType(v), &AppSettings::engineConfigChanged);
+}
+EngineConfig AppSettings::engineConfig() const {
+    return EngineConfig{automaticThreads(threads_), contextLength_, keyCacheType_, valueCacheType_};
+}
+int AppSettings::automaticThreads(int setting) {
+    // 0 means what it means to the engine (InferenceOptions::n_threads, hearth-cli -t 0): one
+    // thread per hardware thread. On 2 cores the app generates faster with both than with one
+    // kept free for the window: the window's work between updates does not pay for a core.
+    return setting > 0 ? setting : std::max(1, QThread::idealThreadCount());
+}
+void AppSettings::setConversationMemoryMiB(int v) {
+    assign(conversationMemoryMiB_, std::clamp(v, kMinConversationMemoryMiB, kMaxConversationMemoryMiB),
+           &AppSettings::conversationMemoryChanged);
+}
+void AppSettings::setCompressSavedStates(bool v) {
+    assign(compressSavedStates_, v, &AppSettings::savedStatesChanged);
+}
+void AppSettings::setChatTemplate(const QString& v) {
+    assign(chatTemplate_, v, &AppSettings::changed);
+}
+void AppSettings::setModelsFolder(const QString& v) {
+    assign(modelsFolder_, v, &AppSettings::modelsFolderChanged);
+}
+bool AppSettings::setModelsFolderUrl(const QUrl& folder) {
+    // toLocalFile() decodes "%20" and UTF-8 escapes; the URL's text would keep them.
+    if (!folder.isLocalFile()) return false;
+    setModelsFolder(QDir::cleanPath(folder.toLocalFile()));
+    return true;
+}
+void AppSettings::setTheme(const QString& v) {
+    const bool known =
+        v == QLatin1String("light") || v == QLatin1String("dark") || v == QLatin1String("system");
+    assign(theme_, known ? v : QStringLiteral("system"), &AppSettings::appearanceChanged);
+}
+void AppSettings::setFontSize(int v) {
+    assign(fontSize_, std::clamp(v, 8, 24), &AppSettings::appearanceChanged);
+}
+
+void AppSettings::setServerEnabled(bool v) {
+    assign(serverEnabled_, v, &AppSettings::serverChanged);
+}
+void AppSettings::setServerPort(int v) {
+    assign(serverPort_, std::clamp(v, 0, 65535), &AppSettings::serverChanged);
+}
+void AppSettings::setServerApiKey(const QString& v) {
+    assign(serverApiKey_, v.trimmed(), &AppSettings::serverChanged);
+}
+void AppSettings::setServerState(bool listening, const QString& url, const QString& error) {
+    if (listening == serverListening_ && url == serverUrl_ && error == serverError_) return;
+    serverListening_ = listening;
+    serverUrl_ = url;
+    serverError_ = error;
+    emit serverStateChanged();
+}
+
+void AppSettings::rememberModel(const QString& path) {
+    QStringList recent = recentModels_;
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecentModels)
+        recent.removeLast();
+    assign(recentModels_, recent, &AppSettings::recentModelsChanged);
+}
+
+void AppSettings::forgetModel(const QString& path) {
+    QStringList recent = recentModels_;
+    recent.removeAll(path);
+    assign(recentModels_, recent, &AppSettings::recentModelsChanged);
+}
+
+void AppSettings::resetSampling() {
+    const SamplingDefaults defaults;
+    setTemperature(defaults.temperature);
+    setTopK(defaults.topK);
+    setTopP(defaults.topP);
+    setMinP(defaults.minP);
+    setRepeatPenalty(defaults.repeatPenalty);
+    setSeed(defaults.seed);
+}
+
+void AppSettings::load() {
+    const auto s = openSettings(fileName_);
+    systemPrompt_ = s->value("generation/systemPrompt", systemPrompt_).toString();
+    temperature_ = std::clamp(s->value("generation/temperature", temperature_).toDouble(), 0.0, 2.0);
+    topK_ = std::clamp(s->value("generation/topK", topK_).toInt(), 0, 1000);
+    topP_ = std::clamp(s->value("generation/topP", topP_).toDouble(), 0.0, 1.0);
+    minP_ = std::clamp(s->value("generation/minP", minP_).toDouble(), 0.0, 1.0);
+    repeatPenalty_ = std::clamp(s->value("generation/repeatPenalty", repeatPenalty_).toDouble(), 1.0, 2.0);
+    seed_ = std::max(s->value("generation/seed", seed_).toInt(), -1);
+    maxReplyTokens_ = std::clamp(s->value("generation/maxReplyTokens", maxReplyTokens_).toInt(), 1, 32768);
+    contextLength_ = std::clamp(s->value("engine/contextLength", contextLength_).toInt(), 64, 131072);
+    threads_ = std::clamp(s->value("engine/threads", threads_).toInt(), 0, 256);
+    keyCacheType_ = knownCacheType(s->value("engine/keyCacheType", keyCacheType_).toString());
+    valueCacheType_ = knownCacheType(s->value("engine/valueCacheType", valueCacheType_).toString());
+    conversationMemoryMiB_ =
+        std::clamp(s->value("engine/conversationMemoryMiB", conversationMemoryMiB_).toInt(),
+                   kMinConversationMemoryMiB, kMaxConversationMemoryMiB);
+    compressSavedStates_ = s->value("engine/compressSavedStates", compressSavedStates_).toBool();
+    chatTemplate_ = s->value("generation/chatTemplate", chatTemplate_).toString();
+    modelsFolder_ = s->value("models/folder", modelsFolder_).toString();
+    recentModels_ = s->value("models/recent", recentModels_).toStringList();
+    theme_ = s->value("appearance/theme", theme_).toString();
+    fontSize_ = std::clamp(s->value("appearance/fontSize", fontSize_).toInt(), 8, 24);
+    serverEnabled_ = s->value("server/enabled", serverEnabled_).toBool();
+    serverPort_ = std::clamp(s->value("server/port", serverPort_).toInt(), 0, 65535);
+    serverApiKey_ = s->value("server/apiKey", serverApiKey_).toString().trimmed();
+}
+
+void AppSettings::scheduleSave() {
+    saveTimer_.start();
+}
+
+void AppSettings::saveNow() {
+    saveTimer_.stop();
+    const QVariantMap values{
+        {"generation/systemPrompt", systemPrompt_},
+        {"generation/temperature", temperature_},
+        {"generation/topK", topK_},
+        {"generation/topP", topP_},
+        {"generation/minP", minP_},
+        {"generation/repeatPenalty", repeatPenalty_},
+        {"generation/seed", seed_},
+        {"generation/maxReplyTokens", maxReplyTokens_},
+        {"engine/contextLength", contextLength_},
+        {"engine/threads", threads_},
+        {"engine/keyCacheType", keyCacheType_},
+        {"engine/valueCacheType", valueCacheType_},
+        {"engine/conversationMemoryMiB", conversationMemoryMiB_},
+        {"engine/compressSavedStates", compressSavedStates_},
+        {"generation/chatTemplate", chatTemplate_},
+        {"models/folder", modelsFolder_},
+        {"models/recent", recentModels_},
+        {"appearance/theme", theme_},
+        {"appearance/fontSize", fontSize_},
+        {"server/enabled", serverEnabled_},
+        {"server/port", serverPort_},
+        {"server/apiKey", serverApiKey_},
+    };
+    writer_.start([fileName = fileName_, values] {
+        const auto s = openSettings(fileName);
+        for (auto it = values.begin(); it != values.end(); ++it)
+            s->setValue(it.key(), it.value());
+        s->sync();
+    });
+}
+
+void AppSettings::flush() {
+    if (saveTimer_.isActive()) saveNow();
+    QSemaphore written;
+    writer_.start([&written] { written.release(); });
+    written.acquire();
+}
+
+} // namespace hearth::app

@@ -1,0 +1,194 @@
+#pragma once
+// The user's preferences. Values live in memory and are exposed to QML as
+// properties, so every change applies at once; they are read from QSettings
+// when the app starts and written back on a background thread shortly after
+// each change (the GUI thread never touches the settings file after startup).
+#include "app/settings/engine_config.h"
+#include "engine/sampling/sampler.h"
+#include <QObject>
+#include <QStringList>
+#include <QThreadPool>
+#include <QTimer>
+#include <QUrl>
+#include <QtQml/qqmlregistration.h>
+#include <cmath>
+
+namespace hearth::app {
+
+// The engine's sampling defaults (engine::SamplingParams, the one place they are set) in the
+// settings' types, each float as the decimal it was written as (0.8f reads 0.8).
+struct SamplingDefaults {
+    static double decimal(float value) { return std::round(static_cast<double>(value) * 1e6) / 1e6; }
+    double temperature = decimal(engine::SamplingParams{}.temperature);
+    int topK = engine::SamplingParams{}.top_k;
+    double topP = decimal(engine::SamplingParams{}.top_p);
+    double minP = decimal(engine::SamplingParams{}.min_p);
+    double repeatPenalty = decimal(engine::SamplingParams{}.repeat_penalty);
+    int seed = -1; // the settings' own: a new random seed per reply
+};
+
+class AppSettings : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("AppSettings is created by the application")
+    Q_PROPERTY(QString systemPrompt READ systemPrompt WRITE setSystemPrompt NOTIFY changed)
+    Q_PROPERTY(double temperature READ temperature WRITE setTemperature NOTIFY changed)
+    Q_PROPERTY(int topK READ topK WRITE setTopK NOTIFY changed)
+    Q_PROPERTY(double topP READ topP WRITE setTopP NOTIFY changed)
+    Q_PROPERTY(double minP READ minP WRITE setMinP NOTIFY changed)
+    Q_PROPERTY(double repeatPenalty READ repeatPenalty WRITE setRepeatPenalty NOTIFY changed)
+    Q_PROPERTY(int seed READ seed WRITE setSeed NOTIFY changed)
+    Q_PROPERTY(int maxReplyTokens READ maxReplyTokens WRITE setMaxReplyTokens NOTIFY changed)
+    Q_PROPERTY(int contextLength READ contextLength WRITE setContextLength NOTIFY engineConfigChanged)
+    Q_PROPERTY(int threads READ threads WRITE setThreads NOTIFY engineConfigChanged)
+    Q_PROPERTY(QString keyCacheType READ keyCacheType WRITE setKeyCacheType NOTIFY engineConfigChanged)
+    Q_PROPERTY(QString valueCacheType READ valueCacheType WRITE setValueCacheType NOTIFY engineConfigChanged)
+    Q_PROPERTY(QStringList cacheTypes READ cacheTypes CONSTANT)
+    Q_PROPERTY(int conversationMemoryMiB READ conversationMemoryMiB WRITE setConversationMemoryMiB NOTIFY
+                   conversationMemoryChanged)
+    Q_PROPERTY(bool compressSavedStates READ compressSavedStates WRITE setCompressSavedStates NOTIFY
+                   savedStatesChanged)
+    Q_PROPERTY(QString chatTemplate READ chatTemplate WRITE setChatTemplate NOTIFY changed)
+    Q_PROPERTY(QString modelsFolder READ modelsFolder WRITE setModelsFolder NOTIFY modelsFolderChanged)
+    Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY appearanceChanged)
+    Q_PROPERTY(int fontSize READ fontSize WRITE setFontSize NOTIFY appearanceChanged)
+    Q_PROPERTY(QStringList recentModels READ recentModels NOTIFY recentModelsChanged)
+    Q_PROPERTY(QString fileName READ fileName CONSTANT)
+    // The local API server (OpenAI-compatible, on 127.0.0.1): off by default.
+    Q_PROPERTY(bool serverEnabled READ serverEnabled WRITE setServerEnabled NOTIFY serverChanged)
+    Q_PROPERTY(int serverPort READ serverPort WRITE setServerPort NOTIFY serverChanged)
+    Q_PROPERTY(QString serverApiKey READ serverApiKey WRITE setServerApiKey NOTIFY serverChanged)
+    // What the server is doing now (set by the backend, not saved).
+    Q_PROPERTY(bool serverListening READ serverListening NOTIFY serverStateChanged)
+    Q_PROPERTY(QString serverUrl READ serverUrl NOTIFY serverStateChanged)
+    Q_PROPERTY(QString serverError READ serverError NOTIFY serverStateChanged)
+
+public:
+    // fileName: an INI file (tests, --settings); empty: QSettings' standard place for Hearth.
+    explicit AppSettings(const QString& fileName, const QString& defaultModelsFolder,
+                         QObject* parent = nullptr);
+    ~AppSettings() override; // writes pending changes
+
+    [[nodiscard]] QString systemPrompt() const { return systemPrompt_; }
+    [[nodiscard]] double temperature() const { return temperature_; }
+    [[nodiscard]] int topK() const { return topK_; }
+    [[nodiscard]] double topP() const { return topP_; }
+    [[nodiscard]] double minP() const { return minP_; }
+    [[nodiscard]] double repeatPenalty() const { return repeatPenalty_; }
+    [[nodiscard]] int seed() const { return seed_; } // -1: a new random seed per reply
+    [[nodiscard]] int maxReplyTokens() const { return maxReplyTokens_; }
+    [[nodiscard]] int contextLength() const { return contextLength_; }
+    [[nodiscard]] int threads() const { return threads_; } // 0: automatic, automaticThreads(0)
+    // What the KV cache stores keys and values as: "f16" (the default), "q8_0" or "q4_0" (about
+    // half and a quarter of F16's memory, with their rounding).
+    [[nodiscard]] QString keyCacheType() const { return keyCacheType_; }
+    [[nodiscard]] QString valueCacheType() const { return valueCacheType_; }
+    [[nodiscard]] static QStringList cacheTypes();
+    // Everything the worker runs the model with, in one value; automatic threads resolved.
+    [[nodiscard]] EngineConfig engineConfig() const;
+    // The threads a setting runs with: itself, or for 0 one per hardware thread, as the engine
+    // reads 0.
+    [[nodiscard]] static int automaticThreads(int setting);
+    // KV memory kept for conversations before the least recently used is saved to disk and dropped.
+    [[nodiscard]] int conversationMemoryMiB() const { return conversationMemoryMiB_; }
+    // Conversations' KV states are saved to disk as Q8_0 (about half the size of F16, with
+    // Q8_0's rounding when they resume) instead of F16.
+    [[nodiscard]] bool compressSavedStates() const { return compressSavedStates_; }
+    // Jinja chat template; empty: the model's own (ChatML when it has none).
+    [[nodiscard]] QString chatTemplate() const { return chatTemplate_; }
+    [[nodiscard]] QString modelsFolder() const { return modelsFolder_; }
+    [[nodiscard]] QString theme() const { return theme_; } // "system", "light" or "dark"
+    [[nodiscard]] int fontSize() const { return fontSize_; }
+    [[nodiscard]] QStringList recentModels() const { return recentModels_; }
+    [[nodiscard]] QString fileName() const { return fileName_; }
+    static constexpr int kDefaultServerPort = 8642; // clear of the usual 8080, 8000 and 11434
+    [[nodiscard]] bool serverEnabled() const { return serverEnabled_; }
+    [[nodiscard]] int serverPort() const { return serverPort_; }         // 0: any free port
+    [[nodiscard]] QString serverApiKey() const { return serverApiKey_; } // empty: none needed
+    [[nodiscard]] bool serverListening() const { return serverListening_; }
+    [[nodiscard]] QString serverUrl() const { return serverUrl_; }
+    [[nodiscard]] QString serverError() const { return serverError_; } // plain words; empty when fine
+
+    void setSystemPrompt(const QString& value);
+    void setTemperature(double value);
+    void setTopK(int value);
+    void setTopP(double value);
+    void setMinP(double value);
+    void setRepeatPenalty(double value);
+    void setSeed(int value);
+    void setMaxReplyTokens(int value);
+    void setContextLength(int value);
+    void setThreads(int value);
+    void setKeyCacheType(const QString& value); // an unknown name becomes "f16"
+    void setValueCacheType(const QString& value);
+    void setConversationMemoryMiB(int value);
+    void setCompressSavedStates(bool value);
+    void setChatTemplate(const QString& value);
+    void setModelsFolder(const QString& value);
+    // What a folder dialog chose, as a URL: its local path (percent-encoding decoded) becomes
+    // the models folder. Anything but a local file URL is refused and returns false.
+    Q_INVOKABLE bool setModelsFolderUrl(const QUrl& folder);
+    void setTheme(const QString& value);
+    void setFontSize(int value);
+    void setServerEnabled(bool value);
+    void setServerPort(int value);
+    void setServerApiKey(const QString& value);
+    // The backend reports the server's state here, for the settings panel.
+    void setServerState(bool listening, const QString& url, const QString& error);
+
+    // Puts `path` first in the recent models (at most 10).
+    Q_INVOKABLE void rememberModel(const QString& path);
+    Q_INVOKABLE void forgetModel(const QString& path);
+    Q_INVOKABLE void resetSampling();
+    // Writes now and waits until the file is written.
+    void flush();
+
+signals:
+    void changed();             // generation settings
+    void engineConfigChanged(); // context length, threads or cache types: the worker is reconfigured
+    void conversationMemoryChanged();
+    void savedStatesChanged(); // the format conversations' KV states are saved in
+    void modelsFolderChanged();
+    void appearanceChanged();
+    void recentModelsChanged();
+    void serverChanged();      // enabled, port or API key: the server restarts
+    void serverStateChanged(); // listening, its URL, or why it is not
+
+private:
+    template <class T, class Signal> void assign(T& field, T value, Signal signal);
+    void load();
+    void scheduleSave();
+    void saveNow();
+
+    QString fileName_;
+    QString systemPrompt_;
+    double temperature_ = SamplingDefaults{}.temperature;
+    int topK_ = SamplingDefaults{}.topK;
+    double topP_ = SamplingDefaults{}.topP;
+    double minP_ = SamplingDefaults{}.minP;
+    double repeatPenalty_ = SamplingDefaults{}.repeatPenalty;
+    int seed_ = SamplingDefaults{}.seed;
+    int maxReplyTokens_ = 512;
+    int contextLength_ = 2048;
+    int threads_ = 0;
+    QString keyCacheType_ = EngineConfig{}.keyCacheType;
+    QString valueCacheType_ = EngineConfig{}.valueCacheType;
+    int conversationMemoryMiB_ = 2048;
+    bool compressSavedStates_ = false;
+    QString chatTemplate_;
+    QString modelsFolder_;
+    QString theme_ = QStringLiteral("system");
+    int fontSize_ = 11;
+    QStringList recentModels_;
+    bool serverEnabled_ = false;
+    int serverPort_ = kDefaultServerPort;
+    QString serverApiKey_;
+    bool serverListening_ = false;
+    QString serverUrl_;
+    QString serverError_;
+
+    QTimer saveTimer_;
+    QThreadPool writer_; // one thread: writes land in order
+};
+
+} // namespace hearth::app

@@ -1,0 +1,326 @@
+#include "app/storage/sql_store.h"
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QVariant>
+#include <QtDebug>
+#include <atomic>
+#include <optional>
+
+namespace hearth::app {
+
+namespace {
+QString nextConnectionName() {
+    static std::atomic<int> counter{0};
+    return QStringLiteral("hearth-store-%1").arg(counter.fetch_add(1));
+}
+
+qint64 toMillis(const QDateTime& time) {
+    return time.isValid() ? time.toMSecsSinceEpoch() : 0;
+}
+QDateTime fromMillis(qint64 ms) {
+    return QDateTime::fromMSecsSinceEpoch(ms);
+}
+// A null QString binds as SQL NULL; an empty reply (stopped before its first token) is text "".
+QString text(const QString& value) {
+    return value.isNull() ? QStringLiteral("") : value;
+}
+
+// What SQLite's primary result code says failed: the query, the disk, another program's lock,
+// or the file itself.
+StoreError::Kind kindOf(const QSqlError& error) {
+    bool ok = false;
+    const int code =
+        error.nativeErrorCode().toInt(&ok) & 0xff; // extended codes keep the primary in the low byte
+    if (!ok) return StoreError::Kind::Query;
+    constexpr int kBusy = 5, kLocked = 6, kNoMem = 7, kReadOnly = 8, kIoErr = 10, kCorrupt = 11, kFull = 13,
+                  kCantOpen = 14, kNotADatabase = 26;
+    switch (code) {
+    case kBusy:
+    case kLocked:
+        return StoreError::Kind::Locked;
+    case kNoMem:
+    case kReadOnly:
+    case kIoErr:
+    case kFull:
+    case kCantOpen:
+        return StoreError::Kind::Disk;
+    case kCorrupt:
+    case kNotADatabase:
+        return StoreError::Kind::Damaged;
+    default:
+        return StoreError::Kind::Query;
+    }
+}
+
+StoreError databaseError(const QString& path, const QSqlError& error) {
+    return StoreError(QStringLiteral("%1: database error: %2").arg(path, error.text()).toStdString(),
+                      kindOf(error));
+}
+} // namespace
+
+SqlStore::SqlStore(const QString& path, Access access) : path_(path), connectionName_(nextConnectionName()) {
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connectionName_);
+        db.setDatabaseName(path);
+        if (access == Access::ReadOnly) db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY"));
+        if (!db.open()) {
+            const QString reason = db.lastError().text();
+            db = QSqlDatabase();
+            closeConnection(); // the destructor does not run for a constructor that throws
+            throw StoreError(QStringLiteral("%1: cannot open the conversation database: %2")
+                                 .arg(path, reason)
+                                 .toStdString(),
+                             StoreError::Kind::Disk); // a folder or disk that is not there now may be later
+        }
+    }
+    if (access == Access::ReadOnly) return;
+    try {
+        createSchema();
+    } catch (...) {
+        closeConnection(); // a file left open would keep its locks (and a damaged file) in use
+        throw;
+    }
+}
+
+void SqlStore::createSchema() {
+    exec(QStringLiteral("PRAGMA journal_mode=WAL"));
+    // WAL with synchronous=NORMAL never loses a committed transaction when the app is killed.
+    exec(QStringLiteral("PRAGMA synchronous=NORMAL"));
+    exec(QStringLiteral("PRAGMA foreign_keys=ON"));
+    exec(QStringLiteral("CREATE TABLE IF NOT EXISTS conversations("
+                        " id TEXT PRIMARY KEY, title TEXT NOT NULL,"
+                        " created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)"));
+    exec(QStringLiteral("CREATE TABLE IF NOT EXISTS messages("
+                        " id TEXT PRIMARY KEY,"
+                        " conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
+                        " position INTEGER NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL,"
+                        " state TEXT NOT NULL, created_at INTEGER NOT NULL)"));
+    exec(QStringLiteral("CREATE INDEX IF NOT EXISTS messages_by_conversation"
+                        " ON messages(conversation_id, position)"));
+}
+
+SqlStore::~SqlStore() {
+    closeConnection();
+}
+
+void SqlStore::closeConnection() const {
+    {
+        QSqlDatabase db = QSqlDatabase::database(connectionName_, false);
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(connectionName_);
+}
+
+void SqlStore::exec(const QString& sql) const {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    if (!query.exec(sql)) throw databaseError(path_, query.lastError());
+}
+
+namespace {
+constexpr int kMessageColumns = 7; // id, conversation_id, position, role, content, state, created_at
+
+void run(QSqlQuery& query, const QString& path) {
+    if (!query.exec()) throw databaseError(path, query.lastError());
+}
+} // namespace
+
+QString SqlStore::journalMode() const {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral("PRAGMA journal_mode"));
+    run(query, path_);
+    return query.next() ? query.value(0).toString() : QString();
+}
+
+QString SqlStore::integrityCheck() const {
+    return check(QStringLiteral("PRAGMA integrity_check"));
+}
+
+QString SqlStore::quickCheck() const {
+    return check(QStringLiteral("PRAGMA quick_check"));
+}
+
+QString SqlStore::check(const QString& pragma) const {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(pragma);
+    run(query, path_);
+    QStringList problems;
+    while (query.next())
+        problems.append(query.value(0).toString());
+    return problems.join(QLatin1Char('\n'));
+}
+
+QList<ConversationRecord> SqlStore::conversations() const {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral(
+        "SELECT id, title, created_at, updated_at FROM conversations ORDER BY updated_at DESC, rowid DESC"));
+    run(query, path_);
+    QList<ConversationRecord> rows;
+    while (query.next())
+        rows.append({query.value(0).toString(), query.value(1).toString(),
+                     fromMillis(query.value(2).toLongLong()), fromMillis(query.value(3).toLongLong())});
+    return rows;
+}
+
+QList<MessageRecord> SqlStore::messages(const QString& conversationId) const {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral("SELECT id, conversation_id, position, role, content, state, created_at"
+                                 " FROM messages WHERE conversation_id = ? ORDER BY position"));
+    query.addBindValue(conversationId);
+    run(query, path_);
+    QList<MessageRecord> rows;
+    QStringList unknownRoles;
+    while (query.next()) {
+        const QString roleText = query.value(3).toString();
+        const std::optional<chat::Role> role = roleFromName(roleText);
+        if (!role) { // stays in the file as it is; not the app's to show or to send to the model
+            unknownRoles.append(roleText);
+            continue;
+        }
+        MessageRecord m;
+        m.id = query.value(0).toString();
+        m.conversationId = query.value(1).toString();
+        m.position = query.value(2).toInt();
+        m.role = *role;
+        m.content = query.value(4).toString();
+        m.state = messageStateFromName(query.value(5).toString());
+        m.createdAt = fromMillis(query.value(6).toLongLong());
+        rows.append(m);
+    }
+    if (!unknownRoles.isEmpty()) warnOfUnknownRoles(conversationId, unknownRoles);
+    return rows;
+}
+
+void SqlStore::warnOfUnknownRoles(const QString& conversationId, QStringList names) const {
+    if (warnedConversations_.contains(conversationId)) return;
+    warnedConversations_.insert(conversationId);
+    const qsizetype count = names.size();
+    names.removeDuplicates();
+    for (QString& name : names) // whatever the file holds: quoted, and not too long for a log line
+        name = QLatin1Char('"') + name.left(40) + QLatin1Char('"');
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral("SELECT title FROM conversations WHERE id = ?"));
+    query.addBindValue(conversationId);
+    const QString title = query.exec() && query.next() ? query.value(0).toString() : QString();
+    qWarning().noquote() << QStringLiteral("%1: conversation \"%2\" (%3) holds %4 message(s) whose role "
+                                           "Hearth does not know (%5): they are kept in the database as "
+                                           "they are, but not shown or sent to the model")
+                                .arg(path_, title, conversationId, QString::number(count),
+                                     names.join(QStringLiteral(", ")));
+}
+
+QList<SqlStore::StoredRow> SqlStore::storedMessages(const QString& conversationId) const {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral("SELECT id, conversation_id, position, role, content, state, created_at"
+                                 " FROM messages WHERE conversation_id = ? ORDER BY position, rowid"));
+    query.addBindValue(conversationId);
+    run(query, path_);
+    QList<StoredRow> rows;
+    while (query.next()) {
+        StoredRow row;
+        for (int column = 0; column < kMessageColumns; ++column)
+            row.append(query.value(column));
+        rows.append(row);
+    }
+    return rows;
+}
+
+void SqlStore::insertStoredMessages(const QList<StoredRow>& rows) {
+    QSqlDatabase db = QSqlDatabase::database(connectionName_);
+    db.transaction();
+    try {
+        for (const StoredRow& row : rows) {
+            QSqlQuery query(db);
+            query.prepare(QStringLiteral(
+                "INSERT INTO messages(id, conversation_id, position, role, content, state, created_at)"
+                " VALUES(?, ?, ?, ?, ?, ?, ?)"));
+            for (int column = 0; column < kMessageColumns; ++column)
+                query.addBindValue(row.value(column));
+            run(query, path_);
+        }
+    } catch (...) {
+        db.rollback();
+        throw;
+    }
+    commit(db);
+}
+
+void SqlStore::saveConversation(const ConversationRecord& c) {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral(
+        "INSERT INTO conversations(id, title, created_at, updated_at) VALUES(?, ?, ?, ?)"
+        " ON CONFLICT(id) DO UPDATE SET title = excluded.title, updated_at = excluded.updated_at"));
+    query.addBindValue(c.id);
+    query.addBindValue(text(c.title));
+    query.addBindValue(toMillis(c.createdAt));
+    query.addBindValue(toMillis(c.updatedAt));
+    run(query, path_);
+}
+
+void SqlStore::renameConversation(const QString& id, const QString& title) {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral("UPDATE conversations SET title = ? WHERE id = ?"));
+    query.addBindValue(text(title));
+    query.addBindValue(id);
+    run(query, path_);
+}
+
+void SqlStore::deleteConversation(const QString& id) {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral("DELETE FROM conversations WHERE id = ?"));
+    query.addBindValue(id);
+    run(query, path_); // messages go with it (ON DELETE CASCADE)
+}
+
+void SqlStore::saveMessage(const MessageRecord& m) {
+    QSqlDatabase db = QSqlDatabase::database(connectionName_);
+    db.transaction();
+    try {
+        QSqlQuery query(db);
+        // A new row goes after every row of its conversation, the ones messages() leaves out too,
+        // so that their order stays; an existing row keeps its place and its role.
+        query.prepare(QStringLiteral(
+            "INSERT INTO messages(id, conversation_id, position, role, content, state, created_at)"
+            " VALUES(?, ?, (SELECT MAX(?, COALESCE(MAX(position) + 1, 0)) FROM messages"
+            " WHERE conversation_id = ?), ?, ?, ?, ?)"
+            " ON CONFLICT(id) DO UPDATE SET content = excluded.content, state = excluded.state"));
+        query.addBindValue(m.id);
+        query.addBindValue(m.conversationId);
+        query.addBindValue(m.position);
+        query.addBindValue(m.conversationId);
+        query.addBindValue(roleName(m.role));
+        query.addBindValue(text(m.content));
+        query.addBindValue(messageStateName(m.state));
+        query.addBindValue(toMillis(m.createdAt));
+        run(query, path_);
+        QSqlQuery touch(db);
+        touch.prepare(
+            QStringLiteral("UPDATE conversations SET updated_at = MAX(updated_at, ?) WHERE id = ?"));
+        touch.addBindValue(toMillis(m.createdAt));
+        touch.addBindValue(m.conversationId);
+        run(touch, path_);
+    } catch (...) {
+        db.rollback();
+        throw;
+    }
+    commit(db);
+}
+
+void SqlStore::commit(QSqlDatabase& db) const {
+    if (db.commit()) return;
+    const QSqlError error = db.lastError();
+    db.rollback();
+    // Qt gives no SQLite code for a failed commit; with immediate foreign keys a commit can only
+    // fail on the disk or the file.
+    throw StoreError(QStringLiteral("%1: database error: %2").arg(path_, error.text()).toStdString(),
+                     StoreError::Kind::Disk);
+}
+
+void SqlStore::deleteMessage(const QString& id) {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral("DELETE FROM messages WHERE id = ?"));
+    query.addBindValue(id);
+    run(query, path_);
+}
+
+} // namespace hearth::app

@@ -1,0 +1,81 @@
+#pragma once
+// The conversation database itself: synchronous SQL on one connection. Used only
+// from the database thread (ConversationStore); tests may drive it directly.
+#include "app/storage/records.h"
+#include <QSet>
+#include <QString>
+#include <QStringList>
+#include <QVariantList>
+#include <stdexcept>
+
+class QSqlDatabase;
+
+namespace hearth::app {
+
+class StoreError : public std::runtime_error {
+public:
+    enum class Kind {
+        Query,   // the write itself is wrong: it never succeeds
+        Disk,    // full, I/O error, cannot open: the same write may succeed later
+        Locked,  // another program holds the database's lock: it may succeed once it lets go
+        Damaged, // not a database, or corrupt pages: only a new database helps
+    };
+    explicit StoreError(const std::string& message, Kind kind = Kind::Query)
+        : std::runtime_error(message), kind_(kind) {}
+    [[nodiscard]] Kind kind() const { return kind_; }
+    [[nodiscard]] bool retryable() const { return kind_ == Kind::Disk || kind_ == Kind::Locked; }
+
+private:
+    Kind kind_;
+};
+
+class SqlStore {
+public:
+    enum class Access {
+        ReadWrite, // creates the file and its tables when missing, in WAL mode
+        ReadOnly,  // reads an existing file as it is (what can be saved from a damaged one)
+    };
+    // Opens the SQLite file; throws StoreError naming the file.
+    explicit SqlStore(const QString& path, Access access = Access::ReadWrite);
+    ~SqlStore();
+    SqlStore(const SqlStore&) = delete;
+    SqlStore& operator=(const SqlStore&) = delete;
+
+    [[nodiscard]] QList<ConversationRecord> conversations() const; // most recently updated first
+    // The conversation's messages, by position. A row whose role no chat::Role spells (a database
+    // edited by hand or written by a later version) is left out, and never changed or deleted
+    // but with its conversation; the first read of such a conversation says so with qWarning.
+    [[nodiscard]] QList<MessageRecord> messages(const QString& conversationId) const;
+    // Every message row of the conversation exactly as stored, whatever its role, each one's
+    // columns in the table's order: what a copy of the database carries (damaged_database.h).
+    using StoredRow = QVariantList;
+    [[nodiscard]] QList<StoredRow> storedMessages(const QString& conversationId) const;
+    void insertStoredMessages(const QList<StoredRow>& rows); // into their conversations, as they were
+    [[nodiscard]] QString journalMode() const;
+    // PRAGMA integrity_check: "ok", or SQLite's list of problems, one a line.
+    [[nodiscard]] QString integrityCheck() const;
+    // PRAGMA quick_check: the same without matching indexes to their tables, in linear time.
+    [[nodiscard]] QString quickCheck() const;
+
+    void saveConversation(const ConversationRecord& conversation); // insert or update
+    void renameConversation(const QString& id, const QString& title);
+    void deleteConversation(const QString& id); // and its messages
+    // Insert or update; touches the conversation. A new message goes after every row stored for
+    // its conversation (at `position`, or later where rows left out of messages() lie there); an
+    // update changes the content and state only.
+    void saveMessage(const MessageRecord& message);
+    void deleteMessage(const QString& id);
+
+private:
+    void createSchema();
+    void closeConnection() const;
+    [[nodiscard]] QString check(const QString& pragma) const;
+    void exec(const QString& sql) const;
+    void commit(QSqlDatabase& db) const; // throws StoreError when the transaction cannot be committed
+    void warnOfUnknownRoles(const QString& conversationId, QStringList names) const;
+    QString path_;
+    QString connectionName_;
+    mutable QSet<QString> warnedConversations_; // of unknown roles, once each
+};
+
+} // namespace hearth::app
