@@ -578,6 +578,12 @@ private slots:
         QTest::addRow("q4_0 decode") << q4 << q4 << 64 << 4 << 2 << 1 << 50 << 0 << 0.0f;
         QTest::addRow("q4_0 prefill window") << q4 << q4 << 128 << 4 << 1 << 5 << 20 << 8 << 0.0f;
         QTest::addRow("f16 keys q8_0 values") << f16 << q8 << 64 << 4 << 2 << 4 << 10 << 0 << 0.0f;
+        // Long caches: the keys split across workgroups and the splits combined.
+        QTest::addRow("f16 prefill long window softcap")
+            << f16 << f16 << 64 << 14 << 2 << 9 << 600 << 300 << 2.0f;
+        QTest::addRow("q8_0 decode long") << q8 << q8 << 256 << 8 << 2 << 1 << 1000 << 0 << 0.0f;
+        // More query heads per KV head than a tile takes, at the largest head size.
+        QTest::addRow("q4_0 head 512 wide group") << q4 << q4 << 512 << 16 << 1 << 3 << 40 << 0 << 0.0f;
     }
 
     void attention() {
