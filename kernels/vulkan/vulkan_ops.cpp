@@ -138,9 +138,11 @@ struct RecorderState {
     explicit RecorderState(std::shared_ptr<ContextState> context) : owner(std::move(context)), c(*owner) {}
     ~RecorderState();
 
-    Binding bind(View view, size_t bytes, const char* op, const char* what) const;
-    Binding bind_range(const BufferState& b, size_t offset, size_t bytes, const char* op,
-                       const char* what) const;
+    // `bytes` of a view; `spare` more bytes after them may be read (weights: the shaders read a
+    // word past a row's last byte; every buffer has those bytes allocated).
+    Binding bind(View view, size_t bytes, const char* op, const char* what, size_t spare = 0) const;
+    Binding bind_range(const BufferState& b, size_t offset, size_t bytes, const char* op, const char* what,
+                       size_t spare = 0) const;
     // `bytes` of the recorder's scratch memory, free until the next begin().
     Binding scratch_binding(size_t bytes, const char* op);
     VkDescriptorSet allocate_set();
@@ -167,15 +169,15 @@ RecorderState::~RecorderState() {
     if (pool) vkDestroyCommandPool(c.device, pool, nullptr);
 }
 
-Binding RecorderState::bind(View view, size_t bytes, const char* op, const char* what) const {
+Binding RecorderState::bind(View view, size_t bytes, const char* op, const char* what, size_t spare) const {
     if (!view.buffer || !view.buffer->valid()) fail(op, std::string(what) + ": no buffer");
     const BufferState& b = view.buffer->state();
     if (b.context != &c) fail(op, std::string(what) + ": the buffer belongs to another Context");
-    return bind_range(b, view.offset, bytes, op, what);
+    return bind_range(b, view.offset, bytes, op, what, spare);
 }
 
 Binding RecorderState::bind_range(const BufferState& b, size_t offset, size_t bytes, const char* op,
-                                  const char* what) const {
+                                  const char* what, size_t spare) const {
     if (offset > b.size || bytes > b.size - offset)
         fail(op, std::string(what) + ": " + std::to_string(bytes) + " bytes at offset " +
                      std::to_string(offset) + " pass the end of its buffer of " + std::to_string(b.size) +
@@ -183,7 +185,7 @@ Binding RecorderState::bind_range(const BufferState& b, size_t offset, size_t by
     const size_t alignment = std::max<size_t>(c.properties.limits.minStorageBufferOffsetAlignment, 4);
     const size_t aligned = offset / alignment * alignment;
     const size_t skew = offset - aligned;
-    size_t range = (skew + std::max<size_t>(bytes, 1) + 3) / 4 * 4;
+    size_t range = (skew + std::max<size_t>(bytes, 1) + spare + 3) / 4 * 4;
     range = std::min(range, b.allocated - aligned);
     if (range > c.binding_limit())
         fail(op, std::string(what) + " spans " + std::to_string(range) +
@@ -455,6 +457,51 @@ View advance(View v, size_t bytes) {
 
 } // namespace
 
+namespace {
+
+// Elements of the unit one thread of the mat-vec shader reads at a time (dot_units.glsl).
+int64_t matvec_unit(TensorType type) {
+    switch (type) {
+    case TensorType::F32:
+    case TensorType::F16:
+    case TensorType::BF16:
+        return 8;
+    case TensorType::Q2_K:
+    case TensorType::Q3_K:
+    case TensorType::Q4_K:
+    case TensorType::Q5_K:
+    case TensorType::Q6_K:
+        return 64;
+    default:
+        return 32;
+    }
+}
+
+// The mat-vec shader's workgroup for a matrix: threads for about two units each of a row
+// (whole subgroups, 32 to 128), and rows per workgroup.
+struct MatVecPlan {
+    uint32_t workgroup = 32, rows = 2;
+};
+
+MatVecPlan plan_matvec(const ContextState& c, TensorType type, int64_t rows, int64_t cols) {
+    MatVecPlan plan;
+    const int64_t units = (cols + matvec_unit(type) - 1) / matvec_unit(type);
+    const uint32_t smallest = std::max<uint32_t>(32, std::min<uint32_t>(c.info.subgroup_size, 128));
+    plan.workgroup = smallest;
+    while (plan.workgroup < 128 && int64_t{plan.workgroup} * 4 <= units)
+        plan.workgroup *= 2;
+    // More rows per workgroup share each piece of x among more rows, while tall matrices keep
+    // enough workgroups.
+    plan.rows = rows >= 4096 ? 4 : 2;
+    return plan;
+}
+
+std::string matvec_shader(const char* name, TensorType type, const ContextState& c) {
+    return name + type_suffix(type) + (c.subgroup_arithmetic ? "" : "_nosubgroup");
+}
+
+} // namespace
+
 void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_rows, View x, int64_t batch,
                            View y, int64_t y_stride) {
     const char* op = "matmul";
@@ -473,18 +520,19 @@ void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_r
     for (int64_t r0 = 0; r0 < n_rows; r0 += chunk) {
         const int64_t rows = std::min(chunk, n_rows - r0);
         const Binding wb = s.bind(advance(w.data, static_cast<size_t>(row_begin + r0) * row_bytes),
-                                  static_cast<size_t>(rows) * row_bytes, op, "weights");
+                                  static_cast<size_t>(rows) * row_bytes, op, "weights", 4);
         const Binding yb = s.bind(advance(y, static_cast<size_t>(r0) * 4),
                                   static_cast<size_t>((batch - 1) * y_stride + rows) * 4, op, "y");
         if (batch <= kMatVecMaxBatch) {
-            const uint32_t per_group = 2;
-            const uint32_t row_groups = groups_of(rows, per_group);
+            const MatVecPlan plan = plan_matvec(s.c, w.type, rows, w.cols);
+            const uint32_t row_groups = groups_of(rows, plan.rows);
             Push push;
             push.u(wb.skew).u(xb.words()).u(yb.words()).u(0).u(u32(rows, op, "rows")).u(cols);
             push.u(u32(static_cast<int64_t>(row_bytes), op, "row bytes")).u(static_cast<uint32_t>(batch));
             push.u(cols).u(u32(y_stride, op, "y_stride")).u(1).u(0).u(row_groups);
-            s.dispatch(op, "matmul_vec_" + suffix,
-                       {s.c.reduction_workgroup, per_group, static_cast<uint32_t>(batch)},
+            const bool x_vec4 = xb.words() % 4 == 0 && w.cols % 4 == 0;
+            s.dispatch(op, matvec_shader("matmul_vec_", w.type, s.c),
+                       {plan.workgroup, plan.rows, static_cast<uint32_t>(batch), x_vec4, s.c.subgroup_min},
                        {wb, xb, yb.writes()}, push, row_groups);
         } else {
             const uint32_t tile_rows = 64;
@@ -510,12 +558,12 @@ void Recorder::matmul_experts(const DeviceMatrix& w, int64_t rows_per_expert, Vi
                      std::to_string(w.rows));
     if (n <= 0 || k <= 0) fail(op, "n " + std::to_string(n) + ", k " + std::to_string(k));
     const size_t row_bytes = kernels::row_bytes(w.type, w.cols);
-    const Binding wb = s.bind(w.data, static_cast<size_t>(w.rows) * row_bytes, op, "weights");
+    const Binding wb = s.bind(w.data, static_cast<size_t>(w.rows) * row_bytes, op, "weights", 4);
     const Binding xb = s.bind(x, static_cast<size_t>(n * w.cols) * 4, op, "x");
     const Binding ib = s.bind(ids, static_cast<size_t>(n * k) * 4, op, "ids");
     const Binding yb = s.bind(y, static_cast<size_t>(n * k * rows_per_expert) * 4, op, "y");
-    const uint32_t per_group = 2;
-    const uint32_t row_groups = groups_of(rows_per_expert, per_group);
+    const MatVecPlan plan = plan_matvec(s.c, w.type, rows_per_expert, w.cols);
+    const uint32_t row_groups = groups_of(rows_per_expert, plan.rows);
     const uint32_t cols = u32(w.cols, op, "cols");
     Push push;
     push.u(wb.skew).u(xb.words()).u(yb.words()).u(ib.words()).u(u32(rows_per_expert, op, "rows_per_expert"));
@@ -524,8 +572,10 @@ void Recorder::matmul_experts(const DeviceMatrix& w, int64_t rows_per_expert, Vi
         .u(static_cast<uint32_t>(k))
         .u(static_cast<uint32_t>(rows_per_expert));
     push.u(row_groups);
-    s.dispatch(op, "matmul_experts_" + type_suffix(w.type), {s.c.reduction_workgroup, per_group, 1},
-               {wb, xb, yb.writes(), ib}, push, row_groups, u32(n * k, op, "n * k"));
+    const bool x_vec4 = xb.words() % 4 == 0 && w.cols % 4 == 0;
+    s.dispatch(op, matvec_shader("matmul_experts_", w.type, s.c),
+               {plan.workgroup, plan.rows, 1, x_vec4, s.c.subgroup_min}, {wb, xb, yb.writes(), ib}, push,
+               row_groups, u32(n * k, op, "n * k"));
 }
 
 void Recorder::get_rows(const DeviceMatrix& table, View ids, int64_t n, View out) {
@@ -543,7 +593,7 @@ void Recorder::get_rows(const DeviceMatrix& table, View ids, int64_t n, View out
     for (int64_t r0 = 0; r0 < table.rows; r0 += chunk) {
         const int64_t rows = std::min(chunk, table.rows - r0);
         const Binding wb = s.bind(advance(table.data, static_cast<size_t>(r0) * row_bytes),
-                                  static_cast<size_t>(rows) * row_bytes, op, "table");
+                                  static_cast<size_t>(rows) * row_bytes, op, "table", 4);
         Push push;
         push.u(wb.skew).u(ib.words()).u(ob.words()).u(u32(n, op, "n")).u(u32(table.cols, op, "cols"));
         push.u(static_cast<uint32_t>(row_bytes)).u(static_cast<uint32_t>(r0)).u(static_cast<uint32_t>(rows));

@@ -144,15 +144,17 @@ class TestVulkanOps : public QObject {
         const HostMatrix m = make_matrix(type, rows, cols, seed);
         const std::vector<float> x = normal_data(batch * cols, seed + 1, 0.0f);
         Buffer wb = upload(m.bytes, kWeightOffset);
-        Buffer xb = upload(x, 4);
+        // x at a 16-byte offset (the shaders may read it as vec4) for odd batches, else at 4.
+        const size_t x_offset = batch % 2 == 1 ? 16 : 4;
+        Buffer xb = upload(x, x_offset);
         Buffer yb(*context_, 12 + static_cast<size_t>(batch * y_stride) * 4);
         Recorder recorder(*context_);
         recorder.begin();
         const DeviceMatrix w{type, rows, cols, {&wb, kWeightOffset}};
         if (row_begin == 0 && n_rows == rows && y_stride == rows)
-            recorder.matmul(w, {&xb, 4}, batch, {&yb, 12});
+            recorder.matmul(w, {&xb, x_offset}, batch, {&yb, 12});
         else
-            recorder.matmul_rows(w, row_begin, n_rows, {&xb, 4}, batch, {&yb, 12}, y_stride);
+            recorder.matmul_rows(w, row_begin, n_rows, {&xb, x_offset}, batch, {&yb, 12}, y_stride);
         recorder.submit_and_wait();
         const std::vector<float> all = download(yb, static_cast<size_t>(batch * y_stride), 12);
         std::vector<float> y;
@@ -197,6 +199,9 @@ private slots:
             };
             std::vector<Shape> shapes = {{67, cols, 1}, {33, cols, 2}, {29, cols, 7},
                                          {70, 256, 16}, {45, 256, 64}, {21, 256, 512}};
+            // Wide rows: several units per thread of the mat-vec shader.
+            shapes.push_back({9, is_float_type(t) ? 2085 : k_quant ? 4096 : 2080, 1});
+            shapes.push_back({5, is_float_type(t) ? 2085 : k_quant ? 4096 : 2080, 2});
             if (is_float_type(t)) {
                 shapes.push_back({13, 77, 1}); // odd widths
                 shapes.push_back({17, 77, 7});
@@ -232,6 +237,25 @@ private slots:
             QVERIFY2(e.nmse <= kMatmulNmse, qPrintable(QString("batch %1 nmse %2").arg(batch).arg(e.nmse)));
         }
         check_validation();
+    }
+
+    void matmul_without_subgroup_operations() {
+        // The shaders' shared-memory reductions, as on devices without subgroup arithmetic.
+        ContextOptions options;
+        options.validation = true;
+        options.subgroup_operations = false;
+        auto plain = std::make_unique<Context>(options);
+        std::swap(plain, context_);
+        for (TensorType t : {TensorType::Q4_0, TensorType::Q4_K, TensorType::F16}) {
+            const int64_t cols = t == TensorType::F16 ? 77 : 512;
+            for (int64_t batch : {1, 3}) {
+                const Errors e = run_matmul(t, 37, cols, batch, 0, 37, 37, 91);
+                note("op matmul (no subgroup operations)", e);
+                QVERIFY2(e.nmse <= kMatmulNmse, qPrintable(type_name(t) + QString(" nmse %1").arg(e.nmse)));
+            }
+        }
+        std::swap(plain, context_);
+        QVERIFY2(plain->validation_errors() == 0, plain->last_validation_message().c_str());
     }
 
     void large_matrices_are_bound_in_chunks() {

@@ -27,12 +27,14 @@ uint w_byte(uint b) {
 uint w_u16(uint b) {
     return (weights[b >> 2] >> ((b & 2u) << 3)) & 0xffffu;
 }
-// Four bytes at any address, little-endian.
+// Four bytes at any address, little-endian. Both words are read whatever the alignment (no
+// divergence between threads of blocks at different alignments): the recorder binds weights
+// with a word to spare after their last byte.
 uint w_u32(uint b) {
     uint shift = (b & 3u) << 3;
     uint lo = weights[b >> 2];
-    if (shift == 0u) return lo;
-    return (lo >> shift) | (weights[(b >> 2) + 1u] << (32u - shift));
+    uint hi = weights[(b >> 2) + 1u];
+    return shift == 0u ? lo : (lo >> shift) | (hi << (32u - shift));
 }
 float w_half(uint b) {
     return unpackHalf2x16(w_u16(b)).x;
