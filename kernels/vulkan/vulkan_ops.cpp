@@ -8,6 +8,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <map>
+#include <thread>
 
 namespace hearth::kernels::vulkan {
 namespace {
@@ -62,6 +63,15 @@ uint32_t u32(int64_t value, const char* op, const char* what) {
 
 uint32_t groups_of(int64_t items, int64_t per_group) {
     return static_cast<uint32_t>((items + per_group - 1) / per_group);
+}
+
+// Workgroups a dispatch wants to keep the device busy: a GPU's compute units take several
+// each (Vulkan does not say how many units there are: about 128 covers most GPUs); a CPU
+// device (lavapipe) runs one at a time per core and gains nothing from more, smaller ones.
+constexpr int64_t kGpuWorkgroups = 128;
+int64_t workgroups_to_fill(const ContextState& c) {
+    if (c.info.type == "cpu") return std::max<int64_t>(2, std::thread::hardware_concurrency());
+    return kGpuWorkgroups;
 }
 
 // Push-constant words in the order a shader's block declares them.
@@ -496,6 +506,25 @@ MatVecPlan plan_matvec(const ContextState& c, TensorType type, int64_t rows, int
     return plan;
 }
 
+// The mat-mat shader's tile: 128 rows x 64 columns where the matrix gives enough tiles to fill
+// the device, smaller where it does not; columns to the batch's multiple of 16.
+struct MatMatPlan {
+    uint32_t tile_rows = 128, tile_columns = 64;
+};
+
+MatMatPlan plan_matmat(const ContextState& c, int64_t rows, int64_t batch) {
+    MatMatPlan plan;
+    const int64_t wanted = workgroups_to_fill(c);
+    plan.tile_columns = batch >= 64 ? 64 : static_cast<uint32_t>((batch + 15) / 16 * 16);
+    const auto tiles = [&] {
+        return groups_of(rows, plan.tile_rows) * int64_t{groups_of(batch, plan.tile_columns)};
+    };
+    while (plan.tile_rows > 32 && tiles() < wanted)
+        plan.tile_rows /= 2;
+    if (tiles() < wanted && plan.tile_columns > 32) plan.tile_columns = 32;
+    return plan;
+}
+
 std::string matvec_shader(const char* name, TensorType type, const ContextState& c) {
     return name + type_suffix(type) + (c.subgroup_arithmetic ? "" : "_nosubgroup");
 }
@@ -535,15 +564,15 @@ void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_r
                        {plan.workgroup, plan.rows, static_cast<uint32_t>(batch), x_vec4, s.c.subgroup_min},
                        {wb, xb, yb.writes()}, push, row_groups);
         } else {
-            const uint32_t tile_rows = 64;
-            const uint32_t tile_columns = batch >= 64 ? 64 : static_cast<uint32_t>((batch + 15) / 16 * 16);
-            const uint32_t row_groups = groups_of(rows, tile_rows);
+            const MatMatPlan plan = plan_matmat(s.c, rows, batch);
+            const uint32_t row_groups = groups_of(rows, plan.tile_rows);
             Push push;
             push.u(wb.skew).u(xb.words()).u(yb.words()).u(u32(rows, op, "rows")).u(cols);
             push.u(static_cast<uint32_t>(row_bytes)).u(u32(batch, op, "batch")).u(cols);
             push.u(u32(y_stride, op, "y_stride")).u(row_groups);
-            s.dispatch(op, "matmul_mat_" + suffix, {tile_rows, tile_columns}, {wb, xb, yb.writes()}, push,
-                       row_groups, groups_of(batch, tile_columns));
+            const bool x_vec4 = xb.words() % 4 == 0 && w.cols % 4 == 0;
+            s.dispatch(op, "matmul_mat_" + suffix, {plan.tile_rows, plan.tile_columns, x_vec4},
+                       {wb, xb, yb.writes()}, push, row_groups, groups_of(batch, plan.tile_columns));
         }
     }
 }
@@ -780,10 +809,12 @@ AttentionPlan plan_attention(const ContextState& c, int64_t n, int64_t n_past, i
         limits.window > 0 && first_seen > limits.window ? first_seen - limits.window : 0;
     plan.first_block = static_cast<uint32_t>(first_key / plan.key_block);
     const int64_t blocks = (n_past + n + plan.key_block - 1) / plan.key_block - plan.first_block;
-    // Splits of at least 128 keys until there are about 128 workgroups.
+    // Splits of at least 128 keys until there are workgroups enough to fill a GPU (on every
+    // device: a CPU device loses little to them, and runs the same plan the GPUs do).
     const int64_t tiles = int64_t{plan.head_chunks} * plan.position_tiles * layer.n_head_kv;
     const int64_t min_split_blocks = std::max<int64_t>(1, 128 / plan.key_block);
-    int64_t splits = std::min<int64_t>({(128 + tiles - 1) / tiles, blocks / min_split_blocks, 64});
+    const int64_t wanted = kGpuWorkgroups;
+    int64_t splits = std::min<int64_t>({(wanted + tiles - 1) / tiles, blocks / min_split_blocks, 64});
     splits = std::max<int64_t>(splits, 1);
     plan.split_blocks = static_cast<uint32_t>((blocks + splits - 1) / splits);
     plan.splits = static_cast<uint32_t>((blocks + plan.split_blocks - 1) / plan.split_blocks);

@@ -239,6 +239,18 @@ private slots:
         check_validation();
     }
 
+    void matmul_large_tiles() {
+        // Matrices large enough for the mat-mat shader's 128- and 64-row tiles.
+        const Errors a = run_matmul(TensorType::Q4_0, 2048, 256, 512, 0, 2048, 2048, 101);
+        const Errors b = run_matmul(TensorType::Q6_K, 1030, 256, 509, 0, 1030, 1030, 102);
+        for (const Errors& e : {a, b}) {
+            note("op matmul (large tiles)", e);
+            QVERIFY2(e.nmse <= kMatmulNmse, qPrintable(QString("nmse %1").arg(e.nmse)));
+            QVERIFY2(e.max_rel <= kMatmulMax, qPrintable(QString("max error %1 of max |y|").arg(e.max_rel)));
+        }
+        check_validation();
+    }
+
     void matmul_without_subgroup_operations() {
         // The shaders' shared-memory reductions, as on devices without subgroup arithmetic.
         ContextOptions options;
