@@ -162,15 +162,24 @@ Context::Context(ContextOptions options) : state_(std::make_shared<ContextState>
         messenger_info.pfnUserCallback = on_validation_message;
         messenger_info.pUserData = &s;
         const char* layers[] = {kValidationLayer};
-        const char* extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+        const char* extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME,
+                                    VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME};
+        // Synchronization validation too: the recorder leaves out the barriers between commands
+        // that do not depend on each other, and the layer reports any hazard that leaves.
+        const VkValidationFeatureEnableEXT enabled_features[] = {
+            VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+        auto features = vk_struct<VkValidationFeaturesEXT>(VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT);
+        features.enabledValidationFeatureCount = 1;
+        features.pEnabledValidationFeatures = enabled_features;
         auto create = vk_struct<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
         create.pApplicationInfo = &app;
         if (s.validation) {
             create.enabledLayerCount = 1;
             create.ppEnabledLayerNames = layers;
-            create.enabledExtensionCount = 1;
+            create.enabledExtensionCount = 2;
             create.ppEnabledExtensionNames = extensions;
-            create.pNext = &messenger_info; // errors of vkCreateInstance itself
+            features.pNext = &messenger_info; // errors of vkCreateInstance itself
+            create.pNext = &features;
         }
         const VkResult created = vkCreateInstance(&create, nullptr, &s.instance);
         if (created == VK_ERROR_INCOMPATIBLE_DRIVER || created == VK_ERROR_INITIALIZATION_FAILED)

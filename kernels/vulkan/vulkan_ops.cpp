@@ -1,6 +1,7 @@
 // Recording the ops: each is one or a few dispatches of an embedded shader into the recorder's
 // command buffer, with its buffers bound at the device's alignment and the rest of each offset
-// passed in push constants, a barrier after it, and a timestamp.
+// passed in push constants, a barrier before it when it depends on a command recorded since the
+// last barrier, and a timestamp after it.
 #include "kernels/vulkan/vulkan_ops.h"
 #include "kernels/vulkan/vulkan_state.h"
 #include <algorithm>

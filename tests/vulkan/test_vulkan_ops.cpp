@@ -741,6 +741,50 @@ private slots:
         check_validation();
     }
 
+    void dependent_and_independent_ops_in_one_pass() {
+        // Ops on parts of one buffer: the recorder puts barriers only between ops that depend
+        // on each other (read what another wrote, or write what another read or wrote), and
+        // the validation layer's synchronization checks report any hazard left.
+        const int64_t n = 256, rows = 40;
+        const std::vector<float> a = normal_data(n, 91, 0.0f), b = normal_data(n, 92, 0.0f);
+        const HostMatrix m = make_matrix(TensorType::Q8_0, rows, n, 93);
+        Buffer data(*context_, (2 * n + 2 * rows) * 4);
+        data.upload(a.data(), n * 4, 0);
+        data.upload(b.data(), n * 4, n * 4);
+        Buffer wb = upload(m.bytes);
+        const View x1{&data, 0}, x2{&data, size_t(n) * 4}, y{&data, size_t(2 * n) * 4},
+            z{&data, size_t(2 * n + rows) * 4};
+        Recorder recorder(*context_);
+        recorder.begin();
+        recorder.scale(x1, n, 2.0f);                                      // x1 = 2a
+        recorder.scale(x2, n, 3.0f);                                      // x2 = 3b, independent of the first
+        recorder.add(x1, x2, n);                                          // x1 = 2a + 3b, after both
+        recorder.matmul({TensorType::Q8_0, rows, n, {&wb, 0}}, x1, 1, y); // y = W x1
+        recorder.scale(x1, n, 0.5f); // x1 halved after the matmul read it
+        recorder.copy(y, z, rows * 4);
+        recorder.scale(z, rows, -1.0f); // z = -y
+        recorder.submit_and_wait();
+        std::vector<float> out(2 * n + 2 * rows);
+        data.download(out.data(), out.size() * 4);
+        for (int64_t i = 0; i < n; ++i) {
+            const double x = 2.0 * a[i] + 3.0 * b[i];
+            QVERIFY(std::fabs(out[i] - x / 2) <= 1e-5 * std::max(1.0, std::fabs(x)));
+            QVERIFY(std::fabs(out[n + i] - 3.0 * b[i]) <= 1e-5 * std::max(1.0, std::fabs(3.0 * b[i])));
+        }
+        std::vector<double> exact(rows);
+        double scale = 0;
+        for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t k = 0; k < n; ++k)
+                exact[r] += static_cast<double>(m.values[r * n + k]) * (2.0 * a[k] + 3.0 * b[k]);
+            scale = std::max(scale, std::fabs(exact[r]));
+        }
+        for (int64_t r = 0; r < rows; ++r) {
+            QVERIFY(std::fabs(out[2 * n + r] - exact[r]) <= 1e-5 * scale);
+            QCOMPARE(out[2 * n + rows + r], -out[2 * n + r]);
+        }
+        check_validation();
+    }
+
     void mixture_of_experts() {
         const int64_t n = 7, n_expert = 60, k = 4, rows_per_expert = 24, dim = rows_per_expert;
         const std::vector<float> logits = normal_data(n * n_expert, 71, 0.0f);
