@@ -229,8 +229,6 @@ Context::Context(ContextOptions options) : state_(std::make_shared<ContextState>
         s.timestamps =
             families[s.queue_family].timestampValidBits > 0 && s.properties.limits.timestampPeriod > 0;
 
-        while (s.reduction_workgroup < s.info.subgroup_size && s.reduction_workgroup < 256)
-            s.reduction_workgroup *= 2;
         {
             auto subgroup_size = vk_struct<VkPhysicalDeviceSubgroupSizeControlProperties>(
                 VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES);

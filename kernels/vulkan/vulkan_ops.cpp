@@ -526,6 +526,15 @@ MatMatPlan plan_matmat(const ContextState& c, int64_t rows, int64_t batch) {
     return plan;
 }
 
+// Whether every word the matmul shaders read of these weights is 4-byte aligned: rows start at
+// aligned bytes and the type's blocks keep their words aligned (F16 and BF16 rows are read in
+// 16-byte units).
+bool word_aligned(TensorType type, const Binding& weights, size_t row_bytes) {
+    const bool blocks_aligned =
+        type_traits(type).block_bytes % 4 == 0 || type == TensorType::F16 || type == TensorType::BF16;
+    return weights.skew % 4 == 0 && row_bytes % 4 == 0 && blocks_aligned;
+}
+
 std::string matvec_shader(const char* name, TensorType type, const ContextState& c) {
     return name + type_suffix(type) + (c.subgroup_arithmetic ? "" : "_nosubgroup");
 }
@@ -562,7 +571,8 @@ void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_r
             push.u(cols).u(u32(y_stride, op, "y_stride")).u(1).u(0).u(row_groups);
             const bool x_vec4 = xb.words() % 4 == 0 && w.cols % 4 == 0;
             s.dispatch(op, matvec_shader("matmul_vec_", w.type, s.c),
-                       {plan.workgroup, plan.rows, static_cast<uint32_t>(batch), x_vec4, s.c.subgroup_min},
+                       {plan.workgroup, plan.rows, static_cast<uint32_t>(batch), x_vec4, s.c.subgroup_min,
+                        word_aligned(w.type, wb, row_bytes)},
                        {wb, xb, yb.writes()}, push, row_groups);
         } else {
             const MatMatPlan plan = plan_matmat(s.c, rows, batch);
@@ -572,7 +582,8 @@ void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_r
             push.u(static_cast<uint32_t>(row_bytes)).u(u32(batch, op, "batch")).u(cols);
             push.u(u32(y_stride, op, "y_stride")).u(row_groups);
             const bool x_vec4 = xb.words() % 4 == 0 && w.cols % 4 == 0;
-            s.dispatch(op, "matmul_mat_" + suffix, {plan.tile_rows, plan.tile_columns, x_vec4},
+            s.dispatch(op, "matmul_mat_" + suffix,
+                       {plan.tile_rows, plan.tile_columns, x_vec4, word_aligned(w.type, wb, row_bytes)},
                        {wb, xb, yb.writes()}, push, row_groups, groups_of(batch, plan.tile_columns));
         }
     }
@@ -604,8 +615,8 @@ void Recorder::matmul_experts(const DeviceMatrix& w, int64_t rows_per_expert, Vi
     push.u(row_groups);
     const bool x_vec4 = xb.words() % 4 == 0 && w.cols % 4 == 0;
     s.dispatch(op, matvec_shader("matmul_experts_", w.type, s.c),
-               {plan.workgroup, plan.rows, 1, x_vec4, s.c.subgroup_min}, {wb, xb, yb.writes(), ib}, push,
-               row_groups, u32(n * k, op, "n * k"));
+               {plan.workgroup, plan.rows, 1, x_vec4, s.c.subgroup_min, word_aligned(w.type, wb, row_bytes)},
+               {wb, xb, yb.writes(), ib}, push, row_groups, u32(n * k, op, "n * k"));
 }
 
 void Recorder::get_rows(const DeviceMatrix& table, View ids, int64_t n, View out) {

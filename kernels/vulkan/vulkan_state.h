@@ -29,9 +29,6 @@ struct ContextState {
     uint32_t queue_family = 0;
     VkQueue queue = VK_NULL_HANDLE;
     bool timestamps = false; // the queue family has timestamp bits
-    // Threads of the workgroups that reduce across themselves (mat-vec, attention): whole
-    // subgroups, at least 64, a power of two.
-    uint32_t reduction_workgroup = 64;
     // Subgroup arithmetic in compute shaders (and ContextOptions::subgroup_operations), and the
     // smallest subgroup the device may run them with.
     bool subgroup_arithmetic = false;

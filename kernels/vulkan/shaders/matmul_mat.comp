@@ -11,6 +11,8 @@ layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint TILE_ROWS = 128;   // 32, 64 or 128
 layout(constant_id = 1) const uint TILE_COLUMNS = 64; // a multiple of 16, at most 64
 layout(constant_id = 2) const bool X_VEC4 = false;    // x read as vec4 (offset and stride multiples of 4)
+layout(constant_id = 3) const bool WORD_ALIGNED = false; // every weight word read is 4-byte aligned
+#define WEIGHTS_WORD_ALIGNED WORD_ALIGNED
 const uint STEP = 32u;
 const uint STRIDE = STEP / 4u + 1u; // vec4s of a shared tile row
 const uint PER_ROW = TILE_ROWS / 16u, PER_COLUMN = TILE_COLUMNS / 16u;

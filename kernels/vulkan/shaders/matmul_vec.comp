@@ -19,6 +19,8 @@ layout(constant_id = 1) const uint ROWS = 2;       // at most 4
 layout(constant_id = 2) const uint COLUMNS = 1;    // at most 8
 layout(constant_id = 3) const bool X_VEC4 = false; // x read as vec4 (offset and stride multiples of 4)
 layout(constant_id = 4) const uint SUBGROUP_MIN = 8; // the device's smallest subgroup
+layout(constant_id = 5) const bool WORD_ALIGNED = false; // every weight word read is 4-byte aligned
+#define WEIGHTS_WORD_ALIGNED WORD_ALIGNED
 const uint MAX_ROWS = 4u, MAX_COLUMNS = 8u;
 
 layout(std430, binding = 0) readonly buffer Weights { uint weights[]; };
