@@ -494,7 +494,7 @@ struct MatVecPlan {
     uint32_t workgroup = 32, rows = 2;
 };
 
-MatVecPlan plan_matvec(const ContextState& c, TensorType type, int64_t rows, int64_t cols) {
+MatVecPlan plan_matvec(const ContextState& c, TensorType type, int64_t rows, int64_t cols, int64_t columns) {
     MatVecPlan plan;
     const int64_t units = (cols + matvec_unit(type) - 1) / matvec_unit(type);
     const uint32_t smallest = std::max<uint32_t>(32, std::min<uint32_t>(c.info.subgroup_size, 128));
@@ -502,8 +502,12 @@ MatVecPlan plan_matvec(const ContextState& c, TensorType type, int64_t rows, int
     while (plan.workgroup < 128 && int64_t{plan.workgroup} * 4 <= units)
         plan.workgroup *= 2;
     // More rows per workgroup share each piece of x among more rows, while tall matrices keep
-    // enough workgroups.
-    plan.rows = rows >= 4096 ? 4 : 2;
+    // enough workgroups; with several columns each row's words already serve them all, and
+    // rows x columns sums stay within a thread's registers.
+    if (columns == 1)
+        plan.rows = rows >= 4096 ? 4 : 2;
+    else
+        plan.rows = columns <= 4 ? 2 : 1;
     return plan;
 }
 
@@ -563,7 +567,7 @@ void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_r
         const Binding yb = s.bind(advance(y, static_cast<size_t>(r0) * 4),
                                   static_cast<size_t>((batch - 1) * y_stride + rows) * 4, op, "y");
         if (batch <= kMatVecMaxBatch) {
-            const MatVecPlan plan = plan_matvec(s.c, w.type, rows, w.cols);
+            const MatVecPlan plan = plan_matvec(s.c, w.type, rows, w.cols, batch);
             const uint32_t row_groups = groups_of(rows, plan.rows);
             Push push;
             push.u(wb.skew).u(xb.words()).u(yb.words()).u(0).u(u32(rows, op, "rows")).u(cols);
@@ -603,7 +607,7 @@ void Recorder::matmul_experts(const DeviceMatrix& w, int64_t rows_per_expert, Vi
     const Binding xb = s.bind(x, static_cast<size_t>(n * w.cols) * 4, op, "x");
     const Binding ib = s.bind(ids, static_cast<size_t>(n * k) * 4, op, "ids");
     const Binding yb = s.bind(y, static_cast<size_t>(n * k * rows_per_expert) * 4, op, "y");
-    const MatVecPlan plan = plan_matvec(s.c, w.type, rows_per_expert, w.cols);
+    const MatVecPlan plan = plan_matvec(s.c, w.type, rows_per_expert, w.cols, 1);
     const uint32_t row_groups = groups_of(rows_per_expert, plan.rows);
     const uint32_t cols = u32(w.cols, op, "cols");
     Push push;
