@@ -162,15 +162,24 @@ Context::Context(ContextOptions options) : state_(std::make_shared<ContextState>
         messenger_info.pfnUserCallback = on_validation_message;
         messenger_info.pUserData = &s;
         const char* layers[] = {kValidationLayer};
-        const char* extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME};
+        const char* extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME,
+                                    VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME};
+        // Synchronization validation too: the recorder leaves out the barriers between commands
+        // that do not depend on each other, and the layer reports any hazard that leaves.
+        const VkValidationFeatureEnableEXT enabled_features[] = {
+            VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+        auto features = vk_struct<VkValidationFeaturesEXT>(VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT);
+        features.enabledValidationFeatureCount = 1;
+        features.pEnabledValidationFeatures = enabled_features;
         auto create = vk_struct<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
         create.pApplicationInfo = &app;
         if (s.validation) {
             create.enabledLayerCount = 1;
             create.ppEnabledLayerNames = layers;
-            create.enabledExtensionCount = 1;
+            create.enabledExtensionCount = 2;
             create.ppEnabledExtensionNames = extensions;
-            create.pNext = &messenger_info; // errors of vkCreateInstance itself
+            features.pNext = &messenger_info; // errors of vkCreateInstance itself
+            create.pNext = &features;
         }
         const VkResult created = vkCreateInstance(&create, nullptr, &s.instance);
         if (created == VK_ERROR_INCOMPATIBLE_DRIVER || created == VK_ERROR_INITIALIZATION_FAILED)
@@ -220,8 +229,25 @@ Context::Context(ContextOptions options) : state_(std::make_shared<ContextState>
         s.timestamps =
             families[s.queue_family].timestampValidBits > 0 && s.properties.limits.timestampPeriod > 0;
 
-        while (s.reduction_workgroup < s.info.subgroup_size && s.reduction_workgroup < 256)
-            s.reduction_workgroup *= 2;
+        {
+            auto subgroup_size = vk_struct<VkPhysicalDeviceSubgroupSizeControlProperties>(
+                VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES);
+            auto subgroup = vk_struct<VkPhysicalDeviceSubgroupProperties>(
+                VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES);
+            const bool size_control = s.properties.apiVersion >= VK_API_VERSION_1_3 ||
+                                      has_extension(s.physical, VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+            if (size_control) subgroup.pNext = &subgroup_size;
+            auto properties2 = vk_struct<VkPhysicalDeviceProperties2>(
+                VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &subgroup);
+            vkGetPhysicalDeviceProperties2(s.physical, &properties2);
+            s.subgroup_arithmetic = s.options.subgroup_operations &&
+                                    (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                                    (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_BASIC_BIT) &&
+                                    (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
+            s.subgroup_min = std::max<uint32_t>(1, subgroup.subgroupSize);
+            if (size_control && subgroup_size.minSubgroupSize > 0)
+                s.subgroup_min = std::min(s.subgroup_min, subgroup_size.minSubgroupSize);
+        }
 
         const float priority = 1.0f;
         auto queue_info = vk_struct<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
@@ -299,7 +325,7 @@ std::unique_ptr<BufferState> create_buffer(ContextState& c, size_t bytes, Memory
     b.kind = memory;
     const char* kind = memory == Memory::DeviceLocal ? "device-local" : "host-visible";
     auto info = vk_struct<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
-    b.allocated = (std::max<size_t>(bytes, 1) + 15) / 16 * 16; // never empty; whole words
+    b.allocated = (bytes + 4 + 15) / 16 * 16; // never empty; a word past the end for the shaders
     info.size = b.allocated;
     info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                  VK_BUFFER_USAGE_TRANSFER_DST_BIT;

@@ -24,6 +24,9 @@ struct ContextOptions {
     // The most bytes one shader binding spans (0: the device's maxStorageBufferRange). Larger
     // matrices are bound in chunks of rows; tests set it low to run that path on small data.
     uint64_t max_binding_bytes = 0;
+    // Whether shaders reduce with subgroup arithmetic where the device has it (false: their
+    // shared-memory reductions, as on devices without it; tests set it to run that path).
+    bool subgroup_operations = true;
 };
 
 struct ContextState; // the Vulkan objects, private to the backend

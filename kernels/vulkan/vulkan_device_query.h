@@ -8,6 +8,8 @@ namespace hearth::kernels::vulkan {
 // The device's DeviceInfo (index as given); features of Vulkan 1.1 and above only where the
 // device has that version.
 DeviceInfo query_device(VkPhysicalDevice device, int index);
+// Whether the device offers the extension.
+bool has_extension(VkPhysicalDevice device, const char* name);
 // The first queue family with compute, or -1.
 int compute_queue_family(VkPhysicalDevice device);
 // A Vulkan structure zeroed, with its type (and chain) set.

@@ -59,6 +59,8 @@ int type_rank(const std::string& type) {
     return 0;
 }
 
+} // namespace
+
 bool has_extension(VkPhysicalDevice device, const char* name) {
     uint32_t count = 0;
     if (vkEnumerateDeviceExtensionProperties(device, nullptr, &count, nullptr) != VK_SUCCESS) return false;
@@ -69,8 +71,6 @@ bool has_extension(VkPhysicalDevice device, const char* name) {
         return std::strcmp(e.extensionName, name) == 0;
     });
 }
-
-} // namespace
 
 const char* result_name(VkResult result) {
     switch (result) {

@@ -1,6 +1,7 @@
 // Recording the ops: each is one or a few dispatches of an embedded shader into the recorder's
 // command buffer, with its buffers bound at the device's alignment and the rest of each offset
-// passed in push constants, a barrier after it, and a timestamp.
+// passed in push constants, a barrier before it when it depends on a command recorded since the
+// last barrier, and a timestamp after it.
 #include "kernels/vulkan/vulkan_ops.h"
 #include "kernels/vulkan/vulkan_state.h"
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <initializer_list>
 #include <map>
+#include <thread>
 
 namespace hearth::kernels::vulkan {
 namespace {
@@ -64,6 +66,15 @@ uint32_t groups_of(int64_t items, int64_t per_group) {
     return static_cast<uint32_t>((items + per_group - 1) / per_group);
 }
 
+// Workgroups a dispatch wants to keep the device busy: a GPU's compute units take several
+// each (Vulkan does not say how many units there are: about 128 covers most GPUs); a CPU
+// device (lavapipe) runs one at a time per core and gains nothing from more, smaller ones.
+constexpr int64_t kGpuWorkgroups = 128;
+int64_t workgroups_to_fill(const ContextState& c) {
+    if (c.info.type == "cpu") return std::max<int64_t>(2, std::thread::hardware_concurrency());
+    return kGpuWorkgroups;
+}
+
 // Push-constant words in the order a shader's block declares them.
 struct Push {
     std::vector<uint32_t> words;
@@ -88,7 +99,29 @@ bool vulkan_supports_weight_type(TensorType type) {
 struct Binding {
     VkDescriptorBufferInfo info{};
     uint32_t skew = 0;
+    bool written = false; // the shader writes it (the recorder orders the dispatches that touch it)
     uint32_t words() const { return skew / 4; }
+    Binding writes() const {
+        Binding b = *this;
+        b.written = true;
+        return b;
+    }
+};
+
+// Bytes of a buffer a command reads or writes, for the barriers between commands.
+struct Access {
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceSize begin = 0, end = 0;
+    bool write = false;
+    bool conflicts(const Access& other) const {
+        return buffer == other.buffer && begin < other.end && other.begin < end && (write || other.write);
+    }
+};
+
+// Device memory a recorder hands out to its own ops (attention's splits), reused every pass.
+struct ScratchBlock {
+    std::unique_ptr<BufferState> buffer;
+    size_t used = 0;
 };
 
 struct RecorderState {
@@ -107,13 +140,27 @@ struct RecorderState {
     uint32_t dispatch_count = 0;
     bool recording = false, pending = false;
     std::vector<OpTiming> last_timings;
+    // What the commands recorded since the last barrier touch: a command that conflicts with
+    // any of them (reads what one writes, or writes what one reads or writes) gets a barrier
+    // first; the others run without one.
+    std::vector<Access> unordered;
+    std::vector<ScratchBlock> scratch;
 
     explicit RecorderState(std::shared_ptr<ContextState> context) : owner(std::move(context)), c(*owner) {}
     ~RecorderState();
 
-    Binding bind(View view, size_t bytes, const char* op, const char* what) const;
+    // `bytes` of a view; `spare` more bytes after them may be read (weights: the shaders read a
+    // word past a row's last byte; every buffer has those bytes allocated).
+    Binding bind(View view, size_t bytes, const char* op, const char* what, size_t spare = 0) const;
+    Binding bind_range(const BufferState& b, size_t offset, size_t bytes, const char* op, const char* what,
+                       size_t spare = 0) const;
+    // `bytes` of the recorder's scratch memory, free until the next begin().
+    Binding scratch_binding(size_t bytes, const char* op);
     VkDescriptorSet allocate_set();
     void ensure_query_pool();
+    // A barrier before a command with these accesses when it depends on the unordered ones.
+    void order(const Access* accesses, size_t count);
+    void barrier();
     void after_command(const char* op);
     void dispatch(const char* op, const std::string& shader, const std::vector<uint32_t>& constants,
                   std::initializer_list<Binding> bindings, const Push& push, uint32_t groups,
@@ -133,18 +180,23 @@ RecorderState::~RecorderState() {
     if (pool) vkDestroyCommandPool(c.device, pool, nullptr);
 }
 
-Binding RecorderState::bind(View view, size_t bytes, const char* op, const char* what) const {
+Binding RecorderState::bind(View view, size_t bytes, const char* op, const char* what, size_t spare) const {
     if (!view.buffer || !view.buffer->valid()) fail(op, std::string(what) + ": no buffer");
     const BufferState& b = view.buffer->state();
     if (b.context != &c) fail(op, std::string(what) + ": the buffer belongs to another Context");
-    if (view.offset > b.size || bytes > b.size - view.offset)
+    return bind_range(b, view.offset, bytes, op, what, spare);
+}
+
+Binding RecorderState::bind_range(const BufferState& b, size_t offset, size_t bytes, const char* op,
+                                  const char* what, size_t spare) const {
+    if (offset > b.size || bytes > b.size - offset)
         fail(op, std::string(what) + ": " + std::to_string(bytes) + " bytes at offset " +
-                     std::to_string(view.offset) + " pass the end of its buffer of " +
-                     std::to_string(b.size) + " bytes");
+                     std::to_string(offset) + " pass the end of its buffer of " + std::to_string(b.size) +
+                     " bytes");
     const size_t alignment = std::max<size_t>(c.properties.limits.minStorageBufferOffsetAlignment, 4);
-    const size_t aligned = view.offset / alignment * alignment;
-    const size_t skew = view.offset - aligned;
-    size_t range = (skew + std::max<size_t>(bytes, 1) + 3) / 4 * 4;
+    const size_t aligned = offset / alignment * alignment;
+    const size_t skew = offset - aligned;
+    size_t range = (skew + std::max<size_t>(bytes, 1) + spare + 3) / 4 * 4;
     range = std::min(range, b.allocated - aligned);
     if (range > c.binding_limit())
         fail(op, std::string(what) + " spans " + std::to_string(range) +
@@ -154,6 +206,20 @@ Binding RecorderState::bind(View view, size_t bytes, const char* op, const char*
     binding.info = {b.buffer, aligned, std::max<size_t>(range, 4)};
     binding.skew = static_cast<uint32_t>(skew);
     return binding;
+}
+
+Binding RecorderState::scratch_binding(size_t bytes, const char* op) {
+    const size_t alignment = std::max<size_t>(c.properties.limits.minStorageBufferOffsetAlignment, 16);
+    bytes = (bytes + alignment - 1) / alignment * alignment;
+    for (ScratchBlock& block : scratch)
+        if (block.buffer->size - block.used >= bytes) {
+            const Binding b = bind_range(*block.buffer, block.used, bytes, op, "scratch");
+            block.used += bytes;
+            return b;
+        }
+    constexpr size_t kScratchBlockBytes = size_t{4} << 20;
+    scratch.push_back({create_buffer(c, std::max(bytes, kScratchBlockBytes), Memory::DeviceLocal), bytes});
+    return bind_range(*scratch.back().buffer, 0, bytes, op, "scratch");
 }
 
 VkDescriptorSet RecorderState::allocate_set() {
@@ -192,6 +258,28 @@ void RecorderState::ensure_query_pool() {
     query_capacity = queries_wanted;
 }
 
+void RecorderState::barrier() {
+    auto barrier = vk_struct<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
+    barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                            VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    vkCmdPipelineBarrier(commands, stages, stages, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+    unordered.clear();
+}
+
+void RecorderState::order(const Access* accesses, size_t count) {
+    bool depends = false;
+    for (size_t i = 0; i < count && !depends; ++i)
+        for (const Access& before : unordered)
+            if (accesses[i].conflicts(before)) {
+                depends = true;
+                break;
+            }
+    if (depends) barrier();
+    unordered.insert(unordered.end(), accesses, accesses + count);
+}
+
 void RecorderState::after_command(const char* op) {
     ++dispatch_count;
     if (queries) {
@@ -205,12 +293,6 @@ void RecorderState::after_command(const char* op) {
             queries_wanted = std::max(queries_wanted, 2 * query_capacity);
         }
     }
-    auto barrier = vk_struct<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
-    barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                            VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    const VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
-    vkCmdPipelineBarrier(commands, stages, stages, 0, 1, &barrier, 0, nullptr, 0, nullptr);
 }
 
 void RecorderState::dispatch(const char* op, const std::string& shader,
@@ -224,9 +306,13 @@ void RecorderState::dispatch(const char* op, const std::string& shader,
     VkDescriptorBufferInfo infos[kBindings];
     VkWriteDescriptorSet writes[kBindings];
     const BufferState& placeholder = *c.placeholder;
+    Access accesses[kBindings];
     uint32_t i = 0;
-    for (const Binding& b : bindings)
+    for (const Binding& b : bindings) {
+        accesses[i] = {b.info.buffer, b.info.offset, b.info.offset + b.info.range, b.written};
         infos[i++] = b.info;
+    }
+    order(accesses, bindings.size());
     for (; i < kBindings; ++i)
         infos[i] = {placeholder.buffer, 0, VK_WHOLE_SIZE};
     for (uint32_t j = 0; j < kBindings; ++j) {
@@ -296,6 +382,10 @@ void Recorder::begin() {
         vkCmdResetQueryPool(s.commands, s.queries, 0, s.query_capacity);
         vkCmdWriteTimestamp(s.commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, s.queries, 0);
     }
+    // What earlier submits wrote is seen by this one's commands.
+    s.barrier();
+    for (ScratchBlock& block : s.scratch)
+        block.used = 0;
     s.recording = true;
 }
 
@@ -378,6 +468,83 @@ View advance(View v, size_t bytes) {
 
 } // namespace
 
+namespace {
+
+// Elements of the unit one thread of the mat-vec shader reads at a time (dot_units.glsl).
+int64_t matvec_unit(TensorType type) {
+    switch (type) {
+    case TensorType::F32:
+    case TensorType::F16:
+    case TensorType::BF16:
+        return 8;
+    case TensorType::Q2_K:
+    case TensorType::Q3_K:
+    case TensorType::Q4_K:
+    case TensorType::Q5_K:
+    case TensorType::Q6_K:
+        return 64;
+    default:
+        return 32;
+    }
+}
+
+// The mat-vec shader's workgroup for a matrix: threads for about two units each of a row
+// (whole subgroups, 32 to 128), and rows per workgroup.
+struct MatVecPlan {
+    uint32_t workgroup = 32, rows = 2;
+};
+
+MatVecPlan plan_matvec(const ContextState& c, TensorType type, int64_t rows, int64_t cols, int64_t columns) {
+    MatVecPlan plan;
+    const int64_t units = (cols + matvec_unit(type) - 1) / matvec_unit(type);
+    const uint32_t smallest = std::max<uint32_t>(32, std::min<uint32_t>(c.info.subgroup_size, 128));
+    plan.workgroup = smallest;
+    while (plan.workgroup < 128 && int64_t{plan.workgroup} * 4 <= units)
+        plan.workgroup *= 2;
+    // More rows per workgroup share each piece of x among more rows, while tall matrices keep
+    // enough workgroups; with several columns each row's words already serve them all, and
+    // rows x columns sums stay within a thread's registers.
+    if (columns == 1)
+        plan.rows = rows >= 4096 ? 4 : 2;
+    else
+        plan.rows = columns <= 4 ? 2 : 1;
+    return plan;
+}
+
+// The mat-mat shader's tile: 128 rows x 64 columns where the matrix gives enough tiles to fill
+// the device, smaller where it does not; columns to the batch's multiple of 16.
+struct MatMatPlan {
+    uint32_t tile_rows = 128, tile_columns = 64;
+};
+
+MatMatPlan plan_matmat(const ContextState& c, int64_t rows, int64_t batch) {
+    MatMatPlan plan;
+    const int64_t wanted = workgroups_to_fill(c);
+    plan.tile_columns = batch >= 64 ? 64 : static_cast<uint32_t>((batch + 15) / 16 * 16);
+    const auto tiles = [&] {
+        return groups_of(rows, plan.tile_rows) * int64_t{groups_of(batch, plan.tile_columns)};
+    };
+    while (plan.tile_rows > 32 && tiles() < wanted)
+        plan.tile_rows /= 2;
+    if (tiles() < wanted && plan.tile_columns > 32) plan.tile_columns = 32;
+    return plan;
+}
+
+// Whether every word the matmul shaders read of these weights is 4-byte aligned: rows start at
+// aligned bytes and the type's blocks keep their words aligned (F16 and BF16 rows are read in
+// 16-byte units).
+bool word_aligned(TensorType type, const Binding& weights, size_t row_bytes) {
+    const bool blocks_aligned =
+        type_traits(type).block_bytes % 4 == 0 || type == TensorType::F16 || type == TensorType::BF16;
+    return weights.skew % 4 == 0 && row_bytes % 4 == 0 && blocks_aligned;
+}
+
+std::string matvec_shader(const char* name, TensorType type, const ContextState& c) {
+    return name + type_suffix(type) + (c.subgroup_arithmetic ? "" : "_nosubgroup");
+}
+
+} // namespace
+
 void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_rows, View x, int64_t batch,
                            View y, int64_t y_stride) {
     const char* op = "matmul";
@@ -396,29 +563,32 @@ void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_r
     for (int64_t r0 = 0; r0 < n_rows; r0 += chunk) {
         const int64_t rows = std::min(chunk, n_rows - r0);
         const Binding wb = s.bind(advance(w.data, static_cast<size_t>(row_begin + r0) * row_bytes),
-                                  static_cast<size_t>(rows) * row_bytes, op, "weights");
+                                  static_cast<size_t>(rows) * row_bytes, op, "weights", 4);
         const Binding yb = s.bind(advance(y, static_cast<size_t>(r0) * 4),
                                   static_cast<size_t>((batch - 1) * y_stride + rows) * 4, op, "y");
         if (batch <= kMatVecMaxBatch) {
-            const uint32_t per_group = 2;
-            const uint32_t row_groups = groups_of(rows, per_group);
+            const MatVecPlan plan = plan_matvec(s.c, w.type, rows, w.cols, batch);
+            const uint32_t row_groups = groups_of(rows, plan.rows);
             Push push;
             push.u(wb.skew).u(xb.words()).u(yb.words()).u(0).u(u32(rows, op, "rows")).u(cols);
             push.u(u32(static_cast<int64_t>(row_bytes), op, "row bytes")).u(static_cast<uint32_t>(batch));
             push.u(cols).u(u32(y_stride, op, "y_stride")).u(1).u(0).u(row_groups);
-            s.dispatch(op, "matmul_vec_" + suffix,
-                       {s.c.reduction_workgroup, per_group, static_cast<uint32_t>(batch)}, {wb, xb, yb}, push,
-                       row_groups);
+            const bool x_vec4 = xb.words() % 4 == 0 && w.cols % 4 == 0;
+            s.dispatch(op, matvec_shader("matmul_vec_", w.type, s.c),
+                       {plan.workgroup, plan.rows, static_cast<uint32_t>(batch), x_vec4, s.c.subgroup_min,
+                        word_aligned(w.type, wb, row_bytes)},
+                       {wb, xb, yb.writes()}, push, row_groups);
         } else {
-            const uint32_t tile_rows = 64;
-            const uint32_t tile_columns = batch >= 64 ? 64 : static_cast<uint32_t>((batch + 15) / 16 * 16);
-            const uint32_t row_groups = groups_of(rows, tile_rows);
+            const MatMatPlan plan = plan_matmat(s.c, rows, batch);
+            const uint32_t row_groups = groups_of(rows, plan.tile_rows);
             Push push;
             push.u(wb.skew).u(xb.words()).u(yb.words()).u(u32(rows, op, "rows")).u(cols);
             push.u(static_cast<uint32_t>(row_bytes)).u(u32(batch, op, "batch")).u(cols);
             push.u(u32(y_stride, op, "y_stride")).u(row_groups);
-            s.dispatch(op, "matmul_mat_" + suffix, {tile_rows, tile_columns}, {wb, xb, yb}, push, row_groups,
-                       groups_of(batch, tile_columns));
+            const bool x_vec4 = xb.words() % 4 == 0 && w.cols % 4 == 0;
+            s.dispatch(op, "matmul_mat_" + suffix,
+                       {plan.tile_rows, plan.tile_columns, x_vec4, word_aligned(w.type, wb, row_bytes)},
+                       {wb, xb, yb.writes()}, push, row_groups, groups_of(batch, plan.tile_columns));
         }
     }
 }
@@ -433,12 +603,12 @@ void Recorder::matmul_experts(const DeviceMatrix& w, int64_t rows_per_expert, Vi
                      std::to_string(w.rows));
     if (n <= 0 || k <= 0) fail(op, "n " + std::to_string(n) + ", k " + std::to_string(k));
     const size_t row_bytes = kernels::row_bytes(w.type, w.cols);
-    const Binding wb = s.bind(w.data, static_cast<size_t>(w.rows) * row_bytes, op, "weights");
+    const Binding wb = s.bind(w.data, static_cast<size_t>(w.rows) * row_bytes, op, "weights", 4);
     const Binding xb = s.bind(x, static_cast<size_t>(n * w.cols) * 4, op, "x");
     const Binding ib = s.bind(ids, static_cast<size_t>(n * k) * 4, op, "ids");
     const Binding yb = s.bind(y, static_cast<size_t>(n * k * rows_per_expert) * 4, op, "y");
-    const uint32_t per_group = 2;
-    const uint32_t row_groups = groups_of(rows_per_expert, per_group);
+    const MatVecPlan plan = plan_matvec(s.c, w.type, rows_per_expert, w.cols, 1);
+    const uint32_t row_groups = groups_of(rows_per_expert, plan.rows);
     const uint32_t cols = u32(w.cols, op, "cols");
     Push push;
     push.u(wb.skew).u(xb.words()).u(yb.words()).u(ib.words()).u(u32(rows_per_expert, op, "rows_per_expert"));
@@ -447,8 +617,10 @@ void Recorder::matmul_experts(const DeviceMatrix& w, int64_t rows_per_expert, Vi
         .u(static_cast<uint32_t>(k))
         .u(static_cast<uint32_t>(rows_per_expert));
     push.u(row_groups);
-    s.dispatch(op, "matmul_experts_" + type_suffix(w.type), {s.c.reduction_workgroup, per_group, 1},
-               {wb, xb, yb, ib}, push, row_groups, u32(n * k, op, "n * k"));
+    const bool x_vec4 = xb.words() % 4 == 0 && w.cols % 4 == 0;
+    s.dispatch(op, matvec_shader("matmul_experts_", w.type, s.c),
+               {plan.workgroup, plan.rows, 1, x_vec4, s.c.subgroup_min, word_aligned(w.type, wb, row_bytes)},
+               {wb, xb, yb.writes(), ib}, push, row_groups, u32(n * k, op, "n * k"));
 }
 
 void Recorder::get_rows(const DeviceMatrix& table, View ids, int64_t n, View out) {
@@ -466,12 +638,12 @@ void Recorder::get_rows(const DeviceMatrix& table, View ids, int64_t n, View out
     for (int64_t r0 = 0; r0 < table.rows; r0 += chunk) {
         const int64_t rows = std::min(chunk, table.rows - r0);
         const Binding wb = s.bind(advance(table.data, static_cast<size_t>(r0) * row_bytes),
-                                  static_cast<size_t>(rows) * row_bytes, op, "table");
+                                  static_cast<size_t>(rows) * row_bytes, op, "table", 4);
         Push push;
         push.u(wb.skew).u(ib.words()).u(ob.words()).u(u32(n, op, "n")).u(u32(table.cols, op, "cols"));
         push.u(static_cast<uint32_t>(row_bytes)).u(static_cast<uint32_t>(r0)).u(static_cast<uint32_t>(rows));
         push.u(groups_per_row);
-        s.dispatch(op, "get_rows_" + type_suffix(table.type), {64}, {wb, ib, ob}, push,
+        s.dispatch(op, "get_rows_" + type_suffix(table.type), {64}, {wb, ib, ob.writes()}, push,
                    groups_of(n * groups_per_row, 64));
     }
 }
@@ -495,7 +667,7 @@ void norm(RecorderState& s, const char* op, uint32_t mode, View x, View weight, 
         .u(u32(rows, op, "rows"))
         .u(u32(dim, op, "dim"));
     push.u(mode).u(has_weight).u(has_bias).f(eps);
-    s.dispatch(op, "norm", {256}, {xb, wb, bb, ob}, push, static_cast<uint32_t>(rows));
+    s.dispatch(op, "norm", {256}, {xb, wb, bb, ob.writes()}, push, static_cast<uint32_t>(rows));
 }
 
 enum ElementwiseOp : uint32_t { kAdd = 0, kAddBias, kScale, kSoftCap, kSwiglu, kGeglu, kGelu };
@@ -513,7 +685,7 @@ void elementwise(RecorderState& s, const char* op, ElementwiseOp code, View x, s
         .u(code)
         .f(value)
         .u(1);
-    s.dispatch(op, "elementwise", {256}, {xb, yb}, push, groups_of(count, 256));
+    s.dispatch(op, "elementwise", {256}, {xb.writes(), yb}, push, groups_of(count, 256));
 }
 
 } // namespace
@@ -577,7 +749,7 @@ void Recorder::rope(View x, int64_t n, int64_t n_heads, int64_t head_dim, int64_
     push.u(static_cast<uint32_t>(rope_dim)).u(neox).u(factors.has_value()).u(static_cast<uint32_t>(pos0));
     push.f(std::log2(base)).f(freq_scale).f(attn_factor);
     u32(pos0 + n, op, "the last position");
-    s.dispatch(op, "rope", {256}, {xb, fb}, push, groups_of(n * n_heads * (rope_dim / 2), 256));
+    s.dispatch(op, "rope", {256}, {xb.writes(), fb}, push, groups_of(n * n_heads * (rope_dim / 2), 256));
 }
 
 namespace {
@@ -609,6 +781,64 @@ size_t kv_part_bytes(const DeviceKvLayer& layer, TensorType type) {
 
 } // namespace
 
+namespace {
+
+constexpr uint32_t kAttentionWorkgroup = 128;
+
+// How attention.comp covers a call: tiles of `heads` query heads (of one KV head) by
+// `positions` positions, keys in blocks of `key_block`, and the blocks split `splits` ways
+// when the tiles alone are too few workgroups to fill a GPU.
+struct AttentionPlan {
+    uint32_t key_block = 32, heads = 1, positions = 1;
+    uint32_t head_chunks = 1, position_tiles = 1;
+    uint32_t first_block = 0, split_blocks = 1, splits = 1;
+};
+
+AttentionPlan plan_attention(const ContextState& c, int64_t n, int64_t n_past, int64_t n_head,
+                             const DeviceKvLayer& layer, AttentionLimits limits) {
+    // The shader's shared memory, within what every device of the backend has and what keeps
+    // several workgroups on a compute unit.
+    const int64_t budget = std::min<int64_t>(c.properties.limits.maxComputeSharedMemorySize, 32768);
+    const int64_t d4 = (layer.head_dim + 3) / 4;
+    const int64_t threads = kAttentionWorkgroup;
+    AttentionPlan plan;
+    // Keys and values of a block: about half the budget.
+    plan.key_block = 64;
+    while (plan.key_block > 1 && plan.key_block * (2 * d4 + 1) * 16 > budget * 55 / 100)
+        plan.key_block /= 2;
+    const int64_t block_bytes = int64_t{plan.key_block} * (2 * d4 + 1) * 16;
+    // Rows of a tile: the rest (queries, scores, two floats), within the shader's register
+    // arrays (16 scores and 8 value rows per thread) and 64.
+    int64_t rows = (budget - block_bytes) / (d4 * 16 + (plan.key_block + 1) * 4 + 8);
+    rows =
+        std::min({rows, int64_t{64}, threads / plan.key_block * 16, std::max<int64_t>(1, threads / d4) * 8});
+    rows = std::max<int64_t>(rows, 1);
+    const int64_t group_heads = n_head / layer.n_head_kv;
+    plan.heads = static_cast<uint32_t>(std::min(group_heads, rows));
+    plan.positions = static_cast<uint32_t>(std::clamp<int64_t>(rows / plan.heads, 1, n));
+    plan.head_chunks = static_cast<uint32_t>((group_heads + plan.heads - 1) / plan.heads);
+    plan.position_tiles = static_cast<uint32_t>((n + plan.positions - 1) / plan.positions);
+
+    // The blocks any row sees: from the first row's window to the last row's key.
+    const int64_t first_seen = n_past + 1;
+    const int64_t first_key =
+        limits.window > 0 && first_seen > limits.window ? first_seen - limits.window : 0;
+    plan.first_block = static_cast<uint32_t>(first_key / plan.key_block);
+    const int64_t blocks = (n_past + n + plan.key_block - 1) / plan.key_block - plan.first_block;
+    // Splits of at least 128 keys until there are workgroups enough to fill a GPU (on every
+    // device: a CPU device loses little to them, and runs the same plan the GPUs do).
+    const int64_t tiles = int64_t{plan.head_chunks} * plan.position_tiles * layer.n_head_kv;
+    const int64_t min_split_blocks = std::max<int64_t>(1, 128 / plan.key_block);
+    const int64_t wanted = kGpuWorkgroups;
+    int64_t splits = std::min<int64_t>({(wanted + tiles - 1) / tiles, blocks / min_split_blocks, 64});
+    splits = std::max<int64_t>(splits, 1);
+    plan.split_blocks = static_cast<uint32_t>((blocks + splits - 1) / splits);
+    plan.splits = static_cast<uint32_t>((blocks + plan.split_blocks - 1) / plan.split_blocks);
+    return plan;
+}
+
+} // namespace
+
 void Recorder::store_kv(View k, View v, int64_t n, int64_t pos0, const DeviceKvLayer& layer) {
     const char* op = "store_kv";
     RecorderState& s = *state_;
@@ -630,7 +860,8 @@ void Recorder::store_kv(View k, View v, int64_t n, int64_t pos0, const DeviceKvL
         push.u(static_cast<uint32_t>(layer.head_dim))
             .u(static_cast<uint32_t>(kv_head_row_bytes(type, layer.head_dim)));
         push.u(static_cast<uint32_t>(type)).u(static_cast<uint32_t>(width));
-        s.dispatch(op, "store_kv", {64}, {sb, cb}, push, groups_of(n * layer.n_head_kv * per_head, 64));
+        s.dispatch(op, "store_kv", {64}, {sb, cb.writes()}, push,
+                   groups_of(n * layer.n_head_kv * per_head, 64));
     }
 }
 
@@ -654,21 +885,32 @@ void Recorder::attention(View q, int64_t n, int64_t n_past, int64_t n_head, cons
     const Binding ob = s.bind(out, q_bytes, op, "out");
     const Binding kb = s.bind(layer.keys, kv_part_bytes(layer, layer.key_type), op, "keys");
     const Binding vb = s.bind(layer.values, kv_part_bytes(layer, layer.value_type), op, "values");
+    const AttentionPlan plan = plan_attention(s.c, n, n_past, n_head, layer, limits);
+    const uint32_t rows_total = u32(n * n_head, op, "n * n_head");
+    const Binding pb = plan.splits > 1 ? s.scratch_binding(size_t{plan.splits} * rows_total *
+                                                               (static_cast<size_t>(layer.head_dim) + 2) * 4,
+                                                           op)
+                                       : ob;
     Push push;
-    push.u(qb.words())
-        .u(kb.skew)
-        .u(vb.skew)
-        .u(ob.words())
-        .u(static_cast<uint32_t>(n))
-        .u(static_cast<uint32_t>(n_past));
-    push.u(static_cast<uint32_t>(n_head)).u(static_cast<uint32_t>(layer.n_head_kv));
-    push.u(static_cast<uint32_t>(layer.head_dim)).u(static_cast<uint32_t>(layer.n_ctx));
+    push.u(qb.words()).u(kb.skew).u(vb.skew).u(ob.words()).u(pb.words());
+    push.u(static_cast<uint32_t>(n)).u(static_cast<uint32_t>(n_past)).u(static_cast<uint32_t>(n_head));
+    push.u(static_cast<uint32_t>(layer.n_head_kv)).u(static_cast<uint32_t>(layer.n_ctx));
     push.u(static_cast<uint32_t>(kv_head_row_bytes(layer.key_type, layer.head_dim)));
     push.u(static_cast<uint32_t>(kv_head_row_bytes(layer.value_type, layer.head_dim)));
-    push.u(static_cast<uint32_t>(layer.key_type)).u(static_cast<uint32_t>(layer.value_type));
     push.f(scale).f(limits.softcap).u(u32(limits.window, op, "window"));
-    s.dispatch(op, "attention", {s.c.reduction_workgroup}, {qb, kb, vb, ob}, push,
-               u32(n * n_head, op, "n * n_head"));
+    push.u(plan.head_chunks).u(plan.position_tiles).u(plan.first_block).u(plan.split_blocks).u(plan.splits);
+    const uint32_t groups =
+        u32(int64_t{plan.head_chunks} * plan.position_tiles * layer.n_head_kv, op, "tiles");
+    s.dispatch(op, "attention",
+               {kAttentionWorkgroup, static_cast<uint32_t>(layer.head_dim), plan.key_block, plan.heads,
+                plan.positions, static_cast<uint32_t>(layer.key_type),
+                static_cast<uint32_t>(layer.value_type)},
+               {qb, kb, vb, ob.writes(), pb.writes()}, push, groups, plan.splits);
+    if (plan.splits == 1) return;
+    Push reduce;
+    reduce.u(pb.words()).u(ob.words()).u(rows_total).u(static_cast<uint32_t>(layer.head_dim)).u(plan.splits);
+    s.dispatch(op, "attention_reduce", {256}, {pb, ob.writes()}, reduce,
+               groups_of(int64_t{rows_total} * layer.head_dim, 256));
 }
 
 void Recorder::topk_softmax(View logits, int64_t n, int64_t n_expert, int64_t k, bool renormalize, View ids,
@@ -684,7 +926,7 @@ void Recorder::topk_softmax(View logits, int64_t n, int64_t n_expert, int64_t k,
     Push push;
     push.u(lb.words()).u(ib.words()).u(wb.words()).u(u32(n, op, "n")).u(static_cast<uint32_t>(n_expert));
     push.u(static_cast<uint32_t>(k)).u(renormalize);
-    s.dispatch(op, "topk_softmax", {64}, {lb, ib, wb}, push, groups_of(n, 64));
+    s.dispatch(op, "topk_softmax", {64}, {lb, ib.writes(), wb.writes()}, push, groups_of(n, 64));
 }
 
 void Recorder::weighted_sum_experts(View x, View weights, int64_t n, int64_t k, int64_t dim, View y) {
@@ -698,7 +940,7 @@ void Recorder::weighted_sum_experts(View x, View weights, int64_t n, int64_t k, 
     Push push;
     push.u(xb.words()).u(wb.words()).u(yb.words()).u(u32(n, op, "n")).u(static_cast<uint32_t>(k));
     push.u(u32(dim, op, "dim"));
-    s.dispatch(op, "weighted_sum", {256}, {xb, wb, yb}, push, groups_of(n * dim, 256));
+    s.dispatch(op, "weighted_sum", {256}, {xb, wb, yb.writes()}, push, groups_of(n * dim, 256));
 }
 
 void Recorder::copy(View src, View dst, size_t bytes) {
@@ -712,6 +954,9 @@ void Recorder::copy(View src, View dst, size_t bytes) {
             fail(op, std::to_string(bytes) + " bytes at offset " + std::to_string(v.offset) +
                          " pass the end of a buffer of " + std::to_string(v.buffer->size()) + " bytes");
     }
+    const Access accesses[] = {{src.buffer->state().buffer, src.offset, src.offset + bytes, false},
+                               {dst.buffer->state().buffer, dst.offset, dst.offset + bytes, true}};
+    s.order(accesses, 2);
     const VkBufferCopy region{src.offset, dst.offset, bytes};
     vkCmdCopyBuffer(s.commands, src.buffer->state().buffer, dst.buffer->state().buffer, 1, &region);
     s.after_command(op);

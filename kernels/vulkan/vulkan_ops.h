@@ -1,8 +1,10 @@
 #pragma once
 // The operations of a forward pass, recorded into one command buffer and submitted at once.
 // Activations are F32 rows in device buffers, addressed as (buffer, byte offset); weights keep
-// their GGUF block layout and are dequantized inside the shaders. The recorder puts a barrier
-// between consecutive dispatches, so every op sees the results of the ops recorded before it.
+// their GGUF block layout and are dequantized inside the shaders. Every op sees the results of
+// the ops recorded before it: the recorder puts a barrier before an op that reads what an
+// earlier one wrote, or writes what an earlier one read or wrote (ranges of buffers); ops that
+// touch none of the same bytes run without one between them.
 #include "kernels/kernel_table.h"
 #include "kernels/tensor_type.h"
 #include "kernels/vulkan/vulkan_context.h"
@@ -57,7 +59,8 @@ public:
     void begin();
     // Submits what was recorded and waits for it. Throws DeviceLost, OutOfDeviceMemory or Error.
     void submit_and_wait();
-    // Per-op GPU time from the timestamp queries of the last submit, in order of first use.
+    // Per-op GPU time from the timestamp queries of the last submit, in order of first use
+    // (ops with no barrier between them may overlap: each counts from the end of the one before).
     std::vector<OpTiming> timings() const;
     // Dispatches recorded since begin().
     uint32_t dispatches() const;

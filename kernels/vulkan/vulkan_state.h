@@ -29,9 +29,10 @@ struct ContextState {
     uint32_t queue_family = 0;
     VkQueue queue = VK_NULL_HANDLE;
     bool timestamps = false; // the queue family has timestamp bits
-    // Threads of the workgroups that reduce across themselves (mat-vec, attention): whole
-    // subgroups, at least 64, a power of two.
-    uint32_t reduction_workgroup = 64;
+    // Subgroup arithmetic in compute shaders (and ContextOptions::subgroup_operations), and the
+    // smallest subgroup the device may run them with.
+    bool subgroup_arithmetic = false;
+    uint32_t subgroup_min = 1;
     bool validation = false;
     std::atomic<uint64_t> validation_errors{0};
     mutable std::mutex message_mutex;
@@ -84,7 +85,7 @@ struct BufferState {
     VkBuffer buffer = VK_NULL_HANDLE;
     VkDeviceMemory memory = VK_NULL_HANDLE;
     size_t size = 0;      // as asked for
-    size_t allocated = 0; // of the VkBuffer: size rounded up to 16, so a shader's last word is inside
+    size_t allocated = 0; // of the VkBuffer: size + 4 rounded up to 16: a shader may read a word past the end
     Memory kind = Memory::DeviceLocal;
     void* mapped = nullptr; // host-visible buffers stay mapped
     ~BufferState();

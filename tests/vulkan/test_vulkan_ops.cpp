@@ -143,16 +143,21 @@ class TestVulkanOps : public QObject {
                       int64_t n_rows, int64_t y_stride, uint32_t seed) {
         const HostMatrix m = make_matrix(type, rows, cols, seed);
         const std::vector<float> x = normal_data(batch * cols, seed + 1, 0.0f);
-        Buffer wb = upload(m.bytes, kWeightOffset);
-        Buffer xb = upload(x, 4);
+        // Weights 4-byte aligned for even row counts, only 2-byte aligned for odd ones (F32
+        // rows are read as words: always 4).
+        const size_t w_offset = rows % 2 == 1 && type != TensorType::F32 ? kWeightOffset + 2 : kWeightOffset;
+        Buffer wb = upload(m.bytes, w_offset);
+        // x at a 16-byte offset (the shaders may read it as vec4) for odd batches, else at 4.
+        const size_t x_offset = batch % 2 == 1 ? 16 : 4;
+        Buffer xb = upload(x, x_offset);
         Buffer yb(*context_, 12 + static_cast<size_t>(batch * y_stride) * 4);
         Recorder recorder(*context_);
         recorder.begin();
-        const DeviceMatrix w{type, rows, cols, {&wb, kWeightOffset}};
+        const DeviceMatrix w{type, rows, cols, {&wb, w_offset}};
         if (row_begin == 0 && n_rows == rows && y_stride == rows)
-            recorder.matmul(w, {&xb, 4}, batch, {&yb, 12});
+            recorder.matmul(w, {&xb, x_offset}, batch, {&yb, 12});
         else
-            recorder.matmul_rows(w, row_begin, n_rows, {&xb, 4}, batch, {&yb, 12}, y_stride);
+            recorder.matmul_rows(w, row_begin, n_rows, {&xb, x_offset}, batch, {&yb, 12}, y_stride);
         recorder.submit_and_wait();
         const std::vector<float> all = download(yb, static_cast<size_t>(batch * y_stride), 12);
         std::vector<float> y;
@@ -197,6 +202,9 @@ private slots:
             };
             std::vector<Shape> shapes = {{67, cols, 1}, {33, cols, 2}, {29, cols, 7},
                                          {70, 256, 16}, {45, 256, 64}, {21, 256, 512}};
+            // Wide rows: several units per thread of the mat-vec shader.
+            shapes.push_back({9, is_float_type(t) ? 2085 : k_quant ? 4096 : 2080, 1});
+            shapes.push_back({5, is_float_type(t) ? 2085 : k_quant ? 4096 : 2080, 2});
             if (is_float_type(t)) {
                 shapes.push_back({13, 77, 1}); // odd widths
                 shapes.push_back({17, 77, 7});
@@ -232,6 +240,37 @@ private slots:
             QVERIFY2(e.nmse <= kMatmulNmse, qPrintable(QString("batch %1 nmse %2").arg(batch).arg(e.nmse)));
         }
         check_validation();
+    }
+
+    void matmul_large_tiles() {
+        // Matrices large enough for the mat-mat shader's 128- and 64-row tiles.
+        const Errors a = run_matmul(TensorType::Q4_0, 2048, 256, 512, 0, 2048, 2048, 101);
+        const Errors b = run_matmul(TensorType::Q6_K, 1030, 256, 509, 0, 1030, 1030, 102);
+        for (const Errors& e : {a, b}) {
+            note("op matmul (large tiles)", e);
+            QVERIFY2(e.nmse <= kMatmulNmse, qPrintable(QString("nmse %1").arg(e.nmse)));
+            QVERIFY2(e.max_rel <= kMatmulMax, qPrintable(QString("max error %1 of max |y|").arg(e.max_rel)));
+        }
+        check_validation();
+    }
+
+    void matmul_without_subgroup_operations() {
+        // The shaders' shared-memory reductions, as on devices without subgroup arithmetic.
+        ContextOptions options;
+        options.validation = true;
+        options.subgroup_operations = false;
+        auto plain = std::make_unique<Context>(options);
+        std::swap(plain, context_);
+        for (TensorType t : {TensorType::Q4_0, TensorType::Q4_K, TensorType::F16}) {
+            const int64_t cols = t == TensorType::F16 ? 77 : 512;
+            for (int64_t batch : {1, 3}) {
+                const Errors e = run_matmul(t, 37, cols, batch, 0, 37, 37, 91);
+                note("op matmul (no subgroup operations)", e);
+                QVERIFY2(e.nmse <= kMatmulNmse, qPrintable(type_name(t) + QString(" nmse %1").arg(e.nmse)));
+            }
+        }
+        std::swap(plain, context_);
+        QVERIFY2(plain->validation_errors() == 0, plain->last_validation_message().c_str());
     }
 
     void large_matrices_are_bound_in_chunks() {
@@ -578,6 +617,12 @@ private slots:
         QTest::addRow("q4_0 decode") << q4 << q4 << 64 << 4 << 2 << 1 << 50 << 0 << 0.0f;
         QTest::addRow("q4_0 prefill window") << q4 << q4 << 128 << 4 << 1 << 5 << 20 << 8 << 0.0f;
         QTest::addRow("f16 keys q8_0 values") << f16 << q8 << 64 << 4 << 2 << 4 << 10 << 0 << 0.0f;
+        // Long caches: the keys split across workgroups and the splits combined.
+        QTest::addRow("f16 prefill long window softcap")
+            << f16 << f16 << 64 << 14 << 2 << 9 << 600 << 300 << 2.0f;
+        QTest::addRow("q8_0 decode long") << q8 << q8 << 256 << 8 << 2 << 1 << 1000 << 0 << 0.0f;
+        // More query heads per KV head than a tile takes, at the largest head size.
+        QTest::addRow("q4_0 head 512 wide group") << q4 << q4 << 512 << 16 << 1 << 3 << 40 << 0 << 0.0f;
     }
 
     void attention() {
@@ -696,6 +741,50 @@ private slots:
         QCOMPARE(timings.size(), size_t{1});
         QCOMPARE(timings[0].name, std::string("attention"));
         QCOMPARE(timings[0].dispatches, 1u);
+        check_validation();
+    }
+
+    void dependent_and_independent_ops_in_one_pass() {
+        // Ops on parts of one buffer: the recorder puts barriers only between ops that depend
+        // on each other (read what another wrote, or write what another read or wrote), and
+        // the validation layer's synchronization checks report any hazard left.
+        const int64_t n = 256, rows = 40;
+        const std::vector<float> a = normal_data(n, 91, 0.0f), b = normal_data(n, 92, 0.0f);
+        const HostMatrix m = make_matrix(TensorType::Q8_0, rows, n, 93);
+        Buffer data(*context_, (2 * n + 2 * rows) * 4);
+        data.upload(a.data(), n * 4, 0);
+        data.upload(b.data(), n * 4, n * 4);
+        Buffer wb = upload(m.bytes);
+        const View x1{&data, 0}, x2{&data, size_t(n) * 4}, y{&data, size_t(2 * n) * 4},
+            z{&data, size_t(2 * n + rows) * 4};
+        Recorder recorder(*context_);
+        recorder.begin();
+        recorder.scale(x1, n, 2.0f);                                      // x1 = 2a
+        recorder.scale(x2, n, 3.0f);                                      // x2 = 3b, independent of the first
+        recorder.add(x1, x2, n);                                          // x1 = 2a + 3b, after both
+        recorder.matmul({TensorType::Q8_0, rows, n, {&wb, 0}}, x1, 1, y); // y = W x1
+        recorder.scale(x1, n, 0.5f); // x1 halved after the matmul read it
+        recorder.copy(y, z, rows * 4);
+        recorder.scale(z, rows, -1.0f); // z = -y
+        recorder.submit_and_wait();
+        std::vector<float> out(2 * n + 2 * rows);
+        data.download(out.data(), out.size() * 4);
+        for (int64_t i = 0; i < n; ++i) {
+            const double x = 2.0 * a[i] + 3.0 * b[i];
+            QVERIFY(std::fabs(out[i] - x / 2) <= 1e-5 * std::max(1.0, std::fabs(x)));
+            QVERIFY(std::fabs(out[n + i] - 3.0 * b[i]) <= 1e-5 * std::max(1.0, std::fabs(3.0 * b[i])));
+        }
+        std::vector<double> exact(rows);
+        double scale = 0;
+        for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t k = 0; k < n; ++k)
+                exact[r] += static_cast<double>(m.values[r * n + k]) * (2.0 * a[k] + 3.0 * b[k]);
+            scale = std::max(scale, std::fabs(exact[r]));
+        }
+        for (int64_t r = 0; r < rows; ++r) {
+            QVERIFY(std::fabs(out[2 * n + r] - exact[r]) <= 1e-5 * scale);
+            QCOMPARE(out[2 * n + rows + r], -out[2 * n + r]);
+        }
         check_validation();
     }
 

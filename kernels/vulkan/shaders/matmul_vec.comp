@@ -1,18 +1,31 @@
 #version 450
-// y = W x for a few activation columns (decode, small batches): each workgroup takes ROWS rows
-// of W and COLUMNS columns of x; its threads stride over the row in 16-element groups,
-// dequantize each group once and dot it with every column, then sum across the workgroup.
+// y = W x for a few activation columns (decode, small batches). A workgroup takes ROWS rows of
+// W and COLUMNS columns of x; its threads stride over the rows' units (dot_units.glsl), so the
+// threads of a subgroup read consecutive units, a contiguous span of each row. Per unit a
+// thread reads the rows' words once, and each piece of x once for all the rows. The sums are
+// reduced with subgroupAdd, then across the subgroups in shared memory (SUBGROUPS; without it
+// the device lacks subgroup arithmetic and the workgroup reduces in shared memory alone).
 // With EXPERTS, column z is the pair (token b, choice j) = (z / k, z % k) and the rows are
 // those of expert ids[z] (COLUMNS is 1).
 #include "common.glsl"
+#ifdef SUBGROUPS
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#endif
 
 layout(local_size_x_id = 0) in;
-layout(constant_id = 0) const uint WORKGROUP = 64;
-layout(constant_id = 1) const uint ROWS = 2;    // at most 4
-layout(constant_id = 2) const uint COLUMNS = 1; // at most 8
+layout(constant_id = 0) const uint WORKGROUP = 32; // a power of two, at most 128
+layout(constant_id = 1) const uint ROWS = 2;       // at most 4
+layout(constant_id = 2) const uint COLUMNS = 1;    // at most 8
+layout(constant_id = 3) const bool X_VEC4 = false; // x read as vec4 (offset and stride multiples of 4)
+layout(constant_id = 4) const uint SUBGROUP_MIN = 8; // the device's smallest subgroup
+layout(constant_id = 5) const bool WORD_ALIGNED = false; // every weight word read is 4-byte aligned
+#define WEIGHTS_WORD_ALIGNED WORD_ALIGNED
+const uint MAX_ROWS = 4u, MAX_COLUMNS = 8u;
 
 layout(std430, binding = 0) readonly buffer Weights { uint weights[]; };
 layout(std430, binding = 1) readonly buffer X { float x[]; };
+layout(std430, binding = 1) readonly buffer X4 { vec4 x4[]; };
 layout(std430, binding = 2) writeonly buffer Y { float y[]; };
 layout(std430, binding = 3) readonly buffer Ids { int ids[]; };
 
@@ -28,8 +41,22 @@ layout(push_constant) uniform Push {
 } p;
 
 #include "weights.glsl"
+#include "dot_units.glsl"
 
-shared float partial[ROWS * COLUMNS * WORKGROUP];
+#ifdef SUBGROUPS
+shared float partial[(WORKGROUP / SUBGROUP_MIN) * ROWS * COLUMNS];
+#else
+shared float partial[WORKGROUP * ROWS * COLUMNS];
+#endif
+
+float acc[MAX_ROWS][MAX_COLUMNS];
+uint x_base[MAX_COLUMNS];
+
+vec4 x_piece(uint c, uint column) {
+    uint at = x_base[c] + column;
+    if (X_VEC4) return x4[at >> 2];
+    return vec4(x[at], x[at + 1u], x[at + 2u], x[at + 3u]);
+}
 
 void main() {
     uint group = linear_group();
@@ -38,56 +65,124 @@ void main() {
     uint row0 = group * ROWS;
     uint column0 = gl_WorkGroupID.z * COLUMNS;
     uint w_base = p.w_offset;
-    uint x_base = p.x_offset + column0 * p.x_stride;
     uint y_base = p.y_offset + column0 * p.y_stride;
 #ifdef EXPERTS
     uint pair = gl_WorkGroupID.z;
-    uint expert = uint(ids[p.ids_offset + pair]);
-    w_base += expert * p.rows_per_expert * p.row_bytes;
-    x_base = p.x_offset + (pair / p.k) * p.x_stride;
+    w_base += uint(ids[p.ids_offset + pair]) * p.rows_per_expert * p.row_bytes;
+    x_base[0] = p.x_offset + (pair / p.k) * p.x_stride;
     y_base = p.y_offset + pair * p.y_stride;
+#else
+    // Columns past the batch read the last one, rows past the matrix its last row: their
+    // sums are computed and not written.
+    [[unroll]] for (uint c = 0u; c < MAX_COLUMNS; ++c)
+        x_base[c] = p.x_offset + min(column0 + c, p.batch - 1u) * p.x_stride;
 #endif
+    uint row_byte[MAX_ROWS];
+    [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r)
+        row_byte[r] = w_base + min(row0 + r, p.rows - 1u) * p.row_bytes;
 
-    float acc[4][8];
-    [[unroll]] for (uint r = 0u; r < 4u; ++r)
-        [[unroll]] for (uint c = 0u; c < 8u; ++c)
+    [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r)
+        [[unroll]] for (uint c = 0u; c < MAX_COLUMNS; ++c)
             acc[r][c] = 0.0;
 
-    for (uint k0 = tid * 16u; k0 < p.cols; k0 += WORKGROUP * 16u) {
-        [[unroll]] for (uint r = 0u; r < ROWS; ++r) {
-            uint row = row0 + r;
-            if (row >= p.rows) break;
-            float v[16];
-            dequant16(w_base + row * p.row_bytes, k0, p.cols, v);
-            [[unroll]] for (uint c = 0u; c < COLUMNS; ++c) {
-                if (column0 + c >= p.batch) break;
-                uint xi = x_base + c * p.x_stride + k0;
-                float sum = 0.0;
-#if defined(FLOAT_WEIGHTS)
-                uint n = min(16u, p.cols - k0);
-                for (uint i = 0u; i < n; ++i)
-                    sum += v[i] * x[xi + i];
-#else
-                [[unroll]] for (uint i = 0u; i < 16u; ++i)
-                    sum += v[i] * x[xi + i];
-#endif
-                acc[r][c] += sum;
+    uint units = p.cols / UNIT;
+    for (uint u = tid; u < units; u += WORKGROUP) {
+        [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r)
+            if (r < ROWS) load_unit(r, row_byte[r], u);
+        [[unroll]] for (uint s = 0u; s < SEGMENTS; ++s) {
+            float qx[MAX_ROWS][MAX_COLUMNS];
+            float sum_x[MAX_COLUMNS];
+            [[unroll]] for (uint c = 0u; c < MAX_COLUMNS; ++c) {
+                sum_x[c] = 0.0;
+                [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r)
+                    qx[r][c] = 0.0;
             }
+            [[unroll]] for (uint i = 0u; i < PIECES; ++i) {
+                uint column = piece_column(u, s, i);
+                vec4 xv[MAX_COLUMNS];
+                [[unroll]] for (uint c = 0u; c < MAX_COLUMNS; ++c) {
+                    if (c < COLUMNS) {
+                        xv[c] = x_piece(c, column);
+                        if (HAS_OFFSET) sum_x[c] += (xv[c].x + xv[c].y) + (xv[c].z + xv[c].w);
+                    }
+                }
+                [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r) {
+                    if (r < ROWS) {
+                        vec4 q = piece(r, s, i);
+                        [[unroll]] for (uint c = 0u; c < MAX_COLUMNS; ++c)
+                            if (c < COLUMNS) qx[r][c] += dot(q, xv[c]);
+                    }
+                }
+            }
+            [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r)
+                [[unroll]] for (uint c = 0u; c < MAX_COLUMNS; ++c)
+                    if (r < ROWS && c < COLUMNS) {
+                        float sum = segment_scale[r][s] * qx[r][c];
+                        if (HAS_OFFSET) sum += segment_offset[r][s] * sum_x[c];
+                        acc[r][c] += sum;
+                    }
         }
     }
+#if defined(FLOAT_WEIGHTS)
+    // The last elements of a row whose width is not a multiple of the unit.
+    for (uint k = units * UNIT + tid; k < p.cols; k += WORKGROUP) {
+        [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r) {
+            if (r >= ROWS) break;
+#if WEIGHT_TYPE == TYPE_F32
+            float w = uintBitsToFloat(weights[(row_byte[r] >> 2) + k]);
+#elif WEIGHT_TYPE == TYPE_F16
+            float w = w_half(row_byte[r] + 2u * k);
+#else
+            float w = uintBitsToFloat(w_u16(row_byte[r] + 2u * k) << 16);
+#endif
+            [[unroll]] for (uint c = 0u; c < MAX_COLUMNS; ++c)
+                if (c < COLUMNS) acc[r][c] += w * x[x_base[c] + k];
+        }
+    }
+#endif
 
-    [[unroll]] for (uint r = 0u; r < ROWS; ++r)
-        [[unroll]] for (uint c = 0u; c < COLUMNS; ++c)
-            partial[(r * COLUMNS + c) * WORKGROUP + tid] = acc[r][c];
+    const uint SUMS = ROWS * COLUMNS;
+#ifdef SUBGROUPS
+    // Each subgroup's sums, then the subgroups' (one subgroup: no shared memory, no barrier).
+    [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r)
+        [[unroll]] for (uint c = 0u; c < MAX_COLUMNS; ++c)
+            if (r < ROWS && c < COLUMNS) acc[r][c] = subgroupAdd(acc[r][c]);
+    if (gl_NumSubgroups == 1u) {
+        if (subgroupElect()) {
+            [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r)
+                [[unroll]] for (uint c = 0u; c < MAX_COLUMNS; ++c)
+                    if (r < ROWS && c < COLUMNS && row0 + r < p.rows && column0 + c < p.batch)
+                        y[y_base + c * p.y_stride + row0 + r] = acc[r][c];
+        }
+        return;
+    }
+    if (subgroupElect()) {
+        [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r)
+            [[unroll]] for (uint c = 0u; c < MAX_COLUMNS; ++c)
+                if (r < ROWS && c < COLUMNS) partial[gl_SubgroupID * SUMS + r * COLUMNS + c] = acc[r][c];
+    }
+    barrier();
+    if (tid < SUMS) {
+        float total = 0.0;
+        for (uint s = 0u; s < gl_NumSubgroups; ++s)
+            total += partial[s * SUMS + tid];
+        uint r = tid / COLUMNS, c = tid % COLUMNS;
+        if (row0 + r < p.rows && column0 + c < p.batch) y[y_base + c * p.y_stride + row0 + r] = total;
+    }
+#else
+    [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r)
+        [[unroll]] for (uint c = 0u; c < MAX_COLUMNS; ++c)
+            if (r < ROWS && c < COLUMNS) partial[(r * COLUMNS + c) * WORKGROUP + tid] = acc[r][c];
     barrier();
     for (uint s = WORKGROUP / 2u; s > 0u; s >>= 1u) {
         if (tid < s)
-            for (uint i = 0u; i < ROWS * COLUMNS; ++i)
+            for (uint i = 0u; i < SUMS; ++i)
                 partial[i * WORKGROUP + tid] += partial[i * WORKGROUP + tid + s];
         barrier();
     }
-    if (tid < ROWS * COLUMNS) {
+    if (tid < SUMS) {
         uint r = tid / COLUMNS, c = tid % COLUMNS;
         if (row0 + r < p.rows && column0 + c < p.batch) y[y_base + c * p.y_stride + row0 + r] = partial[tid * WORKGROUP];
     }
+#endif
 }

@@ -27,12 +27,20 @@ uint w_byte(uint b) {
 uint w_u16(uint b) {
     return (weights[b >> 2] >> ((b & 2u) << 3)) & 0xffffu;
 }
-// Four bytes at any address, little-endian.
+// Four bytes at any even address, little-endian. Both words are read whatever the alignment
+// (no divergence between threads of blocks at different alignments): the recorder binds
+// weights with a word to spare after their last byte. An includer whose words are all read
+// at 4-byte aligned addresses (it knows from the type, row size and offset) defines
+// WEIGHTS_WORD_ALIGNED to a true (specialization) constant: one word is read.
+#ifndef WEIGHTS_WORD_ALIGNED
+#define WEIGHTS_WORD_ALIGNED false
+#endif
 uint w_u32(uint b) {
+    if (WEIGHTS_WORD_ALIGNED) return weights[b >> 2];
     uint shift = (b & 3u) << 3;
     uint lo = weights[b >> 2];
-    if (shift == 0u) return lo;
-    return (lo >> shift) | (weights[(b >> 2) + 1u] << (32u - shift));
+    uint hi = weights[(b >> 2) + 1u];
+    return shift == 0u ? lo : (lo >> shift) | (hi << (32u - shift));
 }
 float w_half(uint b) {
     return unpackHalf2x16(w_u16(b)).x;
