@@ -70,7 +70,6 @@ run)
     if [ -f "$nvidia_icd" ] && [ -z "${VK_DRIVER_FILES:-}" ]; then export VK_DRIVER_FILES=$nvidia_icd; fi
     echo "== vulkaninfo --summary"
     "$vulkaninfo_bin" --summary 2>/dev/null | sed -n '/^Devices:/,$p' || echo "vulkaninfo failed: no Vulkan driver here"
-    "$dir/bin/hearth-bench" --list-devices || true
 
     models=$dir/models
     mkdir -p "$models"
