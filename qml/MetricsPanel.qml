@@ -227,6 +227,7 @@ Rectangle {
                             required property string operation
                             required property string type
                             required property string isa
+                            required property string kernel
                             required property var calls
                             required property string callsText
                             required property string meanLatency
@@ -243,6 +244,7 @@ Rectangle {
                                 Label { text: kernel.operation; color: Theme.text; font.pointSize: Theme.small; font.weight: Font.DemiBold }
                                 Badge { text: kernel.type }
                                 Badge { text: kernel.isa; accent: kernel.isa !== "scalar" }
+                                Label { text: kernel.kernel; color: Theme.textMuted; font.pointSize: Theme.small; font.family: Theme.monoFamily }
                             }
                             Label {
                                 objectName: "kernelCalls"

@@ -123,16 +123,4 @@ inline void block_products(int64_t count, LoadOperands&& load_operands, Take&& t
     }
 }
 
-// For the int8 tile gemms, which pay per call for preparing their tiles: hands a call whose batch
-// is below min_batch (or that has no rows) to the tier below's gemm `small`; true if it did.
-inline bool handed_to_small_batch_gemm(GemmFn small, int64_t min_batch, int64_t n, const void* weights,
-                                       size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
-                                       const void* activations, size_t activation_row_bytes, int64_t batch,
-                                       float* y, int64_t y_stride) {
-    if (batch >= min_batch && row_end > row_begin) return false;
-    small(n, weights, weight_row_bytes, row_begin, row_end, activations, activation_row_bytes, batch, y,
-          y_stride);
-    return true;
-}
-
 } // namespace hearth::kernels::amx

@@ -34,7 +34,6 @@
 //   block of 32 keys for every group of the tile (A tiles).
 // Each lane's result depends only on its row's query and the keys it sees: blocks start at key
 // 0 in steps of 32, and a row's masked keys weigh exactly 0.
-#include "kernels/attention_entries.h"
 #include "kernels/x86_amx/amx_kernels.h"
 #include "kernels/x86_amx/amx_tiles.h"
 #include "kernels/x86_amx/dword_transpose16.h"
@@ -358,18 +357,9 @@ void attend_tile(const Tile& t, bool limited) {
     }
 }
 
-// Quantized caches too: their widened keys and values (an int8 times a scale) may need more
-// than two BF16 pieces.
-bool for_avx512(int64_t head_dim, int64_t n_positions, bool f16_cache) {
-    return n_positions == 1 || head_dim % 16 != 0 || head_dim > kLargestHead || !f16_cache;
-}
-
-void attend_group_limited(const float* q, float* out, size_t head_stride, size_t position_stride,
-                          int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys,
-                          int64_t head_dim, float scale, AttentionLimits limits) {
-    if (for_avx512(head_dim, n_positions, keys.type == TensorType::F16 && values.type == TensorType::F16))
-        return avx512::attend_group_limited_avx512(q, out, head_stride, position_stride, n_heads, n_positions,
-                                                   keys, values, n_keys, head_dim, scale, limits);
+void attend(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
+            int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim, float scale,
+            AttentionLimits limits) {
     const Tile tile{q,    out,    head_stride, position_stride, n_heads, n_positions,
                     keys, values, n_keys,      head_dim,        scale,   limits};
     attend_tile(tile, limits.window > 0 || limits.softcap > 0);
@@ -377,18 +367,16 @@ void attend_group_limited(const float* q, float* out, size_t head_stride, size_t
 
 } // namespace
 
-// The prefill attention kernels; attend_f16 (one row) stays the AVX-512 tier's, as do
-// one-position tiles.
+// Prefill over F16 caches: tiles of several positions, head sizes of 16k up to kLargestHead.
+// Quantized caches stay with the tiers below: their widened keys and values (an int8 times a
+// scale) may need more than two BF16 pieces.
 void add_attention_kernels(KernelTable& table) {
-    table.attend_group_f16 = attend_group_over_f16<attend_group_limited>;
-    table.attend_group = attend_group_without_limits<attend_group_limited>;
-    table.attend_group_limited = attend_group_limited;
+    table.attention.put_first(
+        {{.name = "attend",
+          .backend = cpu(Isa::Amx),
+          .guard = {.min_batch = 2, .width_multiple = 16, .max_width = kLargestHead, .f16_cache_only = true},
+          .fn = attend}});
     table.attention_tile_floats = kTileFloats;
-    table.attention_isa = [](int64_t head_dim, int64_t n_positions, bool f16_cache) {
-        return head_dim % 16 != 0                             ? Isa::Avx2
-               : for_avx512(head_dim, n_positions, f16_cache) ? Isa::Avx512
-                                                              : Isa::Amx;
-    };
 }
 
 } // namespace hearth::kernels::amx

@@ -26,6 +26,7 @@
 #include "kernels/x86_amx/amx_kernels.h"
 #include "kernels/x86_amx/amx_tiles.h"
 #include "kernels/x86_amx/dword_transpose16.h"
+#include "kernels/x86_avx2/avx2_kernels.h"
 
 #include <algorithm>
 #include <cstring>
@@ -64,8 +65,6 @@ struct alignas(64) Staging {
     float sums[kTileRows][kTileRows];
 };
 
-DequantizeRowFn g_dequantize[kTensorTypeSlots];
-
 // Dword n of the result: a[n] rounded to BF16 in its low half, b[n] in its high half (a row
 // of tile B for weight rows n = 0..15 and two consecutive elements).
 inline __m512i bf16_pairs(__m512 a, __m512 b) {
@@ -75,7 +74,7 @@ inline __m512i bf16_pairs(__m512 a, __m512 b) {
 }
 
 // Weight rows as the file lays them out: each group of up to 16 rows is widened to F32 by the
-// table's dequantizer, then rounded to BF16 and transposed into tiles B.
+// AVX2 tier's dequantizer (the reference's bits), then rounded to BF16 and transposed into tiles B.
 struct RowMajorWeights {
     DequantizeRowFn dequantize;
     TypeTraits traits;
@@ -391,14 +390,14 @@ void multiply_on_tiles(const Weights& weights, Scratch& scratch, int64_t n, int6
 }
 
 // GemmFn over row-major weights of one type.
-template <TensorType kType>
+template <TensorType kType, DequantizeRowFn kDequantize>
 void gemm_bf16_rows(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
                     int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
                     float* y, int64_t y_stride) {
     if (batch <= 0 || row_end <= row_begin) return;
     const int64_t rows = row_end - row_begin;
     Scratch& scratch = scratch_for((rows + kTileRows - 1) / kTileRows, longest_span_of(n));
-    const RowMajorWeights source{g_dequantize[static_cast<uint32_t>(kType)],
+    const RowMajorWeights source{kDequantize,
                                  type_traits(kType),
                                  static_cast<const uint8_t*>(weights) +
                                      static_cast<size_t>(row_begin) * weight_row_bytes,
@@ -426,23 +425,38 @@ void gemm_bf16_interleaved16(int64_t n, const void* packed, size_t, int64_t row_
 } // namespace
 
 void add_bf16_gemm_kernels(KernelTable& table) {
-    auto add = [&](TensorType type, GemmFn gemm, GemmFn gemm_interleaved16) {
-        TypeKernels& k = table.of(type);
-        g_dequantize[static_cast<uint32_t>(type)] = k.dequantize;
-        k.gemm_bf16_tiles = gemm;
-        k.gemm_bf16_tiles_interleaved16 = gemm_interleaved16;
+    using T = TensorType;
+    const auto tiles = [](std::string_view name, GemmFn fn, RowLayout layout) -> Candidate<GemmFn> {
+        return {.name = name,
+                .backend = cpu(Isa::Amx),
+                .guard = {.min_batch = kBf16TileMinBatch, .layout = layout},
+                .fn = fn,
+                .activation_type = T::BF16,
+                .whole_batch_per_chunk = true};
     };
-    add(TensorType::Q8_0, gemm_bf16_rows<TensorType::Q8_0>,
-        gemm_bf16_interleaved16<InterleavedQ8_0, InterleavedQ8_0Weights>);
-    add(TensorType::Q4_0, gemm_bf16_rows<TensorType::Q4_0>, nullptr);
-    add(TensorType::Q4_1, gemm_bf16_rows<TensorType::Q4_1>, nullptr);
-    add(TensorType::Q5_0, gemm_bf16_rows<TensorType::Q5_0>, nullptr);
-    add(TensorType::Q5_1, gemm_bf16_rows<TensorType::Q5_1>, nullptr);
-    add(TensorType::Q5_K, gemm_bf16_rows<TensorType::Q5_K>, nullptr);
-    add(TensorType::Q4_K, gemm_bf16_rows<TensorType::Q4_K>,
-        gemm_bf16_interleaved16<InterleavedQ4_K, InterleavedQ4_KWeights>);
-    add(TensorType::Q6_K, gemm_bf16_rows<TensorType::Q6_K>,
-        gemm_bf16_interleaved16<InterleavedQ6_K, InterleavedQ6_KWeights>);
+    constexpr RowLayout kRows = RowLayout::RowMajor, kRepacked = RowLayout::Interleaved16;
+    table.of(T::Q8_0).matmul.put_first(
+        {tiles("gemm_q8_0_bf16_tiles_interleaved16",
+               gemm_bf16_interleaved16<InterleavedQ8_0, InterleavedQ8_0Weights>, kRepacked),
+         tiles("gemm_q8_0_bf16_tiles", gemm_bf16_rows<T::Q8_0, avx2::dequantize_row_q8_0>, kRows)});
+    table.of(T::Q4_0).matmul.put_first(
+        {tiles("gemm_q4_0_bf16_tiles", gemm_bf16_rows<T::Q4_0, avx2::dequantize_row_q4_0>, kRows)});
+    table.of(T::Q4_1).matmul.put_first(
+        {tiles("gemm_q4_1_bf16_tiles", gemm_bf16_rows<T::Q4_1, avx2::dequantize_row_q4_1>, kRows)});
+    table.of(T::Q5_0).matmul.put_first(
+        {tiles("gemm_q5_0_bf16_tiles", gemm_bf16_rows<T::Q5_0, avx2::dequantize_row_q5_0>, kRows)});
+    table.of(T::Q5_1).matmul.put_first(
+        {tiles("gemm_q5_1_bf16_tiles", gemm_bf16_rows<T::Q5_1, avx2::dequantize_row_q5_1>, kRows)});
+    table.of(T::Q5_K).matmul.put_first(
+        {tiles("gemm_q5_K_bf16_tiles", gemm_bf16_rows<T::Q5_K, avx2::dequantize_row_q5_K>, kRows)});
+    table.of(T::Q4_K).matmul.put_first(
+        {tiles("gemm_q4_K_bf16_tiles_interleaved16",
+               gemm_bf16_interleaved16<InterleavedQ4_K, InterleavedQ4_KWeights>, kRepacked),
+         tiles("gemm_q4_K_bf16_tiles", gemm_bf16_rows<T::Q4_K, avx2::dequantize_row_q4_K>, kRows)});
+    table.of(T::Q6_K).matmul.put_first(
+        {tiles("gemm_q6_K_bf16_tiles_interleaved16",
+               gemm_bf16_interleaved16<InterleavedQ6_K, InterleavedQ6_KWeights>, kRepacked),
+         tiles("gemm_q6_K_bf16_tiles", gemm_bf16_rows<T::Q6_K, avx2::dequantize_row_q6_K>, kRows)});
 }
 
 } // namespace hearth::kernels::amx

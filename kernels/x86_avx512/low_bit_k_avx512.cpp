@@ -9,7 +9,7 @@
 // order: both tiers give the same bits, so prefill, which keeps the AVX2 tier's gemm tiles,
 // agrees with decode to the bit.
 #include "kernels/block_formats.h"
-#include "kernels/x86_avx2/gemv_by_rows.h"
+#include "kernels/gemm_by_rows.h"
 #include "kernels/x86_avx2/low_bit_k_scales.h"
 #include "kernels/x86_avx512/avx512_kernels.h"
 
@@ -143,32 +143,22 @@ float vec_dot_q3_K_q8_K(int64_t n, const void* weight_row, const void* activatio
     return sum_lanes(acc);
 }
 
-// Decode (batch 1) runs the rows through the dot products above, each row's lines asked for
-// ahead of it as the AVX2 tier does (gemv_by_rows.h); prefill keeps the AVX2 tier's gemm tiles.
-template <int kType> GemmFn g_prefill_gemm = nullptr;
-
-template <int kType, VecDotFn kRowDot>
-void gemm(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
-          const void* activations, size_t activation_row_bytes, int64_t batch, float* y, int64_t y_stride) {
-    if (batch > 1)
-        return g_prefill_gemm<kType>(n, weights, weight_row_bytes, row_begin, row_end, activations,
-                                     activation_row_bytes, batch, y, y_stride);
-    gemv_by_rows(kRowDot, n, weights, weight_row_bytes, row_begin, row_end, activations, y);
-}
-
-template <TensorType kType, VecDotFn kRowDot> void take_over(KernelTable& table) {
-    TypeKernels& k = table.of(kType);
-    constexpr int kSlot = static_cast<int>(kType);
-    g_prefill_gemm<kSlot> = k.gemm;
-    k.vec_dot = kRowDot;
-    if (k.gemm != nullptr) k.gemm = gemm<kSlot, kRowDot>;
-}
-
 } // namespace
 
+// Decode (batch 1) runs the rows through the dot products above, each row's lines asked for
+// ahead of it as the AVX2 tier does (gemm_by_rows.h); batches stay with the tier's other kernels.
 void add_low_bit_k_quant_kernels(KernelTable& table) {
-    take_over<TensorType::Q2_K, vec_dot_q2_K_q8_K>(table);
-    take_over<TensorType::Q3_K, vec_dot_q3_K_q8_K>(table);
+    const auto decode = [](std::string_view name, GemmFn fn) -> Candidate<GemmFn> {
+        return {.name = name,
+                .backend = cpu(Isa::Avx512),
+                .guard = {.max_batch = 1},
+                .fn = fn,
+                .activation_type = TensorType::Q8_K};
+    };
+    table.of(TensorType::Q2_K)
+        .matmul.put_first({decode("vec_dot_q2_K_q8_K", gemm_by_dot<vec_dot_q2_K_q8_K>)});
+    table.of(TensorType::Q3_K)
+        .matmul.put_first({decode("vec_dot_q3_K_q8_K", gemm_by_dot<vec_dot_q3_K_q8_K>)});
 }
 
 } // namespace hearth::kernels::avx512

@@ -95,10 +95,17 @@ void quantize_row_q8_0_activations(const float* src, void* dst, int64_t n) {
 } // namespace
 
 void add_quantizer_kernels(KernelTable& table) {
-    // The 32-element formats' dot products all take their activations through Q8_0's entry.
-    table.of(TensorType::Q8_0).quantize_activations = quantize_row_q8_0_activations;
-    // BF16 rows: the AMX tier's tile gemm takes its activations so.
-    table.of(TensorType::BF16).quantize = quantize_row_bf16;
+    constexpr Backend kAvx512 = cpu(Isa::Avx512);
+    // The activations of every 32-element format.
+    table.of(TensorType::Q8_0)
+        .quantize_activations.put_first({{.name = "quantize_row_q8_0_activations",
+                                          .backend = kAvx512,
+                                          .fn = quantize_row_q8_0_activations}});
+    // BF16 rows: the AMX tier's tile gemms take their activations so.
+    const Candidate<QuantizeRowFn> bf16{
+        .name = "quantize_row_bf16", .backend = kAvx512, .fn = quantize_row_bf16};
+    table.of(TensorType::BF16).quantize.put_first({bf16});
+    table.of(TensorType::BF16).quantize_activations.put_first({bf16});
 }
 
 } // namespace hearth::kernels::avx512

@@ -470,26 +470,19 @@ void gemm_q8_0_interleaved16(int64_t n, const void* packed, size_t, int64_t row_
 } // namespace
 } // namespace q8_0_family
 
-GemmFn q8_0_interleaved16_gemm() {
-    return q8_0_family::gemm_q8_0_interleaved16;
-}
-
-GemmFn q8_0_family_gemm(TensorType type) {
+void add_q8_0_family_kernels(KernelTable& table) {
     using namespace q8_0_family;
-    switch (type) {
-    case TensorType::Q8_0:
-        return gemm<Q8_0Format>;
-    case TensorType::Q4_0:
-        return gemm<Q4_0Format>;
-    case TensorType::Q5_0:
-        return gemm<Q5_0Format>;
-    case TensorType::Q4_1:
-        return gemm<Q4_1Format>;
-    case TensorType::Q5_1:
-        return gemm<Q5_1Format>;
-    default:
-        return nullptr;
-    }
+    const auto gemm_of = [](std::string_view name, GemmFn fn) -> Candidate<GemmFn> {
+        return {.name = name, .backend = kVnniBackend, .fn = fn, .activation_type = TensorType::Q8_0};
+    };
+    table.of(TensorType::Q8_0).matmul.put_first({gemm_of("gemm_q8_0_q8_0_dpbusd", gemm<Q8_0Format>)});
+    table.of(TensorType::Q4_0).matmul.put_first({gemm_of("gemm_q4_0_q8_0_dpbusd", gemm<Q4_0Format>)});
+    table.of(TensorType::Q5_0).matmul.put_first({gemm_of("gemm_q5_0_q8_0_dpbusd", gemm<Q5_0Format>)});
+    table.of(TensorType::Q4_1).matmul.put_first({gemm_of("gemm_q4_1_q8_0_dpbusd", gemm<Q4_1Format>)});
+    table.of(TensorType::Q5_1).matmul.put_first({gemm_of("gemm_q5_1_q8_0_dpbusd", gemm<Q5_1Format>)});
+    Candidate<GemmFn> repacked = gemm_of("gemm_q8_0_q8_0_interleaved16_dpbusd", gemm_q8_0_interleaved16);
+    repacked.guard = {.min_batch = 2, .layout = RowLayout::Interleaved16};
+    table.of(TensorType::Q8_0).matmul.put_first({repacked});
 }
 
 } // namespace hearth::kernels::HEARTH_VNNI_NS
