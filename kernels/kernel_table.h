@@ -175,6 +175,18 @@ template <class Fn> struct Candidate {
     bool takes(const CallShape& call) const { return backend.device == call.device && guard.holds(call); }
 };
 
+// A matmul candidate whose activations come in `activation_type`.
+inline Candidate<GemmFn> matmul_kernel(std::string_view name, Backend backend, GemmFn fn,
+                                       TensorType activation_type, Guard guard = {}) {
+    return {.name = name, .backend = backend, .guard = guard, .fn = fn, .activation_type = activation_type};
+}
+// Decode (batch 1) over rows repacked in groups of 16.
+inline Candidate<GemmFn> repacked_decode_kernel(std::string_view name, Backend backend, GemmFn fn,
+                                                TensorType activation_type) {
+    return matmul_kernel(name, backend, fn, activation_type,
+                         {.max_batch = 1, .layout = RowLayout::Interleaved16});
+}
+
 // The candidates of one operation, in order of preference.
 template <class Fn> class Candidates {
 public:

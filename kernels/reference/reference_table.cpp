@@ -56,13 +56,11 @@ ReferenceOps reference_ops(TensorType type) {
 }
 
 void add_reference_kernels(KernelTable& table) {
-    constexpr Guard kRepacked{.max_batch = 1, .layout = RowLayout::Interleaved16};
     for (const TypeEntry& e : kTypes) {
         TypeCandidates& k = table.of(e.type);
         k.quantize.put_first({{.name = e.quantize_name, .backend = kScalar, .fn = e.quantize}});
         k.dequantize.put_first({{.name = e.dequantize_name, .backend = kScalar, .fn = e.dequantize}});
-        k.matmul.put_first(
-            {{.name = e.dot_name, .backend = kScalar, .fn = e.gemm, .activation_type = e.activation_type}});
+        k.matmul.put_first({matmul_kernel(e.dot_name, kScalar, e.gemm, e.activation_type)});
     }
     // The activation formats: Q8_0's with its own choice of scale, the others as their weights.
     for (TensorType t : {TensorType::F16, TensorType::BF16, TensorType::Q8_K})
@@ -73,28 +71,21 @@ void add_reference_kernels(KernelTable& table) {
                                           .fn = quantize_row_q8_0_activations_ref}});
 
     table.of(TensorType::F32)
-        .matmul.put_first({{.name = "vec_dot_f32_f32_batched_ref",
-                            .backend = kScalar,
-                            .guard = {.min_batch = 2, .width_multiple = 8},
-                            .fn = gemm_by_dot<vec_dot_f32_f32_batched_ref>}});
+        .matmul.put_first(
+            {matmul_kernel("vec_dot_f32_f32_batched_ref", kScalar, gemm_by_dot<vec_dot_f32_f32_batched_ref>,
+                           TensorType::F32, {.min_batch = 2, .width_multiple = 8})});
     table.of(TensorType::Q4_K)
-        .matmul.put_first({{.name = "gemv_q4_K_q8_K_interleaved16_ref",
-                            .backend = kScalar,
-                            .guard = kRepacked,
-                            .fn = gemm_by_packed_gemv<gemv_q4_K_q8_K_interleaved16_ref>,
-                            .activation_type = TensorType::Q8_K}});
+        .matmul.put_first({repacked_decode_kernel("gemv_q4_K_q8_K_interleaved16_ref", kScalar,
+                                                  gemm_by_packed_gemv<gemv_q4_K_q8_K_interleaved16_ref>,
+                                                  TensorType::Q8_K)});
     table.of(TensorType::Q6_K)
-        .matmul.put_first({{.name = "gemv_q6_K_q8_K_interleaved16_ref",
-                            .backend = kScalar,
-                            .guard = kRepacked,
-                            .fn = gemm_by_packed_gemv<gemv_q6_K_q8_K_interleaved16_ref>,
-                            .activation_type = TensorType::Q8_K}});
+        .matmul.put_first({repacked_decode_kernel("gemv_q6_K_q8_K_interleaved16_ref", kScalar,
+                                                  gemm_by_packed_gemv<gemv_q6_K_q8_K_interleaved16_ref>,
+                                                  TensorType::Q8_K)});
     table.of(TensorType::Q8_0)
-        .matmul.put_first({{.name = "gemv_q8_0_q8_0_interleaved16_ref",
-                            .backend = kScalar,
-                            .guard = kRepacked,
-                            .fn = gemm_by_packed_gemv<gemv_q8_0_q8_0_interleaved16_ref>,
-                            .activation_type = TensorType::Q8_0}});
+        .matmul.put_first({repacked_decode_kernel("gemv_q8_0_q8_0_interleaved16_ref", kScalar,
+                                                  gemm_by_packed_gemv<gemv_q8_0_q8_0_interleaved16_ref>,
+                                                  TensorType::Q8_0)});
     table.attention.put_first({{.name = "attend_ref", .backend = kScalar, .fn = attend_ref}});
     table.swiglu.put_first({{.name = "swiglu_ref", .backend = kScalar, .fn = swiglu_ref}});
 }

@@ -22,8 +22,9 @@ struct alignas(64) TileConfig {
 
 // Not _tile_loadd: GCC 12's version tells the compiler nothing about the memory it reads, so the
 // stores that fill a scratch buffer could be moved past the load, or dropped. The operand says
-// the instruction reads memory from base on (a "memory" clobber would too, but cost 5-15% in the
-// attention kernel). Clang rejects that operand; its builds (the fuzzers') take the clobber.
+// the instruction reads memory from base on (a "memory" clobber would too, but it makes the
+// compiler reload everything else around each tile load). Clang rejects that operand; its builds (the
+// fuzzers') take the clobber.
 template <int kTile> inline void load_tile(const void* base, size_t stride) {
 #if defined(__clang__)
     asm volatile("tileloadd (%0,%1,1), %%tmm%c2" : : "r"(base), "r"(stride), "i"(kTile) : "memory");

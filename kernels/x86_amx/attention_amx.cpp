@@ -1,14 +1,11 @@
-// Prefill attention on AMX tiles: the AMX tier's kernels for tiles of several positions over an
-// F16 cache (kernel_table.h's AttendGroup* entries); one position (decode), quantized caches and
-// head sizes that are not multiples of 16 or exceed kLargestHead stay with the AVX-512 tier's.
+// Prefill attention on AMX tiles (kernel_table.h's AttendFn) for tiles of several positions over
+// an F16 cache; the table gives one position (decode), quantized caches and head sizes that are
+// not multiples of 16 or exceed kLargestHead to the AVX-512 tier's kernel.
 //
 // Why: in prefill at depth the AVX-512 kernel is bound by its FMAs (2 * head_dim per key and
-// row), and at 2048 keys attention was a quarter of a prefill turn. A TDPBF16PS does 8192
-// multiply-adds in ~16 cycles (~4.5 ns here, with or without a chain of sums through one
-// tile), where two FMA ports do 32 a cycle. With the products below (5 per pair of operands for
-// the scores, 3 for the values' sums), the softmax in zmm and the operands' conversions, the
-// kernel takes ~0.72 ns per (key, row) at head size 64 and 7 heads a group (bench_avx2_kernels'
-// attention, one thread), where the AVX-512 one takes ~1.6.
+// row). A TDPBF16PS does 8192 multiply-adds at once, where two FMA ports do 32 a cycle, even
+// with the products below (5 per pair of operands for the scores, 3 for the values' sums), the
+// softmax in zmm and the operands' conversions.
 //
 // Near exact, not BF16: each operand is split into BF16 pieces. An F16 key or value is exactly the
 // sum of two (11 significant bits), an F32 query the sum of three (the top 8 bits of its
@@ -20,9 +17,8 @@
 // weight (0 to 1) is cut to its top 16 bits, two pieces, and the values' sums take weight high x
 // value high, high x low and low x high: each term within 2^-15 of itself, the outputs within 2^-15
 // of the values' scale (test_attention_kernels), 16 times finer than the F16 cache's own rounding
-// of each value (2^-11), and far finer than llama.cpp's F16 value sums (~1e-3 from exact). The
-// third weight piece (five products) cost 0.88 ns per (key, row) rather than 0.72 for outputs 1e-7
-// closer.
+// of each value (2^-11), and far finer than llama.cpp's F16 value sums (~1e-3 from exact). A
+// third weight piece would cost two more products per pair for outputs 1e-7 closer.
 //
 // Layout (rows of a tile go side by side, as in attention_avx512.cpp, 16 to a group):
 // - scores transposed: S^T[key][row] = K[key] . Q^T, K's rows as they are (A tiles of 16 keys x
@@ -294,7 +290,7 @@ void block_values(const Group& g, const BlockPieces& block, int64_t head_dim, co
 
 // A group's outputs over their sums, into its rows: 16 elements of the head at a time, divided
 // in zmm (each quotient the same IEEE division as one at a time) and transposed from the group's
-// lanes into the rows (scalar divisions with strided loads took ~3% of the kernel).
+// lanes into the rows, rather than one scalar division and strided load at a time.
 void write_outputs(const Tile& t, const Group& g, int64_t rows) {
     const int valid = static_cast<int>(std::min<int64_t>(kRows, rows - g.first_row));
     for (int64_t d = 0; d < t.head_dim; d += 16) { // head_dim is a multiple of 16 here

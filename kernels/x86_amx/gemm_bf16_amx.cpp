@@ -1,9 +1,9 @@
-// Prefill gemm on AMX-BF16 tiles: the AMX tier's `gemm_bf16_tiles` for the quantized types whose
+// Prefill gemm on AMX-BF16 tiles: the AMX tier's candidates for the quantized types whose
 // rows the table widens to F32 with SIMD code (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K).
 //
 // Why: the int8 tiles' products stop at each block of 32, because each block has its own scale
-// on both sides: each product's sums had to be stored and scaled in zmm, and that, not the tiles,
-// bounded the int8 kernels (about 6% of the tile peak; BENCHMARKS.md, sixteenth session).
+// on both sides: each product's sums have to be stored and scaled in zmm, and that, not the
+// tiles, bounds the int8 kernels.
 // Weights widened to BF16 carry their scales in them, and BF16 activations need none, so a C
 // tile's F32 sums run on over a whole row (or a span of one): the loop is tile loads and
 // products alone.
@@ -42,9 +42,8 @@ constexpr size_t kTileBytes = 1024;
 constexpr size_t kBf16Bytes = 2;
 // A row longer than kLongestSpan is multiplied a span of kSpan elements at a time, each span over
 // the whole batch, so that the chunk's panel (at most 512 rows x 1024 elements, 1 MB) stays in
-// L2 while it meets every activation row. Each span after the first adds to the sums in y.
-// Measured on the engine (hearth-bench pp512, 2 threads): spans of 256 or 512 for every row
-// length were 5-15% slower on Qwen2.5-0.5B Q8_0 (rows of 896 and 4864).
+// L2 while it meets every activation row. Each span after the first adds to the sums in y. Rows
+// up to kLongestSpan go whole: shorter spans for them cost more in passes than they save.
 constexpr int64_t kLongestSpan = 1024;
 constexpr int64_t kSpan = 512;
 // Row-major weights are dequantized to F32 kPiece elements at a time (a whole number of blocks of
@@ -89,9 +88,7 @@ struct RowMajorWeights {
         const uint8_t* first_row = rows + static_cast<size_t>(g * kTileRows) * row_bytes;
         const size_t offset = static_cast<size_t>(k0 / traits.block_elements) * traits.block_bytes;
         // A piece at a time, so that its 16 rows in F32 (16 KB) stay in L1 between the dequantizer's
-        // stores and the loads that round them (a whole span's, up to 64 KB, went out to L2).
-        // bench_avx2_kernels gemm_tier, one thread, batch 512: Q8_0 112 x 4864 633 -> 672 GFLOP/s,
-        // 112 x 896 unchanged (790).
+        // stores and the loads that round them (a whole span's, up to 64 KB, would go out to L2).
         for (int64_t p0 = 0; p0 < span; p0 += kPiece) {
             const int64_t piece = std::min(kPiece, span - p0);
             const size_t piece_offset =
@@ -426,13 +423,11 @@ void gemm_bf16_interleaved16(int64_t n, const void* packed, size_t, int64_t row_
 
 void add_bf16_gemm_kernels(KernelTable& table) {
     using T = TensorType;
-    const auto tiles = [](std::string_view name, GemmFn fn, RowLayout layout) -> Candidate<GemmFn> {
-        return {.name = name,
-                .backend = cpu(Isa::Amx),
-                .guard = {.min_batch = kBf16TileMinBatch, .layout = layout},
-                .fn = fn,
-                .activation_type = T::BF16,
-                .whole_batch_per_chunk = true};
+    const auto tiles = [](std::string_view name, GemmFn fn, RowLayout layout) {
+        Candidate<GemmFn> c = matmul_kernel(name, cpu(Isa::Amx), fn, T::BF16,
+                                            {.min_batch = kBf16TileMinBatch, .layout = layout});
+        c.whole_batch_per_chunk = true;
+        return c;
     };
     constexpr RowLayout kRows = RowLayout::RowMajor, kRepacked = RowLayout::Interleaved16;
     table.of(T::Q8_0).matmul.put_first(

@@ -188,11 +188,9 @@ void gemm_q4_K_amx_interleaved16(int64_t n, const void* weights, size_t, int64_t
 
 void add_q4_k_gemm_kernels(KernelTable& table) {
     table.of(TensorType::Q4_K)
-        .matmul.put_first({{.name = "gemm_q4_K_amx_interleaved16",
-                            .backend = cpu(Isa::Amx),
-                            .guard = {.min_batch = kMinBatch, .layout = RowLayout::Interleaved16},
-                            .fn = gemm_q4_K_amx_interleaved16,
-                            .activation_type = TensorType::Q8_K}});
+        .matmul.put_first(
+            {matmul_kernel("gemm_q4_K_amx_interleaved16", cpu(Isa::Amx), gemm_q4_K_amx_interleaved16,
+                           TensorType::Q8_K, {.min_batch = kMinBatch, .layout = RowLayout::Interleaved16})});
 }
 
 } // namespace hearth::kernels::amx

@@ -6,7 +6,7 @@
 // 8192 (one block of 32 for 16 activation rows and 16 weight rows). Each block has its own scale
 // on both sides, so a block's integer sums cannot run on into the next block's in the tile: each
 // is stored, converted and scaled in zmm (16 rows x (convert, multiply, FMA)); that store and
-// scaling, not the tiles, bound the loop (BENCHMARKS.md, sixteenth session).
+// scaling, not the tiles, bound the loop.
 //
 // Exact as the other tiers: a block's integer dot is exact in int32 and in float (at most
 // 32 x 128 x 128 < 2^24), then one rounding for the product of the two scales and one FMA into
@@ -204,12 +204,9 @@ void gemm_q8_0_amx_interleaved16(int64_t n, const void* packed, size_t, int64_t 
 } // namespace
 
 void add_q8_0_gemm_kernels(KernelTable& table) {
-    const auto tiles = [](std::string_view name, GemmFn fn, RowLayout layout) -> Candidate<GemmFn> {
-        return {.name = name,
-                .backend = cpu(Isa::Amx),
-                .guard = {.min_batch = kMinBatch, .layout = layout},
-                .fn = fn,
-                .activation_type = TensorType::Q8_0};
+    const auto tiles = [](std::string_view name, GemmFn fn, RowLayout layout) {
+        return matmul_kernel(name, cpu(Isa::Amx), fn, TensorType::Q8_0,
+                             {.min_batch = kMinBatch, .layout = layout});
     };
     table.of(TensorType::Q8_0)
         .matmul.put_first(

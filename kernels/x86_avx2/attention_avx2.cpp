@@ -9,8 +9,7 @@
 // - the softmax: the block's maximum (rescaling the row's sums when it rises), one vector exp;
 // - the values: weight times value into the row's F32 accumulators, two rows' accumulators held
 //   in registers for the block, sharing every load of a value.
-// ~12 cycles per (key, row) at head size 64 on Zen 4, where its 2 * head_dim / 8 FMAs alone
-// need 8. Quantized keys and values are widened the same way, one row of blocks at a time
+// Quantized keys and values are widened the same way, one row of blocks at a time
 // (int8 times the block's scale, exact as the scalar dequantizer), so the cache is read as it
 // is stored and nothing larger than a block of 8 rows is ever widened. A row's result depends
 // only on its query, the keys it sees and the block boundaries (multiples of 8 from key 0),

@@ -11,30 +11,17 @@ constexpr Backend kAvx2 = cpu(Isa::Avx2);
 
 // A type's blocked kernel, which also serves decode (gemm_avx2.cpp).
 Candidate<GemmFn> gemm(std::string_view name, TensorType type, TensorType activation_type) {
-    return {.name = name, .backend = kAvx2, .fn = gemm_for(type), .activation_type = activation_type};
+    return matmul_kernel(name, kAvx2, gemm_for(type), activation_type);
 }
 
 template <class Fn> Candidate<Fn> kernel(std::string_view name, Fn fn) {
     return {.name = name, .backend = kAvx2, .fn = fn};
 }
 
-// Decode over rows repacked in groups of 16.
-Candidate<GemmFn> repacked_decode(std::string_view name, GemmFn fn, TensorType activation_type) {
-    return {.name = name,
-            .backend = kAvx2,
-            .guard = {.max_batch = 1, .layout = RowLayout::Interleaved16},
-            .fn = fn,
-            .activation_type = activation_type};
-}
-
 // llama.cpp repacks the Q4_0 and Q4_K matrices whose row count is a multiple of 8 and sums their
 // batches in that layout's order: these kernels keep that order over row-major rows.
 Candidate<GemmFn> groups_of_8(std::string_view name, GemmFn fn, TensorType activation_type) {
-    return {.name = name,
-            .backend = kAvx2,
-            .guard = {.min_batch = 2, .row_multiple = 8},
-            .fn = fn,
-            .activation_type = activation_type};
+    return matmul_kernel(name, kAvx2, fn, activation_type, {.min_batch = 2, .row_multiple = 8});
 }
 
 } // namespace
@@ -43,11 +30,9 @@ void add_kernels(KernelTable& table) {
     using T = TensorType;
     // F32 batches of 2 or more sum as llama.cpp's tinyBLAS does (f32_batched_dot.h).
     table.of(T::F32).matmul.put_first(
-        {{.name = "vec_dot_f32_f32_batched",
-          .backend = kAvx2,
-          .guard = {.min_batch = 2, .width_multiple = 8},
-          .fn = gemm_by_dot<vec_dot_f32_f32_batched>},
-         {.name = "vec_dot_f32_f32", .backend = kAvx2, .fn = gemm_by_dot<vec_dot_f32_f32>}});
+        {matmul_kernel("vec_dot_f32_f32_batched", kAvx2, gemm_by_dot<vec_dot_f32_f32_batched>, T::F32,
+                       {.min_batch = 2, .width_multiple = 8}),
+         matmul_kernel("vec_dot_f32_f32", kAvx2, gemm_by_dot<vec_dot_f32_f32>, T::F32)});
     table.of(T::F16).matmul.put_first({gemm("gemm_f16_f16", T::F16, T::F16)});
     table.of(T::BF16).matmul.put_first({gemm("gemm_bf16_bf16", T::BF16, T::BF16)});
     table.of(T::Q4_0).matmul.put_first(
@@ -57,20 +42,20 @@ void add_kernels(KernelTable& table) {
     table.of(T::Q5_0).matmul.put_first({gemm("gemm_q5_0_q8_0", T::Q5_0, T::Q8_0)});
     table.of(T::Q5_1).matmul.put_first({gemm("gemm_q5_1_q8_0", T::Q5_1, T::Q8_0)});
     table.of(T::Q8_0).matmul.put_first(
-        {repacked_decode("gemv_q8_0_q8_0_interleaved16", gemm_by_packed_gemv<gemv_q8_0_q8_0_interleaved16>,
-                         T::Q8_0),
+        {repacked_decode_kernel("gemv_q8_0_q8_0_interleaved16", kAvx2,
+                                gemm_by_packed_gemv<gemv_q8_0_q8_0_interleaved16>, T::Q8_0),
          gemm("gemm_q8_0_q8_0", T::Q8_0, T::Q8_0)});
     table.of(T::Q2_K).matmul.put_first({gemm("gemm_q2_K_q8_K", T::Q2_K, T::Q8_K)});
     table.of(T::Q3_K).matmul.put_first({gemm("gemm_q3_K_q8_K", T::Q3_K, T::Q8_K)});
     table.of(T::Q4_K).matmul.put_first(
-        {repacked_decode("gemv_q4_K_q8_K_interleaved16", gemm_by_packed_gemv<gemv_q4_K_q8_K_interleaved16>,
-                         T::Q8_K),
+        {repacked_decode_kernel("gemv_q4_K_q8_K_interleaved16", kAvx2,
+                                gemm_by_packed_gemv<gemv_q4_K_q8_K_interleaved16>, T::Q8_K),
          groups_of_8("gemm_q4_K_q8_K_groups_of_8", gemm_q4_K_q8_K_groups_of_8, T::Q8_K),
          gemm("gemm_q4_K_q8_K", T::Q4_K, T::Q8_K)});
     table.of(T::Q5_K).matmul.put_first({gemm("gemm_q5_K_q8_K", T::Q5_K, T::Q8_K)});
     table.of(T::Q6_K).matmul.put_first(
-        {repacked_decode("gemv_q6_K_q8_K_interleaved16", gemm_by_packed_gemv<gemv_q6_K_q8_K_interleaved16>,
-                         T::Q8_K),
+        {repacked_decode_kernel("gemv_q6_K_q8_K_interleaved16", kAvx2,
+                                gemm_by_packed_gemv<gemv_q6_K_q8_K_interleaved16>, T::Q8_K),
          gemm("gemm_q6_K_q8_K", T::Q6_K, T::Q8_K)});
 
     table.of(T::F16).quantize.put_first({kernel<QuantizeRowFn>("quantize_row_f16", quantize_row_f16)});

@@ -1,5 +1,5 @@
-// Attention over an F16, Q8_0 or Q4_0 KV cache in F32 with AVX-512 (kernel_table.h's attention
-// entries), for head sizes that are multiples of 16 (the AVX2 kernels take the others). Tiles of
+// Attention over an F16, Q8_0 or Q4_0 KV cache in F32 with AVX-512 (kernel_table.h's AttendFn),
+// for head sizes that are multiples of 16 (the table gives the others to the AVX2 kernel). Tiles of
 // several positions (prefill) put query rows side by side, as below; a tile of one position
 // (decode) puts keys side by side instead (attend_position, further down).
 //
@@ -21,9 +21,6 @@
 // Each lane does the same operations in the same order whatever the vector width, the tile and
 // the other lanes, so a row's result depends only on its query and the keys it sees: blocks are
 // multiples of 16 from key 0, and a block a row sees none of changes nothing of that row.
-// ~10 cycles per (key, row) at head size 64 on Zen 4 (8 for the FMAs alone), against ~12 for
-// the AVX2 kernel; Zen 5 runs 512-bit FMAs at full width. On an Intel Xeon with two 512-bit FMA
-// ports, ~5 cycles where the FMAs need 4 (BENCHMARKS.md, ninth and tenth sessions).
 #include "kernels/block_formats.h"
 #include "kernels/fp16.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
@@ -259,13 +256,12 @@ template <bool kLimited, int kHeadDim> void attend_tile(const Tile& t) {
 // of shuffles and adds; the softmax takes the block's 16 weights in one 2^x; the values go along
 // the head's elements too, each weight broadcast, each value vector shared by the pass's rows.
 // A row's operations and their order depend only on its query and the keys it sees, never on
-// the other rows: the same bits in any tile (attend_f16 is this kernel with one row).
+// the other rows: the same bits in any tile of one position.
 // The rows go in passes of up to 8, a kernel instance per row count, each key and value vector
 // widened once per pass and used by all its rows; an F16 cache's full blocks are widened in
 // registers straight from the cache, with no copy in L1. Partial blocks, quantized caches and
 // head sizes known only at run time go through a widened copy, with the same operations from
-// there. From L2 1.0-1.2x the kernel that took rows two at a time, at groups of 7 or 8, and
-// 1.3-2.5x at groups of 1 to 4 or heads of 128 and 256 (BENCHMARKS.md, eleventh session).
+// there.
 
 constexpr int kDecodeRows = 8; // rows of a pass: their values' accumulators fill 16 registers
 // In decode a layer's keys and values come from memory (the weights streamed past since the

@@ -1,7 +1,7 @@
 // The Q8_0 activation quantizer with 512-bit vectors: the reference's choice among eight scales
-// (quantize_row_q8_0_activations_ref), bit for bit the AVX2 tier's. In prefill over Q8_0 weights
-// on the AMX tier it took 17% of the time with 256-bit vectors: each block tries eight scales,
-// each a chain of dependent steps. Here 16 blocks go at once, lane l for block l, each lane doing
+// (quantize_row_q8_0_activations_ref), bit for bit the AVX2 tier's. Each block tries eight scales,
+// each a chain of dependent steps, which one block at a time leaves the vector units idle. Here
+// 16 blocks go at once, lane l for block l, each lane doing
 // the reference's operations for its block in its order; the last blocks (fewer than 16) take
 // the AVX2 tier's code.
 #include "kernels/block_formats.h"

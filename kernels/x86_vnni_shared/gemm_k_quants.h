@@ -445,11 +445,8 @@ void gemm_interleaved16(int64_t n, const void* packed, size_t, int64_t row_begin
 }
 
 Candidate<GemmFn> panels(std::string_view name, GemmFn fn, RowLayout layout) {
-    return {.name = name,
-            .backend = kVnniBackend,
-            .guard = {.min_batch = kMinBatch, .layout = layout},
-            .fn = fn,
-            .activation_type = TensorType::Q8_K};
+    return matmul_kernel(name, kVnniBackend, fn, TensorType::Q8_K,
+                         {.min_batch = kMinBatch, .layout = layout});
 }
 
 // Q4_K and Q6_K, whose rows may be repacked: below kMinBatch, repacked rows go through the tier's

@@ -19,23 +19,18 @@ using V = Rows8;
 } // namespace
 
 void add_interleaved16_kernels(KernelTable& table) {
-    const auto decode = [](std::string_view name, GemmFn fn,
-                           TensorType activation_type) -> Candidate<GemmFn> {
-        return {.name = name,
-                .backend = kVnniBackend,
-                .guard = {.max_batch = 1, .layout = RowLayout::Interleaved16},
-                .fn = fn,
-                .activation_type = activation_type};
-    };
     table.of(TensorType::Q4_K)
-        .matmul.put_first({decode("gemv_q4_K_q8_K_interleaved16",
-                                  gemm_by_packed_gemv<gemv_q4_K_interleaved16<V>>, TensorType::Q8_K)});
+        .matmul.put_first(
+            {repacked_decode_kernel("gemv_q4_K_q8_K_interleaved16", kVnniBackend,
+                                    gemm_by_packed_gemv<gemv_q4_K_interleaved16<V>>, TensorType::Q8_K)});
     table.of(TensorType::Q6_K)
-        .matmul.put_first({decode("gemv_q6_K_q8_K_interleaved16",
-                                  gemm_by_packed_gemv<gemv_q6_K_interleaved16<V>>, TensorType::Q8_K)});
+        .matmul.put_first(
+            {repacked_decode_kernel("gemv_q6_K_q8_K_interleaved16", kVnniBackend,
+                                    gemm_by_packed_gemv<gemv_q6_K_interleaved16<V>>, TensorType::Q8_K)});
     table.of(TensorType::Q8_0)
-        .matmul.put_first({decode("gemv_q8_0_q8_0_interleaved16",
-                                  gemm_by_packed_gemv<gemv_q8_0_interleaved16<V>>, TensorType::Q8_0)});
+        .matmul.put_first(
+            {repacked_decode_kernel("gemv_q8_0_q8_0_interleaved16", kVnniBackend,
+                                    gemm_by_packed_gemv<gemv_q8_0_interleaved16<V>>, TensorType::Q8_0)});
 }
 
 } // namespace hearth::kernels::HEARTH_VNNI_NS

@@ -199,34 +199,19 @@ void matmul_pool_repacked(benchmark::State& state, TensorType type, int64_t rows
     state.SetLabel(std::string(isa_name(active_kernels().isa)) + (repacked ? " repacked" : " row-major"));
 }
 
-// One row of Qwen2.5-0.5B's FFN width through a tier's activation quantizer, normal values.
-// Args: isa.
-void quantize_activations(benchmark::State& state, TensorType activation_type) {
+// One row of Qwen2.5-0.5B's FFN width of normal values through a tier's row quantizer (weights, KV
+// cache rows) or, with `activations`, its activation quantizer. Args: isa.
+void quantize(benchmark::State& state, TensorType type, bool activations) {
     const KernelTable* table = table_of(state);
     if (table == nullptr) return;
-    const Candidate<QuantizeRowFn>* q = taking(table->of(activation_type).quantize_activations, {});
+    const TypeCandidates& k = table->of(type);
+    const Candidate<QuantizeRowFn>* q = taking(activations ? k.quantize_activations : k.quantize, {});
     const int64_t n = 4864;
     std::mt19937 rng(5);
     std::normal_distribution<float> dist(0.0f, 1.0f);
     std::vector<float> x(n);
     for (float& v : x)
         v = dist(rng);
-    std::vector<uint8_t> out(row_bytes(activation_type, n));
-    for (auto _ : state) {
-        q->fn(x.data(), out.data(), n);
-        benchmark::DoNotOptimize(out.data());
-    }
-    state.SetBytesProcessed(int64_t(state.iterations()) * n * int64_t(sizeof(float)));
-    state.SetLabel(label_of(*q));
-}
-
-// A tier's row quantizer (weights, KV cache rows). Args: isa.
-void quantize(benchmark::State& state, TensorType type) {
-    const KernelTable* table = table_of(state);
-    if (table == nullptr) return;
-    const Candidate<QuantizeRowFn>* q = taking(table->of(type).quantize, {});
-    const int64_t n = 4864;
-    std::vector<float> x(n, 0.5f);
     std::vector<uint8_t> out(row_bytes(type, n));
     for (auto _ : state) {
         q->fn(x.data(), out.data(), n);
@@ -473,10 +458,10 @@ BENCHMARK(attention)
 
 BENCHMARK(instruction_throughput)->DenseRange(0, 4);
 
-BENCHMARK_CAPTURE(quantize_activations, q8_0, TensorType::Q8_0)->Arg(0)->Arg(1)->Arg(3);
-BENCHMARK_CAPTURE(quantize_activations, bf16, TensorType::BF16)->Arg(0)->Arg(3);
-BENCHMARK_CAPTURE(quantize, q8_0, TensorType::Q8_0)->Arg(0)->Arg(1);
-BENCHMARK_CAPTURE(quantize, q8_K, TensorType::Q8_K)->Arg(0)->Arg(1);
+BENCHMARK_CAPTURE(quantize, q8_0_activations, TensorType::Q8_0, true)->Arg(0)->Arg(1)->Arg(3);
+BENCHMARK_CAPTURE(quantize, bf16_activations, TensorType::BF16, true)->Arg(0)->Arg(3);
+BENCHMARK_CAPTURE(quantize, q8_0, TensorType::Q8_0, false)->Arg(0)->Arg(1);
+BENCHMARK_CAPTURE(quantize, q8_K, TensorType::Q8_K, false)->Arg(0)->Arg(1);
 
 } // namespace
 

@@ -433,11 +433,10 @@ private slots:
             }
     }
 
-    // A tile of positions x query heads (AttendGroupF16Fn): every row bit for bit what the
-    // single-query kernel gives it over the keys its position sees (n_keys + position), on every
-    // tier; heads and positions in numbers that pair up and that do not, key counts around the
-    // blocks of 8, and scores that are random, rise with every key (each one a new maximum) or
-    // come in equal pairs that fall (ties).
+    // A tile of positions x query heads: every row bit for bit what a single query gives it over
+    // the keys its position sees (n_keys + position), for every candidate; heads and positions in numbers
+    // that pair up and that do not, key counts around the blocks of 8, and scores that are random, rise with
+    // every key (each one a new maximum) or come in equal pairs that fall (ties).
     void tileMatchesSingleQuery_data() {
         add_candidate_column();
         QTest::addColumn<int>("head_dim");

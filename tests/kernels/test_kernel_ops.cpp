@@ -66,19 +66,38 @@ template <class Fn> QString row_label(TensorType type, const Candidate<Fn>& c) {
     return type_name(type) + " " + candidate_label(c) + (guard.isEmpty() ? "" : " [" + guard + "]");
 }
 
+void add_columns() {
+    QTest::addColumn<int>("type");
+    QTest::addColumn<bool>("activations"); // the activation quantizer rather than the row quantizer
+    QTest::addColumn<int>("index");
+}
+
+// One data row per candidate: the type, whether it is an activation quantizer (quantize), its
+// index among the type's candidates.
+template <class Fn>
+void add_rows(TensorType t, const std::vector<Candidate<Fn>>& candidates, bool activations = false) {
+    for (size_t i = 0; i < candidates.size(); ++i)
+        QTest::newRow(qPrintable((activations ? "activations " : "") + row_label(t, candidates[i])))
+            << int(t) << activations << int(i);
+}
+
 // ---- Matmul ------------------------------------------------------------------------------------
 
-const std::vector<Candidate<GemmFn>>& matmul_candidates(TensorType t) {
+// A type's distinct candidates for one operation (a list of TypeCandidates).
+template <class Fn, Candidates<Fn> TypeCandidates::*kList>
+const std::vector<Candidate<Fn>>& candidates_of(TensorType t) {
     static const auto all = [] {
-        std::vector<std::vector<Candidate<GemmFn>>> by_type(kTensorTypeSlots);
+        std::vector<std::vector<Candidate<Fn>>> by_type(kTensorTypeSlots);
         for (TensorType type : kWeightTypes)
             by_type[static_cast<uint32_t>(type)] =
-                distinct_candidates<GemmFn>([type](const KernelTable& k) -> auto& {
-                    return k.of(type).matmul;
-                });
+                distinct_candidates<Fn>([type](const KernelTable& k) -> auto& { return k.of(type).*kList; });
         return by_type;
     }();
     return all[static_cast<uint32_t>(t)];
+}
+
+const std::vector<Candidate<GemmFn>>& matmul_candidates(TensorType t) {
+    return candidates_of<GemmFn, &TypeCandidates::matmul>(t);
 }
 
 // Row lengths: one block and several (the K-quants' and 32-element formats' longest cross the BF16
@@ -155,34 +174,12 @@ Oracle oracle_of(TensorType t, TensorType activation, const Bytes& weights, cons
 // ---- Row conversions --------------------------------------------------------------------------
 
 const std::vector<Candidate<QuantizeRowFn>>& quantize_candidates(TensorType t, bool activations) {
-    static const auto all = [] {
-        std::vector<std::vector<Candidate<QuantizeRowFn>>> by_type(2 * kTensorTypeSlots);
-        for (TensorType type : kWeightTypes) {
-            const auto raw = static_cast<uint32_t>(type);
-            by_type[raw] = distinct_candidates<QuantizeRowFn>([type](const KernelTable& k) -> auto& {
-                return k.of(type).quantize;
-            });
-            by_type[kTensorTypeSlots + raw] =
-                distinct_candidates<QuantizeRowFn>([type](const KernelTable& k) -> auto& {
-                    return k.of(type).quantize_activations;
-                });
-        }
-        return by_type;
-    }();
-    return all[static_cast<uint32_t>(t) + (activations ? kTensorTypeSlots : 0)];
+    return activations ? candidates_of<QuantizeRowFn, &TypeCandidates::quantize_activations>(t)
+                       : candidates_of<QuantizeRowFn, &TypeCandidates::quantize>(t);
 }
 
 const std::vector<Candidate<DequantizeRowFn>>& dequantize_candidates(TensorType t) {
-    static const auto all = [] {
-        std::vector<std::vector<Candidate<DequantizeRowFn>>> by_type(kTensorTypeSlots);
-        for (TensorType type : kWeightTypes)
-            by_type[static_cast<uint32_t>(type)] =
-                distinct_candidates<DequantizeRowFn>([type](const KernelTable& k) -> auto& {
-                    return k.of(type).dequantize;
-                });
-        return by_type;
-    }();
-    return all[static_cast<uint32_t>(t)];
+    return candidates_of<DequantizeRowFn, &TypeCandidates::dequantize>(t);
 }
 
 // Inputs for the quantizers, by kind: normal, huge, ties at amax 127 (the inverse scale 1: exact .5
@@ -290,13 +287,9 @@ private slots:
     // ---- Matmul.
 
     void matmul_data() {
-        QTest::addColumn<int>("type");
-        QTest::addColumn<int>("index");
-        for (TensorType t : kWeightTypes) {
-            const auto& candidates = matmul_candidates(t);
-            for (size_t i = 0; i < candidates.size(); ++i)
-                QTest::newRow(qPrintable(row_label(t, candidates[i]))) << int(t) << int(i);
-        }
+        add_columns();
+        for (TensorType t : kWeightTypes)
+            add_rows(t, matmul_candidates(t));
     }
     void matmul() {
         QFETCH(int, type);
@@ -421,13 +414,9 @@ private slots:
     }
 
     void dequantize_data() {
-        QTest::addColumn<int>("type");
-        QTest::addColumn<int>("index");
-        for (TensorType t : kWeightTypes) {
-            const auto& candidates = dequantize_candidates(t);
-            for (size_t i = 0; i < candidates.size(); ++i)
-                QTest::newRow(qPrintable(row_label(t, candidates[i]))) << int(t) << int(i);
-        }
+        add_columns();
+        for (TensorType t : kWeightTypes)
+            add_rows(t, dequantize_candidates(t));
     }
     void dequantize() {
         QFETCH(int, type);
