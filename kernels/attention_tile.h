@@ -1,5 +1,5 @@
 #pragma once
-// One call of the attention kernels (kernel_table.h's AttendGroup* entries) as the SIMD tiers
+// One call of the attention kernels (kernel_table.h's AttendFn) as the SIMD tiers
 // take it: the query rows of a tile (n_positions positions of n_heads heads, row r = position
 // r / n_heads, head r % n_heads) and the keys and values they attend to. Internal linkage: each
 // tier's file compiles it with its own flags.

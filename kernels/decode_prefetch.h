@@ -2,8 +2,8 @@
 // Decode streams every weight once from memory, and the hardware prefetcher alone keeps too few
 // misses in flight to do it at the memory's speed, so the decode kernels ask for the lines some
 // way ahead of those they read. Where the lines should go (L1 or L2) and how far ahead differ
-// from one CPU to another; the plan is chosen once per process from the CPU's vendor, each as
-// measured (decode_prefetch.cpp).
+// from one CPU to another; the plan is chosen once per process from the CPU's vendor
+// (decode_prefetch.cpp).
 #include <cstddef>
 
 namespace hearth::kernels {

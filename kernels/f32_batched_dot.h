@@ -1,9 +1,9 @@
 #pragma once
 // F32 weights times a batch of two or more activation rows: llama.cpp hands these to
 // llamafile's tinyBLAS (when the row length is a multiple of 8), which sums each dot product
-// in one 8-lane fused multiply-add accumulator and adds the lanes at the end. matmul uses
-// these dot products for such batches so that prefill rounds as llama.cpp's does; a batch of
-// one keeps ggml_vec_dot_f32's order (the table's vec_dot). n must be a multiple of 8.
+// in one 8-lane fused multiply-add accumulator and adds the lanes at the end. The tables' F32
+// candidates for such batches use these dot products so that prefill rounds as llama.cpp's does;
+// a batch of one keeps ggml_vec_dot_f32's order. n must be a multiple of 8.
 #include <cstdint>
 
 namespace hearth::kernels {

@@ -1,4 +1,4 @@
-// The scalar reference table and the run-time choice of instruction set.
+// The tiers' tables, the names of their kernels and the run-time choice of instruction set.
 #include "kernels/kernel_table.h"
 
 #include "kernels/isa_select.h"
@@ -13,7 +13,7 @@
 namespace hearth::kernels {
 
 #if HEARTH_X86_KERNELS
-// Each x86 tier adds its kernels to a copy of the tier below it (x86_*/..._table.cpp).
+// Each x86 tier puts its candidates in front of a copy of the tier below's (x86_*/..._table.cpp).
 namespace avx2 {
 void add_kernels(KernelTable& table);
 }
@@ -33,72 +33,12 @@ namespace {
 KernelTable build_reference_table() {
     KernelTable table;
     table.isa = Isa::Scalar;
-    const auto set = [&table](TensorType type, TensorType activation, QuantizeRowFn quantize,
-                              DequantizeRowFn dequantize, VecDotFn vec_dot) {
-        TypeKernels& k = table.of(type);
-        k.isa = Isa::Scalar;
-        k.activation_type = activation;
-        k.quantize = quantize;
-        k.dequantize = dequantize;
-        k.vec_dot = vec_dot;
-        k.gemm = nullptr; // matmul loops vec_dot over the batch
-    };
-    using T = TensorType;
-    set(T::F32, T::F32, quantize_row_f32_ref, dequantize_row_f32_ref, vec_dot_f32_f32_ref);
-    set(T::F16, T::F16, quantize_row_f16_ref, dequantize_row_f16_ref, vec_dot_f16_f16_ref);
-    set(T::BF16, T::BF16, quantize_row_bf16_ref, dequantize_row_bf16_ref, vec_dot_bf16_bf16_ref);
-    set(T::Q4_0, T::Q8_0, quantize_row_q4_0_ref, dequantize_row_q4_0_ref, vec_dot_q4_0_q8_0_ref);
-    set(T::Q4_1, T::Q8_0, quantize_row_q4_1_ref, dequantize_row_q4_1_ref, vec_dot_q4_1_q8_0_ref);
-    set(T::Q5_0, T::Q8_0, quantize_row_q5_0_ref, dequantize_row_q5_0_ref, vec_dot_q5_0_q8_0_ref);
-    set(T::Q5_1, T::Q8_0, quantize_row_q5_1_ref, dequantize_row_q5_1_ref, vec_dot_q5_1_q8_0_ref);
-    set(T::Q8_0, T::Q8_0, quantize_row_q8_0_ref, dequantize_row_q8_0_ref, vec_dot_q8_0_q8_0_ref);
-    set(T::Q2_K, T::Q8_K, quantize_row_q2_K_ref, dequantize_row_q2_K_ref, vec_dot_q2_K_q8_K_ref);
-    set(T::Q3_K, T::Q8_K, quantize_row_q3_K_ref, dequantize_row_q3_K_ref, vec_dot_q3_K_q8_K_ref);
-    set(T::Q4_K, T::Q8_K, quantize_row_q4_K_ref, dequantize_row_q4_K_ref, vec_dot_q4_K_q8_K_ref);
-    set(T::Q5_K, T::Q8_K, quantize_row_q5_K_ref, dequantize_row_q5_K_ref, vec_dot_q5_K_q8_K_ref);
-    set(T::Q6_K, T::Q8_K, quantize_row_q6_K_ref, dequantize_row_q6_K_ref, vec_dot_q6_K_q8_K_ref);
-    set(T::Q8_K, T::Q8_K, quantize_row_q8_K_ref, dequantize_row_q8_K_ref, vec_dot_q8_K_q8_K_ref);
-    table.of(T::Q8_0).quantize_activations = quantize_row_q8_0_activations_ref;
-    add_interleaved16_ref_kernels(table);
-    table.attend_f16 = attend_f16_ref;
-    table.attend_group_f16 = attend_group_f16_ref;
-    table.attend_group = attend_group_ref;
-    table.attend_group_limited = attend_group_limited_ref;
-    table.attention_isa = [](int64_t, int64_t, bool) { return Isa::Scalar; };
-    table.swiglu = swiglu_ref;
+    add_reference_kernels(table);
     return table;
 }
 
 char ascii_lower(char c) {
     return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-// Fills what `table` lacks from `lower`: a type without a dot product is taken whole (its
-// activation format goes with its dot product); a missing quantizer or dequantizer of a type
-// it has is taken alone (the block layout is the same in every tier). A tier that sets a type
-// sets it whole (TypeKernels' fields it leaves null are filled here).
-void resolve_from(KernelTable& table, const KernelTable& lower) {
-    for (size_t raw = 0; raw < kTensorTypeSlots; ++raw) {
-        TypeKernels& mine = table.by_type[raw];
-        const TypeKernels& below = lower.by_type[raw];
-        if (mine.vec_dot == nullptr) {
-            const TypeKernels kept = mine;
-            mine = below;
-            if (kept.quantize) mine.quantize = kept.quantize;
-            if (kept.dequantize) mine.dequantize = kept.dequantize;
-            if (kept.quantize_activations) mine.quantize_activations = kept.quantize_activations;
-            continue;
-        }
-        if (!mine.quantize) mine.quantize = below.quantize;
-        if (!mine.dequantize) mine.dequantize = below.dequantize;
-        if (!mine.quantize_activations) mine.quantize_activations = below.quantize_activations;
-    }
-    if (!table.attend_f16) table.attend_f16 = lower.attend_f16;
-    if (!table.attend_group_f16) table.attend_group_f16 = lower.attend_group_f16;
-    if (!table.attend_group) table.attend_group = lower.attend_group;
-    if (!table.attend_group_limited) table.attend_group_limited = lower.attend_group_limited;
-    if (!table.attention_isa) table.attention_isa = lower.attention_isa;
-    if (!table.swiglu) table.swiglu = lower.swiglu;
 }
 
 // Tiers compiled into this build.
@@ -133,13 +73,10 @@ Isa lower_tier(Isa isa) {
 const KernelTable* kernels_for_any_cpu(Isa isa);
 
 #if HEARTH_X86_KERNELS
-// A tier's table: the tier below it, with this tier's own kernels put over it. Building it
-// only takes function addresses, so it is safe on a CPU that cannot run them. A type any of
-// whose kernels the tier replaced (an activation format may bring only its quantizer) is marked
-// as the tier's, so the metrics name the tier that ran.
+// A tier's table: the tier below it, with this tier's own candidates put in front. Building it
+// only takes function addresses, so it is safe on a CPU that cannot run them.
 KernelTable build_table(Isa isa) {
-    const KernelTable& lower = *kernels_for_any_cpu(lower_tier(isa));
-    KernelTable own = lower;
+    KernelTable own = *kernels_for_any_cpu(lower_tier(isa));
     own.isa = isa;
     switch (isa) {
     case Isa::Avx2:
@@ -156,25 +93,6 @@ KernelTable build_table(Isa isa) {
         break;
     case Isa::Scalar:
         break;
-    }
-    resolve_from(own, lower);
-    for (size_t raw = 0; raw < kTensorTypeSlots; ++raw) {
-        TypeKernels& mine = own.by_type[raw];
-        const TypeKernels& below = lower.by_type[raw];
-        const bool replaced = mine.vec_dot != below.vec_dot || mine.gemm != below.gemm ||
-                              mine.gemm_rows_multiple_of_8 != below.gemm_rows_multiple_of_8 ||
-                              mine.gemv_interleaved16 != below.gemv_interleaved16 ||
-                              mine.gemm_interleaved16 != below.gemm_interleaved16 ||
-                              mine.gemm_bf16_tiles != below.gemm_bf16_tiles ||
-                              mine.gemm_bf16_tiles_interleaved16 != below.gemm_bf16_tiles_interleaved16 ||
-                              mine.quantize != below.quantize ||
-                              mine.quantize_activations != below.quantize_activations;
-        mine.isa = replaced ? isa : below.isa;
-        // A tier may replace a type's dot products and keep the tier below's quantizer (the
-        // VNNI tiers' 32-element formats keep AVX2's): the metrics name the code that ran.
-        mine.activation_quantizer_isa = mine.activation_quantizer() == below.activation_quantizer()
-                                            ? below.activation_quantizer_isa
-                                            : isa;
     }
     return own;
 }
@@ -245,6 +163,44 @@ std::string_view isa_requirements(Isa isa) {
         return "AVX-512 F/BW/VL/DQ, VNNI and BF16, and AMX-TILE, AMX-BF16 and AMX-INT8 granted by the OS";
     }
     return "unknown";
+}
+
+std::string_view backend_name(Backend backend) {
+    return backend.device == Device::Vulkan ? "vulkan" : isa_name(backend.tier);
+}
+
+namespace {
+
+// Kernel names, numbered in the order the tables are built: each (name, backend) once.
+constexpr size_t kMaxKernelNames = 512;
+struct KernelNames {
+    std::mutex mutex;
+    KernelName names[kMaxKernelNames] = {{"", cpu(Isa::Scalar)}}; // kUnnamedKernel
+    std::atomic<size_t> count{1};
+};
+KernelNames& kernel_names() {
+    static KernelNames names;
+    return names;
+}
+
+} // namespace
+
+KernelId kernel_id(std::string_view name, Backend backend) {
+    KernelNames& all = kernel_names();
+    std::lock_guard lock(all.mutex);
+    const size_t count = all.count.load(std::memory_order_relaxed);
+    for (size_t i = 0; i < count; ++i)
+        if (all.names[i].name == name && all.names[i].backend == backend) return static_cast<KernelId>(i);
+    if (count == kMaxKernelNames)
+        throw std::logic_error("kernel table: more kernel names than kMaxKernelNames");
+    all.names[count] = {name, backend};
+    all.count.store(count + 1, std::memory_order_release);
+    return static_cast<KernelId>(count);
+}
+
+KernelName kernel_name(KernelId id) {
+    KernelNames& all = kernel_names();
+    return id < all.count.load(std::memory_order_acquire) ? all.names[id] : all.names[kUnnamedKernel];
 }
 
 std::optional<Isa> isa_from_name(std::string_view name) {

@@ -1,9 +1,8 @@
-// Matrix products: quantize the activations once, then split weight rows over the pool.
+// Matrix products: pick each matrix's kernel, quantize the activations once, then split weight
+// rows over the pool.
 #include "kernels/matmul.h"
 
-#include "kernels/decode_prefetch.h"
 #include "kernels/dispatch_metrics.h"
-#include "kernels/f32_batched_dot.h"
 #include "kernels/interleaved_rows.h"
 #include "kernels/kernel_table.h"
 #include <algorithm>
@@ -20,12 +19,12 @@ constexpr int64_t kMinQuantizeElementsPerThread = 16384;
 // was descheduled simply takes fewer chunks), large enough that the shared counter is cold.
 // Prefill's kernels decode groups of up to 16 rows (one per lane of a 512-bit register), so
 // its chunks are whole groups: a chunk of 56 rows left its last group half empty.
-int64_t rows_per_chunk(int64_t rows, int n_threads, int64_t batch, RowLayout layout, bool bf16_tiles) {
-    // The BF16 tile gemm reads the whole batch of activations once per chunk, so its chunks are
-    // larger: two per thread, in pairs of groups (its 2 x 2 blocks of tiles), up to 512 rows
-    // (a panel of 512 x 1024 BF16s fits L2). Measured on Qwen2.5-0.5B Q8_0 pp512: 1.08x the
-    // speed with the chunks above (2 threads).
-    if (bf16_tiles) {
+int64_t rows_per_chunk(int64_t rows, int n_threads, int64_t batch, RowLayout layout,
+                       bool whole_batch_per_chunk) {
+    // A kernel that reads the whole batch of activations once per chunk gets larger chunks: two
+    // per thread, in pairs of groups (the BF16 tile gemm's 2 x 2 blocks of tiles), up to 512
+    // rows (a panel of 512 x 1024 BF16s fits L2).
+    if (whole_batch_per_chunk) {
         const int64_t target = rows / (static_cast<int64_t>(n_threads) * 2);
         return std::clamp<int64_t>((target + 31) / 32 * 32, 32, 512);
     }
@@ -37,54 +36,40 @@ int64_t rows_per_chunk(int64_t rows, int n_threads, int64_t batch, RowLayout lay
     return std::clamp<int64_t>((target + 3) / 4 * 4, 4, 256);
 }
 
-// The kernels one matmul uses, from the active table (complete once resolved: a type its tier
-// lacks came whole from the tier below, with its activation format).
+// The kernels one matmul runs: the first matmul candidate that takes it, and the quantizer of
+// its activations (none for F32 activations, read as they are).
 struct Plan {
-    const TypeKernels* kernels;
-    Isa isa;
-    TensorType activation_type; // the kernels': BF16 on tiles
-    bool bf16_tiles;            // gemm_bf16_tiles multiplies this batch
-    QuantizeRowFn quantize_activations;
-    Isa quantize_isa; // the tier of the activation quantizer's code
+    const Candidate<GemmFn>* kernel;
+    const Candidate<QuantizeRowFn>* quantizer;
 };
 
-// Whether a batch of this size goes to the type's BF16 tile gemm.
-bool on_bf16_tiles(const TypeKernels& k, int64_t batch) {
-    return k.gemm_bf16_tiles != nullptr && batch >= kBf16TileMinBatch;
+CallShape shape_of(const WeightMatrix& w, int64_t batch) {
+    return {.batch = batch, .rows = w.rows, .width = w.cols, .layout = w.layout};
 }
 
-// The format a type's kernels take a batch's activations in: BF16 rows on the tiles, else the
-// type's activation type (F32: read as they are).
-TensorType activation_type_for(const TypeKernels& k, int64_t batch) {
-    return on_bf16_tiles(k, batch) ? TensorType::BF16 : k.activation_type;
-}
-
-Plan plan_for(TensorType type, int64_t batch) {
-    const KernelTable& active = active_kernels();
-    const auto raw = static_cast<uint32_t>(type);
-    if (raw >= kTensorTypeSlots || active.of(type).vec_dot == nullptr)
+Plan plan_for(const KernelTable& table, const WeightMatrix& w, int64_t batch) {
+    const auto raw = static_cast<uint32_t>(w.type);
+    const Candidate<GemmFn>* kernel =
+        raw < kTensorTypeSlots ? table.of(w.type).matmul.pick(shape_of(w, batch)) : nullptr;
+    if (kernel == nullptr)
         throw std::invalid_argument("matmul: no kernels for tensor type " + std::to_string(raw));
-    const TypeKernels& kernels = active.of(type);
-    Plan plan{&kernels, kernels.isa, activation_type_for(kernels, batch), on_bf16_tiles(kernels, batch),
-              nullptr,  kernels.isa};
-    if (plan.activation_type != TensorType::F32) {
-        const TypeKernels& activation = active.of(plan.activation_type);
-        plan.quantize_activations = activation.activation_quantizer();
-        plan.quantize_isa = activation.activation_quantizer_isa;
+    Plan plan{kernel, nullptr};
+    if (kernel->activation_type != TensorType::F32) {
+        plan.quantizer = table.of(kernel->activation_type).quantize_activations.pick({});
+        if (plan.quantizer == nullptr)
+            throw std::logic_error("matmul: no quantizer for the activations of tensor type " +
+                                   std::to_string(raw));
     }
     return plan;
 }
 
-// Bytes of one activation row of `cols` in the format a type's kernels take for a batch (F32 is
-// read directly, so none).
-size_t activation_row_scratch(const TypeKernels& k, int64_t cols, int64_t batch) {
-    const TensorType type = activation_type_for(k, batch);
-    return k.vec_dot != nullptr && type != TensorType::F32 ? row_bytes(type, cols) : 0;
+// Bytes of one activation row of `cols` in a candidate's format (F32 is read directly, so none).
+size_t activation_row_scratch(const Candidate<GemmFn>& kernel, int64_t cols) {
+    return kernel.activation_type != TensorType::F32 ? row_bytes(kernel.activation_type, cols) : 0;
 }
 
 // Each matrix's activations start on a cache line: the AMX tiles load 64 bytes of 16 rows at a
-// time, and rows that straddle two lines each cost two (measured: Llama-3.2-1B Q4_K_M pp512 at
-// 430 t/s where the heap happened to hand out a scratch 16 bytes off a line, 530 on a line).
+// time, and rows that straddle two lines each cost two.
 constexpr size_t kActivationAlignment = 64;
 
 std::byte* align_up(std::byte* p) {
@@ -95,11 +80,15 @@ std::byte* align_up(std::byte* p) {
 } // namespace
 
 size_t matmul_scratch_bytes(TensorType weight_type, int64_t cols, int64_t batch) {
-    // Enough for the activation type of any tier's table, so that a later force_isa fits too.
+    // Enough for the activations of any candidate of any tier that could take this batch, so that
+    // a later force_isa (or another layout) fits too.
     size_t row = 0;
-    for (Isa isa : kIsaTiers)
-        if (const KernelTable* table = kernels_for(isa))
-            row = std::max(row, activation_row_scratch(table->of(weight_type), cols, batch));
+    if (static_cast<uint32_t>(weight_type) < kTensorTypeSlots)
+        for (Isa isa : kIsaTiers)
+            if (const KernelTable* table = kernels_for(isa))
+                for (const Candidate<GemmFn>& kernel : table->of(weight_type).matmul)
+                    if (batch >= kernel.guard.min_batch && batch <= kernel.guard.max_batch)
+                        row = std::max(row, activation_row_scratch(kernel, cols));
     // Room to start the rows on a cache line: the group's sum of these covers each of its
     // matrices' activations.
     return row * static_cast<size_t>(std::max<int64_t>(batch, 0)) + (row > 0 ? kActivationAlignment : 0);
@@ -126,74 +115,42 @@ void quantize_rows(QuantizeRowFn quantize, TensorType activation_type, const flo
     });
 }
 
-// F32 weights times a batch of 2+ rows sum in llamafile tinyBLAS's order, as llama.cpp's do
-// (f32_batched_dot.h); null for every other product.
-VecDotFn batched_f32_dot(const WeightMatrix& w, int64_t batch, Isa isa) {
-    if (w.type != TensorType::F32 || batch < 2 || w.cols % 8 != 0) return nullptr;
-#if HEARTH_X86_KERNELS
-    if (isa != Isa::Scalar) return avx2::vec_dot_f32_f32_batched;
-#endif
-    (void)isa;
-    return vec_dot_f32_f32_batched_ref;
-}
-
 // What one matrix of a group needs while its rows run.
 struct Job {
     const WeightMatrix* w;
     float* y;
     Plan plan;
-    VecDotFn batched_f32; // set: used instead of the table's kernels
     const std::byte* activations;
     size_t activation_row_bytes;
     int64_t chunk;       // rows per grab
     int64_t first_chunk; // index of its first chunk in the group's sequence
 };
 
-// Row-major weight rows [0, n_rows) from `weights` (a chunk of the job's matrix) times the
-// batch: y[b * rows + r] for the matrix's row count `rows`.
-void multiply_rows(const Job& job, const std::byte* weights, int64_t n_rows, int64_t batch, float* y) {
+// Rows [begin, end) of the job's matrix times the batch.
+void multiply_chunk(const Job& job, int64_t begin, int64_t end, int64_t batch) {
     const WeightMatrix& w = *job.w;
-    const TypeKernels& k = *job.plan.kernels;
+    const Candidate<GemmFn>& kernel = *job.plan.kernel;
     const size_t weight_row_bytes = row_bytes(w.type, w.cols);
-    auto activation = [&](int64_t b) {
-        return job.activations + static_cast<size_t>(b) * job.activation_row_bytes;
-    };
-    if (job.plan.bf16_tiles) {
-        k.gemm_bf16_tiles(w.cols, weights, weight_row_bytes, 0, n_rows, job.activations,
-                          job.activation_row_bytes, batch, y, w.rows);
+    if (kernel.guard.layout == RowLayout::Interleaved16) { // reads the repacked groups as they are
+        kernel.fn(w.cols, w.data, weight_row_bytes, begin, end, job.activations, job.activation_row_bytes,
+                  batch, job.y, w.rows);
         return;
     }
-    if (job.batched_f32 != nullptr) {
-        for (int64_t r = 0; r < n_rows; ++r)
-            for (int64_t b = 0; b < batch; ++b)
-                y[b * w.rows + r] = job.batched_f32(
-                    w.cols, weights + static_cast<size_t>(r) * weight_row_bytes, activation(b));
-        return;
+    const std::byte* rows =
+        static_cast<const std::byte*>(w.data) + static_cast<size_t>(begin) * weight_row_bytes;
+    if (w.layout == RowLayout::Interleaved16) {
+        // A kernel of row-major rows: the chunk's rows back in the file's layout (a copy per
+        // thread, reused). For a prefill batch the copy costs little beside the products. Sized
+        // generously the first time (1 MB), so that which thread first meets the widest chunk
+        // does not decide whether a later token allocates.
+        thread_local std::vector<std::byte> unpacked;
+        const size_t bytes = weight_row_bytes * static_cast<size_t>(end - begin);
+        if (unpacked.size() < bytes) unpacked.resize(std::max(bytes, size_t{1} << 20));
+        unpack_rows16(w.type, w.data, w.cols, begin, end, unpacked.data());
+        rows = unpacked.data();
     }
-    if (batch == 1 && k.gemm == nullptr) { // decode without a gemm: one row at a time
-        const DecodePrefetch& prefetch = decode_prefetch();
-        for (int64_t r = 0; r < n_rows; ++r) {
-            const std::byte* weight_row = weights + static_cast<size_t>(r) * weight_row_bytes;
-            // Without it the hardware prefetcher alone reached half the read bandwidth.
-            prefetch_weight_lines(weight_row + prefetch.row_bytes_ahead, weight_row_bytes, prefetch.into_l2);
-            y[r] = k.vec_dot(w.cols, weight_row, job.activations);
-        }
-        return;
-    }
-    // The gemm kernels serve decode too (batch 1): they prefetch as they stream. The 8-row
-    // interleaved kernels are for prefill only: reducing 8 rows together costs more than it
-    // saves at batch 1 (Q4_K decode: 18 GB/s against 26 row by row, 2 threads).
-    if (k.gemm != nullptr) {
-        (batch > 1 && w.rows % 8 == 0 && n_rows % 8 == 0 && k.gemm_rows_multiple_of_8
-             ? k.gemm_rows_multiple_of_8
-             : k.gemm)(w.cols, weights, weight_row_bytes, 0, n_rows, job.activations,
-                       job.activation_row_bytes, batch, y, w.rows);
-        return;
-    }
-    for (int64_t r = 0; r < n_rows; ++r)
-        for (int64_t b = 0; b < batch; ++b)
-            y[b * w.rows + r] =
-                k.vec_dot(w.cols, weights + static_cast<size_t>(r) * weight_row_bytes, activation(b));
+    kernel.fn(w.cols, rows, weight_row_bytes, 0, end - begin, job.activations, job.activation_row_bytes,
+              batch, job.y + begin, w.rows);
 }
 
 } // namespace
@@ -215,56 +172,58 @@ void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t
     const auto start =
         metrics::enabled() ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
 
-    // 1. The activations in each dot product's type, quantized once per distinct quantizer.
-    // Scratch is sized for the whole group first: growing it later would move earlier results.
-    // Only the active tier's formats count here (this runs for every token).
+    // 1. The kernels, and the activations in each kernel's format, quantized once per distinct
+    // quantizer. Scratch is sized for the whole group first: growing it later would move earlier
+    // results.
     const KernelTable& active = active_kernels();
+    Job jobs[kMaxGroup];
     size_t scratch_needed = 0;
-    for (const MatmulOutput& out : outputs) {
-        if (out.w->cols != outputs[0].w->cols)
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        const WeightMatrix& w = *outputs[i].w;
+        if (w.cols != outputs[0].w->cols)
             throw std::invalid_argument("matmul_group: matrices of different widths");
-        const size_t row = activation_row_scratch(active.of(out.w->type), out.w->cols, batch);
+        if (w.layout == RowLayout::Interleaved16 && !interleaves_rows16(w.type, w.rows, w.cols))
+            throw std::invalid_argument("matmul: interleaved rows of a type or shape that has none");
+        jobs[i] = {&w,
+                   outputs[i].y,
+                   plan_for(active, w, batch),
+                   reinterpret_cast<const std::byte*>(x),
+                   static_cast<size_t>(w.cols) * sizeof(float),
+                   1,
+                   0};
+        const size_t row = activation_row_scratch(*jobs[i].plan.kernel, w.cols);
         if (row > 0) scratch_needed += row * static_cast<size_t>(batch) + kActivationAlignment;
     }
     if (scratch.size() < scratch_needed) scratch.resize(scratch_needed); // normally sized at load
-    Job jobs[kMaxGroup];
     std::byte* next_activations = scratch.data(); // the next matrix's rows start at or after this
     int64_t chunks = 0;
     for (size_t i = 0; i < outputs.size(); ++i) {
         const WeightMatrix& w = *outputs[i].w;
         Job& job = jobs[i];
-        const Plan plan = plan_for(w.type, batch);
-        job = {&w,
-               outputs[i].y,
-               plan,
-               batched_f32_dot(w, batch, plan.isa),
-               reinterpret_cast<const std::byte*>(x),
-               static_cast<size_t>(w.cols) * sizeof(float),
-               1,
-               chunks};
-        const TensorType activation = job.plan.activation_type;
+        const TensorType activation = job.plan.kernel->activation_type;
         if (activation != TensorType::F32) {
             job.activation_row_bytes = row_bytes(activation, w.cols);
             const Job* same = nullptr;
             for (size_t j = 0; j < i; ++j)
-                if (jobs[j].plan.quantize_activations == job.plan.quantize_activations &&
-                    jobs[j].plan.activation_type == activation)
+                if (jobs[j].plan.quantizer != nullptr &&
+                    jobs[j].plan.quantizer->fn == job.plan.quantizer->fn &&
+                    jobs[j].plan.kernel->activation_type == activation)
                     same = &jobs[j];
             if (same) {
                 job.activations = same->activations;
             } else {
                 metrics::ScopedTimer quantize_timer(metrics::Op::QuantizeActivations, activation,
-                                                    job.plan.quantize_isa);
+                                                    job.plan.quantizer->id);
                 std::byte* rows = align_up(next_activations);
-                quantize_rows(job.plan.quantize_activations, activation, x, batch, w.cols, rows, pool);
+                quantize_rows(job.plan.quantizer->fn, activation, x, batch, w.cols, rows, pool);
                 job.activations = rows;
                 next_activations = rows + job.activation_row_bytes * static_cast<size_t>(batch);
             }
         }
-        if (w.layout == RowLayout::Interleaved16 && !interleaves_rows16(w.type, w.rows, w.cols))
-            throw std::invalid_argument("matmul: interleaved rows of a type or shape that has none");
-        job.chunk =
-            w.rows > 0 ? rows_per_chunk(w.rows, pool.size(), batch, w.layout, job.plan.bf16_tiles) : 1;
+        job.chunk = w.rows > 0 ? rows_per_chunk(w.rows, pool.size(), batch, w.layout,
+                                                job.plan.kernel->whole_batch_per_chunk)
+                               : 1;
+        job.first_chunk = chunks;
         chunks += w.rows > 0 ? (w.rows + job.chunk - 1) / job.chunk : 0;
     }
     const size_t n_jobs = outputs.size();
@@ -275,42 +234,8 @@ void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t
         while (j + 1 < n_jobs && c >= jobs[j + 1].first_chunk)
             ++j;
         const Job& job = jobs[j];
-        const WeightMatrix& w = *job.w;
-        const TypeKernels& k = *job.plan.kernels;
         const int64_t begin = (c - job.first_chunk) * job.chunk;
-        const int64_t end = std::min(w.rows, begin + job.chunk);
-        if (w.layout == RowLayout::Interleaved16) {
-            if (batch == 1 && k.gemv_interleaved16 != nullptr) {
-                k.gemv_interleaved16(w.cols, w.data, begin / kInterleavedRows, end / kInterleavedRows,
-                                     job.activations, job.y);
-                return;
-            }
-            if (job.plan.bf16_tiles && k.gemm_bf16_tiles_interleaved16 != nullptr) {
-                k.gemm_bf16_tiles_interleaved16(w.cols, w.data, row_bytes(w.type, w.cols), begin, end,
-                                                job.activations, job.activation_row_bytes, batch, job.y,
-                                                w.rows);
-                return;
-            }
-            if (batch > 1 && k.gemm_interleaved16 != nullptr && !job.plan.bf16_tiles) {
-                k.gemm_interleaved16(w.cols, w.data, row_bytes(w.type, w.cols), begin, end, job.activations,
-                                     job.activation_row_bytes, batch, job.y, w.rows);
-                return;
-            }
-            // BF16 tiles, or a tier without a kernel for the layout: the chunk's rows back in the
-            // file's layout (a copy per thread, reused), then the row-major kernels. For a
-            // prefill batch the copy costs little beside the products.
-            // Sized generously the first time (1 MB), so that which thread first meets the widest
-            // chunk does not decide whether a later token allocates.
-            thread_local std::vector<std::byte> unpacked;
-            const size_t bytes = row_bytes(w.type, w.cols) * static_cast<size_t>(end - begin);
-            if (unpacked.size() < bytes) unpacked.resize(std::max(bytes, size_t{1} << 20));
-            unpack_rows16(w.type, w.data, w.cols, begin, end, unpacked.data());
-            multiply_rows(job, unpacked.data(), end - begin, batch, job.y + begin);
-            return;
-        }
-        const auto* weights = static_cast<const std::byte*>(w.data);
-        multiply_rows(job, weights + static_cast<size_t>(begin) * row_bytes(w.type, w.cols), end - begin,
-                      batch, job.y + begin);
+        multiply_chunk(job, begin, std::min(job.w->rows, begin + job.chunk), batch);
     });
 
     // 3. Metrics: one call per matrix; the group's time (quantization included) is shared out by
@@ -327,7 +252,7 @@ void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t
             static_cast<double>(row_bytes(jobs[i].w->type, jobs[i].w->cols) * jobs[i].w->rows);
         const double share = total_bytes > 0 ? bytes / total_bytes : 1.0 / static_cast<double>(n_jobs);
         metrics::record(batch == 1 ? metrics::Op::MatVec : metrics::Op::MatMat, jobs[i].w->type,
-                        jobs[i].plan.isa, static_cast<uint64_t>(ns * share));
+                        jobs[i].plan.kernel->id, static_cast<uint64_t>(ns * share));
     }
 }
 

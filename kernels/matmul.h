@@ -1,5 +1,6 @@
 #pragma once
 // Matrix products of quantized weights with float activations.
+#include "kernels/row_layout.h"
 #include "kernels/tensor_type.h"
 #include "kernels/thread_pool.h"
 #include <cstddef>
@@ -8,12 +9,6 @@
 #include <vector>
 
 namespace hearth::kernels {
-
-// How a weight matrix's blocks are laid out in memory.
-enum class RowLayout : uint8_t {
-    RowMajor,      // as stored in GGUF: row after row, blocks in order
-    Interleaved16, // groups of 16 rows repacked at load (interleaved_rows.h): Q4_K, Q6_K, Q8_0
-};
 
 // A weight matrix: `rows` rows of `cols` elements each.
 struct WeightMatrix {
@@ -27,9 +22,10 @@ struct WeightMatrix {
 // Bytes of scratch matmul needs for `batch` activation rows of `cols` elements.
 size_t matmul_scratch_bytes(TensorType weight_type, int64_t cols, int64_t batch);
 
-// y[b * w.rows + r] = sum_c W[r][c] * x[b * w.cols + c], for b < batch.
-// x is quantized once to the weight type's activation type into `scratch`
-// (sized by matmul_scratch_bytes at load time), then rows are split over the pool.
+// y[b * w.rows + r] = sum_c W[r][c] * x[b * w.cols + c], for b < batch, by the active table's
+// first matmul candidate that takes the call. x is quantized once to the candidate's activation
+// type into `scratch` (sized by matmul_scratch_bytes at load time), then rows are split over the
+// pool.
 void matmul(const WeightMatrix& w, const float* x, int64_t batch, float* y, ThreadPool& pool,
             std::vector<std::byte>& scratch);
 

@@ -227,6 +227,7 @@ Rectangle {
                             required property string operation
                             required property string type
                             required property string isa
+                            required property string kernel
                             required property var calls
                             required property string callsText
                             required property string meanLatency
@@ -235,14 +236,24 @@ Rectangle {
                             required property real share
                             width: kernelColumn.width // in a Column: Layout.fillWidth would not apply
                             spacing: 3
-                            // The name and badges, then the figures on a line of their own, so
-                            // that every kernel reads the same however long its figures are.
+                            // The name and badges, the kernel's name, then the figures on a line of
+                            // their own, so that every kernel reads the same however long its
+                            // figures are.
                             Flow {
                                 Layout.fillWidth: true
                                 spacing: 6
                                 Label { text: kernel.operation; color: Theme.text; font.pointSize: Theme.small; font.weight: Font.DemiBold }
                                 Badge { text: kernel.type }
                                 Badge { text: kernel.isa; accent: kernel.isa !== "scalar" }
+                            }
+                            // The kernel that ran, on a line of its own (names run long).
+                            Label {
+                                Layout.fillWidth: true
+                                text: kernel.kernel
+                                elide: Text.ElideRight
+                                color: Theme.textMuted
+                                font.pointSize: Theme.small
+                                font.family: Theme.monoFamily
                             }
                             Label {
                                 objectName: "kernelCalls"

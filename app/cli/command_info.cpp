@@ -70,10 +70,13 @@ int run_info(const std::vector<std::string>& argv) {
         entry.type = t.type;
     }
     std::printf("tensors: %zu\n", file.tensors().size());
-    for (const auto& [name, entry] : by_type)
+    for (const auto& [name, entry] : by_type) {
+        // The tier (or device) of the kernel that multiplies a row-major matrix of the type in decode.
+        const auto* decode = active.multiplies(entry.type) ? active.of(entry.type).matmul.pick({}) : nullptr;
         std::printf("  %-6s %4d tensors, %.2f MiB, %s kernels\n", name.c_str(), entry.tensors,
                     entry.bytes / 1048576.0,
-                    std::string(kernels::isa_name(active.of(entry.type).isa)).c_str());
+                    decode ? std::string(kernels::backend_name(decode->backend)).c_str() : "no");
+    }
     return kExitOk;
 }
 

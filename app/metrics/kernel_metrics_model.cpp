@@ -39,6 +39,8 @@ QVariant KernelMetricsModel::data(const QModelIndex& index, int role) const {
         return row.type;
     case IsaRole:
         return row.isa;
+    case KernelRole:
+        return row.kernel;
     case CallsRole:
         return QVariant::fromValue<qulonglong>(row.calls);
     case MeanLatencyRole:
@@ -75,19 +77,21 @@ QHash<int, QByteArray> KernelMetricsModel::roleNames() const {
             {HistogramRole, "histogram"},
             {HistogramRangeRole, "histogramRange"},
             {ShareRole, "share"},
-            {CallsTextRole, "callsText"}};
+            {CallsTextRole, "callsText"},
+            {KernelRole, "kernel"}};
 }
 
 void KernelMetricsModel::update(QList<KernelStats> rows) {
     std::sort(rows.begin(), rows.end(), [](const KernelStats& a, const KernelStats& b) {
-        return std::tie(a.operation, a.type, a.isa) < std::tie(b.operation, b.type, b.isa);
+        return std::tie(a.operation, a.type, a.isa, a.kernel) <
+               std::tie(b.operation, b.type, b.isa, b.kernel);
     });
     totalNs_ = 0;
     for (const KernelStats& r : rows)
         totalNs_ += r.totalNs;
     const bool sameKeys = std::equal(
         rows.begin(), rows.end(), rows_.begin(), rows_.end(), [](const KernelStats& a, const KernelStats& b) {
-            return a.operation == b.operation && a.type == b.type && a.isa == b.isa;
+            return a.operation == b.operation && a.type == b.type && a.isa == b.isa && a.kernel == b.kernel;
         });
     if (sameKeys) {
         rows_ = std::move(rows);

@@ -1,6 +1,6 @@
 #pragma once
-// One row per kernel path that has run (operation, weight type, ISA): how often
-// and how long, with its latency histogram, for the metrics panel.
+// One row per kernel that has run (operation, weight type, kernel and its tier or device): how
+// often and how long, with its latency histogram, for the metrics panel.
 #include <QAbstractListModel>
 #include <QVariantList>
 #include <QtQml/qqmlregistration.h>
@@ -10,10 +10,11 @@ namespace hearth::app {
 struct KernelStats {
     QString operation; // "matvec", "matmat", ...
     QString type;      // weight type, "q4_K", "f32", ...
-    QString isa;       // "avx2", "scalar"
+    QString isa;       // the kernel's tier or device: "avx2", "scalar", "vulkan"
     quint64 calls = 0;
     quint64 totalNs = 0;
     QList<quint64> histogram; // calls per power-of-two nanosecond bucket (2^b .. 2^(b+1))
+    QString kernel;           // the kernel's name: "gemm_q4_K_q8_K"
 };
 
 class KernelMetricsModel : public QAbstractListModel {
@@ -33,6 +34,7 @@ public:
         HistogramRangeRole,               // QString, e.g. "256 ns – 65 µs"
         ShareRole,                        // double: this row's share of all kernel time
         CallsTextRole,                    // QString: the calls in the locale's digit groups ("1,198,010")
+        KernelRole,                       // QString
     };
     Q_ENUM(Role)
 

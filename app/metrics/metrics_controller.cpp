@@ -20,23 +20,22 @@ MetricsSample takeSample(const engine::EngineMetrics& engine) {
     MetricsSample sample;
     sample.engine = engine.snapshot();
     const auto snapshot = std::make_unique<dm::Snapshot>(dm::snapshot()); // large: keep it off the stack
-    for (int op = 0; op < dm::kOpCount; ++op)
-        for (int type = 0; type < dm::kTypeSlots; ++type)
-            for (int isa = 0; isa < dm::kIsaCount; ++isa) {
-                const dm::Cell& cell = snapshot->cells[op][type][isa];
-                if (cell.calls == 0) continue;
-                KernelStats stats;
-                stats.operation = QString::fromUtf8(dm::op_name(static_cast<dm::Op>(op)));
-                const auto traits = kernels::type_traits(static_cast<uint32_t>(type));
-                stats.type = traits ? QString::fromUtf8(traits->name) : QStringLiteral("type %1").arg(type);
-                stats.isa = QString::fromUtf8(kernels::isa_name(static_cast<kernels::Isa>(isa)));
-                stats.calls = cell.calls;
-                stats.totalNs = cell.total_ns;
-                stats.histogram.reserve(dm::kBuckets);
-                for (int b = 0; b < dm::kBuckets; ++b)
-                    stats.histogram.append(cell.histogram[b]);
-                sample.kernels.append(stats);
-            }
+    for (const dm::Snapshot::Entry& entry : snapshot->entries) {
+        KernelStats stats;
+        stats.operation = QString::fromUtf8(dm::op_name(entry.op));
+        const auto type = static_cast<uint32_t>(entry.type);
+        const auto traits = kernels::type_traits(type);
+        stats.type = traits ? QString::fromUtf8(traits->name) : QStringLiteral("type %1").arg(type);
+        const kernels::KernelName kernel = kernels::kernel_name(entry.kernel);
+        stats.isa = QString::fromUtf8(kernels::backend_name(kernel.backend));
+        stats.kernel = QString::fromUtf8(kernel.name);
+        stats.calls = entry.cell.calls;
+        stats.totalNs = entry.cell.total_ns;
+        stats.histogram.reserve(dm::kBuckets);
+        for (int b = 0; b < dm::kBuckets; ++b)
+            stats.histogram.append(entry.cell.histogram[b]);
+        sample.kernels.append(stats);
+    }
     return sample;
 }
 // Per expert, its hits summed over the layers (empty for a dense model).

@@ -37,7 +37,7 @@ size_t checked_head_row_bytes(kernels::TensorType type, int32_t head_dim, std::s
     return kernels::row_bytes(type, head_dim);
 }
 
-const kernels::TypeKernels& kernels_of(kernels::TensorType type) {
+const kernels::TypeCandidates& kernels_of(kernels::TensorType type) {
     return kernels::active_kernels().of(type);
 }
 
@@ -139,14 +139,14 @@ void KvCache::write_row(Part part, int32_t layer, int32_t pos, const void* row) 
 
 void KvCache::read_row_f32(Part part, int32_t layer, int32_t pos, float* row) const {
     if (on_device(layer)) sync_host();
-    const auto widen = kernels_of(type(part)).dequantize;
+    const kernels::DequantizeRowFn widen = kernels_of(type(part)).dequantize.fn();
     for (int32_t h = 0; h < n_head_kv_; ++h)
         widen(data(part, layer, h, pos), row + static_cast<size_t>(h) * head_dim_, head_dim_);
 }
 
 void KvCache::write_row_f32(Part part, int32_t layer, int32_t pos, const float* row) {
     if (on_device(layer)) before_host_writes();
-    const auto round = kernels_of(type(part)).quantize;
+    const kernels::QuantizeRowFn round = kernels_of(type(part)).quantize.fn();
     for (int32_t h = 0; h < n_head_kv_; ++h)
         round(row + static_cast<size_t>(h) * head_dim_, data(part, layer, h, pos), head_dim_);
 }

@@ -6,10 +6,12 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 namespace hearth::engine {
 void embed_tokens(const kernels::WeightMatrix& table, const int32_t* tokens, int32_t n, float* out) {
-    const auto dequantize = kernels::active_kernels().of(table.type).dequantize;
+    const kernels::DequantizeRowFn dequantize = kernels::active_kernels().of(table.type).dequantize.fn();
     const size_t row_bytes = kernels::row_bytes(table.type, table.cols);
     const auto* base = static_cast<const std::byte*>(table.data);
     // A repacked table (interleaved_rows.h): each token's row back in the file's layout first.
@@ -104,7 +106,7 @@ void add_rows(float* x, const float* y, size_t count) {
 }
 
 void swiglu_rows(float* gate, const float* up, int32_t rows, int32_t dim, kernels::ThreadPool& pool) {
-    const kernels::SwigluFn swiglu = kernels::active_kernels().swiglu;
+    const kernels::SwigluFn swiglu = kernels::active_kernels().swiglu.fn();
     // Row by row (decode's single row runs on the caller: not worth waking the pool).
     pool.for_each(rows, [&](int64_t r) {
         const size_t offset = static_cast<size_t>(r) * static_cast<size_t>(dim);
@@ -190,8 +192,10 @@ void apply_rope(const HyperParams& hp, const float* tables, int32_t n, float* x,
 void store_kv(KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const float* k, const float* v) {
     using Part = KvCache::Part;
     // Each head's row is rounded on its own: blocks of 32 never straddle two heads.
-    const auto round_key = kernels::active_kernels().of(cache.type(Part::Keys)).quantize;
-    const auto round_value = kernels::active_kernels().of(cache.type(Part::Values)).quantize;
+    const kernels::QuantizeRowFn round_key =
+        kernels::active_kernels().of(cache.type(Part::Keys)).quantize.fn();
+    const kernels::QuantizeRowFn round_value =
+        kernels::active_kernels().of(cache.type(Part::Values)).quantize.fn();
     const int32_t width = cache.kv_width(), head_dim = cache.head_dim();
     for (int32_t t = 0; t < n; ++t)
         for (int32_t h = 0; h < cache.n_head_kv(); ++h) {
@@ -206,12 +210,12 @@ void store_kv(KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const fl
 // once and used by all of them while it is in L1 (kernel_table.h). A tile holds about the
 // table's attention_tile_floats of queries: 4096 (9 positions of a 7-head group of 64), or the
 // AMX tier's 32768 (73 positions), whose kernel converts each block of keys once per pass of
-// many rows. Items go KV-head-major, so the threads walk the keys and values of one KV head at
-// a time, which stay in L2 across the tiles of a batch, and the last tile (the most keys)
-// first, so that the longest items do not start last. With fewer items than threads (decode of
-// a model with few KV heads, on many cores) each tile's query heads are split into parts. The
-// kernel gives every row the same bits in any tile or part, and the tiles depend only on the
-// model and the tier, so the result does not depend on the thread count.
+// many rows. Each tile's kernel is the table's first attention candidate that takes its shape. Items go
+// KV-head-major, so the threads walk the keys and values of one KV head at a time, which stay in L2 across
+// the tiles of a batch, and the last tile (the most keys) first, so that the longest items do not start last.
+// With fewer items than threads (decode of a model with few KV heads, on many cores) each tile's query heads
+// are split into parts. The kernel gives every row the same bits in any tile or part, and the tiles depend
+// only on the model and the tier, so the result does not depend on the thread count.
 LayerAttention layer_attention(const HyperParams& hp, int32_t layer) {
     LayerAttention how;
     how.scale = hp.attention_scale;
@@ -225,11 +229,6 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
     if (n <= 0) return;
     using Part = KvCache::Part;
     const kernels::KernelTable& table = kernels::active_kernels();
-    // F16 keys and values keep their own entry; other types go through the typed one.
-    const bool f16 = cache.types() == KvCacheTypes{};
-    namespace metrics = kernels::dispatch_metrics;
-    metrics::ScopedTimer timer(metrics::Op::Attention, cache.type(Part::Keys),
-                               table.attention_isa(hp.head_dim, n, f16));
     const int32_t head_dim = hp.head_dim;
     const int32_t group = hp.n_head / hp.n_head_kv;
     const float scale = how.scale;
@@ -237,13 +236,25 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
     // calls take the plain kernels, as a model without a window does.
     kernels::AttentionLimits limits = how.limits;
     if (limits.window > 0 && n_past + n <= limits.window) limits.window = 0;
-    const bool limited = limits.window > 0 || limits.softcap > 0;
     // As few tiles as hold the batch, of equal sizes (128 positions in tiles of at most 73: two of
     // 64, not 73 and 55, which left one of two threads waiting on the other).
     const int32_t most_positions =
         std::clamp(static_cast<int32_t>(table.attention_tile_floats / (group * head_dim)), 1, n);
     const int32_t tiles = (n + most_positions - 1) / most_positions;
     const int32_t tile_positions = (n + tiles - 1) / tiles;
+    // The kernels of a whole tile and of the last one, which may be shorter.
+    const bool f16 = cache.types() == KvCacheTypes{};
+    const auto kernel_for = [&](int32_t positions) {
+        const kernels::Candidate<kernels::AttendFn>* kernel =
+            table.attention.pick({.batch = positions, .width = head_dim, .f16_cache = f16});
+        if (kernel == nullptr)
+            throw std::logic_error("attention: no kernel for head size " + std::to_string(head_dim));
+        return kernel;
+    };
+    const kernels::Candidate<kernels::AttendFn>* whole_tile = kernel_for(tile_positions);
+    const kernels::Candidate<kernels::AttendFn>* last_tile = kernel_for(n - (tiles - 1) * tile_positions);
+    namespace metrics = kernels::dispatch_metrics;
+    metrics::ScopedTimer timer(metrics::Op::Attention, cache.type(Part::Keys), whole_tile->id);
     const int64_t items_per_part = static_cast<int64_t>(tiles) * hp.n_head_kv;
     const int64_t parts = std::min<int64_t>(group, (pool.size() + items_per_part - 1) / items_per_part);
     const int32_t heads_per_part = static_cast<int32_t>((group + parts - 1) / parts);
@@ -262,23 +273,13 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
                                  static_cast<size_t>(kv_head * group + first_head) * head_stride;
         // Causal: each position sees the keys up to and including its own.
         const int64_t n_keys = n_past + first_position + 1;
-        if (f16 && !limited) {
-            table.attend_group_f16(q + first_row, out + first_row, head_stride, position_stride, heads,
-                                   positions, cache.head(Part::Keys, layer, kv_head),
-                                   cache.head(Part::Values, layer, kv_head), head_stride, n_keys, head_dim,
-                                   scale);
-            return;
-        }
         const kernels::KvRows keys{cache.data(Part::Keys, layer, kv_head), cache.type(Part::Keys),
                                    cache.head_row_bytes(Part::Keys)};
         const kernels::KvRows values{cache.data(Part::Values, layer, kv_head), cache.type(Part::Values),
                                      cache.head_row_bytes(Part::Values)};
-        if (limited)
-            table.attend_group_limited(q + first_row, out + first_row, head_stride, position_stride, heads,
-                                       positions, keys, values, n_keys, head_dim, scale, limits);
-        else
-            table.attend_group(q + first_row, out + first_row, head_stride, position_stride, heads, positions,
-                               keys, values, n_keys, head_dim, scale);
+        (positions == tile_positions ? whole_tile : last_tile)
+            ->fn(q + first_row, out + first_row, head_stride, position_stride, heads, positions, keys, values,
+                 n_keys, head_dim, scale, limits);
     });
 }
 

@@ -86,7 +86,7 @@ public:
         if (t->shape.size() != 2 || t->shape[0] != cols || t->shape[1] != rows)
             file_.fail("tensor " + name + " has shape " + shape_text(t->shape) + ", expected [" +
                        std::to_string(cols) + ", " + std::to_string(rows) + "]");
-        if (!kernels::reference_kernels().of(t->type).vec_dot)
+        if (!kernels::reference_kernels().multiplies(t->type))
             file_.fail("tensor " + name + " has type " + std::string(kernels::type_traits(t->type).name) +
                        ", which the engine cannot multiply");
         return kernels::WeightMatrix{t->type, rows, cols, t->data};
@@ -99,7 +99,7 @@ public:
         if (t->shape.size() != 3 || t->shape[0] != cols || t->shape[1] != rows || t->shape[2] != n)
             file_.fail("tensor " + name + " has shape " + shape_text(t->shape) + ", expected [" +
                        std::to_string(cols) + ", " + std::to_string(rows) + ", " + std::to_string(n) + "]");
-        if (!kernels::reference_kernels().of(t->type).vec_dot)
+        if (!kernels::reference_kernels().multiplies(t->type))
             file_.fail("tensor " + name + " has type " + std::string(kernels::type_traits(t->type).name) +
                        ", which the engine cannot multiply");
         return kernels::WeightMatrix{t->type, rows * n, cols, t->data};
@@ -115,7 +115,7 @@ public:
         if (t->elements() != n || (t->shape.size() != 1 && !(t->shape.size() == 2 && t->shape[1] == 1)))
             file_.fail("tensor " + name + " has shape " + shape_text(t->shape) + ", expected [" +
                        std::to_string(n) + "]");
-        auto dequantize = kernels::reference_kernels().of(t->type).dequantize;
+        const kernels::DequantizeRowFn dequantize = kernels::reference_kernels().of(t->type).dequantize.fn();
         if (!dequantize)
             file_.fail("tensor " + name + " has type " + std::string(kernels::type_traits(t->type).name) +
                        ", which the engine cannot read");
@@ -184,7 +184,7 @@ std::shared_ptr<const Model> Model::load(const std::string& path,
 
     ModelWeights& w = model->weights_;
     w.token_embd = bind.matrix("token_embd.weight", hp.n_embd, hp.n_vocab);
-    if (!kernels::reference_kernels().of(w.token_embd.type).dequantize)
+    if (!kernels::reference_kernels().of(w.token_embd.type).dequantize.fn())
         file.fail("token_embd.weight has a type the engine cannot read");
     w.output_norm = bind.vector("output_norm.weight", hp.n_embd, true);
     w.output =
@@ -201,7 +201,8 @@ std::shared_ptr<const Model> Model::load(const std::string& path,
             file.fail("tensor position_embd.weight has shape " + WeightBinder::shape_text(pos->shape) +
                       ", expected [" + std::to_string(hp.n_embd) + ", n_positions]");
         w.n_positions = static_cast<int32_t>(pos->shape[1]);
-        const auto dequantize = kernels::reference_kernels().of(pos->type).dequantize;
+        const kernels::DequantizeRowFn dequantize =
+            kernels::reference_kernels().of(pos->type).dequantize.fn();
         if (!dequantize) file.fail("position_embd.weight has a type the engine cannot read");
         w.position_embd.resize(static_cast<size_t>(w.n_positions) * static_cast<size_t>(hp.n_embd));
         dequantize(pos->data, w.position_embd.data(), static_cast<int64_t>(w.position_embd.size()));

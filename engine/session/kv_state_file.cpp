@@ -97,10 +97,14 @@ std::string types_label(KvCacheTypes types) {
     return name(types.keys) + "/" + name(types.values);
 }
 
-const kernels::TypeKernels& q8_0_kernels() {
-    const kernels::TypeKernels& active = kernels::active_kernels().of(kernels::TensorType::Q8_0);
-    return active.quantize && active.dequantize ? active
-                                                : kernels::reference_kernels().of(kernels::TensorType::Q8_0);
+// The active tier's Q8_0 row conversions (every tier has them).
+struct Q8_0Rows {
+    kernels::QuantizeRowFn quantize;
+    kernels::DequantizeRowFn dequantize;
+};
+Q8_0Rows q8_0_kernels() {
+    const kernels::TypeCandidates& active = kernels::active_kernels().of(kernels::TensorType::Q8_0);
+    return {active.quantize.fn(), active.dequantize.fn()};
 }
 
 // Writes `bytes` to path through a temporary file and a rename, so that a crash or a
@@ -202,7 +206,7 @@ void save_kv_state(const std::string& path, const KvCache& cache, const KvStateI
     std::vector<float> f32(static_cast<size_t>(width));
     std::vector<char> q8(
         kernels::row_bytes(kernels::TensorType::Q8_0, format == KvStateFormat::Q8_0 ? width : 0));
-    const auto& q8_0 = q8_0_kernels();
+    const Q8_0Rows q8_0 = q8_0_kernels();
     for (int32_t layer = 0; layer < cache.n_layer(); ++layer) {
         for (const auto part : {KvCache::Part::Keys, KvCache::Part::Values}) {
             const bool convert = converted_to_q8_0(format, cache.type(part));
@@ -323,7 +327,7 @@ KvRestoreResult restore_kv_state(const std::string& path, KvCache& cache, const 
             return refuse("the saved keys and values have the wrong size");
 
         // Everything checked: only now is the cache overwritten.
-        const auto& q8_0 = q8_0_kernels();
+        const Q8_0Rows q8_0 = q8_0_kernels();
         std::vector<float> f32(width);
         std::vector<kernels::fp16_bits> row(width);
         // The file's rows sit at any byte offset (the model path's length moves them); the

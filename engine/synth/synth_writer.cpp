@@ -171,7 +171,7 @@ SynthResult synthesize(const SynthOptions& options, const GgufFile& vocab, const
     const kernels::KernelTable& kernels = kernels::reference_kernels();
     std::map<TensorType, BlockPool> pools;
     for (const auto& t : plan) {
-        const kernels::QuantizeRowFn quantize = kernels.of(t.type).quantize;
+        const kernels::QuantizeRowFn quantize = kernels.of(t.type).quantize.fn();
         if (!quantize)
             throw Error(out_path + ": the kernels have no quantizer for " +
                         std::string(kernels::type_traits(t.type).name) + " (tensor " + t.name + ")");
@@ -190,7 +190,7 @@ SynthResult synthesize(const SynthOptions& options, const GgufFile& vocab, const
         const size_t row_bytes = kernels::row_bytes(t.type, n);
         const size_t blocks_per_row = static_cast<size_t>(n / kernels::type_traits(t.type).block_elements);
         const BlockPool* pool = uses_pool(t, options) ? &pools.at(t.type) : nullptr;
-        const kernels::QuantizeRowFn quantize = kernels.of(t.type).quantize;
+        const kernels::QuantizeRowFn quantize = kernels.of(t.type).quantize.fn();
         const float center = t.init == TensorInit::Norm ? 1.0f : 0.0f;
 
         auto fill = [&, index, n, row_bytes, blocks_per_row, pool, quantize,

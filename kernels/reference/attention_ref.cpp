@@ -36,7 +36,7 @@ void widen_row(const KvRows& rows, int64_t j, int64_t head_dim, float* dst) {
 // the weighted sum of values in F32; a key above the maximum rescales what came before.
 // With limits, the keys before the row's window are skipped and each score is soft-capped.
 void attend_row(const float* q, const KvRows& keys, const KvRows& values, int64_t n_keys, int64_t head_dim,
-                float scale, float* out, AttentionLimits limits = {}) {
+                float scale, float* out, AttentionLimits limits) {
     float acc[kMaxAttentionHeadDim] = {};
     float key[kMaxAttentionHeadDim], value[kMaxAttentionHeadDim];
     float max_score = -INFINITY, sum = 0.0f;
@@ -63,44 +63,17 @@ void attend_row(const float* q, const KvRows& keys, const KvRows& values, int64_
         out[d] = acc[d] / sum;
 }
 
-KvRows f16_rows(const uint16_t* data, size_t kv_stride) {
-    return {data, TensorType::F16, kv_stride * sizeof(uint16_t)};
-}
-
 } // namespace
 
-void attend_f16_ref(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
-                    int64_t n_keys, int64_t head_dim, float scale, float* out) {
-    attend_row(q, f16_rows(keys, kv_stride), f16_rows(values, kv_stride), n_keys, head_dim, scale, out);
-}
-
-void attend_group_ref(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
-                      int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
-                      float scale) {
-    for (int64_t p = 0; p < n_positions; ++p)
-        for (int64_t h = 0; h < n_heads; ++h) {
-            const size_t row =
-                static_cast<size_t>(p) * position_stride + static_cast<size_t>(h) * head_stride;
-            attend_row(q + row, keys, values, n_keys + p, head_dim, scale, out + row);
-        }
-}
-
-void attend_group_limited_ref(const float* q, float* out, size_t head_stride, size_t position_stride,
-                              int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values,
-                              int64_t n_keys, int64_t head_dim, float scale, AttentionLimits limits) {
+void attend_ref(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
+                int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
+                float scale, AttentionLimits limits) {
     for (int64_t p = 0; p < n_positions; ++p)
         for (int64_t h = 0; h < n_heads; ++h) {
             const size_t row =
                 static_cast<size_t>(p) * position_stride + static_cast<size_t>(h) * head_stride;
             attend_row(q + row, keys, values, n_keys + p, head_dim, scale, out + row, limits);
         }
-}
-
-void attend_group_f16_ref(const float* q, float* out, size_t head_stride, size_t position_stride,
-                          int64_t n_heads, int64_t n_positions, const uint16_t* keys, const uint16_t* values,
-                          size_t kv_stride, int64_t n_keys, int64_t head_dim, float scale) {
-    attend_group_ref(q, out, head_stride, position_stride, n_heads, n_positions, f16_rows(keys, kv_stride),
-                     f16_rows(values, kv_stride), n_keys, head_dim, scale);
 }
 
 } // namespace hearth::kernels

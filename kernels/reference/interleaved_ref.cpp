@@ -35,13 +35,20 @@ void gemv_interleaved16_ref(int64_t n, const void* packed, int64_t group_begin, 
 
 } // namespace
 
-void add_interleaved16_ref_kernels(KernelTable& table) {
-    table.of(TensorType::Q4_K).gemv_interleaved16 =
-        gemv_interleaved16_ref<TensorType::Q4_K, vec_dot_q4_K_q8_K_ref>;
-    table.of(TensorType::Q6_K).gemv_interleaved16 =
-        gemv_interleaved16_ref<TensorType::Q6_K, vec_dot_q6_K_q8_K_ref>;
-    table.of(TensorType::Q8_0).gemv_interleaved16 =
-        gemv_interleaved16_ref<TensorType::Q8_0, vec_dot_q8_0_q8_0_ref>;
+void gemv_q4_K_q8_K_interleaved16_ref(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
+                                      const void* activation, float* y) {
+    gemv_interleaved16_ref<TensorType::Q4_K, vec_dot_q4_K_q8_K_ref>(n, packed, group_begin, group_end,
+                                                                    activation, y);
+}
+void gemv_q6_K_q8_K_interleaved16_ref(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
+                                      const void* activation, float* y) {
+    gemv_interleaved16_ref<TensorType::Q6_K, vec_dot_q6_K_q8_K_ref>(n, packed, group_begin, group_end,
+                                                                    activation, y);
+}
+void gemv_q8_0_q8_0_interleaved16_ref(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
+                                      const void* activation, float* y) {
+    gemv_interleaved16_ref<TensorType::Q8_0, vec_dot_q8_0_q8_0_ref>(n, packed, group_begin, group_end,
+                                                                    activation, y);
 }
 
 } // namespace hearth::kernels

@@ -73,32 +73,40 @@ void unpack_scale_min_k4(int j, const uint8_t* scales, uint8_t* scale, uint8_t* 
 // Unpacks the 16 six-bit scales of a Q3_K block, already minus 32 (range -32..31).
 void unpack_scales_q3_K(const uint8_t* packed, int8_t* scales);
 
-// One query row of causal attention over F16 keys and values, in F32 (see AttendF16Fn in
-// kernel_table.h): the oracle.
-void attend_f16_ref(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
-                    int64_t n_keys, int64_t head_dim, float scale, float* out);
-// A tile of query rows sharing keys and values (AttendGroupF16Fn): attend_f16_ref for each.
-void attend_group_f16_ref(const float* q, float* out, size_t head_stride, size_t position_stride,
-                          int64_t n_heads, int64_t n_positions, const uint16_t* keys, const uint16_t* values,
-                          size_t kv_stride, int64_t n_keys, int64_t head_dim, float scale);
-// The same over keys and values of any KV cache type (AttendGroupFn): each row widened exactly
-// (fp16_to_fp32, or the type's reference dequantizer), then as attend_f16_ref.
-void attend_group_ref(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
-                      int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
-                      float scale);
-// The same with a sliding window and soft-capping (AttendGroupLimitedFn): the keys before a
-// row's window are skipped, each score capped with std::tanh.
-void attend_group_limited_ref(const float* q, float* out, size_t head_stride, size_t position_stride,
-                              int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values,
-                              int64_t n_keys, int64_t head_dim, float scale, AttentionLimits limits);
+// Causal attention of a tile of query rows (AttendFn): each row on its own, one key at a time,
+// its keys and values widened exactly (fp16_to_fp32, or the type's reference dequantizer); with
+// limits, the keys before the row's window are skipped and each score capped with std::tanh.
+void attend_ref(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
+                int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
+                float scale, AttentionLimits limits);
 
 // SwiGLU in place, gate[i] = silu(gate[i]) * up[i], rounded as llama.cpp's (SwigluFn).
 void swiglu_ref(float* gate, const float* up, int64_t n);
 // One lane of ggml's vector exp (ggml_v_expf): what its SIMD versions compute per lane.
 float vector_expf_lane(float x);
 
-// The reference table's decode over rows repacked in groups of 16 (Q4_K, Q6_K, Q8_0): each row
-// unpacked, then the dot product above (interleaved_ref.cpp).
-void add_interleaved16_ref_kernels(KernelTable& table);
+// Decode over rows repacked in groups of 16 (InterleavedGemvFn): each row unpacked, then the
+// dot product above, so the results are bit for bit those of the row-major rows
+// (interleaved_ref.cpp).
+void gemv_q4_K_q8_K_interleaved16_ref(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
+                                      const void* activation, float* y);
+void gemv_q6_K_q8_K_interleaved16_ref(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
+                                      const void* activation, float* y);
+void gemv_q8_0_q8_0_interleaved16_ref(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
+                                      const void* activation, float* y);
+
+// A type's reference kernels, the oracle of every candidate (null for a type without them): its
+// row conversions, and its dot product with the format of its activations and their quantizer.
+struct ReferenceOps {
+    QuantizeRowFn quantize = nullptr;
+    DequantizeRowFn dequantize = nullptr;
+    VecDotFn vec_dot = nullptr;
+    TensorType activation_type = TensorType::F32;
+    QuantizeRowFn quantize_activations = nullptr; // F32 -> the type as activations
+};
+ReferenceOps reference_ops(TensorType type);
+
+// The scalar table's candidates (reference_table.cpp).
+void add_reference_kernels(KernelTable& table);
 
 } // namespace hearth::kernels

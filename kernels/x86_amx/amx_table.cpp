@@ -1,5 +1,5 @@
-// The AMX tier: the AVX-512 tier's table with the tile kernels over it. Building it only takes
-// the kernels' addresses, so this file needs no AMX flags.
+// The AMX tier: the tile kernels in front of the AVX-512 tier's candidates; later additions go
+// first. Building it only takes the kernels' addresses.
 #include "kernels/x86_amx/amx_kernels.h"
 
 namespace hearth::kernels::amx {

@@ -22,8 +22,9 @@ struct alignas(64) TileConfig {
 
 // Not _tile_loadd: GCC 12's version tells the compiler nothing about the memory it reads, so the
 // stores that fill a scratch buffer could be moved past the load, or dropped. The operand says
-// the instruction reads memory from base on (a "memory" clobber would too, but cost 5-15% in the
-// attention kernel). Clang rejects that operand; its builds (the fuzzers') take the clobber.
+// the instruction reads memory from base on (a "memory" clobber would too, but it makes the
+// compiler reload everything else around each tile load). Clang rejects that operand; its builds (the
+// fuzzers') take the clobber.
 template <int kTile> inline void load_tile(const void* base, size_t stride) {
 #if defined(__clang__)
     asm volatile("tileloadd (%0,%1,1), %%tmm%c2" : : "r"(base), "r"(stride), "i"(kTile) : "memory");
@@ -121,18 +122,6 @@ inline void block_products(int64_t count, LoadOperands&& load_operands, Take&& t
             take(sums[1], k + 1);
         }
     }
-}
-
-// For the int8 tile gemms, which pay per call for preparing their tiles: hands a call whose batch
-// is below min_batch (or that has no rows) to the tier below's gemm `small`; true if it did.
-inline bool handed_to_small_batch_gemm(GemmFn small, int64_t min_batch, int64_t n, const void* weights,
-                                       size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
-                                       const void* activations, size_t activation_row_bytes, int64_t batch,
-                                       float* y, int64_t y_stride) {
-    if (batch >= min_batch && row_end > row_begin) return false;
-    small(n, weights, weight_row_bytes, row_begin, row_end, activations, activation_row_bytes, batch, y,
-          y_stride);
-    return true;
 }
 
 } // namespace hearth::kernels::amx

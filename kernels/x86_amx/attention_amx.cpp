@@ -1,14 +1,11 @@
-// Prefill attention on AMX tiles: the AMX tier's kernels for tiles of several positions over an
-// F16 cache (kernel_table.h's AttendGroup* entries); one position (decode), quantized caches and
-// head sizes that are not multiples of 16 or exceed kLargestHead stay with the AVX-512 tier's.
+// Prefill attention on AMX tiles (kernel_table.h's AttendFn) for tiles of several positions over
+// an F16 cache; the table gives one position (decode), quantized caches and head sizes that are
+// not multiples of 16 or exceed kLargestHead to the AVX-512 tier's kernel.
 //
 // Why: in prefill at depth the AVX-512 kernel is bound by its FMAs (2 * head_dim per key and
-// row), and at 2048 keys attention was a quarter of a prefill turn. A TDPBF16PS does 8192
-// multiply-adds in ~16 cycles (~4.5 ns here, with or without a chain of sums through one
-// tile), where two FMA ports do 32 a cycle. With the products below (5 per pair of operands for
-// the scores, 3 for the values' sums), the softmax in zmm and the operands' conversions, the
-// kernel takes ~0.72 ns per (key, row) at head size 64 and 7 heads a group (bench_avx2_kernels'
-// attention, one thread), where the AVX-512 one takes ~1.6.
+// row). A TDPBF16PS does 8192 multiply-adds at once, where two FMA ports do 32 a cycle, even
+// with the products below (5 per pair of operands for the scores, 3 for the values' sums), the
+// softmax in zmm and the operands' conversions.
 //
 // Near exact, not BF16: each operand is split into BF16 pieces. An F16 key or value is exactly the
 // sum of two (11 significant bits), an F32 query the sum of three (the top 8 bits of its
@@ -20,9 +17,8 @@
 // weight (0 to 1) is cut to its top 16 bits, two pieces, and the values' sums take weight high x
 // value high, high x low and low x high: each term within 2^-15 of itself, the outputs within 2^-15
 // of the values' scale (test_attention_kernels), 16 times finer than the F16 cache's own rounding
-// of each value (2^-11), and far finer than llama.cpp's F16 value sums (~1e-3 from exact). The
-// third weight piece (five products) cost 0.88 ns per (key, row) rather than 0.72 for outputs 1e-7
-// closer.
+// of each value (2^-11), and far finer than llama.cpp's F16 value sums (~1e-3 from exact). A
+// third weight piece would cost two more products per pair for outputs 1e-7 closer.
 //
 // Layout (rows of a tile go side by side, as in attention_avx512.cpp, 16 to a group):
 // - scores transposed: S^T[key][row] = K[key] . Q^T, K's rows as they are (A tiles of 16 keys x
@@ -34,7 +30,6 @@
 //   block of 32 keys for every group of the tile (A tiles).
 // Each lane's result depends only on its row's query and the keys it sees: blocks start at key
 // 0 in steps of 32, and a row's masked keys weigh exactly 0.
-#include "kernels/attention_entries.h"
 #include "kernels/x86_amx/amx_kernels.h"
 #include "kernels/x86_amx/amx_tiles.h"
 #include "kernels/x86_amx/dword_transpose16.h"
@@ -295,7 +290,7 @@ void block_values(const Group& g, const BlockPieces& block, int64_t head_dim, co
 
 // A group's outputs over their sums, into its rows: 16 elements of the head at a time, divided
 // in zmm (each quotient the same IEEE division as one at a time) and transposed from the group's
-// lanes into the rows (scalar divisions with strided loads took ~3% of the kernel).
+// lanes into the rows, rather than one scalar division and strided load at a time.
 void write_outputs(const Tile& t, const Group& g, int64_t rows) {
     const int valid = static_cast<int>(std::min<int64_t>(kRows, rows - g.first_row));
     for (int64_t d = 0; d < t.head_dim; d += 16) { // head_dim is a multiple of 16 here
@@ -358,18 +353,9 @@ void attend_tile(const Tile& t, bool limited) {
     }
 }
 
-// Quantized caches too: their widened keys and values (an int8 times a scale) may need more
-// than two BF16 pieces.
-bool for_avx512(int64_t head_dim, int64_t n_positions, bool f16_cache) {
-    return n_positions == 1 || head_dim % 16 != 0 || head_dim > kLargestHead || !f16_cache;
-}
-
-void attend_group_limited(const float* q, float* out, size_t head_stride, size_t position_stride,
-                          int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys,
-                          int64_t head_dim, float scale, AttentionLimits limits) {
-    if (for_avx512(head_dim, n_positions, keys.type == TensorType::F16 && values.type == TensorType::F16))
-        return avx512::attend_group_limited_avx512(q, out, head_stride, position_stride, n_heads, n_positions,
-                                                   keys, values, n_keys, head_dim, scale, limits);
+void attend(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
+            int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim, float scale,
+            AttentionLimits limits) {
     const Tile tile{q,    out,    head_stride, position_stride, n_heads, n_positions,
                     keys, values, n_keys,      head_dim,        scale,   limits};
     attend_tile(tile, limits.window > 0 || limits.softcap > 0);
@@ -377,18 +363,16 @@ void attend_group_limited(const float* q, float* out, size_t head_stride, size_t
 
 } // namespace
 
-// The prefill attention kernels; attend_f16 (one row) stays the AVX-512 tier's, as do
-// one-position tiles.
+// Prefill over F16 caches: tiles of several positions, head sizes of 16k up to kLargestHead.
+// Quantized caches stay with the tiers below: their widened keys and values (an int8 times a
+// scale) may need more than two BF16 pieces.
 void add_attention_kernels(KernelTable& table) {
-    table.attend_group_f16 = attend_group_over_f16<attend_group_limited>;
-    table.attend_group = attend_group_without_limits<attend_group_limited>;
-    table.attend_group_limited = attend_group_limited;
+    table.attention.put_first(
+        {{.name = "attend",
+          .backend = cpu(Isa::Amx),
+          .guard = {.min_batch = 2, .width_multiple = 16, .max_width = kLargestHead, .f16_cache_only = true},
+          .fn = attend}});
     table.attention_tile_floats = kTileFloats;
-    table.attention_isa = [](int64_t head_dim, int64_t n_positions, bool f16_cache) {
-        return head_dim % 16 != 0                             ? Isa::Avx2
-               : for_avx512(head_dim, n_positions, f16_cache) ? Isa::Avx512
-                                                              : Isa::Amx;
-    };
 }
 
 } // namespace hearth::kernels::amx

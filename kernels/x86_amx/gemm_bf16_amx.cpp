@@ -1,9 +1,9 @@
-// Prefill gemm on AMX-BF16 tiles: the AMX tier's `gemm_bf16_tiles` for the quantized types whose
+// Prefill gemm on AMX-BF16 tiles: the AMX tier's candidates for the quantized types whose
 // rows the table widens to F32 with SIMD code (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K).
 //
 // Why: the int8 tiles' products stop at each block of 32, because each block has its own scale
-// on both sides: each product's sums had to be stored and scaled in zmm, and that, not the tiles,
-// bounded the int8 kernels (about 6% of the tile peak; BENCHMARKS.md, sixteenth session).
+// on both sides: each product's sums have to be stored and scaled in zmm, and that, not the
+// tiles, bounds the int8 kernels.
 // Weights widened to BF16 carry their scales in them, and BF16 activations need none, so a C
 // tile's F32 sums run on over a whole row (or a span of one): the loop is tile loads and
 // products alone.
@@ -26,6 +26,7 @@
 #include "kernels/x86_amx/amx_kernels.h"
 #include "kernels/x86_amx/amx_tiles.h"
 #include "kernels/x86_amx/dword_transpose16.h"
+#include "kernels/x86_avx2/avx2_kernels.h"
 
 #include <algorithm>
 #include <cstring>
@@ -41,9 +42,8 @@ constexpr size_t kTileBytes = 1024;
 constexpr size_t kBf16Bytes = 2;
 // A row longer than kLongestSpan is multiplied a span of kSpan elements at a time, each span over
 // the whole batch, so that the chunk's panel (at most 512 rows x 1024 elements, 1 MB) stays in
-// L2 while it meets every activation row. Each span after the first adds to the sums in y.
-// Measured on the engine (hearth-bench pp512, 2 threads): spans of 256 or 512 for every row
-// length were 5-15% slower on Qwen2.5-0.5B Q8_0 (rows of 896 and 4864).
+// L2 while it meets every activation row. Each span after the first adds to the sums in y. Rows
+// up to kLongestSpan go whole: shorter spans for them cost more in passes than they save.
 constexpr int64_t kLongestSpan = 1024;
 constexpr int64_t kSpan = 512;
 // Row-major weights are dequantized to F32 kPiece elements at a time (a whole number of blocks of
@@ -64,8 +64,6 @@ struct alignas(64) Staging {
     float sums[kTileRows][kTileRows];
 };
 
-DequantizeRowFn g_dequantize[kTensorTypeSlots];
-
 // Dword n of the result: a[n] rounded to BF16 in its low half, b[n] in its high half (a row
 // of tile B for weight rows n = 0..15 and two consecutive elements).
 inline __m512i bf16_pairs(__m512 a, __m512 b) {
@@ -75,7 +73,7 @@ inline __m512i bf16_pairs(__m512 a, __m512 b) {
 }
 
 // Weight rows as the file lays them out: each group of up to 16 rows is widened to F32 by the
-// table's dequantizer, then rounded to BF16 and transposed into tiles B.
+// AVX2 tier's dequantizer (the reference's bits), then rounded to BF16 and transposed into tiles B.
 struct RowMajorWeights {
     DequantizeRowFn dequantize;
     TypeTraits traits;
@@ -90,9 +88,7 @@ struct RowMajorWeights {
         const uint8_t* first_row = rows + static_cast<size_t>(g * kTileRows) * row_bytes;
         const size_t offset = static_cast<size_t>(k0 / traits.block_elements) * traits.block_bytes;
         // A piece at a time, so that its 16 rows in F32 (16 KB) stay in L1 between the dequantizer's
-        // stores and the loads that round them (a whole span's, up to 64 KB, went out to L2).
-        // bench_avx2_kernels gemm_tier, one thread, batch 512: Q8_0 112 x 4864 633 -> 672 GFLOP/s,
-        // 112 x 896 unchanged (790).
+        // stores and the loads that round them (a whole span's, up to 64 KB, would go out to L2).
         for (int64_t p0 = 0; p0 < span; p0 += kPiece) {
             const int64_t piece = std::min(kPiece, span - p0);
             const size_t piece_offset =
@@ -391,14 +387,14 @@ void multiply_on_tiles(const Weights& weights, Scratch& scratch, int64_t n, int6
 }
 
 // GemmFn over row-major weights of one type.
-template <TensorType kType>
+template <TensorType kType, DequantizeRowFn kDequantize>
 void gemm_bf16_rows(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
                     int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
                     float* y, int64_t y_stride) {
     if (batch <= 0 || row_end <= row_begin) return;
     const int64_t rows = row_end - row_begin;
     Scratch& scratch = scratch_for((rows + kTileRows - 1) / kTileRows, longest_span_of(n));
-    const RowMajorWeights source{g_dequantize[static_cast<uint32_t>(kType)],
+    const RowMajorWeights source{kDequantize,
                                  type_traits(kType),
                                  static_cast<const uint8_t*>(weights) +
                                      static_cast<size_t>(row_begin) * weight_row_bytes,
@@ -426,23 +422,36 @@ void gemm_bf16_interleaved16(int64_t n, const void* packed, size_t, int64_t row_
 } // namespace
 
 void add_bf16_gemm_kernels(KernelTable& table) {
-    auto add = [&](TensorType type, GemmFn gemm, GemmFn gemm_interleaved16) {
-        TypeKernels& k = table.of(type);
-        g_dequantize[static_cast<uint32_t>(type)] = k.dequantize;
-        k.gemm_bf16_tiles = gemm;
-        k.gemm_bf16_tiles_interleaved16 = gemm_interleaved16;
+    using T = TensorType;
+    const auto tiles = [](std::string_view name, GemmFn fn, RowLayout layout) {
+        Candidate<GemmFn> c = matmul_kernel(name, cpu(Isa::Amx), fn, T::BF16,
+                                            {.min_batch = kBf16TileMinBatch, .layout = layout});
+        c.whole_batch_per_chunk = true;
+        return c;
     };
-    add(TensorType::Q8_0, gemm_bf16_rows<TensorType::Q8_0>,
-        gemm_bf16_interleaved16<InterleavedQ8_0, InterleavedQ8_0Weights>);
-    add(TensorType::Q4_0, gemm_bf16_rows<TensorType::Q4_0>, nullptr);
-    add(TensorType::Q4_1, gemm_bf16_rows<TensorType::Q4_1>, nullptr);
-    add(TensorType::Q5_0, gemm_bf16_rows<TensorType::Q5_0>, nullptr);
-    add(TensorType::Q5_1, gemm_bf16_rows<TensorType::Q5_1>, nullptr);
-    add(TensorType::Q5_K, gemm_bf16_rows<TensorType::Q5_K>, nullptr);
-    add(TensorType::Q4_K, gemm_bf16_rows<TensorType::Q4_K>,
-        gemm_bf16_interleaved16<InterleavedQ4_K, InterleavedQ4_KWeights>);
-    add(TensorType::Q6_K, gemm_bf16_rows<TensorType::Q6_K>,
-        gemm_bf16_interleaved16<InterleavedQ6_K, InterleavedQ6_KWeights>);
+    constexpr RowLayout kRows = RowLayout::RowMajor, kRepacked = RowLayout::Interleaved16;
+    table.of(T::Q8_0).matmul.put_first(
+        {tiles("gemm_q8_0_bf16_tiles_interleaved16",
+               gemm_bf16_interleaved16<InterleavedQ8_0, InterleavedQ8_0Weights>, kRepacked),
+         tiles("gemm_q8_0_bf16_tiles", gemm_bf16_rows<T::Q8_0, avx2::dequantize_row_q8_0>, kRows)});
+    table.of(T::Q4_0).matmul.put_first(
+        {tiles("gemm_q4_0_bf16_tiles", gemm_bf16_rows<T::Q4_0, avx2::dequantize_row_q4_0>, kRows)});
+    table.of(T::Q4_1).matmul.put_first(
+        {tiles("gemm_q4_1_bf16_tiles", gemm_bf16_rows<T::Q4_1, avx2::dequantize_row_q4_1>, kRows)});
+    table.of(T::Q5_0).matmul.put_first(
+        {tiles("gemm_q5_0_bf16_tiles", gemm_bf16_rows<T::Q5_0, avx2::dequantize_row_q5_0>, kRows)});
+    table.of(T::Q5_1).matmul.put_first(
+        {tiles("gemm_q5_1_bf16_tiles", gemm_bf16_rows<T::Q5_1, avx2::dequantize_row_q5_1>, kRows)});
+    table.of(T::Q5_K).matmul.put_first(
+        {tiles("gemm_q5_K_bf16_tiles", gemm_bf16_rows<T::Q5_K, avx2::dequantize_row_q5_K>, kRows)});
+    table.of(T::Q4_K).matmul.put_first(
+        {tiles("gemm_q4_K_bf16_tiles_interleaved16",
+               gemm_bf16_interleaved16<InterleavedQ4_K, InterleavedQ4_KWeights>, kRepacked),
+         tiles("gemm_q4_K_bf16_tiles", gemm_bf16_rows<T::Q4_K, avx2::dequantize_row_q4_K>, kRows)});
+    table.of(T::Q6_K).matmul.put_first(
+        {tiles("gemm_q6_K_bf16_tiles_interleaved16",
+               gemm_bf16_interleaved16<InterleavedQ6_K, InterleavedQ6_KWeights>, kRepacked),
+         tiles("gemm_q6_K_bf16_tiles", gemm_bf16_rows<T::Q6_K, avx2::dequantize_row_q6_K>, kRows)});
 }
 
 } // namespace hearth::kernels::amx

@@ -1,6 +1,6 @@
 // Prefill gemm of Q4_K weights, repacked in groups of 16 rows (interleaved_rows.h), on AMX-INT8
-// tiles: the AMX tier's Q4_K `gemm_interleaved16` for batches of kMinBatch activation rows or
-// more; smaller batches stay with the AVX-512 tier's vpdpbusd kernel.
+// tiles, for batches of kMinBatch activation rows or more; the table gives smaller batches to the
+// AVX-512 tier's vpdpbusd kernels.
 //
 // A Q4_K weight is d * scale(j) * q - dmin * min(j) in sub-block j (32 elements) of a
 // super-block, with Q8_K activations x (one float scale per 256, sums of each 16): a row's dot
@@ -33,8 +33,6 @@ constexpr int kBatchRows = 16;          // activation rows per C tile
 constexpr int kSubBlocks = QK_K / 32;
 constexpr int64_t kMinBatch = 8;
 constexpr size_t kTileBBytes = 8 * 64; // one sub-block of a group in tile B's layout
-
-GemmFn g_avx512_gemm = nullptr; // the AVX-512 tier's, for small batches
 
 // One super-block of a group, ready for the tiles and the vector units.
 struct GroupBlock {
@@ -143,12 +141,10 @@ void tile_times_group(const uint8_t* rows, size_t stride, const GroupBlock* grou
     }
 }
 
-void gemm_q4_k_amx(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                   int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                   float* y, int64_t y_stride) {
-    if (handed_to_small_batch_gemm(g_avx512_gemm, kMinBatch, n, weights, weight_row_bytes, row_begin, row_end,
-                                   activations, activation_row_bytes, batch, y, y_stride))
-        return;
+void gemm_q4_K_amx_interleaved16(int64_t n, const void* weights, size_t, int64_t row_begin, int64_t row_end,
+                                 const void* activations, size_t activation_row_bytes, int64_t batch,
+                                 float* y, int64_t y_stride) {
+    if (row_end <= row_begin) return;
     const int64_t super_blocks = n / QK_K;
     const int64_t tiles = (batch + kBatchRows - 1) / kBatchRows;
     // Grown on a thread's first prefill, then reused (decode never comes here).
@@ -191,9 +187,10 @@ void gemm_q4_k_amx(int64_t n, const void* weights, size_t weight_row_bytes, int6
 } // namespace
 
 void add_q4_k_gemm_kernels(KernelTable& table) {
-    TypeKernels& q4_k = table.of(TensorType::Q4_K);
-    g_avx512_gemm = q4_k.gemm_interleaved16;
-    q4_k.gemm_interleaved16 = gemm_q4_k_amx;
+    table.of(TensorType::Q4_K)
+        .matmul.put_first(
+            {matmul_kernel("gemm_q4_K_amx_interleaved16", cpu(Isa::Amx), gemm_q4_K_amx_interleaved16,
+                           TensorType::Q8_K, {.min_batch = kMinBatch, .layout = RowLayout::Interleaved16})});
 }
 
 } // namespace hearth::kernels::amx

@@ -1,12 +1,12 @@
-// Prefill gemm of Q8_0 weights on AMX-INT8 tiles: the AMX tier's Q8_0 `gemm` (kernel_table.h's
-// GemmFn) for batches of kMinBatch activation rows or more; smaller batches and decode stay with
-// the AVX-512 tier's vpdpbusd kernel.
+// Prefill gemm of Q8_0 weights on AMX-INT8 tiles (kernel_table.h's GemmFn), row-major and
+// repacked, for batches of kMinBatch activation rows or more; the table gives smaller batches
+// and decode to the AVX-512 tier's vpdpbusd kernels.
 //
 // Why: the vpdpbusd kernel does 64 multiply-adds per instruction; a TDPBSSD does 16 x 16 x 32 =
 // 8192 (one block of 32 for 16 activation rows and 16 weight rows). Each block has its own scale
 // on both sides, so a block's integer sums cannot run on into the next block's in the tile: each
 // is stored, converted and scaled in zmm (16 rows x (convert, multiply, FMA)); that store and
-// scaling, not the tiles, bound the loop (BENCHMARKS.md, sixteenth session).
+// scaling, not the tiles, bound the loop.
 //
 // Exact as the other tiers: a block's integer dot is exact in int32 and in float (at most
 // 32 x 128 x 128 < 2^24), then one rounding for the product of the two scales and one FMA into
@@ -36,10 +36,6 @@ constexpr int kBatchRows = 16; // activation rows per C tile
 constexpr int64_t kMinBatch = 8;
 constexpr size_t kBlockBytes = sizeof(BlockQ8_0);
 constexpr size_t kPanelBlockBytes = 8 * 64; // one block of a group in tile B's layout
-
-// The AVX-512 tier's Q8_0 gemms (row-major and repacked rows), for small batches.
-GemmFn g_avx512_gemm = nullptr;
-GemmFn g_avx512_gemm_interleaved16 = nullptr;
 
 struct Scratch {
     std::vector<uint8_t> panels;           // per group, per block: 512 bytes of tile B
@@ -156,9 +152,7 @@ void multiply_groups(BTile b_tile, const float* weight_scales, int64_t blocks, i
 void gemm_q8_0_amx(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
                    int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
                    float* y, int64_t y_stride) {
-    if (handed_to_small_batch_gemm(g_avx512_gemm, kMinBatch, n, weights, weight_row_bytes, row_begin, row_end,
-                                   activations, activation_row_bytes, batch, y, y_stride))
-        return;
+    if (row_end <= row_begin) return;
     const int64_t blocks = n / QK8_0;
     const int64_t rows = row_end - row_begin;
     const int64_t groups = (rows + kRows - 1) / kRows;
@@ -183,12 +177,10 @@ void gemm_q8_0_amx(int64_t n, const void* weights, size_t weight_row_bytes, int6
 // The same over Q8_0 rows repacked in groups of 16 (interleaved_rows.h; row_begin and row_end
 // whole groups): each block's quants in a group are already tile B, so only the scales are
 // widened.
-void gemm_q8_0_amx_interleaved16(int64_t n, const void* packed, size_t weight_row_bytes, int64_t row_begin,
-                                 int64_t row_end, const void* activations, size_t activation_row_bytes,
-                                 int64_t batch, float* y, int64_t y_stride) {
-    if (handed_to_small_batch_gemm(g_avx512_gemm_interleaved16, kMinBatch, n, packed, weight_row_bytes,
-                                   row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride))
-        return;
+void gemm_q8_0_amx_interleaved16(int64_t n, const void* packed, size_t, int64_t row_begin, int64_t row_end,
+                                 const void* activations, size_t activation_row_bytes, int64_t batch,
+                                 float* y, int64_t y_stride) {
+    if (row_end <= row_begin) return;
     const int64_t blocks = n / QK8_0;
     const int64_t pairs = n / InterleavedQ8_0::kColumns;
     const int64_t groups = (row_end - row_begin) / kRows;
@@ -212,11 +204,14 @@ void gemm_q8_0_amx_interleaved16(int64_t n, const void* packed, size_t weight_ro
 } // namespace
 
 void add_q8_0_gemm_kernels(KernelTable& table) {
-    TypeKernels& q8_0 = table.of(TensorType::Q8_0);
-    g_avx512_gemm = q8_0.gemm;
-    q8_0.gemm = gemm_q8_0_amx;
-    g_avx512_gemm_interleaved16 = q8_0.gemm_interleaved16;
-    q8_0.gemm_interleaved16 = gemm_q8_0_amx_interleaved16;
+    const auto tiles = [](std::string_view name, GemmFn fn, RowLayout layout) {
+        return matmul_kernel(name, cpu(Isa::Amx), fn, TensorType::Q8_0,
+                             {.min_batch = kMinBatch, .layout = layout});
+    };
+    table.of(TensorType::Q8_0)
+        .matmul.put_first(
+            {tiles("gemm_q8_0_amx_interleaved16", gemm_q8_0_amx_interleaved16, RowLayout::Interleaved16),
+             tiles("gemm_q8_0_amx", gemm_q8_0_amx, RowLayout::RowMajor)});
 }
 
 } // namespace hearth::kernels::amx

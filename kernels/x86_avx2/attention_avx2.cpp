@@ -1,5 +1,4 @@
-// Attention over an F16, Q8_0 or Q4_0 KV cache in F32 with AVX2, FMA and F16C (AttendGroupF16Fn,
-// AttendGroupFn).
+// Attention over an F16, Q8_0 or Q4_0 KV cache in F32 with AVX2, FMA and F16C (AttendFn).
 //
 // The keys are taken in blocks of 8, each widened to F32 once into L1 for all the query rows of
 // the tile (a GQA group's heads at one or several positions). Per block, three passes over the
@@ -10,8 +9,7 @@
 // - the softmax: the block's maximum (rescaling the row's sums when it rises), one vector exp;
 // - the values: weight times value into the row's F32 accumulators, two rows' accumulators held
 //   in registers for the block, sharing every load of a value.
-// ~12 cycles per (key, row) at head size 64 on Zen 4, where its 2 * head_dim / 8 FMAs alone
-// need 8. Quantized keys and values are widened the same way, one row of blocks at a time
+// Quantized keys and values are widened the same way, one row of blocks at a time
 // (int8 times the block's scale, exact as the scalar dequantizer), so the cache is read as it
 // is stored and nothing larger than a block of 8 rows is ever widened. A row's result depends
 // only on its query, the keys it sees and the block boundaries (multiples of 8 from key 0),
@@ -388,7 +386,7 @@ template <int kChunks, bool kLimited> void attend_tile(const Tile& t) {
     }
 }
 
-template <bool kLimited> void attend(const Tile& t) {
+template <bool kLimited> void attend_tile_of_head_size(const Tile& t) {
     switch (t.head_dim) { // the common head sizes with the loops unrolled; the rest at run time
     case 32:
         return attend_tile<4, kLimited>(t);
@@ -403,75 +401,17 @@ template <bool kLimited> void attend(const Tile& t) {
     }
 }
 
-void attend(const Tile& t) {
-    attend<false>(t);
-}
-
-KvRows f16_rows(const uint16_t* data, size_t kv_stride) {
-    return {data, TensorType::F16, kv_stride * sizeof(uint16_t)};
-}
-
 } // namespace
 
-void attend_group(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
-                  int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
-                  float scale) {
-    attend({q,
-            out,
-            head_stride,
-            position_stride,
-            n_heads,
-            n_positions,
-            keys,
-            values,
-            n_keys,
-            head_dim,
-            scale,
-            {}});
-}
-
-void attend_group_limited(const float* q, float* out, size_t head_stride, size_t position_stride,
-                          int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys,
-                          int64_t head_dim, float scale, AttentionLimits limits) {
+void attend(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
+            int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim, float scale,
+            AttentionLimits limits) {
     const Tile tile{q,    out,    head_stride, position_stride, n_heads, n_positions,
                     keys, values, n_keys,      head_dim,        scale,   limits};
     if (limits.window > 0 || limits.softcap > 0)
-        attend<true>(tile);
+        attend_tile_of_head_size<true>(tile);
     else
-        attend<false>(tile);
-}
-
-void attend_group_f16(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
-                      int64_t n_positions, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
-                      int64_t n_keys, int64_t head_dim, float scale) {
-    attend({q,
-            out,
-            head_stride,
-            position_stride,
-            n_heads,
-            n_positions,
-            f16_rows(keys, kv_stride),
-            f16_rows(values, kv_stride),
-            n_keys,
-            head_dim,
-            scale,
-            {}});
-}
-
-void attend_f16(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
-                int64_t n_keys, int64_t head_dim, float scale, float* out) {
-    attend({q,
-            out,
-            0,
-            0,
-            1,
-            1,
-            f16_rows(keys, kv_stride),
-            f16_rows(values, kv_stride),
-            n_keys,
-            head_dim,
-            scale,
-            {}});
+        attend_tile_of_head_size<false>(tile);
 }
 
 void expf_8(const float* in, float* out) {

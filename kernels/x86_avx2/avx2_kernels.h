@@ -47,13 +47,13 @@ GemmFn gemm_for_float(TensorType type);   // F16, BF16
 GemmFn gemm_for_block32(TensorType type); // Q8_0, Q5_0, Q4_0, Q5_1, Q4_1
 GemmFn gemm_for_k_quant(TensorType type); // Q2_K to Q6_K
 // Q4_0 in the order of llama.cpp's repacked q4_0_8x8 kernels, which it uses for matrices whose
-// row count is a multiple of 8 (q4_0_interleaved_avx2.cpp); any row range, any batch.
-void gemm_q4_0_q8_0_interleaved(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+// row count is a multiple of 8 (q4_0_groups_of_8_avx2.cpp); any row range, any batch.
+void gemm_q4_0_q8_0_groups_of_8(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
                                 int64_t row_end, const void* activations, size_t activation_row_bytes,
                                 int64_t batch, float* y, int64_t y_stride);
-// Q4_K in the order of llama.cpp's repacked q4_K_8x8 kernels (q4_k_interleaved_avx2.cpp): its
+// Q4_K in the order of llama.cpp's repacked q4_K_8x8 kernels (q4_k_groups_of_8_avx2.cpp): its
 // gemm's for activation rows [0, batch - batch % 4), its gemv's for the rest.
-void gemm_q4_K_q8_K_interleaved(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+void gemm_q4_K_q8_K_groups_of_8(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
                                 int64_t row_end, const void* activations, size_t activation_row_bytes,
                                 int64_t batch, float* y, int64_t y_stride);
 
@@ -66,21 +66,10 @@ void gemv_q6_K_q8_K_interleaved16(int64_t n, const void* packed, int64_t group_b
 void gemv_q8_0_q8_0_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
                                   const void* activation, float* y);
 
-// One query of causal attention over an F16 KV cache (AttendF16Fn).
-void attend_f16(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
-                int64_t n_keys, int64_t head_dim, float scale, float* out);
-// A tile of positions x query heads over the same keys and values (AttendGroupF16Fn).
-void attend_group_f16(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
-                      int64_t n_positions, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
-                      int64_t n_keys, int64_t head_dim, float scale);
-// The same over keys and values of any KV cache type (AttendGroupFn).
-void attend_group(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
-                  int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
-                  float scale);
-// The same with a sliding window and soft-capping (AttendGroupLimitedFn).
-void attend_group_limited(const float* q, float* out, size_t head_stride, size_t position_stride,
-                          int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys,
-                          int64_t head_dim, float scale, AttentionLimits limits);
+// Causal attention over a KV cache of any type, in F32 (AttendFn).
+void attend(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
+            int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim, float scale,
+            AttentionLimits limits);
 
 // out[i] = e^in[i] for 8 floats, the attention's vector exp (expf_avx2.h; for the tests).
 void expf_8(const float* in, float* out);

@@ -1,56 +1,87 @@
-// The AVX2+FMA+F16C tier's own kernels. Compiled without AVX flags: it only takes the
-// kernels' addresses. What it leaves null comes from the scalar tier (kernel_table.cpp).
+// The AVX2+FMA+F16C tier's candidates, in front of the scalar tier's. Compiled without AVX
+// flags: it only takes the kernels' addresses.
+#include "kernels/f32_batched_dot.h"
+#include "kernels/gemm_by_rows.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 
 namespace hearth::kernels::avx2 {
+namespace {
+
+constexpr Backend kAvx2 = cpu(Isa::Avx2);
+
+// A type's blocked kernel, which also serves decode (gemm_avx2.cpp).
+Candidate<GemmFn> gemm(std::string_view name, TensorType type, TensorType activation_type) {
+    return matmul_kernel(name, kAvx2, gemm_for(type), activation_type);
+}
+
+template <class Fn> Candidate<Fn> kernel(std::string_view name, Fn fn) {
+    return {.name = name, .backend = kAvx2, .fn = fn};
+}
+
+// llama.cpp repacks the Q4_0 and Q4_K matrices whose row count is a multiple of 8 and sums their
+// batches in that layout's order: these kernels keep that order over row-major rows.
+Candidate<GemmFn> groups_of_8(std::string_view name, GemmFn fn, TensorType activation_type) {
+    return matmul_kernel(name, kAvx2, fn, activation_type, {.min_batch = 2, .row_multiple = 8});
+}
+
+} // namespace
 
 void add_kernels(KernelTable& table) {
-    auto set = [&](TensorType type, TensorType activation_type, QuantizeRowFn quantize,
-                   DequantizeRowFn dequantize, VecDotFn vec_dot, GemmFn gemm) {
-        TypeKernels& k = table.of(type);
-        k.activation_type = activation_type;
-        k.quantize = quantize;
-        k.dequantize = dequantize;
-        k.vec_dot = vec_dot;
-        k.gemm = gemm;
-    };
     using T = TensorType;
-    set(T::F32, T::F32, nullptr, nullptr, avx2::vec_dot_f32_f32, nullptr);
-    set(T::F16, T::F16, avx2::quantize_row_f16, avx2::dequantize_row_f16, avx2::vec_dot_f16_f16,
-        avx2::gemm_for(T::F16));
-    set(T::BF16, T::BF16, nullptr, avx2::dequantize_row_bf16, avx2::vec_dot_bf16_bf16,
-        avx2::gemm_for(T::BF16));
-    set(T::Q4_0, T::Q8_0, nullptr, avx2::dequantize_row_q4_0, avx2::vec_dot_q4_0_q8_0,
-        avx2::gemm_for(T::Q4_0));
-    set(T::Q4_1, T::Q8_0, nullptr, avx2::dequantize_row_q4_1, avx2::vec_dot_q4_1_q8_0,
-        avx2::gemm_for(T::Q4_1));
-    set(T::Q5_0, T::Q8_0, nullptr, avx2::dequantize_row_q5_0, avx2::vec_dot_q5_0_q8_0,
-        avx2::gemm_for(T::Q5_0));
-    set(T::Q5_1, T::Q8_0, nullptr, avx2::dequantize_row_q5_1, avx2::vec_dot_q5_1_q8_0,
-        avx2::gemm_for(T::Q5_1));
-    set(T::Q8_0, T::Q8_0, avx2::quantize_row_q8_0, avx2::dequantize_row_q8_0, avx2::vec_dot_q8_0_q8_0,
-        avx2::gemm_for(T::Q8_0));
-    set(T::Q2_K, T::Q8_K, nullptr, nullptr, avx2::vec_dot_q2_K_q8_K, avx2::gemm_for(T::Q2_K));
-    set(T::Q3_K, T::Q8_K, nullptr, nullptr, avx2::vec_dot_q3_K_q8_K, avx2::gemm_for(T::Q3_K));
-    set(T::Q4_K, T::Q8_K, nullptr, avx2::dequantize_row_q4_K, avx2::vec_dot_q4_K_q8_K,
-        avx2::gemm_for(T::Q4_K));
-    set(T::Q5_K, T::Q8_K, nullptr, avx2::dequantize_row_q5_K, avx2::vec_dot_q5_K_q8_K,
-        avx2::gemm_for(T::Q5_K));
-    set(T::Q6_K, T::Q8_K, nullptr, avx2::dequantize_row_q6_K, avx2::vec_dot_q6_K_q8_K,
-        avx2::gemm_for(T::Q6_K));
-    set(T::Q8_K, T::Q8_K, avx2::quantize_row_q8_K, nullptr, nullptr, nullptr);
-    table.of(T::Q8_0).quantize_activations = avx2::quantize_row_q8_0_activations;
-    table.of(T::Q4_0).gemm_rows_multiple_of_8 = avx2::gemm_q4_0_q8_0_interleaved;
-    table.of(T::Q4_K).gemm_rows_multiple_of_8 = avx2::gemm_q4_K_q8_K_interleaved;
-    table.of(T::Q4_K).gemv_interleaved16 = avx2::gemv_q4_K_q8_K_interleaved16;
-    table.of(T::Q6_K).gemv_interleaved16 = avx2::gemv_q6_K_q8_K_interleaved16;
-    table.of(T::Q8_0).gemv_interleaved16 = avx2::gemv_q8_0_q8_0_interleaved16;
-    table.attend_f16 = avx2::attend_f16;
-    table.attend_group_f16 = avx2::attend_group_f16;
-    table.attend_group = avx2::attend_group;
-    table.attend_group_limited = avx2::attend_group_limited;
-    table.attention_isa = [](int64_t, int64_t, bool) { return Isa::Avx2; };
-    table.swiglu = avx2::swiglu;
+    // F32 batches of 2 or more sum as llama.cpp's tinyBLAS does (f32_batched_dot.h).
+    table.of(T::F32).matmul.put_first(
+        {matmul_kernel("vec_dot_f32_f32_batched", kAvx2, gemm_by_dot<vec_dot_f32_f32_batched>, T::F32,
+                       {.min_batch = 2, .width_multiple = 8}),
+         matmul_kernel("vec_dot_f32_f32", kAvx2, gemm_by_dot<vec_dot_f32_f32>, T::F32)});
+    table.of(T::F16).matmul.put_first({gemm("gemm_f16_f16", T::F16, T::F16)});
+    table.of(T::BF16).matmul.put_first({gemm("gemm_bf16_bf16", T::BF16, T::BF16)});
+    table.of(T::Q4_0).matmul.put_first(
+        {groups_of_8("gemm_q4_0_q8_0_groups_of_8", gemm_q4_0_q8_0_groups_of_8, T::Q8_0),
+         gemm("gemm_q4_0_q8_0", T::Q4_0, T::Q8_0)});
+    table.of(T::Q4_1).matmul.put_first({gemm("gemm_q4_1_q8_0", T::Q4_1, T::Q8_0)});
+    table.of(T::Q5_0).matmul.put_first({gemm("gemm_q5_0_q8_0", T::Q5_0, T::Q8_0)});
+    table.of(T::Q5_1).matmul.put_first({gemm("gemm_q5_1_q8_0", T::Q5_1, T::Q8_0)});
+    table.of(T::Q8_0).matmul.put_first(
+        {repacked_decode_kernel("gemv_q8_0_q8_0_interleaved16", kAvx2,
+                                gemm_by_packed_gemv<gemv_q8_0_q8_0_interleaved16>, T::Q8_0),
+         gemm("gemm_q8_0_q8_0", T::Q8_0, T::Q8_0)});
+    table.of(T::Q2_K).matmul.put_first({gemm("gemm_q2_K_q8_K", T::Q2_K, T::Q8_K)});
+    table.of(T::Q3_K).matmul.put_first({gemm("gemm_q3_K_q8_K", T::Q3_K, T::Q8_K)});
+    table.of(T::Q4_K).matmul.put_first(
+        {repacked_decode_kernel("gemv_q4_K_q8_K_interleaved16", kAvx2,
+                                gemm_by_packed_gemv<gemv_q4_K_q8_K_interleaved16>, T::Q8_K),
+         groups_of_8("gemm_q4_K_q8_K_groups_of_8", gemm_q4_K_q8_K_groups_of_8, T::Q8_K),
+         gemm("gemm_q4_K_q8_K", T::Q4_K, T::Q8_K)});
+    table.of(T::Q5_K).matmul.put_first({gemm("gemm_q5_K_q8_K", T::Q5_K, T::Q8_K)});
+    table.of(T::Q6_K).matmul.put_first(
+        {repacked_decode_kernel("gemv_q6_K_q8_K_interleaved16", kAvx2,
+                                gemm_by_packed_gemv<gemv_q6_K_q8_K_interleaved16>, T::Q8_K),
+         gemm("gemm_q6_K_q8_K", T::Q6_K, T::Q8_K)});
+
+    table.of(T::F16).quantize.put_first({kernel<QuantizeRowFn>("quantize_row_f16", quantize_row_f16)});
+    table.of(T::Q8_0).quantize.put_first({kernel<QuantizeRowFn>("quantize_row_q8_0", quantize_row_q8_0)});
+    table.of(T::Q8_K).quantize.put_first({kernel<QuantizeRowFn>("quantize_row_q8_K", quantize_row_q8_K)});
+    table.of(T::F16).quantize_activations.put_first({*table.of(T::F16).quantize.begin()});
+    table.of(T::Q8_K).quantize_activations.put_first({*table.of(T::Q8_K).quantize.begin()});
+    table.of(T::Q8_0).quantize_activations.put_first(
+        {kernel<QuantizeRowFn>("quantize_row_q8_0_activations", quantize_row_q8_0_activations)});
+
+    const auto dequantize = [&](T type, std::string_view name, DequantizeRowFn fn) {
+        table.of(type).dequantize.put_first({kernel(name, fn)});
+    };
+    dequantize(T::F16, "dequantize_row_f16", dequantize_row_f16);
+    dequantize(T::BF16, "dequantize_row_bf16", dequantize_row_bf16);
+    dequantize(T::Q4_0, "dequantize_row_q4_0", dequantize_row_q4_0);
+    dequantize(T::Q4_1, "dequantize_row_q4_1", dequantize_row_q4_1);
+    dequantize(T::Q5_0, "dequantize_row_q5_0", dequantize_row_q5_0);
+    dequantize(T::Q5_1, "dequantize_row_q5_1", dequantize_row_q5_1);
+    dequantize(T::Q8_0, "dequantize_row_q8_0", dequantize_row_q8_0);
+    dequantize(T::Q4_K, "dequantize_row_q4_K", dequantize_row_q4_K);
+    dequantize(T::Q5_K, "dequantize_row_q5_K", dequantize_row_q5_K);
+    dequantize(T::Q6_K, "dequantize_row_q6_K", dequantize_row_q6_K);
+
+    table.attention.put_first({kernel<AttendFn>("attend", attend)});
+    table.swiglu.put_first({kernel<SwigluFn>("swiglu", swiglu)});
 }
 
 } // namespace hearth::kernels::avx2

@@ -1,8 +1,9 @@
 #pragma once
-// e^x for 8 floats at once, within 2 ulp of the exact value for x in [-87.3, 88] (measured on
+// e^x for 8 floats at once, within 2 ulp of the exact value for x in [-87.3, 88] (checked on
 // every 61st float there by the attention test). Results below e^-87.3 (subnormal) may be
 // flushed to 0, and -inf gives 0: the softmax's masked keys. Inputs above 88 give e^88; NaN
-// stays NaN. Include only from kernels/x86_avx2/*.cpp.
+// stays NaN. Included by the AVX2 tier's attention and by x86_avx512/attention_rows.h (the
+// AVX-512 and AMX tiers' 8-lane rows), each compiling it with its own flags.
 #include "kernels/exp_polynomial.h"
 #include <immintrin.h>
 

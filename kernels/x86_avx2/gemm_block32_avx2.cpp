@@ -14,9 +14,8 @@ namespace {
 
 // The 32-element signed formats in prefill: a tile of weight rows is decoded once into a panel
 // (per block: the int8 quants, their magnitudes for maddubs, the scale as a float) that every
-// activation tile then reads. Decoding per tile instead, as before, cost Q5_0 a third of its
-// speed (82 against 120 GOP/s on one Zen 5 core at 896 columns); the arithmetic per (row,
-// activation) pair is unchanged: that of the vec_dot kernels, block by block.
+// activation tile then reads, rather than decoding it again for every activation tile; the
+// arithmetic per (row, activation) pair is that of the vec_dot kernels, block by block.
 struct alignas(32) Bytes32 {
     uint8_t bytes[32];
 };
@@ -125,11 +124,9 @@ template <int RM, int RN> struct MinPanelTile {
 };
 
 // Tile of the 32-element signed formats: its accumulators, a panel block, scales and one
-// activation block must fit the 16 ymm registers, or GCC spills the accumulators. 3x4 and 4x3
-// measured best (120 GOP/s for Q5_0 with the panel), 2x6 slower (86).
+// activation block must fit the 16 ymm registers, or GCC spills the accumulators.
 constexpr int kSignedRows = 3, kSignedCols = 4;
-// The formats with a minimum: 3x3 measured best (76 GFLOP/s for Q5_1 on one core), of 3x4, 4x3,
-// 4x2, 2x4, 2x5 and 2x6 (67 to 75).
+// The formats with a minimum keep a second accumulator per pair: 3x3.
 constexpr int kMinRows = 3, kMinCols = 3;
 
 template <class Block> void prefill_signed(const GemmCall& call) {

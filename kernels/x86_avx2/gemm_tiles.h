@@ -4,9 +4,9 @@
 // x [0, batch) output is cut into tiles of RM weight rows by RN activation rows. Each tile kernel
 // decodes a weight block once for its RN activation rows (or reads it from a panel decoded once
 // per RM rows), and loads an activation block once for its RM weight rows.
+#include "kernels/gemm_by_rows.h"
 #include "kernels/kernel_table.h"
 #include "kernels/x86_avx2/avx2_util.h"
-#include "kernels/x86_avx2/gemv_by_rows.h"
 
 #include <algorithm>
 #include <array>

@@ -1,7 +1,8 @@
 #pragma once
 // Decode (matrix x vector) over Q4_K, Q6_K and Q8_0 weights repacked in groups of 16 rows
-// (interleaved_rows.h), written once against a vector of weight rows V and included by every
-// x86 tier: V is 8 rows in a ymm (AVX2, with vpmaddubsw; AVX-VNNI) or 16 in a zmm (AVX-512).
+// (interleaved_rows.h), written once against a vector of weight rows V and included by the AVX2
+// tier (gemv_interleaved16_avx2.cpp) and the VNNI tiers (x86_vnni_shared/gemv_interleaved16.h):
+// V is 8 rows in a ymm (AVX2, with vpmaddubsw; AVX-VNNI) or 16 in a zmm (AVX-512).
 // Each vector of 4 quants per row meets 4 activation bytes broadcast in one int8 dot product,
 // every row summing in its own int32 lane, exactly; the sub-blocks' integer scales and the
 // offsets (Q4_K's mins) apply per super-block in int32, and the two float scales

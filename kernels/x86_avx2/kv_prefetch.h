@@ -1,6 +1,7 @@
 #pragma once
-// Asking for a KV head's cache rows ahead of their use, for the attention kernels
-// (attention_avx2.cpp, ../x86_avx512/attention_avx512.cpp). In decode a layer's keys and values
+// Asking for a KV head's cache rows ahead of their use, for the attention kernels of the AVX2 and
+// AVX-512 tiers (attention_avx2.cpp, ../x86_avx512/attention_avx512.cpp), each compiling it with
+// its own flags. In decode a layer's keys and values
 // come from memory (the weights streamed past since the last token evicted them), and the
 // hardware prefetchers, which follow each stream a few lines at a time, leave the kernels
 // waiting on it; a few blocks ahead covers the latency.

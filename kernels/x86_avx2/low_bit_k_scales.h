@@ -1,7 +1,8 @@
 #pragma once
-// The scales of Q2_K and Q3_K super-blocks unpacked into int16 vectors, shared by the AVX2 and
-// AVX-512 kernels, which are compiled with different flags: the anonymous namespace gives each
-// translation unit its own copy, so no tier links another's code.
+// The scales of Q2_K and Q3_K super-blocks unpacked into int16 vectors, shared by the AVX2 tier,
+// the AVX-512 tier's decode (low_bit_k_avx512.cpp) and the VNNI tiers' prefill panels
+// (x86_vnni_shared/gemm_k_quants.h), which are compiled with different flags: the anonymous
+// namespace gives each translation unit its own copy, so no tier links another's code.
 #include <cstdint>
 #include <cstring>
 #include <immintrin.h>

@@ -1,5 +1,5 @@
-// Attention over an F16, Q8_0 or Q4_0 KV cache in F32 with AVX-512 (kernel_table.h's attention
-// entries), for head sizes that are multiples of 16 (the AVX2 kernels take the others). Tiles of
+// Attention over an F16, Q8_0 or Q4_0 KV cache in F32 with AVX-512 (kernel_table.h's AttendFn),
+// for head sizes that are multiples of 16 (the table gives the others to the AVX2 kernel). Tiles of
 // several positions (prefill) put query rows side by side, as below; a tile of one position
 // (decode) puts keys side by side instead (attend_position, further down).
 //
@@ -21,10 +21,6 @@
 // Each lane does the same operations in the same order whatever the vector width, the tile and
 // the other lanes, so a row's result depends only on its query and the keys it sees: blocks are
 // multiples of 16 from key 0, and a block a row sees none of changes nothing of that row.
-// ~10 cycles per (key, row) at head size 64 on Zen 4 (8 for the FMAs alone), against ~12 for
-// the AVX2 kernel; Zen 5 runs 512-bit FMAs at full width. On an Intel Xeon with two 512-bit FMA
-// ports, ~5 cycles where the FMAs need 4 (BENCHMARKS.md, ninth and tenth sessions).
-#include "kernels/attention_entries.h"
 #include "kernels/block_formats.h"
 #include "kernels/fp16.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
@@ -260,13 +256,12 @@ template <bool kLimited, int kHeadDim> void attend_tile(const Tile& t) {
 // of shuffles and adds; the softmax takes the block's 16 weights in one 2^x; the values go along
 // the head's elements too, each weight broadcast, each value vector shared by the pass's rows.
 // A row's operations and their order depend only on its query and the keys it sees, never on
-// the other rows: the same bits in any tile (attend_f16 is this kernel with one row).
+// the other rows: the same bits in any tile of one position.
 // The rows go in passes of up to 8, a kernel instance per row count, each key and value vector
 // widened once per pass and used by all its rows; an F16 cache's full blocks are widened in
 // registers straight from the cache, with no copy in L1. Partial blocks, quantized caches and
 // head sizes known only at run time go through a widened copy, with the same operations from
-// there. From L2 1.0-1.2x the kernel that took rows two at a time, at groups of 7 or 8, and
-// 1.3-2.5x at groups of 1 to 4 or heads of 128 and 256 (BENCHMARKS.md, eleventh session).
+// there.
 
 constexpr int kDecodeRows = 8; // rows of a pass: their values' accumulators fill 16 registers
 // In decode a layer's keys and values come from memory (the weights streamed past since the
@@ -528,18 +523,9 @@ template <class Run> void with_head_dim(int64_t head_dim, Run run) {
     }
 }
 
-// Head sizes that are not multiples of 16 go to the AVX2 kernels. The choice depends on
-// neither the thread count nor the split of a tile's heads.
-bool for_avx2(int64_t head_dim) {
-    return head_dim % 16 != 0;
-}
-
-void attend_group_limited(const float* q, float* out, size_t head_stride, size_t position_stride,
-                          int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys,
-                          int64_t head_dim, float scale, AttentionLimits limits) {
-    if (for_avx2(head_dim))
-        return avx2::attend_group_limited(q, out, head_stride, position_stride, n_heads, n_positions, keys,
-                                          values, n_keys, head_dim, scale, limits);
+void attend(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
+            int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim, float scale,
+            AttentionLimits limits) {
     const Tile tile{q,    out,    head_stride, position_stride, n_heads, n_positions,
                     keys, values, n_keys,      head_dim,        scale,   limits};
     const bool limited = limits.window > 0 || limits.softcap > 0;
@@ -552,21 +538,7 @@ void attend_group_limited(const float* q, float* out, size_t head_stride, size_t
     });
 }
 
-// One row: a group of one head at one position, so that a group's rows have its bits.
-void attend_f16(const float* q, const uint16_t* keys, const uint16_t* values, size_t kv_stride,
-                int64_t n_keys, int64_t head_dim, float scale, float* out) {
-    attend_group_over_f16<attend_group_limited>(q, out, 0, 0, 1, 1, keys, values, kv_stride, n_keys, head_dim,
-                                                scale);
-}
-
 } // namespace
-
-void attend_group_limited_avx512(const float* q, float* out, size_t head_stride, size_t position_stride,
-                                 int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values,
-                                 int64_t n_keys, int64_t head_dim, float scale, AttentionLimits limits) {
-    attend_group_limited(q, out, head_stride, position_stride, n_heads, n_positions, keys, values, n_keys,
-                         head_dim, scale, limits);
-}
 
 // GCC 12 reports the intrinsics' undefined source vectors as used uninitialized once inlined
 // into a function this small (GCC bug 105593, fixed in GCC 13).
@@ -582,14 +554,9 @@ void exp2_8(const float* in, float* out) {
 #pragma GCC diagnostic pop
 
 void add_attention_kernels(KernelTable& table) {
-    table.attend_f16 = attend_f16;
-    // Without limits: the plain kernels, which attend_group_limited picks for empty limits.
-    table.attend_group_f16 = attend_group_over_f16<attend_group_limited>;
-    table.attend_group = attend_group_without_limits<attend_group_limited>;
-    table.attend_group_limited = attend_group_limited;
-    table.attention_isa = [](int64_t head_dim, int64_t, bool) {
-        return for_avx2(head_dim) ? Isa::Avx2 : Isa::Avx512;
-    };
+    // Head sizes of 16k: each row's elements in whole vectors.
+    table.attention.put_first(
+        {{.name = "attend", .backend = cpu(Isa::Avx512), .guard = {.width_multiple = 16}, .fn = attend}});
 }
 
 } // namespace hearth::kernels::avx512

@@ -2,7 +2,7 @@
 // What the AVX-512 attention kernels share (attention_avx512.cpp, and attention_amx.cpp, which
 // takes the same tiles): rows side by side in vectors, their queries transposed, a group's
 // running maximum and sum, and the lane-for-lane softmax of a block of keys. Internal linkage:
-// each file compiles these with its own flags. Include only from kernels/x86_avx512/.
+// each file compiles these with its own flags. Included by the AVX-512 and AMX tiers' attention.
 #include "kernels/attention_tile.h"
 #include "kernels/exp_polynomial.h"
 #include "kernels/kernel_table.h"
@@ -193,9 +193,9 @@ template <class L, int kHalves>
         block_max = L::max(block_max, fold16<L>(s[half], max_of));
     // The running maximum moves only when a score passes it by more than kMaximumSlack (in
     // powers of 2): below that, the weights stay at most 2^kMaximumSlack, far from F32's range,
-    // and the outputs need no rescaling (each rescale rewrote a group's outputs, ~5% of the AMX
-    // kernel at depth). A row's weights are relative to its own shift alone, so its result does
-    // not depend on the other rows; the quotient by the sum is the softmax whatever the shift.
+    // and the outputs need no rescaling (each rescale rewrites a group's outputs). A row's weights are
+    // relative to its own shift alone, so its result does not depend on the other rows; the quotient by the
+    // sum is the softmax whatever the shift.
     constexpr float kMaximumSlack = 8.0f;
     const V new_max = L::blend(L::greater(block_max, L::add(g.max, L::set1(kMaximumSlack))), g.max,
                                L::max(g.max, block_max));

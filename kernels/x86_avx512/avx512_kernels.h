@@ -6,15 +6,9 @@
 
 namespace hearth::kernels::avx512 {
 
-// Attention (AttendGroupFn, AttendGroupLimitedFn, AttendGroupF16Fn) in F32, 16 keys per block,
-// for tiles of several positions and head sizes that are multiples of 16; tiles of one position
-// (decode) and other head sizes go to the AVX2 kernels.
+// Attention (AttendFn) in F32, 16 keys per block, for head sizes that are multiples of 16
+// (attention_avx512.cpp).
 void add_attention_kernels(KernelTable& table);
-// That tier's AttendGroupLimitedFn, for the AMX tier's calls it leaves to it (one position, head
-// sizes that are not multiples of 16).
-void attend_group_limited_avx512(const float* q, float* out, size_t head_stride, size_t position_stride,
-                                 int64_t n_heads, int64_t n_positions, KvRows keys, KvRows values,
-                                 int64_t n_keys, int64_t head_dim, float scale, AttentionLimits limits);
 
 // out[i] = 2^in[i] for 16 or 8 floats, the attention's vector 2^x (expf_avx512.h; for the tests).
 void exp2_16(const float* in, float* out);
@@ -26,8 +20,8 @@ void add_quantizer_kernels(KernelTable& table);
 // F32 -> BF16, the reference's rounding (bf16_rows_avx512.cpp): the BF16 type's quantizer.
 void quantize_row_bf16(const float* src, void* dst, int64_t n);
 
-// Q2_K and Q3_K decode (vec_dot, and the gemm's batch of one) two chunks per zmm, with the same
-// bits as the AVX2 tier's; prefill keeps the AVX2 tier's gemm tiles (low_bit_k_avx512.cpp).
+// Q2_K and Q3_K decode (batch 1) two chunks per zmm, with the same bits as the AVX2 tier's dot
+// products (low_bit_k_avx512.cpp).
 void add_low_bit_k_quant_kernels(KernelTable& table);
 
 } // namespace hearth::kernels::avx512

@@ -1,5 +1,5 @@
-// The AVX-512 tier: the AVX2 tier's table with the shared VNNI kernels (in 512-bit vectors) and
-// this tier's own kernels over it.
+// The AVX-512 tier: the shared VNNI kernels (in 512-bit vectors) and this tier's own, in front of
+// the AVX2 tier's candidates. Later additions go first.
 #define HEARTH_VNNI_NS avx512
 #define HEARTH_AVX512 1
 #include "kernels/x86_avx512/avx512_kernels.h"

@@ -1,15 +1,15 @@
 // Decode over Q2_K and Q3_K rows with Q8_K activations on AVX-512: two 32-element chunks per
-// zmm, so a super-block takes half the instructions of the AVX2 kernel, which left these
-// formats bound by arithmetic at about 60% of the memory's speed (2 threads, Zen 4). Q2_K goes
-// further: its scale-times-quant products fit a byte, so a vpshufb table of them per super-block
-// feeds vpdpbusd directly (about 15% faster than the int16 pair sums Q3_K keeps).
+// zmm, so a super-block takes half the instructions of the AVX2 kernel, which leaves these
+// formats bound by arithmetic below the memory's speed. Q2_K goes further: its
+// scale-times-quant products fit a byte, so a vpshufb table of them per super-block feeds
+// vpdpbusd directly, with no int16 pair sums (Q3_K keeps those).
 //
 // The integer sums are exact. Folding the zmm's two halves gives the AVX2 kernel's 8 int32 lanes
 // (lane i: bytes 4i..4i+3 of every chunk), and the float steps are the AVX2 kernel's, in its
-// order: both tiers give the same bits, so prefill, which keeps the AVX2 tier's gemm tiles,
-// agrees with decode to the bit.
+// order: both tiers give the same bits, so small prefill batches, which keep the AVX2 tier's gemm
+// tiles, agree with decode to the bit.
 #include "kernels/block_formats.h"
-#include "kernels/x86_avx2/gemv_by_rows.h"
+#include "kernels/gemm_by_rows.h"
 #include "kernels/x86_avx2/low_bit_k_scales.h"
 #include "kernels/x86_avx512/avx512_kernels.h"
 
@@ -143,32 +143,18 @@ float vec_dot_q3_K_q8_K(int64_t n, const void* weight_row, const void* activatio
     return sum_lanes(acc);
 }
 
-// Decode (batch 1) runs the rows through the dot products above, each row's lines asked for
-// ahead of it as the AVX2 tier does (gemv_by_rows.h); prefill keeps the AVX2 tier's gemm tiles.
-template <int kType> GemmFn g_prefill_gemm = nullptr;
-
-template <int kType, VecDotFn kRowDot>
-void gemm(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
-          const void* activations, size_t activation_row_bytes, int64_t batch, float* y, int64_t y_stride) {
-    if (batch > 1)
-        return g_prefill_gemm<kType>(n, weights, weight_row_bytes, row_begin, row_end, activations,
-                                     activation_row_bytes, batch, y, y_stride);
-    gemv_by_rows(kRowDot, n, weights, weight_row_bytes, row_begin, row_end, activations, y);
-}
-
-template <TensorType kType, VecDotFn kRowDot> void take_over(KernelTable& table) {
-    TypeKernels& k = table.of(kType);
-    constexpr int kSlot = static_cast<int>(kType);
-    g_prefill_gemm<kSlot> = k.gemm;
-    k.vec_dot = kRowDot;
-    if (k.gemm != nullptr) k.gemm = gemm<kSlot, kRowDot>;
-}
-
 } // namespace
 
+// Decode (batch 1) runs the rows through the dot products above, each row's lines asked for
+// ahead of it as the AVX2 tier does (gemm_by_rows.h); batches stay with the tier's other kernels.
 void add_low_bit_k_quant_kernels(KernelTable& table) {
-    take_over<TensorType::Q2_K, vec_dot_q2_K_q8_K>(table);
-    take_over<TensorType::Q3_K, vec_dot_q3_K_q8_K>(table);
+    const auto decode = [](std::string_view name, GemmFn fn) {
+        return matmul_kernel(name, cpu(Isa::Avx512), fn, TensorType::Q8_K, {.max_batch = 1});
+    };
+    table.of(TensorType::Q2_K)
+        .matmul.put_first({decode("vec_dot_q2_K_q8_K", gemm_by_dot<vec_dot_q2_K_q8_K>)});
+    table.of(TensorType::Q3_K)
+        .matmul.put_first({decode("vec_dot_q3_K_q8_K", gemm_by_dot<vec_dot_q3_K_q8_K>)});
 }
 
 } // namespace hearth::kernels::avx512

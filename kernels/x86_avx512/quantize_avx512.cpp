@@ -1,7 +1,7 @@
 // The Q8_0 activation quantizer with 512-bit vectors: the reference's choice among eight scales
-// (quantize_row_q8_0_activations_ref), bit for bit the AVX2 tier's. In prefill over Q8_0 weights
-// on the AMX tier it took 17% of the time with 256-bit vectors: each block tries eight scales,
-// each a chain of dependent steps. Here 16 blocks go at once, lane l for block l, each lane doing
+// (quantize_row_q8_0_activations_ref), bit for bit the AVX2 tier's. Each block tries eight scales,
+// each a chain of dependent steps, which one block at a time leaves the vector units idle. Here
+// 16 blocks go at once, lane l for block l, each lane doing
 // the reference's operations for its block in its order; the last blocks (fewer than 16) take
 // the AVX2 tier's code.
 #include "kernels/block_formats.h"
@@ -95,10 +95,17 @@ void quantize_row_q8_0_activations(const float* src, void* dst, int64_t n) {
 } // namespace
 
 void add_quantizer_kernels(KernelTable& table) {
-    // The 32-element formats' dot products all take their activations through Q8_0's entry.
-    table.of(TensorType::Q8_0).quantize_activations = quantize_row_q8_0_activations;
-    // BF16 rows: the AMX tier's tile gemm takes its activations so.
-    table.of(TensorType::BF16).quantize = quantize_row_bf16;
+    constexpr Backend kAvx512 = cpu(Isa::Avx512);
+    // The activations of every 32-element format.
+    table.of(TensorType::Q8_0)
+        .quantize_activations.put_first({{.name = "quantize_row_q8_0_activations",
+                                          .backend = kAvx512,
+                                          .fn = quantize_row_q8_0_activations}});
+    // BF16 rows: the AMX tier's tile gemms take their activations so.
+    const Candidate<QuantizeRowFn> bf16{
+        .name = "quantize_row_bf16", .backend = kAvx512, .fn = quantize_row_bf16};
+    table.of(TensorType::BF16).quantize.put_first({bf16});
+    table.of(TensorType::BF16).quantize_activations.put_first({bf16});
 }
 
 } // namespace hearth::kernels::avx512

@@ -1,4 +1,4 @@
-// The AVX-VNNI tier: the AVX2 tier's table with the shared VNNI kernels over it.
+// The AVX-VNNI tier: the shared VNNI kernels in front of the AVX2 tier's candidates.
 #define HEARTH_VNNI_NS avxvnni
 #include "kernels/x86_vnni_shared/vnni_table.h"
 

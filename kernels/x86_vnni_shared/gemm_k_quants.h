@@ -11,7 +11,8 @@
 // summed over the super-block, still exact; the offsets (the mins of Q2_K, Q4_K and Q5_K, the
 // -4 of Q3_K and the -32 of Q6_K) come from
 // the activations' 16-element sums, and the super-block's two float scales apply once.
-// Decode (a batch under kMinBatch) goes to the AVX2 tier's kernel, which streams the rows.
+// The tier's table gives these kernels batches of kMinBatch rows or more; smaller ones go to
+// kernels that stream the rows (the AVX2 tier's, or the tier's decode over repacked rows).
 #pragma once
 #include "kernels/block_formats.h"
 #include "kernels/interleaved_rows.h"
@@ -345,9 +346,6 @@ constexpr std::array<PassFn<Format>, sizeof...(RN)> make_passes(std::integer_seq
     return {pass<Format, RN + 1>...};
 }
 
-// The AVX2 tier's kernels, for decode-sized batches (set by add_k_quant_kernels).
-template <class Format> GemmFn g_small_batch_gemm = nullptr;
-
 // Rows [row_begin, row_end) times the batch; decode(r, valid_rows, panel) fills a panel with
 // rows [r, r + valid_rows) from wherever the weights are.
 template <class Format, class DecodeGroup>
@@ -382,11 +380,6 @@ void gemm_panels(int64_t n, int64_t row_begin, int64_t row_end, const void* acti
 template <class Format>
 void gemm(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
           const void* activations, size_t activation_row_bytes, int64_t batch, float* y, int64_t y_stride) {
-    if (batch < kMinBatch) {
-        g_small_batch_gemm<Format>(n, weights, weight_row_bytes, row_begin, row_end, activations,
-                                   activation_row_bytes, batch, y, y_stride);
-        return;
-    }
     const char* w = static_cast<const char*>(weights);
     const int64_t blocks = n / QK_K;
     gemm_panels<Format>(n, row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
@@ -437,9 +430,6 @@ void decode_interleaved_group(int64_t blocks, const InterleavedQ6_K* group, int 
     }
 }
 
-// The tier's decode over repacked rows (set by add_k_quant_kernels), for batches under kMinBatch.
-template <class Format> InterleavedGemvFn g_interleaved_gemv = nullptr;
-
 // Q4_K or Q6_K repacked in groups of 16 rows (interleaved_rows.h): rows are whole groups here.
 template <class Format, class Packed>
 void gemm_interleaved16(int64_t n, const void* packed, size_t, int64_t row_begin, int64_t row_end,
@@ -447,13 +437,6 @@ void gemm_interleaved16(int64_t n, const void* packed, size_t, int64_t row_begin
                         int64_t y_stride) {
     const auto* groups = static_cast<const Packed*>(packed);
     const int64_t blocks = n / QK_K;
-    if (batch < kMinBatch) { // one pass over the rows per activation row, from cache after the first
-        for (int64_t b = 0; b < batch; ++b)
-            g_interleaved_gemv<Format>(n, packed, row_begin / kInterleavedRows, row_end / kInterleavedRows,
-                                       static_cast<const char*>(activations) + b * activation_row_bytes,
-                                       y + b * y_stride);
-        return;
-    }
     gemm_panels<Format>(n, row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
                         [&](int64_t r, int, Panel<Format>& panel) {
                             decode_interleaved_group(blocks, groups + (r / kInterleavedRows) * blocks,
@@ -461,33 +444,39 @@ void gemm_interleaved16(int64_t n, const void* packed, size_t, int64_t row_begin
                         });
 }
 
-template <class Format> void take_over(KernelTable& table, TensorType type) {
-    TypeKernels& k = table.of(type);
-    if (k.gemm == nullptr) return; // decode-sized batches need the tier below's kernel
-    g_small_batch_gemm<Format> = k.gemm;
-    k.gemm = gemm<Format>;
-    k.gemm_rows_multiple_of_8 = nullptr;
+Candidate<GemmFn> panels(std::string_view name, GemmFn fn, RowLayout layout) {
+    return matmul_kernel(name, kVnniBackend, fn, TensorType::Q8_K,
+                         {.min_batch = kMinBatch, .layout = layout});
+}
+
+// Q4_K and Q6_K, whose rows may be repacked: below kMinBatch, repacked rows go through the tier's
+// decode kernel over them (add_interleaved16_kernels, which comes first) once per activation
+// row, each pass after the first reading the groups from cache.
+void add_repacked(KernelTable& table, TensorType type, Candidate<GemmFn> row_major,
+                  Candidate<GemmFn> repacked) {
+    Candidates<GemmFn>& list = table.of(type).matmul;
+    Candidate<GemmFn> per_row =
+        *list.pick({.batch = 1, .rows = kInterleavedRows, .layout = RowLayout::Interleaved16});
+    per_row.guard.max_batch = kMinBatch - 1;
+    list.put_first({per_row, repacked, row_major});
 }
 
 } // namespace
 
 void add_k_quant_kernels(KernelTable& table) {
-    take_over<Q2KFormat>(table, TensorType::Q2_K);
-    take_over<Q3KFormat>(table, TensorType::Q3_K);
-    take_over<Q4KFormat>(table, TensorType::Q4_K);
-    take_over<Q5KFormat>(table, TensorType::Q5_K);
-    take_over<Q6KFormat>(table, TensorType::Q6_K);
-    // add_interleaved16_kernels comes first.
-    TypeKernels& q4_K = table.of(TensorType::Q4_K);
-    if (q4_K.gemv_interleaved16 != nullptr) {
-        g_interleaved_gemv<Q4KFormat> = q4_K.gemv_interleaved16;
-        q4_K.gemm_interleaved16 = gemm_interleaved16<Q4KFormat, InterleavedQ4_K>;
-    }
-    TypeKernels& q6_K = table.of(TensorType::Q6_K);
-    if (q6_K.gemv_interleaved16 != nullptr) {
-        g_interleaved_gemv<Q6KFormat> = q6_K.gemv_interleaved16;
-        q6_K.gemm_interleaved16 = gemm_interleaved16<Q6KFormat, InterleavedQ6_K>;
-    }
+    constexpr RowLayout kRows = RowLayout::RowMajor, kRepacked = RowLayout::Interleaved16;
+    table.of(TensorType::Q2_K).matmul.put_first({panels("gemm_q2_K_q8_K_panels", gemm<Q2KFormat>, kRows)});
+    table.of(TensorType::Q3_K).matmul.put_first({panels("gemm_q3_K_q8_K_panels", gemm<Q3KFormat>, kRows)});
+    table.of(TensorType::Q5_K).matmul.put_first({panels("gemm_q5_K_q8_K_panels", gemm<Q5KFormat>, kRows)});
+    // Every Q4_K matrix in the file's order: not the AVX2 tier's order of llama.cpp's repacked
+    // rows for matrices of 8k rows, below kMinBatch either.
+    table.of(TensorType::Q4_K).matmul.remove("gemm_q4_K_q8_K_groups_of_8");
+    add_repacked(table, TensorType::Q4_K, panels("gemm_q4_K_q8_K_panels", gemm<Q4KFormat>, kRows),
+                 panels("gemm_q4_K_q8_K_interleaved16_panels", gemm_interleaved16<Q4KFormat, InterleavedQ4_K>,
+                        kRepacked));
+    add_repacked(table, TensorType::Q6_K, panels("gemm_q6_K_q8_K_panels", gemm<Q6KFormat>, kRows),
+                 panels("gemm_q6_K_q8_K_interleaved16_panels", gemm_interleaved16<Q6KFormat, InterleavedQ6_K>,
+                        kRepacked));
 }
 
 } // namespace hearth::kernels::HEARTH_VNNI_NS

@@ -16,8 +16,7 @@
 // paid once per tile of rows, for the whole batch. Per block and (weight rows, activation row)
 // pair: 8 vpdpbusd, then convert, scale by dx and add times the rows' scales (Q4_1 and Q5_1
 // add m * dx * sum(x) too): exact integer dots, two float roundings and an FMA. The FMA and the
-// multiply share the two pipes vpdpbusd uses on Zen 4: this bounds the tile at 8/10 of the
-// int8 peak (measured: 96 vpdpbusd + 12 x (cvt, mul, fma) take 120 cycles).
+// multiply share the two pipes vpdpbusd uses on Zen 4, which bounds the tile below the int8 peak.
 #pragma once
 #include "kernels/decode_prefetch.h"
 #include "kernels/interleaved_rows.h"
@@ -470,26 +469,19 @@ void gemm_q8_0_interleaved16(int64_t n, const void* packed, size_t, int64_t row_
 } // namespace
 } // namespace q8_0_family
 
-GemmFn q8_0_interleaved16_gemm() {
-    return q8_0_family::gemm_q8_0_interleaved16;
-}
-
-GemmFn q8_0_family_gemm(TensorType type) {
+void add_q8_0_family_kernels(KernelTable& table) {
     using namespace q8_0_family;
-    switch (type) {
-    case TensorType::Q8_0:
-        return gemm<Q8_0Format>;
-    case TensorType::Q4_0:
-        return gemm<Q4_0Format>;
-    case TensorType::Q5_0:
-        return gemm<Q5_0Format>;
-    case TensorType::Q4_1:
-        return gemm<Q4_1Format>;
-    case TensorType::Q5_1:
-        return gemm<Q5_1Format>;
-    default:
-        return nullptr;
-    }
+    const auto gemm_of = [](std::string_view name, GemmFn fn, Guard guard = {}) {
+        return matmul_kernel(name, kVnniBackend, fn, TensorType::Q8_0, guard);
+    };
+    table.of(TensorType::Q8_0).matmul.put_first({gemm_of("gemm_q8_0_q8_0_dpbusd", gemm<Q8_0Format>)});
+    table.of(TensorType::Q4_0).matmul.put_first({gemm_of("gemm_q4_0_q8_0_dpbusd", gemm<Q4_0Format>)});
+    table.of(TensorType::Q5_0).matmul.put_first({gemm_of("gemm_q5_0_q8_0_dpbusd", gemm<Q5_0Format>)});
+    table.of(TensorType::Q4_1).matmul.put_first({gemm_of("gemm_q4_1_q8_0_dpbusd", gemm<Q4_1Format>)});
+    table.of(TensorType::Q5_1).matmul.put_first({gemm_of("gemm_q5_1_q8_0_dpbusd", gemm<Q5_1Format>)});
+    table.of(TensorType::Q8_0)
+        .matmul.put_first({gemm_of("gemm_q8_0_q8_0_interleaved16_dpbusd", gemm_q8_0_interleaved16,
+                                   {.min_batch = 2, .layout = RowLayout::Interleaved16})});
 }
 
 } // namespace hearth::kernels::HEARTH_VNNI_NS

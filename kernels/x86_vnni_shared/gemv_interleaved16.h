@@ -3,6 +3,7 @@
 // Decode over Q4_K, Q6_K and Q8_0 weights repacked in groups of 16 rows, with vpdpbusd: one zmm per
 // group on AVX-512, two ymm on AVX-VNNI (the kernel: x86_avx2/interleaved16_gemv.h).
 #pragma once
+#include "kernels/gemm_by_rows.h"
 #include "kernels/x86_vnni_shared/row_vectors.h"
 #include "kernels/x86_vnni_shared/vnni_kernels.h"
 
@@ -18,9 +19,18 @@ using V = Rows8;
 } // namespace
 
 void add_interleaved16_kernels(KernelTable& table) {
-    table.of(TensorType::Q4_K).gemv_interleaved16 = gemv_q4_K_interleaved16<V>;
-    table.of(TensorType::Q6_K).gemv_interleaved16 = gemv_q6_K_interleaved16<V>;
-    table.of(TensorType::Q8_0).gemv_interleaved16 = gemv_q8_0_interleaved16<V>;
+    table.of(TensorType::Q4_K)
+        .matmul.put_first(
+            {repacked_decode_kernel("gemv_q4_K_q8_K_interleaved16", kVnniBackend,
+                                    gemm_by_packed_gemv<gemv_q4_K_interleaved16<V>>, TensorType::Q8_K)});
+    table.of(TensorType::Q6_K)
+        .matmul.put_first(
+            {repacked_decode_kernel("gemv_q6_K_q8_K_interleaved16", kVnniBackend,
+                                    gemm_by_packed_gemv<gemv_q6_K_interleaved16<V>>, TensorType::Q8_K)});
+    table.of(TensorType::Q8_0)
+        .matmul.put_first(
+            {repacked_decode_kernel("gemv_q8_0_q8_0_interleaved16", kVnniBackend,
+                                    gemm_by_packed_gemv<gemv_q8_0_interleaved16<V>>, TensorType::Q8_0)});
 }
 
 } // namespace hearth::kernels::HEARTH_VNNI_NS

@@ -1,10 +1,10 @@
 // The 32-element formats (Q8_0, Q4_0, Q5_0, Q4_1, Q5_1) against Q8_0 activations with
 // vpdpbusd, which multiplies unsigned bytes by signed bytes. Every weight block is read as 32
 // unsigned quants u (0..255) whose value is d * (u - offset) (Q8_0: u = q + 128, offset 128;
-// Q4_0: 8; Q5_0: 16) or d * u + m (Q4_1, Q5_1). The dot products keep the activations signed:
-// dot(u - offset, x) = dot(u, x) - offset * sum(x); the gemm biases the activations instead
-// (gemm_q8_0_family.cpp says why). Either way the integer dot of a block is exact.
-// Include only from kernels/x86_vnni_shared/.
+// Q4_0: 8; Q5_0: 16) or d * u + m (Q4_1, Q5_1). Decode keeps the activations signed:
+// dot(u - offset, x) = dot(u, x) - offset * sum(x); prefill biases them instead
+// (gemm_q8_0_family.h says why). Either way the integer dot of a block is exact.
+// Included by gemm_q8_0_family.h, which both VNNI tiers compile.
 #pragma once
 #include "kernels/block_formats.h"
 #include "kernels/x86_vnni_shared/vnni_kernels.h"
@@ -12,13 +12,9 @@
 
 namespace hearth::kernels::HEARTH_VNNI_NS {
 
-// The entries of the tier's table for a 32-element type: the dot product against one Q8_0
-// row, and the blocked kernel (prefill; batch 1 runs the rows one by one). Null for other types.
-VecDotFn q8_0_family_vec_dot(TensorType type);
-GemmFn q8_0_family_gemm(TensorType type);
-// Prefill over Q8_0 rows repacked in groups of 16 (interleaved_rows.h): the gemm's tiles on
-// panels copied from the groups.
-GemmFn q8_0_interleaved16_gemm();
+// The tier's candidates of the 32-element types (gemm_q8_0_family.h): one gemm for every batch
+// and row count, and Q8_0 prefill over rows repacked in groups of 16.
+void add_q8_0_family_kernels(KernelTable& table);
 
 namespace q8_0_family {
 
@@ -89,9 +85,6 @@ struct Q5_1Format {
         return _mm256_or_si256(unpack_nibbles(b.qs), fifth_bits(b.qh));
     }
 };
-
-// The format's dot product (vec_dot_q8_0_family.cpp).
-template <class Format> float vec_dot(int64_t n, const void* weight_row, const void* activation_row);
 
 } // namespace q8_0_family
 } // namespace hearth::kernels::HEARTH_VNNI_NS

@@ -35,12 +35,19 @@ inline int32_t load_i32(const void* p) {
     return v;
 }
 
-// The tier's own kernels, put over a copy of the AVX2 tier's table (kernel_table.cpp;
+// The backend the tier's candidates name.
+#ifdef HEARTH_AVX512
+inline constexpr Backend kVnniBackend = cpu(Isa::Avx512);
+#else
+inline constexpr Backend kVnniBackend = cpu(Isa::AvxVnni);
+#endif
+
+// The tier's candidates, put in front of a copy of the AVX2 tier's table (kernel_table.cpp;
 // x86_avxvnni/avxvnni_table.cpp, x86_avx512/avx512_table.cpp).
 void add_kernels(KernelTable& table);
-// Q4_K and Q6_K prefill (gemm_k_quants.cpp).
+// Q2_K to Q6_K prefill (gemm_k_quants.h).
 void add_k_quant_kernels(KernelTable& table);
-// Q4_K decode over weights repacked in groups of 16 rows (gemv_interleaved16.cpp).
+// Q4_K, Q6_K and Q8_0 decode over weights repacked in groups of 16 rows (gemv_interleaved16.h).
 void add_interleaved16_kernels(KernelTable& table);
 
 } // namespace hearth::kernels::HEARTH_VNNI_NS

@@ -104,12 +104,14 @@ public slots:
                                       QStringLiteral("avx2"),
                                       1'198'010,
                                       14'975'125'000,
-                                      {}};
+                                      {},
+                                      QStringLiteral("gemv_q4_K_q8_K_interleaved16")};
         gemv.histogram.resize(32);
         for (int b = 8; b < 32; ++b)
             gemv.histogram[b] = 1000 * (b - 7);
         hearth::app::KernelStats attention{
-            QStringLiteral("attention"), QStringLiteral("f16"), QStringLiteral("scalar"), 52, 161'200, {}};
+            QStringLiteral("attention"), QStringLiteral("f16"), QStringLiteral("scalar"), 52, 161'200, {},
+            QStringLiteral("attend_ref")};
         attention.histogram.resize(32);
         attention.histogram[11] = 52;
         kernels->update({gemv, attention});

@@ -78,7 +78,7 @@ std::vector<uint8_t> make_weights(TensorType type, int64_t rows, int64_t cols) {
     const std::vector<float> source = normal_data(distinct * cols, 7, 0.0f);
     std::vector<uint8_t> bytes(row * static_cast<size_t>(rows));
     for (int64_t r = 0; r < distinct; ++r)
-        reference_kernels().of(type).quantize(source.data() + r * cols, bytes.data() + r * row, cols);
+        reference_kernels().of(type).quantize.fn()(source.data() + r * cols, bytes.data() + r * row, cols);
     for (int64_t r = distinct; r < rows; ++r)
         std::memcpy(bytes.data() + r * row, bytes.data() + (r % distinct) * row, row);
     return bytes;

@@ -37,6 +37,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 #if defined(__x86_64__)
@@ -442,19 +443,26 @@ ModelFacts facts_of(const engine::Model& model) {
     const engine::ModelWeights& w = model.weights();
     auto add = [&](const kernels::WeightMatrix& m) {
         f.matmul_params += m.rows * m.cols;
-        if (kernels::active_kernels().of(m.type).activation_type != kernels::TensorType::F32 &&
+        const kernels::KernelTable& active = kernels::active_kernels();
+        const kernels::Candidates<kernels::GemmFn>& candidates = active.of(m.type).matmul;
+        const auto* decode =
+            candidates.pick({.batch = 1, .rows = m.rows, .width = m.cols, .layout = m.layout});
+        if (decode != nullptr && decode->activation_type != kernels::TensorType::F32 &&
             m.type != kernels::TensorType::F16 && m.type != kernels::TensorType::BF16)
             f.int8_matmul_params += m.rows * m.cols;
-        // The types whose kernels the AMX tier replaced: its int8 tile gemms (Q8_0, repacked
-        // Q4_K) and its BF16 tile gemms.
-        if (kernels::active_kernels().isa == kernels::Isa::Amx) {
-            const kernels::TypeKernels& k = kernels::active_kernels().of(m.type);
-            if (k.gemm_bf16_tiles != nullptr) f.bf16_tile_matmul_params += m.rows * m.cols;
-            const kernels::TypeKernels& avx512 = kernels::kernels_for(kernels::Isa::Avx512)->of(m.type);
-            if (k.gemm != avx512.gemm || k.gemm_interleaved16 != avx512.gemm_interleaved16) {
-                f.tile_matmul_params += m.rows * m.cols;
-                if (k.gemm_bf16_tiles == nullptr) f.int8_only_tile_matmul_params += m.rows * m.cols;
-            }
+        // The AMX tier's candidates that take this matrix in prefill: its int8 tile gemms (Q8_0,
+        // repacked Q4_K) and its BF16 tile gemms.
+        bool bf16_tiles = false, int8_tiles = false;
+        for (const auto& c : candidates) {
+            if (c.backend != kernels::cpu(kernels::Isa::Amx) ||
+                (c.guard.layout != kernels::RowLayout::RowMajor && c.guard.layout != m.layout))
+                continue;
+            (c.activation_type == kernels::TensorType::BF16 ? bf16_tiles : int8_tiles) = true;
+        }
+        if (bf16_tiles) f.bf16_tile_matmul_params += m.rows * m.cols;
+        if (int8_tiles) {
+            f.tile_matmul_params += m.rows * m.cols;
+            if (!bf16_tiles) f.int8_only_tile_matmul_params += m.rows * m.cols;
         }
         f.decode_read_bytes += static_cast<int64_t>(kernels::row_bytes(m.type, m.cols)) * m.rows;
     };
@@ -504,7 +512,6 @@ std::string label_of(const TestResult& r) {
     return r.test + (r.depth > 0 ? " @ d" + std::to_string(r.depth) : "");
 }
 
-// Where a test's time went, from the engine's dispatch metrics, per (operation, type, ISA).
 // The GPU time of each operation in the last forward pass on the device (none on the CPU).
 void print_device_profile(const engine::Inference& inference) {
     const engine::DeviceForward* device = inference.device_forward();
@@ -517,24 +524,26 @@ void print_device_profile(const engine::Inference& inference) {
                      static_cast<double>(t.ns) / 1e6);
 }
 
+// Where a test's time went, from the engine's dispatch metrics, per (operation, type, kernel).
 void print_profile(const std::string& test, double wall_seconds) {
     namespace m = kernels::dispatch_metrics;
-    const m::Snapshot snap = m::snapshot();
+    m::Snapshot snap = m::snapshot();
+    std::sort(snap.entries.begin(), snap.entries.end(),
+              [](const m::Snapshot::Entry& a, const m::Snapshot::Entry& b) {
+                  return std::tuple(a.op, static_cast<uint32_t>(a.type), a.kernel) <
+                         std::tuple(b.op, static_cast<uint32_t>(b.type), b.kernel);
+              });
     std::fprintf(stderr, "profile of %s (%.3f s of wall time):\n", test.c_str(), wall_seconds);
-    for (int op = 0; op < m::kOpCount; ++op)
-        for (int type = 0; type < m::kTypeSlots; ++type)
-            for (int isa = 0; isa < m::kIsaCount; ++isa) {
-                const m::Cell& cell = snap.cells[op][type][isa];
-                if (cell.calls == 0) continue;
-                const auto traits = kernels::type_traits(static_cast<uint32_t>(type));
-                std::fprintf(stderr, "  %-20s %-6s %-6s %8llu calls %9.3f s %5.1f%%\n",
-                             std::string(m::op_name(static_cast<m::Op>(op))).c_str(),
-                             traits ? std::string(traits->name).c_str() : "?",
-                             std::string(kernels::isa_name(static_cast<kernels::Isa>(isa))).c_str(),
-                             static_cast<unsigned long long>(cell.calls),
-                             static_cast<double>(cell.total_ns) / 1e9,
-                             100.0 * static_cast<double>(cell.total_ns) / 1e9 / wall_seconds);
-            }
+    for (const m::Snapshot::Entry& e : snap.entries) {
+        const auto traits = kernels::type_traits(static_cast<uint32_t>(e.type));
+        const kernels::KernelName kernel = kernels::kernel_name(e.kernel);
+        std::fprintf(stderr, "  %-20s %-6s %-7s %-36s %8llu calls %9.3f s %5.1f%%\n",
+                     std::string(m::op_name(e.op)).c_str(), traits ? std::string(traits->name).c_str() : "?",
+                     std::string(kernels::backend_name(kernel.backend)).c_str(),
+                     std::string(kernel.name).c_str(), static_cast<unsigned long long>(e.cell.calls),
+                     static_cast<double>(e.cell.total_ns) / 1e9,
+                     100.0 * static_cast<double>(e.cell.total_ns) / 1e9 / wall_seconds);
+    }
 }
 
 void summarize(TestResult& r) {

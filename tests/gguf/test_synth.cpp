@@ -9,6 +9,7 @@
 #include "engine/synth/synth_shape.h"
 #include "engine/synth/synth_writer.h"
 #include "kernels/kernel_table.h"
+#include "kernels/reference/reference_kernels.h"
 #include "tests/support/test_support.h"
 #include <QTest>
 #include <cmath>
@@ -43,7 +44,7 @@ ModelShape shape(const char* name) {
 
 // Mean and standard deviation of a tensor's values, dequantized by the reference kernels.
 std::pair<double, double> stats(const TensorInfo& t) {
-    const auto dequantize = kernels::reference_kernels().of(t.type).dequantize;
+    const auto dequantize = kernels::reference_ops(t.type).dequantize;
     const int64_t row = t.shape[0];
     const int64_t rows = t.elements() / row;
     const size_t row_bytes = kernels::row_bytes(t.type, row);

@@ -1,21 +1,19 @@
-// The attention kernels of every ISA tier this CPU runs (AttendF16Fn, AttendGroupF16Fn) against
-// exact attention in float64 over the same F16 keys and values: within 2e-6 of the values' scale
-// at head sizes with and without a specialised path (and not multiples of 8) and key counts
-// around the SIMD blocks of 8; the SIMD tiers within 5e-7 of the scalar one; a tile of one position
-// bit for bit what the single-query kernel gives each row, and a tile of several positions and
-// query heads bit for bit what a tile of two positions of one head gives each row (tiers may sum
-// those in another order than single queries), within 5e-7 of the scalar kernel; keys whose
-// score is -inf weighing nothing;
-// scores large enough that the softmax is one-hot; the AVX2 vector exp and the AVX-512 vector
-// 2^x (both widths, lane for lane the same) within 2 ulp.
-// Rows without gaps (the cache's layout) bit for bit what the same rows with gaps give.
-// Over Q8_0 and Q4_0 keys and values (AttendGroupFn), every tier within the same 2e-6 of float64
-// attention over the dequantized cache, the SIMD tiers within 5e-7 of the scalar one, a tile
-// bit for bit what each of its rows gives in a tile of two positions of one head, and F16
-// through the typed entry bit for bit what the F16 entry gives.
+// Every attention candidate of the tiers this CPU runs (AttendFn), over the shapes its guard
+// takes, against exact attention in float64 over the same keys and values: within 2e-6 of the
+// values' scale at head sizes with and without a specialised path (and not multiples of 8) and
+// key counts around the SIMD blocks of 8; a tile of one position bit for bit what a single query
+// gives each row, and a tile of several positions and query heads bit for bit what a tile of two
+// positions of one head gives each row (kernels may sum those in another order than single
+// queries); keys whose score is -inf weighing nothing; scores large enough that the softmax is
+// one-hot; rows without gaps (the cache's layout) bit for bit what the same rows with gaps give;
+// Q8_0 and Q4_0 keys and values within the same 2e-6 of float64 attention over the dequantized
+// cache. The tables pick the kernels the tiers promise; the AVX2 vector exp and the AVX-512
+// vector 2^x (both widths, lane for lane the same) within 2 ulp. Each candidate against the
+// scalar reference: test_kernel_ops.
 #include "kernels/fp16.h"
 #include "kernels/kernel_table.h"
 #include "kernels/reference/reference_kernels.h"
+#include "tests/support/kernel_candidates.h"
 #if HEARTH_X86_KERNELS
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx512/avx512_kernels.h"
@@ -33,14 +31,33 @@ using namespace hearth::kernels;
 
 namespace {
 
-constexpr const auto& kTiers = kIsaTiers;
+// The attention candidates of the tiers this CPU and build run, each once (the others are
+// skipped by unavailableTiers, with the reason).
+const std::vector<Candidate<AttendFn>>& candidates() {
+    static const auto all = hearth::test::distinct_candidates<AttendFn>(
+        [](const KernelTable& k) -> auto& { return k.attention; });
+    return all;
+}
 
-// The tiers this CPU and build run (the others are skipped by unavailableTiers, with the reason).
-std::vector<Isa> tested_tiers() {
-    std::vector<Isa> tiers;
-    for (Isa isa : kTiers)
-        if (kernels_for(isa)) tiers.push_back(isa);
-    return tiers;
+// The indices of the candidates that take tiles of n_positions at head_dim.
+std::vector<int> taking(int n_positions, int head_dim, bool f16_cache = true) {
+    std::vector<int> out;
+    for (size_t i = 0; i < candidates().size(); ++i)
+        if (candidates()[i].takes({.batch = n_positions, .width = head_dim, .f16_cache = f16_cache}))
+            out.push_back(static_cast<int>(i));
+    return out;
+}
+
+std::string label(int candidate) {
+    return hearth::test::candidate_label(candidates()[static_cast<size_t>(candidate)]).toStdString();
+}
+
+void add_candidate_column() {
+    QTest::addColumn<int>("candidate");
+}
+
+AttendFn kernel_of(int candidate) {
+    return candidates()[static_cast<size_t>(candidate)].fn;
 }
 
 // Errors relative to the largest |value|. The F32 kernels land within 3e-7 of exact (2048 keys,
@@ -55,6 +72,8 @@ struct Cache {
     std::vector<uint16_t> keys, values;
     const uint16_t* key_rows() const { return keys.data() + offset; }
     const uint16_t* value_rows() const { return values.data() + offset; }
+    KvRows key_kv() const { return {key_rows(), TensorType::F16, stride * sizeof(uint16_t)}; }
+    KvRows value_kv() const { return {value_rows(), TensorType::F16, stride * sizeof(uint16_t)}; }
     uint16_t& key(int j, int d) {
         return keys[offset + static_cast<size_t>(j) * stride + static_cast<size_t>(d)];
     }
@@ -136,13 +155,17 @@ double value_scale(const Cache& c, int n_keys) {
 // more). Other tiers and single positions: kExactTolerance.
 constexpr double kAmxTileTolerance = kExactTolerance + 0x1p-15;
 
-double exact_tolerance(Isa isa, int n_positions) {
-    return isa == Isa::Amx && n_positions > 1 ? kAmxTileTolerance : kExactTolerance;
+double exact_tolerance(int candidate, int n_positions) {
+    return candidates()[static_cast<size_t>(candidate)].backend == cpu(Isa::Amx) && n_positions > 1
+               ? kAmxTileTolerance
+               : kExactTolerance;
 }
 
-std::vector<float> attend_one(AttendF16Fn attend, const float* q, const Cache& c, int n_keys) {
+// One query row over the first n_keys keys: a tile of one head at one position.
+std::vector<float> attend_one(AttendFn attend, const float* q, const Cache& c, int n_keys) {
     std::vector<float> out(static_cast<size_t>(c.head_dim), NAN);
-    attend(q, c.key_rows(), c.value_rows(), c.stride, n_keys, c.head_dim, scale_for(c.head_dim), out.data());
+    attend(q, out.data(), 0, 0, 1, 1, c.key_kv(), c.value_kv(), n_keys, c.head_dim, scale_for(c.head_dim),
+           {});
     return out;
 }
 
@@ -184,7 +207,7 @@ void fill_typed(TensorType type, int head_dim, int n_keys, std::mt19937& rng,
     bytes.assign(row_bytes * static_cast<size_t>(n_keys), 0);
     floats.resize(static_cast<size_t>(head_dim) * static_cast<size_t>(n_keys));
     std::vector<float> row(static_cast<size_t>(head_dim));
-    const TypeKernels& kernels = reference_kernels().of(type);
+    const ReferenceOps kernels = reference_ops(type);
     for (int j = 0; j < n_keys; ++j) {
         for (float& x : row)
             x = normal(rng);
@@ -240,26 +263,25 @@ double typed_value_scale(const TypedCache& c, int n_keys) {
     return largest;
 }
 
-std::vector<float> attend_typed(AttendGroupFn attend, const float* q, const TypedCache& c, int n_keys) {
+std::vector<float> attend_typed(AttendFn attend, const float* q, const TypedCache& c, int n_keys) {
     std::vector<float> out(static_cast<size_t>(c.head_dim), NAN);
-    attend(q, out.data(), 0, 0, 1, 1, c.key_rows(), c.value_rows(), n_keys, c.head_dim,
-           scale_for(c.head_dim));
+    attend(q, out.data(), 0, 0, 1, 1, c.key_rows(), c.value_rows(), n_keys, c.head_dim, scale_for(c.head_dim),
+           {});
     return out;
 }
 
 // Row (p, h) of a tile of n_positions positions, computed in a tile of two positions of head h
 // alone (p and the next one, or the one before for the last): the shape a tile's rows must not
 // depend on. n_positions >= 2.
-template <class Attend, class... Rows>
-std::vector<float> row_in_pair(Attend attend, const float* q, size_t head_stride, size_t position_stride,
+std::vector<float> row_in_pair(AttendFn attend, const float* q, size_t head_stride, size_t position_stride,
                                int p, int h, int n_positions, int64_t n_keys, int64_t head_dim, float scale,
-                               Rows... rows) {
+                               KvRows keys, KvRows values) {
     const int first = std::min(p, n_positions - 2);
     const size_t first_row =
         static_cast<size_t>(first) * position_stride + static_cast<size_t>(h) * head_stride;
     std::vector<float> out(2 * position_stride, NAN);
-    attend(q + first_row, out.data(), head_stride, position_stride, 1, 2, rows..., n_keys + first, head_dim,
-           scale);
+    attend(q + first_row, out.data(), head_stride, position_stride, 1, 2, keys, values, n_keys + first,
+           head_dim, scale, {});
     const size_t at = static_cast<size_t>(p - first) * position_stride;
     return {out.begin() + static_cast<std::ptrdiff_t>(at),
             out.begin() + static_cast<std::ptrdiff_t>(at) + static_cast<std::ptrdiff_t>(head_dim)};
@@ -275,14 +297,6 @@ constexpr std::pair<TensorType, TensorType> kTypePairs[] = {{TensorType::Q8_0, T
                                                             {TensorType::Q8_0, TensorType::F16},
                                                             {TensorType::F16, TensorType::Q4_0},
                                                             {TensorType::Q4_0, TensorType::Q8_0}};
-
-void add_tier_column() {
-    QTest::addColumn<int>("tier");
-}
-
-const KernelTable& table_of(int tier) {
-    return *kernels_for(static_cast<Isa>(tier));
-}
 
 #if HEARTH_X86_KERNELS // the vector exp tests' inputs and measure
 // Every 61st float from `from` to `to` (|from| < |to|, the same sign), and `to` itself.
@@ -325,75 +339,40 @@ class TestAttentionKernels : public QObject {
 
 private slots:
     void initTestCase() {
-        QVERIFY(reference_kernels().attend_f16 == &attend_f16_ref);
-        QVERIFY(reference_kernels().attend_group_f16 == &attend_group_f16_ref);
-        QVERIFY(reference_kernels().attend_group == &attend_group_ref);
-        for (Isa isa : kTiers)
-            qInfo("ISA tier %s: %s", isa_name(isa).data(),
-                  kernels_for(isa) ? "tested" : ("skipped, " + isa_unavailable_reason(isa)).c_str());
+        QVERIFY(reference_kernels().attention.fn() == &attend_ref);
+        for (const Candidate<AttendFn>& c : candidates())
+            qInfo("candidate %s", qPrintable(hearth::test::candidate_label(c)));
     }
 
     void unavailableTiers() {
-        QString skipped;
-        for (Isa isa : kTiers)
-            if (!kernels_for(isa))
-                skipped += QString("%1%2: %3")
-                               .arg(skipped.isEmpty() ? "" : "; ", isa_name(isa).data(),
-                                    isa_unavailable_reason(isa).c_str());
+        const QString skipped = hearth::test::tiers_not_run();
         if (!skipped.isEmpty()) QSKIP(qPrintable("tiers not tested: " + skipped));
     }
 
-    // Every tier within kExactTolerance of exact math: head sizes with an unrolled AVX2 path (32,
+    // Every candidate within kExactTolerance of exact math: head sizes with an unrolled AVX2 path (32,
     // 64, 96, 128), others that are multiples of 8 (8, 40, 72, 256) and some that are not (12,
     // 36, 100); key counts below, at and around the blocks of 8, and long runs.
     void matchesExactMath_data() {
-        add_tier_column();
+        add_candidate_column();
         QTest::addColumn<int>("head_dim");
         QTest::addColumn<int>("n_keys");
-        for (Isa isa : tested_tiers())
-            for (int head_dim : {8, 12, 32, 36, 40, 64, 72, 96, 100, 128, 256})
+        for (int head_dim : {8, 12, 32, 36, 40, 64, 72, 96, 100, 128, 256})
+            for (int candidate : taking(1, head_dim))
                 for (int n_keys : {1, 2, 7, 8, 9, 16, 33, 1000, 2048})
-                    QTest::addRow("%s-d%d-n%d", isa_name(isa).data(), head_dim, n_keys)
-                        << static_cast<int>(isa) << head_dim << n_keys;
+                    QTest::addRow("%s-d%d-n%d", label(candidate).c_str(), head_dim, n_keys)
+                        << candidate << head_dim << n_keys;
     }
     void matchesExactMath() {
-        QFETCH(int, tier);
+        QFETCH(int, candidate);
         QFETCH(int, head_dim);
         QFETCH(int, n_keys);
-        const KernelTable* table = &table_of(tier);
         const Cache c = make_cache(head_dim, n_keys, static_cast<unsigned>(head_dim * 7919 + n_keys));
         // Scores spread over ~±6: weights from 1 down to ~1e-5, a new maximum now and then.
         const std::vector<float> q = random_floats(static_cast<size_t>(head_dim), 2.0f, unsigned(n_keys));
-        const std::vector<float> got = attend_one(table->attend_f16, q.data(), c, n_keys);
+        const std::vector<float> got = attend_one(kernel_of(candidate), q.data(), c, n_keys);
         const double error = largest_error(got, exact_attention(q.data(), c, n_keys, scale_for(head_dim)),
                                            value_scale(c, n_keys));
         QVERIFY2(error <= kExactTolerance, qPrintable(QString("error %1 of the values' scale").arg(error)));
-    }
-
-    // The SIMD tiers within kScalarTolerance of the scalar reference (same F32 math, another
-    // order of roundings and another exp).
-    void matchesScalar_data() {
-        add_tier_column();
-        QTest::addColumn<int>("head_dim");
-        QTest::addColumn<int>("n_keys");
-        for (Isa isa : tested_tiers())
-            if (isa != Isa::Scalar)
-                for (int head_dim : {12, 40, 64, 128})
-                    for (int n_keys : {1, 9, 301, 2048})
-                        QTest::addRow("%s-d%d-n%d", isa_name(isa).data(), head_dim, n_keys)
-                            << static_cast<int>(isa) << head_dim << n_keys;
-    }
-    void matchesScalar() {
-        QFETCH(int, tier);
-        QFETCH(int, head_dim);
-        QFETCH(int, n_keys);
-        const KernelTable* table = &table_of(tier);
-        const Cache c = make_cache(head_dim, n_keys, static_cast<unsigned>(head_dim + 31 * n_keys));
-        const std::vector<float> q = random_floats(static_cast<size_t>(head_dim), 2.0f, 17);
-        const std::vector<float> got = attend_one(table->attend_f16, q.data(), c, n_keys);
-        const std::vector<float> want = attend_one(attend_f16_ref, q.data(), c, n_keys);
-        const double error = largest_error(got, want, value_scale(c, n_keys));
-        QVERIFY2(error <= kScalarTolerance, qPrintable(QString("error %1 of the values' scale").arg(error)));
     }
 
     // Tiles of several positions (prefill: the AMX tier's own kernel, the others' tile kernels)
@@ -404,20 +383,19 @@ private slots:
     // (80, 208), up to the largest the AMX kernel takes; keys in one block, around blocks of 32,
     // and long runs.
     void tileMatchesExactMath_data() {
-        add_tier_column();
+        add_candidate_column();
         QTest::addColumn<int>("head_dim");
         QTest::addColumn<int>("n_keys");
-        for (Isa isa : tested_tiers())
-            for (int head_dim : {16, 64, 80, 128, 208, 256})
+        for (int head_dim : {16, 64, 80, 128, 208, 256})
+            for (int candidate : taking(3, head_dim))
                 for (int n_keys : {1, 31, 33, 700, 2048})
-                    QTest::addRow("%s-d%d-n%d", isa_name(isa).data(), head_dim, n_keys)
-                        << static_cast<int>(isa) << head_dim << n_keys;
+                    QTest::addRow("%s-d%d-n%d", label(candidate).c_str(), head_dim, n_keys)
+                        << candidate << head_dim << n_keys;
     }
     void tileMatchesExactMath() {
-        QFETCH(int, tier);
+        QFETCH(int, candidate);
         QFETCH(int, head_dim);
         QFETCH(int, n_keys);
-        const KernelTable* table = &table_of(tier);
         constexpr int kHeads = 7, kPositions = 3; // 21 rows: a group of 16 and one of 5
         const Cache c =
             make_cache(head_dim, n_keys + kPositions - 1, static_cast<unsigned>(head_dim * 31 + n_keys));
@@ -426,8 +404,8 @@ private slots:
         const std::vector<float> q = random_floats(position_stride * kPositions, 2.0f, unsigned(n_keys + 5));
         std::vector<float> out(q.size(), NAN);
         const float scale = scale_for(head_dim);
-        table->attend_group_f16(q.data(), out.data(), head_stride, position_stride, kHeads, kPositions,
-                                c.key_rows(), c.value_rows(), c.stride, n_keys, head_dim, scale);
+        kernel_of(candidate)(q.data(), out.data(), head_stride, position_stride, kHeads, kPositions,
+                             c.key_kv(), c.value_kv(), n_keys, head_dim, scale, {});
         for (int p = 0; p < kPositions; ++p)
             for (int h = 0; h < kHeads; ++h) {
                 const size_t row =
@@ -436,16 +414,14 @@ private slots:
                                              out.begin() + static_cast<std::ptrdiff_t>(row + head_stride));
                 const std::vector<double> exact = exact_attention(q.data() + row, c, n_keys + p, scale);
                 const double values_scale = value_scale(c, n_keys + p);
-                std::vector<float> scalar(head_stride, NAN);
-                attend_f16_ref(q.data() + row, c.key_rows(), c.value_rows(), c.stride, n_keys + p, head_dim,
-                               scale, scalar.data());
+                const std::vector<float> scalar = attend_one(attend_ref, q.data() + row, c, n_keys + p);
                 const double exact_error = largest_error(got, exact, values_scale);
                 const double scalar_error = largest_error(got, scalar, values_scale);
                 const double scalars_own = largest_error(scalar, exact, values_scale);
                 // Farther from the scalar kernel only by being closer to exact math than it is.
-                const auto isa = static_cast<Isa>(tier);
-                const double bound = exact_tolerance(isa, kPositions);
-                const double scalar_bound = isa == Isa::Amx ? bound + kScalarTolerance : kScalarTolerance;
+                const double bound = exact_tolerance(candidate, kPositions);
+                const double scalar_bound =
+                    bound > kExactTolerance ? bound + kScalarTolerance : kScalarTolerance;
                 QVERIFY2(exact_error <= bound && (scalar_error <= scalar_bound || exact_error <= scalars_own),
                          qPrintable(QString("position %1, head %2: error %3 of exact, %4 of the scalar "
                                             "kernel (which is %5 from exact)")
@@ -457,40 +433,38 @@ private slots:
             }
     }
 
-    // A tile of positions x query heads (AttendGroupF16Fn): every row bit for bit what the
-    // single-query kernel gives it over the keys its position sees (n_keys + position), on every
-    // tier; heads and positions in numbers that pair up and that do not, key counts around the
-    // blocks of 8, and scores that are random, rise with every key (each one a new maximum) or
-    // come in equal pairs that fall (ties).
+    // A tile of positions x query heads: every row bit for bit what a single query gives it over
+    // the keys its position sees (n_keys + position), for every candidate; heads and positions in numbers
+    // that pair up and that do not, key counts around the blocks of 8, and scores that are random, rise with
+    // every key (each one a new maximum) or come in equal pairs that fall (ties).
     void tileMatchesSingleQuery_data() {
-        add_tier_column();
+        add_candidate_column();
         QTest::addColumn<int>("head_dim");
         QTest::addColumn<int>("n_heads");
         QTest::addColumn<int>("n_positions");
         QTest::addColumn<int>("n_keys");
         QTest::addColumn<int>("pattern");
-        for (Isa isa : tested_tiers())
-            for (int head_dim : {64, 40, 12})
-                for (int n_heads : {1, 2, 7})
-                    for (int n_positions : {1, 3, 4, 10})
+        for (int head_dim : {64, 40, 12})
+            for (int n_positions : {1, 3, 4, 10})
+                for (int candidate : taking(n_positions, head_dim))
+                    for (int n_heads : {1, 2, 7})
                         for (int n_keys : {1, 8, 9, 37, 100})
                             for (int pattern : {0, 1, 2})
-                                QTest::addRow("%s-d%d-h%d-p%d-k%d-%s", isa_name(isa).data(), head_dim,
+                                QTest::addRow("%s-d%d-h%d-p%d-k%d-%s", label(candidate).c_str(), head_dim,
                                               n_heads, n_positions, n_keys,
                                               pattern == 0   ? "random"
                                               : pattern == 1 ? "rising"
                                                              : "falling-ties")
-                                    << static_cast<int>(isa) << head_dim << n_heads << n_positions << n_keys
-                                    << pattern;
+                                    << candidate << head_dim << n_heads << n_positions << n_keys << pattern;
     }
     void tileMatchesSingleQuery() {
-        QFETCH(int, tier);
+        QFETCH(int, candidate);
         QFETCH(int, head_dim);
         QFETCH(int, n_heads);
         QFETCH(int, n_positions);
         QFETCH(int, n_keys);
         QFETCH(int, pattern);
-        const KernelTable* table = &table_of(tier);
+        const AttendFn attend = kernel_of(candidate);
         const int total_keys = n_keys + n_positions - 1;
         Cache c = make_cache(head_dim, total_keys, 11u * unsigned(head_dim) + unsigned(n_heads));
         if (pattern != 0) // every element of key j the same: scores proportional to its level
@@ -509,33 +483,29 @@ private slots:
                 q[i] = 1.0f + 0.25f * static_cast<float>(i % head_stride) / static_cast<float>(head_stride);
         std::vector<float> out(q.size(), NAN);
         const float scale = scale_for(head_dim);
-        table->attend_group_f16(q.data(), out.data(), head_stride, position_stride, n_heads, n_positions,
-                                c.key_rows(), c.value_rows(), c.stride, n_keys, head_dim, scale);
+        attend(q.data(), out.data(), head_stride, position_stride, n_heads, n_positions, c.key_kv(),
+               c.value_kv(), n_keys, head_dim, scale, {});
         for (int p = 0; p < n_positions; ++p)
             for (int h = 0; h < n_heads; ++h) {
                 const size_t row =
                     static_cast<size_t>(p) * position_stride + static_cast<size_t>(h) * head_stride;
                 std::vector<float> want(static_cast<size_t>(head_dim), NAN);
                 if (n_positions == 1)
-                    table->attend_f16(q.data() + row, c.key_rows(), c.value_rows(), c.stride, n_keys + p,
-                                      head_dim, scale, want.data());
+                    want = attend_one(attend, q.data() + row, c, n_keys + p);
                 else
-                    want = row_in_pair(table->attend_group_f16, q.data(), head_stride, position_stride, p, h,
-                                       n_positions, n_keys, head_dim, scale, c.key_rows(), c.value_rows(),
-                                       c.stride);
+                    want = row_in_pair(attend, q.data(), head_stride, position_stride, p, h, n_positions,
+                                       n_keys, head_dim, scale, c.key_kv(), c.value_kv());
                 QVERIFY2(std::memcmp(out.data() + row, want.data(), want.size() * sizeof(float)) == 0,
                          qPrintable(QString("position %1, head %2").arg(p).arg(h)));
                 // Several positions sum in their own order: within the SIMD tiers' bound of the scalar
                 // kernel on random data, as matchesScalar checks single queries (the AMX tiles within
                 // theirs, and the scalar kernel's own distance from exact).
                 if (n_positions == 1 || pattern != 0) continue;
-                std::vector<float> scalar(static_cast<size_t>(head_dim), NAN);
-                attend_f16_ref(q.data() + row, c.key_rows(), c.value_rows(), c.stride, n_keys + p, head_dim,
-                               scale, scalar.data());
+                const std::vector<float> scalar = attend_one(attend_ref, q.data() + row, c, n_keys + p);
                 const double error = largest_error(want, scalar, value_scale(c, n_keys + p));
-                const auto isa = static_cast<Isa>(tier);
+                const double tile_bound = exact_tolerance(candidate, n_positions);
                 const double bound =
-                    isa == Isa::Amx ? exact_tolerance(isa, n_positions) + kScalarTolerance : kScalarTolerance;
+                    tile_bound > kExactTolerance ? tile_bound + kScalarTolerance : kScalarTolerance;
                 QVERIFY2(error <= bound,
                          qPrintable(QString("position %1, head %2: error %3 against the scalar kernel")
                                         .arg(p)
@@ -545,28 +515,29 @@ private slots:
     }
 
     // Rows without gaps between them (the KV cache's own layout, which kernels may read in place)
-    // give the same bits as the same rows with gaps, on every tier: decode tiles of 1 to 16 heads
+    // give the same bits as the same rows with gaps, for every candidate: decode tiles of 1 to 16 heads
     // (more than one pass of rows) and a prefill tile, head sizes the kernels know in advance
     // (64, 128, 256) and others (80, 48, and 40, not a multiple of 16), key counts below, at and
     // past whole blocks of 16. With the gaps, tileMatchesSingleQuery and matchesExactMath hold.
     void gaplessRowsMatchRowsWithGaps_data() {
-        add_tier_column();
+        add_candidate_column();
         QTest::addColumn<int>("head_dim");
         QTest::addColumn<int>("n_heads");
         QTest::addColumn<int>("n_positions");
-        for (Isa isa : tested_tiers())
-            for (int head_dim : {64, 128, 256, 80, 48, 40})
-                for (int n_heads : {1, 2, 3, 4, 7, 8, 9, 16})
-                    for (int n_positions : {1, 3})
-                        QTest::addRow("%s-d%d-h%d-p%d", isa_name(isa).data(), head_dim, n_heads, n_positions)
-                            << static_cast<int>(isa) << head_dim << n_heads << n_positions;
+        for (int head_dim : {64, 128, 256, 80, 48, 40})
+            for (int n_positions : {1, 3})
+                for (int candidate : taking(n_positions, head_dim))
+                    for (int n_heads : {1, 2, 3, 4, 7, 8, 9, 16})
+                        QTest::addRow("%s-d%d-h%d-p%d", label(candidate).c_str(), head_dim, n_heads,
+                                      n_positions)
+                            << candidate << head_dim << n_heads << n_positions;
     }
     void gaplessRowsMatchRowsWithGaps() {
-        QFETCH(int, tier);
+        QFETCH(int, candidate);
         QFETCH(int, head_dim);
         QFETCH(int, n_heads);
         QFETCH(int, n_positions);
-        const KernelTable* table = &table_of(tier);
+        const AttendFn attend = kernel_of(candidate);
         const size_t dim = static_cast<size_t>(head_dim);
         for (int n_keys : {1, 15, 16, 17, 100, 300}) {
             const int total_keys = n_keys + n_positions - 1;
@@ -584,10 +555,12 @@ private slots:
                 random_floats(position_stride * static_cast<size_t>(n_positions), 2.0f, unsigned(n_keys));
             std::vector<float> want(q.size(), NAN), got(q.size(), NAN);
             const float scale = scale_for(head_dim);
-            table->attend_group_f16(q.data(), want.data(), dim, position_stride, n_heads, n_positions,
-                                    gaps.key_rows(), gaps.value_rows(), gaps.stride, n_keys, head_dim, scale);
-            table->attend_group_f16(q.data(), got.data(), dim, position_stride, n_heads, n_positions,
-                                    keys.data(), values.data(), dim, n_keys, head_dim, scale);
+            attend(q.data(), want.data(), dim, position_stride, n_heads, n_positions, gaps.key_kv(),
+                   gaps.value_kv(), n_keys, head_dim, scale, {});
+            const size_t row_bytes = dim * sizeof(uint16_t);
+            attend(q.data(), got.data(), dim, position_stride, n_heads, n_positions,
+                   {keys.data(), TensorType::F16, row_bytes}, {values.data(), TensorType::F16, row_bytes},
+                   n_keys, head_dim, scale, {});
             QVERIFY2(std::all_of(want.begin(), want.end(), [](float x) { return std::isfinite(x); }),
                      qPrintable(QString("%1 keys: an output is not finite").arg(n_keys)));
             QVERIFY2(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0,
@@ -598,24 +571,23 @@ private slots:
     // Keys whose score is -inf (an infinite key against a positive query) weigh nothing: first,
     // in the middle, a whole block of 8, or all keys but one (the output is then that value).
     void infiniteScoresWeighNothing_data() {
-        add_tier_column();
+        add_candidate_column();
         QTest::addColumn<QList<int>>("masked");
         QTest::addColumn<int>("n_keys");
-        for (Isa isa : tested_tiers()) {
-            const char* name = isa_name(isa).data();
-            QTest::addRow("%s-first", name) << static_cast<int>(isa) << QList<int>{0} << 20;
-            QTest::addRow("%s-middle", name) << static_cast<int>(isa) << QList<int>{5, 11} << 20;
-            QTest::addRow("%s-first-block", name)
-                << static_cast<int>(isa) << QList<int>{0, 1, 2, 3, 4, 5, 6, 7} << 20;
-            QTest::addRow("%s-all-but-last", name)
-                << static_cast<int>(isa) << QList<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10} << 12;
+        for (int candidate : taking(1, 64)) {
+            const std::string name = label(candidate);
+            QTest::addRow("%s-first", name.c_str()) << candidate << QList<int>{0} << 20;
+            QTest::addRow("%s-middle", name.c_str()) << candidate << QList<int>{5, 11} << 20;
+            QTest::addRow("%s-first-block", name.c_str())
+                << candidate << QList<int>{0, 1, 2, 3, 4, 5, 6, 7} << 20;
+            QTest::addRow("%s-all-but-last", name.c_str())
+                << candidate << QList<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10} << 12;
         }
     }
     void infiniteScoresWeighNothing() {
-        QFETCH(int, tier);
+        QFETCH(int, candidate);
         QFETCH(QList<int>, masked);
         QFETCH(int, n_keys);
-        const KernelTable* table = &table_of(tier);
         constexpr int kHeadDim = 64;
         Cache c = make_cache(kHeadDim, n_keys, 99);
         for (int j : masked)
@@ -624,7 +596,7 @@ private slots:
         std::vector<float> q = random_floats(kHeadDim, 1.0f, 3);
         for (float& x : q)
             x = std::fabs(x) + 0.01f; // positive: every masked score is exactly -inf
-        const std::vector<float> got = attend_one(table->attend_f16, q.data(), c, n_keys);
+        const std::vector<float> got = attend_one(kernel_of(candidate), q.data(), c, n_keys);
         const double error = largest_error(got, exact_attention(q.data(), c, n_keys, scale_for(kHeadDim)),
                                            value_scale(c, n_keys));
         QVERIFY2(error <= kExactTolerance, qPrintable(QString("error %1 of the values' scale").arg(error)));
@@ -633,17 +605,16 @@ private slots:
     // Scores in the thousands: the softmax is one-hot (every other weight underflows to 0), and
     // where the maximum rises by thousands the earlier sums are rescaled by exp(-thousands) = 0.
     void largeScores_data() {
-        add_tier_column();
+        add_candidate_column();
         QTest::addColumn<bool>("rising");
-        for (Isa isa : tested_tiers()) {
-            QTest::addRow("%s-random", isa_name(isa).data()) << static_cast<int>(isa) << false;
-            QTest::addRow("%s-rising", isa_name(isa).data()) << static_cast<int>(isa) << true;
+        for (int candidate : taking(1, 64)) {
+            QTest::addRow("%s-random", label(candidate).c_str()) << candidate << false;
+            QTest::addRow("%s-rising", label(candidate).c_str()) << candidate << true;
         }
     }
     void largeScores() {
-        QFETCH(int, tier);
+        QFETCH(int, candidate);
         QFETCH(bool, rising);
-        const KernelTable* table = &table_of(tier);
         constexpr int kHeadDim = 64, kKeys = 100;
         Cache c = make_cache(kHeadDim, kKeys, 7);
         if (rising)
@@ -652,7 +623,7 @@ private slots:
                     c.key(j, d) = fp32_to_fp16(static_cast<float>(j) * 2.0f + 1.0f);
         std::vector<float> q = random_floats(kHeadDim, 300.0f, 8);
         if (rising) std::fill(q.begin(), q.end(), 50.0f);
-        const std::vector<float> got = attend_one(table->attend_f16, q.data(), c, kKeys);
+        const std::vector<float> got = attend_one(kernel_of(candidate), q.data(), c, kKeys);
         const std::vector<double> exact = exact_attention(q.data(), c, kKeys, scale_for(kHeadDim));
         const double error = largest_error(got, exact, value_scale(c, kKeys));
         QVERIFY2(error <= kExactTolerance, qPrintable(QString("error %1 of the values' scale").arg(error)));
@@ -660,38 +631,36 @@ private slots:
 
     // A single key: the output is that key's value exactly (weight 1, sum 1).
     void singleKeyReturnsItsValue() {
-        for (Isa isa : tested_tiers()) {
-            const KernelTable* table = kernels_for(isa);
-            for (int head_dim : {12, 64, 128}) {
+        for (int head_dim : {12, 64, 128})
+            for (int candidate : taking(1, head_dim)) {
                 const Cache c = make_cache(head_dim, 1, 5);
                 const std::vector<float> q = random_floats(static_cast<size_t>(head_dim), 2.0f, 6);
-                const std::vector<float> got = attend_one(table->attend_f16, q.data(), c, 1);
+                const std::vector<float> got = attend_one(kernel_of(candidate), q.data(), c, 1);
                 for (int d = 0; d < head_dim; ++d)
                     QCOMPARE(got[static_cast<size_t>(d)], c.value(0, d));
             }
-        }
     }
 
-    // Quantized keys and values read directly: every tier within kExactTolerance of float64
+    // Quantized keys and values read directly: every candidate within kExactTolerance of float64
     // attention over what the cache stands for (the dequantized blocks), at the head sizes of
     // real models (multiples of 32) and key counts around the blocks of 8.
     void quantizedMatchesExactMath_data() {
-        add_tier_column();
+        add_candidate_column();
         QTest::addColumn<int>("key_type");
         QTest::addColumn<int>("value_type");
         QTest::addColumn<int>("head_dim");
         QTest::addColumn<int>("n_keys");
-        for (Isa isa : tested_tiers())
-            for (const auto& [key_type, value_type] : kTypePairs)
-                for (int head_dim : {32, 64, 96, 128, 160})
+        for (int head_dim : {32, 64, 96, 128, 160})
+            for (int candidate : taking(1, head_dim, false))
+                for (const auto& [key_type, value_type] : kTypePairs)
                     for (int n_keys : {1, 7, 9, 300, 2048})
-                        QTest::addRow("%s-k%s-v%s-d%d-n%d", isa_name(isa).data(), short_name(key_type),
+                        QTest::addRow("%s-k%s-v%s-d%d-n%d", label(candidate).c_str(), short_name(key_type),
                                       short_name(value_type), head_dim, n_keys)
-                            << static_cast<int>(isa) << static_cast<int>(key_type)
-                            << static_cast<int>(value_type) << head_dim << n_keys;
+                            << candidate << static_cast<int>(key_type) << static_cast<int>(value_type)
+                            << head_dim << n_keys;
     }
     void quantizedMatchesExactMath() {
-        QFETCH(int, tier);
+        QFETCH(int, candidate);
         QFETCH(int, key_type);
         QFETCH(int, value_type);
         QFETCH(int, head_dim);
@@ -700,34 +669,34 @@ private slots:
             make_typed_cache(static_cast<TensorType>(key_type), static_cast<TensorType>(value_type), head_dim,
                              n_keys, static_cast<unsigned>(head_dim * 131 + n_keys));
         const std::vector<float> q = random_floats(static_cast<size_t>(head_dim), 2.0f, unsigned(n_keys + 3));
-        const std::vector<float> got = attend_typed(table_of(tier).attend_group, q.data(), c, n_keys);
+        const std::vector<float> got = attend_typed(kernel_of(candidate), q.data(), c, n_keys);
         const double error =
             largest_error(got, exact_typed_attention(q.data(), c, n_keys, scale_for(head_dim)),
                           typed_value_scale(c, n_keys));
         QVERIFY2(error <= kExactTolerance, qPrintable(QString("error %1 of the values' scale").arg(error)));
     }
 
-    // The SIMD tiers within kScalarTolerance of the scalar kernel over the same quantized cache,
-    // and a tile of positions x heads bit for bit what each row gives alone.
-    void quantizedMatchesScalarAndTiles_data() {
-        add_tier_column();
+    // Over a quantized cache, a tile of positions x heads bit for bit what each row gives in a
+    // tile of two positions of one head.
+    void quantizedTilesMatchPairs_data() {
+        add_candidate_column();
         QTest::addColumn<int>("key_type");
         QTest::addColumn<int>("value_type");
         QTest::addColumn<int>("head_dim");
-        for (Isa isa : tested_tiers())
-            for (const auto& [key_type, value_type] : kTypePairs)
-                for (int head_dim : {32, 64, 128, 160})
-                    QTest::addRow("%s-k%s-v%s-d%d", isa_name(isa).data(), short_name(key_type),
+        for (int head_dim : {32, 64, 128, 160})
+            for (int candidate : taking(6, head_dim, false))
+                for (const auto& [key_type, value_type] : kTypePairs)
+                    QTest::addRow("%s-k%s-v%s-d%d", label(candidate).c_str(), short_name(key_type),
                                   short_name(value_type), head_dim)
-                        << static_cast<int>(isa) << static_cast<int>(key_type) << static_cast<int>(value_type)
+                        << candidate << static_cast<int>(key_type) << static_cast<int>(value_type)
                         << head_dim;
     }
-    void quantizedMatchesScalarAndTiles() {
-        QFETCH(int, tier);
+    void quantizedTilesMatchPairs() {
+        QFETCH(int, candidate);
         QFETCH(int, key_type);
         QFETCH(int, value_type);
         QFETCH(int, head_dim);
-        const KernelTable& table = table_of(tier);
+        const AttendFn attend = kernel_of(candidate);
         constexpr int kHeads = 3, kPositions = 6, kKeys = 37; // 18 rows: more than one vector of 16
         const TypedCache c =
             make_typed_cache(static_cast<TensorType>(key_type), static_cast<TensorType>(value_type), head_dim,
@@ -737,99 +706,47 @@ private slots:
         const std::vector<float> q = random_floats(position_stride * kPositions, 2.0f, 21);
         std::vector<float> out(q.size(), NAN);
         const float scale = scale_for(head_dim);
-        table.attend_group(q.data(), out.data(), head_stride, position_stride, kHeads, kPositions,
-                           c.key_rows(), c.value_rows(), kKeys, head_dim, scale);
+        attend(q.data(), out.data(), head_stride, position_stride, kHeads, kPositions, c.key_rows(),
+               c.value_rows(), kKeys, head_dim, scale, {});
         for (int p = 0; p < kPositions; ++p)
             for (int h = 0; h < kHeads; ++h) {
                 const size_t row =
                     static_cast<size_t>(p) * position_stride + static_cast<size_t>(h) * head_stride;
-                std::vector<float> scalar(static_cast<size_t>(head_dim), NAN);
                 const std::vector<float> alone =
-                    row_in_pair(table.attend_group, q.data(), head_stride, position_stride, p, h, kPositions,
-                                kKeys, head_dim, scale, c.key_rows(), c.value_rows());
+                    row_in_pair(attend, q.data(), head_stride, position_stride, p, h, kPositions, kKeys,
+                                head_dim, scale, c.key_rows(), c.value_rows());
                 QVERIFY2(std::memcmp(out.data() + row, alone.data(), alone.size() * sizeof(float)) == 0,
                          qPrintable(
                              QString("position %1, head %2: tile differs from the row in a pair of positions")
                                  .arg(p)
                                  .arg(h)));
-                attend_group_ref(q.data() + row, scalar.data(), 0, 0, 1, 1, c.key_rows(), c.value_rows(),
-                                 kKeys + p, head_dim, scale);
-                const double error = largest_error(alone, scalar, typed_value_scale(c, kKeys + p));
-                QVERIFY2(error <= kScalarTolerance,
-                         qPrintable(QString("position %1, head %2: error %3 against the scalar kernel")
-                                        .arg(p)
-                                        .arg(h)
-                                        .arg(error)));
             }
     }
 
-    // F16 keys and values through the typed entry: the same bits as the F16 entry, on every tier.
-    void typedEntryMatchesF16Entry() {
-        for (Isa isa : tested_tiers()) {
-            const KernelTable& table = *kernels_for(isa);
-            for (int head_dim : {12, 64, 128})
-                for (int n_keys : {1, 9, 300}) {
-                    const Cache c = make_cache(head_dim, n_keys, 77);
-                    const std::vector<float> q = random_floats(static_cast<size_t>(head_dim), 2.0f, 4);
-                    const std::vector<float> want = attend_one(table.attend_f16, q.data(), c, n_keys);
-                    std::vector<float> got(want.size(), NAN);
-                    const size_t row = c.stride * sizeof(uint16_t);
-                    table.attend_group(q.data(), got.data(), 0, 0, 1, 1, {c.key_rows(), TensorType::F16, row},
-                                       {c.value_rows(), TensorType::F16, row}, n_keys, head_dim,
-                                       scale_for(head_dim));
-                    QVERIFY2(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)) == 0,
-                             qPrintable(
-                                 QString("%1 d%2 n%3").arg(isa_name(isa).data()).arg(head_dim).arg(n_keys)));
-                }
-        }
-    }
-
-    // The tier a table names for its attention (the dispatch metrics' label) is the one that
-    // runs: its own table's kernels give the same bits, for head sizes each tier takes itself
-    // and those it hands on (AVX-512: not multiples of 16), prefill and decode; and every table
-    // names a tier at or below its own.
-    void attentionIsaNamesTheKernelThatRuns() {
-        for (Isa isa : tested_tiers()) {
-            const KernelTable& table = *kernels_for(isa);
-            for (int head_dim : {12, 40, 64, 72, 128})
-                for (int positions : {1, 5}) {
-                    const Isa named = table.attention_isa(head_dim, positions, true);
-                    QVERIFY2(
-                        static_cast<int>(named) <= static_cast<int>(isa),
-                        qPrintable(QString("%1 names %2").arg(isa_name(isa).data(), isa_name(named).data())));
-                    const KernelTable& runs = *kernels_for(named);
-                    QCOMPARE(runs.attention_isa(head_dim, positions, true), named);
-                    constexpr int kHeads = 3, kKeys = 40;
-                    const Cache c = make_cache(head_dim, kKeys + positions, 19);
-                    const size_t head_stride = static_cast<size_t>(head_dim);
-                    const size_t position_stride = head_stride * kHeads;
-                    const std::vector<float> q = random_floats(position_stride * positions, 2.0f, 8);
-                    std::vector<float> got(q.size(), NAN), want(q.size(), NAN);
-                    const float scale = scale_for(head_dim);
-                    for (auto [t, out] : {std::pair{&table, &got}, std::pair{&runs, &want}})
-                        t->attend_group_f16(q.data(), out->data(), head_stride, position_stride, kHeads,
-                                            positions, c.key_rows(), c.value_rows(), c.stride, kKeys,
-                                            head_dim, scale);
-                    QVERIFY2(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0,
-                             qPrintable(QString("%1 d%2 p%3: not the bits of %4")
-                                            .arg(isa_name(isa).data())
-                                            .arg(head_dim)
-                                            .arg(positions)
-                                            .arg(isa_name(named).data())));
-                }
-        }
-        QCOMPARE(reference_kernels().attention_isa(64, 5, true), Isa::Scalar);
-        if (const KernelTable* avx512 = kernels_for(Isa::Avx512)) {
-            QCOMPARE(avx512->attention_isa(64, 5, true), Isa::Avx512);
-            QCOMPARE(avx512->attention_isa(40, 5, true), Isa::Avx2);
-        }
+    // The tables pick the kernels the tiers promise: AMX for prefill over F16 caches, AVX-512
+    // for decode, quantized caches and head sizes of 16k, AVX2 for the others and for AVX-VNNI.
+    void tablesPickTheTiersKernels() {
+        const auto tier_of = [](const KernelTable& table, int positions, int head_dim, bool f16) {
+            const Candidate<AttendFn>* c =
+                table.attention.pick({.batch = positions, .width = head_dim, .f16_cache = f16});
+            return c != nullptr ? c->backend : Backend{Device::Vulkan, Isa::Scalar};
+        };
+        QCOMPARE(tier_of(reference_kernels(), 5, 64, true), cpu(Isa::Scalar));
+        if (const KernelTable* avx2 = kernels_for(Isa::Avx2))
+            QCOMPARE(tier_of(*avx2, 5, 40, true), cpu(Isa::Avx2));
         if (const KernelTable* vnni = kernels_for(Isa::AvxVnni))
-            QCOMPARE(vnni->attention_isa(64, 5, true), Isa::Avx2);
+            QCOMPARE(tier_of(*vnni, 5, 64, true), cpu(Isa::Avx2));
+        if (const KernelTable* avx512 = kernels_for(Isa::Avx512)) {
+            QCOMPARE(tier_of(*avx512, 5, 64, true), cpu(Isa::Avx512));
+            QCOMPARE(tier_of(*avx512, 1, 64, false), cpu(Isa::Avx512));
+            QCOMPARE(tier_of(*avx512, 5, 40, true), cpu(Isa::Avx2));
+        }
         if (const KernelTable* amx = kernels_for(Isa::Amx)) {
-            QCOMPARE(amx->attention_isa(64, 5, true), Isa::Amx);
-            QCOMPARE(amx->attention_isa(64, 1, true), Isa::Avx512);  // decode
-            QCOMPARE(amx->attention_isa(64, 5, false), Isa::Avx512); // a quantized cache
-            QCOMPARE(amx->attention_isa(40, 5, true), Isa::Avx2);
+            QCOMPARE(tier_of(*amx, 5, 64, true), cpu(Isa::Amx));
+            QCOMPARE(tier_of(*amx, 1, 64, true), cpu(Isa::Avx512));  // decode
+            QCOMPARE(tier_of(*amx, 5, 64, false), cpu(Isa::Avx512)); // a quantized cache
+            QCOMPARE(tier_of(*amx, 5, 512, true), cpu(Isa::Avx512)); // past the tiles' largest head
+            QCOMPARE(tier_of(*amx, 5, 40, true), cpu(Isa::Avx2));
         }
     }
 

@@ -1,13 +1,13 @@
-// The attention kernels' limits (AttendGroupLimitedFn: a sliding window and logit soft-capping,
-// as Gemma 2 and 3 need) on every ISA tier this CPU runs, against float64 attention over the
+// The attention kernels' limits (a sliding window and logit soft-capping, as Gemma 2 and 3 need)
+// for every attention candidate of the tiers this CPU runs, against float64 attention over the
 // same F16 keys and values: within 2e-6 of the values' scale (the AMX tiles 2^-15 more, as they
-// cut the softmax weights to 16 bits) for windows shorter than, across
-// and longer than the blocks of 8 keys, with and without soft-capping, over tiles of several
-// positions and heads; without limits bit for bit the plain kernel; and a window longer than
-// every row's keys bit for bit no window at all.
+// cut the softmax weights to 16 bits) for windows shorter than, across and longer than the
+// blocks of 8 keys, with and without soft-capping, over tiles of several positions and heads;
+// and a window longer than every row's keys bit for bit no window at all.
 #include "kernels/fp16.h"
 #include "kernels/kernel_table.h"
 #include "kernels/reference/reference_kernels.h"
+#include "tests/support/kernel_candidates.h"
 
 #include <QTest>
 #include <algorithm>
@@ -20,23 +20,18 @@ using namespace hearth::kernels;
 namespace {
 
 constexpr double kExactTolerance = 2e-6; // of the largest |value|
-constexpr double kScalarTolerance = 5e-7;
 // The AMX tier's tiles of several positions cut each softmax weight to 16 significant bits
 // (attention_amx.cpp, test_attention_kernels): 2^-15 of the values' scale more.
 constexpr double kAmxWeightsCut = 0x1p-15;
 
-double exact_tolerance(Isa isa) {
-    return kExactTolerance + (isa == Isa::Amx ? kAmxWeightsCut : 0.0);
-}
-double scalar_tolerance(Isa isa) {
-    return kScalarTolerance + (isa == Isa::Amx ? kAmxWeightsCut : 0.0);
+const std::vector<Candidate<AttendFn>>& candidates() {
+    static const auto all = hearth::test::distinct_candidates<AttendFn>(
+        [](const KernelTable& k) -> auto& { return k.attention; });
+    return all;
 }
 
-std::vector<Isa> tested_tiers() {
-    std::vector<Isa> tiers;
-    for (Isa isa : kIsaTiers)
-        if (kernels_for(isa)) tiers.push_back(isa);
-    return tiers;
+double exact_tolerance(const Candidate<AttendFn>& c) {
+    return kExactTolerance + (c.backend == cpu(Isa::Amx) ? kAmxWeightsCut : 0.0);
 }
 
 // One KV head of n_keys F16 rows, and a tile of n_positions x n_heads query rows.
@@ -69,16 +64,10 @@ struct Case {
     size_t position_stride() const { return static_cast<size_t>(n_heads) * head_dim; }
     float scale() const { return 1.0f / std::sqrt(static_cast<float>(head_dim)); }
 
-    std::vector<float> run(AttendGroupLimitedFn attend, AttentionLimits limits) const {
+    std::vector<float> run(AttendFn attend, AttentionLimits limits) const {
         std::vector<float> out(q.size(), NAN);
         attend(q.data(), out.data(), head_stride(), position_stride(), n_heads, n_positions, key_rows(),
                value_rows(), n_keys, head_dim, scale(), limits);
-        return out;
-    }
-    std::vector<float> run_plain(AttendGroupFn attend) const {
-        std::vector<float> out(q.size(), NAN);
-        attend(q.data(), out.data(), head_stride(), position_stride(), n_heads, n_positions, key_rows(),
-               value_rows(), n_keys, head_dim, scale());
         return out;
     }
 
@@ -131,36 +120,38 @@ class TestAttentionLimits : public QObject {
 
 private slots:
     void within_exact_attention_data() {
-        QTest::addColumn<int>("isa");
+        QTest::addColumn<int>("candidate");
         QTest::addColumn<int>("head_dim");
         QTest::addColumn<int>("n_keys");
         QTest::addColumn<int>("window");
         QTest::addColumn<float>("softcap");
-        for (Isa isa : tested_tiers())
-            for (int head_dim : {48, 64, 40})
+        for (size_t i = 0; i < candidates().size(); ++i)
+            for (int head_dim : {48, 64, 40}) {
+                if (!candidates()[i].takes({.batch = 6, .width = head_dim})) continue;
                 for (int n_keys : {1, 7, 30, 77})
                     for (int window : {0, 1, 5, 8, 13, 4096})
                         for (float softcap : {0.0f, 5.0f}) {
                             if (window == 0 && softcap == 0) continue;
-                            QTest::addRow("%s/d%d/k%d/w%d/cap%g", isa_name(isa).data(), head_dim, n_keys,
-                                          window, double(softcap))
-                                << int(isa) << head_dim << n_keys << window << softcap;
+                            QTest::addRow("%s/d%d/k%d/w%d/cap%g",
+                                          qPrintable(hearth::test::candidate_label(candidates()[i])),
+                                          head_dim, n_keys, window, double(softcap))
+                                << int(i) << head_dim << n_keys << window << softcap;
                         }
+            }
     }
     // A tile of 6 positions x 3 heads, each row within its tier's bound of float64 attention over its window,
     // scores soft-capped; large queries so that the capping changes the weights.
     void within_exact_attention() {
-        QFETCH(int, isa);
+        QFETCH(int, candidate);
         QFETCH(int, head_dim);
         QFETCH(int, n_keys);
         QFETCH(int, window);
         QFETCH(float, softcap);
-        const KernelTable* table = kernels_for(static_cast<Isa>(isa));
-        QVERIFY(table && table->attend_group_limited);
+        const Candidate<AttendFn>& kernel = candidates()[static_cast<size_t>(candidate)];
         const Case c(head_dim, 3, 6, n_keys, 1234u + head_dim + n_keys, 2.0f);
         const AttentionLimits limits{window, softcap};
-        const double error = worst_error(c.run(table->attend_group_limited, limits), c.exact(limits));
-        const double limit = exact_tolerance(static_cast<Isa>(isa)) * c.value_scale;
+        const double error = worst_error(c.run(kernel.fn, limits), c.exact(limits));
+        const double limit = exact_tolerance(kernel) * c.value_scale;
         QVERIFY2(error <= limit, qPrintable(QString("error %1, limit %2").arg(error).arg(limit)));
     }
 
@@ -178,38 +169,23 @@ private slots:
         QVERIFY(cap_change > 1e-2);
     }
 
-    void without_limits_bit_for_bit_the_plain_kernel_data() {
-        QTest::addColumn<int>("isa");
-        for (Isa isa : tested_tiers())
-            QTest::newRow(isa_name(isa).data()) << int(isa);
+    void window_past_every_key_is_no_window_data() {
+        QTest::addColumn<int>("candidate");
+        for (size_t i = 0; i < candidates().size(); ++i)
+            QTest::newRow(qPrintable(hearth::test::candidate_label(candidates()[i]))) << int(i);
     }
-    // No limits, or a window longer than any row's keys: the same bits as attend_group.
-    void without_limits_bit_for_bit_the_plain_kernel() {
-        QFETCH(int, isa);
-        const KernelTable* table = kernels_for(static_cast<Isa>(isa));
+    // A window longer than any row's keys: the same bits as no limits.
+    void window_past_every_key_is_no_window() {
+        QFETCH(int, candidate);
+        const Candidate<AttendFn>& kernel = candidates()[static_cast<size_t>(candidate)];
+        int tested = 0;
         for (int head_dim : {32, 64, 96, 128, 40}) {
+            if (!kernel.takes({.batch = 5, .width = head_dim})) continue;
             const Case c(head_dim, 4, 5, 37, 7u + head_dim, 1.0f);
-            const std::vector<float> plain = c.run_plain(table->attend_group);
-            QCOMPARE(c.run(table->attend_group_limited, {}), plain);
-            QCOMPARE(c.run(table->attend_group_limited, {1000, 0}), plain);
+            QCOMPARE(c.run(kernel.fn, {1000, 0}), c.run(kernel.fn, {}));
+            ++tested;
         }
-    }
-
-    void simd_tiers_close_to_scalar_data() { without_limits_bit_for_bit_the_plain_kernel_data(); }
-    // Every tier's windowed, capped rows within 5e-7 of the scalar reference's (the AMX tiles
-    // within 2^-15 more).
-    void simd_tiers_close_to_scalar() {
-        QFETCH(int, isa);
-        const KernelTable* table = kernels_for(static_cast<Isa>(isa));
-        const Case c(64, 4, 9, 50, 4242u, 2.0f);
-        const AttentionLimits limits{8, 5.0f};
-        const std::vector<float> got = c.run(table->attend_group_limited, limits);
-        const std::vector<float> want = c.run(attend_group_limited_ref, limits);
-        double worst = 0;
-        for (size_t i = 0; i < got.size(); ++i)
-            worst = std::max(worst, double(std::abs(got[i] - want[i])));
-        QVERIFY2(worst <= scalar_tolerance(static_cast<Isa>(isa)) * c.value_scale,
-                 qPrintable(QString("difference %1").arg(worst)));
+        QVERIFY(tested > 0);
     }
 };
 

@@ -4,6 +4,7 @@
 #include "kernels/block_formats.h"
 #include "kernels/fp16.h"
 #include "kernels/kernel_table.h"
+#include "kernels/reference/reference_kernels.h"
 #include "kernels/tensor_type.h"
 
 #include <QTest>
@@ -20,7 +21,7 @@ constexpr fp16_bits kHalf = 0x3800, kOne = 0x3c00, kQuarter = 0x3400; // 0.5, 1.
 
 template <class Block> std::vector<float> dequantize(TensorType type, const Block& block) {
     std::vector<float> out(static_cast<size_t>(type_traits(type).block_elements));
-    reference_kernels().of(type).dequantize(&block, out.data(), int64_t(out.size()));
+    reference_ops(type).dequantize(&block, out.data(), int64_t(out.size()));
     return out;
 }
 

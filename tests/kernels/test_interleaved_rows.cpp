@@ -1,9 +1,11 @@
 // Q4_K, Q6_K and Q8_0 weights repacked in groups of 16 rows: the repacking gives back the file's
 // bytes, and matmul over the repacked matrix matches the row-major one on every tier this CPU
-// runs (the others skipped, with the reason), for decode and prefill batches.
+// runs (the others skipped, with the reason), for decode and prefill batches. Each kernel over
+// repacked rows against the reference: test_kernel_ops.
 #include "kernels/interleaved_rows.h"
 #include "kernels/kernel_table.h"
 #include "kernels/matmul.h"
+#include "kernels/reference/reference_kernels.h"
 
 #include "tests/support/normal_data.h"
 
@@ -21,21 +23,11 @@ namespace {
 std::vector<std::byte> quantized(TensorType t, int64_t rows, int64_t cols, uint32_t seed) {
     const std::vector<float> w = normal_data(rows * cols, seed, 0.1f);
     std::vector<std::byte> out(row_bytes(t, cols) * static_cast<size_t>(rows));
-    reference_kernels().of(t).quantize(w.data(), out.data(), rows * cols);
+    reference_ops(t).quantize(w.data(), out.data(), rows * cols);
     return out;
 }
 
 constexpr TensorType kRepackedTypes[] = {TensorType::Q4_K, TensorType::Q6_K, TensorType::Q8_0};
-
-// Activation rows in the format a table's kernels for `t` take (Q8_K, or Q8_0), by the
-// reference quantizer.
-std::vector<std::byte> activation_rows(const KernelTable& table, TensorType t, const std::vector<float>& x,
-                                       int64_t cols) {
-    const TensorType a = table.of(t).activation_type;
-    std::vector<std::byte> out(row_bytes(a, cols) * (x.size() / static_cast<size_t>(cols)));
-    reference_kernels().of(a).quantize(x.data(), out.data(), static_cast<int64_t>(x.size()));
-    return out;
-}
 
 } // namespace
 
@@ -133,72 +125,9 @@ private slots:
                 QFAIL(qPrintable(QString("y[%1] = %2, row-major %3").arg(i).arg(got[i]).arg(expected[i])));
     }
 
-    // The prefill kernel of each tier over repacked rows (the AMX tier's int8 tiles from a batch
-    // of 8; a batch of 20 leaves a short tile) against the scalar reference dot product, on a range of
-    // groups that does not start at the first, with nothing written outside it.
-    void prefill_kernel_matches_reference_data() {
-        QTest::addColumn<int>("type");
-        QTest::addColumn<int>("isa");
-        for (TensorType type : kRepackedTypes)
-            for (Isa isa : kIsaTiers)
-                if (isa != Isa::Scalar)
-                    QTest::newRow(qPrintable(QString::fromUtf8(type_traits(type).name.data()) + " " +
-                                             QString::fromUtf8(isa_name(isa).data())))
-                        << int(type) << int(isa);
-    }
-    void prefill_kernel_matches_reference() {
-        QFETCH(int, type);
-        QFETCH(int, isa);
-        const KernelTable* table = kernels_for(static_cast<Isa>(isa));
-        if (table == nullptr)
-            QSKIP(qPrintable(QString::fromStdString(isa_unavailable_reason(static_cast<Isa>(isa)))));
-        const auto t = static_cast<TensorType>(type);
-        const GemmFn gemm = table->of(t).gemm_interleaved16;
-        if (gemm == nullptr)
-            QSKIP("this tier unpacks the rows for the row-major gemm (matmul_matches_row_major)");
-        const int64_t rows = 48, cols = 4 * 256, batch = 20;
-        const std::vector<std::byte> weights = quantized(t, rows, cols, 41);
-        std::vector<std::byte> packed(interleaved_rows16_bytes(t, rows, cols));
-        interleave_rows16(t, weights.data(), rows, cols, packed.data());
-        const std::vector<float> x = normal_data(batch * cols, 42, 0.1f);
-        const TensorType activation = table->of(t).activation_type;
-        const size_t a_bytes = row_bytes(activation, cols);
-        const std::vector<std::byte> xq = activation_rows(*table, t, x, cols);
-        std::vector<float> y(size_t(rows * batch), -999.0f);
-        gemm(cols, packed.data(), row_bytes(t, cols), 16, rows, xq.data(), a_bytes, batch, y.data(), rows);
-        for (int64_t b = 0; b < batch; ++b)
-            for (int64_t r = 0; r < rows; ++r) {
-                const float got = y[size_t(b * rows + r)];
-                if (r < 16) {
-                    QCOMPARE(got, -999.0f);
-                    continue;
-                }
-                const float expected = reference_kernels().of(t).vec_dot(
-                    cols, weights.data() + static_cast<size_t>(r) * row_bytes(t, cols),
-                    xq.data() + b * a_bytes);
-                // The kernels sum in their own orders: each within 64 float roundings of the sum of
-                // the products' magnitudes (the sum cancels, so not of the result) of the
-                // reference's result.
-                std::vector<float> w(static_cast<size_t>(cols)), a(static_cast<size_t>(cols));
-                reference_kernels().of(t).dequantize(
-                    weights.data() + static_cast<size_t>(r) * row_bytes(t, cols), w.data(), cols);
-                reference_kernels().of(activation).dequantize(xq.data() + b * a_bytes, a.data(), cols);
-                double magnitude = 0;
-                for (int64_t k = 0; k < cols; ++k)
-                    magnitude += std::fabs(double(w[size_t(k)]) * a[size_t(k)]);
-                QVERIFY2(std::fabs(double(got) - expected) <= 64 * 0x1p-24 * magnitude,
-                         qPrintable(QString("row %1, activation %2: %3, reference %4, products' magnitude %5")
-                                        .arg(r)
-                                        .arg(b)
-                                        .arg(got)
-                                        .arg(expected)
-                                        .arg(magnitude)));
-            }
-    }
-
-    // The decode kernel of each tier (the scalar one's unpacks each row) against the scalar
-    // reference dot product, row by row.
-    void decode_kernel_matches_reference_data() {
+    // The BF16 tile kernels over repacked rows give the bits of the same tier's over the file's
+    // rows, over rows long enough to be multiplied in spans.
+    void bf16_tiles_match_row_major_bits_data() {
         QTest::addColumn<int>("type");
         QTest::addColumn<int>("isa");
         for (TensorType type : kRepackedTypes)
@@ -207,32 +136,36 @@ private slots:
                                          QString::fromUtf8(isa_name(isa).data())))
                     << int(type) << int(isa);
     }
-    void decode_kernel_matches_reference() {
+    void bf16_tiles_match_row_major_bits() {
         QFETCH(int, type);
         QFETCH(int, isa);
         const KernelTable* table = kernels_for(static_cast<Isa>(isa));
         if (table == nullptr)
             QSKIP(qPrintable(QString::fromStdString(isa_unavailable_reason(static_cast<Isa>(isa)))));
         const auto t = static_cast<TensorType>(type);
-        const InterleavedGemvFn gemv = table->of(t).gemv_interleaved16;
-        QVERIFY(gemv != nullptr);
-        const int64_t rows = 32, cols = 4 * 256;
-        const std::vector<std::byte> weights = quantized(t, rows, cols, 31);
-        std::vector<std::byte> packed(interleaved_rows16_bytes(t, rows, cols));
-        interleave_rows16(t, weights.data(), rows, cols, packed.data());
-        const std::vector<float> x = normal_data(cols, 32, 0.1f);
-        const std::vector<std::byte> xq = activation_rows(*table, t, x, cols);
-        std::vector<float> y(rows + 16, -999.0f);
-        gemv(cols, packed.data(), 1, 2, xq.data(), y.data()); // the second group only
-        for (int64_t r = 0; r < 16; ++r)
-            QCOMPARE(y[size_t(r)], -999.0f);
-        for (int64_t r = 16; r < rows; ++r) {
-            const float expected = reference_kernels().of(t).vec_dot(
-                cols, weights.data() + static_cast<size_t>(r) * row_bytes(t, cols), xq.data());
-            QVERIFY2(std::fabs(y[size_t(r)] - expected) <= 1e-5f * (1 + std::fabs(expected)),
-                     qPrintable(QString("row %1: %2, reference %3").arg(r).arg(y[size_t(r)]).arg(expected)));
-        }
-        QCOMPARE(y[size_t(rows)], -999.0f);
+        const Candidate<GemmFn>*row_major = nullptr, *repacked = nullptr;
+        for (const Candidate<GemmFn>& c : table->of(t).matmul)
+            if (c.activation_type == TensorType::BF16)
+                (c.guard.layout == RowLayout::Interleaved16 ? repacked : row_major) = &c;
+        if (row_major == nullptr || repacked == nullptr)
+            QSKIP("this tier has no BF16 tile kernels of this type");
+        const int64_t n = 5 * 256, rows = 48, batch = 33;
+        const size_t w_bytes = row_bytes(t, n), a_bytes = row_bytes(TensorType::BF16, n);
+        const std::vector<std::byte> weights = quantized(t, rows, n, 17);
+        std::vector<std::byte> packed(interleaved_rows16_bytes(t, rows, n));
+        interleave_rows16(t, weights.data(), rows, n, packed.data());
+        std::vector<std::byte> activations(a_bytes * batch);
+        reference_ops(TensorType::BF16)
+            .quantize(normal_data(batch * n, 19, 0.1f).data(), activations.data(), batch * n);
+        for (int64_t first : {0, 16})
+            for (int64_t end : {32, 48}) {
+                std::vector<float> want(size_t(rows * batch), -1.0f), got(want.size(), -1.0f);
+                row_major->fn(n, weights.data(), w_bytes, first, end, activations.data(), a_bytes, batch,
+                              want.data(), rows);
+                repacked->fn(n, packed.data(), w_bytes, first, end, activations.data(), a_bytes, batch,
+                             got.data(), rows);
+                QVERIFY(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0);
+            }
     }
 };
 

@@ -1,7 +1,9 @@
-// The kernel tables and the run-time choice of instruction set.
+// The kernel tables (their candidates, in order, with guards) and the run-time choice of
+// instruction set.
 #include "kernels/decode_prefetch.h"
 #include "kernels/isa_select.h"
 #include "kernels/kernel_table.h"
+#include "kernels/reference/reference_kernels.h"
 #include "kernels/tensor_type.h"
 
 #include <QFile>
@@ -9,6 +11,15 @@
 #include <stdexcept>
 
 using namespace hearth::kernels;
+
+namespace {
+
+constexpr TensorType kWeightTypes[] = {TensorType::F32,  TensorType::F16,  TensorType::BF16, TensorType::Q4_0,
+                                       TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
+                                       TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K,
+                                       TensorType::Q6_K, TensorType::Q8_K};
+
+} // namespace
 
 class TestKernelDispatch : public QObject {
     Q_OBJECT
@@ -18,18 +29,59 @@ private slots:
     void reference_table_is_complete() {
         const KernelTable& table = reference_kernels();
         QCOMPARE(table.isa, Isa::Scalar);
-        for (TensorType t :
-             {TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q4_0, TensorType::Q4_1,
-              TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0, TensorType::Q2_K, TensorType::Q3_K,
-              TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K, TensorType::Q8_K}) {
-            const TypeKernels& k = table.of(t);
-            QVERIFY(k.quantize != nullptr);
-            QVERIFY(k.dequantize != nullptr);
-            QVERIFY(k.vec_dot != nullptr);
-            // The activation type can itself be quantized (matmul needs its quantizer).
-            QVERIFY(table.of(k.activation_type).quantize != nullptr);
+        for (TensorType t : kWeightTypes) {
+            const TypeCandidates& k = table.of(t);
+            QVERIFY(k.quantize.fn() == reference_ops(t).quantize);
+            QVERIFY(k.dequantize.fn() == reference_ops(t).dequantize);
+            QVERIFY(table.multiplies(t));
+            // The activations can be quantized (F32 ones are read as they are).
+            for (const Candidate<GemmFn>& c : k.matmul) {
+                QCOMPARE(c.backend, cpu(Isa::Scalar));
+                QCOMPARE(c.activation_type, reference_ops(t).activation_type);
+                if (c.activation_type != TensorType::F32)
+                    QVERIFY(table.of(c.activation_type).quantize_activations.fn() ==
+                            reference_ops(c.activation_type).quantize_activations);
+            }
         }
-        QVERIFY(table.of(TensorType::Q8_1).vec_dot == nullptr); // not a weight type we run
+        QVERIFY(!table.multiplies(TensorType::Q8_1)); // not a weight type we run
+        QVERIFY(table.attention.fn() != nullptr && table.swiglu.fn() != nullptr);
+    }
+
+    // Candidates go in front of the tier below's, kernels of repacked rows before those of
+    // row-major rows, and one an earlier candidate covers is dropped.
+    void put_first_orders_and_drops() {
+        const auto c = [](std::string_view name, Guard guard) {
+            return Candidate<GemmFn>{.name = name, .backend = cpu(Isa::Scalar), .guard = guard};
+        };
+        const auto names = [](const Candidates<GemmFn>& list) {
+            std::string out;
+            for (const Candidate<GemmFn>& k : list)
+                out += std::string(k.name) + " ";
+            return out;
+        };
+        Candidates<GemmFn> list;
+        list.put_first({c("any", {})});
+        list.put_first({c("prefill", {.min_batch = 16})});
+        QCOMPARE(names(list), std::string("prefill any "));
+        list.put_first({c("decode_repacked", {.max_batch = 1, .layout = RowLayout::Interleaved16})});
+        QCOMPARE(names(list), std::string("decode_repacked prefill any "));
+        // Covers decode_repacked (any batch of repacked rows) but not the row-major ones.
+        list.put_first(
+            {c("repacked", {.layout = RowLayout::Interleaved16}), c("rows_of_8", {.row_multiple = 8})});
+        QCOMPARE(names(list), std::string("repacked rows_of_8 prefill any "));
+        list.put_first({c("everything", {})});
+        QCOMPARE(names(list), std::string("repacked everything "));
+        list.remove("repacked");
+        QCOMPARE(names(list), std::string("everything "));
+        // A device's kernel covers no CPU kernel, nor the other way round.
+        Candidate<GemmFn> gpu = c("gpu", {});
+        gpu.backend = {Device::Vulkan, Isa::Scalar};
+        list.put_first({gpu});
+        QCOMPARE(names(list), std::string("gpu everything "));
+        QCOMPARE(list.pick({})->name, std::string_view("everything"));
+        QCOMPARE(list.pick({.device = Device::Vulkan})->name, std::string_view("gpu"));
+        QCOMPARE(backend_name(gpu.backend), std::string_view("vulkan"));
+        QCOMPARE(backend_name(cpu(Isa::Avx512)), std::string_view("avx512"));
     }
 
     void names() {
@@ -115,10 +167,10 @@ private slots:
         QVERIFY(none.has(Isa::Scalar) && !none.has(Isa::Avx2));
     }
 
-    // Each tier this CPU runs has a complete table; the others are null, with a reason. The log
-    // lists which tiers ran here.
+    // Each tier this CPU runs has a complete table: every operation of every type the reference
+    // runs has candidates, of this tier or those below it, that together take every call; no
+    // candidate is unreachable. The others are null, with a reason. The log lists which tiers ran.
     void every_available_table_is_complete() {
-        const KernelTable& reference = reference_kernels();
         for (Isa isa : kIsaTiers) {
             const KernelTable* table = kernels_for(isa);
             if (table == nullptr) {
@@ -130,27 +182,52 @@ private slots:
             qInfo("tier %s: available", isa_name(isa).data());
             QCOMPARE(table->isa, isa);
             QVERIFY(isa_unavailable_reason(isa).empty());
-            QVERIFY(table->attend_f16 && table->attend_group_f16 && table->swiglu);
-            for (size_t raw = 0; raw < kTensorTypeSlots; ++raw) {
-                const TypeKernels& ref = reference.by_type[raw];
-                const TypeKernels& mine = table->by_type[raw];
-                if (ref.vec_dot == nullptr) continue;
-                QVERIFY(mine.vec_dot && mine.quantize && mine.dequantize);
-                // A dot product and its activation format come from the same tier's entry.
-                QCOMPARE(mine.activation_type, kernels_for(mine.isa)->by_type[raw].activation_type);
-                QVERIFY(static_cast<int>(mine.isa) <= static_cast<int>(isa));
-                // The metrics name the tier whose code quantizes the activations: that tier's
-                // own table has the same quantizer.
-                const Isa quantizer_tier = mine.activation_quantizer_isa;
-                QVERIFY(static_cast<int>(quantizer_tier) <= static_cast<int>(isa));
-                QVERIFY(kernels_for(quantizer_tier)->by_type[raw].activation_quantizer() ==
-                        mine.activation_quantizer());
-                if (quantizer_tier != Isa::Scalar) {
-                    const Isa below = quantizer_tier == Isa::Avx2 ? Isa::Scalar : Isa::Avx2;
-                    QVERIFY(kernels_for(below)->by_type[raw].activation_quantizer() !=
-                            mine.activation_quantizer());
+            const auto own_or_below = [isa](Backend b) {
+                return b.device == Device::Cpu && static_cast<int>(b.tier) <= static_cast<int>(isa);
+            };
+            for (TensorType t : kWeightTypes) {
+                const TypeCandidates& k = table->of(t);
+                QString order;
+                for (const Candidate<GemmFn>& c : k.matmul)
+                    order +=
+                        QString(" %1:%2").arg(backend_name(c.backend).data(), std::string(c.name).c_str());
+                qInfo("  %s matmul:%s", type_traits(t).name.data(), qPrintable(order));
+                QVERIFY(k.quantize.fn() && k.dequantize.fn());
+                QVERIFY(own_or_below(k.quantize.begin()->backend) &&
+                        own_or_below(k.dequantize.begin()->backend));
+                const bool repackable =
+                    t == TensorType::Q4_K || t == TensorType::Q6_K || t == TensorType::Q8_0;
+                for (RowLayout layout : {RowLayout::RowMajor, RowLayout::Interleaved16}) {
+                    if (layout == RowLayout::Interleaved16 && !repackable) continue;
+                    for (int64_t batch = 1; batch <= 70; ++batch) {
+                        const Candidate<GemmFn>* c =
+                            k.matmul.pick({.batch = batch, .rows = 48, .width = 768, .layout = layout});
+                        QVERIFY2(c != nullptr, qPrintable(QString("%1 batch %2: no kernel")
+                                                              .arg(type_traits(t).name.data())
+                                                              .arg(batch)));
+                    }
                 }
+                for (const Candidate<GemmFn>& c : k.matmul) {
+                    QVERIFY(own_or_below(c.backend));
+                    QVERIFY(kernel_name(c.id).name == c.name && kernel_name(c.id).backend == c.backend);
+                    if (c.activation_type != TensorType::F32)
+                        QVERIFY(table->of(c.activation_type).quantize_activations.fn() != nullptr);
+                }
+                // No candidate is covered by one before it.
+                for (auto later = k.matmul.begin(); later != k.matmul.end(); ++later)
+                    for (auto earlier = k.matmul.begin(); earlier != later; ++earlier)
+                        QVERIFY2(!earlier->guard.covers(later->guard),
+                                 qPrintable(QString("%1: %2 hides %3")
+                                                .arg(type_traits(t).name.data())
+                                                .arg(earlier->name.data())
+                                                .arg(later->name.data())));
             }
+            for (int64_t head_dim : {32, 40, 64, 80, 96, 128, 256, 512})
+                for (int64_t positions : {1, 2, 9, 73})
+                    for (bool f16 : {true, false})
+                        QVERIFY(
+                            table->attention.pick({.batch = positions, .width = head_dim, .f16_cache = f16}));
+            QVERIFY(table->swiglu.fn() != nullptr);
         }
     }
 

@@ -3,6 +3,7 @@
 // others skipped, with the reason).
 #include "kernels/kernel_table.h"
 #include "kernels/matmul.h"
+#include "kernels/reference/reference_kernels.h"
 #include "kernels/tensor_type.h"
 
 #include "tests/support/normal_data.h"
@@ -66,7 +67,7 @@ private slots:
         const TensorType t = *type_from_name(type.toStdString());
         const int64_t block = type_traits(t).block_elements;
         const int64_t cols = block == 256 ? 3 * 256 : 7 * 32; // odd block counts
-        const TypeKernels& ref = reference_kernels().of(t);
+        const ReferenceOps ref = reference_ops(t);
 
         const std::vector<float> w = normal_data(rows * cols, 11u + rows, 0.2f);
         std::vector<std::byte> weights(row_bytes(t, cols) * size_t(rows));
@@ -77,13 +78,16 @@ private slots:
         const std::vector<float> x = normal_data(batch * cols, 77u + batch, 0.2f);
         // The activations as the kernels see them, for the error bound: BF16 where the tier
         // multiplies this batch on BF16 tiles, which round each weight to BF16 too.
-        const TypeKernels& tier = kernels_for(static_cast<Isa>(isa))->of(t);
-        const bool bf16_tiles = tier.gemm_bf16_tiles != nullptr && batch >= kBf16TileMinBatch;
+        const Candidate<GemmFn>* kernel = kernels_for(static_cast<Isa>(isa))
+                                              ->of(t)
+                                              .matmul.pick({.batch = batch, .rows = rows, .width = cols});
+        QVERIFY(kernel != nullptr);
+        const bool bf16_tiles = kernel->activation_type == TensorType::BF16 && t != TensorType::BF16;
         const TensorType activation_type = bf16_tiles ? TensorType::BF16 : ref.activation_type;
         const double weight_rounding = bf16_tiles ? std::ldexp(1.0, -8) : 0.0;
         std::vector<float> xq = x;
         if (activation_type != TensorType::F32) {
-            const TypeKernels& act = reference_kernels().of(activation_type);
+            const ReferenceOps act = reference_ops(activation_type);
             std::vector<std::byte> buffer(row_bytes(activation_type, batch * cols));
             act.quantize(x.data(), buffer.data(), batch * cols);
             act.dequantize(buffer.data(), xq.data(), batch * cols);
@@ -125,13 +129,13 @@ private slots:
         force_isa(Isa::Scalar);
         const TensorType t = TensorType::Q4_K;
         const int64_t rows = 37, cols = 512, batch = 3;
-        const TypeKernels& ref = reference_kernels().of(t);
+        const ReferenceOps ref = reference_ops(t);
         const std::vector<float> w = normal_data(rows * cols, 5, 0.2f);
         std::vector<std::byte> weights(row_bytes(t, cols) * rows);
         ref.quantize(w.data(), weights.data(), rows * cols);
         const std::vector<float> x = normal_data(batch * cols, 6, 0.2f);
         std::vector<std::byte> xq(row_bytes(TensorType::Q8_K, cols) * batch);
-        reference_kernels().of(TensorType::Q8_K).quantize(x.data(), xq.data(), batch * cols);
+        reference_ops(TensorType::Q8_K).quantize(x.data(), xq.data(), batch * cols);
 
         for (int threads : {1, 2, 4}) {
             ThreadPool pool(threads);
@@ -151,13 +155,13 @@ private slots:
         force_isa(Isa::Scalar);
         const TensorType t = TensorType::Q8_0;
         const int64_t rows = 5, cols = 1024, batch = 40; // 40960 activations: quantized in parallel
-        const TypeKernels& ref = reference_kernels().of(t);
+        const ReferenceOps ref = reference_ops(t);
         const std::vector<float> w = normal_data(rows * cols, 8, 0.2f);
         std::vector<std::byte> weights(row_bytes(t, cols) * rows);
         ref.quantize(w.data(), weights.data(), rows * cols);
         const std::vector<float> x = normal_data(batch * cols, 9, 0.2f);
         std::vector<std::byte> xq(row_bytes(TensorType::Q8_0, cols) * batch);
-        ref.activation_quantizer()(x.data(), xq.data(), batch * cols);
+        ref.quantize_activations(x.data(), xq.data(), batch * cols);
 
         ThreadPool pool(4);
         std::vector<std::byte> scratch(matmul_scratch_bytes(t, cols, batch));

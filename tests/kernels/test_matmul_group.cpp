@@ -2,6 +2,7 @@
 // the rows of several matrices shared out in one job must give exactly the separate results.
 #include "kernels/kernel_table.h"
 #include "kernels/matmul.h"
+#include "kernels/reference/reference_kernels.h"
 #include "kernels/tensor_type.h"
 
 #include <QTest>
@@ -24,7 +25,7 @@ Matrix random_matrix(TensorType type, int64_t rows, int64_t cols, std::mt19937& 
         v = normal(rng);
     Matrix m;
     m.data.resize(row_bytes(type, cols) * static_cast<size_t>(rows));
-    const TypeKernels& k = reference_kernels().of(type);
+    const ReferenceOps k = reference_ops(type);
     for (int64_t r = 0; r < rows; ++r)
         k.quantize(values.data() + r * cols, m.data.data() + static_cast<size_t>(r) * row_bytes(type, cols),
                    cols);

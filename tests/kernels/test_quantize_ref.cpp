@@ -31,8 +31,8 @@ double rmse(const std::vector<float>& a, const std::vector<float>& b) {
     return std::sqrt(sum / double(a.size()));
 }
 
-const TypeKernels& kernels_of(TensorType type) {
-    return reference_kernels().of(type);
+ReferenceOps kernels_of(TensorType type) {
+    return reference_ops(type);
 }
 
 const char* const kAllTypes[] = {"f32",  "f16",  "bf16", "q4_0", "q4_1", "q5_0", "q5_1",

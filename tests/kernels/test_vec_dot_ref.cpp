@@ -1,6 +1,7 @@
 // Reference dot products against double-precision dots of the dequantized operands,
 // at lengths of 1, 3, 7 and 13 blocks.
 #include "kernels/kernel_table.h"
+#include "kernels/reference/reference_kernels.h"
 #include "kernels/tensor_type.h"
 
 #include "tests/support/normal_data.h"
@@ -22,8 +23,7 @@ struct Operands {
 };
 
 Operands make_operands(TensorType type, int64_t n, uint32_t seed, float activation_mean) {
-    const KernelTable& ref = reference_kernels();
-    const TypeKernels& k = ref.of(type);
+    const ReferenceOps k = reference_ops(type);
     Operands o;
     const std::vector<float> w = normal_data(n, seed, 0.0f);
     o.activations_f32 = normal_data(n, seed + 1, activation_mean);
@@ -31,7 +31,7 @@ Operands make_operands(TensorType type, int64_t n, uint32_t seed, float activati
     k.quantize(w.data(), o.weights.data(), n);
     o.weight_values.resize(static_cast<size_t>(n));
     k.dequantize(o.weights.data(), o.weight_values.data(), n);
-    const TypeKernels& act = ref.of(k.activation_type);
+    const ReferenceOps act = reference_ops(k.activation_type);
     o.activations.resize(row_bytes(k.activation_type, n));
     act.quantize(o.activations_f32.data(), o.activations.data(), n);
     o.activation_values.resize(static_cast<size_t>(n));
@@ -63,7 +63,7 @@ private slots:
         const int64_t n =
             blocks * type_traits(t).block_elements * (type_traits(t).block_elements == 1 ? 37 : 1);
         const Operands o = make_operands(t, n, 100u + uint32_t(blocks), activation_mean);
-        const float got = reference_kernels().of(t).vec_dot(n, o.weights.data(), o.activations.data());
+        const float got = reference_ops(t).vec_dot(n, o.weights.data(), o.activations.data());
 
         // 1. Against the exact product of what the kernel sees: only float rounding may differ.
         double exact = 0, magnitude = 0;
@@ -106,7 +106,7 @@ private slots:
     void activation_types() {
         QFETCH(QString, type);
         QFETCH(QString, activation);
-        const TypeKernels& k = reference_kernels().of(*type_from_name(type.toStdString()));
+        const ReferenceOps k = reference_ops(*type_from_name(type.toStdString()));
         QCOMPARE(k.activation_type, *type_from_name(activation.toStdString()));
         QVERIFY(k.quantize && k.dequantize && k.vec_dot);
     }

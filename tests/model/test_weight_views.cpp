@@ -7,6 +7,7 @@
 #include "kernels/interleaved_rows.h"
 #include "kernels/kernel_table.h"
 #include "kernels/matmul.h"
+#include "kernels/reference/reference_kernels.h"
 #include "kernels/thread_pool.h"
 #include <QtTest>
 #include <cmath>
@@ -41,7 +42,7 @@ private slots:
             v = normal(rng);
         const size_t row_bytes = kernels::row_bytes(TensorType::Q4_K, kCols);
         std::vector<std::byte> row_major(row_bytes * kRows);
-        const auto& q4k = kernels::reference_kernels().of(TensorType::Q4_K);
+        const kernels::ReferenceOps q4k = kernels::reference_ops(TensorType::Q4_K);
         for (int64_t r = 0; r < kRows; ++r)
             q4k.quantize(weights.data() + r * kCols, row_major.data() + r * row_bytes, kCols);
         QVERIFY(kernels::interleaves_rows16(TensorType::Q4_K, kRows, kCols));

@@ -89,14 +89,14 @@ struct HostMatrix {
 };
 
 HostMatrix make_matrix(TensorType type, int64_t rows, int64_t cols, uint32_t seed) {
-    const TypeKernels& k = reference_kernels().of(type);
+    const TypeCandidates& k = reference_kernels().of(type);
     HostMatrix m{type, rows, cols, row_bytes(type, cols), {}, {}};
     const std::vector<float> source = normal_data(rows * cols, seed, 0.1f);
     m.bytes.resize(m.row_bytes * static_cast<size_t>(rows));
     m.values.resize(static_cast<size_t>(rows * cols));
     for (int64_t r = 0; r < rows; ++r) {
-        k.quantize(source.data() + r * cols, m.bytes.data() + r * m.row_bytes, cols);
-        k.dequantize(m.bytes.data() + r * m.row_bytes, m.values.data() + r * cols, cols);
+        k.quantize.fn()(source.data() + r * cols, m.bytes.data() + r * m.row_bytes, cols);
+        k.dequantize.fn()(m.bytes.data() + r * m.row_bytes, m.values.data() + r * cols, cols);
     }
     return m;
 }
@@ -576,7 +576,7 @@ private slots:
         const DeviceKvLayer layer{{&keys, 8}, {&values, 4}, t, t, n_ctx, n_head_kv, head_dim};
         recorder.store_kv({&kb, 0}, {&vb, 0}, n, pos0, layer);
         recorder.submit_and_wait();
-        const TypeKernels& kernels = reference_kernels().of(t);
+        const QuantizeRowFn quantize = reference_kernels().of(t).quantize.fn();
         int mismatched = 0;
         for (int part = 0; part < 2; ++part) {
             std::vector<uint8_t> got(part_bytes), expected = pattern;
@@ -584,8 +584,8 @@ private slots:
             const std::vector<float>& src = part == 0 ? k : v;
             for (int64_t r = 0; r < n; ++r)
                 for (int64_t h = 0; h < n_head_kv; ++h)
-                    kernels.quantize(src.data() + r * width + h * head_dim,
-                                     expected.data() + (h * n_ctx + pos0 + r) * head_row, head_dim);
+                    quantize(src.data() + r * width + h * head_dim,
+                             expected.data() + (h * n_ctx + pos0 + r) * head_row, head_dim);
             for (size_t i = 0; i < part_bytes; ++i)
                 mismatched += got[i] != expected[i];
         }
@@ -649,12 +649,12 @@ private slots:
             for (int64_t h = 0; h < n_head_kv; ++h) {
                 uint8_t* kr = keys.data() + (h * n_ctx + j) * key_row;
                 uint8_t* vr = values.data() + (h * n_ctx + j) * value_row;
-                reference_kernels().of(kt).quantize(k.data() + j * width + h * head_dim, kr, head_dim);
-                reference_kernels().of(vt).quantize(v.data() + j * width + h * head_dim, vr, head_dim);
-                reference_kernels().of(kt).dequantize(kr, key_values.data() + (h * n_ctx + j) * head_dim,
-                                                      head_dim);
-                reference_kernels().of(vt).dequantize(vr, value_values.data() + (h * n_ctx + j) * head_dim,
-                                                      head_dim);
+                reference_kernels().of(kt).quantize.fn()(k.data() + j * width + h * head_dim, kr, head_dim);
+                reference_kernels().of(vt).quantize.fn()(v.data() + j * width + h * head_dim, vr, head_dim);
+                reference_kernels().of(kt).dequantize.fn()(kr, key_values.data() + (h * n_ctx + j) * head_dim,
+                                                           head_dim);
+                reference_kernels().of(vt).dequantize.fn()(
+                    vr, value_values.data() + (h * n_ctx + j) * head_dim, head_dim);
             }
         Buffer kb = upload(keys, 16), vb = upload(values, 4), qb = upload(q, 4);
         Buffer ob(*context_, q.size() * 4);

@@ -1,6 +1,7 @@
 #pragma once
 // Groups of 8 weight rows reduced together, row r in lane r of a vector, as llama.cpp's
-// repacked (interleaved) Q4_0 and Q4_K kernels sum them. Include only from kernels/x86_avx2/.
+// repacked Q4_0 and Q4_K kernels (q4_0_8x8, q4_K_8x8) sum them. Included by
+// q4_0_groups_of_8_avx2.cpp and q4_k_groups_of_8_avx2.cpp (the AVX2 tier).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

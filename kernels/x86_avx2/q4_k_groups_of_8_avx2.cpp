@@ -14,7 +14,7 @@
 #include "kernels/x86_avx2/avx2_k_quants.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/dword_transpose.h"
-#include "kernels/x86_avx2/interleaved_group.h"
+#include "kernels/x86_avx2/groups_of_8.h"
 
 #include <algorithm>
 #include <cstring>
@@ -274,7 +274,7 @@ constexpr GroupFn kGemvFns[kBatchTile - 1] = {group_times_activations<1>, group_
 
 } // namespace
 
-void gemm_q4_K_q8_K_interleaved(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+void gemm_q4_K_q8_K_groups_of_8(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
                                 int64_t row_end, const void* activations, size_t activation_row_bytes,
                                 int64_t batch, float* y, int64_t y_stride) {
     const char* w = static_cast<const char*>(weights);

@@ -8,7 +8,7 @@
 #include "kernels/block_formats.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/avx2_util.h"
-#include "kernels/x86_avx2/interleaved_group.h"
+#include "kernels/x86_avx2/groups_of_8.h"
 
 #include <algorithm>
 
@@ -109,7 +109,7 @@ constexpr GroupFn kGroupFns[kBatchTile] = {group_times_activations<1>, group_tim
 
 } // namespace
 
-void gemm_q4_0_q8_0_interleaved(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+void gemm_q4_0_q8_0_groups_of_8(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
                                 int64_t row_end, const void* activations, size_t activation_row_bytes,
                                 int64_t batch, float* y, int64_t y_stride) {
     const char* w = static_cast<const char*>(weights);

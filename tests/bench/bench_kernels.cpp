@@ -1,8 +1,8 @@
-// Microbenchmarks of the AVX2 kernels against the scalar reference (Google Benchmark).
-// Matrix-vector (decode) reports weight bytes read per second; matrix-matrix (prefill)
-// reports GFLOP/s (2 * rows * cols * batch). Shapes are Qwen2.5-0.5B's: hidden 896, FFN 4864.
-// Build by hand: g++ -O2 -std=c++20 -I. tests/kernels/bench_avx2_kernels.cpp
-//   build-avx2/lib/libhearth_kernels.a -lbenchmark -lpthread -o build-avx2/bench_avx2_kernels
+// Microbenchmarks of every tier's kernels (Google Benchmark): each runs the candidate a tier's
+// table picks for the call (arg "isa": 0 scalar, 1 AVX2, 2 AVX-VNNI, 3 AVX-512, 4 AMX; a tier the
+// CPU lacks is skipped), and the label names it. Matrix-vector (decode) reports weight bytes read
+// per second; matrix-matrix (prefill) reports GFLOP/s (2 * rows * cols * batch). Shapes are
+// Qwen2.5-0.5B's: hidden 896, FFN 4864.
 #include "kernels/fp16.h"
 #include "kernels/interleaved_rows.h"
 #include "kernels/kernel_table.h"
@@ -10,7 +10,6 @@
 #include "kernels/reference/reference_kernels.h"
 #include "kernels/tensor_type.h"
 #include "kernels/thread_pool.h"
-#include "kernels/x86_avx2/avx2_kernels.h"
 
 #include <benchmark/benchmark.h>
 #include <cmath>
@@ -47,7 +46,7 @@ const Matrix& matrix(TensorType type, int64_t rows, int64_t cols) {
     for (int64_t r = 0; r < rows; ++r) {
         for (float& v : row)
             v = dist(rng);
-        reference_kernels().of(type).quantize(row.data(), m->weights.data() + r * m->row_bytes, cols);
+        reference_ops(type).quantize(row.data(), m->weights.data() + r * m->row_bytes, cols);
     }
     cache.push_back(m);
     return *m;
@@ -65,144 +64,89 @@ std::vector<uint8_t> activations(TensorType activation_type, int64_t cols, int64
         return out;
     }
     std::vector<uint8_t> out(row_bytes(activation_type, cols) * batch);
-    reference_kernels().of(activation_type).quantize(x.data(), out.data(), cols * batch);
+    reference_ops(activation_type).quantize_activations(x.data(), out.data(), cols * batch);
     return out;
 }
 
-// 0 the scalar reference, 1 AVX2, 3 AVX-512 (the AVX2 tier's where this CPU lacks it).
-const KernelTable& table_of(int isa) {
-    if (isa == 3 && kernels_for(Isa::Avx512) != nullptr) return *kernels_for(Isa::Avx512);
-    return isa == 0 ? reference_kernels() : *kernels_for(Isa::Avx2);
-}
-
-// One thread, every row dotted with one activation row: the decode inner loop.
-// Mode 0: scalar vec_dot per row; 1: AVX2 vec_dot per row; 2: the AVX2 gemm kernel on a batch
-// of one (what matmul runs in decode: several rows interleaved); 3: AVX-512 vec_dot per row.
-void matvec(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
-    const int mode = int(state.range(0));
-    const KernelTable& table = table_of(mode == 0 ? 0 : mode == 3 ? 3 : 1);
-    const Matrix& m = matrix(type, rows, cols);
-    const TypeKernels& k = table.of(type);
-    if (!k.vec_dot) return state.SkipWithError("no vec_dot");
-    if (mode == 2 && !k.gemm) return state.SkipWithError("no gemm");
-    const std::vector<uint8_t> a = activations(k.activation_type, cols, 1);
-    const size_t a_bytes = row_bytes(k.activation_type, cols);
-    std::vector<float> y(rows);
-    for (auto _ : state) {
-        if (mode == 2) {
-            k.gemm(cols, m.weights.data(), m.row_bytes, 0, rows, a.data(), a_bytes, 1, y.data(), rows);
-        } else {
-            for (int64_t r = 0; r < rows; ++r)
-                y[r] = k.vec_dot(cols, m.weights.data() + r * m.row_bytes, a.data());
-        }
-        benchmark::DoNotOptimize(y.data());
-        benchmark::ClobberMemory();
-    }
-    state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(m.weights.size()));
-    state.SetLabel(mode == 0   ? "scalar vec_dot"
-                   : mode == 1 ? "avx2 vec_dot"
-                   : mode == 2 ? "avx2 gemm, batch 1"
-                               : std::string(isa_name(table.isa)) + " vec_dot");
-}
-
-// One thread, decode over rows repacked in groups of 16 (interleaved_rows.h) against the same
-// tier's row-by-row vec_dot. Args: isa (1 AVX2, 2 AVX-512), layout (0 vec_dot per file row,
-// 1 the repacked kernel).
-void matvec_repacked(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
-    const Isa isa = state.range(0) == 1 ? Isa::Avx2 : Isa::Avx512;
-    const bool repacked = state.range(1) == 1;
+// The table of the tier the benchmark's first argument names, or null (the run then says why).
+const KernelTable* table_of(benchmark::State& state) {
+    const auto isa = static_cast<Isa>(state.range(0));
     const KernelTable* table = kernels_for(isa);
-    if (table == nullptr) return state.SkipWithError("this CPU lacks the tier");
-    const TypeKernels& k = table->of(type);
-    if (repacked && k.gemv_interleaved16 == nullptr) return state.SkipWithError("no repacked kernel");
-    const Matrix& m = matrix(type, rows, cols);
-    std::vector<uint8_t> packed(interleaved_rows16_bytes(type, rows, cols));
-    interleave_rows16(type, m.weights.data(), rows, cols, packed.data());
-    const std::vector<uint8_t> a = activations(k.activation_type, cols, 1);
-    std::vector<float> y(rows);
-    for (auto _ : state) {
-        if (repacked) {
-            k.gemv_interleaved16(cols, packed.data(), 0, rows / kInterleavedRows, a.data(), y.data());
-        } else {
-            for (int64_t r = 0; r < rows; ++r)
-                y[r] = k.vec_dot(cols, m.weights.data() + r * m.row_bytes, a.data());
-        }
-        benchmark::DoNotOptimize(y.data());
-        benchmark::ClobberMemory();
-    }
-    state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(m.weights.size()));
-    state.SetLabel(std::string(isa_name(isa)) + (repacked ? " repacked" : " vec_dot"));
+    if (table == nullptr) state.SkipWithError(isa_unavailable_reason(isa).c_str());
+    return table;
 }
 
-// One thread, a batch of activation rows: gemm when the table has one, else vec_dot per pair.
-void matmat(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
-    // 0 reference vec_dot, 1 avx2 vec_dot per pair, 2 avx2 gemm, 3 avx2 gemm for row counts that
-    // are multiples of 8 (llama.cpp's interleaved order: what matmul runs for such matrices)
-    const int mode = int(state.range(0));
-    const int64_t batch = state.range(1);
-    const TypeKernels& k = table_of(mode == 0 ? 0 : 1).of(type);
+// The rank-th candidate (0: the table's pick) that takes the call, or null.
+template <class Fn>
+const Candidate<Fn>* taking(const Candidates<Fn>& candidates, const CallShape& call, int rank = 0) {
+    for (const Candidate<Fn>& c : candidates)
+        if (c.takes(call) && rank-- == 0) return &c;
+    return nullptr;
+}
+
+template <class Fn> std::string label_of(const Candidate<Fn>& c) {
+    return std::string(backend_name(c.backend)) + " " + std::string(c.name);
+}
+
+// One thread, a batch of activation rows times a matrix (its rows repacked in groups of 16 where
+// `repacked`), by the rank-th candidate of the tier that takes it.
+void run_matmul(benchmark::State& state, const KernelTable& table, TensorType type, int64_t rows,
+                int64_t cols, int64_t batch, bool repacked, int rank) {
     const Matrix& m = matrix(type, rows, cols);
-    const size_t a_bytes = row_bytes(k.activation_type, cols);
-    const std::vector<uint8_t> a = activations(k.activation_type, cols, batch);
+    const CallShape call{.batch = batch,
+                         .rows = rows,
+                         .width = cols,
+                         .layout = repacked ? RowLayout::Interleaved16 : RowLayout::RowMajor};
+    const Candidate<GemmFn>* kernel = taking(table.of(type).matmul, call, rank);
+    if (kernel == nullptr) return state.SkipWithError("no such kernel");
+    const bool reads_repacked = kernel->guard.layout == RowLayout::Interleaved16;
+    std::vector<uint8_t> packed(reads_repacked ? interleaved_rows16_bytes(type, rows, cols) : 0);
+    if (reads_repacked) interleave_rows16(type, m.weights.data(), rows, cols, packed.data());
+    const size_t a_bytes = kernel->activation_type == TensorType::F32
+                               ? cols * sizeof(float)
+                               : row_bytes(kernel->activation_type, cols);
+    const std::vector<uint8_t> a = activations(kernel->activation_type, cols, batch);
     std::vector<float> y(rows * batch);
-    const GemmFn gemm = mode == 3 ? k.gemm_rows_multiple_of_8 : k.gemm;
-    if (mode >= 2 && !gemm) return state.SkipWithError("no such gemm");
     for (auto _ : state) {
-        if (mode >= 2) {
-            gemm(cols, m.weights.data(), m.row_bytes, 0, rows, a.data(), a_bytes, batch, y.data(), rows);
-        } else {
-            for (int64_t r = 0; r < rows; ++r)
-                for (int64_t b = 0; b < batch; ++b)
-                    y[b * rows + r] =
-                        k.vec_dot(cols, m.weights.data() + r * m.row_bytes, a.data() + b * a_bytes);
-        }
+        kernel->fn(cols, reads_repacked ? packed.data() : m.weights.data(), m.row_bytes, 0, rows, a.data(),
+                   a_bytes, batch, y.data(), rows);
         benchmark::DoNotOptimize(y.data());
         benchmark::ClobberMemory();
     }
+    if (batch == 1) state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(m.weights.size()));
     state.counters["GFLOP/s"] = benchmark::Counter(2.0 * double(rows) * double(cols) * double(batch) *
                                                        double(state.iterations()) * 1e-9,
                                                    benchmark::Counter::kIsRate);
-    state.SetLabel(mode == 0   ? "scalar vec_dot"
-                   : mode == 1 ? "avx2 vec_dot"
-                   : mode == 2 ? "avx2 gemm"
-                               : "avx2 gemm, rows in 8s (interleaved)");
+    state.SetLabel(label_of(*kernel));
 }
 
-// One thread, a tier's prefill gemm over a chunk of rows as matmul hands it out (112 rows of
-// Qwen2.5-0.5B's 896 on 2 threads) and a batch of prompt rows: tier 3 AVX-512, 4 AMX.
+// One thread, every row dotted with one activation row: the decode inner loop. Args: isa.
+void matvec(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
+    if (const KernelTable* table = table_of(state)) run_matmul(state, *table, type, rows, cols, 1, false, 0);
+}
+
+// One thread, decode over the file's rows (layout 0) or rows repacked in groups of 16
+// (interleaved_rows.h; layout 1). Args: isa, layout.
+void matvec_repacked(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
+    if (const KernelTable* table = table_of(state))
+        run_matmul(state, *table, type, rows, cols, 1, state.range(1) == 1, 0);
+}
+
+// One thread, a batch of activation rows over the file's rows. Args: isa, batch.
+void matmat(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
+    if (const KernelTable* table = table_of(state))
+        run_matmul(state, *table, type, rows, cols, state.range(1), false, 0);
+}
+
+// One thread, a tier's prefill kernel over a chunk of rows as matmul hands it out (112 rows of
+// Qwen2.5-0.5B's 896 on 2 threads) and a batch of prompt rows, the rows laid out as the engine
+// loads them (Q4_K, Q6_K and Q8_0 repacked where they can be). Args: isa, batch, rank (0 the
+// table's pick, 1 the candidate after it that takes the call: the AMX tier's int8 tiles where
+// its BF16 tiles take the batch).
 void gemm_tier(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
-    const Isa isa = state.range(0) >= 4 ? Isa::Amx : Isa::Avx512;
-    const bool bf16_tiles = state.range(0) == 5; // else the table's int8 kernels
-    const int64_t batch = state.range(1);
-    const KernelTable* table = kernels_for(isa);
-    if (table == nullptr) return state.SkipWithError(isa_unavailable_reason(isa).c_str());
-    const TypeKernels& k = table->of(type);
-    const Matrix& m = matrix(type, rows, cols);
-    const TensorType activation_type = bf16_tiles ? TensorType::BF16 : k.activation_type;
-    const size_t a_bytes = row_bytes(activation_type, cols);
-    const std::vector<uint8_t> a = activations(activation_type, cols, batch);
-    std::vector<float> y(rows * batch);
-    // Q4_K and Q6_K run repacked in groups of 16 rows, as the engine loads them (the BF16 tiles
-    // take the file's rows).
-    const bool repacked = !bf16_tiles && interleaves_rows16(type, rows, cols);
-    std::vector<uint8_t> packed(repacked ? interleaved_rows16_bytes(type, rows, cols) : 0);
-    if (repacked) interleave_rows16(type, m.weights.data(), rows, cols, packed.data());
-    for (auto _ : state) {
-        if (bf16_tiles)
-            k.gemm_bf16_tiles(cols, m.weights.data(), m.row_bytes, 0, rows, a.data(), a_bytes, batch,
-                              y.data(), rows);
-        else if (repacked)
-            k.gemm_interleaved16(cols, packed.data(), m.row_bytes, 0, rows, a.data(), a_bytes, batch,
-                                 y.data(), rows);
-        else
-            k.gemm(cols, m.weights.data(), m.row_bytes, 0, rows, a.data(), a_bytes, batch, y.data(), rows);
-        benchmark::DoNotOptimize(y.data());
-        benchmark::ClobberMemory();
-    }
-    state.counters["GOP/s"] = benchmark::Counter(2.0 * double(rows) * double(cols) * double(batch) *
-                                                     double(state.iterations()) * 1e-9,
-                                                 benchmark::Counter::kIsRate);
-    state.SetLabel(std::string(isa_name(isa)) + (bf16_tiles ? " bf16 tiles" : ""));
+    if (const KernelTable* table = table_of(state))
+        run_matmul(state, *table, type, rows, cols, state.range(1), interleaves_rows16(type, rows, cols),
+                   static_cast<int>(state.range(2)));
 }
 
 // The whole matmul (activation quantization included) on a pool of 2 threads, active kernels.
@@ -255,55 +199,41 @@ void matmul_pool_repacked(benchmark::State& state, TensorType type, int64_t rows
     state.SetLabel(std::string(isa_name(active_kernels().isa)) + (repacked ? " repacked" : " row-major"));
 }
 
-// One row of Qwen2.5-0.5B's FFN width through a tier's activation quantizer (0 scalar, 1 AVX2, 3
-// AVX-512), normal values.
-void quantize_activations(benchmark::State& state, TensorType activation_type) {
-    const QuantizeRowFn q = table_of(int(state.range(0))).of(activation_type).activation_quantizer();
+// One row of Qwen2.5-0.5B's FFN width of normal values through a tier's row quantizer (weights, KV
+// cache rows) or, with `activations`, its activation quantizer. Args: isa.
+void quantize(benchmark::State& state, TensorType type, bool activations) {
+    const KernelTable* table = table_of(state);
+    if (table == nullptr) return;
+    const TypeCandidates& k = table->of(type);
+    const Candidate<QuantizeRowFn>* q = taking(activations ? k.quantize_activations : k.quantize, {});
     const int64_t n = 4864;
     std::mt19937 rng(5);
     std::normal_distribution<float> dist(0.0f, 1.0f);
     std::vector<float> x(n);
     for (float& v : x)
         v = dist(rng);
-    std::vector<uint8_t> out(row_bytes(activation_type, n));
+    std::vector<uint8_t> out(row_bytes(type, n));
     for (auto _ : state) {
-        q(x.data(), out.data(), n);
+        q->fn(x.data(), out.data(), n);
         benchmark::DoNotOptimize(out.data());
     }
     state.SetBytesProcessed(int64_t(state.iterations()) * n * int64_t(sizeof(float)));
-}
-
-void quantize(benchmark::State& state, TensorType activation_type) {
-    const QuantizeRowFn q = table_of(int(state.range(0))).of(activation_type).quantize;
-    const int64_t n = 4864;
-    std::vector<float> x(n, 0.5f);
-    std::vector<uint8_t> out(row_bytes(activation_type, n));
-    for (auto _ : state) {
-        q(x.data(), out.data(), n);
-        benchmark::DoNotOptimize(out.data());
-    }
-    state.SetBytesProcessed(int64_t(state.iterations()) * n * int64_t(sizeof(float)));
+    state.SetLabel(label_of(*q));
 }
 
 // The attention of one GQA group over n_keys F16 keys and values, one head's positions in a run
-// as the KV cache holds them: ns per (key, query row). `positions` consecutive query positions
-// go to one kernel call (a prefill tile; decode has 1). Mode 0: the scalar reference; 1: AVX2;
-// 2: AVX-512; 3: AMX (each where the CPU has it; AMX runs one position with AVX-512).
+// as the KV cache holds them: ns per (key, query row), by the candidate the tier's table picks.
+// `positions` consecutive query positions go to one kernel call (a prefill tile; decode has 1).
 // `copies` > 1 cycles through that many caches (24 MB at 48 x 2048 keys: from L3 on most CPUs);
 // `copies` 0 through as many as fill twice the L3 (sysconf), so that the keys come from DRAM,
 // as in decode, where the weights streamed since the layer's last token evicted them.
 void attention(benchmark::State& state) {
-    const int isa = int(state.range(0));
+    const KernelTable* table = table_of(state);
+    if (table == nullptr) return;
     const int64_t head_dim = state.range(1), group = state.range(2), n_keys = state.range(3);
     const int64_t positions = state.range(5);
-    const KernelTable* avx512 = kernels_for(Isa::Avx512);
-    const KernelTable* amx = kernels_for(Isa::Amx);
-    if (isa == 2 && !avx512) return state.SkipWithError("this CPU has no AVX-512");
-    if (isa == 3 && !amx) return state.SkipWithError("this CPU has no AMX");
-    const AttendGroupF16Fn attend = isa == 3   ? amx->attend_group_f16
-                                    : isa == 2 ? avx512->attend_group_f16
-                                    : isa == 1 ? avx2::attend_group_f16
-                                               : attend_group_f16_ref;
+    const Candidate<AttendFn>* attend = taking(table->attention, {.batch = positions, .width = head_dim});
+    if (attend == nullptr) return state.SkipWithError("no such kernel");
     std::mt19937 rng(3);
     std::normal_distribution<float> dist(0.0f, 1.0f);
     std::vector<float> q(static_cast<size_t>(positions * group * head_dim)), out(q.size());
@@ -327,18 +257,19 @@ void attention(benchmark::State& state) {
         values[c] = values[0];
     }
     const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+    const size_t row_bytes = static_cast<size_t>(head_dim) * sizeof(uint16_t);
     size_t next = 0;
     for (auto _ : state) {
-        attend(q.data(), out.data(), static_cast<size_t>(head_dim), static_cast<size_t>(group * head_dim),
-               group, positions, keys[next].data(), values[next].data(), static_cast<size_t>(head_dim),
-               n_keys, head_dim, scale);
+        attend->fn(q.data(), out.data(), static_cast<size_t>(head_dim), static_cast<size_t>(group * head_dim),
+                   group, positions, {keys[next].data(), TensorType::F16, row_bytes},
+                   {values[next].data(), TensorType::F16, row_bytes}, n_keys, head_dim, scale, {});
         benchmark::DoNotOptimize(out.data());
         next = (next + 1) % keys.size();
     }
     state.counters["time/pair"] =
         benchmark::Counter(double(n_keys * group * positions) * double(state.iterations()),
                            benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-    std::string label = isa == 3 ? "amx" : isa == 2 ? "avx512" : isa == 1 ? "avx2" : "scalar";
+    std::string label = label_of(*attend);
     if (copies > 1) label += ", " + std::to_string(copies * copy_bytes >> 20) + " MiB of caches";
     state.SetLabel(label);
 }
@@ -408,69 +339,69 @@ void instruction_throughput(benchmark::State& state) {
 // Matrix-vector shapes: the FFN down projection (Q4_K / Q6_K, 4864 columns), the 896-column
 // projections (Q5_0 / Q8_0 in Qwen2.5-0.5B's Q4_K_M and Q8_0 files), and one 40 MB Q4_K matrix
 // that streams from DRAM rather than L3.
-BENCHMARK_CAPTURE(matvec, q4_K_896x4864, TensorType::Q4_K, 896, 4864)->Arg(0)->Arg(1)->Arg(2);
-BENCHMARK_CAPTURE(matvec, q6_K_896x4864, TensorType::Q6_K, 896, 4864)->Arg(0)->Arg(1)->Arg(2);
-BENCHMARK_CAPTURE(matvec, q5_K_896x4864, TensorType::Q5_K, 896, 4864)->Arg(0)->Arg(1)->Arg(2);
-BENCHMARK_CAPTURE(matvec, q3_K_896x4864, TensorType::Q3_K, 896, 4864)->Arg(0)->Arg(1)->Arg(3);
-BENCHMARK_CAPTURE(matvec, q2_K_896x4864, TensorType::Q2_K, 896, 4864)->Arg(0)->Arg(1)->Arg(3);
-BENCHMARK_CAPTURE(matvec, q8_0_896x896, TensorType::Q8_0, 896, 896)->Arg(0)->Arg(1)->Arg(2);
-BENCHMARK_CAPTURE(matvec, q8_0_4864x896, TensorType::Q8_0, 4864, 896)->Arg(0)->Arg(1)->Arg(2);
-BENCHMARK_CAPTURE(matvec, q5_0_4864x896, TensorType::Q5_0, 4864, 896)->Arg(0)->Arg(1)->Arg(2);
-BENCHMARK_CAPTURE(matvec, q4_0_4864x896, TensorType::Q4_0, 4864, 896)->Arg(0)->Arg(1)->Arg(2);
-BENCHMARK_CAPTURE(matvec, f16_896x896, TensorType::F16, 896, 896)->Arg(0)->Arg(1)->Arg(2);
+BENCHMARK_CAPTURE(matvec, q4_K_896x4864, TensorType::Q4_K, 896, 4864)->DenseRange(0, 4);
+BENCHMARK_CAPTURE(matvec, q6_K_896x4864, TensorType::Q6_K, 896, 4864)->DenseRange(0, 4);
+BENCHMARK_CAPTURE(matvec, q5_K_896x4864, TensorType::Q5_K, 896, 4864)->DenseRange(0, 4);
+BENCHMARK_CAPTURE(matvec, q3_K_896x4864, TensorType::Q3_K, 896, 4864)->DenseRange(0, 4);
+BENCHMARK_CAPTURE(matvec, q2_K_896x4864, TensorType::Q2_K, 896, 4864)->DenseRange(0, 4);
+BENCHMARK_CAPTURE(matvec, q8_0_896x896, TensorType::Q8_0, 896, 896)->DenseRange(0, 4);
+BENCHMARK_CAPTURE(matvec, q8_0_4864x896, TensorType::Q8_0, 4864, 896)->DenseRange(0, 4);
+BENCHMARK_CAPTURE(matvec, q5_0_4864x896, TensorType::Q5_0, 4864, 896)->DenseRange(0, 4);
+BENCHMARK_CAPTURE(matvec, q4_0_4864x896, TensorType::Q4_0, 4864, 896)->DenseRange(0, 4);
+BENCHMARK_CAPTURE(matvec, f16_896x896, TensorType::F16, 896, 896)->DenseRange(0, 4);
 BENCHMARK_CAPTURE(matvec, q4_K_16384x4864_dram, TensorType::Q4_K, 16384, 4864)->Arg(1);
 
 // Llama-3.2-1B's FFN up matrix (8192 x 2048), in the last-level cache.
 BENCHMARK_CAPTURE(matvec_repacked, q4_K_8192x2048, TensorType::Q4_K, 8192, 2048)
-    ->ArgsProduct({{1, 2}, {0, 1}});
+    ->ArgsProduct({{1, 3}, {0, 1}});
 BENCHMARK_CAPTURE(matvec_repacked, q6_K_8192x2048, TensorType::Q6_K, 8192, 2048)
-    ->ArgsProduct({{1, 2}, {0, 1}});
+    ->ArgsProduct({{1, 3}, {0, 1}});
 
 BENCHMARK_CAPTURE(matmat, q4_K_896x4864, TensorType::Q4_K, 896, 4864)
     ->ArgsProduct({{0, 1, 2, 3}, {32}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(matmat, q6_K_896x4864, TensorType::Q6_K, 896, 4864)
-    ->ArgsProduct({{1, 2}, {32}})
+    ->ArgsProduct({{1, 2, 3}, {32}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(matmat, f16_896x896, TensorType::F16, 896, 896)
-    ->ArgsProduct({{1, 2}, {32}})
+    ->ArgsProduct({{1}, {32}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(matmat, q3_K_896x4864, TensorType::Q3_K, 896, 4864)
-    ->ArgsProduct({{1, 2}, {32}})
+    ->ArgsProduct({{1, 3}, {32}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(matmat, q2_K_896x4864, TensorType::Q2_K, 896, 4864)
-    ->ArgsProduct({{1, 2}, {32}})
+    ->ArgsProduct({{1, 3}, {32}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(matmat, q5_K_896x4864, TensorType::Q5_K, 896, 4864)
-    ->ArgsProduct({{1, 2}, {32}})
+    ->ArgsProduct({{1, 3}, {32}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(matmat, q8_0_896x896, TensorType::Q8_0, 896, 896)
-    ->ArgsProduct({{0, 1, 2}, {32}})
+    ->ArgsProduct({{0, 1, 2, 3}, {32}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(matmat, q5_0_4864x896, TensorType::Q5_0, 4864, 896)
-    ->ArgsProduct({{1, 2}, {32}})
+    ->ArgsProduct({{1, 3}, {32}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(matmat, q5_1_4864x896, TensorType::Q5_1, 4864, 896)
-    ->ArgsProduct({{1, 2}, {32}})
+    ->ArgsProduct({{1, 3}, {32}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(matmat, q4_1_4864x896, TensorType::Q4_1, 4864, 896)
-    ->ArgsProduct({{1, 2}, {32}})
+    ->ArgsProduct({{1, 3}, {32}})
     ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_CAPTURE(gemm_tier, q8_0_112x896, TensorType::Q8_0, 112, 896)
-    ->ArgsProduct({{3, 4, 5}, {16, 64, 128, 256, 512}})
+    ->ArgsProduct({{3, 4}, {16, 64, 128, 256, 512}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(gemm_tier, q4_K_128x2048, TensorType::Q4_K, 128, 2048)
-    ->ArgsProduct({{3, 4, 5}, {64, 128, 256, 512}})
+    ->ArgsProduct({{3, 4}, {64, 128, 256, 512}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(gemm_tier, q6_K_128x2048, TensorType::Q6_K, 128, 2048)
-    ->ArgsProduct({{3, 5}, {64, 128, 256, 512}})
+    ->ArgsProduct({{3, 4}, {64, 128, 256, 512}, {0}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(gemm_tier, q4_K_256x8192, TensorType::Q4_K, 256, 8192)
-    ->ArgsProduct({{3, 4, 5}, {512}})
+    ->ArgsProduct({{3, 4}, {512}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(gemm_tier, q8_0_112x4864, TensorType::Q8_0, 112, 4864)
-    ->ArgsProduct({{3, 4, 5}, {512}})
+    ->ArgsProduct({{3, 4}, {512}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_CAPTURE(matmul_pool, q4_K_896x4864, TensorType::Q4_K, 896, 4864)->Arg(1)->Arg(64)->UseRealTime();
@@ -518,18 +449,19 @@ BENCHMARK_CAPTURE(matmul_pool_repacked, q8_0_151936x896_dram, TensorType::Q8_0, 
 BENCHMARK(attention)
     ->ArgNames({"isa", "head", "group", "keys", "copies", "positions"})
     ->Args({0, 64, 7, 2048, 1, 1})
-    ->ArgsProduct({{1, 2, 3}, {64}, {7}, {2048}, {1}, {1, 4, 9}})
-    ->ArgsProduct({{2, 3}, {64}, {7}, {2048}, {1}, {18, 36, 73}})
-    ->ArgsProduct({{1, 2}, {64}, {7}, {2048}, {48, 0}, {1}})
-    ->ArgsProduct({{1, 2, 3}, {64}, {4}, {2048}, {1}, {1, 8, 16}})
-    ->ArgsProduct({{1, 2, 3}, {128}, {4}, {2048}, {1}, {1, 4}})
-    ->ArgsProduct({{2, 3}, {128}, {4}, {2048}, {1}, {16, 64}});
+    ->ArgsProduct({{1, 3, 4}, {64}, {7}, {2048}, {1}, {1, 4, 9}})
+    ->ArgsProduct({{3, 4}, {64}, {7}, {2048}, {1}, {18, 36, 73}})
+    ->ArgsProduct({{1, 3}, {64}, {7}, {2048}, {48, 0}, {1}})
+    ->ArgsProduct({{1, 3, 4}, {64}, {4}, {2048}, {1}, {1, 8, 16}})
+    ->ArgsProduct({{1, 3, 4}, {128}, {4}, {2048}, {1}, {1, 4}})
+    ->ArgsProduct({{3, 4}, {128}, {4}, {2048}, {1}, {16, 64}});
 
 BENCHMARK(instruction_throughput)->DenseRange(0, 4);
 
-BENCHMARK_CAPTURE(quantize_activations, q8_0, TensorType::Q8_0)->Arg(0)->Arg(1)->Arg(3);
-BENCHMARK_CAPTURE(quantize, q8_0, TensorType::Q8_0)->Arg(0)->Arg(1);
-BENCHMARK_CAPTURE(quantize, q8_K, TensorType::Q8_K)->Arg(0)->Arg(1);
+BENCHMARK_CAPTURE(quantize, q8_0_activations, TensorType::Q8_0, true)->Arg(0)->Arg(1)->Arg(3);
+BENCHMARK_CAPTURE(quantize, bf16_activations, TensorType::BF16, true)->Arg(0)->Arg(3);
+BENCHMARK_CAPTURE(quantize, q8_0, TensorType::Q8_0, false)->Arg(0)->Arg(1);
+BENCHMARK_CAPTURE(quantize, q8_K, TensorType::Q8_K, false)->Arg(0)->Arg(1);
 
 } // namespace
 
