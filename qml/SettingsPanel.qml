@@ -249,6 +249,7 @@ Item {
                         }
                         SliderSetting {
                             objectName: "gpuLayersSetting"
+                            Accessible.name: qsTr("Layers on GPU")
                             visible: panel.settings.gpuLayers >= 0
                             Layout.fillWidth: true
                             from: 0
