@@ -228,6 +228,7 @@ ApplicationWindow {
                     id: settingsPanel
                     objectName: "settingsPanel"
                     settings: window.settings
+                    models: window.models
                 }
             }
         }

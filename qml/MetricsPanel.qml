@@ -234,6 +234,7 @@ Rectangle {
                             required property var histogram
                             required property string histogramRange
                             required property real share
+                            required property bool gpu // an operation the GPU ran: no histogram, its share of GPU time
                             width: kernelColumn.width // in a Column: Layout.fillWidth would not apply
                             spacing: 3
                             // The name and badges, the kernel's name, then the figures on a line of
@@ -243,8 +244,8 @@ Rectangle {
                                 Layout.fillWidth: true
                                 spacing: 6
                                 Label { text: kernel.operation; color: Theme.text; font.pointSize: Theme.small; font.weight: Font.DemiBold }
-                                Badge { text: kernel.type }
-                                Badge { text: kernel.isa; accent: kernel.isa !== "scalar" }
+                                Badge { text: kernel.type; visible: text.length > 0 }
+                                Badge { objectName: "kernelIsa"; text: kernel.isa; accent: kernel.isa !== "scalar" }
                             }
                             // The kernel that ran, on a line of its own (names run long).
                             Label {
@@ -258,13 +259,14 @@ Rectangle {
                             Label {
                                 objectName: "kernelCalls"
                                 Layout.fillWidth: true
-                                text: qsTr("%1 calls · %2").arg(kernel.callsText).arg(kernel.meanLatency)
+                                text: (kernel.gpu ? qsTr("%1 dispatches · %2") : qsTr("%1 calls · %2")).arg(kernel.callsText).arg(kernel.meanLatency)
                                 color: Theme.textMuted
                                 font.pointSize: Theme.small
                                 font.family: Theme.monoFamily
                                 wrapMode: Text.Wrap
                             }
                             RowLayout {
+                                visible: !kernel.gpu
                                 Layout.fillWidth: true
                                 spacing: 8
                                 Row {
@@ -292,7 +294,8 @@ Rectangle {
                                 }
                             }
                             Label {
-                                text: kernel.histogramRange + qsTr(" · %1% of kernel time").arg((kernel.share * 100).toFixed(1))
+                                text: kernel.gpu ? qsTr("%1% of GPU time").arg((kernel.share * 100).toFixed(1))
+                                                 : kernel.histogramRange + qsTr(" · %1% of kernel time").arg((kernel.share * 100).toFixed(1))
                                 color: Theme.textFaint
                                 font.pointSize: Theme.small * 0.92
                                 wrapMode: Text.Wrap

@@ -265,6 +265,11 @@ Item {
             required property string distinction // what sets it apart from models of the same name
             required property bool loaded
             required property string warning
+            // With a GPU chosen in the settings: its share of the memory, and how much of the model it takes.
+            required property string gpuMemory
+            required property string gpuFit // "" (the CPU is chosen), "whole", "partial" or "none"
+            required property int gpuLayers
+            required property int layerCount
             objectName: "modelCard_" + index
             width: Math.min(list.width - 64, 860)
             x: (list.width - width) / 2
@@ -311,7 +316,16 @@ Item {
                         Badge { text: card.quantization; visible: text.length > 0 }
                         Badge { text: qsTr("%1 ctx").arg(card.contextLength); visible: card.contextLength > 0 }
                         Badge { text: qsTr("file %1").arg(card.fileSize) }
-                        Badge { text: qsTr("needs ≈ %1").arg(card.memory); visible: card.memory.length > 0 }
+                        Badge { text: card.gpuFit.length > 0 ? qsTr("RAM ≈ %1").arg(card.memory) : qsTr("needs ≈ %1").arg(card.memory); visible: card.memory.length > 0 }
+                        Badge { objectName: "gpuMemory_" + card.index; text: qsTr("GPU ≈ %1").arg(card.gpuMemory); visible: card.gpuMemory.length > 0 }
+                        Badge {
+                            objectName: "gpuFit_" + card.index
+                            visible: card.gpuFit.length > 0
+                            accent: card.gpuFit === "whole"
+                            text: card.gpuFit === "whole" ? qsTr("fits entirely on the GPU")
+                                : card.gpuFit === "partial" ? qsTr("%1 of %2 layers on the GPU").arg(card.gpuLayers).arg(card.layerCount)
+                                : qsTr("too large for the GPU: runs on the CPU")
+                        }
                         Badge { text: card.hasChatTemplate ? qsTr("chat template") : qsTr("no template: ChatML") }
                     }
                     Label {

@@ -6,6 +6,11 @@ import QtQuick.Layouts
 Item {
     id: panel
     property var settings
+    // The ModelController: the devices to choose from, and the loaded model's layers (null: the
+    // CPU alone is offered).
+    property var models: null
+    readonly property var computeDevices: models ? models.computeDevices : null
+    readonly property int layerCount: models ? models.layerCount : 0
     // Scrolls to the context length and gives it the focus (the chat's context notice leads here).
     function showContextLength() {
         const combo = contextCombo
@@ -215,6 +220,59 @@ Item {
                     }
                 }
                 SettingRow {
+                    title: qsTr("Compute device")
+                    hint: qsTr("Where the model runs: the CPU, or a GPU (through Vulkan) with its memory. Switching keeps your conversations and their caches.")
+                    ThemedComboBox {
+                        objectName: "computeDeviceCombo"
+                        width: 260
+                        model: panel.computeDevices ? panel.computeDevices.labels : [qsTr("CPU")]
+                        currentIndex: panel.computeDevices ? Math.max(0, panel.computeDevices.keys.indexOf(panel.settings.computeDevice)) : 0
+                        onActivated: if (panel.computeDevices) panel.settings.computeDevice = panel.computeDevices.keys[currentIndex]
+                        Accessible.name: qsTr("Compute device")
+                    }
+                }
+                SettingRow {
+                    readonly property bool automatic: panel.settings.gpuLayers < 0
+                    title: qsTr("Layers on GPU")
+                    hint: automatic ? qsTr("As many of the model's layers as fit in the GPU's memory with their KV cache; the rest run on the CPU.")
+                                    : qsTr("The model's first layers run on the GPU, the rest on the CPU (0: all on the CPU).")
+                    enabled: panel.settings.computeDevice !== "cpu"
+                    ColumnLayout {
+                        width: parent.width
+                        spacing: 4
+                        ThemedSwitch {
+                            objectName: "gpuLayersAutomaticSwitch"
+                            text: qsTr("Automatic")
+                            checked: panel.settings.gpuLayers < 0
+                            // Off: every layer of the loaded model, for the slider to take from there.
+                            onToggled: { panel.settings.gpuLayers = checked ? -1 : panel.layerCount; checked = Qt.binding(() => panel.settings.gpuLayers < 0) }
+                        }
+                        SliderSetting {
+                            objectName: "gpuLayersSetting"
+                            Accessible.name: qsTr("Layers on GPU")
+                            visible: panel.settings.gpuLayers >= 0
+                            Layout.fillWidth: true
+                            from: 0
+                            to: Math.max(1, panel.layerCount, panel.settings.gpuLayers)
+                            stepSize: 1
+                            decimals: 0
+                            value: Math.max(0, panel.settings.gpuLayers)
+                            onEdited: function (v) { panel.settings.gpuLayers = Math.round(v) }
+                        }
+                    }
+                }
+                Label {
+                    objectName: "computeDeviceStatus"
+                    visible: panel.models !== null && panel.models.loaded
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    font.pointSize: Theme.small
+                    color: Theme.textMuted
+                    text: !visible ? ""
+                        : panel.models.gpuLayers > 0 ? qsTr("%1 runs %2 of its %3 layers on %4.").arg(panel.models.modelName).arg(panel.models.gpuLayers).arg(panel.models.layerCount).arg(panel.models.gpuName)
+                        : qsTr("%1 runs on the CPU.").arg(panel.models.modelName)
+                }
+                SettingRow {
                     title: qsTr("KV cache keys")
                     hint: qsTr("How the cache stores attention keys: f16 (exact), q8_0 (about half the memory) or q4_0 (about a quarter, less accurate). Models whose heads are not a multiple of 32 values keep f16.")
                     ThemedComboBox {
@@ -251,31 +309,10 @@ Item {
                 SettingRow {
                     title: qsTr("Compress saved conversation state")
                     hint: qsTr("Conversations saved to disk take about half the space (Q8_0 instead of F16); a resumed conversation's cache is slightly rounded.")
-                    Switch {
-                        id: compressSwitch
+                    ThemedSwitch {
                         objectName: "compressSavedStatesSwitch"
                         checked: panel.settings.compressSavedStates
                         onToggled: { panel.settings.compressSavedStates = checked; checked = Qt.binding(() => panel.settings.compressSavedStates) }
-                        // Drawn here: Material's handle is a layer effect, which the software
-                        // renderer (llvmpipe, offscreen) does not draw.
-                        indicator: Rectangle {
-                            implicitWidth: 44
-                            implicitHeight: 24
-                            x: compressSwitch.leftPadding
-                            y: (compressSwitch.height - height) / 2
-                            radius: height / 2
-                            color: compressSwitch.checked ? Theme.accent : Theme.window
-                            border.color: compressSwitch.checked ? Theme.accent : Theme.border
-                            Rectangle {
-                                width: 18
-                                height: 18
-                                radius: 9
-                                y: 3
-                                x: compressSwitch.checked ? parent.width - width - 3 : 3
-                                color: compressSwitch.checked ? Theme.textOnAccent : Theme.textMuted
-                                Behavior on x { NumberAnimation { duration: 120 } }
-                            }
-                        }
                     }
                 }
                 SettingRow {
@@ -290,30 +327,10 @@ Item {
                 SettingRow {
                     title: qsTr("Serve the loaded model")
                     hint: qsTr("Other programs on this computer can use the model through an OpenAI-compatible API (chat and completions). Their requests take turns with your chats.")
-                    Switch {
-                        id: serverSwitch
+                    ThemedSwitch {
                         objectName: "serverEnabledSwitch"
                         checked: panel.settings.serverEnabled
                         onToggled: { panel.settings.serverEnabled = checked; checked = Qt.binding(() => panel.settings.serverEnabled) }
-                        // Drawn here for the software renderer, as the switch above.
-                        indicator: Rectangle {
-                            implicitWidth: 44
-                            implicitHeight: 24
-                            x: serverSwitch.leftPadding
-                            y: (serverSwitch.height - height) / 2
-                            radius: height / 2
-                            color: serverSwitch.checked ? Theme.accent : Theme.window
-                            border.color: serverSwitch.checked ? Theme.accent : Theme.border
-                            Rectangle {
-                                width: 18
-                                height: 18
-                                radius: 9
-                                y: 3
-                                x: serverSwitch.checked ? parent.width - width - 3 : 3
-                                color: serverSwitch.checked ? Theme.textOnAccent : Theme.textMuted
-                                Behavior on x { NumberAnimation { duration: 120 } }
-                            }
-                        }
                     }
                 }
                 SettingRow {
@@ -429,6 +446,30 @@ Item {
                 }
             }
             Item { height: 24 }
+        }
+    }
+
+    // Material draws a switch's handle with a layer effect, which the software renderer
+    // (llvmpipe, offscreen) does not draw: drawn here.
+    component ThemedSwitch: Switch {
+        id: toggle
+        indicator: Rectangle {
+            implicitWidth: 44
+            implicitHeight: 24
+            x: toggle.leftPadding
+            y: (toggle.height - height) / 2
+            radius: height / 2
+            color: toggle.checked ? Theme.accent : Theme.window
+            border.color: toggle.checked ? Theme.accent : Theme.border
+            Rectangle {
+                width: 18
+                height: 18
+                radius: 9
+                y: 3
+                x: toggle.checked ? parent.width - width - 3 : 3
+                color: toggle.checked ? Theme.textOnAccent : Theme.textMuted
+                Behavior on x { NumberAnimation { duration: 120 } }
+            }
         }
     }
 

@@ -144,6 +144,7 @@ HearthBackend::~HearthBackend() {
 void HearthBackend::start() {
     chat_->start();
     models_->refresh();
+    models_->computeDevices()->refresh();
     downloads_->refreshLocalFiles();
 }
 

@@ -61,8 +61,12 @@ QVariant KernelMetricsModel::data(const QModelIndex& index, int role) const {
     case CallsTextRole:
         // A count past a million in a JavaScript string is "1.19801e+06": grouped digits instead.
         return QLocale().toString(static_cast<qulonglong>(row.calls));
-    case ShareRole:
-        return totalNs_ ? static_cast<double>(row.totalNs) / static_cast<double>(totalNs_) : 0.0;
+    case ShareRole: {
+        const quint64 total = row.gpu ? gpuNs_ : cpuNs_;
+        return total ? static_cast<double>(row.totalNs) / static_cast<double>(total) : 0.0;
+    }
+    case GpuRole:
+        return row.gpu;
     default:
         return {};
     }
@@ -78,21 +82,22 @@ QHash<int, QByteArray> KernelMetricsModel::roleNames() const {
             {HistogramRangeRole, "histogramRange"},
             {ShareRole, "share"},
             {CallsTextRole, "callsText"},
-            {KernelRole, "kernel"}};
+            {KernelRole, "kernel"},
+            {GpuRole, "gpu"}};
 }
 
 void KernelMetricsModel::update(QList<KernelStats> rows) {
-    std::sort(rows.begin(), rows.end(), [](const KernelStats& a, const KernelStats& b) {
-        return std::tie(a.operation, a.type, a.isa, a.kernel) <
-               std::tie(b.operation, b.type, b.isa, b.kernel);
-    });
-    totalNs_ = 0;
+    const auto key = [](const KernelStats& r) {
+        return std::tie(r.gpu, r.operation, r.type, r.isa, r.kernel);
+    };
+    std::sort(rows.begin(), rows.end(),
+              [&](const KernelStats& a, const KernelStats& b) { return key(a) < key(b); });
+    cpuNs_ = gpuNs_ = 0;
     for (const KernelStats& r : rows)
-        totalNs_ += r.totalNs;
-    const bool sameKeys = std::equal(
-        rows.begin(), rows.end(), rows_.begin(), rows_.end(), [](const KernelStats& a, const KernelStats& b) {
-            return a.operation == b.operation && a.type == b.type && a.isa == b.isa && a.kernel == b.kernel;
-        });
+        (r.gpu ? gpuNs_ : cpuNs_) += r.totalNs;
+    const bool sameKeys =
+        std::equal(rows.begin(), rows.end(), rows_.begin(), rows_.end(),
+                   [&](const KernelStats& a, const KernelStats& b) { return key(a) == key(b); });
     if (sameKeys) {
         rows_ = std::move(rows);
         if (!rows_.isEmpty()) emit dataChanged(index(0), index(static_cast<int>(rows_.size()) - 1));

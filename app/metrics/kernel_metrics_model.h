@@ -1,6 +1,7 @@
 #pragma once
-// One row per kernel that has run (operation, weight type, kernel and its tier or device): how
-// often and how long, with its latency histogram, for the metrics panel.
+// One row per kernel that has run (operation, weight type, kernel and its tier): how often and
+// how long, with its latency histogram, for the metrics panel; and one per kind of operation a
+// GPU has run, its dispatches and GPU time, marked as the GPU's.
 #include <QAbstractListModel>
 #include <QVariantList>
 #include <QtQml/qqmlregistration.h>
@@ -10,11 +11,12 @@ namespace hearth::app {
 struct KernelStats {
     QString operation; // "matvec", "matmat", ...
     QString type;      // weight type, "q4_K", "f32", ...
-    QString isa;       // the kernel's tier or device: "avx2", "scalar", "vulkan"
-    quint64 calls = 0;
+    QString isa;       // the kernel's tier: "avx2", "scalar"; a GPU's row: "GPU"
+    quint64 calls = 0; // a GPU's row: dispatches
     quint64 totalNs = 0;
-    QList<quint64> histogram; // calls per power-of-two nanosecond bucket (2^b .. 2^(b+1))
-    QString kernel;           // the kernel's name: "gemm_q4_K_q8_K"
+    QList<quint64> histogram; // calls per power-of-two nanosecond bucket (2^b .. 2^(b+1)); none for a GPU
+    QString kernel;           // the kernel's name: "gemm_q4_K_q8_K"; a GPU's row: the operation
+    bool gpu = false;         // an operation the GPU ran (its time from the GPU's timestamps)
 };
 
 class KernelMetricsModel : public QAbstractListModel {
@@ -32,9 +34,10 @@ public:
         MeanLatencyRole,                  // QString, e.g. "12.5 µs"
         HistogramRole,                    // QVariantList of call counts, first to last non-empty bucket
         HistogramRangeRole,               // QString, e.g. "256 ns – 65 µs"
-        ShareRole,                        // double: this row's share of all kernel time
-        CallsTextRole,                    // QString: the calls in the locale's digit groups ("1,198,010")
-        KernelRole,                       // QString
+        ShareRole,     // double: this row's share of all kernel time (of the CPU's, or of the GPU's)
+        CallsTextRole, // QString: the calls in the locale's digit groups ("1,198,010")
+        KernelRole,    // QString
+        GpuRole,       // bool: the GPU ran it
     };
     Q_ENUM(Role)
 
@@ -44,7 +47,8 @@ public:
     QVariant data(const QModelIndex& index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
 
-    // Replaces the rows, in place when the same kernels are listed (no view reset).
+    // Replaces the rows, in place when the same kernels are listed (no view reset): the CPU's
+    // first, then the GPU's.
     void update(QList<KernelStats> rows);
     [[nodiscard]] const QList<KernelStats>& rows() const { return rows_; }
 
@@ -53,7 +57,7 @@ signals:
 
 private:
     QList<KernelStats> rows_;
-    quint64 totalNs_ = 0;
+    quint64 cpuNs_ = 0, gpuNs_ = 0; // all the rows' time, of each kind
 };
 
 QString formatNanoseconds(double ns);

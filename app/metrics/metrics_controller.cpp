@@ -16,6 +16,17 @@ struct MetricsSample {
 };
 
 namespace {
+KernelStats gpuRow(const engine::DeviceOpTiming& op) {
+    KernelStats stats;
+    stats.operation = QString::fromStdString(op.name);
+    stats.isa = QStringLiteral("GPU");
+    stats.kernel = QString::fromStdString(op.name);
+    stats.calls = op.dispatches;
+    stats.totalNs = op.ns;
+    stats.gpu = true;
+    return stats;
+}
+
 MetricsSample takeSample(const engine::EngineMetrics& engine) {
     MetricsSample sample;
     sample.engine = engine.snapshot();
@@ -36,6 +47,8 @@ MetricsSample takeSample(const engine::EngineMetrics& engine) {
             stats.histogram.append(entry.cell.histogram[b]);
         sample.kernels.append(stats);
     }
+    for (const engine::DeviceOpTiming& op : sample.engine.device_ops)
+        sample.kernels.append(gpuRow(op));
     return sample;
 }
 // Per expert, its hits summed over the layers (empty for a dense model).
@@ -88,7 +101,15 @@ QCoro::Task<> MetricsController::sample() {
     push(decodeHistory_, e.generating ? e.decode_tokens_per_second : ended ? endedDecodeRate_ : 0.0);
     push(prefillHistory_, e.generating ? e.prefill_tokens_per_second : ended ? endedPrefillRate_ : 0.0);
     replyEnded_ = false;
-    kernels_.update(last_->kernels);
+    QList<KernelStats> kernels = last_->kernels;
+    for (KernelStats& row : kernels) {
+        if (!row.gpu) continue;
+        const KernelStats before = gpuBaseline_.value(row.operation);
+        row.calls -= std::min(row.calls, before.calls);
+        row.totalNs -= std::min(row.totalNs, before.totalNs);
+    }
+    kernels.removeIf([](const KernelStats& row) { return row.gpu && row.calls == 0; });
+    kernels_.update(std::move(kernels));
     expertHits_ = expertTotals(last_->engine); // once per sample: QML reads it in several places
     ++samples_;
     emit updated();
@@ -111,6 +132,9 @@ void MetricsController::recordServerRequest(const GenerationResult& result) {
 
 void MetricsController::resetKernelMetrics() {
     dm::reset(); // atomics only: no I/O
+    gpuBaseline_.clear();
+    for (const engine::DeviceOpTiming& op : engine_->device_ops()) // a lock, no I/O
+        gpuBaseline_.insert(QString::fromStdString(op.name), gpuRow(op));
     sample();
 }
 

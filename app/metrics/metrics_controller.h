@@ -1,10 +1,11 @@
 #pragma once
-// The live panels' data: samples the engine's metrics and the kernels' dispatch
-// metrics a few times a second (on a pool thread: the snapshot reads /proc) and
+// The live panels' data: samples the engine's metrics (the GPU's time per op among them) and the
+// kernels' dispatch metrics a few times a second (on a pool thread: the snapshot reads /proc) and
 // keeps a short history of tokens/s for the chart, and the prompt tokens each of
 // the last replies reused from the cache or computed.
 #include "app/metrics/kernel_metrics_model.h"
 #include "app/metrics/reply_cache_history.h"
+#include <QHash>
 #include <QObject>
 #include <QTimer>
 #include <QVariantList>
@@ -107,6 +108,8 @@ signals:
 private:
     std::shared_ptr<const engine::EngineMetrics> engine_;
     std::unique_ptr<MetricsSample> last_;
+    // The GPU's figures when the counters were last reset: the rows show what ran since.
+    QHash<QString, KernelStats> gpuBaseline_;
     QVariantList decodeHistory_;
     QVariantList prefillHistory_;
     QVariantList expertHits_;

@@ -4,6 +4,7 @@
 #include "app/server/engine_completion.h"
 #include "app/settings/engine_config.h"
 #include "engine/error.h"
+#include "engine/forward/device_forward.h"
 #include "engine/forward/inference.h"
 #include "engine/model/memory_check.h"
 #include "engine/model/model.h"
@@ -14,12 +15,23 @@
 #include <QFile>
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 namespace hearth::app {
 
 using hearth::engine::Inference;
 using hearth::engine::Model;
+
+// Where a forward pass's first layers run: the device and its layers as the settings name them,
+// and the context they were planned for (the automatic layer count depends on it).
+struct DevicePlacement {
+    QString device = QStringLiteral("cpu");
+    int gpuLayers = 0;
+    int context = 0;
+    bool onCpu() const { return device == QLatin1String("cpu") || gpuLayers == 0; }
+    bool operator==(const DevicePlacement&) const = default;
+};
 
 struct InferenceWorker::Engine {
     // Written by the engine's objects below (and by publishMemory) on the worker's thread.
@@ -32,6 +44,11 @@ struct InferenceWorker::Engine {
     // The load's finite-values probe already ran the warm-up's tokens through this inference:
     // its weights are paged in and repacked, so the warm-up has nothing left to do.
     bool warmedByLoad = false;
+    DevicePlacement placed;                         // what `inference` runs on
+    std::optional<DevicePlacement> failedPlacement; // a GPU choice that failed: not tried again
+    // The GPU's figures of forward passes gone (another device, another model), summed.
+    std::vector<engine::DeviceOpTiming> retiredDeviceOps;
+    uint64_t retiredValidationErrors = 0;
 
     void publishMemory() const {
         if (!sessions) metrics->kv_bytes.store(0, std::memory_order_relaxed);
@@ -57,6 +74,24 @@ engine::InferenceOptions inferenceOptions(const Model& model, const EngineConfig
     engine::InferenceOptions options;
     options.n_threads = config.threads; // 0: one per hardware thread, as everywhere
     options.cache_types = cacheTypesFor(model, config);
+    return options;
+}
+
+// The placement the settings ask for: the CPU, or a GPU with its layers (-1: as many as fit).
+DevicePlacement placementFor(const EngineConfig& config, int context) {
+    DevicePlacement wanted{computeDevice(config).kind == engine::ComputeDevice::Kind::Cpu
+                               ? DevicePlacement{}.device
+                               : config.device,
+                           config.gpuLayers, context};
+    return wanted.onCpu() ? DevicePlacement{} : wanted;
+}
+
+engine::InferenceOptions deviceOptions(const DevicePlacement& placement) {
+    engine::InferenceOptions options;
+    options.device =
+        engine::compute_device_from_name(placement.device.toStdString()).value_or(engine::ComputeDevice{});
+    options.n_gpu_layers = placement.gpuLayers;
+    options.device_context = placement.context;
     return options;
 }
 
@@ -99,6 +134,10 @@ ModelSummary summarize(const Model& model, int contextLength, const Inference& i
     s.threads = inference.n_threads();
     s.keyCacheType = cacheTypeName(inference.cache_types().keys);
     s.valueCacheType = cacheTypeName(inference.cache_types().values);
+    if (const engine::DeviceForward* device = inference.device_forward())
+        s.gpuName = QString::fromStdString(device->device().name);
+    s.gpuLayers = inference.n_gpu_layers();
+    s.layerCount = model.hparams().n_layer;
     s.hasChatTemplate = info.has_chat_template;
     s.loadSeconds = loadSeconds;
     return s;
@@ -168,6 +207,9 @@ void InferenceWorker::requestStop(quint64 requestId) {
 }
 
 void InferenceWorker::configure(const hearth::app::EngineConfig& config) {
+    // A GPU chosen again is tried again, even one that failed before.
+    if (config.device != config_.device || config.gpuLayers != config_.gpuLayers)
+        engine_->failedPlacement.reset();
     config_ = config;
     if (!engine_->model) return;
     const engine::InferenceOptions options = inferenceOptions(*engine_->model, config);
@@ -179,14 +221,77 @@ void InferenceWorker::configure(const hearth::app::EngineConfig& config) {
         dropServerSessions();
         engine_->sessions.reset(); // sessions hold the old forward pass and cache sizes (saved first)
         if (newCacheTypes) {
+            retireDeviceFigures();
             engine_->inference = std::make_unique<Inference>(engine_->model, options);
+            engine_->placed = {};
             engine_->warmedByLoad = false;
         }
         engine_->contextLength = context;
         resetSessions();
     }
+    // A new device, or none: the conversations' caches move along (SessionStore::move_caches_to_host).
+    applyDevice();
     engine_->summary = summarize(*engine_->model, context, *engine_->inference, engine_->summary.loadSeconds);
     emit configured(engine_->summary);
+}
+
+void InferenceWorker::applyDevice() {
+    Engine& e = *engine_;
+    const DevicePlacement wanted = placementFor(config_, e.contextLength);
+    if (wanted == e.placed || wanted == e.failedPlacement) return;
+    retireDeviceFigures();
+    if (e.sessions) e.sessions->move_caches_to_host(); // the old device's memory is freed first
+    try {
+        e.inference->set_device(deviceOptions(wanted));
+        e.placed = wanted;
+        e.failedPlacement.reset();
+        // The GPU's pipelines are built on first use: the warm-up runs them.
+        if (!wanted.onCpu()) e.warmedByLoad = false;
+    } catch (const std::exception& error) {
+        e.placed = {}; // set_device left every layer on the CPU
+        e.failedPlacement = wanted;
+        emit deviceFailed(tr("Hearth could not use the GPU (%1) and runs the model on the CPU; your "
+                             "conversations are kept. %2")
+                              .arg(wanted.device, QString::fromUtf8(error.what())));
+    }
+    publishDeviceFigures();
+}
+
+void InferenceWorker::fallBackToCpu(const QString& reason) {
+    Engine& e = *engine_;
+    const QString device = e.placed.device;
+    retireDeviceFigures();
+    e.failedPlacement = e.placed;
+    // A lost device's rows cannot be read: those caches forget their tokens and are computed again.
+    if (e.sessions) e.sessions->move_caches_to_host();
+    e.inference->set_device(deviceOptions(DevicePlacement{}));
+    e.placed = {};
+    publishDeviceFigures();
+    e.publishMemory();
+    emit deviceFailed(tr("The GPU (%1) failed, so Hearth runs the model on the CPU from now on; your "
+                         "conversations are kept. %2")
+                          .arg(device, reason));
+    e.summary = summarize(*e.model, e.contextLength, *e.inference, e.summary.loadSeconds);
+    emit configured(e.summary);
+}
+
+void InferenceWorker::retireDeviceFigures() {
+    Engine& e = *engine_;
+    const engine::DeviceForward* device = e.inference ? e.inference->device_forward() : nullptr;
+    if (!device) return;
+    engine::add_timings(e.retiredDeviceOps, device->total_timings());
+    e.retiredValidationErrors += device->validation_errors();
+}
+
+void InferenceWorker::publishDeviceFigures() {
+    const Engine& e = *engine_;
+    std::vector<engine::DeviceOpTiming> ops = e.retiredDeviceOps;
+    uint64_t validationErrors = e.retiredValidationErrors;
+    if (const engine::DeviceForward* device = e.inference ? e.inference->device_forward() : nullptr) {
+        engine::add_timings(ops, device->total_timings());
+        validationErrors += device->validation_errors();
+    }
+    e.metrics->show_device_figures(std::move(ops), validationErrors);
 }
 
 void InferenceWorker::loadModel(quint64 requestId, const QString& path) {
@@ -208,13 +313,19 @@ void InferenceWorker::loadModel(quint64 requestId, const QString& path) {
         // Only now that the new model works is the old one let go (its conversations saved).
         dropServerSessions();
         engine_->sessions.reset();
+        retireDeviceFigures();
         engine_->inference = std::move(inference);
+        engine_->placed = {};
+        engine_->failedPlacement.reset(); // another model may fit where this one did not
         engine_->warmedByLoad = true;
         engine_->model = std::move(model);
         engine_->contextLength = effectiveContext(*engine_->model, config_.contextLength);
+        resetSessions();
+        // Loaded and checked on the CPU, then put on the GPU: a GPU that cannot take it leaves
+        // the model running on the CPU, with a message, rather than refusing the load.
+        applyDevice();
         engine_->summary =
             summarize(*engine_->model, engine_->contextLength, *engine_->inference, timer.elapsed() / 1000.0);
-        resetSessions();
         emit loadFinished(requestId, true, engine_->summary, QString());
     } catch (const std::exception& e) {
         emit loadFinished(requestId, false, ModelSummary{}, QString::fromUtf8(e.what()));
@@ -237,7 +348,9 @@ void InferenceWorker::warmUp(quint64 requestId) {
 void InferenceWorker::unloadModel() {
     dropServerSessions();
     engine_->sessions.reset(); // saved: they resume when this model is loaded again
+    retireDeviceFigures();
     engine_->inference.reset();
+    engine_->placed = {};
     engine_->model.reset();
     engine_->summary = {};
     engine_->publishMemory();
@@ -287,23 +400,46 @@ void InferenceWorker::generate(const GenerationRequest& request) {
     const std::string id = request.conversationId.toStdString();
 
     PieceBatcher batcher{std::chrono::milliseconds(kFlushIntervalMs)};
+    bool shown = false; // pieces of this reply have gone to the GUI
     const auto onPiece = [&](std::string_view piece) {
         batcher.add(piece);
-        if (batcher.due()) emit piecesReady(request.id, batcher.take());
+        if (!batcher.due()) return;
+        emit piecesReady(request.id, batcher.take());
+        shown = true;
+        publishDeviceFigures();
     };
-    try {
-        // The session comes from memory, from its saved state, or new.
-        const GenerationResult turn = engine_->sessions->run_turn(
-            {.conversation_id = id, .conversation = turns, .options = request.options, .stop = &stop_},
-            onPiece);
+    const auto flush = [&] {
         if (!batcher.empty()) emit piecesReady(request.id, batcher.take());
-        engine_->publishMemory();
-        emit generationFinished(request.id, turn);
-    } catch (const std::exception& e) {
-        if (!batcher.empty()) emit piecesReady(request.id, batcher.take());
-        // The store has dropped the conversation's half-finished cache; it starts afresh next time.
-        engine_->publishMemory();
-        emit generationFailed(request.id, QString::fromUtf8(e.what()));
+    };
+    for (bool retried = false;;) {
+        try {
+            // The session comes from memory, from its saved state, or new.
+            const GenerationResult turn = engine_->sessions->run_turn(
+                {.conversation_id = id, .conversation = turns, .options = request.options, .stop = &stop_},
+                onPiece);
+            flush();
+            engine_->publishMemory();
+            publishDeviceFigures();
+            emit generationFinished(request.id, turn);
+        } catch (const engine::DeviceError& e) {
+            fallBackToCpu(QString::fromUtf8(e.what()));
+            // Nothing of the reply shown yet: the same turn again, on the CPU.
+            if (!shown && !std::exchange(retried, true)) {
+                batcher.take();
+                continue;
+            }
+            flush();
+            emit generationFailed(request.id,
+                                  tr("The GPU failed during this reply, so Hearth runs the model on "
+                                     "the CPU from now on; regenerate the reply to finish it. %1")
+                                      .arg(QString::fromUtf8(e.what())));
+        } catch (const std::exception& e) {
+            flush();
+            // The store has dropped the conversation's half-finished cache; it starts afresh next time.
+            engine_->publishMemory();
+            emit generationFailed(request.id, QString::fromUtf8(e.what()));
+        }
+        break;
     }
     running_.store(0);
 }

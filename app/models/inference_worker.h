@@ -63,8 +63,14 @@ signals:
     void loadFinished(quint64 requestId, bool ok, const hearth::app::ModelSummary& summary,
                       const QString& error);
     void warmUpFinished(quint64 requestId, double seconds);
-    // The loaded model as it now runs, after configure() (not emitted without a model).
+    // The loaded model as it now runs, after configure() or a fall back to the CPU (not emitted
+    // without a model).
     void configured(const hearth::app::ModelSummary& summary);
+    // The GPU the settings chose could not be used (none such, too little memory) or failed while
+    // it ran (lost): every layer runs on the CPU now, the conversations kept. `message` says so
+    // and why, for the user. The same choice is tried again only once the device settings, the
+    // context or the model change.
+    void deviceFailed(const QString& message);
     void modelUnloaded();
     void piecesReady(quint64 requestId, const QString& text);
     void generationFinished(quint64 requestId, const hearth::app::GenerationResult& result);
@@ -75,6 +81,16 @@ signals:
 private:
     struct Engine; // the engine's objects, kept out of this header
     void resetSessions();
+    // Puts the model's first layers on the configured device (or back on the CPU); when that
+    // fails, every layer stays on the CPU and deviceFailed() says why.
+    void applyDevice();
+    // The device failed while it ran: every layer goes back to the CPU, with what the caches
+    // still hold.
+    void fallBackToCpu(const QString& reason);
+    // The GPU's figures (time per op) into the engine's metrics: those of the forward passes
+    // before (retireDeviceFigures keeps them before a forward pass goes) and the current one's.
+    void retireDeviceFigures();
+    void publishDeviceFigures();
     // Drops the API server's sessions, so that closing the store does not save them.
     void dropServerSessions();
     std::unique_ptr<Engine> engine_;

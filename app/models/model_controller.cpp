@@ -10,12 +10,13 @@
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 #include <qcoro/qcorofuture.h>
+#include <utility>
 
 namespace hearth::app {
 
 ModelController::ModelController(AppSettings* settings, InferenceWorker* worker, QObject* parent)
     : QObject(parent), settings_(settings), worker_(worker),
-      demoModelPath_(findDemoModel(QCoreApplication::applicationDirPath())) {
+      demoModelPath_(findDemoModel(QCoreApplication::applicationDirPath())), computeDevices_(settings) {
     connect(this, &ModelController::loadRequested, worker, &InferenceWorker::loadModel, Qt::QueuedConnection);
     connect(this, &ModelController::warmUpRequested, worker, &InferenceWorker::warmUp, Qt::QueuedConnection);
     connect(this, &ModelController::unloadRequested, worker, &InferenceWorker::unloadModel,
@@ -35,15 +36,24 @@ ModelController::ModelController(AppSettings* settings, InferenceWorker* worker,
         emit stateChanged();
     });
 
+    // The GPU could not be used: the model runs on the CPU, and the user is told why.
+    connect(worker, &InferenceWorker::deviceFailed, this, [this](const QString& message) {
+        if (busy_)
+            deviceNoticeAfterLoad_ = message; // a finished load clears the errors from before it
+        else
+            setError(message);
+    });
     connect(settings, &AppSettings::engineConfigChanged, this, [this] {
         const EngineConfig previous = config_;
         config_ = settings_->engineConfig();
         if (config_ == previous) return;
         emit configureRequested(config_);
-        // The picker's memory estimates depend on the context and the cache types, not the threads.
+        // The picker's memory estimates depend on the context, the cache types and the device, not
+        // the threads.
         if (config_.contextLength != previous.contextLength ||
             config_.keyCacheType != previous.keyCacheType ||
-            config_.valueCacheType != previous.valueCacheType)
+            config_.valueCacheType != previous.valueCacheType || config_.device != previous.device ||
+            config_.gpuLayers != previous.gpuLayers)
             refresh();
     });
     connect(settings, &AppSettings::modelsFolderChanged, this, &ModelController::refresh);
@@ -63,6 +73,8 @@ QString ModelController::modelDetails() const {
     parts << tr("%n thread(s)", nullptr, summary_.threads); // plural forms from the translation
     if (summary_.keyCacheType != QLatin1String("f16") || summary_.valueCacheType != QLatin1String("f16"))
         parts << tr("KV %1/%2").arg(summary_.keyCacheType, summary_.valueCacheType);
+    if (summary_.gpuLayers > 0)
+        parts << tr("GPU %1/%2 layers").arg(summary_.gpuLayers).arg(summary_.layerCount);
     return parts.join(QStringLiteral(" · "));
 }
 
@@ -149,6 +161,7 @@ QCoro::Task<bool> ModelController::loadModel(QString path) {
     const quint64 id = ++lastRequest_;
     const QString fileName = QFileInfo(path).fileName();
     clearError();
+    deviceNoticeAfterLoad_.clear();
     setStage(true, tr("Loading %1").arg(fileName), 0.2);
 
     const QPointer<ModelController> self(this);
@@ -179,6 +192,8 @@ QCoro::Task<bool> ModelController::loadModel(QString path) {
     models_.setLoadedPath(summary_.path);
     settings_->rememberModel(summary_.path);
     emit modelReady(summary_.path);
+    // On the page the window shows now (modelReady opens the chat).
+    if (!deviceNoticeAfterLoad_.isEmpty()) setError(std::exchange(deviceNoticeAfterLoad_, QString()));
     refresh();
     co_return true;
 }

@@ -2,6 +2,7 @@
 // The model picker and the loaded model, seen from QML: scans the models
 // folder (Qt Concurrent), loads a file through the worker (load -> warm up ->
 // ready, a QCoro coroutine) and accepts files dropped on the window.
+#include "app/models/compute_device_list.h"
 #include "app/models/model_list_model.h"
 #include "app/models/pending_replies.h"
 #include "app/models/worker_types.h"
@@ -33,6 +34,13 @@ class ModelController : public QObject {
     // The context each conversation gets, and the most the model was trained for (0: none loaded).
     Q_PROPERTY(int contextLength READ contextLength NOTIFY stateChanged)
     Q_PROPERTY(int trainedContextLength READ trainedContextLength NOTIFY stateChanged)
+    // Where the loaded model runs: the GPU's name (empty: every layer on the CPU) and how many of
+    // its layers run there.
+    Q_PROPERTY(QString gpuName READ gpuName NOTIFY stateChanged)
+    Q_PROPERTY(int gpuLayers READ gpuLayers NOTIFY stateChanged)
+    Q_PROPERTY(int layerCount READ layerCount NOTIFY stateChanged)
+    // What the settings offer to run models on.
+    Q_PROPERTY(hearth::app::ComputeDeviceList* computeDevices READ computeDevices CONSTANT)
     // The demo model shipped with the app (app/models/demo_model.h); empty when it is missing.
     Q_PROPERTY(QString demoModelPath READ demoModelPath CONSTANT)
     // The first start's offer of the demo: no model loaded or loading, none used before.
@@ -56,6 +64,10 @@ public:
     [[nodiscard]] int contextLength() const { return summary_.contextLength; }
     [[nodiscard]] int trainedContextLength() const { return summary_.trainedContextLength; }
     [[nodiscard]] bool offerDemo() const;
+    [[nodiscard]] QString gpuName() const { return summary_.gpuName; }
+    [[nodiscard]] int gpuLayers() const { return summary_.gpuLayers; }
+    [[nodiscard]] int layerCount() const { return summary_.layerCount; }
+    [[nodiscard]] ComputeDeviceList* computeDevices() { return &computeDevices_; }
 
     // True for a local file (not a folder) whose name ends in .gguf: what the drop area accepts.
     Q_INVOKABLE static bool isModelUrl(const QUrl& url);
@@ -111,6 +123,9 @@ private:
     EngineConfig config_; // what the worker was last asked to run with
     QString error_;
     QString demoModelPath_;
+    ComputeDeviceList computeDevices_;
+    // The worker could not put a model being loaded on the GPU: said once the load is done.
+    QString deviceNoticeAfterLoad_;
     quint64 lastRequest_ = 0;
     PendingReplies<LoadReply> loads_;
     PendingReplies<double> warmUps_;

@@ -44,6 +44,16 @@ QVariant ModelListModel::data(const QModelIndex& index, int role) const {
         return row.warnings.join(QLatin1Char('\n'));
     case DistinctionRole:
         return distinction(index.row());
+    case GpuMemoryRole:
+        return row.gpuChosen && row.gpuLayers > 0 ? formatBytes(row.gpuBytes) : QString();
+    case GpuFitRole:
+        if (!row.gpuChosen || !row.error.isEmpty()) return QString();
+        if (row.gpuLayers == 0) return QStringLiteral("none");
+        return row.gpuLayers == row.layerCount ? QStringLiteral("whole") : QStringLiteral("partial");
+    case GpuLayersRole:
+        return row.gpuLayers;
+    case LayerCountRole:
+        return row.layerCount;
     default:
         return {};
     }
@@ -63,7 +73,11 @@ QHash<int, QByteArray> ModelListModel::roleNames() const {
             {ErrorRole, "error"},
             {LoadedRole, "loaded"},
             {WarningRole, "warning"},
-            {DistinctionRole, "distinction"}};
+            {DistinctionRole, "distinction"},
+            {GpuMemoryRole, "gpuMemory"},
+            {GpuFitRole, "gpuFit"},
+            {GpuLayersRole, "gpuLayers"},
+            {LayerCountRole, "layerCount"}};
 }
 
 QString ModelListModel::distinction(int row) const {

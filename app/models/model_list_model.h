@@ -14,8 +14,14 @@ struct ModelEntry {
     QString quantization; // file type when known ("Q4_K_M"), else the most common weight type
     qint64 parameters = 0;
     qint64 fileBytes = 0;
-    qint64 estimatedBytes = 0; // weights plus one conversation's KV cache at the configured context and types
-    int contextLength = 0;     // trained context length
+    // Weights plus one conversation's KV cache at the configured context and types, in RAM: with
+    // a GPU chosen, the KV cache of the layers the CPU runs only.
+    qint64 estimatedBytes = 0;
+    bool gpuChosen = false; // the settings run models on a GPU: the figures below apply
+    int gpuLayers = 0;      // of layerCount, on the GPU; 0: they do not fit, the CPU runs them all
+    int layerCount = 0;
+    qint64 gpuBytes = 0;   // what those layers take of the GPU's memory
+    int contextLength = 0; // trained context length
     bool hasChatTemplate = false;
     bool recent = false;  // used before (from the settings)
     QString error;        // why the file cannot be used; empty when it can
@@ -46,6 +52,11 @@ public:
         WarningRole,                 // QString: the warnings, one per line; empty when none
         DistinctionRole,             // QString: what sets it apart from models of the same name
                                      // ("Q8_0 · 1.19 MB"); empty when its name is its own
+        GpuMemoryRole,               // QString: estimated GPU memory; empty when the CPU runs it all
+        GpuFitRole,                  // QString: "" (the CPU is chosen), "whole" (every layer fits on
+                                     // the GPU), "partial" (the first layers), "none" (too large: the CPU)
+        GpuLayersRole,               // int: layers on the GPU
+        LayerCountRole,              // int: the model's layers
     };
     Q_ENUM(Role)
 

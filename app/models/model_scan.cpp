@@ -1,7 +1,10 @@
 #include "app/models/model_scan.h"
+#include "app/models/model_fit.h"
 #include "app/models/model_names.h"
 #include "app/settings/engine_config.h"
 #include "engine/chat/chat_template.h"
+#include "engine/forward/device_plan.h"
+#include "engine/forward/inference.h"
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/model.h"
 #include "engine/tokenizer/tokenizer.h"
@@ -35,7 +38,7 @@ QStringList usageNotes(const gguf::GgufFile& file) {
 }
 } // namespace
 
-ModelEntry readModelEntry(const QString& path, const EngineConfig& config) {
+ModelEntry readModelEntry(const QString& path, const EngineConfig& config, qint64 gpuMemoryBytes) {
     const int contextLength = config.contextLength;
     ModelEntry entry;
     entry.path = path;
@@ -59,6 +62,18 @@ ModelEntry readModelEntry(const QString& path, const EngineConfig& config) {
             info.context_length > 0 ? std::min(contextLength, info.context_length) : contextLength;
         const engine::KvCacheTypes types = kvCacheTypes(config);
         entry.estimatedBytes = info.estimated_bytes(context, types.keys, types.values);
+        entry.gpuChosen =
+            computeDevice(config).kind != engine::ComputeDevice::Kind::Cpu && config.gpuLayers != 0;
+        if (entry.gpuChosen) {
+            // Planned as the worker runs it: batches of the engine's default size.
+            const engine::DeviceMemoryPlan plan =
+                engine::plan_device_memory(*file, engine::InferenceOptions{}.n_batch, context, types);
+            const GpuSplit split = gpuSplit(plan, info.file_bytes, gpuMemoryBytes, config.gpuLayers);
+            entry.gpuLayers = split.gpuLayers;
+            entry.layerCount = split.layerCount;
+            entry.gpuBytes = split.gpuBytes;
+            entry.estimatedBytes = split.ramBytes;
+        }
         entry.warnings = usageNotes(*file);
     } catch (const std::exception& e) {
         entry.error = QString::fromUtf8(e.what());
@@ -67,13 +82,14 @@ ModelEntry readModelEntry(const QString& path, const EngineConfig& config) {
 }
 
 QList<ModelEntry> scanModels(const QString& folder, const QStringList& recent, const EngineConfig& config) {
+    const qint64 gpuMemory = chosenGpuMemoryBytes(config);
     QList<ModelEntry> entries;
     QSet<QString> seen;
     for (const QString& path : recent) {
         const QFileInfo file(path);
         if (!file.isFile() || seen.contains(file.absoluteFilePath())) continue;
         seen.insert(file.absoluteFilePath());
-        ModelEntry entry = readModelEntry(file.absoluteFilePath(), config);
+        ModelEntry entry = readModelEntry(file.absoluteFilePath(), config, gpuMemory);
         entry.recent = true;
         entries.append(entry);
     }
@@ -85,7 +101,7 @@ QList<ModelEntry> scanModels(const QString& folder, const QStringList& recent, c
             const QString relative = QDir(folder).relativeFilePath(file.absoluteFilePath());
             if (relative.count(QLatin1Char('/')) > 1 || seen.contains(file.absoluteFilePath())) continue;
             seen.insert(file.absoluteFilePath());
-            found.append(readModelEntry(file.absoluteFilePath(), config));
+            found.append(readModelEntry(file.absoluteFilePath(), config, gpuMemory));
         }
     }
     std::sort(found.begin(), found.end(), [](const ModelEntry& a, const ModelEntry& b) {

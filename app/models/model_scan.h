@@ -8,8 +8,10 @@
 namespace hearth::app {
 
 // The entry of one file; a file that cannot be read gets an entry with `error` set.
-// The memory estimate is for one conversation at the config's context and KV cache types.
-ModelEntry readModelEntry(const QString& path, const EngineConfig& config);
+// The memory estimate is for one conversation at the config's context and KV cache types, split
+// between RAM and the GPU's memory when the config chooses a GPU (gpuMemoryBytes: its
+// memory, chosenGpuMemoryBytes; 0 when the CPU is chosen or the GPU is not there).
+ModelEntry readModelEntry(const QString& path, const EngineConfig& config, qint64 gpuMemoryBytes = 0);
 // Every .gguf under `folder` (two levels deep) and the recent files that still exist,
 // recent ones first, then by name.
 QList<ModelEntry> scanModels(const QString& folder, const QStringList& recent, const EngineConfig& config);

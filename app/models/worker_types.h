@@ -34,6 +34,9 @@ struct ModelSummary {
     int contextLength = 0; // the context each conversation gets
     int threads = 0;
     QString keyCacheType, valueCacheType; // what the KV cache stores: f16, q8_0 or q4_0
+    QString gpuName;    // the GPU that runs the first gpuLayers layers; empty: every layer on the CPU
+    int gpuLayers = 0;  // of layerCount
+    int layerCount = 0; // the model's layers
     bool hasChatTemplate = false;
     double loadSeconds = 0;
 };

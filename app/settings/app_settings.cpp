@@ -13,6 +13,7 @@ namespace {
 constexpr int kMaxRecentModels = 10;
 constexpr int kMinConversationMemoryMiB = 1;
 constexpr int kMaxConversationMemoryMiB = 1 << 20;
+constexpr int kMaxGpuLayers = 4096;
 
 std::unique_ptr<QSettings> openSettings(const QString& fileName) {
     if (fileName.isEmpty())
@@ -85,8 +86,28 @@ void AppSettings::setKeyCacheType(const QString& v) {
 void AppSettings::setValueCacheType(const QString& v) {
     assign(valueCacheType_, knownCacheType(v), &AppSettings::engineConfigChanged);
 }
+namespace {
+QString knownComputeDevice(const QString& name) {
+    const auto device = engine::compute_device_from_name(name.toStdString());
+    return device ? QString::fromStdString(engine::compute_device_name(*device)) : EngineConfig{}.device;
+}
+int knownGpuLayers(int layers) {
+    return std::clamp(layers, -1, kMaxGpuLayers);
+}
+} // namespace
+void AppSettings::setComputeDevice(const QString& v) {
+    assign(computeDevice_, knownComputeDevice(v), &AppSettings::engineConfigChanged);
+}
+void AppSettings::setGpuLayers(int v) {
+    assign(gpuLayers_, knownGpuLayers(v), &AppSettings::engineConfigChanged);
+}
 EngineConfig AppSettings::engineConfig() const {
-    return EngineConfig{automaticThreads(threads_), contextLength_, keyCacheType_, valueCacheType_};
+    return EngineConfig{automaticThreads(threads_),
+                        contextLength_,
+                        keyCacheType_,
+                        valueCacheType_,
+                        computeDevice_,
+                        gpuLayers_};
 }
 int AppSettings::automaticThreads(int setting) {
     // 0 means what it means to the engine (InferenceOptions::n_threads, hearth-cli -t 0): one
@@ -178,6 +199,8 @@ void AppSettings::load() {
     threads_ = std::clamp(s->value("engine/threads", threads_).toInt(), 0, 256);
     keyCacheType_ = knownCacheType(s->value("engine/keyCacheType", keyCacheType_).toString());
     valueCacheType_ = knownCacheType(s->value("engine/valueCacheType", valueCacheType_).toString());
+    computeDevice_ = knownComputeDevice(s->value("engine/computeDevice", computeDevice_).toString());
+    gpuLayers_ = knownGpuLayers(s->value("engine/gpuLayers", gpuLayers_).toInt());
     conversationMemoryMiB_ =
         std::clamp(s->value("engine/conversationMemoryMiB", conversationMemoryMiB_).toInt(),
                    kMinConversationMemoryMiB, kMaxConversationMemoryMiB);
@@ -211,6 +234,8 @@ void AppSettings::saveNow() {
         {"engine/threads", threads_},
         {"engine/keyCacheType", keyCacheType_},
         {"engine/valueCacheType", valueCacheType_},
+        {"engine/computeDevice", computeDevice_},
+        {"engine/gpuLayers", gpuLayers_},
         {"engine/conversationMemoryMiB", conversationMemoryMiB_},
         {"engine/compressSavedStates", compressSavedStates_},
         {"generation/chatTemplate", chatTemplate_},

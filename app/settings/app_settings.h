@@ -44,6 +44,8 @@ class AppSettings : public QObject {
     Q_PROPERTY(QString keyCacheType READ keyCacheType WRITE setKeyCacheType NOTIFY engineConfigChanged)
     Q_PROPERTY(QString valueCacheType READ valueCacheType WRITE setValueCacheType NOTIFY engineConfigChanged)
     Q_PROPERTY(QStringList cacheTypes READ cacheTypes CONSTANT)
+    Q_PROPERTY(QString computeDevice READ computeDevice WRITE setComputeDevice NOTIFY engineConfigChanged)
+    Q_PROPERTY(int gpuLayers READ gpuLayers WRITE setGpuLayers NOTIFY engineConfigChanged)
     Q_PROPERTY(int conversationMemoryMiB READ conversationMemoryMiB WRITE setConversationMemoryMiB NOTIFY
                    conversationMemoryChanged)
     Q_PROPERTY(bool compressSavedStates READ compressSavedStates WRITE setCompressSavedStates NOTIFY
@@ -84,6 +86,12 @@ public:
     [[nodiscard]] QString keyCacheType() const { return keyCacheType_; }
     [[nodiscard]] QString valueCacheType() const { return valueCacheType_; }
     [[nodiscard]] static QStringList cacheTypes();
+    // Where the model runs: "cpu" (the default) or a Vulkan device, "vulkan:N" (N as the engine
+    // lists them, engine::gpu_devices).
+    [[nodiscard]] QString computeDevice() const { return computeDevice_; }
+    // How many of the model's first layers run on that GPU; -1 (the default): as many as fit in
+    // its memory.
+    [[nodiscard]] int gpuLayers() const { return gpuLayers_; }
     // Everything the worker runs the model with, in one value; automatic threads resolved.
     [[nodiscard]] EngineConfig engineConfig() const;
     // The threads a setting runs with: itself, or for 0 one per hardware thread, as the engine
@@ -121,6 +129,8 @@ public:
     void setThreads(int value);
     void setKeyCacheType(const QString& value); // an unknown name becomes "f16"
     void setValueCacheType(const QString& value);
+    void setComputeDevice(const QString& value); // a name the engine does not read becomes "cpu"
+    void setGpuLayers(int value);                // below -1: -1
     void setConversationMemoryMiB(int value);
     void setCompressSavedStates(bool value);
     void setChatTemplate(const QString& value);
@@ -145,7 +155,7 @@ public:
 
 signals:
     void changed();             // generation settings
-    void engineConfigChanged(); // context length, threads or cache types: the worker is reconfigured
+    void engineConfigChanged(); // context length, threads, cache types or device: the worker is reconfigured
     void conversationMemoryChanged();
     void savedStatesChanged(); // the format conversations' KV states are saved in
     void modelsFolderChanged();
@@ -173,6 +183,8 @@ private:
     int threads_ = 0;
     QString keyCacheType_ = EngineConfig{}.keyCacheType;
     QString valueCacheType_ = EngineConfig{}.valueCacheType;
+    QString computeDevice_ = EngineConfig{}.device;
+    int gpuLayers_ = EngineConfig{}.gpuLayers;
     int conversationMemoryMiB_ = 2048;
     bool compressSavedStates_ = false;
     QString chatTemplate_;

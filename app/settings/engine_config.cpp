@@ -14,4 +14,8 @@ engine::KvCacheTypes kvCacheTypes(const EngineConfig& config) {
     return types;
 }
 
+engine::ComputeDevice computeDevice(const EngineConfig& config) {
+    return engine::compute_device_from_name(config.device.toStdString()).value_or(engine::ComputeDevice{});
+}
+
 } // namespace hearth::app

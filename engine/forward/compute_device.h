@@ -1,6 +1,7 @@
 #pragma once
 // Where the forward pass runs: the CPU, or a Vulkan device (kernels/vulkan), and the Vulkan
 // devices this machine has.
+#include "engine/error.h"
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,6 +21,13 @@ struct ComputeDevice {
 std::optional<ComputeDevice> compute_device_from_name(std::string_view name);
 // The name compute_device_from_name reads back: "cpu", "vulkan", "vulkan:1".
 std::string compute_device_name(const ComputeDevice& device);
+
+// A failure of the device a forward pass runs on while it runs (the device lost, out of its
+// memory, a call it refused): the caller may go on on the CPU.
+class DeviceError : public Error {
+public:
+    using Error::Error;
+};
 
 // A Vulkan device and what it can do.
 struct GpuDeviceInfo {

@@ -47,8 +47,7 @@ int32_t planned_layers(const Model& model, const InferenceOptions& options, cons
     const int32_t n_layer = model.hparams().n_layer;
     const DeviceMemoryPlan plan =
         plan_device_memory(model, std::max(1, options.n_batch), options.device_context, options.cache_types);
-    // A tenth of the heap is left to the driver, the display and other programs.
-    const uint64_t available = device.device_local_bytes - device.device_local_bytes / 10;
+    const uint64_t available = usable_device_bytes(device.device_local_bytes);
     const int32_t fit = layers_that_fit(plan, available);
     const std::string where = "Vulkan device " + device.name + " (" + mib(device.device_local_bytes) + ")";
     if (options.n_gpu_layers < 0) {
@@ -69,6 +68,19 @@ int32_t planned_layers(const Model& model, const InferenceOptions& options, cons
 }
 
 } // namespace
+
+void add_timings(std::vector<DeviceOpTiming>& total, const std::vector<DeviceOpTiming>& more) {
+    for (const DeviceOpTiming& t : more) {
+        const auto same = std::find_if(total.begin(), total.end(),
+                                       [&](const DeviceOpTiming& op) { return op.name == t.name; });
+        if (same == total.end()) {
+            total.push_back(t);
+        } else {
+            same->dispatches += t.dispatches;
+            same->ns += t.ns;
+        }
+    }
+}
 
 std::unique_ptr<DeviceForward> DeviceForward::create(std::shared_ptr<const Model> model,
                                                      const InferenceOptions& options) {

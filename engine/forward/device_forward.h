@@ -19,12 +19,15 @@
 
 namespace hearth::engine {
 
-// GPU time of one kind of operation in the last forward pass.
+// GPU time of one kind of operation in a forward pass, or summed over several.
 struct DeviceOpTiming {
-    std::string name; // "matmul_q8_0", "attention", ...
-    uint32_t dispatches = 0;
+    std::string name; // "matmul", "attention", ...
+    uint64_t dispatches = 0;
     uint64_t ns = 0;
 };
+
+// Adds `more` to `total` op by op (by name); ops `total` lacks are appended, in their order.
+void add_timings(std::vector<DeviceOpTiming>& total, const std::vector<DeviceOpTiming>& more);
 
 // Bytes that crossed between host and device memory in forward passes (not counting the
 // weights' upload nor KV rows brought over for saved states or context shifts).
@@ -63,13 +66,15 @@ public:
     // and values in the cache's device part (given one first if it has none, or another
     // device's) but leaves the token list to the caller. With the whole model, writes the logits
     // of every row (all_logits) or of the last to logits_out; else the residual stream
-    // (n, n_embd) to residual_out. Throws hearth::Error on failure; when the device is lost,
-    // the cache's contents are forgotten (KvCache::drop_device).
+    // (n, n_embd) to residual_out. Throws DeviceError (compute_device.h) when the device fails;
+    // when it is lost, the cache's contents are forgotten (KvCache::drop_device).
     virtual void forward(KvCache& cache, const int32_t* tokens, int32_t n, bool all_logits, float* logits_out,
                          float* residual_out) = 0;
 
     // Per-op GPU times of the last forward pass, in order of first use.
     virtual std::vector<DeviceOpTiming> timings() const = 0;
+    // The same summed over every forward pass since construction, in order of first use.
+    virtual std::vector<DeviceOpTiming> total_timings() const = 0;
     // What crossed in the last forward pass, and in all of them.
     virtual DeviceTraffic last_traffic() const = 0;
     virtual DeviceTraffic total_traffic() const = 0;

@@ -1,6 +1,8 @@
 #include "engine/forward/device_plan.h"
 #include "kernels/tensor_type.h"
 #include <algorithm>
+#include <string>
+#include <string_view>
 
 namespace hearth::engine {
 
@@ -29,6 +31,36 @@ uint64_t layer_weight_bytes(const LayerWeights& l) {
     return bytes;
 }
 
+// One layer's keys and values for n_ctx positions, as the cache will hold them (a type the head
+// size cannot take is refused by new_cache).
+uint64_t kv_bytes_per_layer(const ModelInfo& info, int32_t n_ctx, KvCacheTypes types) {
+    return static_cast<uint64_t>(info.kv_bytes_per_token_as(types.keys, types.values)) /
+           static_cast<uint64_t>(std::max(1, info.n_layer)) * static_cast<uint64_t>(std::max(0, n_ctx));
+}
+
+// x, xb, ffn, q, attn, k, v, gate, up (and the experts' copies of gate, up and down) of a batch,
+// and the residual stream and logits read back.
+uint64_t scratch_bytes(const HyperParams& hp, int32_t n_batch) {
+    const uint64_t rows = static_cast<uint64_t>(std::max(1, n_batch));
+    const uint64_t k = static_cast<uint64_t>(std::max(1, hp.n_expert_used));
+    uint64_t floats = rows * (4ull * hp.n_embd + 2ull * hp.q_width() + 2ull * hp.kv_width() + 2ull * hp.n_ff);
+    if (hp.n_expert > 0) floats += rows * (hp.n_expert + 2 * k + k * (2ull * hp.n_ff_expert + hp.n_embd));
+    floats += static_cast<uint64_t>(hp.n_vocab);
+    return floats * sizeof(float);
+}
+
+// The layer a tensor named "blk.N.<...>" belongs to; -1 for any other name.
+int32_t layer_of(const std::string& name) {
+    constexpr std::string_view prefix = "blk.";
+    if (!name.starts_with(prefix)) return -1;
+    int32_t layer = 0;
+    size_t i = prefix.size();
+    if (i >= name.size() || name[i] < '0' || name[i] > '9') return -1;
+    for (; i < name.size() && name[i] >= '0' && name[i] <= '9'; ++i)
+        layer = std::min(layer * 10 + (name[i] - '0'), 1 << 20);
+    return i < name.size() && name[i] == '.' ? layer : -1;
+}
+
 } // namespace
 
 uint64_t DeviceMemoryPlan::bytes_for(int32_t n_layers) const {
@@ -52,19 +84,37 @@ DeviceMemoryPlan plan_device_memory(const Model& model, int32_t n_batch, int32_t
                         (w.output.data == w.token_embd.data ? 0 : matrix_bytes(w.output));
     for (const LayerWeights& l : w.layers)
         plan.layer_bytes.push_back(layer_weight_bytes(l));
-    // As the cache will hold them (a type the head size cannot take is refused by new_cache).
-    plan.kv_bytes_per_layer =
-        static_cast<uint64_t>(model.info().kv_bytes_per_token_as(types.keys, types.values)) /
-        static_cast<uint64_t>(std::max(1, hp.n_layer)) * static_cast<uint64_t>(std::max(0, n_ctx));
-    // x, xb, ffn, q, attn, k, v, gate, up (and the experts' copies of gate, up and down), and
-    // the residual stream and logits read back.
-    const uint64_t rows = static_cast<uint64_t>(std::max(1, n_batch));
-    const uint64_t k = static_cast<uint64_t>(std::max(1, hp.n_expert_used));
-    uint64_t floats = rows * (4ull * hp.n_embd + 2ull * hp.q_width() + 2ull * hp.kv_width() + 2ull * hp.n_ff);
-    if (hp.n_expert > 0) floats += rows * (hp.n_expert + 2 * k + k * (2ull * hp.n_ff_expert + hp.n_embd));
-    floats += static_cast<uint64_t>(hp.n_vocab);
-    plan.scratch_bytes = floats * sizeof(float);
+    plan.kv_bytes_per_layer = kv_bytes_per_layer(model.info(), n_ctx, types);
+    plan.scratch_bytes = scratch_bytes(hp, n_batch);
     return plan;
+}
+
+DeviceMemoryPlan plan_device_memory(const gguf::GgufFile& file, int32_t n_batch, int32_t n_ctx,
+                                    KvCacheTypes types) {
+    HyperParams hp = read_hyperparams(file);
+    const ModelInfo info = Model::read_info(file);
+    DeviceMemoryPlan plan;
+    plan.layer_bytes.assign(static_cast<size_t>(std::max(0, hp.n_layer)), 0);
+    for (const gguf::TensorInfo& t : file.tensors()) {
+        const int32_t layer = layer_of(t.name);
+        if (layer >= 0) {
+            if (layer < hp.n_layer) plan.layer_bytes[static_cast<size_t>(layer)] += t.bytes;
+        } else if (t.name.starts_with("token_embd.") || t.name.starts_with("position_embd.") ||
+                   t.name.starts_with("rope_")) {
+            plan.input_bytes += t.bytes;
+            if (t.name == "token_embd.weight" && t.shape.size() == 2)
+                hp.n_vocab = static_cast<int32_t>(t.shape[1]);
+        } else if (t.name.starts_with("output")) {
+            plan.output_bytes += t.bytes; // output_norm.*, output.weight (absent when tied)
+        }
+    }
+    plan.kv_bytes_per_layer = kv_bytes_per_layer(info, n_ctx, types);
+    plan.scratch_bytes = scratch_bytes(hp, n_batch);
+    return plan;
+}
+
+uint64_t usable_device_bytes(uint64_t device_local_bytes) {
+    return device_local_bytes - device_local_bytes / 10;
 }
 
 int32_t layers_that_fit(const DeviceMemoryPlan& plan, uint64_t available) {

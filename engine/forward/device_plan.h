@@ -2,6 +2,7 @@
 // How much device memory the first layers of a model take (their weights in the file's block
 // layout, their KV cache, the activations of a batch), to choose how many layers a device holds.
 #include "engine/forward/kv_cache.h"
+#include "engine/gguf/gguf_file.h"
 #include "engine/model/model.h"
 #include <cstdint>
 #include <vector>
@@ -20,6 +21,16 @@ struct DeviceMemoryPlan {
 
 // The plan for batches of n_batch tokens and one cache of n_ctx positions of the given types.
 DeviceMemoryPlan plan_device_memory(const Model& model, int32_t n_batch, int32_t n_ctx, KvCacheTypes types);
+
+// The same from a file's tensor table, before its weights are loaded (the model picker's
+// estimate): each tensor as many bytes as it takes in the file. Throws hearth::Error for a file
+// the engine cannot run.
+DeviceMemoryPlan plan_device_memory(const gguf::GgufFile& file, int32_t n_batch, int32_t n_ctx,
+                                    KvCacheTypes types);
+
+// What the plans may take of a device's device-local memory: a tenth is left to the driver, the
+// display and other programs.
+uint64_t usable_device_bytes(uint64_t device_local_bytes);
 
 // The most layers whose bytes_for(n) is at most `available` bytes (0 when not even one).
 int32_t layers_that_fit(const DeviceMemoryPlan& plan, uint64_t available);

@@ -130,6 +130,14 @@ void Inference::set_threads(int32_t threads) {
     pool_ = std::make_unique<kernels::ThreadPool>(n); // built first: a failure keeps the old pool
 }
 
+void Inference::set_device(const InferenceOptions& options) {
+    device_.reset();
+    InferenceOptions own = options;
+    own.n_batch = n_batch_;
+    own.cache_types = cache_types_;
+    device_ = DeviceForward::create(model_, own);
+}
+
 std::unique_ptr<KvCache> Inference::new_cache(int32_t n_ctx) const {
     auto cache = std::make_unique<KvCache>(model_->hparams(), n_ctx, cache_types_);
     if (device_) device_->attach(*cache);

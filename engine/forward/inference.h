@@ -66,6 +66,14 @@ public:
     // while the forward pass goes away.
     std::shared_ptr<const ExpertHits> expert_hits() const { return expert_hits_; }
 
+    // Runs the first layers on options.device from now on, with its n_gpu_layers, device_context
+    // and device_validation (the other fields stay this forward pass's own); the model, the
+    // scratch and every cache made here stay, and a cache's rows go to the new device (or come
+    // back to the host) on its next evaluation. The old device is let go first, so that its
+    // memory is free for the new one: when the new one fails (DeviceForward::create's
+    // hearth::Error), every layer runs on the CPU. Call it between evals, from the thread that
+    // calls eval.
+    void set_device(const InferenceOptions& options);
     // The device that runs the first layers (its figures: the last pass's per-op GPU times, the
     // bytes that crossed), or null when every layer runs on the CPU.
     const DeviceForward* device_forward() const { return device_.get(); }

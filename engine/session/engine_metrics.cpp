@@ -36,6 +36,11 @@ EngineMetricsSnapshot EngineMetrics::snapshot() const {
     s.states_restored = states_restored.load(relaxed);
     s.states_rejected = states_rejected.load(relaxed);
     s.resident_bytes = resident_bytes();
+    {
+        const std::lock_guard lock(device_mutex_);
+        s.device_ops = device_ops_;
+        s.device_validation_errors = device_validation_errors_;
+    }
     std::shared_ptr<const ExpertHits> hits;
     {
         const std::lock_guard lock(expert_hits_mutex_);
@@ -49,6 +54,17 @@ EngineMetricsSnapshot EngineMetrics::snapshot() const {
         for (int32_t e = 0; e < s.expert_count; ++e)
             s.expert_hits[static_cast<size_t>(layer) * s.expert_count + e] = hits->at(layer, e);
     return s;
+}
+
+void EngineMetrics::show_device_figures(std::vector<DeviceOpTiming> ops, uint64_t validation_errors) {
+    const std::lock_guard lock(device_mutex_);
+    device_ops_ = std::move(ops);
+    device_validation_errors_ = validation_errors;
+}
+
+std::vector<DeviceOpTiming> EngineMetrics::device_ops() const {
+    const std::lock_guard lock(device_mutex_);
+    return device_ops_;
 }
 
 void EngineMetrics::show_expert_hits(std::shared_ptr<const ExpertHits> hits) {

@@ -4,6 +4,7 @@
 // or ChatSession, so that two engines in one process never mix their numbers. Written
 // with relaxed atomics by the thread that runs the engine and read as a snapshot by
 // any thread (the GUI samples it a few times a second).
+#include "engine/forward/device_forward.h"
 #include "engine/forward/expert_hits.h"
 #include <atomic>
 #include <cstdint>
@@ -37,6 +38,10 @@ struct EngineMetricsSnapshot {
     int32_t expert_layers = 0;
     int32_t expert_count = 0;
     std::vector<int64_t> expert_hits;
+    // GPU time per kind of operation, summed over every forward pass that ran on a GPU (empty
+    // while none has), and the errors the Vulkan validation layer reported (0 when it is off).
+    std::vector<DeviceOpTiming> device_ops;
+    uint64_t device_validation_errors = 0;
 };
 
 class EngineMetrics {
@@ -55,6 +60,12 @@ public:
     void show_expert_hits(std::shared_ptr<const ExpertHits> hits);
     void stop_showing_expert_hits(const ExpertHits* hits);
 
+    // The GPU figures the snapshot shows, as whoever runs the engine sums them (the forward
+    // passes' DeviceForward::total_timings, over every device it ran on).
+    void show_device_figures(std::vector<DeviceOpTiming> ops, uint64_t validation_errors);
+    // The GPU time per op the snapshot would show (without the snapshot's read of /proc).
+    std::vector<DeviceOpTiming> device_ops() const;
+
     std::atomic<bool> generating{false};
     std::atomic<double> prefill_tokens_per_second{0};
     std::atomic<double> decode_tokens_per_second{0};
@@ -67,7 +78,10 @@ public:
 private:
     mutable std::mutex expert_hits_mutex_; // taken only to swap or copy the pointer
     std::shared_ptr<const ExpertHits> expert_hits_;
-    int expert_hits_shown_by_ = 0; // the sessions and stores showing expert_hits_
+    int expert_hits_shown_by_ = 0;    // the sessions and stores showing expert_hits_
+    mutable std::mutex device_mutex_; // guards the two below
+    std::vector<DeviceOpTiming> device_ops_;
+    uint64_t device_validation_errors_ = 0;
 };
 
 } // namespace hearth::engine

@@ -128,6 +128,18 @@ TurnResult SessionStore::run_turn(const TurnRequest& request, const PieceCallbac
     }
 }
 
+void SessionStore::move_caches_to_host() {
+    for (const Entry& entry : entries_) {
+        KvCache& cache = entry.session->cache();
+        try {
+            cache.detach_device();
+        } catch (const std::exception&) {
+            cache.drop_device();
+        }
+    }
+    publish();
+}
+
 bool SessionStore::in_memory(const std::string& id) const {
     return find(id) != entries_.end();
 }

@@ -67,6 +67,13 @@ public:
     // Drops everything from memory without saving (e.g. the model is unloaded).
     void clear();
 
+    // Brings the KV rows every conversation in memory holds on a device to host memory
+    // (KvCache::detach_device), before the forward pass moves to another device
+    // (Inference::set_device): its old device's memory is freed, and the next turn sends the
+    // rows to the new one. A cache whose device cannot be read any more (lost) forgets its
+    // tokens instead: that conversation is computed afresh on its next turn.
+    void move_caches_to_host();
+
     // The file a conversation's state is saved to.
     std::string state_path(const std::string& id) const;
     // The same for any state directory, without a store (e.g. no model is loaded).

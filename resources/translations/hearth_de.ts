@@ -457,6 +457,14 @@
         <source>%1 of %2 experts chosen at least once</source>
         <translation>%1 von %2 Experten mindestens einmal gewählt</translation>
     </message>
+    <message>
+        <source>%1 dispatches · %2</source>
+        <translation>%1 GPU-Aufträge · %2</translation>
+    </message>
+    <message>
+        <source>%1% of GPU time</source>
+        <translation>%1 % der GPU-Zeit</translation>
+    </message>
 </context>
 <context>
     <name>ModelCatalog</name>
@@ -613,6 +621,26 @@
     <message>
         <source>Load %1</source>
         <translation>%1 laden</translation>
+    </message>
+    <message>
+        <source>RAM ≈ %1</source>
+        <translation>RAM ≈ %1</translation>
+    </message>
+    <message>
+        <source>GPU ≈ %1</source>
+        <translation>GPU ≈ %1</translation>
+    </message>
+    <message>
+        <source>fits entirely on the GPU</source>
+        <translation>passt ganz auf die GPU</translation>
+    </message>
+    <message>
+        <source>%1 of %2 layers on the GPU</source>
+        <translation>%1 von %2 Schichten auf der GPU</translation>
+    </message>
+    <message>
+        <source>too large for the GPU: runs on the CPU</source>
+        <translation>zu groß für die GPU: läuft auf der CPU</translation>
     </message>
 </context>
 <context>
@@ -932,6 +960,42 @@
         <source>Font size</source>
         <translation>Schriftgröße</translation>
     </message>
+    <message>
+        <source>Compute device</source>
+        <translation>Recheneinheit</translation>
+    </message>
+    <message>
+        <source>Where the model runs: the CPU, or a GPU (through Vulkan) with its memory. Switching keeps your conversations and their caches.</source>
+        <translation>Wo das Modell läuft: auf der CPU oder einer GPU (über Vulkan) mit ihrem Speicher. Ein Wechsel behält Ihre Unterhaltungen und deren Caches.</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>Layers on GPU</source>
+        <translation>Schichten auf der GPU</translation>
+    </message>
+    <message>
+        <source>As many of the model&apos;s layers as fit in the GPU&apos;s memory with their KV cache; the rest run on the CPU.</source>
+        <translation>So viele Schichten des Modells, wie samt ihrem KV-Cache in den Speicher der GPU passen; der Rest läuft auf der CPU.</translation>
+    </message>
+    <message>
+        <source>The model&apos;s first layers run on the GPU, the rest on the CPU (0: all on the CPU).</source>
+        <translation>Die ersten Schichten des Modells laufen auf der GPU, der Rest auf der CPU (0: alle auf der CPU).</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>Automatisch</translation>
+    </message>
+    <message>
+        <source>%1 runs %2 of its %3 layers on %4.</source>
+        <translation>%1 führt %2 seiner %3 Schichten auf %4 aus.</translation>
+    </message>
+    <message>
+        <source>%1 runs on the CPU.</source>
+        <translation>%1 läuft auf der CPU.</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>
@@ -1162,6 +1226,18 @@
         <source>No model is loaded.</source>
         <translation>Kein Modell geladen.</translation>
     </message>
+    <message>
+        <source>Hearth could not use the GPU (%1) and runs the model on the CPU; your conversations are kept. %2</source>
+        <translation>Hearth konnte die GPU (%1) nicht nutzen und führt das Modell auf der CPU aus; Ihre Unterhaltungen bleiben erhalten. %2</translation>
+    </message>
+    <message>
+        <source>The GPU (%1) failed, so Hearth runs the model on the CPU from now on; your conversations are kept. %2</source>
+        <translation>Die GPU (%1) ist ausgefallen; Hearth führt das Modell von nun an auf der CPU aus. Ihre Unterhaltungen bleiben erhalten. %2</translation>
+    </message>
+    <message>
+        <source>The GPU failed during this reply, so Hearth runs the model on the CPU from now on; regenerate the reply to finish it. %1</source>
+        <translation>Die GPU ist während dieser Antwort ausgefallen; Hearth führt das Modell von nun an auf der CPU aus. Erzeugen Sie die Antwort neu, um sie fertigzustellen. %1</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::ModelCatalog</name>
@@ -1322,6 +1398,10 @@
     <message>
         <source>The model could not be loaded: %1</source>
         <translation>Das Modell konnte nicht geladen werden: %1</translation>
+    </message>
+    <message>
+        <source>GPU %1/%2 layers</source>
+        <translation>GPU %1/%2 Schichten</translation>
     </message>
 </context>
 <context>
@@ -1616,6 +1696,29 @@
     <message>
         <source>The model &apos;%1&apos; does not exist; this server runs &apos;%2&apos;.</source>
         <translation>Das Modell „%1“ existiert nicht; dieser Server betreibt „%2“.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ComputeDeviceList</name>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>%1 · %2 (cannot run models: %3)</source>
+        <translation>%1 · %2 (kann keine Modelle ausführen: %3)</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>The best GPU</source>
+        <translation>Die beste GPU</translation>
+    </message>
+    <message>
+        <source>%1 (not found)</source>
+        <translation>%1 (nicht gefunden)</translation>
     </message>
 </context>
 <context>

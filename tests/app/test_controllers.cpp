@@ -4,7 +4,8 @@
 // and everything found again after a restart; saved KV states (written at
 // shutdown, deleted with their conversation, Q8_0 when the setting asks), the
 // chat template override, the per-reply cache history and the context-shift
-// divider; a reply cut short by a model that computes NaN.
+// divider; a reply cut short by a model that computes NaN; a GPU it cannot use, explained, with
+// the model on the CPU and the chat going on.
 #include "app/chat/chat_controller.h"
 #include "app/chat/hearth_backend.h"
 #include "app/gui/translations.h"
@@ -139,6 +140,33 @@ private slots:
         QVERIFY(!b.models()->modelDetails().contains("KV"));
         b.settings()->setValueCacheType("no-such-type");
         QCOMPARE(b.settings()->valueCacheType(), QStringLiteral("f16"));
+    }
+
+    // A GPU this machine lacks, chosen while chatting and found in the settings at the next start:
+    // the user reads why the model runs on the CPU, and the conversation goes on.
+    void aGpuItCannotUseIsExplainedAndTheChatGoesOn() {
+        {
+            HearthBackend b(paths());
+            QVERIFY(startChat(b));
+            QVERIFY(loadModel(b));
+            b.settings()->setMaxReplyTokens(4);
+            QVERIFY(b.chat()->send("Once upon a time"));
+            QVERIFY(finishReply(b.chat()));
+            b.settings()->setComputeDevice("vulkan:9");
+            QVERIFY(QTest::qWaitFor([&] { return b.models()->errorMessage().contains("vulkan:9"); }, 30000));
+            QVERIFY2(b.models()->errorMessage().contains("CPU"), qPrintable(b.models()->errorMessage()));
+            QCOMPARE(b.models()->gpuLayers(), 0);
+            QVERIFY(b.chat()->send("And then?"));
+            QVERIFY(finishReply(b.chat()));
+            QCOMPARE(b.chat()->messages()->count(), 4);
+            QCOMPARE(b.chat()->messages()->index(3).data(MessageListModel::StateRole).toString(),
+                     QStringLiteral("complete"));
+            QVERIFY(b.chat()->errorMessage().isEmpty());
+        }
+        HearthBackend b(paths());
+        QVERIFY(loadModel(b)); // loads, on the CPU; the message stays after the load
+        QVERIFY2(b.models()->errorMessage().contains("vulkan:9"), qPrintable(b.models()->errorMessage()));
+        QVERIFY(b.models()->loaded());
     }
 
     void aBrokenGgufIsRefusedAndTheModelStays() {

@@ -3,7 +3,10 @@
 // stream batched pieces, stop between tokens, reuse a conversation's cache, save
 // evicted conversations' KV states (F16, or Q8_0 when asked) and resume them (also
 // after a restart).
+#include "app/metrics/metrics_controller.h"
 #include "app/models/inference_worker.h"
+#include "engine/forward/compute_device.h"
+#include "engine/session/engine_metrics.h"
 #include "tests/app/saved_kv_state.h"
 #include "tests/support/test_support.h"
 #include <QFile>
@@ -39,6 +42,7 @@ public:
         connect(worker, &InferenceWorker::piecesReady, this, &WorkerHarness::piecesReady);
         connect(worker, &InferenceWorker::generationFinished, this, &WorkerHarness::generationFinished);
         connect(worker, &InferenceWorker::generationFailed, this, &WorkerHarness::generationFailed);
+        connect(worker, &InferenceWorker::deviceFailed, this, &WorkerHarness::deviceFailed);
         thread.start();
     }
     ~WorkerHarness() override {
@@ -62,6 +66,7 @@ signals:
     void piecesReady(quint64 requestId, const QString& text);
     void generationFinished(quint64 requestId, const hearth::app::GenerationResult& result);
     void generationFailed(quint64 requestId, const QString& message);
+    void deviceFailed(const QString& message);
 };
 
 class TestInferenceWorker : public QObject {
@@ -81,6 +86,30 @@ class TestInferenceWorker : public QObject {
         r.options.sampling.temperature = 0.0f; // greedy: the same prompt gives the same reply
         r.options.sampling.seed = 1;
         return r;
+    }
+
+    // The GPU the engine picks ("vulkan:N"), or empty when this machine has none it can use.
+    static QString usableGpu() {
+        const int32_t index = hearth::engine::best_gpu_device(hearth::engine::gpu_devices());
+        return index < 0 ? QString() : QStringLiteral("vulkan:%1").arg(index);
+    }
+
+    // Applies `config` and returns the summary the worker answers with.
+    static bool configureIn(WorkerHarness& h, const EngineConfig& config, ModelSummary* summary) {
+        QSignalSpy configured(&h, &WorkerHarness::configured);
+        emit h.configure(config);
+        if (!configured.wait(60000)) return false;
+        *summary = configured.constFirst().constFirst().value<ModelSummary>();
+        return true;
+    }
+
+    // The turns of one conversation: a story's start, then a question after each of `replies`.
+    static QList<ChatTurnData> conversationAfter(const QStringList& replies) {
+        const QStringList asks{"Once upon a time", "And then?", "How did it end?"};
+        QList<ChatTurnData> turns{{Role::User, asks[0]}};
+        for (int i = 0; i < replies.size(); ++i)
+            turns << ChatTurnData{Role::Assistant, replies[i]} << ChatTurnData{Role::User, asks[i + 1]};
+        return turns;
     }
 
     static bool loadInto(WorkerHarness& h, const QString& path, quint64 id, QString* error = nullptr) {
@@ -450,6 +479,144 @@ private slots:
                 QString("reused %1 of %2").arg(changed.stats.reused_tokens).arg(first.stats.prompt_tokens)));
         QCOMPARE(changed.stats.reused_tokens, unchanged.stats.reused_tokens);
         QCOMPARE(changed.stats.computed_tokens, unchanged.stats.computed_tokens);
+    }
+
+    // Three turns of one conversation, on the CPU, then a GPU, then the CPU again, switched in the
+    // settings between them: each turn reuses the conversation's cache (moved along with the
+    // forward pass), and the replies are the greedy tokens of the same turns all on the CPU.
+    void switchesBetweenCpuAndGpuMidConversation() {
+        const QString gpu = usableGpu();
+        if (gpu.isEmpty()) QSKIP("no Vulkan device the engine can use (not even lavapipe)");
+        qputenv("HEARTH_VULKAN_VALIDATION", "1");
+        const auto runTurns = [&](const QStringList& devices, QList<GenerationResult>* results,
+                                  QStringList* replies, quint64* validationErrors) {
+            WorkerHarness h;
+            if (!loadInto(h, modelPath(), 1)) return false;
+            for (int turn = 0; turn < devices.size(); ++turn) {
+                EngineConfig config;
+                config.device = devices[turn];
+                ModelSummary summary;
+                if (!configureIn(h, config, &summary)) return false;
+                const bool onGpu = devices[turn] != QLatin1String("cpu");
+                if (onGpu != (summary.gpuLayers == summary.layerCount && !summary.gpuName.isEmpty())) {
+                    qWarning("turn %d: %d of %d layers on '%s'", turn, summary.gpuLayers, summary.layerCount,
+                             qPrintable(summary.gpuName));
+                    return false;
+                }
+                GenerationResult result;
+                QString reply;
+                GenerationRequest r = request(10 + turn, "story", 8, conversationAfter(*replies));
+                // Plain turns: ChatML's markers took most of stories260K's 128 positions.
+                r.options.template_override = "{% for m in messages %}{{ m.content }}\n{% endfor %}";
+                if (!generateIn(h, r, &result, &reply)) return false;
+                results->append(result);
+                replies->append(reply);
+            }
+            *validationErrors = h.worker->engineMetrics()->snapshot().device_validation_errors;
+            return true;
+        };
+        QList<GenerationResult> cpu, switched;
+        QStringList cpuReplies, switchedReplies;
+        quint64 cpuErrors = 0, validationErrors = 0;
+        QVERIFY(runTurns({"cpu", "cpu", "cpu"}, &cpu, &cpuReplies, &cpuErrors));
+        QVERIFY(runTurns({"cpu", gpu, "cpu"}, &switched, &switchedReplies, &validationErrors));
+        QCOMPARE(validationErrors, quint64{0});
+        QCOMPARE(switchedReplies, cpuReplies);
+        for (int turn = 1; turn < 3; ++turn) {
+            const GenerationResult& r = switched[turn];
+            QVERIFY2(r.resume.from_memory, qPrintable(QString("turn %1").arg(turn)));
+            // Everything the turn before computed, its reply's tokens but the last included.
+            QVERIFY2(r.stats.reused_tokens >= switched[turn - 1].stats.prompt_tokens,
+                     qPrintable(QString("turn %1 reused %2 of the %3 tokens before")
+                                    .arg(turn)
+                                    .arg(r.stats.reused_tokens)
+                                    .arg(switched[turn - 1].stats.prompt_tokens)));
+            QCOMPARE(r.stats.reused_tokens, cpu[turn].stats.reused_tokens);
+            QCOMPARE(r.stats.computed_tokens, cpu[turn].stats.computed_tokens);
+        }
+    }
+
+    // A GPU turn shows in the metrics panel's kernel list: rows marked as the GPU's, with
+    // dispatches and GPU time, beside the CPU's kernels.
+    void aGpuTurnShowsInTheKernelMetrics() {
+        const QString gpu = usableGpu();
+        if (gpu.isEmpty()) QSKIP("no Vulkan device the engine can use (not even lavapipe)");
+        qputenv("HEARTH_VULKAN_VALIDATION", "1");
+        WorkerHarness h;
+        QVERIFY(loadInto(h, modelPath(), 1));
+        MetricsController metrics(h.worker->engineMetrics());
+        EngineConfig config;
+        config.device = gpu;
+        ModelSummary summary;
+        QVERIFY(configureIn(h, config, &summary));
+        QVERIFY(summary.gpuLayers > 0);
+        GenerationResult result;
+        QVERIFY(generateIn(h, request(2, "c", 6), &result));
+        QSignalSpy updated(&metrics, &MetricsController::updated);
+        metrics.sample();
+        QVERIFY(updated.wait(10000));
+        quint64 dispatches = 0, ns = 0;
+        bool matmul = false;
+        for (const KernelStats& row : metrics.kernels()->rows()) {
+            if (!row.gpu) continue;
+            QCOMPARE(row.isa, QStringLiteral("GPU"));
+            dispatches += row.calls;
+            ns += row.totalNs;
+            matmul = matmul || row.operation == QLatin1String("matmul");
+        }
+        QVERIFY(matmul);
+        // A matrix product per weight matrix of every layer, for each of the turn's forward passes.
+        QVERIFY2(dispatches >=
+                     7u * static_cast<quint64>(summary.layerCount) * (result.stats.generated_tokens),
+                 qPrintable(QString("%1 dispatches").arg(dispatches)));
+        QVERIFY(ns > 0);
+        const auto gpuRows = [&] {
+            int n = 0;
+            for (int i = 0; i < metrics.kernels()->rowCount(); ++i)
+                n += metrics.kernels()->index(i).data(KernelMetricsModel::GpuRole).toBool();
+            return n;
+        };
+        QVERIFY(gpuRows() > 0);
+        // Reset: the GPU's rows go until the GPU runs again.
+        metrics.resetKernelMetrics();
+        QVERIFY(updated.wait(10000));
+        QCOMPARE(gpuRows(), 0);
+        QCOMPARE(h.worker->engineMetrics()->snapshot().device_validation_errors, uint64_t{0});
+    }
+
+    // A device this machine lacks: the user is told, the model runs on the CPU, and the
+    // conversation goes on with its cache. The same choice is not tried again at every change.
+    void aGpuItCannotUseFallsBackToTheCpu() {
+        WorkerHarness h;
+        QVERIFY(loadInto(h, modelPath(), 1));
+        GenerationResult first;
+        QString reply;
+        QVERIFY(generateIn(h, request(2, "story", 8), &first, &reply));
+        QSignalSpy failed(&h, &WorkerHarness::deviceFailed);
+        EngineConfig config;
+        config.device = "vulkan:9";
+        ModelSummary summary;
+        QVERIFY(configureIn(h, config, &summary));
+        QCOMPARE(failed.count(), 1);
+        const QString message = failed.constFirst().constFirst().toString();
+        QVERIFY2(message.contains("vulkan:9") && message.contains("CPU"), qPrintable(message));
+        QCOMPARE(summary.gpuLayers, 0);
+        QVERIFY(summary.gpuName.isEmpty());
+        GenerationResult second;
+        QVERIFY(generateIn(h, request(3, "story", 4, conversationAfter({reply})), &second));
+        QVERIFY(second.resume.from_memory);
+        QVERIFY2(
+            second.stats.reused_tokens >= first.stats.prompt_tokens,
+            qPrintable(
+                QString("reused %1 of %2").arg(second.stats.reused_tokens).arg(first.stats.prompt_tokens)));
+        config.threads = 1; // another setting: the GPU is not tried again
+        QVERIFY(configureIn(h, config, &summary));
+        QCOMPARE(failed.count(), 1);
+        config.device = "cpu"; // chosen again after another: tried again
+        QVERIFY(configureIn(h, config, &summary));
+        config.device = "vulkan:9";
+        QVERIFY(configureIn(h, config, &summary));
+        QCOMPARE(failed.count(), 2);
     }
 
     // A quantized KV cache from the settings: the worker says what it now runs with, and a

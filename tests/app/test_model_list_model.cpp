@@ -1,7 +1,9 @@
 // The model picker's list and the folder scan that fills it (real GGUF files from testdata),
-// with the memory each model needs.
+// with the memory each model needs, split between RAM and a GPU's memory when one is chosen.
 #include "app/models/model_list_model.h"
 #include "app/models/model_scan.h"
+#include "engine/forward/device_plan.h"
+#include "engine/forward/inference.h"
 #include "engine/forward/kv_cache.h"
 #include "engine/gguf/gguf_file.h"
 #include "engine/gguf/gguf_value.h"
@@ -86,6 +88,59 @@ private slots:
         list.setEntries({f32, copy});
         QCOMPARE(list.index(0).data(ModelListModel::DistinctionRole).toString(), QStringLiteral("m"));
         QCOMPARE(list.index(1).data(ModelListModel::DistinctionRole).toString(), QStringLiteral("backup"));
+    }
+
+    // With a GPU chosen: the layers that fit in its memory (as the engine plans them, a tenth
+    // left to others) take GPU memory, and RAM keeps every weight and the other layers' KV cache.
+    void splitsTheEstimateBetweenRamAndTheGpu() {
+        const QString path = model("stories260K.gguf");
+        EngineConfig config = contextOf(2048); // 128 positions: the trained context
+        const ModelEntry cpu = readModelEntry(path, config);
+        const hearth::engine::DeviceMemoryPlan plan =
+            hearth::engine::plan_device_memory(*hearth::gguf::GgufFile::open(path.toStdString()),
+                                               hearth::engine::InferenceOptions{}.n_batch, 128, {});
+        const int layers = static_cast<int>(plan.layer_bytes.size());
+        QCOMPARE(layers, 5);
+        const auto row = [](const ModelEntry& entry, int role) {
+            ModelListModel list;
+            list.setEntries({entry});
+            return list.index(0).data(role);
+        };
+        QCOMPARE(row(cpu, ModelListModel::GpuFitRole).toString(), QString());
+        QCOMPARE(row(cpu, ModelListModel::GpuMemoryRole).toString(), QString());
+
+        config.device = "vulkan:0";
+        // Room for every layer: nothing but the weights in RAM.
+        const ModelEntry whole = readModelEntry(path, config, qint64(1) << 30);
+        QCOMPARE(whole.gpuLayers, layers);
+        QCOMPARE(whole.layerCount, layers);
+        QCOMPARE(whole.gpuBytes, static_cast<qint64>(plan.bytes_for(layers)));
+        QCOMPARE(whole.estimatedBytes, cpu.fileBytes);
+        QCOMPARE(row(whole, ModelListModel::GpuFitRole).toString(), QStringLiteral("whole"));
+        QVERIFY(!row(whole, ModelListModel::GpuMemoryRole).toString().isEmpty());
+
+        // Room for two layers (and their KV cache) in 90% of the memory.
+        const auto memoryFor = [&](int n) { return static_cast<qint64>(plan.bytes_for(n)) * 10 / 9 + 16; };
+        QCOMPARE(hearth::engine::layers_that_fit(plan, hearth::engine::usable_device_bytes(memoryFor(2))), 2);
+        const ModelEntry two = readModelEntry(path, config, memoryFor(2));
+        QCOMPARE(two.gpuLayers, 2);
+        QCOMPARE(two.gpuBytes, static_cast<qint64>(plan.bytes_for(2)));
+        QCOMPARE(two.estimatedBytes, cpu.fileBytes + static_cast<qint64>(plan.kv_bytes_per_layer) * 3);
+        QCOMPARE(row(two, ModelListModel::GpuFitRole).toString(), QStringLiteral("partial"));
+
+        // Asked for more layers than fit: the engine keeps the model on the CPU.
+        config.gpuLayers = 3;
+        const ModelEntry tooMany = readModelEntry(path, config, memoryFor(2));
+        QCOMPARE(tooMany.gpuLayers, 0);
+        QCOMPARE(tooMany.estimatedBytes, cpu.estimatedBytes);
+        QCOMPARE(row(tooMany, ModelListModel::GpuFitRole).toString(), QStringLiteral("none"));
+        QCOMPARE(row(tooMany, ModelListModel::GpuMemoryRole).toString(), QString());
+        config.gpuLayers = 2;
+        QCOMPARE(readModelEntry(path, config, memoryFor(2)).gpuLayers, 2);
+        // No such GPU (no memory): the CPU.
+        config.gpuLayers = -1;
+        QCOMPARE(row(readModelEntry(path, config, 0), ModelListModel::GpuFitRole).toString(),
+                 QStringLiteral("none"));
     }
 
     void readsRealModelInfo() {

@@ -97,7 +97,7 @@ public slots:
         engine->rootContext()->setContextProperty(QStringLiteral("testModels"), backend->models());
         engine->rootContext()->setContextProperty(QStringLiteral("testModelSettings"), backend->settings());
         // The metrics panel's lists, filled as after a long session: a kernel with a million calls
-        // and a latency histogram of 24 buckets, and two replies.
+        // and a latency histogram of 24 buckets, a GPU's operation, and two replies.
         auto* kernels = new hearth::app::KernelMetricsModel(engine);
         hearth::app::KernelStats gemv{QStringLiteral("matmul_gemv"),
                                       QStringLiteral("q4_K"),
@@ -114,7 +114,11 @@ public slots:
             QStringLiteral("attend_ref")};
         attention.histogram.resize(32);
         attention.histogram[11] = 52;
-        kernels->update({gemv, attention});
+        // And what a GPU ran: dispatches and GPU time, no histogram.
+        const hearth::app::KernelStats gpuMatmul{
+            QStringLiteral("matmul"), QString(), QStringLiteral("GPU"),    2'403'115,
+            48'062'300'000,           {},        QStringLiteral("matmul"), true};
+        kernels->update({gemv, attention, gpuMatmul});
         engine->rootContext()->setContextProperty(QStringLiteral("testKernels"), kernels);
         auto* replies =
             new hearth::app::ReplyCacheHistory(hearth::app::ReplyCacheHistory::kDefaultCapacity, engine);

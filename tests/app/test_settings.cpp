@@ -118,6 +118,54 @@ private slots:
         QCOMPARE(QSettings(file, QSettings::IniFormat).value("engine/compressSavedStates").toBool(), false);
     }
 
+    // The compute device and the layers on the GPU: CPU and automatic at first, then what was
+    // chosen, after a restart too, and in the EngineConfig the worker gets.
+    void computeDeviceAndGpuLayersPersist() {
+        const QString file = iniFile();
+        {
+            AppSettings s(file, "/models");
+            QCOMPARE(s.computeDevice(), QStringLiteral("cpu"));
+            QCOMPARE(s.gpuLayers(), -1);
+            QCOMPARE(hearth::app::computeDevice(s.engineConfig()), hearth::engine::ComputeDevice{});
+            QSignalSpy engine(&s, &AppSettings::engineConfigChanged);
+            s.setComputeDevice("Vulkan:1"); // the engine's spelling is stored
+            s.setGpuLayers(12);
+            s.setGpuLayers(12); // unchanged: no signal
+            QCOMPARE(engine.count(), 2);
+            QCOMPARE(s.engineConfig().device, QStringLiteral("vulkan:1"));
+            QCOMPARE(s.engineConfig().gpuLayers, 12);
+            const hearth::engine::ComputeDevice gpu = hearth::app::computeDevice(s.engineConfig());
+            QCOMPARE(gpu.kind, hearth::engine::ComputeDevice::Kind::Vulkan);
+            QCOMPARE(gpu.index, 1);
+        }
+        {
+            AppSettings s(file, "/models");
+            QCOMPARE(s.computeDevice(), QStringLiteral("vulkan:1"));
+            QCOMPARE(s.gpuLayers(), 12);
+            s.setGpuLayers(-1);
+            s.setComputeDevice("cpu");
+        }
+        AppSettings s(file, "/models");
+        QCOMPARE(s.computeDevice(), QStringLiteral("cpu"));
+        QCOMPARE(s.gpuLayers(), -1);
+    }
+
+    // A device name the engine does not read, in the file or set, is the CPU.
+    void anUnknownComputeDeviceIsTheCpu() {
+        const QString file = iniFile();
+        {
+            QSettings raw(file, QSettings::IniFormat);
+            raw.setValue("engine/computeDevice", "cuda:0");
+            raw.setValue("engine/gpuLayers", -40);
+        }
+        AppSettings s(file, "/models");
+        QCOMPARE(s.computeDevice(), QStringLiteral("cpu"));
+        QCOMPARE(s.gpuLayers(), -1);
+        s.setComputeDevice("vulkan:0");
+        s.setComputeDevice("metal");
+        QCOMPARE(s.computeDevice(), QStringLiteral("cpu"));
+    }
+
     void savedStatesAreF16ByDefault() {
         QCOMPARE(AppSettings(iniFile(), "/models").compressSavedStates(), false);
     }

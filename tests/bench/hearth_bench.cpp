@@ -520,8 +520,8 @@ void print_device_profile(const engine::Inference& inference) {
     std::fprintf(stderr, "device profile of the last forward pass (%lld tokens, %llu bytes crossed):\n",
                  static_cast<long long>(traffic.tokens), static_cast<unsigned long long>(traffic.bytes()));
     for (const engine::DeviceOpTiming& t : device->timings())
-        std::fprintf(stderr, "  %-24s %6u dispatches %10.3f ms\n", t.name.c_str(), t.dispatches,
-                     static_cast<double>(t.ns) / 1e6);
+        std::fprintf(stderr, "  %-24s %6llu dispatches %10.3f ms\n", t.name.c_str(),
+                     static_cast<unsigned long long>(t.dispatches), static_cast<double>(t.ns) / 1e6);
 }
 
 // Where a test's time went, from the engine's dispatch metrics, per (operation, type, kernel).

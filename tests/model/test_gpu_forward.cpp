@@ -20,6 +20,7 @@
 #include "engine/session/chat_session.h"
 #include "engine/session/context_shift.h"
 #include "engine/session/kv_state_file.h"
+#include "engine/session/session_store.h"
 #include "tests/support/reference_logits.h"
 #include "tests/support/reference_rule.h"
 #include "tests/support/test_support.h"
@@ -424,6 +425,51 @@ private slots:
         QVERIFY2(dispatches >= 7u * static_cast<uint32_t>(device->n_layers()),
                  qPrintable(QString("%1 dispatches").arg(dispatches)));
         verify_device(inference, layers);
+    }
+
+    // A store's conversations follow their forward pass between devices (Inference::set_device
+    // between turns, the caches brought home first): each next turn reuses its cache, and a device
+    // that cannot be had leaves every layer on the CPU, the caches kept.
+    void sessions_follow_set_device() {
+        const auto loaded = load("stories260K");
+        engine::Inference inference(loaded, options_for(*loaded, kCpu, 16));
+        engine::EngineMetrics metrics;
+        engine::SessionStoreOptions store_options;
+        store_options.n_ctx = 128;
+        engine::SessionStore store(inference, store_options, metrics);
+        engine::GenerationOptions options;
+        options.sampling.temperature = 0;
+        options.max_tokens = 6;
+        options.template_override = "{% for m in messages %}{{ m.content }}\n{% endfor %}";
+        std::vector<engine::ChatTurn> turns{{chat::Role::User, "Once upon a time"}};
+        int32_t before = 0; // the prompt of the turn before
+        const auto turn = [&](const char* ask) {
+            std::string reply;
+            const engine::TurnResult result =
+                store.run_turn({.conversation_id = "c", .conversation = turns, .options = options},
+                               [&](std::string_view piece) { reply += piece; });
+            turns.push_back({chat::Role::Assistant, reply});
+            turns.push_back({chat::Role::User, ask});
+            const int32_t reused = result.stats.reused_tokens;
+            const bool ok = reused >= before && (before == 0 || result.resume.from_memory);
+            if (!ok) qWarning("reused %d of the %d tokens before", reused, before);
+            before = result.stats.prompt_tokens;
+            return ok;
+        };
+        QVERIFY(turn("And then?"));
+        store.move_caches_to_host();
+        inference.set_device(options_for(*loaded, kWholeModel, 16));
+        QVERIFY(inference.device_forward() != nullptr);
+        QVERIFY(turn("What next?"));
+        QVERIFY(store.session("c").cache().device_part() != nullptr);
+        verify_device(inference, kWholeModel);
+        store.move_caches_to_host();
+        QVERIFY(store.session("c").cache().device_part() == nullptr);
+        engine::InferenceOptions missing = options_for(*loaded, kWholeModel, 16);
+        missing.device.index = 99;
+        QVERIFY_THROWS_EXCEPTION(Error, inference.set_device(missing));
+        QVERIFY(inference.device_forward() == nullptr);
+        QVERIFY(turn("How did it end?"));
     }
 
     // The errors a caller falls back to the CPU on: hearth::Error with the reason, never a crash.

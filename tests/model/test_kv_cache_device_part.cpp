@@ -244,6 +244,23 @@ private slots:
             engine::plan_device_memory(*small, 8, 64, {kernels::TensorType::Q8_0, kernels::TensorType::Q8_0});
         QCOMPARE(q8.kv_bytes_per_layer, engine::plan_device_memory(*small, 8, 64, {}).kv_bytes_per_layer);
     }
+
+    // The picker's plan, from the file before a load, is the loaded model's: a separate output
+    // matrix (tiny-llama3) and a tied one (stories260K).
+    void device_memory_plan_from_the_file() {
+        for (const char* name : {"models/tiny-llama3.gguf", "models/stories260K.gguf"}) {
+            const std::string path = test::testdata(name);
+            const auto model = engine::Model::load(path);
+            const engine::DeviceMemoryPlan loaded = engine::plan_device_memory(*model, 16, 128, {});
+            const engine::DeviceMemoryPlan read =
+                engine::plan_device_memory(*gguf::GgufFile::open(path), 16, 128, {});
+            QCOMPARE(read.layer_bytes, loaded.layer_bytes);
+            QCOMPARE(read.input_bytes, loaded.input_bytes);
+            QCOMPARE(read.output_bytes, loaded.output_bytes);
+            QCOMPARE(read.kv_bytes_per_layer, loaded.kv_bytes_per_layer);
+            QCOMPARE(read.scratch_bytes, loaded.scratch_bytes);
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestKvCacheDevicePart)

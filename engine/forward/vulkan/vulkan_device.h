@@ -3,7 +3,7 @@
 // part (which may outlive the forward pass), and the lock that each use of it takes: the
 // forward pass runs on the thread that calls eval, a saved state may read a cache's rows from
 // another.
-#include "engine/error.h"
+#include "engine/forward/compute_device.h"
 #include "kernels/vulkan/vulkan_context.h"
 #include <mutex>
 #include <string>
@@ -18,20 +18,20 @@ struct VulkanDevice {
     std::recursive_mutex mutex;
 };
 
-// Runs fn, turning the backend's failures into hearth::Error naming the device and what was
+// Runs fn, turning the backend's failures into DeviceError naming the device and what was
 // being done ("uploading the weights": "Vulkan device llvmpipe: uploading the weights: ...").
 template <class Fn>
 decltype(auto) on_vulkan_device(const std::string& device_name, const char* doing, Fn&& fn) {
     try {
         return fn();
     } catch (const kernels::vulkan::DeviceLost& e) {
-        throw Error("Vulkan device " + device_name + " was lost while " + doing + " (" + e.what() +
-                    "); run on the CPU (--device cpu)");
+        throw DeviceError("Vulkan device " + device_name + " was lost while " + doing + " (" + e.what() +
+                          "); run on the CPU (--device cpu)");
     } catch (const kernels::vulkan::OutOfDeviceMemory& e) {
-        throw Error("Vulkan device " + device_name + ": out of device memory while " + doing + " (" +
-                    e.what() + "); offload fewer layers (-ngl) or use a shorter context");
+        throw DeviceError("Vulkan device " + device_name + ": out of device memory while " + doing + " (" +
+                          e.what() + "); offload fewer layers (-ngl) or use a shorter context");
     } catch (const kernels::vulkan::Error& e) {
-        throw Error("Vulkan device " + device_name + ": " + doing + ": " + e.what());
+        throw DeviceError("Vulkan device " + device_name + ": " + doing + ": " + e.what());
     }
 }
 

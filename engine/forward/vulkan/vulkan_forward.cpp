@@ -173,6 +173,7 @@ void VulkanForward::forward(KvCache& cache, const int32_t* tokens, int32_t n, bo
     for (const vk::OpTiming& t : recorder_->timings())
         timings.push_back(DeviceOpTiming{t.name, t.dispatches, t.ns});
     std::lock_guard figures(figures_mutex_);
+    add_timings(total_timings_, timings);
     timings_ = std::move(timings);
     last_traffic_ = pass;
     total_traffic_.to_device += pass.to_device;
@@ -323,6 +324,11 @@ void VulkanForward::record_ffn(const VulkanLayerWeights& l, int32_t n) {
 std::vector<DeviceOpTiming> VulkanForward::timings() const {
     std::lock_guard lock(figures_mutex_);
     return timings_;
+}
+
+std::vector<DeviceOpTiming> VulkanForward::total_timings() const {
+    std::lock_guard lock(figures_mutex_);
+    return total_timings_;
 }
 
 DeviceTraffic VulkanForward::last_traffic() const {

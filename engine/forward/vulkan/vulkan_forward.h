@@ -27,6 +27,7 @@ public:
     void forward(KvCache& cache, const int32_t* tokens, int32_t n, bool all_logits, float* logits_out,
                  float* residual_out) override;
     std::vector<DeviceOpTiming> timings() const override;
+    std::vector<DeviceOpTiming> total_timings() const override;
     DeviceTraffic last_traffic() const override;
     DeviceTraffic total_traffic() const override;
     uint64_t bytes_per_decoded_token() const override;
@@ -57,7 +58,7 @@ private:
     std::unique_ptr<Activations> act_;
 
     mutable std::mutex figures_mutex_; // the figures below may be read from another thread
-    std::vector<DeviceOpTiming> timings_;
+    std::vector<DeviceOpTiming> timings_, total_timings_;
     DeviceTraffic last_traffic_, total_traffic_;
 };
 

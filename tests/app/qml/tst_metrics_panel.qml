@@ -92,7 +92,7 @@ Item {
             const generated = findChild(panel, "tokensGenerated")
             compare(findChild(generated, "figureValue").text, Number(1198010).toLocaleString(Qt.locale(), 'f', 0))
             const calls = collect(panel, i => i.objectName === "kernelCalls", [])
-            compare(calls.length, 2)
+            compare(calls.length, 3)
             const million = Number(1198010).toLocaleString(Qt.locale(), 'f', 0) + " calls"
             verify(calls.some(c => c.text.startsWith(million)), calls.map(c => c.text).join(" | "))
         }
@@ -101,12 +101,29 @@ Item {
         // every row, whether or not they would fit beside the badges.
         function test_everyKernelReadsTheSame() {
             const calls = collect(panel, i => i.objectName === "kernelCalls", [])
-            compare(calls.length, 2)
+            compare(calls.length, 3)
             for (const c of calls) {
                 compare(c.x, 0)
                 verify(c.y > 0, "the figures share the name's line")
                 compare(c.y, calls[0].y)
             }
+        }
+
+        // What the GPU ran is listed after the CPU's kernels, marked as the GPU's: its dispatches,
+        // its share of the GPU's time (not of the CPU's), and no histogram (the GPU's timestamps
+        // give a pass's total, not each dispatch's).
+        function test_theGpusOperationsAreMarked() {
+            const calls = collect(panel, i => i.objectName === "kernelCalls", [])
+            const gpu = calls[calls.length - 1]
+            verify(gpu.text.startsWith(Number(2403115).toLocaleString(Qt.locale(), 'f', 0) + " dispatches"), gpu.text)
+            const row = gpu.parent
+            const badges = collect(row, i => i.objectName === "kernelIsa", [])
+            compare(badges.length, 1)
+            compare(badges[0].text, "GPU")
+            compare(collect(row, i => i.objectName === "kernelHistogram", []).length, 0)
+            verify(texts(row).some(t => t.text === "100.0% of GPU time"), texts(row).map(t => t.text).join(" | "))
+            for (const c of calls.slice(0, 2))
+                compare(collect(c.parent, i => i.objectName === "kernelHistogram", []).length, 1)
         }
 
         function test_nothingRunsOutOfItsCard() {

@@ -3,7 +3,8 @@ import QtTest
 import Hearth
 
 // The settings panel shows the AppSettings values and writes the user's changes
-// back at once (testSettings is a real AppSettings on a temp file).
+// back at once (testSettings is a real AppSettings on a temp file; the devices come from a real
+// backend's ModelController, testModels, over its own settings, testModelSettings).
 Item {
     id: root
     width: 1000
@@ -24,6 +25,17 @@ Item {
         width: 1000
         height: 420
         settings: testSettings
+    }
+
+    // Beside the window, driven from the keyboard: the compute device and the layers on the GPU,
+    // with the devices this machine has (lavapipe, at least, where Mesa is installed).
+    SettingsPanel {
+        id: devicePanel
+        x: root.width
+        width: 1000
+        height: 2600
+        settings: testModelSettings
+        models: testModels
     }
 
     TestCase {
@@ -225,6 +237,60 @@ Item {
             verify(flick.contentY < clicked - 20, "the page at " + flick.contentY + ", was at " + clicked)
             testSettings.fontSize = 11
             tryVerify(() => !correction.running, 10000, "the page's correction is still running")
+        }
+
+        function listedDevices() {
+            const devices = testModels.computeDevices
+            devices.refresh()
+            tryVerify(() => !devices.listing, 20000, "the devices are still being listed")
+            return devices
+        }
+
+        // CPU first, then each GPU by name with its memory; choosing one sets the setting, and a
+        // device the setting names but the machine lacks shows as not found.
+        function test_computeDeviceCombo() {
+            testModelSettings.computeDevice = "cpu"
+            const devices = listedDevices()
+            const combo = findChild(devicePanel, "computeDeviceCombo")
+            compare(combo.currentText, "CPU")
+            compare(combo.count, devices.keys.length)
+            compare(findChild(panel, "computeDeviceCombo").count, 1, "without the models: the CPU alone")
+            if (devices.keys.length > 1) {
+                verify(/ · \d/.test(devices.labels[1]), devices.labels[1]) // "llvmpipe (…) · 31.3 GB"
+                combo.forceActiveFocus()
+                keyClick(Qt.Key_Down)
+                compare(testModelSettings.computeDevice, devices.keys[1])
+                compare(combo.currentText, devices.labels[1])
+            }
+            testModelSettings.computeDevice = "vulkan:9"
+            compare(combo.currentText, "vulkan:9 (not found)")
+            testModelSettings.computeDevice = "cpu"
+            compare(combo.currentText, "CPU")
+            verify(!devices.labels.some(label => label.indexOf("not found") >= 0), "the missing one is gone again")
+        }
+
+        // Automatic by default; off, the slider chooses how many layers; for the CPU the row is off.
+        function test_gpuLayers() {
+            testModelSettings.computeDevice = "cpu"
+            testModelSettings.gpuLayers = -1
+            const automatic = findChild(devicePanel, "gpuLayersAutomaticSwitch")
+            const layers = findChild(devicePanel, "gpuLayersSetting")
+            verify(!automatic.enabled, "no layers to choose for the CPU")
+            testModelSettings.computeDevice = "vulkan:0"
+            verify(automatic.enabled)
+            verify(automatic.checked)
+            verify(!layers.visible)
+            automatic.forceActiveFocus()
+            keyClick(Qt.Key_Space)
+            compare(testModelSettings.gpuLayers, 0) // every layer of the loaded model: none is loaded
+            verify(layers.visible)
+            testModelSettings.gpuLayers = 3
+            compare(findChild(layers, "slider").value, 3)
+            verify(!automatic.checked)
+            keyClick(Qt.Key_Space)
+            compare(testModelSettings.gpuLayers, -1)
+            verify(!layers.visible)
+            testModelSettings.computeDevice = "cpu"
         }
 
         function test_systemPromptTyping() {
