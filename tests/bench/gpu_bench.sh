@@ -39,12 +39,20 @@ case $mode in
 prepare)
     src=${3:?the llama.cpp source folder}
     mkdir -p "$dir/bin" "$dir/lib" "$dir/vocab" "$dir/debs"
-    cmake -S "$src" -B "$src/build-vulkan" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGGML_VULKAN=ON \
+    # llama.cpp's Vulkan shaders of node-llama-cpp 3.22.1 need a glslc with
+    # GL_KHR_cooperative_matrix, which Debian 12's (shaderc 2023.2) lacks: then only Hearth's
+    # side is prepared, and `run` says so.
+    binaries=("$root/build/bin/hearth-bench" "$root/build/bin/hearth-synth-bench")
+    if cmake -S "$src" -B "$src/build-vulkan" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGGML_VULKAN=ON \
         -DGGML_NATIVE=OFF -DLLAMA_CURL=OFF -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_TESTS=OFF \
-        -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF
-    cmake --build "$src/build-vulkan" -j "$(nproc)" --target llama-bench
+        -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF &&
+        cmake --build "$src/build-vulkan" -j "$(nproc)" --target llama-bench; then
+        binaries+=("$src/build-vulkan/bin/llama-bench")
+    else
+        echo "gpu_bench.sh: llama.cpp's Vulkan build failed (see above): preparing Hearth's side only" >&2
+    fi
     cmake --build "$root/build" -j "$(nproc)" --target hearth-bench hearth-synth-bench
-    for b in "$src/build-vulkan/bin/llama-bench" "$root/build/bin/hearth-bench" "$root/build/bin/hearth-synth-bench"; do
+    for b in "${binaries[@]}"; do
         cp "$b" "$dir/bin/"
         copy_libraries "$b"
     done
@@ -88,9 +96,17 @@ run)
         [ -f "$file" ] || "$dir/bin/hearth-synth-bench" "$shape" "$type" "$dir/vocab/ggml-vocab-$vocab.gguf" "$file"
         files+=("$file")
     done
-    echo "== Hearth (--device vulkan) against llama.cpp (Vulkan), whole model on the GPU: $args -ngl 99"
-    HEARTH_BENCH="$dir/bin/hearth-bench" HEARTH_BENCH_ARGS="--device vulkan" \
-        "$dir/bin/compare_llama_cpp.sh" "$dir/bin/llama-bench" "$rounds" "$args -ngl 99" "${files[@]}"
+    if [ -x "$dir/bin/llama-bench" ]; then
+        echo "== Hearth (--device vulkan) against llama.cpp (Vulkan), whole model on the GPU: $args -ngl 99"
+        HEARTH_BENCH="$dir/bin/hearth-bench" HEARTH_BENCH_ARGS="--device vulkan" \
+            "$dir/bin/compare_llama_cpp.sh" "$dir/bin/llama-bench" "$rounds" "$args -ngl 99" "${files[@]}"
+    else
+        echo "== Hearth alone (--device vulkan), whole model on the GPU: no llama-bench was prepared"
+        for file in "${files[@]}"; do
+            # shellcheck disable=SC2086
+            "$dir/bin/hearth-bench" -m "$file" $args -ngl 99 --device vulkan
+        done
+    fi
     ;;
 *)
     echo "usage: gpu_bench.sh prepare DIR LLAMA_CPP_SRC | run DIR [ROUNDS]" >&2
