@@ -2,6 +2,7 @@
 #include "engine/model/model.h"
 #include "kernels/kernel_table.h"
 #include "tests/support/cli_run.h"
+#include "tests/support/printed_logits.h"
 #include "tests/support/reference_logits.h"
 #include "tests/support/test_support.h"
 #include <QProcess>
@@ -148,20 +149,8 @@ private slots:
                                    "--from", QString::number(from), "-t", "2", "--isa",
                                    QString::fromStdString(std::string(hearth::kernels::isa_name(tier)))});
             QVERIFY2(r.status == 0, qPrintable(r.err));
-            const QStringList rows = r.out.split('\n', Qt::SkipEmptyParts);
-            QCOMPARE(static_cast<size_t>(rows.size()), line.steps.size());
-            for (size_t s = 0; s < line.steps.size(); ++s) {
-                const QStringList words = rows[static_cast<qsizetype>(s)].split(' ');
-                QCOMPARE(words.size(), n_vocab);
-                std::vector<float> logits(static_cast<size_t>(n_vocab));
-                for (int v = 0; v < n_vocab; ++v) {
-                    bool ok = false;
-                    logits[static_cast<size_t>(v)] = words[v].toFloat(&ok);
-                    QVERIFY2(ok && std::isfinite(logits[static_cast<size_t>(v)]), qPrintable(words[v]));
-                }
-                error.set_location("\"" + line.prompt + "\", step " + std::to_string(s));
-                error.add_step(line.steps[s], logits);
-            }
+            hearth::test::add_printed_logits(r.out, line, n_vocab, error);
+            if (QTest::currentTestFailed()) return;
         }
         const hearth::test::LlamaCppError llama_cpp = hearth::test::llama_cpp_error(name);
         qInfo("%s: RMS %.3g (%.2fx llama.cpp's), max %.3g (%.2fx llama.cpp's); %d steps compared",

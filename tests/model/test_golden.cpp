@@ -131,16 +131,6 @@ const std::vector<StepSwitch>& step_switches() {
     return switches;
 }
 
-std::set<std::string> models_with_reference() {
-    const std::string suffix = ".reference.jsonl";
-    std::set<std::string> models;
-    for (const auto& entry : std::filesystem::directory_iterator(test::testdata("reference"))) {
-        const std::string file = entry.path().filename().string();
-        if (file.ends_with(suffix)) models.insert(file.substr(0, file.size() - suffix.size()));
-    }
-    return models;
-}
-
 } // namespace
 
 class TestGolden : public QObject {
@@ -161,7 +151,7 @@ private slots:
     // Every model with a reference file is checked, and every checked model has one.
     void every_reference_file_is_listed() {
         const std::set<std::string> listed(std::begin(kCheckedModels), std::end(kCheckedModels));
-        const std::set<std::string> found = models_with_reference();
+        const std::set<std::string> found = test::models_with_reference();
         for (const std::string& model : found)
             QVERIFY2(listed.contains(model), (model + " has a reference file but is not listed").c_str());
         for (const std::string& model : listed)
@@ -193,7 +183,7 @@ private slots:
     // states it: the steps and ids this suite pairs up are those the rule was measured on.
     void reference_data_reproduces_llama_cpp_error_data() {
         QTest::addColumn<QString>("model");
-        for (const std::string& model : models_with_reference())
+        for (const std::string& model : test::models_with_reference())
             QTest::newRow(model.c_str()) << QString::fromStdString(model);
     }
     void reference_data_reproduces_llama_cpp_error() {

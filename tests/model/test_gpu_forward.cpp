@@ -46,16 +46,6 @@ constexpr int kCpu = -3;
 constexpr size_t kGreedySteps = 30;
 constexpr float kNearTie = 0.05f;
 
-std::set<std::string> models_with_reference() {
-    const std::string suffix = ".reference.jsonl";
-    std::set<std::string> models;
-    for (const auto& entry : std::filesystem::directory_iterator(test::testdata("reference"))) {
-        const std::string file = entry.path().filename().string();
-        if (file.ends_with(suffix)) models.insert(file.substr(0, file.size() - suffix.size()));
-    }
-    return models;
-}
-
 std::shared_ptr<const engine::Model> load(const std::string& name) {
     return engine::Model::load(test::testdata("models/" + name + ".gguf"));
 }
@@ -145,7 +135,7 @@ private slots:
         const std::set<std::string> decode_checked = {"stories260K-Q4_K_M", "tiny-gemma2",
                                                       "tiny-gemma3-Q8_0",   "tiny-phi3",
                                                       "tiny-gpt2",          "tiny-qwen3moe-Q8_0"};
-        for (const std::string& model : models_with_reference()) {
+        for (const std::string& model : test::models_with_reference()) {
             const int32_t n_layer =
                 engine::Model::read_info(test::testdata("models/" + model + ".gguf")).n_layer;
             for (const int layers : {kWholeModel, kHalf}) {

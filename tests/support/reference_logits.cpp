@@ -36,6 +36,16 @@ bool has_reference(const std::string& model) {
     return std::filesystem::exists(testdata("reference/" + model + ".reference.jsonl"));
 }
 
+std::set<std::string> models_with_reference() {
+    const std::string suffix = ".reference.jsonl";
+    std::set<std::string> models;
+    for (const auto& entry : std::filesystem::directory_iterator(testdata("reference"))) {
+        const std::string file = entry.path().filename().string();
+        if (file.ends_with(suffix)) models.insert(file.substr(0, file.size() - suffix.size()));
+    }
+    return models;
+}
+
 ReferenceLine golden_line(const json& line, const std::string& where) {
     ReferenceLine parsed;
     try {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -39,6 +40,8 @@ ReferenceLine golden_line(const nlohmann::json& line, const std::string& where);
 
 // Whether testdata has reference/<model>.reference.jsonl.
 bool has_reference(const std::string& model);
+// Every model testdata has a reference/<model>.reference.jsonl of.
+std::set<std::string> models_with_reference();
 // Reads a model's golden and reference lines and checks that they describe the same steps
 // (prompts, tokens, step counts, every golden top-5 id among the exact ones); throws
 // std::runtime_error naming the file and line otherwise.
