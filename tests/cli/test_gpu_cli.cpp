@@ -16,16 +16,8 @@ namespace {
 using Run = hearth::test::CliRun;
 using hearth::test::run_cli;
 
-QString model(const char* name) {
-    return QString::fromStdString(hearth::test::testdata(std::string("models/") + name));
-}
-
-QString joined(const std::vector<int32_t>& ids) {
-    QStringList words;
-    for (int32_t id : ids)
-        words << QString::number(id);
-    return words.join(' ');
-}
+using hearth::test::joined;
+using hearth::test::model;
 
 bool have_device() {
     return !hearth::engine::gpu_devices().empty();

@@ -7,6 +7,7 @@
 #include <QString>
 #include <QStringList>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace hearth::test {
@@ -15,6 +16,17 @@ struct CliRun {
     int status; // exit status; -1 when it crashed or timed out
     QString out, err;
 };
+
+// A file of ../shared/testdata/models, and token ids as `logits --tokens` takes them.
+inline QString model(const char* name) {
+    return QString::fromStdString(testdata(std::string("models/") + name));
+}
+inline QString joined(const std::vector<int32_t>& ids) {
+    QStringList words;
+    for (int32_t id : ids)
+        words << QString::number(id);
+    return words.join(' ');
+}
 
 inline CliRun run_cli(const QStringList& args) {
     QProcess p;
