@@ -20,6 +20,24 @@ Item {
     readonly property alias followStream: list.pinned
     function focusComposer() { composer.focusInput() }
 
+    // Screen readers speak a notification as it appears: a finished reply is announced once,
+    // whole, rather than as it streams.
+    Item {
+        id: replyAnnouncement
+        objectName: "replyAnnouncement"
+        width: 1
+        height: 1
+        visible: false
+        Accessible.role: Accessible.Notification
+        function announce(text, state) {
+            visible = false
+            Accessible.name = state === "stopped" ? qsTr("Reply stopped: %1").arg(text)
+                            : state === "failed" ? qsTr("Reply failed: %1").arg(text)
+                            : qsTr("Reply: %1").arg(text)
+            visible = true
+        }
+    }
+
     ListView {
         id: list
         objectName: "messageList"
@@ -35,7 +53,7 @@ Item {
         boundsBehavior: Flickable.StopAtBounds
         bottomMargin: 12
         topMargin: 8
-        ScrollBar.vertical: ScrollBar { policy: ScrollBar.AsNeeded }
+        ScrollBar.vertical: ScrollBar { policy: ScrollBar.AsNeeded; Accessible.name: qsTr("Scroll the conversation") }
 
         function follow() {
             if (!pinned || count === 0) return
@@ -60,6 +78,7 @@ Item {
             busy: view.chat ? view.chat.generating : false
             onCopyRequested: function (text) { view.chat.copyText(text) }
             onRegenerateRequested: view.chat.regenerate()
+            onReplyCompleted: function (text, state) { replyAnnouncement.announce(text, state) }
             onEditRequested: function (id, text) { view.chat.editAndResend(id, text) }
             contextLength: view.contextLength
             trainedContextLength: view.trainedContextLength
@@ -133,6 +152,7 @@ Item {
         focusPolicy: Qt.TabFocus
         Accessible.role: Accessible.Button
         Accessible.name: qsTr("Scroll to the latest message")
+        Accessible.onPressAction: if (enabled) clicked()
         onClicked: { list.pinned = true; list.follow() }
         background: Rectangle {
             radius: 18

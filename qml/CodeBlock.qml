@@ -48,6 +48,7 @@ Rectangle {
                     implicitWidth: copyRow.implicitWidth + 16
                     Accessible.role: Accessible.Button
                     Accessible.name: qsTr("Copy the code")
+                    Accessible.onPressAction: if (enabled) clicked()
                     onClicked: { block.copyRequested(block.code); copied = true; resetTimer.restart() }
                     Timer { id: resetTimer; interval: 1500; onTriggered: copyButton.copied = false }
                     background: Rectangle { radius: 6; color: copyButton.hovered ? Theme.hover : "transparent" }

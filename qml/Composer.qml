@@ -43,6 +43,8 @@ Rectangle {
         ScrollView {
             Layout.fillWidth: true
             Layout.fillHeight: true
+            ScrollBar.vertical: ScrollBar { policy: ScrollBar.AsNeeded; Accessible.name: qsTr("Scroll the message") }
+            ScrollBar.horizontal.policy: ScrollBar.AlwaysOff // the text wraps
             TextArea {
                 id: input
                 objectName: "composerInput"
@@ -90,6 +92,7 @@ Rectangle {
             enabled: composer.generating || (composer.canSend && input.text.trim().length > 0)
             Accessible.role: Accessible.Button
             Accessible.name: composer.generating ? qsTr("Stop generating") : qsTr("Send")
+            Accessible.onPressAction: if (enabled) clicked()
             onClicked: composer.generating ? composer.stopRequested() : composer.submit()
             background: Rectangle {
                 radius: width / 2

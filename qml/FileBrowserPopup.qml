@@ -8,15 +8,18 @@ import Qt.labs.folderlistmodel
 // ChooserDialog): a panel on an opaque background over a dim that blocks the page, the
 // folder's path with a way up, its folders (and, choosing a file, the files that match the
 // filter), and, choosing a folder, "Choose this folder" for the folder shown. Drawn with plain rectangles only: the software renderer draws no shader effects.
-Popup {
+// A Dialog for its title alone, which screen readers announce; it draws its own header, and no
+// buttons of the Dialog's.
+Dialog {
     id: browser
     property bool chooseFolder: false
-    property string title
     property url folder                // the folder shown
     property var nameFilters: []       // as QtQuick.Dialogs': "GGUF models (*.gguf)"
     property int filterIndex: 0
     signal chosen(url url)
     signal cancelled()
+    header: null
+    footer: null
 
     // Opens on `startFolder` (the home folder when it is empty).
     function openAt(startFolder) {
@@ -142,8 +145,6 @@ Popup {
 
     contentItem: ColumnLayout {
         spacing: 12
-        Accessible.role: Accessible.Dialog
-        Accessible.name: browser.title
 
         Label {
             text: browser.title
@@ -199,7 +200,7 @@ Popup {
                 keyNavigationEnabled: true
                 highlightMoveDuration: 0
                 activeFocusOnTab: true
-                ScrollBar.vertical: ScrollBar { policy: ScrollBar.AsNeeded }
+                ScrollBar.vertical: ScrollBar { policy: ScrollBar.AsNeeded; Accessible.name: qsTr("Scroll the files") }
                 Accessible.role: Accessible.List
                 Accessible.name: browser.chooseFolder ? qsTr("Folders in %1").arg(internal.localPath(browser.folder))
                                                       : qsTr("Folders and files in %1").arg(internal.localPath(browser.folder))

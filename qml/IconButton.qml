@@ -16,6 +16,7 @@ AbstractButton {
     focusPolicy: Qt.TabFocus
     Accessible.role: Accessible.Button
     Accessible.name: tip
+    Accessible.onPressAction: if (enabled) clicked() // Qt 6.4 exposes the action but does nothing on it
 
     background: Rectangle {
         radius: width / 2

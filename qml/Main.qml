@@ -42,9 +42,10 @@ ApplicationWindow {
     minimumWidth: 900
     minimumHeight: 560
     visible: true
-    // Only what is open: the platform adds the application's display name ("… — Hearth"),
-    // and shows that name alone for an empty title.
-    title: models.loaded ? models.modelName : ""
+    // Only what is open: the platform adds the application's display name ("… — Hearth").
+    // With nothing open, the name alone: a screen reader reads this title, and an empty one as
+    // an unnamed window.
+    title: models.loaded ? models.modelName : Qt.application.displayName
     color: Theme.window
     font.pointSize: settings.fontSize
 
@@ -130,6 +131,7 @@ ApplicationWindow {
                         focusPolicy: Qt.TabFocus
                         Accessible.role: Accessible.Button
                         Accessible.name: window.models.loaded ? qsTr("Model: %1").arg(window.models.modelName) : qsTr("No model: choose one")
+                        Accessible.onPressAction: if (enabled) clicked()
                         onClicked: window.navigate("models")
                         background: Rectangle {
                             radius: 17

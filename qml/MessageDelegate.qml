@@ -29,6 +29,8 @@ Item {
     signal copyRequested(string text)
     signal regenerateRequested()
     signal editRequested(string messageId, string text)
+    // A reply of the assistant's has finished streaming (done, stopped or failed).
+    signal replyCompleted(string text, string state)
 
     readonly property bool isUser: author === "user"
     property bool editing: false
@@ -36,6 +38,7 @@ Item {
     implicitHeight: layout.implicitHeight + 18
 
     HoverHandler { id: hover }
+    onStreamingChanged: if (!streaming && !isUser) replyCompleted(content, messageState)
 
     ColumnLayout {
         id: layout
@@ -188,6 +191,9 @@ Item {
             // a reply streams, and Qt 6.4's layouts crashed on a delegate removed mid-rearrange.
             Column {
                 id: replyColumn
+                // Hidden from screen readers while it grows, which they would read piece by piece;
+                // ChatView announces the reply once it is complete.
+                Accessible.ignored: message.streaming
                 // Its width comes from the row alone: a Column's implicit width is its widest
                 // child's, and the blocks take this column's width, so the width of an earlier
                 // layout would feed back into the row's and stay.

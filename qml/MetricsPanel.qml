@@ -16,6 +16,8 @@ Rectangle {
         anchors.fill: parent
         contentWidth: availableWidth
         clip: true
+        ScrollBar.vertical: ScrollBar { policy: ScrollBar.AsNeeded; Accessible.name: qsTr("Scroll the engine metrics") }
+        ScrollBar.horizontal.policy: ScrollBar.AlwaysOff // the content takes the view's width
 
         ColumnLayout {
             width: scroll.availableWidth - 28

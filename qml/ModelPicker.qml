@@ -38,7 +38,7 @@ Item {
         clip: true
         spacing: 10
         model: picker.models ? picker.models.models : null
-        ScrollBar.vertical: ScrollBar { policy: ScrollBar.AsNeeded }
+        ScrollBar.vertical: ScrollBar { policy: ScrollBar.AsNeeded; Accessible.name: qsTr("Scroll the models page") }
 
         header: ColumnLayout {
             width: Math.min(list.width - 64, 860)

@@ -16,6 +16,7 @@ AbstractButton {
     Accessible.role: Accessible.Button
     Accessible.name: text
     Accessible.description: tip
+    Accessible.onPressAction: if (enabled) clicked() // Qt 6.4 exposes the action but does nothing on it
     ToolTip.visible: hovered && tip.length > 0
     ToolTip.delay: 600
     ToolTip.text: tip

@@ -37,6 +37,8 @@ Item {
         anchors.fill: parent
         contentWidth: availableWidth
         clip: true
+        ScrollBar.vertical: ScrollBar { policy: ScrollBar.AsNeeded; Accessible.name: qsTr("Scroll the settings") }
+        ScrollBar.horizontal.policy: ScrollBar.AlwaysOff // the content takes the view's width
 
         ColumnLayout {
             width: Math.min(scroll.availableWidth - 64, 760)

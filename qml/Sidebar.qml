@@ -110,7 +110,7 @@ Rectangle {
                 topPadding: 12
                 bottomPadding: 4
             }
-            ScrollBar.vertical: ScrollBar { policy: ScrollBar.AsNeeded }
+            ScrollBar.vertical: ScrollBar { policy: ScrollBar.AsNeeded; Accessible.name: qsTr("Scroll the chats") }
 
             delegate: ItemDelegate {
                 id: row
@@ -124,6 +124,7 @@ Rectangle {
                 focusPolicy: Qt.TabFocus // an ItemDelegate takes none by default: Tab would skip it
                 Accessible.role: Accessible.ListItem
                 Accessible.name: title
+                Accessible.onPressAction: clicked() // opens the chat
                 width: ListView.view.width
                 height: 38
                 hoverEnabled: true
@@ -199,6 +200,7 @@ Rectangle {
                 focusPolicy: Qt.TabFocus
                 Accessible.role: Accessible.Button
                 Accessible.name: modelData.label
+                Accessible.onPressAction: clicked() // opens the page
                 ToolTip.visible: hovered && modelData.tip.length > 0
                 ToolTip.delay: 600
                 ToolTip.text: modelData.tip
