@@ -166,7 +166,7 @@ ChatSession::Prefill ChatSession::prefill_prompt(std::span<const ChatTurn> conve
                                                  const GenerationOptions& options,
                                                  std::span<const int32_t> tokens, const TurnStarts& starts) {
     const auto start = Clock::now();
-    EngineMetrics& metrics = metrics_;
+    metrics_.begin_reply();
     Prefill out;
     TurnStats& stats = out.stats;
     const int32_t n_ctx = cache_->capacity();
@@ -205,8 +205,8 @@ ChatSession::Prefill ChatSession::prefill_prompt(std::span<const ChatTurn> conve
         const int32_t extra = turn_aligned_discard(starts, at + dropped, need, wanted, shiftable)
                                   .value_or(std::min(shiftable, wanted));
         cache_->truncate(reusable);
-        if (reusable > at + extra && can_rotate_keys(inference_.model())) {
-            shift_context(*cache_, inference_.model(), at, extra); // cheap: no token is recomputed
+        if (reusable > at + extra && inference_.can_rotate_keys()) {
+            inference_.shift_context(*cache_, at, extra); // cheap: no token is recomputed
             reusable -= extra;
         } else {
             reusable = std::min(reusable, at);
@@ -218,8 +218,7 @@ ChatSession::Prefill ChatSession::prefill_prompt(std::span<const ChatTurn> conve
         }
         dropped += extra;
         in_view -= extra;
-        stats.context_shifted = true;
-        metrics.context_shifts.fetch_add(1, std::memory_order_relaxed);
+        ++stats.context_shifts;
     }
 
     // The prompt as the model sees it: the logical tokens with the window cut out.
@@ -242,19 +241,13 @@ ChatSession::Prefill ChatSession::prefill_prompt(std::span<const ChatTurn> conve
     stats.computed_tokens = in_view - reused;
     stats.shifted_out_tokens = dropped;
     stats.n_keep = dropped > 0 ? at : 0;
-    metrics.generating = true;
-    metrics.tokens_reused = reused;
-    metrics.tokens_computed = stats.computed_tokens;
-    metrics.tokens_generated = 0;
-    metrics.tokens_shifted_out = dropped;
-    metrics.kv_capacity = n_ctx;
+    metrics_.publish_reply(stats, cache_->size(), n_ctx);
 
     out.logits =
         inference_.eval(*cache_, std::span<const int32_t>(view).subspan(static_cast<size_t>(reused)));
     cache_template_hash_ = template_hash(options);
     stats.prefill_seconds = seconds_since(start);
-    metrics.prefill_tokens_per_second = stats.prefill_tokens_per_second();
-    metrics.kv_tokens = cache_->size();
+    metrics_.publish_reply(stats, cache_->size(), n_ctx);
     out.tokens.assign(tokens.begin(), tokens.end());
     return out;
 }
@@ -262,12 +255,11 @@ ChatSession::Prefill ChatSession::prefill_prompt(std::span<const ChatTurn> conve
 TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const GenerationOptions& options,
                              const PieceCallback& on_piece, const std::atomic<bool>* stop) {
     const auto start = Clock::now();
-    EngineMetrics& metrics = metrics_;
     // Whether it returns or throws (a template error, a prompt too long), the reply is over.
     struct EndOfReply {
         std::atomic<bool>& generating;
         ~EndOfReply() { generating = false; }
-    } end_of_reply{metrics.generating};
+    } end_of_reply{metrics_.generating};
     const auto& tok = inference_.model().tokenizer();
     const int32_t n_ctx = cache_->capacity();
 
@@ -296,14 +288,11 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
             // positions that computed it, and the caller gets the error.
             if (const std::string rest = decoder.flush(); !rest.empty() && on_piece) on_piece(rest);
             cache_->truncate(before_eval);
-            metrics.kv_tokens = cache_->size();
+            metrics_.publish_reply(stats, cache_->size(), n_ctx);
             throw Error(non_finite_logits_message(stats.generated_tokens));
         }
         const int32_t next = sampler.sample(logits, tokens);
-        if (i == 0) {
-            stats.time_to_first_token = seconds_since(start);
-            metrics.time_to_first_token_ms = stats.time_to_first_token * 1000.0;
-        }
+        if (i == 0) stats.time_to_first_token = seconds_since(start);
         if (tok.is_end_of_generation(next)) {
             stats.stop_reason = StopReason::EndOfGeneration;
             break;
@@ -321,32 +310,26 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
             const int32_t half = after_keep / 2;
             // Learned positions cannot be turned: the reply ends at the context, and the next
             // turn's prefill recomputes what stays in view.
-            if (half <= 0 || !can_rotate_keys(inference_.model())) {
+            if (half <= 0 || !inference_.can_rotate_keys()) {
                 stats.stop_reason = StopReason::ContextFull;
                 break;
             }
             const int32_t from = keep + length(cache_->dropped()); // logical position of cache slot `keep`
             const int32_t n_discard =
                 turn_aligned_discard(starts, from, 1, half, after_keep - 1).value_or(half);
-            shift_context(*cache_, inference_.model(), keep, n_discard);
-            stats.context_shifted = true;
+            inference_.shift_context(*cache_, keep, n_discard);
+            ++stats.context_shifts;
             stats.n_keep = keep;
             stats.shifted_out_tokens = length(cache_->dropped());
-            metrics.context_shifts.fetch_add(1, std::memory_order_relaxed);
-            metrics.tokens_shifted_out = stats.shifted_out_tokens;
         }
         before_eval = cache_->size();
         logits = inference_.eval(*cache_, std::span<const int32_t>(&tokens.back(), 1));
         stats.decode_seconds = seconds_since(decode_start);
-        metrics.tokens_generated = stats.generated_tokens;
-        metrics.decode_tokens_per_second = stats.decode_tokens_per_second();
-        metrics.kv_tokens = cache_->size();
+        metrics_.publish_reply(stats, cache_->size(), n_ctx); // the one place a token's figures go out
     }
     if (const std::string rest = decoder.flush(); !rest.empty() && on_piece) on_piece(rest);
     stats.decode_seconds = seconds_since(decode_start);
-    metrics.tokens_generated = stats.generated_tokens;
-    metrics.decode_tokens_per_second = stats.decode_tokens_per_second();
-    metrics.kv_tokens = cache_->size();
+    metrics_.publish_reply(stats, cache_->size(), n_ctx);
     stats.first_visible_turn =
         first_visible_turn(starts, conversation, stats.n_keep, stats.shifted_out_tokens);
     return stats;

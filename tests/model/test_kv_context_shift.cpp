@@ -12,7 +12,6 @@
 #include "engine/model/model.h"
 #include "engine/sampling/sampler.h"
 #include "engine/session/chat_session.h"
-#include "engine/session/context_shift.h"
 #include "kernels/fp16.h"
 #include "tests/support/test_support.h"
 #include <QtTest>
@@ -101,7 +100,7 @@ private slots:
         auto shifted = inference.new_cache(64), unrotated = inference.new_cache(64);
         inference.eval(*shifted, tokens);
         inference.eval(*unrotated, tokens);
-        engine::shift_context(*shifted, *l.model, n_keep, n_discard);
+        inference.shift_context(*shifted, n_keep, n_discard);
         unrotated->discard(n_keep, n_discard);
         std::vector<int32_t> kept(tokens.begin(), tokens.begin() + n_keep);
         kept.insert(kept.end(), tokens.begin() + n_keep + n_discard, tokens.end());
@@ -148,7 +147,7 @@ private slots:
         l.inference->eval(*shifted, tokens);
         auto unrotated = l.inference->new_cache(64);
         l.inference->eval(*unrotated, tokens);
-        engine::shift_context(*shifted, *l.model, n_keep, n_discard);
+        l.inference->shift_context(*shifted, n_keep, n_discard);
         unrotated->discard(n_keep, n_discard); // the control: moved, not re-rotated
 
         std::vector<int32_t> kept(tokens.begin(), tokens.begin() + n_keep);
@@ -180,13 +179,13 @@ private slots:
     // GPT-2's positions are learned embeddings: its keys cannot be turned to new positions.
     void learned_positions_are_not_rotated() {
         Loaded gpt2 = load("tiny-gpt2");
-        QVERIFY(!engine::can_rotate_keys(*gpt2.model));
-        QVERIFY(engine::can_rotate_keys(*load("tiny-gemma3").model));
+        QVERIFY(!gpt2.inference->can_rotate_keys());
+        QVERIFY(load("tiny-gemma3").inference->can_rotate_keys());
         auto cache = gpt2.inference->new_cache(64);
         gpt2.inference->eval(*cache, some_tokens(20, gpt2.inference->n_vocab()));
         bool refused = false;
         try {
-            engine::shift_context(*cache, *gpt2.model, 4, 8);
+            gpt2.inference->shift_context(*cache, 4, 8);
         } catch (const std::logic_error&) {
             refused = true;
         }
@@ -211,7 +210,7 @@ private slots:
             auto cache = l.inference->new_cache(128);
             l.inference->eval(*cache, tokens);
             if (rotate)
-                engine::shift_context(*cache, *l.model, n_keep, n_discard);
+                l.inference->shift_context(*cache, n_keep, n_discard);
             else
                 cache->discard(n_keep, n_discard);
             auto logits = l.inference->eval(*cache, next);
@@ -257,7 +256,7 @@ private slots:
         qInfo("prompt %d tokens, generated %d, stop %s, n_keep %d, shifted out %d", stats.prompt_tokens,
               stats.generated_tokens, std::string(engine::stop_reason_name(stats.stop_reason)).c_str(),
               stats.n_keep, stats.shifted_out_tokens);
-        QVERIFY(stats.context_shifted);
+        QVERIFY(stats.context_shifted());
         QVERIFY(stats.stop_reason == engine::StopReason::Length);
         QCOMPARE(stats.generated_tokens, options.max_tokens); // never stopped for the context
         QVERIFY(stats.generated_tokens + stats.prompt_tokens > 2 * n_ctx);
