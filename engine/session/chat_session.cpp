@@ -22,16 +22,6 @@ int32_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b) {
         ++i;
     return static_cast<int32_t>(i);
 }
-// Tokens a shift from logical position `from` drops so that the view resumes at the start of a
-// turn after the first (discard_to_turn_start in context_shift.h); nullopt if none fits.
-std::optional<int32_t> turn_aligned_discard(const TurnStarts& starts, int32_t from, int32_t needed,
-                                            int32_t wanted, int32_t most) {
-    // Turn 0 starts before anything a shift can drop; the candidates are the starts of the others.
-    const auto n_turns = static_cast<int32_t>(starts.turns()) - 1;
-    return discard_to_turn_start(
-        n_turns, [&](int32_t i) { return starts.start(static_cast<size_t>(i) + 1); }, from, needed, wanted,
-        most);
-}
 // The error of a reply whose logits are NaN or infinite after `generated` tokens.
 std::string non_finite_logits_message(int32_t generated) {
     if (generated == 0)
@@ -191,19 +181,15 @@ ChatSession::Prefill ChatSession::prefill_prompt(std::span<const ChatTurn> conve
     int32_t in_view = n_tokens - dropped;
 
     if (in_view + reply_room > n_ctx) {
-        // Shift: keep the system prompt, cut the oldest turns after it (at least what is
-        // needed, at least a quarter so that shifts are not needed every turn). The cut ends
-        // where a turn starts; a plain block of tokens only when one turn is too long for that.
+        // Shift: keep the system prompt, cut the oldest turns after it (context_shift.h).
         if (dropped == 0) at = resolve_n_keep(conversation, options, tokens);
-        const int32_t need = in_view + reply_room - n_ctx;
-        const int32_t shiftable = in_view - at - 1;
-        if (need > shiftable)
+        const std::optional<int32_t> to_drop =
+            tokens_to_drop_for_prompt(starts, at, at + dropped, in_view, in_view + reply_room - n_ctx);
+        if (!to_drop)
             throw Error("the message is too long: " + std::to_string(n_tokens - (at + dropped)) +
                         " tokens after the system prompt do not fit in the context length of " +
                         std::to_string(n_ctx));
-        const int32_t wanted = std::max(need, (in_view - at) / 4);
-        const int32_t extra = turn_aligned_discard(starts, at + dropped, need, wanted, shiftable)
-                                  .value_or(std::min(shiftable, wanted));
+        const int32_t extra = *to_drop;
         cache_->truncate(reusable);
         if (reusable > at + extra && inference_.can_rotate_keys()) {
             inference_.shift_context(*cache_, at, extra); // cheap: no token is recomputed
@@ -302,21 +288,19 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
         if (const std::string piece = decoder.push(next); !piece.empty() && on_piece) on_piece(piece);
         if (i + 1 == options.max_tokens) break; // the last token needs no logits
         if (cache_->size() >= n_ctx) {
-            // Full: shift about half of what follows the kept prefix out of view, like
-            // llama.cpp, up to where a turn starts when one does.
-            const int32_t keep =
-                cache_->shifted() ? cache_->shift_at() : resolve_n_keep(conversation, options, prompt);
-            const int32_t after_keep = cache_->size() - keep;
-            const int32_t half = after_keep / 2;
+            // Full: shift the oldest turns after the kept prefix out of view (context_shift.h).
             // Learned positions cannot be turned: the reply ends at the context, and the next
             // turn's prefill recomputes what stays in view.
-            if (half <= 0 || !inference_.can_rotate_keys()) {
+            const int32_t keep =
+                cache_->shifted() ? cache_->shift_at() : resolve_n_keep(conversation, options, prompt);
+            const int32_t from = keep + length(cache_->dropped()); // logical position of cache slot `keep`
+            const int32_t n_discard = inference_.can_rotate_keys()
+                                          ? tokens_to_drop_when_full(starts, keep, from, cache_->size())
+                                          : 0;
+            if (n_discard <= 0) {
                 stats.stop_reason = StopReason::ContextFull;
                 break;
             }
-            const int32_t from = keep + length(cache_->dropped()); // logical position of cache slot `keep`
-            const int32_t n_discard =
-                turn_aligned_discard(starts, from, 1, half, after_keep - 1).value_or(half);
             inference_.shift_context(*cache_, keep, n_discard);
             ++stats.context_shifts;
             stats.n_keep = keep;

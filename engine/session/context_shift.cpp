@@ -26,4 +26,31 @@ std::optional<int32_t> discard_to_turn_start(int32_t n_turns,
     return std::nullopt;
 }
 
+namespace {
+// discard_to_turn_start over the starts of the turns after the first: turn 0 starts before
+// anything a shift can drop.
+std::optional<int32_t> turn_aligned_discard(const TurnStarts& starts, int32_t from, int32_t needed,
+                                            int32_t wanted, int32_t most) {
+    const auto n_turns = static_cast<int32_t>(starts.turns()) - 1;
+    return discard_to_turn_start(
+        n_turns, [&](int32_t i) { return starts.start(static_cast<size_t>(i) + 1); }, from, needed, wanted,
+        most);
+}
+} // namespace
+
+std::optional<int32_t> tokens_to_drop_for_prompt(const TurnStarts& starts, int32_t keep, int32_t from,
+                                                 int32_t in_view, int32_t need) {
+    const int32_t shiftable = in_view - keep - 1;
+    if (need > shiftable) return std::nullopt;
+    const int32_t wanted = std::max(need, (in_view - keep) / 4);
+    return turn_aligned_discard(starts, from, need, wanted, shiftable).value_or(std::min(shiftable, wanted));
+}
+
+int32_t tokens_to_drop_when_full(const TurnStarts& starts, int32_t keep, int32_t from, int32_t size) {
+    const int32_t after_keep = size - keep;
+    const int32_t half = after_keep / 2;
+    if (half <= 0) return 0;
+    return turn_aligned_discard(starts, from, 1, half, after_keep - 1).value_or(half);
+}
+
 } // namespace hearth::engine

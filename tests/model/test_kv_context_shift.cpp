@@ -12,6 +12,7 @@
 #include "engine/model/model.h"
 #include "engine/sampling/sampler.h"
 #include "engine/session/chat_session.h"
+#include "engine/session/engine_metrics.h"
 #include "kernels/fp16.h"
 #include "tests/support/test_support.h"
 #include <QtTest>
@@ -288,6 +289,43 @@ private slots:
               fresh_tokens[3]);
         for (int i = 0; i < 3; ++i)
             QCOMPARE(shifted_tokens[static_cast<size_t>(i)], fresh_tokens[static_cast<size_t>(i)]);
+    }
+
+    // The engine's live figures are the reply's own (its TurnStats, published from there), and
+    // its count of context shifts since start adds up every shift of every reply.
+    void engine_metrics_show_the_replys_figures() {
+        Loaded l = load("stories260K");
+        const int32_t n_ctx = 128;
+        engine::EngineMetrics metrics;
+        engine::ChatSession session(*l.inference, n_ctx, &metrics);
+        std::vector<engine::ChatTurn> conversation{{chat::Role::System, "Once upon a time."},
+                                                   {chat::Role::User, "Tell me a story about a cat."}};
+        engine::GenerationOptions options;
+        options.sampling.temperature = 0;
+        options.sampling.repeat_penalty = 1.3f;
+        options.max_tokens = 3 * n_ctx;
+        int64_t shifts = 0;
+        for (int reply = 0; reply < 2; ++reply) {
+            const engine::TurnStats stats = session.reply(conversation, options, nullptr);
+            shifts += stats.context_shifts;
+            const engine::EngineMetricsSnapshot shown = metrics.snapshot();
+            qInfo("reply %d: %d context shifts, %d tokens shifted out, %d generated", reply,
+                  stats.context_shifts, stats.shifted_out_tokens, stats.generated_tokens);
+            QVERIFY(stats.context_shifts > 1); // three contexts' worth of reply
+            QVERIFY(!shown.generating);
+            QCOMPARE(shown.context_shifts, shifts);
+            QCOMPARE(shown.tokens_shifted_out, int64_t{stats.shifted_out_tokens});
+            QCOMPARE(shown.tokens_reused, int64_t{stats.reused_tokens});
+            QCOMPARE(shown.tokens_computed, int64_t{stats.computed_tokens});
+            QCOMPARE(shown.tokens_generated, int64_t{stats.generated_tokens});
+            QCOMPARE(shown.prefill_tokens_per_second, stats.prefill_tokens_per_second());
+            QCOMPARE(shown.decode_tokens_per_second, stats.decode_tokens_per_second());
+            QCOMPARE(shown.time_to_first_token_ms, stats.time_to_first_token * 1000.0);
+            QCOMPARE(shown.kv_tokens, int64_t{session.cache().size()});
+            QCOMPARE(shown.kv_capacity, int64_t{n_ctx});
+            conversation.push_back({chat::Role::Assistant, "The cat sat on the mat."});
+            conversation.push_back({chat::Role::User, "And then?"});
+        }
     }
 };
 
