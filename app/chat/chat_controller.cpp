@@ -248,7 +248,7 @@ void ChatController::onFinished(quint64 requestId, const GenerationResult& r) {
                      .arg(r.resume.seconds * 1000.0, 0, 'f', 0);
     else if (!r.resume.reason.empty())
         parts << tr("saved state not used");
-    if (stats.context_shifted) parts << tr("older turns left the context");
+    if (stats.context_shifted()) parts << tr("older turns left the context");
     if (activeModel_) {
         // Messages whose turns were shifted out wholly sit above a divider in the chat.
         QString firstInView;

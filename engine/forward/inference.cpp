@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <initializer_list>
+#include <stdexcept>
 #include <thread>
 
 namespace hearth::engine {
@@ -77,9 +78,7 @@ Inference::Inference(std::shared_ptr<const Model> model, InferenceOptions option
     s->logits.resize(static_cast<size_t>(hp.n_vocab));
     s->rope.resize(b * hp.rope_dim);
     if (local_rope_differs(hp)) s->rope_local.resize(b * hp.rope_dim);
-    // LongRoPE's short factors stand where Llama 3's rope_freqs would.
-    s->rope_factors =
-        rope_frequency_factors(hp, w.rope_factors_short.empty() ? w.rope_freq_factors : w.rope_factors_short);
+    s->rope_factors = rope_frequency_factors(hp, short_rope_factors(w));
     if (!w.rope_factors_long.empty()) s->rope_factors_long = rope_frequency_factors(hp, w.rope_factors_long);
     if (hp.traits.ffn == FfnKind::MixtureOfExperts) {
         s->experts = ExpertScratch(hp, n_batch_);
@@ -218,6 +217,58 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
     if (logits_out) logits_on_host(n, want_all_logits, logits_out);
 }
 
+void Inference::fill_rope_tables(const KvCache& cache, int32_t first, int32_t n, bool pure_turn) {
+    const HyperParams& hp = model_->hparams();
+    Scratch& s = *scratch_;
+    const float* factors = uses_long_rope_factors(hp, model_->weights(), cache.capacity())
+                               ? s.rope_factors_long.data()
+                               : s.rope_factors.data();
+    const auto rotation = [&](RopeConfig config) {
+        if (pure_turn) config.attn_factor = 1.0f; // keys turned in the cache must not be scaled again
+        return config;
+    };
+    rope_tables(hp, rotation(global_rope(hp)), factors, first, n, s.rope.data());
+    if (!s.rope_local.empty())
+        rope_tables(hp, rotation(local_rope(hp)), factors, first, n, s.rope_local.data());
+}
+
+// A local layer has its own tables only where its rotation differs (Phi-3's are all local).
+const float* Inference::rope_tables_of_layer(int32_t layer) const {
+    const Scratch& s = *scratch_;
+    return model_->hparams().layer_is_local(layer) && !s.rope_local.empty() ? s.rope_local.data()
+                                                                            : s.rope.data();
+}
+
+bool Inference::can_rotate_keys() const {
+    return model_->hparams().traits.positions == PositionKind::Rope;
+}
+
+void Inference::shift_context(KvCache& cache, int32_t n_keep, int32_t n_discard) {
+    if (!can_rotate_keys())
+        throw std::logic_error("context shift: the positions of " + model_->path() + " are not rotary");
+    cache.discard(n_keep, n_discard);
+    rotate_keys(cache, n_keep, cache.size(), -n_discard);
+}
+
+void Inference::rotate_keys(KvCache& cache, int32_t begin, int32_t end, int32_t delta) {
+    if (!can_rotate_keys())
+        throw std::logic_error("rotating cached keys: the positions of " + model_->path() +
+                               " are not rotary");
+    if (delta == 0 || begin >= end) return;
+    const HyperParams& hp = model_->hparams();
+    // One table row per rotation: the turn by `delta` positions, every pair.
+    fill_rope_tables(cache, delta, 1, true);
+    float* row = scratch_->k.data(); // kv_width floats
+    for (int32_t layer = 0; layer < cache.n_layer(); ++layer) {
+        const float* turn = rope_tables_of_layer(layer);
+        for (int32_t pos = begin; pos < end; ++pos) {
+            cache.read_row_f32(KvCache::Part::Keys, layer, pos, row);
+            apply_rope(hp, turn, 1, row, hp.n_head_kv);
+            cache.write_row_f32(KvCache::Part::Keys, layer, pos, row);
+        }
+    }
+}
+
 // The model's norm before a sublayer: RMSNorm, or LayerNorm with its bias.
 void Inference::norm_on_host(const float* in, const std::vector<float>& weight,
                              const std::vector<float>& bias, int32_t rows, float* out) {
@@ -271,13 +322,7 @@ void Inference::layers_on_host(KvCache& cache, int32_t first_layer, int32_t n_pa
     };
 
     const ArchitectureTraits& traits = hp.traits;
-    if (traits.positions == PositionKind::Rope) {
-        // LongRoPE: the long factors once the context is longer than the original one.
-        const bool long_context = !s.rope_factors_long.empty() && cache.capacity() > hp.n_ctx_orig;
-        const float* factors = long_context ? s.rope_factors_long.data() : s.rope_factors.data();
-        rope_tables(hp, global_rope(hp), factors, n_past, n, s.rope.data());
-        if (!s.rope_local.empty()) rope_tables(hp, local_rope(hp), factors, n_past, n, s.rope_local.data());
-    }
+    if (traits.positions == PositionKind::Rope) fill_rope_tables(cache, n_past, n, false);
 
     for (int32_t layer = first_layer; layer < hp.n_layer; ++layer) {
         const LayerWeights& l = w.layers[static_cast<size_t>(layer)];
@@ -286,8 +331,7 @@ void Inference::layers_on_host(KvCache& cache, int32_t first_layer, int32_t n_pa
         // projection -> (bias, post-norm) -> residual.
         norm_on_host(s.x.data(), l.attn_norm, l.attn_norm_b, n, s.xb.data());
         matmul_group({{&l.wq, s.q.data()}, {&l.wk, s.k.data()}, {&l.wv, s.v.data()}}, s.xb.data(), n);
-        const bool own_tables = hp.layer_is_local(layer) && !s.rope_local.empty();
-        const float* rope_tables_of_layer = own_tables ? s.rope_local.data() : s.rope.data();
+        const float* layer_rope_tables = rope_tables_of_layer(layer);
         for_row_parts(n, pool, [&](int32_t first, int32_t count) {
             float* q = s.q.data() + static_cast<size_t>(first) * qw;
             float* k = s.k.data() + static_cast<size_t>(first) * kvw;
@@ -301,7 +345,7 @@ void Inference::layers_on_host(KvCache& cache, int32_t first_layer, int32_t n_pa
                 rms_norm_rows(k, l.k_norm.data(), count * hp.n_head_kv, hp.head_dim, hp.rms_eps, k);
             }
             if (traits.positions == PositionKind::Rope) {
-                const float* tables = rope_tables_of_layer + static_cast<size_t>(first) * hp.rope_dim;
+                const float* tables = layer_rope_tables + static_cast<size_t>(first) * hp.rope_dim;
                 apply_rope(hp, tables, count, q, hp.n_head);
                 apply_rope(hp, tables, count, k, hp.n_head_kv);
             }

@@ -55,6 +55,27 @@ public:
     std::span<const float> eval(KvCache& cache, std::span<const int32_t> tokens,
                                 std::vector<float>* all_logits = nullptr);
 
+    // Context shift, the forward pass's half (the session decides what to drop:
+    // engine/session/context_shift.h). Whether cached keys can be moved to new positions by
+    // turning them: models with rotary positions. GPT-2's learned positions are added to the
+    // embeddings, so every layer's keys and values depend on them, and a shift must recompute
+    // what stays in view instead.
+    bool can_rotate_keys() const;
+    // Forgets positions [n_keep, n_keep + n_discard) of `cache`, moves the later ones down
+    // (KvCache::discard) and turns their keys back by n_discard positions, so that the cache reads
+    // as if those tokens had been computed at their new positions. Requires can_rotate_keys
+    // (else std::logic_error).
+    void shift_context(KvCache& cache, int32_t n_keep, int32_t n_discard);
+    // Turns the keys of positions [begin, end), every layer, by `delta` positions, each layer by
+    // the rotation and frequency factors this forward pass computed them with (a sliding-window
+    // layer's base; LongRoPE's short or long factors, as the cache's length selects them), without
+    // LongRoPE's attention factor. RoPE turns each pair by pos * theta_i and turns compose, so a
+    // key computed at p and turned by delta equals the key computed at p + delta, up to rounding
+    // to the cache's type (keys are widened to F32, turned, rounded back). Values carry no
+    // position. Rows a device holds come to the host and go back before its next forward pass.
+    // Allocates nothing. Requires can_rotate_keys (else std::logic_error).
+    void rotate_keys(KvCache& cache, int32_t begin, int32_t end, int32_t delta);
+
     // A cache of the options' types. Throws hearth::Error when the model's head size does not
     // suit them (kv_cache.h).
     std::unique_ptr<KvCache> new_cache(int32_t n_ctx) const;
@@ -89,6 +110,11 @@ private:
     void embed_on_host(const int32_t* tokens, int32_t n, int32_t n_past);
     void layers_on_host(KvCache& cache, int32_t first_layer, int32_t n_past, int32_t n);
     void logits_on_host(int32_t n, bool want_all_logits, float* logits_out);
+    // The cos/sin of positions [first, first + n) (n <= n_batch) for every layer of `cache`, in the
+    // scratch: the forward pass's rotation, or without LongRoPE's attention factor for a turn of
+    // cached keys (pure_turn); and the table of one layer among them.
+    void fill_rope_tables(const KvCache& cache, int32_t first, int32_t n, bool pure_turn);
+    const float* rope_tables_of_layer(int32_t layer) const;
     void norm_on_host(const float* in, const std::vector<float>& weight, const std::vector<float>& bias,
                       int32_t rows, float* out);
     struct Scratch;

@@ -122,6 +122,14 @@ std::vector<float> rope_frequency_factors(const HyperParams& hp, const std::vect
     return factors;
 }
 
+const std::vector<float>& short_rope_factors(const ModelWeights& w) {
+    return w.rope_factors_short.empty() ? w.rope_freq_factors : w.rope_factors_short;
+}
+
+bool uses_long_rope_factors(const HyperParams& hp, const ModelWeights& w, int32_t n_ctx) {
+    return !w.rope_factors_long.empty() && n_ctx > hp.n_ctx_orig;
+}
+
 RopeConfig global_rope(const HyperParams& hp) {
     return {hp.rope_freq_base, hp.rope_freq_scale, hp.rope_attn_factor};
 }
@@ -137,13 +145,6 @@ bool local_rope_differs(const HyperParams& hp) {
 
 RopeConfig layer_rope(const HyperParams& hp, int32_t layer) {
     return hp.layer_is_local(layer) ? local_rope(hp) : global_rope(hp);
-}
-
-void rope_tables(const HyperParams& hp, const std::vector<float>& freq_factors, int32_t n_past, int32_t n,
-                 float* out) {
-    RopeConfig rotation = global_rope(hp);
-    rotation.attn_factor = 1.0f; // a pure rotation: turning cached keys must not scale them again
-    rope_tables(hp, rotation, freq_factors.data(), n_past, n, out);
 }
 
 // Angles are computed in float as a running product, the way ggml does, so that the

@@ -2,6 +2,7 @@
 // The element-wise and attention steps of the forward pass, on rows of floats.
 #include "engine/forward/kv_cache.h"
 #include "engine/model/hparams.h"
+#include "engine/model/model.h"
 #include "kernels/kernel_table.h"
 #include "kernels/matmul.h"
 #include "kernels/thread_pool.h"
@@ -37,6 +38,12 @@ void swiglu_rows(float* gate, const float* up, int32_t rows, int32_t dim, kernel
 
 // The divisor of each rotated pair's frequency: Llama 3's rope_freqs factors, else 1.
 std::vector<float> rope_frequency_factors(const HyperParams& hp, const std::vector<float>& freq_factors);
+// Which factors the model's rotation uses, for the CPU's forward pass, the GPU's and the turn of
+// cached keys in a context shift alike: for a context up to the original one LongRoPE's short
+// factors, which stand where Llama 3's rope_freqs would (empty: none); for a cache of n_ctx
+// positions longer than the original context, LongRoPE's long ones (uses_long_rope_factors).
+const std::vector<float>& short_rope_factors(const ModelWeights& w);
+bool uses_long_rope_factors(const HyperParams& hp, const ModelWeights& w, int32_t n_ctx);
 // The rotation of one set of layers: the frequency base, the linear position scale, and the factor
 // cos and sin are multiplied by (LongRoPE's attention factor; 1 otherwise).
 struct RopeConfig {
@@ -53,12 +60,9 @@ RopeConfig local_rope(const HyperParams& hp);
 bool local_rope_differs(const HyperParams& hp);
 // The rotation of one layer: local_rope for a sliding-window layer, else global_rope.
 RopeConfig layer_rope(const HyperParams& hp, int32_t layer);
-// cos/sin of every pair for positions n_past .. n_past + n - 1: out is (n, rope_dim / 2, 2).
-// Pair i turns at base^(-2i/rope_dim) / factor[i] radians per position. Uses global_rope(hp)
-// without its attention factor: a pure rotation (context shift turns cached keys with it).
-void rope_tables(const HyperParams& hp, const std::vector<float>& freq_factors, int32_t n_past, int32_t n,
-                 float* out);
-// The same with a given rotation; freq_factors has rope_dim / 2 entries.
+// cos/sin of every pair for positions n_past .. n_past + n - 1 (n_past may be negative: a turn
+// back), with a given rotation: out is (n, rope_dim / 2, 2). Pair i turns at
+// base^(-2i/rope_dim) / freq_factors[i] radians per position; freq_factors has rope_dim / 2 entries.
 void rope_tables(const HyperParams& hp, const RopeConfig& config, const float* freq_factors, int32_t n_past,
                  int32_t n, float* out);
 // Rotates the first rope_dim values of every head of n rows of (n_heads, head_dim). Does nothing

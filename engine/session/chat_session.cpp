@@ -22,16 +22,6 @@ int32_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b) {
         ++i;
     return static_cast<int32_t>(i);
 }
-// Tokens a shift from logical position `from` drops so that the view resumes at the start of a
-// turn after the first (discard_to_turn_start in context_shift.h); nullopt if none fits.
-std::optional<int32_t> turn_aligned_discard(const TurnStarts& starts, int32_t from, int32_t needed,
-                                            int32_t wanted, int32_t most) {
-    // Turn 0 starts before anything a shift can drop; the candidates are the starts of the others.
-    const auto n_turns = static_cast<int32_t>(starts.turns()) - 1;
-    return discard_to_turn_start(
-        n_turns, [&](int32_t i) { return starts.start(static_cast<size_t>(i) + 1); }, from, needed, wanted,
-        most);
-}
 // The error of a reply whose logits are NaN or infinite after `generated` tokens.
 std::string non_finite_logits_message(int32_t generated) {
     if (generated == 0)
@@ -166,7 +156,7 @@ ChatSession::Prefill ChatSession::prefill_prompt(std::span<const ChatTurn> conve
                                                  const GenerationOptions& options,
                                                  std::span<const int32_t> tokens, const TurnStarts& starts) {
     const auto start = Clock::now();
-    EngineMetrics& metrics = metrics_;
+    metrics_.begin_reply();
     Prefill out;
     TurnStats& stats = out.stats;
     const int32_t n_ctx = cache_->capacity();
@@ -191,22 +181,18 @@ ChatSession::Prefill ChatSession::prefill_prompt(std::span<const ChatTurn> conve
     int32_t in_view = n_tokens - dropped;
 
     if (in_view + reply_room > n_ctx) {
-        // Shift: keep the system prompt, cut the oldest turns after it (at least what is
-        // needed, at least a quarter so that shifts are not needed every turn). The cut ends
-        // where a turn starts; a plain block of tokens only when one turn is too long for that.
+        // Shift: keep the system prompt, cut the oldest turns after it (context_shift.h).
         if (dropped == 0) at = resolve_n_keep(conversation, options, tokens);
-        const int32_t need = in_view + reply_room - n_ctx;
-        const int32_t shiftable = in_view - at - 1;
-        if (need > shiftable)
+        const std::optional<int32_t> to_drop =
+            tokens_to_drop_for_prompt(starts, at, at + dropped, in_view, in_view + reply_room - n_ctx);
+        if (!to_drop)
             throw Error("the message is too long: " + std::to_string(n_tokens - (at + dropped)) +
                         " tokens after the system prompt do not fit in the context length of " +
                         std::to_string(n_ctx));
-        const int32_t wanted = std::max(need, (in_view - at) / 4);
-        const int32_t extra = turn_aligned_discard(starts, at + dropped, need, wanted, shiftable)
-                                  .value_or(std::min(shiftable, wanted));
+        const int32_t extra = *to_drop;
         cache_->truncate(reusable);
-        if (reusable > at + extra && can_rotate_keys(inference_.model())) {
-            shift_context(*cache_, inference_.model(), at, extra); // cheap: no token is recomputed
+        if (reusable > at + extra && inference_.can_rotate_keys()) {
+            inference_.shift_context(*cache_, at, extra); // cheap: no token is recomputed
             reusable -= extra;
         } else {
             reusable = std::min(reusable, at);
@@ -218,8 +204,7 @@ ChatSession::Prefill ChatSession::prefill_prompt(std::span<const ChatTurn> conve
         }
         dropped += extra;
         in_view -= extra;
-        stats.context_shifted = true;
-        metrics.context_shifts.fetch_add(1, std::memory_order_relaxed);
+        ++stats.context_shifts;
     }
 
     // The prompt as the model sees it: the logical tokens with the window cut out.
@@ -242,19 +227,13 @@ ChatSession::Prefill ChatSession::prefill_prompt(std::span<const ChatTurn> conve
     stats.computed_tokens = in_view - reused;
     stats.shifted_out_tokens = dropped;
     stats.n_keep = dropped > 0 ? at : 0;
-    metrics.generating = true;
-    metrics.tokens_reused = reused;
-    metrics.tokens_computed = stats.computed_tokens;
-    metrics.tokens_generated = 0;
-    metrics.tokens_shifted_out = dropped;
-    metrics.kv_capacity = n_ctx;
+    metrics_.publish_reply(stats, cache_->size(), n_ctx);
 
     out.logits =
         inference_.eval(*cache_, std::span<const int32_t>(view).subspan(static_cast<size_t>(reused)));
     cache_template_hash_ = template_hash(options);
     stats.prefill_seconds = seconds_since(start);
-    metrics.prefill_tokens_per_second = stats.prefill_tokens_per_second();
-    metrics.kv_tokens = cache_->size();
+    metrics_.publish_reply(stats, cache_->size(), n_ctx);
     out.tokens.assign(tokens.begin(), tokens.end());
     return out;
 }
@@ -262,12 +241,11 @@ ChatSession::Prefill ChatSession::prefill_prompt(std::span<const ChatTurn> conve
 TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const GenerationOptions& options,
                              const PieceCallback& on_piece, const std::atomic<bool>* stop) {
     const auto start = Clock::now();
-    EngineMetrics& metrics = metrics_;
     // Whether it returns or throws (a template error, a prompt too long), the reply is over.
     struct EndOfReply {
         std::atomic<bool>& generating;
         ~EndOfReply() { generating = false; }
-    } end_of_reply{metrics.generating};
+    } end_of_reply{metrics_.generating};
     const auto& tok = inference_.model().tokenizer();
     const int32_t n_ctx = cache_->capacity();
 
@@ -296,14 +274,11 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
             // positions that computed it, and the caller gets the error.
             if (const std::string rest = decoder.flush(); !rest.empty() && on_piece) on_piece(rest);
             cache_->truncate(before_eval);
-            metrics.kv_tokens = cache_->size();
+            metrics_.publish_reply(stats, cache_->size(), n_ctx);
             throw Error(non_finite_logits_message(stats.generated_tokens));
         }
         const int32_t next = sampler.sample(logits, tokens);
-        if (i == 0) {
-            stats.time_to_first_token = seconds_since(start);
-            metrics.time_to_first_token_ms = stats.time_to_first_token * 1000.0;
-        }
+        if (i == 0) stats.time_to_first_token = seconds_since(start);
         if (tok.is_end_of_generation(next)) {
             stats.stop_reason = StopReason::EndOfGeneration;
             break;
@@ -313,40 +288,32 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
         if (const std::string piece = decoder.push(next); !piece.empty() && on_piece) on_piece(piece);
         if (i + 1 == options.max_tokens) break; // the last token needs no logits
         if (cache_->size() >= n_ctx) {
-            // Full: shift about half of what follows the kept prefix out of view, like
-            // llama.cpp, up to where a turn starts when one does.
-            const int32_t keep =
-                cache_->shifted() ? cache_->shift_at() : resolve_n_keep(conversation, options, prompt);
-            const int32_t after_keep = cache_->size() - keep;
-            const int32_t half = after_keep / 2;
+            // Full: shift the oldest turns after the kept prefix out of view (context_shift.h).
             // Learned positions cannot be turned: the reply ends at the context, and the next
             // turn's prefill recomputes what stays in view.
-            if (half <= 0 || !can_rotate_keys(inference_.model())) {
+            const int32_t keep =
+                cache_->shifted() ? cache_->shift_at() : resolve_n_keep(conversation, options, prompt);
+            const int32_t from = keep + length(cache_->dropped()); // logical position of cache slot `keep`
+            const int32_t n_discard = inference_.can_rotate_keys()
+                                          ? tokens_to_drop_when_full(starts, keep, from, cache_->size())
+                                          : 0;
+            if (n_discard <= 0) {
                 stats.stop_reason = StopReason::ContextFull;
                 break;
             }
-            const int32_t from = keep + length(cache_->dropped()); // logical position of cache slot `keep`
-            const int32_t n_discard =
-                turn_aligned_discard(starts, from, 1, half, after_keep - 1).value_or(half);
-            shift_context(*cache_, inference_.model(), keep, n_discard);
-            stats.context_shifted = true;
+            inference_.shift_context(*cache_, keep, n_discard);
+            ++stats.context_shifts;
             stats.n_keep = keep;
             stats.shifted_out_tokens = length(cache_->dropped());
-            metrics.context_shifts.fetch_add(1, std::memory_order_relaxed);
-            metrics.tokens_shifted_out = stats.shifted_out_tokens;
         }
         before_eval = cache_->size();
         logits = inference_.eval(*cache_, std::span<const int32_t>(&tokens.back(), 1));
         stats.decode_seconds = seconds_since(decode_start);
-        metrics.tokens_generated = stats.generated_tokens;
-        metrics.decode_tokens_per_second = stats.decode_tokens_per_second();
-        metrics.kv_tokens = cache_->size();
+        metrics_.publish_reply(stats, cache_->size(), n_ctx); // the one place a token's figures go out
     }
     if (const std::string rest = decoder.flush(); !rest.empty() && on_piece) on_piece(rest);
     stats.decode_seconds = seconds_since(decode_start);
-    metrics.tokens_generated = stats.generated_tokens;
-    metrics.decode_tokens_per_second = stats.decode_tokens_per_second();
-    metrics.kv_tokens = cache_->size();
+    metrics_.publish_reply(stats, cache_->size(), n_ctx);
     stats.first_visible_turn =
         first_visible_turn(starts, conversation, stats.n_keep, stats.shifted_out_tokens);
     return stats;

@@ -1,59 +1,8 @@
 #include "engine/session/context_shift.h"
-#include "engine/forward/transformer_ops.h"
-#include "kernels/fp16.h"
 #include <algorithm>
 #include <ranges>
-#include <stdexcept>
-#include <vector>
 
 namespace hearth::engine {
-
-bool can_rotate_keys(const Model& model) {
-    return model.hparams().traits.positions == PositionKind::Rope;
-}
-
-void rotate_cached_keys(KvCache& cache, const Model& model, int32_t begin, int32_t end, int32_t delta) {
-    if (delta == 0 || begin >= end) return;
-    if (!can_rotate_keys(model))
-        throw std::logic_error("rotate_cached_keys: the model's positions are not rotary");
-    const HyperParams& hp = model.hparams();
-    const ModelWeights& w = model.weights();
-    // The factors the forward pass rotated these keys with: LongRoPE's long ones once the cache
-    // is longer than the original context, else the short ones (or Llama 3's rope_freqs).
-    const bool long_context = !w.rope_factors_long.empty() && cache.capacity() > hp.n_ctx_orig;
-    const std::vector<float> factors =
-        rope_frequency_factors(hp, long_context                    ? w.rope_factors_long
-                                   : !w.rope_factors_short.empty() ? w.rope_factors_short
-                                                                   : w.rope_freq_factors);
-    // One table row per rotation (global layers, local ones): the cos/sin of turning by `delta`
-    // positions, every pair; a pure rotation, without LongRoPE's attention factor.
-    const auto turn_for = [&](RopeConfig config) {
-        config.attn_factor = 1.0f;
-        std::vector<float> turn(static_cast<size_t>(hp.rope_dim));
-        rope_tables(hp, config, factors.data(), delta, 1, turn.data());
-        return turn;
-    };
-    const std::vector<float> global_turn = turn_for(global_rope(hp));
-    const std::vector<float> local_turn = turn_for(local_rope(hp));
-
-    const auto width = static_cast<size_t>(cache.kv_width());
-    std::vector<float> row(width);
-    for (int32_t layer = 0; layer < cache.n_layer(); ++layer) {
-        const float* turn = hp.layer_is_local(layer) ? local_turn.data() : global_turn.data();
-        for (int32_t pos = begin; pos < end; ++pos) {
-            // Widen (F16 or quantized) to F32, rotate with the model's own layout (NeoX or not),
-            // round back to the cache's type.
-            cache.read_row_f32(KvCache::Part::Keys, layer, pos, row.data());
-            apply_rope(hp, turn, 1, row.data(), hp.n_head_kv);
-            cache.write_row_f32(KvCache::Part::Keys, layer, pos, row.data());
-        }
-    }
-}
-
-void shift_context(KvCache& cache, const Model& model, int32_t n_keep, int32_t n_discard) {
-    cache.discard(n_keep, n_discard);
-    rotate_cached_keys(cache, model, n_keep, cache.size(), -n_discard);
-}
 
 std::optional<int32_t> discard_to_turn_start(int32_t n_turns,
                                              const std::function<int32_t(int32_t)>& turn_start, int32_t from,
@@ -75,6 +24,33 @@ std::optional<int32_t> discard_to_turn_start(int32_t n_turns,
         if (start >= from + needed && start <= from + most) return start - from;
     }
     return std::nullopt;
+}
+
+namespace {
+// discard_to_turn_start over the starts of the turns after the first: turn 0 starts before
+// anything a shift can drop.
+std::optional<int32_t> turn_aligned_discard(const TurnStarts& starts, int32_t from, int32_t needed,
+                                            int32_t wanted, int32_t most) {
+    const auto n_turns = static_cast<int32_t>(starts.turns()) - 1;
+    return discard_to_turn_start(
+        n_turns, [&](int32_t i) { return starts.start(static_cast<size_t>(i) + 1); }, from, needed, wanted,
+        most);
+}
+} // namespace
+
+std::optional<int32_t> tokens_to_drop_for_prompt(const TurnStarts& starts, int32_t keep, int32_t from,
+                                                 int32_t in_view, int32_t need) {
+    const int32_t shiftable = in_view - keep - 1;
+    if (need > shiftable) return std::nullopt;
+    const int32_t wanted = std::max(need, (in_view - keep) / 4);
+    return turn_aligned_discard(starts, from, need, wanted, shiftable).value_or(std::min(shiftable, wanted));
+}
+
+int32_t tokens_to_drop_when_full(const TurnStarts& starts, int32_t keep, int32_t from, int32_t size) {
+    const int32_t after_keep = size - keep;
+    const int32_t half = after_keep / 2;
+    if (half <= 0) return 0;
+    return turn_aligned_discard(starts, from, 1, half, after_keep - 1).value_or(half);
 }
 
 } // namespace hearth::engine

@@ -1,31 +1,29 @@
 #pragma once
-// Context shift: when a conversation fills the context, keep the first n_keep
-// tokens (the system prompt), forget the oldest block after them, move the rest
-// down and turn their keys back by the distance they moved, so that the cache
-// reads as if those tokens had been computed at their new positions.
-//
-// RoPE turns each pair of a key by angle pos * theta_i; rotations compose, so a key
-// computed at p and turned by -delta * theta_i equals the key computed at p - delta
-// (up to rounding). Values carry no position and are only moved.
-#include "engine/forward/kv_cache.h"
-#include "engine/model/model.h"
+// Context shift, the session's half: when a conversation fills the context, the session keeps
+// the first n_keep tokens (the system prompt) and forgets the oldest block after them, up to
+// where a turn starts. This decides how much to drop; the forward pass moves the rest down and
+// turns their keys back (Inference::shift_context).
+#include "engine/session/turn_starts.h"
 #include <cstdint>
 #include <functional>
 #include <optional>
 
 namespace hearth::engine {
 
-// Whether cached keys can be moved to new positions by turning them: models with rotary
-// positions. GPT-2's learned positions are added to the embeddings, so every layer's keys and
-// values depend on them, and a shift must recompute what stays in view instead.
-bool can_rotate_keys(const Model& model);
+// How many tokens to drop before a prefill, for a prompt of `in_view` tokens in the model's view
+// that lacks `need` positions for itself and its reply. The first `keep` tokens stay; the token
+// after them is at logical position `from` of the conversation, whose turns start at `starts`.
+// At least `need`, at least a quarter of what follows the kept prefix (so that shifts are not
+// needed every turn), up to where a turn starts; a plain block of tokens only when one turn is
+// too long for that. nullopt when dropping every token after the kept prefix but the last is
+// not enough (the message is too long).
+std::optional<int32_t> tokens_to_drop_for_prompt(const TurnStarts& starts, int32_t keep, int32_t from,
+                                                 int32_t in_view, int32_t need);
 
-// Rotates the keys of positions [begin, end), every layer, by `delta` positions, each layer with
-// its own rotation (a sliding-window layer's base, LongRoPE's factors). Requires can_rotate_keys.
-void rotate_cached_keys(KvCache& cache, const Model& model, int32_t begin, int32_t end, int32_t delta);
-
-// Drops positions [n_keep, n_keep + n_discard) and re-rotates the keys moved down.
-void shift_context(KvCache& cache, const Model& model, int32_t n_keep, int32_t n_discard);
+// How many tokens to drop when decoding has filled a cache of `size` tokens: about half of what
+// follows the kept prefix of `keep` tokens, like llama.cpp, up to where a turn starts when one
+// does (`from`, `starts` as above). 0 when there is nothing to drop.
+int32_t tokens_to_drop_when_full(const TurnStarts& starts, int32_t keep, int32_t from, int32_t size);
 
 // How many tokens a shift drops from logical position `from` so that what stays in view
 // resumes at the start of a turn: the fewest that reach a turn start at least `wanted`

@@ -56,6 +56,27 @@ EngineMetricsSnapshot EngineMetrics::snapshot() const {
     return s;
 }
 
+void EngineMetrics::begin_reply() {
+    shifts_before_reply_ = context_shifts.load(std::memory_order_relaxed);
+    generating.store(true, std::memory_order_relaxed);
+}
+
+void EngineMetrics::publish_reply(const TurnStats& reply, int32_t kv_tokens_now, int32_t kv_capacity_now) {
+    constexpr auto relaxed = std::memory_order_relaxed;
+    tokens_reused.store(reply.reused_tokens, relaxed);
+    tokens_computed.store(reply.computed_tokens, relaxed);
+    tokens_generated.store(reply.generated_tokens, relaxed);
+    tokens_shifted_out.store(reply.shifted_out_tokens, relaxed);
+    context_shifts.store(shifts_before_reply_ + reply.context_shifts, relaxed);
+    kv_tokens.store(kv_tokens_now, relaxed);
+    kv_capacity.store(kv_capacity_now, relaxed);
+    if (reply.prefill_seconds > 0)
+        prefill_tokens_per_second.store(reply.prefill_tokens_per_second(), relaxed);
+    if (reply.time_to_first_token > 0)
+        time_to_first_token_ms.store(reply.time_to_first_token * 1000.0, relaxed);
+    if (reply.decode_seconds > 0) decode_tokens_per_second.store(reply.decode_tokens_per_second(), relaxed);
+}
+
 void EngineMetrics::show_device_figures(std::vector<DeviceOpTiming> ops, uint64_t validation_errors) {
     const std::lock_guard lock(device_mutex_);
     device_ops_ = std::move(ops);

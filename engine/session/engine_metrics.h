@@ -3,9 +3,11 @@
 // (the app's inference worker, hearth-cli serve, a test) and passed to its SessionStore
 // or ChatSession, so that two engines in one process never mix their numbers. Written
 // with relaxed atomics by the thread that runs the engine and read as a snapshot by
-// any thread (the GUI samples it a few times a second).
+// any thread (the GUI samples it a few times a second). A reply's figures are booked once,
+// in its TurnStats, and published from there (publish_reply).
 #include "engine/forward/device_forward.h"
 #include "engine/forward/expert_hits.h"
+#include "engine/session/turn_result.h"
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -60,6 +62,14 @@ public:
     void show_expert_hits(std::shared_ptr<const ExpertHits> hits);
     void stop_showing_expert_hits(const ExpertHits* hits);
 
+    // A reply's figures, from the thread that runs the engine: begin_reply as it starts (the
+    // snapshot shows it generating until `generating` is cleared), then publish_reply with its
+    // figures so far after each step (the prompt's prefill, each decoded token) and at its end.
+    // A rate or a time is shown once measured; until then the last reply's stays. The context
+    // shifts since start count this reply's too.
+    void begin_reply();
+    void publish_reply(const TurnStats& reply, int32_t kv_tokens, int32_t kv_capacity);
+
     // The GPU figures the snapshot shows, as whoever runs the engine sums them (the forward
     // passes' DeviceForward::total_timings, over every device it ran on).
     void show_device_figures(std::vector<DeviceOpTiming> ops, uint64_t validation_errors);
@@ -76,6 +86,7 @@ public:
     std::atomic<int64_t> states_restored{0}, states_rejected{0};
 
 private:
+    int64_t shifts_before_reply_ = 0;      // context_shifts when the current reply began
     mutable std::mutex expert_hits_mutex_; // taken only to swap or copy the pointer
     std::shared_ptr<const ExpertHits> expert_hits_;
     int expert_hits_shown_by_ = 0;    // the sessions and stores showing expert_hits_

@@ -16,7 +16,7 @@ struct TurnStats {
     double prefill_seconds = 0;
     double time_to_first_token = 0; // seconds from the call to the first sampled token
     double decode_seconds = 0;
-    bool context_shifted = false;   // older turns left the model's view
+    int32_t context_shifts = 0;     // times older turns left the model's view during this reply
     int32_t shifted_out_tokens = 0; // tokens of the conversation out of the model's view after this reply
     int32_t n_keep = 0;             // tokens kept at the start when shifting (when context_shifted)
     // Turns of the conversation wholly out of the model's view after this reply are
@@ -24,6 +24,7 @@ struct TurnStats {
     // nothing is shifted out; the conversation's size when every turn is.
     int32_t first_visible_turn = 0;
     StopReason stop_reason = StopReason::Length;
+    bool context_shifted() const { return context_shifts > 0; }
     double prefill_tokens_per_second() const {
         return prefill_seconds > 0 ? computed_tokens / prefill_seconds : 0.0;
     }

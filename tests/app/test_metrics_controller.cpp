@@ -168,7 +168,7 @@ private slots:
         QVERIFY(metrics->kvTokens() > 0 && metrics->kvTokens() <= metrics->kvCapacity());
         QCOMPARE(metrics->kvFill(), double(metrics->kvTokens()) / double(metrics->kvCapacity()));
         // A reply of thousands of tokens shifted its context: the cache has been full.
-        QVERIFY(result.stats.context_shifted);
+        QVERIFY(result.stats.context_shifted());
         QVERIFY(metrics->kvFill() > 0.5);
 
         // Memory: the cache as far as it was ever filled (F16 keys and values, 5 layers, 4 KV

@@ -60,7 +60,7 @@ private slots:
             std::string reply;
             const engine::TurnStats stats =
                 session.reply(chat, options, [&](std::string_view piece) { reply += piece; });
-            if (stats.context_shifted) {
+            if (stats.context_shifted()) {
                 shifted = true;
                 // The tokens kept at the start spell the whole first user turn, system prompt included.
                 const std::vector<int32_t> tokens = session.prompt_tokens(chat, options);

@@ -234,7 +234,9 @@ private slots:
         QCOMPARE(hp.head_dim, 32);
         constexpr int32_t kPosition = 7, kHeads = 2;
         std::vector<float> tables(static_cast<size_t>(hp.rope_dim));
-        engine::rope_tables(hp, engine::rope_frequency_factors(hp, {}), kPosition, 1, tables.data());
+        const std::vector<float> no_factors = engine::rope_frequency_factors(hp, {});
+        engine::rope_tables(hp, engine::RopeConfig{hp.rope_freq_base}, no_factors.data(), kPosition, 1,
+                            tables.data());
         std::vector<float> x(static_cast<size_t>(kHeads * hp.head_dim));
         for (size_t i = 0; i < x.size(); ++i)
             x[i] = std::sin(0.7f * float(i) + 0.3f);

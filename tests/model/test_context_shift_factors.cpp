@@ -8,7 +8,6 @@
 // shift they must equal a fresh run's up to F16 rounding.
 #include "engine/forward/inference.h"
 #include "engine/model/model.h"
-#include "engine/session/context_shift.h"
 #include "kernels/fp16.h"
 #include "tests/model/longrope_model.h"
 #include "tests/support/test_support.h"
@@ -82,7 +81,7 @@ private slots:
         inference.eval(*shifted, tokens);
         auto unrotated = inference.new_cache(capacity);
         inference.eval(*unrotated, tokens);
-        engine::shift_context(*shifted, *loaded, n_keep, n_discard);
+        inference.shift_context(*shifted, n_keep, n_discard);
         unrotated->discard(n_keep, n_discard); // the control: moved, not turned
 
         std::vector<int32_t> kept(tokens.begin(), tokens.begin() + n_keep);

@@ -363,7 +363,7 @@ private slots:
             conversation.push_back({chat::Role::User, kQuestions[round]});
             const engine::TurnStats stats = session.reply(conversation, options, nullptr);
             conversation.push_back({chat::Role::Assistant, kAnswers[round]});
-            if (!stats.context_shifted) continue;
+            if (!stats.context_shifted()) continue;
             ++shifts;
             QVERIFY(stats.shifted_out_tokens > last_shifted_out); // the window only grows
             last_shifted_out = stats.shifted_out_tokens;
@@ -402,7 +402,7 @@ private slots:
         const std::vector<engine::ChatTurn> conversation{{chat::Role::System, "Be kind."},
                                                          {chat::Role::User, long_question}};
         const engine::TurnStats stats = session.reply(conversation, options, nullptr);
-        QVERIFY(stats.context_shifted);
+        QVERIFY(stats.context_shifted());
         QVERIFY(stats.stop_reason == engine::StopReason::Length ||
                 stats.stop_reason == engine::StopReason::EndOfGeneration);
         QVERIFY(stats.prompt_tokens + std::min(options.max_tokens, n_ctx / 4) <= n_ctx);
@@ -454,7 +454,7 @@ private slots:
         qInfo("%zu turns, prompt %zu tokens, generated %d, n_keep %d, shifted out %d", conversation.size(),
               prompt.size(), first.generated_tokens, first.n_keep, first.shifted_out_tokens);
         QVERIFY(first.stop_reason == engine::StopReason::Length);
-        QVERIFY(first.context_shifted);
+        QVERIFY(first.context_shifted());
         QCOMPARE(first.generated_tokens, options.max_tokens);
         const std::vector<int32_t> logical = session.cache().logical_tokens();
         QVERIFY(logical.size() >= prompt.size());
@@ -482,7 +482,7 @@ private slots:
         cache.truncate(in_view);
         const Agreement shifted = follow_a_fresh_run(*stories_.inference, cache, prompt[1], steps);
         cache.truncate(in_view);
-        engine::rotate_cached_keys(cache, *stories_.model, stats.n_keep, in_view, stats.shifted_out_tokens);
+        stories_.inference->rotate_keys(cache, stats.n_keep, in_view, stats.shifted_out_tokens);
         const Agreement control = follow_a_fresh_run(*stories_.inference, cache, prompt[1], steps);
         qInfo(
             "agreement with a fresh run over %d steps: %d (max logit difference %.3f); keys not re-rotated: "

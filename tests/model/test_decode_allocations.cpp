@@ -161,6 +161,29 @@ private slots:
         QCOMPARE(finite, kWarmUp + kCounted);
     }
 
+    // A context shift's turn of the cached keys (the forward pass's, in its scratch) allocates
+    // nothing either, whatever the rotation: one base, a local layers' own, Phi-3's factors.
+    void rotating_cached_keys_allocates_nothing_data() {
+        QTest::addColumn<QString>("model");
+        for (const char* model : {"stories260K", "tiny-gemma3-Q8_0", "tiny-phi3"})
+            QTest::newRow(model) << model;
+    }
+    void rotating_cached_keys_allocates_nothing() {
+        QFETCH(QString, model);
+        test::LoadedModel loaded = test::load_model(model.toStdString(), 64);
+        auto cache = loaded.inference->new_cache(64);
+        std::vector<int32_t> tokens;
+        for (int i = 0; i < 40; ++i)
+            tokens.push_back(1 + (i * 37) % (loaded.inference->n_vocab() - 1));
+        loaded.inference->eval(*cache, tokens);
+        g_allocations = 0;
+        g_counting = true;
+        loaded.inference->rotate_keys(*cache, 4, 40, -10);
+        loaded.inference->rotate_keys(*cache, 4, 40, 10);
+        g_counting = false;
+        QCOMPARE(g_allocations.load(), 0L);
+    }
+
     // The counter itself works: an allocation while counting is seen.
     void counter_sees_an_allocation() {
         g_allocations = 0;

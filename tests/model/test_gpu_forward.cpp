@@ -18,7 +18,6 @@
 #include "engine/model/model.h"
 #include "engine/sampling/sampler.h"
 #include "engine/session/chat_session.h"
-#include "engine/session/context_shift.h"
 #include "engine/session/kv_state_file.h"
 #include "engine/session/session_store.h"
 #include "tests/support/reference_logits.h"
@@ -362,7 +361,7 @@ private slots:
         const auto shifted_logits = [&](engine::Inference& inference) {
             auto cache = inference.new_cache(kContext);
             inference.eval(*cache, std::span<const int32_t>(tokens.data(), 44));
-            engine::shift_context(*cache, *loaded, kKeep, kDiscard);
+            inference.shift_context(*cache, kKeep, kDiscard);
             const auto logits = inference.eval(*cache, std::span<const int32_t>(tokens.data() + 44, 16));
             return std::vector<float>(logits.begin(), logits.end());
         };

@@ -12,7 +12,7 @@
 #include "engine/model/model.h"
 #include "engine/sampling/sampler.h"
 #include "engine/session/chat_session.h"
-#include "engine/session/context_shift.h"
+#include "engine/session/engine_metrics.h"
 #include "kernels/fp16.h"
 #include "tests/support/test_support.h"
 #include <QtTest>
@@ -101,7 +101,7 @@ private slots:
         auto shifted = inference.new_cache(64), unrotated = inference.new_cache(64);
         inference.eval(*shifted, tokens);
         inference.eval(*unrotated, tokens);
-        engine::shift_context(*shifted, *l.model, n_keep, n_discard);
+        inference.shift_context(*shifted, n_keep, n_discard);
         unrotated->discard(n_keep, n_discard);
         std::vector<int32_t> kept(tokens.begin(), tokens.begin() + n_keep);
         kept.insert(kept.end(), tokens.begin() + n_keep + n_discard, tokens.end());
@@ -148,7 +148,7 @@ private slots:
         l.inference->eval(*shifted, tokens);
         auto unrotated = l.inference->new_cache(64);
         l.inference->eval(*unrotated, tokens);
-        engine::shift_context(*shifted, *l.model, n_keep, n_discard);
+        l.inference->shift_context(*shifted, n_keep, n_discard);
         unrotated->discard(n_keep, n_discard); // the control: moved, not re-rotated
 
         std::vector<int32_t> kept(tokens.begin(), tokens.begin() + n_keep);
@@ -180,13 +180,13 @@ private slots:
     // GPT-2's positions are learned embeddings: its keys cannot be turned to new positions.
     void learned_positions_are_not_rotated() {
         Loaded gpt2 = load("tiny-gpt2");
-        QVERIFY(!engine::can_rotate_keys(*gpt2.model));
-        QVERIFY(engine::can_rotate_keys(*load("tiny-gemma3").model));
+        QVERIFY(!gpt2.inference->can_rotate_keys());
+        QVERIFY(load("tiny-gemma3").inference->can_rotate_keys());
         auto cache = gpt2.inference->new_cache(64);
         gpt2.inference->eval(*cache, some_tokens(20, gpt2.inference->n_vocab()));
         bool refused = false;
         try {
-            engine::shift_context(*cache, *gpt2.model, 4, 8);
+            gpt2.inference->shift_context(*cache, 4, 8);
         } catch (const std::logic_error&) {
             refused = true;
         }
@@ -211,7 +211,7 @@ private slots:
             auto cache = l.inference->new_cache(128);
             l.inference->eval(*cache, tokens);
             if (rotate)
-                engine::shift_context(*cache, *l.model, n_keep, n_discard);
+                l.inference->shift_context(*cache, n_keep, n_discard);
             else
                 cache->discard(n_keep, n_discard);
             auto logits = l.inference->eval(*cache, next);
@@ -257,7 +257,7 @@ private slots:
         qInfo("prompt %d tokens, generated %d, stop %s, n_keep %d, shifted out %d", stats.prompt_tokens,
               stats.generated_tokens, std::string(engine::stop_reason_name(stats.stop_reason)).c_str(),
               stats.n_keep, stats.shifted_out_tokens);
-        QVERIFY(stats.context_shifted);
+        QVERIFY(stats.context_shifted());
         QVERIFY(stats.stop_reason == engine::StopReason::Length);
         QCOMPARE(stats.generated_tokens, options.max_tokens); // never stopped for the context
         QVERIFY(stats.generated_tokens + stats.prompt_tokens > 2 * n_ctx);
@@ -289,6 +289,43 @@ private slots:
               fresh_tokens[3]);
         for (int i = 0; i < 3; ++i)
             QCOMPARE(shifted_tokens[static_cast<size_t>(i)], fresh_tokens[static_cast<size_t>(i)]);
+    }
+
+    // The engine's live figures are the reply's own (its TurnStats, published from there), and
+    // its count of context shifts since start adds up every shift of every reply.
+    void engine_metrics_show_the_replys_figures() {
+        Loaded l = load("stories260K");
+        const int32_t n_ctx = 128;
+        engine::EngineMetrics metrics;
+        engine::ChatSession session(*l.inference, n_ctx, &metrics);
+        std::vector<engine::ChatTurn> conversation{{chat::Role::System, "Once upon a time."},
+                                                   {chat::Role::User, "Tell me a story about a cat."}};
+        engine::GenerationOptions options;
+        options.sampling.temperature = 0;
+        options.sampling.repeat_penalty = 1.3f;
+        options.max_tokens = 3 * n_ctx;
+        int64_t shifts = 0;
+        for (int reply = 0; reply < 2; ++reply) {
+            const engine::TurnStats stats = session.reply(conversation, options, nullptr);
+            shifts += stats.context_shifts;
+            const engine::EngineMetricsSnapshot shown = metrics.snapshot();
+            qInfo("reply %d: %d context shifts, %d tokens shifted out, %d generated", reply,
+                  stats.context_shifts, stats.shifted_out_tokens, stats.generated_tokens);
+            QVERIFY(stats.context_shifts > 1); // three contexts' worth of reply
+            QVERIFY(!shown.generating);
+            QCOMPARE(shown.context_shifts, shifts);
+            QCOMPARE(shown.tokens_shifted_out, int64_t{stats.shifted_out_tokens});
+            QCOMPARE(shown.tokens_reused, int64_t{stats.reused_tokens});
+            QCOMPARE(shown.tokens_computed, int64_t{stats.computed_tokens});
+            QCOMPARE(shown.tokens_generated, int64_t{stats.generated_tokens});
+            QCOMPARE(shown.prefill_tokens_per_second, stats.prefill_tokens_per_second());
+            QCOMPARE(shown.decode_tokens_per_second, stats.decode_tokens_per_second());
+            QCOMPARE(shown.time_to_first_token_ms, stats.time_to_first_token * 1000.0);
+            QCOMPARE(shown.kv_tokens, int64_t{session.cache().size()});
+            QCOMPARE(shown.kv_capacity, int64_t{n_ctx});
+            conversation.push_back({chat::Role::Assistant, "The cat sat on the mat."});
+            conversation.push_back({chat::Role::User, "And then?"});
+        }
     }
 };
 

@@ -138,7 +138,7 @@ private slots:
         auto prefilled = session.prefill(turns, options);
         const engine::TurnStats& second = prefilled.stats;
         const std::vector<float> reused(prefilled.logits.begin(), prefilled.logits.end());
-        QVERIFY(!second.context_shifted);
+        QVERIFY(!second.context_shifted());
         QVERIFY(second.reused_tokens >= first.prompt_tokens - 1); // the whole first prompt, up to a seam
         QCOMPARE(second.computed_tokens, second.prompt_tokens - second.reused_tokens);
         QCOMPARE(metrics.snapshot().tokens_reused, int64_t{second.reused_tokens});

@@ -209,9 +209,8 @@ void VulkanForward::record(const VulkanKvPart& part, int32_t n_ctx, int32_t n_pa
         r.add(at(a.x), vk::View{positions.buffer, positions.offset + sizeof(float) * size_t(n_past) * dim},
               values);
     }
-    // LongRoPE: the long factors once the context is longer than the original one.
-    const bool long_context = w.rope_factors_long.present() && n_ctx > hp.n_ctx_orig;
-    const vk::View factors = long_context ? w.rope_factors_long.view : w.rope_factors.view;
+    const vk::View factors =
+        uses_long_rope_factors(hp, model_->weights(), n_ctx) ? w.rope_factors_long.view : w.rope_factors.view;
     for (int32_t layer = 0; layer < n_layers_; ++layer)
         record_layer(part, layer, n_past, n, factors);
 

@@ -26,9 +26,7 @@ VulkanWeights::VulkanWeights(vk::Context& context, const Model& model, int32_t n
     token_embd = upload_matrix(w.token_embd, "token_embd");
     add_vector(w.position_embd, position_embd);
     if (hp.traits.positions == PositionKind::Rope) {
-        // As the CPU's forward pass: LongRoPE's short factors stand where Llama 3's rope_freqs would.
-        owned_vectors_.push_back(rope_frequency_factors(
-            hp, w.rope_factors_short.empty() ? w.rope_freq_factors : w.rope_factors_short));
+        owned_vectors_.push_back(rope_frequency_factors(hp, short_rope_factors(w)));
         add_vector(owned_vectors_.back(), rope_factors);
         if (!w.rope_factors_long.empty()) {
             owned_vectors_.push_back(rope_frequency_factors(hp, w.rope_factors_long));
