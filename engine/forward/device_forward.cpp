@@ -71,8 +71,9 @@ int32_t planned_layers(const Model& model, const InferenceOptions& options, cons
 
 void add_timings(std::vector<DeviceOpTiming>& total, const std::vector<DeviceOpTiming>& more) {
     for (const DeviceOpTiming& t : more) {
-        const auto same = std::find_if(total.begin(), total.end(),
-                                       [&](const DeviceOpTiming& op) { return op.name == t.name; });
+        const auto same = std::find_if(total.begin(), total.end(), [&](const DeviceOpTiming& op) {
+            return op.name == t.name && op.kernel == t.kernel;
+        });
         if (same == total.end()) {
             total.push_back(t);
         } else {
