@@ -1035,8 +1035,14 @@ private slots:
         if (ran_.empty()) QSKIP("it counts what the tests before it ran: run the whole suite");
         const VulkanKernelTable& table = vulkan_kernels();
         std::vector<const VulkanCandidates*> lists = {&table.attention};
-        for (TensorType t : kWeightTypes)
-            lists.insert(lists.end(), {&table.of(t).matmul, &table.of(t).matmul_experts});
+        for (const VulkanTypeCandidates& of_type : table.by_type) {
+            const auto t = static_cast<TensorType>(&of_type - table.by_type);
+            const bool listed =
+                std::find(std::begin(kWeightTypes), std::end(kWeightTypes), t) != std::end(kWeightTypes);
+            QVERIFY2(listed || (of_type.matmul.empty() && of_type.matmul_experts.empty()),
+                     qPrintable("type " + QString::number(static_cast<int>(t)) + " is not in kWeightTypes"));
+            lists.insert(lists.end(), {&of_type.matmul, &of_type.matmul_experts});
+        }
         QStringList missing, unavailable;
         for (const VulkanCandidates* list : lists)
             for (const Candidate<ShaderPlan>& c : *list) {
