@@ -207,8 +207,9 @@ class TestVulkanOps : public QObject {
         else
             recorder.matmul_rows(w, row_begin, n_rows, {&xb, x_offset}, batch, {&yb, 12}, y_stride);
         recorder.submit_and_wait();
-        ran_.insert(kernel_that_ran(recorder, "matmul"));
-        if (kernel) *kernel = kernel_that_ran(recorder, "matmul");
+        const KernelId ran = kernel_that_ran(recorder, "matmul");
+        ran_.insert(ran);
+        if (kernel) *kernel = ran;
         const std::vector<float> all = download(yb, static_cast<size_t>(batch * y_stride), 12);
         std::vector<float> y;
         std::vector<double> exact;
