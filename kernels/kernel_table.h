@@ -1,48 +1,19 @@
 #pragma once
-// The kernel table: for each operation (and weight type), the kernels that can run it, in order
-// of preference, each with a guard saying which calls it takes. A caller takes the first
-// candidate whose guard holds (Candidates::pick) and names it to the dispatch metrics; nothing
-// else chooses a kernel. Each CPU tier's table is the tier below it with the tier's own
-// candidates put in front (kernel_table.cpp), and the scalar reference table is the model and
-// the test oracle of every other.
+// The CPU's kernel table: for each operation (and weight type), the kernels that can run it, as
+// Candidates (candidates.h): in order of preference, each with a guard saying which calls it
+// takes. A caller takes the first candidate whose guard holds (Candidates::pick) and names it to
+// the dispatch metrics; nothing else chooses a kernel. Each CPU tier's table is the tier below it with the
+// tier's own candidates put in front (kernel_table.cpp), and the scalar reference table is the model and the
+// test oracle of every other.
+#include "kernels/candidates.h"
 #include "kernels/row_layout.h"
 #include "kernels/tensor_type.h"
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
-#include <iterator>
-#include <limits>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 
 namespace hearth::kernels {
-
-// The CPU tiers, lowest first.
-enum class Isa : uint8_t {
-    Scalar,  // portable C++, the oracle
-    Avx2,    // AVX2 + FMA + F16C
-    AvxVnni, // AVX2 tier + AVX-VNNI (VEX vpdpbusd: Intel since Alder Lake, AMD Zen 5)
-    Avx512,  // AVX-512 F/BW/VL/DQ + VNNI (AMD Zen 4 and later, Intel since Ice Lake)
-    Amx,     // AVX-512 tier + AMX tiles (BF16, INT8) and AVX-512 BF16 (Intel Xeon since Sapphire Rapids)
-};
-inline constexpr Isa kIsaTiers[] = {Isa::Scalar, Isa::Avx2, Isa::AvxVnni, Isa::Avx512, Isa::Amx};
-inline constexpr int kIsaTierCount = static_cast<int>(std::size(kIsaTiers));
-std::string_view isa_name(Isa isa); // "scalar", "avx2", "avxvnni", "avx512", "amx"
-// What a tier needs of the CPU, in words ("AVX-512 F/BW/VL/DQ + VNNI").
-std::string_view isa_requirements(Isa isa);
-
-// Where a kernel runs: the CPU (in one of its tiers' instruction sets) or a device.
-enum class Device : uint8_t { Cpu, Vulkan };
-struct Backend {
-    Device device = Device::Cpu;
-    Isa tier = Isa::Scalar; // the CPU tier whose instructions the kernel uses (Device::Cpu)
-    friend bool operator==(Backend, Backend) = default;
-};
-inline constexpr Backend cpu(Isa tier) {
-    return {Device::Cpu, tier};
-}
-std::string_view backend_name(Backend backend); // the tier's name, or the device's ("vulkan")
 
 // ---- The operations' kernels ----------------------------------------------------------------
 
@@ -109,71 +80,7 @@ inline bool is_kv_cache_type(TensorType t) {
 // llama.cpp's rounding (its vector exp in blocks of 8, libm's expf for the tail).
 using SwigluFn = void (*)(float* gate, const float* up, int64_t n);
 
-// ---- Candidates ---------------------------------------------------------------------------
-
-inline constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max();
-
-// The shape of one call, which the guards test.
-struct CallShape {
-    int64_t batch = 1;                      // matmul: activation rows; attention: positions of the tile
-    int64_t rows = 0;                       // matmul: the matrix's rows
-    int64_t width = 0;                      // matmul: the row length; attention: the head size
-    RowLayout layout = RowLayout::RowMajor; // matmul: the weights' layout
-    bool f16_cache = true;                  // attention: F16 keys and values
-    Device device = Device::Cpu;            // where the call's data is
-};
-
-// Which calls a candidate takes; the defaults take every call.
-struct Guard {
-    int64_t min_batch = 1;
-    int64_t max_batch = kNoLimit;
-    // The layout the kernel reads. A kernel of row-major rows also takes a repacked matrix, whose
-    // rows matmul unpacks first; one of repacked rows takes only those.
-    RowLayout layout = RowLayout::RowMajor;
-    int64_t row_multiple = 1;   // the matrix's row count a multiple of this
-    int64_t width_multiple = 1; // the row length (or head size) a multiple of this
-    int64_t max_width = kNoLimit;
-    bool f16_cache_only = false;
-
-    bool holds(const CallShape& call) const {
-        return call.batch >= min_batch && call.batch <= max_batch &&
-               (layout == RowLayout::RowMajor || call.layout == layout) && call.rows % row_multiple == 0 &&
-               call.width % width_multiple == 0 && call.width <= max_width &&
-               (call.f16_cache || !f16_cache_only);
-    }
-    // Whether every call `later` takes, this takes too.
-    bool covers(const Guard& later) const {
-        return min_batch <= later.min_batch && max_batch >= later.max_batch &&
-               (layout == RowLayout::RowMajor || later.layout == layout) &&
-               later.row_multiple % row_multiple == 0 && later.width_multiple % width_multiple == 0 &&
-               max_width >= later.max_width && (!f16_cache_only || later.f16_cache_only);
-    }
-};
-
-// A dense number per (kernel name, backend), for the dispatch metrics (kernel_id registers it).
-using KernelId = uint16_t;
-inline constexpr KernelId kUnnamedKernel = 0; // timings no kernel of the table ran
-struct KernelName {
-    std::string_view name; // the kernel's function, as named in its source
-    Backend backend;
-};
-KernelId kernel_id(std::string_view name, Backend backend);
-KernelName kernel_name(KernelId id);
-
-template <class Fn> struct Candidate {
-    std::string_view name = {}; // the kernel's function, as named in its source (a string literal)
-    Backend backend = {};
-    Guard guard = {};
-    Fn fn = nullptr;
-    // Matmul: the format of the activation rows it multiplies (F32: the caller's floats as they
-    // are), and whether it reads the whole batch of activations for each chunk of rows it is
-    // given (matmul then hands out fewer, larger chunks).
-    TensorType activation_type = TensorType::F32;
-    bool whole_batch_per_chunk = false;
-    KernelId id = kUnnamedKernel; // set by put_first
-
-    bool takes(const CallShape& call) const { return backend.device == call.device && guard.holds(call); }
-};
+// ---- The tables ---------------------------------------------------------------------------
 
 // A matmul candidate whose activations come in `activation_type`.
 inline Candidate<GemmFn> matmul_kernel(std::string_view name, Backend backend, GemmFn fn,
@@ -186,38 +93,6 @@ inline Candidate<GemmFn> repacked_decode_kernel(std::string_view name, Backend b
     return matmul_kernel(name, backend, fn, activation_type,
                          {.max_batch = 1, .layout = RowLayout::Interleaved16});
 }
-
-// The candidates of one operation, in order of preference.
-template <class Fn> class Candidates {
-public:
-    static constexpr int kCapacity = 8;
-
-    // The first candidate that takes the call, or null when none does.
-    const Candidate<Fn>* pick(const CallShape& call) const {
-        for (int i = 0; i < size_; ++i)
-            if (items_[i].takes(call)) return &items_[i];
-        return nullptr;
-    }
-    // For the operations whose candidates take every call (row conversions, SwiGLU): the first
-    // candidate's kernel, or null where there is none.
-    Fn fn() const { return size_ > 0 ? items_[0].fn : nullptr; }
-    const Candidate<Fn>* begin() const { return items_; }
-    const Candidate<Fn>* end() const { return items_ + size_; }
-    int size() const { return size_; }
-    bool empty() const { return size_ == 0; }
-
-    // Puts `own` (in its order) in front of the candidates already there, the tier below's.
-    // Kernels of repacked rows then go before those of row-major rows (a repacked matrix is
-    // unpacked only when no kernel reads it as it is), and a candidate that an earlier one
-    // covers, which no call would reach, is dropped.
-    void put_first(std::initializer_list<Candidate<Fn>> own);
-    // Drops the candidates of this kernel name.
-    void remove(std::string_view name);
-
-private:
-    Candidate<Fn> items_[kCapacity];
-    int size_ = 0;
-};
 
 // A type's candidates for each operation on it.
 struct TypeCandidates {
@@ -261,43 +136,5 @@ std::string isa_unavailable_reason(Isa isa);
 // force_isa was called). Chosen once, on first use.
 const KernelTable& active_kernels();
 void force_isa(Isa isa); // for tests and the --isa option; throws std::runtime_error if unsupported
-
-// ---- Candidates::put_first and remove ------------------------------------------------------
-
-template <class Fn> void Candidates<Fn>::put_first(std::initializer_list<Candidate<Fn>> own) {
-    Candidate<Fn> all[2 * kCapacity];
-    int n = 0;
-    const auto append = [&](const Candidate<Fn>& c) {
-        if (n == 2 * kCapacity) throw std::logic_error("kernel table: too many candidates for one operation");
-        all[n++] = c;
-    };
-    // Repacked-row kernels first, each group in its order: own, then the tier below's.
-    for (bool packed : {true, false}) {
-        for (Candidate<Fn> c : own)
-            if ((c.guard.layout != RowLayout::RowMajor) == packed) {
-                c.id = kernel_id(c.name, c.backend);
-                append(c);
-            }
-        for (int i = 0; i < size_; ++i)
-            if ((items_[i].guard.layout != RowLayout::RowMajor) == packed) append(items_[i]);
-    }
-    size_ = 0;
-    for (int i = 0; i < n; ++i) {
-        bool reachable = true;
-        for (int j = 0; j < size_ && reachable; ++j)
-            reachable =
-                items_[j].backend.device != all[i].backend.device || !items_[j].guard.covers(all[i].guard);
-        if (!reachable) continue;
-        if (size_ == kCapacity) throw std::logic_error("kernel table: too many candidates for one operation");
-        items_[size_++] = all[i];
-    }
-}
-
-template <class Fn> void Candidates<Fn>::remove(std::string_view name) {
-    int kept = 0;
-    for (int i = 0; i < size_; ++i)
-        if (items_[i].name != name) items_[kept++] = items_[i];
-    size_ = kept;
-}
 
 } // namespace hearth::kernels

@@ -47,6 +47,9 @@ int run_devices(const std::vector<std::string>& argv) {
         std::printf("  Vulkan: %s\n", d.api_version.c_str());
         std::printf("  device memory: %llu MiB\n",
                     static_cast<unsigned long long>(d.device_local_bytes >> 20));
+        if (d.device_local_free_bytes) // the driver's budget for this process, less its use
+            std::printf("  free device memory: %llu MiB\n",
+                        static_cast<unsigned long long>(*d.device_local_free_bytes >> 20));
         std::printf("  subgroup size: %u\n", d.subgroup_size);
         std::printf("  features: %s\n", features_of(d).c_str());
         if (!d.unusable_reason.empty()) std::printf("  unusable: %s\n", d.unusable_reason.c_str());

@@ -15,8 +15,9 @@ struct KernelStats {
     quint64 calls = 0; // a GPU's row: dispatches
     quint64 totalNs = 0;
     QList<quint64> histogram; // calls per power-of-two nanosecond bucket (2^b .. 2^(b+1)); none for a GPU
-    QString kernel;           // the kernel's name: "gemm_q4_K_q8_K"; a GPU's row: the operation
-    bool gpu = false;         // an operation the GPU ran (its time from the GPU's timestamps)
+    QString kernel; // the kernel's name: "gemm_q4_K_q8_K"; a GPU's row: its candidate ("matmul_vec"), or the
+                    // operation
+    bool gpu = false; // an operation the GPU ran (its time from the GPU's timestamps)
 };
 
 class KernelMetricsModel : public QAbstractListModel {

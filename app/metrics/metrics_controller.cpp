@@ -20,7 +20,9 @@ KernelStats gpuRow(const engine::DeviceOpTiming& op) {
     KernelStats stats;
     stats.operation = QString::fromStdString(op.name);
     stats.isa = QStringLiteral("GPU");
-    stats.kernel = QString::fromStdString(op.name);
+    // The device's candidate that ran it, or the operation where it has one shader.
+    const std::string_view kernel = kernels::kernel_name(op.kernel).name;
+    stats.kernel = kernel.empty() ? stats.operation : QString::fromUtf8(kernel);
     stats.calls = op.dispatches;
     stats.totalNs = op.ns;
     stats.gpu = true;
@@ -104,7 +106,7 @@ QCoro::Task<> MetricsController::sample() {
     QList<KernelStats> kernels = last_->kernels;
     for (KernelStats& row : kernels) {
         if (!row.gpu) continue;
-        const KernelStats before = gpuBaseline_.value(row.operation);
+        const KernelStats before = gpuBaseline_.value(row.operation + u'/' + row.kernel);
         row.calls -= std::min(row.calls, before.calls);
         row.totalNs -= std::min(row.totalNs, before.totalNs);
     }
@@ -134,7 +136,10 @@ void MetricsController::resetKernelMetrics() {
     dm::reset(); // atomics only: no I/O
     gpuBaseline_.clear();
     for (const engine::DeviceOpTiming& op : engine_->device_ops()) // a lock, no I/O
-        gpuBaseline_.insert(QString::fromStdString(op.name), gpuRow(op));
+    {
+        const KernelStats row = gpuRow(op);
+        gpuBaseline_.insert(row.operation + u'/' + row.kernel, row);
+    }
     sample();
 }
 

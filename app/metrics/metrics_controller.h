@@ -108,7 +108,8 @@ signals:
 private:
     std::shared_ptr<const engine::EngineMetrics> engine_;
     std::unique_ptr<MetricsSample> last_;
-    // The GPU's figures when the counters were last reset: the rows show what ran since.
+    // The GPU's figures when the counters were last reset, by "operation/kernel": the rows show
+    // what ran since.
     QHash<QString, KernelStats> gpuBaseline_;
     QVariantList decodeHistory_;
     QVariantList prefillHistory_;

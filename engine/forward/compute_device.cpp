@@ -48,6 +48,7 @@ std::vector<GpuDeviceInfo> gpu_devices() {
                            std::to_string((d.api_version >> 12) & 0x3FF) + "." +
                            std::to_string(d.api_version & 0xFFF);
         info.device_local_bytes = d.device_local_bytes;
+        info.device_local_free_bytes = d.device_local_free_bytes;
         info.subgroup_size = d.subgroup_size;
         info.storage_16bit = d.storage_16bit;
         info.shader_float16 = d.shader_float16;

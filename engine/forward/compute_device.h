@@ -36,6 +36,9 @@ struct GpuDeviceInfo {
     std::string type;                // "discrete", "integrated", "virtual", "cpu" or "other"
     std::string api_version;         // "1.3.230"
     uint64_t device_local_bytes = 0; // its largest device-local memory heap
+    // What the engine may still allocate of that heap when listed (the driver's budget minus
+    // what this process uses); none where the driver does not say (no VK_EXT_memory_budget).
+    std::optional<uint64_t> device_local_free_bytes;
     uint32_t subgroup_size = 0;
     bool storage_16bit = false, shader_float16 = false, shader_int8 = false;
     bool integer_dot_product = false, cooperative_matrix = false;

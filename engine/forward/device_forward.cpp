@@ -47,9 +47,12 @@ int32_t planned_layers(const Model& model, const InferenceOptions& options, cons
     const int32_t n_layer = model.hparams().n_layer;
     const DeviceMemoryPlan plan =
         plan_device_memory(model, std::max(1, options.n_batch), options.device_context, options.cache_types);
-    const uint64_t available = usable_device_bytes(device.device_local_bytes);
+    const uint64_t available = usable_device_bytes(device.device_local_bytes, device.device_local_free_bytes);
     const int32_t fit = layers_that_fit(plan, available);
-    const std::string where = "Vulkan device " + device.name + " (" + mib(device.device_local_bytes) + ")";
+    const std::string where =
+        "Vulkan device " + device.name + " (" + mib(device.device_local_bytes) +
+        (device.device_local_free_bytes ? ", " + mib(*device.device_local_free_bytes) + " of it free" : "") +
+        ")";
     if (options.n_gpu_layers < 0) {
         if (fit == 0)
             throw Error(where + " has too little memory for even one layer of " + model.path() + " (" +
@@ -71,8 +74,9 @@ int32_t planned_layers(const Model& model, const InferenceOptions& options, cons
 
 void add_timings(std::vector<DeviceOpTiming>& total, const std::vector<DeviceOpTiming>& more) {
     for (const DeviceOpTiming& t : more) {
-        const auto same = std::find_if(total.begin(), total.end(),
-                                       [&](const DeviceOpTiming& op) { return op.name == t.name; });
+        const auto same = std::find_if(total.begin(), total.end(), [&](const DeviceOpTiming& op) {
+            return op.name == t.name && op.kernel == t.kernel;
+        });
         if (same == total.end()) {
             total.push_back(t);
         } else {

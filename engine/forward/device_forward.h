@@ -12,6 +12,7 @@
 #include "engine/forward/inference.h"
 #include "engine/forward/kv_cache.h"
 #include "engine/model/model.h"
+#include "kernels/candidates.h"
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -19,14 +20,18 @@
 
 namespace hearth::engine {
 
-// GPU time of one kind of operation in a forward pass, or summed over several.
+// GPU time of one kind of operation in a forward pass, or summed over several: per operation
+// and the device's candidate that ran it (kernel_name(kernel): "matmul_vec" on "vulkan";
+// kUnnamedKernel for the operations of one shader).
 struct DeviceOpTiming {
     std::string name; // "matmul", "attention", ...
+    kernels::KernelId kernel = kernels::kUnnamedKernel;
     uint64_t dispatches = 0;
     uint64_t ns = 0;
 };
 
-// Adds `more` to `total` op by op (by name); ops `total` lacks are appended, in their order.
+// Adds `more` to `total` op by op (by name and kernel); ops `total` lacks are appended, in their
+// order.
 void add_timings(std::vector<DeviceOpTiming>& total, const std::vector<DeviceOpTiming>& more);
 
 // Bytes that crossed between host and device memory in forward passes (not counting the

@@ -113,8 +113,9 @@ DeviceMemoryPlan plan_device_memory(const gguf::GgufFile& file, int32_t n_batch,
     return plan;
 }
 
-uint64_t usable_device_bytes(uint64_t device_local_bytes) {
-    return device_local_bytes - device_local_bytes / 10;
+uint64_t usable_device_bytes(uint64_t device_local_bytes, std::optional<uint64_t> free_bytes) {
+    const uint64_t heap_share = device_local_bytes - device_local_bytes / 10;
+    return free_bytes ? std::min(heap_share, *free_bytes) : heap_share;
 }
 
 int32_t layers_that_fit(const DeviceMemoryPlan& plan, uint64_t available) {

@@ -5,6 +5,7 @@
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/model.h"
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace hearth::engine {
@@ -28,9 +29,10 @@ DeviceMemoryPlan plan_device_memory(const Model& model, int32_t n_batch, int32_t
 DeviceMemoryPlan plan_device_memory(const gguf::GgufFile& file, int32_t n_batch, int32_t n_ctx,
                                     KvCacheTypes types);
 
-// What the plans may take of a device's device-local memory: a tenth is left to the driver, the
-// display and other programs.
-uint64_t usable_device_bytes(uint64_t device_local_bytes);
+// What the plans may take of a device's device-local heap: a tenth of it is left to the driver,
+// the display and other programs, and where the driver reports a budget (free_bytes: the heap's
+// budget minus what this process uses, VK_EXT_memory_budget), no more than that.
+uint64_t usable_device_bytes(uint64_t device_local_bytes, std::optional<uint64_t> free_bytes = std::nullopt);
 
 // The most layers whose bytes_for(n) is at most `available` bytes (0 when not even one).
 int32_t layers_that_fit(const DeviceMemoryPlan& plan, uint64_t available);

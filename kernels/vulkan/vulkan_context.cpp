@@ -308,6 +308,9 @@ bool Context::validation_enabled() const {
 bool Context::lost() const {
     return state_->lost;
 }
+uint32_t Context::features() const {
+    return state_->features();
+}
 
 BufferState::~BufferState() {
     if (!context || !context->device) return;

@@ -43,6 +43,9 @@ public:
     std::string last_validation_message() const; // the last of them, for the test's failure message
     bool validation_enabled() const;
     bool lost() const; // VK_ERROR_DEVICE_LOST seen: every later call throws DeviceLost
+    // The DeviceFeature bits (candidates.h) the shaders use on this context: what the device has
+    // and the options allow.
+    uint32_t features() const;
     // Writes the pipeline cache to pipeline_cache_path now (the destructor does too).
     void save_pipeline_cache() const;
 

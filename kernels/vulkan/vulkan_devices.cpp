@@ -140,11 +140,28 @@ DeviceInfo query_device(VkPhysicalDevice device, int index) {
     info.type = type_name(properties.deviceType);
     info.api_version = properties.apiVersion;
 
-    VkPhysicalDeviceMemoryProperties memory{};
-    vkGetPhysicalDeviceMemoryProperties(device, &memory);
+    // The heaps, with their budgets where the device has VK_EXT_memory_budget (a query of the
+    // physical device: the extension need not be enabled).
+    auto budget = vk_struct<VkPhysicalDeviceMemoryBudgetPropertiesEXT>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT);
+    const bool has_budget = properties.apiVersion >= VK_API_VERSION_1_1 &&
+                            has_extension(device, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+    auto memory2 = vk_struct<VkPhysicalDeviceMemoryProperties2>(
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2, has_budget ? &budget : nullptr);
+    if (properties.apiVersion >= VK_API_VERSION_1_1)
+        vkGetPhysicalDeviceMemoryProperties2(device, &memory2);
+    else
+        vkGetPhysicalDeviceMemoryProperties(device, &memory2.memoryProperties);
+    const VkPhysicalDeviceMemoryProperties& memory = memory2.memoryProperties;
     for (uint32_t i = 0; i < memory.memoryHeapCount; ++i)
-        if (memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
-            info.device_local_bytes = std::max<uint64_t>(info.device_local_bytes, memory.memoryHeaps[i].size);
+        if ((memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
+            memory.memoryHeaps[i].size > info.device_local_bytes) {
+            info.device_local_bytes = memory.memoryHeaps[i].size;
+            if (has_budget)
+                info.device_local_free_bytes = budget.heapBudget[i] > budget.heapUsage[i]
+                                                   ? budget.heapBudget[i] - budget.heapUsage[i]
+                                                   : 0;
+        }
 
     const bool v12 = properties.apiVersion >= VK_API_VERSION_1_2;
     const bool v13 = properties.apiVersion >= VK_API_VERSION_1_3;
@@ -242,10 +259,13 @@ int best_device(const std::vector<DeviceInfo>& devices) {
 }
 
 std::string describe(const DeviceInfo& d) {
-    std::string line = "vulkan:" + std::to_string(d.index) + " " + d.name + " (" + d.type + ", " + d.vendor +
-                       ", " + d.driver_name + (d.driver_info.empty() ? "" : " " + d.driver_info) + ", " +
-                       std::to_string(d.device_local_bytes >> 20) + " MiB, subgroup " +
-                       std::to_string(d.subgroup_size);
+    std::string line =
+        "vulkan:" + std::to_string(d.index) + " " + d.name + " (" + d.type + ", " + d.vendor + ", " +
+        d.driver_name + (d.driver_info.empty() ? "" : " " + d.driver_info) + ", " +
+        std::to_string(d.device_local_bytes >> 20) + " MiB" +
+        (d.device_local_free_bytes ? " (" + std::to_string(*d.device_local_free_bytes >> 20) + " free)"
+                                   : "") +
+        ", subgroup " + std::to_string(d.subgroup_size);
     if (d.storage_16bit) line += ", 16-bit storage";
     if (d.shader_float16) line += ", fp16";
     if (d.shader_int8) line += ", int8";

@@ -1,6 +1,7 @@
 #pragma once
 // The Vulkan devices of this machine and what each can do, for choosing one (`vulkan:N`).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,9 @@ struct DeviceInfo {
     std::string type;                // "discrete", "integrated", "virtual", "cpu", "other"
     uint32_t api_version = 0;        // VK_MAKE_API_VERSION of the device
     uint64_t device_local_bytes = 0; // largest DEVICE_LOCAL heap
+    // What this process may still allocate of that heap when listed: its budget minus its usage
+    // (VK_EXT_memory_budget, which counts other programs' use); none without the extension.
+    std::optional<uint64_t> device_local_free_bytes;
     uint32_t subgroup_size = 0;
     bool storage_16bit = false;       // storageBuffer16BitAccess
     bool shader_float16 = false;      // shaderFloat16

@@ -3,6 +3,7 @@
 // passed in push constants, a barrier before it when it depends on a command recorded since the
 // last barrier, and a timestamp after it.
 #include "kernels/vulkan/vulkan_ops.h"
+#include "kernels/vulkan/vulkan_kernel_table.h"
 #include "kernels/vulkan/vulkan_state.h"
 #include <algorithm>
 #include <bit>
@@ -17,7 +18,6 @@ namespace {
 constexpr uint32_t kSetsPerPool = 256;
 constexpr uint32_t kInitialQueries = 1024;
 constexpr uint32_t kMaxGroupsPerDimension = 65535;
-constexpr int64_t kMatVecMaxBatch = 8;
 
 std::string type_suffix(TensorType type) {
     switch (type) {
@@ -66,10 +66,8 @@ uint32_t groups_of(int64_t items, int64_t per_group) {
     return static_cast<uint32_t>((items + per_group - 1) / per_group);
 }
 
-// Workgroups a dispatch wants to keep the device busy: a GPU's compute units take several
-// each (Vulkan does not say how many units there are: about 128 covers most GPUs); a CPU
-// device (lavapipe) runs one at a time per core and gains nothing from more, smaller ones.
-constexpr int64_t kGpuWorkgroups = 128;
+// Workgroups a dispatch wants to keep the device busy: kGpuWorkgroups on a GPU; a CPU device
+// (lavapipe) runs one at a time per core and gains nothing from more, smaller ones.
 int64_t workgroups_to_fill(const ContextState& c) {
     if (c.info.type == "cpu") return std::max<int64_t>(2, std::thread::hardware_concurrency());
     return kGpuWorkgroups;
@@ -88,10 +86,21 @@ struct Push {
     }
 };
 
+// The shader of a typed candidate: its name, then the weight type.
+std::string typed_shader(const Candidate<ShaderPlan>& candidate, TensorType type) {
+    return std::string(candidate.name) + "_" + type_suffix(type);
+}
+
+// What a timestamp after a command is counted as: its op and the candidate that ran it.
+struct TimedOp {
+    std::string op;
+    KernelId kernel = kUnnamedKernel;
+};
+
 } // namespace
 
 bool vulkan_supports_weight_type(TensorType type) {
-    return !type_suffix(type).empty();
+    return static_cast<uint32_t>(type) < kTensorTypeSlots && !vulkan_kernels().of(type).matmul.empty();
 }
 
 // A buffer span as a shader sees it: bound from an aligned offset, with the rest of the offset
@@ -136,7 +145,7 @@ struct RecorderState {
     VkQueryPool queries = VK_NULL_HANDLE;
     uint32_t query_capacity = 0;
     uint32_t queries_wanted = kInitialQueries;
-    std::vector<std::string> timed_ops; // op of each timestamp after the first
+    std::vector<TimedOp> timed_ops; // of each timestamp after the first
     uint32_t dispatch_count = 0;
     bool recording = false, pending = false;
     std::vector<OpTiming> last_timings;
@@ -161,10 +170,11 @@ struct RecorderState {
     // A barrier before a command with these accesses when it depends on the unordered ones.
     void order(const Access* accesses, size_t count);
     void barrier();
-    void after_command(const char* op);
+    void after_command(const char* op, KernelId kernel = kUnnamedKernel);
+    // One dispatch of a shader; `kernel`: the candidate it runs for, in the timings.
     void dispatch(const char* op, const std::string& shader, const std::vector<uint32_t>& constants,
                   std::initializer_list<Binding> bindings, const Push& push, uint32_t groups,
-                  uint32_t groups_z = 1);
+                  uint32_t groups_z = 1, KernelId kernel = kUnnamedKernel);
     void require_recording(const char* op) const {
         if (!recording) fail(op, "call Recorder::begin() first");
     }
@@ -280,7 +290,7 @@ void RecorderState::order(const Access* accesses, size_t count) {
     unordered.insert(unordered.end(), accesses, accesses + count);
 }
 
-void RecorderState::after_command(const char* op) {
+void RecorderState::after_command(const char* op, KernelId kernel) {
     ++dispatch_count;
     if (queries) {
         // Timestamp 0 is taken at begin(); a pass with more ops than the pool holds times the
@@ -288,7 +298,7 @@ void RecorderState::after_command(const char* op) {
         const uint32_t index = static_cast<uint32_t>(timed_ops.size()) + 1;
         if (index < query_capacity) {
             vkCmdWriteTimestamp(commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries, index);
-            timed_ops.emplace_back(op);
+            timed_ops.push_back({op, kernel});
         } else {
             queries_wanted = std::max(queries_wanted, 2 * query_capacity);
         }
@@ -297,7 +307,7 @@ void RecorderState::after_command(const char* op) {
 
 void RecorderState::dispatch(const char* op, const std::string& shader,
                              const std::vector<uint32_t>& constants, std::initializer_list<Binding> bindings,
-                             const Push& push, uint32_t groups, uint32_t groups_z) {
+                             const Push& push, uint32_t groups, uint32_t groups_z, KernelId kernel) {
     require_recording(op);
     if (groups == 0 || groups_z == 0) return;
     if (push.words.size() * 4 > kPushConstantBytes) fail(op, "too many push constants");
@@ -335,7 +345,7 @@ void RecorderState::dispatch(const char* op, const std::string& shader,
     if (y > kMaxGroupsPerDimension || groups_z > kMaxGroupsPerDimension)
         fail(op, "too many workgroups (" + std::to_string(groups) + " x " + std::to_string(groups_z) + ")");
     vkCmdDispatch(commands, x, y, groups_z);
-    after_command(op);
+    after_command(op, kernel);
 }
 
 Recorder::Recorder(Context& context) : state_(std::make_unique<RecorderState>(context.shared_state())) {
@@ -419,11 +429,11 @@ void Recorder::submit_and_wait() {
                                       sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
                 "reading the timestamps");
         const double period = c.properties.limits.timestampPeriod;
-        std::map<std::string, size_t> slot;
+        std::map<std::pair<std::string, KernelId>, size_t> slot;
         for (uint32_t i = 1; i < count; ++i) {
-            const std::string& op = s.timed_ops[i - 1];
-            auto [it, inserted] = slot.emplace(op, s.last_timings.size());
-            if (inserted) s.last_timings.push_back({op, 0, 0});
+            const TimedOp& op = s.timed_ops[i - 1];
+            auto [it, inserted] = slot.emplace(std::pair(op.op, op.kernel), s.last_timings.size());
+            if (inserted) s.last_timings.push_back({op.op, op.kernel, 0, 0});
             OpTiming& t = s.last_timings[it->second];
             ++t.dispatches;
             const uint64_t ticks = stamps[i] >= stamps[i - 1] ? stamps[i] - stamps[i - 1] : 0;
@@ -539,10 +549,6 @@ bool word_aligned(TensorType type, const Binding& weights, size_t row_bytes) {
     return weights.skew % 4 == 0 && row_bytes % 4 == 0 && blocks_aligned;
 }
 
-std::string matvec_shader(const char* name, TensorType type, const ContextState& c) {
-    return name + type_suffix(type) + (c.subgroup_arithmetic ? "" : "_nosubgroup");
-}
-
 } // namespace
 
 void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_rows, View x, int64_t batch,
@@ -558,7 +564,14 @@ void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_r
     const size_t row_bytes = kernels::row_bytes(w.type, w.cols);
     const uint32_t cols = u32(w.cols, op, "cols");
     const Binding xb = s.bind(x, static_cast<size_t>(batch * w.cols) * 4, op, "x");
-    const std::string suffix = type_suffix(w.type);
+    const Candidate<ShaderPlan>* candidate =
+        vulkan_kernels().of(w.type).matmul.pick({.batch = batch,
+                                                 .rows = n_rows,
+                                                 .width = w.cols,
+                                                 .device = Device::Vulkan,
+                                                 .features = s.c.features()});
+    if (!candidate) fail(op, "no shader takes a batch of " + std::to_string(batch));
+    const std::string shader = typed_shader(*candidate, w.type);
     const int64_t chunk = rows_per_binding(s.c, row_bytes);
     for (int64_t r0 = 0; r0 < n_rows; r0 += chunk) {
         const int64_t rows = std::min(chunk, n_rows - r0);
@@ -566,7 +579,7 @@ void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_r
                                   static_cast<size_t>(rows) * row_bytes, op, "weights", 4);
         const Binding yb = s.bind(advance(y, static_cast<size_t>(r0) * 4),
                                   static_cast<size_t>((batch - 1) * y_stride + rows) * 4, op, "y");
-        if (batch <= kMatVecMaxBatch) {
+        if (candidate->fn == ShaderPlan::MatVec) {
             const MatVecPlan plan = plan_matvec(s.c, w.type, rows, w.cols, batch);
             const uint32_t row_groups = groups_of(rows, plan.rows);
             Push push;
@@ -574,11 +587,11 @@ void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_r
             push.u(u32(static_cast<int64_t>(row_bytes), op, "row bytes")).u(static_cast<uint32_t>(batch));
             push.u(cols).u(u32(y_stride, op, "y_stride")).u(1).u(0).u(row_groups);
             const bool x_vec4 = xb.words() % 4 == 0 && w.cols % 4 == 0;
-            s.dispatch(op, matvec_shader("matmul_vec_", w.type, s.c),
+            s.dispatch(op, shader,
                        {plan.workgroup, plan.rows, static_cast<uint32_t>(batch), x_vec4, s.c.subgroup_min,
                         word_aligned(w.type, wb, row_bytes)},
-                       {wb, xb, yb.writes()}, push, row_groups);
-        } else {
+                       {wb, xb, yb.writes()}, push, row_groups, 1, candidate->id);
+        } else if (candidate->fn == ShaderPlan::TiledMatMat) {
             const MatMatPlan plan = plan_matmat(s.c, rows, batch);
             const uint32_t row_groups = groups_of(rows, plan.tile_rows);
             Push push;
@@ -586,9 +599,11 @@ void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_r
             push.u(static_cast<uint32_t>(row_bytes)).u(u32(batch, op, "batch")).u(cols);
             push.u(u32(y_stride, op, "y_stride")).u(row_groups);
             const bool x_vec4 = xb.words() % 4 == 0 && w.cols % 4 == 0;
-            s.dispatch(op, "matmul_mat_" + suffix,
-                       {plan.tile_rows, plan.tile_columns, x_vec4, word_aligned(w.type, wb, row_bytes)},
-                       {wb, xb, yb.writes()}, push, row_groups, groups_of(batch, plan.tile_columns));
+            s.dispatch(
+                op, shader, {plan.tile_rows, plan.tile_columns, x_vec4, word_aligned(w.type, wb, row_bytes)},
+                {wb, xb, yb.writes()}, push, row_groups, groups_of(batch, plan.tile_columns), candidate->id);
+        } else {
+            fail(op, "candidate " + std::string(candidate->name) + " is no matmul shader");
         }
     }
 }
@@ -607,6 +622,14 @@ void Recorder::matmul_experts(const DeviceMatrix& w, int64_t rows_per_expert, Vi
     const Binding xb = s.bind(x, static_cast<size_t>(n * w.cols) * 4, op, "x");
     const Binding ib = s.bind(ids, static_cast<size_t>(n * k) * 4, op, "ids");
     const Binding yb = s.bind(y, static_cast<size_t>(n * k * rows_per_expert) * 4, op, "y");
+    const Candidate<ShaderPlan>* candidate =
+        vulkan_kernels().of(w.type).matmul_experts.pick({.batch = n * k,
+                                                         .rows = rows_per_expert,
+                                                         .width = w.cols,
+                                                         .device = Device::Vulkan,
+                                                         .features = s.c.features()});
+    if (!candidate || candidate->fn != ShaderPlan::ExpertMatVec)
+        fail(op, "no expert mat-vec shader takes " + std::to_string(n * k) + " rows of experts");
     const MatVecPlan plan = plan_matvec(s.c, w.type, rows_per_expert, w.cols, 1);
     const uint32_t row_groups = groups_of(rows_per_expert, plan.rows);
     const uint32_t cols = u32(w.cols, op, "cols");
@@ -618,9 +641,9 @@ void Recorder::matmul_experts(const DeviceMatrix& w, int64_t rows_per_expert, Vi
         .u(static_cast<uint32_t>(rows_per_expert));
     push.u(row_groups);
     const bool x_vec4 = xb.words() % 4 == 0 && w.cols % 4 == 0;
-    s.dispatch(op, matvec_shader("matmul_experts_", w.type, s.c),
+    s.dispatch(op, typed_shader(*candidate, w.type),
                {plan.workgroup, plan.rows, 1, x_vec4, s.c.subgroup_min, word_aligned(w.type, wb, row_bytes)},
-               {wb, xb, yb.writes(), ib}, push, row_groups, u32(n * k, op, "n * k"));
+               {wb, xb, yb.writes(), ib}, push, row_groups, u32(n * k, op, "n * k"), candidate->id);
 }
 
 void Recorder::get_rows(const DeviceMatrix& table, View ids, int64_t n, View out) {
@@ -786,16 +809,17 @@ namespace {
 constexpr uint32_t kAttentionWorkgroup = 128;
 
 // How attention.comp covers a call: tiles of `heads` query heads (of one KV head) by
-// `positions` positions, keys in blocks of `key_block`, and the blocks split `splits` ways
-// when the tiles alone are too few workgroups to fill a GPU.
+// `positions` positions, keys in blocks of `key_block` (`blocks` of them from `first_block`),
+// and the blocks split `splits` ways (attention_split_keys).
 struct AttentionPlan {
     uint32_t key_block = 32, heads = 1, positions = 1;
     uint32_t head_chunks = 1, position_tiles = 1;
-    uint32_t first_block = 0, split_blocks = 1, splits = 1;
+    uint32_t first_block = 0, blocks = 1, split_blocks = 1, splits = 1;
+    int64_t tiles() const { return int64_t{head_chunks} * position_tiles; } // per KV head
 };
 
-AttentionPlan plan_attention(const ContextState& c, int64_t n, int64_t n_past, int64_t n_head,
-                             const DeviceKvLayer& layer, AttentionLimits limits) {
+AttentionPlan plan_attention_tiles(const ContextState& c, int64_t n, int64_t n_past, int64_t n_head,
+                                   const DeviceKvLayer& layer, AttentionLimits limits) {
     // The shader's shared memory, within what every device of the backend has and what keeps
     // several workgroups on a compute unit.
     const int64_t budget = std::min<int64_t>(c.properties.limits.maxComputeSharedMemorySize, 32768);
@@ -824,17 +848,23 @@ AttentionPlan plan_attention(const ContextState& c, int64_t n, int64_t n_past, i
     const int64_t first_key =
         limits.window > 0 && first_seen > limits.window ? first_seen - limits.window : 0;
     plan.first_block = static_cast<uint32_t>(first_key / plan.key_block);
-    const int64_t blocks = (n_past + n + plan.key_block - 1) / plan.key_block - plan.first_block;
-    // Splits of at least 128 keys until there are workgroups enough to fill a GPU (on every
-    // device: a CPU device loses little to them, and runs the same plan the GPUs do).
-    const int64_t tiles = int64_t{plan.head_chunks} * plan.position_tiles * layer.n_head_kv;
-    const int64_t min_split_blocks = std::max<int64_t>(1, 128 / plan.key_block);
-    const int64_t wanted = kGpuWorkgroups;
-    int64_t splits = std::min<int64_t>({(wanted + tiles - 1) / tiles, blocks / min_split_blocks, 64});
-    splits = std::max<int64_t>(splits, 1);
-    plan.split_blocks = static_cast<uint32_t>((blocks + splits - 1) / splits);
-    plan.splits = static_cast<uint32_t>((blocks + plan.split_blocks - 1) / plan.split_blocks);
+    plan.blocks =
+        static_cast<uint32_t>((n_past + n + plan.key_block - 1) / plan.key_block - plan.first_block);
+    plan.split_blocks = plan.blocks;
     return plan;
+}
+
+// Splits of at least kMinKeysPerSplit keys until there are workgroups enough to fill a GPU (on
+// every device: a CPU device loses little to them, and runs the same plan the GPUs do), 64 at
+// most. The candidate's guard leaves room for two at least.
+void split_keys(AttentionPlan& plan, int64_t n_head_kv) {
+    const int64_t tiles = plan.tiles() * n_head_kv;
+    const int64_t min_split_blocks = std::max<int64_t>(1, kMinKeysPerSplit / plan.key_block);
+    int64_t splits =
+        std::min<int64_t>({(kGpuWorkgroups + tiles - 1) / tiles, plan.blocks / min_split_blocks, 64});
+    if (splits < 2) fail("attention", "attention_split_keys picked for a call with nothing to split");
+    plan.split_blocks = static_cast<uint32_t>((plan.blocks + splits - 1) / splits);
+    plan.splits = static_cast<uint32_t>((plan.blocks + plan.split_blocks - 1) / plan.split_blocks);
 }
 
 } // namespace
@@ -885,7 +915,20 @@ void Recorder::attention(View q, int64_t n, int64_t n_past, int64_t n_head, cons
     const Binding ob = s.bind(out, q_bytes, op, "out");
     const Binding kb = s.bind(layer.keys, kv_part_bytes(layer, layer.key_type), op, "keys");
     const Binding vb = s.bind(layer.values, kv_part_bytes(layer, layer.value_type), op, "values");
-    const AttentionPlan plan = plan_attention(s.c, n, n_past, n_head, layer, limits);
+    AttentionPlan plan = plan_attention_tiles(s.c, n, n_past, n_head, layer, limits);
+    const Candidate<ShaderPlan>* candidate = vulkan_kernels().attention.pick(
+        {.batch = n,
+         .width = layer.head_dim,
+         .f16_cache = layer.key_type == TensorType::F16 && layer.value_type == TensorType::F16,
+         .device = Device::Vulkan,
+         .features = s.c.features(),
+         .keys = int64_t{plan.blocks} * plan.key_block,
+         .workgroups = plan.tiles() * layer.n_head_kv});
+    if (!candidate) fail(op, "no shader takes head_dim " + std::to_string(layer.head_dim));
+    if (candidate->fn == ShaderPlan::AttentionSplitKeys)
+        split_keys(plan, layer.n_head_kv);
+    else if (candidate->fn != ShaderPlan::AttentionTiles)
+        fail(op, "candidate " + std::string(candidate->name) + " is no attention shader");
     const uint32_t rows_total = u32(n * n_head, op, "n * n_head");
     const Binding pb = plan.splits > 1 ? s.scratch_binding(size_t{plan.splits} * rows_total *
                                                                (static_cast<size_t>(layer.head_dim) + 2) * 4,
@@ -905,12 +948,12 @@ void Recorder::attention(View q, int64_t n, int64_t n_past, int64_t n_head, cons
                {kAttentionWorkgroup, static_cast<uint32_t>(layer.head_dim), plan.key_block, plan.heads,
                 plan.positions, static_cast<uint32_t>(layer.key_type),
                 static_cast<uint32_t>(layer.value_type)},
-               {qb, kb, vb, ob.writes(), pb.writes()}, push, groups, plan.splits);
-    if (plan.splits == 1) return;
+               {qb, kb, vb, ob.writes(), pb.writes()}, push, groups, plan.splits, candidate->id);
+    if (candidate->fn != ShaderPlan::AttentionSplitKeys) return;
     Push reduce;
     reduce.u(pb.words()).u(ob.words()).u(rows_total).u(static_cast<uint32_t>(layer.head_dim)).u(plan.splits);
     s.dispatch(op, "attention_reduce", {256}, {pb, ob.writes()}, reduce,
-               groups_of(int64_t{rows_total} * layer.head_dim, 256));
+               groups_of(int64_t{rows_total} * layer.head_dim, 256), 1, candidate->id);
 }
 
 void Recorder::topk_softmax(View logits, int64_t n, int64_t n_expert, int64_t k, bool renormalize, View ids,

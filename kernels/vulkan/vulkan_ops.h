@@ -37,9 +37,11 @@ struct DeviceKvLayer {
     TensorType key_type = TensorType::F16, value_type = TensorType::F16;
     int64_t n_ctx = 0, n_head_kv = 0, head_dim = 0;
 };
-// GPU time of one kind of op in the last submit: dispatches of it and their total nanoseconds.
+// GPU time of one kind of op in the last submit: dispatches of it and their total nanoseconds,
+// per op and the candidate of vulkan_kernels() that ran it (kUnnamedKernel: ops of one shader).
 struct OpTiming {
     std::string name;
+    KernelId kernel = kUnnamedKernel;
     uint32_t dispatches = 0;
     uint64_t ns = 0;
 };
@@ -66,8 +68,8 @@ public:
     uint32_t dispatches() const;
 
     // y[b * rows + r] = dot(W[r], x[b]) for b < batch; x is (batch, cols) F32. Weight types:
-    // F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K. Batches up
-    // to 8: the mat-vec shader; larger: the tiled mat-mat shader.
+    // F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K. The shader is
+    // the candidate of vulkan_kernels() that takes the call (vulkan_kernel_table.h).
     void matmul(const DeviceMatrix& w, View x, int64_t batch, View y);
     // Rows [row_begin, row_begin + n_rows) of a matrix only (fused QKV, gate+up):
     // y[b * y_stride + r] = dot(W[row_begin + r], x[b]) for r < n_rows.

@@ -1,6 +1,7 @@
 #pragma once
 // The Vulkan objects behind Context and Buffer, shared by the files of the backend (never
 // included by its users).
+#include "kernels/candidates.h"
 #include "kernels/vulkan/vulkan_context.h"
 #include "kernels/vulkan/vulkan_device_query.h"
 #include <algorithm>
@@ -33,6 +34,8 @@ struct ContextState {
     // smallest subgroup the device may run them with.
     bool subgroup_arithmetic = false;
     uint32_t subgroup_min = 1;
+    // The DeviceFeature bits the candidates' guards test.
+    uint32_t features() const { return subgroup_arithmetic ? uint32_t{kSubgroupArithmetic} : 0u; }
     bool validation = false;
     std::atomic<uint64_t> validation_errors{0};
     mutable std::mutex message_mutex;

@@ -562,7 +562,11 @@ private slots:
             QCOMPARE(row.isa, QStringLiteral("GPU"));
             dispatches += row.calls;
             ns += row.totalNs;
-            matmul = matmul || row.operation == QLatin1String("matmul");
+            if (row.operation == QLatin1String("matmul")) {
+                matmul = true;
+                QVERIFY2(row.kernel.startsWith(QLatin1String("matmul_")),
+                         qPrintable(row.kernel)); // the shader
+            }
         }
         QVERIFY(matmul);
         // A matrix product per weight matrix of every layer, for each of the turn's forward passes.

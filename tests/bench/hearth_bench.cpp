@@ -520,7 +520,8 @@ void print_device_profile(const engine::Inference& inference) {
     std::fprintf(stderr, "device profile of the last forward pass (%lld tokens, %llu bytes crossed):\n",
                  static_cast<long long>(traffic.tokens), static_cast<unsigned long long>(traffic.bytes()));
     for (const engine::DeviceOpTiming& t : device->timings())
-        std::fprintf(stderr, "  %-24s %6llu dispatches %10.3f ms\n", t.name.c_str(),
+        std::fprintf(stderr, "  %-16s %-26s %6llu dispatches %10.3f ms\n", t.name.c_str(),
+                     std::string(kernels::kernel_name(t.kernel).name).c_str(),
                      static_cast<unsigned long long>(t.dispatches), static_cast<double>(t.ns) / 1e6);
 }
 

@@ -84,6 +84,35 @@ private slots:
         QCOMPARE(backend_name(cpu(Isa::Avx512)), std::string_view("avx512"));
     }
 
+    // A device's guards: the features a kernel needs, the keys attention reads and the
+    // workgroups of one pass; a candidate needing fewer features covers one needing more.
+    void device_guards() {
+        const Guard subgroups{.features = kSubgroupArithmetic};
+        QVERIFY(subgroups.holds({.features = kSubgroupArithmetic}));
+        QVERIFY(!subgroups.holds({.features = 0}));
+        QVERIFY(Guard{}.holds({.features = kSubgroupArithmetic}));
+        QVERIFY(Guard{}.covers(subgroups));
+        QVERIFY(!subgroups.covers(Guard{}));
+        const Guard split{.min_keys = 256, .max_workgroups = 127};
+        QVERIFY(split.holds({.keys = 256, .workgroups = 127}));
+        QVERIFY(!split.holds({.keys = 255, .workgroups = 1}));
+        QVERIFY(!split.holds({.keys = 4096, .workgroups = 128}));
+        QVERIFY(Guard{}.holds({.keys = 0, .workgroups = 100000}));
+        QVERIFY(Guard{}.covers(split));
+        QVERIFY(!split.covers(Guard{}));
+        QVERIFY(Guard{.min_keys = 128}.covers(split) && !split.covers(Guard{.min_keys = 128}));
+        // pick: the first whose guard holds.
+        Candidates<GemmFn> list;
+        const Backend gpu{Device::Vulkan, Isa::Scalar};
+        list.put_first({{.name = "with_subgroups", .backend = gpu, .guard = subgroups},
+                        {.name = "without", .backend = gpu, .guard = {}}});
+        QCOMPARE(list.size(), 2);
+        QCOMPARE(list.pick({.device = Device::Vulkan, .features = kSubgroupArithmetic})->name,
+                 std::string_view("with_subgroups"));
+        QCOMPARE(list.pick({.device = Device::Vulkan})->name, std::string_view("without"));
+        QVERIFY(list.pick({}) == nullptr); // a CPU call
+    }
+
     void names() {
         for (Isa isa : kIsaTiers)
             QCOMPARE(isa_from_name(isa_name(isa)), std::optional<Isa>(isa));

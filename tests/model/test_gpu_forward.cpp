@@ -409,6 +409,10 @@ private slots:
         for (const engine::DeviceOpTiming& t : timings) {
             QVERIFY(!t.name.empty());
             dispatches += t.dispatches;
+            // The ops with shader variants name the candidate that ran.
+            if (t.name == "matmul" || t.name == "attention")
+                QVERIFY2(kernels::kernel_name(t.kernel).backend.device == kernels::Device::Vulkan,
+                         t.name.c_str());
         }
         // At least a matrix product per weight matrix of each of the device's layers.
         QVERIFY2(dispatches >= 7u * static_cast<uint32_t>(device->n_layers()),

@@ -245,6 +245,28 @@ private slots:
         QCOMPARE(q8.kv_bytes_per_layer, engine::plan_device_memory(*small, 8, 64, {}).kv_bytes_per_layer);
     }
 
+    // The memory "as many layers as fit" plans with: 90% of the device-local heap, and no more than
+    // the driver's budget left to this process where it reports one (VK_EXT_memory_budget).
+    void usable_memory_from_the_heap_and_its_budget() {
+        constexpr uint64_t kGiB = uint64_t{1} << 30;
+        QCOMPARE(engine::usable_device_bytes(10 * kGiB), 9 * kGiB);
+        QCOMPARE(engine::usable_device_bytes(10 * kGiB, std::nullopt), 9 * kGiB);
+        QCOMPARE(engine::usable_device_bytes(10 * kGiB, 5 * kGiB), 5 * kGiB); // other programs use the rest
+        QCOMPARE(engine::usable_device_bytes(10 * kGiB, 10 * kGiB),
+                 9 * kGiB); // a whole heap free: the tenth stays
+        QCOMPARE(engine::usable_device_bytes(10 * kGiB, 0), uint64_t{0});
+        // The layers of a plan that fit follow the budget.
+        const auto model = engine::Model::load(test::testdata("models/tiny-llama3.gguf"));
+        const engine::DeviceMemoryPlan plan = engine::plan_device_memory(*model, 32, 256, {});
+        const int32_t n_layer = model->hparams().n_layer;
+        QVERIFY(n_layer >= 2);
+        const uint64_t heap = plan.bytes_for(n_layer) * 2; // every layer fits the heap rule
+        QCOMPARE(engine::layers_that_fit(plan, engine::usable_device_bytes(heap)), n_layer);
+        QCOMPARE(engine::layers_that_fit(plan, engine::usable_device_bytes(heap, plan.bytes_for(1))), 1);
+        QCOMPARE(engine::layers_that_fit(plan, engine::usable_device_bytes(heap, plan.bytes_for(2) - 1)), 1);
+        QCOMPARE(engine::layers_that_fit(plan, engine::usable_device_bytes(heap, plan.bytes_for(1) - 1)), 0);
+    }
+
     // The picker's plan, from the file before a load, is the loaded model's: a separate output
     // matrix (tiny-llama3) and a tied one (stories260K).
     void device_memory_plan_from_the_file() {

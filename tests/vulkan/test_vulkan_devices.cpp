@@ -41,6 +41,9 @@ private slots:
         for (size_t i = 0; i < devices_.size(); ++i) {
             QCOMPARE(devices_[i].index, static_cast<int>(i));
             QVERIFY(!devices_[i].name.empty());
+            // A heap's budget is at most its size (VK_EXT_memory_budget), so is what is free of it.
+            if (devices_[i].device_local_free_bytes)
+                QVERIFY(*devices_[i].device_local_free_bytes <= devices_[i].device_local_bytes);
             const std::string& t = devices_[i].type;
             QVERIFY(t == "discrete" || t == "integrated" || t == "virtual" || t == "cpu" || t == "other");
         }

@@ -1,7 +1,11 @@
 // Every op of the Vulkan backend against the CPU's scalar reference, in the manner of
-// llama.cpp's test-backend-ops: each weight type x shapes (odd sizes; batches 1, 2, 7, 16, 64,
-// 512, narrower for the large ones), each op against float64 math over the same inputs, with
-// the validation layer on and no validation error allowed. Tolerances, per op:
+// llama.cpp's test-backend-ops: each weight type x each candidate of vulkan_kernels() x the
+// shapes its guard takes (odd sizes; batches 1, 2, 7, 16, 64, 512, narrower for the large ones),
+// each op against float64 math over the same inputs, with the validation layer on and no
+// validation error allowed. Each run checks, from the timings, that the candidate meant ran, and
+// the last test that every candidate did (a candidate is tested by registering it). Candidates
+// that need a feature (subgroup arithmetic) run on a context that has it, the others on one
+// without it. Tolerances, per op:
 // - matmul, matmul_experts: the shaders widen the same blocks the reference dequantizers widen
 //   and sum in F32: normalized mean squared error <= 1e-10, max error <= 1e-5 of max |y|.
 // - get_rows: the reference dequantizer's values to 1e-6 of the row's max |value|.
@@ -19,6 +23,7 @@
 #include "kernels/tensor_type.h"
 #include "kernels/vulkan/vulkan_context.h"
 #include "kernels/vulkan/vulkan_devices.h"
+#include "kernels/vulkan/vulkan_kernel_table.h"
 #include "kernels/vulkan/vulkan_ops.h"
 #include "tests/support/normal_data.h"
 
@@ -31,6 +36,7 @@
 #include <memory>
 #include <numeric>
 #include <random>
+#include <set>
 
 using namespace hearth::kernels;
 using namespace hearth::kernels::vulkan;
@@ -105,13 +111,55 @@ QByteArray type_name(TensorType t) {
     return QByteArray(type_traits(t).name.data(), static_cast<qsizetype>(type_traits(t).name.size()));
 }
 
+QByteArray name_of(std::string_view name) {
+    return QByteArray(name.data(), static_cast<qsizetype>(name.size()));
+}
+
+// The candidate of `op` that ran in a recorder's last submit, by its timings (several: the first).
+KernelId kernel_that_ran(const Recorder& recorder, const std::string& op) {
+    for (const OpTiming& t : recorder.timings())
+        if (t.name == op) return t.kernel;
+    return kUnnamedKernel;
+}
+
 } // namespace
 
 class TestVulkanOps : public QObject {
     Q_OBJECT
 
     std::unique_ptr<Context> context_;
+    // Another context of the device without subgroup operations: where the candidates that do
+    // without them run.
+    std::unique_ptr<Context> plain_;
     std::map<QByteArray, Errors> worst_; // per op or weight type
+    std::set<KernelId> ran_;             // the candidates that ran
+
+    // The context whose features are exactly `features`, or null when neither has them.
+    Context* context_with(uint32_t features) {
+        for (Context* c : {context_.get(), plain_.get()})
+            if (c->features() == features) return c;
+        return nullptr;
+    }
+    // Makes `context` the one the helpers use, until destroyed.
+    struct UsingContext {
+        TestVulkanOps& test;
+        bool swapped;
+        UsingContext(TestVulkanOps& t, Context* context) : test(t), swapped(context == t.plain_.get()) {
+            if (swapped) std::swap(test.context_, test.plain_);
+        }
+        ~UsingContext() {
+            if (swapped) std::swap(test.context_, test.plain_);
+        }
+    };
+    // Whether the candidate of `op` meant to run did (and notes it ran).
+    bool ran(const Recorder& recorder, const std::string& op, const Candidate<ShaderPlan>& meant) {
+        const KernelId kernel = kernel_that_ran(recorder, op);
+        ran_.insert(kernel);
+        if (kernel == meant.id) return true;
+        qWarning("%s ran %s, not %s", op.c_str(), name_of(kernel_name(kernel).name).constData(),
+                 name_of(meant.name).constData());
+        return false;
+    }
     // The offset every test places its weights at, in a larger buffer: not 16-byte aligned.
     static constexpr size_t kWeightOffset = 100;
 
@@ -138,9 +186,9 @@ class TestVulkanOps : public QObject {
     }
 
     // matmul_rows of rows [row_begin, row_begin + n_rows) of a (rows, cols) matrix, y with a
-    // stride; x and y at offsets that are not 16-byte aligned.
+    // stride; x and y at offsets that are not 16-byte aligned. `kernel`: the candidate that ran.
     Errors run_matmul(TensorType type, int64_t rows, int64_t cols, int64_t batch, int64_t row_begin,
-                      int64_t n_rows, int64_t y_stride, uint32_t seed) {
+                      int64_t n_rows, int64_t y_stride, uint32_t seed, KernelId* kernel = nullptr) {
         const HostMatrix m = make_matrix(type, rows, cols, seed);
         const std::vector<float> x = normal_data(batch * cols, seed + 1, 0.0f);
         // Weights 4-byte aligned for even row counts, only 2-byte aligned for odd ones (F32
@@ -159,6 +207,9 @@ class TestVulkanOps : public QObject {
         else
             recorder.matmul_rows(w, row_begin, n_rows, {&xb, x_offset}, batch, {&yb, 12}, y_stride);
         recorder.submit_and_wait();
+        const KernelId ran = kernel_that_ran(recorder, "matmul");
+        ran_.insert(ran);
+        if (kernel) *kernel = ran;
         const std::vector<float> all = download(yb, static_cast<size_t>(batch * y_stride), 12);
         std::vector<float> y;
         std::vector<double> exact;
@@ -179,6 +230,8 @@ private slots:
         ContextOptions options;
         options.validation = true; // throws when vulkan-validationlayers is missing: the test fails
         context_ = std::make_unique<Context>(options);
+        options.subgroup_operations = false;
+        plain_ = std::make_unique<Context>(options);
         qInfo("device: %s", describe(context_->device()).c_str());
     }
 
@@ -187,10 +240,12 @@ private slots:
             qInfo("worst %-22s nmse %.3g  max err/max|exact| %.3g  max err/max(1,|exact|) %.3g",
                   key.constData(), e.nmse, e.max_rel, e.max_mixed);
         if (context_) QCOMPARE(context_->validation_errors(), uint64_t{0});
+        if (plain_) QCOMPARE(plain_->validation_errors(), uint64_t{0});
     }
 
     void matmul_data() {
         QTest::addColumn<int>("type");
+        QTest::addColumn<int>("candidate"); // its index in the type's list
         QTest::addColumn<int>("rows");
         QTest::addColumn<int>("cols");
         QTest::addColumn<int>("batch");
@@ -210,23 +265,42 @@ private slots:
                 shapes.push_back({17, 77, 7});
                 shapes.push_back({19, 45, 64});
             }
-            for (const Shape& s : shapes)
-                QTest::addRow("%s rows %d cols %d batch %d", type_name(t).constData(), s.rows, s.cols,
-                              s.batch)
-                    << static_cast<int>(t) << s.rows << s.cols << s.batch;
+            const VulkanCandidates& candidates = vulkan_kernels().of(t).matmul;
+            QVERIFY2(!candidates.empty(), type_name(t) + " has no Vulkan matmul candidate");
+            for (int i = 0; i < candidates.size(); ++i) {
+                const Candidate<ShaderPlan>& c = candidates.begin()[i];
+                std::vector<Shape> taken;
+                for (const Shape& shape : shapes)
+                    if (shape.batch >= c.guard.min_batch && shape.batch <= c.guard.max_batch)
+                        taken.push_back(shape);
+                // A candidate of batches none of the shapes has: its smallest.
+                if (taken.empty()) taken.push_back({33, cols, static_cast<int>(c.guard.min_batch)});
+                for (const Shape& shape : taken)
+                    QTest::addRow("%s %s rows %d cols %d batch %d", type_name(t).constData(),
+                                  name_of(c.name).constData(), shape.rows, shape.cols, shape.batch)
+                        << static_cast<int>(t) << i << shape.rows << shape.cols << shape.batch;
+            }
         }
     }
 
     void matmul() {
         QFETCH(int, type);
+        QFETCH(int, candidate);
         QFETCH(int, rows);
         QFETCH(int, cols);
         QFETCH(int, batch);
         const auto t = static_cast<TensorType>(type);
-        const Errors e =
-            run_matmul(t, rows, cols, batch, 0, rows, rows, static_cast<uint32_t>(rows * 31 + batch));
+        const Candidate<ShaderPlan>& c = vulkan_kernels().of(t).matmul.begin()[candidate];
+        Context* context = context_with(c.guard.features);
+        if (!context) QSKIP("the device lacks the features this candidate needs");
+        const UsingContext using_context(*this, context);
+        KernelId kernel = kUnnamedKernel;
+        const Errors e = run_matmul(t, rows, cols, batch, 0, rows, rows,
+                                    static_cast<uint32_t>(rows * 31 + batch), &kernel);
+        QVERIFY2(kernel == c.id, qPrintable("ran " + name_of(kernel_name(kernel).name)));
         note("matmul " + type_name(t), e);
         note("op matmul", e);
+        note("op matmul " + name_of(c.name), e);
         QVERIFY2(e.nmse <= kMatmulNmse, qPrintable(QString("nmse %1").arg(e.nmse)));
         QVERIFY2(e.max_rel <= kMatmulMax, qPrintable(QString("max error %1 of max |y|").arg(e.max_rel)));
         check_validation();
@@ -252,25 +326,6 @@ private slots:
             QVERIFY2(e.max_rel <= kMatmulMax, qPrintable(QString("max error %1 of max |y|").arg(e.max_rel)));
         }
         check_validation();
-    }
-
-    void matmul_without_subgroup_operations() {
-        // The shaders' shared-memory reductions, as on devices without subgroup arithmetic.
-        ContextOptions options;
-        options.validation = true;
-        options.subgroup_operations = false;
-        auto plain = std::make_unique<Context>(options);
-        std::swap(plain, context_);
-        for (TensorType t : {TensorType::Q4_0, TensorType::Q4_K, TensorType::F16}) {
-            const int64_t cols = t == TensorType::F16 ? 77 : 512;
-            for (int64_t batch : {1, 3}) {
-                const Errors e = run_matmul(t, 37, cols, batch, 0, 37, 37, 91);
-                note("op matmul (no subgroup operations)", e);
-                QVERIFY2(e.nmse <= kMatmulNmse, qPrintable(type_name(t) + QString(" nmse %1").arg(e.nmse)));
-            }
-        }
-        std::swap(plain, context_);
-        QVERIFY2(plain->validation_errors() == 0, plain->last_validation_message().c_str());
     }
 
     void large_matrices_are_bound_in_chunks() {
@@ -664,6 +719,9 @@ private slots:
         const DeviceKvLayer layer{{&kb, 16}, {&vb, 4}, kt, vt, n_ctx, n_head_kv, head_dim};
         recorder.attention({&qb, 4}, n, n_past, n_head, layer, scale, {window, softcap}, {&ob, 0});
         recorder.submit_and_wait();
+        const KernelId kernel = kernel_that_ran(recorder, "attention");
+        QVERIFY2(kernel_name(kernel).backend.device == Device::Vulkan, "attention ran no Vulkan candidate");
+        ran_.insert(kernel);
         const std::vector<float> out = download(ob, q.size());
         std::vector<double> exact(q.size());
         double value_scale = 0;
@@ -701,6 +759,7 @@ private slots:
             worst = worse(worst, std::fabs(out[i] - exact[i]) / value_scale);
         e.max_rel = worst;
         note("op attention " + type_name(kt) + "/" + type_name(vt), e);
+        note("op attention " + name_of(kernel_name(kernel).name), e);
         QVERIFY2(worst <= kAttentionMax, qPrintable(QString("max error %1 of max |value|").arg(worst)));
         check_validation();
     }
@@ -740,6 +799,7 @@ private slots:
         const std::vector<OpTiming> timings = recorder.timings();
         QCOMPARE(timings.size(), size_t{1});
         QCOMPARE(timings[0].name, std::string("attention"));
+        QCOMPARE(kernel_name(timings[0].kernel).name, std::string_view("attention")); // short: one pass
         QCOMPARE(timings[0].dispatches, 1u);
         check_validation();
     }
@@ -824,45 +884,7 @@ private slots:
             QVERIFY2(e.max_mixed <= kElementwiseMax, qPrintable(QString("weights: %1").arg(e.max_mixed)));
         }
 
-        // The chosen experts' rows of a 3-D tensor, every weight type, then their weighted sum.
-        std::vector<int32_t> ids(n * k);
-        std::mt19937 rng(72);
-        for (int64_t r = 0; r < n; ++r) {
-            std::vector<int> all(6);
-            std::iota(all.begin(), all.end(), 0);
-            std::shuffle(all.begin(), all.end(), rng);
-            for (int j = 0; j < k; ++j)
-                ids[r * k + j] = all[j];
-        }
-        for (TensorType t : kWeightTypes) {
-            const int64_t cols = type_traits(t).block_elements == QK_K ? 256 : 96;
-            const HostMatrix m = make_matrix(t, 6 * rows_per_expert, cols, 73);
-            const std::vector<float> x = normal_data(n * cols, 74, 0.0f);
-            Buffer mb = upload(m.bytes, kWeightOffset), xb = upload(x), ib = upload(ids);
-            Buffer yb(*context_, n * k * rows_per_expert * 4);
-            Recorder recorder(*context_);
-            recorder.begin();
-            recorder.matmul_experts({t, m.rows, cols, {&mb, kWeightOffset}}, rows_per_expert, {&xb, 0}, n,
-                                    {&ib, 0}, k, {&yb, 0});
-            recorder.submit_and_wait();
-            const std::vector<float> y = download(yb, n * k * rows_per_expert);
-            std::vector<double> exact;
-            for (int64_t b = 0; b < n; ++b)
-                for (int64_t j = 0; j < k; ++j)
-                    for (int64_t r = 0; r < rows_per_expert; ++r) {
-                        const int64_t row = ids[b * k + j] * rows_per_expert + r;
-                        double sum = 0;
-                        for (int64_t c = 0; c < cols; ++c)
-                            sum += static_cast<double>(m.values[row * cols + c]) * x[b * cols + c];
-                        exact.push_back(sum);
-                    }
-            const Errors e = errors_of(y, exact);
-            note("matmul_experts " + type_name(t), e);
-            note("op matmul_experts", e);
-            QVERIFY2(e.nmse <= kMatmulNmse && e.max_rel <= kMatmulMax,
-                     qPrintable(type_name(t) + QString(" nmse %1 max %2").arg(e.nmse).arg(e.max_rel)));
-        }
-
+        // The chosen experts' outputs' weighted sum (their rows: matmul_experts).
         const std::vector<float> outputs = normal_data(n * k * dim, 75, 0.0f),
                                  y0 = normal_data(n * dim, 76, 0.0f);
         const std::vector<float> weights = normal_data(n * k, 77, 0.5f);
@@ -886,6 +908,76 @@ private slots:
         check_validation();
     }
 
+    void matmul_experts_data() {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<int>("candidate"); // its index in the type's list
+        QTest::addColumn<int>("n");
+        for (TensorType t : kWeightTypes) {
+            const VulkanCandidates& candidates = vulkan_kernels().of(t).matmul_experts;
+            QVERIFY2(!candidates.empty(), type_name(t) + " has no Vulkan matmul_experts candidate");
+            for (int i = 0; i < candidates.size(); ++i) {
+                const Candidate<ShaderPlan>& c = candidates.begin()[i];
+                // Decode and a prefill of 7, 4 experts each (the guard's batch: rows of experts).
+                for (int n : {1, 7})
+                    if (c.guard.holds(
+                            {.batch = 4 * n, .device = Device::Vulkan, .features = c.guard.features}))
+                        QTest::addRow("%s %s n %d", type_name(t).constData(), name_of(c.name).constData(), n)
+                            << static_cast<int>(t) << i << n;
+            }
+        }
+    }
+
+    void matmul_experts() {
+        // The chosen experts' rows of a 3-D tensor of 6 experts.
+        QFETCH(int, type);
+        QFETCH(int, candidate);
+        QFETCH(int, n);
+        const auto t = static_cast<TensorType>(type);
+        const Candidate<ShaderPlan>& c = vulkan_kernels().of(t).matmul_experts.begin()[candidate];
+        Context* context = context_with(c.guard.features);
+        if (!context) QSKIP("the device lacks the features this candidate needs");
+        const UsingContext using_context(*this, context);
+        const int64_t k = 4, rows_per_expert = 24;
+        std::vector<int32_t> ids(n * k);
+        std::mt19937 rng(72);
+        for (int64_t r = 0; r < n; ++r) {
+            std::vector<int> all(6);
+            std::iota(all.begin(), all.end(), 0);
+            std::shuffle(all.begin(), all.end(), rng);
+            for (int j = 0; j < k; ++j)
+                ids[r * k + j] = all[j];
+        }
+        const int64_t cols = type_traits(t).block_elements == QK_K ? 256 : 96;
+        const HostMatrix m = make_matrix(t, 6 * rows_per_expert, cols, 73);
+        const std::vector<float> x = normal_data(n * cols, 74, 0.0f);
+        Buffer mb = upload(m.bytes, kWeightOffset), xb = upload(x), ib = upload(ids);
+        Buffer yb(*context_, n * k * rows_per_expert * 4);
+        Recorder recorder(*context_);
+        recorder.begin();
+        recorder.matmul_experts({t, m.rows, cols, {&mb, kWeightOffset}}, rows_per_expert, {&xb, 0}, n,
+                                {&ib, 0}, k, {&yb, 0});
+        recorder.submit_and_wait();
+        QVERIFY(ran(recorder, "matmul_experts", c));
+        const std::vector<float> y = download(yb, n * k * rows_per_expert);
+        std::vector<double> exact;
+        for (int64_t b = 0; b < n; ++b)
+            for (int64_t j = 0; j < k; ++j)
+                for (int64_t r = 0; r < rows_per_expert; ++r) {
+                    const int64_t row = ids[b * k + j] * rows_per_expert + r;
+                    double sum = 0;
+                    for (int64_t col = 0; col < cols; ++col)
+                        sum += static_cast<double>(m.values[row * cols + col]) * x[b * cols + col];
+                    exact.push_back(sum);
+                }
+        const Errors e = errors_of(y, exact);
+        note("matmul_experts " + type_name(t), e);
+        note("op matmul_experts", e);
+        note("op matmul_experts " + name_of(c.name), e);
+        QVERIFY2(e.nmse <= kMatmulNmse && e.max_rel <= kMatmulMax,
+                 qPrintable(QString("nmse %1 max %2").arg(e.nmse).arg(e.max_rel)));
+        check_validation();
+    }
+
     void copy_and_timings() {
         std::vector<uint8_t> bytes(1000);
         for (size_t i = 0; i < bytes.size(); ++i)
@@ -903,6 +995,7 @@ private slots:
         const std::vector<OpTiming> timings = recorder.timings();
         QCOMPARE(timings.size(), size_t{1});
         QCOMPARE(timings[0].name, std::string("copy"));
+        QCOMPARE(timings[0].kernel, kUnnamedKernel);
         check_validation();
     }
 
@@ -935,6 +1028,35 @@ private slots:
         recorder.submit_and_wait();
         QCOMPARE(recorder.dispatches(), 1u);
         check_validation();
+    }
+
+    // Last: every candidate of the table ran in the tests above (those of features the device
+    // lacks excepted, and said). Run with the whole suite.
+    void every_candidate_ran() {
+        if (ran_.empty()) QSKIP("it counts what the tests before it ran: run the whole suite");
+        const VulkanKernelTable& table = vulkan_kernels();
+        std::vector<const VulkanCandidates*> lists = {&table.attention};
+        for (const VulkanTypeCandidates& of_type : table.by_type) {
+            const auto t = static_cast<TensorType>(&of_type - table.by_type);
+            const bool listed =
+                std::find(std::begin(kWeightTypes), std::end(kWeightTypes), t) != std::end(kWeightTypes);
+            QVERIFY2(listed || (of_type.matmul.empty() && of_type.matmul_experts.empty()),
+                     qPrintable("type " + QString::number(static_cast<int>(t)) + " is not in kWeightTypes"));
+            lists.insert(lists.end(), {&of_type.matmul, &of_type.matmul_experts});
+        }
+        QStringList missing, unavailable;
+        for (const VulkanCandidates* list : lists)
+            for (const Candidate<ShaderPlan>& c : *list) {
+                if (!context_with(c.guard.features))
+                    unavailable.append(QString::fromUtf8(name_of(c.name)));
+                else if (!ran_.count(c.id))
+                    missing.append(QString::fromUtf8(name_of(c.name)));
+            }
+        unavailable.removeDuplicates();
+        missing.removeDuplicates();
+        if (!unavailable.isEmpty())
+            qInfo("not run, the device lacks their features: %s", qPrintable(unavailable.join(", ")));
+        QVERIFY2(missing.isEmpty(), qPrintable("never ran: " + missing.join(", ")));
     }
 };
 

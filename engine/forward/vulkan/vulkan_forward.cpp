@@ -171,7 +171,7 @@ void VulkanForward::forward(KvCache& cache, const int32_t* tokens, int32_t n, bo
     pass.tokens = n;
     std::vector<DeviceOpTiming> timings;
     for (const vk::OpTiming& t : recorder_->timings())
-        timings.push_back(DeviceOpTiming{t.name, t.dispatches, t.ns});
+        timings.push_back(DeviceOpTiming{t.name, t.kernel, t.dispatches, t.ns});
     std::lock_guard figures(figures_mutex_);
     add_timings(total_timings_, timings);
     timings_ = std::move(timings);
