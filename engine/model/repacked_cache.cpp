@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -102,6 +103,21 @@ void delete_old_copies(const RepackCacheOptions& options, const fs::path& curren
     const size_t keep_others = static_cast<size_t>(std::max(options.keep_files - 1, 0));
     for (size_t i = keep_others; i < copies.size(); ++i)
         fs::remove(copies[i].second, error);
+}
+
+// Deletes the temporary files of copies whose process ended before it published them (a crash
+// or a kill mid-copy): "<copy>.<pid>-<serial>.tmp" whose pid no longer runs.
+void delete_abandoned_copies(const RepackCacheOptions& options) {
+    std::error_code error;
+    for (const fs::directory_entry& entry : fs::directory_iterator(options.dir, error)) {
+        if (entry.path().extension() != ".tmp") continue;
+        const std::string stem = entry.path().stem().string(); // "<copy>.<pid>-<serial>"
+        const size_t dot = stem.rfind('.'), dash = stem.rfind('-');
+        if (dot == std::string::npos || dash == std::string::npos || dash < dot) continue;
+        const long pid = std::strtol(stem.c_str() + dot + 1, nullptr, 10);
+        if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+            fs::remove(entry.path(), error);
+    }
 }
 
 } // namespace
@@ -205,6 +221,7 @@ std::optional<RepackCacheMapping> RepackCacheMapping::create(const RepackCacheOp
     std::error_code error;
     fs::create_directories(options.dir, error);
     if (error) return std::nullopt;
+    delete_abandoned_copies(options);
     const size_t bytes = kHeaderBytes + key.data_bytes;
     struct statvfs disk {};
     if (::statvfs(options.dir.c_str(), &disk) != 0 ||

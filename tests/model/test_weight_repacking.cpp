@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <unistd.h>
 #include <vector>
 
 using namespace hearth;
@@ -224,6 +225,24 @@ private slots:
             QVERIFY(!load_copy(paths.back(), write_matrices(paths.back(), 1), cache));
         }
         QCOMPARE(cached_copies(cache.dir).size(), size_t{2});
+    }
+
+    // A temporary file of a copy whose process died is deleted by the next copy; one of a
+    // process still running (this one) is not.
+    void abandonedCopiesAreDeleted() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string path = dir.filePath("matrices.gguf").toStdString();
+        const engine::RepackCacheOptions cache = cache_in(dir);
+        std::filesystem::create_directories(cache.dir);
+        const std::filesystem::path abandoned = cache.dir / "0123456789abcdef.repacked.2147483646-0.tmp";
+        const std::filesystem::path running =
+            cache.dir / ("0123456789abcdef.repacked." + std::to_string(::getpid()) + "-0.tmp");
+        std::ofstream(abandoned) << "half a copy";
+        std::ofstream(running) << "half a copy";
+        QVERIFY(!load_copy(path, write_matrices(path, 1), cache));
+        QVERIFY(!std::filesystem::exists(abandoned));
+        QVERIFY(std::filesystem::exists(running));
     }
 
     void smallCopiesAndNoFolderStayInMemory() {
