@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Load and first token, Hearth against llama.cpp, interleaved: each round runs
 # `hearth-cli generate` and then `llama-completion` on the same model with the same arguments
-# (prompt "Hello", one token, the page cache warm after a first unmeasured run of each), and
-# the table gives each side's median and fastest wall time, its median CPU time (user + system:
-# on a shared machine the wall time also counts the other processes) and its peak resident set.
+# (prompt "Hello", one token), after a first unmeasured run of each that warms the page cache
+# and writes Hearth's cached copy of the repacked weights, so the rounds time later loads. The
+# table gives each side's median and fastest wall time, its median CPU time (user + system: on
+# a shared machine the wall time also counts the other processes) and its peak resident set.
 #   tests/bench/compare_load.sh LLAMA_COMPLETION ROUNDS MODEL [CONTEXT [THREADS]]
 # e.g. tests/bench/compare_load.sh ~/llama.cpp/build/bin/llama-completion 5 llama-1b-q4km.gguf
 # HEARTH_CLI overrides the hearth-cli binary; LOAD_HEARTH_ENV adds environment settings to
-# Hearth's runs alone (e.g. "HEARTH_REPACK_CACHE=0" to time a load that builds the copy).
+# Hearth's runs alone (e.g. "HEARTH_REPACK_CACHE=0" to time loads that make the copy in memory).
 set -euo pipefail
 llama_completion=$1
 rounds=$2
