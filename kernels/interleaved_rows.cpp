@@ -17,20 +17,6 @@ struct Q4KValues {
 // Q4_K packs 8 six-bit scales and 8 six-bit mins into 12 bytes: bytes 0-3 hold scales 0-3 and
 // bytes 4-7 mins 0-3 in their low 6 bits, the top 2 bits of scales and mins 4-7 in their top
 // 2 bits; bytes 8-11 hold the low 4 bits of scale (low nibble) and min (high nibble) 4-7.
-Q4KValues read_q4_K(const BlockQ4_K& b) {
-    Q4KValues v;
-    v.d = b.d;
-    v.dmin = b.dmin;
-    for (int j = 0; j < 4; ++j) {
-        v.scale[j] = b.scales[j] & 63;
-        v.min[j] = b.scales[j + 4] & 63;
-        v.scale[j + 4] = static_cast<uint8_t>((b.scales[j + 8] & 0x0F) | ((b.scales[j] >> 6) << 4));
-        v.min[j + 4] = static_cast<uint8_t>((b.scales[j + 8] >> 4) | ((b.scales[j + 4] >> 6) << 4));
-    }
-    q4_K_quants(b, v.q);
-    return v;
-}
-
 void write_q4_K(const Q4KValues& v, BlockQ4_K& b) {
     b.d = v.d;
     b.dmin = v.dmin;
@@ -44,21 +30,33 @@ void write_q4_K(const Q4KValues& v, BlockQ4_K& b) {
             b.qs[32 * p + l] = static_cast<uint8_t>(v.q[64 * p + l] | (v.q[64 * p + 32 + l] << 4));
 }
 
-// Row r's super-block i in the group: 4 quants of each row per dword, as the structs say.
+// Row r's super-block i in the group: 4 quants of each row per dword, as the structs say. The
+// file's byte 32p + l already holds quant 64p + l in its low nibble and 64p + 32 + l in its high
+// one, the pairing of the repacked bytes, so the quants move 4 bytes at a time unchanged.
 void put_q4_K(const BlockQ4_K& block, int r, InterleavedQ4_K& out) {
-    const Q4KValues v = read_q4_K(block);
-    out.d[r] = v.d;
-    out.dmin[r] = v.dmin;
+    const uint8_t* scales = block.scales;
+    out.d[r] = block.d;
+    out.dmin[r] = block.dmin;
     for (int p = 0; p < 4; ++p) {
-        const uint8_t s0 = v.scale[2 * p], s1 = v.scale[2 * p + 1], m0 = v.min[2 * p], m1 = v.min[2 * p + 1];
-        out.scale_low[p][r] = static_cast<uint8_t>((s0 & 0x0F) | ((s1 & 0x0F) << 4));
-        out.min_low[p][r] = static_cast<uint8_t>((m0 & 0x0F) | ((m1 & 0x0F) << 4));
+        // Sub-blocks 2p and 2p + 1: 0-3 sit in bytes 0-7's low 6 bits, 4-7 in bytes 8-11's
+        // nibbles with their top 2 bits in the top bits of bytes 0-7.
+        uint8_t s[2], m[2];
+        for (int odd = 0; odd < 2; ++odd) {
+            const int j = 2 * p + odd;
+            if (j < 4) {
+                s[odd] = scales[j] & 63;
+                m[odd] = scales[j + 4] & 63;
+            } else {
+                s[odd] = static_cast<uint8_t>((scales[j + 4] & 0x0F) | ((scales[j - 4] >> 6) << 4));
+                m[odd] = static_cast<uint8_t>((scales[j + 4] >> 4) | ((scales[j] >> 6) << 4));
+            }
+        }
+        out.scale_low[p][r] = static_cast<uint8_t>((s[0] & 0x0F) | ((s[1] & 0x0F) << 4));
+        out.min_low[p][r] = static_cast<uint8_t>((m[0] & 0x0F) | ((m[1] & 0x0F) << 4));
         out.high[p][r] =
-            static_cast<uint8_t>((s0 >> 4) | ((s1 >> 4) << 2) | ((m0 >> 4) << 4) | ((m1 >> 4) << 6));
+            static_cast<uint8_t>((s[0] >> 4) | ((s[1] >> 4) << 2) | ((m[0] >> 4) << 4) | ((m[1] >> 4) << 6));
         for (int c = 0; c < 8; ++c)
-            for (int k = 0; k < 4; ++k)
-                out.qs[p][c][4 * r + k] =
-                    static_cast<uint8_t>(v.q[64 * p + 4 * c + k] | (v.q[64 * p + 32 + 4 * c + k] << 4));
+            std::memcpy(&out.qs[p][c][4 * r], block.qs + 32 * p + 4 * c, 4);
     }
 }
 
@@ -94,28 +92,32 @@ void write_q6_K(const uint8_t (&q)[QK_K], BlockQ6_K& b) {
         }
 }
 
-// A whole group at once: each chunk's 64 bytes (4 quants of 16 rows) are built or split with
-// byte-wide loops, and the rows meet their chunks 4 bytes at a time.
+// A whole group at once. Each row's bytes are first put in the repacked order with byte-wide
+// loops: `low` pairs element e's low 4 bits with element e + 128's (the file pairs e with e + 64
+// in each half), `high` gathers the top 2 bits of elements t, t + 64, t + 128 and t + 192 (the
+// file gathers t + 32 k within a half); then the rows meet their chunks 4 bytes at a time.
 void put_q6_K_group(const BlockQ6_K* const (&rows)[kInterleavedRows], InterleavedQ6_K& out) {
-    alignas(64) uint8_t q[kInterleavedRows][QK_K];
     for (int r = 0; r < kInterleavedRows; ++r) {
-        q6_K_quants(*rows[r], q[r]);
-        out.d[r] = rows[r]->d;
-        for (int j = 0; j < 16; ++j)
-            out.scales[j][r] = rows[r]->scales[j];
-    }
-    std::memset(out.steps, 0, sizeof out.steps);
-    for (int c = 0; c < QK_K / 4; ++c) {
-        alignas(64) uint8_t six[kInterleavedRows * 4];
-        for (int r = 0; r < kInterleavedRows; ++r)
-            std::memcpy(six + 4 * r, q[r] + 4 * c, 4);
-        uint8_t* low = out.ql(c % 32);
-        uint8_t* high = out.qh(c % 16);
-        const int low_shift = c < 32 ? 0 : 4, high_shift = 2 * (c / 16);
-        for (int b = 0; b < kInterleavedRows * 4; ++b) {
-            low[b] = static_cast<uint8_t>(low[b] | ((six[b] & 0x0F) << low_shift));
-            high[b] = static_cast<uint8_t>(high[b] | ((six[b] >> 4) << high_shift));
+        const BlockQ6_K& b = *rows[r];
+        alignas(64) uint8_t low[QK_K / 2], high[QK_K / 4];
+        for (int e = 0; e < 64; ++e) {
+            low[e] = static_cast<uint8_t>((b.ql[e] & 0x0F) | ((b.ql[64 + e] & 0x0F) << 4));
+            low[64 + e] = static_cast<uint8_t>((b.ql[e] >> 4) | (b.ql[64 + e] & 0xF0));
         }
+        for (int l = 0; l < 32; ++l) {
+            const uint8_t first = b.qh[l], second = b.qh[32 + l];
+            high[l] = static_cast<uint8_t>((first & 3) | (((first >> 4) & 3) << 2) | ((second & 3) << 4) |
+                                           (((second >> 4) & 3) << 6));
+            high[32 + l] = static_cast<uint8_t>(((first >> 2) & 3) | (((first >> 6) & 3) << 2) |
+                                                (((second >> 2) & 3) << 4) | (((second >> 6) & 3) << 6));
+        }
+        for (int c = 0; c < 32; ++c)
+            std::memcpy(out.ql(c) + 4 * r, low + 4 * c, 4);
+        for (int u = 0; u < 16; ++u)
+            std::memcpy(out.qh(u) + 4 * r, high + 4 * u, 4);
+        out.d[r] = b.d;
+        for (int j = 0; j < 16; ++j)
+            out.scales[j][r] = b.scales[j];
     }
 }
 

@@ -13,6 +13,9 @@
 namespace hearth::kernels {
 
 inline constexpr int kInterleavedRows = 16;
+// Changes whenever a repacked layout below does: copies kept on disk carry it
+// (engine/model/repacked_cache.h).
+inline constexpr uint32_t kInterleavedLayoutVersion = 1;
 
 // One super-block (256 columns) of a group of 16 Q4_K rows: the file's 2304 bytes for 16 rows,
 // so the repacked matrix is no larger than the file's. The six-bit scales and mins of each

@@ -15,8 +15,9 @@ int run_info(const std::vector<std::string>& argv) {
     Args args(argv, {}, {});
     if (args.positional().size() != 1) throw ArgError("expects exactly one MODEL path");
     const std::string& path = args.positional()[0];
-    // Loading validates everything the architecture needs, not only the container.
-    auto model = engine::Model::load(path);
+    // Loading validates everything the architecture needs, not only the container; the weight
+    // matrices stay unread views of the file.
+    auto model = engine::Model::load(path, {}, engine::WeightCopy::None);
     const engine::ModelInfo& info = model->info();
     const engine::HyperParams& hp = model->hparams();
     const auto& file = model->file();

@@ -158,7 +158,8 @@ ModelInfo Model::read_info(const gguf::GgufFile& file) {
 }
 
 std::shared_ptr<const Model> Model::load(const std::string& path,
-                                         const std::function<void(const ModelInfo&)>& before_weights) {
+                                         const std::function<void(const ModelInfo&)>& before_weights,
+                                         WeightCopy copy) {
     std::shared_ptr<Model> model(new Model());
     const std::shared_ptr<gguf::GgufFile> loading = gguf::GgufFile::open_for_loading(path);
     model->file_ = loading;
@@ -278,7 +279,7 @@ std::shared_ptr<const Model> Model::load(const std::string& path,
         if (can_cut_after_repacking(l.up_exps, hp.n_ff_expert)) matrices.push_back(&l.up_exps);
         if (can_cut_after_repacking(l.down_exps, hp.n_embd)) matrices.push_back(&l.down_exps);
     }
-    model->repacked_.repack(matrices, file);
+    if (copy == WeightCopy::Repacked) model->repacked_.repack(matrices, file);
 
     for (LayerWeights& l : w.layers) {
         if (l.wqkv.data) {

@@ -79,13 +79,20 @@ struct ModelInfo {
     int32_t head_dim = 0;
 };
 
+// What a load does with the weight matrices.
+enum class WeightCopy {
+    Repacked, // copied into the layout decode reads fastest (weight_repacking.h): to run the model
+    None,     // views of the file, never read: to validate and describe a model without running it
+};
+
 class Model {
 public:
     // Maps and validates the file and everything the architecture needs; throws hearth::Error.
     // before_weights sees the model's description once the metadata is read and before any
     // weight is bound or copied: it may refuse the load by throwing (a memory check).
-    static std::shared_ptr<const Model>
-    load(const std::string& path, const std::function<void(const ModelInfo&)>& before_weights = {});
+    static std::shared_ptr<const Model> load(const std::string& path,
+                                             const std::function<void(const ModelInfo&)>& before_weights = {},
+                                             WeightCopy copy = WeightCopy::Repacked);
     // Reads what the picker shows; throws hearth::Error for a file the engine cannot run.
     static ModelInfo read_info(const std::string& path);
     static ModelInfo read_info(const gguf::GgufFile& file); // of a file already open

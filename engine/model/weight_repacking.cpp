@@ -1,6 +1,7 @@
 #include "engine/model/weight_repacking.h"
 
 #include "kernels/interleaved_rows.h"
+#include "kernels/thread_pool.h"
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -66,6 +67,41 @@ void cut_into_pieces(const Source& source, std::vector<Piece>& pieces) {
         pieces.push_back({&source, first, std::min(rows_per_piece, m.rows - first)});
 }
 
+// The bytes of a piece's copy (the repacked layout has the file's bytes per group).
+size_t piece_bytes(const Piece& piece) {
+    return kernels::row_bytes(piece.source->matrix.type, piece.source->matrix.cols) *
+           static_cast<size_t>(piece.rows);
+}
+
+std::byte* piece_copy(const Piece& piece, std::byte* base) {
+    const WeightMatrix& m = piece.source->matrix;
+    return base + piece.source->offset + offset_of_row(m.type, m.cols, copy_layout(m), piece.first_row);
+}
+
+// The copy's layout: each matrix's place in the file and in the copy, its type, shape and layout.
+uint64_t plan_hash(const std::vector<Source>& sources, const gguf::GgufFile& file) {
+    const gguf::TensorInfo& first = file.tensors().front();
+    const std::byte* data_section = first.data - first.offset;
+    std::vector<uint64_t> fields;
+    for (const Source& s : sources)
+        fields.insert(fields.end(),
+                      {static_cast<uint64_t>(static_cast<const std::byte*>(s.matrix.data) - data_section),
+                       static_cast<uint64_t>(s.matrix.type), static_cast<uint64_t>(s.matrix.rows),
+                       static_cast<uint64_t>(s.matrix.cols), static_cast<uint64_t>(copy_layout(s.matrix)),
+                       s.offset});
+    return hash_bytes(fields.data(), fields.size() * sizeof(uint64_t));
+}
+
+// Of the copy at `base`: the sum of its pieces' hashes, each seeded with its index.
+uint64_t copy_checksum(kernels::ThreadPool& pool, const std::vector<Piece>& pieces, std::byte* base) {
+    std::atomic<uint64_t> sum{0};
+    pool.for_each(static_cast<int64_t>(pieces.size()), [&](int64_t i) {
+        const Piece& piece = pieces[static_cast<size_t>(i)];
+        sum += checksum_bytes(piece_copy(piece, base), piece_bytes(piece), static_cast<uint64_t>(i));
+    });
+    return sum;
+}
+
 bool repacking_disabled() {
     const char* value = std::getenv("HEARTH_REPACK");
     return value != nullptr && std::strcmp(value, "0") == 0;
@@ -74,11 +110,12 @@ bool repacking_disabled() {
 } // namespace
 
 RepackedWeights::~RepackedWeights() {
-    if (base_ != nullptr) ::munmap(base_, bytes_);
+    if (anonymous_ != nullptr) ::munmap(anonymous_, bytes_);
 }
 
-void RepackedWeights::repack(std::span<WeightMatrix* const> matrices, const gguf::GgufFile& file) {
-    if (base_ != nullptr || repacking_disabled()) return;
+void RepackedWeights::repack(std::span<WeightMatrix* const> matrices, const gguf::GgufFile& file,
+                             const RepackCacheOptions& cache) {
+    if (bytes_ != 0 || repacking_disabled()) return;
     std::vector<Source> sources;
     size_t total = 0;
     for (const WeightMatrix* m : matrices) {
@@ -90,13 +127,6 @@ void RepackedWeights::repack(std::span<WeightMatrix* const> matrices, const gguf
         total += (copy_bytes(*m) + 63) / 64 * 64;
     }
     if (sources.empty()) return;
-    void* base = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED) return; // the file's layout still runs
-    // Huge pages where the system allows them: decode streams every weight once per token, and
-    // 4 KB pages cost a TLB miss every 4 KB.
-    ::madvise(base, total, MADV_HUGEPAGE);
-    base_ = base;
-    bytes_ = total;
 
     // The work is cut into pieces of ~4 MiB of the file, and each piece gives back its file pages
     // once copied: what is resident twice at any moment is a piece per thread, not the matrices in
@@ -104,34 +134,62 @@ void RepackedWeights::repack(std::span<WeightMatrix* const> matrices, const gguf
     std::vector<Piece> pieces;
     for (const Source& source : sources)
         cut_into_pieces(source, pieces);
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-        for (size_t i = next++; i < pieces.size(); i = next++) {
-            const Piece& piece = pieces[i];
+    kernels::ThreadPool pool(static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u)));
+
+    std::byte* base = nullptr;
+    std::optional<RepackCacheKey> key;
+    if (!cache.dir.empty() && total >= cache.min_bytes)
+        key = repack_cache_key(file, plan_hash(sources, file), total);
+    if (key) {
+        if (std::optional<RepackCacheMapping> found = RepackCacheMapping::open(cache, file.path(), *key)) {
+            if (copy_checksum(pool, pieces, found->data()) == found->checksum()) {
+                cached_ = std::move(*found);
+                base = cached_.data();
+                from_cache_ = true;
+            } else {
+                found->discard();
+            }
+        }
+        if (base == nullptr) {
+            if (std::optional<RepackCacheMapping> created =
+                    RepackCacheMapping::create(cache, file.path(), *key)) {
+                cached_ = std::move(*created);
+                base = cached_.data();
+            }
+        }
+    }
+    if (base == nullptr) {
+        void* mapping = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (mapping == MAP_FAILED) return; // the file's layout still runs
+        // Huge pages where the system allows them: decode streams every weight once per token, and
+        // 4 KB pages cost a TLB miss every 4 KB.
+        ::madvise(mapping, total, MADV_HUGEPAGE);
+        anonymous_ = mapping;
+        base = static_cast<std::byte*>(mapping);
+    }
+    bytes_ = total;
+
+    if (!from_cache_) {
+        std::atomic<uint64_t> checksum{0};
+        pool.for_each(static_cast<int64_t>(pieces.size()), [&](int64_t i) {
+            const Piece& piece = pieces[static_cast<size_t>(i)];
             const WeightMatrix& m = piece.source->matrix;
             const WeightMatrix from = row_range(m, piece.first_row, piece.first_row + piece.rows);
-            const kernels::RowLayout layout = copy_layout(m);
-            std::byte* to = static_cast<std::byte*>(base) + piece.source->offset +
-                            offset_of_row(m.type, m.cols, layout, piece.first_row);
-            if (layout == kernels::RowLayout::Interleaved16)
+            std::byte* to = piece_copy(piece, base);
+            if (copy_layout(m) == kernels::RowLayout::Interleaved16)
                 kernels::interleave_rows16(m.type, from.data, piece.rows, m.cols, to);
             else
                 std::memcpy(to, from.data, file_bytes(from));
             file.release_pages(from.data, file_bytes(from));
-        }
-    };
-    const unsigned n_threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
-    std::vector<std::thread> threads;
-    for (unsigned t = 1; t < n_threads; ++t)
-        threads.emplace_back(work);
-    work();
-    for (std::thread& t : threads)
-        t.join();
+            if (key) checksum += checksum_bytes(to, piece_bytes(piece), static_cast<uint64_t>(i));
+        });
+        if (cached_.data() != nullptr) cached_.publish(checksum);
+    }
 
     for (WeightMatrix* m : matrices)
         for (const Source& s : sources)
             if (m->layout == kernels::RowLayout::RowMajor && same_matrix(s.matrix, *m)) {
-                m->data = static_cast<std::byte*>(base) + s.offset;
+                m->data = base + s.offset;
                 m->layout = copy_layout(*m);
                 break;
             }

@@ -23,16 +23,6 @@ constexpr char kMagic[4] = {'H', 'K', 'V', 'S'};
 // Version 2 added the cache's key and value types; version 1 files (F16 caches) still restore.
 constexpr uint32_t kVersion = 2;
 constexpr uint32_t kFirstVersion = 1;
-constexpr uint64_t kMultiplier = 0x9E3779B97F4A7C15ull;
-
-uint64_t mix(uint64_t x) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
 
 // Appends plain values to a byte buffer.
 class Writer {
@@ -138,24 +128,6 @@ void write_atomically(const std::string& path, const std::string& bytes) {
 }
 
 } // namespace
-
-uint64_t hash_bytes(const void* data, size_t size, uint64_t seed) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    // Four independent lanes keep the multiplier chains from serialising.
-    uint64_t lanes[4] = {seed ^ kMultiplier, seed + 1, seed ^ (size * kMultiplier), seed - 1};
-    size_t i = 0;
-    for (; i + 32 <= size; i += 32) {
-        for (int lane = 0; lane < 4; ++lane) {
-            uint64_t word;
-            std::memcpy(&word, p + i + 8 * lane, 8);
-            lanes[lane] = std::rotl((lanes[lane] ^ word) * kMultiplier, 31);
-        }
-    }
-    uint64_t h = mix(lanes[0]) ^ mix(lanes[1] + 1) ^ mix(lanes[2] + 2) ^ mix(lanes[3] + 3) ^ size;
-    for (; i < size; ++i)
-        h = (h ^ p[i]) * kMultiplier;
-    return mix(h);
-}
 
 ModelIdentity model_identity(const Model& model) {
     const gguf::GgufFile& file = model.file();

@@ -11,6 +11,7 @@
 // when the format says so), and last a 64-bit checksum of everything before it. A state
 // restores only into a cache of the same types; any other refuses (the caller re-prefills).
 #include "engine/forward/kv_cache.h"
+#include "engine/model/content_hash.h"
 #include "engine/model/model.h"
 #include <cstdint>
 #include <string>
@@ -26,8 +27,6 @@ struct ModelIdentity {
 };
 ModelIdentity model_identity(const Model& model);
 
-// A fast non-cryptographic 64-bit hash (for identity and corruption checks).
-uint64_t hash_bytes(const void* data, size_t size, uint64_t seed = 0);
 inline uint64_t hash_text(std::string_view text) {
     return hash_bytes(text.data(), text.size());
 }

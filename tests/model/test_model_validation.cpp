@@ -288,8 +288,30 @@ private slots:
         QVERIFY2(!error.isEmpty(), "the model loaded");
         QVERIFY2(error.startsWith(QString::fromStdString(path) + ": "), qPrintable(error));
         QVERIFY2(error.contains(problem), qPrintable(error));
+        // A load that copies no weight (hearth-cli info) refuses it the same way.
+        QCOMPARE(error_of([&] { engine::Model::load(path, {}, engine::WeightCopy::None); }), error);
         // The picker's quick look at the same file never crashes either: it describes it or refuses.
         error_of([&] { engine::Model::read_info(path); });
+    }
+
+    // A load that copies no weight leaves every matrix a view of the file, in its layout; the
+    // load that runs a model repacks them.
+    void a_load_without_copies_keeps_the_files_weights() {
+        const std::string path = model_path("tiny-llama3-Q4_K_M");
+        const auto viewed = engine::Model::load(path, {}, engine::WeightCopy::None);
+        const engine::LayerWeights& layer = viewed->weights().layers.at(0);
+        QCOMPARE(layer.wq.data,
+                 static_cast<const void*>(viewed->file().find_tensor("blk.0.attn_q.weight")->data));
+        QCOMPARE(layer.w_down.data,
+                 static_cast<const void*>(viewed->file().find_tensor("blk.0.ffn_down.weight")->data));
+        QCOMPARE(viewed->weights().token_embd.data,
+                 static_cast<const void*>(viewed->file().find_tensor("token_embd.weight")->data));
+        QCOMPARE(layer.wq.layout, kernels::RowLayout::RowMajor);
+
+        const auto loaded = engine::Model::load(path);
+        QCOMPARE(loaded->weights().layers.at(0).wq.layout, kernels::RowLayout::Interleaved16);
+        QVERIFY(loaded->weights().layers.at(0).wq.data !=
+                static_cast<const void*>(loaded->file().find_tensor("blk.0.attn_q.weight")->data));
     }
 };
 

@@ -1,6 +1,8 @@
 // The copy of the weights made at load (engine/model/weight_repacking.h), from a GGUF file this
 // test writes: matrices of several MiB are copied in pieces, and every row must come back as the
 // file has it, across the pieces' edges, in both layouts, and once for matrices that share data.
+// The copy kept on disk (engine/model/repacked_cache.h) is mapped by the next load, and a copy
+// that is damaged, cut or stale is made again.
 #include "engine/gguf/gguf_file.h"
 #include "engine/gguf/gguf_writer.h"
 #include "engine/model/weight_repacking.h"
@@ -8,8 +10,12 @@
 
 #include <QTemporaryDir>
 #include <QTest>
+#include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <unistd.h>
 #include <vector>
 
 using namespace hearth;
@@ -52,6 +58,62 @@ std::vector<std::byte> rows_as_in_file(const WeightMatrix& m) {
     return rows;
 }
 
+// Writes the matrices of kShapes, random bytes from `seed` on; returns each one's bytes.
+std::vector<std::vector<std::byte>> write_matrices(const std::string& path, uint32_t seed) {
+    std::vector<std::vector<std::byte>> written;
+    gguf::GgufWriter writer;
+    for (const MatrixShape& s : kShapes) {
+        written.push_back(random_bytes(kernels::row_bytes(s.type, s.cols) * size_t(s.rows), seed++));
+        writer.add_tensor(s.name, {s.cols, s.rows}, s.type, written.back());
+    }
+    writer.write(path);
+    return written;
+}
+
+// Loads the copy of the file's matrices with the given cache; every row must be the file's.
+// Returns whether the copy came from the cache.
+bool load_copy(const std::string& path, const std::vector<std::vector<std::byte>>& written,
+               const engine::RepackCacheOptions& cache) {
+    const auto file = gguf::GgufFile::open(path);
+    std::vector<WeightMatrix> matrices;
+    std::vector<WeightMatrix*> pointers;
+    for (const MatrixShape& s : kShapes)
+        matrices.push_back({s.type, s.rows, s.cols, file->find_tensor(s.name)->data});
+    for (WeightMatrix& m : matrices)
+        pointers.push_back(&m);
+    engine::RepackedWeights repacked;
+    repacked.repack(pointers, *file, cache);
+    if (repacked.bytes() == 0) throw std::runtime_error("no copy made");
+    for (size_t i = 0; i < matrices.size(); ++i)
+        if (rows_as_in_file(matrices[i]) != written[i])
+            throw std::runtime_error(std::string("rows differ from the file's: ") + kShapes[i].name);
+    return repacked.from_cache();
+}
+
+std::vector<std::filesystem::path> cached_copies(const std::filesystem::path& dir) {
+    std::vector<std::filesystem::path> copies;
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+        copies.push_back(entry.path());
+    return copies;
+}
+
+// Overwrites one byte of a file at `offset` with its complement.
+void flip_byte(const std::filesystem::path& path, std::streamoff offset) {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(offset);
+    char c = 0;
+    f.get(c);
+    f.seekp(offset);
+    f.put(static_cast<char>(~c));
+}
+
+engine::RepackCacheOptions cache_in(const QTemporaryDir& dir) {
+    engine::RepackCacheOptions options;
+    options.dir = dir.filePath("cache").toStdString();
+    options.min_bytes = 0;
+    return options;
+}
+
 } // namespace
 
 class TestWeightRepacking : public QObject {
@@ -83,7 +145,7 @@ private slots:
         pointers.push_back(&tied);
 
         engine::RepackedWeights repacked;
-        repacked.repack(pointers, *file);
+        repacked.repack(pointers, *file, engine::RepackCacheOptions{});
         QVERIFY(repacked.bytes() > 0);
 
         for (size_t i = 0; i < matrices.size(); ++i) {
@@ -96,6 +158,104 @@ private slots:
         }
         QCOMPARE(tied.data, matrices[0].data); // one copy for both
         QCOMPARE(tied.layout, matrices[0].layout);
+    }
+
+    void aSecondLoadMapsTheCachedCopy() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string path = dir.filePath("matrices.gguf").toStdString();
+        const auto written = write_matrices(path, 1);
+        const engine::RepackCacheOptions cache = cache_in(dir);
+        QVERIFY(!load_copy(path, written, cache));
+        QCOMPARE(cached_copies(cache.dir).size(), size_t{1}); // no temporary file left
+        QVERIFY(load_copy(path, written, cache));
+        QVERIFY(load_copy(path, written, cache));
+    }
+
+    void aDamagedCopyIsMadeAgain_data() {
+        QTest::addColumn<QString>("damage");
+        QTest::newRow("a byte of the copy") << "data";
+        QTest::newRow("a byte of the header") << "header";
+        QTest::newRow("cut short") << "cut";
+        QTest::newRow("empty") << "empty";
+    }
+    void aDamagedCopyIsMadeAgain() {
+        QFETCH(QString, damage);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string path = dir.filePath("matrices.gguf").toStdString();
+        const auto written = write_matrices(path, 1);
+        const engine::RepackCacheOptions cache = cache_in(dir);
+        QVERIFY(!load_copy(path, written, cache));
+        const std::filesystem::path copy = cached_copies(cache.dir).at(0);
+        const auto size = static_cast<std::streamoff>(std::filesystem::file_size(copy));
+        if (damage == "data")
+            flip_byte(copy, size / 2);
+        else if (damage == "header")
+            flip_byte(copy, 20);
+        else
+            std::filesystem::resize_file(copy, damage == "cut" ? static_cast<uintmax_t>(size - 4096) : 0);
+        QVERIFY(!load_copy(path, written, cache)); // ignored, and made again
+        QVERIFY(load_copy(path, written, cache));
+        QCOMPARE(cached_copies(cache.dir).size(), size_t{1});
+    }
+
+    void aChangedModelIsCopiedAgain() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string path = dir.filePath("matrices.gguf").toStdString();
+        const engine::RepackCacheOptions cache = cache_in(dir);
+        QVERIFY(!load_copy(path, write_matrices(path, 1), cache));
+        // Another file of the same size and metadata at the same path, later: new weights.
+        const auto written_at = std::filesystem::last_write_time(path);
+        const auto rewritten = write_matrices(path, 100);
+        std::filesystem::last_write_time(path, written_at + std::chrono::seconds(1));
+        QVERIFY(!load_copy(path, rewritten, cache));
+        QVERIFY(load_copy(path, rewritten, cache));
+    }
+
+    void onlyTheMostRecentCopiesAreKept() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        engine::RepackCacheOptions cache = cache_in(dir);
+        cache.keep_files = 2;
+        std::vector<std::string> paths;
+        for (int i = 0; i < 3; ++i) {
+            paths.push_back(dir.filePath(QString("model%1.gguf").arg(i)).toStdString());
+            QVERIFY(!load_copy(paths.back(), write_matrices(paths.back(), 1), cache));
+        }
+        QCOMPARE(cached_copies(cache.dir).size(), size_t{2});
+    }
+
+    // A temporary file of a copy whose process died is deleted by the next copy; one of a
+    // process still running (this one) is not.
+    void abandonedCopiesAreDeleted() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string path = dir.filePath("matrices.gguf").toStdString();
+        const engine::RepackCacheOptions cache = cache_in(dir);
+        std::filesystem::create_directories(cache.dir);
+        const std::filesystem::path abandoned = cache.dir / "0123456789abcdef.repacked.2147483646-0.tmp";
+        const std::filesystem::path running =
+            cache.dir / ("0123456789abcdef.repacked." + std::to_string(::getpid()) + "-0.tmp");
+        std::ofstream(abandoned) << "half a copy";
+        std::ofstream(running) << "half a copy";
+        QVERIFY(!load_copy(path, write_matrices(path, 1), cache));
+        QVERIFY(!std::filesystem::exists(abandoned));
+        QVERIFY(std::filesystem::exists(running));
+    }
+
+    void smallCopiesAndNoFolderStayInMemory() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string path = dir.filePath("matrices.gguf").toStdString();
+        const auto written = write_matrices(path, 1);
+        engine::RepackCacheOptions cache = cache_in(dir);
+        cache.min_bytes = size_t{1} << 30;
+        QVERIFY(!load_copy(path, written, cache));
+        QVERIFY(!load_copy(path, written, cache));
+        QVERIFY(!std::filesystem::exists(cache.dir));
+        QVERIFY(!load_copy(path, written, engine::RepackCacheOptions{}));
     }
 };
 

@@ -1,0 +1,81 @@
+#pragma once
+// The repacked copy of a model's weights (weight_repacking.h) kept on disk, so that a model
+// loaded again is a plain mapping of pages the system already holds, not fresh memory the
+// kernel must clear and the repacking must fill. One file per model path, in
+// $XDG_CACHE_HOME/hearth/repacked (~/.cache/hearth/repacked): a 4 KiB header, then the copy.
+// A file is used only when its header matches the model as it is now (its size, its mtime, a
+// hash of its metadata and tensor table), the copy's plan (every matrix's place, type and
+// layout) and the layout's version, and its length is the copy's; anything else, a damaged
+// file included, is replaced. The copy's bytes carry a checksum that the loader verifies.
+#include "engine/gguf/gguf_file.h"
+#include "engine/model/content_hash.h"
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace hearth::engine {
+
+// Where copies are cached, and from what size (smaller copies are made in memory each time).
+struct RepackCacheOptions {
+    std::filesystem::path dir; // empty: no cache
+    size_t min_bytes = size_t{64} << 20;
+    int keep_files = 4; // the most recently used copies kept; older ones are deleted
+};
+// From the environment: HEARTH_REPACK_CACHE=0 turns the cache off; HEARTH_REPACK_CACHE_DIR
+// names another folder.
+RepackCacheOptions repack_cache_options();
+
+// What a cached copy must match.
+struct RepackCacheKey {
+    uint64_t model_bytes = 0;
+    int64_t model_mtime_ns = 0;
+    uint64_t model_header_hash = 0; // the file's bytes before its tensor data
+    uint64_t plan_hash = 0;         // of the copy's layout: every matrix's place, type and shape
+    uint64_t data_bytes = 0;        // of the copy
+};
+// The key of `file` as it is on disk now, for a copy of that plan; nullopt if it cannot be read.
+std::optional<RepackCacheKey> repack_cache_key(const gguf::GgufFile& file, uint64_t plan_hash,
+                                               uint64_t data_bytes);
+
+// A mapping of a cache file, at a 2 MiB-aligned address so that the system can map the file's
+// huge pages as such; `data` is the copy (64-byte aligned). Unmapped by the destructor.
+class RepackCacheMapping {
+public:
+    RepackCacheMapping() = default;
+    RepackCacheMapping(RepackCacheMapping&& other) noexcept;
+    RepackCacheMapping& operator=(RepackCacheMapping&& other) noexcept;
+    ~RepackCacheMapping();
+
+    std::byte* data() const { return data_; }
+    uint64_t checksum() const { return checksum_; } // as the header records it (a found copy)
+
+    // A valid copy of `key` in the cache, mapped read-only; nullopt when there is none (a
+    // missing, stale or damaged file, which a later create() replaces).
+    static std::optional<RepackCacheMapping> open(const RepackCacheOptions& options,
+                                                  const std::string& model_path, const RepackCacheKey& key);
+    // A new file of the key's size, mapped for writing under a temporary name; nullopt when the
+    // cache folder or the disk cannot take it.
+    static std::optional<RepackCacheMapping> create(const RepackCacheOptions& options,
+                                                    const std::string& model_path, const RepackCacheKey& key);
+    // Of a created file, once the copy is written: records the checksum in the header, makes the
+    // mapping read-only and gives the file its name (older cached copies beyond keep_files go).
+    // False if it could not, the mapping then being still valid memory that no file keeps.
+    bool publish(uint64_t checksum);
+    // A found copy whose checksum failed: the file is deleted (the next load writes a new one).
+    void discard();
+
+private:
+    void release();
+
+    void* map_ = nullptr;
+    size_t map_bytes_ = 0;
+    std::byte* data_ = nullptr;
+    uint64_t checksum_ = 0;
+    std::filesystem::path path_, temporary_path_;
+    RepackCacheOptions options_;
+    RepackCacheKey key_;
+};
+
+} // namespace hearth::engine
