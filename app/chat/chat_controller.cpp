@@ -116,7 +116,7 @@ void ChatController::renameConversation(const QString& id, const QString& title)
 void ChatController::deleteConversation(const QString& id) {
     if (!conversations_.find(id)) return;
     if (activeModel_ && activeModel_->conversationId() == id) {
-        worker_->requestStop(activeRequest_);
+        activeCancel_->store(true);
         activeModel_ = nullptr; // the reply is dropped with the conversation
     }
     conversations_.remove(id);
@@ -194,6 +194,7 @@ void ChatController::startReply() {
     model->append(reply);
 
     activeRequest_ = request.id;
+    activeCancel_ = request.cancel;
     activeModel_ = model;
     activeMessageId_ = reply.id;
     sinceReplySaved_.start();
@@ -274,7 +275,7 @@ void ChatController::onFailed(quint64 requestId, const QString& message) {
 }
 
 void ChatController::stop() {
-    if (activeRequest_ != 0) worker_->requestStop(activeRequest_);
+    if (activeRequest_ != 0) activeCancel_->store(true);
 }
 
 bool ChatController::regenerate() {

@@ -1,4 +1,5 @@
 #include "app/cli/model_options.h"
+#include "engine/error.h"
 #include "engine/forward/device_forward.h"
 #include "kernels/isa_select.h"
 #include "kernels/kernel_table.h"
@@ -46,6 +47,22 @@ engine::InferenceOptions inference_options(const Args& args) {
     // The device's layers keep room for one conversation of the context asked for.
     options.device_context = args.get_int("-c", args.get_int("--ctx-size", options.device_context));
     return options;
+}
+
+engine::RuntimeConfig runtime_config(const Args& args, int default_context) {
+    const engine::InferenceOptions options = inference_options(args);
+    engine::RuntimeConfig config;
+    config.threads = options.n_threads;
+    config.n_batch = options.n_batch;
+    config.cache_types = options.cache_types;
+    config.device = options.device;
+    config.gpu_layers = options.n_gpu_layers;
+    config.context_length = args.get_int("-c", args.get_int("--ctx-size", default_context));
+    return config;
+}
+
+void load_model(engine::EngineRuntime& runtime, const std::string& path) {
+    if (const std::optional<engine::DeviceFailure> failure = runtime.load(path)) throw Error(failure->reason);
 }
 
 void report_device(const char* command, const engine::Inference& inference) {
