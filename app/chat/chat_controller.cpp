@@ -5,7 +5,6 @@
 #include "app/storage/conversation_store.h"
 #include <QClipboard>
 #include <QGuiApplication>
-#include <QRandomGenerator>
 
 namespace hearth::app {
 
@@ -173,16 +172,7 @@ void ChatController::startReply() {
         request.turns.append({m.role, m.content});
         activeTurnRows_.append(row);
     }
-    engine::SamplingParams& sampling = request.options.sampling;
-    sampling.temperature = static_cast<float>(settings_->temperature());
-    sampling.top_k = settings_->topK();
-    sampling.top_p = static_cast<float>(settings_->topP());
-    sampling.min_p = static_cast<float>(settings_->minP());
-    sampling.repeat_penalty = static_cast<float>(settings_->repeatPenalty());
-    sampling.seed = settings_->seed() >= 0 ? static_cast<quint64>(settings_->seed())
-                                           : QRandomGenerator::global()->generate64();
-    request.options.max_tokens = settings_->maxReplyTokens();
-    request.options.template_override = settings_->chatTemplate().toStdString();
+    request.options = settings_->generationOptions();
 
     MessageRecord reply;
     reply.id = newRecordId();

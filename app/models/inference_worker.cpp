@@ -8,16 +8,8 @@
 #include "engine/runtime/engine_runtime.h"
 #include "engine/session/engine_metrics.h"
 #include <QElapsedTimer>
-#include <utility>
 
 namespace hearth::app {
-
-namespace {
-QString cacheTypeName(kernels::TensorType type) {
-    const std::string_view name = engine::kv_cache_type_name(type);
-    return QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size()));
-}
-} // namespace
 
 InferenceWorker::InferenceWorker(const QString& stateDir, QObject* parent)
     : QObject(parent), runtime_(std::make_unique<engine::EngineRuntime>(stateDir.toStdString())) {

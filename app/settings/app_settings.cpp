@@ -1,6 +1,7 @@
 #include "app/settings/app_settings.h"
 #include "engine/forward/thread_count.h"
 #include <QDir>
+#include <QRandomGenerator>
 #include <QSemaphore>
 #include <QSettings>
 #include <QVariantMap>
@@ -73,10 +74,6 @@ void AppSettings::setThreads(int v) {
     assign(threads_, std::clamp(v, 0, 256), &AppSettings::engineConfigChanged);
 }
 namespace {
-QString cacheTypeName(kernels::TensorType type) {
-    const std::string_view name = engine::kv_cache_type_name(type);
-    return QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size()));
-}
 // The type a name stands for; a name the engine does not know is F16.
 kernels::TensorType knownCacheType(const QString& name) {
     return engine::kv_cache_type_from_name(name.toStdString()).value_or(kernels::TensorType::F16);
@@ -127,6 +124,19 @@ EngineConfig AppSettings::engineConfig() const {
     config.memory_budget_bytes = static_cast<size_t>(conversationMemoryMiB_) << 20;
     config.saved_format = compressSavedStates_ ? engine::KvStateFormat::Q8_0 : engine::KvStateFormat::F16;
     return config;
+}
+engine::GenerationOptions AppSettings::generationOptions() const {
+    engine::GenerationOptions options;
+    engine::SamplingParams& sampling = options.sampling;
+    sampling.temperature = static_cast<float>(temperature_);
+    sampling.top_k = topK_;
+    sampling.top_p = static_cast<float>(topP_);
+    sampling.min_p = static_cast<float>(minP_);
+    sampling.repeat_penalty = static_cast<float>(repeatPenalty_);
+    sampling.seed = seed_ >= 0 ? static_cast<uint64_t>(seed_) : QRandomGenerator::global()->generate64();
+    options.max_tokens = maxReplyTokens_;
+    options.template_override = chatTemplate_.toStdString();
+    return options;
 }
 int AppSettings::automaticThreads(int setting) {
     // On 2 cores the app generates faster with both than with one kept free for the window: the

@@ -5,6 +5,7 @@
 // each change (the GUI thread never touches the settings file after startup).
 #include "app/settings/engine_config.h"
 #include "engine/sampling/sampler.h"
+#include "engine/session/generation_options.h"
 #include <QObject>
 #include <QStringList>
 #include <QThreadPool>
@@ -95,6 +96,9 @@ public:
     [[nodiscard]] int gpuLayers() const { return gpuLayers_; }
     // Everything the engine runs the model with, in one typed value (threads 0: automatic).
     [[nodiscard]] EngineConfig engineConfig() const;
+    // How the next reply is generated (sampling, its length, the template), as the engine takes
+    // it; a seed of -1 is a new random seed each call.
+    [[nodiscard]] engine::GenerationOptions generationOptions() const;
     // The threads a setting runs with: itself, or for 0 one per hardware thread
     // (engine::resolve_threads, where the engine resolves 0).
     [[nodiscard]] static int automaticThreads(int setting);

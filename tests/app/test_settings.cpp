@@ -141,6 +141,25 @@ private slots:
         QCOMPARE(s.engineConfig().saved_format, hearth::engine::KvStateFormat::Q8_0);
     }
 
+    // A reply's options, in the engine's types: the sampling, the length and the template as set;
+    // the seed as set, or a new one for every reply at -1.
+    void generationOptionsFollowTheSettings() {
+        AppSettings s(iniFile(), "/models");
+        s.setTemperature(0.5);
+        s.setTopK(7);
+        s.setMaxReplyTokens(33);
+        s.setChatTemplate("{{ messages }}");
+        s.setSeed(42);
+        const hearth::engine::GenerationOptions options = s.generationOptions();
+        QCOMPARE(options.sampling.temperature, 0.5f);
+        QCOMPARE(options.sampling.top_k, 7);
+        QCOMPARE(options.max_tokens, 33);
+        QCOMPARE(options.template_override, std::string("{{ messages }}"));
+        QCOMPARE(options.sampling.seed, uint64_t{42});
+        s.setSeed(-1);
+        QVERIFY(s.generationOptions().sampling.seed != s.generationOptions().sampling.seed);
+    }
+
     // The compute device and the layers on the GPU: CPU and automatic at first, then what was
     // chosen, after a restart too, and in the EngineConfig the worker gets.
     void computeDeviceAndGpuLayersPersist() {
