@@ -67,7 +67,7 @@ int run_chat_bench(const std::vector<std::string>& argv) {
     // Room: the history, each new turn (a short question and the reply), and a margin.
     engine::EngineRuntime runtime;
     runtime.configure(runtime_config(args, history + turns * (64 + reply_tokens) + 256));
-    load_model(runtime, path);
+    runtime.load(path);
     engine::Inference& inference = runtime.inference();
     const engine::Model& model = runtime.model();
     const int32_t n_ctx = runtime.context_length();

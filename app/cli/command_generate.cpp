@@ -43,7 +43,7 @@ int run_generate(const std::vector<std::string>& argv) {
 
     engine::EngineRuntime runtime;
     runtime.configure(runtime_config(args, 4096));
-    load_model(runtime, path);
+    runtime.load(path);
     report_device("generate", runtime.inference());
     const int n_ctx = runtime.context_length();
     engine::ChatSession session(runtime.inference(), n_ctx, runtime.metrics().get());

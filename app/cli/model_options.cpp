@@ -1,5 +1,4 @@
 #include "app/cli/model_options.h"
-#include "engine/error.h"
 #include "engine/forward/device_forward.h"
 #include "kernels/isa_select.h"
 #include "kernels/kernel_table.h"
@@ -58,11 +57,8 @@ engine::RuntimeConfig runtime_config(const Args& args, int default_context) {
     config.device = options.device;
     config.gpu_layers = options.n_gpu_layers;
     config.context_length = args.get_int("-c", args.get_int("--ctx-size", default_context));
+    config.fall_back = false; // every choice on the command line is the user's own
     return config;
-}
-
-void load_model(engine::EngineRuntime& runtime, const std::string& path) {
-    if (const std::optional<engine::DeviceFailure> failure = runtime.load(path)) throw Error(failure->reason);
 }
 
 void report_device(const char* command, const engine::Inference& inference) {

@@ -17,10 +17,8 @@ engine::KvCacheTypes kv_cache_types(const Args& args);
 // Applies --isa and reads -t/--threads, -b/--batch, the cache types, --device and -ngl.
 engine::InferenceOptions inference_options(const Args& args);
 // The same as the engine runtime's config, with -c / --ctx-size (default_context when absent).
+// Nothing falls back: a cache type or a device the model or the machine cannot take is an error.
 engine::RuntimeConfig runtime_config(const Args& args, int default_context);
-// Loads the model into `runtime`; a device the options chose that cannot take it is an error,
-// as on the command line every choice is the user's own.
-void load_model(engine::EngineRuntime& runtime, const std::string& path);
 // One line on stderr saying where a forward pass runs, when not on the CPU alone.
 void report_device(const char* command, const engine::Inference& inference);
 // One line on stderr when the Vulkan validation layer (HEARTH_VULKAN_VALIDATION=1) saw errors.

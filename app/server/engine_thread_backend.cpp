@@ -1,6 +1,5 @@
 #include "app/server/engine_thread_backend.h"
 #include "app/server/engine_completion.h"
-#include "engine/error.h"
 #include "engine/runtime/engine_runtime.h"
 #include <QFileInfo>
 
@@ -10,9 +9,7 @@ EngineThreadBackend::EngineThreadBackend(const std::string& modelPath, const eng
     : runtime_(std::make_unique<engine::EngineRuntime>()), runner_(nullptr) {
     registerCompletionTypes();
     runtime_->configure(config);
-    // A device asked for on the command line that cannot take the model is an error, as it is
-    // for the other commands.
-    if (const auto failure = runtime_->load(modelPath)) throw Error(failure->reason);
+    runtime_->load(modelPath);
     modelId_ = QFileInfo(QString::fromStdString(modelPath)).completeBaseName();
 
     // Made once nothing above can throw: the thread's end deletes it, and a constructor that

@@ -16,8 +16,8 @@ namespace hearth::server {
 
 class EngineThreadBackend : public CompletionBackend {
 public:
-    // Loads the model here with `config` (throws hearth::Error when it cannot, or when the device
-    // the config chose cannot take it), then starts the thread.
+    // Loads the model here with `config` (throws hearth::Error when it cannot, or when what the
+    // config chose cannot be used and config.fall_back is false), then starts the thread.
     EngineThreadBackend(const std::string& modelPath, const engine::RuntimeConfig& config);
     // Waits for the completion running, if any (cancel it first to be quick).
     ~EngineThreadBackend() override;

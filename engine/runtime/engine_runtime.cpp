@@ -47,8 +47,11 @@ KvCacheTypes EngineRuntime::supported_cache_types(int32_t head_dim, KvCacheTypes
 }
 
 InferenceOptions EngineRuntime::inference_options(const Model& model) const {
+    // Without the fall back, a type the head cannot take fails the load's probe, naming it.
     InferenceOptions options(config_.threads, config_.n_batch,
-                             supported_cache_types(model.hparams().head_dim, config_.cache_types));
+                             config_.fall_back
+                                 ? supported_cache_types(model.hparams().head_dim, config_.cache_types)
+                                 : config_.cache_types);
     return options; // on the CPU: the device comes after the load's checks (apply_device)
 }
 
@@ -136,6 +139,7 @@ std::optional<DeviceFailure> EngineRuntime::apply_device() {
         failure = DeviceFailure{compute_device_name(wanted.device), error.what()};
     }
     publish_device_figures();
+    if (failure && !config_.fall_back) throw Error(failure->reason);
     return failure;
 }
 

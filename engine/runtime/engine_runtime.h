@@ -46,11 +46,13 @@ public:
     // Applies `config` to the loaded model (and to the next one loaded): threads alone resize the
     // kernels' pool; new cache types rebuild the forward pass; a new context resets the sessions
     // (saved first); a new device or layer count moves the forward pass and the caches. Returns
-    // the failure when the device it chose cannot be used (every layer then runs on the CPU).
+    // the failure when the device it chose cannot be used (every layer then runs on the CPU);
+    // without config.fall_back, throws it as hearth::Error instead.
     std::optional<DeviceFailure> configure(const RuntimeConfig& config);
     // Loads the file (the memory check first, then the weights, then a finite-values probe) and
     // puts it on the configured device; throws hearth::Error when it cannot be loaded, the model
-    // loaded before staying. Returns the failure when the device cannot take it (it runs on the CPU).
+    // loaded before staying. Returns the failure when the device cannot take it (it runs on the
+    // CPU); without config.fall_back, throws it as hearth::Error instead (the model on the CPU).
     std::optional<DeviceFailure> load(const std::string& path);
     // Saves the conversations and lets the model go.
     void unload();
@@ -100,6 +102,8 @@ private:
     InferenceOptions inference_options(const Model& model) const;
     void reset_sessions();
     void drop_sessions();
+    // Puts the first layers on the configured device; a failure leaves them on the CPU and is
+    // returned, or thrown without config.fall_back.
     std::optional<DeviceFailure> apply_device();
     void fall_back_to_cpu(const std::string& reason);
     void retire_device_figures();

@@ -20,6 +20,10 @@ struct RuntimeConfig {
     int32_t gpu_layers = -1;                         // on the device; -1: as many as fit
     size_t memory_budget_bytes = size_t{2} << 30;    // KV memory kept across conversations
     KvStateFormat saved_format = KvStateFormat::F16; // of the conversations' saved states
+    // What the model or the machine cannot take: F16 for a cache type the model's head size takes
+    // no blocks of, the CPU for a device that cannot be used (the app). False: an error instead
+    // (the command line, where every choice is the user's own).
+    bool fall_back = true;
     bool operator==(const RuntimeConfig&) const = default;
 };
 

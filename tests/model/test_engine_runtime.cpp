@@ -2,6 +2,7 @@
 // context is capped at the trained one, "0 threads" is one per hardware thread, a quantized KV
 // cache the model's head size cannot take is F16, a device that cannot be used leaves the model
 // on the CPU and is not tried again until chosen again, and a request's cancel token stops it.
+#include "engine/error.h"
 #include "engine/forward/thread_count.h"
 #include "engine/runtime/engine_runtime.h"
 #include "tests/support/test_support.h"
@@ -126,6 +127,29 @@ private slots:
         config.device = missing_gpu();
         QVERIFY(runtime.configure(config));
         QCOMPARE(runtime.inference().n_gpu_layers(), 0);
+    }
+
+    // Without the fall back (the command line), what the model or the machine cannot take is an
+    // error naming it.
+    void withoutTheFallBackWhatCannotBeTakenIsAnError() {
+        RuntimeConfig config;
+        config.fall_back = false;
+        config.cache_types.keys = TensorType::Q8_0;
+        EngineRuntime cache;
+        cache.configure(config);
+        try {
+            cache.load(model_path("stories260K"));
+            QFAIL("a Q8_0 cache on heads of 8 values loaded");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("multiple of 32") != std::string::npos, e.what());
+        }
+        QVERIFY(!cache.loaded());
+
+        config.cache_types = {};
+        config.device = missing_gpu();
+        EngineRuntime device;
+        device.configure(config);
+        QVERIFY_THROWS_EXCEPTION(Error, device.load(model_path("stories260K")));
     }
 
     void aCancelledRequestStopsBeforeItsFirstToken() {
