@@ -5,7 +5,6 @@
 #include "app/storage/conversation_store.h"
 #include <QClipboard>
 #include <QGuiApplication>
-#include <QRandomGenerator>
 
 namespace hearth::app {
 
@@ -116,7 +115,7 @@ void ChatController::renameConversation(const QString& id, const QString& title)
 void ChatController::deleteConversation(const QString& id) {
     if (!conversations_.find(id)) return;
     if (activeModel_ && activeModel_->conversationId() == id) {
-        worker_->requestStop(activeRequest_);
+        activeCancel_->store(true);
         activeModel_ = nullptr; // the reply is dropped with the conversation
     }
     conversations_.remove(id);
@@ -173,16 +172,7 @@ void ChatController::startReply() {
         request.turns.append({m.role, m.content});
         activeTurnRows_.append(row);
     }
-    engine::SamplingParams& sampling = request.options.sampling;
-    sampling.temperature = static_cast<float>(settings_->temperature());
-    sampling.top_k = settings_->topK();
-    sampling.top_p = static_cast<float>(settings_->topP());
-    sampling.min_p = static_cast<float>(settings_->minP());
-    sampling.repeat_penalty = static_cast<float>(settings_->repeatPenalty());
-    sampling.seed = settings_->seed() >= 0 ? static_cast<quint64>(settings_->seed())
-                                           : QRandomGenerator::global()->generate64();
-    request.options.max_tokens = settings_->maxReplyTokens();
-    request.options.template_override = settings_->chatTemplate().toStdString();
+    request.options = settings_->generationOptions();
 
     MessageRecord reply;
     reply.id = newRecordId();
@@ -194,6 +184,7 @@ void ChatController::startReply() {
     model->append(reply);
 
     activeRequest_ = request.id;
+    activeCancel_ = request.cancel;
     activeModel_ = model;
     activeMessageId_ = reply.id;
     sinceReplySaved_.start();
@@ -274,7 +265,7 @@ void ChatController::onFailed(quint64 requestId, const QString& message) {
 }
 
 void ChatController::stop() {
-    if (activeRequest_ != 0) worker_->requestStop(activeRequest_);
+    if (activeRequest_ != 0) activeCancel_->store(true);
 }
 
 bool ChatController::regenerate() {

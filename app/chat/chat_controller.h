@@ -105,7 +105,8 @@ private:
     QString storeError_; // the conversation store's last failure, cleared when it recovers
 
     quint64 lastRequest_ = 0;
-    quint64 activeRequest_ = 0; // 0 when idle
+    quint64 activeRequest_ = 0;        // 0 when idle
+    engine::CancelToken activeCancel_; // the active reply's: Stop and deleting its conversation set it
     QPointer<MessageListModel> activeModel_;
     QString activeMessageId_;
     // When the streaming reply was last written: it is saved every kPartialSaveMs while it

@@ -50,22 +50,6 @@ HearthBackend::HearthBackend(const AppPaths& paths, QObject* parent)
     worker_->moveToThread(&inferenceThread_);
     connect(&inferenceThread_, &QThread::finished, worker_, &QObject::deleteLater);
     inferenceThread_.start();
-    const auto applyConversationMemory = [this] {
-        const qint64 bytes = qint64(settings_->conversationMemoryMiB()) << 20;
-        QMetaObject::invokeMethod(worker_, "setMemoryBudget", Qt::QueuedConnection, Q_ARG(qint64, bytes));
-    };
-    connect(settings_.get(), &AppSettings::conversationMemoryChanged, this, applyConversationMemory);
-    applyConversationMemory();
-    const auto applySavedStateFormat = [this] {
-        QMetaObject::invokeMethod(
-            worker_,
-            [worker = worker_, compress = settings_->compressSavedStates()] {
-                worker->setCompressSavedStates(compress);
-            },
-            Qt::QueuedConnection);
-    };
-    connect(settings_.get(), &AppSettings::savedStatesChanged, this, applySavedStateFormat);
-    applySavedStateFormat();
     models_ = std::make_unique<ModelController>(settings_.get(), worker_);
     chat_ = std::make_unique<ChatController>(settings_.get(), store_.get(), worker_, models_.get());
     metrics_ = std::make_unique<MetricsController>(worker_->engineMetrics());

@@ -6,8 +6,7 @@
 #include "app/cli/cli_command.h"
 #include "app/cli/model_options.h"
 #include "engine/error.h"
-#include "engine/forward/inference.h"
-#include "engine/model/model.h"
+#include "engine/runtime/engine_runtime.h"
 #include "engine/session/chat_session.h"
 #include "engine/session/kv_state_file.h"
 #include <algorithm>
@@ -65,19 +64,18 @@ int run_chat_bench(const std::vector<std::string>& argv) {
     if (turns < 1 || history < 1 || reply_tokens < 1)
         throw ArgError("--turns, --history and --reply-tokens must be positive");
 
-    const engine::InferenceOptions inference_opts = inference_options(args);
-    auto model = engine::Model::load(path);
-    engine::Inference inference(model, inference_opts);
+    // Room: the history, each new turn (a short question and the reply), and a margin.
+    engine::EngineRuntime runtime;
+    runtime.configure(runtime_config(args, history + turns * (64 + reply_tokens) + 256));
+    runtime.load(path);
+    engine::Inference& inference = runtime.inference();
+    const engine::Model& model = runtime.model();
+    const int32_t n_ctx = runtime.context_length();
     report_device("chat-bench", inference);
 
     engine::GenerationOptions gen;
     gen.sampling.temperature = 0.0f; // greedy: the same replies every run
     gen.max_tokens = reply_tokens;
-
-    // Room: the history, each new turn (a short question and the reply), and a margin.
-    const int32_t trained = model->hparams().n_ctx_train > 0 ? model->hparams().n_ctx_train : 1 << 30;
-    const int32_t wanted = history + turns * (64 + reply_tokens) + 256;
-    const int32_t n_ctx = std::min<int32_t>(trained, args.get_int("-c", args.get_int("--ctx-size", wanted)));
 
     // The history: a system prompt, then user/assistant pairs until it is long enough.
     TextMaker text;
@@ -117,7 +115,7 @@ int run_chat_bench(const std::vector<std::string>& argv) {
     // prefilling the same tokens again. The model's identity (a hash of its header) is
     // computed once per loaded model, outside the timed restore.
     const auto identity_start = Clock::now();
-    auto identity = std::make_shared<const engine::ModelIdentity>(engine::model_identity(*model));
+    auto identity = std::make_shared<const engine::ModelIdentity>(engine::model_identity(model));
     const double identity_seconds = seconds_since(identity_start);
     const std::string state_path = (std::filesystem::temp_directory_path() /
                                     ("hearth-chat-bench-" + std::to_string(::getpid()) + ".hkv"))

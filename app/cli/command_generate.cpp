@@ -1,13 +1,12 @@
-// hearth-cli generate: a prompt in, a stream of sampled text (or token ids) out.
+// hearth-cli generate: a prompt in, a stream of sampled text (or token ids) out: the engine
+// runtime's model and a chat session, continuing the prompt as written.
 #include "app/cli/cli_args.h"
 #include "app/cli/cli_command.h"
 #include "app/cli/model_options.h"
 #include "engine/error.h"
-#include "engine/forward/inference.h"
-#include "engine/model/model.h"
-#include "engine/sampling/sampler.h"
+#include "engine/runtime/engine_runtime.h"
+#include "engine/session/chat_session.h"
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 
 namespace hearth::cli {
@@ -34,74 +33,58 @@ int run_generate(const std::vector<std::string>& argv) {
     if (auto seed = args.value("--seed")) sampling.seed = std::stoull(*seed);
     const bool print_ids = args.has("--ids");
 
-    const engine::InferenceOptions options = inference_options(args);
-    auto model = engine::Model::load(path);
-    const auto& tokenizer = model->tokenizer();
-    std::vector<int32_t> tokens =
-        tokenizer.encode(prompt, !args.has("--no-bos") && tokenizer.add_bos_by_default(), true);
-    if (tokens.empty()) throw Error("the prompt tokenizes to nothing and the model adds no BOS token");
+    // The prompt as written, one user message under a template that adds nothing: the chat
+    // session's reply is the continuation, as the API's /v1/completions runs it.
+    engine::GenerationOptions options;
+    options.sampling = sampling;
+    options.template_override = engine::kRawPromptTemplate;
+    options.add_bos = !args.has("--no-bos");
+    const engine::ChatTurn prompt_turn{chat::Role::User, prompt};
 
-    const int32_t n_ctx =
-        std::min<int32_t>(model->hparams().n_ctx_train, args.get_int("-c", args.get_int("--ctx-size", 4096)));
-    if (static_cast<int32_t>(tokens.size()) >= n_ctx)
-        throw Error("the prompt has " + std::to_string(tokens.size()) + " tokens, more than the context of " +
+    engine::EngineRuntime runtime;
+    runtime.configure(runtime_config(args, 4096));
+    runtime.load(path);
+    report_device("generate", runtime.inference());
+    const int n_ctx = runtime.context_length();
+    engine::ChatSession session(runtime.inference(), n_ctx, runtime.metrics().get());
+    const size_t n_prompt = session.prompt_tokens({&prompt_turn, 1}, options).size();
+    if (n_prompt == 0) throw Error("the prompt tokenizes to nothing and the model adds no BOS token");
+    if (static_cast<int>(n_prompt) >= n_ctx)
+        throw Error("the prompt has " + std::to_string(n_prompt) + " tokens, more than the context of " +
                     std::to_string(n_ctx));
-    engine::Inference inference(model, options);
-    report_device("generate", inference);
-    auto cache = inference.new_cache(n_ctx);
-    engine::Sampler sampler(sampling, inference.n_vocab());
-    tokenizer::IncrementalDecoder decoder(tokenizer);
+    // The continuation ends where the context is full rather than shifting it: the last token
+    // drawn needs no room of its own. The session keeps room for a reply of up to a quarter of
+    // the context, so a prompt longer than the rest stops a token before the last instead.
+    const int room = n_ctx - static_cast<int>(n_prompt) + 1;
+    const int context_bound = room <= n_ctx / 4 ? room - 1 : room;
+    options.max_tokens = std::min(n_predict, context_bound);
 
-    using Clock = std::chrono::steady_clock;
-    const auto prompt_start = Clock::now();
-    const size_t n_prompt = tokens.size();
-    std::span<const float> logits = inference.eval(*cache, tokens);
-    const auto decode_start = Clock::now();
-    int generated = 0;
     bool first = true;
-    for (int i = 0; i < n_predict; ++i) {
-        // Damaged weights can overflow at some token only: nothing is drawn from NaN.
-        if (!engine::all_finite(logits))
-            throw Error("the model computed NaN or infinite values after " + std::to_string(generated) +
-                        " generated tokens: its weights are damaged");
-        const int32_t next = sampler.sample(logits, tokens);
-        if (tokenizer.is_end_of_generation(next)) break;
-        tokens.push_back(next);
-        ++generated;
-        if (print_ids) {
-            std::printf(first ? "%d" : " %d", next);
-        } else {
-            const std::string piece = decoder.push(next);
-            std::fwrite(piece.data(), 1, piece.size(), stdout);
-        }
+    const auto print_id = [&](int32_t token) {
+        std::printf(first ? "%d" : " %d", token);
         std::fflush(stdout);
         first = false;
-        if (cache->size() >= cache->capacity()) {
-            std::fprintf(stderr, "\nhearth-cli generate: stopped at the context length %d\n", n_ctx);
-            break;
-        }
-        logits = inference.eval(*cache, std::span<const int32_t>(&tokens.back(), 1));
-    }
-    if (print_ids)
-        std::printf("\n");
-    else {
-        const std::string rest = decoder.flush();
-        std::fwrite(rest.data(), 1, rest.size(), stdout);
-    }
+    };
+    const auto print_text = [](std::string_view piece) {
+        std::fwrite(piece.data(), 1, piece.size(), stdout);
+        std::fflush(stdout);
+    };
+    const engine::TurnStats stats =
+        print_ids ? session.reply({&prompt_turn, 1}, options, nullptr, nullptr, print_id)
+                  : session.reply({&prompt_turn, 1}, options, print_text);
+    if (stats.stop_reason == engine::StopReason::Length && room <= n_predict &&
+        stats.generated_tokens == context_bound)
+        std::fprintf(stderr, "\nhearth-cli generate: stopped at the context length %d\n", n_ctx);
+    if (print_ids) std::printf("\n");
     std::fflush(stdout);
-    report_validation_errors("generate", inference);
+    report_validation_errors("generate", runtime.inference());
     // Timings on stderr, as llama.cpp prints them; generation counts from the first sample to
     // the last token, sampling and output included (what the app's tokens/s counts too).
-    const auto seconds = [](Clock::time_point from, Clock::time_point to) {
-        return std::chrono::duration<double>(to - from).count();
-    };
-    const double prompt_s = seconds(prompt_start, decode_start),
-                 decode_s = seconds(decode_start, Clock::now());
     std::fprintf(stderr,
-                 "hearth-cli generate: prompt %zu tokens in %.1f ms (%.2f tok/s), generated %d tokens in "
+                 "hearth-cli generate: prompt %d tokens in %.1f ms (%.2f tok/s), generated %d tokens in "
                  "%.1f ms (%.2f tok/s)\n",
-                 n_prompt, prompt_s * 1000, n_prompt / prompt_s, generated, decode_s * 1000,
-                 decode_s > 0 ? generated / decode_s : 0.0);
+                 stats.prompt_tokens, stats.prefill_seconds * 1000, stats.prefill_tokens_per_second(),
+                 stats.generated_tokens, stats.decode_seconds * 1000, stats.decode_tokens_per_second());
     return kExitOk;
 }
 

@@ -24,16 +24,15 @@ int run_serve(const std::vector<std::string>& argv) {
         throw ArgError("--host expects an IP address, got '" + host.toStdString() + "'");
     const int port = args.get_int("--port", 8642);
     if (port < 0 || port > 65535) throw ArgError("--port expects 0 to 65535 (0: any free port)");
-    const int context = args.get_int("-c", args.get_int("--ctx-size", 4096));
-    if (context < 16) throw ArgError("--ctx-size expects at least 16 tokens");
-    const engine::InferenceOptions options = inference_options(args);
+    const engine::RuntimeConfig config = runtime_config(args, 4096);
+    if (config.context_length < 16) throw ArgError("--ctx-size expects at least 16 tokens");
 
     int qtArgc = 1;
     char programName[] = "hearth-cli";
     char* qtArgv[] = {programName, nullptr};
     QCoreApplication app(qtArgc, qtArgv);
 
-    server::EngineThreadBackend backend(model_path, options, context); // throws on a bad model
+    server::EngineThreadBackend backend(model_path, config); // throws on a bad model
     server::ApiServer api(&backend);
     api.setApiKey(QString::fromStdString(args.value("--api-key").value_or("")));
     if (!api.listen(address, static_cast<quint16>(port))) {

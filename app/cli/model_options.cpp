@@ -48,6 +48,19 @@ engine::InferenceOptions inference_options(const Args& args) {
     return options;
 }
 
+engine::RuntimeConfig runtime_config(const Args& args, int default_context) {
+    const engine::InferenceOptions options = inference_options(args);
+    engine::RuntimeConfig config;
+    config.threads = options.n_threads;
+    config.n_batch = options.n_batch;
+    config.cache_types = options.cache_types;
+    config.device = options.device;
+    config.gpu_layers = options.n_gpu_layers;
+    config.context_length = args.get_int("-c", args.get_int("--ctx-size", default_context));
+    config.fall_back = false; // every choice on the command line is the user's own
+    return config;
+}
+
 void report_device(const char* command, const engine::Inference& inference) {
     const engine::DeviceForward* device = inference.device_forward();
     if (!device) return;

@@ -4,6 +4,7 @@
 // layers the device runs; -1, the default: all that fit in its memory).
 #include "app/cli/cli_args.h"
 #include "engine/forward/inference.h"
+#include "engine/runtime/engine_runtime.h"
 #include <set>
 #include <string>
 
@@ -15,6 +16,9 @@ std::set<std::string> model_value_options(std::set<std::string> extra);
 engine::KvCacheTypes kv_cache_types(const Args& args);
 // Applies --isa and reads -t/--threads, -b/--batch, the cache types, --device and -ngl.
 engine::InferenceOptions inference_options(const Args& args);
+// The same as the engine runtime's config, with -c / --ctx-size (default_context when absent).
+// Nothing falls back: a cache type or a device the model or the machine cannot take is an error.
+engine::RuntimeConfig runtime_config(const Args& args, int default_context);
 // One line on stderr saying where a forward pass runs, when not on the CPU alone.
 void report_device(const char* command, const engine::Inference& inference);
 // One line on stderr when the Vulkan validation layer (HEARTH_VULKAN_VALIDATION=1) saw errors.

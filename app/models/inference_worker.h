@@ -1,24 +1,20 @@
 #pragma once
-// The inference thread's object. It owns the loaded model, the forward pass
-// (with its kernel thread pool) and the conversations' chat sessions (an
-// engine::SessionStore), so that switching conversations keeps each one's KV
-// cache; beyond a memory budget the least recently used are saved to the state
-// folder and dropped, and come back from there instantly. The GUI talks to it
-// only through queued signals; requestStop() is the one direct call, an atomic
-// flag checked between tokens. Requests to the local API server run here too, in the
-// same queue as the window's chats, each in a session of its own (never saved to disk).
+// The inference thread's object: the app's engine runtime (engine::EngineRuntime: the loaded
+// model, the forward pass with its kernel thread pool, the conversations' sessions, kept in memory
+// within a budget and saved to the state folder beyond it) behind queued signals and slots. Each
+// request carries its own cancel token, set from any thread. Requests to the local API server run
+// here too, in the same queue as the window's chats, each in a session of its own (never saved).
 #include "app/models/worker_types.h"
 #include "app/server/completion_backend.h"
 #include "app/settings/engine_config.h"
 #include <QObject>
-#include <atomic>
 #include <memory>
-#include <set>
-#include <string>
 
 namespace hearth::engine {
 class EngineMetrics;
-}
+class EngineRuntime;
+struct DeviceFailure;
+} // namespace hearth::engine
 
 namespace hearth::app {
 
@@ -32,27 +28,21 @@ public:
     // Saves the KV state of every conversation in memory (runs on the worker's thread).
     ~InferenceWorker() override;
 
-    // Thread-safe: the generation `requestId` (or one queued before it) stops after its current token.
-    void requestStop(quint64 requestId);
     // The live figures of this worker's engine, for any thread to read snapshots of; shared so
     // that a reader may outlive the worker.
     [[nodiscard]] std::shared_ptr<const engine::EngineMetrics> engineMetrics() const;
 
 public slots:
-    // Applies the settings' engine section to the loaded model (and to the next one loaded);
-    // answers with configured() even when nothing changed.
+    // Applies the settings' engine section (threads, context, cache types, device, memory budget,
+    // saved-state format) to the loaded model (and to the next one loaded); answers with
+    // configured() even when nothing changed.
     void configure(const hearth::app::EngineConfig& config);
-    // Bytes of KV cache kept across conversations before the least recently used are
-    // saved and dropped; applies at once.
-    void setMemoryBudget(qint64 bytes);
-    // Saves conversations' KV states as Q8_0 (about half the size) instead of F16. Applies at
-    // once: the conversations in memory are saved as they were and resume from disk.
-    void setCompressSavedStates(bool compress);
     // Loads the file; the model loaded before stays loaded if this one fails.
     void loadModel(quint64 requestId, const QString& path);
     // Touches every weight and starts the kernel threads so the first reply is fast.
     void warmUp(quint64 requestId);
     void unloadModel();
+    // A chat's reply; its cancel token stops it (or, set while it waits, stops it before its first token).
     void generate(const hearth::app::GenerationRequest& request);
     // The conversation was deleted: drops its cache and deletes its saved state.
     void forgetConversation(const QString& conversationId);
@@ -79,29 +69,12 @@ signals:
     void completionFinished(quint64 requestId, const hearth::server::CompletionResult& result);
 
 private:
-    struct Engine; // the engine's objects, kept out of this header
-    void resetSessions();
-    // Puts the model's first layers on the configured device (or back on the CPU); when that
-    // fails, every layer stays on the CPU and deviceFailed() says why.
-    void applyDevice();
-    // The device failed while it ran: every layer goes back to the CPU, with what the caches
-    // still hold.
-    void fallBackToCpu(const QString& reason);
-    // The GPU's figures (time per op) into the engine's metrics: those of the forward passes
-    // before (retireDeviceFigures keeps them before a forward pass goes) and the current one's.
-    void retireDeviceFigures();
-    void publishDeviceFigures();
-    // Drops the API server's sessions, so that closing the store does not save them.
-    void dropServerSessions();
-    std::unique_ptr<Engine> engine_;
-    QString stateDir_;
-    qint64 memoryBudget_ = qint64(2) << 30;
-    bool compressSavedStates_ = false;
-    EngineConfig config_;
-    std::atomic<bool> stop_{false};
-    std::atomic<quint64> stopUpTo_{0};
-    std::atomic<quint64> running_{0};
-    std::set<std::string> serverSessions_;
+    // The loaded model as it runs now, for configured() and loadFinished().
+    ModelSummary summary() const;
+    // The device the settings chose could not take the model: says so.
+    void reportUnusableDevice(const engine::DeviceFailure& failure);
+    std::unique_ptr<engine::EngineRuntime> runtime_;
+    double loadSeconds_ = 0;
 };
 
 } // namespace hearth::app

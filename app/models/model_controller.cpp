@@ -43,19 +43,22 @@ ModelController::ModelController(AppSettings* settings, InferenceWorker* worker,
         else
             setError(message);
     });
-    connect(settings, &AppSettings::engineConfigChanged, this, [this] {
+    // Every engine setting reaches the worker by one path, configureRequested.
+    const auto reconfigure = [this] {
         const EngineConfig previous = config_;
         config_ = settings_->engineConfig();
         if (config_ == previous) return;
         emit configureRequested(config_);
         // The picker's memory estimates depend on the context, the cache types and the device, not
-        // the threads.
-        if (config_.contextLength != previous.contextLength ||
-            config_.keyCacheType != previous.keyCacheType ||
-            config_.valueCacheType != previous.valueCacheType || config_.device != previous.device ||
-            config_.gpuLayers != previous.gpuLayers)
+        // the threads or the conversations' memory.
+        if (config_.context_length != previous.context_length ||
+            config_.cache_types != previous.cache_types || config_.device != previous.device ||
+            config_.gpu_layers != previous.gpu_layers)
             refresh();
-    });
+    };
+    connect(settings, &AppSettings::engineConfigChanged, this, reconfigure);
+    connect(settings, &AppSettings::conversationMemoryChanged, this, reconfigure);
+    connect(settings, &AppSettings::savedStatesChanged, this, reconfigure);
     connect(settings, &AppSettings::modelsFolderChanged, this, &ModelController::refresh);
     connect(this, &ModelController::stateChanged, this, &ModelController::demoOfferChanged);
     connect(settings, &AppSettings::recentModelsChanged, this, &ModelController::demoOfferChanged);

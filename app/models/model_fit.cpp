@@ -26,7 +26,7 @@ MemoryFit memoryFit(qint64 neededBytes, qint64 physicalBytes) {
 }
 
 qint64 chosenGpuMemoryBytes(const EngineConfig& config) {
-    const engine::ComputeDevice device = computeDevice(config);
+    const engine::ComputeDevice& device = config.device;
     if (device.kind == engine::ComputeDevice::Kind::Cpu) return 0;
     const std::vector<engine::GpuDeviceInfo> devices = engine::gpu_devices();
     const int32_t index = device.index < 0 ? engine::best_gpu_device(devices) : device.index;

@@ -7,6 +7,7 @@
 #include "engine/forward/inference.h"
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/model.h"
+#include "engine/runtime/engine_runtime.h"
 #include "engine/tokenizer/tokenizer.h"
 #include <QCoreApplication>
 #include <QDirIterator>
@@ -39,7 +40,6 @@ QStringList usageNotes(const gguf::GgufFile& file) {
 } // namespace
 
 ModelEntry readModelEntry(const QString& path, const EngineConfig& config, qint64 gpuMemoryBytes) {
-    const int contextLength = config.contextLength;
     ModelEntry entry;
     entry.path = path;
     entry.name = QFileInfo(path).completeBaseName();
@@ -59,16 +59,15 @@ ModelEntry readModelEntry(const QString& path, const EngineConfig& config, qint6
         entry.contextLength = info.context_length;
         entry.hasChatTemplate = info.has_chat_template;
         const int context =
-            info.context_length > 0 ? std::min(contextLength, info.context_length) : contextLength;
-        const engine::KvCacheTypes types = kvCacheTypes(config);
+            engine::EngineRuntime::effective_context(info.context_length, config.context_length);
+        const engine::KvCacheTypes types = config.cache_types;
         entry.estimatedBytes = info.estimated_bytes(context, types.keys, types.values);
-        entry.gpuChosen =
-            computeDevice(config).kind != engine::ComputeDevice::Kind::Cpu && config.gpuLayers != 0;
+        entry.gpuChosen = config.device.kind != engine::ComputeDevice::Kind::Cpu && config.gpu_layers != 0;
         if (entry.gpuChosen) {
             // Planned as the worker runs it: batches of the engine's default size.
             const engine::DeviceMemoryPlan plan =
-                engine::plan_device_memory(*file, engine::InferenceOptions{}.n_batch, context, types);
-            const GpuSplit split = gpuSplit(plan, info.file_bytes, gpuMemoryBytes, config.gpuLayers);
+                engine::plan_device_memory(*file, config.n_batch, context, types);
+            const GpuSplit split = gpuSplit(plan, info.file_bytes, gpuMemoryBytes, config.gpu_layers);
             entry.gpuLayers = split.gpuLayers;
             entry.layerCount = split.layerCount;
             entry.gpuBytes = split.gpuBytes;

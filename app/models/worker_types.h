@@ -2,6 +2,7 @@
 // What crosses the thread boundary between the GUI and the inference worker:
 // plain values, copied into queued signals.
 #include "engine/chat/chat_role.h"
+#include "engine/runtime/cancel_token.h"
 #include "engine/session/generation_options.h"
 #include "engine/session/turn_result.h"
 #include <QList>
@@ -21,6 +22,9 @@ struct GenerationRequest {
     QList<ChatTurnData> turns; // ends with the user's turn
     // Sampling, the reply's length and the template override, as the engine takes them.
     engine::GenerationOptions options;
+    // Set from any thread (Stop, the conversation deleted): the reply stops after its current
+    // token, or before its first when it has not started.
+    engine::CancelToken cancel = engine::new_cancel_token();
 };
 
 struct ModelSummary {

@@ -3,17 +3,16 @@
 // completion of a message list with sampling parameters, receive its text in
 // pieces, then one result with token counts. Two implementations: the app's
 // inference worker (shared with the window's chats, one queue) and the engine on
-// a thread of its own for `hearth-cli serve`. Cancelling is a flag in the request,
-// checked between tokens; a request cancelled while queued never runs.
+// a thread of its own for `hearth-cli serve`, each over an engine::EngineRuntime. Cancelling
+// is the request's cancel token, checked between tokens; a request cancelled while queued never runs.
 #include "engine/chat/chat_role.h"
+#include "engine/runtime/cancel_token.h"
 #include "engine/session/turn_result.h"
 #include <QList>
 #include <QMetaType>
 #include <QObject>
 #include <QString>
 #include <QStringList>
-#include <atomic>
-#include <memory>
 
 namespace hearth::server {
 
@@ -22,8 +21,6 @@ struct ApiMessage {
     QString content;
     bool operator==(const ApiMessage&) const = default;
 };
-
-using CancelFlag = std::shared_ptr<std::atomic<bool>>;
 
 struct CompletionRequest {
     quint64 id = 0;
@@ -35,7 +32,7 @@ struct CompletionRequest {
     int maxTokens = 512;
     quint64 seed = 0;
     QStringList stop; // generation ends before the first of these; it is not returned
-    CancelFlag cancel = std::make_shared<std::atomic<bool>>(false);
+    engine::CancelToken cancel = engine::new_cancel_token();
 };
 
 struct CompletionResult {

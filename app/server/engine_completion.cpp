@@ -1,14 +1,11 @@
 #include "app/server/engine_completion.h"
 #include "app/server/stop_strings.h"
-#include "engine/session/session_store.h"
+#include "engine/runtime/engine_runtime.h"
 #include <exception>
 
 namespace hearth::server {
 
 namespace {
-// /v1/completions continues the prompt as written: a template that only concatenates.
-constexpr const char* kRawPromptTemplate = "{% for message in messages %}{{ message.content }}{% endfor %}";
-
 engine::GenerationOptions generationOptions(const CompletionRequest& request) {
     engine::GenerationOptions options;
     options.sampling.temperature = static_cast<float>(request.temperature);
@@ -18,39 +15,47 @@ engine::GenerationOptions generationOptions(const CompletionRequest& request) {
     options.sampling.repeat_penalty = 1.0f;
     options.sampling.seed = request.seed;
     options.max_tokens = request.maxTokens;
-    if (request.rawPrompt) options.template_override = kRawPromptTemplate;
+    if (request.rawPrompt) options.template_override = engine::kRawPromptTemplate; // continued as written
     return options;
 }
 } // namespace
 
-CompletionResult runCompletion(engine::SessionStore& sessions, const CompletionRequest& request,
+CompletionResult runCompletion(engine::EngineRuntime& runtime, const CompletionRequest& request,
                                const std::function<void(const QString& text)>& onText) {
     CompletionResult result;
     if (request.cancel->load()) { // the client left while it waited
         result.finishReason = QStringLiteral("cancelled");
         return result;
     }
-    std::vector<engine::ChatTurn> turns;
-    turns.reserve(request.messages.size());
+    engine::RuntimeRequest turn;
+    turn.conversation_id = request.sessionId.toStdString();
+    turn.conversation.reserve(request.messages.size());
     for (const ApiMessage& m : request.messages)
-        turns.push_back({m.role, m.content.toStdString()});
+        turn.conversation.push_back({m.role, m.content.toStdString()});
+    turn.options = generationOptions(request);
+    turn.cancel = request.cancel;
+    turn.keep_state = false; // the API's sessions live as long as the server keys requests to them
 
     StopStrings stops(request.stop);
+    bool sent = false;
     const auto onPiece = [&](std::string_view piece) {
         const QString text =
             stops.push(QString::fromUtf8(piece.data(), static_cast<qsizetype>(piece.size())));
-        if (!text.isEmpty()) onText(text);
-        // The request's own flag: the engine checks it before the next token.
+        if (!text.isEmpty()) {
+            onText(text);
+            sent = true;
+        }
+        // The request's own token: the engine checks it before the next token.
         if (stops.stopped()) request.cancel->store(true);
     };
+    // The GPU failed before any text went out: the completion runs again on the CPU.
+    const auto retryOnCpu = [&] {
+        if (sent || stops.stopped()) return false;
+        stops = StopStrings(request.stop);
+        return true;
+    };
     try {
-        result.stats = sessions
-                           .run_turn({.conversation_id = request.sessionId.toStdString(),
-                                      .conversation = turns,
-                                      .options = generationOptions(request),
-                                      .stop = request.cancel.get()},
-                                     onPiece)
-                           .stats;
+        result.stats = runtime.run(turn, onPiece, retryOnCpu).stats;
         if (const QString rest = stops.flush(); !rest.isEmpty()) onText(rest);
         const engine::TurnStats& stats = result.stats;
         if (stops.stopped() || stats.stop_reason == engine::StopReason::EndOfGeneration)

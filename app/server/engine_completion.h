@@ -2,18 +2,18 @@
 // Runs one API completion on the engine, in a session of a SessionStore: the chat
 // template (or the raw prompt), OpenAI's sampling (no top-k, min-p or repetition
 // penalty unless asked), stop strings, and cancelling. Called on the thread that owns
-// the store: the app's inference worker, or hearth-cli serve's engine thread.
+// the runtime: the app's inference worker, or hearth-cli serve's engine thread.
 #include "app/server/completion_backend.h"
 #include <functional>
 
 namespace hearth::engine {
-class SessionStore;
+class EngineRuntime;
 }
 
 namespace hearth::server {
 
 // onText receives the reply as it grows (stop strings already cut out).
-CompletionResult runCompletion(engine::SessionStore& sessions, const CompletionRequest& request,
+CompletionResult runCompletion(engine::EngineRuntime& runtime, const CompletionRequest& request,
                                const std::function<void(const QString& text)>& onText);
 
 } // namespace hearth::server

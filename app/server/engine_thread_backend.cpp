@@ -1,34 +1,15 @@
 #include "app/server/engine_thread_backend.h"
 #include "app/server/engine_completion.h"
-#include "engine/forward/inference.h"
-#include "engine/model/model.h"
-#include "engine/session/engine_metrics.h"
-#include "engine/session/session_store.h"
+#include "engine/runtime/engine_runtime.h"
 #include <QFileInfo>
-#include <algorithm>
 
 namespace hearth::server {
 
-struct EngineThreadBackend::Engine {
-    std::shared_ptr<const engine::Model> model;
-    std::unique_ptr<engine::Inference> inference;
-    engine::EngineMetrics metrics;                  // this engine's live figures (nobody shows them)
-    std::unique_ptr<engine::SessionStore> sessions; // after `inference`: destroyed first
-    int contextLength = 0;
-};
-
-EngineThreadBackend::EngineThreadBackend(const std::string& modelPath,
-                                         const engine::InferenceOptions& options, int contextLength)
-    : engine_(std::make_unique<Engine>()), runner_(nullptr) {
+EngineThreadBackend::EngineThreadBackend(const std::string& modelPath, const engine::RuntimeConfig& config)
+    : runtime_(std::make_unique<engine::EngineRuntime>()), runner_(nullptr) {
     registerCompletionTypes();
-    engine_->model = engine::Model::load(modelPath);
-    engine_->inference = std::make_unique<engine::Inference>(engine_->model, options);
-    const int trained = engine_->model->hparams().n_ctx_train;
-    engine_->contextLength = trained > 0 ? std::min(contextLength, trained) : contextLength;
-    engine::SessionStoreOptions store;
-    store.n_ctx = engine_->contextLength;
-    store.save_on_close = false; // no state directory: API sessions live as long as the server
-    engine_->sessions = std::make_unique<engine::SessionStore>(*engine_->inference, store, engine_->metrics);
+    runtime_->configure(config);
+    runtime_->load(modelPath);
     modelId_ = QFileInfo(QString::fromStdString(modelPath)).completeBaseName();
 
     // Made once nothing above can throw: the thread's end deletes it, and a constructor that
@@ -46,7 +27,7 @@ EngineThreadBackend::~EngineThreadBackend() {
 }
 
 int EngineThreadBackend::contextLength() const {
-    return engine_->contextLength;
+    return runtime_->context_length();
 }
 
 void EngineThreadBackend::start(const CompletionRequest& request) {
@@ -55,7 +36,7 @@ void EngineThreadBackend::start(const CompletionRequest& request) {
         [this, request] {
             const quint64 id = request.id;
             const CompletionResult result = runCompletion(
-                *engine_->sessions, request, [this, id](const QString& text) { emit pieceReady(id, text); });
+                *runtime_, request, [this, id](const QString& text) { emit pieceReady(id, text); });
             emit finished(id, result);
         },
         Qt::QueuedConnection);
@@ -63,8 +44,7 @@ void EngineThreadBackend::start(const CompletionRequest& request) {
 
 void EngineThreadBackend::forgetSession(const QString& sessionId) {
     QMetaObject::invokeMethod(
-        runner_, [this, id = sessionId.toStdString()] { engine_->sessions->forget(id); },
-        Qt::QueuedConnection);
+        runner_, [this, id = sessionId.toStdString()] { runtime_->forget(id); }, Qt::QueuedConnection);
 }
 
 } // namespace hearth::server

@@ -1,8 +1,9 @@
 #include "app/settings/app_settings.h"
+#include "engine/forward/thread_count.h"
 #include <QDir>
+#include <QRandomGenerator>
 #include <QSemaphore>
 #include <QSettings>
-#include <QThread>
 #include <QVariantMap>
 #include <algorithm>
 #include <memory>
@@ -72,29 +73,41 @@ void AppSettings::setContextLength(int v) {
 void AppSettings::setThreads(int v) {
     assign(threads_, std::clamp(v, 0, 256), &AppSettings::engineConfigChanged);
 }
-QStringList AppSettings::cacheTypes() {
-    return {QStringLiteral("f16"), QStringLiteral("q8_0"), QStringLiteral("q4_0")};
-}
 namespace {
-QString knownCacheType(const QString& name) {
-    return AppSettings::cacheTypes().contains(name) ? name : EngineConfig{}.keyCacheType;
+// The type a name stands for; a name the engine does not know is F16.
+kernels::TensorType knownCacheType(const QString& name) {
+    return engine::kv_cache_type_from_name(name.toStdString()).value_or(kernels::TensorType::F16);
 }
-} // namespace
-void AppSettings::setKeyCacheType(const QString& v) {
-    assign(keyCacheType_, knownCacheType(v), &AppSettings::engineConfigChanged);
-}
-void AppSettings::setValueCacheType(const QString& v) {
-    assign(valueCacheType_, knownCacheType(v), &AppSettings::engineConfigChanged);
-}
-namespace {
-QString knownComputeDevice(const QString& name) {
-    const auto device = engine::compute_device_from_name(name.toStdString());
-    return device ? QString::fromStdString(engine::compute_device_name(*device)) : EngineConfig{}.device;
+engine::ComputeDevice knownComputeDevice(const QString& name) {
+    return engine::compute_device_from_name(name.toStdString()).value_or(engine::ComputeDevice{});
 }
 int knownGpuLayers(int layers) {
     return std::clamp(layers, -1, kMaxGpuLayers);
 }
 } // namespace
+QStringList AppSettings::cacheTypes() {
+    QStringList names;
+    for (const kernels::TensorType type : engine::kv_cache_type_choices())
+        names.append(cacheTypeName(type));
+    return names;
+}
+QString AppSettings::keyCacheType() const {
+    return cacheTypeName(cacheTypes_.keys);
+}
+QString AppSettings::valueCacheType() const {
+    return cacheTypeName(cacheTypes_.values);
+}
+QString AppSettings::computeDevice() const {
+    return QString::fromStdString(engine::compute_device_name(computeDevice_));
+}
+void AppSettings::setKeyCacheType(const QString& v) {
+    assign(cacheTypes_, engine::KvCacheTypes{knownCacheType(v), cacheTypes_.values},
+           &AppSettings::engineConfigChanged);
+}
+void AppSettings::setValueCacheType(const QString& v) {
+    assign(cacheTypes_, engine::KvCacheTypes{cacheTypes_.keys, knownCacheType(v)},
+           &AppSettings::engineConfigChanged);
+}
 void AppSettings::setComputeDevice(const QString& v) {
     assign(computeDevice_, knownComputeDevice(v), &AppSettings::engineConfigChanged);
 }
@@ -102,18 +115,33 @@ void AppSettings::setGpuLayers(int v) {
     assign(gpuLayers_, knownGpuLayers(v), &AppSettings::engineConfigChanged);
 }
 EngineConfig AppSettings::engineConfig() const {
-    return EngineConfig{automaticThreads(threads_),
-                        contextLength_,
-                        keyCacheType_,
-                        valueCacheType_,
-                        computeDevice_,
-                        gpuLayers_};
+    EngineConfig config;
+    config.threads = threads_; // 0: the engine resolves it (engine::resolve_threads)
+    config.context_length = contextLength_;
+    config.cache_types = cacheTypes_;
+    config.device = computeDevice_;
+    config.gpu_layers = gpuLayers_;
+    config.memory_budget_bytes = static_cast<size_t>(conversationMemoryMiB_) << 20;
+    config.saved_format = compressSavedStates_ ? engine::KvStateFormat::Q8_0 : engine::KvStateFormat::F16;
+    return config;
+}
+engine::GenerationOptions AppSettings::generationOptions() const {
+    engine::GenerationOptions options;
+    engine::SamplingParams& sampling = options.sampling;
+    sampling.temperature = static_cast<float>(temperature_);
+    sampling.top_k = topK_;
+    sampling.top_p = static_cast<float>(topP_);
+    sampling.min_p = static_cast<float>(minP_);
+    sampling.repeat_penalty = static_cast<float>(repeatPenalty_);
+    sampling.seed = seed_ >= 0 ? static_cast<uint64_t>(seed_) : QRandomGenerator::global()->generate64();
+    options.max_tokens = maxReplyTokens_;
+    options.template_override = chatTemplate_.toStdString();
+    return options;
 }
 int AppSettings::automaticThreads(int setting) {
-    // 0 means what it means to the engine (InferenceOptions::n_threads, hearth-cli -t 0): one
-    // thread per hardware thread. On 2 cores the app generates faster with both than with one
-    // kept free for the window: the window's work between updates does not pay for a core.
-    return setting > 0 ? setting : std::max(1, QThread::idealThreadCount());
+    // On 2 cores the app generates faster with both than with one kept free for the window: the
+    // window's work between updates does not pay for a core.
+    return engine::resolve_threads(setting);
 }
 void AppSettings::setConversationMemoryMiB(int v) {
     assign(conversationMemoryMiB_, std::clamp(v, kMinConversationMemoryMiB, kMaxConversationMemoryMiB),
@@ -197,9 +225,9 @@ void AppSettings::load() {
     maxReplyTokens_ = std::clamp(s->value("generation/maxReplyTokens", maxReplyTokens_).toInt(), 1, 32768);
     contextLength_ = std::clamp(s->value("engine/contextLength", contextLength_).toInt(), 64, 131072);
     threads_ = std::clamp(s->value("engine/threads", threads_).toInt(), 0, 256);
-    keyCacheType_ = knownCacheType(s->value("engine/keyCacheType", keyCacheType_).toString());
-    valueCacheType_ = knownCacheType(s->value("engine/valueCacheType", valueCacheType_).toString());
-    computeDevice_ = knownComputeDevice(s->value("engine/computeDevice", computeDevice_).toString());
+    cacheTypes_.keys = knownCacheType(s->value("engine/keyCacheType", keyCacheType()).toString());
+    cacheTypes_.values = knownCacheType(s->value("engine/valueCacheType", valueCacheType()).toString());
+    computeDevice_ = knownComputeDevice(s->value("engine/computeDevice", computeDevice()).toString());
     gpuLayers_ = knownGpuLayers(s->value("engine/gpuLayers", gpuLayers_).toInt());
     conversationMemoryMiB_ =
         std::clamp(s->value("engine/conversationMemoryMiB", conversationMemoryMiB_).toInt(),
@@ -232,9 +260,9 @@ void AppSettings::saveNow() {
         {"generation/maxReplyTokens", maxReplyTokens_},
         {"engine/contextLength", contextLength_},
         {"engine/threads", threads_},
-        {"engine/keyCacheType", keyCacheType_},
-        {"engine/valueCacheType", valueCacheType_},
-        {"engine/computeDevice", computeDevice_},
+        {"engine/keyCacheType", keyCacheType()},
+        {"engine/valueCacheType", valueCacheType()},
+        {"engine/computeDevice", computeDevice()},
         {"engine/gpuLayers", gpuLayers_},
         {"engine/conversationMemoryMiB", conversationMemoryMiB_},
         {"engine/compressSavedStates", compressSavedStates_},

@@ -5,6 +5,7 @@
 // each change (the GUI thread never touches the settings file after startup).
 #include "app/settings/engine_config.h"
 #include "engine/sampling/sampler.h"
+#include "engine/session/generation_options.h"
 #include <QObject>
 #include <QStringList>
 #include <QThreadPool>
@@ -81,21 +82,25 @@ public:
     [[nodiscard]] int maxReplyTokens() const { return maxReplyTokens_; }
     [[nodiscard]] int contextLength() const { return contextLength_; }
     [[nodiscard]] int threads() const { return threads_; } // 0: automatic, automaticThreads(0)
-    // What the KV cache stores keys and values as: "f16" (the default), "q8_0" or "q4_0" (about
-    // half and a quarter of F16's memory, with their rounding).
-    [[nodiscard]] QString keyCacheType() const { return keyCacheType_; }
-    [[nodiscard]] QString valueCacheType() const { return valueCacheType_; }
+    // What the KV cache stores keys and values as, by the engine's names: "f16" (the default),
+    // "q8_0" or "q4_0" (about half and a quarter of F16's memory, with their rounding).
+    [[nodiscard]] QString keyCacheType() const;
+    [[nodiscard]] QString valueCacheType() const;
+    // The names of the types the engine's KV cache takes (engine::kv_cache_type_choices).
     [[nodiscard]] static QStringList cacheTypes();
     // Where the model runs: "cpu" (the default) or a Vulkan device, "vulkan:N" (N as the engine
     // lists them, engine::gpu_devices).
-    [[nodiscard]] QString computeDevice() const { return computeDevice_; }
+    [[nodiscard]] QString computeDevice() const;
     // How many of the model's first layers run on that GPU; -1 (the default): as many as fit in
     // its memory.
     [[nodiscard]] int gpuLayers() const { return gpuLayers_; }
-    // Everything the worker runs the model with, in one value; automatic threads resolved.
+    // Everything the engine runs the model with, in one typed value (threads 0: automatic).
     [[nodiscard]] EngineConfig engineConfig() const;
-    // The threads a setting runs with: itself, or for 0 one per hardware thread, as the engine
-    // reads 0.
+    // How the next reply is generated (sampling, its length, the template), as the engine takes
+    // it; a seed of -1 is a new random seed each call.
+    [[nodiscard]] engine::GenerationOptions generationOptions() const;
+    // The threads a setting runs with: itself, or for 0 one per hardware thread
+    // (engine::resolve_threads, where the engine resolves 0).
     [[nodiscard]] static int automaticThreads(int setting);
     // KV memory kept for conversations before the least recently used is saved to disk and dropped.
     [[nodiscard]] int conversationMemoryMiB() const { return conversationMemoryMiB_; }
@@ -181,10 +186,9 @@ private:
     int maxReplyTokens_ = 512;
     int contextLength_ = 2048;
     int threads_ = 0;
-    QString keyCacheType_ = EngineConfig{}.keyCacheType;
-    QString valueCacheType_ = EngineConfig{}.valueCacheType;
-    QString computeDevice_ = EngineConfig{}.device;
-    int gpuLayers_ = EngineConfig{}.gpuLayers;
+    engine::KvCacheTypes cacheTypes_ = EngineConfig{}.cache_types;
+    engine::ComputeDevice computeDevice_ = EngineConfig{}.device;
+    int gpuLayers_ = EngineConfig{}.gpu_layers;
     int conversationMemoryMiB_ = 2048;
     bool compressSavedStates_ = false;
     QString chatTemplate_;

@@ -1,28 +1,21 @@
 #pragma once
-// The settings' engine section (threads, context, KV cache types, the compute device), and the
-// same in the engine's own terms.
-#include "engine/forward/compute_device.h"
-#include "engine/forward/kv_cache.h"
+// The settings' engine section is the engine runtime's own config: threads, context, KV cache
+// types, the compute device and its layers, the conversations' memory budget and saved-state
+// format, in the engine's types. AppSettings::engineConfig() fills it; it reaches the engine by
+// one path, InferenceWorker::configure. Strings exist only at the QML and QSettings boundary.
+#include "engine/runtime/runtime_config.h"
 #include <QMetaType>
 #include <QString>
 
 namespace hearth::app {
 
-// How the engine runs a loaded model: what the settings panel's engine section chooses.
-struct EngineConfig {
-    int threads = 0; // 0: one per hardware thread, as in the engine
-    int contextLength = 2048;
-    QString keyCacheType = QStringLiteral("f16"); // f16, q8_0 or q4_0
-    QString valueCacheType = QStringLiteral("f16");
-    QString device = QStringLiteral("cpu"); // "cpu" or "vulkan:N", as engine::compute_device_name writes it
-    int gpuLayers = -1;                     // layers on a GPU; -1: as many as fit in its memory
-    bool operator==(const EngineConfig&) const = default;
-};
+using EngineConfig = engine::RuntimeConfig;
 
-// The KV cache types an EngineConfig names (a name the engine does not know counts as F16).
-engine::KvCacheTypes kvCacheTypes(const EngineConfig& config);
-// The device an EngineConfig names (a name the engine does not know counts as the CPU).
-engine::ComputeDevice computeDevice(const EngineConfig& config);
+// The engine's name of a KV cache type ("f16", "q8_0", "q4_0"), as QML and QSettings show it.
+inline QString cacheTypeName(kernels::TensorType type) {
+    const std::string_view name = engine::kv_cache_type_name(type);
+    return QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size()));
+}
 
 } // namespace hearth::app
 

@@ -2,6 +2,7 @@
 #include "engine/error.h"
 #include "engine/forward/device_forward.h"
 #include "engine/forward/mixture_of_experts.h"
+#include "engine/forward/thread_count.h"
 #include "engine/forward/transformer_ops.h"
 #include "kernels/kernel_table.h"
 #include "kernels/thread_pool.h"
@@ -34,11 +35,6 @@ struct Inference::Scratch {
 };
 
 namespace {
-int32_t resolved_threads(int32_t requested) {
-    return requested > 0 ? requested
-                         : static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
-}
-
 // fn(first, count) over rows [0, rows): a prefill batch in parts of kRowsPerPart rows or more
 // shared out by the pool (a row of a norm, a residual add or a RoPE is well under a
 // microsecond, a pool job a few), decode's single row on the caller. Each row is computed as alone, so the
@@ -60,7 +56,7 @@ template <class F> void for_row_parts(int32_t rows, kernels::ThreadPool& pool, F
 
 Inference::Inference(std::shared_ptr<const Model> model, InferenceOptions options)
     : model_(std::move(model)), n_batch_(std::max(1, options.n_batch)), cache_types_(options.cache_types) {
-    pool_ = std::make_unique<kernels::ThreadPool>(resolved_threads(options.n_threads));
+    pool_ = std::make_unique<kernels::ThreadPool>(resolve_threads(options.n_threads));
 
     const HyperParams& hp = model_->hparams();
     const ModelWeights& w = model_->weights();
@@ -124,7 +120,7 @@ int32_t Inference::n_threads() const {
 }
 
 void Inference::set_threads(int32_t threads) {
-    const int32_t n = resolved_threads(threads);
+    const int32_t n = resolve_threads(threads);
     if (n == pool_->size()) return;
     pool_ = std::make_unique<kernels::ThreadPool>(n); // built first: a failure keeps the old pool
 }

@@ -11,9 +11,13 @@
 
 namespace hearth::engine {
 
-namespace {
+std::span<const kernels::TensorType> kv_cache_type_choices() {
+    static constexpr kernels::TensorType kChoices[] = {kernels::TensorType::F16, kernels::TensorType::Q8_0,
+                                                       kernels::TensorType::Q4_0};
+    return kChoices;
+}
 
-std::string_view type_label(kernels::TensorType type) {
+std::string_view kv_cache_type_name(kernels::TensorType type) {
     switch (type) {
     case kernels::TensorType::F16:
         return "f16";
@@ -26,12 +30,14 @@ std::string_view type_label(kernels::TensorType type) {
     }
 }
 
+namespace {
+
 // Checks a part's type against the model's head size; returns the bytes of one head's row.
 size_t checked_head_row_bytes(kernels::TensorType type, int32_t head_dim, std::string_view part) {
     if (!kernels::is_kv_cache_type(type))
         throw Error("KV cache: " + std::string(part) + " must be stored as f16, q8_0 or q4_0");
     if (type != kernels::TensorType::F16 && head_dim % 32 != 0)
-        throw Error("KV cache: " + std::string(part) + " as " + std::string(type_label(type)) +
+        throw Error("KV cache: " + std::string(part) + " as " + std::string(kv_cache_type_name(type)) +
                     " need a head size that is a multiple of 32 (its blocks), this model's is " +
                     std::to_string(head_dim) + "; use f16");
     return kernels::row_bytes(type, head_dim);
@@ -47,8 +53,8 @@ std::optional<kernels::TensorType> kv_cache_type_from_name(std::string_view name
     std::string lower(name);
     for (char& c : lower)
         c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    for (const auto type : {kernels::TensorType::F16, kernels::TensorType::Q8_0, kernels::TensorType::Q4_0})
-        if (lower == type_label(type)) return type;
+    for (const kernels::TensorType type : kv_cache_type_choices())
+        if (lower == kv_cache_type_name(type)) return type;
     return std::nullopt;
 }
 

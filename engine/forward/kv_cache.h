@@ -22,6 +22,10 @@ struct KvCacheTypes {
     kernels::TensorType values = kernels::TensorType::F16;
     bool operator==(const KvCacheTypes&) const = default;
 };
+// The types a KV cache can store keys or values as: F16, Q8_0, Q4_0 (the settings' choices).
+std::span<const kernels::TensorType> kv_cache_type_choices();
+// "f16", "q8_0" or "q4_0": the name kv_cache_type_from_name reads back.
+std::string_view kv_cache_type_name(kernels::TensorType type);
 // "f16", "q8_0" or "q4_0" (case-insensitive) to its type; nullopt for anything else.
 std::optional<kernels::TensorType> kv_cache_type_from_name(std::string_view name);
 // Bytes of keys and values per cached token across all layers, for a model's shape.

@@ -91,9 +91,10 @@ std::string ChatSession::render(std::span<const ChatTurn> conversation,
         conversation, render_options_for(inference_.model().tokenizer(), true));
 }
 
-std::vector<int32_t> ChatSession::tokenize_prompt(const std::string& text) const {
+std::vector<int32_t> ChatSession::tokenize_prompt(const std::string& text,
+                                                  const GenerationOptions& options) const {
     const auto& tok = inference_.model().tokenizer();
-    std::vector<int32_t> tokens = tok.encode(text, tok.add_bos_by_default(), true);
+    std::vector<int32_t> tokens = tok.encode(text, options.add_bos && tok.add_bos_by_default(), true);
     // Templates that write the BOS text themselves would otherwise get two.
     if (tokens.size() >= 2 && tokens[0] == tok.bos_id() && tokens[1] == tok.bos_id())
         tokens.erase(tokens.begin());
@@ -102,7 +103,7 @@ std::vector<int32_t> ChatSession::tokenize_prompt(const std::string& text) const
 
 std::vector<int32_t> ChatSession::prompt_tokens(std::span<const ChatTurn> conversation,
                                                 const GenerationOptions& options) const {
-    return tokenize_prompt(render(conversation, options));
+    return tokenize_prompt(render(conversation, options), options);
 }
 
 int32_t ChatSession::resolve_n_keep(std::span<const ChatTurn> conversation, const GenerationOptions& options,
@@ -120,7 +121,7 @@ int32_t ChatSession::resolve_n_keep(std::span<const ChatTurn> conversation, cons
             try {
                 const std::string text = chat_template.render_conversation(conversation.first(kept),
                                                                            render_options_for(tok, false));
-                const std::vector<int32_t> system = tokenize_prompt(text);
+                const std::vector<int32_t> system = tokenize_prompt(text, options);
                 n_keep = std::max(n_keep, common_prefix(system, tokens));
             } catch (const std::exception&) {
                 // Some templates refuse a conversation without a user turn: keep the BOS only.
@@ -139,7 +140,7 @@ TurnStarts ChatSession::turn_starts(std::span<const ChatTurn> conversation, cons
             try {
                 const std::string text = template_for(options).render_conversation(
                     conversation.first(turn), render_options_for(inference_.model().tokenizer(), false));
-                return common_prefix(tokenize_prompt(text), prompt);
+                return common_prefix(tokenize_prompt(text, options), prompt);
             } catch (const std::exception&) {
                 return 0; // the template refuses this part of the conversation: no boundary known here
             }
@@ -239,7 +240,8 @@ ChatSession::Prefill ChatSession::prefill_prompt(std::span<const ChatTurn> conve
 }
 
 TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const GenerationOptions& options,
-                             const PieceCallback& on_piece, const std::atomic<bool>* stop) {
+                             const PieceCallback& on_piece, const std::atomic<bool>* stop,
+                             const TokenCallback& on_token) {
     const auto start = Clock::now();
     // Whether it returns or throws (a template error, a prompt too long), the reply is over.
     struct EndOfReply {
@@ -285,6 +287,7 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
         }
         tokens.push_back(next);
         ++stats.generated_tokens;
+        if (on_token) on_token(next);
         if (const std::string piece = decoder.push(next); !piece.empty() && on_piece) on_piece(piece);
         if (i + 1 == options.max_tokens) break; // the last token needs no logits
         if (cache_->size() >= n_ctx) {

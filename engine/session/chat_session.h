@@ -29,6 +29,8 @@ using ChatTurn = chat::ChatMessage;
 
 // Receives each piece of reply text as it is decoded (complete UTF-8 only).
 using PieceCallback = std::function<void(std::string_view piece)>;
+// Receives each token of the reply as it is sampled, before its text.
+using TokenCallback = std::function<void(int32_t token)>;
 
 class ChatSession {
 public:
@@ -42,11 +44,13 @@ public:
     ChatSession& operator=(const ChatSession&) = delete;
 
     // Generates the assistant's reply to `conversation` (which ends with a user turn).
-    // `stop` is checked between tokens. Throws hearth::Error on a template error, and when the
-    // model computes NaN or infinite logits (damaged weights): the pieces streamed before it are
-    // the reply so far, and the cache keeps only the positions evaluated before those logits.
+    // `stop` is checked between tokens; `on_token`, if given, sees each token sampled. Throws
+    // hearth::Error on a template error, and when the model computes NaN or infinite logits
+    // (damaged weights): the pieces streamed before it are the reply so far, and the cache keeps
+    // only the positions evaluated before those logits.
     TurnStats reply(std::span<const ChatTurn> conversation, const GenerationOptions& options,
-                    const PieceCallback& on_piece, const std::atomic<bool>* stop = nullptr);
+                    const PieceCallback& on_piece, const std::atomic<bool>* stop = nullptr,
+                    const TokenCallback& on_token = {});
 
     // The first half of reply(): renders, reuses the cached prefix (shifting the context
     // if it must) and prefills the rest. `logits` (after the last prompt token) stay valid
@@ -79,7 +83,7 @@ public:
 
 private:
     const chat::ChatTemplate& template_for(const GenerationOptions& options) const;
-    std::vector<int32_t> tokenize_prompt(const std::string& text) const;
+    std::vector<int32_t> tokenize_prompt(const std::string& text, const GenerationOptions& options) const;
     int32_t resolve_n_keep(std::span<const ChatTurn> conversation, const GenerationOptions& options,
                            std::span<const int32_t> tokens) const;
     // Where each turn of `conversation` starts among `prompt` (the conversation as rendered and

@@ -13,6 +13,13 @@ struct GenerationOptions {
     std::string template_override; // Jinja source; empty: the model's template (ChatML if none)
     // Tokens a context shift never drops; -1: those of the system prompt (or the BOS token).
     int32_t n_keep = -1;
+    // The BOS token before the prompt where the model's tokenizer adds one; false: never.
+    bool add_bos = true;
 };
+
+// A template that writes the messages' text as it is, with nothing around it: a raw prompt
+// (the API's /v1/completions, hearth-cli generate) is one user message under it.
+inline constexpr const char* kRawPromptTemplate =
+    "{% for message in messages %}{{ message.content }}{% endfor %}";
 
 } // namespace hearth::engine

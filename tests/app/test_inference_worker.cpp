@@ -29,12 +29,8 @@ public:
         connect(this, &WorkerHarness::warmUp, worker, &InferenceWorker::warmUp, Qt::QueuedConnection);
         connect(this, &WorkerHarness::generate, worker, &InferenceWorker::generate, Qt::QueuedConnection);
         connect(this, &WorkerHarness::configure, worker, &InferenceWorker::configure, Qt::QueuedConnection);
-        connect(this, &WorkerHarness::setMemoryBudget, worker, &InferenceWorker::setMemoryBudget,
-                Qt::QueuedConnection);
         connect(this, &WorkerHarness::forget, worker, &InferenceWorker::forgetConversation,
                 Qt::QueuedConnection);
-        connect(this, &WorkerHarness::setCompressSavedStates, worker,
-                &InferenceWorker::setCompressSavedStates, Qt::QueuedConnection);
         // The worker's signals, re-emitted on this (the test's) thread, where the spies read them.
         connect(worker, &InferenceWorker::loadFinished, this, &WorkerHarness::loadFinished);
         connect(worker, &InferenceWorker::warmUpFinished, this, &WorkerHarness::warmUpFinished);
@@ -49,16 +45,25 @@ public:
         thread.quit();
         thread.wait();
     }
+    // The engine settings travel as one config, by configure: these change one field of it.
+    void setMemoryBudget(size_t bytes) {
+        config.memory_budget_bytes = bytes;
+        emit configure(config);
+    }
+    void setCompressSavedStates(bool compress) {
+        config.saved_format =
+            compress ? hearth::engine::KvStateFormat::Q8_0 : hearth::engine::KvStateFormat::F16;
+        emit configure(config);
+    }
     InferenceWorker* worker;
     QThread thread;
+    EngineConfig config;
 signals:
     void load(quint64 id, const QString& path);
     void warmUp(quint64 id);
     void generate(const hearth::app::GenerationRequest& request);
     void configure(const hearth::app::EngineConfig& config);
-    void setMemoryBudget(qint64 bytes);
     void forget(const QString& conversationId);
-    void setCompressSavedStates(bool compress);
     void loadFinished(quint64 requestId, bool ok, const hearth::app::ModelSummary& summary,
                       const QString& error);
     void warmUpFinished(quint64 requestId, double seconds);
@@ -92,6 +97,10 @@ class TestInferenceWorker : public QObject {
     static QString usableGpu() {
         const int32_t index = hearth::engine::best_gpu_device(hearth::engine::gpu_devices());
         return index < 0 ? QString() : QStringLiteral("vulkan:%1").arg(index);
+    }
+
+    static hearth::engine::ComputeDevice device(const QString& name) {
+        return hearth::engine::compute_device_from_name(name.toStdString()).value();
     }
 
     // Applies `config` and returns the summary the worker answers with.
@@ -216,10 +225,11 @@ private slots:
         // Stop from the worker's own thread as soon as the first piece is out, so the
         // tiny model cannot finish its story first.
         InferenceWorker* worker = h.worker;
+        const GenerationRequest r = request(9, "c", 100000);
         connect(
-            worker, &InferenceWorker::piecesReady, worker, [worker] { worker->requestStop(9); },
+            worker, &InferenceWorker::piecesReady, worker, [cancel = r.cancel] { cancel->store(true); },
             Qt::DirectConnection);
-        emit h.generate(request(9, "c", 100000));
+        emit h.generate(r);
         QVERIFY(done.wait(30000));
         QVERIFY(!pieces.isEmpty());
         const auto result = done.constFirst().at(1).value<GenerationResult>();
@@ -231,8 +241,9 @@ private slots:
         WorkerHarness h;
         QVERIFY(loadInto(h, modelPath(), 1));
         QSignalSpy done(&h, &WorkerHarness::generationFinished);
-        h.worker->requestStop(11); // arrives before the queued request runs
-        emit h.generate(request(11, "c", 100000));
+        GenerationRequest r = request(11, "c", 100000);
+        r.cancel->store(true); // before the queued request runs
+        emit h.generate(r);
         QVERIFY(done.wait(30000));
         QVERIFY(done.constFirst().at(1).value<GenerationResult>().stats.stop_reason ==
                 hearth::engine::StopReason::Stopped);
@@ -280,7 +291,7 @@ private slots:
         {
             WorkerHarness h(dir);
             QVERIFY(loadInto(h, modelPath(), 1));
-            emit h.setMemoryBudget(1); // only the conversation in use stays in memory
+            h.setMemoryBudget(1); // only the conversation in use stays in memory
 
             GenerationResult first;
             QVERIFY(generateIn(h, request(2, "alpha", 12, alphaStart), &first, &alphaReply));
@@ -329,7 +340,7 @@ private slots:
         // A damaged state is refused: the reply is prefilled as usual.
         GenerationResult gamma;
         QVERIFY(generateIn(h, request(6, "gamma", 4), &gamma));
-        emit h.setMemoryBudget(1);
+        h.setMemoryBudget(1);
         QVERIFY(generateIn(h, request(7, "alpha", 2, alphaStart), &restarted)); // evicts gamma
         const QString gammaFile = dir + "/gamma.hkv";
         QVERIFY(QFile::exists(gammaFile));
@@ -362,7 +373,7 @@ private slots:
         const QList<ChatTurnData> alphaStart{{Role::User, "Once upon a time"}};
         WorkerHarness h(dir);
         QVERIFY(loadInto(h, modelPath(), 1));
-        emit h.setMemoryBudget(1); // only the conversation in use stays in memory
+        h.setMemoryBudget(1); // only the conversation in use stays in memory
 
         GenerationResult result;
         QString alphaReply;
@@ -374,7 +385,7 @@ private slots:
         QCOMPARE(saved->format, KvStateFormat::F16); // the default
         QVERIFY(saved->sizeMatchesFormat);
 
-        emit h.setCompressSavedStates(true);
+        h.setCompressSavedStates(true);
         // alpha comes back from its F16 state, grows, and is evicted again by beta: now as Q8_0.
         const QList<ChatTurnData> alphaNext{
             alphaStart.first(), {Role::Assistant, alphaReply}, {Role::User, "And then?"}};
@@ -392,7 +403,7 @@ private slots:
         QVERIFY(result.stats.reused_tokens > 0);
 
         // Back to F16 for the next save.
-        emit h.setCompressSavedStates(false);
+        h.setCompressSavedStates(false);
         QVERIFY(generateIn(h, request(7, "alpha", 2, alphaNext), &result));
         QVERIFY(generateIn(h, request(8, "beta", 2, {{Role::User, "A different start"}}), &result));
         saved = hearth::test::readSavedStateHeader(alphaFile);
@@ -427,7 +438,7 @@ private slots:
         QSignalSpy configured(&h, &WorkerHarness::configured);
         EngineConfig config;
         config.threads = 1;
-        config.contextLength = 96;
+        config.context_length = 96;
         emit h.configure(config);
         QVERIFY(configured.wait(10000));
         const auto summary = configured.constFirst().constFirst().value<ModelSummary>();
@@ -494,7 +505,7 @@ private slots:
             if (!loadInto(h, modelPath(), 1)) return false;
             for (int turn = 0; turn < devices.size(); ++turn) {
                 EngineConfig config;
-                config.device = devices[turn];
+                config.device = device(devices[turn]);
                 ModelSummary summary;
                 if (!configureIn(h, config, &summary)) return false;
                 const bool onGpu = devices[turn] != QLatin1String("cpu");
@@ -546,7 +557,7 @@ private slots:
         QVERIFY(loadInto(h, modelPath(), 1));
         MetricsController metrics(h.worker->engineMetrics());
         EngineConfig config;
-        config.device = gpu;
+        config.device = device(gpu);
         ModelSummary summary;
         QVERIFY(configureIn(h, config, &summary));
         QVERIFY(summary.gpuLayers > 0);
@@ -598,7 +609,7 @@ private slots:
         QVERIFY(generateIn(h, request(2, "story", 8), &first, &reply));
         QSignalSpy failed(&h, &WorkerHarness::deviceFailed);
         EngineConfig config;
-        config.device = "vulkan:9";
+        config.device = device("vulkan:9");
         ModelSummary summary;
         QVERIFY(configureIn(h, config, &summary));
         QCOMPARE(failed.count(), 1);
@@ -616,9 +627,9 @@ private slots:
         config.threads = 1; // another setting: the GPU is not tried again
         QVERIFY(configureIn(h, config, &summary));
         QCOMPARE(failed.count(), 1);
-        config.device = "cpu"; // chosen again after another: tried again
+        config.device = device("cpu"); // chosen again after another: tried again
         QVERIFY(configureIn(h, config, &summary));
-        config.device = "vulkan:9";
+        config.device = device("vulkan:9");
         QVERIFY(configureIn(h, config, &summary));
         QCOMPARE(failed.count(), 2);
     }
@@ -631,8 +642,7 @@ private slots:
         QVERIFY(loadInto(h, qwen3, 1));
         QSignalSpy configured(&h, &WorkerHarness::configured);
         EngineConfig config;
-        config.keyCacheType = "q8_0";
-        config.valueCacheType = "q4_0";
+        config.cache_types = {hearth::kernels::TensorType::Q8_0, hearth::kernels::TensorType::Q4_0};
         emit h.configure(config);
         QVERIFY(configured.wait(10000));
         const auto summary = configured.constFirst().constFirst().value<ModelSummary>();

@@ -20,7 +20,7 @@ using namespace hearth::app;
 namespace {
 hearth::app::EngineConfig contextOf(int contextLength) {
     hearth::app::EngineConfig config;
-    config.contextLength = contextLength;
+    config.context_length = contextLength;
     return config;
 }
 } // namespace
@@ -109,7 +109,7 @@ private slots:
         QCOMPARE(row(cpu, ModelListModel::GpuFitRole).toString(), QString());
         QCOMPARE(row(cpu, ModelListModel::GpuMemoryRole).toString(), QString());
 
-        config.device = "vulkan:0";
+        config.device = {hearth::engine::ComputeDevice::Kind::Vulkan, 0};
         // Room for every layer: nothing but the weights in RAM.
         const ModelEntry whole = readModelEntry(path, config, qint64(1) << 30);
         QCOMPARE(whole.gpuLayers, layers);
@@ -129,16 +129,16 @@ private slots:
         QCOMPARE(row(two, ModelListModel::GpuFitRole).toString(), QStringLiteral("partial"));
 
         // Asked for more layers than fit: the engine keeps the model on the CPU.
-        config.gpuLayers = 3;
+        config.gpu_layers = 3;
         const ModelEntry tooMany = readModelEntry(path, config, memoryFor(2));
         QCOMPARE(tooMany.gpuLayers, 0);
         QCOMPARE(tooMany.estimatedBytes, cpu.estimatedBytes);
         QCOMPARE(row(tooMany, ModelListModel::GpuFitRole).toString(), QStringLiteral("none"));
         QCOMPARE(row(tooMany, ModelListModel::GpuMemoryRole).toString(), QString());
-        config.gpuLayers = 2;
+        config.gpu_layers = 2;
         QCOMPARE(readModelEntry(path, config, memoryFor(2)).gpuLayers, 2);
         // No such GPU (no memory): the CPU.
-        config.gpuLayers = -1;
+        config.gpu_layers = -1;
         QCOMPARE(row(readModelEntry(path, config, 0), ModelListModel::GpuFitRole).toString(),
                  QStringLiteral("none"));
     }
@@ -192,8 +192,7 @@ private slots:
         const qint64 kvHeads = file->get_int("qwen3.attention.head_count_kv").value_or(0);
         const qint64 trained = file->get_int("qwen3.context_length").value_or(0);
         hearth::app::EngineConfig config = contextOf(4096);
-        config.keyCacheType = "q8_0";
-        config.valueCacheType = "q4_0";
+        config.cache_types = {hearth::kernels::TensorType::Q8_0, hearth::kernels::TensorType::Q4_0};
         QCOMPARE(readModelEntry(qwen3, config).estimatedBytes,
                  QFileInfo(qwen3).size() + layers * kvHeads * (34 + 18) * trained);
         hearth::engine::KvCacheTypes types;

@@ -20,7 +20,7 @@ private slots:
         const QString unknown = QString::fromStdString(hearth::test::write_bpe_model(dir, "no-such-pre"));
         const QString known = QString::fromStdString(hearth::test::write_bpe_model(dir, "qwen2"));
         EngineConfig config;
-        config.contextLength = 256;
+        config.context_length = 256;
 
         const ModelEntry withWarning = readModelEntry(unknown, config);
         QVERIFY2(withWarning.error.isEmpty(), qPrintable(withWarning.error));

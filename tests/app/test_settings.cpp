@@ -24,12 +24,13 @@ class TestSettings : public QObject {
 
 private slots:
     // "0 threads" is automatic, and means what it means to the engine: one per hardware thread.
+    // The engine resolves it (engine::resolve_threads): the config carries the setting as it is.
     void automaticThreadsAreOnePerHardwareThread() {
         QCOMPARE(AppSettings::automaticThreads(0), std::max(1, QThread::idealThreadCount()));
         QCOMPARE(AppSettings::automaticThreads(3), 3);
         AppSettings s(QString::fromStdString(hearth::test::make_temp_dir("hearth-threads")) + "/s.ini", "/m");
         QCOMPARE(s.threads(), 0); // the default: automatic
-        QCOMPARE(s.engineConfig().threads, std::max(1, QThread::idealThreadCount()));
+        QCOMPARE(s.engineConfig().threads, 0);
         s.setThreads(1);
         QCOMPARE(s.engineConfig().threads, 1);
     }
@@ -118,6 +119,47 @@ private slots:
         QCOMPARE(QSettings(file, QSettings::IniFormat).value("engine/compressSavedStates").toBool(), false);
     }
 
+    // The KV cache types are the engine's: its list, its names, and typed in the EngineConfig, as
+    // are the conversations' memory and the saved states' format (every engine setting, one value).
+    void engineConfigCarriesEveryEngineSettingTyped() {
+        using hearth::kernels::TensorType;
+        AppSettings s(iniFile(), "/models");
+        QCOMPARE(AppSettings::cacheTypes(), (QStringList{"f16", "q8_0", "q4_0"}));
+        QCOMPARE(s.engineConfig().cache_types, hearth::engine::KvCacheTypes{});
+        s.setKeyCacheType("q8_0");
+        s.setValueCacheType("q4_0");
+        QCOMPARE(s.keyCacheType(), QStringLiteral("q8_0"));
+        QCOMPARE(s.engineConfig().cache_types,
+                 (hearth::engine::KvCacheTypes{TensorType::Q8_0, TensorType::Q4_0}));
+        s.setValueCacheType("q5_1"); // not a cache type: F16
+        QCOMPARE(s.valueCacheType(), QStringLiteral("f16"));
+        QCOMPARE(s.engineConfig().cache_types.values, TensorType::F16);
+
+        s.setConversationMemoryMiB(64);
+        s.setCompressSavedStates(true);
+        QCOMPARE(s.engineConfig().memory_budget_bytes, size_t{64} << 20);
+        QCOMPARE(s.engineConfig().saved_format, hearth::engine::KvStateFormat::Q8_0);
+    }
+
+    // A reply's options, in the engine's types: the sampling, the length and the template as set;
+    // the seed as set, or a new one for every reply at -1.
+    void generationOptionsFollowTheSettings() {
+        AppSettings s(iniFile(), "/models");
+        s.setTemperature(0.5);
+        s.setTopK(7);
+        s.setMaxReplyTokens(33);
+        s.setChatTemplate("{{ messages }}");
+        s.setSeed(42);
+        const hearth::engine::GenerationOptions options = s.generationOptions();
+        QCOMPARE(options.sampling.temperature, 0.5f);
+        QCOMPARE(options.sampling.top_k, 7);
+        QCOMPARE(options.max_tokens, 33);
+        QCOMPARE(options.template_override, std::string("{{ messages }}"));
+        QCOMPARE(options.sampling.seed, uint64_t{42});
+        s.setSeed(-1);
+        QVERIFY(s.generationOptions().sampling.seed != s.generationOptions().sampling.seed);
+    }
+
     // The compute device and the layers on the GPU: CPU and automatic at first, then what was
     // chosen, after a restart too, and in the EngineConfig the worker gets.
     void computeDeviceAndGpuLayersPersist() {
@@ -126,15 +168,14 @@ private slots:
             AppSettings s(file, "/models");
             QCOMPARE(s.computeDevice(), QStringLiteral("cpu"));
             QCOMPARE(s.gpuLayers(), -1);
-            QCOMPARE(hearth::app::computeDevice(s.engineConfig()), hearth::engine::ComputeDevice{});
+            QCOMPARE(s.engineConfig().device, hearth::engine::ComputeDevice{});
             QSignalSpy engine(&s, &AppSettings::engineConfigChanged);
             s.setComputeDevice("Vulkan:1"); // the engine's spelling is stored
             s.setGpuLayers(12);
             s.setGpuLayers(12); // unchanged: no signal
             QCOMPARE(engine.count(), 2);
-            QCOMPARE(s.engineConfig().device, QStringLiteral("vulkan:1"));
-            QCOMPARE(s.engineConfig().gpuLayers, 12);
-            const hearth::engine::ComputeDevice gpu = hearth::app::computeDevice(s.engineConfig());
+            QCOMPARE(s.engineConfig().gpu_layers, 12);
+            const hearth::engine::ComputeDevice gpu = s.engineConfig().device;
             QCOMPARE(gpu.kind, hearth::engine::ComputeDevice::Kind::Vulkan);
             QCOMPARE(gpu.index, 1);
         }

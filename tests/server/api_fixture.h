@@ -3,7 +3,7 @@
 // serve), listening on a free loopback port, and helpers to write request bodies.
 #include "app/server/api_server.h"
 #include "app/server/engine_thread_backend.h"
-#include "engine/forward/inference.h"
+#include "engine/runtime/runtime_config.h"
 #include "tests/server/http_test_client.h"
 #include "tests/support/test_support.h"
 #include <QJsonArray>
@@ -17,9 +17,10 @@ inline QString storiesModelId() {
 }
 
 inline std::unique_ptr<server::EngineThreadBackend> makeStoriesBackend() {
-    engine::InferenceOptions options;
-    options.n_threads = 1;
-    return std::make_unique<server::EngineThreadBackend>(testdata("models/stories260K.gguf"), options, 512);
+    engine::RuntimeConfig config;
+    config.threads = 1;
+    config.context_length = 512;
+    return std::make_unique<server::EngineThreadBackend>(testdata("models/stories260K.gguf"), config);
 }
 
 inline QJsonArray messages(std::initializer_list<std::pair<const char*, QString>> turns) {

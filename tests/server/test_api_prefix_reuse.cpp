@@ -9,6 +9,7 @@
 #include "app/server/engine_thread_backend.h"
 #include "engine/forward/inference.h"
 #include "engine/model/model.h"
+#include "engine/runtime/runtime_config.h"
 #include "engine/sampling/sampler.h"
 #include "engine/session/chat_session.h"
 #include "tests/server/http_test_client.h"
@@ -117,7 +118,10 @@ private slots:
         QFETCH(bool, shifts);
         QFETCH(bool, editsReply);
         const std::string path = testdata("models/" + model.toStdString() + ".gguf");
-        EngineThreadBackend backend(path, engine::InferenceOptions{1}, kRequestedContext);
+        engine::RuntimeConfig config;
+        config.threads = 1;
+        config.context_length = kRequestedContext;
+        EngineThreadBackend backend(path, config);
         ApiServer server(&backend);
         QVERIFY(server.listen(QHostAddress::LocalHost, 0));
         const auto post = [&](const QJsonArray& messages, int tokens) {

@@ -26,22 +26,23 @@ const std::map<QString, std::set<QString>>& allowed_dependencies() {
             {"engine/sampling", {"engine/base"}},
             {"engine/session",
              {"engine/forward", "engine/sampling", "engine/chat", "engine/model", "engine/base"}},
+            {"engine/runtime", {"engine/session"}}, // one engine: model, forward pass, sessions
             // Qt Core and Network only: termination signals, the data's paths, one app per profile.
             {"app/platform", {}},
             {"app/download", {}},               // Qt Core and Network only: the downloader knows no engine
-            {"app/server", {"engine/session"}}, // Qt Core and Network: the API server
+            {"app/server", {"engine/runtime"}}, // Qt Core and Network: the API server
             // The Qt glue, from the bottom up: the user's preferences and the conversation database
             // know nothing of the rest; the models (the loaded one and its worker thread, the
             // folder, the catalog, downloads) read the settings; the metrics panel reads the
             // worker's results; the chat, on top, wires everything behind the window.
-            {"app/settings", {"engine/sampling", "engine/forward"}},
+            {"app/settings", {"engine/sampling", "engine/runtime"}},
             {"app/storage", {"engine/chat"}},
-            {"app/models", {"app/settings", "app/download", "app/server", "engine/session"}},
+            {"app/models", {"app/settings", "app/download", "app/server", "engine/runtime"}},
             {"app/metrics", {"app/models", "engine/session", "kernels"}},
             {"app/chat",
              {"app/metrics", "app/models", "app/storage", "app/settings", "app/platform", "app/server"}},
             {"app/cli",
-             {"app/download", "app/platform", "app/server", "engine/session", "engine/synth", "kernels"}},
+             {"app/download", "app/platform", "app/server", "engine/runtime", "engine/synth", "kernels"}},
             {"app/gui", {"app/chat", "app/platform"}},
         };
         // Close over the arrows: what a dependency may include, its dependents may too.
