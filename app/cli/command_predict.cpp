@@ -38,8 +38,9 @@ int run_predict(const std::vector<std::string>& argv) {
     const engine::InferenceOptions options = inference_options(args); // applies --isa
     const int32_t n_ctx = args.get_int("-c", args.get_int("--ctx-size", kDefaultContext));
     if (n_ctx < 1) throw ArgError("option -c expects a context of at least one token");
-    const int threads =
-        options.n_threads > 0 ? options.n_threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int threads = options.n_threads > 0
+                            ? options.n_threads
+                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
     const auto file = gguf::GgufFile::open(path);
     const engine::ModelInfo info = engine::Model::read_info(*file);

@@ -180,7 +180,6 @@ bool have_avx2_fma() {
 #endif
 }
 
-
 // fn(index, threads) on `threads` threads at once (this one is index 0): each measurement
 // needs every thread running, which the pool's shared-out jobs do not promise.
 template <class F> void on_threads(int threads, F&& fn) {
@@ -234,7 +233,9 @@ double compute_peak(int threads, double (*loop)(int64_t, Local*), int64_t iterat
 
 void measure_bandwidth_and_peaks(int threads, size_t bytes, MachineLimits& limits) {
     auto* buffer = static_cast<std::byte*>(std::aligned_alloc(4096, bytes));
-    if (!buffer) throw Error("machine limits: cannot allocate " + std::to_string(bytes >> 20) + " MiB to measure the read bandwidth");
+    if (!buffer)
+        throw Error("machine limits: cannot allocate " + std::to_string(bytes >> 20) +
+                    " MiB to measure the read bandwidth");
     on_threads(threads, [&](int index, int count) { // first touch from the threads that read it
         const kernels::Range r = kernels::split_range(static_cast<int64_t>(bytes / 4096), index, count);
         std::memset(buffer + r.begin * 4096, index + 1, static_cast<size_t>(r.end - r.begin) * 4096);
@@ -254,7 +255,8 @@ void measure_bandwidth_and_peaks(int threads, size_t bytes, MachineLimits& limit
 #else
             const uint64_t s = read_stream_scalar(part, part_bytes);
 #endif
-            add_to(rate, static_cast<double>(part_bytes) / std::max(1e-9, thread_cpu_seconds() - start) / 1e9);
+            add_to(rate,
+                   static_cast<double>(part_bytes) / std::max(1e-9, thread_cpu_seconds() - start) / 1e9);
             sink.fetch_add(s, std::memory_order_relaxed);
         });
         limits.bandwidth_gbps = std::max(limits.bandwidth_gbps, rate.load());
@@ -294,9 +296,10 @@ void measure_bandwidth_and_peaks(int threads, size_t bytes, MachineLimits& limit
 }
 // The weight types models store their matrices in.
 constexpr kernels::TensorType kWeightTypes[] = {
-    kernels::TensorType::F32,  kernels::TensorType::F16,  kernels::TensorType::BF16, kernels::TensorType::Q4_0,
-    kernels::TensorType::Q4_1, kernels::TensorType::Q5_0, kernels::TensorType::Q5_1, kernels::TensorType::Q8_0,
-    kernels::TensorType::Q2_K, kernels::TensorType::Q3_K, kernels::TensorType::Q4_K, kernels::TensorType::Q5_K,
+    kernels::TensorType::F32,  kernels::TensorType::F16,  kernels::TensorType::BF16,
+    kernels::TensorType::Q4_0, kernels::TensorType::Q4_1, kernels::TensorType::Q5_0,
+    kernels::TensorType::Q5_1, kernels::TensorType::Q8_0, kernels::TensorType::Q2_K,
+    kernels::TensorType::Q3_K, kernels::TensorType::Q4_K, kernels::TensorType::Q5_K,
     kernels::TensorType::Q6_K};
 
 // A matrix the size of a small model's projection: large enough that the kernels' blocking and
@@ -314,8 +317,8 @@ AlignedBytes aligned_bytes(size_t bytes) {
     return AlignedBytes(p);
 }
 
-// The best of 3 calls (in CPU seconds per thread) of the active tier's matmul of a `type` matrix, laid out as a model's
-// is after its load, at each batch of kGemmRateBatches; nothing when the tier cannot run it.
+// The best of 3 calls (in CPU seconds per thread) of the active tier's matmul of a `type` matrix, laid out as
+// a model's is after its load, at each batch of kGemmRateBatches; nothing when the tier cannot run it.
 void measure_gemm_rates(kernels::TensorType type, kernels::ThreadPool& pool, std::vector<GemmRate>& rates) {
     const kernels::KernelTable& table = kernels::active_kernels();
     const kernels::QuantizeRowFn quantize = table.of(type).quantize.fn();
@@ -339,7 +342,8 @@ void measure_gemm_rates(kernels::TensorType type, kernels::ThreadPool& pool, std
         m.layout = kernels::RowLayout::Interleaved16;
     }
     const int64_t max_batch = *std::max_element(std::begin(kGemmRateBatches), std::end(kGemmRateBatches));
-    std::vector<float> x(static_cast<size_t>(max_batch * kRateCols)), y(static_cast<size_t>(max_batch * kRateRows));
+    std::vector<float> x(static_cast<size_t>(max_batch * kRateCols)),
+        y(static_cast<size_t>(max_batch * kRateRows));
     std::normal_distribution<float> activation(0.0f, 1.0f);
     for (float& v : x)
         v = activation(random);
@@ -476,7 +480,8 @@ std::vector<MachineLimits> machine_limits_from_json(std::string_view json, const
     std::vector<MachineLimits> result;
     try {
         const nlohmann::json document = nlohmann::json::parse(json);
-        if (document.value("version", 0) != 1) throw Error(source + ": not a version 1 list of machine limits");
+        if (document.value("version", 0) != 1)
+            throw Error(source + ": not a version 1 list of machine limits");
         for (const nlohmann::json& m : document.at("measurements")) {
             MachineLimits limits;
             limits.cpu_name = m.at("cpu").get<std::string>();
@@ -493,7 +498,8 @@ std::vector<MachineLimits> machine_limits_from_json(std::string_view json, const
                 const std::string type_name = r.at("type").get<std::string>();
                 const std::optional<kernels::TensorType> type = kernels::type_from_name(type_name);
                 if (!type) throw Error(source + ": unknown weight type '" + type_name + "' in gemm_rates");
-                limits.gemm_rates.push_back({*type, r.at("batch").get<int64_t>(), r.at("gflops").get<double>()});
+                limits.gemm_rates.push_back(
+                    {*type, r.at("batch").get<int64_t>(), r.at("gflops").get<double>()});
             }
             if (limits.threads < 1 || !(limits.bandwidth_gbps > 0))
                 throw Error(source + ": a measurement without threads or bandwidth");

@@ -3,9 +3,9 @@
 // read bandwidth decode lives on, the peaks of the active tier's instructions, the rate of the
 // active tier's matmul per weight type at a prefill's batch, and the cost of one job on the
 // thread pool. Rates are work over the CPU time of the threads that did it, so that a machine busy
-// with other work while it is measured still gives its idle limits. hearth-bench shows its results against them; the speed prediction
-// (speed_prediction.h) is made from them. Measured in a few seconds, stored as JSON with the
-// CPU's name so that a measurement is not taken for another machine's.
+// with other work while it is measured still gives its idle limits. hearth-bench shows its results against
+// them; the speed prediction (speed_prediction.h) is made from them. Measured in a few seconds, stored as
+// JSON with the CPU's name so that a measurement is not taken for another machine's.
 #include "kernels/tensor_type.h"
 #include <cstddef>
 #include <cstdint>

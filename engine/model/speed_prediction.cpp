@@ -7,7 +7,8 @@
 namespace hearth::engine {
 namespace {
 
-void add_work(std::vector<TypedWork>& work, kernels::TensorType type, int64_t multiply_adds, int64_t batch_share) {
+void add_work(std::vector<TypedWork>& work, kernels::TensorType type, int64_t multiply_adds,
+              int64_t batch_share) {
     for (TypedWork& w : work)
         if (w.type == type && w.batch_share == batch_share) {
             w.multiply_adds += multiply_adds;
@@ -41,7 +42,8 @@ ModelCost model_cost(const gguf::GgufFile& file) {
             hp.n_expert_used > 0) {
             const int64_t used = hp.n_expert_used, count = hp.n_expert;
             cost.decode_weight_bytes += static_cast<int64_t>(t.bytes) * used / count;
-            add_work(cost.prompt_work, t.type, t.elements() * used / count, std::max<int64_t>(1, count / used));
+            add_work(cost.prompt_work, t.type, t.elements() * used / count,
+                     std::max<int64_t>(1, count / used));
             continue;
         }
         cost.decode_weight_bytes += static_cast<int64_t>(t.bytes);
@@ -58,13 +60,14 @@ ModelCost approximate_model_cost(int64_t file_bytes, int64_t parameters, int64_t
     cost.approximate = true;
     if (parameters <= 0 || file_bytes <= 0) return cost;
     const int64_t active = active_parameters > 0 ? std::min(active_parameters, parameters) : parameters;
-    cost.decode_weight_bytes =
-        static_cast<int64_t>(static_cast<double>(file_bytes) * static_cast<double>(active) / static_cast<double>(parameters));
+    cost.decode_weight_bytes = static_cast<int64_t>(
+        static_cast<double>(file_bytes) * static_cast<double>(active) / static_cast<double>(parameters));
     cost.prompt_work.push_back({type, active, 1});
     return cost;
 }
 
-SpeedPrediction predict_speed(const ModelCost& cost, const MachineLimits& limits, const PredictionOptions& options) {
+SpeedPrediction predict_speed(const ModelCost& cost, const MachineLimits& limits,
+                              const PredictionOptions& options) {
     SpeedPrediction p;
     const double overhead_per_pass =
         static_cast<double>(cost.n_layer) * kPoolJobsPerLayer * limits.pool_job_microseconds * 1e-6;

@@ -27,11 +27,11 @@ struct TypedWork {
 // What one token costs a model, from its tensors' shapes and types.
 struct ModelCost {
     int32_t n_layer = 0;
-    int64_t decode_weight_bytes = 0;         // weight bytes one decoded token streams
-    std::vector<TypedWork> prompt_work;      // per prompt token (the output matrix runs once a prompt)
-    int64_t attention_multiply_adds = 0;     // per token and cached position, every layer (scores, sums)
-    int64_t kv_bytes_per_token = 0;          // F16 keys and values of one position, every layer
-    bool approximate = false;                // guessed from the file's size: the file is not here yet
+    int64_t decode_weight_bytes = 0;     // weight bytes one decoded token streams
+    std::vector<TypedWork> prompt_work;  // per prompt token (the output matrix runs once a prompt)
+    int64_t attention_multiply_adds = 0; // per token and cached position, every layer (scores, sums)
+    int64_t kv_bytes_per_token = 0;      // F16 keys and values of one position, every layer
+    bool approximate = false;            // guessed from the file's size: the file is not here yet
 };
 
 // From a file's tensors and metadata; throws hearth::Error naming the file for one the engine
@@ -45,9 +45,9 @@ ModelCost approximate_model_cost(int64_t file_bytes, int64_t parameters, int64_t
                                  kernels::TensorType type);
 
 struct PredictionOptions {
-    int32_t prompt_tokens = 512;   // the prompt prefill is predicted for
-    int32_t context_tokens = 512;  // positions decode attends to
-    int32_t prompt_batch = 512;    // rows per prefill batch (InferenceOptions::n_batch)
+    int32_t prompt_tokens = 512;  // the prompt prefill is predicted for
+    int32_t context_tokens = 512; // positions decode attends to
+    int32_t prompt_batch = 512;   // rows per prefill batch (InferenceOptions::n_batch)
 };
 
 // Pool jobs per layer of a forward pass (norms, projections, attention, FFN): each costs one

@@ -168,7 +168,6 @@ Options parse(int argc, char** argv) {
 
 using engine::MachineLimits;
 
-
 // ---- The model ------------------------------------------------------------------------
 
 struct ModelFacts {
