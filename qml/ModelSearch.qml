@@ -78,6 +78,7 @@ Column {
             required property string architecture
             required property bool runnable
             required property bool checksumKnown
+            required property string prediction // "≈ 24 tok/s on this computer, fits in memory"; empty: unknown
             required property string downloads
             required property bool firstOfRepository
 
@@ -115,6 +116,7 @@ Column {
                     }
                     Badge { visible: fileRow.quantization.length > 0; text: fileRow.quantization }
                     Badge { visible: fileRow.fileSize.length > 0; text: fileRow.fileSize }
+                    Badge { objectName: "hfPrediction_" + fileRow.index; visible: fileRow.prediction.length > 0; text: fileRow.prediction }
                     Badge { visible: !fileRow.checksumKnown; text: qsTr("no checksum") }
                     Badge { visible: !fileRow.runnable; text: qsTr("not supported") }
                     PillButton {

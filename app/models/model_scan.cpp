@@ -58,6 +58,7 @@ ModelEntry readModelEntry(const QString& path, const EngineConfig& config, qint6
         entry.fileBytes = info.file_bytes;
         entry.contextLength = info.context_length;
         entry.hasChatTemplate = info.has_chat_template;
+        entry.speedCost = engine::model_cost(*file);
         const int context =
             info.context_length > 0 ? std::min(contextLength, info.context_length) : contextLength;
         const engine::KvCacheTypes types = kvCacheTypes(config);

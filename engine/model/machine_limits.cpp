@@ -25,6 +25,7 @@
 #include <random>
 #include <thread>
 #include <type_traits>
+#include <unistd.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -302,10 +303,12 @@ constexpr kernels::TensorType kWeightTypes[] = {
     kernels::TensorType::Q3_K, kernels::TensorType::Q4_K, kernels::TensorType::Q5_K,
     kernels::TensorType::Q6_K};
 
-// A matrix the size of a small model's projection: large enough that the kernels' blocking and
-// sharing out over the threads run as in a model, small enough to quantize in milliseconds.
-constexpr int64_t kRateRows = 256;
+// Matrices of a model's width, with at least kRateMatrixBytes of weights: more than a core's L2
+// holds, as a model's projections are, so that a prompt's batch re-reads them from the outer
+// caches as it does in a model. kRateDistinctRows rows are quantized and repeated to fill them.
 constexpr int64_t kRateCols = 4096;
+constexpr size_t kRateMatrixBytes = size_t(8) << 20;
+constexpr int64_t kRateDistinctRows = 256;
 
 struct AlignedFree {
     void operator()(void* p) const { std::free(p); }
@@ -326,24 +329,28 @@ void measure_gemm_rates(kernels::TensorType type, kernels::ThreadPool& pool, std
     std::mt19937 random(12345);
     std::normal_distribution<float> weight(0.0f, 0.02f);
     const size_t row_bytes = kernels::row_bytes(type, kRateCols);
-    AlignedBytes file = aligned_bytes(row_bytes * kRateRows);
+    const int64_t rows = std::max<int64_t>(
+        kRateDistinctRows, static_cast<int64_t>((kRateMatrixBytes / row_bytes + 15) / 16 * 16));
+    AlignedBytes file = aligned_bytes(row_bytes * rows);
     std::vector<float> row(kRateCols);
-    for (int64_t r = 0; r < kRateRows; ++r) {
+    for (int64_t r = 0; r < kRateDistinctRows; ++r) {
         for (float& v : row)
             v = weight(random);
         quantize(row.data(), file.get() + r * row_bytes, kRateCols);
     }
-    kernels::WeightMatrix m{type, kRateRows, kRateCols, file.get(), kernels::RowLayout::RowMajor};
+    for (int64_t r = kRateDistinctRows; r < rows; ++r)
+        std::memcpy(file.get() + r * row_bytes, file.get() + (r % kRateDistinctRows) * row_bytes, row_bytes);
+    kernels::WeightMatrix m{type, rows, kRateCols, file.get(), kernels::RowLayout::RowMajor};
     AlignedBytes packed;
-    if (kernels::interleaves_rows16(type, kRateRows, kRateCols)) {
-        packed = aligned_bytes(kernels::interleaved_rows16_bytes(type, kRateRows, kRateCols));
-        kernels::interleave_rows16(type, file.get(), kRateRows, kRateCols, packed.get());
+    if (kernels::interleaves_rows16(type, rows, kRateCols)) {
+        packed = aligned_bytes(kernels::interleaved_rows16_bytes(type, rows, kRateCols));
+        kernels::interleave_rows16(type, file.get(), rows, kRateCols, packed.get());
         m.data = packed.get();
         m.layout = kernels::RowLayout::Interleaved16;
     }
     const int64_t max_batch = *std::max_element(std::begin(kGemmRateBatches), std::end(kGemmRateBatches));
     std::vector<float> x(static_cast<size_t>(max_batch * kRateCols)),
-        y(static_cast<size_t>(max_batch * kRateRows));
+        y(static_cast<size_t>(max_batch * rows));
     std::normal_distribution<float> activation(0.0f, 1.0f);
     for (float& v : x)
         v = activation(random);
@@ -355,7 +362,8 @@ void measure_gemm_rates(kernels::TensorType type, kernels::ThreadPool& pool, std
             const double start = process_cpu_seconds();
             kernels::matmul(m, x.data(), batch, y.data(), pool, scratch);
             const double seconds = std::max(1e-9, (process_cpu_seconds() - start) / pool.size());
-            best = std::max(best, 2.0 * kRateRows * kRateCols * static_cast<double>(batch) / seconds / 1e9);
+            best = std::max(best, 2.0 * static_cast<double>(rows) * kRateCols * static_cast<double>(batch) /
+                                      seconds / 1e9);
         }
         rates.push_back({type, batch, best});
     }
@@ -430,7 +438,7 @@ MachineLimits cached_machine_limits(const std::string& path, int threads, bool r
     stored.push_back(limits);
     std::error_code ignored;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
-    const std::string temporary = path + ".tmp";
+    const std::string temporary = path + "." + std::to_string(::getpid()) + ".tmp"; // one per writer
     if (std::ofstream out(temporary, std::ios::binary | std::ios::trunc); out) {
         out << machine_limits_to_json(stored);
         out.close();

@@ -58,7 +58,13 @@ ModelCost approximate_model_cost(int64_t file_bytes, int64_t parameters, int64_t
                                  kernels::TensorType type) {
     ModelCost cost;
     cost.approximate = true;
-    if (parameters <= 0 || file_bytes <= 0) return cost;
+    if (file_bytes <= 0) return cost;
+    if (parameters <= 0) { // every byte a weight of `type`
+        const kernels::TypeTraits traits = kernels::type_traits(type);
+        parameters = static_cast<int64_t>(static_cast<double>(file_bytes) *
+                                          static_cast<double>(traits.block_elements) /
+                                          static_cast<double>(traits.block_bytes));
+    }
     const int64_t active = active_parameters > 0 ? std::min(active_parameters, parameters) : parameters;
     cost.decode_weight_bytes = static_cast<int64_t>(
         static_cast<double>(file_bytes) * static_cast<double>(active) / static_cast<double>(parameters));

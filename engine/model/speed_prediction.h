@@ -39,15 +39,16 @@ struct ModelCost {
 ModelCost model_cost(const gguf::GgufFile& file);
 
 // For a file not downloaded yet: its size and parameter counts (active_parameters: those a token
-// multiplies; the total for a dense model). Every parameter is taken for a matrix weight of
-// `type`, the file's size for what decode streams, scaled by the active share.
+// multiplies; 0 or the total for a dense model; parameters 0: unknown, as many as the size holds
+// weights of `type`). Every parameter is taken for a matrix weight of `type`, the file's size for
+// what decode streams, scaled by the active share.
 ModelCost approximate_model_cost(int64_t file_bytes, int64_t parameters, int64_t active_parameters,
                                  kernels::TensorType type);
 
 struct PredictionOptions {
     int32_t prompt_tokens = 512;  // the prompt prefill is predicted for
     int32_t context_tokens = 512; // positions decode attends to
-    int32_t prompt_batch = 512;   // rows per prefill batch (InferenceOptions::n_batch)
+    int32_t prompt_batch = 64;    // rows per prefill batch (InferenceOptions::n_batch's default)
 };
 
 // Pool jobs per layer of a forward pass (norms, projections, attention, FFN): each costs one
