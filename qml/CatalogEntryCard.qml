@@ -98,6 +98,7 @@ Rectangle {
             objectName: "catalogPrediction_" + card.catalogId
             visible: text.length > 0
             Layout.fillWidth: true
+            Layout.preferredWidth: 0 // wraps in the card's width rather than widening it
             wrapMode: Text.Wrap
             font.pointSize: Theme.small
             color: Theme.textMuted

@@ -336,6 +336,7 @@ Item {
                         color: Theme.textMuted
                         wrapMode: Text.Wrap
                         Layout.fillWidth: true
+                        Layout.preferredWidth: 0 // wraps in the card's width rather than widening it
                         font.pointSize: Theme.small
                     }
                     Label {

@@ -7,6 +7,7 @@ namespace hearth::app {
 
 SpeedPredictor::SpeedPredictor(QString limitsFile, int threads, QObject* parent)
     : QObject(parent), limitsFile_(std::move(limitsFile)), threads_(std::max(1, threads)) {
+    pool_.setMaxThreadCount(1);
     connect(&watcher_, &QFutureWatcherBase::finished, this, [this] {
         measuring_ = false;
         if (const std::optional<engine::MachineLimits> measured = watcher_.result()) limits_ = measured;
@@ -19,7 +20,7 @@ SpeedPredictor::SpeedPredictor(QString limitsFile, int threads, QObject* parent)
 }
 
 SpeedPredictor::~SpeedPredictor() {
-    watcher_.waitForFinished(); // the measurement holds no pointer to this, but let it end first
+    pool_.waitForDone(); // a measurement under way ends first (it holds no pointer to this)
 }
 
 void SpeedPredictor::start() {
@@ -44,14 +45,16 @@ void SpeedPredictor::measure(bool again) {
     }
     measuring_ = true;
     emit limitsChanged();
-    watcher_.setFuture(QtConcurrent::run([file = limitsFile_.toStdString(), threads = threads_,
-                                          again]() -> std::optional<engine::MachineLimits> {
-        try {
-            return engine::cached_machine_limits(file, threads, again);
-        } catch (const Error&) {
-            return std::nullopt; // no memory for the measurement: no predictions
-        }
-    }));
+    watcher_.setFuture(
+        QtConcurrent::run(&pool_,
+                          [file = limitsFile_.toStdString(), threads = threads_,
+                           again]() -> std::optional<engine::MachineLimits> {
+                              try {
+                                  return engine::cached_machine_limits(file, threads, again);
+                              } catch (const Error&) {
+                                  return std::nullopt; // no memory for the measurement: no predictions
+                              }
+                          }));
 }
 
 std::optional<kernels::TensorType> SpeedPredictor::weightType(const QString& quantization) {

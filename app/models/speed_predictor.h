@@ -1,7 +1,7 @@
 #pragma once
 // This computer's measured limits (engine/model/machine_limits.h) and the speed each model will
 // run at (engine/model/speed_prediction.h), for the model cards: "≈ 24 tok/s on this computer,
-// fits in memory". Measured once in the background (a few seconds, on Qt Concurrent's pool) and
+// fits in memory". Measured once in the background (a few seconds, on a thread of its own) and
 // kept as JSON in the app's data folder with the CPU's name; measured again on request.
 #include "app/models/model_fit.h"
 #include "engine/model/machine_limits.h"
@@ -9,6 +9,7 @@
 #include <QFutureWatcher>
 #include <QObject>
 #include <QString>
+#include <QThreadPool>
 #include <QtQml/qqmlregistration.h>
 #include <optional>
 
@@ -60,6 +61,9 @@ private:
     bool measuring_ = false;
     bool pending_ = false; // a re-measure asked for while one runs
     std::optional<engine::MachineLimits> limits_;
+    // Its own thread: a measurement takes seconds, and Qt Concurrent's global pool (the models
+    // folder's scan, the metrics) must not wait behind it.
+    QThreadPool pool_;
     QFutureWatcher<std::optional<engine::MachineLimits>> watcher_;
 };
 
