@@ -16,6 +16,7 @@ Rectangle {
     required property string memory
     required property bool runnable
     required property string memoryFit
+    required property string prediction // "≈ 24 tok/s on this computer, fits in memory"; empty: unknown
     required property bool checksumKnown
     required property string downloadState
     required property double progress
@@ -92,6 +93,16 @@ Rectangle {
             Badge { text: qsTr("needs ≈ %1").arg(card.memory) }
             Badge { visible: card.licence.length > 0; text: card.licence }
             Badge { visible: !card.checksumKnown; text: qsTr("SHA-256 from Hugging Face") }
+        }
+        Label {
+            objectName: "catalogPrediction_" + card.catalogId
+            visible: text.length > 0
+            Layout.fillWidth: true
+            Layout.preferredWidth: 0 // wraps in the card's width rather than widening it
+            wrapMode: Text.Wrap
+            font.pointSize: Theme.small
+            color: Theme.textMuted
+            text: card.prediction
         }
         Label {
             objectName: "catalogWarning_" + card.catalogId

@@ -268,6 +268,7 @@ Item {
             // With a GPU chosen in the settings: its share of the memory, and how much of the model it takes.
             required property string gpuMemory
             required property string gpuFit // "" (the CPU is chosen), "whole", "partial" or "none"
+            required property string prediction // "≈ 24 tok/s on this computer, fits in memory"; empty: unknown
             required property int gpuLayers
             required property int layerCount
             objectName: "modelCard_" + index
@@ -327,6 +328,16 @@ Item {
                                 : qsTr("too large for the GPU: runs on the CPU")
                         }
                         Badge { text: card.hasChatTemplate ? qsTr("chat template") : qsTr("no template: ChatML") }
+                    }
+                    Label {
+                        objectName: "modelPrediction_" + card.index
+                        visible: card.error.length === 0 && card.prediction.length > 0
+                        text: card.prediction
+                        color: Theme.textMuted
+                        wrapMode: Text.Wrap
+                        Layout.fillWidth: true
+                        Layout.preferredWidth: 0 // wraps in the card's width rather than widening it
+                        font.pointSize: Theme.small
                     }
                     Label {
                         visible: card.error.length > 0

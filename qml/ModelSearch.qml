@@ -78,6 +78,7 @@ Column {
             required property string architecture
             required property bool runnable
             required property bool checksumKnown
+            required property string prediction // "≈ 24 tok/s on this computer, fits in memory"; empty: unknown
             required property string downloads
             required property bool firstOfRepository
 
@@ -101,28 +102,42 @@ Column {
                 radius: Theme.radius
                 color: Theme.surface
                 border.color: Theme.border
-                RowLayout {
+                ColumnLayout {
                     id: fileLayout
                     anchors.fill: parent
                     anchors.margins: 8
                     anchors.leftMargin: 14
-                    spacing: 6
-                    Label {
+                    spacing: 4
+                    RowLayout {
                         Layout.fillWidth: true
-                        text: fileRow.fileName
-                        elide: Text.ElideMiddle
-                        color: Theme.text
+                        spacing: 6
+                        Label {
+                            Layout.fillWidth: true
+                            text: fileRow.fileName
+                            elide: Text.ElideMiddle
+                            color: Theme.text
+                        }
+                        Badge { visible: fileRow.quantization.length > 0; text: fileRow.quantization }
+                        Badge { visible: fileRow.fileSize.length > 0; text: fileRow.fileSize }
+                        Badge { visible: !fileRow.checksumKnown; text: qsTr("no checksum") }
+                        Badge { visible: !fileRow.runnable; text: qsTr("not supported") }
+                        PillButton {
+                            objectName: "hfDownloadButton_" + fileRow.index
+                            enabled: fileRow.runnable
+                            text: qsTr("Download")
+                            Accessible.name: qsTr("Download %1").arg(fileRow.fileName)
+                            onClicked: searchView.downloads.downloadSearchResult(fileRow.index)
+                        }
                     }
-                    Badge { visible: fileRow.quantization.length > 0; text: fileRow.quantization }
-                    Badge { visible: fileRow.fileSize.length > 0; text: fileRow.fileSize }
-                    Badge { visible: !fileRow.checksumKnown; text: qsTr("no checksum") }
-                    Badge { visible: !fileRow.runnable; text: qsTr("not supported") }
-                    PillButton {
-                        objectName: "hfDownloadButton_" + fileRow.index
-                        enabled: fileRow.runnable
-                        text: qsTr("Download")
-                        Accessible.name: qsTr("Download %1").arg(fileRow.fileName)
-                        onClicked: searchView.downloads.downloadSearchResult(fileRow.index)
+                    Label {
+                        objectName: "hfPrediction_" + fileRow.index
+                        visible: fileRow.prediction.length > 0
+                        Layout.fillWidth: true
+                        Layout.preferredWidth: 0 // wraps in the row's width rather than widening it
+                        wrapMode: Text.Wrap
+                        font.pointSize: Theme.small
+                        color: Theme.textMuted
+                        text: fileRow.prediction
                     }
                 }
             }

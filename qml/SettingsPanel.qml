@@ -222,6 +222,20 @@ Item {
                     }
                 }
                 SettingRow {
+                    id: speedRow
+                    readonly property var speed: panel.models ? panel.models.speed : null
+                    title: qsTr("This computer's speed")
+                    hint: speed && speed.measuring ? qsTr("Measuring… (a few seconds)")
+                        : speed && speed.summary.length > 0 ? qsTr("%1. The model cards predict their speed from it.").arg(speed.summary)
+                        : qsTr("Not measured yet.")
+                    PillButton {
+                        objectName: "remeasureButton"
+                        text: qsTr("Measure again")
+                        enabled: speedRow.speed !== null && !speedRow.speed.measuring
+                        onClicked: speedRow.speed.remeasure()
+                    }
+                }
+                SettingRow {
                     title: qsTr("Compute device")
                     hint: qsTr("Where the model runs: the CPU, or a GPU (through Vulkan) with its memory. Switching keeps your conversations and their caches.")
                     ThemedComboBox {

@@ -4,6 +4,7 @@
 #include "app/models/download_controller.h"
 #include "app/models/inference_worker.h"
 #include "app/models/model_controller.h"
+#include "app/models/speed_predictor.h"
 #include "app/server/api_server.h"
 #include "app/settings/app_settings.h"
 #include "app/storage/conversation_store.h"
@@ -54,6 +55,16 @@ HearthBackend::HearthBackend(const AppPaths& paths, QObject* parent)
     chat_ = std::make_unique<ChatController>(settings_.get(), store_.get(), worker_, models_.get());
     metrics_ = std::make_unique<MetricsController>(worker_->engineMetrics());
     downloads_ = std::make_unique<DownloadController>(settings_.get());
+    // HEARTH_MACHINE_LIMITS names another file: the test suites share one measurement.
+    const QString limitsFile = qEnvironmentVariableIsEmpty("HEARTH_MACHINE_LIMITS")
+                                   ? paths.dataDir + QStringLiteral("/machine-limits.json")
+                                   : qEnvironmentVariable("HEARTH_MACHINE_LIMITS");
+    speed_ =
+        std::make_unique<SpeedPredictor>(limitsFile, AppSettings::automaticThreads(settings_->threads()));
+    models_->setSpeedPredictor(speed_.get());
+    downloads_->setSpeedPredictor(speed_.get());
+    connect(settings_.get(), &AppSettings::engineConfigChanged, speed_.get(),
+            [this] { speed_->setThreads(AppSettings::automaticThreads(settings_->threads())); });
     // A verified download lands in the models folder: the picker rescans to show it.
     connect(downloads_.get(), &DownloadController::modelDownloaded, models_.get(), &ModelController::refresh);
     connect(worker_, &InferenceWorker::generationFinished, metrics_.get(),
@@ -130,6 +141,7 @@ void HearthBackend::start() {
     models_->refresh();
     models_->computeDevices()->refresh();
     downloads_->refreshLocalFiles();
+    speed_->start(); // this machine's stored limits, or a measurement in the background
 }
 
 } // namespace hearth::app

@@ -19,6 +19,7 @@ class DownloadController;
 class InferenceWorker;
 class MetricsController;
 class ModelController;
+class SpeedPredictor;
 } // namespace hearth::app
 
 namespace hearth::server {
@@ -67,6 +68,7 @@ private:
     std::unique_ptr<ConversationStore> store_;
     QThread inferenceThread_;
     InferenceWorker* worker_; // lives on inferenceThread_, deleted there
+    std::unique_ptr<SpeedPredictor> speed_;
     std::unique_ptr<ModelController> models_;
     std::unique_ptr<ChatController> chat_;
     std::unique_ptr<MetricsController> metrics_;

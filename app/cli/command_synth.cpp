@@ -35,7 +35,8 @@ uint64_t parse_seed(const std::string& text) {
 }
 
 int run_synth(const std::vector<std::string>& argv) {
-    Args args(argv, {"--shape", "--vocab", "--type", "-o", "--output", "--seed", "--threads", "--std"},
+    Args args(argv,
+              {"--shape", "--vocab", "--type", "-o", "--output", "--seed", "--threads", "--std", "--layers"},
               {"--list", "--exact", "--pad-vocab"});
     if (args.has("--list")) {
         std::printf("shapes: %s\ntypes: %s\n", shape_list().c_str(), file_type_list().c_str());
@@ -52,6 +53,14 @@ int run_synth(const std::vector<std::string>& argv) {
 
     gguf::SynthOptions options;
     options.shape = *shape;
+    // Fewer layers of the same shape: a large model's per-layer costs in a file that fits.
+    if (args.value("--layers")) {
+        const int layers = args.get_int("--layers", 0);
+        if (layers < 1 || layers > shape->n_layer)
+            throw ArgError("option --layers expects 1 to " + std::to_string(shape->n_layer) + " for " +
+                           shape->name);
+        options.shape.n_layer = layers;
+    }
     options.file_type = *file_type;
     if (auto seed = args.value("--seed")) options.seed = parse_seed(*seed);
     options.threads = args.get_int("--threads", 0);
@@ -81,6 +90,6 @@ int run_synth(const std::vector<std::string>& argv) {
 HEARTH_CLI_COMMAND(
     "synth", run_synth,
     "synth --shape NAME --vocab VOCAB.gguf [--type Q4_K_M] -o OUT.gguf [--seed S] [--threads N] "
-    "[--std X] [--exact] [--pad-vocab] | synth --list");
+    "[--std X] [--layers N] [--exact] [--pad-vocab] | synth --list");
 
 } // namespace hearth::cli

@@ -35,6 +35,10 @@ Download::~Download() {
 QString Download::filePath() const {
     return QDir(request_.directory).filePath(fileName_);
 }
+QString Download::mismatchedFilePath() const {
+    return QDir(request_.directory).filePath(mismatchedFileName(fileName_));
+}
+
 QString Download::partialFilePath() const {
     return QDir(request_.directory).filePath(partialFileName(fileName_));
 }
@@ -372,11 +376,22 @@ QCoro::Task<> Download::run(quint64 generation) {
     setState(State::Verifying);
     const QByteArray digest = hash_->result().toHex();
     if (!request_.sha256Hex.isEmpty() && digest != request_.sha256Hex) {
-        QFile::remove(partialFilePath()); // wrong bytes are no basis for a resume
+        // Kept for inspection under a name that is neither a model the picker lists nor a partial
+        // file a resume appends to: wrong bytes are no basis for either.
+        const QString kept = mismatchedFilePath();
+        QFile::remove(kept);
+        const bool keptIt = QFile::rename(partialFilePath(), kept);
+        if (!keptIt) QFile::remove(partialFilePath());
         resetHash();
         received_ = 0;
-        fail(tr("checksum mismatch: the file's SHA-256 is %1, expected %2; the download was deleted")
-                 .arg(QString::fromLatin1(digest), QString::fromLatin1(request_.sha256Hex)));
+        const QString expected = QString::fromLatin1(request_.sha256Hex),
+                      received = QString::fromLatin1(digest);
+        fail(keptIt
+                 ? tr("checksum mismatch: expected SHA-256 %1, received %2; the received file is kept as %3 "
+                      "for inspection and is not loaded")
+                       .arg(expected, received, QDir::toNativeSeparators(kept))
+                 : tr("checksum mismatch: expected SHA-256 %1, received %2; the received file was deleted")
+                       .arg(expected, received));
         co_return;
     }
     if (total_ >= 0 && received_ != total_) {

@@ -54,6 +54,7 @@ public:
     [[nodiscard]] QString fileName() const { return fileName_; }
     [[nodiscard]] QString filePath() const;
     [[nodiscard]] QString partialFilePath() const;
+    [[nodiscard]] QString mismatchedFilePath() const; // the received bytes of a checksum mismatch
     [[nodiscard]] qint64 receivedBytes() const { return received_; }
     [[nodiscard]] qint64 totalBytes() const { return total_; } // -1 while unknown
     [[nodiscard]] qint64 resumedFromBytes() const { return resumedFrom_; }

@@ -33,6 +33,10 @@ QString partialFileName(const QString& name) {
     return name + QStringLiteral(".part");
 }
 
+QString mismatchedFileName(const QString& name) {
+    return name + QStringLiteral(".sha256-mismatch");
+}
+
 bool isSha256Hex(const QByteArray& hex) {
     if (hex.size() != 64) return false;
     for (const char c : hex)

@@ -13,6 +13,9 @@ QString fileNameFromUrl(const QUrl& url);
 // (empty, a path, "." or "..", a hidden file, control characters).
 QString fileNameProblem(const QString& name);
 QString partialFileName(const QString& name);
+// Where a download whose SHA-256 is not the expected one is kept for inspection: "NAME.sha256-mismatch",
+// neither a .gguf the models folder lists nor a partial file a resume appends to.
+QString mismatchedFileName(const QString& name);
 // A digest in the form the request takes: 64 hex digits, any case. Empty is allowed.
 bool isSha256Hex(const QByteArray& hex);
 

@@ -76,6 +76,12 @@ QVariant CatalogListModel::data(const QModelIndex& index, int role) const {
         return status.error;
     case NoteRole:
         return status.note;
+    case PredictionRole: {
+        if (!speed_) return QString();
+        const auto cost = SpeedPredictor::approximateCost(entry.fileBytes, entry.parameters,
+                                                          entry.activeParameters, entry.quantization);
+        return cost ? speed_->describe(*cost, memoryFit(entry.memoryBytes, physicalMemoryBytes_)) : QString();
+    }
     default:
         return {};
     }
@@ -99,7 +105,8 @@ QHash<int, QByteArray> CatalogListModel::roleNames() const {
             {SpeedRole, "speed"},
             {TimeLeftRole, "timeLeft"},
             {ErrorRole, "error"},
-            {NoteRole, "note"}};
+            {NoteRole, "note"},
+            {PredictionRole, "prediction"}};
 }
 
 void CatalogListModel::setEntries(QList<CatalogEntry> entries, qint64 physicalMemoryBytes) {
@@ -127,6 +134,15 @@ void CatalogListModel::setStatus(const QString& id, const CatalogDownloadStatus&
         emit dataChanged(index(row), index(row));
         return;
     }
+}
+
+void CatalogListModel::setSpeedPredictor(const SpeedPredictor* predictor) {
+    if (speed_) disconnect(speed_, nullptr, this, nullptr);
+    speed_ = predictor;
+    if (speed_)
+        connect(speed_, &SpeedPredictor::limitsChanged, this, [this] {
+            if (!entries_.isEmpty()) emit dataChanged(index(0), index(rowCount() - 1), {PredictionRole});
+        });
 }
 
 const CatalogEntry* CatalogListModel::entry(const QString& id) const {

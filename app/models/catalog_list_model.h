@@ -3,6 +3,7 @@
 // engine and this machine can run it, and the state of its download.
 #include "app/models/model_catalog.h"
 #include "app/models/model_fit.h"
+#include "app/models/speed_predictor.h"
 #include <QAbstractListModel>
 #include <QtQml/qqmlregistration.h>
 
@@ -45,6 +46,7 @@ public:
         TimeLeftRole,              // QString: "3 min 10 s", empty when unknown
         ErrorRole,                 // QString: why the last attempt failed, in plain words
         NoteRole,                  // QString: what the download did last
+        PredictionRole,            // QString: "≈ 24 tok/s on this computer, fits in memory"; empty: unknown
     };
     Q_ENUM(Role)
 
@@ -58,6 +60,8 @@ public:
     // Adds one entry at the end (a file found by the search).
     void appendEntry(const CatalogEntry& entry);
     void setStatus(const QString& id, const CatalogDownloadStatus& status);
+    // Where the prediction role's speeds come from; its new measurements update every row.
+    void setSpeedPredictor(const SpeedPredictor* predictor);
     [[nodiscard]] const QList<CatalogEntry>& entries() const { return entries_; }
     [[nodiscard]] const CatalogEntry* entry(const QString& id) const;
     [[nodiscard]] CatalogDownloadStatus status(const QString& id) const;
@@ -69,6 +73,7 @@ private:
     QList<CatalogEntry> entries_;
     QList<CatalogDownloadStatus> statuses_; // one per entry
     qint64 physicalMemoryBytes_ = 0;
+    const SpeedPredictor* speed_ = nullptr;
 };
 
 } // namespace hearth::app

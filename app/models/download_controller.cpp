@@ -292,4 +292,9 @@ QCoro::Task<> DownloadController::refreshLocalFiles() {
     }
 }
 
+void DownloadController::setSpeedPredictor(const SpeedPredictor* predictor) {
+    catalog_.setSpeedPredictor(predictor);
+    search_->setSpeedPredictor(predictor);
+}
+
 } // namespace hearth::app

@@ -44,6 +44,8 @@ public:
 
     [[nodiscard]] CatalogListModel* catalog() { return &catalog_; }
     [[nodiscard]] HfSearchListModel* search() { return search_.get(); }
+    // The catalog's and the search's rows show its speed predictions.
+    void setSpeedPredictor(const SpeedPredictor* predictor);
     [[nodiscard]] QString catalogError() const { return catalogError_; }
     [[nodiscard]] QString physicalMemory() const;
 

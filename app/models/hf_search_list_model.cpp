@@ -2,6 +2,7 @@
 #include "app/download/download_messages.h"
 #include "app/models/format.h"
 #include "app/models/model_fit.h"
+#include "app/models/speed_predictor.h"
 #include <QPointer>
 
 namespace hearth::app {
@@ -36,6 +37,12 @@ QVariant HfSearchListModel::data(const QModelIndex& index, int role) const {
         return formatCount(row.downloads);
     case FirstOfRepositoryRole:
         return row.firstOfRepository;
+    case PredictionRole: {
+        if (!speed_) return QString();
+        const auto cost = SpeedPredictor::approximateCost(row.file.bytes, 0, 0, row.file.quantization);
+        // The file's size is the weights' memory; the context's is not known here.
+        return cost ? speed_->describe(*cost, memoryFit(row.file.bytes, physicalMemoryBytes())) : QString();
+    }
     default:
         return {};
     }
@@ -50,7 +57,17 @@ QHash<int, QByteArray> HfSearchListModel::roleNames() const {
             {RunnableRole, "runnable"},
             {ChecksumKnownRole, "checksumKnown"},
             {DownloadsRole, "downloads"},
-            {FirstOfRepositoryRole, "firstOfRepository"}};
+            {FirstOfRepositoryRole, "firstOfRepository"},
+            {PredictionRole, "prediction"}};
+}
+
+void HfSearchListModel::setSpeedPredictor(const SpeedPredictor* predictor) {
+    if (speed_) disconnect(speed_, nullptr, this, nullptr);
+    speed_ = predictor;
+    if (speed_)
+        connect(speed_, &SpeedPredictor::limitsChanged, this, [this] {
+            if (!rows_.isEmpty()) emit dataChanged(index(0), index(rowCount() - 1), {PredictionRole});
+        });
 }
 
 void HfSearchListModel::search(const QString& text) {

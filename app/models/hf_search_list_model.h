@@ -4,6 +4,7 @@
 // size, quantization and whether this engine reads the architecture. A newer search
 // replaces an older one still under way; its late answer is dropped.
 #include "app/download/hugging_face_search.h"
+#include "app/models/speed_predictor.h"
 #include <QAbstractListModel>
 #include <QtQml/qqmlregistration.h>
 #include <qcoro/qcorotask.h>
@@ -40,6 +41,7 @@ public:
         ChecksumKnownRole,                 // bool: Hugging Face gave the file's SHA-256
         DownloadsRole,                     // QString: "12K", the repository's downloads
         FirstOfRepositoryRole,             // bool: the row starts its repository's group
+        PredictionRole,                    // QString: "≈ 24 tok/s on this computer, fits in memory"
     };
     Q_ENUM(Role)
 
@@ -63,6 +65,8 @@ public:
 
     void setBaseUrl(const QUrl& baseUrl) { searcher_.setBaseUrl(baseUrl); }
     void setRepositoryLimit(int limit) { repositoryLimit_ = limit; }
+    // Where the prediction role's speeds come from; its new measurements update every row.
+    void setSpeedPredictor(const SpeedPredictor* predictor);
 
 signals:
     void countChanged();
@@ -70,6 +74,7 @@ signals:
     void finished();
 
 private:
+    const SpeedPredictor* speed_ = nullptr;
     void setBusy(bool busy);
     void showResult(const QString& text, const download::HfSearchResult& result);
 

@@ -77,6 +77,12 @@ CatalogEntry parseEntry(const QJsonValue& value, int index, const CatalogRules& 
     entry.quantization = requireText(object, "quantization", 40, false, index, entry.id);
     entry.licence = requireText(object, "licence", 120, false, index, entry.id);
     entry.parameters = requireCount(object, "parameters", kMaxParameters, index, entry.id);
+    if (object.contains(QLatin1String("activeParameters"))) {
+        entry.activeParameters = requireCount(object, "activeParameters", kMaxParameters, index, entry.id);
+        if (entry.activeParameters > entry.parameters)
+            throw fieldError(index, entry.id, "activeParameters",
+                             ModelCatalog::tr("more than the parameters"));
+    }
     entry.fileBytes = requireCount(object, "fileBytes", kMaxBytes, index, entry.id);
     entry.memoryBytes = requireCount(object, "memoryBytes", kMaxBytes, index, entry.id);
     if (entry.memoryBytes < entry.fileBytes)
@@ -106,6 +112,8 @@ CatalogEntry parseEntry(const QJsonValue& value, int index, const CatalogRules& 
     if (!entry.sha256Hex.isEmpty() && !download::isSha256Hex(entry.sha256Hex))
         throw fieldError(index, entry.id, "sha256",
                          ModelCatalog::tr("must be empty or 64 hexadecimal digits"));
+    if (object.contains(QLatin1String("sha256Source")))
+        entry.sha256Source = requireText(object, "sha256Source", 200, true, index, entry.id);
     return entry;
 }
 

@@ -15,12 +15,14 @@ struct CatalogEntry {
     QString name;         // what the models page shows
     QString architecture; // general.architecture of the file: "qwen2", "llama", ...
     qint64 parameters = 0;
-    QString quantization; // "Q4_K_M"
+    qint64 activeParameters = 0; // a mixture of experts: those a token multiplies; 0: all of them
+    QString quantization;        // "Q4_K_M"
     QString licence;
     qint64 fileBytes = 0;   // size of the file (approximate where the catalog says so)
     qint64 memoryBytes = 0; // estimated memory to run it (weights and a 4096-token context)
     QUrl url;               // https, on an allowed host, naming a .gguf file
     QByteArray sha256Hex;   // lowercase; empty when the catalog does not know it
+    QString sha256Source;   // who published the digest: "LocalAI model gallery, ... at commit 82c191a"
     [[nodiscard]] QString fileName() const { return url.fileName(QUrl::FullyDecoded); }
 };
 

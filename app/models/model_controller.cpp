@@ -226,4 +226,9 @@ void ModelController::setError(const QString& message) {
     emit errorChanged();
 }
 
+void ModelController::setSpeedPredictor(SpeedPredictor* predictor) {
+    speed_ = predictor;
+    models_.setSpeedPredictor(predictor);
+}
+
 } // namespace hearth::app

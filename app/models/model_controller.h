@@ -16,12 +16,15 @@ namespace hearth::app {
 
 class AppSettings;
 class InferenceWorker;
+class SpeedPredictor;
 
 class ModelController : public QObject {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("Created by the application")
     Q_PROPERTY(hearth::app::ModelListModel* models READ models CONSTANT)
+    // This computer's measured limits and the speed predictions of the model cards.
+    Q_PROPERTY(hearth::app::SpeedPredictor* speed READ speed CONSTANT)
     Q_PROPERTY(bool loaded READ loaded NOTIFY stateChanged)
     Q_PROPERTY(bool busy READ busy NOTIFY stateChanged)
     Q_PROPERTY(QString stage READ stage NOTIFY stateChanged)
@@ -50,6 +53,9 @@ public:
     ModelController(AppSettings* settings, InferenceWorker* worker, QObject* parent = nullptr);
 
     [[nodiscard]] ModelListModel* models() { return &models_; }
+    [[nodiscard]] SpeedPredictor* speed() const { return speed_; }
+    // Set once, before QML reads the property; the picker's rows show its predictions.
+    void setSpeedPredictor(SpeedPredictor* predictor);
     [[nodiscard]] bool loaded() const { return !summary_.path.isEmpty(); }
     [[nodiscard]] bool busy() const { return busy_; }
     [[nodiscard]] QString stage() const { return stage_; }
@@ -114,6 +120,7 @@ private:
     AppSettings* settings_;
     InferenceWorker* worker_;
     ModelListModel models_;
+    SpeedPredictor* speed_ = nullptr;
     ModelSummary summary_;
     bool busy_ = false;
     QString stage_;

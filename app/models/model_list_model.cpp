@@ -1,5 +1,7 @@
 #include "app/models/model_list_model.h"
 #include "app/models/format.h"
+#include "app/models/model_fit.h"
+#include "app/models/speed_predictor.h"
 #include <QDir>
 #include <QFileInfo>
 
@@ -54,6 +56,9 @@ QVariant ModelListModel::data(const QModelIndex& index, int role) const {
         return row.gpuLayers;
     case LayerCountRole:
         return row.layerCount;
+    case PredictionRole:
+        if (!speed_ || !row.speedCost || !row.error.isEmpty()) return QString();
+        return speed_->describe(*row.speedCost, memoryFit(row.estimatedBytes, physicalMemoryBytes()));
     default:
         return {};
     }
@@ -77,7 +82,8 @@ QHash<int, QByteArray> ModelListModel::roleNames() const {
             {GpuMemoryRole, "gpuMemory"},
             {GpuFitRole, "gpuFit"},
             {GpuLayersRole, "gpuLayers"},
-            {LayerCountRole, "layerCount"}};
+            {LayerCountRole, "layerCount"},
+            {PredictionRole, "prediction"}};
 }
 
 QString ModelListModel::distinction(int row) const {
@@ -119,6 +125,15 @@ int ModelListModel::indexOf(const QString& path) const {
     for (int i = 0; i < rows_.size(); ++i)
         if (rows_[i].path == path) return i;
     return -1;
+}
+
+void ModelListModel::setSpeedPredictor(const SpeedPredictor* predictor) {
+    if (speed_) disconnect(speed_, nullptr, this, nullptr);
+    speed_ = predictor;
+    if (speed_)
+        connect(speed_, &SpeedPredictor::limitsChanged, this, [this] {
+            if (!rows_.isEmpty()) emit dataChanged(index(0), index(rowCount() - 1), {PredictionRole});
+        });
 }
 
 } // namespace hearth::app

@@ -1,11 +1,14 @@
 #pragma once
 // The models the picker offers: the GGUF files in the models folder and the
 // files used before, each with what it is and what it needs.
+#include "engine/model/speed_prediction.h"
 #include <QAbstractListModel>
 #include <QStringList>
 #include <QtQml/qqmlregistration.h>
 
 namespace hearth::app {
+
+class SpeedPredictor;
 
 struct ModelEntry {
     QString path;
@@ -27,6 +30,7 @@ struct ModelEntry {
     QString error;        // why the file cannot be used; empty when it can
     QStringList warnings; // what a user should know about a usable file (an unknown pre-tokenizer,
                           // a template without a system role)
+    std::optional<engine::ModelCost> speedCost; // what a token costs it, for the speed prediction
 };
 
 class ModelListModel : public QAbstractListModel {
@@ -57,6 +61,7 @@ public:
                                      // the GPU), "partial" (the first layers), "none" (too large: the CPU)
         GpuLayersRole,               // int: layers on the GPU
         LayerCountRole,              // int: the model's layers
+        PredictionRole,              // QString: "≈ 24 tok/s on this computer, fits in memory"
     };
     Q_ENUM(Role)
 
@@ -68,6 +73,8 @@ public:
 
     void setEntries(QList<ModelEntry> entries);
     void setLoadedPath(const QString& path);
+    // Where the prediction role's speeds come from; its new measurements update every row.
+    void setSpeedPredictor(const SpeedPredictor* predictor);
     [[nodiscard]] const QList<ModelEntry>& entries() const { return rows_; }
     [[nodiscard]] int indexOf(const QString& path) const;
     // What differs between this row and the others of the same name: quantization, parameters,
@@ -80,6 +87,7 @@ signals:
 private:
     QList<ModelEntry> rows_;
     QString loadedPath_;
+    const SpeedPredictor* speed_ = nullptr;
 };
 
 } // namespace hearth::app

@@ -58,6 +58,7 @@ ModelEntry readModelEntry(const QString& path, const EngineConfig& config, qint6
         entry.fileBytes = info.file_bytes;
         entry.contextLength = info.context_length;
         entry.hasChatTemplate = info.has_chat_template;
+        entry.speedCost = engine::model_cost(*file);
         const int context =
             engine::EngineRuntime::effective_context(info.context_length, config.context_length);
         const engine::KvCacheTypes types = config.cache_types;

@@ -721,6 +721,26 @@
 <context>
     <name>SettingsPanel</name>
     <message>
+        <source>This computer&apos;s speed</source>
+        <translation>Geschwindigkeit dieses Computers</translation>
+    </message>
+    <message>
+        <source>Measuring… (a few seconds)</source>
+        <translation>Wird gemessen … (einige Sekunden)</translation>
+    </message>
+    <message>
+        <source>%1. The model cards predict their speed from it.</source>
+        <translation>%1. Die Modellkarten sagen daraus ihre Geschwindigkeit voraus.</translation>
+    </message>
+    <message>
+        <source>Not measured yet.</source>
+        <translation>Noch nicht gemessen.</translation>
+    </message>
+    <message>
+        <source>Measure again</source>
+        <translation>Erneut messen</translation>
+    </message>
+    <message>
         <source>Choose the models folder</source>
         <translation>Modellordner wählen</translation>
     </message>
@@ -1242,6 +1262,10 @@
 <context>
     <name>hearth::app::ModelCatalog</name>
     <message>
+        <source>more than the parameters</source>
+        <translation>mehr als die Parameter</translation>
+    </message>
+    <message>
         <source>entry %1</source>
         <translation>Eintrag %1</translation>
     </message>
@@ -1509,8 +1533,12 @@
         <translation>%1 (%2 aufbewahrt; starten Sie erneut, um fortzusetzen)</translation>
     </message>
     <message>
-        <source>checksum mismatch: the file&apos;s SHA-256 is %1, expected %2; the download was deleted</source>
-        <translation>Prüfsumme stimmt nicht: Die SHA-256-Prüfsumme der Datei ist %1, erwartet war %2; der Download wurde gelöscht</translation>
+        <source>checksum mismatch: expected SHA-256 %1, received %2; the received file is kept as %3 for inspection and is not loaded</source>
+        <translation>Prüfsumme stimmt nicht: erwartet war SHA-256 %1, empfangen %2; die empfangene Datei wird zur Prüfung als %3 aufbewahrt und nicht geladen</translation>
+    </message>
+    <message>
+        <source>checksum mismatch: expected SHA-256 %1, received %2; the received file was deleted</source>
+        <translation>Prüfsumme stimmt nicht: erwartet war SHA-256 %1, empfangen %2; die empfangene Datei wurde gelöscht</translation>
     </message>
     <message>
         <source>the file has %1 bytes, the server announced %2</source>
@@ -1738,6 +1766,29 @@
     <message>
         <source>A .gguf model file to load.</source>
         <translation>Eine zu ladende .gguf-Modelldatei.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::SpeedPredictor</name>
+    <message>
+        <source>Memory read %1 GB/s, Q4_K prompts at %2 GFLOP/s (threads: %3)</source>
+        <translation>Speicher lesen %1 GB/s, Q4_K-Prompts mit %2 GFLOP/s (Threads: %3)</translation>
+    </message>
+    <message>
+        <source>≈ %1 tok/s on this computer</source>
+        <translation>≈ %1 Token/s auf diesem Computer</translation>
+    </message>
+    <message>
+        <source>%1, fits in memory</source>
+        <translation>%1, passt in den Speicher</translation>
+    </message>
+    <message>
+        <source>%1, tight in memory</source>
+        <translation>%1, knapp im Speicher</translation>
+    </message>
+    <message>
+        <source>%1 if it fitted: too large for its memory</source>
+        <translation>%1, wenn es passte: zu groß für den Speicher</translation>
     </message>
 </context>
 </TS>

@@ -5,6 +5,10 @@
 #include "app/models/catalog_list_model.h"
 #include "app/models/model_catalog.h"
 #include "app/models/model_fit.h"
+#include "app/models/speed_predictor.h"
+#include "engine/model/machine_limits.h"
+#include "kernels/kernel_table.h"
+#include "tests/support/test_support.h"
 #include <QAbstractItemModelTester>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -12,8 +16,12 @@
 #include <QScopeGuard>
 #include <QTranslator>
 #include <QtTest>
+#include <fstream>
 
 using namespace hearth::app;
+namespace engine = hearth::engine;
+namespace kernels = hearth::kernels;
+namespace test = hearth::test;
 
 namespace {
 
@@ -185,6 +193,11 @@ private slots:
         }
         // Every recommended model is one this engine runs (the marks are checked below).
         QCOMPARE(runnable, result.entries.size());
+        // Each pins its file's SHA-256 and names who published the digest.
+        for (const CatalogEntry& entry : result.entries) {
+            QVERIFY2(entry.sha256Hex.size() == 64, qPrintable(entry.id));
+            QVERIFY2(entry.sha256Source.contains("commit"), qPrintable(entry.id));
+        }
     }
 
     void runnable_architectures_are_the_engines() {
@@ -241,6 +254,64 @@ private slots:
                  QString("1 min 15 s"));
         QCOMPARE(model.data(model.index(1), CatalogListModel::TransferRole).toString(),
                  QString("250 bytes of 1.0 KB (25%)"));
+    }
+
+    // A mixture of experts says how many of its parameters a token multiplies; no more than it has.
+    void active_parameters_are_read_and_checked() {
+        QJsonObject moe = goodEntry();
+        moe["activeParameters"] = 100000000;
+        CatalogParseResult result = parseModelCatalog(catalogOf({moe}));
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QCOMPARE(result.entries[0].activeParameters, qint64(100000000));
+        moe["activeParameters"] = moe["parameters"].toDouble() * 2;
+        result = parseModelCatalog(catalogOf({moe}));
+        QVERIFY2(result.error.contains("activeParameters"), qPrintable(result.error));
+    }
+
+    // With this machine's limits stored, every row predicts its speed from its size and
+    // quantization; fewer active parameters (a mixture) stream fewer bytes, so it is faster.
+    void rows_predict_their_speed_from_the_stored_limits() {
+        const QString dir = QString::fromStdString(test::make_temp_dir("hearth-catalog-speed"));
+        const QString file = dir + "/machine-limits.json";
+        engine::MachineLimits limits;
+        limits.cpu_name = engine::cpu_model_name();
+        limits.isa = std::string(kernels::isa_name(kernels::active_kernels().isa));
+        limits.threads = 2;
+        limits.bandwidth_gbps = 4; // 398 MB: about 10 tokens a second
+        limits.peak_gflops = 50;
+        limits.gemm_rates = {{kernels::TensorType::Q4_K, 64, 100}};
+        std::ofstream(file.toStdString()) << engine::machine_limits_to_json({limits});
+        SpeedPredictor speed(file, 2);
+        QSignalSpy measured(&speed, &SpeedPredictor::limitsChanged);
+        speed.start();
+        QVERIFY(QTest::qWaitFor([&] { return !speed.measuring(); }, 10000));
+        QVERIFY(speed.limits());
+        QCOMPARE(speed.limits()->bandwidth_gbps, 4.0); // the stored measurement, not a new one
+        QVERIFY(speed.summary().contains("4.0 GB/s"));
+
+        QJsonObject moe = goodEntry("moe");
+        moe["activeParameters"] = moe["parameters"].toDouble() / 4;
+        const CatalogParseResult result = parseModelCatalog(catalogOf({goodEntry(), moe}));
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        CatalogListModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setEntries(result.entries, qint64(16) << 30);
+        QCOMPARE(model.data(model.index(0), CatalogListModel::PredictionRole).toString(), QString());
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.setSpeedPredictor(&speed);
+        emit speed.limitsChanged();
+        QCOMPARE(changed.size(), 1);
+        const QString dense = model.data(model.index(0), CatalogListModel::PredictionRole).toString();
+        QVERIFY2(dense.startsWith(QString::fromUtf8("≈ ")) &&
+                     dense.endsWith("tok/s on this computer, fits in memory"),
+                 qPrintable(dense));
+        const double denseRate = dense.section(' ', 1, 1).toDouble();
+        const double moeRate = model.data(model.index(1), CatalogListModel::PredictionRole)
+                                   .toString()
+                                   .section(' ', 1, 1)
+                                   .toDouble();
+        QVERIFY2(denseRate > 5 && denseRate < 15, qPrintable(dense));
+        QVERIFY(moeRate > 3 * denseRate);
     }
 };
 

@@ -154,14 +154,24 @@ private slots:
         QCOMPARE(QFileInfo(partPath()).size(), kFileBytes); // kept for a resume
     }
 
-    void a_checksum_mismatch_fails_and_deletes_the_bytes() {
+    // The message names both digests; the received bytes are kept for inspection under a name
+    // that is neither a model (never listed or loaded) nor a partial file (never resumed).
+    void a_checksum_mismatch_names_both_digests_and_keeps_the_bytes() {
         QByteArray wrong = goodSha();
         wrong[0] = wrong[0] == 'a' ? 'b' : 'a';
         Download download(network_.get(), requestFor(server_->fileUrl(), wrong));
         QVERIFY(runUntilStopped(download));
         QCOMPARE(download.state(), Download::State::Failed);
-        QVERIFY2(download.errorMessage().contains("checksum mismatch"), qPrintable(download.errorMessage()));
-        QVERIFY(download.errorMessage().contains(QString::fromLatin1(goodSha())));
+        const QString message = download.errorMessage();
+        QVERIFY2(message.contains("checksum mismatch"), qPrintable(message));
+        QVERIFY2(message.contains("expected SHA-256 " + QString::fromLatin1(wrong)), qPrintable(message));
+        QVERIFY2(message.contains("received " + QString::fromLatin1(goodSha())), qPrintable(message));
+        const QString kept = finalPath() + ".sha256-mismatch";
+        QCOMPARE(download.mismatchedFilePath(), kept);
+        QVERIFY2(message.contains(QDir::toNativeSeparators(kept)), qPrintable(message));
+        QFile keptFile(kept);
+        QVERIFY(keptFile.open(QIODevice::ReadOnly));
+        QCOMPARE(QCryptographicHash::hash(keptFile.readAll(), QCryptographicHash::Sha256).toHex(), goodSha());
         QVERIFY(!QFileInfo::exists(finalPath()));
         QVERIFY(!QFileInfo::exists(partPath()));
     }

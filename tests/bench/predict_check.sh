@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Predicted against measured speed: `hearth-cli predict` and `hearth-bench` on hearth-cli synth
+# files of five shapes (0.5B, 1B, 4B, 8B, and the 30B-A3B mixture of experts, whose tokens
+# multiply only their chosen experts), one table row per shape.
+#   usage: tests/bench/predict_check.sh [BUILD_DIR] [WORK_DIR] [THREADS] [MOE_LAYERS]
+# WORK_DIR keeps the synthesized files between runs (about 13 GB). MOE_LAYERS (default 12 of 48)
+# cuts the 30B-A3B file to that many layers of its own shape, so that it fits in a small machine's
+# memory; its per-token costs scale with the layers, which the prediction reads from the file.
+# "measured" is hearth-bench's tokens/s (-p 512 -n 16 -b 64, hearth-cli's batch); "per CPU" is
+# the same run's tokens per CPU second per thread, the idle-machine figure the limits are
+# measured in (they match on an idle machine); the error is the prediction's against it.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$root/build}
+work=${2:-/tmp/hearth-predict-check}
+threads=${3:-2}
+moe_layers=${4:-12}
+vocab=$root/../shared/testdata/vocab
+cli=$build/bin/hearth-cli
+bench=$build/bin/hearth-bench
+mkdir -p "$work"
+export XDG_CACHE_HOME=$work/cache # the limits measured once for this check
+
+# shape, vocabulary, layers (empty: the shape's own)
+specs=("qwen2.5-0.5b qwen2 -" "llama-3.2-1b llama-bpe -" "gemma-3-4b llama-spm -" "llama-3.1-8b llama-bpe -"
+       "qwen3-30b-a3b qwen2 $moe_layers")
+
+echo "| shape | file MiB | decode predicted | measured | per CPU | error | prefill predicted | measured | per CPU | error | memory MiB |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+for spec in "${specs[@]}"; do
+    read -r shape vocab_name layers <<<"$spec"
+    suffix=""
+    [ "$layers" != "-" ] && suffix="-$layers-layers"
+    file=$work/$shape$suffix-Q4_K_M.gguf
+    if [ ! -f "$file" ]; then
+        layer_option=()
+        [ "$layers" != "-" ] && layer_option=(--layers "$layers")
+        "$cli" synth --shape "$shape" --vocab "$vocab/ggml-vocab-$vocab_name.gguf" --type Q4_K_M --pad-vocab \
+            "${layer_option[@]}" -o "$file" >&2
+    fi
+    predicted=$("$cli" predict -m "$file" -t "$threads")
+    measured=$("$bench" -m "$file" -t "$threads" -p 512 -n 16 -b 64 -r 1 -o json)
+    python3 - "$shape$suffix" "$file" "$predicted" "$measured" <<'PY'
+import json, os, sys
+label, path, predicted, measured = sys.argv[1:5]
+p = dict(line.split() for line in predicted.splitlines())
+m = {r["test"]: r for r in map(json.loads, measured.splitlines())}
+def cells(pred, run):
+    error = 100.0 * (pred - run["cpu_time_tokens_per_second"]) / run["cpu_time_tokens_per_second"]
+    return f"{pred:.1f} | {run['tokens_per_second']:.1f} | {run['cpu_time_tokens_per_second']:.1f} | {error:+.0f}%"
+print(f"| {label} | {os.path.getsize(path) / 2**20:.0f} | {cells(float(p['decode']), m['tg16'])} | "
+      f"{cells(float(p['prefill']), m['pp512'])} | {p['memory']} |")
+PY
+done
