@@ -20,7 +20,8 @@ SpeedPredictor::SpeedPredictor(QString limitsFile, int threads, QObject* parent)
 }
 
 SpeedPredictor::~SpeedPredictor() {
-    pool_.waitForDone(); // a measurement under way ends first (it holds no pointer to this)
+    cancelled_ = true;   // a measurement under way stops at its next step...
+    pool_.waitForDone(); // ...and ends first (it holds no pointer to this but the flag)
 }
 
 void SpeedPredictor::start() {
@@ -47,12 +48,12 @@ void SpeedPredictor::measure(bool again) {
     emit limitsChanged();
     watcher_.setFuture(
         QtConcurrent::run(&pool_,
-                          [file = limitsFile_.toStdString(), threads = threads_,
-                           again]() -> std::optional<engine::MachineLimits> {
+                          [file = limitsFile_.toStdString(), threads = threads_, again,
+                           cancelled = &cancelled_]() -> std::optional<engine::MachineLimits> {
                               try {
-                                  return engine::cached_machine_limits(file, threads, again);
+                                  return engine::cached_machine_limits(file, threads, again, cancelled);
                               } catch (const Error&) {
-                                  return std::nullopt; // no memory for the measurement: no predictions
+                                  return std::nullopt; // no memory for it, or cancelled: no predictions
                               }
                           }));
 }

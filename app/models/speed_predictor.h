@@ -11,6 +11,7 @@
 #include <QString>
 #include <QThreadPool>
 #include <QtQml/qqmlregistration.h>
+#include <atomic>
 #include <optional>
 
 namespace hearth::app {
@@ -65,6 +66,7 @@ private:
     // folder's scan, the metrics) must not wait behind it.
     QThreadPool pool_;
     QFutureWatcher<std::optional<engine::MachineLimits>> watcher_;
+    std::atomic<bool> cancelled_{false}; // set as this goes: a measurement under way ends early
 };
 
 } // namespace hearth::app

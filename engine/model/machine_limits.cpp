@@ -405,20 +405,29 @@ bool MachineLimits::matches(std::string_view cpu, std::string_view tier, int thr
 }
 
 MachineLimits measure_machine_limits(int threads, const LimitsToMeasure& what) {
+    const auto stop_if_cancelled = [&] {
+        if (what.cancelled && what.cancelled->load(std::memory_order_relaxed))
+            throw Error("the measurement of this computer's limits was cancelled");
+    };
     MachineLimits limits;
     limits.cpu_name = cpu_model_name();
     limits.isa = std::string(kernels::isa_name(kernels::active_kernels().isa));
     limits.threads = std::max(1, threads);
+    stop_if_cancelled();
     measure_bandwidth_and_peaks(limits.threads, what.bandwidth_bytes, limits);
+    stop_if_cancelled();
     kernels::ThreadPool pool(limits.threads);
     limits.pool_job_microseconds = measure_pool_job_microseconds(pool);
     if (what.gemm_rates)
-        for (kernels::TensorType type : kWeightTypes)
+        for (kernels::TensorType type : kWeightTypes) {
+            stop_if_cancelled();
             measure_gemm_rates(type, pool, limits.gemm_rates);
+        }
     return limits;
 }
 
-MachineLimits cached_machine_limits(const std::string& path, int threads, bool remeasure) {
+MachineLimits cached_machine_limits(const std::string& path, int threads, bool remeasure,
+                                    const std::atomic<bool>* cancelled) {
     const std::string cpu = cpu_model_name();
     const std::string isa(kernels::isa_name(kernels::active_kernels().isa));
     std::vector<MachineLimits> stored;
@@ -433,7 +442,7 @@ MachineLimits cached_machine_limits(const std::string& path, int threads, bool r
     const auto same = [&](const MachineLimits& m) { return m.matches(cpu, isa, threads); };
     if (!remeasure)
         if (auto it = std::find_if(stored.begin(), stored.end(), same); it != stored.end()) return *it;
-    MachineLimits limits = measure_machine_limits(threads);
+    MachineLimits limits = measure_machine_limits(threads, {.cancelled = cancelled});
     std::erase_if(stored, same);
     stored.push_back(limits);
     std::error_code ignored;

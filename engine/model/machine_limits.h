@@ -7,6 +7,7 @@
 // them; the speed prediction (speed_prediction.h) is made from them. Measured in a few seconds, stored as
 // JSON with the CPU's name so that a measurement is not taken for another machine's.
 #include "kernels/tensor_type.h"
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -49,10 +50,13 @@ struct MachineLimits {
 struct LimitsToMeasure {
     bool gemm_rates = true;                   // the matmul rate of every weight type
     size_t bandwidth_bytes = size_t(1) << 30; // far beyond the caches, so every pass reads DRAM
+    // Checked between measurements: once set, the measurement ends with an error (an app that
+    // quits does not wait seconds for it).
+    const std::atomic<bool>* cancelled = nullptr;
 };
 
 // Measures with `threads` threads on the active kernel tier; throws hearth::Error when the
-// bandwidth buffer cannot be allocated.
+// bandwidth buffer cannot be allocated, and when `what.cancelled` is set.
 MachineLimits measure_machine_limits(int threads, const LimitsToMeasure& what = {});
 
 // The CPU's name as /proc/cpuinfo gives it; "unknown CPU" when it cannot be read.
@@ -66,7 +70,8 @@ std::vector<MachineLimits> machine_limits_from_json(std::string_view json, const
 // The measurement for this CPU, the active tier and `threads` from the JSON file at `path`, or, when
 // it has none (or `remeasure`), a new one, written back to the file beside the others (through a
 // temporary file renamed over it). A file that cannot be read is measured over; one that cannot
-// be written leaves the measurement unstored.
-MachineLimits cached_machine_limits(const std::string& path, int threads, bool remeasure);
+// be written leaves the measurement unstored, as does a cancelled one (which throws).
+MachineLimits cached_machine_limits(const std::string& path, int threads, bool remeasure,
+                                    const std::atomic<bool>* cancelled = nullptr);
 
 } // namespace hearth::engine

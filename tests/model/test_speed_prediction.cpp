@@ -8,7 +8,9 @@
 #include "kernels/kernel_table.h"
 #include "tests/support/test_support.h"
 #include <QtTest>
+#include <atomic>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 
 using namespace hearth;
@@ -188,6 +190,16 @@ private slots:
         const engine::MachineLimits found = engine::cached_machine_limits(path, 3, false);
         QCOMPARE(found.bandwidth_gbps, 12.5);
         QCOMPARE(found.gemm_rates.size(), stored.gemm_rates.size());
+    }
+
+    // An app that quits cancels the measurement it started: it ends with an error at once, and
+    // nothing half measured is stored.
+    void a_cancelled_measurement_throws_and_stores_nothing() {
+        const std::string dir = test::make_temp_dir("hearth-limits");
+        const std::string path = dir + "/machine-limits.json";
+        const std::atomic<bool> cancelled{true};
+        QVERIFY_THROWS_EXCEPTION(Error, engine::cached_machine_limits(path, 1, false, &cancelled));
+        QVERIFY(!std::filesystem::exists(path));
     }
 };
 
