@@ -22,6 +22,7 @@ ChatController::ChatController(AppSettings* settings, ConversationStore* store, 
     connect(worker, &InferenceWorker::generationFinished, this, &ChatController::onFinished);
     connect(worker, &InferenceWorker::generationFailed, this, &ChatController::onFailed);
     connect(models, &ModelController::stateChanged, this, &ChatController::canSendChanged);
+    connect(models, &ModelController::stateChanged, this, &ChatController::onModelStateChanged);
     connect(store, &ConversationStore::failed, this, [this](const QString& message) {
         storeError_ = message;
         setError(message);
@@ -75,6 +76,7 @@ MessageListModel* ChatController::modelFor(const QString& conversationId) {
 void ChatController::setCurrent(MessageListModel* model) {
     if (model == current_) return;
     current_ = model;
+    clearTransientError(); // it was about the chat the user leaves
     emit currentConversationChanged();
 }
 
@@ -181,7 +183,11 @@ void ChatController::startReply() {
     sampling.repeat_penalty = static_cast<float>(settings_->repeatPenalty());
     sampling.seed = settings_->seed() >= 0 ? static_cast<quint64>(settings_->seed())
                                            : QRandomGenerator::global()->generate64();
-    request.options.max_tokens = settings_->maxReplyTokens();
+    // No length set: as long as the context has room for, and no longer; a longer reply in a
+    // small context (the demo model's) would push the question it answers out of view.
+    const int replyLimit = settings_->maxReplyTokens();
+    request.options.max_tokens = replyLimit > 0 ? replyLimit : std::max(models_->contextLength(), 1);
+    request.options.end_at_full_context = replyLimit == 0;
     request.options.template_override = settings_->chatTemplate().toStdString();
 
     MessageRecord reply;
@@ -197,8 +203,7 @@ void ChatController::startReply() {
     activeModel_ = model;
     activeMessageId_ = reply.id;
     sinceReplySaved_.start();
-    // The store's message stays until its writes go through (recovered): it still applies.
-    if (error_ != storeError_) clearError();
+    clearTransientError();
     emit generatingChanged();
     emit replyStarted(reply.id);
     emit generateRequested(request);
@@ -249,6 +254,7 @@ void ChatController::onFinished(quint64 requestId, const GenerationResult& r) {
     else if (!r.resume.reason.empty())
         parts << tr("saved state not used");
     if (stats.context_shifted) parts << tr("older turns left the context");
+    if (stats.stop_reason == engine::StopReason::ContextFull) parts << tr("ended where the context is full");
     if (activeModel_) {
         // Messages whose turns were shifted out wholly sit above a divider in the chat.
         QString firstInView;
@@ -265,6 +271,16 @@ void ChatController::onFinished(quint64 requestId, const GenerationResult& r) {
     }
     const bool stopped = stats.stop_reason == engine::StopReason::Stopped;
     finishReply(stopped ? MessageState::Stopped : MessageState::Complete, parts.join(QStringLiteral(" · ")));
+}
+
+void ChatController::onModelStateChanged() {
+    // Where a context shift left the model's view says nothing about another model or context:
+    // the next turn shows the whole conversation to it, and says where its own view starts.
+    const QPair<QString, int> viewer{models_->modelPath(), models_->contextLength()};
+    if (viewer == viewer_) return;
+    viewer_ = viewer;
+    for (MessageListModel* model : std::as_const(messageModels_))
+        model->setFirstInView(QString());
 }
 
 void ChatController::onFailed(quint64 requestId, const QString& message) {
@@ -306,6 +322,10 @@ void ChatController::copyText(const QString& text) {
 
 void ChatController::clearError() {
     setError(QString());
+}
+
+void ChatController::clearTransientError() {
+    if (error_ != storeError_) clearError();
 }
 
 void ChatController::setError(const QString& message) {

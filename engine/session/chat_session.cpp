@@ -320,8 +320,8 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
             const int32_t after_keep = cache_->size() - keep;
             const int32_t half = after_keep / 2;
             // Learned positions cannot be turned: the reply ends at the context, and the next
-            // turn's prefill recomputes what stays in view.
-            if (half <= 0 || !can_rotate_keys(inference_.model())) {
+            // turn's prefill recomputes what stays in view. So it does where the caller asks.
+            if (half <= 0 || options.end_at_full_context || !can_rotate_keys(inference_.model())) {
                 stats.stop_reason = StopReason::ContextFull;
                 break;
             }
