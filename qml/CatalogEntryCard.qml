@@ -30,6 +30,22 @@ Rectangle {
     readonly property bool active: downloadState === "preparing" || downloadState === "running"
                                    || downloadState === "verifying"
 
+    // A failure comes up at the card, often below the fold (the catalog is at the page's end):
+    // the page scrolls as far as needed to show it.
+    // Again as the layout places it (its place comes with the layout's next polish), while it shows.
+    property bool revealWanted: false
+    onErrorChanged: { revealWanted = error.length > 0; Qt.callLater(card.revealError) }
+    function revealError() {
+        if (!revealWanted || !downloadError.visible || downloadError.height <= 0) return
+        for (let view = card.parent; view; view = view.parent) {
+            if (view.contentY === undefined || view.flicking === undefined) continue // not a Flickable
+            const shown = downloadError.mapToItem(view.contentItem, 0, 0, downloadError.width, downloadError.height)
+            const bottom = shown.y + shown.height + 16
+            if (bottom > view.contentY + view.height) view.contentY = bottom - view.height
+            return
+        }
+    }
+
     objectName: "catalogCard_" + catalogId
     implicitHeight: layout.implicitHeight + 28
     radius: Theme.radius
@@ -144,7 +160,10 @@ Rectangle {
             }
         }
         Label {
+            id: downloadError
             objectName: "downloadError_" + card.catalogId
+            onHeightChanged: Qt.callLater(card.revealError)
+            onYChanged: Qt.callLater(card.revealError)
             visible: card.error.length > 0
             Layout.fillWidth: true
             text: card.error

@@ -99,6 +99,15 @@ Rectangle {
                 color: !actionButton.enabled ? Theme.hover
                      : composer.generating ? Theme.text
                      : (actionButton.hovered ? Theme.accentHover : Theme.accent)
+                Rectangle { // reached with Tab: a ring around the filled circle
+                    visible: actionButton.visualFocus
+                    anchors.fill: parent
+                    anchors.margins: -3
+                    radius: width / 2
+                    color: "transparent"
+                    border.width: 2
+                    border.color: Theme.accent
+                }
             }
             // Two icons rather than one with a changing path: a Shape does not always redraw a new path.
             contentItem: Item {

@@ -3,6 +3,7 @@ import QtQuick.Controls
 import QtQuick.Layouts
 import QtCore
 import Qt.labs.folderlistmodel
+import Hearth // TypedPath, a C++ type of this module
 
 // Hearth's own file and folder dialog, for desktops whose platform theme has none (see
 // ChooserDialog): a panel on an opaque background over a dim that blocks the page, the
@@ -81,6 +82,22 @@ Dialog {
             const match = /\(([^)]*)\)/.exec(filter || "")
             return match ? match[1].trim().split(/\s+/) : ["*"]
         }
+        property string pathError: ""
+        // A path typed in the path field: a folder opens, a file is chosen (choosing a file).
+        function openTyped(typed) {
+            const target = TypedPath.resolve(typed, browser.folder)
+            if (target.kind === "folder") {
+                pathError = ""
+                show(target.url, "")
+                entries.forceActiveFocus(Qt.OtherFocusReason)
+            } else if (target.kind === "file" && !browser.chooseFolder) {
+                pathError = ""
+                finish(target.url)
+            } else {
+                pathError = target.kind === "file" ? qsTr("%1 is a file: choose a folder").arg(localPath(target.url))
+                                                   : qsTr("There is no file or folder at %1").arg(localPath(target.url))
+            }
+        }
         function finish(url) {
             chose = true
             browser.close()
@@ -98,6 +115,7 @@ Dialog {
     padding: 20
     closePolicy: Popup.CloseOnEscape
     onOpened: entries.forceActiveFocus(Qt.PopupFocusReason)
+    onFolderChanged: { pathField.text = internal.localPath(folder); internal.pathError = "" }
     onClosed: if (!internal.chose) browser.cancelled()
 
     // Opaque, with a soft edge of translucent rectangles beneath it for a shadow.
@@ -172,14 +190,47 @@ Dialog {
                 implicitHeight: 30
                 onClicked: internal.show(internal.homeUrl, "")
             }
-            Label {
+            // The folder shown, and where to type a path: Enter opens a folder or chooses a file.
+            TextField {
+                id: pathField
                 objectName: "fileBrowserPath"
-                text: internal.localPath(browser.folder)
-                color: Theme.textMuted
-                elide: Text.ElideMiddle
                 Layout.fillWidth: true
-                Accessible.name: qsTr("Folder shown: %1").arg(text)
+                text: internal.localPath(browser.folder)
+                color: Theme.text
+                selectByMouse: true
+                font.pointSize: Theme.fontSize
+                placeholderText: qsTr("Type a path")
+                placeholderTextColor: Theme.textFaint
+                Accessible.name: qsTr("Folder shown, or a path to open: %1").arg(internal.localPath(browser.folder))
+                background: Rectangle {
+                    implicitHeight: 32
+                    radius: Theme.smallRadius
+                    color: Theme.window
+                    border.color: pathField.activeFocus ? Theme.accent : Theme.border
+                }
+                leftPadding: 10
+                rightPadding: 10
+                onAccepted: internal.openTyped(text)
+                onTextEdited: internal.pathError = ""
+                Keys.onEscapePressed: event => {
+                    // Back to the folder shown; a second Escape closes the dialog.
+                    if (text !== internal.localPath(browser.folder)) {
+                        text = internal.localPath(browser.folder)
+                        internal.pathError = ""
+                        event.accepted = true
+                    } else {
+                        event.accepted = false
+                    }
+                }
             }
+        }
+        Label {
+            objectName: "fileBrowserPathError"
+            visible: internal.pathError.length > 0
+            text: internal.pathError
+            color: Theme.danger
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
         }
 
         Rectangle {
@@ -255,25 +306,31 @@ Dialog {
                             Layout.fillWidth: true
                         }
                         Label {
+                            objectName: "fileBrowserSize_" + entry.fileName
                             visible: !entry.fileIsDir
-                            text: Qt.locale().formattedDataSize(entry.fileSize)
+                            // In the units of the rest of the app (MB, as the model cards say), not MiB.
+                            text: Qt.locale().formattedDataSize(entry.fileSize, 2, Locale.DataSizeSIFormat)
                             color: Theme.textMuted
                             font.pointSize: Theme.small
                         }
                     }
                 }
-
-                Label {
-                    objectName: "fileBrowserEmpty"
-                    anchors.centerIn: parent
-                    width: parent.width - 32
-                    horizontalAlignment: Text.AlignHCenter
-                    wrapMode: Text.Wrap
-                    visible: folderModel.status === FolderListModel.Ready && folderModel.count === 0
-                    text: browser.chooseFolder ? qsTr("No folders in here. Choose this folder, or go up.")
-                                               : qsTr("Nothing here matches the filter.")
-                    color: Theme.textMuted
-                }
+            }
+            // Over the list, not in it: a list's own children lie in its content, which is empty
+            // here, and the hint was drawn above the list's top, cut off.
+            Label {
+                objectName: "fileBrowserEmpty"
+                anchors.centerIn: parent
+                width: parent.width - 32
+                horizontalAlignment: Text.AlignHCenter
+                wrapMode: Text.Wrap
+                // A folder that is not there (a models folder not made yet) says so.
+                readonly property bool missing: browser.opened && TypedPath.resolve(internal.localPath(browser.folder), "").kind !== "folder"
+                visible: folderModel.count === 0 && (missing || folderModel.status === FolderListModel.Ready)
+                text: missing ? qsTr("This folder does not exist. Type a path above, or go up.")
+                    : browser.chooseFolder ? qsTr("No folders in here. Choose this folder, or go up.")
+                    : qsTr("Nothing here matches the filter.")
+                color: Theme.textMuted
             }
         }
 

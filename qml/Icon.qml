@@ -14,6 +14,9 @@ Item {
     // showed above the list, over the chat's title. As a layer it is an image, clipped as any.
     layer.enabled: true
     layer.samples: GraphicsInfo.api !== GraphicsInfo.Software ? 4 : 0
+    // A layer whose icon changed colour while hidden (a theme switched then) kept the old
+    // colour's image: it is drawn again whenever the icon shows.
+    onVisibleChanged: if (visible) { layer.enabled = false; layer.enabled = true }
 
     Shape {
         width: 24

@@ -6,6 +6,7 @@ QtObject {
     readonly property string send: "M12 4 L4.5 11.5 L5.9 12.9 L11 7.8 V20 H13 V7.8 L18.1 12.9 L19.5 11.5 Z"
     readonly property string stop: "M7 7 H17 V17 H7 Z"
     readonly property string plus: "M11 5 H13 V11 H19 V13 H13 V19 H11 V13 H5 V11 H11 Z"
+    readonly property string check: "M9.55 17.6 4.3 12.35 5.7 10.95 9.55 14.8 18.3 6.05 19.7 7.45 Z"
     readonly property string copy: "M9 8 H19 V20 H9 Z M10.6 9.6 V18.4 H17.4 V9.6 Z M5 4 H15 V6.6 H13.4 V5.6 H6.6 V15.4 H7.6 V17 H5 Z"
     readonly property string edit: "M5 16.2 L14.6 6.6 L17.4 9.4 L7.8 19 H5 Z M15.8 5.4 L17.4 3.8 L20.2 6.6 L18.6 8.2 Z"
     readonly property string regenerate: "M12 4 A8 8 0 1 0 20 12 H18 A6 6 0 1 1 12 6 V9 L16 5 L12 1 Z"

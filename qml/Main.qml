@@ -60,8 +60,36 @@ ApplicationWindow {
     Material.accent: Theme.accent
     Material.background: Theme.surface
 
+    // Keys go to the page that is shown. A click on a page's blank area or on a sidebar entry
+    // leaves the focus where it was, and a hidden composer that kept it took what was typed on
+    // Settings or Models, and sent it on Enter.
+    onPageChanged: {
+        window.leaveErrors()
+        Qt.callLater(window.focusShownPage)
+    }
+    // The errors of the page or chat the user leaves (the conversation database's stays while
+    // it applies).
+    function leaveErrors() {
+        window.chat.clearTransientError()
+        if (window.modelErrorPage.length > 0 && window.modelErrorPage !== window.page) window.models.clearError()
+    }
+    function focusShownPage() {
+        if (!window.isShown(window.activeFocusItem)) window.focusPage()
+    }
+    // Untyped: Qt 6.4's compiled binding read `visible` through a typed QQuickItem* and crashed.
+    function isShown(item) { return item ? item.visible : false }
+    // The keys to the page shown: the composer on the chat, else the page itself.
+    function focusPage() {
+        if (window.page === "chat") chatView.focusComposer()
+        else (window.page === "models" ? modelPicker : settingsPanel).forceActiveFocus()
+    }
+
     // The page a model error came up on (a drop, or the Models page): it is shown there only.
     property string modelErrorPage: ""
+    Connections {
+        target: window.chat
+        function onCurrentConversationChanged() { if (window.modelErrorPage === "chat") window.models.clearError() }
+    }
     Connections {
         target: window.models
         function onModelReady() { window.page = "chat"; chatView.focusComposer() }
@@ -81,6 +109,9 @@ ApplicationWindow {
     Shortcut { sequence: "Ctrl+,"; context: Qt.ApplicationShortcut; onActivated: window.navigate("settings") }
     Shortcut { sequence: "Ctrl+O"; context: Qt.ApplicationShortcut; onActivated: { window.navigate("models"); modelPicker.openFile() } }
     Shortcut { sequence: "Ctrl+Q"; context: Qt.ApplicationShortcut; onActivated: Qt.quit() }
+    Shortcut { sequence: "Ctrl+L"; context: Qt.ApplicationShortcut; onActivated: window.navigate("chat") }
+    Shortcut { sequence: "F1"; context: Qt.ApplicationShortcut; onActivated: shortcutsDialog.open() }
+    ShortcutsDialog { id: shortcutsDialog; objectName: "shortcutsDialog" }
 
     RowLayout {
         anchors.fill: parent
@@ -94,6 +125,7 @@ ApplicationWindow {
             chat: window.chat
             page: window.metricsOpen && window.page === "chat" ? "metrics" : window.page
             onNavigate: function (target) { window.navigate(target) }
+            onSearchLeft: window.focusPage()
         }
         Rectangle { Layout.fillHeight: true; width: 1; color: Theme.border }
 
@@ -136,7 +168,8 @@ ApplicationWindow {
                         background: Rectangle {
                             radius: 17
                             color: modelChip.hovered ? Theme.hover : Theme.surface
-                            border.color: Theme.border
+                            border.width: modelChip.visualFocus ? 2 : 1 // reached with Tab
+                            border.color: modelChip.visualFocus ? Theme.accent : Theme.border
                         }
                         contentItem: Item {
                             RowLayout {
@@ -199,6 +232,46 @@ ApplicationWindow {
                     }
                 }
                 Rectangle { anchors.bottom: parent.bottom; width: parent.width; height: 1; color: Theme.border }
+            }
+
+            // Errors from the chat, and a model refused outside the Models page (a dropped file),
+            // on the page where they came up, in a row of their own above it: laid over the chat
+            // it covered the last reply's actions. They belong to what the user just did, so they
+            // go when the user moves on to another page or chat; the Models page shows its own.
+            Rectangle {
+                id: toast
+                objectName: "toast"
+                readonly property bool modelErrorHere: window.page !== "models" && window.modelErrorPage === window.page
+                readonly property string message: window.chat.errorMessage.length > 0 ? window.chat.errorMessage
+                                                : (modelErrorHere ? window.models.errorMessage : "")
+                visible: message.length > 0
+                Layout.fillWidth: true
+                implicitHeight: toastRow.implicitHeight + 16
+                color: Theme.dangerSoft
+                RowLayout {
+                    id: toastRow
+                    anchors.fill: parent
+                    anchors.leftMargin: 20
+                    anchors.rightMargin: 8
+                    Rectangle { implicitWidth: 3; Layout.fillHeight: true; Layout.topMargin: 2; Layout.bottomMargin: 2; radius: 1.5; color: Theme.danger }
+                    Label {
+                        objectName: "toastText"
+                        text: toast.message
+                        color: Theme.text
+                        wrapMode: Text.Wrap
+                        Layout.fillWidth: true
+                        Layout.leftMargin: 6
+                        Accessible.role: Accessible.AlertMessage
+                    }
+                    IconButton {
+                        objectName: "dismissToast"
+                        iconPath: Icons.close
+                        iconSize: 14
+                        tip: qsTr("Dismiss")
+                        onClicked: { window.chat.clearError(); window.models.clearError() }
+                    }
+                }
+                Rectangle { anchors.bottom: parent.bottom; width: parent.width; height: 1; color: Theme.danger; opacity: 0.5 }
             }
 
             StackLayout {
@@ -278,40 +351,6 @@ ApplicationWindow {
         width: 380
         metrics: window.metrics
         onCloseRequested: window.metricsOpen = false
-    }
-
-    // Errors from the chat, and a model refused outside the Models page (a dropped file), on the
-    // page where they came up: the Models page shows its own, and a model error left there does
-    // not follow the user to the chat.
-    Rectangle {
-        id: toast
-        objectName: "toast"
-        readonly property bool modelErrorHere: window.page !== "models" && window.modelErrorPage === window.page
-        readonly property string message: window.chat.errorMessage.length > 0 ? window.chat.errorMessage
-                                        : (modelErrorHere ? window.models.errorMessage : "")
-        visible: message.length > 0
-        anchors.horizontalCenter: parent.horizontalCenter
-        anchors.bottom: parent.bottom
-        anchors.bottomMargin: 110
-        width: Math.min(parent.width - 80, toastRow.implicitWidth + 32)
-        height: toastRow.implicitHeight + 20
-        radius: 12
-        color: Theme.dangerSoft
-        border.color: Theme.danger
-        RowLayout {
-            id: toastRow
-            anchors.fill: parent
-            anchors.leftMargin: 16
-            anchors.rightMargin: 8
-            Label {
-                text: toast.message
-                color: Theme.text
-                wrapMode: Text.Wrap
-                Layout.fillWidth: true
-                Layout.maximumWidth: 640
-            }
-            IconButton { iconPath: Icons.close; iconSize: 14; tip: qsTr("Dismiss"); onClicked: { window.chat.clearError(); window.models.clearError() } }
-        }
     }
 
     ModelDropArea {

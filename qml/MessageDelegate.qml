@@ -34,6 +34,11 @@ Item {
 
     readonly property bool isUser: author === "user"
     property bool editing: false
+    function sendEdit() {
+        if (!editSendButton.enabled) return
+        message.editing = false
+        message.editRequested(message.messageId, editor.text)
+    }
     width: ListView.view ? ListView.view.width : 600
     implicitHeight: layout.implicitHeight + 18
 
@@ -158,18 +163,31 @@ Item {
                     font.pointSize: Theme.fontSize + 1
                     background: null
                     Accessible.name: qsTr("Edited message")
+                    Accessible.description: qsTr("Enter sends, Shift+Enter starts a new line, Escape cancels")
                     Keys.onTabPressed: nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason)
                     Keys.onBacktabPressed: nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason)
+                    // As in the composer: Enter sends, Shift+Enter starts a new line.
+                    Keys.onPressed: function (event) {
+                        if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
+                                && !(event.modifiers & Qt.ShiftModifier)) {
+                            event.accepted = true
+                            message.sendEdit()
+                        } else if (event.key === Qt.Key_Escape) {
+                            event.accepted = true
+                            message.editing = false
+                        }
+                    }
                 }
                 RowLayout {
                     Layout.alignment: Qt.AlignRight
                     PillButton { objectName: "editCancelButton"; text: qsTr("Cancel"); onClicked: message.editing = false }
                     PillButton {
+                        id: editSendButton
                         objectName: "editSendButton"
                         text: qsTr("Send")
                         primary: true
                         enabled: !message.busy && editor.text.trim().length > 0
-                        onClicked: { message.editing = false; message.editRequested(message.messageId, editor.text) }
+                        onClicked: message.sendEdit()
                     }
                 }
             }
@@ -311,14 +329,24 @@ Item {
             Layout.fillWidth: !message.isUser
             Layout.leftMargin: message.isUser ? 0 : 40
             spacing: 2
-            opacity: (hover.hovered || (message.isLast && !message.isUser)) && !message.streaming && !message.editing ? 1 : 0
+            // Shown on hover, for the last reply, and while Tab is on one of them.
+            readonly property bool focused: copyButton.activeFocus || editButton.activeFocus || regenerateButton.activeFocus
+            opacity: (hover.hovered || focused || (message.isLast && !message.isUser)) && !message.streaming && !message.editing ? 1 : 0
             Behavior on opacity { NumberAnimation { duration: 120 } }
             IconButton {
-                iconPath: Icons.copy; tip: qsTr("Copy"); iconSize: 15; implicitWidth: 28; implicitHeight: 28
+                id: copyButton
+                // A tick and "Copied" for a moment after a click: the copy happened.
+                property bool copied: false
+                iconPath: copied ? Icons.check : Icons.copy
+                tip: copied ? qsTr("Copied") : qsTr("Copy")
+                iconColor: copied ? Theme.success : Theme.textMuted
+                iconSize: 15; implicitWidth: 28; implicitHeight: 28
                 objectName: "copyMessageButton"
-                onClicked: message.copyRequested(message.content)
+                onClicked: { message.copyRequested(message.content); copied = true; copiedTimer.restart() }
+                Timer { id: copiedTimer; interval: 1500; onTriggered: copyButton.copied = false }
             }
             IconButton {
+                id: editButton
                 objectName: "editMessageButton"
                 visible: message.isUser
                 iconPath: Icons.edit; tip: qsTr("Edit and resend"); iconSize: 15; implicitWidth: 28; implicitHeight: 28
@@ -326,6 +354,7 @@ Item {
                 onClicked: { editor.text = message.content; message.editing = true; editor.forceActiveFocus() }
             }
             IconButton {
+                id: regenerateButton
                 visible: !message.isUser && message.isLast
                 objectName: "regenerateButton"
                 iconPath: Icons.regenerate; tip: qsTr("Regenerate"); iconSize: 15; implicitWidth: 28; implicitHeight: 28

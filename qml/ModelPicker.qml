@@ -159,13 +159,20 @@ Item {
                     anchors.margins: 16
                     spacing: 8
                     RowLayout {
+                        Layout.fillWidth: true
                         spacing: 10
-                        Icon { path: Icons.flame; size: 22; color: Theme.accent }
+                        Icon { Layout.alignment: Qt.AlignTop; path: Icons.flame; size: 22; color: Theme.accent }
                         Label {
+                            objectName: "demoTitle"
                             text: qsTr("New here? Try the demo model")
                             font.pointSize: Theme.large * 0.9
                             font.weight: Font.DemiBold
                             color: Theme.text
+                            // Wraps in a narrow window (German's title is longer) rather than
+                            // widening the card past the page's edge.
+                            wrapMode: Text.Wrap
+                            Layout.fillWidth: true
+                            Layout.preferredWidth: 0
                         }
                     }
                     Label {

@@ -122,10 +122,13 @@ Item {
                 }
                 SettingRow {
                     title: qsTr("Maximum reply length")
-                    hint: qsTr("Tokens per reply.")
+                    hint: qsTr("Tokens per reply. Auto: as many as the model's context has room for, so that a reply never pushes the conversation it answers out of view.")
                     SpinBox {
                         objectName: "maxReplySpin"
-                        from: 1; to: 32768; stepSize: 64; editable: true
+                        from: 0; to: 32768; stepSize: 64; editable: true
+                        Accessible.name: qsTr("Maximum reply length")
+                        textFromValue: function (value, locale) { return value === 0 ? qsTr("Auto") : Number(value).toLocaleString(locale, "f", 0) }
+                        valueFromText: function (text, locale) { return text === qsTr("Auto") ? 0 : Number.fromLocaleString(locale, text) }
                         value: panel.settings.maxReplyTokens
                         onValueModified: { panel.settings.maxReplyTokens = value; value = Qt.binding(() => panel.settings.maxReplyTokens) }
                     }

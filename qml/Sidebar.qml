@@ -8,6 +8,7 @@ Rectangle {
     property var chat
     property string page: "chat"
     signal navigate(string page)
+    signal searchLeft() // Escape in the empty search field: the chat takes the keys again
     function focusSearch() { search.forceActiveFocus(Qt.ShortcutFocusReason); search.selectAll() }
     // The list model's periods are keys ("Today", ...): translated here, where they are shown.
     function periodLabel(period) {
@@ -80,6 +81,11 @@ Rectangle {
                     background: null
                     font.pointSize: Theme.fontSize
                     onTextChanged: sidebar.chat.conversations.searchText = text
+                    // Escape clears the search, then leaves the field.
+                    Keys.onEscapePressed: {
+                        if (text.length > 0) clear()
+                        else sidebar.searchLeft()
+                    }
                 }
                 IconButton {
                     visible: search.text.length > 0
@@ -125,13 +131,33 @@ Rectangle {
                 Accessible.role: Accessible.ListItem
                 Accessible.name: title
                 Accessible.onPressAction: clicked() // opens the chat
+                Accessible.description: qsTr("F2 renames the chat, Delete deletes it")
                 width: ListView.view.width
                 height: 38
                 hoverEnabled: true
+                function startRenaming() {
+                    row.renaming = true
+                    renameField.text = row.title
+                    renameField.forceActiveFocus()
+                    renameField.selectAll()
+                }
                 onClicked: { sidebar.chat.selectConversation(conversationId); sidebar.navigate("chat") }
+                // The keyboard's way to the row's hover-only buttons, which Tab passes by.
+                Keys.onPressed: function (event) {
+                    if (row.renaming) return
+                    if (event.key === Qt.Key_F2) {
+                        event.accepted = true
+                        row.startRenaming()
+                    } else if (event.key === Qt.Key_Delete) {
+                        event.accepted = true
+                        confirmDelete.openFor(row.conversationId, row.title)
+                    }
+                }
                 background: Rectangle {
                     radius: 9
                     color: row.current ? Theme.selected : (row.hovered ? Theme.hover : "transparent")
+                    border.width: row.visualFocus ? 2 : 0 // reached with Tab
+                    border.color: Theme.accent
                 }
                 contentItem: RowLayout {
                     spacing: 2
@@ -154,19 +180,22 @@ Rectangle {
                         font.pointSize: Theme.fontSize
                         Accessible.name: qsTr("New name of the chat")
                         background: Rectangle { radius: 6; color: Theme.surface; border.color: Theme.accent }
-                        onAccepted: { sidebar.chat.renameConversation(row.conversationId, text); row.renaming = false }
+                        onAccepted: { sidebar.chat.renameConversation(row.conversationId, text); row.renaming = false; row.forceActiveFocus() }
                         onActiveFocusChanged: if (!activeFocus) row.renaming = false
-                        Keys.onEscapePressed: row.renaming = false
+                        Keys.onEscapePressed: { row.renaming = false; row.forceActiveFocus() }
                     }
+                    // The mouse's: the keyboard has F2 and Delete on the row.
                     IconButton {
                         objectName: "renameChatButton"
                         visible: (row.hovered || row.current) && !row.renaming
+                        focusPolicy: Qt.NoFocus
                         iconPath: Icons.edit; tip: qsTr("Rename"); iconSize: 14; implicitWidth: 26; implicitHeight: 26
-                        onClicked: { row.renaming = true; renameField.text = row.title; renameField.forceActiveFocus(); renameField.selectAll() }
+                        onClicked: row.startRenaming()
                     }
                     IconButton {
                         objectName: "deleteChatButton"
                         visible: (row.hovered || row.current) && !row.renaming
+                        focusPolicy: Qt.NoFocus
                         iconPath: Icons.trash; tip: qsTr("Delete"); iconSize: 14; implicitWidth: 26; implicitHeight: 26
                         hoverColor: Theme.dangerSoft
                         onClicked: confirmDelete.openFor(row.conversationId, row.title)
@@ -211,6 +240,8 @@ Rectangle {
                 background: Rectangle {
                     radius: 9
                     color: sidebar.page === nav.modelData.page ? Theme.selected : (nav.hovered ? Theme.hover : "transparent")
+                    border.width: nav.visualFocus ? 2 : 0 // reached with Tab
+                    border.color: Theme.accent
                 }
                 contentItem: RowLayout {
                     spacing: 10

@@ -21,6 +21,7 @@ ChatController::ChatController(AppSettings* settings, ConversationStore* store, 
     connect(worker, &InferenceWorker::generationFinished, this, &ChatController::onFinished);
     connect(worker, &InferenceWorker::generationFailed, this, &ChatController::onFailed);
     connect(models, &ModelController::stateChanged, this, &ChatController::canSendChanged);
+    connect(models, &ModelController::stateChanged, this, &ChatController::onModelStateChanged);
     connect(store, &ConversationStore::failed, this, [this](const QString& message) {
         storeError_ = message;
         setError(message);
@@ -74,6 +75,7 @@ MessageListModel* ChatController::modelFor(const QString& conversationId) {
 void ChatController::setCurrent(MessageListModel* model) {
     if (model == current_) return;
     current_ = model;
+    clearTransientError(); // it was about the chat the user leaves
     emit currentConversationChanged();
 }
 
@@ -173,6 +175,12 @@ void ChatController::startReply() {
         activeTurnRows_.append(row);
     }
     request.options = settings_->generationOptions();
+    // No length set: as long as the context has room for, and no longer; a longer reply in a
+    // small context (the demo model's) would push the question it answers out of view.
+    if (settings_->maxReplyTokens() <= 0) {
+        request.options.max_tokens = std::max(models_->contextLength(), 1);
+        request.options.end_at_full_context = true;
+    }
 
     MessageRecord reply;
     reply.id = newRecordId();
@@ -188,8 +196,7 @@ void ChatController::startReply() {
     activeModel_ = model;
     activeMessageId_ = reply.id;
     sinceReplySaved_.start();
-    // The store's message stays until its writes go through (recovered): it still applies.
-    if (error_ != storeError_) clearError();
+    clearTransientError();
     emit generatingChanged();
     emit replyStarted(reply.id);
     emit generateRequested(request);
@@ -240,6 +247,7 @@ void ChatController::onFinished(quint64 requestId, const GenerationResult& r) {
     else if (!r.resume.reason.empty())
         parts << tr("saved state not used");
     if (stats.context_shifted()) parts << tr("older turns left the context");
+    if (stats.stop_reason == engine::StopReason::ContextFull) parts << tr("ended where the context is full");
     if (activeModel_) {
         // Messages whose turns were shifted out wholly sit above a divider in the chat.
         QString firstInView;
@@ -256,6 +264,16 @@ void ChatController::onFinished(quint64 requestId, const GenerationResult& r) {
     }
     const bool stopped = stats.stop_reason == engine::StopReason::Stopped;
     finishReply(stopped ? MessageState::Stopped : MessageState::Complete, parts.join(QStringLiteral(" · ")));
+}
+
+void ChatController::onModelStateChanged() {
+    // Where a context shift left the model's view says nothing about another model or context:
+    // the next turn shows the whole conversation to it, and says where its own view starts.
+    const QPair<QString, int> viewer{models_->modelPath(), models_->contextLength()};
+    if (viewer == viewer_) return;
+    viewer_ = viewer;
+    for (MessageListModel* model : std::as_const(messageModels_))
+        model->setFirstInView(QString());
 }
 
 void ChatController::onFailed(quint64 requestId, const QString& message) {
@@ -297,6 +315,10 @@ void ChatController::copyText(const QString& text) {
 
 void ChatController::clearError() {
     setError(QString());
+}
+
+void ChatController::clearTransientError() {
+    if (error_ != storeError_) clearError();
 }
 
 void ChatController::setError(const QString& message) {

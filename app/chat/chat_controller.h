@@ -62,6 +62,9 @@ public:
     Q_INVOKABLE bool editAndResend(const QString& messageId, const QString& text);
     Q_INVOKABLE void copyText(const QString& text);
     Q_INVOKABLE void clearError();
+    // Clears an error about what the user just did (a reply that failed, a send refused); the
+    // conversation store's stays until its writes go through.
+    Q_INVOKABLE void clearTransientError();
 
     // The title a conversation gets from its first message.
     static QString titleFrom(const QString& text);
@@ -89,6 +92,7 @@ private:
     void onPieces(quint64 requestId, const QString& text);
     void onFinished(quint64 requestId, const GenerationResult& result);
     void onFailed(quint64 requestId, const QString& message);
+    void onModelStateChanged();
 
     AppSettings* settings_;
     ConversationStore* store_;
@@ -102,7 +106,8 @@ private:
     QHash<QString, bool> loading_; // conversations whose messages are being read
     bool ready_ = false;
     QString error_;
-    QString storeError_; // the conversation store's last failure, cleared when it recovers
+    QString storeError_;         // the conversation store's last failure, cleared when it recovers
+    QPair<QString, int> viewer_; // the model and context length the messages' view was last shown by
 
     quint64 lastRequest_ = 0;
     quint64 activeRequest_ = 0;        // 0 when idle

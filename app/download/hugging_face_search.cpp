@@ -159,6 +159,7 @@ QCoro::Task<HfFileChecksum> HuggingFaceSearch::fileChecksum(HfFileLocation file)
     if (!info.error.isEmpty()) {
         result.error = HuggingFace::tr("asking Hugging Face for the file list of %1 failed: %2")
                            .arg(file.repositoryId, info.error);
+        result.unanswered = true;
         co_return result;
     }
     const HfRepositoryParse parsed = parseRepositoryInfo(info.body, file.repositoryId, limits);

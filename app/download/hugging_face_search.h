@@ -25,6 +25,8 @@ struct HfFileChecksum {
     QByteArray sha256Hex; // lowercase; empty when unknown
     qint64 bytes = -1;    // the file's size, -1 when the API did not say
     QString error;        // plain words, when sha256Hex is empty
+    // Hugging Face could not be asked at all (offline, no connection).
+    bool unanswered = false;
 };
 
 class HuggingFaceSearch {

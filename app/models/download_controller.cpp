@@ -177,6 +177,13 @@ QCoro::Task<> DownloadController::startAfterChecksumLookup(QString id) {
     QCoro::Task<download::HfFileChecksum> lookup = hfApi_.fileChecksum(*location);
     const download::HfFileChecksum found = co_await lookup;
     if (!self || !checksumLookups_.remove(id)) co_return; // gone, paused or cancelled meanwhile
+    if (found.unanswered) {
+        // The lost network first: it is what stopped the download, and what the user can mend.
+        refuse(id, tr("Not downloaded: Hugging Face could not be reached (%1). Try again once this "
+                      "computer is online; the SHA-256 that verifies %2 is asked of it first.")
+                       .arg(found.error, fileName));
+        co_return;
+    }
     if (found.sha256Hex.isEmpty()) {
         refuse(id, tr("Not downloaded: the catalog gives no SHA-256 for %1 and Hugging Face gave none "
                       "either (%2), so the file could not be verified.")

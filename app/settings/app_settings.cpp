@@ -65,7 +65,7 @@ void AppSettings::setSeed(int v) {
     assign(seed_, std::max(v, -1), &AppSettings::changed);
 }
 void AppSettings::setMaxReplyTokens(int v) {
-    assign(maxReplyTokens_, std::clamp(v, 1, 32768), &AppSettings::changed);
+    assign(maxReplyTokens_, std::clamp(v, 0, 32768), &AppSettings::changed);
 }
 void AppSettings::setContextLength(int v) {
     assign(contextLength_, std::clamp(v, 64, 131072), &AppSettings::engineConfigChanged);
@@ -222,7 +222,7 @@ void AppSettings::load() {
     minP_ = std::clamp(s->value("generation/minP", minP_).toDouble(), 0.0, 1.0);
     repeatPenalty_ = std::clamp(s->value("generation/repeatPenalty", repeatPenalty_).toDouble(), 1.0, 2.0);
     seed_ = std::max(s->value("generation/seed", seed_).toInt(), -1);
-    maxReplyTokens_ = std::clamp(s->value("generation/maxReplyTokens", maxReplyTokens_).toInt(), 1, 32768);
+    maxReplyTokens_ = std::clamp(s->value("generation/maxReplyTokens", maxReplyTokens_).toInt(), 0, 32768);
     contextLength_ = std::clamp(s->value("engine/contextLength", contextLength_).toInt(), 64, 131072);
     threads_ = std::clamp(s->value("engine/threads", threads_).toInt(), 0, 256);
     cacheTypes_.keys = knownCacheType(s->value("engine/keyCacheType", keyCacheType()).toString());

@@ -183,7 +183,7 @@ private:
     double minP_ = SamplingDefaults{}.minP;
     double repeatPenalty_ = SamplingDefaults{}.repeatPenalty;
     int seed_ = SamplingDefaults{}.seed;
-    int maxReplyTokens_ = 512;
+    int maxReplyTokens_ = 0; // 0: as long as the model's context has room for
     int contextLength_ = 2048;
     int threads_ = 0;
     engine::KvCacheTypes cacheTypes_ = EngineConfig{}.cache_types;

@@ -293,11 +293,11 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
         if (cache_->size() >= n_ctx) {
             // Full: shift the oldest turns after the kept prefix out of view (context_shift.h).
             // Learned positions cannot be turned: the reply ends at the context, and the next
-            // turn's prefill recomputes what stays in view.
+            // turn's prefill recomputes what stays in view. So it does where the caller asks.
             const int32_t keep =
                 cache_->shifted() ? cache_->shift_at() : resolve_n_keep(conversation, options, prompt);
             const int32_t from = keep + length(cache_->dropped()); // logical position of cache slot `keep`
-            const int32_t n_discard = inference_.can_rotate_keys()
+            const int32_t n_discard = !options.end_at_full_context && inference_.can_rotate_keys()
                                           ? tokens_to_drop_when_full(starts, keep, from, cache_->size())
                                           : 0;
             if (n_discard <= 0) {

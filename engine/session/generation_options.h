@@ -1,5 +1,5 @@
 #pragma once
-// How one reply is generated: the sampling, its length limit, the template, and what a context
+// How one reply is generated: the sampling, its length limits, the template, and what a context
 // shift keeps. Plain values, so that the app can send them across threads as they are.
 #include "engine/sampling/sampler.h"
 #include <cstdint>
@@ -10,6 +10,9 @@ namespace hearth::engine {
 struct GenerationOptions {
     SamplingParams sampling;
     int32_t max_tokens = 512;
+    // true: the reply also ends where the context is full, so that the conversation it answers
+    // stays in view; false: older turns are shifted out to make room as it goes on.
+    bool end_at_full_context = false;
     std::string template_override; // Jinja source; empty: the model's template (ChatML if none)
     // Tokens a context shift never drops; -1: those of the system prompt (or the BOS token).
     int32_t n_keep = -1;

@@ -9,7 +9,7 @@ enum class StopReason {
     EndOfGeneration, // the model ended its turn
     Length,          // the reply reached max_tokens
     Stopped,         // the caller's stop flag
-    ContextFull,     // the context is full and cannot shift (learned positions)
+    ContextFull,     // the context is full and cannot shift (learned positions), or the options say not to
 };
 
 // "eos", "length", "stopped", "context": for logs and the command line.

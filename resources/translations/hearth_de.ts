@@ -164,10 +164,6 @@
         <translation>Persönlicher Ordner</translation>
     </message>
     <message>
-        <source>Folder shown: %1</source>
-        <translation>Angezeigter Ordner: %1</translation>
-    </message>
-    <message>
         <source>Folders in %1</source>
         <translation>Ordner in %1</translation>
     </message>
@@ -202,6 +198,26 @@
     <message>
         <source>Use %1</source>
         <translation>%1 verwenden</translation>
+    </message>
+    <message>
+        <source>Type a path</source>
+        <translation>Pfad eingeben</translation>
+    </message>
+    <message>
+        <source>Folder shown, or a path to open: %1</source>
+        <translation>Angezeigter Ordner oder ein zu öffnender Pfad: %1</translation>
+    </message>
+    <message>
+        <source>%1 is a file: choose a folder</source>
+        <translation>%1 ist eine Datei: bitte einen Ordner wählen</translation>
+    </message>
+    <message>
+        <source>There is no file or folder at %1</source>
+        <translation>Unter %1 gibt es keine Datei und keinen Ordner</translation>
+    </message>
+    <message>
+        <source>This folder does not exist. Type a path above, or go up.</source>
+        <translation>Diesen Ordner gibt es nicht. Oben einen Pfad eingeben oder eine Ebene höher gehen.</translation>
     </message>
 </context>
 <context>
@@ -306,6 +322,14 @@
     <message>
         <source>Regenerate</source>
         <translation>Neu generieren</translation>
+    </message>
+    <message>
+        <source>Enter sends, Shift+Enter starts a new line, Escape cancels</source>
+        <translation>Enter sendet, Umschalt+Enter beginnt eine neue Zeile, Escape bricht ab</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>Kopiert</translation>
     </message>
 </context>
 <context>
@@ -789,8 +813,8 @@
         <translation>Maximale Antwortlänge</translation>
     </message>
     <message>
-        <source>Tokens per reply.</source>
-        <translation>Tokens pro Antwort.</translation>
+        <source>Tokens per reply. Auto: as many as the model's context has room for, so that a reply never pushes the conversation it answers out of view.</source>
+        <translation>Tokens pro Antwort. Auto: so viele, wie im Kontext des Modells Platz haben, damit eine Antwort das Gespräch, auf das sie antwortet, nie aus dem Blick schiebt.</translation>
     </message>
     <message>
         <source>Sampling</source>
@@ -1016,6 +1040,65 @@
         <source>%1 runs on the CPU.</source>
         <translation>%1 läuft auf der CPU.</translation>
     </message>
+    <message>
+        <source>Auto</source>
+        <translation>Auto</translation>
+    </message>
+</context>
+<context>
+    <name>ShortcutsDialog</name>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>Tastenkürzel</translation>
+    </message>
+    <message>
+        <source>New chat</source>
+        <translation>Neuer Chat</translation>
+    </message>
+    <message>
+        <source>Search chats</source>
+        <translation>Chats durchsuchen</translation>
+    </message>
+    <message>
+        <source>Write a message</source>
+        <translation>Eine Nachricht schreiben</translation>
+    </message>
+    <message>
+        <source>Send the message</source>
+        <translation>Die Nachricht senden</translation>
+    </message>
+    <message>
+        <source>New line in the message</source>
+        <translation>Neue Zeile in der Nachricht</translation>
+    </message>
+    <message>
+        <source>Stop the reply; clear the search</source>
+        <translation>Die Antwort anhalten; die Suche leeren</translation>
+    </message>
+    <message>
+        <source>Rename or delete the chat in the list</source>
+        <translation>Den Chat in der Liste umbenennen oder löschen</translation>
+    </message>
+    <message>
+        <source>Open a model file</source>
+        <translation>Eine Modelldatei öffnen</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <source>These shortcuts</source>
+        <translation>Diese Tastenkürzel</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>Beenden</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Schließen</translation>
+    </message>
 </context>
 <context>
     <name>Sidebar</name>
@@ -1107,6 +1190,10 @@
         <source>Cancel</source>
         <translation>Abbrechen</translation>
     </message>
+    <message>
+        <source>F2 renames the chat, Delete deletes it</source>
+        <translation>F2 benennt den Chat um, Entf löscht ihn</translation>
+    </message>
 </context>
 <context>
     <name>TokenRateChart</name>
@@ -1187,6 +1274,10 @@
         <source>older turns left the context</source>
         <translation>ältere Beiträge haben den Kontext verlassen</translation>
     </message>
+    <message>
+        <source>ended where the context is full</source>
+        <translation>endete am vollen Kontext</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::ConversationStore</name>
@@ -1208,6 +1299,10 @@
     <message>
         <source>asking Hugging Face for the file&apos;s SHA-256</source>
         <translation>frage Hugging Face nach der SHA-256-Prüfsumme der Datei</translation>
+    </message>
+    <message>
+        <source>Not downloaded: Hugging Face could not be reached (%1). Try again once this computer is online; the SHA-256 that verifies %2 is asked of it first.</source>
+        <translation>Nicht heruntergeladen: Hugging Face war nicht erreichbar (%1). Bitte erneut versuchen, sobald dieser Computer online ist; die SHA-256-Prüfsumme, mit der %2 geprüft wird, wird zuerst dort erfragt.</translation>
     </message>
     <message>
         <source>Not downloaded: the catalog gives no SHA-256 for %1 and Hugging Face gave none either (%2), so the file could not be verified.</source>

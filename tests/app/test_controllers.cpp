@@ -22,6 +22,7 @@
 #include "tests/support/test_support.h"
 #include <QDir>
 #include <QFile>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
 #include <algorithm>
@@ -537,6 +538,72 @@ private slots:
             QCOMPARE(index.data(MessageListModel::OutOfViewRole).toBool(), row < boundary);
             QCOMPARE(index.data(MessageListModel::ContextBoundaryRole).toBool(), row == boundary);
         }
+    }
+
+    // The divider says where the model's view started for the model and context that replied: a
+    // new model or a new context sees the whole conversation again, until its own shift.
+    void theDividerGoesWithTheModelAndContextThatShifted() {
+        HearthBackend b(paths());
+        QVERIFY(startChat(b));
+        b.settings()->setContextLength(64);
+        QVERIFY(loadModel(b));
+        b.settings()->setTemperature(0.0);
+        b.settings()->setMaxReplyTokens(40);
+        ChatController* chat = b.chat();
+        const auto shiftSomeOut = [chat] {
+            for (const char* prompt :
+                 {"Once upon a time", "What happened next?", "And then?", "Tell me more."}) {
+                if (!chat->send(prompt) || !finishReply(chat)) return false;
+                if (chat->messages()->firstInViewRow() > 0) return true;
+            }
+            return false;
+        };
+        const auto noDivider = [chat] {
+            for (int row = 0; row < chat->messages()->count(); ++row) {
+                const QModelIndex index = chat->messages()->index(row);
+                if (index.data(MessageListModel::OutOfViewRole).toBool() ||
+                    index.data(MessageListModel::ContextBoundaryRole).toBool())
+                    return false;
+            }
+            return true;
+        };
+        QVERIFY2(shiftSomeOut(), "no message left the model's view in a 64-token context");
+        b.settings()->setContextLength(2048);
+        QTRY_VERIFY_WITH_TIMEOUT(b.models()->contextLength() > 64, 10000);
+        QVERIFY(noDivider());
+
+        b.settings()->setContextLength(64);
+        QTRY_COMPARE_WITH_TIMEOUT(b.models()->contextLength(), 64, 10000);
+        QVERIFY2(shiftSomeOut(), "no message left the model's view in a 64-token context");
+        QSignalSpy ready(b.models(), &ModelController::modelReady);
+        const QString other = QString::fromStdString(hearth::test::testdata("models/stories260K-Q8_0.gguf"));
+        QVERIFY(b.models()->loadDroppedFile(QUrl::fromLocalFile(other)));
+        QVERIFY(ready.wait(30000));
+        QVERIFY(noDivider());
+    }
+
+    // With no reply length set (the default), a reply ends where the model's context is full
+    // rather than pushing the conversation it answers out of view: the demo model's first
+    // reply, in its 128-token context, keeps the question in view.
+    void aReplyStaysWithinTheContext() {
+        HearthBackend b(paths());
+        QVERIFY(startChat(b));
+        QVERIFY(loadModel(b));
+        QCOMPARE(b.models()->contextLength(), 128);
+        QCOMPARE(b.settings()->maxReplyTokens(), 0);
+        b.settings()->setTemperature(1.0);
+        ChatController* chat = b.chat();
+        QVERIFY(chat->send("Once upon a time"));
+        QVERIFY(finishReply(chat));
+        QCOMPARE(chat->messages()->firstInViewRow(), 0);
+        const QString stats = chat->messages()
+                                  ->index(chat->messages()->count() - 1)
+                                  .data(MessageListModel::StatsRole)
+                                  .toString();
+        QVERIFY2(!stats.contains("left the context"), qPrintable(stats));
+        const QRegularExpressionMatch tokens = QRegularExpression("^(\\d+) tokens").match(stats);
+        QVERIFY2(tokens.hasMatch(), qPrintable(stats));
+        QVERIFY2(tokens.captured(1).toInt() < 128, qPrintable(stats));
     }
 
     void titlesComeFromTheFirstLine_data() {

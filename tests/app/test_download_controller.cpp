@@ -448,6 +448,20 @@ private slots:
         QCOMPARE(server_->requests.size(), 1);
         QVERIFY(!QFileInfo::exists(partPath()));
     }
+
+    // Offline: the lost network leads the message, before what the download needed it for.
+    void offline_the_lost_network_is_said_first() {
+        DownloadController controller(settings_.get());
+        controller.setHuggingFaceBaseUrl(QUrl(QStringLiteral("http://127.0.0.1:1/")));
+        controller.setCatalog(catalogOfTheApiFile());
+        controller.download("tiny");
+        QTRY_COMPARE_WITH_TIMEOUT(stateOf(controller), QString("failed"), 30000);
+        CatalogListModel* model = controller.catalog();
+        const QString error = model->data(model->index(0), CatalogListModel::ErrorRole).toString();
+        QVERIFY2(error.startsWith("Not downloaded: Hugging Face could not be reached"), qPrintable(error));
+        QVERIFY2(!error.contains("the catalog gives no SHA-256"), qPrintable(error));
+        QVERIFY(!QFileInfo::exists(searchedFilePath() + ".part"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestDownloadController)

@@ -244,6 +244,66 @@ private slots:
         QCOMPARE(QDir(backend_->settings()->modelsFolder()), QDir(modelsDir_ + "/Empty folder"));
     }
 
+    // A path typed in the path field: a folder opens, a file is chosen, anything else is named as
+    // not found. An empty folder says so, in the file dialog as in the folder dialog.
+    void aTypedPathOpensAndAnEmptyFolderSaysSo() {
+        // A models folder not made yet.
+        backend_->settings()->setModelsFolder(modelsDir_ + "/Not made yet");
+        QObject* dialog = pickerDialog(QStringLiteral("modelFileDialog"));
+        QVERIFY(dialog);
+        QVERIFY(QMetaObject::invokeMethod(dialog, "open"));
+        QTRY_VERIFY(dialog->property("opened").toBool());
+        QTRY_VERIFY2(shown(QStringLiteral("fileBrowserEmpty")), "a missing folder shows a blank list");
+        QVERIFY(shown(QStringLiteral("fileBrowserEmpty"))
+                    ->property("text")
+                    .toString()
+                    .contains("does not exist"));
+        QMetaObject::invokeMethod(dialog, "close");
+        QTRY_VERIFY(!dialog->property("opened").toBool());
+
+        backend_->settings()->setModelsFolder(modelsDir_ + "/Empty folder");
+        QVERIFY(QMetaObject::invokeMethod(dialog, "open"));
+        QTRY_VERIFY(dialog->property("opened").toBool());
+        QTRY_VERIFY2(shown(QStringLiteral("fileBrowserEmpty")), "an empty folder shows a blank list");
+        QVERIFY(!shown(QStringLiteral("fileBrowserEmpty"))->property("text").toString().isEmpty());
+        // Where the list shows it, not cut off above it.
+        QVERIFY(QQuickTest::qWaitForPolish(window_));
+        const QRectF hint = sceneRect(shown(QStringLiteral("fileBrowserEmpty")));
+        const QRectF listArea = sceneRect(shown(QStringLiteral("fileBrowserList")));
+        QVERIFY2(listArea.contains(hint),
+                 qPrintable(QStringLiteral("the hint at y %1..%2, the list at %3..%4")
+                                .arg(hint.top())
+                                .arg(hint.bottom())
+                                .arg(listArea.top())
+                                .arg(listArea.bottom())));
+        saveScreenshot(QStringLiteral("file-empty"));
+
+        QQuickItem* field = shown(QStringLiteral("fileBrowserPath"));
+        QVERIFY2(field, "no field to type a path in");
+        const auto type = [&](const QString& path) {
+            field->forceActiveFocus(Qt::TabFocusReason);
+            field->setProperty("text", path);
+            QTest::keyClick(window_, Qt::Key_Return);
+        };
+        type(modelsDir_ + "/no such folder");
+        QTRY_VERIFY(shown(QStringLiteral("fileBrowserPathError")));
+        QVERIFY(dialog->property("opened").toBool());
+        type(modelsDir_ + "/More models");
+        QTRY_VERIFY(shown(QStringLiteral("fileBrowserEntry_tiny stories.gguf")));
+        QVERIFY(!shown(QStringLiteral("fileBrowserPathError")));
+        // Sizes in MB, as on the model cards.
+        QQuickItem* sizeLabel = shown(QStringLiteral("fileBrowserSize_tiny stories.gguf"));
+        QVERIFY(sizeLabel);
+        const QString size = sizeLabel->property("text").toString();
+        QVERIFY2(size.endsWith(QLatin1String(" MB")), qPrintable(size));
+        QSignalSpy accepted(dialog, SIGNAL(accepted()));
+        type(modelsDir_ + "/stories260K.gguf");
+        QTRY_VERIFY(!dialog->property("opened").toBool());
+        QCOMPARE(accepted.size(), 1);
+        QCOMPARE(dialog->property("selectedFile").toUrl().toLocalFile(), modelsDir_ + "/stories260K.gguf");
+        QTRY_VERIFY_WITH_TIMEOUT(!backend_->models()->busy(), 60000);
+    }
+
     // A test that fails with its dialog open leaves it there: the next test's own dialog
     // would open beneath it.
     void cleanup() {

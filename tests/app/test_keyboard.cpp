@@ -34,6 +34,10 @@ using hearth::test::findByName;
 // Controls that take input: buttons, text fields, combo and spin boxes, sliders. A read-only
 // text (a message) is not one; nor are scroll bars and progress bars, which Tab does not visit.
 bool isInputControl(const QQuickItem* item) {
+    // A control that takes no keyboard focus (a row's hover-only buttons) is the mouse's.
+    if (const QVariant policy = item->property("focusPolicy");
+        policy.isValid() && policy.toInt() == Qt::NoFocus)
+        return false;
     if (item->inherits("QQuickAbstractButton") || item->inherits("QQuickComboBox") ||
         item->inherits("QQuickSpinBox") || item->inherits("QQuickSlider"))
         return true;
@@ -74,6 +78,11 @@ class TestKeyboard : public QObject {
     QQuickWindow* window_ = nullptr;
 
     QQuickItem* item(const QString& name) const { return findByName(window_->contentItem(), name); }
+    void click(QQuickItem* target) {
+        QVERIFY(target);
+        QTest::mouseClick(window_, Qt::LeftButton, Qt::NoModifier,
+                          target->mapToScene(QPointF(target->width() / 2, target->height() / 2)).toPoint());
+    }
     void showPage(const QString& page) {
         window_->setProperty("page", page);
         QVERIFY(QQuickTest::qWaitForPolish(window_));
@@ -167,6 +176,35 @@ private slots:
         QVERIFY(!offer->isVisible());
     }
 
+    // Keys typed on the Settings or Models page never reach the chat's composer, which the page
+    // hides: a click on a sidebar entry or on a blank area of the page takes no focus itself.
+    void keysTypedOffTheChatStayOffIt_data() {
+        QTest::addColumn<QString>("page");
+        QTest::newRow("settings") << QStringLiteral("settings");
+        QTest::newRow("models") << QStringLiteral("models");
+    }
+    void keysTypedOffTheChatStayOffIt() {
+        QFETCH(QString, page);
+        showPage(QStringLiteral("chat"));
+        QQuickItem* input = item(QStringLiteral("composerInput"));
+        input->forceActiveFocus();
+        const int messages = backend_->chat()->messages()->rowCount();
+        click(item(QStringLiteral("nav_") + page));
+        QCOMPARE(window_->property("page").toString(), page);
+        QVERIFY(QQuickTest::qWaitForPolish(window_));
+        // A blank area: the top bar's left part, beside the page's title.
+        QQuickItem* title = item(QStringLiteral("pageTitle"));
+        QTest::mouseClick(window_, Qt::LeftButton, Qt::NoModifier,
+                          title->mapToScene(QPointF(title->width() - 4, title->height() / 2)).toPoint());
+        for (const char key : {'2', '0', '0', '0', 'z', 'z', 'z'})
+            QTest::keyClick(window_, key);
+        QTest::keyClick(window_, Qt::Key_Return);
+        QVERIFY(!backend_->chat()->generating());
+        QCOMPARE(backend_->chat()->messages()->rowCount(), messages);
+        QCOMPARE(input->property("text").toString(), QString());
+        showPage(QStringLiteral("chat"));
+    }
+
     void tabReachesAndNamesEveryControl_data() {
         QTest::addColumn<QString>("page");
         QTest::newRow("models") << QStringLiteral("models");
@@ -183,6 +221,81 @@ private slots:
             backend_->settings()->setMaxReplyTokens(32768);
         }
         walkWithTab(page);
+    }
+
+    // Every Tab stop of the chat page shows that it has the focus: its pixels (and a ring's just
+    // outside it) change when Tab reaches it. The hover-only buttons of a chat's row are not Tab
+    // stops: the row itself takes F2 to rename and Delete to delete.
+    void everyTabStopShowsItsFocus() {
+        showPage(QStringLiteral("chat"));
+        QVERIFY(backend_->chat()->messages()->rowCount() > 0); // a current chat: its row is a Tab stop
+        QQuickItem* start = item(QStringLiteral("newChatButton"));
+        start->forceActiveFocus(Qt::TabFocusReason);
+        QVERIFY(QQuickTest::qWaitForPolish(window_));
+        // Unfocused, each control as it looks with the focus on the first one (which is compared
+        // with the look after the walk, when the focus has left it).
+        QImage unfocused = window_->grabWindow();
+        const qreal scale = unfocused.devicePixelRatio();
+        const auto changedPixels = [scale](const QImage& a, const QImage& b, QRectF rect) {
+            const QRect pixels =
+                QRectF(rect.x() * scale, rect.y() * scale, rect.width() * scale, rect.height() * scale)
+                    .toAlignedRect()
+                    .intersected(a.rect());
+            int changed = 0;
+            for (int y = pixels.top(); y <= pixels.bottom(); ++y)
+                for (int x = pixels.left(); x <= pixels.right(); ++x)
+                    if (!test::sameColour(a.pixel(x, y), b.pixel(x, y))) ++changed;
+            return changed;
+        };
+        QQuickItem* first = nullptr;
+        QList<QQuickItem*> stops;
+        for (int step = 0; step < 100; ++step) {
+            QTest::keyClick(window_, Qt::Key_Tab);
+            QQuickItem* control = controlOf(window_->activeFocusItem());
+            if (control == first) break;
+            if (!first) first = control;
+            const QString name = control->objectName();
+            QVERIFY2(name != QLatin1String("renameChatButton") && name != QLatin1String("deleteChatButton"),
+                     qPrintable(describe(control)));
+            stops.append(control);
+            QVERIFY(QQuickTest::qWaitForPolish(window_));
+            if (control == start) continue;
+            // A ring may fade in (the message actions' opacity is animated).
+            const QRectF area = test::sceneRect(control).adjusted(-3, -3, 3, 3);
+            QTRY_VERIFY2(
+                changedPixels(unfocused, window_->grabWindow(), area) >= 12,
+                qPrintable(QStringLiteral("%1 looks the same with the focus").arg(describe(control))));
+        }
+        QVERIFY(stops.size() >= 8);
+        start->forceActiveFocus(Qt::TabFocusReason);
+        const QImage startFocused = window_->grabWindow();
+        first->forceActiveFocus(Qt::TabFocusReason);
+        QVERIFY(QQuickTest::qWaitForPolish(window_));
+        QVERIFY2(changedPixels(startFocused, window_->grabWindow(),
+                               test::sceneRect(start).adjusted(-3, -3, 3, 3)) >= 12,
+                 qPrintable(QStringLiteral("%1 looks the same with the focus").arg(describe(start))));
+
+        // The current chat's row: F2 renames it, Delete asks before deleting it.
+        QQuickItem* row = nullptr;
+        for (QQuickItem* stop : std::as_const(stops))
+            if (stop->objectName().startsWith(QLatin1String("conversation_")) &&
+                stop->property("current").toBool())
+                row = stop;
+        QVERIFY(row);
+        row->forceActiveFocus(Qt::TabFocusReason);
+        QTest::keyClick(window_, Qt::Key_F2);
+        QQuickItem* rename = findByName(row, QStringLiteral("renameField"));
+        QVERIFY(rename && rename->isVisible() && rename->hasActiveFocus());
+        QTest::keyClick(window_, Qt::Key_Escape);
+        QVERIFY(!rename->isVisible());
+        row->forceActiveFocus(Qt::TabFocusReason);
+        QTest::keyClick(window_, Qt::Key_Delete);
+        QObject* dialog = window_->findChild<QObject*>(QStringLiteral("deleteChatDialog"));
+        QVERIFY(dialog);
+        QTRY_VERIFY(dialog->property("opened").toBool());
+        QMetaObject::invokeMethod(dialog, "reject");
+        QTRY_VERIFY(!dialog->property("opened").toBool());
+        QVERIFY(backend_->chat()->messages()->rowCount() > 0);
     }
 
     void tabLeavesTheComposerAndCtrlTabTypesATab() {
@@ -240,6 +353,18 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!backend_->chat()->generating(), 10000);
         const auto& messages = backend_->chat()->messages()->messages();
         QCOMPARE(messages.constLast().state, app::MessageState::Stopped);
+
+        // Ctrl+L: to the chat's composer, from any page; F1: the shortcuts, Esc closes them.
+        showPage(QStringLiteral("settings"));
+        QTest::keyClick(window_, Qt::Key_L, Qt::ControlModifier);
+        QCOMPARE(window_->property("page").toString(), QStringLiteral("chat"));
+        QVERIFY(item(QStringLiteral("composerInput"))->hasActiveFocus());
+        QObject* shortcuts = window_->findChild<QObject*>(QStringLiteral("shortcutsDialog"));
+        QVERIFY(shortcuts);
+        QTest::keyClick(window_, Qt::Key_F1);
+        QTRY_VERIFY(shortcuts->property("opened").toBool());
+        QTest::keyClick(window_, Qt::Key_Escape);
+        QTRY_VERIFY(!shortcuts->property("opened").toBool());
 
         QSignalSpy quit(engine_.get(), &QQmlEngine::quit);
         QTest::keyClick(window_, Qt::Key_Q, Qt::ControlModifier);

@@ -27,6 +27,7 @@
 #include <QTest>
 #include <QUrl>
 #include <QtQuickTest/quicktest.h>
+#include <functional>
 
 using namespace hearth;
 
@@ -133,6 +134,79 @@ private slots:
         QVERIFY(!backend.models()->loadDroppedFile(QUrl::fromLocalFile(dir_ + "/notes.txt")));
         QVERIFY(QQuickTest::qWaitForPolish(window));
         QVERIFY(toastShown());
+    }
+
+    // An error toast covers none of the chat (it takes its own row above the page), and it goes
+    // when the user moves on to another page or chat: it was about what they had just done.
+    void anErrorToastCoversNothingAndStaysWithItsMoment() {
+        app::HearthBackend backend({dir_ + "/toast-data", dir_ + "/toast.ini"});
+        backend.settings()->setMaxReplyTokens(8);
+        QQmlApplicationEngine engine;
+        QQuickWindow* window = app::loadMainWindow(engine, backend);
+        QVERIFY(window != nullptr);
+        backend.start();
+        QTRY_VERIFY_WITH_TIMEOUT(backend.chat()->ready(), 10000);
+        backend.models()->load(QString::fromStdString(test::testdata("models/stories260K.gguf")));
+        QTRY_VERIFY_WITH_TIMEOUT(backend.models()->loaded() && !backend.models()->busy(), 60000);
+        for (const char* prompt : {"Once upon a time", "And then?"}) {
+            QVERIFY(backend.chat()->send(QString::fromUtf8(prompt)));
+            QTRY_VERIFY_WITH_TIMEOUT(!backend.chat()->generating(), 60000);
+        }
+        const QString firstChat = backend.chat()->currentConversationId();
+        backend.chat()->newConversation();
+        QVERIFY(backend.chat()->send(QStringLiteral("Once upon a time")));
+        QTRY_VERIFY_WITH_TIMEOUT(!backend.chat()->generating(), 60000);
+        QCOMPARE(window->property("page").toString(), QStringLiteral("chat"));
+
+        QQuickItem* toast = findByName(window->contentItem(), QStringLiteral("toast"));
+        QVERIFY(toast);
+        const auto dropAFileThatIsNotAModel = [&] {
+            QVERIFY(!backend.models()->loadDroppedFile(QUrl::fromLocalFile(dir_ + "/notes.txt")));
+            QVERIFY(QQuickTest::qWaitForPolish(window));
+            QVERIFY(toast->isVisible());
+        };
+        dropAFileThatIsNotAModel();
+        // The last reply's actions and the composer are not under it.
+        QQuickItem* list = findByName(window->contentItem(), QStringLiteral("messageList"));
+        QTRY_VERIFY(list->property("atYEnd").toBool());
+        QVERIFY(QQuickTest::qWaitForPolish(window));
+        QQuickItem* lastActions = nullptr;
+        const std::function<void(QQuickItem*)> findActions = [&](QQuickItem* item) {
+            if (!item->isVisible()) return;
+            if (item->objectName() == QLatin1String("messageActions") &&
+                (!lastActions || test::sceneRect(item).y() > test::sceneRect(lastActions).y()))
+                lastActions = item;
+            for (QQuickItem* child : item->childItems())
+                findActions(child);
+        };
+        findActions(list);
+        QVERIFY(lastActions);
+        const QRectF toastRect = test::sceneRect(toast);
+        QVERIFY2(!toastRect.intersects(test::sceneRect(lastActions)),
+                 "the toast covers the last reply's actions");
+        QVERIFY(!toastRect.intersects(
+            test::sceneRect(findByName(window->contentItem(), QStringLiteral("composer")))));
+
+        // Another page, and back: gone.
+        window->setProperty("page", QStringLiteral("settings"));
+        QVERIFY(QQuickTest::qWaitForPolish(window));
+        QVERIFY(!toast->isVisible());
+        window->setProperty("page", QStringLiteral("chat"));
+        QVERIFY(QQuickTest::qWaitForPolish(window));
+        QVERIFY2(!toast->isVisible(), "the error came back with the chat page");
+        // Another chat: gone.
+        dropAFileThatIsNotAModel();
+        backend.chat()->selectConversation(firstChat);
+        QVERIFY(QQuickTest::qWaitForPolish(window));
+        QVERIFY2(!toast->isVisible(), "the error followed the user to another chat");
+        // The chat's own errors too (a send the chat refuses, here with no model).
+        backend.models()->unload();
+        QVERIFY(!backend.chat()->send(QStringLiteral("Hello")));
+        QVERIFY(QQuickTest::qWaitForPolish(window));
+        QVERIFY(toast->isVisible());
+        window->setProperty("page", QStringLiteral("models"));
+        QVERIFY(QQuickTest::qWaitForPolish(window));
+        QVERIFY(!toast->isVisible());
     }
 
 private:

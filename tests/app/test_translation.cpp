@@ -170,6 +170,19 @@ private slots:
         QCOMPARE(textOf("composerHint"), QStringLiteral("Enter sendet · Umschalt+Enter für eine neue Zeile"));
     }
 
+    // The first start's models page, with its offer of the demo model: nothing clipped either.
+    void theDemoOfferFits() {
+        QVERIFY(backend_->models()->offerDemo());
+        QStringList problems;
+        for (const QSize size : {QSize(800, 600), QSize(1280, 800)}) {
+            showPage(QStringLiteral("models"), false, size);
+            if (QTest::currentTestFailed()) return;
+            QVERIFY(findByName(window_->contentItem(), QStringLiteral("demoOffer"))->isVisible());
+            problems << clippedTexts(QStringLiteral("models at %1x%2").arg(size.width()).arg(size.height()));
+        }
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+    }
+
     void pluralFormsAreGerman() {
         // The real messages, through the controllers that make them.
         const QUrl model =

@@ -237,6 +237,27 @@ private slots:
         QVERIFY(rotated < control);
     }
 
+    // Asked to end at a full context, the same reply stops there: nothing is shifted out, the
+    // prompt and the reply fill the context, and the stop reason says why.
+    void reply_ends_at_a_full_context_when_asked() {
+        Loaded l = load("stories260K");
+        const int32_t n_ctx = 128;
+        engine::ChatSession session(*l.inference, n_ctx);
+        const std::vector<engine::ChatTurn> conversation{{chat::Role::User, "Tell me a story about a dog."}};
+        engine::GenerationOptions options;
+        options.sampling.temperature = 0;
+        options.sampling.repeat_penalty = 1.3f;
+        options.max_tokens = 3 * n_ctx;
+        options.end_at_full_context = true;
+        const engine::TurnStats stats = session.reply(conversation, options, nullptr);
+        QVERIFY(!stats.context_shifted());
+        QVERIFY(stats.stop_reason == engine::StopReason::ContextFull);
+        QCOMPARE(stats.shifted_out_tokens, 0);
+        QCOMPARE(stats.first_visible_turn, 0);
+        QCOMPARE(stats.prompt_tokens + stats.generated_tokens, n_ctx + 1); // the last token needs no row
+        QCOMPARE(session.cache().size(), n_ctx);
+    }
+
     // stories260K has a context of 128: a long reply goes on past it, keeping the system prompt.
     void reply_continues_past_the_context() {
         Loaded l = load("stories260K");

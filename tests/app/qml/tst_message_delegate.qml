@@ -158,6 +158,46 @@ Item {
             verify(!editor.visible)
         }
 
+        // The edit box takes keys as the composer does: Enter sends, Shift+Enter starts a new line,
+        // Escape cancels.
+        // Copying a whole message says so: the button shows a tick and "Copied" for a moment.
+        function test_copyingAMessageSaysSo() {
+            const message = make({ content: "A reply", isLast: true, blocks: blocks([["text", "A reply"]]) })
+            const copy = findChild(message, "copyMessageButton")
+            compare(copy.tip, "Copy")
+            click(copy)
+            compare(copy.tip, "Copied")
+            compare(copy.iconPath, Icons.check)
+            tryCompare(copy, "tip", "Copy", 5000)
+            compare(copy.iconPath, Icons.copy)
+        }
+
+        function test_enterSendsTheEditedMessage() {
+            const message = make({ author: "user", messageId: "u8", content: "Hello", isLast: true })
+            const editSpy = signalSpy.createObject(root, { target: message, signalName: "editRequested" })
+            const bubble = findChild(message, "userBubble")
+            mouseMove(bubble, bubble.width / 2, bubble.height / 2)
+            tryCompare(findChild(message, "messageActions"), "opacity", 1)
+            click(findChild(message, "editMessageButton"))
+            const editor = findChild(message, "messageEditor")
+            verify(editor.activeFocus)
+            editor.cursorPosition = editor.length
+            keyClick(Qt.Key_Return, Qt.ShiftModifier)
+            keyClick(Qt.Key_A)
+            compare(editor.text, "Hello\na")
+            compare(editSpy.count, 0)
+            keyClick(Qt.Key_Return)
+            compare(editSpy.count, 1)
+            compare(editSpy.signalArguments[0][1], "Hello\na")
+            verify(!editor.visible)
+
+            click(findChild(message, "editMessageButton"))
+            verify(editor.activeFocus)
+            keyClick(Qt.Key_Escape)
+            verify(!editor.visible)
+            compare(editSpy.count, 1)
+        }
+
         function test_theContextNoticeSaysWhyAndLeadsToTheFix() {
             const message = make({ content: "Reply", contextBoundary: true, contextLength: 64,
                                    trainedContextLength: 128, systemPromptSet: true,

@@ -35,6 +35,7 @@ Item {
         chat: fakeChat
     }
     SignalSpy { id: navigateSpy; target: sidebar; signalName: "navigate" }
+    Component { id: signalSpy; SignalSpy {} }
     Component { id: sidebarComponent; Sidebar { chat: fakeChat } }
 
     TestCase {
@@ -116,6 +117,22 @@ Item {
             click(clear)
             compare(search.text, "")
             compare(fakeChat.conversations.searchText, "")
+        }
+
+        // Escape clears the search; a second one leaves the field for the chat.
+        function test_escapeClearsTheSearch() {
+            const search = findChild(sidebar, "searchField")
+            const leaveSpy = signalSpy.createObject(root, { target: sidebar, signalName: "searchLeft" })
+            search.forceActiveFocus()
+            keyClick("r"); keyClick("o")
+            compare(fakeChat.conversations.searchText, "ro")
+            keyClick(Qt.Key_Escape)
+            compare(search.text, "")
+            compare(fakeChat.conversations.searchText, "")
+            verify(search.activeFocus)
+            compare(leaveSpy.count, 0)
+            keyClick(Qt.Key_Escape)
+            compare(leaveSpy.count, 1)
         }
 
         function test_anEmptyListSaysWhy() {
