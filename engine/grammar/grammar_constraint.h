@@ -1,0 +1,45 @@
+#pragma once
+// A grammar as the sampler's constraint on the next token. The state is the text generated so
+// far; allows() checks one token (the sampler's first draw, usually allowed), allowed_tokens()
+// walks the vocabulary's trie once and masks every token (kept for the last few states, which a
+// generation inside one string or number meets again and again). End tokens are allowed when
+// the text is a whole sentence of the grammar; finished() says nothing else can come.
+#include "engine/grammar/grammar_matcher.h"
+#include "engine/grammar/token_trie.h"
+#include "engine/sampling/sampler.h"
+#include <memory>
+
+namespace hearth::engine {
+
+class GrammarConstraint final : public TokenConstraint {
+public:
+    GrammarConstraint(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const TokenTrie> vocabulary);
+
+    bool allows(int32_t token) override;
+    std::span<const uint8_t> allowed_tokens() override;
+    // The token was chosen: the state moves past its bytes. False if the grammar refuses it.
+    bool accept(int32_t token);
+
+    [[nodiscard]] bool finished() const { return GrammarMatcher::finished(state_); }
+    [[nodiscard]] bool accepting() const { return GrammarMatcher::accepting(state_); }
+
+private:
+    struct CachedMask {
+        GrammarState state;
+        std::vector<uint8_t> mask;
+        uint64_t last_used = 0;
+        bool valid = false;
+    };
+
+    void compute_mask(std::vector<uint8_t>& mask);
+
+    GrammarMatcher matcher_;
+    std::shared_ptr<const TokenTrie> vocabulary_;
+    GrammarState state_;
+    GrammarState scratch_;
+    std::vector<GrammarState> by_depth_; // the trie walk's state after each byte of a prefix
+    std::vector<CachedMask> cache_;
+    uint64_t uses_ = 0;
+};
+
+} // namespace hearth::engine
