@@ -20,6 +20,9 @@ public:
     // The token was chosen: the state moves past its bytes. False if the grammar refuses it.
     bool accept(int32_t token);
 
+    // The vocabulary's walk alone, without the cache (what a state not seen lately costs).
+    void compute_mask(std::vector<uint8_t>& mask);
+
     [[nodiscard]] bool finished() const { return GrammarMatcher::finished(state_); }
     [[nodiscard]] bool accepting() const { return GrammarMatcher::accepting(state_); }
 
@@ -30,8 +33,6 @@ private:
         uint64_t last_used = 0;
         bool valid = false;
     };
-
-    void compute_mask(std::vector<uint8_t>& mask);
 
     GrammarMatcher matcher_;
     std::shared_ptr<const TokenTrie> vocabulary_;

@@ -7,7 +7,7 @@ namespace hearth::engine {
 
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json; // the properties in the order the schema lists them
 
 // The JSON building blocks, named as the rules that use them.
 const std::map<std::string, std::string>& primitive_rules() {
@@ -304,7 +304,7 @@ private:
 
 } // namespace
 
-std::string json_schema_to_gbnf(const nlohmann::json& schema, const std::string& source) {
+std::string json_schema_to_gbnf(const nlohmann::ordered_json& schema, const std::string& source) {
     return SchemaConverter(source).convert(schema);
 }
 

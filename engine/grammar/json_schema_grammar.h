@@ -2,7 +2,7 @@
 // A JSON Schema, the subset people use for structured output, as a GBNF grammar whose every
 // sentence is a JSON text the schema accepts:
 // - "type" (one or a list): object, array, string, number, integer, boolean, null;
-// - objects: "properties" in their order, "required" (the others may be left out),
+// - objects: "properties" in the schema's order, "required" (the others may be left out),
 //   "additionalProperties" (no other property is ever generated);
 // - "enum", "const"; "anyOf", "oneOf" (its branches should not overlap);
 // - arrays: "items", "minItems", "maxItems";
@@ -20,7 +20,7 @@
 namespace hearth::engine {
 
 // Throws GrammarError("<source>: <JSON pointer>: <reason>").
-std::string json_schema_to_gbnf(const nlohmann::json& schema, const std::string& source = "schema");
+std::string json_schema_to_gbnf(const nlohmann::ordered_json& schema, const std::string& source = "schema");
 
 // Parses the text as JSON first (its errors name the byte offset).
 std::string json_schema_to_gbnf(const std::string& schema_text, const std::string& source = "schema");

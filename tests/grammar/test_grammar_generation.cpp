@@ -2,7 +2,8 @@
 // objects, arrays with item bounds, enums and consts, anyOf and oneOf, optional properties,
 // type lists, string lengths, a pattern, the date, time, date-time and uuid formats),
 // stories260K at temperature 1 with every filter off writes 200 replies, and every one is
-// JSON that the schema accepts (judged by a validator apart from the grammar's generator).
+// JSON that the schema accepts (judged by a validator apart from the grammar's generator), with
+// the properties in the schema's order.
 // A grammar that cannot be finished within max_tokens stops there with Length. Schemas the
 // converter cannot take are refused with the keyword's JSON pointer and the reason.
 #include "engine/grammar/gbnf_parser.h"
@@ -103,8 +104,11 @@ private slots:
     void everyReplyFollowsItsSchema() {
         QFETCH(int, index);
         const json schema = json::parse(schemas()[static_cast<size_t>(index)].second);
-        const auto grammar = std::make_shared<const engine::Grammar>(
-            engine::parse_gbnf(engine::json_schema_to_gbnf(schema), "generated"));
+        const auto grammar = std::make_shared<const engine::Grammar>(engine::parse_gbnf(
+            engine::json_schema_to_gbnf(std::string(schemas()[static_cast<size_t>(index)].second)),
+            "generated"));
+        const nlohmann::ordered_json ordered =
+            nlohmann::ordered_json::parse(schemas()[static_cast<size_t>(index)].second);
         engine::ChatSession session(*model_.inference, 512);
         const std::vector<engine::ChatTurn> turns{{chat::Role::User, "Once upon a time"}};
         std::set<std::string> distinct;
@@ -124,6 +128,17 @@ private slots:
             }
             const std::string why = test::schema_violation(value, schema);
             QVERIFY2(why.empty(), (why + " in " + text).c_str());
+            // An object's properties come in the order the schema lists them.
+            if (value.is_object() && ordered.contains("properties")) {
+                std::vector<std::string> listed;
+                for (const auto& [key, property] : ordered["properties"].items())
+                    if (value.contains(key)) listed.push_back(key);
+                std::vector<std::string> written;
+                const nlohmann::ordered_json in_order = nlohmann::ordered_json::parse(text);
+                for (const auto& [key, v] : in_order.items())
+                    written.push_back(key);
+                QVERIFY2(written == listed, text.c_str());
+            }
             distinct.insert(text);
         }
         // Sampled, not one fixed answer.
