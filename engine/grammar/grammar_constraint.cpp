@@ -7,6 +7,13 @@ namespace {
 constexpr size_t kCachedMasks = 4;
 constexpr size_t kReservedStacks = 32;
 
+size_t hash_state(const GrammarState& state) {
+    uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t{state.utf8_pending} << 40 | state.utf8_value);
+    for (const uint32_t id : state.stacks)
+        h = (h ^ id) * 0x100000001b3ull;
+    return static_cast<size_t>(h ^ (h >> 29));
+}
+
 bool same_state(const GrammarState& a, const GrammarState& b) {
     return a.utf8_pending == b.utf8_pending && a.utf8_value == b.utf8_value && a.utf8_least == b.utf8_least &&
            a.stacks == b.stacks;
@@ -18,9 +25,9 @@ GrammarConstraint::GrammarConstraint(std::shared_ptr<const Grammar> grammar,
     : matcher_(std::move(grammar)), vocabulary_(std::move(vocabulary)), cache_(kCachedMasks) {
     state_ = matcher_.start();
     by_depth_.resize(vocabulary_->max_depth() + 1);
-    for (GrammarState& s : by_depth_)
-        s.stacks.reserve(kReservedStacks);
     scratch_.stacks.reserve(kReservedStacks);
+    next_.stacks.reserve(kReservedStacks);
+    state_slots_.assign(1024, 0);
     for (CachedMask& entry : cache_) {
         entry.mask.assign(static_cast<size_t>(vocabulary_->n_vocab()), 0);
         entry.state.stacks.reserve(kReservedStacks);
@@ -62,25 +69,64 @@ std::span<const uint8_t> GrammarConstraint::allowed_tokens() {
     return oldest.mask;
 }
 
+int32_t GrammarConstraint::number_state(const GrammarState& state) {
+    if (walk_state_count_ * 2 >= state_slots_.size()) {
+        state_slots_.assign(state_slots_.size() * 2, 0);
+        for (size_t id = 0; id < walk_state_count_; ++id) {
+            size_t s = hash_state(walk_states_[id]) & (state_slots_.size() - 1);
+            while (state_slots_[s] != 0)
+                s = (s + 1) & (state_slots_.size() - 1);
+            state_slots_[s] = static_cast<int32_t>(id + 1);
+        }
+    }
+    const size_t mask = state_slots_.size() - 1;
+    size_t s = hash_state(state) & mask;
+    while (const int32_t slot = state_slots_[s]) {
+        if (same_state(walk_states_[static_cast<size_t>(slot - 1)], state)) return slot - 1;
+        s = (s + 1) & mask;
+    }
+    const size_t id = walk_state_count_++;
+    if (walk_states_.size() < walk_state_count_) walk_states_.emplace_back().stacks.reserve(kReservedStacks);
+    walk_states_[id] = state;
+    state_slots_[s] = static_cast<int32_t>(id + 1);
+    transitions_.resize(walk_state_count_ * 256);
+    std::fill_n(transitions_.begin() + static_cast<std::ptrdiff_t>(id * 256), 256, kUnknown);
+    return static_cast<int32_t>(id);
+}
+
+int32_t GrammarConstraint::step(int32_t from, uint8_t byte) {
+    int32_t& known = transitions_[static_cast<size_t>(from) * 256 + byte];
+    if (known != kUnknown) return known;
+    const int32_t next =
+        matcher_.advance(walk_states_[static_cast<size_t>(from)], byte, next_) ? number_state(next_) : kDead;
+    // number_state may have grown transitions_: index again.
+    transitions_[static_cast<size_t>(from) * 256 + byte] = next;
+    return next;
+}
+
 void GrammarConstraint::compute_mask(std::vector<uint8_t>& mask) {
     std::fill(mask.begin(), mask.end(), 0);
     const bool whole = accepting();
     for (const int32_t id : vocabulary_->end_tokens())
         mask[static_cast<size_t>(id)] = whole ? 1 : 0;
     const size_t mark = matcher_.mark();
-    by_depth_[0] = state_;
+    walk_state_count_ = 0;
+    std::fill(state_slots_.begin(), state_slots_.end(), 0);
+    by_depth_[0] = number_state(state_);
     const std::vector<TokenTrie::Node>& nodes = vocabulary_->nodes();
     for (size_t i = 0; i < nodes.size();) {
         const TokenTrie::Node& node = nodes[i];
-        if (!matcher_.advance(by_depth_[node.depth - 1], node.byte, by_depth_[node.depth])) {
+        const int32_t next = step(by_depth_[node.depth - 1u], node.byte);
+        if (next == kDead) {
             i = node.subtree_end; // no token under this prefix fits
             continue;
         }
+        by_depth_[node.depth] = next;
         for (const int32_t id : vocabulary_->tokens(node))
             mask[static_cast<size_t>(id)] = 1;
         ++i;
     }
-    matcher_.rollback(mark);
+    matcher_.rollback(mark); // the walk's states name nodes that are gone now
 }
 
 } // namespace hearth::engine
