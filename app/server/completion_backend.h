@@ -6,6 +6,7 @@
 // a thread of its own for `hearth-cli serve`. Cancelling is a flag in the request,
 // checked between tokens; a request cancelled while queued never runs.
 #include "engine/chat/chat_role.h"
+#include "engine/grammar/grammar.h"
 #include "engine/session/turn_result.h"
 #include <QList>
 #include <QMetaType>
@@ -35,6 +36,8 @@ struct CompletionRequest {
     int maxTokens = 512;
     quint64 seed = 0;
     QStringList stop; // generation ends before the first of these; it is not returned
+    // response_format's grammar (a JSON object, or a JSON Schema's); null: free text.
+    std::shared_ptr<const engine::Grammar> grammar;
     CancelFlag cancel = std::make_shared<std::atomic<bool>>(false);
 };
 
