@@ -63,14 +63,20 @@ void GrammarMatcher::expand(uint32_t pos, uint32_t parent, std::vector<uint32_t>
     const Grammar& g = *grammar_;
     const GrammarElement& e = g.code[pos];
     switch (e.kind) {
-    case GrammarElement::Kind::End:
+    case GrammarElement::Kind::End: {
         if (parent == kAccepted) {
             add_unique(out, kAccepted);
-        } else {
-            const Node below = nodes_[parent];
-            expand(below.pos, below.parent, out);
+            return;
         }
+        // Each stack is returned to once per step: empty alternatives can reach the same place
+        // along many paths, which would multiply (a nullable group repeated n times: 2^n paths).
+        if (visited_.size() < nodes_.size()) visited_.resize(nodes_.capacity(), 0);
+        if (visited_[parent] == epoch_) return;
+        visited_[parent] = epoch_;
+        const Node below = nodes_[parent];
+        expand(below.pos, below.parent, out);
         return;
+    }
     case GrammarElement::Kind::Chars:
         add_unique(out, intern(pos, parent));
         return;
@@ -86,8 +92,16 @@ void GrammarMatcher::expand(uint32_t pos, uint32_t parent, std::vector<uint32_t>
     }
 }
 
+void GrammarMatcher::new_epoch() {
+    if (++epoch_ == 0) { // wrapped: forget every mark
+        std::fill(visited_.begin(), visited_.end(), 0);
+        epoch_ = 1;
+    }
+}
+
 GrammarState GrammarMatcher::start() {
     GrammarState state;
+    new_epoch();
     for (const uint32_t alternative : grammar_->alternatives[grammar_->root])
         expand(alternative, kAccepted, state.stacks);
     return state;
@@ -95,6 +109,7 @@ GrammarState GrammarMatcher::start() {
 
 void GrammarMatcher::step(const std::vector<uint32_t>& from, uint32_t c, std::vector<uint32_t>& out) {
     out.clear();
+    new_epoch();
     const Grammar& g = *grammar_;
     for (const uint32_t id : from) {
         if (id == kAccepted) continue;

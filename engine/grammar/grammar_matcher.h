@@ -54,12 +54,15 @@ private:
     uint32_t intern(uint32_t pos, uint32_t parent);
     void rehash(size_t slots);
     void expand(uint32_t pos, uint32_t parent, std::vector<uint32_t>& out);
+    void new_epoch();
     void step(const std::vector<uint32_t>& from, uint32_t c, std::vector<uint32_t>& out);
     [[nodiscard]] bool can_begin(const std::vector<uint32_t>& stacks, uint32_t first, uint32_t last) const;
 
     std::shared_ptr<const Grammar> grammar_;
-    std::vector<Node> nodes_;     // [0] is the empty stack
-    std::vector<uint32_t> slots_; // open addressing: node ids, 0 free
+    std::vector<Node> nodes_;       // [0] is the empty stack
+    std::vector<uint32_t> slots_;   // open addressing: node ids, 0 free
+    std::vector<uint32_t> visited_; // per node: the step (epoch) that expanded it last
+    uint32_t epoch_ = 0;
 };
 
 } // namespace hearth::engine
