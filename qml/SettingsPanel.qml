@@ -375,6 +375,28 @@ Item {
                         onEditingFinished: if (text !== panel.settings.serverApiKey) panel.settings.serverApiKey = text
                     }
                 }
+                SettingRow {
+                    title: qsTr("Allowed web pages")
+                    hint: qsTr("Any website open in your browser could otherwise send requests to the server, so requests from web pages are refused unless their origin is listed here, e.g. http://localhost:3000 (port * for any port). Programs that are not browsers are not affected.")
+                    TextField {
+                        objectName: "serverAllowedOriginsField"
+                        width: 260
+                        text: panel.settings.serverAllowedOrigins
+                        placeholderText: qsTr("None")
+                        onEditingFinished: if (text !== panel.settings.serverAllowedOrigins) panel.settings.serverAllowedOrigins = text
+                    }
+                }
+                SettingRow {
+                    title: qsTr("Other host names")
+                    hint: qsTr("Clients must address the server as localhost, 127.0.0.1 or [::1]; list other names that lead to this computer here. This stops websites from reaching the server under a name of their own (DNS rebinding).")
+                    TextField {
+                        objectName: "serverAllowedHostsField"
+                        width: 260
+                        text: panel.settings.serverAllowedHosts
+                        placeholderText: qsTr("None")
+                        onEditingFinished: if (text !== panel.settings.serverAllowedHosts) panel.settings.serverAllowedHosts = text
+                    }
+                }
                 Label {
                     objectName: "serverStatusLabel"
                     Layout.fillWidth: true

@@ -112,12 +112,32 @@ void HearthBackend::applyServerSettings() {
         return;
     }
     const auto port = static_cast<quint16>(s.serverPort());
-    apiServer_->setApiKey(s.serverApiKey()); // applies to the next request
+    apiServer_->setApiKey(s.serverApiKey()); // these apply to the next request
+    // Entries that are not origins or host names are left out, and said so.
+    QStringList ignored;
+    const auto valid = [&ignored](const QString& text, QString (*error)(const QString&)) {
+        QStringList entries;
+        for (const QString& entry : server::FrontDoor::splitList(text)) {
+            const QString why = error(entry);
+            (why.isEmpty() ? entries : ignored).append(why.isEmpty() ? entry : why);
+        }
+        return entries;
+    };
+    apiServer_->setAllowedOrigins(valid(s.serverAllowedOrigins(), &server::FrontDoor::originPatternError));
+    apiServer_->setAllowedHosts(valid(s.serverAllowedHosts(), &server::FrontDoor::hostNameError));
+    const auto notice = [this, &ignored] {
+        return ignored.isEmpty() ? QString()
+                                 : tr("Listening on %1, but some allowed entries were ignored. %2")
+                                       .arg(apiServer_->url(), ignored.join(QLatin1Char(' ')));
+    };
     // Same port and listening: the clients keep their connections.
-    if (apiServer_->isListening() && port == apiPort_) return;
+    if (apiServer_->isListening() && port == apiPort_) {
+        settings_->setServerState(true, apiServer_->url(), notice());
+        return;
+    }
     apiPort_ = port;
     if (apiServer_->listen(QHostAddress::LocalHost, port))
-        settings_->setServerState(true, apiServer_->url(), QString());
+        settings_->setServerState(true, apiServer_->url(), notice());
     else
         settings_->setServerState(false, QString(), apiServer_->errorString());
 }

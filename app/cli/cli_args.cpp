@@ -2,7 +2,8 @@
 
 namespace hearth::cli {
 
-Args::Args(const std::vector<std::string>& args, std::set<std::string> value_options, std::set<std::string> flags) {
+Args::Args(const std::vector<std::string>& args, std::set<std::string> value_options,
+           std::set<std::string> flags) {
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& arg = args[i];
         if (value_options.count(arg)) {
@@ -18,7 +19,9 @@ Args::Args(const std::vector<std::string>& args, std::set<std::string> value_opt
     }
 }
 
-bool Args::has(const std::string& name) const { return flags_seen_.count(name) > 0 || value(name).has_value(); }
+bool Args::has(const std::string& name) const {
+    return flags_seen_.count(name) > 0 || value(name).has_value();
+}
 
 std::optional<std::string> Args::value(const std::string& name) const {
     std::optional<std::string> found;
@@ -31,6 +34,13 @@ std::optional<std::string> Args::value(const std::string& name, const std::strin
     if (auto v = value(name)) return v;
     if (!alias.empty()) return value(alias);
     return std::nullopt;
+}
+
+std::vector<std::string> Args::values(const std::string& name) const {
+    std::vector<std::string> found;
+    for (const auto& [key, val] : values_)
+        if (key == name) found.push_back(val);
+    return found;
 }
 
 std::string Args::required(const std::string& name, const std::string& alias) const {

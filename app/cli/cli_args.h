@@ -16,11 +16,14 @@ public:
 class Args {
 public:
     // value_options take a value ("-m", "--model"); flags do not.
-    Args(const std::vector<std::string>& args, std::set<std::string> value_options, std::set<std::string> flags);
+    Args(const std::vector<std::string>& args, std::set<std::string> value_options,
+         std::set<std::string> flags);
 
     bool has(const std::string& name) const;
     std::optional<std::string> value(const std::string& name) const;
     std::optional<std::string> value(const std::string& name, const std::string& alias) const;
+    // Every occurrence of a repeatable option, in order.
+    std::vector<std::string> values(const std::string& name) const;
     std::string required(const std::string& name, const std::string& alias = {}) const;
     int get_int(const std::string& name, int fallback) const;
     double get_double(const std::string& name, double fallback) const;

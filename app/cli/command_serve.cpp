@@ -1,6 +1,8 @@
-// hearth-cli serve -m MODEL [--host 127.0.0.1] [--port P] [--api-key K]: the app's
-// OpenAI-compatible API server without the window. It prints the URL it listens on
-// (one line on stderr; --port 0 picks a free port) and serves until SIGINT, SIGTERM or SIGHUP.
+// hearth-cli serve -m MODEL [--host 127.0.0.1] [--port P] [--api-key K] [--allow-origin ORIGIN]...
+// [--allow-host NAME]...: the app's OpenAI-compatible API server without the window. It prints
+// the URL it listens on (one line on stderr; --port 0 picks a free port) and serves until SIGINT,
+// SIGTERM or SIGHUP. Web pages may call it only from an allowed origin, and clients must name a
+// loopback host or an allowed one (server/front_door.h).
 #include "app/cli/cli_args.h"
 #include "app/cli/cli_command.h"
 #include "app/cli/model_options.h"
@@ -16,7 +18,10 @@ namespace hearth::cli {
 namespace {
 
 int run_serve(const std::vector<std::string>& argv) {
-    Args args(argv, model_value_options({"--host", "--port", "--api-key", "-c", "--ctx-size"}), {});
+    Args args(argv,
+              model_value_options(
+                  {"--host", "--port", "--api-key", "--allow-origin", "--allow-host", "-c", "--ctx-size"}),
+              {});
     const std::string model_path = args.required("-m", "--model");
     const QString host = QString::fromStdString(args.value("--host").value_or("127.0.0.1"));
     QHostAddress address;
@@ -26,6 +31,20 @@ int run_serve(const std::vector<std::string>& argv) {
     if (port < 0 || port > 65535) throw ArgError("--port expects 0 to 65535 (0: any free port)");
     const engine::RuntimeConfig config = runtime_config(args, 4096);
     if (config.context_length < 16) throw ArgError("--ctx-size expects at least 16 tokens");
+    QStringList allowedOrigins;
+    for (const std::string& origin : args.values("--allow-origin")) {
+        const QString text = QString::fromStdString(origin);
+        if (const QString error = server::FrontDoor::originPatternError(text); !error.isEmpty())
+            throw ArgError("--allow-origin: " + error.toStdString());
+        allowedOrigins.append(text);
+    }
+    QStringList allowedHosts;
+    for (const std::string& name : args.values("--allow-host")) {
+        const QString text = QString::fromStdString(name);
+        if (const QString error = server::FrontDoor::hostNameError(text); !error.isEmpty())
+            throw ArgError("--allow-host: " + error.toStdString());
+        allowedHosts.append(text);
+    }
 
     int qtArgc = 1;
     char programName[] = "hearth-cli";
@@ -35,6 +54,8 @@ int run_serve(const std::vector<std::string>& argv) {
     server::EngineThreadBackend backend(model_path, config); // throws on a bad model
     server::ApiServer api(&backend);
     api.setApiKey(QString::fromStdString(args.value("--api-key").value_or("")));
+    api.setAllowedOrigins(allowedOrigins);
+    api.setAllowedHosts(allowedHosts);
     if (!api.listen(address, static_cast<quint16>(port))) {
         std::fprintf(stderr, "hearth-cli serve: %s\n", qPrintable(api.errorString()));
         return kExitFailure;
@@ -62,7 +83,10 @@ int run_serve(const std::vector<std::string>& argv) {
 }
 
 } // namespace
-HEARTH_CLI_COMMAND("serve", run_serve,
-                   "serve -m MODEL [--host 127.0.0.1] [--port P (8642; 0: any free)] [--api-key K] [-c CTX] "
-                   "[-t N] [--device cpu|vulkan|vulkan:N] [-ngl N]");
+HEARTH_CLI_COMMAND(
+    "serve", run_serve,
+    "serve -m MODEL [--host 127.0.0.1] [--port P (8642; 0: any free)] [--api-key K] "
+    "[--allow-origin ORIGIN (repeatable: a web page allowed to call, e.g. http://localhost:3000; "
+    "port * for any; * for all)] [--allow-host NAME (repeatable: a host name besides localhost, "
+    "127.0.0.1, [::1] and the --host address)] [-c CTX] [-t N] [--device cpu|vulkan|vulkan:N] [-ngl N]");
 } // namespace hearth::cli

@@ -61,6 +61,7 @@ bool ApiServer::listen(const QHostAddress& host, quint16 port) {
         error_ = plainListenError(tcp_.serverError(), port, tcp_.errorString());
         return false;
     }
+    frontDoor_.setListenAddress(tcp_.serverAddress());
     created_ = QDateTime::currentSecsSinceEpoch();
     return true;
 }
@@ -124,6 +125,18 @@ bool ApiServer::authorized(const HttpRequest& request, ApiError& error) const {
 }
 
 void ApiServer::handle(HttpConnection* connection, const HttpRequest& request) {
+    const FrontDoorDecision entry = frontDoor_.screen(request);
+    connection->setResponseHeaders(entry.headers);
+    switch (entry.kind) {
+    case FrontDoorDecision::Kind::Refuse:
+        sendError(connection, entry.error);
+        return;
+    case FrontDoorDecision::Kind::Preflight: // before the key: browsers send none with it
+        connection->respond(204, {}, {});
+        return;
+    case FrontDoorDecision::Kind::Admit:
+        break;
+    }
     ApiError error;
     if (!authorized(request, error)) {
         sendError(connection, error, {{"WWW-Authenticate", "Bearer"}});

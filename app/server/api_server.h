@@ -4,9 +4,11 @@
 // on a QTcpServer. It lives on one thread (the app's GUI thread, or hearth-cli's main
 // thread) and only parses and writes there; completions run on the backend's thread,
 // one at a time, in the order they came. A client that goes away cancels its
-// completion. With an API key set, every request needs "Authorization: Bearer KEY".
+// completion. Every request passes the front door first (Host, Origin, Content-Type:
+// front_door.h); with an API key set, every request needs "Authorization: Bearer KEY".
 #include "app/server/api_session_keys.h"
 #include "app/server/completion_backend.h"
+#include "app/server/front_door.h"
 #include "app/server/http_connection.h"
 #include "app/server/openai_protocol.h"
 #include <QHash>
@@ -34,6 +36,10 @@ public:
     [[nodiscard]] const QString& errorString() const { return error_; }
 
     void setApiKey(const QString& key) { apiKey_ = key.toUtf8(); } // empty: no key needed
+    // Web pages (origins) and host names allowed besides loopback: see FrontDoor. Apply to the
+    // next request.
+    void setAllowedOrigins(const QStringList& origins) { frontDoor_.setAllowedOrigins(origins); }
+    void setAllowedHosts(const QStringList& hosts) { frontDoor_.setAllowedHosts(hosts); }
     void setLimits(HttpLimits limits) { limits_ = limits; }
     void setTimeouts(HttpTimeouts timeouts) { timeouts_ = timeouts; }
     [[nodiscard]] int completionsServed() const { return served_; }
@@ -69,6 +75,7 @@ private:
     CompletionBackend* backend_;
     QTcpServer tcp_;
     QByteArray apiKey_;
+    FrontDoor frontDoor_;
     HttpLimits limits_;
     HttpTimeouts timeouts_;
     QString sessionPrefix_;

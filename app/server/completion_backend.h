@@ -6,6 +6,7 @@
 // a thread of its own for `hearth-cli serve`, each over an engine::EngineRuntime. Cancelling
 // is the request's cancel token, checked between tokens; a request cancelled while queued never runs.
 #include "engine/chat/chat_role.h"
+#include "engine/grammar/grammar.h"
 #include "engine/runtime/cancel_token.h"
 #include "engine/session/turn_result.h"
 #include <QList>
@@ -33,6 +34,7 @@ struct CompletionRequest {
     quint64 seed = 0;
     QStringList stop; // generation ends before the first of these; it is not returned
     engine::CancelToken cancel = engine::new_cancel_token();
+#include "engine/grammar/grammar.h"
 };
 
 struct CompletionResult {

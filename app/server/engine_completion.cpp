@@ -15,6 +15,7 @@ engine::GenerationOptions generationOptions(const CompletionRequest& request) {
     options.sampling.repeat_penalty = 1.0f;
     options.sampling.seed = request.seed;
     options.max_tokens = request.maxTokens;
+    options.grammar = request.grammar;
     if (request.rawPrompt) options.template_override = engine::kRawPromptTemplate; // continued as written
     return options;
 }

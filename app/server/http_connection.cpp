@@ -79,6 +79,8 @@ void HttpConnection::processBuffered() {
 
 void HttpConnection::sendHead(int status, const HttpHeaders& headers) {
     QByteArray head = "HTTP/1.1 " + QByteArray::number(status) + ' ' + reasonPhrase(status) + "\r\n";
+    for (const auto& [name, value] : requestHeaders_)
+        head += name + ": " + value + "\r\n";
     for (const auto& [name, value] : headers)
         head += name + ": " + value + "\r\n";
     head += keepAlive_ ? "Connection: keep-alive\r\n" : "Connection: close\r\n";
@@ -90,10 +92,13 @@ void HttpConnection::respond(int status, const QByteArray& contentType, const QB
                              const HttpHeaders& extraHeaders) {
     if (!busy_ || streaming_ || closing_) return;
     HttpHeaders headers = extraHeaders;
-    headers.append({"Content-Type", contentType});
-    headers.append({"Content-Length", QByteArray::number(body.size())});
+    const bool noContent = status == 204;
+    if (!noContent) {
+        headers.append({"Content-Type", contentType});
+        headers.append({"Content-Length", QByteArray::number(body.size())});
+    }
     sendHead(status, headers);
-    socket_->write(body);
+    if (!noContent) socket_->write(body);
     finishResponse();
 }
 
@@ -130,6 +135,7 @@ void HttpConnection::end() {
 
 void HttpConnection::finishResponse() {
     busy_ = false;
+    requestHeaders_.clear();
     if (!keepAlive_) {
         closeConnection();
         return;
@@ -148,6 +154,7 @@ void HttpConnection::rejectAndClose(int status, const QString& message) {
     }
     busy_ = true;
     keepAlive_ = false;
+    requestHeaders_.clear();
     respond(status, "application/json",
             errorBody(ApiError{status, message, errorTypeFor(status), QString(), QString()}));
 }
@@ -188,10 +195,14 @@ QByteArray HttpConnection::reasonPhrase(int status) {
     switch (status) {
     case 200:
         return "OK";
+    case 204:
+        return "No Content";
     case 400:
         return "Bad Request";
     case 401:
         return "Unauthorized";
+    case 403:
+        return "Forbidden";
     case 404:
         return "Not Found";
     case 405:
@@ -200,6 +211,8 @@ QByteArray HttpConnection::reasonPhrase(int status) {
         return "Request Timeout";
     case 413:
         return "Content Too Large";
+    case 415:
+        return "Unsupported Media Type";
     case 417:
         return "Expectation Failed";
     case 431:

@@ -26,7 +26,9 @@ public:
     // Takes the socket over (it becomes this object's child).
     HttpConnection(QTcpSocket* socket, HttpLimits limits, HttpTimeouts timeouts, QObject* parent = nullptr);
 
-    // Answers the current request. The body gets its Content-Length.
+    // Headers every response to the current request carries (CORS), whichever it is.
+    void setResponseHeaders(const HttpHeaders& headers) { requestHeaders_ = headers; }
+    // Answers the current request. The body gets its Content-Length (204: no body, no length).
     void respond(int status, const QByteArray& contentType, const QByteArray& body,
                  const HttpHeaders& extraHeaders = {});
     // Starts a streamed answer to the current request; write() its parts, then end() it.
@@ -60,9 +62,10 @@ private:
     HttpRequestParser parser_;
     HttpLimits limits_;
     HttpTimeouts timeouts_;
-    QTimer requestTimer_; // a request begun but not finished
-    QTimer idleTimer_;    // nothing asked on a kept-alive connection
-    bool busy_ = false;   // a request is being answered
+    HttpHeaders requestHeaders_; // for every response to the current request
+    QTimer requestTimer_;        // a request begun but not finished
+    QTimer idleTimer_;           // nothing asked on a kept-alive connection
+    bool busy_ = false;          // a request is being answered
     bool keepAlive_ = true;
     bool chunked_ = false;
     bool streaming_ = false;

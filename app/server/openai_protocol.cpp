@@ -1,4 +1,6 @@
 #include "app/server/openai_protocol.h"
+#include "engine/grammar/gbnf_parser.h"
+#include "engine/grammar/json_schema_grammar.h"
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -174,6 +176,51 @@ QByteArray errorBody(const ApiError& error) {
     return compact(QJsonObject{{"error", inner}});
 }
 
+namespace {
+
+// response_format: "text" (free), "json_object" (any JSON object) or "json_schema" (its
+// "json_schema"."schema", in the subset json_schema_grammar.h converts; its properties in the
+// order the body lists them, so the schema is read from the body again, in order).
+std::optional<ApiError> readResponseFormat(const QJsonObject& object, const QByteArray& body,
+                                           std::shared_ptr<const engine::Grammar>& grammar) {
+    const QJsonValue value = object.value("response_format");
+    if (value.isUndefined() || value.isNull()) return std::nullopt;
+    if (!value.isObject()) return wrongType("response_format", "an object");
+    const QString type = value.toObject().value("type").toString();
+    if (type == QLatin1String("text")) return std::nullopt;
+    if (type == QLatin1String("json_object")) {
+    } else if (type == QLatin1String("json_schema")) {
+        const QJsonValue spec = value.toObject().value("json_schema");
+        if (!spec.isObject()) return wrongType("response_format.json_schema", "an object");
+        if (!spec.toObject().value("schema").isObject())
+            return wrongType("response_format.json_schema.schema", "an object (a JSON Schema)");
+    } else {
+        return invalid(
+            "response_format.type",
+            "Invalid value for 'response_format.type': expected 'text', 'json_object' or 'json_schema'.",
+            "invalid_value");
+    }
+    try {
+        const std::string schema_text =
+            type == QLatin1String("json_object")
+                ? std::string(R"({"type": "object"})")
+                : nlohmann::ordered_json::parse(body.constData(), body.constData() + body.size())
+                      .at("response_format")
+                      .at("json_schema")
+                      .at("schema")
+                      .dump();
+        grammar = std::make_shared<const engine::Grammar>(engine::parse_gbnf(
+            engine::json_schema_to_gbnf(schema_text, "response_format.json_schema.schema")));
+    } catch (const std::exception& e) {
+        return invalid(
+            type == QLatin1String("json_schema") ? "response_format.json_schema.schema" : "response_format",
+            QStringLiteral("Invalid schema: %1").arg(QString::fromStdString(e.what())), "invalid_value");
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
 std::variant<ParsedRequest, ApiError> parseRequest(Endpoint endpoint, const QByteArray& body) {
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
@@ -206,6 +253,7 @@ std::variant<ParsedRequest, ApiError> parseRequest(Endpoint endpoint, const QByt
     if (auto error = readNumber(object, "top_p", 0.0, 1.0, request.topP)) return *error;
     if (auto error = readMaxTokens(object, request.maxTokens)) return *error;
     if (auto error = readStop(object, request.stop)) return *error;
+    if (auto error = readResponseFormat(object, body, request.grammar)) return *error;
 
     if (const QJsonValue n = object.value("n"); !n.isUndefined() && !n.isNull()) {
         if (!isInteger(n)) return wrongType("n", "an integer");

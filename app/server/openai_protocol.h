@@ -3,6 +3,7 @@
 // and /v1/completions read and checked (every refusal names the parameter, as
 // OpenAI's do), and the responses, stream chunks, model list and errors written in
 // OpenAI's shapes. Unknown request fields are ignored, as OpenAI's clients expect.
+// response_format ("text", "json_object", "json_schema") becomes the reply's grammar.
 #include "app/server/completion_backend.h"
 #include <QByteArray>
 #include <QJsonObject>

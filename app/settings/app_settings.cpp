@@ -180,6 +180,12 @@ void AppSettings::setServerPort(int v) {
 void AppSettings::setServerApiKey(const QString& v) {
     assign(serverApiKey_, v.trimmed(), &AppSettings::serverChanged);
 }
+void AppSettings::setServerAllowedOrigins(const QString& v) {
+    assign(serverAllowedOrigins_, v.simplified(), &AppSettings::serverChanged);
+}
+void AppSettings::setServerAllowedHosts(const QString& v) {
+    assign(serverAllowedHosts_, v.simplified(), &AppSettings::serverChanged);
+}
 void AppSettings::setServerState(bool listening, const QString& url, const QString& error) {
     if (listening == serverListening_ && url == serverUrl_ && error == serverError_) return;
     serverListening_ = listening;
@@ -241,6 +247,8 @@ void AppSettings::load() {
     serverEnabled_ = s->value("server/enabled", serverEnabled_).toBool();
     serverPort_ = std::clamp(s->value("server/port", serverPort_).toInt(), 0, 65535);
     serverApiKey_ = s->value("server/apiKey", serverApiKey_).toString().trimmed();
+    serverAllowedOrigins_ = s->value("server/allowedOrigins", serverAllowedOrigins_).toString().simplified();
+    serverAllowedHosts_ = s->value("server/allowedHosts", serverAllowedHosts_).toString().simplified();
 }
 
 void AppSettings::scheduleSave() {
@@ -274,6 +282,8 @@ void AppSettings::saveNow() {
         {"server/enabled", serverEnabled_},
         {"server/port", serverPort_},
         {"server/apiKey", serverApiKey_},
+        {"server/allowedOrigins", serverAllowedOrigins_},
+        {"server/allowedHosts", serverAllowedHosts_},
     };
     writer_.start([fileName = fileName_, values] {
         const auto s = openSettings(fileName);

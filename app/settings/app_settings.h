@@ -61,6 +61,12 @@ class AppSettings : public QObject {
     Q_PROPERTY(bool serverEnabled READ serverEnabled WRITE setServerEnabled NOTIFY serverChanged)
     Q_PROPERTY(int serverPort READ serverPort WRITE setServerPort NOTIFY serverChanged)
     Q_PROPERTY(QString serverApiKey READ serverApiKey WRITE setServerApiKey NOTIFY serverChanged)
+    // Web pages (origins) allowed to call it, and host names besides loopback: lists as typed,
+    // separated by commas or spaces (the server's front door reads them).
+    Q_PROPERTY(QString serverAllowedOrigins READ serverAllowedOrigins WRITE setServerAllowedOrigins NOTIFY
+                   serverChanged)
+    Q_PROPERTY(
+        QString serverAllowedHosts READ serverAllowedHosts WRITE setServerAllowedHosts NOTIFY serverChanged)
     // What the server is doing now (set by the backend, not saved).
     Q_PROPERTY(bool serverListening READ serverListening NOTIFY serverStateChanged)
     Q_PROPERTY(QString serverUrl READ serverUrl NOTIFY serverStateChanged)
@@ -116,8 +122,10 @@ public:
     [[nodiscard]] QString fileName() const { return fileName_; }
     static constexpr int kDefaultServerPort = 8642; // clear of the usual 8080, 8000 and 11434
     [[nodiscard]] bool serverEnabled() const { return serverEnabled_; }
-    [[nodiscard]] int serverPort() const { return serverPort_; }         // 0: any free port
-    [[nodiscard]] QString serverApiKey() const { return serverApiKey_; } // empty: none needed
+    [[nodiscard]] int serverPort() const { return serverPort_; }                         // 0: any free port
+    [[nodiscard]] QString serverApiKey() const { return serverApiKey_; }                 // empty: none needed
+    [[nodiscard]] QString serverAllowedOrigins() const { return serverAllowedOrigins_; } // empty: none
+    [[nodiscard]] QString serverAllowedHosts() const { return serverAllowedHosts_; }     // empty: none
     [[nodiscard]] bool serverListening() const { return serverListening_; }
     [[nodiscard]] QString serverUrl() const { return serverUrl_; }
     [[nodiscard]] QString serverError() const { return serverError_; } // plain words; empty when fine
@@ -148,6 +156,8 @@ public:
     void setServerEnabled(bool value);
     void setServerPort(int value);
     void setServerApiKey(const QString& value);
+    void setServerAllowedOrigins(const QString& value);
+    void setServerAllowedHosts(const QString& value);
     // The backend reports the server's state here, for the settings panel.
     void setServerState(bool listening, const QString& url, const QString& error);
 
@@ -199,6 +209,8 @@ private:
     bool serverEnabled_ = false;
     int serverPort_ = kDefaultServerPort;
     QString serverApiKey_;
+    QString serverAllowedOrigins_;
+    QString serverAllowedHosts_;
     bool serverListening_ = false;
     QString serverUrl_;
     QString serverError_;

@@ -43,15 +43,35 @@ void Sampler::reseed(uint64_t seed) {
     rng_.seed(seed);
 }
 
+int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> recent,
+                        TokenConstraint* constraint) {
+    const int32_t first = draw(logits, recent, nullptr);
+    if (!constraint || constraint->allows(first)) return first;
+    const std::span<const uint8_t> allowed = constraint->allowed_tokens();
+    if (allowed.size() < std::min(logits.size(), candidates_.size())) return -1;
+    return draw(logits, recent, allowed.data());
+}
+
 // The chain, in llama.cpp's default order: repetition penalty, top-k, top-p,
 // min-p, temperature, then a draw. Greedy when the temperature is not positive.
-int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> recent) {
+int32_t Sampler::draw(std::span<const float> logits, std::span<const int32_t> recent,
+                      const uint8_t* allowed) {
     const size_t n_vocab = std::min(logits.size(), candidates_.size());
     // A NaN logit (a damaged model) weighs nothing: as -inf it keeps the ordering below a strict
     // weak ordering, which the sorts need (a NaN there is undefined behaviour, not a bad draw).
-    for (size_t i = 0; i < n_vocab; ++i)
-        candidates_[i] = {static_cast<int32_t>(i), std::isnan(logits[i]) ? -INFINITY : logits[i], 0.0f};
-    size_t n = n_vocab;
+    // A token the constraint refuses is dropped: the allowed ones are moved to the front.
+    size_t n = 0;
+    if (allowed) {
+        for (size_t i = 0; i < n_vocab; ++i)
+            if (allowed[i])
+                candidates_[n++] = {static_cast<int32_t>(i), std::isnan(logits[i]) ? -INFINITY : logits[i],
+                                    0.0f};
+        if (n == 0) return -1;
+    } else {
+        for (size_t i = 0; i < n_vocab; ++i)
+            candidates_[i] = {static_cast<int32_t>(i), std::isnan(logits[i]) ? -INFINITY : logits[i], 0.0f};
+        n = n_vocab;
+    }
 
     if (params_.repeat_penalty != 1.0f && params_.repeat_last_n != 0) {
         const size_t window = params_.repeat_last_n < 0
@@ -61,8 +81,18 @@ int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> 
         for (int32_t id : last) {
             if (id < 0 || static_cast<size_t>(id) >= n_vocab || seen_[static_cast<size_t>(id)]) continue;
             seen_[static_cast<size_t>(id)] = 1;
-            float& l = candidates_[static_cast<size_t>(id)].logit;
-            l = l > 0 ? l / params_.repeat_penalty : l * params_.repeat_penalty;
+            if (!allowed) {
+                float& l = candidates_[static_cast<size_t>(id)].logit;
+                l = l > 0 ? l / params_.repeat_penalty : l * params_.repeat_penalty;
+            }
+        }
+        // Compacted to the allowed tokens, a candidate is found by its id: the few penalised ones.
+        if (allowed) {
+            for (size_t i = 0; i < n; ++i)
+                if (seen_[static_cast<size_t>(candidates_[i].id)]) {
+                    float& l = candidates_[i].logit;
+                    l = l > 0 ? l / params_.repeat_penalty : l * params_.repeat_penalty;
+                }
         }
         for (int32_t id : last)
             if (id >= 0 && static_cast<size_t>(id) < n_vocab) seen_[static_cast<size_t>(id)] = 0;

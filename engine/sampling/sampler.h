@@ -8,13 +8,26 @@
 namespace hearth::engine {
 
 struct SamplingParams {
-    float temperature = 0.8f; // <= 0: greedy (argmax)
-    int32_t top_k = 40;       // <= 0: off
-    float top_p = 0.95f;      // >= 1: off
-    float min_p = 0.05f;      // <= 0: off
+    float temperature = 0.8f;    // <= 0: greedy (argmax)
+    int32_t top_k = 40;          // <= 0: off
+    float top_p = 0.95f;         // >= 1: off
+    float min_p = 0.05f;         // <= 0: off
     float repeat_penalty = 1.0f; // 1: off
     int32_t repeat_last_n = 64;  // window of recent tokens the penalty looks at
     uint64_t seed = 0xC0FFEE;
+};
+
+// What may come next, beside the logits (a grammar): the sampler draws as usual, and only when
+// the token drawn is not allowed does it mask the vocabulary and draw again among the allowed
+// ones, which gives the same distribution as masking first.
+class TokenConstraint {
+public:
+    virtual bool allows(int32_t token) = 0;
+    // One byte per vocabulary token, 1 where allowed; valid until the constraint changes.
+    virtual std::span<const uint8_t> allowed_tokens() = 0;
+
+protected:
+    ~TokenConstraint() = default;
 };
 
 class Sampler {
@@ -22,10 +35,15 @@ public:
     Sampler(SamplingParams params, int32_t n_vocab);
     const SamplingParams& params() const { return params_; }
     // `recent` are the tokens so far (prompt and generated); the penalty applies to the last repeat_last_n.
-    int32_t sample(std::span<const float> logits, std::span<const int32_t> recent);
+    // With a constraint, only a token it allows; -1 when it allows none.
+    int32_t sample(std::span<const float> logits, std::span<const int32_t> recent,
+                   TokenConstraint* constraint = nullptr);
     void reseed(uint64_t seed);
 
 private:
+    // The chain over the logits; `allowed` (or null: all) masks tokens out. -1: none allowed.
+    int32_t draw(std::span<const float> logits, std::span<const int32_t> recent, const uint8_t* allowed);
+
     struct Candidate {
         int32_t id;
         float logit;

@@ -1,5 +1,6 @@
 #include "engine/session/chat_session.h"
 #include "engine/error.h"
+#include "engine/grammar/grammar_constraint.h"
 #include "engine/session/context_shift.h"
 #include <algorithm>
 #include <chrono>
@@ -261,6 +262,20 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
     std::vector<int32_t>& tokens = prefilled.tokens; // the logical history, for the sampler's penalties
 
     Sampler sampler(options.sampling, inference_.n_vocab());
+    std::optional<GrammarConstraint> grammar;
+    if (options.grammar) {
+        if (!vocabulary_trie_) {
+            // Each token's bytes as the reply's text holds them; control tokens have none.
+            std::vector<std::string> pieces(static_cast<size_t>(inference_.n_vocab()));
+            std::vector<int32_t> end_tokens;
+            for (int32_t id = 0; id < inference_.n_vocab() && id < tok.n_vocab(); ++id) {
+                pieces[static_cast<size_t>(id)] = tok.token_to_piece(id);
+                if (tok.is_end_of_generation(id)) end_tokens.push_back(id);
+            }
+            vocabulary_trie_ = std::make_shared<const TokenTrie>(std::move(pieces), std::move(end_tokens));
+        }
+        grammar.emplace(options.grammar, vocabulary_trie_);
+    }
     tokenizer::IncrementalDecoder decoder(tok);
     const auto decode_start = Clock::now();
     stats.stop_reason = StopReason::Length;
@@ -279,7 +294,16 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
             metrics_.publish_reply(stats, cache_->size(), n_ctx);
             throw Error(non_finite_logits_message(stats.generated_tokens));
         }
-        const int32_t next = sampler.sample(logits, tokens);
+        if (grammar && grammar->finished()) { // the grammar is complete and nothing can follow
+            stats.stop_reason = StopReason::EndOfGeneration;
+            break;
+        }
+        const int32_t next = sampler.sample(logits, tokens, grammar ? &*grammar : nullptr);
+        if (next < 0) { // no token of the vocabulary goes on where the grammar stands
+            stats.stop_reason = StopReason::Length;
+            break;
+        }
+        if (grammar) grammar->accept(next);
         if (i == 0) stats.time_to_first_token = seconds_since(start);
         if (tok.is_end_of_generation(next)) {
             stats.stop_reason = StopReason::EndOfGeneration;

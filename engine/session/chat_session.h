@@ -7,6 +7,7 @@
 #include "engine/chat/chat_template.h"
 #include "engine/forward/inference.h"
 #include "engine/forward/kv_cache.h"
+#include "engine/grammar/token_trie.h"
 #include "engine/sampling/sampler.h"
 #include "engine/session/engine_metrics.h"
 #include "engine/session/generation_options.h"
@@ -103,7 +104,8 @@ private:
     mutable std::string override_source_;
     mutable std::unique_ptr<chat::ChatTemplate> override_template_;
     mutable std::shared_ptr<const ModelIdentity> identity_;
-    uint64_t cache_template_hash_ = 0; // of the template the cached tokens were rendered with
+    std::shared_ptr<const TokenTrie> vocabulary_trie_; // for grammars; built on first need
+    uint64_t cache_template_hash_ = 0;                 // of the template the cached tokens were rendered with
 };
 
 } // namespace hearth::engine

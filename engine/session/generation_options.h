@@ -1,8 +1,11 @@
 #pragma once
-// How one reply is generated: the sampling, its length limits, the template, and what a context
-// shift keeps. Plain values, so that the app can send them across threads as they are.
+// How one reply is generated: the sampling, its length limits, the template, what a context
+// shift keeps, and a grammar the reply must follow. Plain values (the grammar is immutable and
+// shared), so that the app can send them across threads as they are.
+#include "engine/grammar/grammar.h"
 #include "engine/sampling/sampler.h"
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace hearth::engine {
@@ -18,6 +21,10 @@ struct GenerationOptions {
     int32_t n_keep = -1;
     // The BOS token before the prompt where the model's tokenizer adds one; false: never.
     bool add_bos = true;
+    // The reply is a sentence of this grammar (gbnf_parser.h, json_schema_grammar.h); null: free
+    // text. The reply ends when the grammar is complete and nothing more can follow, or at an end
+    // token once it is complete; max_tokens still bounds it (its stop reason is then Length).
+    std::shared_ptr<const Grammar> grammar;
 };
 
 // A template that writes the messages' text as it is, with nothing around it: a raw prompt

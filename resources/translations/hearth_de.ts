@@ -965,6 +965,22 @@
         <translation>Optional: Clients müssen dann „Authorization: Bearer KEY“ senden. Leer: Jedes Programm auf diesem Computer darf ihn nutzen.</translation>
     </message>
     <message>
+        <source>Allowed web pages</source>
+        <translation>Erlaubte Webseiten</translation>
+    </message>
+    <message>
+        <source>Any website open in your browser could otherwise send requests to the server, so requests from web pages are refused unless their origin is listed here, e.g. http://localhost:3000 (port * for any port). Programs that are not browsers are not affected.</source>
+        <translation>Sonst könnte jede im Browser geöffnete Website Anfragen an den Server senden. Deshalb werden Anfragen von Webseiten abgelehnt, außer ihr Ursprung steht hier, z. B. http://localhost:3000 (Port * für jeden Port). Programme, die keine Browser sind, betrifft das nicht.</translation>
+    </message>
+    <message>
+        <source>Other host names</source>
+        <translation>Weitere Hostnamen</translation>
+    </message>
+    <message>
+        <source>Clients must address the server as localhost, 127.0.0.1 or [::1]; list other names that lead to this computer here. This stops websites from reaching the server under a name of their own (DNS rebinding).</source>
+        <translation>Clients müssen den Server als localhost, 127.0.0.1 oder [::1] ansprechen; weitere Namen, die zu diesem Computer führen, hier eintragen. So erreichen Websites den Server nicht unter einem eigenen Namen (DNS-Rebinding).</translation>
+    </message>
+    <message>
         <source>None</source>
         <translation>Keiner</translation>
     </message>
@@ -1315,6 +1331,10 @@
 </context>
 <context>
     <name>hearth::app::HearthBackend</name>
+    <message>
+        <source>Listening on %1, but some allowed entries were ignored. %2</source>
+        <translation>Lauscht auf %1, aber einige erlaubte Einträge wurden übergangen. %2</translation>
+    </message>
     <message>
         <source>The conversation database was damaged. Hearth kept it as %1 and started a new one, into which it copied the conversations that could still be read (%2).</source>
         <translation>Die Datenbank der Unterhaltungen war beschädigt. Hearth hat sie als %1 aufbewahrt und eine neue angelegt, in die es die noch lesbaren Unterhaltungen (%2) kopiert hat.</translation>

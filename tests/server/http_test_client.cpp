@@ -40,13 +40,20 @@ void HttpTestClient::sendRaw(const QByteArray& bytes) {
 
 void HttpTestClient::send(const QByteArray& method, const QByteArray& path, const QByteArray& body,
                           const QList<QPair<QByteArray, QByteArray>>& headers, bool close) {
-    QByteArray request =
-        method + ' ' + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + QByteArray::number(port_) + "\r\n";
+    // Host and Content-Type have defaults that `headers` may replace.
+    const auto given = [&headers](const QByteArray& name) {
+        for (const auto& header : headers)
+            if (header.first.toLower() == name) return true;
+        return false;
+    };
+    QByteArray request = method + ' ' + path + " HTTP/1.1\r\n";
+    if (!given("host")) request += "Host: 127.0.0.1:" + QByteArray::number(port_) + "\r\n";
     for (const auto& [name, value] : headers)
         request += name + ": " + value + "\r\n";
-    if (!body.isEmpty() || method == "POST")
-        request +=
-            "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n";
+    if (!body.isEmpty() || method == "POST") {
+        if (!given("content-type")) request += "Content-Type: application/json\r\n";
+        request += "Content-Length: " + QByteArray::number(body.size()) + "\r\n";
+    }
     if (close) request += "Connection: close\r\n";
     request += "\r\n" + body;
     sendRaw(request);
@@ -101,7 +108,8 @@ std::optional<HttpReply> HttpTestClient::parse() {
         return parse();
     }
     qsizetype at = headEnd + 4;
-    if (reply.header("transfer-encoding") == "chunked") {
+    if (reply.status == 204) { // no body
+    } else if (reply.header("transfer-encoding") == "chunked") {
         reply.chunked = true;
         while (true) {
             const qsizetype lineEnd = buffer_.indexOf("\r\n", at);

@@ -29,7 +29,8 @@ public:
     [[nodiscard]] bool connected() const { return socket_.state() == QAbstractSocket::ConnectedState; }
 
     void sendRaw(const QByteArray& bytes);
-    // A request with a JSON (or any) body, kept alive unless `close`.
+    // A request with a JSON (or any) body, kept alive unless `close`. Host (127.0.0.1:port) and
+    // Content-Type (application/json, with a body or a POST) are sent unless `headers` name them.
     void send(const QByteArray& method, const QByteArray& path, const QByteArray& body = {},
               const QList<QPair<QByteArray, QByteArray>>& headers = {}, bool close = false);
     // The next whole response; nullopt if none came within the time.

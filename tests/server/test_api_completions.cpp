@@ -2,7 +2,10 @@
 // a chat completion whole and streamed (SSE framing, chunk shapes, usage, [DONE]),
 // /v1/completions, max_tokens, stop strings, seeds at temperature > 0, prefix reuse
 // for a request that extends an earlier one, a client leaving mid-stream (its
-// generation is cancelled and the next request is served), and two clients at once.
+// generation is cancelled and the next request is served), two clients at once, and
+// response_format: replies that are JSON following a schema (or any JSON object), and schemas
+// refused with the parameter and the reason.
+#include "tests/grammar/json_schema_check.h"
 #include "tests/server/api_fixture.h"
 #include <QJsonArray>
 #include <QSignalSpy>
@@ -99,7 +102,7 @@ private slots:
 
     void textCompletion() {
         const QByteArray body =
-            R"({"model":"stories260K","prompt":"Once upon a time","max_tokens":12,"temperature":0})";
+            "{\"model\":\"stories260K\",\"prompt\":\"Once upon a time\",\"max_tokens\":12,\"temperature\":0}";
         const HttpReply reply = post("/v1/completions", body);
         QCOMPARE(reply.status, 200);
         const QJsonObject json = reply.json();
@@ -221,6 +224,92 @@ private slots:
     }
 
     // Two clients at once: both answered in full (one after the other on the engine thread).
+    // At temperature 1 the tiny model knows nothing of JSON: the grammar alone makes each reply
+    // JSON that follows the schema, its properties in the order the request lists them.
+    void responseFormatJsonSchema() {
+        const QByteArray schema =
+            "{\"type\": \"object\", \"properties\": {\"name\": {\"type\": \"string\", \"maxLength\": 10},"
+            "            \"kind\": {\"enum\": [\"cat\", \"dog\"]}, \"tags\": {\"type\": \"array\", "
+            "\"items\": {\"type\": \"integer\"}, \"maxItems\": 3},"
+            "            \"home\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\", "
+            "\"maxLength\": 6}},"
+            "            \"required\": [\"city\"], \"additionalProperties\": false}},"
+            "            \"required\": [\"name\", \"kind\", \"tags\", \"home\"], \"additionalProperties\": "
+            "false}";
+        const QJsonObject format{
+            {"type", "json_schema"},
+            {"json_schema",
+             QJsonObject{{"name", "pet"}, {"schema", QJsonDocument::fromJson(schema).object()}}}};
+        for (int seed = 1; seed <= 8; ++seed) {
+            QByteArray body = storyRequest(
+                {{"temperature", 1}, {"seed", seed}, {"max_tokens", 300}, {"response_format", format}});
+            // QJsonObject sorts keys: the schema goes in as written, in its order.
+            body.replace(
+                QJsonDocument(QJsonDocument::fromJson(schema).object()).toJson(QJsonDocument::Compact),
+                schema);
+            const HttpReply reply = post("/v1/chat/completions", body);
+            QCOMPARE(reply.status, 200);
+            const QJsonObject choice = reply.json()["choices"].toArray().first().toObject();
+            const std::string text = choice["message"]["content"].toString().toStdString();
+            QCOMPARE(choice["finish_reason"].toString(), QStringLiteral("stop"));
+            const auto value = nlohmann::ordered_json::parse(text, nullptr, false);
+            QVERIFY2(!value.is_discarded(), text.c_str());
+            const std::string why =
+                schema_violation(nlohmann::json::parse(text), nlohmann::json::parse(schema.constData()));
+            QVERIFY2(why.empty(), (why + " in " + text).c_str());
+            std::vector<std::string> keys;
+            for (const auto& [key, v] : value.items())
+                keys.push_back(key);
+            QVERIFY2((keys == std::vector<std::string>{"name", "kind", "tags", "home"}), text.c_str());
+        }
+        const HttpReply object =
+            post("/v1/chat/completions",
+                 storyRequest({{"temperature", 1},
+                               {"max_tokens", 300},
+                               {"response_format", QJsonObject{{"type", "json_object"}}}}));
+        QCOMPARE(object.status, 200);
+        const std::string text = object.json()["choices"][0]["message"]["content"].toString().toStdString();
+        const auto any = nlohmann::json::parse(text, nullptr, false);
+        QVERIFY2(any.is_object() || object.json()["choices"][0]["finish_reason"].toString() == "length",
+                 text.c_str());
+    }
+
+    void responseFormatRefusals_data() {
+        QTest::addColumn<QByteArray>("format");
+        QTest::addColumn<QString>("param");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("unknown type") << QByteArray("{\"type\": \"xml\"}") << "response_format.type"
+                                      << "expected 'text'";
+        QTest::newRow("not an object") << QByteArray("\"json\"") << "response_format"
+                                       << "an object";
+        QTest::newRow("no schema") << QByteArray(
+                                          "{\"type\": \"json_schema\", \"json_schema\": {\"name\": \"x\"}}")
+                                   << "response_format.json_schema.schema"
+                                   << "a JSON Schema";
+        QTest::newRow("bad schema") << QByteArray(
+                                           "{\"type\": \"json_schema\", \"json_schema\": {\"name\": \"x\", "
+                                           "\"schema\": {\"properties\": {\"a\": {\"type\": \"integr\"}}}}}")
+                                    << "response_format.json_schema.schema"
+                                    << "/properties/a/type: unknown type 'integr'";
+        QTest::newRow("bad pattern")
+            << QByteArray(
+                   "{\"type\": \"json_schema\", \"json_schema\": {\"schema\": {\"pattern\": \"(?<=a)b\"}}}")
+            << "response_format.json_schema.schema"
+            << "/pattern: pattern, offset 1: lookarounds";
+    }
+    void responseFormatRefusals() {
+        QFETCH(QByteArray, format);
+        QFETCH(QString, param);
+        QFETCH(QString, message);
+        QByteArray body = storyRequest();
+        body.chop(1);
+        body += ",\"response_format\":" + format + "}";
+        const HttpReply reply = post("/v1/chat/completions", body);
+        QCOMPARE(reply.status, 400);
+        QCOMPARE(reply.json()["error"]["param"].toString(), param);
+        QVERIFY2(reply.json()["error"]["message"].toString().contains(message), reply.body.constData());
+    }
+
     void concurrentClients() {
         HttpTestClient a(port());
         HttpTestClient b(port());

@@ -1,7 +1,9 @@
 // The API server's HTTP side over real sockets on loopback: routes, methods and the
 // OpenAI error shapes, request checking (bad JSON, bad parameters, unknown model),
 // hostile input (huge bodies and headers, malformed lines, stalls), keep-alive and
-// pipelining, the API key, 503 without a model, and a stream that fails after it started. The
+// pipelining, the front door (foreign Host and Origin refused, allowed origins answered with CORS
+// headers, preflights, JSON bodies only), the API key, 503 without a model, and a stream that
+// fails after it started. The
 // engine behind it is real (stories260K on its own thread), except in the no-model and failing
 // cases.
 #include "app/server/http_request_parser.h"
@@ -283,16 +285,16 @@ private slots:
         QCOMPARE(first->status, 200);
         QCOMPARE(first->header("connection"), QByteArray("keep-alive"));
         // Two requests in one write: answered in order, on the same connection.
-        client.sendRaw(
-            "GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/nothing HTTP/1.1\r\nHost: x\r\n\r\n");
+        client.sendRaw("GET /v1/models HTTP/1.1\r\nHost: localhost\r\n\r\nGET /v1/nothing HTTP/1.1\r\nHost: "
+                       "localhost\r\n\r\n");
         const auto second = client.read();
         const auto third = client.read();
         QVERIFY(second && third);
         QCOMPARE(second->status, 200);
         QCOMPARE(third->status, 404);
         // Expect: 100-continue (curl's habit for larger bodies) gets its interim answer.
-        client.sendRaw(
-            "POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n");
+        client.sendRaw("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                       "application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n");
         QVERIFY(client.waitForBytes(25));
         QVERIFY(client.received().startsWith("HTTP/1.1 100 Continue\r\n\r\n"));
         client.sendRaw("{}");
@@ -314,6 +316,235 @@ private slots:
         QCOMPARE(reply->status, 200);
         clients.clear();
         QTRY_VERIFY(httpRequest(port(), "GET", "/v1/models").has_value());
+    }
+
+    // DNS rebinding: a page whose own name now points at 127.0.0.1 sends its name as the Host.
+    // Only loopback names, and names the user allowed, are served; nothing runs for the others.
+    void aForeignHostIsRefusedBeforeAnyWork() {
+        const int served = server_->completionsServed();
+        const QByteArray port = QByteArray::number(this->port());
+        const auto foreign = httpRequest(this->port(), "POST", "/v1/chat/completions", storyRequest(),
+                                         {{"Host", "evil.example:" + port}});
+        QVERIFY(foreign);
+        QVERIFY2(isOpenAiError(*foreign, 403), foreign->body.constData());
+        QCOMPARE(foreign->json()["error"]["code"].toString(), QStringLiteral("host_not_allowed"));
+        QVERIFY(foreign->header("access-control-allow-origin").isEmpty());
+        QCOMPARE(server_->completionsServed(), served);
+        QCOMPARE(server_->completionsInFlight(), 0);
+
+        for (const QByteArray& host :
+             QByteArrayList{"localhost:" + port, QByteArray("LOCALHOST"), "127.0.0.1:" + port,
+                            "[::1]:" + port, "localhost.:" + port}) {
+            const auto loopback = httpRequest(this->port(), "GET", "/v1/models", {}, {{"Host", host}});
+            QVERIFY(loopback);
+            QVERIFY2(loopback->status == 200, host.constData());
+        }
+        for (const QByteArray& host :
+             QByteArrayList{QByteArray("evil.example"), QByteArray("localhost.evil.example"),
+                            QByteArray("127.0.0.1.nip.io"), QByteArray("[::1"), QByteArray("a b")}) {
+            const auto refused = httpRequest(this->port(), "GET", "/v1/models", {}, {{"Host", host}});
+            QVERIFY(refused);
+            QVERIFY2(refused->status == 403 || refused->status == 400, host.constData());
+        }
+
+        // HTTP/1.1 requires a Host; two are ambiguous.
+        HttpTestClient noHost(this->port());
+        noHost.sendRaw("GET /v1/models HTTP/1.1\r\n\r\n");
+        const auto missing = noHost.read();
+        QVERIFY(missing);
+        QVERIFY(isOpenAiError(*missing, 400));
+        HttpTestClient twoHosts(this->port());
+        twoHosts.sendRaw("GET /v1/models HTTP/1.1\r\nHost: localhost\r\nHost: evil.example\r\n\r\n");
+        const auto two = twoHosts.read();
+        QVERIFY(two);
+        QVERIFY(isOpenAiError(*two, 400));
+
+        // A name the user allowed (hearth-cli serve --allow-host, or the app's setting).
+        server_->setAllowedHosts({QStringLiteral("hearth.lan")});
+        const auto allowed =
+            httpRequest(this->port(), "GET", "/v1/models", {}, {{"Host", "Hearth.LAN:" + port}});
+        QVERIFY(allowed);
+        QCOMPARE(allowed->status, 200);
+        const auto other = httpRequest(this->port(), "GET", "/v1/models", {}, {{"Host", "other.lan"}});
+        QVERIFY(other);
+        QVERIFY(isOpenAiError(*other, 403));
+        server_->setAllowedHosts({});
+        const auto again = httpRequest(this->port(), "GET", "/v1/models", {}, {{"Host", "hearth.lan"}});
+        QVERIFY(again);
+        QVERIFY(isOpenAiError(*again, 403));
+    }
+
+    // Any web page may send a "simple" request (text/plain, no preflight) to loopback: a foreign
+    // Origin is refused, whatever its method or content type, and never gets CORS headers.
+    void aForeignOriginIsRefusedBeforeAnyWork() {
+        const int served = server_->completionsServed();
+        const auto simple = httpRequest(port(), "POST", "/v1/chat/completions", storyRequest(),
+                                        {{"Origin", "http://evil.example"}, {"Content-Type", "text/plain"}});
+        QVERIFY(simple);
+        QVERIFY2(isOpenAiError(*simple, 403), simple->body.constData());
+        QCOMPARE(simple->json()["error"]["code"].toString(), QStringLiteral("origin_not_allowed"));
+        QVERIFY(simple->header("access-control-allow-origin").isEmpty());
+        const auto json = httpRequest(port(), "POST", "/v1/chat/completions", storyRequest(),
+                                      {{"Origin", "http://evil.example"}});
+        QVERIFY(json);
+        QVERIFY(isOpenAiError(*json, 403));
+        const auto read = httpRequest(port(), "GET", "/v1/models", {}, {{"Origin", "https://evil.example"}});
+        QVERIFY(read);
+        QVERIFY(isOpenAiError(*read, 403));
+        QVERIFY(read->header("access-control-allow-origin").isEmpty());
+        const auto sandboxed = httpRequest(port(), "GET", "/v1/models", {}, {{"Origin", "null"}});
+        QVERIFY(sandboxed);
+        QVERIFY(isOpenAiError(*sandboxed, 403));
+        // Another port of this computer is another origin, too.
+        const auto otherPort =
+            httpRequest(port(), "GET", "/v1/models", {}, {{"Origin", "http://localhost:3000"}});
+        QVERIFY(otherPort);
+        QVERIFY(isOpenAiError(*otherPort, 403));
+        const auto preflight =
+            httpRequest(port(), "OPTIONS", "/v1/chat/completions", {},
+                        {{"Origin", "http://evil.example"}, {"Access-Control-Request-Method", "POST"}});
+        QVERIFY(preflight);
+        QCOMPARE(preflight->status, 403);
+        QVERIFY(preflight->header("access-control-allow-origin").isEmpty());
+        QVERIFY(preflight->header("access-control-allow-methods").isEmpty());
+        QCOMPARE(server_->completionsServed(), served);
+        QCOMPARE(server_->completionsInFlight(), 0);
+
+        // The server's own origin (a page it served, under a loopback name) is not foreign.
+        const QByteArray own = "http://127.0.0.1:" + QByteArray::number(port());
+        const auto same = httpRequest(port(), "GET", "/v1/models", {}, {{"Origin", own}});
+        QVERIFY(same);
+        QCOMPARE(same->status, 200);
+    }
+
+    // Bodies are JSON: what a form or a page's simple request sends is refused with 415.
+    void aBodyThatIsNotJsonIs415() {
+        const int served = server_->completionsServed();
+        for (const QByteArray& type :
+             QByteArrayList{QByteArray("text/plain"), QByteArray("application/x-www-form-urlencoded"),
+                            QByteArray("multipart/form-data; boundary=x"), QByteArray()}) {
+            HttpTestClient client(port());
+            const QByteArray body = storyRequest();
+            client.sendRaw("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+                           (type.isEmpty() ? QByteArray() : "Content-Type: " + type + "\r\n") +
+                           "Content-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+            const auto reply = client.read();
+            QVERIFY(reply);
+            QVERIFY2(isOpenAiError(*reply, 415), type.constData());
+            QCOMPARE(reply->json()["error"]["code"].toString(), QStringLiteral("unsupported_media_type"));
+        }
+        QCOMPARE(server_->completionsServed(), served);
+        const auto charset =
+            httpRequest(port(), "POST", "/v1/chat/completions", storyRequest({{"max_tokens", 2}}),
+                        {{"Content-Type", "Application/JSON; charset=utf-8"}});
+        QVERIFY(charset);
+        QCOMPARE(charset->status, 200);
+    }
+
+    // Origins the user allowed (hearth-cli serve --allow-origin, or the app's setting) are
+    // answered, preflight included, with CORS headers naming them; the API key still holds.
+    void allowedOriginsGetCorsHeaders() {
+        server_->setAllowedOrigins(
+            {QStringLiteral("http://localhost:3000"), QStringLiteral("https://app.example:*/")});
+        const auto preflight =
+            httpRequest(port(), "OPTIONS", "/v1/chat/completions", {},
+                        {{"Origin", "http://localhost:3000"},
+                         {"Access-Control-Request-Method", "POST"},
+                         {"Access-Control-Request-Headers", "authorization, content-type"}});
+        QVERIFY(preflight);
+        QCOMPARE(preflight->status, 204);
+        QCOMPARE(preflight->header("access-control-allow-origin"), QByteArray("http://localhost:3000"));
+        QVERIFY(preflight->header("access-control-allow-methods").contains("POST"));
+        QCOMPARE(preflight->header("access-control-allow-headers"),
+                 QByteArray("authorization, content-type"));
+        QCOMPARE(preflight->header("vary"), QByteArray("Origin"));
+        QVERIFY(preflight->body.isEmpty());
+
+        const auto chat =
+            httpRequest(port(), "POST", "/v1/chat/completions", storyRequest({{"stream", true}}),
+                        {{"Origin", "http://localhost:3000"}});
+        QVERIFY(chat);
+        QCOMPARE(chat->status, 200);
+        QCOMPARE(chat->header("access-control-allow-origin"), QByteArray("http://localhost:3000"));
+        QVERIFY(!replyText(*chat).isEmpty());
+        const auto anyPort =
+            httpRequest(port(), "GET", "/v1/models", {}, {{"Origin", "https://app.example:8443"}});
+        QVERIFY(anyPort);
+        QCOMPARE(anyPort->status, 200);
+        QCOMPARE(anyPort->header("access-control-allow-origin"), QByteArray("https://app.example:8443"));
+        // Only what was allowed: another port, another scheme.
+        for (const QByteArray& origin :
+             QByteArrayList{QByteArray("http://localhost:3001"), QByteArray("http://app.example:8443")}) {
+            const auto refused = httpRequest(port(), "GET", "/v1/models", {}, {{"Origin", origin}});
+            QVERIFY(refused);
+            QVERIFY2(isOpenAiError(*refused, 403), origin.constData());
+            QVERIFY(refused->header("access-control-allow-origin").isEmpty());
+        }
+        // A request without an Origin (not a browser) gets no CORS headers.
+        const auto plain = httpRequest(port(), "GET", "/v1/models");
+        QVERIFY(plain);
+        QVERIFY(plain->header("access-control-allow-origin").isEmpty());
+
+        // With an API key: the preflight (browsers send it without the key) is answered, the
+        // request itself needs the key, and its refusal is readable by the allowed page.
+        server_->setApiKey(QStringLiteral("s3cret"));
+        const auto keyPreflight =
+            httpRequest(port(), "OPTIONS", "/v1/models", {},
+                        {{"Origin", "http://localhost:3000"}, {"Access-Control-Request-Method", "GET"}});
+        QVERIFY(keyPreflight);
+        QCOMPARE(keyPreflight->status, 204);
+        const auto noKey =
+            httpRequest(port(), "GET", "/v1/models", {}, {{"Origin", "http://localhost:3000"}});
+        QVERIFY(noKey);
+        QVERIFY(isOpenAiError(*noKey, 401));
+        QCOMPARE(noKey->header("access-control-allow-origin"), QByteArray("http://localhost:3000"));
+        const auto withKey =
+            httpRequest(port(), "GET", "/v1/models", {},
+                        {{"Origin", "http://localhost:3000"}, {"Authorization", "Bearer s3cret"}});
+        QVERIFY(withKey);
+        QCOMPARE(withKey->status, 200);
+        // The key opens no door the origin check shut.
+        const auto foreignWithKey =
+            httpRequest(port(), "GET", "/v1/models", {},
+                        {{"Origin", "http://evil.example"}, {"Authorization", "Bearer s3cret"}});
+        QVERIFY(foreignWithKey);
+        QVERIFY(isOpenAiError(*foreignWithKey, 403));
+        server_->setApiKey(QString());
+
+        server_->setAllowedOrigins({});
+        const auto withdrawn =
+            httpRequest(port(), "GET", "/v1/models", {}, {{"Origin", "http://localhost:3000"}});
+        QVERIFY(withdrawn);
+        QVERIFY(isOpenAiError(*withdrawn, 403));
+        server_->setAllowedOrigins({QStringLiteral("*")});
+        const auto everyone =
+            httpRequest(port(), "GET", "/v1/models", {}, {{"Origin", "https://any.example"}});
+        QVERIFY(everyone);
+        QCOMPARE(everyone->status, 200);
+        server_->setAllowedOrigins({});
+    }
+
+    void allowedEntriesAreChecked_data() {
+        QTest::addColumn<QString>("origin");
+        QTest::addColumn<bool>("originOk");
+        QTest::addColumn<QString>("host");
+        QTest::addColumn<bool>("hostOk");
+        QTest::newRow("plain") << "http://localhost:3000" << true << "hearth.lan" << true;
+        QTest::newRow("any") << "*" << true << "*" << true;
+        QTest::newRow("any port") << "https://app.example:*" << true << "192.168.1.5" << true;
+        QTest::newRow("IPv6") << "http://[::1]:8080" << true << "[fe80::1]" << true;
+        QTest::newRow("no scheme") << "localhost:3000" << false << "http://hearth.lan" << false;
+        QTest::newRow("a path") << "http://a.example/path" << false << "hearth.lan:8642" << false;
+        QTest::newRow("empty") << "" << false << "" << false;
+        QTest::newRow("spaces") << "http://a b" << false << "a b" << false;
+    }
+    void allowedEntriesAreChecked() {
+        QFETCH(QString, origin);
+        QFETCH(bool, originOk);
+        QFETCH(QString, host);
+        QFETCH(bool, hostOk);
+        QCOMPARE(FrontDoor::originPatternError(origin).isEmpty(), originOk);
+        QCOMPARE(FrontDoor::hostNameError(host).isEmpty(), hostOk);
     }
 
     void apiKeyIsRequiredWhenSet() {

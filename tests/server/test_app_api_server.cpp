@@ -1,7 +1,8 @@
 // The API server inside the app: the settings turn it on and off (and say why it could
 // not start), it answers 503 until a model is loaded, then serves requests on the same
 // inference worker as the window's chats, which interleave with them without either
-// failing; the metrics count the requests it served.
+// failing; the metrics count the requests it served. It shares hearth-cli serve's front door:
+// foreign origins and host names are refused unless the settings allow them.
 #include "app/chat/chat_controller.h"
 #include "app/chat/hearth_backend.h"
 #include "app/metrics/metrics_controller.h"
@@ -89,6 +90,49 @@ private slots:
             httpRequest(port, "GET", "/v1/models", {}, {{"Authorization", "Bearer app-key"}});
         QVERIFY(allowed);
         QCOMPARE(allowed->status, 200);
+    }
+
+    void theFrontDoorFollowsTheSettings() {
+        HearthBackend b(paths());
+        AppSettings& s = *b.settings();
+        s.setServerPort(0);
+        s.setServerEnabled(true);
+        const quint16 port = listeningPort(s);
+        const auto page = [port](const QByteArray& origin) {
+            return httpRequest(port, "GET", "/v1/models", {}, {{"Origin", origin}});
+        };
+        const auto named = [port](const QByteArray& host) {
+            return httpRequest(port, "GET", "/v1/models", {}, {{"Host", host}});
+        };
+        QCOMPARE(page("http://localhost:3000")->status, 403);
+        QCOMPARE(named("hearth.lan")->status, 403);
+        const auto textPlain = httpRequest(port, "POST", "/v1/chat/completions", storyRequest(),
+                                           {{"Content-Type", "text/plain"}});
+        QVERIFY(textPlain);
+        QCOMPARE(textPlain->status, 415);
+
+        s.setServerAllowedOrigins(QStringLiteral("http://localhost:3000, https://app.example"));
+        s.setServerAllowedHosts(QStringLiteral("hearth.lan"));
+        QVERIFY(s.serverError().isEmpty());
+        const auto allowed = page("http://localhost:3000");
+        QCOMPARE(allowed->status, 200);
+        QCOMPARE(allowed->header("access-control-allow-origin"), QByteArray("http://localhost:3000"));
+        QCOMPARE(page("https://app.example")->status, 200);
+        QCOMPARE(page("http://evil.example")->status, 403);
+        QCOMPARE(named("hearth.lan")->status, 200);
+
+        // An entry that is no origin is left out, and the settings page says so.
+        s.setServerAllowedOrigins(QStringLiteral("localhost:3000 https://app.example"));
+        QVERIFY(s.serverListening());
+        QVERIFY2(s.serverError().contains(QStringLiteral("localhost:3000")), qPrintable(s.serverError()));
+        QCOMPARE(page("http://localhost:3000")->status, 403);
+        QCOMPARE(page("https://app.example")->status, 200);
+
+        s.flush();
+        HearthBackend again(paths());
+        QCOMPARE(again.settings()->serverAllowedOrigins(),
+                 QStringLiteral("localhost:3000 https://app.example"));
+        QCOMPARE(again.settings()->serverAllowedHosts(), QStringLiteral("hearth.lan"));
     }
 
     void windowChatsAndApiRequestsInterleave() {

@@ -1,6 +1,7 @@
 // `hearth-cli serve` as a real subprocess: it prints the URL it listens on (--port 0:
-// a free port), answers a chat completion over HTTP, holds to its API key, refuses bad
-// arguments with status 2, and exits 0 on SIGTERM.
+// a free port), answers a chat completion over HTTP, holds to its API key, its allowed origins
+// and host names (and refuses foreign ones), refuses bad arguments with status 2, and exits 0 on
+// SIGTERM.
 #include "tests/server/api_fixture.h"
 #include <QProcess>
 #include <QRegularExpression>
@@ -73,11 +74,44 @@ private slots:
         QVERIFY(stopWithSigterm(serve));
     }
 
+    // The front door of the real server: a foreign Host or Origin and a text/plain body are
+    // refused; --allow-origin and --allow-host (repeatable) let those named through.
+    void holdsToItsFrontDoor() {
+        QProcess serve;
+        const quint16 port = startServe(serve, {"--allow-origin", "http://localhost:3000", "--allow-origin",
+                                                "https://app.example", "--allow-host", "hearth.lan"});
+        QVERIFY(port > 0);
+        const auto foreignOrigin =
+            httpRequest(port, "POST", "/v1/chat/completions", storyRequest(),
+                        {{"Origin", "http://evil.example"}, {"Content-Type", "text/plain"}});
+        QVERIFY(foreignOrigin);
+        QCOMPARE(foreignOrigin->status, 403);
+        const auto foreignHost = httpRequest(port, "GET", "/v1/models", {}, {{"Host", "evil.example"}});
+        QVERIFY(foreignHost);
+        QCOMPARE(foreignHost->status, 403);
+        const auto textPlain = httpRequest(port, "POST", "/v1/chat/completions", storyRequest(),
+                                           {{"Content-Type", "text/plain"}});
+        QVERIFY(textPlain);
+        QCOMPARE(textPlain->status, 415);
+        for (const QByteArray& origin : QByteArrayList{"http://localhost:3000", "https://app.example"}) {
+            const auto allowed = httpRequest(port, "POST", "/v1/chat/completions", storyRequest(),
+                                             {{"Origin", origin}, {"Host", "hearth.lan"}});
+            QVERIFY(allowed);
+            QCOMPARE(allowed->status, 200);
+            QCOMPARE(allowed->header("access-control-allow-origin"), origin);
+        }
+        QVERIFY(stopWithSigterm(serve));
+    }
+
     void refusesBadArguments_data() {
         QTest::addColumn<QStringList>("arguments");
         QTest::newRow("no model") << QStringList{"serve", "--port", "0"};
         QTest::newRow("bad port") << QStringList{"serve", "-m", stories(), "--port", "70000"};
         QTest::newRow("bad host") << QStringList{"serve", "-m", stories(), "--host", "localhost.example"};
+        QTest::newRow("bad origin") << QStringList{"serve", "-m", stories(), "--allow-origin",
+                                                   "localhost:3000"};
+        QTest::newRow("bad host name")
+            << QStringList{"serve", "-m", stories(), "--allow-host", "http://a.lan"};
         QTest::newRow("missing file") << QStringList{"serve", "-m", "/nonexistent.gguf", "--port", "0"};
     }
     void refusesBadArguments() {

@@ -24,8 +24,10 @@ const std::map<QString, std::set<QString>>& allowed_dependencies() {
             {"engine/model", {"engine/gguf", "engine/tokenizer", "kernels", "engine/base"}},
             {"engine/forward", {"engine/model", "kernels", "engine/base"}},
             {"engine/sampling", {"engine/base"}},
+            {"engine/grammar", {"engine/sampling", "engine/base"}},
             {"engine/session",
-             {"engine/forward", "engine/sampling", "engine/chat", "engine/model", "engine/base"}},
+             {"engine/forward", "engine/sampling", "engine/grammar", "engine/chat", "engine/model",
+              "engine/base"}},
             {"engine/runtime", {"engine/session"}}, // one engine: model, forward pass, sessions
             // Qt Core and Network only: termination signals, the data's paths, one app per profile.
             {"app/platform", {}},

@@ -293,6 +293,22 @@ Item {
             testModelSettings.computeDevice = "cpu"
         }
 
+        // The server's allowed web pages and host names: shown, and written when editing ends.
+        function test_serverAllowedOriginsAndHosts() {
+            testSettings.serverAllowedOrigins = "http://localhost:3000"
+            const origins = findChild(panel, "serverAllowedOriginsField")
+            compare(origins.text, "http://localhost:3000")
+            origins.forceActiveFocus()
+            origins.selectAll()
+            keyClick("*")
+            keyClick(Qt.Key_Return)
+            compare(testSettings.serverAllowedOrigins, "*")
+            testSettings.serverAllowedHosts = "hearth.lan"
+            compare(findChild(panel, "serverAllowedHostsField").text, "hearth.lan")
+            testSettings.serverAllowedOrigins = ""
+            testSettings.serverAllowedHosts = ""
+        }
+
         function test_systemPromptTyping() {
             testSettings.systemPrompt = ""
             const field = findChild(panel, "systemPromptField")

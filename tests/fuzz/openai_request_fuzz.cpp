@@ -1,0 +1,33 @@
+// Fuzz target: the JSON request decoding of the API server (/v1/chat/completions and
+// /v1/completions bodies, app/server/openai_protocol.cpp; Qt Core). Besides not crashing: a
+// request is either refused with status 400 and a message, or accepted within the documented
+// ranges, with at least one message, no more than four stop strings, and the raw prompt flag
+// only for /v1/completions.
+#include "app/server/openai_protocol.h"
+#include "tests/fuzz/fuzz_support.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    if (size == 0) return 0;
+    using hearth::server::Endpoint;
+    const Endpoint endpoint = data[0] % 2 == 0 ? Endpoint::ChatCompletions : Endpoint::Completions;
+    const QByteArray body(reinterpret_cast<const char*>(data) + 1, static_cast<qsizetype>(size - 1));
+    const auto parsed = hearth::server::parseRequest(endpoint, body);
+    if (const auto* error = std::get_if<hearth::server::ApiError>(&parsed)) {
+        if (error->message.isEmpty()) hearth::fuzz::invariant_failed("a refusal without a message");
+        if (error->status != 400) hearth::fuzz::invariant_failed("a refusal that is not 400");
+        (void)hearth::server::errorBody(*error);
+        return 0;
+    }
+    const auto& ok = std::get<hearth::server::ParsedRequest>(parsed);
+    const hearth::server::CompletionRequest& request = ok.completion;
+    if (request.messages.isEmpty()) hearth::fuzz::invariant_failed("accepted without a message");
+    if (!(request.temperature >= 0 && request.temperature <= 2))
+        hearth::fuzz::invariant_failed("a temperature outside [0, 2]");
+    if (!(request.topP >= 0 && request.topP <= 1)) hearth::fuzz::invariant_failed("a top_p outside [0, 1]");
+    if (request.maxTokens < 1) hearth::fuzz::invariant_failed("max_tokens below 1");
+    if (request.stop.size() > 4) hearth::fuzz::invariant_failed("more than four stop strings");
+    if (request.rawPrompt != (endpoint == Endpoint::Completions))
+        hearth::fuzz::invariant_failed("a raw prompt on the wrong endpoint");
+    if (!ok.stream && ok.includeUsage) hearth::fuzz::invariant_failed("include_usage without a stream");
+    return 0;
+}
