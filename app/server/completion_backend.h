@@ -33,8 +33,9 @@ struct CompletionRequest {
     int maxTokens = 512;
     quint64 seed = 0;
     QStringList stop; // generation ends before the first of these; it is not returned
+    // response_format's grammar (a JSON object, or a JSON Schema's); null: free text.
+    std::shared_ptr<const engine::Grammar> grammar;
     engine::CancelToken cancel = engine::new_cancel_token();
-#include "engine/grammar/grammar.h"
 };
 
 struct CompletionResult {
