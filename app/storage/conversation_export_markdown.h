@@ -1,0 +1,12 @@
+#pragma once
+// Conversations as one Markdown document: per conversation its title as a heading and its
+// dates, then each message under a line naming who wrote it (and the model, for a reply) and
+// when; replies are Markdown already and go in as they are. Conversations are separated by a
+// horizontal rule. The PDF export renders this same text.
+#include "app/storage/conversation_transfer.h"
+
+namespace hearth::app {
+
+QString conversationsToMarkdown(const QList<ConversationBundle>& conversations);
+
+} // namespace hearth::app
