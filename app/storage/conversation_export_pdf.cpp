@@ -41,7 +41,10 @@ void shadeCodeBlocks(QTextDocument& document) {
 
 void writeConversationsPdf(const QList<ConversationBundle>& conversations, const QString& path) {
     QTextDocument document;
-    document.setMarkdown(conversationsToMarkdown(conversations));
+    // HTML in a message is shown as the text it is, as the chat shows it: nothing is loaded.
+    document.setMarkdown(conversationsToMarkdown(conversations),
+                         QTextDocument::MarkdownFeatures(QTextDocument::MarkdownDialectGitHub |
+                                                         QTextDocument::MarkdownNoHTML));
     shadeCodeBlocks(document);
     {
         QFile probe(path); // QPdfWriter says nothing of a file it cannot write

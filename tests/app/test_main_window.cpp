@@ -7,6 +7,7 @@
 // demand): the test runs it as a user would, two conversations, and checks the window is up
 // and the replies are there.
 #include "app/chat/chat_controller.h"
+#include "app/chat/conversation_files.h"
 #include "app/chat/hearth_backend.h"
 #include "app/chat/message_list_model.h"
 #include "app/gui/main_window.h"
@@ -90,6 +91,39 @@ private slots:
         QVERIFY(window->isVisible());
         // The second conversation holds its turn and its reply.
         QCOMPARE(backend.chat()->messages()->rowCount(), 2);
+
+        // The header's export: the button, a format, the file, and where it went under the button.
+        app::ConversationFiles* files = backend.chat()->files();
+        files->setExportFolder(dir_ + "/exports");
+        QQuickItem* exportButton =
+            test::findShown(window->contentItem(), QStringLiteral("exportConversation"));
+        QVERIFY(exportButton);
+        QVERIFY(QMetaObject::invokeMethod(exportButton, "clicked"));
+        QQuickItem* asMarkdown = nullptr;
+        QTRY_VERIFY(
+            (asMarkdown = test::findShown(window->contentItem(), QStringLiteral("exportAs_markdown"))));
+        QVERIFY(QMetaObject::invokeMethod(asMarkdown, "clicked"));
+        QQuickItem* resultText = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (resultText = test::findShown(window->contentItem(), QStringLiteral("exportResultText"))), 10000);
+        QVERIFY2(!files->failed(), qPrintable(files->status()));
+        QVERIFY(QFile::exists(files->lastFile()));
+        QVERIFY(resultText->property("text").toString().contains(files->lastFile()));
+        // Settings: every conversation as JSON, then that file imported back.
+        window->setProperty("page", QStringLiteral("settings"));
+        QQuickItem* allAsJson = nullptr;
+        QTRY_VERIFY((allAsJson = test::findShown(window->contentItem(), QStringLiteral("exportAll_json"))));
+        QVERIFY(QMetaObject::invokeMethod(allAsJson, "clicked"));
+        QTRY_VERIFY_WITH_TIMEOUT(!files->busy() && files->lastFile().endsWith(".json"), 10000);
+        QVERIFY2(!files->failed(), qPrintable(files->status()));
+        const int before = backend.chat()->conversations()->rowCount();
+        const QString exported = files->lastFile();
+        files->importFile(QUrl::fromLocalFile(exported));
+        QTRY_VERIFY_WITH_TIMEOUT(backend.chat()->conversations()->rowCount() == before + 2, 10000);
+        QQuickItem* status =
+            test::findShown(window->contentItem(), QStringLiteral("conversationFilesStatus"));
+        QVERIFY(status);
+        QVERIFY2(status->property("text").toString().contains(exported), qPrintable(files->status()));
     }
 
     // A load error belongs to the Models page where it came up, and clears once it no longer applies.
