@@ -5,10 +5,6 @@
 namespace hearth::app {
 
 namespace {
-QString tr(const char* text) {
-    return QCoreApplication::translate("ConversationExport", text);
-}
-
 QString when(const QDateTime& time) {
     return time.isValid() ? QLocale().toString(time, QLocale::ShortFormat) : QString();
 }
@@ -16,21 +12,22 @@ QString when(const QDateTime& time) {
 QString author(const MessageRecord& m) {
     switch (m.role) {
     case chat::Role::System:
-        return tr("System");
+        return ConversationExport::tr("System");
     case chat::Role::User:
-        return tr("You");
+        return ConversationExport::tr("You");
     case chat::Role::Assistant:
-        return m.model.isEmpty() ? tr("Assistant") : tr("Assistant (%1)").arg(m.model);
+        return m.model.isEmpty() ? ConversationExport::tr("Assistant")
+                                 : ConversationExport::tr("Assistant (%1)").arg(m.model);
     case chat::Role::Tool:
-        return tr("Tool");
+        return ConversationExport::tr("Tool");
     }
-    return tr("Assistant");
+    return ConversationExport::tr("Assistant");
 }
 
 // A title on one line, without characters that would end the heading early.
 QString headingText(const QString& title) {
     const QString line = title.simplified();
-    return line.isEmpty() ? tr("Untitled conversation") : line;
+    return line.isEmpty() ? ConversationExport::tr("Untitled conversation") : line;
 }
 
 // A reply stopped inside a code block leaves its fence open, which would make code of everything
@@ -45,19 +42,22 @@ QString closedFences(const QString& content) {
 void appendConversation(QString& out, const ConversationBundle& bundle) {
     const ConversationRecord& c = bundle.conversation;
     out += QStringLiteral("# ") + headingText(c.title) + QStringLiteral("\n\n");
-    out += QStringLiteral("*") + tr("Started %1, last message %2").arg(when(c.createdAt), when(c.updatedAt)) +
+    out += QStringLiteral("*") +
+           ConversationExport::tr("Started %1, last message %2").arg(when(c.createdAt), when(c.updatedAt)) +
            QStringLiteral("*\n\n");
     for (const MessageRecord& m : bundle.messages) {
         out += QStringLiteral("## ") + author(m);
         if (m.createdAt.isValid()) out += QStringLiteral(" · ") + when(m.createdAt);
         out += QStringLiteral("\n\n");
-        out += m.content.trimmed().isEmpty() ? QStringLiteral("*") + tr("(empty)") + QStringLiteral("*")
-                                             : closedFences(m.content.trimmed());
+        out += m.content.trimmed().isEmpty()
+                   ? QStringLiteral("*") + ConversationExport::tr("(empty)") + QStringLiteral("*")
+                   : closedFences(m.content.trimmed());
         out += QStringLiteral("\n\n");
         if (m.state == MessageState::Stopped)
-            out += QStringLiteral("*") + tr("(stopped before the end)") + QStringLiteral("*\n\n");
+            out += QStringLiteral("*") + ConversationExport::tr("(stopped before the end)") +
+                   QStringLiteral("*\n\n");
         else if (m.state == MessageState::Failed)
-            out += QStringLiteral("*") + tr("(failed)") + QStringLiteral("*\n\n");
+            out += QStringLiteral("*") + ConversationExport::tr("(failed)") + QStringLiteral("*\n\n");
     }
 }
 } // namespace

@@ -4,8 +4,14 @@
 // when; replies are Markdown already and go in as they are. Conversations are separated by a
 // horizontal rule. The PDF export renders this same text.
 #include "app/storage/conversation_transfer.h"
+#include <QCoreApplication>
 
 namespace hearth::app {
+
+// The exports' words, from free functions, are translated in this one context.
+struct ConversationExport {
+    Q_DECLARE_TR_FUNCTIONS(hearth::app::ConversationExport)
+};
 
 QString conversationsToMarkdown(const QList<ConversationBundle>& conversations);
 

@@ -50,8 +50,7 @@ void writeConversationsPdf(const QList<ConversationBundle>& conversations, const
         QFile probe(path); // QPdfWriter says nothing of a file it cannot write
         if (!probe.open(QIODevice::WriteOnly))
             throw TransferError(
-                QCoreApplication::translate("ConversationExport", "%1: cannot write the PDF: %2")
-                    .arg(path, probe.errorString()));
+                ConversationExport::tr("%1: cannot write the PDF: %2").arg(path, probe.errorString()));
     }
     {
         QPdfWriter writer(path);
@@ -62,8 +61,7 @@ void writeConversationsPdf(const QList<ConversationBundle>& conversations, const
         document.print(&writer);
     } // the file is complete once the writer is gone
     if (QFileInfo(path).size() == 0)
-        throw TransferError(
-            QCoreApplication::translate("ConversationExport", "%1: the PDF could not be written").arg(path));
+        throw TransferError(ConversationExport::tr("%1: the PDF could not be written").arg(path));
 }
 
 } // namespace hearth::app

@@ -12,10 +12,6 @@
 namespace hearth::app {
 
 namespace {
-QString tr(const char* text) {
-    return QCoreApplication::translate("ConversationImport", text);
-}
-
 QString mebibytes(qint64 bytes) {
     return QString::number(double(bytes) / double(1 << 20), 'f', bytes % (1 << 20) == 0 ? 0 : 1);
 }
@@ -26,34 +22,39 @@ QString lineAndColumn(const QByteArray& data, qsizetype offset) {
     const qsizetype lineStart = data.lastIndexOf('\n', offset - 1) + 1;
     const qsizetype line = data.left(lineStart).count('\n') + 1;
     const qsizetype column = QString::fromUtf8(data.mid(lineStart, offset - lineStart)).size() + 1;
-    return tr("line %1, column %2").arg(line).arg(column);
+    return ConversationImport::tr("line %1, column %2").arg(line).arg(column);
 }
 
 QJsonDocument readJson(const QString& path, qint64 maxBytes) {
     const QFileInfo info(path);
-    if (!info.exists()) throw TransferError(tr("%1: no such file").arg(path));
+    if (!info.exists()) throw TransferError(ConversationImport::tr("%1: no such file").arg(path));
     if (info.size() > maxBytes)
-        throw TransferError(tr("%1 is %2 MiB: too big to import (at most %3 MiB)")
+        throw TransferError(ConversationImport::tr("%1 is %2 MiB: too big to import (at most %3 MiB)")
                                 .arg(path, mebibytes(info.size()), mebibytes(maxBytes)));
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
-        throw TransferError(tr("%1: cannot read: %2").arg(path, file.errorString()));
+        throw TransferError(ConversationImport::tr("%1: cannot read: %2").arg(path, file.errorString()));
     const QByteArray data = file.read(maxBytes + 1); // a file that grew since is still refused
     if (data.size() > maxBytes)
-        throw TransferError(tr("%1: too big to import (at most %2 MiB)").arg(path, mebibytes(maxBytes)));
-    if (data.trimmed().isEmpty()) throw TransferError(tr("%1: the file is empty").arg(path));
+        throw TransferError(
+            ConversationImport::tr("%1: too big to import (at most %2 MiB)").arg(path, mebibytes(maxBytes)));
+    if (data.trimmed().isEmpty())
+        throw TransferError(ConversationImport::tr("%1: the file is empty").arg(path));
     QJsonParseError error;
     QJsonDocument document = QJsonDocument::fromJson(data, &error);
     if (error.error != QJsonParseError::NoError)
-        throw TransferError(tr("%1: %2: not valid JSON: %3")
+        throw TransferError(ConversationImport::tr("%1: %2: not valid JSON: %3")
                                 .arg(path, lineAndColumn(data, error.offset), error.errorString()));
     return document;
 }
 } // namespace
 
 QString conversationPlace(const QString& path, qsizetype index, const QString& title) {
-    return title.isEmpty() ? tr("%1: conversation %2").arg(path).arg(index + 1)
-                           : tr("%1: conversation %2 (\"%3\")").arg(path).arg(index + 1).arg(title.left(60));
+    return title.isEmpty() ? ConversationImport::tr("%1: conversation %2").arg(path).arg(index + 1)
+                           : ConversationImport::tr("%1: conversation %2 (\"%3\")")
+                                 .arg(path)
+                                 .arg(index + 1)
+                                 .arg(title.left(60));
 }
 
 QStringList pathFromRoot(const QHash<QString, QString>& parentOf, const QString& leaf, const QString& where) {
@@ -61,9 +62,11 @@ QStringList pathFromRoot(const QHash<QString, QString>& parentOf, const QString&
     QString id = leaf;
     while (!id.isEmpty()) {
         if (!parentOf.contains(id))
-            throw TransferError(tr("%1: no message has the id \"%2\"").arg(where, id));
+            throw TransferError(ConversationImport::tr("%1: no message has the id \"%2\"").arg(where, id));
         if (path.size() >= parentOf.size())
-            throw TransferError(tr("%1: the messages' parents make a cycle through \"%2\"").arg(where, id));
+            throw TransferError(
+                ConversationImport::tr("%1: the messages' parents make a cycle through \"%2\"")
+                    .arg(where, id));
         path.append(id);
         id = parentOf.value(id);
     }
@@ -89,12 +92,14 @@ ImportSummary importConversations(SqlStore& store, const QString& path, qint64 m
             readHearthConversations(document.object(), path, insert, summary);
         } else {
             throw TransferError(
-                tr("%1: neither a Hearth conversation file (an object with \"format\": \"%2\") "
-                   "nor ChatGPT's conversations.json (an array of conversations)")
+                ConversationImport::tr(
+                    "%1: neither a Hearth conversation file (an object with \"format\": \"%2\") "
+                    "nor ChatGPT's conversations.json (an array of conversations)")
                     .arg(path, QLatin1String(kHearthFormatName)));
         }
         if (summary.conversations == 0)
-            throw TransferError(tr("%1: the file holds no conversation to import").arg(path));
+            throw TransferError(
+                ConversationImport::tr("%1: the file holds no conversation to import").arg(path));
     });
     return summary;
 }

@@ -6,6 +6,7 @@
 // the path to each conversation's current message is kept (the database holds no branches yet);
 // the summary counts the messages left out.
 #include "app/storage/conversation_transfer.h"
+#include <QCoreApplication>
 #include <QHash>
 #include <QStringList>
 #include <functional>
@@ -13,6 +14,11 @@
 namespace hearth::app {
 
 class SqlStore;
+
+// The import's messages, from free functions, are translated in this one context.
+struct ConversationImport {
+    Q_DECLARE_TR_FUNCTIONS(hearth::app::ConversationImport)
+};
 
 struct ImportSummary {
     QString format;               // "Hearth" or "ChatGPT"

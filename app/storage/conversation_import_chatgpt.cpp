@@ -7,10 +7,6 @@
 namespace hearth::app {
 
 namespace {
-QString tr(const char* text) {
-    return QCoreApplication::translate("ConversationImport", text);
-}
-
 [[noreturn]] void fail(const QString& where, const QString& problem) {
     throw TransferError(where + QStringLiteral(": ") + problem);
 }
@@ -62,23 +58,26 @@ std::optional<MessageRecord> shownMessage(const QJsonObject& node) {
 std::optional<ConversationBundle> readConversation(const QJsonValue& value, const QString& path,
                                                    qsizetype index, int& droppedMessages) {
     QString where = conversationPlace(path, index, QString());
-    if (!value.isObject()) fail(where, tr("not an object"));
+    if (!value.isObject()) fail(where, ConversationImport::tr("not an object"));
     const QJsonObject object = value.toObject();
     const QString title = object.value(QLatin1String("title")).toString();
     where = conversationPlace(path, index, title);
     const QJsonValue mappingValue = object.value(QLatin1String("mapping"));
-    if (!mappingValue.isObject()) fail(where, tr("\"mapping\" is missing or not an object"));
+    if (!mappingValue.isObject())
+        fail(where, ConversationImport::tr("\"mapping\" is missing or not an object"));
     const QJsonObject mapping = mappingValue.toObject();
     const QJsonValue current = object.value(QLatin1String("current_node"));
     if (!current.isString() || !mapping.contains(current.toString()))
-        fail(where, tr("\"current_node\" names no node of \"mapping\""));
+        fail(where, ConversationImport::tr("\"current_node\" names no node of \"mapping\""));
 
     QHash<QString, QString> parentOf;
     for (auto it = mapping.constBegin(); it != mapping.constEnd(); ++it) {
-        if (!it.value().isObject()) fail(where, tr("the node \"%1\" is not an object").arg(it.key()));
+        if (!it.value().isObject())
+            fail(where, ConversationImport::tr("the node \"%1\" is not an object").arg(it.key()));
         const QJsonValue parent = it.value().toObject().value(QLatin1String("parent"));
         if (!parent.isNull() && !parent.isUndefined() && !parent.isString())
-            fail(where, tr("the node \"%1\" has a parent that is not a node id").arg(it.key()));
+            fail(where,
+                 ConversationImport::tr("the node \"%1\" has a parent that is not a node id").arg(it.key()));
         parentOf.insert(it.key(), parent.toString());
     }
     const QStringList chain = pathFromRoot(parentOf, current.toString(), where);
@@ -86,7 +85,7 @@ std::optional<ConversationBundle> readConversation(const QJsonValue& value, cons
     ConversationBundle bundle;
     ConversationRecord& c = bundle.conversation;
     c.id = newRecordId();
-    c.title = title.trimmed().isEmpty() ? tr("ChatGPT conversation") : title;
+    c.title = title.trimmed().isEmpty() ? ConversationImport::tr("ChatGPT conversation") : title;
     c.createdAt = timeFrom(object.value(QLatin1String("create_time")));
     c.updatedAt = timeFrom(object.value(QLatin1String("update_time")));
     QSet<QString> onPath;
