@@ -16,6 +16,8 @@ IconButton {
     tip: qsTr("Export this conversation")
     enabled: files !== null && !files.busy && chat.currentConversationId.length > 0
     onClicked: formats.open()
+    // Its popups belong to the chat: another page closes them.
+    onVisibleChanged: if (!visible) { formats.close(); result.close() }
 
     QtObject {
         id: internal
@@ -31,6 +33,9 @@ IconButton {
         function onFinished() {
             if (!internal.waiting) return
             internal.waiting = false
+            // What this export did, kept: an import in the settings says its own.
+            result.message = button.files.status
+            result.failed = button.files.failed
             result.open()
         }
     }
@@ -61,6 +66,8 @@ IconButton {
 
     Popup {
         id: result
+        property string message
+        property bool failed: false
         objectName: "exportResult"
         y: button.height + 4
         x: button.width - width
@@ -71,8 +78,8 @@ IconButton {
             spacing: 8
             Label {
                 objectName: "exportResultText"
-                text: button.files ? button.files.status : ""
-                color: button.files && button.files.failed ? Theme.danger : Theme.text
+                text: result.message
+                color: result.failed ? Theme.danger : Theme.text
                 wrapMode: Text.WrapAtWordBoundaryOrAnywhere // a path has no spaces to wrap at
                 Layout.fillWidth: true
             }
