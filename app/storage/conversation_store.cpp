@@ -179,6 +179,9 @@ QCoro::Task<QList<ConversationBundle>> ConversationStore::loadBundles(QStringLis
         } catch (const StoreError& e) {
             reportFailure(describeFailure(e));
             bundles.clear();
+        } catch (const std::exception& e) {
+            reportFailure(QString::fromUtf8(e.what()));
+            bundles.clear();
         }
         return bundles;
     });
@@ -193,7 +196,7 @@ QCoro::Task<ConversationStore::ImportOutcome> ConversationStore::importFile(QStr
             outcome.summary = importConversations(store(), path);
         } catch (const TransferError& e) {
             outcome.error = e.message();
-        } catch (const StoreError& e) {
+        } catch (const std::exception& e) { // StoreError, or memory for a huge file
             outcome.error = QString::fromUtf8(e.what());
         }
         return outcome;
