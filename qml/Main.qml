@@ -190,6 +190,10 @@ ApplicationWindow {
                             }
                         }
                     }
+                    ExportMenu {
+                        chat: window.chat
+                        visible: window.page === "chat" && window.chat.currentConversationId.length > 0
+                    }
                     IconButton {
                         objectName: "metricsToggle"
                         iconPath: Icons.metrics
@@ -304,6 +308,7 @@ ApplicationWindow {
                     objectName: "settingsPanel"
                     settings: window.settings
                     models: window.models
+                    chat: window.chat
                 }
             }
         }

@@ -9,6 +9,8 @@ Item {
     // The ModelController: the devices to choose from, and the loaded model's layers (null: the
     // CPU alone is offered).
     property var models: null
+    // The ChatController: its export and import of conversations (null: not offered).
+    property var chat: null
     readonly property var computeDevices: models ? models.computeDevices : null
     readonly property int layerCount: models ? models.layerCount : 0
     // Scrolls to the context length and gives it the focus (the chat's context notice leads here).
@@ -408,6 +410,13 @@ Item {
                         : panel.settings.serverListening ? qsTr("Listening on %1 — clients use %1/v1 as their base URL.").arg(panel.settings.serverUrl)
                         : qsTr("Off.")
                 }
+            }
+
+            Section {
+                objectName: "conversationFilesSection"
+                title: qsTr("Export and import")
+                visible: panel.chat !== null
+                ConversationFileRows { files: panel.chat ? panel.chat.files : null }
             }
 
             Section {

@@ -10,7 +10,8 @@ namespace hearth::app {
 
 ChatController::ChatController(AppSettings* settings, ConversationStore* store, InferenceWorker* worker,
                                ModelController* models, QObject* parent)
-    : QObject(parent), settings_(settings), store_(store), worker_(worker), models_(models) {
+    : QObject(parent), settings_(settings), store_(store), worker_(worker), models_(models),
+      files_(settings, store) {
     search_.setSourceModel(&conversations_);
     current_ = &emptyChat_;
     connect(this, &ChatController::generateRequested, worker, &InferenceWorker::generate,
@@ -34,6 +35,7 @@ ChatController::ChatController(AppSettings* settings, ConversationStore* store, 
     });
     // A database locked at start is read once it is free.
     connect(store, &ConversationStore::conversationsAvailable, this, [this] { start(); });
+    connect(&files_, &ConversationFiles::imported, this, [this] { start(); });
     connect(this, &ChatController::currentConversationChanged, this, &ChatController::currentTitleChanged);
     connect(this, &ChatController::currentConversationChanged, this, &ChatController::canSendChanged);
     connect(this, &ChatController::generatingChanged, this, &ChatController::canSendChanged);
@@ -189,6 +191,7 @@ void ChatController::startReply() {
     reply.role = chat::Role::Assistant;
     reply.state = MessageState::Streaming;
     reply.createdAt = QDateTime::currentDateTime();
+    reply.model = models_->modelName();
     model->append(reply);
 
     activeRequest_ = request.id;

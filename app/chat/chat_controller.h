@@ -2,6 +2,7 @@
 // The conversations and the chat, seen from QML: sends turns to the worker,
 // streams its reply into the message list, and writes every message to the
 // store (the user's at once, the reply when it completes or stops).
+#include "app/chat/conversation_files.h"
 #include "app/chat/conversation_list_model.h"
 #include "app/chat/conversation_search_model.h"
 #include "app/chat/message_list_model.h"
@@ -32,6 +33,8 @@ class ChatController : public QObject {
     Q_PROPERTY(bool canSend READ canSend NOTIFY canSendChanged)
     Q_PROPERTY(bool ready READ ready NOTIFY readyChanged)
     Q_PROPERTY(QString errorMessage READ errorMessage NOTIFY errorChanged)
+    // Export and import of conversations; an import's conversations join the list.
+    Q_PROPERTY(hearth::app::ConversationFiles* files READ files CONSTANT)
 
 public:
     ChatController(AppSettings* settings, ConversationStore* store, InferenceWorker* worker,
@@ -39,6 +42,7 @@ public:
 
     [[nodiscard]] ConversationSearchModel* conversations() { return &search_; }
     [[nodiscard]] ConversationListModel* allConversations() { return &conversations_; }
+    [[nodiscard]] ConversationFiles* files() { return &files_; }
     [[nodiscard]] MessageListModel* messages() const { return current_; }
     [[nodiscard]] QString currentConversationId() const {
         return current_ ? current_->conversationId() : QString();
@@ -100,6 +104,7 @@ private:
     ModelController* models_;
     ConversationListModel conversations_;
     ConversationSearchModel search_;
+    ConversationFiles files_;
     QHash<QString, MessageListModel*> messageModels_; // conversations opened so far
     QPointer<MessageListModel> current_;
     MessageListModel emptyChat_{QString()};

@@ -169,6 +169,42 @@ QCoro::Task<QList<MessageRecord>> ConversationStore::loadMessages(const QString&
     co_return rows;
 }
 
+QCoro::Task<QList<ConversationBundle>> ConversationStore::loadBundles(QStringList ids) {
+    QFuture<QList<ConversationBundle>> future = QtConcurrent::run(&pool_, [this, ids] {
+        QList<ConversationBundle> bundles;
+        try {
+            SqlStore& s = store();
+            for (const ConversationRecord& c : s.conversations())
+                if (ids.isEmpty() || ids.contains(c.id)) bundles.append({c, s.messages(c.id)});
+        } catch (const StoreError& e) {
+            reportFailure(describeFailure(e));
+            bundles.clear();
+        } catch (const std::exception& e) {
+            reportFailure(QString::fromUtf8(e.what()));
+            bundles.clear();
+        }
+        return bundles;
+    });
+    QList<ConversationBundle> bundles = co_await future;
+    co_return bundles;
+}
+
+QCoro::Task<ConversationStore::ImportOutcome> ConversationStore::importFile(QString path) {
+    QFuture<ImportOutcome> future = QtConcurrent::run(&pool_, [this, path] {
+        ImportOutcome outcome;
+        try {
+            outcome.summary = importConversations(store(), path);
+        } catch (const TransferError& e) {
+            outcome.error = e.message();
+        } catch (const std::exception& e) { // StoreError, or memory for a huge file
+            outcome.error = QString::fromUtf8(e.what());
+        }
+        return outcome;
+    });
+    ImportOutcome outcome = co_await future;
+    co_return outcome;
+}
+
 void ConversationStore::saveConversation(const ConversationRecord& conversation) {
     enqueue(QStringLiteral("conversation ") + conversation.id,
             [conversation](SqlStore& s) { s.saveConversation(conversation); });

@@ -8,6 +8,7 @@
 // every retryInterval() until then. A damaged database is set aside at open and replaced by a
 // fresh one (damaged_database.h); one locked by another program is waited for, its
 // conversations read once it is free.
+#include "app/storage/conversation_import.h"
 #include "app/storage/records.h"
 #include <QFuture>
 #include <QObject>
@@ -17,6 +18,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <qcoro/qcorotask.h>
 
 namespace hearth::app {
@@ -34,6 +36,15 @@ public:
 
     QCoro::Task<QList<ConversationRecord>> loadConversations();
     QCoro::Task<QList<MessageRecord>> loadMessages(const QString& conversationId);
+    // The conversations `ids` names (every one when empty, most recent first), with their
+    // messages: what an export writes. Writes queued before it are in it.
+    QCoro::Task<QList<ConversationBundle>> loadBundles(QStringList ids);
+    struct ImportOutcome {
+        std::optional<ImportSummary> summary; // when it was imported
+        QString error;                        // when not: nothing of the file was kept
+    };
+    // Imports a conversation file in one transaction (conversation_import.h).
+    QCoro::Task<ImportOutcome> importFile(QString path);
 
     void saveConversation(const ConversationRecord& conversation);
     void renameConversation(const QString& id, const QString& title);

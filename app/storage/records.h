@@ -26,6 +26,7 @@ struct MessageRecord {
     QString content;
     MessageState state = MessageState::Complete;
     QDateTime createdAt;
+    QString model; // the model that wrote a reply (its file's base name); empty for the others
 };
 
 // Roles are stored, and shown to QML, by the names the chat templates use (chat::role_name);

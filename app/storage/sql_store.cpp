@@ -98,6 +98,22 @@ void SqlStore::createSchema() {
                         " state TEXT NOT NULL, created_at INTEGER NOT NULL)"));
     exec(QStringLiteral("CREATE INDEX IF NOT EXISTS messages_by_conversation"
                         " ON messages(conversation_id, position)"));
+    // Added after the first release: a file written before it gains the column, empty.
+    if (modelColumn() != QLatin1String("model")) {
+        exec(QStringLiteral("ALTER TABLE messages ADD COLUMN model TEXT NOT NULL DEFAULT ''"));
+        hasModelColumn_ = true;
+    }
+}
+
+QString SqlStore::modelColumn() const {
+    if (!hasModelColumn_) {
+        QSqlQuery query(QSqlDatabase::database(connectionName_));
+        query.prepare(
+            QStringLiteral("SELECT COUNT(*) FROM pragma_table_info('messages') WHERE name = 'model'"));
+        if (!query.exec()) throw databaseError(path_, query.lastError());
+        hasModelColumn_ = query.next() && query.value(0).toInt() > 0;
+    }
+    return *hasModelColumn_ ? QStringLiteral("model") : QStringLiteral("''");
 }
 
 SqlStore::~SqlStore() {
@@ -118,7 +134,7 @@ void SqlStore::exec(const QString& sql) const {
 }
 
 namespace {
-constexpr int kMessageColumns = 7; // id, conversation_id, position, role, content, state, created_at
+constexpr int kMessageColumns = 8; // id, conversation_id, position, role, content, state, created_at, model
 
 void run(QSqlQuery& query, const QString& path) {
     if (!query.exec()) throw databaseError(path, query.lastError());
@@ -164,8 +180,9 @@ QList<ConversationRecord> SqlStore::conversations() const {
 
 QList<MessageRecord> SqlStore::messages(const QString& conversationId) const {
     QSqlQuery query(QSqlDatabase::database(connectionName_));
-    query.prepare(QStringLiteral("SELECT id, conversation_id, position, role, content, state, created_at"
-                                 " FROM messages WHERE conversation_id = ? ORDER BY position"));
+    query.prepare(QStringLiteral("SELECT id, conversation_id, position, role, content, state, created_at, %1"
+                                 " FROM messages WHERE conversation_id = ? ORDER BY position")
+                      .arg(modelColumn()));
     query.addBindValue(conversationId);
     run(query, path_);
     QList<MessageRecord> rows;
@@ -185,6 +202,7 @@ QList<MessageRecord> SqlStore::messages(const QString& conversationId) const {
         m.content = query.value(4).toString();
         m.state = messageStateFromName(query.value(5).toString());
         m.createdAt = fromMillis(query.value(6).toLongLong());
+        m.model = query.value(7).toString();
         rows.append(m);
     }
     if (!unknownRoles.isEmpty()) warnOfUnknownRoles(conversationId, unknownRoles);
@@ -211,8 +229,9 @@ void SqlStore::warnOfUnknownRoles(const QString& conversationId, QStringList nam
 
 QList<SqlStore::StoredRow> SqlStore::storedMessages(const QString& conversationId) const {
     QSqlQuery query(QSqlDatabase::database(connectionName_));
-    query.prepare(QStringLiteral("SELECT id, conversation_id, position, role, content, state, created_at"
-                                 " FROM messages WHERE conversation_id = ? ORDER BY position, rowid"));
+    query.prepare(QStringLiteral("SELECT id, conversation_id, position, role, content, state, created_at, %1"
+                                 " FROM messages WHERE conversation_id = ? ORDER BY position, rowid")
+                      .arg(modelColumn()));
     query.addBindValue(conversationId);
     run(query, path_);
     QList<StoredRow> rows;
@@ -232,8 +251,8 @@ void SqlStore::insertStoredMessages(const QList<StoredRow>& rows) {
         for (const StoredRow& row : rows) {
             QSqlQuery query(db);
             query.prepare(QStringLiteral(
-                "INSERT INTO messages(id, conversation_id, position, role, content, state, created_at)"
-                " VALUES(?, ?, ?, ?, ?, ?, ?)"));
+                "INSERT INTO messages(id, conversation_id, position, role, content, state, created_at, model)"
+                " VALUES(?, ?, ?, ?, ?, ?, ?, ?)"));
             for (int column = 0; column < kMessageColumns; ++column)
                 query.addBindValue(row.value(column));
             run(query, path_);
@@ -280,9 +299,9 @@ void SqlStore::saveMessage(const MessageRecord& m) {
         // A new row goes after every row of its conversation, the ones messages() leaves out too,
         // so that their order stays; an existing row keeps its place and its role.
         query.prepare(QStringLiteral(
-            "INSERT INTO messages(id, conversation_id, position, role, content, state, created_at)"
+            "INSERT INTO messages(id, conversation_id, position, role, content, state, created_at, model)"
             " VALUES(?, ?, (SELECT MAX(?, COALESCE(MAX(position) + 1, 0)) FROM messages"
-            " WHERE conversation_id = ?), ?, ?, ?, ?)"
+            " WHERE conversation_id = ?), ?, ?, ?, ?, ?)"
             " ON CONFLICT(id) DO UPDATE SET content = excluded.content, state = excluded.state"));
         query.addBindValue(m.id);
         query.addBindValue(m.conversationId);
@@ -292,6 +311,7 @@ void SqlStore::saveMessage(const MessageRecord& m) {
         query.addBindValue(text(m.content));
         query.addBindValue(messageStateName(m.state));
         query.addBindValue(toMillis(m.createdAt));
+        query.addBindValue(text(m.model));
         run(query, path_);
         QSqlQuery touch(db);
         touch.prepare(
@@ -314,6 +334,47 @@ void SqlStore::commit(QSqlDatabase& db) const {
     // fail on the disk or the file.
     throw StoreError(QStringLiteral("%1: database error: %2").arg(path_, error.text()).toStdString(),
                      StoreError::Kind::Disk);
+}
+
+void SqlStore::inTransaction(const std::function<void()>& work) {
+    QSqlDatabase db = QSqlDatabase::database(connectionName_);
+    if (!db.transaction()) throw databaseError(path_, db.lastError());
+    try {
+        work();
+    } catch (...) {
+        db.rollback();
+        throw;
+    }
+    commit(db);
+}
+
+void SqlStore::insertConversation(const ConversationRecord& c, const QList<MessageRecord>& messages) {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(
+        QStringLiteral("INSERT INTO conversations(id, title, created_at, updated_at) VALUES(?, ?, ?, ?)"));
+    query.addBindValue(c.id);
+    query.addBindValue(text(c.title));
+    query.addBindValue(toMillis(c.createdAt));
+    query.addBindValue(toMillis(c.updatedAt));
+    run(query, path_);
+    for (const MessageRecord& m : messages)
+        insertMessage(m);
+}
+
+void SqlStore::insertMessage(const MessageRecord& m) const {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral(
+        "INSERT INTO messages(id, conversation_id, position, role, content, state, created_at, model)"
+        " VALUES(?, ?, ?, ?, ?, ?, ?, ?)"));
+    query.addBindValue(m.id);
+    query.addBindValue(m.conversationId);
+    query.addBindValue(m.position);
+    query.addBindValue(roleName(m.role));
+    query.addBindValue(text(m.content));
+    query.addBindValue(messageStateName(m.state));
+    query.addBindValue(toMillis(m.createdAt));
+    query.addBindValue(text(m.model));
+    run(query, path_);
 }
 
 void SqlStore::deleteMessage(const QString& id) {

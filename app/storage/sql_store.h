@@ -6,6 +6,8 @@
 #include <QString>
 #include <QStringList>
 #include <QVariantList>
+#include <functional>
+#include <optional>
 #include <stdexcept>
 
 class QSqlDatabase;
@@ -66,6 +68,13 @@ public:
     void saveMessage(const MessageRecord& message);
     void deleteMessage(const QString& id);
 
+    // Runs `work` in one transaction: committed when it returns, rolled back (nothing of it left)
+    // and rethrown when it throws.
+    void inTransaction(const std::function<void()>& work);
+    // Inserts a conversation and its messages as they are, in no transaction of its own (run it
+    // inside inTransaction); throws StoreError when an id is already taken.
+    void insertConversation(const ConversationRecord& conversation, const QList<MessageRecord>& messages);
+
 private:
     void createSchema();
     void closeConnection() const;
@@ -73,6 +82,10 @@ private:
     void exec(const QString& sql) const;
     void commit(QSqlDatabase& db) const; // throws StoreError when the transaction cannot be committed
     void warnOfUnknownRoles(const QString& conversationId, QStringList names) const;
+    void insertMessage(const MessageRecord& message) const;
+    // The messages' model column, or "''" in a file written before it existed (opened read-only).
+    [[nodiscard]] QString modelColumn() const;
+    mutable std::optional<bool> hasModelColumn_;
     QString path_;
     QString connectionName_;
     mutable QSet<QString> warnedConversations_; // of unknown roles, once each

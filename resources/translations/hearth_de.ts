@@ -765,6 +765,10 @@
         <translation>Erneut messen</translation>
     </message>
     <message>
+        <source>Export and import</source>
+        <translation>Export und Import</translation>
+    </message>
+    <message>
         <source>Choose the models folder</source>
         <translation>Modellordner wählen</translation>
     </message>
@@ -1904,6 +1908,329 @@
     <message>
         <source>%1 if it fitted: too large for its memory</source>
         <translation>%1, wenn es passte: zu groß für den Speicher</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ConversationExport</name>
+    <message>
+        <source>System</source>
+        <translation>System</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>Sie</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>Assistent</translation>
+    </message>
+    <message>
+        <source>Assistant (%1)</source>
+        <translation>Assistent (%1)</translation>
+    </message>
+    <message>
+        <source>Tool</source>
+        <translation>Werkzeug</translation>
+    </message>
+    <message>
+        <source>Untitled conversation</source>
+        <translation>Gespräch ohne Titel</translation>
+    </message>
+    <message>
+        <source>Started %1, last message %2</source>
+        <translation>Begonnen %1, letzte Nachricht %2</translation>
+    </message>
+    <message>
+        <source>(empty)</source>
+        <translation>(leer)</translation>
+    </message>
+    <message>
+        <source>(stopped before the end)</source>
+        <translation>(vor dem Ende angehalten)</translation>
+    </message>
+    <message>
+        <source>(failed)</source>
+        <translation>(fehlgeschlagen)</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the PDF: %2</source>
+        <translation>%1: Das PDF kann nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <source>%1: the PDF could not be written</source>
+        <translation>%1: Das PDF konnte nicht geschrieben werden</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationFileRows</name>
+    <message>
+        <source>Export all conversations</source>
+        <translation>Alle Gespräche exportieren</translation>
+    </message>
+    <message>
+        <source>Into %1, under a new name.</source>
+        <translation>Nach %1, unter einem neuen Namen.</translation>
+    </message>
+    <message>
+        <source>Markdown</source>
+        <translation>Markdown</translation>
+    </message>
+    <message>
+        <source>JSON</source>
+        <translation>JSON</translation>
+    </message>
+    <message>
+        <source>PDF</source>
+        <translation>PDF</translation>
+    </message>
+    <message>
+        <source>Export all conversations as %1</source>
+        <translation>Alle Gespräche als %1 exportieren</translation>
+    </message>
+    <message>
+        <source>Import conversations</source>
+        <translation>Gespräche importieren</translation>
+    </message>
+    <message>
+        <source>A JSON export of Hearth&apos;s, or conversations.json from ChatGPT&apos;s data export.</source>
+        <translation>Ein JSON-Export von Hearth oder conversations.json aus dem Datenexport von ChatGPT.</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>Importieren…</translation>
+    </message>
+    <message>
+        <source>Conversation files (*.json)</source>
+        <translation>Gesprächsdateien (*.json)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>Alle Dateien (*)</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ConversationFiles</name>
+    <message>
+        <source>%1: cannot write: %2</source>
+        <translation>%1: kann nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>Gespräch</translation>
+    </message>
+    <message>
+        <source>Hearth conversations %1</source>
+        <translation>Hearth-Gespräche %1</translation>
+    </message>
+    <message>
+        <source>Unknown export format &quot;%1&quot;</source>
+        <translation>Unbekanntes Exportformat „%1“</translation>
+    </message>
+    <message>
+        <source>There is no conversation to export.</source>
+        <translation>Es gibt kein Gespräch zum Exportieren.</translation>
+    </message>
+    <message>
+        <source>%1: cannot create the folder</source>
+        <translation>%1: Der Ordner kann nicht angelegt werden</translation>
+    </message>
+    <message numerus="yes">
+        <source>Exported %n conversation(s) to %1</source>
+        <translation>
+            <numerusform>%n Gespräch nach %1 exportiert</numerusform>
+            <numerusform>%n Gespräche nach %1 exportiert</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Imported %n conversation(s)</source>
+        <translation>
+            <numerusform>%n Gespräch importiert</numerusform>
+            <numerusform>%n Gespräche importiert</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>from %1 (%2).</source>
+        <translation>aus %1 (%2).</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n message(s) on other branches were left out: Hearth keeps each conversation&apos;s current branch only.</source>
+        <translation>
+            <numerusform>%n Nachricht auf anderen Zweigen wurde ausgelassen: Hearth behält von jedem Gespräch nur den aktuellen Zweig.</numerusform>
+            <numerusform>%n Nachrichten auf anderen Zweigen wurden ausgelassen: Hearth behält von jedem Gespräch nur den aktuellen Zweig.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n conversation(s) without a message were skipped.</source>
+        <translation>
+            <numerusform>%n Gespräch ohne Nachricht wurde übersprungen.</numerusform>
+            <numerusform>%n Gespräche ohne Nachricht wurden übersprungen.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ConversationImport</name>
+    <message>
+        <source>line %1, column %2</source>
+        <translation>Zeile %1, Spalte %2</translation>
+    </message>
+    <message>
+        <source>%1: no such file</source>
+        <translation>%1: Diese Datei gibt es nicht</translation>
+    </message>
+    <message>
+        <source>%1 is %2 MiB: too big to import (at most %3 MiB)</source>
+        <translation>%1 ist %2 MiB groß: zu groß zum Importieren (höchstens %3 MiB)</translation>
+    </message>
+    <message>
+        <source>%1: cannot read: %2</source>
+        <translation>%1: kann nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>%1: too big to import (at most %2 MiB)</source>
+        <translation>%1: zu groß zum Importieren (höchstens %2 MiB)</translation>
+    </message>
+    <message>
+        <source>%1: the file is empty</source>
+        <translation>%1: Die Datei ist leer</translation>
+    </message>
+    <message>
+        <source>%1: %2: not valid JSON: %3</source>
+        <translation>%1: %2: kein gültiges JSON: %3</translation>
+    </message>
+    <message>
+        <source>%1: conversation %2</source>
+        <translation>%1: Gespräch %2</translation>
+    </message>
+    <message>
+        <source>%1: conversation %2 (&quot;%3&quot;)</source>
+        <translation>%1: Gespräch %2 („%3“)</translation>
+    </message>
+    <message>
+        <source>%1: no message has the id &quot;%2&quot;</source>
+        <translation>%1: Keine Nachricht hat die ID „%2“</translation>
+    </message>
+    <message>
+        <source>%1: the messages&apos; parents make a cycle through &quot;%2&quot;</source>
+        <translation>%1: Die Eltern der Nachrichten bilden einen Kreis über „%2“</translation>
+    </message>
+    <message>
+        <source>%1: neither a Hearth conversation file (an object with &quot;format&quot;: &quot;%2&quot;) nor ChatGPT&apos;s conversations.json (an array of conversations)</source>
+        <translation>%1: weder eine Gesprächsdatei von Hearth (ein Objekt mit &quot;format&quot;: &quot;%2&quot;) noch conversations.json von ChatGPT (ein Array von Gesprächen)</translation>
+    </message>
+    <message>
+        <source>%1: the file holds no conversation to import</source>
+        <translation>%1: Die Datei enthält kein Gespräch zum Importieren</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is missing or not a string</source>
+        <translation>&quot;%1&quot; fehlt oder ist keine Zeichenkette</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not an ISO 8601 time (such as 2024-05-01T12:00:00.000Z)</source>
+        <translation>&quot;%1&quot; ist keine Zeit nach ISO 8601 (etwa 2024-05-01T12:00:00.000Z)</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is neither a message id nor null</source>
+        <translation>&quot;%1&quot; ist weder eine Nachrichten-ID noch null</translation>
+    </message>
+    <message>
+        <source>&quot;state&quot; is &quot;%1&quot;, not one of complete, streaming, stopped, failed</source>
+        <translation>&quot;state&quot; ist „%1“, keiner von complete, streaming, stopped, failed</translation>
+    </message>
+    <message>
+        <source>not an object</source>
+        <translation>kein Objekt</translation>
+    </message>
+    <message>
+        <source>&quot;id&quot; is empty</source>
+        <translation>&quot;id&quot; ist leer</translation>
+    </message>
+    <message>
+        <source>the role &quot;%1&quot; is not one of system, user, assistant, tool</source>
+        <translation>die Rolle „%1“ ist keine von system, user, assistant, tool</translation>
+    </message>
+    <message>
+        <source>&quot;model&quot; is not a string</source>
+        <translation>&quot;model&quot; ist keine Zeichenkette</translation>
+    </message>
+    <message>
+        <source>&quot;messages&quot; is missing or not an array</source>
+        <translation>&quot;messages&quot; fehlt oder ist kein Array</translation>
+    </message>
+    <message>
+        <source>, message %1</source>
+        <translation>, Nachricht %1</translation>
+    </message>
+    <message>
+        <source>the id &quot;%1&quot; is used twice</source>
+        <translation>die ID „%1“ kommt zweimal vor</translation>
+    </message>
+    <message>
+        <source>message &quot;%1&quot; has the parent &quot;%2&quot;, which is not there</source>
+        <translation>Nachricht „%1“ hat das Elternteil „%2“, das es nicht gibt</translation>
+    </message>
+    <message>
+        <source>&quot;currentLeaf&quot; names the message &quot;%1&quot;, which is not there</source>
+        <translation>&quot;currentLeaf&quot; nennt die Nachricht „%1“, die es nicht gibt</translation>
+    </message>
+    <message>
+        <source>the format &quot;%1&quot; is not Hearth&apos;s (&quot;%2&quot;)</source>
+        <translation>das Format „%1“ ist nicht das von Hearth („%2“)</translation>
+    </message>
+    <message>
+        <source>&quot;version&quot; is missing or not a whole number</source>
+        <translation>&quot;version&quot; fehlt oder ist keine ganze Zahl</translation>
+    </message>
+    <message>
+        <source>version %1 of Hearth&apos;s conversation format is not one this Hearth reads (it reads version %2); a newer Hearth may read it</source>
+        <translation>Version %1 des Gesprächsformats von Hearth kann dieses Hearth nicht lesen (es liest Version %2); ein neueres Hearth kann sie vielleicht lesen</translation>
+    </message>
+    <message>
+        <source>&quot;conversations&quot; is missing or not an array</source>
+        <translation>&quot;conversations&quot; fehlt oder ist kein Array</translation>
+    </message>
+    <message>
+        <source>&quot;mapping&quot; is missing or not an object</source>
+        <translation>&quot;mapping&quot; fehlt oder ist kein Objekt</translation>
+    </message>
+    <message>
+        <source>&quot;current_node&quot; names no node of &quot;mapping&quot;</source>
+        <translation>&quot;current_node&quot; nennt keinen Knoten von &quot;mapping&quot;</translation>
+    </message>
+    <message>
+        <source>the node &quot;%1&quot; is not an object</source>
+        <translation>der Knoten „%1“ ist kein Objekt</translation>
+    </message>
+    <message>
+        <source>the node &quot;%1&quot; has a parent that is not a node id</source>
+        <translation>der Knoten „%1“ hat ein Elternteil, das keine Knoten-ID ist</translation>
+    </message>
+    <message>
+        <source>ChatGPT conversation</source>
+        <translation>ChatGPT-Gespräch</translation>
+    </message>
+</context>
+<context>
+    <name>ExportMenu</name>
+    <message>
+        <source>Export this conversation</source>
+        <translation>Dieses Gespräch exportieren</translation>
+    </message>
+    <message>
+        <source>Markdown (.md)</source>
+        <translation>Markdown (.md)</translation>
+    </message>
+    <message>
+        <source>JSON, for Hearth (.json)</source>
+        <translation>JSON, für Hearth (.json)</translation>
+    </message>
+    <message>
+        <source>PDF (.pdf)</source>
+        <translation>PDF (.pdf)</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>Schließen</translation>
     </message>
 </context>
 </TS>

@@ -64,4 +64,35 @@
         </translation>
     </message>
 </context>
+<context>
+    <name>hearth::app::ConversationFiles</name>
+    <message numerus="yes">
+        <source>Exported %n conversation(s) to %1</source>
+        <translation>
+            <numerusform>Exported %n conversation to %1</numerusform>
+            <numerusform>Exported %n conversations to %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Imported %n conversation(s)</source>
+        <translation>
+            <numerusform>Imported %n conversation</numerusform>
+            <numerusform>Imported %n conversations</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n message(s) on other branches were left out: Hearth keeps each conversation&apos;s current branch only.</source>
+        <translation>
+            <numerusform>%n message on another branch was left out: Hearth keeps each conversation&apos;s current branch only.</numerusform>
+            <numerusform>%n messages on other branches were left out: Hearth keeps each conversation&apos;s current branch only.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n conversation(s) without a message were skipped.</source>
+        <translation>
+            <numerusform>%n conversation without a message was skipped.</numerusform>
+            <numerusform>%n conversations without a message were skipped.</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>

@@ -5,8 +5,10 @@
 // random text every kind of Markdown block. This path once crashed now and then (a Repeater
 // whose model reset, inside a Qt 6.4 layout; seen in bench_responsiveness, not reproducible on
 // demand): the test runs it as a user would, two conversations, and checks the window is up
-// and the replies are there.
+// and the replies are there. Then it exports the conversation from the header and every one from
+// the settings, imports that file back, and leaves screenshots in /tmp/export-*.png.
 #include "app/chat/chat_controller.h"
+#include "app/chat/conversation_files.h"
 #include "app/chat/hearth_backend.h"
 #include "app/chat/message_list_model.h"
 #include "app/gui/main_window.h"
@@ -18,6 +20,7 @@
 #include "tests/app/quick_items.h"
 #include "tests/support/test_support.h"
 
+#include <QDir>
 #include <QFile>
 #include <QGuiApplication>
 #include <QQmlApplicationEngine>
@@ -91,6 +94,52 @@ private slots:
         QVERIFY(window->isVisible());
         // The second conversation holds its turn and its reply.
         QCOMPARE(backend.chat()->messages()->rowCount(), 2);
+
+        // The header's export: the button, a format, the file, and where it went under the button.
+        app::ConversationFiles* files = backend.chat()->files();
+        files->setExportFolder(dir_ + "/exports");
+        QQuickItem* exportButton =
+            test::findShown(window->contentItem(), QStringLiteral("exportConversation"));
+        QVERIFY(exportButton);
+        QVERIFY(QMetaObject::invokeMethod(exportButton, "clicked"));
+        QQuickItem* asMarkdown = nullptr;
+        QTRY_VERIFY(
+            (asMarkdown = test::findShown(window->contentItem(), QStringLiteral("exportAs_markdown"))));
+        QVERIFY(QMetaObject::invokeMethod(asMarkdown, "clicked"));
+        QQuickItem* resultText = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (resultText = test::findShown(window->contentItem(), QStringLiteral("exportResultText"))), 10000);
+        QVERIFY2(!files->failed(), qPrintable(files->status()));
+        QVERIFY(QFile::exists(files->lastFile()));
+        QVERIFY(resultText->property("text").toString().contains(files->lastFile()));
+        window->grabWindow().save(QDir::tempPath() + "/export-result.png"); // to look at
+        // Settings: every conversation as JSON, then that file imported back.
+        window->setProperty("page", QStringLiteral("settings"));
+        QTRY_VERIFY(
+            !test::findShown(window->contentItem(), QStringLiteral("exportResultText"))); // the chat's
+        QQuickItem* allAsJson = nullptr;
+        QTRY_VERIFY((allAsJson = test::findShown(window->contentItem(), QStringLiteral("exportAll_json"))));
+        QVERIFY(QMetaObject::invokeMethod(allAsJson, "clicked"));
+        QTRY_VERIFY_WITH_TIMEOUT(!files->busy() && files->lastFile().endsWith(".json"), 10000);
+        QVERIFY2(!files->failed(), qPrintable(files->status()));
+        const int before = backend.chat()->conversations()->rowCount();
+        const QString exported = files->lastFile();
+        files->importFile(QUrl::fromLocalFile(exported));
+        QTRY_VERIFY_WITH_TIMEOUT(backend.chat()->conversations()->rowCount() == before + 2, 10000);
+        QQuickItem* status =
+            test::findShown(window->contentItem(), QStringLiteral("conversationFilesStatus"));
+        QVERIFY(status);
+        QVERIFY2(status->property("text").toString().contains(exported), qPrintable(files->status()));
+        // The section in view for the screenshot.
+        QQuickItem* scroll = test::findShown(window->contentItem(), QStringLiteral("settingsScroll"));
+        QVERIFY(scroll);
+        auto* flick = scroll->property("contentItem").value<QQuickItem*>();
+        QVERIFY(flick);
+        flick->setProperty(
+            "contentY",
+            status->mapToItem(flick->property("contentItem").value<QQuickItem*>(), QPointF(0, 0)).y() - 300);
+        QVERIFY(QQuickTest::qWaitForPolish(window));
+        window->grabWindow().save(QDir::tempPath() + "/export-settings.png");
     }
 
     // A load error belongs to the Models page where it came up, and clears once it no longer applies.

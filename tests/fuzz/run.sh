@@ -2,14 +2,14 @@
 # Builds the fuzz targets if needed (clang, preset "fuzz", build-fuzz/) and fuzzes one target
 # for SECONDS:
 #   tests/fuzz/run.sh TARGET SECONDS
-# TARGET: gguf_reader model_load tokenizer chat_template kv_state markdown http_request openai_request gbnf
+# TARGET: gguf_reader model_load tokenizer chat_template kv_state markdown http_request openai_request gbnf conversation_import
 # The corpus grows in build-fuzz/corpus/TARGET, seeded once from ../shared/testdata
 # (fuzz_seeds) and the committed seeds/ and regressions/. A crash, leak, timeout or
 # out-of-memory input is copied to tests/fuzz/regressions/TARGET/, where ctest replays it in
 # every build, and the script fails. Each run's executions and seconds are appended to
 # build-fuzz/fuzz-runs.tsv.
 set -euo pipefail
-targets="gguf_reader model_load tokenizer chat_template kv_state markdown http_request openai_request gbnf"
+targets="gguf_reader model_load tokenizer chat_template kv_state markdown http_request openai_request gbnf conversation_import"
 if [ $# -ne 2 ] || ! [[ " $targets " == *" $1 "* ]] || ! [[ "$2" =~ ^[0-9]+$ ]]; then
     echo "usage: tests/fuzz/run.sh TARGET SECONDS   (TARGET: $targets)" >&2
     exit 2
@@ -33,7 +33,7 @@ case $target in
 gguf_reader | model_load) max_len=1048576 timeout=20 ;;
 tokenizer | markdown | http_request | openai_request | gbnf) max_len=16384 timeout=10 ;;
 chat_template) max_len=32768 timeout=20 ;;
-kv_state) max_len=65536 timeout=10 ;;
+kv_state | conversation_import) max_len=65536 timeout=10 ;;
 esac
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}

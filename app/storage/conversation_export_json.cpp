@@ -1,0 +1,55 @@
+#include "app/storage/conversation_export_json.h"
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace hearth::app {
+
+QString formatTime(const QDateTime& time) {
+    return time.isValid() ? time.toUTC().toString(Qt::ISODateWithMs) : QString();
+}
+
+QDateTime parseTime(const QString& text) {
+    return QDateTime::fromString(text, Qt::ISODateWithMs);
+}
+
+namespace {
+QJsonValue timeValue(const QDateTime& time) {
+    return time.isValid() ? QJsonValue(formatTime(time)) : QJsonValue(QJsonValue::Null);
+}
+
+QJsonObject conversationObject(const ConversationBundle& bundle) {
+    QJsonArray messages;
+    QJsonValue parent(QJsonValue::Null); // today's conversations are chains
+    for (const MessageRecord& m : bundle.messages) {
+        messages.append(QJsonObject{{QStringLiteral("id"), m.id},
+                                    {QStringLiteral("parentId"), parent},
+                                    {QStringLiteral("role"), roleName(m.role)},
+                                    {QStringLiteral("content"), m.content},
+                                    {QStringLiteral("state"), messageStateName(m.state)},
+                                    {QStringLiteral("createdAt"), timeValue(m.createdAt)},
+                                    {QStringLiteral("model"), m.model}});
+        parent = m.id;
+    }
+    const ConversationRecord& c = bundle.conversation;
+    return QJsonObject{{QStringLiteral("id"), c.id},
+                       {QStringLiteral("title"), c.title},
+                       {QStringLiteral("createdAt"), timeValue(c.createdAt)},
+                       {QStringLiteral("updatedAt"), timeValue(c.updatedAt)},
+                       {QStringLiteral("currentLeaf"), parent},
+                       {QStringLiteral("messages"), messages}};
+}
+} // namespace
+
+QByteArray conversationsToJson(const QList<ConversationBundle>& conversations, const QJsonObject& settings) {
+    QJsonArray list;
+    for (const ConversationBundle& bundle : conversations)
+        list.append(conversationObject(bundle));
+    QJsonObject root{{QStringLiteral("format"), QLatin1String(kHearthFormatName)},
+                     {QStringLiteral("version"), kHearthFormatVersion},
+                     {QStringLiteral("exportedAt"), formatTime(QDateTime::currentDateTimeUtc())},
+                     {QStringLiteral("conversations"), list}};
+    if (!settings.isEmpty()) root.insert(QStringLiteral("settings"), settings);
+    return QJsonDocument(root).toJson(QJsonDocument::Indented);
+}
+
+} // namespace hearth::app

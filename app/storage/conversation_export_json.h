@@ -1,0 +1,31 @@
+#pragma once
+// Hearth's own conversation file, JSON (UTF-8). Version 1:
+//   { "format": "hearth-conversations", "version": 1, "exportedAt": <time>,
+//     "settings": { ... }              // the generation settings when exported; optional
+//     "conversations": [ { "id", "title", "createdAt", "updatedAt",
+//         "currentLeaf": <message id or null>,  // the message the conversation shows last
+//         "messages": [ { "id", "parentId": <message id or null for the first>, "role",
+//                         "content", "state", "createdAt", "model" } ] } ] }
+// Messages form a tree by their parent ids; the conversation is the path from the root to
+// "currentLeaf" (a linear conversation is a chain). Times are ISO 8601 in UTC with milliseconds;
+// roles are the chat templates' names ("system", "user", "assistant", "tool"); states are
+// "complete", "streaming", "stopped" or "failed"; "model" is the model that wrote a reply ("" for
+// the others). A reader refuses a version it does not know.
+#include "app/storage/conversation_transfer.h"
+#include <QByteArray>
+#include <QJsonObject>
+
+namespace hearth::app {
+
+inline constexpr auto kHearthFormatName = "hearth-conversations";
+inline constexpr int kHearthFormatVersion = 1;
+
+// The file's bytes for `conversations`; `settings` goes in as it is (empty: left out).
+QByteArray conversationsToJson(const QList<ConversationBundle>& conversations,
+                               const QJsonObject& settings = {});
+
+// A time as the format writes it (null when invalid), and back (invalid when it is not one).
+QString formatTime(const QDateTime& time);
+QDateTime parseTime(const QString& text);
+
+} // namespace hearth::app

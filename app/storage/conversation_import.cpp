@@ -1,0 +1,107 @@
+#include "app/storage/conversation_import.h"
+#include "app/storage/conversation_export_json.h"
+#include "app/storage/conversation_import_chatgpt.h"
+#include "app/storage/conversation_import_hearth.h"
+#include "app/storage/sql_store.h"
+#include <QCoreApplication>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace hearth::app {
+
+namespace {
+QString mebibytes(qint64 bytes) {
+    return QString::number(double(bytes) / double(1 << 20), 'f', bytes % (1 << 20) == 0 ? 0 : 1);
+}
+
+// "line L, column C" of a byte offset into UTF-8 text; the column counts characters.
+QString lineAndColumn(const QByteArray& data, qsizetype offset) {
+    offset = std::clamp<qsizetype>(offset, 0, data.size());
+    const qsizetype lineStart = data.lastIndexOf('\n', offset - 1) + 1;
+    const qsizetype line = data.left(lineStart).count('\n') + 1;
+    const qsizetype column = QString::fromUtf8(data.mid(lineStart, offset - lineStart)).size() + 1;
+    return ConversationImport::tr("line %1, column %2").arg(line).arg(column);
+}
+
+QJsonDocument readJson(const QString& path, qint64 maxBytes) {
+    const QFileInfo info(path);
+    if (!info.exists()) throw TransferError(ConversationImport::tr("%1: no such file").arg(path));
+    if (info.size() > maxBytes)
+        throw TransferError(ConversationImport::tr("%1 is %2 MiB: too big to import (at most %3 MiB)")
+                                .arg(path, mebibytes(info.size()), mebibytes(maxBytes)));
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        throw TransferError(ConversationImport::tr("%1: cannot read: %2").arg(path, file.errorString()));
+    const QByteArray data = file.read(maxBytes + 1); // a file that grew since is still refused
+    if (data.size() > maxBytes)
+        throw TransferError(
+            ConversationImport::tr("%1: too big to import (at most %2 MiB)").arg(path, mebibytes(maxBytes)));
+    if (data.trimmed().isEmpty())
+        throw TransferError(ConversationImport::tr("%1: the file is empty").arg(path));
+    QJsonParseError error;
+    QJsonDocument document = QJsonDocument::fromJson(data, &error);
+    if (error.error != QJsonParseError::NoError)
+        throw TransferError(ConversationImport::tr("%1: %2: not valid JSON: %3")
+                                .arg(path, lineAndColumn(data, error.offset), error.errorString()));
+    return document;
+}
+} // namespace
+
+QString conversationPlace(const QString& path, qsizetype index, const QString& title) {
+    return title.isEmpty() ? ConversationImport::tr("%1: conversation %2").arg(path).arg(index + 1)
+                           : ConversationImport::tr("%1: conversation %2 (\"%3\")")
+                                 .arg(path)
+                                 .arg(index + 1)
+                                 .arg(title.left(60));
+}
+
+QStringList pathFromRoot(const QHash<QString, QString>& parentOf, const QString& leaf, const QString& where) {
+    QStringList path;
+    QString id = leaf;
+    while (!id.isEmpty()) {
+        if (!parentOf.contains(id))
+            throw TransferError(ConversationImport::tr("%1: no message has the id \"%2\"").arg(where, id));
+        if (path.size() >= parentOf.size())
+            throw TransferError(
+                ConversationImport::tr("%1: the messages' parents make a cycle through \"%2\"")
+                    .arg(where, id));
+        path.append(id);
+        id = parentOf.value(id);
+    }
+    std::reverse(path.begin(), path.end());
+    return path;
+}
+
+ImportSummary importConversations(SqlStore& store, const QString& path, qint64 maxBytes) {
+    const QJsonDocument document = readJson(path, maxBytes);
+    ImportSummary summary;
+    const ConversationSink insert = [&store, &summary](const ConversationBundle& bundle) {
+        store.insertConversation(bundle.conversation, bundle.messages);
+        ++summary.conversations;
+        summary.messages += int(bundle.messages.size());
+    };
+    // Each conversation is inserted as soon as it is read: one found bad later rolls back all.
+    store.inTransaction([&] {
+        if (document.isArray()) {
+            summary.format = QStringLiteral("ChatGPT");
+            readChatGptConversations(document.array(), path, insert, summary);
+        } else if (document.object().contains(QLatin1String("format"))) {
+            summary.format = QStringLiteral("Hearth");
+            readHearthConversations(document.object(), path, insert, summary);
+        } else {
+            throw TransferError(
+                ConversationImport::tr(
+                    "%1: neither a Hearth conversation file (an object with \"format\": \"%2\") "
+                    "nor ChatGPT's conversations.json (an array of conversations)")
+                    .arg(path, QLatin1String(kHearthFormatName)));
+        }
+        if (summary.conversations == 0)
+            throw TransferError(
+                ConversationImport::tr("%1: the file holds no conversation to import").arg(path));
+    });
+    return summary;
+}
+
+} // namespace hearth::app

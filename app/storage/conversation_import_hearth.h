@@ -1,0 +1,13 @@
+#pragma once
+// Reads Hearth's own conversation file (conversation_export_json.h): refuses another format or a
+// version it does not know, checks every field, and hands each conversation, as the path from its
+// root to its current leaf, to `insert`.
+#include "app/storage/conversation_import.h"
+#include <QJsonObject>
+
+namespace hearth::app {
+
+void readHearthConversations(const QJsonObject& root, const QString& path, const ConversationSink& insert,
+                             ImportSummary& summary);
+
+} // namespace hearth::app
