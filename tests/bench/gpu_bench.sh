@@ -39,7 +39,7 @@
 # and at most 64 MiB of carried ignored paths, and has no network):
 #   here:  tests/bench/gpu_bench.sh prepare build-gpubench gitRelease.bundle \
 #              node-llama-cpp-linux-x64-vulkan-3.22.1.tgz
-#   there: the device tool's run, carry ["build-gpubench"] (about 30 MiB), command
+#   there: the device tool's run, carry ["build-gpubench"] (about 35 MiB), command
 #          tests/bench/gpu_bench.sh run build-gpubench 1
 # Where build-gpubench was not prepared but the machine has the project's Debian packages
 # (packaging/debian-deps.txt), prepare runs there: carry a folder build-gpubench-src holding
