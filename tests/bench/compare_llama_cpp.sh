@@ -20,15 +20,30 @@ hearth_bench=${HEARTH_BENCH:-$root/build/bin/hearth-bench}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+# CSV with its quotes taken off and the commas inside quoted fields made semicolons, so that
+# awk -F, splits it by column (llama-bench's gpu_info may read "llvmpipe (LLVM 15.0.6, 256 bits)").
+unquote_csv() {
+    awk '{
+        out = ""; quoted = 0
+        for (i = 1; i <= length($0); ++i) {
+            c = substr($0, i, 1)
+            if (c == "\"") { quoted = !quoted; continue }
+            if (c == "," && quoted) c = ";"
+            out = out c
+        }
+        print out
+    }'
+}
+
 for round in $(seq 1 "$rounds"); do
     for model in "$@"; do
         name=$(basename "$model" .gguf)
         # shellcheck disable=SC2086
-        "$hearth_bench" -m "$model" $args ${HEARTH_BENCH_ARGS:-} -o csv | tail -n +2 |
+        "$hearth_bench" -m "$model" $args ${HEARTH_BENCH_ARGS:-} -o csv | tail -n +2 | unquote_csv |
             awk -F, -v m="$name" -v r="$round" '{ print m "," $7 "," $8 "," $9 "," r }' >>"$out/hearth.csv"
         # llama-bench's CSV names its columns in its header: pick n_prompt, n_gen, n_depth, avg_ts.
         # shellcheck disable=SC2086
-        "$llama_bench" -m "$model" $args -o csv | tr -d '"' | awk -F, -v m="$name" -v r="$round" '
+        "$llama_bench" -m "$model" $args -o csv | unquote_csv | awk -F, -v m="$name" -v r="$round" '
             NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
             {
                 test = ($col["n_prompt"] > 0 ? "pp" $col["n_prompt"] : "tg" $col["n_gen"])
