@@ -8,10 +8,10 @@
 namespace hearth::engine {
 
 struct SamplingParams {
-    float temperature = 0.8f; // <= 0: greedy (argmax)
-    int32_t top_k = 40;       // <= 0: off
-    float top_p = 0.95f;      // >= 1: off
-    float min_p = 0.05f;      // <= 0: off
+    float temperature = 0.8f;    // <= 0: greedy (argmax)
+    int32_t top_k = 40;          // <= 0: off
+    float top_p = 0.95f;         // >= 1: off
+    float min_p = 0.05f;         // <= 0: off
     float repeat_penalty = 1.0f; // 1: off
     int32_t repeat_last_n = 64;  // window of recent tokens the penalty looks at
     uint64_t seed = 0xC0FFEE;
@@ -19,18 +19,31 @@ struct SamplingParams {
 
 class Sampler {
 public:
-    Sampler(SamplingParams params, int32_t n_vocab);
-    const SamplingParams& params() const { return params_; }
-    // `recent` are the tokens so far (prompt and generated); the penalty applies to the last repeat_last_n.
-    int32_t sample(std::span<const float> logits, std::span<const int32_t> recent);
-    void reseed(uint64_t seed);
-
-private:
+    // A token and its probability in a distribution (its logit after the repeat penalty).
     struct Candidate {
         int32_t id;
         float logit;
         float p;
     };
+
+    Sampler(SamplingParams params, int32_t n_vocab);
+    const SamplingParams& params() const { return params_; }
+    // `recent` are the tokens so far (prompt and generated); the penalty applies to the last
+    // repeat_last_n. A draw from distribution().
+    int32_t sample(std::span<const float> logits, std::span<const int32_t> recent);
+    // The distribution sample() draws from, every setting applied (repeat penalty, top-k, top-p,
+    // min-p, temperature): the candidates that can be drawn, most probable first, their p summing
+    // to 1. Greedy: the argmax alone, p = 1. Valid until the next call; allocates nothing.
+    std::span<const Candidate> distribution(std::span<const float> logits, std::span<const int32_t> recent);
+    // One token drawn from `candidates` (p summing to 1, most probable first), by this sampler's
+    // random numbers.
+    int32_t draw(std::span<const Candidate> candidates);
+    // A number in [0, 1) from the same random numbers (speculative decoding's acceptance test).
+    double uniform();
+    bool greedy() const { return params_.temperature <= 0.0f; }
+    void reseed(uint64_t seed);
+
+private:
     SamplingParams params_;
     std::vector<Candidate> candidates_;
     std::vector<uint8_t> seen_;
