@@ -341,6 +341,7 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
             }
             const int32_t pending = tokens.back(); // in the reply, not yet in the cache
             const int32_t before_eval = cache_->size();
+            const auto pass_start = Clock::now(); // drafting and verifying, timed as one
             std::span<const int32_t> drafted;
             if (speculation.active()) {
                 // Drafted tokens fit beside the pending one, and past the last needed none is.
@@ -355,6 +356,7 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
             if (drafted.empty()) {
                 // Plain decoding: the pending token alone.
                 logits = inference_.eval(*cache_, std::span<const int32_t>(&pending, 1));
+                if (speculation.active()) speculation.record_plain(seconds_since(pass_start));
                 check_finite(logits, before_eval);
                 going = emit(sampler.sample(logits, tokens));
             } else {
@@ -384,7 +386,7 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
                     ++accepted;
                     if (going) ++kept; // as in plain decoding, the reply's last token is not evaluated
                 }
-                speculation.record(k, accepted);
+                speculation.record(k, accepted, seconds_since(pass_start));
                 // Roll back past the longest accepted prefix: the rejected rows are forgotten and
                 // the next pass overwrites them.
                 cache_->truncate(before_eval + kept);

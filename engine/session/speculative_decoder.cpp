@@ -33,9 +33,9 @@ constexpr int32_t kWindow = 8;
 // A pause starts at this many draft() calls and doubles while speculation keeps failing.
 constexpr int32_t kFirstPause = 16;
 constexpr int32_t kLongestPause = 512;
-// What a drafted token costs, in the price of a decoded token: the verify pass's extra row (its
-// weights are read once for every row), plus, for a draft model, its own forward pass, by the
-// ratio of the two models' parameters.
+// The least a drafted token costs, in the price of a decoded token: the verify pass's extra row
+// (its weights are read once for every row), plus, for a draft model, its own forward pass, by
+// the ratio of the two models' parameters. What it really costs on this machine is timed.
 constexpr double kVerifyRowCost = 0.05;
 double cost_per_drafted(const DraftModel* draft) {
     return kVerifyRowCost + (draft ? draft->parameter_ratio() : 0.0);
@@ -77,7 +77,11 @@ std::span<const int32_t> SpeculativeDecoder::draft(std::span<const int32_t> hist
     return out.first(static_cast<size_t>(n));
 }
 
-void SpeculativeDecoder::record(int32_t drafted, int32_t accepted) {
+void SpeculativeDecoder::record_plain(double seconds) {
+    plain_seconds_ = plain_seconds_ == 0 ? seconds : plain_seconds_ + (seconds - plain_seconds_) / kWindow;
+}
+
+void SpeculativeDecoder::record(int32_t drafted, int32_t accepted, double seconds) {
     if (drafted <= 0) return;
     ++stats_.verify_passes;
     stats_.drafted += drafted;
@@ -89,11 +93,16 @@ void SpeculativeDecoder::record(int32_t drafted, int32_t accepted) {
                                   : std::clamp(accepted + 1, 1, most);
     window_drafted_ += drafted;
     window_accepted_ += accepted;
+    window_seconds_ += seconds;
     if (++window_passes_ < kWindow) return;
     // A pass that drafts k tokens costs about 1 + c k decoded tokens and gives 1 + a k, with a the
-    // acceptance rate and c a drafted token's cost: it pays while a exceeds c.
+    // acceptance rate and c a drafted token's cost: it cannot pay unless a exceeds c. Where both
+    // were timed, it pays while its time per token (each pass gives its accepted tokens and one
+    // more) is below a plain step's.
     const double rate = static_cast<double>(window_accepted_) / window_drafted_;
-    if (rate < cost_per_drafted_) {
+    const double seconds_per_token = window_seconds_ / (window_passes_ + window_accepted_);
+    const bool slower = plain_seconds_ > 0 && window_seconds_ > 0 && seconds_per_token > plain_seconds_;
+    if (rate < cost_per_drafted_ || slower) {
         paused_for_ = pause_length_;
         pause_length_ = std::min(kLongestPause, pause_length_ * 2);
         length_ = 1;
@@ -101,6 +110,7 @@ void SpeculativeDecoder::record(int32_t drafted, int32_t accepted) {
         pause_length_ = kFirstPause;
     }
     window_passes_ = window_drafted_ = window_accepted_ = 0;
+    window_seconds_ = 0;
 }
 
 } // namespace hearth::engine

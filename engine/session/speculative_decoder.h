@@ -45,9 +45,12 @@ public:
     // the token not yet evaluated. Empty while speculation is switched off for not paying.
     std::span<const int32_t> draft(std::span<const int32_t> history, std::span<const int32_t> view,
                                    int32_t room);
-    // What the last verify pass made of draft()'s tokens: the draft length adapts, and
-    // speculation pauses when accepted tokens no longer pay for the drafted ones.
-    void record(int32_t drafted, int32_t accepted);
+    // What the last verify pass made of draft()'s tokens, and how long it took with the drafting:
+    // the draft length adapts, and speculation pauses when accepted tokens no longer pay for the
+    // drafted ones (a time per token above plain decoding's, as record_plain measured it).
+    void record(int32_t drafted, int32_t accepted, double seconds = 0);
+    // The time of a plain decoding step (one token, no draft).
+    void record_plain(double seconds);
     const SpeculationStats& stats() const { return stats_; }
     int32_t draft_length() const { return length_; }
 
@@ -59,9 +62,11 @@ private:
     int32_t window_passes_ = 0;   // verify passes since acceptance was last judged
     int32_t window_drafted_ = 0;
     int32_t window_accepted_ = 0;
-    int32_t paused_for_ = 0;  // draft() calls left before speculation is tried again
-    int32_t pause_length_;    // the next pause, doubled each time speculation fails again
-    double cost_per_drafted_; // a drafted token's price, in accepted tokens
+    double window_seconds_ = 0;
+    double plain_seconds_ = 0; // running mean of a plain step's time; 0: none measured yet
+    int32_t paused_for_ = 0;   // draft() calls left before speculation is tried again
+    int32_t pause_length_;     // the next pause, doubled each time speculation fails again
+    double cost_per_drafted_;  // a drafted token's price, in accepted tokens
     SpeculationStats stats_;
 };
 

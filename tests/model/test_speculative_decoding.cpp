@@ -482,6 +482,28 @@ private slots:
             good.record(static_cast<int32_t>(drafted.size()), static_cast<int32_t>(drafted.size()));
         }
         QCOMPARE(good.draft_length(), 8);
+        // Drafts that half pass but make a step slower than plain decoding's: paused too.
+        engine::SpeculativeDecoder slow(options, nullptr);
+        slow.record_plain(0.010);
+        int slow_passes = 0;
+        for (int i = 0; i < 400; ++i) {
+            const auto drafted = slow.draft(history, {}, 16);
+            if (drafted.empty()) {
+                slow.record_plain(0.010);
+                continue;
+            }
+            ++slow_passes;
+            // Two tokens per pass (one accepted, one more) in 0.05 s: 0.025 s a token.
+            slow.record(2, 1, 0.050);
+        }
+        QVERIFY(slow_passes <= 400 / 10);
+        // And as fast per token as plain decoding, or faster: never paused.
+        engine::SpeculativeDecoder fast(options, nullptr);
+        fast.record_plain(0.010);
+        for (int i = 0; i < 100; ++i) {
+            QVERIFY(!fast.draft(history, {}, 16).empty());
+            fast.record(2, 1, 0.015);
+        }
     }
 };
 
