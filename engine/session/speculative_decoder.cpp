@@ -29,9 +29,9 @@ DraftVerdict verify_drafted_token(Sampler& sampler, std::span<const float> logit
 
 namespace {
 // Acceptance is judged over this many verify passes before speculation may pause.
-constexpr int32_t kWindow = 8;
+constexpr int32_t kWindow = 4;
 // A pause starts at this many draft() calls and doubles while speculation keeps failing.
-constexpr int32_t kFirstPause = 16;
+constexpr int32_t kFirstPause = 32;
 constexpr int32_t kLongestPause = 512;
 // The least a drafted token costs, in the price of a decoded token: the verify pass's extra row
 // (its weights are read once for every row), plus, for a draft model, its own forward pass, by

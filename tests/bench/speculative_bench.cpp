@@ -124,6 +124,7 @@ int lookup_gain(const Options& o) {
     std::vector<double> plain_rate, spec_rate;
     engine::TurnStats spec_stats;
     std::string plain_text, spec_text;
+    std::vector<int32_t> plain_tokens, spec_tokens;
     for (int r = 0; r < o.repetitions; ++r) {
         for (const bool speculative : {false, true}) {
             engine::ChatSession session(inference, 2048);
@@ -131,6 +132,7 @@ int lookup_gain(const Options& o) {
             const engine::TurnStats stats = session.reply(turns, speculative ? spec : plain,
                                                           [&](std::string_view piece) { text += piece; });
             (speculative ? spec_rate : plain_rate).push_back(stats.decode_tokens_per_second());
+            (speculative ? spec_tokens : plain_tokens) = session.cache().tokens();
             if (speculative) {
                 spec_stats = stats;
                 spec_text = text;
@@ -143,6 +145,19 @@ int lookup_gain(const Options& o) {
         "model: %s, prompt %s, %d tokens greedy, lookup n=%d, draft max %d, threads %d, median of %d\n",
         o.model.c_str(), o.prompt_file.c_str(), o.tokens, o.ngram, o.max_draft, o.threads, o.repetitions);
     std::printf("same text as plain decoding: %s\n", plain_text == spec_text ? "yes" : "no");
+    if (plain_text != spec_text) {
+        // Where the two part, and how close the top two logits of plain decoding's context are
+        // there: a near-tie that the verify pass's batch rounding may flip.
+        size_t at = 0;
+        while (at < plain_tokens.size() && at < spec_tokens.size() && plain_tokens[at] == spec_tokens[at])
+            ++at;
+        auto cache = inference.new_cache(static_cast<int32_t>(at) + 1);
+        const auto logits = inference.eval(*cache, std::span<const int32_t>(plain_tokens).first(at));
+        std::vector<float> top(logits.begin(), logits.end());
+        std::partial_sort(top.begin(), top.begin() + 2, top.end(), std::greater<>());
+        std::printf("they part at token %zu of the context, where the top two logits are %.4f apart\n", at,
+                    top[0] - top[1]);
+    }
     std::printf(
         "plain: %.1f tokens/s; lookup: %.1f tokens/s (x%.2f); %d drafted, %d accepted (%.0f%%) in %d verify "
         "passes, %d tokens\n",
