@@ -2,9 +2,9 @@
 //   verify: the time of a forward pass over k tokens against one token, k = 1..K, after a context
 //           of D tokens (the pass is cut back after each timing, as a rejected draft is). The
 //           ratio is what a verify pass of k - 1 drafted tokens costs in decode steps.
-//   lookup: a greedy reply of N tokens with and without prompt lookup: tokens/s of each, the
-//           tokens drafted and accepted. The prompt is a text file, given to the model as it is
-//           (no chat template).
+//   lookup: a greedy reply of N tokens with and without prompt lookup (or --draft: a draft
+//           model): tokens/s of each, the tokens drafted and accepted. The prompt is a text file, given to
+//           the model as it is (no chat template).
 #include "engine/error.h"
 #include "engine/forward/inference.h"
 #include "engine/model/model.h"
@@ -31,6 +31,7 @@ struct Options {
     std::string model;
     std::string prompt_file;
     std::string isa;
+    std::string draft; // lookup: a draft model instead of prompt lookup
     int threads = 2;
     int depth = 256;
     int max_k = 16;
@@ -47,7 +48,7 @@ struct Options {
         "usage: hearth-spec-bench verify -m MODEL [-t THREADS] [-d DEPTH] [-k MAX_K] [-r REPETITIONS] "
         "[--isa TIER]\n"
         "       hearth-spec-bench lookup -m MODEL -f PROMPT.txt [-t THREADS] [-n TOKENS] [--lookup N] "
-        "[--draft-max K] [-r REPETITIONS] [--isa TIER]\n");
+        "[--draft-max K] [--draft DRAFT_MODEL] [-r REPETITIONS] [--isa TIER]\n");
     std::exit(message ? 2 : 0);
 }
 
@@ -118,7 +119,9 @@ int lookup_gain(const Options& o) {
     plain.max_tokens = o.tokens;
     plain.template_override = "{% for message in messages %}{{ message.content }}{% endfor %}";
     engine::GenerationOptions spec = plain;
-    spec.speculation.drafter = engine::SpeculationOptions::Drafter::PromptLookup;
+    spec.speculation.drafter = o.draft.empty() ? engine::SpeculationOptions::Drafter::PromptLookup
+                                               : engine::SpeculationOptions::Drafter::DraftModel;
+    spec.speculation.draft_model_path = o.draft;
     spec.speculation.lookup_ngram = o.ngram;
     spec.speculation.max_draft = o.max_draft;
     std::vector<double> plain_rate, spec_rate;
@@ -144,6 +147,8 @@ int lookup_gain(const Options& o) {
     std::printf(
         "model: %s, prompt %s, %d tokens greedy, lookup n=%d, draft max %d, threads %d, median of %d\n",
         o.model.c_str(), o.prompt_file.c_str(), o.tokens, o.ngram, o.max_draft, o.threads, o.repetitions);
+    if (!spec_stats.speculation_error.empty())
+        std::printf("draft model refused: %s\n", spec_stats.speculation_error.c_str());
     std::printf("same text as plain decoding: %s\n", plain_text == spec_text ? "yes" : "no");
     if (plain_text != spec_text) {
         // Where the two part, and how close the top two logits of plain decoding's context are
@@ -158,13 +163,14 @@ int lookup_gain(const Options& o) {
         std::printf("they part at token %zu of the context, where the top two logits are %.4f apart\n", at,
                     top[0] - top[1]);
     }
-    std::printf(
-        "plain: %.1f tokens/s; lookup: %.1f tokens/s (x%.2f); %d drafted, %d accepted (%.0f%%) in %d verify "
-        "passes, %d tokens\n",
-        median(plain_rate), median(spec_rate), median(spec_rate) / median(plain_rate),
-        spec_stats.drafted_tokens, spec_stats.accepted_tokens,
-        spec_stats.drafted_tokens ? 100.0 * spec_stats.accepted_tokens / spec_stats.drafted_tokens : 0.0,
-        spec_stats.verify_passes, spec_stats.generated_tokens);
+    std::printf("plain: %.1f tokens/s; speculative: %.1f tokens/s (x%.2f); %d drafted, %d accepted (%.0f%%) "
+                "in %d verify "
+                "passes, %d tokens\n",
+                median(plain_rate), median(spec_rate), median(spec_rate) / median(plain_rate),
+                spec_stats.drafted_tokens, spec_stats.accepted_tokens,
+                spec_stats.drafted_tokens ? 100.0 * spec_stats.accepted_tokens / spec_stats.drafted_tokens
+                                          : 0.0,
+                spec_stats.verify_passes, spec_stats.generated_tokens);
     return 0;
 }
 
@@ -198,6 +204,8 @@ int main(int argc, char** argv) {
             o.ngram = number();
         else if (flag == "--draft-max")
             o.max_draft = number();
+        else if (flag == "--draft")
+            o.draft = value;
         else if (flag == "--isa")
             o.isa = value;
         else
