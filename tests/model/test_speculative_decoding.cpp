@@ -84,13 +84,17 @@ int32_t first_divergence(const std::vector<int32_t>& a, const std::vector<int32_
     return a.size() == b.size() ? -1 : static_cast<int32_t>(n);
 }
 
-// The gap between the two largest logits after `tokens`.
-float top_two_gap(engine::Inference& inference, std::span<const int32_t> tokens) {
+// The gap between the two largest logits after `tokens`, and the near-tie bound for it.
+struct TopTwo {
+    float gap;
+    float near_tie = kNearTie;
+};
+TopTwo top_two_gap(engine::Inference& inference, std::span<const int32_t> tokens) {
     auto cache = inference.new_cache(kContext);
     const auto logits = inference.eval(*cache, tokens);
     std::vector<float> sorted(logits.begin(), logits.end());
     std::partial_sort(sorted.begin(), sorted.begin() + 2, sorted.end(), std::greater<>());
-    return sorted[0] - sorted[1];
+    return {sorted[0] - sorted[1]};
 }
 
 // The largest difference between the two caches' rows, over every layer, part and position,
@@ -229,12 +233,14 @@ private slots:
             QVERIFY2(spec.stats.speculation_error.empty(), spec.stats.speculation_error.c_str());
             const int32_t divergence = first_divergence(spec.cached, plain.cached);
             if (divergence >= 0) {
-                // Only a near-tie may flip (see near_tie_gap); the replies agree up to it.
-                const float gap =
+                // Only a near-tie may flip (kNearTie); the replies agree up to it.
+                const auto [gap, near_tie] =
                     top_two_gap(*loaded.inference, std::span(plain.cached).first(size_t(divergence)));
-                qInfo("the replies part at token %d, where the top two logits are %.4f apart", divergence,
-                      gap);
-                QVERIFY2(gap < kNearTie, qPrintable(QString("a gap of %1").arg(gap)));
+                qInfo(
+                    "the replies part at token %d, where the top two logits are %.4f apart (near-tie: %.4f)",
+                    divergence, gap, near_tie);
+                QVERIFY2(gap < near_tie,
+                         qPrintable(QString("a gap of %1, a near-tie below %2").arg(gap).arg(near_tie)));
                 continue;
             }
             QCOMPARE(spec.text, plain.text);
@@ -250,15 +256,15 @@ private slots:
         }
     }
 
-    // On a Vulkan device (lavapipe where there is no GPU), the whole model: the verify pass's rows
-    // come back from the device, and the cut-back cache's device rows are written over by the next
-    // pass. Greedy replies equal plain decoding's there too. (Half the layers on the device: the
-    // replies of tiny-llama3-Q4_K_M parted at a gap of 0.12, not yet explained; not asserted.)
+    // On a Vulkan device (lavapipe where there is no GPU), the whole model or half its layers: the
+    // verify pass's rows come back from the device, and the cut-back cache's device rows are
+    // written over by the next pass. Greedy replies equal plain decoding's there too.
     void greedy_equals_plain_on_device_data() {
         QTest::addColumn<QString>("model");
         QTest::addColumn<bool>("whole");
         for (const char* model : {"stories260K", "tiny-qwen2-Q8_0", "tiny-llama3-Q4_K_M"})
-            QTest::addRow("%s/whole model", model) << model << true;
+            for (bool whole : {true, false})
+                QTest::addRow("%s/%s", model, whole ? "whole model" : "half the layers") << model << whole;
     }
     void greedy_equals_plain_on_device() {
         QFETCH(QString, model);
@@ -287,13 +293,55 @@ private slots:
             qInfo("%d drafted, %d accepted", spec.stats.drafted_tokens, spec.stats.accepted_tokens);
             const int32_t divergence = first_divergence(spec.cached, plain.cached);
             if (divergence >= 0) {
-                const float gap = top_two_gap(inference, std::span(plain.cached).first(size_t(divergence)));
-                qInfo("the replies part at token %d, where the top two logits are %.4f apart", divergence,
-                      gap);
-                QVERIFY2(gap < kNearTie, qPrintable(QString("a gap of %1").arg(gap)));
+                const auto [gap, near_tie] =
+                    top_two_gap(inference, std::span(plain.cached).first(size_t(divergence)));
+                qInfo(
+                    "the replies part at token %d, where the top two logits are %.4f apart (near-tie: %.4f)",
+                    divergence, gap, near_tie);
+                if (model == "tiny-llama3-Q4_K_M" && !whole)
+                    QEXPECT_FAIL(
+                        "",
+                        "known: with half the layers on the device, prompt lookup's replies part from plain "
+                        "decoding's at a gap of 0.12, though the forward pass gives the same logits for a "
+                        "verify "
+                        "pass cut back as for single rows (not yet explained)",
+                        Continue);
+                QVERIFY2(gap < near_tie,
+                         qPrintable(QString("a gap of %1, a near-tie below %2").arg(gap).arg(near_tie)));
                 continue;
             }
             QCOMPARE(spec.text, plain.text);
+        }
+    }
+
+    void tmp_truncate_split() {
+        auto model_file = engine::Model::load(test::testdata("models/tiny-llama3-Q4_K_M.gguf"));
+        for (int layers : {0, 1, 2}) {
+            engine::InferenceOptions o{2, 16};
+            if (layers > 0) {
+                o.device = {engine::ComputeDevice::Kind::Vulkan, -1};
+                o.n_gpu_layers = layers;
+            }
+            engine::Inference inference(model_file, o);
+            std::vector<int32_t> toks;
+            for (int i = 0; i < 40; ++i)
+                toks.push_back(1 + (i * 37) % 500);
+            auto a = inference.new_cache(64), b = inference.new_cache(64);
+            inference.eval(*a, std::span(toks).first(30));
+            inference.eval(*b, std::span(toks).first(30));
+            std::vector<float> rows;
+            float worst = 0;
+            for (int step = 0; step < 6; ++step) {
+                const int32_t x = toks[30 + step];
+                const std::vector<int32_t> pass{x, 77, 78};
+                inference.eval(*a, pass, &rows);
+                a->truncate(a->size() - 2); // both drafts rejected
+                auto l = inference.eval(*b, std::span(&x, 1));
+                for (size_t i = 0; i < l.size(); ++i)
+                    worst = std::max(worst, std::fabs(l[i] - rows[i]));
+            }
+            qInfo("device layers %d: rejected drafts against plain: largest logit difference %.4f", layers,
+                  worst);
         }
     }
 
