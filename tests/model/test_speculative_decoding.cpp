@@ -345,6 +345,45 @@ private slots:
         }
     }
 
+    void tmp_probe() {
+        auto model_file = engine::Model::load(test::testdata("models/tiny-llama3-Q4_K_M.gguf"));
+        engine::InferenceOptions o{2, 16};
+        o.device = {engine::ComputeDevice::Kind::Vulkan, -1};
+        o.n_gpu_layers = 1;
+        engine::Inference inference(model_file, o);
+        const auto turns = repeating_conversation();
+        engine::ChatSession plain_session(inference, kContext);
+        const Reply plain = run_reply(plain_session, turns, greedy(32));
+        engine::GenerationOptions options = greedy(32);
+        options.speculation = lookup(2);
+        options.speculation.adaptive = false;
+        engine::ChatSession session(inference, kContext);
+        const Reply spec = run_reply(session, turns, options);
+        const auto& a = plain_session.cache();
+        const auto& b = session.cache();
+        std::vector<float> ra(a.kv_width()), rb(a.kv_width());
+        for (int layer = 0; layer < a.n_layer(); ++layer) {
+            int first = -1;
+            for (int pos = 0; pos < std::min(a.size(), b.size()); ++pos) {
+                a.read_row_f32(engine::KvCache::Part::Keys, layer, pos, ra.data());
+                b.read_row_f32(engine::KvCache::Part::Keys, layer, pos, rb.data());
+                if (ra != rb) {
+                    first = pos;
+                    float d = 0, m = 0;
+                    for (size_t i = 0; i < ra.size(); ++i) {
+                        d = std::max(d, std::fabs(ra[i] - rb[i]));
+                        m = std::max(m, std::fabs(ra[i]));
+                    }
+                    qInfo("  largest difference %.6f of a row whose largest is %.3f", d, m);
+                    break;
+                }
+            }
+            qInfo("layer %d: keys first differ at %d (sizes %d %d; tokens part at %d; prompt %zu)", layer,
+                  first, a.size(), b.size(), first_divergence(spec.cached, plain.cached),
+                  session.prompt_tokens(turns, options).size());
+        }
+    }
+
     // After drafts were rejected, the cache holds plain decoding's tokens and rows, nothing past
     // them, and the next turn reuses it as it would plain decoding's. The rows: within the cache
     // type's rounding, or of a prefill's difference from decoding (a verify pass computes its rows
