@@ -301,86 +301,16 @@ private slots:
                 if (model == "tiny-llama3-Q4_K_M" && !whole)
                     QEXPECT_FAIL(
                         "",
-                        "known: with half the layers on the device, prompt lookup's replies part from plain "
-                        "decoding's at a gap of 0.12, though the forward pass gives the same logits for a "
-                        "verify "
-                        "pass cut back as for single rows (not yet explained)",
+                        "known: with half the layers on the device, the CPU layer's keys of a verify pass's "
+                        "rows round 2 F16 steps from plain decoding's (a batch against single rows), and "
+                        "this "
+                        "random model grows that into a 0.12 gap of the logits 12 tokens later",
                         Continue);
                 QVERIFY2(gap < near_tie,
                          qPrintable(QString("a gap of %1, a near-tie below %2").arg(gap).arg(near_tie)));
                 continue;
             }
             QCOMPARE(spec.text, plain.text);
-        }
-    }
-
-    void tmp_truncate_split() {
-        auto model_file = engine::Model::load(test::testdata("models/tiny-llama3-Q4_K_M.gguf"));
-        for (int layers : {0, 1, 2}) {
-            engine::InferenceOptions o{2, 16};
-            if (layers > 0) {
-                o.device = {engine::ComputeDevice::Kind::Vulkan, -1};
-                o.n_gpu_layers = layers;
-            }
-            engine::Inference inference(model_file, o);
-            std::vector<int32_t> toks;
-            for (int i = 0; i < 40; ++i)
-                toks.push_back(1 + (i * 37) % 500);
-            auto a = inference.new_cache(64), b = inference.new_cache(64);
-            inference.eval(*a, std::span(toks).first(30));
-            inference.eval(*b, std::span(toks).first(30));
-            std::vector<float> rows;
-            float worst = 0;
-            for (int step = 0; step < 6; ++step) {
-                const int32_t x = toks[30 + step];
-                const std::vector<int32_t> pass{x, 77, 78};
-                inference.eval(*a, pass, &rows);
-                a->truncate(a->size() - 2); // both drafts rejected
-                auto l = inference.eval(*b, std::span(&x, 1));
-                for (size_t i = 0; i < l.size(); ++i)
-                    worst = std::max(worst, std::fabs(l[i] - rows[i]));
-            }
-            qInfo("device layers %d: rejected drafts against plain: largest logit difference %.4f", layers,
-                  worst);
-        }
-    }
-
-    void tmp_probe() {
-        auto model_file = engine::Model::load(test::testdata("models/tiny-llama3-Q4_K_M.gguf"));
-        engine::InferenceOptions o{2, 16};
-        o.device = {engine::ComputeDevice::Kind::Vulkan, -1};
-        o.n_gpu_layers = 1;
-        engine::Inference inference(model_file, o);
-        const auto turns = repeating_conversation();
-        engine::ChatSession plain_session(inference, kContext);
-        const Reply plain = run_reply(plain_session, turns, greedy(32));
-        engine::GenerationOptions options = greedy(32);
-        options.speculation = lookup(2);
-        options.speculation.adaptive = false;
-        engine::ChatSession session(inference, kContext);
-        const Reply spec = run_reply(session, turns, options);
-        const auto& a = plain_session.cache();
-        const auto& b = session.cache();
-        std::vector<float> ra(a.kv_width()), rb(a.kv_width());
-        for (int layer = 0; layer < a.n_layer(); ++layer) {
-            int first = -1;
-            for (int pos = 0; pos < std::min(a.size(), b.size()); ++pos) {
-                a.read_row_f32(engine::KvCache::Part::Keys, layer, pos, ra.data());
-                b.read_row_f32(engine::KvCache::Part::Keys, layer, pos, rb.data());
-                if (ra != rb) {
-                    first = pos;
-                    float d = 0, m = 0;
-                    for (size_t i = 0; i < ra.size(); ++i) {
-                        d = std::max(d, std::fabs(ra[i] - rb[i]));
-                        m = std::max(m, std::fabs(ra[i]));
-                    }
-                    qInfo("  largest difference %.6f of a row whose largest is %.3f", d, m);
-                    break;
-                }
-            }
-            qInfo("layer %d: keys first differ at %d (sizes %d %d; tokens part at %d; prompt %zu)", layer,
-                  first, a.size(), b.size(), first_divergence(spec.cached, plain.cached),
-                  session.prompt_tokens(turns, options).size());
         }
     }
 
