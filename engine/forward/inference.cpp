@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <initializer_list>
+#include <limits>
 #include <stdexcept>
 #include <thread>
 
@@ -56,7 +57,7 @@ template <class F> void for_row_parts(int32_t rows, kernels::ThreadPool& pool, F
 
 Inference::Inference(std::shared_ptr<const Model> model, InferenceOptions options)
     : model_(std::move(model)), n_batch_(std::max(1, options.n_batch)), cache_types_(options.cache_types) {
-    pool_ = std::make_unique<kernels::ThreadPool>(resolve_threads(options.n_threads));
+    pool_ = std::make_shared<kernels::ThreadPool>(resolve_threads(options.n_threads));
 
     const HyperParams& hp = model_->hparams();
     const ModelWeights& w = model_->weights();
@@ -122,7 +123,7 @@ int32_t Inference::n_threads() const {
 void Inference::set_threads(int32_t threads) {
     const int32_t n = resolve_threads(threads);
     if (n == pool_->size()) return;
-    pool_ = std::make_unique<kernels::ThreadPool>(n); // built first: a failure keeps the old pool
+    pool_ = std::make_shared<kernels::ThreadPool>(n); // built first: a failure keeps the old pool
 }
 
 void Inference::set_device(const InferenceOptions& options) {
@@ -147,6 +148,11 @@ std::string Inference::device_summary() const {
     if (!device_) return "CPU";
     return "Vulkan: " + device_->device().name + ", " + std::to_string(device_->n_layers()) + " of " +
            std::to_string(model_->hparams().n_layer) + " layers";
+}
+
+int32_t Inference::position_limit() const {
+    return model_->hparams().traits.positions == PositionKind::Learned ? model_->weights().n_positions
+                                                                       : std::numeric_limits<int32_t>::max();
 }
 
 std::span<const float> Inference::eval(KvCache& cache, std::span<const int32_t> tokens,

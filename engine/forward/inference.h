@@ -44,8 +44,15 @@ public:
     // pool; the model, the scratch and every cache made here stay, so conversations keep their
     // context. Call it between evals, from the thread that calls eval.
     void set_threads(int32_t threads);
+    // Runs the kernels on `other`'s thread pool from now on (a draft model beside its target: the
+    // two never run at once, and one set of threads spins for both). Same rules as set_threads.
+    void share_threads_of(const Inference& other) { pool_ = other.pool_; }
     int32_t n_batch() const { return n_batch_; }
     int32_t n_vocab() const { return model_->hparams().n_vocab; }
+
+    // The most positions eval can fill: the learned positions of a model that has them (GPT-2),
+    // else no limit beyond the cache's.
+    int32_t position_limit() const;
 
     // Appends `tokens` to the cache (they take positions cache.size() onward),
     // evaluating them in batches of n_batch. Returns the logits after the last
@@ -121,7 +128,7 @@ private:
     std::shared_ptr<const Model> model_;
     int32_t n_batch_;
     KvCacheTypes cache_types_;
-    std::unique_ptr<kernels::ThreadPool> pool_;
+    std::shared_ptr<kernels::ThreadPool> pool_; // shared with a draft model's forward pass
     std::unique_ptr<Scratch> scratch_;
     std::shared_ptr<ExpertHits> expert_hits_; // (n_layer, n_expert); null for a dense model
     std::unique_ptr<DeviceForward> device_;   // null: every layer on the CPU

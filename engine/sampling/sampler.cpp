@@ -45,17 +45,34 @@ void Sampler::reseed(uint64_t seed) {
 
 int32_t Sampler::sample(std::span<const float> logits, std::span<const int32_t> recent,
                         TokenConstraint* constraint) {
-    const int32_t first = draw(logits, recent, nullptr);
+    const std::span<const Candidate> candidates = distribution(logits, recent);
+    const int32_t first = greedy() ? candidates[0].id : draw(candidates);
     if (!constraint || constraint->allows(first)) return first;
     const std::span<const uint8_t> allowed = constraint->allowed_tokens();
     if (allowed.size() < std::min(logits.size(), candidates_.size())) return -1;
-    return draw(logits, recent, allowed.data());
+    const std::span<const Candidate> among_allowed = distribution(logits, recent, allowed.data());
+    if (among_allowed.empty()) return -1;
+    return greedy() ? among_allowed[0].id : draw(among_allowed);
+}
+
+double Sampler::uniform() {
+    return std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
+}
+
+int32_t Sampler::draw(std::span<const Candidate> candidates) {
+    double r = uniform();
+    for (const Candidate& c : candidates) {
+        r -= c.p;
+        if (r <= 0) return c.id;
+    }
+    return candidates.back().id;
 }
 
 // The chain, in llama.cpp's default order: repetition penalty, top-k, top-p,
-// min-p, temperature, then a draw. Greedy when the temperature is not positive.
-int32_t Sampler::draw(std::span<const float> logits, std::span<const int32_t> recent,
-                      const uint8_t* allowed) {
+// min-p, temperature. Greedy when the temperature is not positive.
+std::span<const Sampler::Candidate> Sampler::distribution(std::span<const float> logits,
+                                                          std::span<const int32_t> recent,
+                                                          const uint8_t* allowed) {
     const size_t n_vocab = std::min(logits.size(), candidates_.size());
     // A NaN logit (a damaged model) weighs nothing: as -inf it keeps the ordering below a strict
     // weak ordering, which the sorts need (a NaN there is undefined behaviour, not a bad draw).
@@ -66,7 +83,7 @@ int32_t Sampler::draw(std::span<const float> logits, std::span<const int32_t> re
             if (allowed[i])
                 candidates_[n++] = {static_cast<int32_t>(i), std::isnan(logits[i]) ? -INFINITY : logits[i],
                                     0.0f};
-        if (n == 0) return -1;
+        if (n == 0) return {};
     } else {
         for (size_t i = 0; i < n_vocab; ++i)
             candidates_[i] = {static_cast<int32_t>(i), std::isnan(logits[i]) ? -INFINITY : logits[i], 0.0f};
@@ -101,10 +118,12 @@ int32_t Sampler::draw(std::span<const float> logits, std::span<const int32_t> re
     auto by_logit = [](const Candidate& a, const Candidate& b) {
         return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
     };
-    if (params_.temperature <= 0.0f) {
-        return std::min_element(candidates_.begin(), candidates_.begin() + static_cast<std::ptrdiff_t>(n),
-                                by_logit)
-            ->id;
+    if (greedy()) {
+        const auto best = std::min_element(candidates_.begin(),
+                                           candidates_.begin() + static_cast<std::ptrdiff_t>(n), by_logit);
+        std::swap(candidates_[0], *best);
+        candidates_[0].p = 1.0f;
+        return {candidates_.data(), 1};
     }
 
     if (params_.top_k > 0 && static_cast<size_t>(params_.top_k) < n) {
@@ -148,13 +167,7 @@ int32_t Sampler::draw(std::span<const float> logits, std::span<const int32_t> re
     }
 
     softmax(params_.temperature);
-    std::uniform_real_distribution<double> uniform(0.0, 1.0);
-    double r = uniform(rng_);
-    for (size_t i = 0; i < n; ++i) {
-        r -= candidates_[i].p;
-        if (r <= 0) return candidates_[i].id;
-    }
-    return candidates_[n - 1].id;
+    return {candidates_.data(), n};
 }
 
 } // namespace hearth::engine

@@ -32,23 +32,35 @@ protected:
 
 class Sampler {
 public:
-    Sampler(SamplingParams params, int32_t n_vocab);
-    const SamplingParams& params() const { return params_; }
-    // `recent` are the tokens so far (prompt and generated); the penalty applies to the last repeat_last_n.
-    // With a constraint, only a token it allows; -1 when it allows none.
-    int32_t sample(std::span<const float> logits, std::span<const int32_t> recent,
-                   TokenConstraint* constraint = nullptr);
-    void reseed(uint64_t seed);
-
-private:
-    // The chain over the logits; `allowed` (or null: all) masks tokens out. -1: none allowed.
-    int32_t draw(std::span<const float> logits, std::span<const int32_t> recent, const uint8_t* allowed);
-
+    // A token and its probability in a distribution (its logit after the repeat penalty).
     struct Candidate {
         int32_t id;
         float logit;
         float p;
     };
+
+    Sampler(SamplingParams params, int32_t n_vocab);
+    const SamplingParams& params() const { return params_; }
+    // `recent` are the tokens so far (prompt and generated); the penalty applies to the last
+    // repeat_last_n. A draw from distribution(); with a constraint, only a token it allows (-1
+    // when it allows none).
+    int32_t sample(std::span<const float> logits, std::span<const int32_t> recent,
+                   TokenConstraint* constraint = nullptr);
+    // The distribution sample() draws from, every setting applied (repeat penalty, top-k, top-p,
+    // min-p, temperature): the candidates that can be drawn, most probable first, their p summing
+    // to 1. Greedy: the argmax alone, p = 1. `allowed` (one byte per token, or null: all) masks
+    // tokens out; empty when it allows none. Valid until the next call; allocates nothing.
+    std::span<const Candidate> distribution(std::span<const float> logits, std::span<const int32_t> recent,
+                                            const uint8_t* allowed = nullptr);
+    // One token drawn from `candidates` (p summing to 1, most probable first), by this sampler's
+    // random numbers.
+    int32_t draw(std::span<const Candidate> candidates);
+    // A number in [0, 1) from the same random numbers (speculative decoding's acceptance test).
+    double uniform();
+    bool greedy() const { return params_.temperature <= 0.0f; }
+    void reseed(uint64_t seed);
+
+private:
     SamplingParams params_;
     std::vector<Candidate> candidates_;
     std::vector<uint8_t> seen_;

@@ -277,73 +277,186 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
         grammar.emplace(options.grammar, vocabulary_trie_);
     }
     tokenizer::IncrementalDecoder decoder(tok);
+    const size_t n_vocab = static_cast<size_t>(inference_.n_vocab());
+
+    // Speculation: a draft model that cannot be used leaves the reason and plain decoding.
+    // Not under a grammar: drafts would need its mask too.
+    const SpeculationOptions speculation_options = grammar ? SpeculationOptions{} : options.speculation;
+    DraftModel* draft = nullptr;
+    if (speculation_options.drafter == SpeculationOptions::Drafter::DraftModel) {
+        try {
+            draft = &draft_model_for(speculation_options);
+        } catch (const std::exception& e) {
+            stats.speculation_error = e.what();
+        }
+    }
+    SpeculativeDecoder speculation(speculation_options, draft);
+    if (speculation.active()) {
+        // Every buffer of the loop below at its largest now: no token allocates.
+        const size_t most = static_cast<size_t>(std::clamp(options.speculation.max_draft, 1, 16)) + 1;
+        verify_logits_.reserve(most * n_vocab);
+        verify_batch_.reserve(most);
+        if (draft) draft_view_.reserve(static_cast<size_t>(n_ctx) + 1);
+    }
+    tokens.reserve(tokens.size() + static_cast<size_t>(std::max(options.max_tokens, 0)) + 1);
+
     const auto decode_start = Clock::now();
     stats.stop_reason = StopReason::Length;
-    int32_t before_eval = stats.reused_tokens; // the cache's size before the logits' evaluation
-    for (int32_t i = 0; i < options.max_tokens; ++i) {
-        if (stop && stop->load(std::memory_order_relaxed)) {
-            stats.stop_reason = StopReason::Stopped;
-            break;
-        }
-        if (!all_finite(logits)) {
-            // Damaged weights can overflow for some tokens or positions only: no token is drawn
-            // from NaN. The pieces streamed so far stay the reply's, the cache forgets the
-            // positions that computed it, and the caller gets the error.
-            if (const std::string rest = decoder.flush(); !rest.empty() && on_piece) on_piece(rest);
-            cache_->truncate(before_eval);
-            metrics_.publish_reply(stats, cache_->size(), n_ctx);
-            throw Error(non_finite_logits_message(stats.generated_tokens));
-        }
-        if (grammar && grammar->finished()) { // the grammar is complete and nothing can follow
+    // Ends the reply when `logits`, computed by cache position `position`, are not finite. Damaged
+    // weights can overflow for some tokens or positions only: no token is drawn from NaN. The
+    // pieces streamed so far stay the reply's, the cache forgets the positions from `position` on,
+    // and the caller gets the error.
+    const auto check_finite = [&](std::span<const float> logits, int32_t position) {
+        if (all_finite(logits)) return;
+        if (const std::string rest = decoder.flush(); !rest.empty() && on_piece) on_piece(rest);
+        cache_->truncate(position);
+        metrics_.publish_reply(stats, cache_->size(), n_ctx);
+        throw Error(non_finite_logits_message(stats.generated_tokens));
+    };
+    // The next token from a row of logits, under the grammar if there is one; -1 when the reply
+    // ends here instead (the grammar complete with nothing to follow, or no token it allows), the
+    // stop reason set.
+    const auto sample_next = [&](std::span<const float> row) -> int32_t {
+        if (grammar && grammar->finished()) {
             stats.stop_reason = StopReason::EndOfGeneration;
-            break;
+            return -1;
         }
-        const int32_t next = sampler.sample(logits, tokens, grammar ? &*grammar : nullptr);
-        if (next < 0) { // no token of the vocabulary goes on where the grammar stands
+        const int32_t next = sampler.sample(row, tokens, grammar ? &*grammar : nullptr);
+        if (next < 0) {
             stats.stop_reason = StopReason::Length;
-            break;
+            return -1;
         }
         if (grammar) grammar->accept(next);
-        if (i == 0) stats.time_to_first_token = seconds_since(start);
-        if (tok.is_end_of_generation(next)) {
+        return next;
+    };
+    // Adds a token to the reply; false when the reply ends with it (the end of generation, which
+    // is not added, or the length limit) or ended before it (-1, from sample_next).
+    const auto emit = [&](int32_t token) {
+        if (token < 0) return false;
+        if (tok.is_end_of_generation(token)) {
             stats.stop_reason = StopReason::EndOfGeneration;
-            break;
+            return false;
         }
-        tokens.push_back(next);
+        tokens.push_back(token);
         ++stats.generated_tokens;
-        if (on_token) on_token(next);
-        if (const std::string piece = decoder.push(next); !piece.empty() && on_piece) on_piece(piece);
-        if (i + 1 == options.max_tokens) break; // the last token needs no logits
-        if (cache_->size() >= n_ctx) {
-            // Full: shift the oldest turns after the kept prefix out of view (context_shift.h).
-            // Learned positions cannot be turned: the reply ends at the context, and the next
-            // turn's prefill recomputes what stays in view. So it does where the caller asks.
-            const int32_t keep =
-                cache_->shifted() ? cache_->shift_at() : resolve_n_keep(conversation, options, prompt);
-            const int32_t from = keep + length(cache_->dropped()); // logical position of cache slot `keep`
-            const int32_t n_discard = !options.end_at_full_context && inference_.can_rotate_keys()
-                                          ? tokens_to_drop_when_full(starts, keep, from, cache_->size())
-                                          : 0;
-            if (n_discard <= 0) {
-                stats.stop_reason = StopReason::ContextFull;
+        if (on_token) on_token(token);
+        if (const std::string piece = decoder.push(token); !piece.empty() && on_piece) on_piece(piece);
+        return stats.generated_tokens < options.max_tokens;
+    };
+
+    if (stop && stop->load(std::memory_order_relaxed)) {
+        stats.stop_reason = StopReason::Stopped;
+    } else if (options.max_tokens > 0) {
+        check_finite(logits, stats.reused_tokens);
+        const int32_t first = sample_next(logits);
+        stats.time_to_first_token = seconds_since(start);
+        bool going = emit(first); // the last token needs no logits
+        while (going) {
+            if (stop && stop->load(std::memory_order_relaxed)) {
+                stats.stop_reason = StopReason::Stopped;
                 break;
             }
-            inference_.shift_context(*cache_, keep, n_discard);
-            ++stats.context_shifts;
-            stats.n_keep = keep;
-            stats.shifted_out_tokens = length(cache_->dropped());
+            if (cache_->size() >= n_ctx) {
+                // Full: shift the oldest turns after the kept prefix out of view (context_shift.h).
+                // Learned positions cannot be turned: the reply ends at the context, and the next
+                // turn's prefill recomputes what stays in view. So it does where the caller asks.
+                const int32_t keep =
+                    cache_->shifted() ? cache_->shift_at() : resolve_n_keep(conversation, options, prompt);
+                const int32_t from =
+                    keep + length(cache_->dropped()); // logical position of cache slot `keep`
+                const int32_t n_discard = !options.end_at_full_context && inference_.can_rotate_keys()
+                                              ? tokens_to_drop_when_full(starts, keep, from, cache_->size())
+                                              : 0;
+                if (n_discard <= 0) {
+                    stats.stop_reason = StopReason::ContextFull;
+                    break;
+                }
+                inference_.shift_context(*cache_, keep, n_discard);
+                ++stats.context_shifts;
+                stats.n_keep = keep;
+                stats.shifted_out_tokens = length(cache_->dropped());
+            }
+            const int32_t pending = tokens.back(); // in the reply, not yet in the cache
+            const int32_t before_eval = cache_->size();
+            const auto pass_start = Clock::now(); // drafting and verifying, timed as one
+            std::span<const int32_t> drafted;
+            if (speculation.active()) {
+                // Drafted tokens fit beside the pending one, and past the last needed none is.
+                const int32_t room = std::min(n_ctx, inference_.position_limit()) - before_eval - 1;
+                const int32_t wanted = options.max_tokens - stats.generated_tokens - 1;
+                if (draft) {
+                    draft_view_.assign(cache_->tokens().begin(), cache_->tokens().end());
+                    draft_view_.push_back(pending);
+                }
+                drafted = speculation.draft(tokens, draft_view_, std::min(room, wanted));
+            }
+            if (drafted.empty()) {
+                // Plain decoding: the pending token alone.
+                logits = inference_.eval(*cache_, std::span<const int32_t>(&pending, 1));
+                if (speculation.active()) speculation.record_plain(seconds_since(pass_start));
+                check_finite(logits, before_eval);
+                going = emit(sample_next(logits));
+            } else {
+                // The verify pass: the pending token and the drafted ones in one forward pass, the
+                // logits of every row kept. Row j gives the distribution of the token after drafted
+                // token j - 1 (row 0: after the pending one); each drafted token is accepted or
+                // replaced by the rule, and the first replaced ends the pass.
+                verify_batch_.assign(1, pending);
+                verify_batch_.insert(verify_batch_.end(), drafted.begin(), drafted.end());
+                inference_.eval(*cache_, verify_batch_, &verify_logits_);
+                const auto row = [&](size_t j) {
+                    return std::span<const float>(verify_logits_).subspan(j * n_vocab, n_vocab);
+                };
+                const auto k = static_cast<int32_t>(drafted.size());
+                int32_t accepted = 0;
+                int32_t kept = 1; // cache rows of this pass that stay: those of tokens in the reply
+                for (int32_t j = 0; going; ++j) {
+                    check_finite(row(static_cast<size_t>(j)), before_eval + j);
+                    if (j == k) { // every drafted token accepted: the last row gives one more
+                        going = emit(sampler.sample(row(static_cast<size_t>(j)), tokens));
+                        break;
+                    }
+                    const DraftVerdict verdict = verify_drafted_token(
+                        sampler, row(static_cast<size_t>(j)), tokens, drafted[static_cast<size_t>(j)]);
+                    going = emit(verdict.token);
+                    if (!verdict.accepted) break;
+                    ++accepted;
+                    if (going) ++kept; // as in plain decoding, the reply's last token is not evaluated
+                }
+                speculation.record(k, accepted, seconds_since(pass_start));
+                // Roll back past the longest accepted prefix: the rejected rows are forgotten and
+                // the next pass overwrites them.
+                cache_->truncate(before_eval + kept);
+            }
+            stats.decode_seconds = seconds_since(decode_start);
+            metrics_.publish_reply(stats, cache_->size(), n_ctx); // the one place a token's figures go out
         }
-        before_eval = cache_->size();
-        logits = inference_.eval(*cache_, std::span<const int32_t>(&tokens.back(), 1));
-        stats.decode_seconds = seconds_since(decode_start);
-        metrics_.publish_reply(stats, cache_->size(), n_ctx); // the one place a token's figures go out
     }
+    stats.verify_passes = speculation.stats().verify_passes;
+    stats.drafted_tokens = speculation.stats().drafted;
+    stats.accepted_tokens = speculation.stats().accepted;
     if (const std::string rest = decoder.flush(); !rest.empty() && on_piece) on_piece(rest);
     stats.decode_seconds = seconds_since(decode_start);
     metrics_.publish_reply(stats, cache_->size(), n_ctx);
     stats.first_visible_turn =
         first_visible_turn(starts, conversation, stats.n_keep, stats.shifted_out_tokens);
     return stats;
+}
+
+DraftModel& ChatSession::draft_model_for(const SpeculationOptions& options) {
+    const bool same = options.draft_model ? draft_given_ == options.draft_model
+                                          : !draft_given_ && draft_path_ == options.draft_model_path;
+    if (!draft_ || !same) {
+        draft_.reset();
+        draft_given_ = options.draft_model;
+        draft_path_ = options.draft_model ? options.draft_model->path() : options.draft_model_path;
+        if (draft_path_.empty() && !draft_given_) throw Error("no draft model was given");
+        draft_ = options.draft_model
+                     ? std::make_unique<DraftModel>(options.draft_model, inference_, cache_->capacity())
+                     : DraftModel::load(options.draft_model_path, inference_, cache_->capacity());
+    }
+    draft_->share_threads_of(inference_); // the target's threads may have changed since
+    return *draft_;
 }
 
 void ChatSession::save_state(const std::string& path, KvStateFormat format) const {

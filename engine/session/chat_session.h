@@ -12,6 +12,7 @@
 #include "engine/session/engine_metrics.h"
 #include "engine/session/generation_options.h"
 #include "engine/session/kv_state_file.h"
+#include "engine/session/speculative_decoder.h"
 #include "engine/session/turn_result.h"
 #include "engine/session/turn_starts.h"
 #include <atomic>
@@ -44,7 +45,11 @@ public:
     ChatSession(const ChatSession&) = delete;
     ChatSession& operator=(const ChatSession&) = delete;
 
-    // Generates the assistant's reply to `conversation` (which ends with a user turn).
+    // Generates the assistant's reply to `conversation` (which ends with a user turn). With
+    // options.speculation on (and no grammar), drafted tokens are verified in one forward pass
+    // each time (speculative_decoder.h): the reply is plain decoding's, token for token when
+    // greedy up to rounding near-ties; a draft model that cannot be used leaves the reason in
+    // TurnStats::speculation_error and the reply decodes plainly.
     // `stop` is checked between tokens; `on_token`, if given, sees each token sampled. Throws
     // hearth::Error on a template error, and when the model computes NaN or infinite logits
     // (damaged weights): the pieces streamed before it are the reply so far, and the cache keeps
@@ -95,6 +100,10 @@ private:
     Prefill prefill_prompt(std::span<const ChatTurn> conversation, const GenerationOptions& options,
                            std::span<const int32_t> tokens, const TurnStarts& starts);
 
+    // The draft model options.speculation names, loaded (and checked) on first use and kept
+    // while the options name the same one. Throws hearth::Error when it cannot draft.
+    DraftModel& draft_model_for(const SpeculationOptions& options);
+
     Inference& inference_;
     std::unique_ptr<EngineMetrics> own_metrics_; // when no sink was passed in
     EngineMetrics& metrics_;
@@ -106,6 +115,12 @@ private:
     mutable std::shared_ptr<const ModelIdentity> identity_;
     std::shared_ptr<const TokenTrie> vocabulary_trie_; // for grammars; built on first need
     uint64_t cache_template_hash_ = 0;                 // of the template the cached tokens were rendered with
+    std::unique_ptr<DraftModel> draft_;
+    std::string draft_path_;                   // what draft_ was loaded from, or
+    std::shared_ptr<const Model> draft_given_; // the loaded model it was given
+    std::vector<float> verify_logits_;         // every row of a verify pass, reserved once
+    std::vector<int32_t> verify_batch_;        // the token not yet evaluated and the drafted ones
+    std::vector<int32_t> draft_view_;          // the cache's tokens and that token, for a draft model
 };
 
 } // namespace hearth::engine

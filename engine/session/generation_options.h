@@ -1,14 +1,40 @@
 #pragma once
 // How one reply is generated: the sampling, its length limits, the template, what a context
-// shift keeps, and a grammar the reply must follow. Plain values (the grammar is immutable and
-// shared), so that the app can send them across threads as they are.
+// shift keeps, a grammar the reply must follow, and speculative decoding. Plain values (the
+// grammar and a draft model are immutable and shared), so that the app can send them across
+// threads as they are.
 #include "engine/grammar/grammar.h"
 #include "engine/sampling/sampler.h"
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 
 namespace hearth::engine {
+
+class Model;
+
+// Speculative decoding (speculative_decoder.h): a drafter proposes the next tokens, one forward
+// pass of the target checks them all, and the accepted ones cost no pass of their own. The reply
+// is the one plain decoding gives: token for token when greedy, in distribution when sampling.
+struct SpeculationOptions {
+    enum class Drafter {
+        Off,
+        PromptLookup, // what followed the last lookup_ngram tokens earlier in the conversation
+        DraftModel,   // a smaller model with the target's vocabulary, drafting greedily
+        Custom,       // `custom` (tests, experiments)
+    };
+    Drafter drafter = Drafter::Off;
+    int32_t lookup_ngram = 3;                 // 1..4: the longest suffix looked up (shorter ones after it)
+    std::string draft_model_path;             // DraftModel: loaded on first use, unless draft_model is set
+    std::shared_ptr<const Model> draft_model; // DraftModel: already loaded
+    // Custom: writes up to out.size() tokens to follow `history` (the logical conversation so
+    // far), returns how many; each is a point mass for the acceptance rule. Must not allocate.
+    std::function<int32_t(std::span<const int32_t> history, std::span<int32_t> out)> custom;
+    int32_t max_draft = 8; // most tokens drafted for one verify pass (1..16)
+    bool adaptive = true;  // draft length from the acceptance rate, off when it stops paying
+};
 
 struct GenerationOptions {
     SamplingParams sampling;
@@ -25,6 +51,8 @@ struct GenerationOptions {
     // text. The reply ends when the grammar is complete and nothing more can follow, or at an end
     // token once it is complete; max_tokens still bounds it (its stop reason is then Length).
     std::shared_ptr<const Grammar> grammar;
+    // Not combined with a grammar: a reply under one decodes plainly.
+    SpeculationOptions speculation;
 };
 
 // A template that writes the messages' text as it is, with nothing around it: a raw prompt

@@ -24,6 +24,12 @@ struct TurnStats {
     // nothing is shifted out; the conversation's size when every turn is.
     int32_t first_visible_turn = 0;
     StopReason stop_reason = StopReason::Length;
+    // Speculative decoding: verify passes that carried drafted tokens, tokens drafted, of those
+    // accepted; and why it did not run (a draft model refused or unreadable), empty otherwise.
+    int32_t verify_passes = 0;
+    int32_t drafted_tokens = 0;
+    int32_t accepted_tokens = 0;
+    std::string speculation_error;
     bool context_shifted() const { return context_shifts > 0; }
     double prefill_tokens_per_second() const {
         return prefill_seconds > 0 ? computed_tokens / prefill_seconds : 0.0;

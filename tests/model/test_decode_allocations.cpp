@@ -3,6 +3,7 @@
 // sampler) runs on buffers allocated once. Counted by replacing the global operator new for
 // this test binary, on every thread.
 #include "engine/sampling/sampler.h"
+#include "engine/session/chat_session.h"
 #include "kernels/kernel_table.h"
 #include "tests/model/model_fixture.h"
 #include <QtTest>
@@ -159,6 +160,55 @@ private slots:
         QCOMPARE(g_allocations.load(), 0L);
         QCOMPARE(static_cast<int>(tokens.size()), kPrompt + kWarmUp + kCounted);
         QCOMPARE(finite, kWarmUp + kCounted);
+    }
+
+    // Speculative decoding with prompt lookup, through the whole chat session: a reply's
+    // allocations do not grow with its length (the prompt's rendering and the reply's buffers are
+    // allocated once per reply).
+    void speculative_reply_allocates_nothing_per_token_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<bool>("sampled");
+        // Sampled on the trained model only: a random model's sampled text strings bytes of
+        // unfinished characters into pieces longer than std::string's inline buffer, which the
+        // text decoder allocates for in plain decoding alike.
+        for (const char* model : {"stories260K", "tiny-qwen2-Q8_0", "tiny-gemma3-Q8_0"})
+            QTest::addRow("%s/greedy", model) << model << false;
+        QTest::addRow("stories260K/sampled") << "stories260K" << true;
+    }
+    void speculative_reply_allocates_nothing_per_token() {
+        QFETCH(QString, model);
+        QFETCH(bool, sampled);
+        test::LoadedModel loaded = test::load_model(model.toStdString(), 64);
+        engine::ChatSession session(*loaded.inference, 512);
+        const std::vector<engine::ChatTurn> turns{
+            {chat::Role::User, "Tell me a story."},
+            {chat::Role::Assistant,
+             "Once upon a time, there was a little girl named Lily. She liked to play."},
+            {chat::Role::User, "Tell me the story again."}};
+        engine::GenerationOptions options;
+        if (!sampled) options.sampling.temperature = 0;
+        options.speculation.drafter = engine::SpeculationOptions::Drafter::PromptLookup;
+        options.speculation.lookup_ngram = 2;
+        int pieces = 0;
+        const engine::PieceCallback on_piece = [&](std::string_view) { ++pieces; };
+        const auto allocations_of_reply = [&](int max_tokens, engine::TurnStats& stats) {
+            options.max_tokens = max_tokens;
+            g_allocations = 0;
+            g_counting = true;
+            stats = session.reply(turns, options, on_piece);
+            g_counting = false;
+            return g_allocations.load();
+        };
+        engine::TurnStats warm, short_reply, long_reply;
+        allocations_of_reply(64, warm); // first use of the per-thread and reply buffers
+        const long few = allocations_of_reply(8, short_reply);
+        const long many = allocations_of_reply(64, long_reply);
+        qInfo("%s: %ld heap allocations for %d tokens, %ld for %d (%d drafted, %d accepted)",
+              qPrintable(model), few, short_reply.generated_tokens, many, long_reply.generated_tokens,
+              long_reply.drafted_tokens, long_reply.accepted_tokens);
+        QVERIFY(long_reply.generated_tokens > short_reply.generated_tokens + 16);
+        QVERIFY(long_reply.drafted_tokens > 0);
+        QCOMPARE(many, few);
     }
 
     // A context shift's turn of the cached keys (the forward pass's, in its scratch) allocates

@@ -1,0 +1,69 @@
+#include "engine/session/draft_model.h"
+#include "engine/error.h"
+#include "engine/sampling/sampler.h"
+#include <algorithm>
+
+namespace hearth::engine {
+
+void check_draft_model(const Model& draft, const Model& target) {
+    const auto& draft_vocab = draft.tokenizer();
+    const auto& target_vocab = target.tokenizer();
+    const std::string pair = "the draft model " + draft.path() + " and the model " + target.path();
+    if (draft_vocab.n_vocab() != target_vocab.n_vocab() ||
+        draft.hparams().n_vocab != target.hparams().n_vocab)
+        throw Error(pair + " have different vocabularies (" + std::to_string(draft_vocab.n_vocab()) +
+                    " and " + std::to_string(target_vocab.n_vocab()) +
+                    " tokens): a draft must share its target's");
+    for (int32_t id = 0; id < target_vocab.n_vocab(); ++id)
+        if (draft_vocab.token_text(id) != target_vocab.token_text(id))
+            throw Error(pair + " have different vocabularies (token " + std::to_string(id) +
+                        " differs): a draft must share its target's");
+    if (draft.info().parameters > target.info().parameters)
+        throw Error("the draft model " + draft.path() + " is larger than the model " + target.path() + " (" +
+                    std::to_string(draft.info().parameters) + " parameters against " +
+                    std::to_string(target.info().parameters) + "): a draft must be the smaller one");
+}
+
+namespace {
+InferenceOptions draft_options(const Inference& target) {
+    // One thread of its own at first: the target's pool replaces it at once.
+    return InferenceOptions{1, target.n_batch(), target.cache_types()};
+}
+} // namespace
+
+DraftModel::DraftModel(std::shared_ptr<const Model> draft, Inference& target, int32_t n_ctx)
+    : inference_((check_draft_model(*draft, target.model()), std::move(draft)), draft_options(target)),
+      cache_(inference_.new_cache(n_ctx)),
+      parameter_ratio_(static_cast<double>(inference_.model().info().parameters) /
+                       static_cast<double>(std::max<int64_t>(1, target.model().info().parameters))) {
+    inference_.share_threads_of(target);
+}
+
+std::unique_ptr<DraftModel> DraftModel::load(const std::string& path, Inference& target, int32_t n_ctx) {
+    std::shared_ptr<const Model> draft;
+    try {
+        draft = Model::load(path);
+    } catch (const Error& e) {
+        throw Error(std::string("the draft model cannot be loaded: ") + e.what());
+    }
+    return std::make_unique<DraftModel>(std::move(draft), target, n_ctx);
+}
+
+int32_t DraftModel::propose(std::span<const int32_t> history, std::span<int32_t> out) {
+    const auto n_history = static_cast<int32_t>(history.size());
+    if (out.empty() || n_history == 0 ||
+        n_history + static_cast<int32_t>(out.size()) >
+            std::min(cache_->capacity(), inference_.position_limit()))
+        return 0;
+    // The draft's cache keeps what it shares with the history; at least the last token is evaluated.
+    const int32_t kept = std::min(cache_->common_prefix(history), n_history - 1);
+    cache_->truncate(kept);
+    std::span<const float> logits = inference_.eval(*cache_, history.subspan(static_cast<size_t>(kept)));
+    for (size_t i = 0; i < out.size(); ++i) {
+        out[i] = argmax(logits);
+        if (i + 1 < out.size()) logits = inference_.eval(*cache_, out.subspan(i, 1));
+    }
+    return static_cast<int32_t>(out.size());
+}
+
+} // namespace hearth::engine

@@ -1,0 +1,116 @@
+#include "engine/session/speculative_decoder.h"
+#include "engine/session/draft_prompt_lookup.h"
+#include <algorithm>
+
+namespace hearth::engine {
+
+DraftVerdict verify_drafted_token(Sampler& sampler, std::span<const float> logits,
+                                  std::span<const int32_t> recent, int32_t drafted) {
+    const std::span<const Sampler::Candidate> p = sampler.distribution(logits, recent);
+    if (sampler.greedy()) return {p[0].id == drafted, p[0].id};
+    float p_drafted = 0.0f;
+    for (const Sampler::Candidate& c : p)
+        if (c.id == drafted) p_drafted = c.p;
+    // q(drafted) = 1, so min(1, p/q) = p(drafted).
+    if (sampler.uniform() < p_drafted) return {true, drafted};
+    // The residual max(0, p - q): p with the drafted token's mass removed, renormalised.
+    const double rest = 1.0 - static_cast<double>(p_drafted);
+    double r = sampler.uniform() * rest;
+    int32_t last = -1;
+    for (const Sampler::Candidate& c : p) {
+        if (c.id == drafted) continue;
+        last = c.id;
+        r -= c.p;
+        if (r <= 0) return {false, c.id};
+    }
+    // Rounding left a sliver: the last candidate takes it (there is one, since p(drafted) < 1).
+    return {false, last >= 0 ? last : drafted};
+}
+
+namespace {
+// Acceptance is judged over this many verify passes before speculation may pause.
+constexpr int32_t kWindow = 4;
+// A pause starts at this many draft() calls and doubles while speculation keeps failing.
+constexpr int32_t kFirstPause = 32;
+constexpr int32_t kLongestPause = 512;
+// The least a drafted token costs, in the price of a decoded token: the verify pass's extra row
+// (its weights are read once for every row), plus, for a draft model, its own forward pass, by
+// the ratio of the two models' parameters. What it really costs on this machine is timed.
+constexpr double kVerifyRowCost = 0.05;
+double cost_per_drafted(const DraftModel* draft) {
+    return kVerifyRowCost + (draft ? draft->parameter_ratio() : 0.0);
+}
+} // namespace
+
+SpeculativeDecoder::SpeculativeDecoder(const SpeculationOptions& options, DraftModel* draft)
+    : options_(options), draft_(draft), buffer_(static_cast<size_t>(std::clamp(options.max_draft, 1, 16))),
+      length_(options.adaptive ? std::min<int32_t>(4, static_cast<int32_t>(buffer_.size()))
+                               : static_cast<int32_t>(buffer_.size())),
+      pause_length_(kFirstPause), cost_per_drafted_(cost_per_drafted(draft)) {
+    if ((options_.drafter == SpeculationOptions::Drafter::DraftModel && !draft_) ||
+        (options_.drafter == SpeculationOptions::Drafter::Custom && !options_.custom))
+        options_.drafter = SpeculationOptions::Drafter::Off;
+}
+
+std::span<const int32_t> SpeculativeDecoder::draft(std::span<const int32_t> history,
+                                                   std::span<const int32_t> view, int32_t room) {
+    if (!active() || room <= 0) return {};
+    if (paused_for_ > 0) {
+        --paused_for_;
+        return {};
+    }
+    const std::span<int32_t> out(buffer_.data(), static_cast<size_t>(std::min(length_, room)));
+    int32_t n = 0;
+    switch (options_.drafter) {
+    case SpeculationOptions::Drafter::PromptLookup:
+        n = draft_by_prompt_lookup(history, options_.lookup_ngram, out);
+        break;
+    case SpeculationOptions::Drafter::DraftModel:
+        n = draft_->propose(view, out);
+        break;
+    case SpeculationOptions::Drafter::Custom:
+        n = std::clamp(options_.custom(history, out), 0, static_cast<int32_t>(out.size()));
+        break;
+    case SpeculationOptions::Drafter::Off:
+        break;
+    }
+    return out.first(static_cast<size_t>(n));
+}
+
+void SpeculativeDecoder::record_plain(double seconds) {
+    plain_seconds_ = plain_seconds_ == 0 ? seconds : plain_seconds_ + (seconds - plain_seconds_) / kWindow;
+}
+
+void SpeculativeDecoder::record(int32_t drafted, int32_t accepted, double seconds) {
+    if (drafted <= 0) return;
+    ++stats_.verify_passes;
+    stats_.drafted += drafted;
+    stats_.accepted += accepted;
+    if (!options_.adaptive) return;
+    const int32_t most = static_cast<int32_t>(buffer_.size());
+    // All accepted: draft more next time; a rejection: draft what would have passed, and one more.
+    length_ = accepted == drafted ? std::min(most, length_ + std::max(1, length_ / 2))
+                                  : std::clamp(accepted + 1, 1, most);
+    window_drafted_ += drafted;
+    window_accepted_ += accepted;
+    window_seconds_ += seconds;
+    if (++window_passes_ < kWindow) return;
+    // A pass that drafts k tokens costs about 1 + c k decoded tokens and gives 1 + a k, with a the
+    // acceptance rate and c a drafted token's cost: it cannot pay unless a exceeds c. Where both
+    // were timed, it pays while its time per token (each pass gives its accepted tokens and one
+    // more) is below a plain step's.
+    const double rate = static_cast<double>(window_accepted_) / window_drafted_;
+    const double seconds_per_token = window_seconds_ / (window_passes_ + window_accepted_);
+    const bool slower = plain_seconds_ > 0 && window_seconds_ > 0 && seconds_per_token > plain_seconds_;
+    if (rate < cost_per_drafted_ || slower) {
+        paused_for_ = pause_length_;
+        pause_length_ = std::min(kLongestPause, pause_length_ * 2);
+        length_ = 1;
+    } else {
+        pause_length_ = kFirstPause;
+    }
+    window_passes_ = window_drafted_ = window_accepted_ = 0;
+    window_seconds_ = 0;
+}
+
+} // namespace hearth::engine

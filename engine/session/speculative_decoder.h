@@ -1,0 +1,73 @@
+#pragma once
+// Speculative decoding's two halves beside the forward pass: what to draft (a drafter, and how
+// many tokens, from the running acceptance rate), and the rule that accepts or replaces each
+// drafted token against the target's distribution. The chat session runs the verify pass: one
+// forward pass over the token not yet evaluated and the drafted ones, every row's logits kept,
+// the cache cut back past the longest accepted prefix.
+#include "engine/sampling/sampler.h"
+#include "engine/session/draft_model.h"
+#include "engine/session/generation_options.h"
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace hearth::engine {
+
+// The outcome of one drafted token against the target's logits at its position.
+struct DraftVerdict {
+    bool accepted;
+    int32_t token; // the drafted token when accepted, else the token drawn in its place
+};
+
+// The speculative sampling rule for a drafter whose proposal q is a point mass on `drafted` (prompt
+// lookup, a greedy draft model). With p the sampler's distribution (every setting applied): accept
+// with probability min(1, p/q) = p(drafted); on rejection, draw from the normalised residual
+// max(0, p - q), which is p without `drafted`, renormalised. The token that comes out is then
+// distributed exactly as p. Greedy: accepted when `drafted` is the argmax, else the argmax.
+DraftVerdict verify_drafted_token(Sampler& sampler, std::span<const float> logits,
+                                  std::span<const int32_t> recent, int32_t drafted);
+
+// Figures of one reply's speculation.
+struct SpeculationStats {
+    int32_t verify_passes = 0; // passes that carried drafted tokens
+    int32_t drafted = 0;
+    int32_t accepted = 0;
+};
+
+class SpeculativeDecoder {
+public:
+    // `draft`: the draft model when options.drafter is DraftModel (it must outlive this).
+    SpeculativeDecoder(const SpeculationOptions& options, DraftModel* draft);
+
+    bool active() const { return options_.drafter != SpeculationOptions::Drafter::Off; }
+    // The tokens to verify after the last one (at most `room`): `history` is the logical
+    // conversation so far (prompt and reply), `view` what the target's cache holds followed by
+    // the token not yet evaluated. Empty while speculation is switched off for not paying.
+    std::span<const int32_t> draft(std::span<const int32_t> history, std::span<const int32_t> view,
+                                   int32_t room);
+    // What the last verify pass made of draft()'s tokens, and how long it took with the drafting:
+    // the draft length adapts, and speculation pauses when accepted tokens no longer pay for the
+    // drafted ones (a time per token above plain decoding's, as record_plain measured it).
+    void record(int32_t drafted, int32_t accepted, double seconds = 0);
+    // The time of a plain decoding step (one token, no draft).
+    void record_plain(double seconds);
+    const SpeculationStats& stats() const { return stats_; }
+    int32_t draft_length() const { return length_; }
+
+private:
+    SpeculationOptions options_;
+    DraftModel* draft_;
+    std::vector<int32_t> buffer_; // max_draft tokens, allocated once
+    int32_t length_;              // tokens to draft next
+    int32_t window_passes_ = 0;   // verify passes since acceptance was last judged
+    int32_t window_drafted_ = 0;
+    int32_t window_accepted_ = 0;
+    double window_seconds_ = 0;
+    double plain_seconds_ = 0; // running mean of a plain step's time; 0: none measured yet
+    int32_t paused_for_ = 0;   // draft() calls left before speculation is tried again
+    int32_t pause_length_;     // the next pause, doubled each time speculation fails again
+    double cost_per_drafted_;  // a drafted token's price, in accepted tokens
+    SpeculationStats stats_;
+};
+
+} // namespace hearth::engine

@@ -1,0 +1,231 @@
+// hearth-spec-bench: what speculative decoding costs and gains.
+//   verify: the time of a forward pass over k tokens against one token, k = 1..K, after a context
+//           of D tokens (the pass is cut back after each timing, as a rejected draft is). The
+//           ratio is what a verify pass of k - 1 drafted tokens costs in decode steps.
+//   lookup: a greedy reply of N tokens with and without prompt lookup (or --draft: a draft
+//           model): tokens/s of each, the tokens drafted and accepted. The prompt is a text file, given to
+//           the model as it is (no chat template).
+#include "engine/error.h"
+#include "engine/forward/inference.h"
+#include "engine/model/model.h"
+#include "engine/session/chat_session.h"
+#include "kernels/isa_select.h"
+#include "kernels/kernel_table.h"
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace hearth;
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+    std::string mode;
+    std::string model;
+    std::string prompt_file;
+    std::string isa;
+    std::string draft; // lookup: a draft model instead of prompt lookup
+    int threads = 2;
+    int depth = 256;
+    int max_k = 16;
+    int repetitions = 5;
+    int tokens = 128;
+    int ngram = 3;
+    int max_draft = 8;
+};
+
+[[noreturn]] void usage(const char* message) {
+    if (message) std::fprintf(stderr, "hearth-spec-bench: %s\n", message);
+    std::fprintf(
+        stderr,
+        "usage: hearth-spec-bench verify -m MODEL [-t THREADS] [-d DEPTH] [-k MAX_K] [-r REPETITIONS] "
+        "[--isa TIER]\n"
+        "       hearth-spec-bench lookup -m MODEL -f PROMPT.txt [-t THREADS] [-n TOKENS] [--lookup N] "
+        "[--draft-max K] [--draft DRAFT_MODEL] [-r REPETITIONS] [--isa TIER]\n");
+    std::exit(message ? 2 : 0);
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+double seconds_of(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+int verify_curve(const Options& o) {
+    auto model = engine::Model::load(o.model);
+    engine::Inference inference(model, engine::InferenceOptions{o.threads, 64});
+    auto cache = inference.new_cache(o.depth + o.max_k + 1);
+    std::mt19937 rng(7);
+    std::uniform_int_distribution<int32_t> token(1, inference.n_vocab() - 1);
+    std::vector<int32_t> context(static_cast<size_t>(o.depth));
+    for (auto& t : context)
+        t = token(rng);
+    inference.eval(*cache, context);
+    std::vector<int32_t> batch(static_cast<size_t>(o.max_k));
+    for (auto& t : batch)
+        t = token(rng);
+    std::vector<float> rows;
+    rows.reserve(static_cast<size_t>(o.max_k) * static_cast<size_t>(inference.n_vocab()));
+    // The repetitions go round every k in turn, so that a drift of a shared machine reaches all.
+    std::vector<std::vector<double>> times(static_cast<size_t>(o.max_k) + 1);
+    for (int r = 0; r < o.repetitions + 1; ++r)
+        for (int k = 1; k <= o.max_k; ++k) {
+            const auto start = Clock::now();
+            if (k == 1)
+                inference.eval(*cache, std::span<const int32_t>(batch).first(1));
+            else
+                inference.eval(*cache, std::span<const int32_t>(batch).first(static_cast<size_t>(k)), &rows);
+            const double t = seconds_of(start);
+            cache->truncate(o.depth);
+            if (r > 0) times[static_cast<size_t>(k)].push_back(t); // the first round warms up
+        }
+    const double one = median(times[1]);
+    std::printf(
+        "model: %s\nthreads: %d, depth %d, isa %s, median of %d\n\n| k | ms | k-token pass / 1-token pass "
+        "|\n|---:|---:|---:|\n",
+        o.model.c_str(), o.threads, o.depth, kernels::isa_name(kernels::active_kernels().isa).data(),
+        o.repetitions);
+    for (int k = 1; k <= o.max_k; ++k) {
+        const double t = median(times[static_cast<size_t>(k)]);
+        std::printf("| %d | %.2f | %.2f |\n", k, t * 1e3, t / one);
+    }
+    return 0;
+}
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error(path + ": cannot open");
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+int lookup_gain(const Options& o) {
+    auto model = engine::Model::load(o.model);
+    engine::Inference inference(model, engine::InferenceOptions{o.threads, 64});
+    const std::vector<engine::ChatTurn> turns{{chat::Role::User, read_text(o.prompt_file)}};
+    engine::GenerationOptions plain;
+    plain.sampling.temperature = 0;
+    plain.max_tokens = o.tokens;
+    plain.template_override = "{% for message in messages %}{{ message.content }}{% endfor %}";
+    engine::GenerationOptions spec = plain;
+    spec.speculation.drafter = o.draft.empty() ? engine::SpeculationOptions::Drafter::PromptLookup
+                                               : engine::SpeculationOptions::Drafter::DraftModel;
+    spec.speculation.draft_model_path = o.draft;
+    spec.speculation.lookup_ngram = o.ngram;
+    spec.speculation.max_draft = o.max_draft;
+    std::vector<double> plain_rate, spec_rate;
+    engine::TurnStats spec_stats;
+    std::string plain_text, spec_text;
+    std::vector<int32_t> plain_tokens, spec_tokens;
+    for (int r = 0; r < o.repetitions; ++r) {
+        for (const bool speculative : {false, true}) {
+            engine::ChatSession session(inference, 2048);
+            std::string text;
+            const engine::TurnStats stats = session.reply(turns, speculative ? spec : plain,
+                                                          [&](std::string_view piece) { text += piece; });
+            (speculative ? spec_rate : plain_rate).push_back(stats.decode_tokens_per_second());
+            (speculative ? spec_tokens : plain_tokens) = session.cache().tokens();
+            if (speculative) {
+                spec_stats = stats;
+                spec_text = text;
+            } else {
+                plain_text = text;
+            }
+        }
+    }
+    std::printf(
+        "model: %s, prompt %s, %d tokens greedy, lookup n=%d, draft max %d, threads %d, median of %d\n",
+        o.model.c_str(), o.prompt_file.c_str(), o.tokens, o.ngram, o.max_draft, o.threads, o.repetitions);
+    if (!spec_stats.speculation_error.empty())
+        std::printf("draft model refused: %s\n", spec_stats.speculation_error.c_str());
+    std::printf("same text as plain decoding: %s\n", plain_text == spec_text ? "yes" : "no");
+    if (plain_text != spec_text) {
+        // Where the two part, and how close the top two logits of plain decoding's context are
+        // there: a near-tie that the verify pass's batch rounding may flip.
+        size_t at = 0;
+        while (at < plain_tokens.size() && at < spec_tokens.size() && plain_tokens[at] == spec_tokens[at])
+            ++at;
+        auto cache = inference.new_cache(static_cast<int32_t>(at) + 1);
+        const auto logits = inference.eval(*cache, std::span<const int32_t>(plain_tokens).first(at));
+        std::vector<float> top(logits.begin(), logits.end());
+        std::partial_sort(top.begin(), top.begin() + 2, top.end(), std::greater<>());
+        std::printf("they part at token %zu of the context, where the top two logits are %.4f apart\n", at,
+                    top[0] - top[1]);
+    }
+    std::printf("plain: %.1f tokens/s; speculative: %.1f tokens/s (x%.2f); %d drafted, %d accepted (%.0f%%) "
+                "in %d verify "
+                "passes, %d tokens\n",
+                median(plain_rate), median(spec_rate), median(spec_rate) / median(plain_rate),
+                spec_stats.drafted_tokens, spec_stats.accepted_tokens,
+                spec_stats.drafted_tokens ? 100.0 * spec_stats.accepted_tokens / spec_stats.drafted_tokens
+                                          : 0.0,
+                spec_stats.verify_passes, spec_stats.generated_tokens);
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) usage("which measurement: verify or lookup");
+    Options o;
+    o.mode = argv[1];
+    for (int i = 2; i < argc; ++i) {
+        const std::string flag = argv[i];
+        if (flag == "-h" || flag == "--help") usage(nullptr);
+        if (i + 1 >= argc) usage((flag + " needs a value").c_str());
+        const std::string value = argv[++i];
+        const auto number = [&] { return std::atoi(value.c_str()); };
+        if (flag == "-m")
+            o.model = value;
+        else if (flag == "-f")
+            o.prompt_file = value;
+        else if (flag == "-t")
+            o.threads = number();
+        else if (flag == "-d")
+            o.depth = number();
+        else if (flag == "-k")
+            o.max_k = std::clamp(number(), 1, 64);
+        else if (flag == "-r")
+            o.repetitions = std::max(1, number());
+        else if (flag == "-n")
+            o.tokens = number();
+        else if (flag == "--lookup")
+            o.ngram = number();
+        else if (flag == "--draft-max")
+            o.max_draft = number();
+        else if (flag == "--draft")
+            o.draft = value;
+        else if (flag == "--isa")
+            o.isa = value;
+        else
+            usage(("unknown option " + flag).c_str());
+    }
+    if (o.model.empty()) usage("-m MODEL is needed");
+    try {
+        if (!o.isa.empty()) {
+            const auto isa = kernels::isa_from_name(o.isa);
+            if (!isa) usage("--isa expects scalar, avx2, avxvnni, avx512 or amx");
+            kernels::force_isa(*isa);
+        }
+        if (o.mode == "verify") return verify_curve(o);
+        if (o.mode == "lookup") {
+            if (o.prompt_file.empty()) usage("lookup needs -f PROMPT.txt");
+            return lookup_gain(o);
+        }
+        usage(("unknown measurement " + o.mode).c_str());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "hearth-spec-bench: %s\n", e.what());
+        return 1;
+    }
+}

