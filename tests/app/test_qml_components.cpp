@@ -58,6 +58,7 @@ class Setup : public QObject {
                             hearth::chat::Role::User,
                             QStringLiteral("Question %1").arg(turn),
                             hearth::app::MessageState::Complete,
+                            {},
                             {}});
             records.append(
                 {hearth::app::newRecordId(),
@@ -70,6 +71,7 @@ class Setup : public QObject {
                                        "of the chat view, as replies do.")
                             .arg(turn),
                  hearth::app::MessageState::Complete,
+                 {},
                  {}});
         }
         messages->setMessages(records);
