@@ -33,6 +33,7 @@ Item {
                 memory: "1 GB"
                 runnable: true
                 memoryFit: "fits"
+                prediction: ""
                 checksumKnown: false
                 downloadState: "none"
                 progress: 0
