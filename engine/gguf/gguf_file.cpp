@@ -451,13 +451,17 @@ GgufFile::~GgufFile() {
     if (base_) ::munmap(const_cast<std::byte*>(base_), size_);
 }
 
-void GgufFile::release_pages(const void* data, size_t bytes) const {
+void release_mapped_pages(const void* mapping, size_t mapping_bytes, const void* data, size_t bytes) {
     const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
     const auto begin = reinterpret_cast<uintptr_t>(data);
     const uintptr_t first = (begin + page - 1) / page * page, last = (begin + bytes) / page * page;
-    const auto mapped = reinterpret_cast<uintptr_t>(base_);
-    if (first < mapped || last > mapped + size_ || last <= first) return;
+    const auto mapped = reinterpret_cast<uintptr_t>(mapping);
+    if (first < mapped || last > mapped + mapping_bytes || last <= first) return;
     ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
+void GgufFile::release_pages(const void* data, size_t bytes) const {
+    release_mapped_pages(base_, size_, data, bytes);
 }
 
 void GgufFile::release_large_arrays() {

@@ -55,6 +55,11 @@ struct TensorInfo {
     int64_t elements() const;
 };
 
+// Gives the whole pages of [data, data + bytes) inside the mapping [mapping, mapping +
+// mapping_bytes) back to the system (MADV_DONTNEED): a file mapping's bytes stay readable, read
+// again from the file (or the page cache) if touched. Nothing outside the mapping is touched.
+void release_mapped_pages(const void* mapping, size_t mapping_bytes, const void* data, size_t bytes);
+
 class GgufFile {
 public:
     // Maps and validates the file; throws hearth::Error("<path>: <problem>") on any defect.

@@ -200,7 +200,9 @@ std::optional<RepackCacheMapping> RepackCacheMapping::open(const RepackCacheOpti
         header.header_hash != header_hash(header) || !same_key(header.key, key))
         return std::nullopt;
     const size_t bytes = kHeaderBytes + key.data_bytes;
-    void* map = map_aligned(fd.fd, bytes, PROT_READ, MAP_SHARED | MAP_POPULATE);
+    // Not populated: the loader reads it a piece at a time and gives each piece back, so that the
+    // copy it makes and this mapping are never both resident whole.
+    void* map = map_aligned(fd.fd, bytes, PROT_READ, MAP_SHARED);
     if (map == nullptr) return std::nullopt;
     ::futimens(fd.fd, nullptr); // its last use, for delete_old_copies
     RepackCacheMapping mapping;

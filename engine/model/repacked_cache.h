@@ -65,6 +65,11 @@ public:
     bool publish(uint64_t checksum);
     // A found copy whose checksum failed: the file is deleted (the next load writes a new one).
     void discard();
+    // Gives the mapping's whole pages in [data, data + bytes) back (the file keeps them): the
+    // copy is read or written a piece at a time, so only a piece per thread is resident twice.
+    void release_pages(const std::byte* data, size_t bytes) const {
+        gguf::release_mapped_pages(map_, map_bytes_, data, bytes);
+    }
 
 private:
     void release();

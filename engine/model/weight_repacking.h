@@ -5,9 +5,9 @@
 // once per token, and from the file's 4 KB page-cache pages it streams slower than from huge
 // pages (a TLB miss every 4 KB). The copy is made in
 // pieces of ~4 MiB, and the file's pages of each piece are given back as soon as it is copied, so
-// the resident memory stays about the file's size, not twice it. A large copy is made in a file
-// of the cache (repacked_cache.h) rather than anonymous memory, so that the next load of the
-// model maps it instead of making it again.
+// the resident memory stays about the file's size, not twice it. A large copy is also kept in a
+// file of the cache (repacked_cache.h), from which the next load of the model copies it instead
+// of repacking it again (decode still reads the anonymous copy).
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/repacked_cache.h"
 #include "kernels/matmul.h"
@@ -24,18 +24,17 @@ public:
     ~RepackedWeights();
 
     // Copies every matrix of `matrices`, pointing it at its copy (matrices sharing their data,
-    // as tied embeddings do, share one copy), or maps the copy a cache file holds.
+    // as tied embeddings do, share one copy), or copies what a cache file holds.
     // HEARTH_REPACK=0 in the environment keeps them in the file's mapping (to compare the two);
     // so does a failed allocation.
     void repack(std::span<kernels::WeightMatrix* const> matrices, const gguf::GgufFile& file,
                 const RepackCacheOptions& cache = repack_cache_options());
     size_t bytes() const { return bytes_; }
-    // Whether the copy was mapped from the cache rather than made by this load.
+    // Whether the copy came from the cache rather than from this load's repacking.
     bool from_cache() const { return from_cache_; }
 
 private:
-    void* anonymous_ = nullptr; // the copy when no cache file holds it
-    RepackCacheMapping cached_;
+    void* anonymous_ = nullptr; // the copy
     size_t bytes_ = 0;
     bool from_cache_ = false;
 };
