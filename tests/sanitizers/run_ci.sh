@@ -6,7 +6,7 @@
 # minutes of its processes (user + system), which on a busy machine say better what the step
 # costs on idle cores (the builds keep both cores busy: their wall time there is about CPU / cores).
 #   bash tests/sanitizers/run_ci.sh [fuzz] [tsan] [asan | asan-core]   (none: fuzz tsan asan:
-#                                 the cheapest first; HEARTH_FUZZ_SECONDS: per target, default 45)
+#                                 the cheapest first; HEARTH_FUZZ_SECONDS: per target, default 30: ten targets)
 # A failing step fails the run, but the other parts still run, so that one CI run shows every
 # failure; within a part, the steps after a failed one are skipped.
 set -euo pipefail
@@ -16,7 +16,7 @@ jobs=$(nproc)
 
 # The Debian packages (clang and libclang-rt-dev among them) are packaging/debian-deps.txt,
 # which the README's commands install: run one of them first.
-fuzz_seconds=${HEARTH_FUZZ_SECONDS:-45}
+fuzz_seconds=${HEARTH_FUZZ_SECONDS:-30}
 
 # The CPU seconds of the processes this shell has waited for, their children included
 # (bash's `times`, second line). Sets cpu_seconds; never call it in a subshell.
@@ -61,7 +61,7 @@ for part in "${parts[@]}"; do
     fuzz)
         if step "fuzz: configure" cmake --preset fuzz &&
             step "fuzz: build" cmake --build --preset fuzz -j "$jobs"; then
-            for target in gguf_reader model_load tokenizer chat_template kv_state markdown http_request openai_request gbnf; do
+            for target in gguf_reader model_load tokenizer chat_template kv_state markdown http_request openai_request gbnf conversation_import; do
                 step "fuzz: $target ${fuzz_seconds}s" tests/fuzz/run.sh "$target" "$fuzz_seconds" || true
             done
         fi
