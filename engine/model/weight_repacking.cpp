@@ -129,8 +129,8 @@ void RepackedWeights::repack(std::span<WeightMatrix* const> matrices, const gguf
 
     // The copy the kernels read is always anonymous memory in huge pages where the system allows
     // them: decode streams every weight once per token, and 4 KB pages (a file mapping's) cost a
-    // TLB miss every 4 KB, 4-6% of decode. The cache file is a source to copy from or a target to
-    // write to, a piece at a time, never what decode reads.
+    // TLB miss every 4 KB. The cache file is a source to copy from or a target to write to, a
+    // piece at a time, never what decode reads.
     void* mapping = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mapping == MAP_FAILED) return; // the file's layout still runs
     ::madvise(mapping, total, MADV_HUGEPAGE);
