@@ -48,7 +48,8 @@ bool sameRequest(const HttpRequest& a, const HttpRequest& b) {
 void checkFrontDoor(const HttpRequest& request) {
     FrontDoor strict;
     FrontDoor open;
-    open.setAllowedOrigins({QStringLiteral("http://localhost:3000"), QStringLiteral("https://app.example:*")});
+    open.setAllowedOrigins(
+        {QStringLiteral("http://localhost:3000"), QStringLiteral("https://app.example:*")});
     open.setAllowedHosts({QStringLiteral("hearth.lan")});
     for (const FrontDoor* door : {&strict, &open}) {
         const FrontDoorDecision decision = door->screen(request);
