@@ -2,6 +2,7 @@
 // runtime's model and a chat session, continuing the prompt as written.
 #include "app/cli/cli_args.h"
 #include "app/cli/cli_command.h"
+#include "app/cli/generation_flags.h"
 #include "app/cli/model_options.h"
 #include "engine/error.h"
 #include "engine/runtime/engine_runtime.h"
@@ -13,11 +14,11 @@ namespace hearth::cli {
 namespace {
 
 int run_generate(const std::vector<std::string>& argv) {
-    Args args(
-        argv,
-        model_value_options({"-p", "--prompt", "-n", "--n-predict", "-c", "--ctx-size", "--temp", "--top-k",
-                             "--top-p", "--min-p", "--repeat-penalty", "--repeat-last-n", "--seed"}),
-        {"--ids", "--no-bos"});
+    std::set<std::string> value_options = generation_value_options();
+    value_options.merge(std::set<std::string>{"-p", "--prompt", "-n", "--n-predict", "-c", "--ctx-size",
+                                              "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty",
+                                              "--repeat-last-n", "--seed"});
+    Args args(argv, model_value_options(std::move(value_options)), {"--ids", "--no-bos"});
     const std::string path = args.required("-m", "--model");
     const std::string prompt = args.required("-p", "--prompt");
     const int n_predict = args.get_int("-n", args.get_int("--n-predict", 128));
@@ -39,6 +40,7 @@ int run_generate(const std::vector<std::string>& argv) {
     options.sampling = sampling;
     options.template_override = engine::kRawPromptTemplate;
     options.add_bos = !args.has("--no-bos");
+    apply_generation_flags(args, options);
     const engine::ChatTurn prompt_turn{chat::Role::User, prompt};
 
     engine::EngineRuntime runtime;
@@ -85,6 +87,14 @@ int run_generate(const std::vector<std::string>& argv) {
                  "%.1f ms (%.2f tok/s)\n",
                  stats.prompt_tokens, stats.prefill_seconds * 1000, stats.prefill_tokens_per_second(),
                  stats.generated_tokens, stats.decode_seconds * 1000, stats.decode_tokens_per_second());
+    if (!stats.speculation_error.empty())
+        std::fprintf(stderr, "hearth-cli generate: no speculative decoding: %s\n",
+                     stats.speculation_error.c_str());
+    else if (options.speculation.drafter != engine::SpeculationOptions::Drafter::Off)
+        std::fprintf(stderr,
+                     "hearth-cli generate: speculative decoding: %d of %d drafted tokens accepted in %d "
+                     "verify passes\n",
+                     stats.accepted_tokens, stats.drafted_tokens, stats.verify_passes);
     return kExitOk;
 }
 
@@ -93,5 +103,6 @@ HEARTH_CLI_COMMAND(
     "generate", run_generate,
     "generate -m MODEL -p PROMPT -n N [--temp T --top-k K --top-p P --min-p M --repeat-penalty R "
     "--seed S] [--ids] [-c CTX] [-t THREADS] [--isa scalar|avx2|avxvnni|avx512|amx] "
-    "[--cache-type-k|-v f16|q8_0|q4_0] [--device cpu|vulkan|vulkan:N] [-ngl N]");
+    "[--cache-type-k|-v f16|q8_0|q4_0] [--device cpu|vulkan|vulkan:N] [-ngl N] [--lookup N | --draft MODEL] "
+    "[--draft-max K] [--grammar FILE | --json-schema FILE]");
 } // namespace hearth::cli

@@ -2,6 +2,7 @@
 // exactly the text the model would be given.
 #include "app/cli/cli_args.h"
 #include "app/cli/cli_command.h"
+#include "app/cli/text_file.h"
 #include "engine/chat/chat_template.h"
 #include "engine/error.h"
 #include "engine/gguf/gguf_file.h"
@@ -13,14 +14,6 @@
 namespace hearth::cli {
 
 namespace {
-
-std::string read_text_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw hearth::Error(path + ": cannot open file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 nlohmann::ordered_json read_messages(const std::string& path) {
     nlohmann::ordered_json messages;
