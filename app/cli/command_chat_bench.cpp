@@ -4,6 +4,7 @@
 // the resume of the saved conversation against prefilling it again.
 #include "app/cli/cli_args.h"
 #include "app/cli/cli_command.h"
+#include "app/cli/generation_flags.h"
 #include "app/cli/model_options.h"
 #include "engine/error.h"
 #include "engine/runtime/engine_runtime.h"
@@ -54,8 +55,9 @@ struct TurnRow {
 };
 
 int run_chat_bench(const std::vector<std::string>& argv) {
-    Args args(argv, model_value_options({"--turns", "--history", "--reply-tokens", "-c", "--ctx-size"}),
-              {"--json", "--q8"});
+    std::set<std::string> value_options = generation_value_options();
+    value_options.merge(std::set<std::string>{"--turns", "--history", "--reply-tokens", "-c", "--ctx-size"});
+    Args args(argv, model_value_options(std::move(value_options)), {"--json", "--q8"});
     const std::string path = args.required("-m", "--model");
     const int turns = args.get_int("--turns", 3);
     const int history = args.get_int("--history", 2000);
@@ -76,6 +78,7 @@ int run_chat_bench(const std::vector<std::string>& argv) {
     engine::GenerationOptions gen;
     gen.sampling.temperature = 0.0f; // greedy: the same replies every run
     gen.max_tokens = reply_tokens;
+    apply_generation_flags(args, gen); // speculative decoding, a grammar: what the replies run with
 
     // The history: a system prompt, then user/assistant pairs until it is long enough.
     TextMaker text;
@@ -208,5 +211,5 @@ HEARTH_CLI_COMMAND(
     "chat-bench", run_chat_bench,
     "chat-bench -m MODEL [--turns N] [--history TOKENS] [--reply-tokens R] [-c CTX] [--q8] [--json] "
     "[-t THREADS] [-b BATCH] [--isa scalar|avx2|avxvnni|avx512|amx] [--cache-type-k|-v f16|q8_0|q4_0]"
-    " [--device cpu|vulkan|vulkan:N] [-ngl N]");
+    " [--device cpu|vulkan|vulkan:N] [-ngl N] [--lookup N | --draft MODEL] [--draft-max K]");
 } // namespace hearth::cli
