@@ -202,9 +202,20 @@ private slots:
                                                              {"tiny-phi3", "tiny-phi3"},
                                                              {"tiny-gpt2", "tiny-gpt2"},
                                                              {"tiny-qwen3moe", "tiny-qwen3moe-Q8_0"}};
+#if defined(__SANITIZE_ADDRESS__)
+        // Under ASan, which looks for memory errors rather than rounding, the scalar tier and the
+        // best this CPU runs (every tier's kernels are checked under ASan by test_kernel_ops).
+        kernels::Isa best = kernels::Isa::Scalar;
         for (kernels::Isa isa : kernels::kIsaTiers)
+            if (kernels::kernels_for(isa) != nullptr) best = isa;
+#endif
+        for (kernels::Isa isa : kernels::kIsaTiers) {
+#if defined(__SANITIZE_ADDRESS__)
+            if (isa != kernels::Isa::Scalar && isa != best) continue;
+#endif
             for (const auto& [model, draft] : pairs)
                 QTest::addRow("%s/%s", model, kernels::isa_name(isa).data()) << model << draft << int(isa);
+        }
     }
     void greedy_equals_plain() {
         QFETCH(QString, model);
