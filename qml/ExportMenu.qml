@@ -46,10 +46,15 @@ IconButton {
         y: button.height + 4
         x: button.width - width
         padding: 6
+        // Takes the keyboard: opened from the keyboard, the first format has the focus, Tab
+        // walks the formats and Escape closes them.
+        focus: true
+        onOpened: formatList.itemAt(0).forceActiveFocus(Qt.TabFocusReason)
         background: Rectangle { color: Theme.surface; border.color: Theme.border; radius: Theme.smallRadius }
         contentItem: ColumnLayout {
             spacing: 4
             Repeater {
+                id: formatList
                 model: [{ format: "markdown", label: qsTr("Markdown (.md)") },
                         { format: "json", label: qsTr("JSON, for Hearth (.json)") },
                         { format: "pdf", label: qsTr("PDF (.pdf)") }]
