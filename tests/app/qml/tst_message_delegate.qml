@@ -27,6 +27,8 @@ Item {
             blocks: null
             outOfView: false
             contextBoundary: false
+            version: 1
+            versionCount: 1
         }
     }
     ListModel { id: noBlocks }
