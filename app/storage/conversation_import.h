@@ -25,7 +25,6 @@ struct ImportSummary {
     int conversations = 0;        // imported
     int messages = 0;             // imported
     int skippedConversations = 0; // that held no message Hearth shows
-    int droppedMessages = 0;      // none now that branches are kept; for files of a later reader
 };
 
 inline constexpr qint64 kMaxImportBytes = qint64(256) << 20;

@@ -2077,13 +2077,6 @@
         <translation>aus %1 (%2).</translation>
     </message>
     <message numerus="yes">
-        <source>%n message(s) on other branches were left out: Hearth keeps each conversation&apos;s current branch only.</source>
-        <translation>
-            <numerusform>%n Nachricht auf anderen Zweigen wurde ausgelassen: Hearth behält von jedem Gespräch nur den aktuellen Zweig.</numerusform>
-            <numerusform>%n Nachrichten auf anderen Zweigen wurden ausgelassen: Hearth behält von jedem Gespräch nur den aktuellen Zweig.</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>%n conversation(s) without a message were skipped.</source>
         <translation>
             <numerusform>%n Gespräch ohne Nachricht wurde übersprungen.</numerusform>
