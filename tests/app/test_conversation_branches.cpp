@@ -305,6 +305,30 @@ private slots:
         QCOMPARE(reopened.integrityCheck(), QStringLiteral("ok"));
     }
 
+    // A tree edited by hand into a loop (each message the other's parent), or pointing at a parent
+    // that is not there: every row is still read, nothing loops forever, and the orphan is a root.
+    void aHandEditedTreeNeitherHangsNorLosesRows() {
+        const QString path = dir_ + "/edited.sqlite";
+        {
+            SqlStore store(path);
+            store.saveConversation(
+                {"c", "Edited", QDateTime::fromMSecsSinceEpoch(1), QDateTime::fromMSecsSinceEpoch(2)});
+        }
+        QVERIFY(rawSql(
+            path, {"INSERT INTO messages VALUES('x', 'c', 0, 'user', 'X', 'complete', 1, '', 'y', 1)",
+                   "INSERT INTO messages VALUES('y', 'c', 1, 'assistant', 'Y', 'complete', 2, '', 'x', 1)",
+                   "INSERT INTO messages VALUES('z', 'c', 2, 'user', 'Z', 'complete', 3, '', 'gone', 1)"}));
+        SqlStore store(path);
+        const QList<MessageRecord> tree = store.messages("c");
+        QCOMPARE(idsOf(tree), (QStringList{"x", "y", "z"}));
+        QCOMPARE(idsOf(chosenPath(tree)), QStringList{"z"}); // the loop has no root to start from
+        MessageListModel list("c");
+        list.setMessages(tree);
+        QCOMPARE(list.count(), 1);
+        QCOMPARE(list.tree().size(), 3);
+        QCOMPARE(list.switchVersion("z", 1), QString());
+    }
+
     // Regenerating and editing through the controller, on a real model: each makes a sibling
     // version; switching shows each version with the branch below it; a restart keeps them all and
     // the choice.
