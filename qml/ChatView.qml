@@ -80,6 +80,7 @@ Item {
             onRegenerateRequested: view.chat.regenerate()
             onReplyCompleted: function (text, state) { replyAnnouncement.announce(text, state) }
             onEditRequested: function (id, text) { view.chat.editAndResend(id, text) }
+            onVersionRequested: function (id, step) { view.chat.switchVersion(id, step) }
             contextLength: view.contextLength
             trainedContextLength: view.trainedContextLength
             systemPromptSet: view.systemPromptSet

@@ -20,6 +20,8 @@ QtObject {
     readonly property string drop: "M11 3 H13 V13.2 L16.6 9.6 L18 11 L12 17 L6 11 L7.4 9.6 L11 13.2 Z M4 19 H20 V21 H4 Z"
     readonly property string flame: "M12 2 C13 6 18.5 8.5 18.5 14.5 A6.5 6.5 0 0 1 5.5 14.5 C5.5 11 7.5 9.5 8.5 7 C9.5 9 10 10 11 10.5 C11.5 8 11.5 5 12 2 Z"
     readonly property string chevronDown: "M6.4 8.6 L12 14.2 L17.6 8.6 L19 10 L12 17 L5 10 Z"
+    readonly property string chevronLeft: "M15.4 6.4 L9.8 12 L15.4 17.6 L14 19 L7 12 L14 5 Z"
+    readonly property string chevronRight: "M8.6 6.4 L14.2 12 L8.6 17.6 L10 19 L17 12 L10 5 Z"
     readonly property string arrowDown: "M11 4 H13 V16.2 L18.1 11.1 L19.5 12.5 L12 20 L4.5 12.5 L5.9 11.1 L11 16.2 Z"
     readonly property string eject: "M12 5 L19 13 H5 Z M5 16 H19 V18.5 H5 Z"
     readonly property string sidebar: "M3 5 H21 V19 H3 Z M4.6 6.6 V17.4 H9 V6.6 Z M10.6 6.6 V17.4 H19.4 V6.6 Z"

@@ -16,6 +16,9 @@ Item {
     required property var blocks
     required property bool outOfView       // the model no longer sees this message (context shift)
     required property bool contextBoundary // the first message it still sees after ones it does not
+    // Which of the message's versions this is (edits, regenerated replies: branches), of how many.
+    required property int version
+    required property int versionCount
     property bool isLast: false
     property bool busy: false
     property real maxContentWidth: 780
@@ -29,6 +32,8 @@ Item {
     signal copyRequested(string text)
     signal regenerateRequested()
     signal editRequested(string messageId, string text)
+    // The previous (-1) or next (1) version of this message, and the branch below it.
+    signal versionRequested(string messageId, int step)
     // A reply of the assistant's has finished streaming (done, stopped or failed).
     signal replyCompleted(string text, string state)
 
@@ -316,6 +321,44 @@ Item {
                     wrapMode: Text.Wrap
                     width: replyColumn.width
                 }
+            }
+        }
+
+        // --- "‹ 2 / 3 ›": the message's versions, each with the branch that follows it ---
+        RowLayout {
+            id: versionSwitcher
+            objectName: "versionSwitcher"
+            visible: message.versionCount > 1 && !message.editing
+            Layout.alignment: message.isUser ? Qt.AlignRight : Qt.AlignLeft
+            Layout.leftMargin: message.isUser ? 0 : 40
+            spacing: 0
+            IconButton {
+                objectName: "previousVersionButton"
+                iconPath: Icons.chevronLeft
+                tip: qsTr("Previous version")
+                Accessible.name: qsTr("Previous version of this message")
+                Accessible.description: versionLabel.text
+                iconSize: 15; implicitWidth: 28; implicitHeight: 28
+                enabled: !message.busy && message.version > 1
+                onClicked: message.versionRequested(message.messageId, -1)
+            }
+            Label {
+                id: versionLabel
+                objectName: "versionLabel"
+                text: qsTr("%1 / %2").arg(message.version).arg(message.versionCount)
+                Accessible.name: qsTr("Version %1 of %2").arg(message.version).arg(message.versionCount)
+                color: Theme.textMuted
+                font.pointSize: Theme.small
+            }
+            IconButton {
+                objectName: "nextVersionButton"
+                iconPath: Icons.chevronRight
+                tip: qsTr("Next version")
+                Accessible.name: qsTr("Next version of this message")
+                Accessible.description: versionLabel.text
+                iconSize: 15; implicitWidth: 28; implicitHeight: 28
+                enabled: !message.busy && message.version < message.versionCount
+                onClicked: message.versionRequested(message.messageId, 1)
             }
         }
 

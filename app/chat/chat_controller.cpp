@@ -150,6 +150,7 @@ bool ChatController::send(const QString& text) {
     user.id = newRecordId();
     user.conversationId = current_->conversationId();
     user.position = current_->count();
+    user.parentId = current_->count() > 0 ? current_->messages().constLast().id : QString();
     user.role = chat::Role::User;
     user.content = content;
     user.createdAt = now;
@@ -188,6 +189,7 @@ void ChatController::startReply() {
     reply.id = newRecordId();
     reply.conversationId = model->conversationId();
     reply.position = model->count();
+    reply.parentId = model->count() > 0 ? model->messages().constLast().id : QString();
     reply.role = chat::Role::Assistant;
     reply.state = MessageState::Streaming;
     reply.createdAt = QDateTime::currentDateTime();
@@ -289,12 +291,11 @@ void ChatController::stop() {
     if (activeRequest_ != 0) activeCancel_->store(true);
 }
 
-bool ChatController::regenerate() {
+bool ChatController::regenerate(const QString& messageId) {
     if (!canSend() || current_ == &emptyChat_ || current_->count() == 0) return false;
-    const MessageRecord& last = current_->messages().constLast();
-    if (last.role != chat::Role::Assistant) return false;
-    for (const MessageRecord& m : current_->removeFrom(current_->count() - 1))
-        store_->deleteMessage(m.id);
+    const int row = messageId.isEmpty() ? current_->count() - 1 : current_->indexOf(messageId);
+    if (row < 0 || current_->messages().at(row).role != chat::Role::Assistant) return false;
+    current_->removeFrom(row); // out of view, kept as a branch
     startReply();
     return true;
 }
@@ -304,11 +305,24 @@ bool ChatController::editAndResend(const QString& messageId, const QString& text
     if (content.isEmpty() || !canSend()) return false;
     const int row = current_->indexOf(messageId);
     if (row < 0 || current_->messages().at(row).role != chat::Role::User) return false;
-    for (const MessageRecord& m : current_->removeFrom(row + 1))
-        store_->deleteMessage(m.id);
-    current_->setContent(messageId, content);
-    store_->saveMessage(current_->messages().at(row));
+    MessageRecord edited = current_->messages().at(row);
+    current_->removeFrom(row); // the original and what followed it stay, a branch
+    edited.id = newRecordId();
+    edited.position = row;
+    edited.content = content;
+    edited.createdAt = QDateTime::currentDateTime();
+    current_->append(edited);
+    store_->saveMessage(edited); // on disk before the reply starts, as a sent message
+    conversations_.touch(edited.conversationId, edited.createdAt);
     startReply();
+    return true;
+}
+
+bool ChatController::switchVersion(const QString& messageId, int step) {
+    if (generating() || current_ == &emptyChat_ || loading_.value(currentConversationId())) return false;
+    const QString shown = current_->switchVersion(messageId, step);
+    if (shown.isEmpty()) return false;
+    store_->chooseMessage(shown);
     return true;
 }
 

@@ -62,8 +62,14 @@ public:
     Q_INVOKABLE void deleteConversation(const QString& id);
     Q_INVOKABLE bool send(const QString& text);
     Q_INVOKABLE void stop();
-    Q_INVOKABLE bool regenerate();
+    // A new version of a reply (the last one when `messageId` is empty) beside the one there,
+    // which stays as a branch to switch back to.
+    Q_INVOKABLE bool regenerate(const QString& messageId = QString());
+    // A new version of the user's message, sent: a branch beside the original and its replies.
     Q_INVOKABLE bool editAndResend(const QString& messageId, const QString& text);
+    // Shows the previous (-1) or next (1) version of a message and the branch below it; the
+    // choice is saved. Not while a reply is written.
+    Q_INVOKABLE bool switchVersion(const QString& messageId, int step);
     Q_INVOKABLE void copyText(const QString& text);
     Q_INVOKABLE void clearError();
     // Clears an error about what the user just did (a reply that failed, a send refused); the

@@ -166,10 +166,6 @@ QCoro::Task<> ConversationFiles::importPath(QString path) {
     const ImportSummary& s = *outcome.summary;
     QString status = tr("Imported %n conversation(s)", nullptr, s.conversations) + QLatin1Char(' ') +
                      tr("from %1 (%2).").arg(QDir::toNativeSeparators(path), s.format);
-    if (s.droppedMessages > 0)
-        status += QLatin1Char(' ') + tr("%n message(s) on other branches were left out: Hearth keeps each "
-                                        "conversation's current branch only.",
-                                        nullptr, s.droppedMessages);
     if (s.skippedConversations > 0)
         status += QLatin1Char(' ') +
                   tr("%n conversation(s) without a message were skipped.", nullptr, s.skippedConversations);

@@ -33,16 +33,27 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
         return index.row() < firstInViewRow();
     case ContextBoundaryRole:
         return index.row() > 0 && index.row() == firstInViewRow();
+    case VersionRole:
+        return static_cast<int>(children_.value(parentKey(row)).indexOf(row.id)) + 1;
+    case VersionCountRole:
+        return versionCount(row.id);
     default:
         return {};
     }
 }
 
 QHash<int, QByteArray> MessageListModel::roleNames() const {
-    return {
-        {IdRole, "messageId"},       {AuthorRole, "author"},       {ContentRole, "content"},
-        {StateRole, "messageState"}, {StreamingRole, "streaming"}, {StatsRole, "stats"},
-        {BlocksRole, "blocks"},      {OutOfViewRole, "outOfView"}, {ContextBoundaryRole, "contextBoundary"}};
+    return {{IdRole, "messageId"},
+            {AuthorRole, "author"},
+            {ContentRole, "content"},
+            {StateRole, "messageState"},
+            {StreamingRole, "streaming"},
+            {StatsRole, "stats"},
+            {BlocksRole, "blocks"},
+            {OutOfViewRole, "outOfView"},
+            {ContextBoundaryRole, "contextBoundary"},
+            {VersionRole, "version"},
+            {VersionCountRole, "versionCount"}};
 }
 
 MarkdownBlockModel* MessageListModel::blocksOf(const MessageRecord& row) const {
@@ -75,22 +86,124 @@ const MessageRecord* MessageListModel::find(const QString& id) const {
     return row < 0 ? nullptr : &rows_[row];
 }
 
-void MessageListModel::setMessages(QList<MessageRecord> messages) {
+QString MessageListModel::parentKey(const MessageRecord& m) const {
+    return nodes_.contains(m.parentId) ? m.parentId : QString();
+}
+
+int MessageListModel::versionCount(const QString& id) const {
+    const auto it = nodes_.constFind(id);
+    return it == nodes_.constEnd() ? 0 : static_cast<int>(children_.value(parentKey(*it)).size());
+}
+
+void MessageListModel::syncRows() {
+    for (const MessageRecord& m : std::as_const(rows_))
+        nodes_.insert(m.id, m);
+}
+
+QList<MessageRecord> MessageListModel::tree() const {
+    QList<MessageRecord> all;
+    all.reserve(order_.size());
+    for (const QString& id : order_) {
+        const int row = indexOf(id);
+        all.append(row >= 0 ? rows_.at(row) : nodes_.value(id));
+    }
+    return all;
+}
+
+QList<MessageRecord> MessageListModel::pathFrom(const QString& id) const {
+    QList<MessageRecord> path;
+    QString next = id;
+    while (!next.isEmpty() && path.size() < nodes_.size()) { // no cycle makes it longer than the tree
+        path.append(nodes_.value(next));
+        const QStringList kids = children_.value(next);
+        next = kids.isEmpty() ? QString() : kids.constLast();
+        for (const QString& kid : kids)
+            if (nodes_.value(kid).active) next = kid;
+    }
+    return path;
+}
+
+void MessageListModel::setMessages(const QList<MessageRecord>& tree) {
     beginResetModel();
     firstInView_.clear();
     for (const QString& id : blockModels_.keys())
         dropBlocks(id);
-    rows_ = std::move(messages);
+    nodes_.clear();
+    children_.clear();
+    order_.clear();
+    for (const MessageRecord& m : tree) {
+        nodes_.insert(m.id, m);
+        order_.append(m.id);
+    }
+    for (const MessageRecord& m : tree)
+        children_[parentKey(m)].append(m.id);
+    rows_ = chosenPath(tree);
     endResetModel();
     emit countChanged();
 }
 
 void MessageListModel::append(const MessageRecord& message) {
+    MessageRecord m = message;
+    m.active = true;
+    const QString parent = parentKey(m);
+    for (const QString& sibling : children_.value(parent))
+        nodes_[sibling].active = false;
+    nodes_.insert(m.id, m);
+    children_[parent].append(m.id);
+    order_.append(m.id);
     const int row = static_cast<int>(rows_.size());
     beginInsertRows(QModelIndex(), row, row);
-    rows_.append(message);
+    rows_.append(m);
     endInsertRows();
     emit countChanged();
+}
+
+QString MessageListModel::switchVersion(const QString& id, int step) {
+    const int row = indexOf(id);
+    if (row < 0) return {};
+    const QString parent = parentKey(rows_.at(row));
+    QStringList& siblings = children_[parent];
+    const qsizetype to = siblings.indexOf(id) + step;
+    if (step == 0 || to < 0 || to >= siblings.size()) return {};
+    const QString chosen = siblings.at(to);
+    syncRows();
+    for (const QString& sibling : std::as_const(siblings))
+        nodes_[sibling].active = sibling == chosen;
+    QList<MessageRecord> path = rows_.mid(0, row);
+    path.append(pathFrom(chosen));
+    showPath(std::move(path));
+    return chosen;
+}
+
+void MessageListModel::showPath(QList<MessageRecord> path) {
+    if (!firstInView_.isEmpty() && std::none_of(path.cbegin(), path.cend(), [this](const MessageRecord& m) {
+            return m.id == firstInView_;
+        }))
+        setFirstInView(QString()); // where the model's view starts was said of another branch
+    const int before = static_cast<int>(rows_.size());
+    const int after = static_cast<int>(path.size());
+    int firstChanged = -1, lastChanged = -1;
+    for (int row = 0; row < std::min(before, after); ++row) {
+        if (rows_.at(row).id == path.at(row).id) continue;
+        dropBlocks(rows_.at(row).id);
+        rows_[row] = path.at(row);
+        if (firstChanged < 0) firstChanged = row;
+        lastChanged = row;
+    }
+    if (firstChanged >= 0) emit dataChanged(index(firstChanged), index(lastChanged));
+    if (after > before) {
+        beginInsertRows(QModelIndex(), before, after - 1);
+        rows_.append(path.mid(before));
+        endInsertRows();
+    } else if (after < before) {
+        beginRemoveRows(QModelIndex(), after, before - 1);
+        const QList<MessageRecord> gone = rows_.mid(after);
+        rows_.remove(after, before - after);
+        endRemoveRows();
+        for (const MessageRecord& m : gone)
+            dropBlocks(m.id);
+    }
+    if (after != before) emit countChanged();
 }
 
 bool MessageListModel::appendText(const QString& id, const QString& text) {
@@ -144,13 +257,13 @@ void MessageListModel::setFirstInView(const QString& messageId) {
 
 QList<MessageRecord> MessageListModel::removeFrom(int row) {
     if (row < 0 || row >= rows_.size()) return {};
+    syncRows(); // the rows stay in the tree as they are now
     const int last = static_cast<int>(rows_.size()) - 1;
     beginRemoveRows(QModelIndex(), row, last);
     QList<MessageRecord> removed = rows_.mid(row);
     rows_.remove(row, last - row + 1);
     endRemoveRows();
     for (const auto& m : removed) {
-        stats_.remove(m.id);
         dropBlocks(m.id);
         if (m.id == firstInView_) firstInView_.clear(); // the next reply says where the view starts
     }

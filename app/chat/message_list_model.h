@@ -1,6 +1,8 @@
 #pragma once
-// The messages of one conversation, as the chat view shows them. The streaming
-// reply grows in place through appendText().
+// The messages of one conversation, as the chat view shows them. The conversation is a tree
+// (an edit or a regenerated reply is a sibling version); the rows are the branch shown, from the
+// first message down each message's chosen version (chosenPath), and the other versions stay in
+// the tree to be switched to. The streaming reply grows in place through appendText().
 #include "app/chat/markdown_block_model.h"
 #include "app/storage/records.h"
 #include <QAbstractListModel>
@@ -26,6 +28,8 @@ public:
         BlocksRole, // MarkdownBlockModel*: the reply split into prose and code blocks (null for the user's)
         OutOfViewRole,       // bool: the message has left the model's view (context shift)
         ContextBoundaryRole, // bool: the first message still in view after ones that left it
+        VersionRole,         // int: which of its siblings (versions) the message is, from 1
+        VersionCountRole,    // int: how many versions the message has (1: no branch here)
     };
     Q_ENUM(Role)
 
@@ -37,12 +41,23 @@ public:
 
     [[nodiscard]] int count() const { return static_cast<int>(rows_.size()); }
     [[nodiscard]] QString conversationId() const { return conversationId_; }
-    [[nodiscard]] const QList<MessageRecord>& messages() const { return rows_; }
+    [[nodiscard]] const QList<MessageRecord>& messages() const { return rows_; } // the branch shown
+    // Every message, every branch, parents before children (what the store holds).
+    [[nodiscard]] QList<MessageRecord> tree() const;
+    [[nodiscard]] int versionCount(const QString& id) const;
     [[nodiscard]] int indexOf(const QString& id) const;
     [[nodiscard]] const MessageRecord* find(const QString& id) const;
 
-    void setMessages(QList<MessageRecord> messages);
+    // The conversation's whole tree (SqlStore::messages); the rows become its chosen path.
+    void setMessages(const QList<MessageRecord>& tree);
+    // Adds a message under its parent (the last row, or none for the first) and shows it: it
+    // becomes its parent's chosen version.
     void append(const MessageRecord& message);
+    // Shows the version `step` places from message `id` among its siblings (-1: the previous,
+    // 1: the next) and, below it, that version's own chosen path. Returns the version now shown,
+    // or an empty string when there is none that way (or no such row). Rows that stay keep
+    // their delegates.
+    QString switchVersion(const QString& id, int step);
     bool appendText(const QString& id, const QString& text);
     bool setContent(const QString& id, const QString& text);
     bool setState(const QString& id, MessageState state);
@@ -51,7 +66,8 @@ public:
     // An empty id (or one not here) means every message is in view.
     void setFirstInView(const QString& messageId);
     [[nodiscard]] int firstInViewRow() const; // 0 when every message is in view
-    // Removes rows [row, end) and returns them.
+    // Takes rows [row, end) out of view and returns them; they stay in the tree, a branch to
+    // switch back to once a new version is appended at `row`.
     QList<MessageRecord> removeFrom(int row);
 
 signals:
@@ -59,9 +75,16 @@ signals:
 
 private:
     QString conversationId_;
-    QList<MessageRecord> rows_;
-    QHash<QString, QString> stats_; // by message id; not persisted
-    QString firstInView_;           // message id; not persisted
+    QList<MessageRecord> rows_;            // the branch shown; the current copy of its messages
+    QHash<QString, MessageRecord> nodes_;  // every message; those in rows_ as of syncRows()
+    QHash<QString, QStringList> children_; // by parent id ("" for the roots), in written order
+    QStringList order_;                    // every message id, parents before children
+    void syncRows();                       // rows_' messages into nodes_
+    [[nodiscard]] QString parentKey(const MessageRecord& m) const;        // "" for a root or an orphan
+    [[nodiscard]] QList<MessageRecord> pathFrom(const QString& id) const; // id and its chosen descent
+    void showPath(QList<MessageRecord> path); // replaces the rows, keeping the delegates of equal rows
+    QHash<QString, QString> stats_;           // by message id; not persisted
+    QString firstInView_;                     // message id; not persisted
     // The replies' blocks, made when the view first asks and kept up to date as they stream.
     mutable QHash<QString, MarkdownBlockModel*> blockModels_;
     MarkdownBlockModel* blocksOf(const MessageRecord& row) const;

@@ -19,23 +19,24 @@ QJsonValue timeValue(const QDateTime& time) {
 
 QJsonObject conversationObject(const ConversationBundle& bundle) {
     QJsonArray messages;
-    QJsonValue parent(QJsonValue::Null); // today's conversations are chains
-    for (const MessageRecord& m : bundle.messages) {
-        messages.append(QJsonObject{{QStringLiteral("id"), m.id},
-                                    {QStringLiteral("parentId"), parent},
-                                    {QStringLiteral("role"), roleName(m.role)},
-                                    {QStringLiteral("content"), m.content},
-                                    {QStringLiteral("state"), messageStateName(m.state)},
-                                    {QStringLiteral("createdAt"), timeValue(m.createdAt)},
-                                    {QStringLiteral("model"), m.model}});
-        parent = m.id;
-    }
+    for (const MessageRecord& m : bundle.messages)
+        messages.append(QJsonObject{
+            {QStringLiteral("id"), m.id},
+            {QStringLiteral("parentId"), m.parentId.isEmpty() ? QJsonValue(QJsonValue::Null) : m.parentId},
+            {QStringLiteral("active"), m.active},
+            {QStringLiteral("role"), roleName(m.role)},
+            {QStringLiteral("content"), m.content},
+            {QStringLiteral("state"), messageStateName(m.state)},
+            {QStringLiteral("createdAt"), timeValue(m.createdAt)},
+            {QStringLiteral("model"), m.model}});
+    const QList<MessageRecord> shown = chosenPath(bundle.messages);
+    const QJsonValue leaf = shown.isEmpty() ? QJsonValue(QJsonValue::Null) : shown.constLast().id;
     const ConversationRecord& c = bundle.conversation;
     return QJsonObject{{QStringLiteral("id"), c.id},
                        {QStringLiteral("title"), c.title},
                        {QStringLiteral("createdAt"), timeValue(c.createdAt)},
                        {QStringLiteral("updatedAt"), timeValue(c.updatedAt)},
-                       {QStringLiteral("currentLeaf"), parent},
+                       {QStringLiteral("currentLeaf"), leaf},
                        {QStringLiteral("messages"), messages}};
 }
 } // namespace

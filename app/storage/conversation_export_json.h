@@ -4,10 +4,12 @@
 //     "settings": { ... }              // the generation settings when exported; optional
 //     "conversations": [ { "id", "title", "createdAt", "updatedAt",
 //         "currentLeaf": <message id or null>,  // the message the conversation shows last
-//         "messages": [ { "id", "parentId": <message id or null for the first>, "role",
+//         "messages": [ { "id", "parentId": <message id or null for the first>, "active", "role",
 //                         "content", "state", "createdAt", "model" } ] } ] }
-// Messages form a tree by their parent ids; the conversation is the path from the root to
-// "currentLeaf" (a linear conversation is a chain). Times are ISO 8601 in UTC with milliseconds;
+// Messages form a tree by their parent ids (edits and regenerated replies are siblings); the
+// conversation shows the path from a root to "currentLeaf" (a linear conversation is a chain).
+// "active" (optional) marks the chosen one among siblings off that path, the branch shown when
+// the user moves to it; without it, the last of them. Times are ISO 8601 in UTC with milliseconds;
 // roles are the chat templates' names ("system", "user", "assistant", "tool"); states are
 // "complete", "streaming", "stopped" or "failed"; "model" is the model that wrote a reply ("" for
 // the others). A reader refuses a version it does not know.

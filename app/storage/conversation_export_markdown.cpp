@@ -45,7 +45,7 @@ void appendConversation(QString& out, const ConversationBundle& bundle) {
     out += QStringLiteral("*") +
            ConversationExport::tr("Started %1, last message %2").arg(when(c.createdAt), when(c.updatedAt)) +
            QStringLiteral("*\n\n");
-    for (const MessageRecord& m : bundle.messages) {
+    for (const MessageRecord& m : chosenPath(bundle.messages)) { // the branch the conversation shows
         out += QStringLiteral("## ") + author(m);
         if (m.createdAt.isValid()) out += QStringLiteral(" · ") + when(m.createdAt);
         out += QStringLiteral("\n\n");

@@ -57,21 +57,76 @@ QString conversationPlace(const QString& path, qsizetype index, const QString& t
                                  .arg(title.left(60));
 }
 
-QStringList pathFromRoot(const QHash<QString, QString>& parentOf, const QString& leaf, const QString& where) {
-    QStringList path;
-    QString id = leaf;
-    while (!id.isEmpty()) {
-        if (!parentOf.contains(id))
-            throw TransferError(ConversationImport::tr("%1: no message has the id \"%2\"").arg(where, id));
-        if (path.size() >= parentOf.size())
-            throw TransferError(
-                ConversationImport::tr("%1: the messages' parents make a cycle through \"%2\"")
-                    .arg(where, id));
-        path.append(id);
-        id = parentOf.value(id);
+QList<MessageRecord> messagesOfTree(const QList<ImportedNode>& nodes, const QString& leafKey,
+                                    const QString& conversationId, const QString& where) {
+    QHash<QString, qsizetype> byKey;
+    for (qsizetype i = 0; i < nodes.size(); ++i)
+        byKey.insert(nodes.at(i).key, i);
+    // Each node's nearest ancestor with a message ("" for none) and its depth among those.
+    QHash<QString, QString> shownParent;
+    QHash<QString, int> depth;
+    for (const ImportedNode& node : nodes) {
+        QStringList walk; // from the node up, until an ancestor already known or the root
+        QString key = node.key;
+        while (!key.isEmpty() && !shownParent.contains(key)) {
+            if (!byKey.contains(key))
+                throw TransferError(
+                    ConversationImport::tr("%1: no message has the id \"%2\"").arg(where, key));
+            if (walk.size() >= nodes.size())
+                throw TransferError(
+                    ConversationImport::tr("%1: the messages' parents make a cycle through \"%2\"")
+                        .arg(where, key));
+            walk.append(key);
+            key = nodes.at(byKey.value(key)).parentKey;
+        }
+        for (auto it = walk.crbegin(); it != walk.crend(); ++it) { // from the top down
+            const ImportedNode& n = nodes.at(byKey.value(*it));
+            const QString& parent = n.parentKey;
+            const bool parentShown = !parent.isEmpty() && nodes.at(byKey.value(parent)).message;
+            const QString above = parent.isEmpty() ? QString()
+                                  : parentShown    ? parent
+                                                   : shownParent.value(parent);
+            shownParent.insert(*it, above);
+            depth.insert(*it, above.isEmpty() ? 0 : depth.value(above) + 1);
+        }
     }
-    std::reverse(path.begin(), path.end());
-    return path;
+    // Parents before children; among siblings the order of the file.
+    QList<qsizetype> order;
+    for (qsizetype i = 0; i < nodes.size(); ++i)
+        if (nodes.at(i).message) order.append(i);
+    std::stable_sort(order.begin(), order.end(), [&](qsizetype a, qsizetype b) {
+        return depth.value(nodes.at(a).key) < depth.value(nodes.at(b).key);
+    });
+    // The chosen child of each parent: on the path to the leaf, else the file's, else the last.
+    QHash<QString, QString> chosen;
+    for (qsizetype i : order) {
+        const ImportedNode& n = nodes.at(i);
+        const QString parent = shownParent.value(n.key);
+        if (!chosen.contains(parent) || n.active.value_or(true)) chosen.insert(parent, n.key);
+    }
+    QString key = leafKey.isEmpty() || !byKey.contains(leafKey) || nodes.at(byKey.value(leafKey)).message
+                      ? leafKey
+                      : shownParent.value(leafKey);
+    while (!key.isEmpty()) {
+        const QString parent = shownParent.value(key);
+        chosen.insert(parent, key);
+        key = parent;
+    }
+    QHash<QString, QString> newId;
+    QList<MessageRecord> messages;
+    for (qsizetype i : order) {
+        const ImportedNode& n = nodes.at(i);
+        MessageRecord m = *n.message;
+        m.id = newRecordId();
+        newId.insert(n.key, m.id);
+        m.conversationId = conversationId;
+        m.position = int(messages.size());
+        const QString parent = shownParent.value(n.key);
+        m.parentId = parent.isEmpty() ? QString() : newId.value(parent);
+        m.active = chosen.value(parent) == n.key;
+        messages.append(m);
+    }
+    return messages;
 }
 
 ImportSummary importConversations(SqlStore& store, const QString& path, qint64 maxBytes) {

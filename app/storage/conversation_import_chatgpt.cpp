@@ -2,6 +2,7 @@
 #include <QCoreApplication>
 #include <QJsonObject>
 #include <QSet>
+#include <algorithm>
 #include <cmath>
 
 namespace hearth::app {
@@ -56,7 +57,7 @@ std::optional<MessageRecord> shownMessage(const QJsonObject& node) {
 
 // The conversation read from one element, or nullopt when it shows no message.
 std::optional<ConversationBundle> readConversation(const QJsonValue& value, const QString& path,
-                                                   qsizetype index, int& droppedMessages) {
+                                                   qsizetype index) {
     QString where = conversationPlace(path, index, QString());
     if (!value.isObject()) fail(where, ConversationImport::tr("not an object"));
     const QJsonObject object = value.toObject();
@@ -70,7 +71,9 @@ std::optional<ConversationBundle> readConversation(const QJsonValue& value, cons
     if (!current.isString() || !mapping.contains(current.toString()))
         fail(where, ConversationImport::tr("\"current_node\" names no node of \"mapping\""));
 
-    QHash<QString, QString> parentOf;
+    // Every node, each message's versions (edits, regenerated replies) kept as branches; siblings
+    // in the order they were written (the mapping's keys have no order of their own).
+    QList<ImportedNode> nodes;
     for (auto it = mapping.constBegin(); it != mapping.constEnd(); ++it) {
         if (!it.value().isObject())
             fail(where, ConversationImport::tr("the node \"%1\" is not an object").arg(it.key()));
@@ -78,9 +81,19 @@ std::optional<ConversationBundle> readConversation(const QJsonValue& value, cons
         if (!parent.isNull() && !parent.isUndefined() && !parent.isString())
             fail(where,
                  ConversationImport::tr("the node \"%1\" has a parent that is not a node id").arg(it.key()));
-        parentOf.insert(it.key(), parent.toString());
+        ImportedNode node;
+        node.key = it.key();
+        node.parentKey = parent.toString();
+        node.message = shownMessage(it.value().toObject());
+        nodes.append(std::move(node));
     }
-    const QStringList chain = pathFromRoot(parentOf, current.toString(), where);
+    for (ImportedNode& node : nodes) // a parent the export left out: the node starts a tree
+        if (!mapping.contains(node.parentKey)) node.parentKey.clear();
+    std::stable_sort(nodes.begin(), nodes.end(), [](const ImportedNode& a, const ImportedNode& b) {
+        const qint64 at = a.message ? a.message->createdAt.toMSecsSinceEpoch() : 0;
+        const qint64 bt = b.message ? b.message->createdAt.toMSecsSinceEpoch() : 0;
+        return at < bt;
+    });
 
     ConversationBundle bundle;
     ConversationRecord& c = bundle.conversation;
@@ -88,28 +101,19 @@ std::optional<ConversationBundle> readConversation(const QJsonValue& value, cons
     c.title = title.trimmed().isEmpty() ? ConversationImport::tr("ChatGPT conversation") : title;
     c.createdAt = timeFrom(object.value(QLatin1String("create_time")));
     c.updatedAt = timeFrom(object.value(QLatin1String("update_time")));
-    QSet<QString> onPath;
-    for (const QString& id : chain) {
-        onPath.insert(id);
-        std::optional<MessageRecord> m = shownMessage(mapping.value(id).toObject());
-        if (!m) continue;
-        m->id = newRecordId();
-        m->conversationId = c.id;
-        m->position = int(bundle.messages.size());
-        bundle.messages.append(*m);
-    }
-    for (auto it = mapping.constBegin(); it != mapping.constEnd(); ++it)
-        if (!onPath.contains(it.key()) && shownMessage(it.value().toObject())) ++droppedMessages;
+    bundle.messages = messagesOfTree(nodes, current.toString(), c.id, where);
     if (bundle.messages.isEmpty()) return std::nullopt;
 
     if (!c.createdAt.isValid()) c.createdAt = bundle.messages.constFirst().createdAt;
     if (!c.createdAt.isValid()) c.createdAt = QDateTime::currentDateTimeUtc();
-    QDateTime previous = c.createdAt;
-    for (MessageRecord& m : bundle.messages) { // a message without a time takes the one before it
-        if (!m.createdAt.isValid()) m.createdAt = previous;
-        previous = m.createdAt;
+    QHash<QString, QDateTime> timeOf;
+    QDateTime latest = c.createdAt;
+    for (MessageRecord& m : bundle.messages) { // a message without a time takes its parent's
+        if (!m.createdAt.isValid()) m.createdAt = timeOf.value(m.parentId, c.createdAt);
+        timeOf.insert(m.id, m.createdAt);
+        latest = std::max(latest, m.createdAt);
     }
-    if (!c.updatedAt.isValid()) c.updatedAt = previous;
+    if (!c.updatedAt.isValid()) c.updatedAt = latest;
     return bundle;
 }
 } // namespace
@@ -117,8 +121,7 @@ std::optional<ConversationBundle> readConversation(const QJsonValue& value, cons
 void readChatGptConversations(const QJsonArray& conversations, const QString& path,
                               const ConversationSink& insert, ImportSummary& summary) {
     for (qsizetype i = 0; i < conversations.size(); ++i) {
-        const std::optional<ConversationBundle> bundle =
-            readConversation(conversations.at(i), path, i, summary.droppedMessages);
+        const std::optional<ConversationBundle> bundle = readConversation(conversations.at(i), path, i);
         if (bundle)
             insert(*bundle);
         else

@@ -2,6 +2,7 @@
 #include "app/storage/conversation_export_json.h"
 #include <QCoreApplication>
 #include <QJsonArray>
+#include <QSet>
 
 namespace hearth::app {
 
@@ -51,36 +52,37 @@ MessageState stateFrom(const QJsonObject& object, const QString& where) {
     return state;
 }
 
-struct ReadMessage {
-    MessageRecord record;
-    QString parentId;
-};
-
-ReadMessage readMessage(const QJsonValue& value, const QString& where) {
+ImportedNode readMessage(const QJsonValue& value, const QString& where) {
     if (!value.isObject()) fail(where, ConversationImport::tr("not an object"));
     const QJsonObject object = value.toObject();
-    ReadMessage m;
-    m.record.id = requiredString(object, "id", where);
-    if (m.record.id.isEmpty()) fail(where, ConversationImport::tr("\"id\" is empty"));
-    m.parentId = optionalId(object, "parentId", where);
+    ImportedNode node;
+    node.key = requiredString(object, "id", where);
+    if (node.key.isEmpty()) fail(where, ConversationImport::tr("\"id\" is empty"));
+    node.parentKey = optionalId(object, "parentId", where);
+    const QJsonValue active = object.value(QLatin1String("active"));
+    if (!active.isUndefined() && !active.isNull()) {
+        if (!active.isBool()) fail(where, ConversationImport::tr("\"active\" is not true or false"));
+        node.active = active.toBool();
+    }
+    MessageRecord record;
     const QString role = requiredString(object, "role", where);
     const std::optional<chat::Role> known = roleFromName(role);
     if (!known)
         fail(where,
              ConversationImport::tr("the role \"%1\" is not one of system, user, assistant, tool").arg(role));
-    m.record.role = *known;
-    m.record.content = requiredString(object, "content", where);
-    m.record.state = stateFrom(object, where);
-    m.record.createdAt = optionalTime(object, "createdAt", where);
+    record.role = *known;
+    record.content = requiredString(object, "content", where);
+    record.state = stateFrom(object, where);
+    record.createdAt = optionalTime(object, "createdAt", where);
     const QJsonValue model = object.value(QLatin1String("model"));
     if (!model.isUndefined() && !model.isNull() && !model.isString())
         fail(where, ConversationImport::tr("\"model\" is not a string"));
-    m.record.model = model.toString();
-    return m;
+    record.model = model.toString();
+    node.message = record;
+    return node;
 }
 
-ConversationBundle readConversation(const QJsonValue& value, const QString& path, qsizetype index,
-                                    int& droppedMessages) {
+ConversationBundle readConversation(const QJsonValue& value, const QString& path, qsizetype index) {
     QString where = conversationPlace(path, index, QString());
     if (!value.isObject()) fail(where, ConversationImport::tr("not an object"));
     const QJsonObject object = value.toObject();
@@ -91,48 +93,41 @@ ConversationBundle readConversation(const QJsonValue& value, const QString& path
         fail(where, ConversationImport::tr("\"messages\" is missing or not an array"));
     const QJsonArray messages = messagesValue.toArray();
 
-    QHash<QString, ReadMessage> byId;
-    QHash<QString, QString> parentOf;
+    QList<ImportedNode> nodes;
+    QSet<QString> ids;
     QString lastId;
     for (qsizetype i = 0; i < messages.size(); ++i) {
         const QString messageWhere = where + ConversationImport::tr(", message %1").arg(i + 1);
-        ReadMessage m = readMessage(messages.at(i), messageWhere);
-        if (byId.contains(m.record.id))
-            fail(messageWhere, ConversationImport::tr("the id \"%1\" is used twice").arg(m.record.id));
-        parentOf.insert(m.record.id, m.parentId);
-        lastId = m.record.id;
-        byId.insert(m.record.id, std::move(m));
+        ImportedNode node = readMessage(messages.at(i), messageWhere);
+        if (ids.contains(node.key))
+            fail(messageWhere, ConversationImport::tr("the id \"%1\" is used twice").arg(node.key));
+        ids.insert(node.key);
+        lastId = node.key;
+        nodes.append(std::move(node));
     }
-    for (auto it = parentOf.cbegin(); it != parentOf.cend(); ++it)
-        if (!it.value().isEmpty() && !parentOf.contains(it.value()))
+    for (const ImportedNode& node : std::as_const(nodes))
+        if (!node.parentKey.isEmpty() && !ids.contains(node.parentKey))
             fail(where, ConversationImport::tr("message \"%1\" has the parent \"%2\", which is not there")
-                            .arg(it.key(), it.value()));
+                            .arg(node.key, node.parentKey));
     const QJsonValue leafValue = object.value(QLatin1String("currentLeaf"));
     const QString leaf = leafValue.isUndefined() ? lastId : optionalId(object, "currentLeaf", where);
-    if (!leaf.isEmpty() && !byId.contains(leaf))
+    if (!leaf.isEmpty() && !ids.contains(leaf))
         fail(
             where,
             ConversationImport::tr("\"currentLeaf\" names the message \"%1\", which is not there").arg(leaf));
-    const QStringList chain = pathFromRoot(parentOf, leaf, where);
-    droppedMessages += int(messages.size() - chain.size());
 
     ConversationBundle bundle;
     ConversationRecord& c = bundle.conversation;
     c.id = newRecordId();
     c.title = title;
-    for (qsizetype position = 0; position < chain.size(); ++position) {
-        MessageRecord m = byId.value(chain.at(position)).record;
-        m.id = newRecordId();
-        m.conversationId = c.id;
-        m.position = int(position);
-        bundle.messages.append(m);
-    }
+    bundle.messages = messagesOfTree(nodes, leaf, c.id, where);
     c.createdAt = optionalTime(object, "createdAt", where);
     c.updatedAt = optionalTime(object, "updatedAt", where);
     const QDateTime firstTime =
         bundle.messages.isEmpty() ? QDateTime() : bundle.messages.constFirst().createdAt;
-    const QDateTime lastTime =
-        bundle.messages.isEmpty() ? QDateTime() : bundle.messages.constLast().createdAt;
+    QDateTime lastTime;
+    for (const MessageRecord& m : std::as_const(bundle.messages))
+        if (m.createdAt.isValid() && (!lastTime.isValid() || m.createdAt > lastTime)) lastTime = m.createdAt;
     if (!c.createdAt.isValid()) c.createdAt = firstTime.isValid() ? firstTime : QDateTime::currentDateTime();
     if (!c.updatedAt.isValid()) c.updatedAt = lastTime.isValid() ? lastTime : c.createdAt;
     for (MessageRecord& m : bundle.messages)
@@ -162,7 +157,7 @@ void readHearthConversations(const QJsonObject& root, const QString& path, const
         fail(path, ConversationImport::tr("\"conversations\" is missing or not an array"));
     const QJsonArray list = conversations.toArray();
     for (qsizetype i = 0; i < list.size(); ++i) {
-        ConversationBundle bundle = readConversation(list.at(i), path, i, summary.droppedMessages);
+        ConversationBundle bundle = readConversation(list.at(i), path, i);
         if (bundle.messages.isEmpty()) {
             ++summary.skippedConversations;
             continue;

@@ -222,6 +222,10 @@ void ConversationStore::saveMessage(const MessageRecord& message) {
     enqueue(QStringLiteral("message ") + message.id, [message](SqlStore& s) { s.saveMessage(message); });
 }
 
+void ConversationStore::chooseMessage(const QString& id) {
+    enqueue(QStringLiteral("choose message ") + id, [id](SqlStore& s) { s.chooseMessage(id); });
+}
+
 void ConversationStore::deleteMessage(const QString& id) {
     enqueue(QStringLiteral("delete message ") + id, [id](SqlStore& s) { s.deleteMessage(id); });
 }

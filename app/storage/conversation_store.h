@@ -35,6 +35,7 @@ public:
     [[nodiscard]] const QString& path() const { return path_; }
 
     QCoro::Task<QList<ConversationRecord>> loadConversations();
+    // Every message of the conversation, every branch (SqlStore::messages).
     QCoro::Task<QList<MessageRecord>> loadMessages(const QString& conversationId);
     // The conversations `ids` names (every one when empty, most recent first), with their
     // messages: what an export writes. Writes queued before it are in it.
@@ -50,6 +51,7 @@ public:
     void renameConversation(const QString& id, const QString& title);
     void deleteConversation(const QString& id);
     void saveMessage(const MessageRecord& message);
+    void chooseMessage(const QString& id); // the branch shown (SqlStore::chooseMessage)
     void deleteMessage(const QString& id);
 
     // Finishes when every write queued before it is done, kept writes retried first (co_await

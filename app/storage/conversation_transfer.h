@@ -11,7 +11,9 @@ namespace hearth::app {
 
 struct ConversationBundle {
     ConversationRecord conversation;
-    QList<MessageRecord> messages; // by position: the first message is the root of the chain
+    // Every message, every branch, by position (parents before children); chosenPath() gives the
+    // branch the conversation shows.
+    QList<MessageRecord> messages;
 };
 
 class TransferError : public std::runtime_error {

@@ -1,4 +1,6 @@
 #include "app/storage/records.h"
+#include <QHash>
+#include <QSet>
 #include <QUuid>
 
 namespace hearth::app {
@@ -10,6 +12,29 @@ QString roleName(chat::Role role) {
 
 std::optional<chat::Role> roleFromName(const QString& name) {
     return chat::role_from_name(name.toStdString());
+}
+
+QList<MessageRecord> chosenPath(const QList<MessageRecord>& tree) {
+    QSet<QString> ids;
+    for (const MessageRecord& m : tree)
+        ids.insert(m.id);
+    QHash<QString, QList<qsizetype>> children; // by parent id; "" for the roots
+    for (qsizetype i = 0; i < tree.size(); ++i) {
+        const QString& parent = tree.at(i).parentId;
+        children[ids.contains(parent) ? parent : QString()].append(i);
+    }
+    QList<MessageRecord> path;
+    QString parent;
+    while (path.size() < tree.size()) { // a cycle cannot make it longer than the tree
+        const auto it = children.constFind(parent);
+        if (it == children.constEnd() || it->isEmpty()) break;
+        qsizetype chosen = it->constLast();
+        for (qsizetype i : *it)
+            if (tree.at(i).active) chosen = i;
+        path.append(tree.at(chosen));
+        parent = tree.at(chosen).id;
+    }
+    return path;
 }
 
 QString messageStateName(MessageState state) {

@@ -21,12 +21,19 @@ enum class MessageState { Complete, Streaming, Stopped, Failed };
 struct MessageRecord {
     QString id; // a UUID
     QString conversationId;
-    int position = 0; // order within the conversation
+    // Order within the conversation, by when it was written: a message comes after its parent.
+    int position = 0;
     chat::Role role = chat::Role::User;
     QString content;
     MessageState state = MessageState::Complete;
     QDateTime createdAt;
     QString model; // the model that wrote a reply (its file's base name); empty for the others
+    // The message this one answers or follows; empty for the first of a conversation. Messages
+    // form a tree: editing a message or regenerating a reply adds a sibling (a branch).
+    QString parentId;
+    // Whether this is the chosen one among its siblings: the conversation shows, from the first
+    // message down, each message's chosen child (chosenPath).
+    bool active = true;
 };
 
 // Roles are stored, and shown to QML, by the names the chat templates use (chat::role_name);
@@ -34,6 +41,12 @@ struct MessageRecord {
 // nullopt: the database keeps such a row but leaves it out of what it reads (sql_store.h).
 QString roleName(chat::Role role);
 std::optional<chat::Role> roleFromName(const QString& name);
+
+// The conversation as it is shown: from the root, at each message its chosen child (the last
+// active one among its siblings, or the last sibling when none is), down to a leaf. `tree` lists
+// parents before children, siblings in the order they were written; a parent id that names no
+// message in it counts as a root.
+QList<MessageRecord> chosenPath(const QList<MessageRecord>& tree);
 
 QString messageStateName(MessageState state);
 MessageState messageStateFromName(const QString& name);

@@ -1,4 +1,5 @@
 #include "app/storage/sql_store.h"
+#include <QHash>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -91,28 +92,55 @@ void SqlStore::createSchema() {
     exec(QStringLiteral("CREATE TABLE IF NOT EXISTS conversations("
                         " id TEXT PRIMARY KEY, title TEXT NOT NULL,"
                         " created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)"));
-    exec(QStringLiteral("CREATE TABLE IF NOT EXISTS messages("
-                        " id TEXT PRIMARY KEY,"
-                        " conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
-                        " position INTEGER NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL,"
-                        " state TEXT NOT NULL, created_at INTEGER NOT NULL)"));
+    exec(QStringLiteral(
+        "CREATE TABLE IF NOT EXISTS messages("
+        " id TEXT PRIMARY KEY,"
+        " conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
+        " position INTEGER NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL,"
+        " state TEXT NOT NULL, created_at INTEGER NOT NULL,"
+        " model TEXT NOT NULL DEFAULT '', parent_id TEXT, active INTEGER NOT NULL DEFAULT 1)"));
     exec(QStringLiteral("CREATE INDEX IF NOT EXISTS messages_by_conversation"
                         " ON messages(conversation_id, position)"));
-    // Added after the first release: a file written before it gains the column, empty.
-    if (modelColumn() != QLatin1String("model")) {
-        exec(QStringLiteral("ALTER TABLE messages ADD COLUMN model TEXT NOT NULL DEFAULT ''"));
-        hasModelColumn_ = true;
-    }
+    if (!storesTree()) migrateToTree(); // a table this CREATE made has the columns already
+    hasModelColumn_ = true;
+    hasTreeColumns_ = true;
+    exec(QStringLiteral(
+        "CREATE INDEX IF NOT EXISTS messages_by_parent ON messages(conversation_id, parent_id)"));
+}
+
+void SqlStore::migrateToTree() {
+    inTransaction([this] {
+        // The model column came after the first release: a file written before it gains it, empty.
+        if (modelColumn() != QLatin1String("model"))
+            exec(QStringLiteral("ALTER TABLE messages ADD COLUMN model TEXT NOT NULL DEFAULT ''"));
+        exec(QStringLiteral("ALTER TABLE messages ADD COLUMN parent_id TEXT"));
+        exec(QStringLiteral("ALTER TABLE messages ADD COLUMN active INTEGER NOT NULL DEFAULT 1"));
+        // Each row's parent is the row before it in its conversation, in the order it was read.
+        exec(QStringLiteral("UPDATE messages SET parent_id = chain.previous FROM (SELECT id, LAG(id) OVER"
+                            " (PARTITION BY conversation_id ORDER BY position, rowid) AS previous"
+                            " FROM messages) AS chain WHERE chain.id = messages.id"));
+    });
+}
+
+bool SqlStore::hasColumn(const QString& name) const {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    query.prepare(QStringLiteral("SELECT COUNT(*) FROM pragma_table_info('messages') WHERE name = ?"));
+    query.addBindValue(name);
+    if (!query.exec()) throw databaseError(path_, query.lastError());
+    return query.next() && query.value(0).toInt() > 0;
+}
+
+bool SqlStore::storesTree() const {
+    if (!hasTreeColumns_) hasTreeColumns_ = hasColumn(QStringLiteral("parent_id"));
+    return *hasTreeColumns_;
+}
+
+QString SqlStore::treeColumns() const {
+    return storesTree() ? QStringLiteral("parent_id, active") : QStringLiteral("NULL, 1");
 }
 
 QString SqlStore::modelColumn() const {
-    if (!hasModelColumn_) {
-        QSqlQuery query(QSqlDatabase::database(connectionName_));
-        query.prepare(
-            QStringLiteral("SELECT COUNT(*) FROM pragma_table_info('messages') WHERE name = 'model'"));
-        if (!query.exec()) throw databaseError(path_, query.lastError());
-        hasModelColumn_ = query.next() && query.value(0).toInt() > 0;
-    }
+    if (!hasModelColumn_) hasModelColumn_ = hasColumn(QStringLiteral("model"));
     return *hasModelColumn_ ? QStringLiteral("model") : QStringLiteral("''");
 }
 
@@ -134,7 +162,14 @@ void SqlStore::exec(const QString& sql) const {
 }
 
 namespace {
-constexpr int kMessageColumns = 8; // id, conversation_id, position, role, content, state, created_at, model
+// id, conversation_id, position, role, content, state, created_at, model, parent_id, active
+constexpr int kMessageColumns = 10;
+constexpr int kParentColumn = 8;
+
+// A message's parent as stored: NULL for a root.
+QVariant parentValue(const QString& parentId) {
+    return parentId.isEmpty() ? QVariant(QMetaType::fromType<QString>()) : QVariant(parentId);
+}
 
 void run(QSqlQuery& query, const QString& path) {
     if (!query.exec()) throw databaseError(path, query.lastError());
@@ -180,18 +215,27 @@ QList<ConversationRecord> SqlStore::conversations() const {
 
 QList<MessageRecord> SqlStore::messages(const QString& conversationId) const {
     QSqlQuery query(QSqlDatabase::database(connectionName_));
-    query.prepare(QStringLiteral("SELECT id, conversation_id, position, role, content, state, created_at, %1"
-                                 " FROM messages WHERE conversation_id = ? ORDER BY position")
-                      .arg(modelColumn()));
+    query.prepare(
+        QStringLiteral("SELECT id, conversation_id, position, role, content, state, created_at, %1, %2"
+                       " FROM messages WHERE conversation_id = ? ORDER BY position, rowid")
+            .arg(modelColumn(), treeColumns()));
     query.addBindValue(conversationId);
     run(query, path_);
     QList<MessageRecord> rows;
     QStringList unknownRoles;
+    QHash<QString, QString> parentOfLeftOut; // a row left out: its children hang on its parent
+    const bool chain = !storesTree();        // an old file read as it is: one chain
+    QString previous;
     while (query.next()) {
         const QString roleText = query.value(3).toString();
         const std::optional<chat::Role> role = roleFromName(roleText);
+        QString parent = chain ? previous : query.value(8).toString();
+        previous = query.value(0).toString();
+        while (parentOfLeftOut.contains(parent))
+            parent = parentOfLeftOut.value(parent);
         if (!role) { // stays in the file as it is; not the app's to show or to send to the model
             unknownRoles.append(roleText);
+            parentOfLeftOut.insert(query.value(0).toString(), parent);
             continue;
         }
         MessageRecord m;
@@ -203,6 +247,8 @@ QList<MessageRecord> SqlStore::messages(const QString& conversationId) const {
         m.state = messageStateFromName(query.value(5).toString());
         m.createdAt = fromMillis(query.value(6).toLongLong());
         m.model = query.value(7).toString();
+        m.parentId = parent;
+        m.active = query.value(9).toInt() != 0;
         rows.append(m);
     }
     if (!unknownRoles.isEmpty()) warnOfUnknownRoles(conversationId, unknownRoles);
@@ -229,16 +275,21 @@ void SqlStore::warnOfUnknownRoles(const QString& conversationId, QStringList nam
 
 QList<SqlStore::StoredRow> SqlStore::storedMessages(const QString& conversationId) const {
     QSqlQuery query(QSqlDatabase::database(connectionName_));
-    query.prepare(QStringLiteral("SELECT id, conversation_id, position, role, content, state, created_at, %1"
-                                 " FROM messages WHERE conversation_id = ? ORDER BY position, rowid")
-                      .arg(modelColumn()));
+    query.prepare(
+        QStringLiteral("SELECT id, conversation_id, position, role, content, state, created_at, %1, %2"
+                       " FROM messages WHERE conversation_id = ? ORDER BY position, rowid")
+            .arg(modelColumn(), treeColumns()));
     query.addBindValue(conversationId);
     run(query, path_);
     QList<StoredRow> rows;
+    const bool chain = !storesTree();
+    QVariant previous(QMetaType::fromType<QString>());
     while (query.next()) {
         StoredRow row;
         for (int column = 0; column < kMessageColumns; ++column)
             row.append(query.value(column));
+        if (chain) row[kParentColumn] = previous; // as the migration links them
+        previous = row.value(0);
         rows.append(row);
     }
     return rows;
@@ -251,8 +302,8 @@ void SqlStore::insertStoredMessages(const QList<StoredRow>& rows) {
         for (const StoredRow& row : rows) {
             QSqlQuery query(db);
             query.prepare(QStringLiteral(
-                "INSERT INTO messages(id, conversation_id, position, role, content, state, created_at, model)"
-                " VALUES(?, ?, ?, ?, ?, ?, ?, ?)"));
+                "INSERT INTO messages(id, conversation_id, position, role, content, state, created_at, model,"
+                " parent_id, active) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
             for (int column = 0; column < kMessageColumns; ++column)
                 query.addBindValue(row.value(column));
             run(query, path_);
@@ -295,13 +346,19 @@ void SqlStore::saveMessage(const MessageRecord& m) {
     QSqlDatabase db = QSqlDatabase::database(connectionName_);
     db.transaction();
     try {
+        QSqlQuery exists(db);
+        exists.prepare(QStringLiteral("SELECT 1 FROM messages WHERE id = ?"));
+        exists.addBindValue(m.id);
+        run(exists, path_);
+        const bool inserted = !exists.next();
         QSqlQuery query(db);
         // A new row goes after every row of its conversation, the ones messages() leaves out too,
-        // so that their order stays; an existing row keeps its place and its role.
+        // so that their order stays; an existing row keeps its place, role, parent and choice.
         query.prepare(QStringLiteral(
-            "INSERT INTO messages(id, conversation_id, position, role, content, state, created_at, model)"
+            "INSERT INTO messages(id, conversation_id, position, role, content, state, created_at, model,"
+            " parent_id, active)"
             " VALUES(?, ?, (SELECT MAX(?, COALESCE(MAX(position) + 1, 0)) FROM messages"
-            " WHERE conversation_id = ?), ?, ?, ?, ?, ?)"
+            " WHERE conversation_id = ?), ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT(id) DO UPDATE SET content = excluded.content, state = excluded.state"));
         query.addBindValue(m.id);
         query.addBindValue(m.conversationId);
@@ -312,7 +369,10 @@ void SqlStore::saveMessage(const MessageRecord& m) {
         query.addBindValue(messageStateName(m.state));
         query.addBindValue(toMillis(m.createdAt));
         query.addBindValue(text(m.model));
+        query.addBindValue(parentValue(m.parentId));
+        query.addBindValue(m.active ? 1 : 0);
         run(query, path_);
+        if (inserted && m.active) chooseMessage(m.id);
         QSqlQuery touch(db);
         touch.prepare(
             QStringLiteral("UPDATE conversations SET updated_at = MAX(updated_at, ?) WHERE id = ?"));
@@ -324,6 +384,18 @@ void SqlStore::saveMessage(const MessageRecord& m) {
         throw;
     }
     commit(db);
+}
+
+void SqlStore::chooseMessage(const QString& id) {
+    QSqlQuery query(QSqlDatabase::database(connectionName_));
+    // `IS` matches the roots' NULL parent too.
+    query.prepare(QStringLiteral(
+        "UPDATE messages SET active = (id = ?) WHERE conversation_id = (SELECT conversation_id FROM messages"
+        " WHERE id = ?) AND parent_id IS (SELECT parent_id FROM messages WHERE id = ?)"));
+    query.addBindValue(id);
+    query.addBindValue(id);
+    query.addBindValue(id);
+    run(query, path_);
 }
 
 void SqlStore::commit(QSqlDatabase& db) const {
@@ -364,8 +436,8 @@ void SqlStore::insertConversation(const ConversationRecord& c, const QList<Messa
 void SqlStore::insertMessage(const MessageRecord& m) const {
     QSqlQuery query(QSqlDatabase::database(connectionName_));
     query.prepare(QStringLiteral(
-        "INSERT INTO messages(id, conversation_id, position, role, content, state, created_at, model)"
-        " VALUES(?, ?, ?, ?, ?, ?, ?, ?)"));
+        "INSERT INTO messages(id, conversation_id, position, role, content, state, created_at, model,"
+        " parent_id, active) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
     query.addBindValue(m.id);
     query.addBindValue(m.conversationId);
     query.addBindValue(m.position);
@@ -374,6 +446,8 @@ void SqlStore::insertMessage(const MessageRecord& m) const {
     query.addBindValue(messageStateName(m.state));
     query.addBindValue(toMillis(m.createdAt));
     query.addBindValue(text(m.model));
+    query.addBindValue(parentValue(m.parentId));
+    query.addBindValue(m.active ? 1 : 0);
     run(query, path_);
 }
 

@@ -44,12 +44,15 @@ public:
     SqlStore& operator=(const SqlStore&) = delete;
 
     [[nodiscard]] QList<ConversationRecord> conversations() const; // most recently updated first
-    // The conversation's messages, by position. A row whose role no chat::Role spells (a database
-    // edited by hand or written by a later version) is left out, and never changed or deleted
-    // but with its conversation; the first read of such a conversation says so with qWarning.
+    // The conversation's messages, every branch (its tree: chosenPath() gives what it shows), by
+    // position, parents before children. A row whose role no chat::Role spells (a database
+    // edited by hand or written by a later version) is left out, its children hung on its
+    // parent, and never changed or deleted but with its conversation; the first read of such a
+    // conversation says so with qWarning.
     [[nodiscard]] QList<MessageRecord> messages(const QString& conversationId) const;
     // Every message row of the conversation exactly as stored, whatever its role, each one's
-    // columns in the table's order: what a copy of the database carries (damaged_database.h).
+    // columns in the table's order: what a copy of the database carries (damaged_database.h). A
+    // file written before messages formed a tree (opened read-only) gives its rows as one chain.
     using StoredRow = QVariantList;
     [[nodiscard]] QList<StoredRow> storedMessages(const QString& conversationId) const;
     void insertStoredMessages(const QList<StoredRow>& rows); // into their conversations, as they were
@@ -63,9 +66,11 @@ public:
     void renameConversation(const QString& id, const QString& title);
     void deleteConversation(const QString& id); // and its messages
     // Insert or update; touches the conversation. A new message goes after every row stored for
-    // its conversation (at `position`, or later where rows left out of messages() lie there); an
-    // update changes the content and state only.
+    // its conversation (at `position`, or later where rows left out of messages() lie there) and,
+    // when active, becomes its siblings' chosen one; an update changes the content and state only.
     void saveMessage(const MessageRecord& message);
+    // Makes the message the chosen one among its siblings (a branch shown).
+    void chooseMessage(const QString& id);
     void deleteMessage(const QString& id);
 
     // Runs `work` in one transaction: committed when it returns, rolled back (nothing of it left)
@@ -77,6 +82,12 @@ public:
 
 private:
     void createSchema();
+    // A database written before messages formed a tree: each conversation's rows become one chain
+    // in their order, each the chosen child of the one before; ids and content unchanged.
+    void migrateToTree();
+    [[nodiscard]] bool hasColumn(const QString& name) const;
+    [[nodiscard]] QString treeColumns() const; // "parent_id, active", or a chain's stand-ins
+    [[nodiscard]] bool storesTree() const;
     void closeConnection() const;
     [[nodiscard]] QString check(const QString& pragma) const;
     void exec(const QString& sql) const;
@@ -86,6 +97,7 @@ private:
     // The messages' model column, or "''" in a file written before it existed (opened read-only).
     [[nodiscard]] QString modelColumn() const;
     mutable std::optional<bool> hasModelColumn_;
+    mutable std::optional<bool> hasTreeColumns_;
     QString path_;
     QString connectionName_;
     mutable QSet<QString> warnedConversations_; // of unknown roles, once each

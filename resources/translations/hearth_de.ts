@@ -324,6 +324,30 @@
         <translation>Neu generieren</translation>
     </message>
     <message>
+        <source>Previous version</source>
+        <translation>Vorherige Version</translation>
+    </message>
+    <message>
+        <source>Previous version of this message</source>
+        <translation>Vorherige Version dieser Nachricht</translation>
+    </message>
+    <message>
+        <source>%1 / %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>Version %1 of %2</source>
+        <translation>Version %1 von %2</translation>
+    </message>
+    <message>
+        <source>Next version</source>
+        <translation>Nächste Version</translation>
+    </message>
+    <message>
+        <source>Next version of this message</source>
+        <translation>Nächste Version dieser Nachricht</translation>
+    </message>
+    <message>
         <source>Enter sends, Shift+Enter starts a new line, Escape cancels</source>
         <translation>Enter sendet, Umschalt+Enter beginnt eine neue Zeile, Escape bricht ab</translation>
     </message>
@@ -2051,13 +2075,6 @@
     <message>
         <source>from %1 (%2).</source>
         <translation>aus %1 (%2).</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n message(s) on other branches were left out: Hearth keeps each conversation&apos;s current branch only.</source>
-        <translation>
-            <numerusform>%n Nachricht auf anderen Zweigen wurde ausgelassen: Hearth behält von jedem Gespräch nur den aktuellen Zweig.</numerusform>
-            <numerusform>%n Nachrichten auf anderen Zweigen wurden ausgelassen: Hearth behält von jedem Gespräch nur den aktuellen Zweig.</numerusform>
-        </translation>
     </message>
     <message numerus="yes">
         <source>%n conversation(s) without a message were skipped.</source>

@@ -81,13 +81,6 @@
         </translation>
     </message>
     <message numerus="yes">
-        <source>%n message(s) on other branches were left out: Hearth keeps each conversation&apos;s current branch only.</source>
-        <translation>
-            <numerusform>%n message on another branch was left out: Hearth keeps each conversation&apos;s current branch only.</numerusform>
-            <numerusform>%n messages on other branches were left out: Hearth keeps each conversation&apos;s current branch only.</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>%n conversation(s) without a message were skipped.</source>
         <translation>
             <numerusform>%n conversation without a message was skipped.</numerusform>

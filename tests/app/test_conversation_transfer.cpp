@@ -1,7 +1,7 @@
 // Export and import of conversations: Hearth's JSON back into a database gives the same
-// conversations (titles, times, roles, contents, states, models); a branched file keeps its
-// current branch; the Markdown and PDF exports hold what they should; ChatGPT's
-// conversations.json (tests/app/data) imports its current branches; bad files (malformed, too
+// conversations (titles, times, roles, contents, states, models); a branched file keeps every
+// branch and shows its current one; the Markdown and PDF exports hold what they should; ChatGPT's
+// conversations.json (tests/app/data) imports with its branches; bad files (malformed, too
 // big, unknown version, empty, neither format) are refused with the file and the place named;
 // a file bad in its third conversation leaves the database as it was; the app's
 // ConversationFiles exports to a fresh name and imports through the store's thread.
@@ -57,6 +57,13 @@ MessageRecord message(const QString& conversation, int position, Role role, cons
     return m;
 }
 
+// Each message the child of the one before it: a conversation without branches.
+QList<MessageRecord> chained(QList<MessageRecord> messages) {
+    for (qsizetype i = 1; i < messages.size(); ++i)
+        messages[i].parentId = messages.at(i - 1).id;
+    return messages;
+}
+
 // Two conversations as the app writes them.
 QList<ConversationBundle> sampleConversations() {
     const QDateTime start = QDateTime::fromMSecsSinceEpoch(1714564800123);
@@ -64,7 +71,7 @@ QList<ConversationBundle> sampleConversations() {
     first.conversation = {newRecordId(), QStringLiteral("Sorting in C++ — ünïcödé"), start,
                           start.addSecs(90)};
     const QString id = first.conversation.id;
-    first.messages = {
+    first.messages = chained({
         message(id, 0, Role::User, QStringLiteral("How do I sort a vector?"), start),
         message(id, 1, Role::Assistant,
                 QStringLiteral("Use `std::sort`:\n\n```cpp\nstd::sort(v.begin(), v.end());\n```\n\nDone."),
@@ -72,15 +79,15 @@ QList<ConversationBundle> sampleConversations() {
         message(id, 2, Role::User, QStringLiteral("And descending?"), start.addSecs(60)),
         message(id, 3, Role::Assistant, QStringLiteral("Pass `std::greater<>()` as the"), start.addSecs(90),
                 QStringLiteral("Qwen2.5-0.5B-Instruct-Q4_K_M"), MessageState::Stopped),
-    };
+    });
     ConversationBundle second;
     second.conversation = {newRecordId(), QStringLiteral("Haiku"), start.addDays(1),
                            start.addDays(1).addSecs(5)};
-    second.messages = {
+    second.messages = chained({
         message(second.conversation.id, 0, Role::User, QStringLiteral("A haiku, please"), start.addDays(1)),
         message(second.conversation.id, 1, Role::Assistant, QStringLiteral("Cold hearth, warm embers"),
                 start.addDays(1).addSecs(5), QStringLiteral("stories260K"), MessageState::Complete),
-    };
+    });
     return {first, second};
 }
 
@@ -178,7 +185,6 @@ private slots:
         QCOMPARE(summary.format, QStringLiteral("Hearth"));
         QCOMPARE(summary.conversations, 2);
         QCOMPARE(summary.messages, 6);
-        QCOMPARE(summary.droppedMessages, 0);
         const QList<ConversationBundle> imported = readAll(target);
         QCOMPARE(imported.size(), original.size());
         for (const ConversationBundle& want : original) {
@@ -208,7 +214,7 @@ private slots:
         QCOMPARE(target.conversations().size(), 4);
     }
 
-    void jsonImportKeepsTheCurrentBranch() {
+    void jsonImportKeepsEveryBranchAndShowsTheCurrentOne() {
         const QString dir = tempDir();
         // root -> answer A (left behind) and root -> answer B -> follow-up (current).
         const QJsonArray messages{hearthMessage("q", QJsonValue::Null, "user", "Question"),
@@ -218,13 +224,21 @@ private slots:
         writeFile(dir + "/tree.json", hearthFile({hearthConversation("Tree", messages, "f")}));
         SqlStore store(dir + "/db.sqlite");
         const ImportSummary summary = importConversations(store, dir + "/tree.json");
-        QCOMPARE(summary.droppedMessages, 1);
+        QCOMPARE(summary.messages, 4);
         const QList<ConversationBundle> imported = readAll(store);
         QCOMPARE(imported.size(), 1);
         QStringList contents;
-        for (const MessageRecord& m : imported.at(0).messages)
+        for (const MessageRecord& m : chosenPath(imported.at(0).messages))
             contents << m.content;
         QCOMPARE(contents, (QStringList{"Question", "Answer B", "Follow-up"}));
+        // Answer A is kept, a sibling of B: the same parent, not chosen.
+        const QList<MessageRecord>& tree = imported.at(0).messages;
+        const auto answerA = std::find_if(tree.begin(), tree.end(), [](const MessageRecord& m) {
+            return m.content == QLatin1String("Answer A");
+        });
+        QVERIFY(answerA != tree.end());
+        QVERIFY(!answerA->active);
+        QCOMPARE(answerA->parentId, tree.at(0).id);
         QCOMPARE(imported.at(0).conversation.createdAt,
                  QDateTime::fromString("2024-05-01T12:00:00.000Z", Qt::ISODateWithMs));
     }
@@ -266,6 +280,7 @@ private slots:
             longer.messages.append(message(longer.conversation.id, int(longer.messages.size()), Role::User,
                                            QStringLiteral("Line %1 of a long conversation").arg(i),
                                            QDateTime()));
+        longer.messages = chained(longer.messages);
         writeConversationsPdf({longer}, dir + "/long.pdf");
         const QByteArray longPdf = readFile(dir + "/long.pdf");
         QVERIFY(longPdf.startsWith("%PDF-"));
@@ -280,7 +295,7 @@ private slots:
         }
     }
 
-    void chatGptImportKeepsTheCurrentBranch() {
+    void chatGptImportKeepsItsBranches() {
         const QString dir = tempDir();
         SqlStore store(dir + "/db.sqlite");
         const ImportSummary summary =
@@ -288,11 +303,18 @@ private slots:
         QCOMPARE(summary.format, QStringLiteral("ChatGPT"));
         QCOMPARE(summary.conversations, 2);
         QCOMPARE(summary.skippedConversations, 1); // a system prompt alone
-        QCOMPARE(summary.droppedMessages, 1);      // the regenerated first answer
-        const QList<ConversationBundle> imported = readAll(store);
+        QList<ConversationBundle> imported = readAll(store);
         QCOMPARE(imported.size(), 2);
-        const ConversationBundle& rust =
-            imported.at(1).conversation.title == "Rust lifetimes" ? imported.at(1) : imported.at(0);
+        if (imported.at(0).conversation.title != "Rust lifetimes") imported.swapItemsAt(0, 1);
+        // The regenerated answer is a sibling of the chosen one, not chosen.
+        const QList<MessageRecord> rustTree = imported.at(0).messages;
+        QCOMPARE(rustTree.size(), 5);
+        QCOMPARE(rustTree.at(1).content, QStringLiteral("A first answer, regenerated away."));
+        QCOMPARE(rustTree.at(1).parentId, rustTree.at(0).id);
+        QVERIFY(!rustTree.at(1).active);
+        for (ConversationBundle& b : imported) // from here on, the branches shown
+            b.messages = chosenPath(b.messages);
+        const ConversationBundle& rust = imported.at(0);
         QCOMPARE(rust.conversation.title, QStringLiteral("Rust lifetimes"));
         QCOMPARE(rust.conversation.createdAt, QDateTime::fromMSecsSinceEpoch(1714564800125));
         QCOMPARE(rust.conversation.updatedAt, QDateTime::fromMSecsSinceEpoch(1714565400500));
@@ -313,7 +335,7 @@ private slots:
         for (const MessageRecord& m : rust.messages)
             QVERIFY(m.state == MessageState::Complete);
 
-        const ConversationBundle& hello = &rust == &imported.at(0) ? imported.at(1) : imported.at(0);
+        const ConversationBundle& hello = imported.at(1);
         QCOMPARE(hello.messages.size(), 2);
         QCOMPARE(hello.messages.at(1).content, QStringLiteral("```\nprint('hi')\n```"));
         // No time of its own: the one before it.
@@ -456,7 +478,7 @@ private slots:
             SqlStore readOnly(path,
                               SqlStore::Access::ReadOnly); // as a damaged file is read: no column, no change
             QCOMPARE(readOnly.storedMessages("c").size(), 1);
-            QCOMPARE(readOnly.storedMessages("c").at(0).size(), 8);
+            QCOMPARE(readOnly.storedMessages("c").at(0).size(), 10); // a chain's parent and choice too
             QCOMPARE(readOnly.messages("c").at(0).model, QString());
         }
         SqlStore store(path);

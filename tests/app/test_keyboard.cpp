@@ -383,6 +383,55 @@ private slots:
         QVERIFY(
             item(QStringLiteral("searchField"))->property("placeholderText").toString().contains("Ctrl+K"));
     }
+
+    // A reply's versions from the keyboard: Tab reaches the "previous version" and "next version"
+    // buttons, each named for a screen reader, and Space on them shows each version.
+    void switchesVersionsWithTheKeyboard() {
+        showPage(QStringLiteral("chat"));
+        app::ChatController* chat = backend_->chat();
+        chat->newConversation();
+        backend_->settings()->setMaxReplyTokens(8);
+        QVERIFY(chat->send(QStringLiteral("Once upon a time")));
+        QTRY_VERIFY_WITH_TIMEOUT(!chat->generating(), 60000);
+        const QString first = chat->messages()->messages().at(1).id;
+        QVERIFY(chat->regenerate());
+        QTRY_VERIFY_WITH_TIMEOUT(!chat->generating(), 60000);
+        backend_->settings()->setMaxReplyTokens(32768);
+        const QString second = chat->messages()->messages().at(1).id;
+        QVERIFY(second != first);
+        QVERIFY(QQuickTest::qWaitForPolish(window_));
+
+        // Tab from the sidebar's first control to the named button.
+        const auto tabTo = [this](const QString& name) -> QQuickItem* {
+            item(QStringLiteral("newChatButton"))->forceActiveFocus(Qt::TabFocusReason);
+            for (int step = 0; step < 100; ++step) {
+                QTest::keyClick(window_, Qt::Key_Tab);
+                QQuickItem* focused = window_->activeFocusItem();
+                if (focused && focused->objectName() == name) return focused;
+            }
+            return nullptr;
+        };
+        QQuickItem* previous = tabTo(QStringLiteral("previousVersionButton"));
+        QVERIFY2(previous, "Tab never reached the previous version's button");
+        QAccessibleInterface* accessible = QAccessible::queryAccessibleInterface(previous);
+        QVERIFY(accessible);
+        QCOMPARE(accessible->role(), QAccessible::Button);
+        QVERIFY(accessible->text(QAccessible::Name).contains(QStringLiteral("Previous version")));
+        QQuickItem* label = findByName(previous->parentItem(), QStringLiteral("versionLabel")); // its "2 / 2"
+        QVERIFY(label);
+        QCOMPARE(label->property("text").toString(), QStringLiteral("2 / 2"));
+        QTest::keyClick(window_, Qt::Key_Space);
+        QCOMPARE(chat->messages()->messages().at(1).id, first);
+        QTRY_COMPARE(label->property("text").toString(), QStringLiteral("1 / 2"));
+
+        QQuickItem* next = tabTo(QStringLiteral("nextVersionButton"));
+        QVERIFY2(next, "Tab never reached the next version's button");
+        QVERIFY(
+            QAccessible::queryAccessibleInterface(next)->text(QAccessible::Name).contains("Next version"));
+        QTest::keyClick(window_, Qt::Key_Space);
+        QCOMPARE(chat->messages()->messages().at(1).id, second);
+        QTRY_COMPARE(label->property("text").toString(), QStringLiteral("2 / 2"));
+    }
 };
 
 QTEST_MAIN(TestKeyboard)

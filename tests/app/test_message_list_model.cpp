@@ -23,6 +23,13 @@ class TestMessageListModel : public QObject {
         return m;
     }
 
+    // Each message the child of the one before it: a conversation without branches.
+    static QList<MessageRecord> chained(QList<MessageRecord> messages) {
+        for (qsizetype i = 1; i < messages.size(); ++i)
+            messages[i].parentId = messages.at(i - 1).id;
+        return messages;
+    }
+
 private slots:
     void streamingReplyGrowsInPlace() {
         MessageListModel model("conv");
@@ -55,10 +62,10 @@ private slots:
     void removeFromTruncates() {
         MessageListModel model("conv");
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setMessages({message("u1", hearth::chat::Role::User, "a", 0),
-                           message("a1", hearth::chat::Role::Assistant, "b", 1),
-                           message("u2", hearth::chat::Role::User, "c", 2),
-                           message("a2", hearth::chat::Role::Assistant, "d", 3)});
+        model.setMessages(chained({message("u1", hearth::chat::Role::User, "a", 0),
+                                   message("a1", hearth::chat::Role::Assistant, "b", 1),
+                                   message("u2", hearth::chat::Role::User, "c", 2),
+                                   message("a2", hearth::chat::Role::Assistant, "d", 3)}));
         const QList<MessageRecord> removed = model.removeFrom(2);
         QCOMPARE(removed.size(), 2);
         QCOMPARE(removed[0].id, QStringLiteral("u2"));
@@ -71,10 +78,10 @@ private slots:
     void contextShiftMarksTheMessagesOutOfView() {
         MessageListModel model("conv");
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setMessages({message("u1", hearth::chat::Role::User, "a", 0),
-                           message("a1", hearth::chat::Role::Assistant, "b", 1),
-                           message("u2", hearth::chat::Role::User, "c", 2),
-                           message("a2", hearth::chat::Role::Assistant, "d", 3)});
+        model.setMessages(chained({message("u1", hearth::chat::Role::User, "a", 0),
+                                   message("a1", hearth::chat::Role::Assistant, "b", 1),
+                                   message("u2", hearth::chat::Role::User, "c", 2),
+                                   message("a2", hearth::chat::Role::Assistant, "d", 3)}));
         const auto flags = [&](int role) {
             QList<bool> out;
             for (int row = 0; row < model.count(); ++row)
@@ -147,15 +154,59 @@ private slots:
                  QStringLiteral("Other"));
     }
 
+    // Versions: a regenerated reply is a sibling; switching replaces the rows from the branch point
+    // down, the row switched in place (its delegate stays, with the focus on its buttons) and the
+    // rows below removed and inserted, never a reset.
+    void switchingVersionsShowsEachBranch() {
+        using hearth::chat::Role;
+        MessageListModel model("conv");
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setMessages(
+            chained({message("u1", Role::User, "q", 0), message("a1", Role::Assistant, "A", 1),
+                     message("u2", Role::User, "more", 2), message("a2", Role::Assistant, "B", 3)}));
+        QCOMPARE(model.index(1).data(MessageListModel::VersionCountRole).toInt(), 1);
+        model.removeFrom(1); // as regenerate does: out of view, kept in the tree
+        MessageRecord again = message("a1b", Role::Assistant, "A again", 4);
+        again.parentId = "u1";
+        model.append(again);
+        QCOMPARE(model.count(), 2);
+        QCOMPARE(model.index(1).data(MessageListModel::VersionRole).toInt(), 2);
+        QCOMPARE(model.index(1).data(MessageListModel::VersionCountRole).toInt(), 2);
+        QCOMPARE(model.tree().size(), 5);
+
+        QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QCOMPARE(model.switchVersion("a1b", -1), QStringLiteral("a1"));
+        QStringList ids;
+        for (const MessageRecord& m : model.messages())
+            ids << m.id;
+        QCOMPARE(ids, (QStringList{"u1", "a1", "u2", "a2"}));
+        QCOMPARE(model.index(1).data(MessageListModel::IdRole).toString(), QStringLiteral("a1"));
+        QCOMPARE(model.index(1).data(MessageListModel::VersionRole).toInt(), 1);
+        QCOMPARE(reset.count(), 0);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.at(0).at(0).value<QModelIndex>().row(), 1);
+        QCOMPARE(inserted.count(), 1);
+        QCOMPARE(model.switchVersion("a1", -1), QString()); // none before the first
+        QCOMPARE(model.switchVersion("nope", 1), QString());
+        QCOMPARE(model.switchVersion("a1", 1), QStringLiteral("a1b"));
+        QCOMPARE(model.count(), 2);
+        QCOMPARE(model.index(1).data(MessageListModel::ContentRole).toString(), QStringLiteral("A again"));
+        // The choices as the tree holds them: a1b chosen, a1 not.
+        for (const MessageRecord& m : model.tree())
+            QCOMPARE(m.active, m.id != QLatin1String("a1"));
+    }
+
     void rolesAreNamedForQml() {
         MessageListModel model("conv");
         const auto names = model.roleNames().values();
         for (const char* name : {"messageId", "author", "content", "messageState", "streaming", "stats",
-                                 "blocks", "outOfView", "contextBoundary"})
+                                 "blocks", "outOfView", "contextBoundary", "version", "versionCount"})
             QVERIFY2(names.contains(name), name);
         // The author as MessageDelegate.qml compares it: the role's name.
-        model.setMessages({message("u1", hearth::chat::Role::User, "a", 0),
-                           message("a1", hearth::chat::Role::Assistant, "b", 1)});
+        model.setMessages(chained({message("u1", hearth::chat::Role::User, "a", 0),
+                                   message("a1", hearth::chat::Role::Assistant, "b", 1)}));
         QCOMPARE(model.index(0).data(MessageListModel::AuthorRole).toString(), QStringLiteral("user"));
         QCOMPARE(model.index(1).data(MessageListModel::AuthorRole).toString(), QStringLiteral("assistant"));
     }

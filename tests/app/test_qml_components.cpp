@@ -59,7 +59,9 @@ class Setup : public QObject {
                             QStringLiteral("Question %1").arg(turn),
                             hearth::app::MessageState::Complete,
                             {},
-                            {}});
+                            {},
+                            {},
+                            true});
             records.append(
                 {hearth::app::newRecordId(),
                  conversation,
@@ -72,8 +74,12 @@ class Setup : public QObject {
                             .arg(turn),
                  hearth::app::MessageState::Complete,
                  {},
-                 {}});
+                 {},
+                 {},
+                 true});
         }
+        for (qsizetype i = 1; i < records.size(); ++i) // one branch: each follows the one before
+            records[i].parentId = records.at(i - 1).id;
         messages->setMessages(records);
         messages->setStats(records.constLast().id, QStringLiteral("48 tokens · 212 tok/s"));
         return messages;

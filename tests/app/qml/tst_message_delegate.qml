@@ -27,6 +27,8 @@ Item {
             blocks: null
             outOfView: false
             contextBoundary: false
+            version: 1
+            versionCount: 1
         }
     }
     ListModel { id: noBlocks }
@@ -88,6 +90,34 @@ Item {
             message.busy = false
             message.isLast = false
             verify(!findChild(message, "regenerateButton").visible)
+        }
+
+        // "‹ 2 / 3 ›" only where a message has versions; each button asks for its neighbour and
+        // is off at its end and while a reply is written.
+        function test_versionsAreSwitchedByTheirButtons() {
+            const single = make({ content: "Only one", blocks: blocks([["text", "Only one"]]) })
+            verify(!findChild(single, "versionSwitcher").visible)
+            const message = make({ content: "Second", version: 2, versionCount: 3,
+                                   blocks: blocks([["text", "Second"]]) })
+            verify(findChild(message, "versionSwitcher").visible)
+            compare(findChild(message, "versionLabel").text, "2 / 3")
+            const previous = findChild(message, "previousVersionButton")
+            const next = findChild(message, "nextVersionButton")
+            verify(previous.Accessible.name.length > 0 && next.Accessible.name.length > 0)
+            const spy = signalSpy.createObject(root, { target: message, signalName: "versionRequested" })
+            click(previous)
+            click(next)
+            compare(spy.count, 2)
+            compare(spy.signalArguments[0][0], "m1")
+            compare(spy.signalArguments[0][1], -1)
+            compare(spy.signalArguments[1][1], 1)
+            message.version = 3
+            verify(!next.enabled)
+            verify(previous.enabled)
+            message.version = 1
+            verify(!previous.enabled)
+            message.busy = true
+            verify(!next.enabled)
         }
 
         function test_codeBlocksAreShownAndCopied() {
