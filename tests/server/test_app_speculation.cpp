@@ -3,7 +3,7 @@
 // app's API server (its requests too); the metrics controller shows the acceptance rate, the
 // tokens per verify pass and the speed-up over the last plain reply; and a draft model that
 // cannot draft (another vocabulary, a damaged file) is named with the loaded model in the
-// chat's message while the reply still arrives, decoded plainly.
+// chat's message while the reply still arrives, decoded plainly; a usable draft model drafts.
 #include "app/chat/chat_controller.h"
 #include "app/chat/hearth_backend.h"
 #include "app/chat/message_list_model.h"
@@ -193,6 +193,15 @@ private slots:
             QVERIFY2(message.contains(draft), qPrintable(message));
             QVERIFY2(message.contains(storiesModelPath()), qPrintable(message));
         }
+        // A usable draft (tiny-qwen2: stories260K's vocabulary, fewer parameters) drafts, and the
+        // message goes with the next reply.
+        s.setDraftModelPath(QString::fromStdString(testdata("models/tiny-qwen2.gguf")));
+        const auto usable = reply(b, kRepeating);
+        QVERIFY(usable);
+        QVERIFY2(usable->stats.speculation_error.empty(), usable->stats.speculation_error.c_str());
+        QVERIFY(usable->stats.speculative);
+        QVERIFY(usable->stats.drafted_tokens > 0);
+        QVERIFY2(b.chat()->errorMessage().isEmpty(), qPrintable(b.chat()->errorMessage()));
     }
 };
 
