@@ -253,6 +253,8 @@ void ChatController::onFinished(quint64 requestId, const GenerationResult& r) {
     parts << tr("%n token(s)", nullptr, stats.generated_tokens);
     if (const double rate = stats.decode_tokens_per_second(); rate > 0)
         parts << tr("%1 tok/s").arg(rate, 0, 'f', 1);
+    if (stats.drafted_tokens > 0)
+        parts << tr("%1% of drafted tokens accepted").arg(qRound(100.0 * stats.acceptance_rate()));
     if (stats.time_to_first_token > 0)
         parts << tr("first token %1 ms").arg(stats.time_to_first_token * 1000.0, 0, 'f', 0);
     if (stats.reused_tokens > 0)

@@ -1332,6 +1332,10 @@
 <context>
     <name>hearth::app::ChatController</name>
     <message>
+        <source>%1% of drafted tokens accepted</source>
+        <translation>%1 % der entworfenen Tokens angenommen</translation>
+    </message>
+    <message>
         <source>Speculative decoding is not used: %1. Replies are decoded without it; choose another draft model in the settings.</source>
         <translation>Spekulatives Dekodieren wird nicht verwendet: %1. Antworten werden ohne es dekodiert; wählen Sie in den Einstellungen ein anderes Entwurfsmodell.</translation>
     </message>

@@ -107,6 +107,15 @@ private slots:
         QVERIFY(speculative->stats.speculation_error.empty());
         QVERIFY2(speculative->stats.drafted_tokens > 0, "prompt lookup drafted nothing");
         QVERIFY(speculative->stats.verify_passes > 0);
+        // The reply's figures under it say how much of the drafts the model took.
+        const QString figures = b.chat()
+                                    ->messages()
+                                    ->data(b.chat()->messages()->index(b.chat()->messages()->count() - 1),
+                                           MessageListModel::StatsRole)
+                                    .toString();
+        QVERIFY2(figures.contains(QStringLiteral("%1% of drafted tokens accepted")
+                                      .arg(qRound(100.0 * speculative->stats.acceptance_rate()))),
+                 qPrintable(figures));
 
         metrics.sample();
         QVERIFY(QTest::qWaitFor([&] { return metrics.speculating(); }, 5000));
