@@ -56,6 +56,7 @@ int run_serve(const std::vector<std::string>& argv) {
     QCoreApplication app(qtArgc, qtArgv);
 
     server::EngineThreadBackend backend(model_path, config); // throws on a bad model
+    backend.prepareSpeculation(speculation);                 // and on a draft that cannot draft
     server::ApiServer api(&backend);
     api.setApiKey(QString::fromStdString(args.value("--api-key").value_or("")));
     api.setAllowedOrigins(allowedOrigins);

@@ -19,6 +19,7 @@
 #include "engine/model/machine_limits.h"
 #include "engine/model/model.h"
 #include "engine/session/chat_session.h"
+#include "engine/session/draft_model.h"
 #include "kernels/decode_prefetch.h"
 #include "kernels/dispatch_metrics.h"
 #include "kernels/isa_select.h"
@@ -531,8 +532,7 @@ void print_md(const Context& c, const TestResult& r) {
 struct SpeculationResult {
     int n_gen = 0;
     std::vector<double> plain_ts, speculative_ts;
-    int64_t generated = 0, verify_passes = 0, drafted = 0, accepted = 0; // speculative, summed
-    std::string error; // why the drafter could not run (a draft model refused)
+    int64_t verify_passes = 0, drafted = 0, accepted = 0; // speculative, summed
 };
 
 double mean_of(const std::vector<double>& v) {
@@ -555,21 +555,17 @@ void print_speculation(const Options& o, const Context& c, int threads, const Sp
         std::printf("{\"test\":%s,\"speculation\":%s,\"n_gen\":%d,\"n_threads\":%d,\"model\":%s,"
                     "\"plain_tokens_per_second\":%.3f,\"tokens_per_second\":%.3f,\"speedup\":%.4f,"
                     "\"verify_passes\":%lld,\"drafted\":%lld,\"accepted\":%lld,\"acceptance_rate\":%.4f,"
-                    "\"tokens_per_verify_pass\":%.4f,\"error\":%s}\n",
+                    "\"tokens_per_verify_pass\":%.4f}\n",
                     json_string("tg" + std::to_string(r.n_gen) + "+spec").c_str(),
                     json_string(drafter).c_str(), r.n_gen, threads, json_string(c.model.name).c_str(), plain,
                     speculative, speedup, static_cast<long long>(r.verify_passes),
                     static_cast<long long>(r.drafted), static_cast<long long>(r.accepted), acceptance,
-                    per_pass, json_string(r.error).c_str());
+                    per_pass);
         std::fflush(stdout);
         return;
     }
     // md (and csv, whose columns are the tests': these lines go to stderr there)
     std::FILE* out = o.output == "csv" ? stderr : stdout;
-    if (!r.error.empty()) {
-        std::fprintf(out, "speculation: %s\n", r.error.c_str());
-        return;
-    }
     std::fprintf(out,
                  "tg%d speculative (%s; greedy reply to a fixed prompt): %.2f t/s against %.2f t/s plain, "
                  "speed-up %.2fx; acceptance %.1f%% (%lld of %lld drafted), %.2f tokens per verify pass\n",
@@ -578,20 +574,17 @@ void print_speculation(const Options& o, const Context& c, int threads, const Sp
     std::fflush(out);
 }
 
-SpeculationResult measure_speculation(const Options& o, Runner& runner, int n_gen) {
+SpeculationResult measure_speculation(const Options& o, const engine::SpeculationOptions& speculation,
+                                      Runner& runner, int n_gen) {
     SpeculationResult r;
     r.n_gen = n_gen;
     runner.reply_stats(n_gen, {}); // warm-up: the prompt's prefill, the session's buffers
     for (int rep = 0; rep < o.repetitions; ++rep) {
         const engine::TurnStats plain = runner.reply_stats(n_gen, {});
-        const engine::TurnStats speculative = runner.reply_stats(n_gen, o.speculation);
-        if (!speculative.speculation_error.empty()) {
-            r.error = speculative.speculation_error;
-            return r;
-        }
+        const engine::TurnStats speculative = runner.reply_stats(n_gen, speculation);
+        if (!speculative.speculation_error.empty()) throw Error(speculative.speculation_error);
         r.plain_ts.push_back(plain.decode_tokens_per_second());
         r.speculative_ts.push_back(speculative.decode_tokens_per_second());
-        r.generated += speculative.generated_tokens;
         r.verify_passes += speculative.verify_passes;
         r.drafted += speculative.drafted_tokens;
         r.accepted += speculative.accepted_tokens;
@@ -607,6 +600,17 @@ int run(const Options& o) {
     for (const std::string& path : o.models) {
         auto model = engine::Model::load(path);
         Context c{facts_of(*model), isa, {}, "CPU"};
+        // A draft model is loaded and checked against this model before any test runs: one that
+        // cannot draft is an error naming both files.
+        engine::SpeculationOptions speculation = o.speculation;
+        if (speculation.drafter == engine::SpeculationOptions::Drafter::DraftModel) {
+            try {
+                speculation.draft_model = engine::Model::load(speculation.draft_model_path);
+            } catch (const Error& e) {
+                throw Error("the draft model cannot be loaded: " + std::string(e.what()));
+            }
+            engine::check_draft_model(*speculation.draft_model, *model);
+        }
         const int max_depth = *std::max_element(o.depth.begin(), o.depth.end());
         const int max_test = std::max(*std::max_element(o.prompt.begin(), o.prompt.end()),
                                       *std::max_element(o.gen.begin(), o.gen.end()));
@@ -705,7 +709,8 @@ int run(const Options& o) {
             if (o.speculation.drafter != engine::SpeculationOptions::Drafter::Off) {
                 if (o.output == "md") std::printf("\n");
                 for (int n : o.gen)
-                    if (n > 0) print_speculation(o, c, threads, measure_speculation(o, runner, n));
+                    if (n > 0)
+                        print_speculation(o, c, threads, measure_speculation(o, speculation, runner, n));
             }
         }
     }

@@ -1,7 +1,7 @@
 // hearth-bench as a real subprocess: with --lookup, each tg test is also measured as a greedy
 // reply, plain and speculative, and the acceptance line gives the rates, the drafted and
-// accepted tokens and the tokens per verify pass; a bad speculation flag is refused with
-// hearth-cli's words and status 2.
+// accepted tokens and the tokens per verify pass; a draft model drafts too, one that cannot is an
+// error naming both files; a bad speculation flag is refused with hearth-cli's words and status 2.
 #include "tests/support/test_support.h"
 #include <QProcess>
 #include <QRegularExpression>
@@ -75,6 +75,30 @@ private slots:
         const BenchRun both = runBench({"-m", stories(), "--lookup", "2", "--draft", stories()});
         QCOMPARE(both.status, 2);
         QVERIFY2(both.err.contains("exclude each other"), qPrintable(both.err));
+    }
+
+    // A draft model that cannot draft for the model is an error naming both, before any test.
+    void anUnusableDraftIsAnError() {
+        const QString other = QString::fromStdString(testdata("models/llama-2-tiny-random.gguf"));
+        const BenchRun run = runBench({"-m", stories(), "-p", "0", "-n", "8", "-r", "1", "--draft", other});
+        QCOMPARE(run.status, 1);
+        QVERIFY2(run.err.contains(other) && run.err.contains(stories()) && run.err.contains("vocabularies"),
+                 qPrintable(run.err));
+        QVERIFY2(!run.out.contains("| tg8 |"), qPrintable(run.out));
+    }
+
+    // A usable draft model (tiny-qwen2: stories260K's vocabulary, fewer parameters) drafts.
+    void aDraftModelDrafts() {
+        const BenchRun run =
+            runBench({"-m", stories(), "-p", "0", "-n", "32", "-r", "1", "-t", "1", "--draft",
+                      QString::fromStdString(testdata("models/tiny-qwen2.gguf"))});
+        QVERIFY2(run.status == 0, qPrintable(run.err));
+        static const QRegularExpression line(
+            QStringLiteral("tg32 speculative \\(draft model [^;]*; [^)]*\\): .*"
+                           "\\((\\d+) of (\\d+) drafted\\)"));
+        const QRegularExpressionMatch m = line.match(run.out);
+        QVERIFY2(m.hasMatch(), qPrintable(run.out));
+        QVERIFY(m.captured(2).toInt() > 0);
     }
 };
 

@@ -163,6 +163,10 @@ private slots:
             << QStringList{"serve", "-m", stories(), "--allow-host", "http://a.lan"};
         QTest::newRow("missing file") << QStringList{"serve", "-m", "/nonexistent.gguf", "--port", "0"};
         QTest::newRow("bad lookup") << QStringList{"serve", "-m", stories(), "--lookup", "9"};
+        QTest::newRow("draft of another vocabulary")
+            << QStringList{"serve", "-m", stories(), "--draft",
+                           QString::fromStdString(testdata("models/llama-2-tiny-random.gguf"))};
+        QTest::newRow("damaged draft") << QStringList{"serve", "-m", stories(), "--draft", cli()};
         QTest::newRow("lookup and draft")
             << QStringList{"serve", "-m", stories(), "--lookup", "2", "--draft", stories()};
     }
