@@ -171,6 +171,18 @@ private slots:
         QVERIFY(!first.stats.speculative);
         QVERIFY(second.stats.speculative);
         QVERIFY(second.stats.drafted_tokens > 0);
+
+        // A draft of another vocabulary: the request is answered, plainly, and the window says why.
+        const QString other = QString::fromStdString(testdata("models/llama-2-tiny-random.gguf"));
+        s.setSpeculation(QStringLiteral("draft"));
+        s.setDraftModelPath(other);
+        const auto unusable = httpRequest(port, "POST", "/v1/completions", body);
+        QVERIFY(unusable);
+        QCOMPARE(unusable->status, 200);
+        QCOMPARE(unusable->json()["choices"][0]["text"].toString(),
+                 plain->json()["choices"][0]["text"].toString());
+        QTRY_VERIFY2(b.chat()->errorMessage().contains(other), qPrintable(b.chat()->errorMessage()));
+        QVERIFY(b.chat()->errorMessage().contains(storiesModelPath()));
     }
 
     // A draft of another vocabulary, then a damaged one: the chat says so, naming the draft and

@@ -152,6 +152,25 @@ private slots:
         QCOMPARE(texts[1], texts[0]);
     }
 
+    // --draft: a draft model of the same vocabulary (tiny-qwen2, smaller) drafts for every request.
+    void speculatesWithADraftModel() {
+        QProcess serve;
+        const quint16 port =
+            startServe(serve, {"--draft", QString::fromStdString(testdata("models/tiny-qwen2.gguf")),
+                               "--draft-max", "4"});
+        QVERIFY(port > 0);
+        const auto reply = httpRequest(port, "POST", "/v1/chat/completions", storyRequest());
+        QVERIFY(reply);
+        QCOMPARE(reply->status, 200);
+        QByteArray err;
+        static const QRegularExpression counts(
+            QStringLiteral("speculation: (\\d+) verify passes, (\\d+) drafted, (\\d+) accepted[^\n]*\n"));
+        const QRegularExpressionMatch m = awaitStderr(serve, err, counts);
+        QVERIFY2(m.hasMatch(), err.constData());
+        QVERIFY2(m.captured(2).toInt() > 0, err.constData());
+        QVERIFY(stopWithSigterm(serve));
+    }
+
     void refusesBadArguments_data() {
         QTest::addColumn<QStringList>("arguments");
         QTest::newRow("no model") << QStringList{"serve", "--port", "0"};
