@@ -115,6 +115,43 @@ Rectangle {
                 }
             }
 
+            // While the settings turn speculative decoding on: how much of the drafts the model
+            // accepts, and what it buys against plain decoding of the same model.
+            Card {
+                visible: panel.metrics.speculationOn
+                title: qsTr("Speculative decoding")
+                trailing: panel.metrics.speculating ? qsTr("%1 of %2 drafted tokens accepted").arg(panel.grouped(panel.metrics.acceptedTokens)).arg(panel.grouped(panel.metrics.draftedTokens))
+                                                    : ""
+                RowLayout {
+                    Layout.fillWidth: true
+                    spacing: 18
+                    BigFigure {
+                        objectName: "acceptanceRate"
+                        label: qsTr("accepted")
+                        value: panel.metrics.speculating ? (100 * panel.metrics.acceptanceRate).toFixed(0) : "–"
+                        unit: panel.metrics.speculating ? "%" : ""
+                    }
+                    BigFigure {
+                        objectName: "tokensPerVerifyPass"
+                        label: qsTr("tokens per verify pass")
+                        value: panel.metrics.speculating ? panel.metrics.tokensPerVerifyPass.toFixed(2) : "–"
+                    }
+                }
+                Label {
+                    objectName: "speculationSpeedup"
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    font.pointSize: Theme.small
+                    color: panel.metrics.speedup > 0 ? Theme.text : Theme.textMuted
+                    text: !panel.metrics.speculating ? qsTr("No speculative reply yet.")
+                        : !panel.metrics.hasPlainBaseline ? qsTr("Speed-up: no plain baseline yet (a reply of this model with speculative decoding off).")
+                        : qsTr("Speed-up: %1× plain decoding (%2 against %3 tokens/s)")
+                              .arg(panel.metrics.speedup.toFixed(2))
+                              .arg(panel.metrics.decodeTokensPerSecond.toFixed(1))
+                              .arg(panel.metrics.plainTokensPerSecond.toFixed(1))
+                }
+            }
+
             Card {
                 title: qsTr("KV cache")
                 ProgressBar {

@@ -21,6 +21,11 @@ ChatController::ChatController(AppSettings* settings, ConversationStore* store, 
     connect(worker, &InferenceWorker::piecesReady, this, &ChatController::onPieces);
     connect(worker, &InferenceWorker::generationFinished, this, &ChatController::onFinished);
     connect(worker, &InferenceWorker::generationFailed, this, &ChatController::onFailed);
+    // A draft model the settings chose that cannot draft, for the API server's requests too.
+    connect(worker, &InferenceWorker::completionFinished, this,
+            [this](quint64, const server::CompletionResult& result) {
+                reportSpeculationError(result.stats.speculation_error);
+            });
     connect(models, &ModelController::stateChanged, this, &ChatController::canSendChanged);
     connect(models, &ModelController::stateChanged, this, &ChatController::onModelStateChanged);
     connect(store, &ConversationStore::failed, this, [this](const QString& message) {
@@ -235,13 +240,23 @@ void ChatController::finishReply(MessageState state, const QString& stats) {
     emit replyFinished(messageId, messageStateName(state));
 }
 
+void ChatController::reportSpeculationError(const std::string& error) {
+    if (error.empty()) return;
+    setError(tr("Speculative decoding is not used: %1. Replies are decoded without it; choose another "
+                "draft model in the settings.")
+                 .arg(QString::fromStdString(error)));
+}
+
 void ChatController::onFinished(quint64 requestId, const GenerationResult& r) {
     if (requestId != activeRequest_) return;
+    reportSpeculationError(r.stats.speculation_error);
     QStringList parts;
     const engine::TurnStats& stats = r.stats;
     parts << tr("%n token(s)", nullptr, stats.generated_tokens);
     if (const double rate = stats.decode_tokens_per_second(); rate > 0)
         parts << tr("%1 tok/s").arg(rate, 0, 'f', 1);
+    if (stats.drafted_tokens > 0)
+        parts << tr("%1% of drafted tokens accepted").arg(qRound(100.0 * stats.acceptance_rate()));
     if (stats.time_to_first_token > 0)
         parts << tr("first token %1 ms").arg(stats.time_to_first_token * 1000.0, 0, 'f', 0);
     if (stats.reused_tokens > 0)

@@ -99,6 +99,8 @@ private:
     void startReply();
     void finishReply(MessageState state, const QString& stats);
     void setError(const QString& message);
+    // The message for a draft model that cannot draft (`error` names both files); none if empty.
+    void reportSpeculationError(const std::string& error);
     void onPieces(quint64 requestId, const QString& text);
     void onFinished(quint64 requestId, const GenerationResult& result);
     void onFailed(quint64 requestId, const QString& message);

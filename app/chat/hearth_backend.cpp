@@ -81,6 +81,11 @@ HearthBackend::HearthBackend(const AppPaths& paths, QObject* parent)
             });
     connect(settings_.get(), &AppSettings::serverChanged, this, &HearthBackend::applyServerSettings);
     applyServerSettings();
+    connect(settings_.get(), &AppSettings::speculationChanged, this,
+            &HearthBackend::applySpeculationSettings);
+    applySpeculationSettings();
+    connect(models_.get(), &ModelController::stateChanged, metrics_.get(),
+            [this] { metrics_->setModelPath(models_->modelPath()); });
 
     connect(store_.get(), &ConversationStore::damagedDatabaseSetAside, this,
             [this](const QString& backupPath, int conversationsCopied) {
@@ -140,6 +145,12 @@ void HearthBackend::applyServerSettings() {
         settings_->setServerState(true, apiServer_->url(), notice());
     else
         settings_->setServerState(false, QString(), apiServer_->errorString());
+}
+
+void HearthBackend::applySpeculationSettings() {
+    const engine::SpeculationOptions speculation = settings_->speculationOptions();
+    apiServer_->setSpeculation(speculation);
+    metrics_->setSpeculationOn(speculation.drafter != engine::SpeculationOptions::Drafter::Off);
 }
 
 HearthBackend::~HearthBackend() {

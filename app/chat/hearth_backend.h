@@ -62,6 +62,9 @@ signals:
 private:
     // Starts, restarts or stops the API server as the settings say, and reports its state.
     void applyServerSettings();
+    // Speculative decoding as the settings say, for the API server's requests and the metrics
+    // panel (the chat's replies read it from the settings with the rest of their options).
+    void applySpeculationSettings();
 
     AppPaths paths_;
     std::unique_ptr<AppSettings> settings_;

@@ -1,10 +1,12 @@
 // hearth-cli serve -m MODEL [--host 127.0.0.1] [--port P] [--api-key K] [--allow-origin ORIGIN]...
-// [--allow-host NAME]...: the app's OpenAI-compatible API server without the window. It prints
+// [--allow-host NAME]... [--lookup N | --draft MODEL] [--draft-max K]: the app's OpenAI-compatible
+// API server without the window, with speculative decoding for every request if asked. It prints
 // the URL it listens on (one line on stderr; --port 0 picks a free port) and serves until SIGINT,
 // SIGTERM or SIGHUP. Web pages may call it only from an allowed origin, and clients must name a
 // loopback host or an allowed one (server/front_door.h).
 #include "app/cli/cli_args.h"
 #include "app/cli/cli_command.h"
+#include "app/cli/generation_flags.h"
 #include "app/cli/model_options.h"
 #include "app/platform/quit_on_signals.h"
 #include "app/server/api_server.h"
@@ -18,10 +20,10 @@ namespace hearth::cli {
 namespace {
 
 int run_serve(const std::vector<std::string>& argv) {
-    Args args(argv,
-              model_value_options(
-                  {"--host", "--port", "--api-key", "--allow-origin", "--allow-host", "-c", "--ctx-size"}),
-              {});
+    std::set<std::string> value_options = model_value_options(
+        {"--host", "--port", "--api-key", "--allow-origin", "--allow-host", "-c", "--ctx-size"});
+    value_options.merge(speculation_value_options());
+    Args args(argv, value_options, {});
     const std::string model_path = args.required("-m", "--model");
     const QString host = QString::fromStdString(args.value("--host").value_or("127.0.0.1"));
     QHostAddress address;
@@ -31,6 +33,8 @@ int run_serve(const std::vector<std::string>& argv) {
     if (port < 0 || port > 65535) throw ArgError("--port expects 0 to 65535 (0: any free port)");
     const engine::RuntimeConfig config = runtime_config(args, 4096);
     if (config.context_length < 16) throw ArgError("--ctx-size expects at least 16 tokens");
+    engine::SpeculationOptions speculation;
+    apply_speculation_flags(args, speculation);
     QStringList allowedOrigins;
     for (const std::string& origin : args.values("--allow-origin")) {
         const QString text = QString::fromStdString(origin);
@@ -52,10 +56,12 @@ int run_serve(const std::vector<std::string>& argv) {
     QCoreApplication app(qtArgc, qtArgv);
 
     server::EngineThreadBackend backend(model_path, config); // throws on a bad model
+    backend.prepareSpeculation(speculation);                 // and on a draft that cannot draft
     server::ApiServer api(&backend);
     api.setApiKey(QString::fromStdString(args.value("--api-key").value_or("")));
     api.setAllowedOrigins(allowedOrigins);
     api.setAllowedHosts(allowedHosts);
+    api.setSpeculation(speculation);
     if (!api.listen(address, static_cast<quint16>(port))) {
         std::fprintf(stderr, "hearth-cli serve: %s\n", qPrintable(api.errorString()));
         return kExitFailure;
@@ -70,12 +76,22 @@ int run_serve(const std::vector<std::string>& argv) {
     std::signal(SIGPIPE, SIG_IGN);
 
     QObject::connect(&api, &server::ApiServer::completionServed, [](const server::CompletionResult& r) {
+        const engine::TurnStats& s = r.stats;
         std::fprintf(stderr, "served: %d prompt tokens (%d reused), %d generated, %.1f tokens/s\n",
-                     r.stats.prompt_tokens, r.stats.reused_tokens, r.stats.generated_tokens,
-                     r.stats.decode_tokens_per_second());
+                     s.prompt_tokens, s.reused_tokens, s.generated_tokens, s.decode_tokens_per_second());
+        if (!s.speculation_error.empty())
+            std::fprintf(stderr, "speculation: off for this request: %s\n", s.speculation_error.c_str());
+        else if (s.speculative)
+            std::fprintf(stderr,
+                         "speculation: %d verify passes, %d drafted, %d accepted (%.1f%%), %.2f tokens per "
+                         "verify pass\n",
+                         s.verify_passes, s.drafted_tokens, s.accepted_tokens, 100.0 * s.acceptance_rate(),
+                         s.tokens_per_verify_pass());
+        std::fflush(stderr);
     });
-    std::fprintf(stderr, "hearth-cli serve: %s, context %d\n", qPrintable(backend.modelId()),
-                 backend.contextLength());
+    std::fprintf(stderr, "hearth-cli serve: %s, context %d, speculative decoding %s\n",
+                 qPrintable(backend.modelId()), backend.contextLength(),
+                 describe_speculation(speculation).c_str());
     std::fprintf(stderr, "listening on %s\n", qPrintable(api.url()));
     std::fflush(stderr);
     app.exec();
@@ -88,5 +104,6 @@ HEARTH_CLI_COMMAND(
     "serve -m MODEL [--host 127.0.0.1] [--port P (8642; 0: any free)] [--api-key K] "
     "[--allow-origin ORIGIN (repeatable: a web page allowed to call, e.g. http://localhost:3000; "
     "port * for any; * for all)] [--allow-host NAME (repeatable: a host name besides localhost, "
-    "127.0.0.1, [::1] and the --host address)] [-c CTX] [-t N] [--device cpu|vulkan|vulkan:N] [-ngl N]");
+    "127.0.0.1, [::1] and the --host address)] [-c CTX] [-t N] [--device cpu|vulkan|vulkan:N] [-ngl N] "
+    "[--lookup N (1-4) | --draft MODEL] [--draft-max K (1-16): speculative decoding for every request]");
 } // namespace hearth::cli

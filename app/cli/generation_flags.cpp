@@ -6,13 +6,18 @@
 
 namespace hearth::cli {
 
-std::set<std::string> generation_value_options() {
-    return {"--lookup", "--draft", "--draft-max", "--grammar", "--json-schema"};
+std::set<std::string> speculation_value_options() {
+    return {"--lookup", "--draft", "--draft-max"};
 }
 
-void apply_generation_flags(const Args& args, engine::GenerationOptions& options) {
+std::set<std::string> generation_value_options() {
+    std::set<std::string> names = speculation_value_options();
+    names.insert({"--grammar", "--json-schema"});
+    return names;
+}
+
+void apply_speculation_flags(const Args& args, engine::SpeculationOptions& speculation) {
     using Drafter = engine::SpeculationOptions::Drafter;
-    engine::SpeculationOptions& speculation = options.speculation;
     if (args.value("--lookup")) {
         const int n = args.get_int("--lookup", 3);
         if (n < 1 || n > 4) throw ArgError("--lookup expects 1 to 4 (the tokens looked up)");
@@ -29,6 +34,26 @@ void apply_generation_flags(const Args& args, engine::GenerationOptions& options
         if (k < 1 || k > 16) throw ArgError("--draft-max expects 1 to 16");
         speculation.max_draft = k;
     }
+}
+
+std::string describe_speculation(const engine::SpeculationOptions& speculation) {
+    using Drafter = engine::SpeculationOptions::Drafter;
+    const std::string most = ", up to " + std::to_string(speculation.max_draft) + " drafted";
+    switch (speculation.drafter) {
+    case Drafter::PromptLookup:
+        return "prompt lookup (" + std::to_string(speculation.lookup_ngram) + " tokens)" + most;
+    case Drafter::DraftModel:
+        return "draft model " + speculation.draft_model_path + most;
+    case Drafter::Custom:
+        return "custom drafter" + most;
+    case Drafter::Off:
+        break;
+    }
+    return "off";
+}
+
+void apply_generation_flags(const Args& args, engine::GenerationOptions& options) {
+    apply_speculation_flags(args, options.speculation);
 
     const auto grammar_file = args.value("--grammar");
     const auto schema_file = args.value("--json-schema");

@@ -18,4 +18,11 @@ std::set<std::string> generation_value_options();
 // Sets options.speculation and options.grammar from the flags present.
 void apply_generation_flags(const Args& args, engine::GenerationOptions& options);
 
+// The speculation flags alone (--lookup, --draft, --draft-max), for what decodes without a
+// grammar of its own: serve (one setting for every request) and hearth-bench.
+std::set<std::string> speculation_value_options();
+void apply_speculation_flags(const Args& args, engine::SpeculationOptions& speculation);
+// "prompt lookup (3 tokens), up to 8 drafted", "draft model FILE, up to 8 drafted", or "off".
+std::string describe_speculation(const engine::SpeculationOptions& speculation);
+
 } // namespace hearth::cli

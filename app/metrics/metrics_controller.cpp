@@ -118,6 +118,13 @@ QCoro::Task<> MetricsController::sample() {
 }
 
 void MetricsController::recordReply(const GenerationResult& result) {
+    // A plain reply of a few tokens or more is the baseline speculative replies are compared with.
+    const engine::TurnStats& stats = result.stats;
+    if (!stats.speculative && stats.generated_tokens >= kMinBaselineTokens &&
+        stats.decode_tokens_per_second() > 0) {
+        plainTokensPerSecond_ = stats.decode_tokens_per_second();
+        emit speculationChanged();
+    }
     replies_.record(result);
     replyEnded_ = true;
     endedDecodeRate_ = result.stats.decode_tokens_per_second();
@@ -141,6 +148,46 @@ void MetricsController::resetKernelMetrics() {
         gpuBaseline_.insert(row.operation + u'/' + row.kernel, row);
     }
     sample();
+}
+
+void MetricsController::setSpeculationOn(bool on) {
+    if (on == speculationOn_) return;
+    speculationOn_ = on;
+    emit speculationChanged();
+}
+
+void MetricsController::setModelPath(const QString& path) {
+    if (path == modelPath_) return;
+    modelPath_ = path;
+    plainTokensPerSecond_ = 0; // another model's speed says nothing of this one's
+    emit speculationChanged();
+}
+
+bool MetricsController::speculating() const {
+    return last_->engine.speculative;
+}
+double MetricsController::acceptanceRate() const {
+    const engine::EngineMetricsSnapshot& e = last_->engine;
+    return e.drafted_tokens > 0
+               ? static_cast<double>(e.accepted_tokens) / static_cast<double>(e.drafted_tokens)
+               : 0.0;
+}
+double MetricsController::tokensPerVerifyPass() const {
+    const engine::EngineMetricsSnapshot& e = last_->engine;
+    return e.verify_passes > 0 ? static_cast<double>(e.accepted_tokens + e.verify_passes) /
+                                     static_cast<double>(e.verify_passes)
+                               : 0.0;
+}
+qint64 MetricsController::draftedTokens() const {
+    return last_->engine.drafted_tokens;
+}
+qint64 MetricsController::acceptedTokens() const {
+    return last_->engine.accepted_tokens;
+}
+double MetricsController::speedup() const {
+    const engine::EngineMetricsSnapshot& e = last_->engine;
+    return e.speculative && plainTokensPerSecond_ > 0 ? e.decode_tokens_per_second / plainTokensPerSecond_
+                                                      : 0.0;
 }
 
 int MetricsController::expertLayers() const {

@@ -52,11 +52,25 @@ class MetricsController : public QObject {
     // (empty for a dense model), and over how many layers.
     Q_PROPERTY(QVariantList expertHits READ expertHits NOTIFY updated)
     Q_PROPERTY(int expertLayers READ expertLayers NOTIFY updated)
+    // Speculative decoding (shown while the settings turn it on, speculationOn): of the current or
+    // last reply, the share of drafted tokens accepted, the tokens each verify pass gave, and the
+    // drafted and accepted counts; and its decode rate over the last plain reply's of the same
+    // model (speedup, 0 without a plain baseline yet: hasPlainBaseline false).
+    Q_PROPERTY(bool speculationOn READ speculationOn WRITE setSpeculationOn NOTIFY speculationChanged)
+    Q_PROPERTY(bool speculating READ speculating NOTIFY updated)
+    Q_PROPERTY(double acceptanceRate READ acceptanceRate NOTIFY updated)
+    Q_PROPERTY(double tokensPerVerifyPass READ tokensPerVerifyPass NOTIFY updated)
+    Q_PROPERTY(qint64 draftedTokens READ draftedTokens NOTIFY updated)
+    Q_PROPERTY(qint64 acceptedTokens READ acceptedTokens NOTIFY updated)
+    Q_PROPERTY(bool hasPlainBaseline READ hasPlainBaseline NOTIFY speculationChanged)
+    Q_PROPERTY(double plainTokensPerSecond READ plainTokensPerSecond NOTIFY speculationChanged)
+    Q_PROPERTY(double speedup READ speedup NOTIFY updated)
     // How many samples the histories keep: with intervalMs, the time span the chart shows.
     Q_PROPERTY(int historyLength READ historyLength CONSTANT)
 
 public:
     static constexpr int kHistoryLength = 120;
+    static constexpr int kMinBaselineTokens = 8; // a plain reply's tokens for its rate to count
 
     // `engine`: the live figures of the engine to show (the inference worker's), shared so that
     // a sample under way on a pool thread keeps them alive.
@@ -91,6 +105,18 @@ public:
     [[nodiscard]] double serverTokensPerSecond() const { return serverTokensPerSecond_; }
     [[nodiscard]] QVariantList expertHits() const { return expertHits_; }
     [[nodiscard]] int expertLayers() const;
+    [[nodiscard]] bool speculationOn() const { return speculationOn_; }
+    void setSpeculationOn(bool on);
+    // The model replies come from: the plain baseline is that model's (a new one starts without).
+    void setModelPath(const QString& path);
+    [[nodiscard]] bool speculating() const;
+    [[nodiscard]] double acceptanceRate() const;
+    [[nodiscard]] double tokensPerVerifyPass() const;
+    [[nodiscard]] qint64 draftedTokens() const;
+    [[nodiscard]] qint64 acceptedTokens() const;
+    [[nodiscard]] bool hasPlainBaseline() const { return plainTokensPerSecond_ > 0; }
+    [[nodiscard]] double plainTokensPerSecond() const { return plainTokensPerSecond_; }
+    [[nodiscard]] double speedup() const;
     [[nodiscard]] int intervalMs() const { return timer_.interval(); }
     void setIntervalMs(int ms);
     [[nodiscard]] int samples() const { return samples_; }
@@ -104,6 +130,7 @@ signals:
     void updated();
     void intervalChanged();
     void serverRequestsChanged();
+    void speculationChanged();
 
 private:
     std::shared_ptr<const engine::EngineMetrics> engine_;
@@ -125,6 +152,9 @@ private:
     int serverRequests_ = 0;
     qint64 serverTokensGenerated_ = 0;
     double serverTokensPerSecond_ = 0;
+    bool speculationOn_ = false;
+    QString modelPath_;
+    double plainTokensPerSecond_ = 0; // the last plain reply's decode rate, of modelPath_; 0: none yet
 };
 
 } // namespace hearth::app

@@ -231,4 +231,11 @@ void ModelController::setSpeedPredictor(SpeedPredictor* predictor) {
     models_.setSpeedPredictor(predictor);
 }
 
+QStringList ModelController::modelFiles() const {
+    QStringList paths;
+    for (const ModelEntry& entry : models_.entries())
+        if (entry.error.isEmpty()) paths.append(entry.path);
+    return paths;
+}
+
 } // namespace hearth::app

@@ -8,6 +8,7 @@
 #include "app/models/worker_types.h"
 #include "app/settings/engine_config.h"
 #include <QObject>
+#include <QStringList>
 #include <QUrl>
 #include <QtQml/qqmlregistration.h>
 #include <qcoro/qcorotask.h>
@@ -42,6 +43,9 @@ class ModelController : public QObject {
     Q_PROPERTY(QString gpuName READ gpuName NOTIFY stateChanged)
     Q_PROPERTY(int gpuLayers READ gpuLayers NOTIFY stateChanged)
     Q_PROPERTY(int layerCount READ layerCount NOTIFY stateChanged)
+    // The models folder's usable files (absolute paths), as the last scan found them: what the
+    // settings offer as a draft model.
+    Q_PROPERTY(QStringList modelFiles READ modelFiles NOTIFY scanFinished)
     // What the settings offer to run models on.
     Q_PROPERTY(hearth::app::ComputeDeviceList* computeDevices READ computeDevices CONSTANT)
     // The demo model shipped with the app (app/models/demo_model.h); empty when it is missing.
@@ -74,6 +78,7 @@ public:
     [[nodiscard]] int gpuLayers() const { return summary_.gpuLayers; }
     [[nodiscard]] int layerCount() const { return summary_.layerCount; }
     [[nodiscard]] ComputeDeviceList* computeDevices() { return &computeDevices_; }
+    [[nodiscard]] QStringList modelFiles() const;
 
     // True for a local file (not a folder) whose name ends in .gguf: what the drop area accepts.
     Q_INVOKABLE static bool isModelUrl(const QUrl& url);

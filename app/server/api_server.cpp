@@ -219,6 +219,7 @@ void ApiServer::startCompletion(HttpConnection* connection, Endpoint endpoint, c
     exchange.request.id = nextId_++;
     exchange.request.seed = ok.seed ? *ok.seed : QRandomGenerator::global()->generate64();
     exchange.request.cancel = engine::new_cancel_token();
+    exchange.request.speculation = speculation_;
     if (exchange.request.rawPrompt) {
         // Raw prompts share one session: the chat session reuses whatever prefix of text it holds.
         exchange.request.sessionId = rawSessionId_;

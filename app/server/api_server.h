@@ -40,6 +40,10 @@ public:
     // next request.
     void setAllowedOrigins(const QStringList& origins) { frontDoor_.setAllowedOrigins(origins); }
     void setAllowedHosts(const QStringList& hosts) { frontDoor_.setAllowedHosts(hosts); }
+    // Speculative decoding for every request from now on (the server-wide setting; a request
+    // under a grammar decodes plainly). Off by default.
+    void setSpeculation(const engine::SpeculationOptions& speculation) { speculation_ = speculation; }
+    [[nodiscard]] const engine::SpeculationOptions& speculation() const { return speculation_; }
     void setLimits(HttpLimits limits) { limits_ = limits; }
     void setTimeouts(HttpTimeouts timeouts) { timeouts_ = timeouts; }
     [[nodiscard]] int completionsServed() const { return served_; }
@@ -76,6 +80,7 @@ private:
     QTcpServer tcp_;
     QByteArray apiKey_;
     FrontDoor frontDoor_;
+    engine::SpeculationOptions speculation_;
     HttpLimits limits_;
     HttpTimeouts timeouts_;
     QString sessionPrefix_;

@@ -8,6 +8,7 @@
 #include "engine/chat/chat_role.h"
 #include "engine/grammar/grammar.h"
 #include "engine/runtime/cancel_token.h"
+#include "engine/session/generation_options.h"
 #include "engine/session/turn_result.h"
 #include <QList>
 #include <QMetaType>
@@ -35,6 +36,8 @@ struct CompletionRequest {
     QStringList stop; // generation ends before the first of these; it is not returned
     // response_format's grammar (a JSON object, or a JSON Schema's); null: free text.
     std::shared_ptr<const engine::Grammar> grammar;
+    // Speculative decoding: the server's setting, the same for every request (ApiServer).
+    engine::SpeculationOptions speculation;
     engine::CancelToken cancel = engine::new_cancel_token();
 };
 

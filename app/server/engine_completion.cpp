@@ -16,6 +16,7 @@ engine::GenerationOptions generationOptions(const CompletionRequest& request) {
     options.sampling.seed = request.seed;
     options.max_tokens = request.maxTokens;
     options.grammar = request.grammar;
+    options.speculation = request.speculation;
     if (request.rawPrompt) options.template_override = engine::kRawPromptTemplate; // continued as written
     return options;
 }

@@ -1,6 +1,7 @@
 #include "app/server/engine_thread_backend.h"
 #include "app/server/engine_completion.h"
 #include "engine/runtime/engine_runtime.h"
+#include "engine/session/draft_model.h"
 #include <QFileInfo>
 
 namespace hearth::server {
@@ -28,6 +29,14 @@ EngineThreadBackend::~EngineThreadBackend() {
 
 int EngineThreadBackend::contextLength() const {
     return runtime_->context_length();
+}
+
+void EngineThreadBackend::prepareSpeculation(const engine::SpeculationOptions& speculation) {
+    if (speculation.drafter != engine::SpeculationOptions::Drafter::DraftModel) return;
+    // No request has run yet: the engine thread does not touch the runtime meanwhile.
+    const std::shared_ptr<const engine::Model> draft =
+        runtime_->speculation_draft(speculation.draft_model_path);
+    engine::check_draft_model(*draft, runtime_->model());
 }
 
 void EngineThreadBackend::start(const CompletionRequest& request) {

@@ -10,6 +10,7 @@
 namespace hearth::engine {
 class EngineRuntime;
 struct RuntimeConfig;
+struct SpeculationOptions;
 } // namespace hearth::engine
 
 namespace hearth::server {
@@ -27,6 +28,10 @@ public:
     void forgetSession(const QString& sessionId) override;
     // The context each session gets (the trained context at most).
     [[nodiscard]] int contextLength() const;
+    // Before the first request: loads the draft model `speculation` names (kept for every
+    // request) and checks that it can draft for the model; throws hearth::Error naming both files
+    // when it cannot. Nothing to do for the other drafters.
+    void prepareSpeculation(const engine::SpeculationOptions& speculation);
 
 private:
     std::unique_ptr<engine::EngineRuntime> runtime_; // used only on thread_ once it runs

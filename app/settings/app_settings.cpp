@@ -84,6 +84,19 @@ engine::ComputeDevice knownComputeDevice(const QString& name) {
 int knownGpuLayers(int layers) {
     return std::clamp(layers, -1, kMaxGpuLayers);
 }
+// The settings' names of the drafters the app offers; another name is Off.
+using Drafter = engine::SpeculationOptions::Drafter;
+Drafter knownDrafter(const QString& name) {
+    if (name == QLatin1String("lookup")) return Drafter::PromptLookup;
+    if (name == QLatin1String("draft")) return Drafter::DraftModel;
+    return Drafter::Off;
+}
+int knownDraftMax(int tokens) {
+    return std::clamp(tokens, 1, 16);
+}
+int knownLookupNgram(int tokens) {
+    return std::clamp(tokens, 1, 4);
+}
 } // namespace
 QStringList AppSettings::cacheTypes() {
     QStringList names;
@@ -136,7 +149,40 @@ engine::GenerationOptions AppSettings::generationOptions() const {
     sampling.seed = seed_ >= 0 ? static_cast<uint64_t>(seed_) : QRandomGenerator::global()->generate64();
     options.max_tokens = maxReplyTokens_;
     options.template_override = chatTemplate_.toStdString();
+    options.speculation = speculationOptions();
     return options;
+}
+QString AppSettings::speculation() const {
+    switch (drafter_) {
+    case Drafter::PromptLookup:
+        return QStringLiteral("lookup");
+    case Drafter::DraftModel:
+        return QStringLiteral("draft");
+    default:
+        return QStringLiteral("off");
+    }
+}
+engine::SpeculationOptions AppSettings::speculationOptions() const {
+    engine::SpeculationOptions speculation;
+    speculation.drafter = drafter_;
+    speculation.lookup_ngram = lookupNgram_;
+    speculation.max_draft = draftMax_;
+    speculation.draft_model_path = draftModelPath_.toStdString();
+    // No draft chosen yet: nothing to draft with.
+    if (drafter_ == Drafter::DraftModel && draftModelPath_.isEmpty()) speculation.drafter = Drafter::Off;
+    return speculation;
+}
+void AppSettings::setSpeculation(const QString& v) {
+    assign(drafter_, knownDrafter(v), &AppSettings::speculationChanged);
+}
+void AppSettings::setDraftModelPath(const QString& v) {
+    assign(draftModelPath_, v, &AppSettings::speculationChanged);
+}
+void AppSettings::setDraftMax(int v) {
+    assign(draftMax_, knownDraftMax(v), &AppSettings::speculationChanged);
+}
+void AppSettings::setLookupNgram(int v) {
+    assign(lookupNgram_, knownLookupNgram(v), &AppSettings::speculationChanged);
 }
 int AppSettings::automaticThreads(int setting) {
     // On 2 cores the app generates faster with both than with one kept free for the window: the
@@ -249,6 +295,10 @@ void AppSettings::load() {
     serverApiKey_ = s->value("server/apiKey", serverApiKey_).toString().trimmed();
     serverAllowedOrigins_ = s->value("server/allowedOrigins", serverAllowedOrigins_).toString().simplified();
     serverAllowedHosts_ = s->value("server/allowedHosts", serverAllowedHosts_).toString().simplified();
+    drafter_ = knownDrafter(s->value("speculation/drafter", speculation()).toString());
+    draftModelPath_ = s->value("speculation/draftModel", draftModelPath_).toString();
+    draftMax_ = knownDraftMax(s->value("speculation/draftMax", draftMax_).toInt());
+    lookupNgram_ = knownLookupNgram(s->value("speculation/lookupNgram", lookupNgram_).toInt());
 }
 
 void AppSettings::scheduleSave() {
@@ -284,6 +334,10 @@ void AppSettings::saveNow() {
         {"server/apiKey", serverApiKey_},
         {"server/allowedOrigins", serverAllowedOrigins_},
         {"server/allowedHosts", serverAllowedHosts_},
+        {"speculation/drafter", speculation()},
+        {"speculation/draftModel", draftModelPath_},
+        {"speculation/draftMax", draftMax_},
+        {"speculation/lookupNgram", lookupNgram_},
     };
     writer_.start([fileName = fileName_, values] {
         const auto s = openSettings(fileName);

@@ -67,6 +67,13 @@ class AppSettings : public QObject {
                    serverChanged)
     Q_PROPERTY(
         QString serverAllowedHosts READ serverAllowedHosts WRITE setServerAllowedHosts NOTIFY serverChanged)
+    // Speculative decoding, for the chat's replies and the API server's: "off", "lookup" (prompt
+    // lookup of the last lookupNgram tokens) or "draft" (the draft model file draftModelPath, of
+    // the loaded model's vocabulary), with up to draftMax tokens drafted per verify pass.
+    Q_PROPERTY(QString speculation READ speculation WRITE setSpeculation NOTIFY speculationChanged)
+    Q_PROPERTY(QString draftModelPath READ draftModelPath WRITE setDraftModelPath NOTIFY speculationChanged)
+    Q_PROPERTY(int draftMax READ draftMax WRITE setDraftMax NOTIFY speculationChanged)
+    Q_PROPERTY(int lookupNgram READ lookupNgram WRITE setLookupNgram NOTIFY speculationChanged)
     // What the server is doing now (set by the backend, not saved).
     Q_PROPERTY(bool serverListening READ serverListening NOTIFY serverStateChanged)
     Q_PROPERTY(QString serverUrl READ serverUrl NOTIFY serverStateChanged)
@@ -126,6 +133,12 @@ public:
     [[nodiscard]] QString serverApiKey() const { return serverApiKey_; }                 // empty: none needed
     [[nodiscard]] QString serverAllowedOrigins() const { return serverAllowedOrigins_; } // empty: none
     [[nodiscard]] QString serverAllowedHosts() const { return serverAllowedHosts_; }     // empty: none
+    [[nodiscard]] QString speculation() const;
+    [[nodiscard]] QString draftModelPath() const { return draftModelPath_; }
+    [[nodiscard]] int draftMax() const { return draftMax_; }
+    [[nodiscard]] int lookupNgram() const { return lookupNgram_; }
+    // The speculation settings as the engine takes them (in generationOptions() too).
+    [[nodiscard]] engine::SpeculationOptions speculationOptions() const;
     [[nodiscard]] bool serverListening() const { return serverListening_; }
     [[nodiscard]] QString serverUrl() const { return serverUrl_; }
     [[nodiscard]] QString serverError() const { return serverError_; } // plain words; empty when fine
@@ -158,6 +171,10 @@ public:
     void setServerApiKey(const QString& value);
     void setServerAllowedOrigins(const QString& value);
     void setServerAllowedHosts(const QString& value);
+    void setSpeculation(const QString& value); // an unknown name becomes "off"
+    void setDraftModelPath(const QString& value);
+    void setDraftMax(int value);    // 1 to 16
+    void setLookupNgram(int value); // 1 to 4
     // The backend reports the server's state here, for the settings panel.
     void setServerState(bool listening, const QString& url, const QString& error);
 
@@ -178,6 +195,7 @@ signals:
     void recentModelsChanged();
     void serverChanged();      // enabled, port or API key: the server restarts
     void serverStateChanged(); // listening, its URL, or why it is not
+    void speculationChanged(); // the drafter, the draft model, the tokens drafted or looked up
 
 private:
     template <class T, class Signal> void assign(T& field, T value, Signal signal);
@@ -211,6 +229,10 @@ private:
     QString serverApiKey_;
     QString serverAllowedOrigins_;
     QString serverAllowedHosts_;
+    engine::SpeculationOptions::Drafter drafter_ = engine::SpeculationOptions::Drafter::Off;
+    QString draftModelPath_;
+    int draftMax_ = engine::SpeculationOptions{}.max_draft;
+    int lookupNgram_ = engine::SpeculationOptions{}.lookup_ngram;
     bool serverListening_ = false;
     QString serverUrl_;
     QString serverError_;

@@ -216,8 +216,30 @@ void EngineRuntime::unload() {
     inference_.reset();
     placed_ = {};
     model_.reset();
+    draft_key_.clear(); // the draft goes with the model it drafted for
+    draft_model_.reset();
     context_length_ = 0;
     publish_memory();
+}
+
+std::shared_ptr<const Model> EngineRuntime::speculation_draft(const std::string& path) {
+    std::error_code ignored;
+    const auto written = std::filesystem::last_write_time(path, ignored);
+    const std::string key = path + '\n' + std::to_string(written.time_since_epoch().count());
+    if (key != draft_key_) {
+        draft_key_ = key;
+        draft_model_.reset();
+        draft_error_.clear();
+        try {
+            draft_model_ = Model::load(path);
+        } catch (const std::exception& e) {
+            draft_error_ = e.what();
+        }
+    }
+    if (!draft_model_)
+        throw Error("the draft model " + path + " cannot be used with the model " +
+                    (model_ ? model_->path() : std::string("loaded")) + ": " + draft_error_);
+    return draft_model_;
 }
 
 void EngineRuntime::on_device_failed(std::function<void(const DeviceFailure&)> handler) {
@@ -240,14 +262,27 @@ TurnResult EngineRuntime::run(const RuntimeRequest& request, const PieceCallback
                               const std::function<bool()>& retry_on_cpu) {
     if (!sessions_) throw Error("no model is loaded");
     if (!request.keep_state) unsaved_sessions_.insert(request.conversation_id);
-    const TurnRequest turn{.conversation_id = request.conversation_id,
-                           .conversation = request.conversation,
-                           .options = request.options,
-                           .stop = request.cancel.get()};
+    TurnRequest turn{.conversation_id = request.conversation_id,
+                     .conversation = request.conversation,
+                     .options = request.options,
+                     .stop = request.cancel.get()};
+    // A draft model named by path: one copy for every session, loaded here on first use.
+    std::string draft_error;
+    SpeculationOptions& speculation = turn.options.speculation;
+    if (speculation.drafter == SpeculationOptions::Drafter::DraftModel && !speculation.draft_model &&
+        !speculation.draft_model_path.empty()) {
+        try {
+            speculation.draft_model = speculation_draft(speculation.draft_model_path);
+        } catch (const std::exception& e) {
+            draft_error = e.what();
+            speculation.drafter = SpeculationOptions::Drafter::Off;
+        }
+    }
     for (bool retried = false;;) {
         try {
             // The session comes from memory, from its saved state, or new.
             TurnResult result = sessions_->run_turn(turn, on_piece);
+            if (!draft_error.empty()) result.stats.speculation_error = draft_error;
             publish_memory();
             publish_device_figures();
             return result;

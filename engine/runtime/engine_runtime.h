@@ -61,14 +61,20 @@ public:
     void warm_up();
 
     // Runs one turn in the request's session (from memory, from its saved state, or new),
-    // streaming the reply's text to `on_piece`. When the device fails meanwhile, every layer goes
-    // back to the CPU (on_device_failed is told) and, if `retry_on_cpu` returns true (the caller
-    // dropped what it received), the turn runs again there once; else the DeviceError is thrown.
-    // Throws hearth::Error as SessionStore::run_turn does, and when no model is loaded.
+    // streaming the reply's text to `on_piece`. A draft model the options name by path is loaded
+    // once and shared by every session (speculation_draft); one that cannot be loaded leaves the
+    // reason in the result's stats.speculation_error, and the reply decodes plainly. When the device fails
+    // meanwhile, every layer goes back to the CPU (on_device_failed is told) and, if `retry_on_cpu` returns
+    // true (the caller dropped what it received), the turn runs again there once; else the DeviceError is
+    // thrown. Throws hearth::Error as SessionStore::run_turn does, and when no model is loaded.
     TurnResult run(const RuntimeRequest& request, const PieceCallback& on_piece,
                    const std::function<bool()>& retry_on_cpu = {});
     // Called when the device failed while running a turn (run falls back to the CPU).
     void on_device_failed(std::function<void(const DeviceFailure&)> handler);
+    // The draft model at `path`, loaded on first use and kept while requests name the same file
+    // (unchanged on disk); throws hearth::Error, naming the draft and the loaded model, when it
+    // cannot be loaded. The check that it can draft for the loaded model is the session's.
+    std::shared_ptr<const Model> speculation_draft(const std::string& path);
     // The conversation was deleted: drops its cache and deletes its saved state.
     void forget(const std::string& conversation_id);
 
@@ -125,6 +131,11 @@ private:
     std::vector<DeviceOpTiming> retired_device_ops_;
     uint64_t retired_validation_errors_ = 0;
     std::function<void(const DeviceFailure&)> on_device_failed_;
+    // The shared draft model: the file it was read from (path and modification time), and the
+    // model, or why it could not be loaded (not tried again until the file changes).
+    std::string draft_key_;
+    std::shared_ptr<const Model> draft_model_;
+    std::string draft_error_;
 };
 
 } // namespace hearth::engine

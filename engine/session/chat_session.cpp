@@ -291,6 +291,7 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
         }
     }
     SpeculativeDecoder speculation(speculation_options, draft);
+    stats.speculative = speculation.active();
     if (speculation.active()) {
         // Every buffer of the loop below at its largest now: no token allocates.
         const size_t most = static_cast<size_t>(std::clamp(options.speculation.max_draft, 1, 16)) + 1;
@@ -424,6 +425,9 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
                     if (going) ++kept; // as in plain decoding, the reply's last token is not evaluated
                 }
                 speculation.record(k, accepted, seconds_since(pass_start));
+                stats.verify_passes = speculation.stats().verify_passes;
+                stats.drafted_tokens = speculation.stats().drafted;
+                stats.accepted_tokens = speculation.stats().accepted;
                 // Roll back past the longest accepted prefix: the rejected rows are forgotten and
                 // the next pass overwrites them.
                 cache_->truncate(before_eval + kept);

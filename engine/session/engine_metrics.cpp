@@ -35,6 +35,13 @@ EngineMetricsSnapshot EngineMetrics::snapshot() const {
     s.context_shifts = context_shifts.load(relaxed);
     s.states_restored = states_restored.load(relaxed);
     s.states_rejected = states_rejected.load(relaxed);
+    s.speculative = speculative.load(relaxed);
+    s.verify_passes = verify_passes.load(relaxed);
+    s.drafted_tokens = drafted_tokens.load(relaxed);
+    s.accepted_tokens = accepted_tokens.load(relaxed);
+    s.verify_passes_total = verify_passes_total.load(relaxed);
+    s.drafted_tokens_total = drafted_tokens_total.load(relaxed);
+    s.accepted_tokens_total = accepted_tokens_total.load(relaxed);
     s.resident_bytes = resident_bytes();
     {
         const std::lock_guard lock(device_mutex_);
@@ -57,8 +64,12 @@ EngineMetricsSnapshot EngineMetrics::snapshot() const {
 }
 
 void EngineMetrics::begin_reply() {
-    shifts_before_reply_ = context_shifts.load(std::memory_order_relaxed);
-    generating.store(true, std::memory_order_relaxed);
+    constexpr auto relaxed = std::memory_order_relaxed;
+    shifts_before_reply_ = context_shifts.load(relaxed);
+    verify_passes_before_ = verify_passes_total.load(relaxed);
+    drafted_before_ = drafted_tokens_total.load(relaxed);
+    accepted_before_ = accepted_tokens_total.load(relaxed);
+    generating.store(true, relaxed);
 }
 
 void EngineMetrics::publish_reply(const TurnStats& reply, int32_t kv_tokens_now, int32_t kv_capacity_now) {
@@ -70,6 +81,13 @@ void EngineMetrics::publish_reply(const TurnStats& reply, int32_t kv_tokens_now,
     context_shifts.store(shifts_before_reply_ + reply.context_shifts, relaxed);
     kv_tokens.store(kv_tokens_now, relaxed);
     kv_capacity.store(kv_capacity_now, relaxed);
+    speculative.store(reply.speculative, relaxed);
+    verify_passes.store(reply.verify_passes, relaxed);
+    drafted_tokens.store(reply.drafted_tokens, relaxed);
+    accepted_tokens.store(reply.accepted_tokens, relaxed);
+    verify_passes_total.store(verify_passes_before_ + reply.verify_passes, relaxed);
+    drafted_tokens_total.store(drafted_before_ + reply.drafted_tokens, relaxed);
+    accepted_tokens_total.store(accepted_before_ + reply.accepted_tokens, relaxed);
     if (reply.prefill_seconds > 0)
         prefill_tokens_per_second.store(reply.prefill_tokens_per_second(), relaxed);
     if (reply.time_to_first_token > 0)

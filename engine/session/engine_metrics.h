@@ -32,6 +32,15 @@ struct EngineMetricsSnapshot {
     int64_t context_shifts = 0;     // since start
     int64_t states_restored = 0;    // conversations resumed from a saved state, since start
     int64_t states_rejected = 0;    // saved states discarded (mismatch or damage), since start
+    // Speculative decoding in the current or last reply: whether it ran, its verify passes, the
+    // tokens drafted and accepted (TurnStats'); and the same counts summed since start.
+    bool speculative = false;
+    int64_t verify_passes = 0;
+    int64_t drafted_tokens = 0;
+    int64_t accepted_tokens = 0;
+    int64_t verify_passes_total = 0;
+    int64_t drafted_tokens_total = 0;
+    int64_t accepted_tokens_total = 0;
     int64_t model_bytes = 0;
     int64_t resident_bytes = 0; // of the whole process (from /proc)
     // Mixture-of-experts models: how often each expert of each layer was chosen since this
@@ -84,9 +93,14 @@ public:
     std::atomic<int64_t> kv_tokens{0}, kv_capacity{0}, kv_bytes{0}, model_bytes{0};
     std::atomic<int64_t> kv_sessions{0}, tokens_shifted_out{0}, context_shifts{0};
     std::atomic<int64_t> states_restored{0}, states_rejected{0};
+    std::atomic<bool> speculative{false};
+    std::atomic<int64_t> verify_passes{0}, drafted_tokens{0}, accepted_tokens{0};
+    std::atomic<int64_t> verify_passes_total{0}, drafted_tokens_total{0}, accepted_tokens_total{0};
 
 private:
-    int64_t shifts_before_reply_ = 0;      // context_shifts when the current reply began
+    int64_t shifts_before_reply_ = 0; // context_shifts when the current reply began
+    // The totals when the current reply began: its own counts are added to them as it goes.
+    int64_t verify_passes_before_ = 0, drafted_before_ = 0, accepted_before_ = 0;
     mutable std::mutex expert_hits_mutex_; // taken only to swap or copy the pointer
     std::shared_ptr<const ExpertHits> expert_hits_;
     int expert_hits_shown_by_ = 0;    // the sessions and stores showing expert_hits_

@@ -24,8 +24,10 @@ struct TurnStats {
     // nothing is shifted out; the conversation's size when every turn is.
     int32_t first_visible_turn = 0;
     StopReason stop_reason = StopReason::Length;
-    // Speculative decoding: verify passes that carried drafted tokens, tokens drafted, of those
-    // accepted; and why it did not run (a draft model refused or unreadable), empty otherwise.
+    // Speculative decoding: whether it ran (a drafter was on and usable), verify passes that
+    // carried drafted tokens, tokens drafted, of those accepted; and why it did not run (a draft
+    // model refused or unreadable), empty otherwise.
+    bool speculative = false;
     int32_t verify_passes = 0;
     int32_t drafted_tokens = 0;
     int32_t accepted_tokens = 0;
@@ -36,6 +38,14 @@ struct TurnStats {
     }
     double decode_tokens_per_second() const {
         return decode_seconds > 0 ? generated_tokens / decode_seconds : 0.0;
+    }
+    // Of the drafted tokens, the share accepted (0 when none was drafted).
+    double acceptance_rate() const {
+        return drafted_tokens > 0 ? static_cast<double>(accepted_tokens) / drafted_tokens : 0.0;
+    }
+    // Tokens a verify pass gave the reply: the accepted ones and the one the pass itself samples.
+    double tokens_per_verify_pass() const {
+        return verify_passes > 0 ? static_cast<double>(accepted_tokens + verify_passes) / verify_passes : 0.0;
     }
 };
 

@@ -359,6 +359,34 @@
 <context>
     <name>MetricsPanel</name>
     <message>
+        <source>Speculative decoding</source>
+        <translation>Spekulatives Dekodieren</translation>
+    </message>
+    <message>
+        <source>%1 of %2 drafted tokens accepted</source>
+        <translation>%1 von %2 entworfenen Tokens angenommen</translation>
+    </message>
+    <message>
+        <source>accepted</source>
+        <translation>angenommen</translation>
+    </message>
+    <message>
+        <source>tokens per verify pass</source>
+        <translation>Tokens je Prüfdurchlauf</translation>
+    </message>
+    <message>
+        <source>No speculative reply yet.</source>
+        <translation>Noch keine spekulative Antwort.</translation>
+    </message>
+    <message>
+        <source>Speed-up: no plain baseline yet (a reply of this model with speculative decoding off).</source>
+        <translation>Beschleunigung: noch kein Vergleichswert (eine Antwort dieses Modells ohne spekulatives Dekodieren).</translation>
+    </message>
+    <message>
+        <source>Speed-up: %1× plain decoding (%2 against %3 tokens/s)</source>
+        <translation>Beschleunigung: %1× gegenüber normalem Dekodieren (%2 gegen %3 Tokens/s)</translation>
+    </message>
+    <message>
         <source>Engine</source>
         <translation>Engine</translation>
     </message>
@@ -764,6 +792,57 @@
     <message>
         <source>This computer has no such address to listen on.</source>
         <translation>Auf dieser Adresse kann dieser Computer nicht lauschen: Er hat sie nicht.</translation>
+    </message>
+</context>
+<context>
+    <name>SpeculationSetting</name>
+    <message>
+        <source>Speculative decoding</source>
+        <translation>Spekulatives Dekodieren</translation>
+    </message>
+    <message>
+        <source>Drafts the next tokens and checks them in one pass of the model: the same replies, often sooner. Prompt lookup drafts from what the conversation already holds; a draft model is a smaller model of the same family.</source>
+        <translation>Entwirft die nächsten Tokens und prüft sie in einem Durchlauf des Modells: dieselben Antworten, oft schneller. Die Prompt-Suche entwirft aus dem, was das Gespräch schon enthält; ein Entwurfsmodell ist ein kleineres Modell derselben Familie.</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>Aus</translation>
+    </message>
+    <message>
+        <source>Prompt lookup</source>
+        <translation>Prompt-Suche</translation>
+    </message>
+    <message>
+        <source>Draft model</source>
+        <translation>Entwurfsmodell</translation>
+    </message>
+    <message>
+        <source>No model files in the models folder: add a small model of the same vocabulary.</source>
+        <translation>Keine Modelldateien im Modellordner: legen Sie ein kleines Modell mit demselben Vokabular hinein.</translation>
+    </message>
+    <message>
+        <source>A smaller model with the loaded model's vocabulary, from the models folder.</source>
+        <translation>Ein kleineres Modell mit dem Vokabular des geladenen Modells, aus dem Modellordner.</translation>
+    </message>
+    <message>
+        <source>Choose a file…</source>
+        <translation>Datei wählen…</translation>
+    </message>
+    <message>
+        <source>Tokens looked up</source>
+        <translation>Gesuchte Tokens</translation>
+    </message>
+    <message>
+        <source>The longest run of recent tokens looked for earlier in the conversation (shorter runs are tried after it).</source>
+        <translation>Die längste Folge der letzten Tokens, die früher im Gespräch gesucht wird (kürzere Folgen danach).</translation>
+    </message>
+    <message>
+        <source>Most tokens drafted</source>
+        <translation>Höchstens entworfene Tokens</translation>
+    </message>
+    <message>
+        <source>Per verify pass; fewer are drafted while few are accepted.</source>
+        <translation>Je Prüfdurchlauf; solange wenige angenommen werden, werden weniger entworfen.</translation>
     </message>
 </context>
 <context>
@@ -1276,6 +1355,14 @@
 </context>
 <context>
     <name>hearth::app::ChatController</name>
+    <message>
+        <source>%1% of drafted tokens accepted</source>
+        <translation>%1 % der entworfenen Tokens angenommen</translation>
+    </message>
+    <message>
+        <source>Speculative decoding is not used: %1. Replies are decoded without it; choose another draft model in the settings.</source>
+        <translation>Spekulatives Dekodieren wird nicht verwendet: %1. Antworten werden ohne es dekodiert; wählen Sie in den Einstellungen ein anderes Entwurfsmodell.</translation>
+    </message>
     <message>
         <source>New chat</source>
         <translation>Neuer Chat</translation>

@@ -9,11 +9,17 @@
 // read bandwidth and FMA peak are measured with the same threads, so each result is also shown
 // as a fraction of its physical limit: decode reads every weight once per token, prefill
 // needs 2 FLOP per multiplied weight per token.
+// With --lookup N or --draft MODEL (and --draft-max K), each tg<N> also runs as a greedy chat
+// reply of up to N tokens to a fixed prompt, plainly and with speculative decoding, and reports
+// both rates, the speed-up, the acceptance rate and the tokens each verify pass gave.
+#include "app/cli/generation_flags.h"
 #include "engine/error.h"
 #include "engine/forward/device_forward.h"
 #include "engine/forward/inference.h"
 #include "engine/model/machine_limits.h"
 #include "engine/model/model.h"
+#include "engine/session/chat_session.h"
+#include "engine/session/draft_model.h"
 #include "kernels/decode_prefetch.h"
 #include "kernels/dispatch_metrics.h"
 #include "kernels/isa_select.h"
@@ -35,6 +41,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -62,9 +69,10 @@ struct Options {
     std::string isa;      // empty: the best the CPU has
     bool profile = false; // print the dispatch metrics of each test on stderr
     bool metrics = true;  // --no-metrics turns the dispatch metrics off (to measure what they cost)
-    engine::KvCacheTypes cache_types; // --cache-type-k / --cache-type-v
-    engine::ComputeDevice device;     // --device: the CPU, or a Vulkan device
-    int n_gpu_layers = -1;            // -ngl: the layers the device runs (-1: all that fit)
+    engine::KvCacheTypes cache_types;       // --cache-type-k / --cache-type-v
+    engine::ComputeDevice device;           // --device: the CPU, or a Vulkan device
+    int n_gpu_layers = -1;                  // -ngl: the layers the device runs (-1: all that fit)
+    engine::SpeculationOptions speculation; // --lookup / --draft / --draft-max (generation_flags.h)
 };
 
 [[noreturn]] void usage(const char* message) {
@@ -76,12 +84,16 @@ struct Options {
         "scalar|avx2|avxvnni|avx512|amx] "
         "[--profile]\n"
         "                    [--no-metrics] [--cache-type-k f16|q8_0|q4_0] [--cache-type-v f16|q8_0|q4_0]\n"
-        "                    [--device cpu|vulkan|vulkan:N] [-ngl N]\n"
+        "                    [--device cpu|vulkan|vulkan:N] [-ngl N] [--lookup N | --draft MODEL] "
+        "[--draft-max K]\n"
         "  -t, -p, -n and -d take comma-separated lists; -p 0 or -n 0 skips that test.\n"
         "  --profile prints, per test, the time each kernel operation took (dispatch metrics; on a\n"
         "  device, the GPU time of each operation in the test's last forward pass).\n"
         "  --device runs the first -ngl layers (-1: all that fit) on a Vulkan device (hearth-cli devices).\n"
-        "  --no-metrics turns the dispatch metrics off (they are on in the app and by default).\n");
+        "  --no-metrics turns the dispatch metrics off (they are on in the app and by default).\n"
+        "  --lookup N (prompt lookup of 1-4 tokens) or --draft MODEL (a draft model), --draft-max K (1-16):\n"
+        "  each tg test also runs as a greedy reply to a fixed prompt, plain and speculative: tokens/s of\n"
+        "  both, the speed-up, the acceptance rate and the tokens per verify pass.\n");
     std::exit(message ? 2 : 0);
 }
 
@@ -102,6 +114,9 @@ std::vector<int> int_list(const std::string& text, const char* flag) {
 
 Options parse(int argc, char** argv) {
     Options o;
+    // The speculation flags are hearth-cli's (app/cli/generation_flags.h), read by its parser.
+    const std::set<std::string> speculation_flags = cli::speculation_value_options();
+    std::vector<std::string> speculation_args;
     for (int i = 1; i < argc; ++i) {
         const std::string flag = argv[i];
         if (flag == "-h" || flag == "--help") usage(nullptr);
@@ -115,6 +130,10 @@ Options parse(int argc, char** argv) {
         }
         if (i + 1 >= argc) usage(("missing value after " + flag).c_str());
         const std::string value = argv[++i];
+        if (speculation_flags.count(flag)) {
+            speculation_args.insert(speculation_args.end(), {flag, value});
+            continue;
+        }
         if (flag == "-m" || flag == "--model")
             o.models.push_back(value);
         else if (flag == "-t" || flag == "--threads")
@@ -149,6 +168,11 @@ Options parse(int argc, char** argv) {
             (flag == "--cache-type-k" ? o.cache_types.keys : o.cache_types.values) = *type;
         } else
             usage(("unknown option " + flag).c_str());
+    }
+    try {
+        cli::apply_speculation_flags(cli::Args(speculation_args, speculation_flags, {}), o.speculation);
+    } catch (const cli::ArgError& e) {
+        usage(e.what());
     }
     if (o.models.empty()) usage("-m MODEL is required");
     if (o.output != "md" && o.output != "json" && o.output != "csv") usage("-o expects md, json or csv");
@@ -353,8 +377,32 @@ public:
         return std::chrono::duration<double>(Clock::now() - start).count();
     }
 
+    // A greedy chat reply of up to n_gen tokens to kSpeculationPrompt, in a session of its own
+    // (its prompt reused from the last time), with `speculation` or plainly: its figures.
+    engine::TurnStats reply_stats(int n_gen, const engine::SpeculationOptions& speculation) {
+        const int32_t n_ctx = std::min(inference_.position_limit(), 1024 + n_gen); // the prompt is shorter
+        if (!session_ || session_->cache().capacity() < n_ctx)
+            session_ = std::make_unique<engine::ChatSession>(inference_, n_ctx);
+        engine::GenerationOptions options;
+        options.sampling.temperature = 0; // greedy: the speculative reply is the plain one
+        options.max_tokens = n_gen;
+        options.end_at_full_context = true;
+        options.template_override = engine::kRawPromptTemplate;
+        options.speculation = speculation;
+        const engine::ChatTurn turn{chat::Role::User, kSpeculationPrompt};
+        return session_->reply(std::span<const engine::ChatTurn>(&turn, 1), options, {});
+    }
+
     const engine::KvCache& cache() const { return *cache_; }
     const engine::Inference& inference() const { return inference_; }
+
+    // Text that repeats itself, as edited code and quoted replies do: what prompt lookup finds.
+    static constexpr const char* kSpeculationPrompt =
+        "def area(width, height):\n    return width * height\n\n"
+        "def perimeter(width, height):\n    return 2 * (width + height)\n\n"
+        "def volume(width, height, depth):\n    return width * height * depth\n\n"
+        "Once upon a time there was a little girl. Once upon a time there was a little boy. "
+        "Rewrite the functions above with type hints:\n\ndef area(";
 
 private:
     std::vector<int32_t> random_tokens(int n) {
@@ -370,6 +418,7 @@ private:
     engine::KvCache* cache_ = nullptr;                       // the current depth's
     std::mt19937 rng_;
     int32_t vocab_;
+    std::unique_ptr<engine::ChatSession> session_; // reply_stats'; refers to inference_
 };
 
 // ---- Output ---------------------------------------------------------------------------
@@ -477,6 +526,72 @@ void print_md(const Context& c, const TestResult& r) {
     std::fflush(stdout);
 }
 
+// ---- Speculative decoding --------------------------------------------------------------
+
+// One tg test's greedy replies, plain and speculative, over the repetitions.
+struct SpeculationResult {
+    int n_gen = 0;
+    std::vector<double> plain_ts, speculative_ts;
+    int64_t verify_passes = 0, drafted = 0, accepted = 0; // speculative, summed
+};
+
+double mean_of(const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v)
+        sum += x;
+    return v.empty() ? 0 : sum / static_cast<double>(v.size());
+}
+
+void print_speculation(const Options& o, const Context& c, int threads, const SpeculationResult& r) {
+    const double plain = mean_of(r.plain_ts), speculative = mean_of(r.speculative_ts);
+    const double acceptance =
+        r.drafted > 0 ? static_cast<double>(r.accepted) / static_cast<double>(r.drafted) : 0;
+    const double per_pass = r.verify_passes > 0 ? static_cast<double>(r.accepted + r.verify_passes) /
+                                                      static_cast<double>(r.verify_passes)
+                                                : 0;
+    const double speedup = plain > 0 ? speculative / plain : 0;
+    const std::string drafter = cli::describe_speculation(o.speculation);
+    if (o.output == "json") {
+        std::printf("{\"test\":%s,\"speculation\":%s,\"n_gen\":%d,\"n_threads\":%d,\"model\":%s,"
+                    "\"plain_tokens_per_second\":%.3f,\"tokens_per_second\":%.3f,\"speedup\":%.4f,"
+                    "\"verify_passes\":%lld,\"drafted\":%lld,\"accepted\":%lld,\"acceptance_rate\":%.4f,"
+                    "\"tokens_per_verify_pass\":%.4f}\n",
+                    json_string("tg" + std::to_string(r.n_gen) + "+spec").c_str(),
+                    json_string(drafter).c_str(), r.n_gen, threads, json_string(c.model.name).c_str(), plain,
+                    speculative, speedup, static_cast<long long>(r.verify_passes),
+                    static_cast<long long>(r.drafted), static_cast<long long>(r.accepted), acceptance,
+                    per_pass);
+        std::fflush(stdout);
+        return;
+    }
+    // md (and csv, whose columns are the tests': these lines go to stderr there)
+    std::FILE* out = o.output == "csv" ? stderr : stdout;
+    std::fprintf(out,
+                 "tg%d speculative (%s; greedy reply to a fixed prompt): %.2f t/s against %.2f t/s plain, "
+                 "speed-up %.2fx; acceptance %.1f%% (%lld of %lld drafted), %.2f tokens per verify pass\n",
+                 r.n_gen, drafter.c_str(), speculative, plain, speedup, 100.0 * acceptance,
+                 static_cast<long long>(r.accepted), static_cast<long long>(r.drafted), per_pass);
+    std::fflush(out);
+}
+
+SpeculationResult measure_speculation(const Options& o, const engine::SpeculationOptions& speculation,
+                                      Runner& runner, int n_gen) {
+    SpeculationResult r;
+    r.n_gen = n_gen;
+    runner.reply_stats(n_gen, {}); // warm-up: the prompt's prefill, the session's buffers
+    for (int rep = 0; rep < o.repetitions; ++rep) {
+        const engine::TurnStats plain = runner.reply_stats(n_gen, {});
+        const engine::TurnStats speculative = runner.reply_stats(n_gen, speculation);
+        if (!speculative.speculation_error.empty()) throw Error(speculative.speculation_error);
+        r.plain_ts.push_back(plain.decode_tokens_per_second());
+        r.speculative_ts.push_back(speculative.decode_tokens_per_second());
+        r.verify_passes += speculative.verify_passes;
+        r.drafted += speculative.drafted_tokens;
+        r.accepted += speculative.accepted_tokens;
+    }
+    return r;
+}
+
 int run(const Options& o) {
     if (!o.isa.empty()) kernels::force_isa(*kernels::isa_from_name(o.isa));
     const std::string isa(kernels::isa_name(kernels::active_kernels().isa));
@@ -485,6 +600,17 @@ int run(const Options& o) {
     for (const std::string& path : o.models) {
         auto model = engine::Model::load(path);
         Context c{facts_of(*model), isa, {}, "CPU"};
+        // A draft model is loaded and checked against this model before any test runs: one that
+        // cannot draft is an error naming both files.
+        engine::SpeculationOptions speculation = o.speculation;
+        if (speculation.drafter == engine::SpeculationOptions::Drafter::DraftModel) {
+            try {
+                speculation.draft_model = engine::Model::load(speculation.draft_model_path);
+            } catch (const Error& e) {
+                throw Error("the draft model cannot be loaded: " + std::string(e.what()));
+            }
+            engine::check_draft_model(*speculation.draft_model, *model);
+        }
         const int max_depth = *std::max_element(o.depth.begin(), o.depth.end());
         const int max_test = std::max(*std::max_element(o.prompt.begin(), o.prompt.end()),
                                       *std::max_element(o.gen.begin(), o.gen.end()));
@@ -579,6 +705,12 @@ int run(const Options& o) {
                 r.cpu_share = cpu[i] / (wall[i] * threads);
                 r.cpu_bound_ts = r.tokens() * o.repetitions / (cpu[i] / threads);
                 emit(r);
+            }
+            if (o.speculation.drafter != engine::SpeculationOptions::Drafter::Off) {
+                if (o.output == "md") std::printf("\n");
+                for (int n : o.gen)
+                    if (n > 0)
+                        print_speculation(o, c, threads, measure_speculation(o, speculation, runner, n));
             }
         }
     }

@@ -3,9 +3,11 @@
 // tier. Sampling: the same distribution of tokens (a chi-square test that a wrong acceptance
 // rule fails). The cache after rejected drafts holds what plain decoding's holds, and the next
 // turn reuses it. A draft model that cannot draft is refused with a message, and the reply
-// decodes plainly.
+// decodes plainly. The engine's metrics count what was drafted and accepted, and a runtime
+// loads a draft model once for all its conversations.
 #include "engine/error.h"
 #include "engine/forward/compute_device.h"
+#include "engine/runtime/engine_runtime.h"
 #include "engine/session/chat_session.h"
 #include "engine/session/draft_prompt_lookup.h"
 #include "kernels/kernel_table.h"
@@ -580,6 +582,85 @@ private slots:
             QVERIFY(!fast.draft(history, {}, 16).empty());
             fast.record(2, 1, 0.015);
         }
+    }
+
+    // The engine's live figures: the reply's verify passes, drafted and accepted tokens as its
+    // TurnStats has them, and the totals since start summing every reply.
+    void metrics_count_what_was_drafted() {
+        test::LoadedModel loaded = test::load_model("stories260K", 16);
+        engine::EngineMetrics metrics;
+        engine::ChatSession session(*loaded.inference, kContext, &metrics);
+        engine::GenerationOptions options = greedy(32);
+        options.speculation = lookup(2, 6);
+        const Reply first = run_reply(session, repeating_conversation(), options);
+        QVERIFY(first.stats.speculative);
+        QVERIFY(first.stats.drafted_tokens > 0);
+        engine::EngineMetricsSnapshot s = metrics.snapshot();
+        QVERIFY(s.speculative);
+        QCOMPARE(s.verify_passes, int64_t{first.stats.verify_passes});
+        QCOMPARE(s.drafted_tokens, int64_t{first.stats.drafted_tokens});
+        QCOMPARE(s.accepted_tokens, int64_t{first.stats.accepted_tokens});
+        QCOMPARE(s.drafted_tokens_total, s.drafted_tokens);
+        QCOMPARE(first.stats.tokens_per_verify_pass(),
+                 double(first.stats.accepted_tokens + first.stats.verify_passes) / first.stats.verify_passes);
+
+        auto turns = repeating_conversation();
+        turns.push_back({chat::Role::Assistant, first.text});
+        turns.push_back({chat::Role::User, "Tell me the story again."});
+        const Reply second = run_reply(session, turns, options);
+        s = metrics.snapshot();
+        QCOMPARE(s.drafted_tokens, int64_t{second.stats.drafted_tokens});
+        QCOMPARE(s.drafted_tokens_total, int64_t{first.stats.drafted_tokens} + second.stats.drafted_tokens);
+        QCOMPARE(s.accepted_tokens_total,
+                 int64_t{first.stats.accepted_tokens} + second.stats.accepted_tokens);
+        QCOMPARE(s.verify_passes_total, int64_t{first.stats.verify_passes} + second.stats.verify_passes);
+
+        const Reply plain = run_reply(session, repeating_conversation(), greedy(8));
+        s = metrics.snapshot();
+        QVERIFY(!plain.stats.speculative);
+        QVERIFY(!s.speculative);
+        QCOMPARE(s.drafted_tokens, int64_t{0});
+        QCOMPARE(s.drafted_tokens_total, int64_t{first.stats.drafted_tokens} + second.stats.drafted_tokens);
+    }
+
+    // A runtime loads a draft model named by path once, for every conversation; one it cannot
+    // load leaves a message naming it and the model, and the reply decodes plainly.
+    void the_runtime_shares_its_draft_model() {
+        engine::EngineRuntime runtime;
+        engine::RuntimeConfig config;
+        config.threads = 1;
+        config.context_length = kContext;
+        runtime.configure(config);
+        runtime.load(test::testdata("models/stories260K.gguf"));
+        const std::string draft = test::testdata("models/stories260K-Q8_0.gguf");
+        const auto first = runtime.speculation_draft(draft);
+        QCOMPARE(runtime.speculation_draft(draft).get(), first.get());
+
+        engine::RuntimeRequest request;
+        request.conversation = repeating_conversation();
+        request.options = greedy(24);
+        request.options.speculation = draft_model("stories260K-Q8_0");
+        for (const char* id : {"a", "b"}) {
+            request.conversation_id = id;
+            const engine::TurnStats stats = runtime.run(request, {}).stats;
+            QVERIFY2(stats.speculation_error.empty(), stats.speculation_error.c_str());
+            QVERIFY(stats.speculative);
+            QVERIFY(stats.drafted_tokens > 0);
+        }
+        QCOMPARE(runtime.speculation_draft(draft).get(), first.get()); // not loaded again
+
+        QTemporaryDir dir;
+        const std::string damaged = dir.filePath("damaged.gguf").toStdString();
+        std::ofstream(damaged, std::ios::binary) << "GGUF and nothing of a model";
+        request.conversation_id = "c";
+        request.options.speculation.draft_model_path = damaged;
+        const engine::TurnStats stats = runtime.run(request, {}).stats;
+        QVERIFY(!stats.speculative);
+        QVERIFY(stats.generated_tokens > 0);
+        const QString message = QString::fromStdString(stats.speculation_error);
+        QVERIFY2(message.contains(QString::fromStdString(damaged)), qPrintable(message));
+        QVERIFY2(message.contains(QString::fromStdString(test::testdata("models/stories260K.gguf"))),
+                 qPrintable(message));
     }
 };
 

@@ -1,7 +1,8 @@
 // `hearth-cli serve` as a real subprocess: it prints the URL it listens on (--port 0:
 // a free port), answers a chat completion over HTTP, holds to its API key, its allowed origins
-// and host names (and refuses foreign ones), refuses bad arguments with status 2, and exits 0 on
-// SIGTERM.
+// and host names (and refuses foreign ones), decodes every request speculatively with --lookup
+// (the same greedy text, its counters printed), refuses bad arguments with status 2, and exits 0
+// on SIGTERM.
 #include "tests/server/api_fixture.h"
 #include <QProcess>
 #include <QRegularExpression>
@@ -32,6 +33,17 @@ quint16 startServe(QProcess& process, const QStringList& extra = {}) {
     }
     qWarning("hearth-cli serve said: %s", err.constData());
     return 0;
+}
+
+// What the server wrote on stderr since its start, once `pattern` is among it (up to 30 s).
+QRegularExpressionMatch awaitStderr(QProcess& process, QByteArray& err, const QRegularExpression& pattern) {
+    for (int i = 0; i < 300; ++i) {
+        err += process.readAllStandardError();
+        const QRegularExpressionMatch m = pattern.match(QString::fromUtf8(err));
+        if (m.hasMatch() || process.state() == QProcess::NotRunning) return m;
+        process.waitForReadyRead(100);
+    }
+    return {};
 }
 
 bool stopWithSigterm(QProcess& process) {
@@ -103,6 +115,62 @@ private slots:
         QVERIFY(stopWithSigterm(serve));
     }
 
+    // --lookup is the server's setting for every request: a greedy completion's text is plain
+    // decoding's, and the served line counts verify passes, drafted and accepted tokens.
+    void speculatesForEveryRequestWithLookup() {
+        const QByteArray body = "{\"model\":\"stories260K\",\"prompt\":\"Once upon a time there was a little "
+                                "girl. Once upon a time there was\",\"max_tokens\":60,\"temperature\":0}";
+        QString texts[2];
+        for (const bool lookup : {false, true}) {
+            QProcess serve;
+            const quint16 port =
+                startServe(serve, lookup ? QStringList{"--lookup", "2", "--draft-max", "6"} : QStringList{});
+            QVERIFY(port > 0);
+            const auto reply = httpRequest(port, "POST", "/v1/completions", body);
+            QVERIFY(reply);
+            QCOMPARE(reply->status, 200);
+            texts[lookup] = reply->json()["choices"][0]["text"].toString();
+            QVERIFY(!texts[lookup].isEmpty());
+            // The served line, then (with --lookup) the speculation line, written together.
+            QByteArray err;
+            static const QRegularExpression served(QStringLiteral("served: [^\n]*\n"));
+            static const QRegularExpression counts(
+                QStringLiteral("speculation: (\\d+) verify passes, (\\d+) drafted, (\\d+) accepted[^\n]*\n"));
+            QVERIFY2(awaitStderr(serve, err, lookup ? counts : served).hasMatch(), err.constData());
+            const QRegularExpressionMatch m = counts.match(QString::fromUtf8(err));
+            if (!lookup) {
+                QVERIFY2(!m.hasMatch(), err.constData());
+            } else {
+                QVERIFY2(m.hasMatch(), err.constData());
+                QVERIFY2(m.captured(1).toInt() > 0, err.constData());
+                QVERIFY2(m.captured(2).toInt() > 0, err.constData());
+                QVERIFY2(m.captured(3).toInt() > 0, err.constData());
+                QVERIFY(m.captured(3).toInt() <= m.captured(2).toInt());
+            }
+            QVERIFY(stopWithSigterm(serve));
+        }
+        QCOMPARE(texts[1], texts[0]);
+    }
+
+    // --draft: a draft model of the same vocabulary (tiny-qwen2, smaller) drafts for every request.
+    void speculatesWithADraftModel() {
+        QProcess serve;
+        const quint16 port =
+            startServe(serve, {"--draft", QString::fromStdString(testdata("models/tiny-qwen2.gguf")),
+                               "--draft-max", "4"});
+        QVERIFY(port > 0);
+        const auto reply = httpRequest(port, "POST", "/v1/chat/completions", storyRequest());
+        QVERIFY(reply);
+        QCOMPARE(reply->status, 200);
+        QByteArray err;
+        static const QRegularExpression counts(
+            QStringLiteral("speculation: (\\d+) verify passes, (\\d+) drafted, (\\d+) accepted[^\n]*\n"));
+        const QRegularExpressionMatch m = awaitStderr(serve, err, counts);
+        QVERIFY2(m.hasMatch(), err.constData());
+        QVERIFY2(m.captured(2).toInt() > 0, err.constData());
+        QVERIFY(stopWithSigterm(serve));
+    }
+
     void refusesBadArguments_data() {
         QTest::addColumn<QStringList>("arguments");
         QTest::newRow("no model") << QStringList{"serve", "--port", "0"};
@@ -113,6 +181,13 @@ private slots:
         QTest::newRow("bad host name")
             << QStringList{"serve", "-m", stories(), "--allow-host", "http://a.lan"};
         QTest::newRow("missing file") << QStringList{"serve", "-m", "/nonexistent.gguf", "--port", "0"};
+        QTest::newRow("bad lookup") << QStringList{"serve", "-m", stories(), "--lookup", "9"};
+        QTest::newRow("draft of another vocabulary")
+            << QStringList{"serve", "-m", stories(), "--draft",
+                           QString::fromStdString(testdata("models/llama-2-tiny-random.gguf"))};
+        QTest::newRow("damaged draft") << QStringList{"serve", "-m", stories(), "--draft", cli()};
+        QTest::newRow("lookup and draft")
+            << QStringList{"serve", "-m", stories(), "--lookup", "2", "--draft", stories()};
     }
     void refusesBadArguments() {
         QFETCH(QStringList, arguments);

@@ -32,6 +32,15 @@ Item {
         property real serverTokensPerSecond: 41.25
         property var expertHits: [12, 0, 48, 24, 6, 0, 0, 30]
         property int expertLayers: 48
+        property bool speculationOn: true
+        property bool speculating: true
+        property real acceptanceRate: 0.625
+        property real tokensPerVerifyPass: 2.875
+        property real draftedTokens: 1600
+        property real acceptedTokens: 1000
+        property bool hasPlainBaseline: true
+        property real plainTokensPerSecond: 40
+        property real speedup: 1.96
         property int intervalMs: 250
         property int historyLength: 120
         function resetKernelMetrics() {}
@@ -86,6 +95,28 @@ Item {
             metrics.expertHits = [12, 0, 48, 24, 6, 0, 0, 30]
         }
 
+        function speculationCard() {
+            return cards().find(c => findChild(c, "cardTitle").text === "Speculative decoding")
+        }
+
+        // While speculative decoding is on: the acceptance rate, the tokens per verify pass and
+        // the speed-up over the plain baseline; without a baseline it says so; off, no card.
+        function test_speculationIsShownWhileOn() {
+            const card = speculationCard()
+            verify(card !== undefined)
+            compare(findChild(findChild(card, "acceptanceRate"), "figureValue").text, "63")
+            compare(findChild(findChild(card, "tokensPerVerifyPass"), "figureValue").text, "2.88")
+            const speedup = findChild(card, "speculationSpeedup")
+            verify(speedup.text.indexOf("1.96") >= 0, speedup.text)
+            verify(findChild(card, "cardCaption").text.indexOf(Number(1600).toLocaleString(Qt.locale(), 'f', 0)) >= 0)
+            metrics.hasPlainBaseline = false
+            verify(speedup.text.indexOf("no plain baseline yet") >= 0, speedup.text)
+            metrics.hasPlainBaseline = true
+            metrics.speculationOn = false
+            verify(speculationCard() === undefined)
+            metrics.speculationOn = true
+        }
+
         function test_countsAreGroupedNotInExponentForm() {
             for (const t of texts(panel))
                 verify(!/\de[+-]\d/.test(t.text), "exponent form: " + t.text)
@@ -128,7 +159,7 @@ Item {
 
         function test_nothingRunsOutOfItsCard() {
             const all = cards()
-            verify(all.length >= 6)
+            verify(all.length >= 7)
             for (const card of all) {
                 const inside = collect(card, i => i !== card && i.width > 0, [])
                 for (const item of inside) {

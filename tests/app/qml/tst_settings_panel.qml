@@ -8,7 +8,7 @@ import Hearth
 Item {
     id: root
     width: 1000
-    height: 2600 // the whole page, Appearance included
+    height: 3000 // the whole page, Appearance included
 
     SettingsPanel {
         id: panel
@@ -33,7 +33,7 @@ Item {
         id: devicePanel
         x: root.width
         width: 1000
-        height: 2600
+        height: 3000
         settings: testModelSettings
         models: testModels
     }
@@ -124,6 +124,34 @@ Item {
             compare(testSettings.keyCacheType, "q8_0")
             testSettings.valueCacheType = "f16"
             compare(values.currentText, "f16")
+        }
+
+        // Speculative decoding: the drafter's choice is written back; prompt lookup enables the
+        // tokens looked up, a draft model its file (the one set even when the folder lacks it),
+        // and either the most tokens drafted.
+        function test_speculationSetting() {
+            testSettings.speculation = "off"
+            const combo = findChild(panel, "speculationCombo")
+            compare(combo.currentText, "Off")
+            verify(!findChild(panel, "draftMaxSpin").enabled)
+            combo.forceActiveFocus()
+            keyClick(Qt.Key_Down)
+            compare(testSettings.speculation, "lookup")
+            verify(findChild(panel, "lookupNgramSpin").enabled)
+            verify(findChild(panel, "draftMaxSpin").enabled)
+            verify(!findChild(panel, "draftModelCombo").enabled)
+            testSettings.draftMax = 5
+            compare(findChild(panel, "draftMaxSpin").value, 5)
+            testSettings.draftModelPath = "/models/tiny-draft-Q8_0.gguf"
+            testSettings.speculation = "draft"
+            compare(combo.currentText, "Draft model")
+            const files = findChild(panel, "draftModelCombo")
+            verify(files.enabled)
+            verify(!findChild(panel, "lookupNgramSpin").enabled)
+            compare(files.currentText, "tiny-draft-Q8_0.gguf")
+            testSettings.speculation = "off"
+            testSettings.draftModelPath = ""
+            compare(files.displayText, "Choose a file…")
         }
 
         function test_compressSavedStatesSwitch() {
