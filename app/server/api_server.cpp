@@ -1,4 +1,5 @@
 #include "app/server/api_server.h"
+#include "app/server/openai_tools.h"
 #include <QDateTime>
 #include <QRandomGenerator>
 #include <QTcpSocket>
@@ -267,8 +268,14 @@ void ApiServer::onFinished(quint64 id, const CompletionResult& result) {
     const bool cancelled = !failed && result.finishReason == QLatin1String("cancelled");
     if (!failed && !cancelled) {
         ++served_;
-        if (!exchange.request.rawPrompt)
-            sessions_.remember(exchange.request.sessionId, exchange.request.messages, exchange.text);
+        if (!exchange.request.rawPrompt) {
+            // The reply as the client sends it back in its next request (calls: content null).
+            const QString content =
+                !result.toolCalls.isEmpty() && exchange.text.trimmed().isEmpty() ? QString() : exchange.text;
+            sessions_.remember(
+                exchange.request.sessionId, exchange.request.messages,
+                ApiMessage{chat::Role::Assistant, content, toolCallTemplateFields(result.toolCalls)});
+        }
         emit completionServed(result);
     }
     HttpConnection* connection = exchange.connection;
@@ -292,6 +299,14 @@ void ApiServer::onFinished(quint64 id, const CompletionResult& result) {
         return;
     }
     startStream(exchange);
+    // The calls, each as OpenAI streams one: its name and id first, then its arguments.
+    for (qsizetype i = 0; i < result.toolCalls.size(); ++i) {
+        const ApiToolCall& call = result.toolCalls[i];
+        connection->write(sseEvent(chatToolCallChunkJson(exchange.who, toolCallOpeningDelta(int(i), call))));
+        if (!call.arguments.isEmpty())
+            connection->write(sseEvent(
+                chatToolCallChunkJson(exchange.who, toolCallArgumentsDelta(int(i), call.arguments))));
+    }
     const QString reason = cancelled ? QStringLiteral("stop") : result.finishReason;
     connection->write(sseEvent(exchange.endpoint == Endpoint::ChatCompletions
                                    ? chatChunkJson(exchange.who, QString(), QString(), reason)

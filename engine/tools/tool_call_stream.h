@@ -1,0 +1,29 @@
+#pragma once
+// A reply's text as it streams, with the function calls taken out: text that cannot be part of
+// a call is released at once; from the first text that may open one (a family's opener, or a
+// part of one at the end of what came so far) everything is held back, and at the end parsed
+// (tool_call_parser.h). What push() and finish() release together is exactly the parser's content.
+#include "engine/tools/tool_call.h"
+#include "engine/tools/tool_family.h"
+#include <string>
+#include <string_view>
+
+namespace hearth::engine {
+
+class ToolCallStream {
+public:
+    explicit ToolCallStream(ToolFamily family) : family_(family) {}
+
+    // The text of `piece` (and of earlier pieces held back) that is content for certain.
+    std::string push(std::string_view piece);
+    // The reply is complete: the rest of its content, and its calls.
+    ToolCallReply finish();
+
+private:
+    ToolFamily family_;
+    std::string text_;     // everything so far
+    size_t released_ = 0;  // text_[0, released_) went out as content
+    bool holding_ = false; // from released_ on, a call may be being written
+};
+
+} // namespace hearth::engine
