@@ -1,5 +1,6 @@
 // Mistral: [TOOL_CALLS] then a JSON array of {"name", "arguments", "id"} (the id nine letters and
-// digits); the text before the marker is the content.
+// digits); the text before the marker is the content. [TOOL_CALLS] is a control token in Mistral's
+// vocabularies, which decodes to no text: a reply that is such an array alone is calls too.
 #include "engine/tools/tool_call_json.h"
 #include "engine/tools/tool_call_parser.h"
 
@@ -8,6 +9,14 @@ namespace hearth::engine {
 ToolCallReply parse_mistral_tool_calls(std::string_view reply) {
     static constexpr std::string_view kMarker = "[TOOL_CALLS]";
     ToolCallReply out;
+    if (reply.find(kMarker) == std::string_view::npos) {
+        const std::string_view body = trim_whitespace(reply);
+        if (!body.empty() && body.front() == '[')
+            if (auto calls = tool_calls_from_text(body)) {
+                out.calls = std::move(*calls);
+                return out;
+            }
+    }
     size_t pos = 0;
     while (pos < reply.size()) {
         const size_t marker = reply.find(kMarker, pos);

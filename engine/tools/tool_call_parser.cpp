@@ -31,7 +31,7 @@ std::vector<std::string_view> tool_call_openers(ToolFamily family) {
 }
 
 bool tool_calls_may_be_bare_json(ToolFamily family) {
-    return family == ToolFamily::Llama3;
+    return family == ToolFamily::Llama3 || family == ToolFamily::Mistral;
 }
 
 } // namespace hearth::engine

@@ -20,7 +20,8 @@ ToolCallReply parse_tool_calls(ToolFamily family, std::string_view reply);
 // the start of one is held back (tool_call_stream.h). The content is the text outside the calls
 // exactly, whitespace included, so that a streamed reply gives the same.
 std::vector<std::string_view> tool_call_openers(ToolFamily family);
-// Whether a reply that starts with '{' is a call (Llama 3's bare JSON form).
+// Whether a reply that starts with '{' or '[' may be calls: Llama 3's bare JSON form, and Mistral's
+// whose [TOOL_CALLS] control token decodes to no text.
 bool tool_calls_may_be_bare_json(ToolFamily family);
 
 } // namespace hearth::engine

@@ -10,7 +10,7 @@ std::string ToolCallStream::push(std::string_view piece) {
     if (tool_calls_may_be_bare_json(family_) && released_ == 0) {
         const std::string_view body = trim_whitespace(text_);
         if (body.empty()) return {}; // not known yet
-        if (body.front() == '{') {
+        if (body.front() == '{' || body.front() == '[') {
             holding_ = true;
             return {};
         }

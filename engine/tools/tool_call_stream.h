@@ -1,8 +1,9 @@
 #pragma once
 // A reply's text as it streams, with the function calls taken out: text that cannot be part of
-// a call is released at once; from the first text that may open one (a family's opener, or a
-// part of one at the end of what came so far) everything is held back, and at the end parsed
-// (tool_call_parser.h). What push() and finish() release together is exactly the parser's content.
+// a call is released at once; from the first text that may open one (a family's opener, a part
+// of one at the end of what came so far, or JSON opening the reply where the family's calls may
+// be bare) everything is held back, and at the end parsed (tool_call_parser.h). What push() and finish()
+// release together is exactly the parser's content.
 #include "engine/tools/tool_call.h"
 #include "engine/tools/tool_family.h"
 #include <string>

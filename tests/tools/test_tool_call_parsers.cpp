@@ -235,6 +235,12 @@ private slots:
         QCOMPARE(reply.calls.size(), size_t(1));
         QCOMPARE(reply.calls[0].id, std::string("abcDEF123"));
         QCOMPARE(parse_mistral_tool_calls("[TOOL_CALLS] oops").content, std::string("[TOOL_CALLS] oops"));
+        // The marker is a control token that decodes to no text: the array alone is the calls.
+        const ToolCallReply bare =
+            parse_mistral_tool_calls(R"( [{"name": "a", "arguments": {}, "id": "abcDEF123"}])");
+        QCOMPARE(bare.calls.size(), size_t(1));
+        QVERIFY(bare.content.empty());
+        QCOMPARE(parse_mistral_tool_calls("[1, 2] is a list").content, std::string("[1, 2] is a list"));
     }
 
     void fenced_blocks_hold_json_or_a_python_call() {

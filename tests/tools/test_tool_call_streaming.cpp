@@ -106,6 +106,12 @@ private slots:
         const Streamed call = stream(ToolFamily::Llama3, R"( {"name": "ping", "parameters": {}})", 2);
         QCOMPARE(call.calls.size(), size_t(1));
         QVERIFY(call.content.find_first_not_of(" ") == std::string::npos);
+        // Mistral's marker may decode to no text: a reply opening with an array is held the same way.
+        const Streamed mistral = stream(ToolFamily::Mistral, R"([{"name": "ping", "arguments": {}}])", 4);
+        QCOMPARE(mistral.calls.size(), size_t(1));
+        QVERIFY(mistral.content.empty());
+        for (const std::string& r : mistral.released)
+            QVERIFY(r.empty());
     }
 
     void forced_grammar_takes_the_familys_own_call_text_data() {
