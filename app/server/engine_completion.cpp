@@ -106,7 +106,7 @@ CompletionResult runCompletion(engine::EngineRuntime& runtime, const CompletionR
                     engine::conversation_with_tools_as_text(turn.conversation, toolTemplate.family, tools);
             }
             if (toolsOffered) {
-                toolStream.emplace(toolTemplate.family);
+                toolStream.emplace(toolTemplate.family, request.parallelToolCalls ? SIZE_MAX : 1);
                 if (request.toolChoice == ToolChoice::Required || request.toolChoice == ToolChoice::Function)
                     turn.options.grammar = std::make_shared<const engine::Grammar>(engine::parse_gbnf(
                         engine::forced_tool_call_gbnf(toolTemplate.family, forcedTools(request, tools)),
@@ -141,7 +141,7 @@ CompletionResult runCompletion(engine::EngineRuntime& runtime, const CompletionR
     const auto retryOnCpu = [&] {
         if (sent || stops.stopped()) return false;
         stops = StopStrings(request.stop);
-        if (toolStream) toolStream.emplace(toolTemplate.family);
+        if (toolStream) toolStream.emplace(toolTemplate.family, request.parallelToolCalls ? SIZE_MAX : 1);
         return true;
     };
     try {
@@ -150,7 +150,6 @@ CompletionResult runCompletion(engine::EngineRuntime& runtime, const CompletionR
         if (toolStream) {
             engine::ToolCallReply reply = toolStream->finish();
             if (!reply.content.empty()) onText(QString::fromStdString(reply.content));
-            if (!request.parallelToolCalls && reply.calls.size() > 1) reply.calls.resize(1);
             for (const engine::ToolCall& call : reply.calls)
                 result.toolCalls.append(
                     {QString::fromStdString(

@@ -37,6 +37,7 @@ std::string ToolCallStream::push(std::string_view piece) {
 ToolCallReply ToolCallStream::finish() {
     ToolCallReply reply = parse_tool_calls(family_, std::string_view(text_).substr(released_));
     released_ = text_.size();
+    if (reply.calls.size() > max_calls_) reply.calls.resize(max_calls_);
     return reply;
 }
 

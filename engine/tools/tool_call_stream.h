@@ -6,6 +6,7 @@
 // release together is exactly the parser's content.
 #include "engine/tools/tool_call.h"
 #include "engine/tools/tool_family.h"
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -13,7 +14,10 @@ namespace hearth::engine {
 
 class ToolCallStream {
 public:
-    explicit ToolCallStream(ToolFamily family) : family_(family) {}
+    // max_calls: the calls finish() gives at most (OpenAI's parallel_tool_calls false: one); the
+    // first ones written are kept.
+    explicit ToolCallStream(ToolFamily family, size_t max_calls = SIZE_MAX)
+        : family_(family), max_calls_(max_calls) {}
 
     // The text of `piece` (and of earlier pieces held back) that is content for certain.
     std::string push(std::string_view piece);
@@ -22,6 +26,7 @@ public:
 
 private:
     ToolFamily family_;
+    size_t max_calls_;
     std::string text_;     // everything so far
     size_t released_ = 0;  // text_[0, released_) went out as content
     bool holding_ = false; // from released_ on, a call may be being written

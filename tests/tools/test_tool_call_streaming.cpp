@@ -114,6 +114,20 @@ private slots:
             QVERIFY(r.empty());
     }
 
+    // parallel_tool_calls false: the first call only.
+    void at_most_max_calls_are_kept() {
+        const std::string two = "<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n</tool_call>\n"
+                                "<tool_call>\n{\"name\": \"b\", \"arguments\": {}}\n</tool_call>";
+        ToolCallStream all(ToolFamily::Hermes);
+        all.push(two);
+        QCOMPARE(all.finish().calls.size(), size_t(2));
+        ToolCallStream one(ToolFamily::Hermes, 1);
+        one.push(two);
+        const ToolCallReply first = one.finish();
+        QCOMPARE(first.calls.size(), size_t(1));
+        QCOMPARE(first.calls[0].name, std::string("a"));
+    }
+
     void forced_grammar_takes_the_familys_own_call_text_data() {
         QTest::addColumn<int>("family");
         for (ToolFamily f :
