@@ -9,6 +9,7 @@ namespace hearth::server {
 
 namespace {
 using ordered_json = nlohmann::ordered_json;
+constexpr qsizetype kMaxTools = 128; // as OpenAI
 
 ApiError invalid(const QString& param, const QString& message,
                  const QString& code = QStringLiteral("invalid_value")) {
@@ -99,6 +100,8 @@ std::optional<ApiError> readTools(const QJsonObject& object, const QByteArray& b
     if (hasTools) {
         if (!tools.isArray()) return wrongType("tools", "an array");
         const QJsonArray array = tools.toArray();
+        if (array.size() > kMaxTools)
+            return invalid("tools", QStringLiteral("'tools' takes at most %1 functions.").arg(kMaxTools));
         for (qsizetype i = 0; i < array.size(); ++i) {
             const QString param = QStringLiteral("tools[%1]").arg(i);
             if (auto error = readTool(array[i], param)) return error;

@@ -250,6 +250,10 @@ private slots:
         QJsonArray badCall = question();
         badCall.append(QJsonObject{{"role", "assistant"}, {"tool_calls", QJsonArray{callWithObject}}});
         expectRefused(chatBody(badCall), "messages[1].tool_calls[0].function.arguments", "string");
+        QJsonArray tooMany;
+        for (int i = 0; i < 129; ++i)
+            tooMany.append(tool(qPrintable(QStringLiteral("f%1").arg(i)), kTimeParameters));
+        expectRefused(chatBody(question(), {{"tools", tooMany}}), "tools", "at most 128");
         // The server still answers.
         QCOMPARE(post(chatBody(question(), {{"max_tokens", 2}})).status, 200);
     }
