@@ -48,6 +48,7 @@ ApiServer::ApiServer(CompletionBackend* backend, QObject* parent)
     registerCompletionTypes();
     connect(&tcp_, &QTcpServer::newConnection, this, &ApiServer::accept);
     connect(backend_, &CompletionBackend::pieceReady, this, &ApiServer::onPiece);
+    connect(backend_, &CompletionBackend::toolCallReady, this, &ApiServer::onToolCall);
     connect(backend_, &CompletionBackend::finished, this, &ApiServer::onFinished);
 }
 
@@ -259,6 +260,24 @@ void ApiServer::onPiece(quint64 id, const QString& text) {
                                             : textChunkJson(exchange.who, text, QString())));
 }
 
+void ApiServer::writeToolCall(Exchange& exchange, int index, const ApiToolCall& call) {
+    exchange.connection->write(
+        sseEvent(chatToolCallChunkJson(exchange.who, toolCallOpeningDelta(index, call))));
+    if (!call.arguments.isEmpty())
+        exchange.connection->write(
+            sseEvent(chatToolCallChunkJson(exchange.who, toolCallArgumentsDelta(index, call.arguments))));
+}
+
+void ApiServer::onToolCall(quint64 id, int index, const ApiToolCall& call) {
+    const auto it = exchanges_.find(id);
+    if (it == exchanges_.end()) return;
+    Exchange& exchange = *it;
+    if (!exchange.stream || !exchange.connection || index != exchange.toolCallsSent) return;
+    startStream(exchange);
+    writeToolCall(exchange, index, call);
+    ++exchange.toolCallsSent;
+}
+
 void ApiServer::onFinished(quint64 id, const CompletionResult& result) {
     const auto it = exchanges_.find(id);
     if (it == exchanges_.end()) return;
@@ -299,14 +318,9 @@ void ApiServer::onFinished(quint64 id, const CompletionResult& result) {
         return;
     }
     startStream(exchange);
-    // The calls, each as OpenAI streams one: its name and id first, then its arguments.
-    for (qsizetype i = 0; i < result.toolCalls.size(); ++i) {
-        const ApiToolCall& call = result.toolCalls[i];
-        connection->write(sseEvent(chatToolCallChunkJson(exchange.who, toolCallOpeningDelta(int(i), call))));
-        if (!call.arguments.isEmpty())
-            connection->write(sseEvent(
-                chatToolCallChunkJson(exchange.who, toolCallArgumentsDelta(int(i), call.arguments))));
-    }
+    // The calls not streamed while the reply went on.
+    for (qsizetype i = exchange.toolCallsSent; i < result.toolCalls.size(); ++i)
+        writeToolCall(exchange, int(i), result.toolCalls[i]);
     const QString reason = cancelled ? QStringLiteral("stop") : result.finishReason;
     connection->write(sseEvent(exchange.endpoint == Endpoint::ChatCompletions
                                    ? chatChunkJson(exchange.who, QString(), QString(), reason)

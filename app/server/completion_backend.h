@@ -81,6 +81,9 @@ public:
 
 signals:
     void pieceReady(quint64 id, const QString& text);
+    // A function call of the reply, complete while the reply goes on (the result lists it too;
+    // a call not sent this way is streamed from the result).
+    void toolCallReady(quint64 id, int index, const hearth::server::ApiToolCall& call);
     void finished(quint64 id, const hearth::server::CompletionResult& result);
 };
 
@@ -91,3 +94,4 @@ void registerCompletionTypes();
 
 Q_DECLARE_METATYPE(hearth::server::CompletionRequest)
 Q_DECLARE_METATYPE(hearth::server::CompletionResult)
+Q_DECLARE_METATYPE(hearth::server::ApiToolCall)

@@ -66,7 +66,8 @@ ordered_json forcedTools(const CompletionRequest& request, const ordered_json& t
 } // namespace
 
 CompletionResult runCompletion(engine::EngineRuntime& runtime, const CompletionRequest& request,
-                               const std::function<void(const QString& text)>& onText) {
+                               const std::function<void(const QString& text)>& onText,
+                               const std::function<void(int index, const ApiToolCall& call)>& onToolCall) {
     CompletionResult result;
     if (request.cancel->load()) { // the client left while it waited
         result.finishReason = QStringLiteral("cancelled");
@@ -119,6 +120,22 @@ CompletionResult runCompletion(engine::EngineRuntime& runtime, const CompletionR
         return result;
     }
 
+    // The calls given out so far, with their ids: the result lists them first, as they went.
+    const auto withId = [&](const engine::ToolCall& call) {
+        return ApiToolCall{
+            QString::fromStdString(
+                call.id.empty()
+                    ? engine::make_tool_call_id(toolTemplate.family, QRandomGenerator::global()->generate64())
+                    : call.id),
+            QString::fromStdString(call.name), QString::fromStdString(call.arguments)};
+    };
+    const auto giveFinishedCalls = [&] {
+        if (!toolStream) return;
+        for (const engine::ToolCall& call : toolStream->take_finished_calls()) {
+            result.toolCalls.append(withId(call));
+            if (onToolCall) onToolCall(int(result.toolCalls.size() - 1), result.toolCalls.last());
+        }
+    };
     StopStrings stops(request.stop);
     bool sent = false;
     const auto release = [&](const QString& text) {
@@ -134,6 +151,8 @@ CompletionResult runCompletion(engine::EngineRuntime& runtime, const CompletionR
             onText(text);
             sent = true;
         }
+        giveFinishedCalls();
+        sent = sent || !result.toolCalls.isEmpty();
         // The request's own token: the engine checks it before the next token.
         if (stops.stopped()) request.cancel->store(true);
     };
@@ -148,15 +167,13 @@ CompletionResult runCompletion(engine::EngineRuntime& runtime, const CompletionR
         result.stats = runtime.run(turn, onPiece, retryOnCpu).stats;
         if (const QString rest = release(stops.flush()); !rest.isEmpty()) onText(rest);
         if (toolStream) {
-            engine::ToolCallReply reply = toolStream->finish();
+            giveFinishedCalls();
+            const engine::ToolCallReply reply = toolStream->finish();
             if (!reply.content.empty()) onText(QString::fromStdString(reply.content));
-            for (const engine::ToolCall& call : reply.calls)
-                result.toolCalls.append(
-                    {QString::fromStdString(
-                         call.id.empty() ? engine::make_tool_call_id(toolTemplate.family,
-                                                                     QRandomGenerator::global()->generate64())
-                                         : call.id),
-                     QString::fromStdString(call.name), QString::fromStdString(call.arguments)});
+            for (size_t i = static_cast<size_t>(result.toolCalls.size()); i < reply.calls.size(); ++i) {
+                result.toolCalls.append(withId(reply.calls[i]));
+                if (onToolCall) onToolCall(int(result.toolCalls.size() - 1), result.toolCalls.last());
+            }
         }
         const engine::TurnStats& stats = result.stats;
         if (!result.toolCalls.isEmpty() && stats.stop_reason != engine::StopReason::Stopped)

@@ -20,6 +20,11 @@ ToolCallReply parse_tool_calls(ToolFamily family, std::string_view reply);
 // the start of one is held back (tool_call_stream.h). The content is the text outside the calls
 // exactly, whitespace included, so that a streamed reply gives the same.
 std::vector<std::string_view> tool_call_openers(ToolFamily family);
+// Where the calls written so far in `held` (text from a call's opener on) end, as far as they are
+// complete: the calls parsed from held[0, end) are final however the reply goes on. 0: none yet
+// (always for Llama 3, whose bare JSON may go on with "; {...}").
+size_t closed_tool_calls_end(ToolFamily family, std::string_view held);
+
 // Whether a reply that starts with '{' or '[' may be calls: Llama 3's bare JSON form, and Mistral's
 // whose [TOOL_CALLS] control token decodes to no text.
 bool tool_calls_may_be_bare_json(ToolFamily family);

@@ -34,6 +34,19 @@ std::string ToolCallStream::push(std::string_view piece) {
     return out;
 }
 
+std::vector<ToolCall> ToolCallStream::take_finished_calls() {
+    if (!holding_) return {};
+    const std::string_view held = std::string_view(text_).substr(released_);
+    const size_t closed = closed_tool_calls_end(family_, held);
+    if (closed == 0) return {};
+    std::vector<ToolCall> calls = parse_tool_calls(family_, held.substr(0, closed)).calls;
+    if (calls.size() > max_calls_) calls.resize(max_calls_);
+    if (calls.size() <= taken_) return {};
+    calls.erase(calls.begin(), calls.begin() + static_cast<std::ptrdiff_t>(taken_));
+    taken_ += calls.size();
+    return calls;
+}
+
 ToolCallReply ToolCallStream::finish() {
     ToolCallReply reply = parse_tool_calls(family_, std::string_view(text_).substr(released_));
     released_ = text_.size();

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hearth::engine {
 
@@ -21,7 +22,9 @@ public:
 
     // The text of `piece` (and of earlier pieces held back) that is content for certain.
     std::string push(std::string_view piece);
-    // The reply is complete: the rest of its content, and its calls.
+    // The calls completed since the last take (closed_tool_calls_end), while the reply goes on.
+    std::vector<ToolCall> take_finished_calls();
+    // The reply is complete: the rest of its content, and all its calls (those taken first).
     ToolCallReply finish();
 
 private:
@@ -30,6 +33,7 @@ private:
     std::string text_;     // everything so far
     size_t released_ = 0;  // text_[0, released_) went out as content
     bool holding_ = false; // from released_ on, a call may be being written
+    size_t taken_ = 0;     // calls take_finished_calls gave
 };
 
 } // namespace hearth::engine

@@ -114,6 +114,53 @@ private slots:
             QVERIFY(r.empty());
     }
 
+    // A call goes out as soon as it is closed, while the reply goes on; finish() still has them all.
+    void closed_calls_are_taken_while_the_reply_streams_data() {
+        QTest::addColumn<int>("family");
+        QTest::addColumn<QString>("first");
+        QTest::addColumn<QString>("second");
+        QTest::newRow("hermes")
+            << int(ToolFamily::Hermes)
+            << "Sure.\n<tool_call>\n{\"name\": \"a\", \"arguments\": {\"x\": 1}}\n</tool_call>"
+            << "\n<tool_call>\n{\"name\": \"b\", \"arguments\": {}}\n</tool_call>";
+        QTest::newRow("fenced") << int(ToolFamily::FencedJson)
+                                << "Sure.\n```json\n{\"name\": \"a\", \"arguments\": {\"x\": 1}}\n```"
+                                << "\n```json\n{\"name\": \"b\", \"arguments\": {}}\n```";
+        QTest::newRow("mistral") << int(ToolFamily::Mistral)
+                                 << "[TOOL_CALLS][{\"name\": \"a\", \"arguments\": {\"x\": 1}}]"
+                                 << "[TOOL_CALLS][{\"name\": \"b\", \"arguments\": {}}]";
+    }
+    void closed_calls_are_taken_while_the_reply_streams() {
+        QFETCH(int, family);
+        QFETCH(QString, first);
+        QFETCH(QString, second);
+        ToolCallStream s{ToolFamily(family)};
+        const std::string one = first.toStdString();
+        const std::string two = second.toStdString();
+        std::vector<ToolCall> taken;
+        for (size_t i = 0; i < one.size(); ++i) {
+            s.push(one.substr(i, 1));
+            const std::vector<ToolCall> now = s.take_finished_calls();
+            QVERIFY2(now.empty() || i + 1 == one.size(), "a call was taken before it was closed");
+            taken.insert(taken.end(), now.begin(), now.end());
+        }
+        QCOMPARE(taken.size(), size_t(1)); // before any of the second call came
+        QCOMPARE(taken[0].name, std::string("a"));
+        for (size_t i = 0; i < two.size(); ++i) {
+            s.push(two.substr(i, 1));
+            const std::vector<ToolCall> now = s.take_finished_calls();
+            taken.insert(taken.end(), now.begin(), now.end());
+        }
+        QCOMPARE(taken.size(), size_t(2));
+        const ToolCallReply all = s.finish();
+        QCOMPARE(all.calls, taken);
+        // Llama 3's bare JSON may go on: its calls come with finish() only.
+        ToolCallStream llama(ToolFamily::Llama3);
+        llama.push(R"({"name": "a", "parameters": {}})");
+        QVERIFY(llama.take_finished_calls().empty());
+        QCOMPARE(llama.finish().calls.size(), size_t(1));
+    }
+
     // parallel_tool_calls false: the first call only.
     void at_most_max_calls_are_kept() {
         const std::string two = "<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n</tool_call>\n"
