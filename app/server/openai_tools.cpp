@@ -4,6 +4,7 @@
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 namespace hearth::server {
 
@@ -167,6 +168,13 @@ std::optional<ApiError> readTools(const QJsonObject& object, const QByteArray& b
     ordered_json ordered;
     try {
         ordered = ordered_json::parse(body.constData(), body.constData() + body.size()).at("tools");
+        // A body that names a key twice may be read otherwise here than by Qt: refused, not guessed.
+        for (size_t i = 0; i < ordered.size(); ++i)
+            if (ordered.at(i).at("function").at("name").get<std::string>() !=
+                names.value(static_cast<qsizetype>(i)).toStdString())
+                throw std::runtime_error("the tools read differently (is a key given twice?)");
+        if (ordered.size() != static_cast<size_t>(names.size()))
+            throw std::runtime_error("the tools read differently (is a key given twice?)");
     } catch (const std::exception& e) { // what Qt's reader let through (a number out of range, ...)
         return invalid("tools",
                        QStringLiteral("Invalid value for 'tools': %1").arg(QString::fromUtf8(e.what())));
