@@ -20,6 +20,7 @@ public:
     WorkerCompletionBackend(InferenceWorker* worker, const ModelController* models)
         : worker_(worker), models_(models) {
         connect(worker, &InferenceWorker::completionPiece, this, &CompletionBackend::pieceReady);
+        connect(worker, &InferenceWorker::completionToolCall, this, &CompletionBackend::toolCallReady);
         connect(worker, &InferenceWorker::completionFinished, this, &CompletionBackend::finished);
     }
     QString modelId() const override {

@@ -111,7 +111,10 @@ void InferenceWorker::complete(const hearth::server::CompletionRequest& request)
         return;
     }
     const server::CompletionResult result = server::runCompletion(
-        *runtime_, request, [&](const QString& text) { emit completionPiece(request.id, text); });
+        *runtime_, request, [&](const QString& text) { emit completionPiece(request.id, text); },
+        [&](int index, const server::ApiToolCall& call) {
+            emit completionToolCall(request.id, index, call);
+        });
     emit completionFinished(request.id, result);
 }
 

@@ -66,6 +66,7 @@ signals:
     void generationFinished(quint64 requestId, const hearth::app::GenerationResult& result);
     void generationFailed(quint64 requestId, const QString& message);
     void completionPiece(quint64 requestId, const QString& text);
+    void completionToolCall(quint64 requestId, int index, const hearth::server::ApiToolCall& call);
     void completionFinished(quint64 requestId, const hearth::server::CompletionResult& result);
 
 private:

@@ -1,4 +1,5 @@
 #include "app/server/api_server.h"
+#include "app/server/openai_tools.h"
 #include <QDateTime>
 #include <QRandomGenerator>
 #include <QTcpSocket>
@@ -47,6 +48,7 @@ ApiServer::ApiServer(CompletionBackend* backend, QObject* parent)
     registerCompletionTypes();
     connect(&tcp_, &QTcpServer::newConnection, this, &ApiServer::accept);
     connect(backend_, &CompletionBackend::pieceReady, this, &ApiServer::onPiece);
+    connect(backend_, &CompletionBackend::toolCallReady, this, &ApiServer::onToolCall);
     connect(backend_, &CompletionBackend::finished, this, &ApiServer::onFinished);
 }
 
@@ -259,6 +261,24 @@ void ApiServer::onPiece(quint64 id, const QString& text) {
                                             : textChunkJson(exchange.who, text, QString())));
 }
 
+void ApiServer::writeToolCall(Exchange& exchange, int index, const ApiToolCall& call) {
+    exchange.connection->write(
+        sseEvent(chatToolCallChunkJson(exchange.who, toolCallOpeningDelta(index, call))));
+    if (!call.arguments.isEmpty())
+        exchange.connection->write(
+            sseEvent(chatToolCallChunkJson(exchange.who, toolCallArgumentsDelta(index, call.arguments))));
+}
+
+void ApiServer::onToolCall(quint64 id, int index, const ApiToolCall& call) {
+    const auto it = exchanges_.find(id);
+    if (it == exchanges_.end()) return;
+    Exchange& exchange = *it;
+    if (!exchange.stream || !exchange.connection || index != exchange.toolCallsSent) return;
+    startStream(exchange);
+    writeToolCall(exchange, index, call);
+    ++exchange.toolCallsSent;
+}
+
 void ApiServer::onFinished(quint64 id, const CompletionResult& result) {
     const auto it = exchanges_.find(id);
     if (it == exchanges_.end()) return;
@@ -268,8 +288,14 @@ void ApiServer::onFinished(quint64 id, const CompletionResult& result) {
     const bool cancelled = !failed && result.finishReason == QLatin1String("cancelled");
     if (!failed && !cancelled) {
         ++served_;
-        if (!exchange.request.rawPrompt)
-            sessions_.remember(exchange.request.sessionId, exchange.request.messages, exchange.text);
+        if (!exchange.request.rawPrompt) {
+            // The reply as the client sends it back in its next request (calls: content null).
+            const QString content =
+                !result.toolCalls.isEmpty() && exchange.text.trimmed().isEmpty() ? QString() : exchange.text;
+            sessions_.remember(
+                exchange.request.sessionId, exchange.request.messages,
+                ApiMessage{chat::Role::Assistant, content, toolCallTemplateFields(result.toolCalls)});
+        }
         emit completionServed(result);
     }
     HttpConnection* connection = exchange.connection;
@@ -293,6 +319,9 @@ void ApiServer::onFinished(quint64 id, const CompletionResult& result) {
         return;
     }
     startStream(exchange);
+    // The calls not streamed while the reply went on.
+    for (qsizetype i = exchange.toolCallsSent; i < result.toolCalls.size(); ++i)
+        writeToolCall(exchange, int(i), result.toolCalls[i]);
     const QString reason = cancelled ? QStringLiteral("stop") : result.finishReason;
     connection->write(sseEvent(exchange.endpoint == Endpoint::ChatCompletions
                                    ? chatChunkJson(exchange.who, QString(), QString(), reason)

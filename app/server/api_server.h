@@ -62,7 +62,8 @@ private:
         bool streamStarted = false;
         CompletionIdentity who;
         CompletionRequest request;
-        QString text; // everything sent or to send
+        QString text;          // everything sent or to send
+        int toolCallsSent = 0; // calls streamed while the reply went on
     };
 
     void accept();
@@ -70,6 +71,9 @@ private:
     void startCompletion(HttpConnection* connection, Endpoint endpoint, const HttpRequest& request);
     void startStream(Exchange& exchange);
     void onPiece(quint64 id, const QString& text);
+    void onToolCall(quint64 id, int index, const ApiToolCall& call);
+    // A call as OpenAI streams one: its id, type and name with arguments "", then its arguments.
+    static void writeToolCall(Exchange& exchange, int index, const ApiToolCall& call);
     void onFinished(quint64 id, const CompletionResult& result);
     void onConnectionClosed(HttpConnection* connection);
     bool authorized(const HttpRequest& request, ApiError& error) const;

@@ -21,6 +21,8 @@ QList<QByteArray> ApiSessionKeys::prefixKeys(const QList<ApiMessage>& messages) 
         one.addData(QByteArrayView(role.data(), static_cast<qsizetype>(role.size())));
         one.addData(QByteArrayView("\0", 1));
         one.addData(message.content.toUtf8());
+        one.addData(QByteArrayView("\0", 1));
+        one.addData(message.templateFields);
         QCryptographicHash chained(QCryptographicHash::Sha256);
         chained.addData(previous);
         chained.addData(one.result());
@@ -59,12 +61,17 @@ ApiSessionKeys::Choice ApiSessionKeys::choose(const QList<ApiMessage>& messages)
 
 void ApiSessionKeys::remember(const QString& sessionId, const QList<ApiMessage>& messages,
                               const QString& reply) {
+    remember(sessionId, messages, ApiMessage{chat::Role::Assistant, reply, {}});
+}
+
+void ApiSessionKeys::remember(const QString& sessionId, const QList<ApiMessage>& messages,
+                              const ApiMessage& reply) {
     qsizetype index = -1;
     for (qsizetype i = 0; i < sessions_.size(); ++i)
         if (sessions_[i].id == sessionId) index = i;
     if (index < 0) return; // let go meanwhile
     QList<ApiMessage> extended = messages;
-    extended.append({chat::Role::Assistant, reply});
+    extended.append(reply);
     const QList<QByteArray> keys = prefixKeys(extended);
     Session& session = sessions_[index];
     for (const QByteArray& key : {keys[keys.size() - 2], keys.last()}) {

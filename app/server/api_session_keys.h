@@ -26,6 +26,7 @@ public:
     Choice choose(const QList<ApiMessage>& messages);
     // The request ran in `sessionId`: its messages, and its messages with `reply`, lead there.
     void remember(const QString& sessionId, const QList<ApiMessage>& messages, const QString& reply);
+    void remember(const QString& sessionId, const QList<ApiMessage>& messages, const ApiMessage& reply);
 
     // Hashes of each prefix of `messages`: element k covers messages [0, k].
     static QList<QByteArray> prefixKeys(const QList<ApiMessage>& messages);

@@ -5,6 +5,7 @@ namespace hearth::server {
 void registerCompletionTypes() {
     qRegisterMetaType<CompletionRequest>();
     qRegisterMetaType<CompletionResult>();
+    qRegisterMetaType<ApiToolCall>();
 }
 
 } // namespace hearth::server

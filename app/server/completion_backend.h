@@ -19,10 +19,25 @@
 namespace hearth::server {
 
 struct ApiMessage {
-    chat::Role role = chat::Role::User; // system, user or assistant
+    chat::Role role = chat::Role::User; // system, user, assistant or tool
     QString content;
+    // A JSON object merged into the message the template sees: an assistant's "tool_calls"
+    // (arguments as objects, as templates expect), a tool result's "tool_call_id"; empty: none.
+    QByteArray templateFields;
     bool operator==(const ApiMessage&) const = default;
 };
+
+// A function call of the reply, as the API returns it.
+struct ApiToolCall {
+    QString id;
+    QString name;
+    QString arguments; // JSON text
+    bool operator==(const ApiToolCall&) const = default;
+};
+
+// tool_choice: "auto" (the reply's calls are parsed), "none" (no tools in the prompt), "required"
+// (a grammar makes the reply one call of any tool) or one named function (of that tool).
+enum class ToolChoice { Auto, None, Required, Function };
 
 struct CompletionRequest {
     quint64 id = 0;
@@ -38,6 +53,10 @@ struct CompletionRequest {
     std::shared_ptr<const engine::Grammar> grammar;
     // Speculative decoding: the server's setting, the same for every request (ApiServer).
     engine::SpeculationOptions speculation;
+    QByteArray toolsJson; // OpenAI's "tools" array, keys in the request's order; empty: none
+    ToolChoice toolChoice = ToolChoice::Auto;
+    QString forcedTool;            // ToolChoice::Function: its name
+    bool parallelToolCalls = true; // false: at most one call per reply
     engine::CancelToken cancel = engine::new_cancel_token();
 };
 
@@ -47,7 +66,9 @@ struct CompletionResult {
     // The engine's figures for the turn (stats.reused_tokens: of the prompt, already in the
     // session's KV cache); stats.stop_reason is the engine's, finishReason the API's.
     engine::TurnStats stats;
-    QString finishReason; // "stop", "length" or "cancelled"
+    QString finishReason; // "stop", "length", "tool_calls" or "cancelled"
+    // The reply's function calls (the text around them is what was streamed as content).
+    QList<ApiToolCall> toolCalls;
 };
 
 class CompletionBackend : public QObject {
@@ -63,6 +84,9 @@ public:
 
 signals:
     void pieceReady(quint64 id, const QString& text);
+    // A function call of the reply, complete while the reply goes on (the result lists it too;
+    // a call not sent this way is streamed from the result).
+    void toolCallReady(quint64 id, int index, const hearth::server::ApiToolCall& call);
     void finished(quint64 id, const hearth::server::CompletionResult& result);
 };
 
@@ -73,3 +97,4 @@ void registerCompletionTypes();
 
 Q_DECLARE_METATYPE(hearth::server::CompletionRequest)
 Q_DECLARE_METATYPE(hearth::server::CompletionResult)
+Q_DECLARE_METATYPE(hearth::server::ApiToolCall)

@@ -1,7 +1,16 @@
 #include "app/server/engine_completion.h"
 #include "app/server/stop_strings.h"
+#include "engine/grammar/gbnf_parser.h"
 #include "engine/runtime/engine_runtime.h"
+#include "engine/tools/forced_tool_grammar.h"
+#include "engine/tools/tool_call_id.h"
+#include "engine/tools/tool_call_stream.h"
+#include "engine/tools/tool_prompt.h"
+#include <QRandomGenerator>
 #include <exception>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
 
 namespace hearth::server {
 
@@ -20,10 +29,46 @@ engine::GenerationOptions generationOptions(const CompletionRequest& request) {
     if (request.rawPrompt) options.template_override = engine::kRawPromptTemplate; // continued as written
     return options;
 }
+
+using ordered_json = nlohmann::ordered_json;
+
+// How the model's template takes tools: its family's wire format, and whether it renders
+// `tools` itself (else they go into the prompt as text). Probed once per template.
+struct ToolTemplate {
+    engine::ToolFamily family = engine::ToolFamily::Hermes;
+    bool rendersTools = false;
+};
+
+ToolTemplate toolTemplateOf(const engine::EngineRuntime& runtime) {
+    static std::mutex mutex;
+    static std::unordered_map<std::string, ToolTemplate> known; // by template source
+    const std::string& own = runtime.model().chat_template();
+    const std::string source = own.empty() ? std::string(chat::default_chatml_template()) : own;
+    const std::lock_guard lock(mutex);
+    if (const auto found = known.find(source); found != known.end()) return found->second;
+    ToolTemplate result;
+    result.family = engine::tool_family_for_template(source);
+    try {
+        result.rendersTools = engine::template_renders_tools(chat::ChatTemplate(source, "chat template"));
+    } catch (const std::exception&) {
+        result.rendersTools = false; // a template that does not parse: the session falls back to ChatML
+    }
+    return known.emplace(source, result).first->second;
+}
+
+// The tools a forced call chooses from: all of them, or the one named.
+ordered_json forcedTools(const CompletionRequest& request, const ordered_json& tools) {
+    if (request.toolChoice == ToolChoice::Required) return tools;
+    ordered_json chosen = ordered_json::array();
+    for (const ordered_json& tool : tools)
+        if (tool.at("function").at("name") == request.forcedTool.toStdString()) chosen.push_back(tool);
+    return chosen;
+}
 } // namespace
 
 CompletionResult runCompletion(engine::EngineRuntime& runtime, const CompletionRequest& request,
-                               const std::function<void(const QString& text)>& onText) {
+                               const std::function<void(const QString& text)>& onText,
+                               const std::function<void(int index, const ApiToolCall& call)>& onToolCall) {
     CompletionResult result;
     if (request.cancel->load()) { // the client left while it waited
         result.finishReason = QStringLiteral("cancelled");
@@ -32,21 +77,83 @@ CompletionResult runCompletion(engine::EngineRuntime& runtime, const CompletionR
     engine::RuntimeRequest turn;
     turn.conversation_id = request.sessionId.toStdString();
     turn.conversation.reserve(request.messages.size());
-    for (const ApiMessage& m : request.messages)
-        turn.conversation.push_back({m.role, m.content.toStdString()});
+    bool toolMessages = false;
+    for (const ApiMessage& m : request.messages) {
+        ordered_json extra =
+            m.templateFields.isEmpty()
+                ? ordered_json::object()
+                : ordered_json::parse(m.templateFields.constData(),
+                                      m.templateFields.constData() + m.templateFields.size());
+        toolMessages = toolMessages || !m.templateFields.isEmpty();
+        turn.conversation.push_back({m.role, m.content.toStdString(), std::move(extra)});
+    }
     turn.options = generationOptions(request);
     turn.cancel = request.cancel;
     turn.keep_state = false; // the API's sessions live as long as the server keys requests to them
 
+    // Tools: in the prompt (the template's own way, or as text), a forced call's grammar, and the
+    // reply's calls parsed out of its text as it streams.
+    const bool toolsOffered = !request.toolsJson.isEmpty() && request.toolChoice != ToolChoice::None;
+    std::optional<engine::ToolCallStream> toolStream;
+    ToolTemplate toolTemplate;
+    try {
+        if (!request.rawPrompt && (toolsOffered || toolMessages)) {
+            toolTemplate = toolTemplateOf(runtime);
+            const ordered_json tools =
+                toolsOffered ? ordered_json::parse(request.toolsJson.toStdString()) : ordered_json::array();
+            if (toolTemplate.rendersTools) {
+                if (toolsOffered) turn.options.tools_json = request.toolsJson.toStdString();
+            } else {
+                turn.conversation =
+                    engine::conversation_with_tools_as_text(turn.conversation, toolTemplate.family, tools);
+            }
+            if (toolsOffered) {
+                toolStream.emplace(toolTemplate.family, request.parallelToolCalls ? SIZE_MAX : 1);
+                if (request.toolChoice == ToolChoice::Required || request.toolChoice == ToolChoice::Function)
+                    turn.options.grammar = std::make_shared<const engine::Grammar>(engine::parse_gbnf(
+                        engine::forced_tool_call_gbnf(toolTemplate.family, forcedTools(request, tools)),
+                        "tool_choice"));
+            }
+        }
+    } catch (const std::exception& e) {
+        result.errorStatus = 400;
+        result.error = QString::fromUtf8(e.what());
+        return result;
+    }
+
+    // The calls given out so far, with their ids: the result lists them first, as they went.
+    const auto withId = [&](const engine::ToolCall& call) {
+        return ApiToolCall{
+            QString::fromStdString(
+                call.id.empty()
+                    ? engine::make_tool_call_id(toolTemplate.family, QRandomGenerator::global()->generate64())
+                    : call.id),
+            QString::fromStdString(call.name), QString::fromStdString(call.arguments)};
+    };
+    const auto giveFinishedCalls = [&] {
+        if (!toolStream) return;
+        for (const engine::ToolCall& call : toolStream->take_finished_calls()) {
+            result.toolCalls.append(withId(call));
+            if (onToolCall) onToolCall(int(result.toolCalls.size() - 1), result.toolCalls.last());
+        }
+    };
     StopStrings stops(request.stop);
     bool sent = false;
+    const auto release = [&](const QString& text) {
+        if (!toolStream || text.isEmpty()) return text;
+        const QByteArray bytes = text.toUtf8();
+        const std::string content = toolStream->push(std::string_view(bytes.constData(), bytes.size()));
+        return QString::fromStdString(content);
+    };
     const auto onPiece = [&](std::string_view piece) {
         const QString text =
-            stops.push(QString::fromUtf8(piece.data(), static_cast<qsizetype>(piece.size())));
+            release(stops.push(QString::fromUtf8(piece.data(), static_cast<qsizetype>(piece.size()))));
         if (!text.isEmpty()) {
             onText(text);
             sent = true;
         }
+        giveFinishedCalls();
+        sent = sent || !result.toolCalls.isEmpty();
         // The request's own token: the engine checks it before the next token.
         if (stops.stopped()) request.cancel->store(true);
     };
@@ -54,13 +161,25 @@ CompletionResult runCompletion(engine::EngineRuntime& runtime, const CompletionR
     const auto retryOnCpu = [&] {
         if (sent || stops.stopped()) return false;
         stops = StopStrings(request.stop);
+        if (toolStream) toolStream.emplace(toolTemplate.family, request.parallelToolCalls ? SIZE_MAX : 1);
         return true;
     };
     try {
         result.stats = runtime.run(turn, onPiece, retryOnCpu).stats;
-        if (const QString rest = stops.flush(); !rest.isEmpty()) onText(rest);
+        if (const QString rest = release(stops.flush()); !rest.isEmpty()) onText(rest);
+        if (toolStream) {
+            giveFinishedCalls();
+            const engine::ToolCallReply reply = toolStream->finish();
+            if (!reply.content.empty()) onText(QString::fromStdString(reply.content));
+            for (size_t i = static_cast<size_t>(result.toolCalls.size()); i < reply.calls.size(); ++i) {
+                result.toolCalls.append(withId(reply.calls[i]));
+                if (onToolCall) onToolCall(int(result.toolCalls.size() - 1), result.toolCalls.last());
+            }
+        }
         const engine::TurnStats& stats = result.stats;
-        if (stops.stopped() || stats.stop_reason == engine::StopReason::EndOfGeneration)
+        if (!result.toolCalls.isEmpty() && stats.stop_reason != engine::StopReason::Stopped)
+            result.finishReason = QStringLiteral("tool_calls");
+        else if (stops.stopped() || stats.stop_reason == engine::StopReason::EndOfGeneration)
             result.finishReason = QStringLiteral("stop");
         else if (stats.stop_reason == engine::StopReason::Stopped)
             result.finishReason = QStringLiteral("cancelled");

@@ -12,8 +12,11 @@ class EngineRuntime;
 
 namespace hearth::server {
 
-// onText receives the reply as it grows (stop strings already cut out).
-CompletionResult runCompletion(engine::EngineRuntime& runtime, const CompletionRequest& request,
-                               const std::function<void(const QString& text)>& onText);
+// onText receives the reply as it grows (stop strings and function calls already cut out);
+// onToolCall, if given, each call as soon as it is complete (the result lists them all).
+CompletionResult
+runCompletion(engine::EngineRuntime& runtime, const CompletionRequest& request,
+              const std::function<void(const QString& text)>& onText,
+              const std::function<void(int index, const ApiToolCall& call)>& onToolCall = {});
 
 } // namespace hearth::server

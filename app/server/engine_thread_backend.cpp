@@ -45,7 +45,8 @@ void EngineThreadBackend::start(const CompletionRequest& request) {
         [this, request] {
             const quint64 id = request.id;
             const CompletionResult result = runCompletion(
-                *runtime_, request, [this, id](const QString& text) { emit pieceReady(id, text); });
+                *runtime_, request, [this, id](const QString& text) { emit pieceReady(id, text); },
+                [this, id](int index, const ApiToolCall& call) { emit toolCallReady(id, index, call); });
             emit finished(id, result);
         },
         Qt::QueuedConnection);

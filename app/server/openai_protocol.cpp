@@ -1,4 +1,5 @@
 #include "app/server/openai_protocol.h"
+#include "app/server/openai_tools.h"
 #include "engine/grammar/gbnf_parser.h"
 #include "engine/grammar/json_schema_grammar.h"
 #include <QJsonArray>
@@ -61,16 +62,31 @@ std::optional<ApiError> readMessages(const QJsonObject& body, QList<ApiMessage>&
         const std::optional<chat::Role> role = roleText == QLatin1String("developer")
                                                    ? chat::Role::System // OpenAI's newer name
                                                    : chat::role_from_name(roleText.toStdString());
-        if (!role || *role == chat::Role::Tool) // the API takes no tools, so no tool messages
+        if (!role)
             return invalid(
                 param + ".role",
-                QStringLiteral(
-                    "Invalid value for '%1.role': expected 'system', 'developer', 'user' or 'assistant'.")
+                QStringLiteral("Invalid value for '%1.role': expected 'system', 'developer', 'user', "
+                               "'assistant' or 'tool'.")
                     .arg(param),
                 "invalid_value");
         const std::optional<QString> content = readContent(message.value("content"));
         if (!content) return wrongType(param + ".content", "a string or an array of text parts");
-        messages.append({*role, *content});
+        QByteArray fields;
+        if (*role == chat::Role::Tool) {
+            // A tool's result answers one call of an earlier assistant message, by its id.
+            const QJsonValue callId = message.value("tool_call_id");
+            if (callId.isUndefined())
+                return invalid(param + ".tool_call_id",
+                               QStringLiteral("Missing required parameter: '%1.tool_call_id'.").arg(param),
+                               "missing_required_parameter");
+            if (!callId.isString()) return wrongType(param + ".tool_call_id", "a string");
+            fields = QJsonDocument(QJsonObject{{"tool_call_id", callId}}).toJson(QJsonDocument::Compact);
+        } else if (*role == chat::Role::Assistant) {
+            if (auto error =
+                    readAssistantToolCalls(message.value("tool_calls"), param + ".tool_calls", fields))
+                return *error;
+        }
+        messages.append({*role, *content, fields});
     }
     return std::nullopt;
 }
@@ -245,7 +261,7 @@ std::variant<ParsedRequest, ApiError> parseRequest(Endpoint endpoint, const QByt
     } else {
         QString prompt;
         if (auto error = readPrompt(object, prompt)) return *error;
-        request.messages.append({chat::Role::User, prompt});
+        request.messages.append({chat::Role::User, prompt, {}});
         request.rawPrompt = true;
         request.maxTokens = 16; // OpenAI's default for completions
     }
@@ -254,6 +270,8 @@ std::variant<ParsedRequest, ApiError> parseRequest(Endpoint endpoint, const QByt
     if (auto error = readMaxTokens(object, request.maxTokens)) return *error;
     if (auto error = readStop(object, request.stop)) return *error;
     if (auto error = readResponseFormat(object, body, request.grammar)) return *error;
+    if (endpoint == Endpoint::ChatCompletions)
+        if (auto error = readTools(object, body, request)) return *error;
 
     if (const QJsonValue n = object.value("n"); !n.isUndefined() && !n.isNull()) {
         if (!isInteger(n)) return wrongType("n", "an integer");
@@ -282,6 +300,7 @@ std::variant<ParsedRequest, ApiError> parseRequest(Endpoint endpoint, const QByt
 }
 
 QString finishReasonJson(const QString& finishReason) {
+    if (finishReason == QLatin1String("tool_calls")) return finishReason;
     return finishReason == QLatin1String("length") ? QStringLiteral("length") : QStringLiteral("stop");
 }
 
@@ -295,7 +314,11 @@ QJsonObject usageJson(const CompletionResult& result) {
 
 QByteArray chatCompletionJson(const CompletionIdentity& who, const QString& text,
                               const CompletionResult& result) {
-    const QJsonObject message{{"role", "assistant"}, {"content", text}};
+    QJsonObject message{{"role", "assistant"}, {"content", text}};
+    if (!result.toolCalls.isEmpty()) {
+        if (text.trimmed().isEmpty()) message.insert("content", QJsonValue::Null);
+        message.insert("tool_calls", toolCallsJson(result.toolCalls));
+    }
     const QJsonObject choice{{"index", 0},
                              {"message", message},
                              {"logprobs", QJsonValue::Null},
@@ -333,6 +356,18 @@ QByteArray chatChunkJson(const CompletionIdentity& who, const QString& role, con
                              {"finish_reason", finishReason.isEmpty()
                                                    ? QJsonValue(QJsonValue::Null)
                                                    : QJsonValue(finishReasonJson(finishReason))}};
+    return compact(QJsonObject{{"id", who.id},
+                               {"object", "chat.completion.chunk"},
+                               {"created", who.created},
+                               {"model", who.model},
+                               {"choices", QJsonArray{choice}}});
+}
+
+QByteArray chatToolCallChunkJson(const CompletionIdentity& who, const QJsonArray& toolCalls) {
+    const QJsonObject choice{{"index", 0},
+                             {"delta", QJsonObject{{"tool_calls", toolCalls}}},
+                             {"logprobs", QJsonValue::Null},
+                             {"finish_reason", QJsonValue::Null}};
     return compact(QJsonObject{{"id", who.id},
                                {"object", "chat.completion.chunk"},
                                {"created", who.created},

@@ -3,9 +3,11 @@
 // and /v1/completions read and checked (every refusal names the parameter, as
 // OpenAI's do), and the responses, stream chunks, model list and errors written in
 // OpenAI's shapes. Unknown request fields are ignored, as OpenAI's clients expect.
-// response_format ("text", "json_object", "json_schema") becomes the reply's grammar.
+// response_format ("text", "json_object", "json_schema") becomes the reply's grammar;
+// tools and tool calls are read and written by openai_tools.h.
 #include "app/server/completion_backend.h"
 #include <QByteArray>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QString>
 #include <optional>
@@ -59,6 +61,8 @@ QByteArray textCompletionJson(const CompletionIdentity& who, const QString& text
 // (with an empty delta) on the last.
 QByteArray chatChunkJson(const CompletionIdentity& who, const QString& role, const QString& content,
                          const QString& finishReason);
+// A chunk whose delta is {"tool_calls": toolCalls} (openai_tools.h writes them).
+QByteArray chatToolCallChunkJson(const CompletionIdentity& who, const QJsonArray& toolCalls);
 QByteArray textChunkJson(const CompletionIdentity& who, const QString& text, const QString& finishReason);
 // The last chunk of a stream asked to include usage: no choices, the usage.
 QByteArray usageChunkJson(const CompletionIdentity& who, Endpoint endpoint, const CompletionResult& result);

@@ -76,9 +76,12 @@ const ModelIdentity& ChatSession::model_identity() const {
 }
 
 namespace {
-chat::RenderOptions render_options_for(const tokenizer::Tokenizer& tok, bool add_generation_prompt) {
+chat::RenderOptions render_options_for(const tokenizer::Tokenizer& tok, bool add_generation_prompt,
+                                       const GenerationOptions& options) {
     chat::RenderOptions render_options;
     render_options.add_generation_prompt = add_generation_prompt;
+    if (!options.tools_json.empty())
+        render_options.extra_context["tools"] = nlohmann::ordered_json::parse(options.tools_json);
     if (tok.bos_id() >= 0) render_options.bos_token = tok.token_text(tok.bos_id());
     if (tok.eos_id() >= 0) render_options.eos_token = tok.token_text(tok.eos_id());
     return render_options;
@@ -89,7 +92,7 @@ std::string ChatSession::render(std::span<const ChatTurn> conversation,
                                 const GenerationOptions& options) const {
     // render_conversation: a system prompt the template has no role for goes into the first user turn.
     return template_for(options).render_conversation(
-        conversation, render_options_for(inference_.model().tokenizer(), true));
+        conversation, render_options_for(inference_.model().tokenizer(), true, options));
 }
 
 std::vector<int32_t> ChatSession::tokenize_prompt(const std::string& text,
@@ -120,8 +123,8 @@ int32_t ChatSession::resolve_n_keep(std::span<const ChatTurn> conversation, cons
             const size_t kept =
                 chat_template.takes_system_role() ? 1 : std::min<size_t>(2, conversation.size());
             try {
-                const std::string text = chat_template.render_conversation(conversation.first(kept),
-                                                                           render_options_for(tok, false));
+                const std::string text = chat_template.render_conversation(
+                    conversation.first(kept), render_options_for(tok, false, options));
                 const std::vector<int32_t> system = tokenize_prompt(text, options);
                 n_keep = std::max(n_keep, common_prefix(system, tokens));
             } catch (const std::exception&) {
@@ -140,7 +143,8 @@ TurnStarts ChatSession::turn_starts(std::span<const ChatTurn> conversation, cons
             // The turns before it, rendered alone, share exactly the tokens that precede it.
             try {
                 const std::string text = template_for(options).render_conversation(
-                    conversation.first(turn), render_options_for(inference_.model().tokenizer(), false));
+                    conversation.first(turn),
+                    render_options_for(inference_.model().tokenizer(), false, options));
                 return common_prefix(tokenize_prompt(text, options), prompt);
             } catch (const std::exception&) {
                 return 0; // the template refuses this part of the conversation: no boundary known here

@@ -43,6 +43,8 @@ struct GenerationOptions {
     // stays in view; false: older turns are shifted out to make room as it goes on.
     bool end_at_full_context = false;
     std::string template_override; // Jinja source; empty: the model's template (ChatML if none)
+    // The template's `tools` variable: OpenAI's JSON array of tools, as text; empty: none.
+    std::string tools_json;
     // Tokens a context shift never drops; -1: those of the system prompt (or the BOS token).
     int32_t n_keep = -1;
     // The BOS token before the prompt where the model's tokenizer adds one; false: never.

@@ -1,8 +1,8 @@
 // Fuzz target: the JSON request decoding of the API server (/v1/chat/completions and
 // /v1/completions bodies, app/server/openai_protocol.cpp; Qt Core). Besides not crashing: a
 // request is either refused with status 400 and a message, or accepted within the documented
-// ranges, with at least one message, no more than four stop strings, and the raw prompt flag
-// only for /v1/completions.
+// ranges, with at least one message, no more than four stop strings, the raw prompt flag
+// only for /v1/completions, and a forced tool call only with tools (a named one with its name).
 #include "app/server/openai_protocol.h"
 #include "tests/fuzz/fuzz_support.h"
 
@@ -29,5 +29,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (request.rawPrompt != (endpoint == Endpoint::Completions))
         hearth::fuzz::invariant_failed("a raw prompt on the wrong endpoint");
     if (!ok.stream && ok.includeUsage) hearth::fuzz::invariant_failed("include_usage without a stream");
+    using hearth::server::ToolChoice;
+    const bool forced =
+        request.toolChoice == ToolChoice::Required || request.toolChoice == ToolChoice::Function;
+    if (forced && request.toolsJson.isEmpty()) hearth::fuzz::invariant_failed("a forced call without tools");
+    if ((request.toolChoice == ToolChoice::Function) == request.forcedTool.isEmpty())
+        hearth::fuzz::invariant_failed("a named function choice without its name, or a name without it");
+    if (!request.toolsJson.isEmpty() && endpoint != Endpoint::ChatCompletions)
+        hearth::fuzz::invariant_failed("tools on /v1/completions");
     return 0;
 }

@@ -1,7 +1,8 @@
 // The official `openai` npm client against `hearth-cli serve` (ctest test_openai_client,
 // registered where Node and the package are found; see CMakeLists.txt): models, chat
 // completions streamed and not, legacy completions, stop strings, prefix reuse for a
-// request that extends an earlier one, a client that aborts mid-stream, a wrong key.
+// request that extends an earlier one, a tool loop (a forced call, streamed and not, its result
+// sent back, an answer), a client that aborts mid-stream, a wrong key.
 // Every check throws on failure; the exit status is the verdict.
 //
 //   OPENAI_NODE_DIR=DIR node openai_client_test.mjs HEARTH_CLI MODEL.gguf
@@ -126,6 +127,74 @@ check('a client that aborts mid-stream leaves the server serving', async () => {
     assert.ok(seen >= 2);
     const after = await client.chat.completions.create({model : modelId, messages : story, max_tokens : 4});
     assert.ok(after.choices[0].message.content.length > 0);
+});
+
+const weatherTool = {
+    type : 'function',
+    function : {
+        name : 'get_weather',
+        description : 'The weather in a city',
+        parameters : {
+            type : 'object',
+            properties : {city : {type : 'string', maxLength : 12}, days : {type : 'integer'}},
+            required : [ 'city', 'days' ],
+            additionalProperties : false,
+        },
+    },
+};
+
+check('a tool loop: a forced call, its result, then an answer', async () => {
+    const question = [ {role : 'user', content : 'What is the weather in Paris?'} ];
+    const first = await client.chat.completions.create({model : modelId, messages : question, tools : [ weatherTool ],
+                                                        tool_choice : 'required', max_tokens : 200, seed : 5});
+    const message = first.choices[0].message;
+    assert.equal(first.choices[0].finish_reason, 'tool_calls');
+    assert.equal(message.tool_calls.length, 1);
+    const call = message.tool_calls[0];
+    assert.equal(call.type, 'function');
+    assert.equal(call.function.name, 'get_weather');
+    assert.ok(call.id.length > 0);
+    const args = JSON.parse(call.function.arguments);
+    assert.equal(typeof args.city, 'string');
+    assert.ok(args.city.length <= 12);
+    assert.ok(Number.isInteger(args.days));
+    assert.deepEqual(Object.keys(args).sort(), [ 'city', 'days' ]);
+
+    // The same call streamed: its deltas put together give the same call.
+    const stream = await client.chat.completions.create({model : modelId, messages : question, tools : [ weatherTool ],
+                                                         tool_choice : 'required', max_tokens : 200, seed : 5,
+                                                         stream : true});
+    const calls = [];
+    let finish = null;
+    let content = '';
+    for await (const chunk of stream) {
+        const choice = chunk.choices[0];
+        if (choice?.delta?.content) content += choice.delta.content;
+        for (const delta of choice?.delta?.tool_calls ?? []) {
+            if (!calls[delta.index]) {
+                assert.ok(delta.id && delta.type === 'function' && delta.function.name, JSON.stringify(delta));
+                calls[delta.index] = {name : delta.function.name, arguments : ''};
+            }
+            calls[delta.index].arguments += delta.function?.arguments ?? '';
+        }
+        if (choice?.finish_reason) finish = choice.finish_reason;
+    }
+    assert.equal(finish, 'tool_calls');
+    assert.equal(content.trim(), '');
+    assert.deepEqual(calls, [ {name : call.function.name, arguments : call.function.arguments} ]);
+
+    // The tool's result goes back; the model answers in text (no tools offered this time).
+    const answer = await client.chat.completions.create({
+        model : modelId,
+        messages : [...question, message, {role : 'tool', tool_call_id : call.id, content : 'Sunny, 24 degrees.'} ],
+        max_tokens : 12,
+        seed : 5
+    });
+    assert.ok([ 'stop', 'length' ].includes(answer.choices[0].finish_reason));
+    assert.equal(typeof answer.choices[0].message.content, 'string');
+    assert.ok(answer.choices[0].message.content.length > 0);
+    const plain = await client.chat.completions.create({model : modelId, messages : question, max_tokens : 1});
+    assert.ok(answer.usage.prompt_tokens > plain.usage.prompt_tokens + 10, 'the call and its result are in the prompt');
 });
 
 check('a wrong key is refused with 401', async () => {

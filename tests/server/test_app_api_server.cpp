@@ -1,7 +1,8 @@
 // The API server inside the app: the settings turn it on and off (and say why it could
 // not start), it answers 503 until a model is loaded, then serves requests on the same
 // inference worker as the window's chats, which interleave with them without either
-// failing; the metrics count the requests it served. It shares hearth-cli serve's front door:
+// failing (a forced function call streamed from the worker included); the metrics count the
+// requests it served. It shares hearth-cli serve's front door:
 // foreign origins and host names are refused unless the settings allow them.
 #include "app/chat/chat_controller.h"
 #include "app/chat/hearth_backend.h"
@@ -194,6 +195,47 @@ private:
         QVERIFY(b.metrics()->serverTokensGenerated() > 0);
         QVERIFY(b.metrics()->serverTokensPerSecond() > 0);
         QVERIFY(served.size() >= 3);
+
+        // A forced function call through the app's worker, streamed: one call, in OpenAI's deltas.
+        const QJsonObject getTime{
+            {"type", "function"},
+            {"function",
+             QJsonObject{{"name", "get_time"},
+                         {"parameters", QJsonDocument::fromJson(R"({"type": "object", "properties":
+                                         {"zone": {"enum": ["UTC", "CET"]}}, "required": ["zone"]})")
+                                            .object()}}}};
+        const auto call = httpRequest(port, "POST", "/v1/chat/completions",
+                                      storyRequest({{"tools", QJsonArray{getTime}},
+                                                    {"tool_choice", "required"},
+                                                    {"stream", true},
+                                                    {"max_tokens", 120}}));
+        QVERIFY(call);
+        QCOMPARE(call->status, 200);
+        QString name;
+        QString arguments;
+        QString finish;
+        int openings = 0;
+        for (const QByteArray& event : call->events()) {
+            if (event == "[DONE]") continue;
+            const QJsonObject choice =
+                QJsonDocument::fromJson(event).object()["choices"].toArray().first().toObject();
+            if (!choice["finish_reason"].isNull()) finish = choice["finish_reason"].toString();
+            for (const QJsonValue& delta : choice["delta"]["tool_calls"].toArray()) {
+                QCOMPARE(delta["index"].toInt(), 0);
+                if (delta.toObject().contains("id")) {
+                    ++openings;
+                    name = delta["function"]["name"].toString();
+                }
+                arguments += delta["function"]["arguments"].toString();
+            }
+        }
+        QCOMPARE(openings, 1);
+        QCOMPARE(name, QStringLiteral("get_time"));
+        QCOMPARE(finish, QStringLiteral("tool_calls"));
+        const QJsonObject parsed = QJsonDocument::fromJson(arguments.toUtf8()).object();
+        QVERIFY2(parsed["zone"] == QJsonValue("UTC") || parsed["zone"] == QJsonValue("CET"),
+                 qPrintable(arguments));
+        QTRY_COMPARE(b.metrics()->serverRequests(), 4);
     }
 };
 

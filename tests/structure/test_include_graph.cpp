@@ -29,10 +29,11 @@ const std::map<QString, std::set<QString>>& allowed_dependencies() {
              {"engine/forward", "engine/sampling", "engine/grammar", "engine/chat", "engine/model",
               "engine/base"}},
             {"engine/runtime", {"engine/session"}}, // one engine: model, forward pass, sessions
+            {"engine/tools", {"engine/chat", "engine/grammar", "engine/base"}}, // function calls
             // Qt Core and Network only: termination signals, the data's paths, one app per profile.
             {"app/platform", {}},
-            {"app/download", {}},               // Qt Core and Network only: the downloader knows no engine
-            {"app/server", {"engine/runtime"}}, // Qt Core and Network: the API server
+            {"app/download", {}}, // Qt Core and Network only: the downloader knows no engine
+            {"app/server", {"engine/runtime", "engine/tools"}}, // Qt Core and Network: the API server
             // The Qt glue, from the bottom up: the user's preferences and the conversation database
             // know nothing of the rest; the models (the loaded one and its worker thread, the
             // folder, the catalog, downloads) read the settings; the metrics panel reads the
