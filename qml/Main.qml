@@ -154,6 +154,11 @@ ApplicationWindow {
                         elide: Text.ElideRight
                         Layout.fillWidth: true
                     }
+                    PromptPresetChooser {
+                        visible: window.page === "chat"
+                        presets: window.chat.presets
+                        conversationId: window.chat.currentConversationId
+                    }
                     AbstractButton {
                         id: modelChip
                         objectName: "modelChip"
@@ -302,6 +307,7 @@ ApplicationWindow {
                     models: window.models
                     settings: window.settings
                     downloads: window.downloads
+                    presets: window.chat.presets
                 }
                 SettingsPanel {
                     id: settingsPanel
@@ -309,6 +315,7 @@ ApplicationWindow {
                     settings: window.settings
                     models: window.models
                     chat: window.chat
+                    presets: window.chat.presets
                 }
             }
         }

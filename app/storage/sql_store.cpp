@@ -1,4 +1,5 @@
 #include "app/storage/sql_store.h"
+#include "app/storage/preset_store.h"
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
@@ -103,6 +104,7 @@ void SqlStore::createSchema() {
         exec(QStringLiteral("ALTER TABLE messages ADD COLUMN model TEXT NOT NULL DEFAULT ''"));
         hasModelColumn_ = true;
     }
+    PresetStore(*this).createTables();
 }
 
 QString SqlStore::modelColumn() const {
@@ -374,6 +376,14 @@ void SqlStore::insertMessage(const MessageRecord& m) const {
     query.addBindValue(messageStateName(m.state));
     query.addBindValue(toMillis(m.createdAt));
     query.addBindValue(text(m.model));
+    run(query, path_);
+}
+
+QSqlDatabase SqlStore::database() const {
+    return QSqlDatabase::database(connectionName_);
+}
+
+void SqlStore::runQuery(QSqlQuery& query) const {
     run(query, path_);
 }
 
