@@ -297,7 +297,9 @@ ApplicationWindow {
                     offerDemo: window.models.offerDemo
                     contextLength: window.models.contextLength
                     trainedContextLength: window.models.trainedContextLength
-                    systemPromptSet: window.settings.systemPrompt.trim().length > 0
+                    // The chat's chosen prompt, the model's own or the global one (re-read when any changes).
+                    systemPromptSet: (window.settings.systemPrompt, window.chat.presets.choiceRevision, window.chat.presets.loadedOverrides,
+                                      window.chat.presets.systemPromptFor(window.chat.currentConversationId).trim().length > 0)
                     onContextSettingsRequested: { window.navigate("settings"); settingsPanel.showContextLength() }
                     onDemoRequested: window.models.loadDemo()
                 }

@@ -33,6 +33,7 @@ Popup {
         fileChanged = preset.fileChanged
         error = ""
         for (const row of rows) {
+            row.globalValue = globals[row.field]
             row.overridden = preset.overrides[row.field] !== undefined
             row.value = row.overridden ? preset.overrides[row.field] : globals[row.field]
         }
@@ -233,6 +234,7 @@ Popup {
         property string title
         property bool overridden: false
         property var value
+        property var globalValue // what the global settings give it: the value once unchecked
         default property alias control: holder.data
         // A value changed by hand is the model's own.
         function edit(newValue) {
@@ -248,7 +250,7 @@ Popup {
             Accessible.name: qsTr("%1: this model's own").arg(fieldRow.title)
             onToggled: {
                 fieldRow.overridden = checked
-                if (!checked) fieldRow.value = dialog.globals[fieldRow.field]
+                if (!checked) fieldRow.value = fieldRow.globalValue
                 checked = Qt.binding(() => fieldRow.overridden)
             }
         }

@@ -81,7 +81,7 @@ public:
     void conversationCreated(const QString& conversationId); // takes the new chat's choice
     void newChatStarted();                                   // a new chat starts with the default
     // The system message the conversation's next reply gets ("" for none).
-    [[nodiscard]] QString systemPromptFor(const QString& conversationId) const;
+    Q_INVOKABLE QString systemPromptFor(const QString& conversationId) const;
     // How the loaded model's next reply is generated, and its length setting (0: automatic).
     [[nodiscard]] engine::GenerationOptions generationOptions() const;
     [[nodiscard]] int maxReplyTokens() const;

@@ -134,5 +134,34 @@ Item {
             verify(testPresets.renamePrompt(id, "Renamed"))
             compare(chooser.text, "Renamed")
         }
+
+        // The library from the chooser's menu: New, typed into, Save, Delete.
+        function test_libraryCreatesEditsAndDeletes() {
+            const count = testPresets.prompts.count
+            mouseClick(chooser)
+            const menu = findChild(chooser, "promptPresetMenu")
+            tryVerify(() => menu.opened)
+            mouseClick(findChild(menu.contentItem, "managePrompts"))
+            const library = findChild(chooser, "promptLibraryDialog")
+            tryVerify(() => library.opened)
+            const lib = name => findChild(library.contentItem, name)
+            mouseClick(lib("promptNew"))
+            compare(testPresets.prompts.count, count + 1)
+            const id = library.selectedId
+            compare(testPresets.prompts.idAt(count), id)
+            // The new name is selected: typing replaces it.
+            keyClicks("Haiku")
+            const text = lib("promptTextField")
+            text.forceActiveFocus()
+            keyClicks("Answer in a haiku.")
+            mouseClick(lib("promptSave"))
+            compare(testPresets.prompts.nameOf(id), "Haiku")
+            compare(testPresets.prompts.promptOf(id), "Answer in a haiku.")
+            mouseClick(lib("promptDelete"))
+            compare(testPresets.prompts.count, count)
+            compare(testPresets.prompts.rowOf(id), -1)
+            mouseClick(lib("promptClose"))
+            tryVerify(() => !library.visible)
+        }
     }
 }
