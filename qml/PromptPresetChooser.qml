@@ -46,7 +46,7 @@ PillButton {
             MenuEntry {
                 objectName: "promptPresetDefault"
                 text: qsTr("Default prompt")
-                checked: chooser.chosenId.length === 0
+                current: chooser.chosenId.length === 0
                 onClicked: chooser.choose("")
             }
             Repeater {
@@ -57,7 +57,7 @@ PillButton {
                     required property int index
                     objectName: "promptPreset_" + index
                     text: name
-                    checked: chooser.chosenId === presetId
+                    current: chooser.chosenId === presetId
                     onClicked: chooser.choose(presetId)
                 }
             }
@@ -77,7 +77,7 @@ PillButton {
 
     component MenuEntry: ItemDelegate {
         id: entry
-        property bool checked: false
+        property bool current: false // the chat's choice
         Layout.fillWidth: true
         implicitHeight: 34
         Accessible.onPressAction: clicked()
@@ -85,9 +85,9 @@ PillButton {
             text: entry.text
             elide: Text.ElideRight
             verticalAlignment: Text.AlignVCenter
-            color: entry.checked ? Theme.accent : Theme.text
+            color: entry.current ? Theme.accent : Theme.text
             font.pointSize: Theme.fontSize
-            font.weight: entry.checked ? Font.DemiBold : Font.Normal
+            font.weight: entry.current ? Font.DemiBold : Font.Normal
         }
         background: Rectangle {
             radius: Theme.smallRadius - 2

@@ -31,6 +31,10 @@ Item {
         when: windowShown
 
         function item(name) { return findChild(dialog.contentItem, name) }
+        // Types `text` into the focused item, a key at a time.
+        function typeText(text) {
+            for (const c of text) keyClick(c)
+        }
 
         function init() {
             tryVerify(() => testPresets.ready, 10000)
@@ -90,7 +94,7 @@ Item {
             openDialog()
             const template = item("presetChatTemplate")
             template.forceActiveFocus()
-            keyClicks("{% if %}")
+            typeText("{% if %}")
             verify(item("chatTemplateOverride").checked)
             mouseClick(item("presetSave"))
             const error = item("presetError")
@@ -100,8 +104,9 @@ Item {
             compare(template.text, "{% if %}") // what was typed stays
             verify(!testPresets.hasModelPreset(testPresetModelPath))
 
+            template.forceActiveFocus() // Save took it
             template.selectAll()
-            keyClicks("{{ messages[0].content }}")
+            typeText("{{ messages[0].content }}")
             mouseClick(item("presetSave"))
             tryVerify(() => !dialog.visible)
             compare(testPresets.modelPreset(testPresetModelPath).overrides.chatTemplate, "{{ messages[0].content }}")
@@ -125,6 +130,8 @@ Item {
             tryVerify(() => menu.opened)
             const second = findChild(menu.contentItem, "promptPreset_1")
             verify(second !== null)
+            waitForItemPolished(menu.contentItem)
+            compare(second.text, testPresets.prompts.nameOf(testPresets.prompts.idAt(1)))
             mouseClick(second)
             tryVerify(() => !menu.visible)
             const id = testPresets.prompts.idAt(1)
@@ -150,10 +157,10 @@ Item {
             const id = library.selectedId
             compare(testPresets.prompts.idAt(count), id)
             // The new name is selected: typing replaces it.
-            keyClicks("Haiku")
+            typeText("Haiku")
             const text = lib("promptTextField")
             text.forceActiveFocus()
-            keyClicks("Answer in a haiku.")
+            typeText("Answer in a haiku.")
             mouseClick(lib("promptSave"))
             compare(testPresets.prompts.nameOf(id), "Haiku")
             compare(testPresets.prompts.promptOf(id), "Answer in a haiku.")
