@@ -156,6 +156,7 @@ ApplicationWindow {
                     }
                     PromptPresetChooser {
                         visible: window.page === "chat"
+                        compact: parent.width < 760
                         presets: window.chat.presets
                         conversationId: window.chat.currentConversationId
                     }

@@ -370,14 +370,16 @@ Item {
                         font.pointSize: Theme.small
                     }
                 }
-                PillButton {
+                IconButton {
                     objectName: "modelSettingsButton_" + card.index
+                    // The model has settings of its own: the icon in the accent colour.
+                    readonly property bool hasOwnSettings: picker.presets !== null
+                        && (picker.presets.modelPresetRevision, picker.presets.hasModelPreset(card.path))
                     visible: picker.presets !== null
                     enabled: card.error.length === 0
                     iconPath: Icons.settings
-                    // Marked when the model has settings of its own.
-                    text: picker.presets && (picker.presets.modelPresetRevision, picker.presets.hasModelPreset(card.path))
-                          ? qsTr("Own settings") : qsTr("Model settings")
+                    iconColor: hasOwnSettings ? Theme.accent : Theme.textMuted
+                    tip: hasOwnSettings ? qsTr("Model settings (its own are saved)") : qsTr("Model settings")
                     Accessible.name: qsTr("Settings for %1").arg(card.name)
                     onClicked: presetDialog.openFor(card.path, card.name)
                 }

@@ -18,9 +18,11 @@ PillButton {
         const name = presets.prompts.nameOf(chosenId)
         return name.length > 0 ? name : qsTr("Default prompt")
     }
+    // The icon alone where the header is narrow: the chat's title keeps the room.
+    property bool compact: false
     iconPath: Icons.edit
-    text: chosenName
-    tip: qsTr("The system prompt of this chat")
+    text: compact ? "" : chosenName
+    tip: qsTr("System prompt of this chat: %1").arg(chosenName)
     Accessible.name: qsTr("System prompt: %1").arg(chosenName)
     onClicked: menu.open()
 
