@@ -243,6 +243,13 @@ Popup {
         }
         Layout.fillWidth: true
         spacing: 4
+        // The control is named after the row for screen readers, unless it names itself.
+        Component.onCompleted: {
+            for (let i = 0; i < holder.children.length; ++i) {
+                const child = holder.children[i]
+                if (child.Accessible.name.length === 0) child.Accessible.name = fieldRow.title
+            }
+        }
         CheckBox {
             objectName: fieldRow.field + "Override"
             text: fieldRow.title
