@@ -35,12 +35,17 @@ bool loadFile(HearthBackend& b, const QString& path) {
     return ready.wait(30000);
 }
 
-// Sends `text` in the current chat and returns what the worker was asked to run.
+// Sends `text` in the current chat and returns what the worker was asked to run, once the reply
+// has finished without an error.
 std::optional<GenerationRequest> sendAndCapture(HearthBackend& b, const QString& text) {
     QSignalSpy requests(b.chat(), &ChatController::generateRequested);
     if (!b.chat()->send(text) || requests.count() != 1) return std::nullopt;
     const auto request = requests.at(0).at(0).value<GenerationRequest>();
     if (!finishReply(b.chat())) return std::nullopt;
+    if (!b.chat()->errorMessage().isEmpty()) { // the engine refused it (a template, a context)
+        qWarning("%s", qPrintable(b.chat()->errorMessage()));
+        return std::nullopt;
+    }
     return request;
 }
 
@@ -126,23 +131,26 @@ private slots:
         s->setMaxReplyTokens(3);
         s->setSystemPrompt(QStringLiteral("Global prompt."));
         PresetController* presets = b.presets();
+        const QString rawTemplate = QStringLiteral("{% for m in messages %}{{ m.content }}\n{% endfor %}");
         QCOMPARE(presets->saveModelPreset(withPreset, {{"contextLength", 80},
                                                        {"temperature", 0.3},
                                                        {"topK", 7},
                                                        {"maxReplyTokens", 2},
-                                                       {"systemPrompt", "Model prompt."}}),
+                                                       {"systemPrompt", "Model prompt."},
+                                                       {"chatTemplate", rawTemplate}}),
                  QString());
 
         QVERIFY(loadFile(b, withPreset));
         QVERIFY(b.models()->trainedContextLength() >= 100);
         QCOMPARE(b.models()->contextLength(), 80); // as the worker reports it runs
-        QCOMPARE(presets->loadedOverrides().size(), qsizetype(5));
+        QCOMPARE(presets->loadedOverrides().size(), qsizetype(6));
         std::optional<GenerationRequest> request = sendAndCapture(b, QStringLiteral("Once upon a time"));
         QVERIFY(request);
         QCOMPARE(request->options.sampling.temperature, 0.3f);
         QCOMPARE(request->options.sampling.top_k, 7);
         QCOMPARE(request->options.max_tokens, 2);
         QCOMPARE(systemMessageOf(*request), QStringLiteral("Model prompt."));
+        QCOMPARE(QString::fromStdString(request->options.template_override), rawTemplate);
 
         QVERIFY(loadFile(b, without));
         QCOMPARE(b.models()->contextLength(), 100);
@@ -154,6 +162,7 @@ private slots:
         QCOMPARE(request->options.sampling.top_k, 40);
         QCOMPARE(request->options.max_tokens, 3);
         QCOMPARE(systemMessageOf(*request), QStringLiteral("Global prompt."));
+        QVERIFY(request->options.template_override.empty()); // the model's own
 
         // Saving a preset for the loaded model applies it at once; resetting it reverts.
         QCOMPARE(presets->saveModelPreset(without, {{"contextLength", 72}}), QString());
@@ -207,21 +216,25 @@ private slots:
             QVERIFY(startChat(b));
             QVERIFY(waitForPresets(b));
             PresetController* presets = b.presets();
-            QCOMPARE(presets->saveModelPreset(model, {{"temperature", 0.4}}), QString());
+            const QString goodTemplate = QStringLiteral("{{ messages[0].content }}");
+            QCOMPARE(presets->saveModelPreset(model, {{"temperature", 0.4}, {"chatTemplate", goodTemplate}}),
+                     QString());
             const QString error = presets->saveModelPreset(
                 model, {{"temperature", 1.5}, {"chatTemplate", "line one\n{% if %}"}});
             QVERIFY2(error.contains(QStringLiteral("model.gguf")), qPrintable(error));
             QVERIFY2(error.contains(QStringLiteral("chat template:2:")), qPrintable(error));
             const QVariantMap overrides = presets->modelPreset(model).value("overrides").toMap();
-            QCOMPARE(overrides.keys(), QStringList{"temperature"});
+            QCOMPARE(overrides.keys(), (QStringList{"chatTemplate", "temperature"}));
             QCOMPARE(overrides.value("temperature").toDouble(), 0.4);
+            QCOMPARE(overrides.value("chatTemplate").toString(), goodTemplate);
         }
         HearthBackend b(paths());
         QVERIFY(startChat(b));
         QVERIFY(waitForPresets(b));
         const QVariantMap overrides = b.presets()->modelPreset(model).value("overrides").toMap();
-        QCOMPARE(overrides.keys(), QStringList{"temperature"});
+        QCOMPARE(overrides.keys(), (QStringList{"chatTemplate", "temperature"}));
         QCOMPARE(overrides.value("temperature").toDouble(), 0.4);
+        QCOMPARE(overrides.value("chatTemplate").toString(), QStringLiteral("{{ messages[0].content }}"));
     }
 
     // Create, rename, edit, delete; what is left is read back after a restart.
