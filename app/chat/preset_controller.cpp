@@ -4,6 +4,7 @@
 #include "app/storage/conversation_store.h"
 #include "app/storage/records.h"
 #include "engine/chat/chat_template.h"
+#include <QDir>
 #include <QFileInfo>
 #include <QPointer>
 #include <QtDebug>
@@ -40,6 +41,11 @@ QVariantMap overridesOf(const ModelPreset& p) {
     put(kContextLength, p.contextLength);
     put(kChatTemplate, p.chatTemplate);
     return map;
+}
+
+// One spelling per file, as ModelController loads it ("a/../b.gguf" is "b.gguf").
+QString keyOf(const QString& path) {
+    return path.isEmpty() ? path : QDir::cleanPath(QDir::current().absoluteFilePath(path));
 }
 
 qint64 fileSizeOf(const QString& path) {
@@ -124,7 +130,12 @@ QStringList PresetController::loadedOverrides() const {
     return preset ? overridesOf(*preset).keys() : QStringList();
 }
 
-QVariantMap PresetController::modelPreset(const QString& path) const {
+bool PresetController::hasModelPreset(const QString& path) const {
+    return modelPresets_.contains(keyOf(path));
+}
+
+QVariantMap PresetController::modelPreset(const QString& modelPath) const {
+    const QString path = keyOf(modelPath);
     QVariantMap globals{{kSystemPrompt, settings_->systemPrompt()},
                         {kTemperature, settings_->temperature()},
                         {kTopK, settings_->topK()},
@@ -142,7 +153,8 @@ QVariantMap PresetController::modelPreset(const QString& path) const {
             {QStringLiteral("globals"), globals}};
 }
 
-QString PresetController::saveModelPreset(const QString& path, const QVariantMap& overrides) {
+QString PresetController::saveModelPreset(const QString& modelPath, const QVariantMap& overrides) {
+    const QString path = keyOf(modelPath);
     const QString fileName = QFileInfo(path).fileName();
     const qint64 size = fileSizeOf(path);
     if (size < 0) return tr("%1: the file is not there, so its settings were not saved").arg(path);
@@ -198,7 +210,8 @@ QString PresetController::saveModelPreset(const QString& path, const QVariantMap
     return {};
 }
 
-void PresetController::resetModelPreset(const QString& path) {
+void PresetController::resetModelPreset(const QString& modelPath) {
+    const QString path = keyOf(modelPath);
     if (!modelPresets_.remove(path)) return;
     store_->write(QStringLiteral("model preset ") + path,
                   [path](SqlStore& s) { PresetStore(s).deleteModelPreset(path); });

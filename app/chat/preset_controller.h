@@ -58,7 +58,7 @@ public:
     // the one saved: the preset is not applied), "overrides" {field: value} and "globals"
     // {field: value} (what the global settings give each field)}.
     Q_INVOKABLE QVariantMap modelPreset(const QString& path) const;
-    Q_INVOKABLE bool hasModelPreset(const QString& path) const { return modelPresets_.contains(path); }
+    Q_INVOKABLE bool hasModelPreset(const QString& path) const;
     // Saves `overrides` ({field: value}, the fields the model sets; the others stay global) as the
     // file's preset, applied at once if it is loaded. Returns "" when saved, else why not (a chat
     // template that does not parse: the parser's line, column and problem), the old preset kept.
