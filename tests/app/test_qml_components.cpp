@@ -1,11 +1,11 @@
 // Qt Quick Test runner for the QML components (tests in tests/app/qml/tst_*.qml).
 // The setup gives the tests the Hearth modules, a real AppSettings backed by a temp file,
 // a real backend's ModelController (and its settings) for the model picker, its presets for the
-// model settings dialog and the prompt chooser, and real list
-// models for the metrics panel, the reply chart and the chat view.
+// model settings dialog and the prompt chooser, and real list models for the metrics panel, the
+// reply chart and the chat view.
 #include "app/chat/hearth_backend.h"
-#include "app/chat/preset_controller.h"
 #include "app/chat/message_list_model.h"
+#include "app/chat/preset_controller.h"
 #include "app/gui/translations.h"
 #include "app/metrics/kernel_metrics_model.h"
 #include "app/metrics/reply_cache_history.h"
