@@ -54,6 +54,37 @@ void PresetStore::createTables() {
     });
 }
 
+void PresetStore::copyFrom(const PresetStore& damaged, const QSet<QString>& conversationIds) {
+    try {
+        for (const ModelPreset& preset : damaged.modelPresets())
+            saveModelPreset(preset);
+    } catch (const StoreError&) {
+    }
+    QSet<QString> prompts;
+    try {
+        const QList<PromptPreset> library = damaged.promptPresets();
+        store_.inTransaction([&] {
+            QSqlQuery clear(store_.database());
+            clear.prepare(QStringLiteral("DELETE FROM prompt_presets"));
+            store_.runQuery(clear);
+            for (const PromptPreset& preset : library) {
+                savePromptPreset(preset);
+                prompts.insert(preset.id);
+            }
+        });
+    } catch (const StoreError&) {
+        for (const PromptPreset& preset : promptPresets()) // the built-ins stay
+            prompts.insert(preset.id);
+    }
+    try {
+        const QHash<QString, QString> choices = damaged.conversationPresets();
+        for (auto it = choices.cbegin(); it != choices.cend(); ++it)
+            if (conversationIds.contains(it.key()) && prompts.contains(it.value()))
+                setConversationPreset(it.key(), it.value());
+    } catch (const StoreError&) {
+    }
+}
+
 QList<PromptPreset> PresetStore::builtInPrompts() {
     // Stored in the user's language of the first start; from then on they are the user's.
     const auto tr = [](const char* text) { return QCoreApplication::translate("PresetStore", text); };

@@ -5,6 +5,7 @@
 // through an open SqlStore on the database thread, as the store's own queries are.
 #include <QHash>
 #include <QList>
+#include <QSet>
 #include <QString>
 #include <optional>
 
@@ -58,6 +59,11 @@ public:
     [[nodiscard]] QHash<QString, QString> conversationPresets() const;
     // An empty presetId: the default again.
     void setConversationPreset(const QString& conversationId, const QString& presetId);
+
+    // Into this fresh database, what can be read of a damaged one's presets (damaged_database.h):
+    // its model presets, its prompt library in place of the built-ins, and the choices of the
+    // conversations copied (`conversationIds`). A table that cannot be read is left out.
+    void copyFrom(const PresetStore& damaged, const QSet<QString>& conversationIds);
 
     // The built-in prompts, as the tables start with them.
     static QList<PromptPreset> builtInPrompts();

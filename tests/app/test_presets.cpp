@@ -4,7 +4,7 @@
 // revert for a model without; they survive reopening the store; a chat template that does not
 // parse is refused with the parser's line and column and the old preset kept; the prompt library's
 // create, rename, edit and delete; a conversation's chosen prompt survives a restart and is the
-// system message the worker gets.
+// system message the worker gets; a damaged database's presets are copied with its conversations.
 #include "app/chat/chat_controller.h"
 #include "app/chat/hearth_backend.h"
 #include "app/chat/preset_controller.h"
@@ -15,8 +15,11 @@
 #include "app/storage/sql_store.h"
 #include "tests/app/backend_fixture.h"
 #include "tests/support/test_support.h"
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QSignalSpy>
+#include <QSqlQuery>
 #include <QTest>
 
 using namespace hearth::app;
@@ -235,6 +238,64 @@ private slots:
         QCOMPARE(overrides.keys(), (QStringList{"chatTemplate", "temperature"}));
         QCOMPARE(overrides.value("temperature").toDouble(), 0.4);
         QCOMPARE(overrides.value("chatTemplate").toString(), QStringLiteral("{{ messages[0].content }}"));
+    }
+
+    // A damaged database is set aside and what can be read copied to a fresh one: the presets
+    // too (its conversations' index scribbled over, as test_hostile_files damages one).
+    void presetsCopiedFromADamagedDatabase() {
+        const QString database = paths().databaseFile();
+        QVERIFY(QDir().mkpath(paths().dataDir));
+        ModelPreset model;
+        model.path = copyOfModel(QStringLiteral("model.gguf"));
+        model.fileSize = QFileInfo(model.path).size();
+        model.topK = 3;
+        const PromptPreset mine{QStringLiteral("mine"), QStringLiteral("Mine"), QStringLiteral("Be brief."),
+                                false};
+        {
+            SqlStore sql(database);
+            PresetStore store(sql);
+            sql.saveConversation({QStringLiteral("c1"), QStringLiteral("One"), QDateTime::currentDateTime(),
+                                  QDateTime::currentDateTime()});
+            store.saveModelPreset(model);
+            store.deletePromptPreset(QStringLiteral("built-in-translator"));
+            store.savePromptPreset(mine);
+            store.setConversationPreset(QStringLiteral("c1"), mine.id);
+        }
+        QVERIFY(!QFile::exists(database + "-wal")); // closed cleanly: everything is in the file
+        int indexPage = -1;
+        {
+            SqlStore sql(database, SqlStore::Access::ReadOnly);
+            QSqlQuery query(sql.database());
+            query.prepare(QStringLiteral("SELECT rootpage FROM sqlite_master WHERE name = ?"));
+            query.addBindValue(QStringLiteral("sqlite_autoindex_conversations_1"));
+            sql.runQuery(query);
+            QVERIFY(query.next());
+            indexPage = query.value(0).toInt();
+        }
+        QVERIFY(indexPage > 1);
+        QFile file(database);
+        QVERIFY(file.open(QIODevice::ReadWrite));
+        constexpr qint64 kPageSize = 4096; // SQLite's default
+        QVERIFY(file.seek((indexPage - 1) * kPageSize));
+        QByteArray scribble(kPageSize, '\0');
+        for (qint64 i = 0; i < kPageSize; ++i)
+            scribble[i] = static_cast<char>(0xA5 ^ (i * 31));
+        QCOMPARE(file.write(scribble), kPageSize);
+        file.close();
+
+        HearthBackend b(paths());
+        QSignalSpy notice(&b, &HearthBackend::databaseNoticeChanged);
+        QVERIFY(startChat(b));
+        QVERIFY(notice.count() > 0 || notice.wait(5000));
+        QVERIFY(waitForPresets(b));
+        QCOMPARE(b.chat()->allConversations()->rowCount(), 1);
+        const ModelPreset* copied = b.presets()->applicablePreset(model.path);
+        QVERIFY(copied);
+        QCOMPARE(*copied, model);
+        const PromptPresetListModel* prompts = b.presets()->prompts();
+        QCOMPARE(prompts->promptOf(mine.id), mine.prompt);
+        QVERIFY(prompts->find(QStringLiteral("built-in-translator")) == nullptr); // deleted stays deleted
+        QCOMPARE(b.presets()->presetIdFor(QStringLiteral("c1")), mine.id);
     }
 
     // Create, rename, edit, delete; what is left is read back after a restart.
