@@ -154,6 +154,12 @@ ApplicationWindow {
                         elide: Text.ElideRight
                         Layout.fillWidth: true
                     }
+                    PromptPresetChooser {
+                        visible: window.page === "chat"
+                        compact: parent.width < 760
+                        presets: window.chat.presets
+                        conversationId: window.chat.currentConversationId
+                    }
                     AbstractButton {
                         id: modelChip
                         objectName: "modelChip"
@@ -292,7 +298,9 @@ ApplicationWindow {
                     offerDemo: window.models.offerDemo
                     contextLength: window.models.contextLength
                     trainedContextLength: window.models.trainedContextLength
-                    systemPromptSet: window.settings.systemPrompt.trim().length > 0
+                    // The chat's chosen prompt, the model's own or the global one (re-read when any changes).
+                    systemPromptSet: (window.settings.systemPrompt, window.chat.presets.choiceRevision, window.chat.presets.loadedOverrides,
+                                      window.chat.presets.systemPromptFor(window.chat.currentConversationId).trim().length > 0)
                     onContextSettingsRequested: { window.navigate("settings"); settingsPanel.showContextLength() }
                     onDemoRequested: window.models.loadDemo()
                 }
@@ -302,6 +310,7 @@ ApplicationWindow {
                     models: window.models
                     settings: window.settings
                     downloads: window.downloads
+                    presets: window.chat.presets
                 }
                 SettingsPanel {
                     id: settingsPanel
@@ -309,6 +318,7 @@ ApplicationWindow {
                     settings: window.settings
                     models: window.models
                     chat: window.chat
+                    presets: window.chat.presets
                 }
             }
         }

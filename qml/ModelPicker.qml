@@ -9,6 +9,7 @@ Item {
     property var models   // ModelController
     property var settings // AppSettings
     property var downloads: null // DownloadController: the catalog below the local models
+    property var presets: null   // PresetController: each model's own settings (null: not offered)
     function openFile() { fileDialog.open() }
 
     // The platform's dialogs where its theme has them, else Hearth's own (FileBrowserPopup).
@@ -28,6 +29,10 @@ Item {
         nameFilters: [qsTr("GGUF models (*.gguf)"), qsTr("All files (*)")]
         startFolderPath: picker.settings ? picker.settings.modelsFolder : ""
         onAccepted: picker.models.loadDroppedFile(selectedFile)
+    }
+    ModelPresetDialog {
+        id: presetDialog
+        presets: picker.presets
     }
 
     ListView {
@@ -364,6 +369,19 @@ Item {
                         Layout.fillWidth: true
                         font.pointSize: Theme.small
                     }
+                }
+                IconButton {
+                    objectName: "modelSettingsButton_" + card.index
+                    // The model has settings of its own: the icon in the accent colour.
+                    readonly property bool hasOwnSettings: picker.presets !== null
+                        && (picker.presets.modelPresetRevision, picker.presets.hasModelPreset(card.path))
+                    visible: picker.presets !== null
+                    enabled: card.error.length === 0
+                    iconPath: Icons.settings
+                    iconColor: hasOwnSettings ? Theme.accent : Theme.textMuted
+                    tip: hasOwnSettings ? qsTr("Model settings (its own are saved)") : qsTr("Model settings")
+                    Accessible.name: qsTr("Settings for %1").arg(card.name)
+                    onClicked: presetDialog.openFor(card.path, card.name)
                 }
                 PillButton {
                     objectName: "loadButton_" + card.index

@@ -11,6 +11,9 @@ Item {
     property var models: null
     // The ChatController: its export and import of conversations (null: not offered).
     property var chat: null
+    // The PresetController: which values the loaded model's own settings replace (null: none).
+    property var presets: null
+    readonly property var presetOverrides: presets ? presets.loadedOverrides : []
     readonly property var computeDevices: models ? models.computeDevices : null
     readonly property int layerCount: models ? models.layerCount : 0
     // Scrolls to the context length and gives it the focus (the chat's context notice leads here).
@@ -53,6 +56,25 @@ Item {
                 text: qsTr("Changes apply at once and are saved for the next start.")
                 color: Theme.textMuted
                 font.pointSize: Theme.small
+            }
+            // The loaded model's own settings replace some of these (the Models page edits them).
+            Label {
+                objectName: "presetOverridesNotice"
+                visible: panel.presetOverrides.length > 0
+                Layout.fillWidth: true
+                wrapMode: Text.Wrap
+                color: Theme.accent
+                font.pointSize: Theme.small
+                readonly property var names: ({
+                    systemPrompt: qsTr("system prompt"), temperature: qsTr("temperature"), topK: qsTr("top-k"),
+                    topP: qsTr("top-p"), minP: qsTr("min-p"), repeatPenalty: qsTr("repetition penalty"),
+                    maxReplyTokens: qsTr("maximum reply length"), contextLength: qsTr("context length"),
+                    chatTemplate: qsTr("chat template")
+                })
+                text: visible ? qsTr("%1 has settings of its own, used instead of these while it is loaded: %2.")
+                                    .arg(panel.models ? panel.models.modelName : "")
+                                    .arg(panel.presetOverrides.map(field => names[field] || field).join(", "))
+                              : ""
             }
 
             Section {

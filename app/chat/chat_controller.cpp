@@ -88,6 +88,7 @@ void ChatController::setCurrent(MessageListModel* model) {
 
 void ChatController::newConversation() {
     setCurrent(&emptyChat_);
+    if (presets_) presets_->newChatStarted();
 }
 
 void ChatController::selectConversation(const QString& id) {
@@ -149,6 +150,7 @@ bool ChatController::send(const QString& text) {
         const ConversationRecord conversation{newRecordId(), titleFrom(content), now, now};
         conversations_.prepend(conversation);
         store_->saveConversation(conversation);
+        if (presets_) presets_->conversationCreated(conversation.id); // saved after the conversation
         setCurrent(modelFor(conversation.id));
     }
     MessageRecord user;
@@ -172,8 +174,11 @@ void ChatController::startReply() {
     request.id = ++lastRequest_;
     request.conversationId = model->conversationId();
     activeTurnRows_.clear();
-    if (!settings_->systemPrompt().trimmed().isEmpty()) {
-        request.turns.append({chat::Role::System, settings_->systemPrompt()});
+    // The conversation's chosen prompt, the model's preset's, or the global one.
+    const QString systemPrompt =
+        presets_ ? presets_->systemPromptFor(model->conversationId()) : settings_->systemPrompt();
+    if (!systemPrompt.trimmed().isEmpty()) {
+        request.turns.append({chat::Role::System, systemPrompt});
         activeTurnRows_.append(-1);
     }
     for (int row = 0; row < model->count(); ++row) {
@@ -182,10 +187,10 @@ void ChatController::startReply() {
         request.turns.append({m.role, m.content});
         activeTurnRows_.append(row);
     }
-    request.options = settings_->generationOptions();
+    request.options = presets_ ? presets_->generationOptions() : settings_->generationOptions();
     // No length set: as long as the context has room for, and no longer; a longer reply in a
     // small context (the demo model's) would push the question it answers out of view.
-    if (settings_->maxReplyTokens() <= 0) {
+    if ((presets_ ? presets_->maxReplyTokens() : settings_->maxReplyTokens()) <= 0) {
         request.options.max_tokens = std::max(models_->contextLength(), 1);
         request.options.end_at_full_context = true;
     }

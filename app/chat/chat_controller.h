@@ -6,6 +6,7 @@
 #include "app/chat/conversation_list_model.h"
 #include "app/chat/conversation_search_model.h"
 #include "app/chat/message_list_model.h"
+#include "app/chat/preset_controller.h"
 #include "app/models/worker_types.h"
 #include <QElapsedTimer>
 #include <QHash>
@@ -35,6 +36,8 @@ class ChatController : public QObject {
     Q_PROPERTY(QString errorMessage READ errorMessage NOTIFY errorChanged)
     // Export and import of conversations; an import's conversations join the list.
     Q_PROPERTY(hearth::app::ConversationFiles* files READ files CONSTANT)
+    // Model presets and the prompt library; the replies' system prompt and sampling come from it.
+    Q_PROPERTY(hearth::app::PresetController* presets READ presets CONSTANT)
 
 public:
     ChatController(AppSettings* settings, ConversationStore* store, InferenceWorker* worker,
@@ -43,6 +46,9 @@ public:
     [[nodiscard]] ConversationSearchModel* conversations() { return &search_; }
     [[nodiscard]] ConversationListModel* allConversations() { return &conversations_; }
     [[nodiscard]] ConversationFiles* files() { return &files_; }
+    [[nodiscard]] PresetController* presets() const { return presets_; }
+    // Set once, before QML reads the property; null: the global settings alone.
+    void setPresets(PresetController* presets) { presets_ = presets; }
     [[nodiscard]] MessageListModel* messages() const { return current_; }
     [[nodiscard]] QString currentConversationId() const {
         return current_ ? current_->conversationId() : QString();
@@ -110,6 +116,7 @@ private:
     ConversationStore* store_;
     InferenceWorker* worker_;
     ModelController* models_;
+    PresetController* presets_ = nullptr;
     ConversationListModel conversations_;
     ConversationSearchModel search_;
     ConversationFiles files_;

@@ -1,5 +1,6 @@
 #include "app/chat/hearth_backend.h"
 #include "app/chat/chat_controller.h"
+#include "app/chat/preset_controller.h"
 #include "app/metrics/metrics_controller.h"
 #include "app/models/download_controller.h"
 #include "app/models/inference_worker.h"
@@ -54,6 +55,11 @@ HearthBackend::HearthBackend(const AppPaths& paths, QObject* parent)
     inferenceThread_.start();
     models_ = std::make_unique<ModelController>(settings_.get(), worker_);
     chat_ = std::make_unique<ChatController>(settings_.get(), store_.get(), worker_, models_.get());
+    // Per model file, its settings; per conversation, its system prompt.
+    presets_ = std::make_unique<PresetController>(settings_.get(), store_.get(), models_.get());
+    models_->setEngineConfigSource(
+        [presets = presets_.get()](const QString& path) { return presets->engineConfigFor(path); });
+    chat_->setPresets(presets_.get());
     metrics_ = std::make_unique<MetricsController>(worker_->engineMetrics());
     downloads_ = std::make_unique<DownloadController>(settings_.get());
     // HEARTH_MACHINE_LIMITS names another file: the test suites share one measurement.
@@ -163,6 +169,7 @@ HearthBackend::~HearthBackend() {
     inferenceThread_.wait();
     downloads_.reset(); // transfers stop; their partial files are resumed next time
     chat_.reset();
+    presets_.reset();
     models_.reset();
     store_.reset(); // finishes queued writes
     settings_.reset();
@@ -170,6 +177,7 @@ HearthBackend::~HearthBackend() {
 
 void HearthBackend::start() {
     chat_->start();
+    presets_->start();
     models_->refresh();
     models_->computeDevices()->refresh();
     downloads_->refreshLocalFiles();

@@ -19,6 +19,7 @@ class DownloadController;
 class InferenceWorker;
 class MetricsController;
 class ModelController;
+class PresetController;
 class SpeedPredictor;
 } // namespace hearth::app
 
@@ -49,6 +50,7 @@ public:
     [[nodiscard]] InferenceWorker* worker() const { return worker_; }
     [[nodiscard]] ModelController* models() const { return models_.get(); }
     [[nodiscard]] ChatController* chat() const { return chat_.get(); }
+    [[nodiscard]] PresetController* presets() const { return presets_.get(); }
     [[nodiscard]] MetricsController* metrics() const { return metrics_.get(); }
     [[nodiscard]] DownloadController* downloads() const { return downloads_.get(); }
     [[nodiscard]] server::ApiServer* apiServer() const { return apiServer_.get(); }
@@ -73,6 +75,7 @@ private:
     InferenceWorker* worker_; // lives on inferenceThread_, deleted there
     std::unique_ptr<SpeedPredictor> speed_;
     std::unique_ptr<ModelController> models_;
+    std::unique_ptr<PresetController> presets_;
     std::unique_ptr<ChatController> chat_;
     std::unique_ptr<MetricsController> metrics_;
     std::unique_ptr<DownloadController> downloads_;

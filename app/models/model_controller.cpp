@@ -44,26 +44,34 @@ ModelController::ModelController(AppSettings* settings, InferenceWorker* worker,
             setError(message);
     });
     // Every engine setting reaches the worker by one path, configureRequested.
-    const auto reconfigure = [this] {
-        const EngineConfig previous = config_;
-        config_ = settings_->engineConfig();
-        if (config_ == previous) return;
-        emit configureRequested(config_);
-        // The picker's memory estimates depend on the context, the cache types and the device, not
-        // the threads or the conversations' memory.
-        if (config_.context_length != previous.context_length ||
-            config_.cache_types != previous.cache_types || config_.device != previous.device ||
-            config_.gpu_layers != previous.gpu_layers)
-            refresh();
-    };
-    connect(settings, &AppSettings::engineConfigChanged, this, reconfigure);
-    connect(settings, &AppSettings::conversationMemoryChanged, this, reconfigure);
-    connect(settings, &AppSettings::savedStatesChanged, this, reconfigure);
+    connect(settings, &AppSettings::engineConfigChanged, this, &ModelController::reconfigure);
+    connect(settings, &AppSettings::conversationMemoryChanged, this, &ModelController::reconfigure);
+    connect(settings, &AppSettings::savedStatesChanged, this, &ModelController::reconfigure);
     connect(settings, &AppSettings::modelsFolderChanged, this, &ModelController::refresh);
     connect(this, &ModelController::stateChanged, this, &ModelController::demoOfferChanged);
     connect(settings, &AppSettings::recentModelsChanged, this, &ModelController::demoOfferChanged);
     config_ = settings_->engineConfig();
     emit configureRequested(config_);
+}
+
+void ModelController::setEngineConfigSource(std::function<EngineConfig(const QString& path)> source) {
+    engineConfigSource_ = std::move(source);
+}
+
+EngineConfig ModelController::engineConfigFor(const QString& path) const {
+    return engineConfigSource_ ? engineConfigSource_(path) : settings_->engineConfig();
+}
+
+void ModelController::reconfigure() {
+    const EngineConfig previous = config_;
+    config_ = engineConfigFor(summary_.path);
+    if (config_ == previous) return;
+    emit configureRequested(config_);
+    // The picker's memory estimates depend on the context, the cache types and the device, not
+    // the threads or the conversations' memory.
+    if (config_.context_length != previous.context_length || config_.cache_types != previous.cache_types ||
+        config_.device != previous.device || config_.gpu_layers != previous.gpu_layers)
+        refresh();
 }
 
 QString ModelController::modelDetails() const {
@@ -168,11 +176,17 @@ QCoro::Task<bool> ModelController::loadModel(QString path) {
     setStage(true, tr("Loading %1").arg(fileName), 0.2);
 
     const QPointer<ModelController> self(this);
+    // The file's own engine config (its preset's context) reaches the worker before the file.
+    if (const EngineConfig wanted = engineConfigFor(path); wanted != config_) {
+        config_ = wanted;
+        emit configureRequested(config_);
+    }
     QFuture<LoadReply> loadReply = loads_.expect(id);
     emit loadRequested(id, path);
     const LoadReply reply = co_await loadReply;
     if (!self) co_return false;
     if (!reply.ok) {
+        reconfigure(); // the model loaded before stays, with its own config
         setStage(false, QString(), 0);
         // The engine names the file and what is wrong with it, in English (it has no
         // translations); the app's own words, in the user's language, say what happened.

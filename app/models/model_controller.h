@@ -11,6 +11,7 @@
 #include <QStringList>
 #include <QUrl>
 #include <QtQml/qqmlregistration.h>
+#include <functional>
 #include <qcoro/qcorotask.h>
 
 namespace hearth::app {
@@ -95,6 +96,11 @@ public:
     Q_INVOKABLE void loadDemo();
     Q_INVOKABLE void clearError();
 
+    // What the engine runs a file with (its preset's context, say); unset: the settings' config.
+    void setEngineConfigSource(std::function<EngineConfig(const QString& path)> source);
+    // Sends the loaded model's engine config to the worker if it changed (settings, a preset).
+    void reconfigure();
+
     // The whole load flow; true when the model is ready.
     QCoro::Task<bool> loadModel(QString path);
     QCoro::Task<> scanModels();
@@ -121,8 +127,10 @@ private:
     };
     void setStage(bool busy, const QString& stage, double progress);
     void setError(const QString& message);
+    [[nodiscard]] EngineConfig engineConfigFor(const QString& path) const;
 
     AppSettings* settings_;
+    std::function<EngineConfig(const QString& path)> engineConfigSource_;
     InferenceWorker* worker_;
     ModelListModel models_;
     SpeedPredictor* speed_ = nullptr;

@@ -127,6 +127,22 @@ void ConversationStore::enqueue(const QString& key, std::function<void(SqlStore&
     });
 }
 
+QFuture<void> ConversationStore::read(std::function<void(SqlStore&)> job) {
+    return QtConcurrent::run(&pool_, [this, job = std::move(job)] {
+        try {
+            job(store());
+        } catch (const StoreError& e) {
+            reportFailure(describeFailure(e));
+        } catch (const std::exception& e) {
+            reportFailure(QString::fromUtf8(e.what()));
+        }
+    });
+}
+
+void ConversationStore::write(const QString& key, std::function<void(SqlStore&)> job) {
+    enqueue(key, std::move(job));
+}
+
 QCoro::Task<QList<ConversationRecord>> ConversationStore::loadConversations() {
     // Futures and tasks are named before co_await: GCC 12 mishandles temporaries in co_await expressions.
     QFuture<QList<ConversationRecord>> future = QtConcurrent::run(&pool_, [this] {

@@ -54,6 +54,12 @@ public:
     void chooseMessage(const QString& id); // the branch shown (SqlStore::chooseMessage)
     void deleteMessage(const QString& id);
 
+    // The queries of other tables on this store's database (preset_store.h), on its thread and in
+    // order with everything else: `job` reads (the future finishes after it) or writes (kept and
+    // retried as every write). A failure is reported by failed(), as the store's own.
+    QFuture<void> read(std::function<void(SqlStore&)> job);
+    void write(const QString& key, std::function<void(SqlStore&)> job);
+
     // Finishes when every write queued before it is done, kept writes retried first (co_await
     // it; do not block on it).
     QFuture<void> flush();

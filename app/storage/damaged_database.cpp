@@ -1,4 +1,5 @@
 #include "app/storage/damaged_database.h"
+#include "app/storage/preset_store.h"
 #include <QFile>
 
 namespace hearth::app {
@@ -22,8 +23,8 @@ void setAside(const QString& path, const QString& backup) {
 }
 
 // Copies every conversation whose messages can all be read from the damaged file, each row as it
-// is stored (the app's own roles or not); returns how many. One that cannot be read stays in the
-// backup only.
+// is stored (the app's own roles or not), and what can be read of the presets; returns how many
+// conversations. One that cannot be read stays in the backup only.
 int copyConversations(const QString& damagedPath, SqlStore& fresh) {
     QList<ConversationRecord> conversations;
     std::unique_ptr<SqlStore> damaged;
@@ -33,7 +34,7 @@ int copyConversations(const QString& damagedPath, SqlStore& fresh) {
     } catch (const StoreError&) {
         return 0;
     }
-    int copied = 0;
+    QSet<QString> copied;
     for (const ConversationRecord& conversation : conversations) {
         QList<SqlStore::StoredRow> messages;
         try {
@@ -43,9 +44,10 @@ int copyConversations(const QString& damagedPath, SqlStore& fresh) {
         }
         fresh.saveConversation(conversation);
         fresh.insertStoredMessages(messages);
-        ++copied;
+        copied.insert(conversation.id);
     }
-    return copied;
+    PresetStore(fresh).copyFrom(PresetStore(*damaged), copied);
+    return static_cast<int>(copied.size());
 }
 
 // copyConversations, leaving the backup as it was found: reading it may create its WAL and

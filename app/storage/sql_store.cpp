@@ -1,4 +1,5 @@
 #include "app/storage/sql_store.h"
+#include "app/storage/preset_store.h"
 #include <QHash>
 #include <QSqlDatabase>
 #include <QSqlError>
@@ -106,6 +107,7 @@ void SqlStore::createSchema() {
     hasTreeColumns_ = true;
     exec(QStringLiteral(
         "CREATE INDEX IF NOT EXISTS messages_by_parent ON messages(conversation_id, parent_id)"));
+    PresetStore(*this).createTables();
 }
 
 void SqlStore::migrateToTree() {
@@ -448,6 +450,14 @@ void SqlStore::insertMessage(const MessageRecord& m) const {
     query.addBindValue(text(m.model));
     query.addBindValue(parentValue(m.parentId));
     query.addBindValue(m.active ? 1 : 0);
+    run(query, path_);
+}
+
+QSqlDatabase SqlStore::database() const {
+    return QSqlDatabase::database(connectionName_);
+}
+
+void SqlStore::runQuery(QSqlQuery& query) const {
     run(query, path_);
 }
 

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 class QSqlDatabase;
+class QSqlQuery;
 
 namespace hearth::app {
 
@@ -79,6 +80,11 @@ public:
     // Inserts a conversation and its messages as they are, in no transaction of its own (run it
     // inside inTransaction); throws StoreError when an id is already taken.
     void insertConversation(const ConversationRecord& conversation, const QList<MessageRecord>& messages);
+
+    // For the tables of other files (preset_store.h): the connection, and a query run on it that
+    // throws StoreError (of the kind SQLite's code says) naming the file.
+    [[nodiscard]] QSqlDatabase database() const;
+    void runQuery(QSqlQuery& query) const;
 
 private:
     void createSchema();

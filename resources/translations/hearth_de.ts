@@ -718,6 +718,18 @@
         <source>too large for the GPU: runs on the CPU</source>
         <translation>zu groß für die GPU: läuft auf der CPU</translation>
     </message>
+    <message>
+        <source>Model settings (its own are saved)</source>
+        <translation>Modelleinstellungen (eigene gespeichert)</translation>
+    </message>
+    <message>
+        <source>Model settings</source>
+        <translation>Modelleinstellungen</translation>
+    </message>
+    <message>
+        <source>Settings for %1</source>
+        <translation>Einstellungen für %1</translation>
+    </message>
 </context>
 <context>
     <name>ModelScan</name>
@@ -1166,6 +1178,46 @@
     <message>
         <source>Auto</source>
         <translation>Auto</translation>
+    </message>
+    <message>
+        <source>system prompt</source>
+        <translation>Systemprompt</translation>
+    </message>
+    <message>
+        <source>temperature</source>
+        <translation>Temperatur</translation>
+    </message>
+    <message>
+        <source>top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>min-p</source>
+        <translation>Min-p</translation>
+    </message>
+    <message>
+        <source>repetition penalty</source>
+        <translation>Wiederholungsstrafe</translation>
+    </message>
+    <message>
+        <source>maximum reply length</source>
+        <translation>maximale Antwortlänge</translation>
+    </message>
+    <message>
+        <source>context length</source>
+        <translation>Kontextlänge</translation>
+    </message>
+    <message>
+        <source>chat template</source>
+        <translation>Chat-Vorlage</translation>
+    </message>
+    <message>
+        <source>%1 has settings of its own, used instead of these while it is loaded: %2.</source>
+        <translation>%1 hat eigene Einstellungen, die statt dieser gelten, solange es geladen ist: %2.</translation>
     </message>
 </context>
 <context>
@@ -2335,6 +2387,193 @@
     <message>
         <source>Dismiss</source>
         <translation>Schließen</translation>
+    </message>
+</context>
+<context>
+    <name>ModelPresetDialog</name>
+    <message>
+        <source>Model settings</source>
+        <translation>Modelleinstellungen</translation>
+    </message>
+    <message>
+        <source>Settings for %1</source>
+        <translation>Einstellungen für %1</translation>
+    </message>
+    <message>
+        <source>Checked values are this model's own and apply whenever it is loaded; the others follow the global settings.</source>
+        <translation>Angehakte Werte gehören diesem Modell und gelten, wann immer es geladen ist; die anderen folgen den allgemeinen Einstellungen.</translation>
+    </message>
+    <message>
+        <source>The file has changed since these settings were saved, so they are not applied. Save them to keep them for the file as it is now.</source>
+        <translation>Die Datei hat sich geändert, seit diese Einstellungen gespeichert wurden, deshalb gelten sie nicht. Speichern Sie sie, um sie für die Datei in ihrem jetzigen Stand zu behalten.</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>Systemprompt</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>Temperatur</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Min-p</source>
+        <translation>Min-p</translation>
+    </message>
+    <message>
+        <source>Repetition penalty</source>
+        <translation>Wiederholungsstrafe</translation>
+    </message>
+    <message>
+        <source>Maximum reply length (0: automatic)</source>
+        <translation>Maximale Antwortlänge (0: automatisch)</translation>
+    </message>
+    <message>
+        <source>Context length</source>
+        <translation>Kontextlänge</translation>
+    </message>
+    <message>
+        <source>Chat template (empty: the model's own)</source>
+        <translation>Chat-Vorlage (leer: die des Modells)</translation>
+    </message>
+    <message>
+        <source>Chat template</source>
+        <translation>Chat-Vorlage</translation>
+    </message>
+    <message>
+        <source>Use global settings</source>
+        <translation>Allgemeine Einstellungen verwenden</translation>
+    </message>
+    <message>
+        <source>Forget this model's own settings</source>
+        <translation>Die eigenen Einstellungen dieses Modells vergessen</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>Speichern</translation>
+    </message>
+    <message>
+        <source>%1: this model's own</source>
+        <translation>%1: eigener Wert dieses Modells</translation>
+    </message>
+</context>
+<context>
+    <name>PromptPresetChooser</name>
+    <message>
+        <source>Default prompt</source>
+        <translation>Standard-Prompt</translation>
+    </message>
+    <message>
+        <source>System prompt of this chat: %1</source>
+        <translation>Systemprompt dieses Chats: %1</translation>
+    </message>
+    <message>
+        <source>System prompt: %1</source>
+        <translation>Systemprompt: %1</translation>
+    </message>
+    <message>
+        <source>Manage prompts…</source>
+        <translation>Prompts verwalten …</translation>
+    </message>
+</context>
+<context>
+    <name>PromptLibraryDialog</name>
+    <message>
+        <source>New prompt</source>
+        <translation>Neuer Prompt</translation>
+    </message>
+    <message>
+        <source>System prompts</source>
+        <translation>Systemprompts</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Prompt name</source>
+        <translation>Name des Prompts</translation>
+    </message>
+    <message>
+        <source>You are a helpful assistant.</source>
+        <translation>Du bist ein hilfreicher Assistent.</translation>
+    </message>
+    <message>
+        <source>Prompt text</source>
+        <translation>Text des Prompts</translation>
+    </message>
+    <message>
+        <source>New</source>
+        <translation>Neu</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>Löschen</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Schließen</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>Speichern</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::PresetController</name>
+    <message>
+        <source>%1: the file is not there, so its settings were not saved</source>
+        <translation>%1: Die Datei ist nicht vorhanden, deshalb wurden ihre Einstellungen nicht gespeichert</translation>
+    </message>
+    <message>
+        <source>%1: the settings were not saved, because the chat template does not parse: %2</source>
+        <translation>%1: Die Einstellungen wurden nicht gespeichert, weil sich die Chat-Vorlage nicht lesen lässt: %2</translation>
+    </message>
+</context>
+<context>
+    <name>PresetStore</name>
+    <message>
+        <source>Helpful assistant</source>
+        <translation>Hilfreicher Assistent</translation>
+    </message>
+    <message>
+        <source>You are a helpful assistant. Answer clearly and accurately.</source>
+        <translation>Du bist ein hilfreicher Assistent. Antworte klar und genau.</translation>
+    </message>
+    <message>
+        <source>Concise</source>
+        <translation>Knapp</translation>
+    </message>
+    <message>
+        <source>Answer as briefly as possible: a sentence or a short list, no preamble.</source>
+        <translation>Antworte so kurz wie möglich: ein Satz oder eine kurze Liste, ohne Einleitung.</translation>
+    </message>
+    <message>
+        <source>Programmer</source>
+        <translation>Programmierer</translation>
+    </message>
+    <message>
+        <source>You are an expert programmer. Give correct, idiomatic code in fenced blocks with the language named, and explain only what is not obvious.</source>
+        <translation>Du bist ein erfahrener Programmierer. Gib korrekten, idiomatischen Code in Codeblöcken mit angegebener Sprache und erkläre nur, was nicht offensichtlich ist.</translation>
+    </message>
+    <message>
+        <source>Translator</source>
+        <translation>Übersetzer</translation>
+    </message>
+    <message>
+        <source>Translate the user's text into English (or, if it is English, into German). Reply with the translation only.</source>
+        <translation>Übersetze den Text des Benutzers ins Englische (oder, wenn er englisch ist, ins Deutsche). Antworte nur mit der Übersetzung.</translation>
     </message>
 </context>
 </TS>

@@ -6,11 +6,15 @@
 // whose model reset, inside a Qt 6.4 layout; seen in bench_responsiveness, not reproducible on
 // demand): the test runs it as a user would, two conversations, and checks the window is up
 // and the replies are there. Then it exports the conversation from the header and every one from
-// the settings, imports that file back, and leaves screenshots in /tmp/export-*.png.
+// the settings, imports that file back, and leaves screenshots in /tmp/export-*.png. With
+// stories260K, a model's own settings in the window: the settings page names the values they
+// replace, the model's card opens its dialog, the chat header shows the chat's prompt
+// (screenshots in /tmp/presets-*.png).
 #include "app/chat/chat_controller.h"
 #include "app/chat/conversation_files.h"
 #include "app/chat/hearth_backend.h"
 #include "app/chat/message_list_model.h"
+#include "app/chat/preset_controller.h"
 #include "app/gui/main_window.h"
 #include "app/models/model_controller.h"
 #include "app/settings/app_settings.h"
@@ -140,6 +144,75 @@ private slots:
             status->mapToItem(flick->property("contentItem").value<QQuickItem*>(), QPointF(0, 0)).y() - 300);
         QVERIFY(QQuickTest::qWaitForPolish(window));
         window->grabWindow().save(QDir::tempPath() + "/export-settings.png");
+    }
+
+    void modelPresetInTheWindow() {
+        app::HearthBackend backend({dir_ + "/presets-data", dir_ + "/presets-settings.ini"});
+        QQmlApplicationEngine engine;
+        QQuickWindow* window = app::loadMainWindow(engine, backend);
+        QVERIFY(window != nullptr);
+        backend.start();
+        QTRY_VERIFY_WITH_TIMEOUT(backend.chat()->ready() && backend.presets()->ready(), 10000);
+        const QString stories =
+            QDir::cleanPath(QString::fromStdString(test::testdata("models/stories260K.gguf")));
+        QCOMPARE(backend.presets()->saveModelPreset(stories, {{"temperature", 0.25}, {"contextLength", 96}}),
+                 QString());
+        backend.models()->load(stories);
+        QTRY_VERIFY_WITH_TIMEOUT(backend.models()->loaded() && !backend.models()->busy(), 60000);
+        QCOMPARE(backend.models()->contextLength(), 96);
+
+        window->setProperty("page", QStringLiteral("settings"));
+        QQuickItem* notice = nullptr;
+        QTRY_VERIFY(
+            (notice = test::findShown(window->contentItem(), QStringLiteral("presetOverridesNotice"))));
+        const QString text = notice->property("text").toString();
+        QVERIFY2(text.contains(QStringLiteral("temperature")) &&
+                     text.contains(QStringLiteral("context length")) &&
+                     !text.contains(QStringLiteral("top-k")),
+                 qPrintable(text));
+        window->grabWindow().save(QDir::tempPath() + "/presets-settings.png");
+
+        // The card of the loaded model says it has settings of its own and opens them.
+        window->setProperty("page", QStringLiteral("models"));
+        QQuickItem* button = nullptr;
+        QTRY_VERIFY(
+            (button = test::findShown(window->contentItem(), QStringLiteral("modelSettingsButton_0"))));
+        QVERIFY(button->property("hasOwnSettings").toBool());
+        QVERIFY(QMetaObject::invokeMethod(button, "clicked"));
+        QQuickItem* temperatureOverride = nullptr;
+        QTRY_VERIFY((temperatureOverride =
+                         test::findShown(window->contentItem(), QStringLiteral("temperatureOverride"))));
+        QVERIFY(temperatureOverride->property("checked").toBool());
+        QVERIFY(!test::findShown(window->contentItem(), QStringLiteral("topKOverride"))
+                     ->property("checked")
+                     .toBool());
+        QTest::qWait(500); // the dialog's opening transition, for the screenshot only
+        window->grabWindow().save(QDir::tempPath() + "/presets-dialog.png");
+        QVERIFY(QMetaObject::invokeMethod(
+            test::findShown(window->contentItem(), QStringLiteral("presetUseGlobal")), "clicked"));
+        QTRY_COMPARE_WITH_TIMEOUT(backend.models()->contextLength(), 128, 10000); // stories260K's own, capped
+        // The list was read again for the new context: the card is a new one.
+        QTRY_VERIFY(
+            (button = test::findShown(window->contentItem(), QStringLiteral("modelSettingsButton_0"))) &&
+            !button->property("hasOwnSettings").toBool());
+        QVERIFY(QMetaObject::invokeMethod(
+            test::findShown(window->contentItem(), QStringLiteral("presetCancel")), "clicked"));
+
+        // The chat's header: the prompt chooser, with the chat's choice.
+        window->setProperty("page", QStringLiteral("chat"));
+        QQuickItem* chooser = nullptr;
+        QTRY_VERIFY(
+            (chooser = test::findShown(window->contentItem(), QStringLiteral("promptPresetChooser"))));
+        QCOMPARE(chooser->property("chosenName").toString(), QStringLiteral("Default prompt"));
+        const QString concise = QStringLiteral("built-in-concise");
+        backend.presets()->choosePrompt(QString(), concise);
+        QTRY_COMPARE(chooser->property("chosenName").toString(),
+                     backend.presets()->prompts()->nameOf(concise));
+        window->setProperty("page", QStringLiteral("settings"));
+        QTRY_VERIFY(!test::findShown(window->contentItem(), QStringLiteral("presetOverridesNotice")));
+        window->setProperty("page", QStringLiteral("chat"));
+        QVERIFY(QQuickTest::qWaitForPolish(window));
+        window->grabWindow().save(QDir::tempPath() + "/presets-chat.png");
     }
 
     // A load error belongs to the Models page where it came up, and clears once it no longer applies.

@@ -1,9 +1,11 @@
 // Qt Quick Test runner for the QML components (tests in tests/app/qml/tst_*.qml).
 // The setup gives the tests the Hearth modules, a real AppSettings backed by a temp file,
-// a real backend's ModelController (and its settings) for the model picker, and real list
-// models for the metrics panel, the reply chart and the chat view.
+// a real backend's ModelController (and its settings) for the model picker, its presets for the
+// model settings dialog and the prompt chooser, and real list models for the metrics panel, the
+// reply chart and the chat view.
 #include "app/chat/hearth_backend.h"
 #include "app/chat/message_list_model.h"
+#include "app/chat/preset_controller.h"
 #include "app/gui/translations.h"
 #include "app/metrics/kernel_metrics_model.h"
 #include "app/metrics/reply_cache_history.h"
@@ -11,6 +13,7 @@
 #include "app/settings/app_settings.h"
 #include "tests/app/qml_warnings.h"
 #include "tests/support/test_support.h"
+#include <QDir>
 #include <QLocale>
 #include <QQmlContext>
 #include <QQmlEngine>
@@ -104,6 +107,13 @@ public slots:
         auto* backend = new hearth::app::HearthBackend({dir + "/data", dir + "/backend.ini"}, engine);
         engine->rootContext()->setContextProperty(QStringLiteral("testModels"), backend->models());
         engine->rootContext()->setContextProperty(QStringLiteral("testModelSettings"), backend->settings());
+        // The model settings dialog and the prompt chooser: that backend's presets, over its database,
+        // for the stories model's file (its preset lives in the database, the file is only read).
+        engine->rootContext()->setContextProperty(QStringLiteral("testPresets"), backend->presets());
+        engine->rootContext()->setContextProperty(
+            QStringLiteral("testPresetModelPath"),
+            QDir::cleanPath(QString::fromStdString(hearth::test::testdata("models/stories260K.gguf"))));
+        backend->presets()->start();
         // The metrics panel's lists, filled as after a long session: a kernel with a million calls
         // and a latency histogram of 24 buckets, a GPU's operation, and two replies.
         auto* kernels = new hearth::app::KernelMetricsModel(engine);
