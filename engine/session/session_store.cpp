@@ -114,8 +114,14 @@ SessionStore::Resumed SessionStore::resume(const std::string& id, const Generati
 
 TurnResult SessionStore::run_turn(const TurnRequest& request, const PieceCallback& on_piece) {
     auto [chat, resume_info] = resume(request.conversation_id, request.options);
+    // The caches' size goes out with each piece: a new conversation's cache grows from nothing
+    // while its first reply is written, and the metrics show it growing.
+    const PieceCallback publish_with_piece = [&](std::string_view piece) {
+        publish();
+        if (on_piece) on_piece(piece);
+    };
     try {
-        TurnResult result{chat.reply(request.conversation, request.options, on_piece, request.stop),
+        TurnResult result{chat.reply(request.conversation, request.options, publish_with_piece, request.stop),
                           std::move(resume_info)};
         enforce_budget();
         publish();

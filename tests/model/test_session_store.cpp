@@ -88,6 +88,19 @@ private slots:
         QCOMPARE(store.ids().front(), std::string("a"));
     }
 
+    // A first reply's cache is counted while the reply is written, not only once it ends.
+    void the_caches_size_is_published_while_a_reply_is_written() {
+        engine::EngineMetrics metrics;
+        engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30), metrics);
+        QCOMPARE(metrics.snapshot().kv_bytes, int64_t{0});
+        std::vector<int64_t> seen;
+        store.run_turn({.conversation_id = "new", .conversation = first_turn("cats"), .options = greedy()},
+                       [&](std::string_view) { seen.push_back(metrics.snapshot().kv_bytes); });
+        QVERIFY(!seen.empty());
+        QVERIFY(seen.front() > 0);
+        QCOMPARE(seen.back(), static_cast<int64_t>(store.bytes()));
+    }
+
     void least_recently_used_is_evicted() {
         engine::SessionStore store(*loaded_.inference, store_options(size_t{1} << 30), metrics_);
         run_turn(store, "a", first_turn("cats"));
