@@ -79,7 +79,14 @@ void EngineRuntime::reset_sessions() {
         options.save_on_close = !state_dir_.empty();
         sessions_ = std::make_unique<SessionStore>(*inference_, options, *metrics_);
     }
+    publish_empty_cache();
     publish_memory();
+}
+
+void EngineRuntime::publish_empty_cache() const {
+    // No conversation is in the new caches yet: the last reply's figures were the old ones'.
+    metrics_->kv_tokens.store(0, std::memory_order_relaxed);
+    metrics_->kv_capacity.store(sessions_ ? context_length_ : 0, std::memory_order_relaxed);
 }
 
 void EngineRuntime::publish_memory() const {
@@ -219,6 +226,7 @@ void EngineRuntime::unload() {
     draft_key_.clear(); // the draft goes with the model it drafted for
     draft_model_.reset();
     context_length_ = 0;
+    publish_empty_cache();
     publish_memory();
 }
 

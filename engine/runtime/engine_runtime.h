@@ -113,6 +113,7 @@ private:
     std::optional<DeviceFailure> apply_device();
     void fall_back_to_cpu(const std::string& reason);
     void retire_device_figures();
+    void publish_empty_cache() const; // the metrics' cache figures for caches just made
     void publish_memory() const;
 
     std::string state_dir_;

@@ -63,6 +63,28 @@ private slots:
         QCOMPARE(runtime.sessions().session("a").cache().capacity(), 96);
     }
 
+    // The metrics' cache figures belong to the model and context loaded now: a new model or
+    // context shows its own empty cache, not the last reply's of the one before.
+    void theCacheFiguresFollowTheModelAndContext() {
+        EngineRuntime runtime;
+        runtime.load(model_path("tiny-qwen3"));
+        runtime.run(greedy_turn("a", 4), nullptr);
+        const engine::EngineMetricsSnapshot first = runtime.metrics()->snapshot();
+        QVERIFY(first.kv_tokens > 0);
+        QCOMPARE(first.kv_capacity, int64_t{runtime.context_length()});
+
+        runtime.load(model_path("stories260K"));
+        QCOMPARE(runtime.metrics()->snapshot().kv_tokens, int64_t{0});
+        QCOMPARE(runtime.metrics()->snapshot().kv_capacity, int64_t{128});
+
+        RuntimeConfig config;
+        config.context_length = 96;
+        runtime.configure(config);
+        QCOMPARE(runtime.metrics()->snapshot().kv_capacity, int64_t{96});
+        runtime.unload();
+        QCOMPARE(runtime.metrics()->snapshot().kv_capacity, int64_t{0});
+    }
+
     void zeroThreadsIsOnePerHardwareThread() {
         const auto hardware = static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
         QCOMPARE(engine::resolve_threads(0), hardware);
