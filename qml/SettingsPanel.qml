@@ -481,6 +481,21 @@ Item {
                     }
                 }
                 SettingRow {
+                    title: qsTr("Language")
+                    hint: qsTr("The window's language; System follows the desktop's.")
+                    ThemedComboBox {
+                        objectName: "languageCombo"
+                        width: 160
+                        // Each language named in itself, as a person who cannot read the
+                        // current one looks for it.
+                        readonly property var keys: ["", "en", "de"]
+                        model: [qsTr("System"), "English", "Deutsch"]
+                        currentIndex: Math.max(0, keys.indexOf(panel.settings.language))
+                        onActivated: panel.settings.language = keys[currentIndex]
+                        Accessible.name: qsTr("Language")
+                    }
+                }
+                SettingRow {
                     title: qsTr("Font size")
                     SpinBox {
                         id: fontSizeSpin

@@ -1,6 +1,7 @@
 #include "app/gui/main_window.h"
 #include "app/chat/chat_controller.h"
 #include "app/chat/hearth_backend.h"
+#include "app/gui/translations.h"
 #include "app/metrics/metrics_controller.h"
 #include "app/models/download_controller.h"
 #include "app/models/model_controller.h"
@@ -63,6 +64,14 @@ QQuickWindow* loadMainWindow(QQmlApplicationEngine& engine, HearthBackend& backe
         {QStringLiteral("metrics"), QVariant::fromValue(backend.metrics())},
         {QStringLiteral("downloads"), QVariant::fromValue(backend.downloads())},
         {QStringLiteral("backend"), QVariant::fromValue(&backend)},
+    });
+    // The language chosen in the settings, and a new choice at once: the window's words follow.
+    AppSettings* settings = backend.settings();
+    if (!settings->language().isEmpty())
+        installTranslations(*QCoreApplication::instance(), settings->language());
+    QObject::connect(settings, &AppSettings::languageChanged, &engine, [&engine, settings] {
+        installTranslations(*QCoreApplication::instance(), settings->language());
+        engine.retranslate();
     });
     engine.load(QUrl(QStringLiteral("qrc:/Hearth/Main.qml")));
     if (engine.rootObjects().isEmpty()) return nullptr;

@@ -213,6 +213,10 @@ void AppSettings::setTheme(const QString& v) {
         v == QLatin1String("light") || v == QLatin1String("dark") || v == QLatin1String("system");
     assign(theme_, known ? v : QStringLiteral("system"), &AppSettings::appearanceChanged);
 }
+void AppSettings::setLanguage(const QString& v) {
+    const bool known = v == QLatin1String("en") || v == QLatin1String("de");
+    assign(language_, known ? v : QString(), &AppSettings::languageChanged);
+}
 void AppSettings::setFontSize(int v) {
     assign(fontSize_, std::clamp(v, 8, 24), &AppSettings::appearanceChanged);
 }
@@ -289,6 +293,8 @@ void AppSettings::load() {
     modelsFolder_ = s->value("models/folder", modelsFolder_).toString();
     recentModels_ = s->value("models/recent", recentModels_).toStringList();
     theme_ = s->value("appearance/theme", theme_).toString();
+    language_ = s->value("appearance/language", language_).toString();
+    if (language_ != QLatin1String("en") && language_ != QLatin1String("de")) language_.clear();
     fontSize_ = std::clamp(s->value("appearance/fontSize", fontSize_).toInt(), 8, 24);
     serverEnabled_ = s->value("server/enabled", serverEnabled_).toBool();
     serverPort_ = std::clamp(s->value("server/port", serverPort_).toInt(), 0, 65535);
@@ -328,6 +334,7 @@ void AppSettings::saveNow() {
         {"models/folder", modelsFolder_},
         {"models/recent", recentModels_},
         {"appearance/theme", theme_},
+        {"appearance/language", language_},
         {"appearance/fontSize", fontSize_},
         {"server/enabled", serverEnabled_},
         {"server/port", serverPort_},

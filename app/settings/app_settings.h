@@ -55,6 +55,7 @@ class AppSettings : public QObject {
     Q_PROPERTY(QString modelsFolder READ modelsFolder WRITE setModelsFolder NOTIFY modelsFolderChanged)
     Q_PROPERTY(QString theme READ theme WRITE setTheme NOTIFY appearanceChanged)
     Q_PROPERTY(int fontSize READ fontSize WRITE setFontSize NOTIFY appearanceChanged)
+    Q_PROPERTY(QString language READ language WRITE setLanguage NOTIFY languageChanged)
     Q_PROPERTY(QStringList recentModels READ recentModels NOTIFY recentModelsChanged)
     Q_PROPERTY(QString fileName READ fileName CONSTANT)
     // The local API server (OpenAI-compatible, on 127.0.0.1): off by default.
@@ -124,6 +125,8 @@ public:
     [[nodiscard]] QString chatTemplate() const { return chatTemplate_; }
     [[nodiscard]] QString modelsFolder() const { return modelsFolder_; }
     [[nodiscard]] QString theme() const { return theme_; } // "system", "light" or "dark"
+    // The window's language: "en" or "de"; empty: the system's (LANGUAGE, LC_ALL, LANG).
+    [[nodiscard]] QString language() const { return language_; }
     [[nodiscard]] int fontSize() const { return fontSize_; }
     [[nodiscard]] QStringList recentModels() const { return recentModels_; }
     [[nodiscard]] QString fileName() const { return fileName_; }
@@ -165,6 +168,7 @@ public:
     // the models folder. Anything but a local file URL is refused and returns false.
     Q_INVOKABLE bool setModelsFolderUrl(const QUrl& folder);
     void setTheme(const QString& value);
+    void setLanguage(const QString& value);
     void setFontSize(int value);
     void setServerEnabled(bool value);
     void setServerPort(int value);
@@ -192,6 +196,7 @@ signals:
     void savedStatesChanged(); // the format conversations' KV states are saved in
     void modelsFolderChanged();
     void appearanceChanged();
+    void languageChanged();
     void recentModelsChanged();
     void serverChanged();      // enabled, port or API key: the server restarts
     void serverStateChanged(); // listening, its URL, or why it is not
@@ -222,6 +227,7 @@ private:
     QString chatTemplate_;
     QString modelsFolder_;
     QString theme_ = QStringLiteral("system");
+    QString language_;
     int fontSize_ = 11;
     QStringList recentModels_;
     bool serverEnabled_ = false;

@@ -1136,6 +1136,14 @@
         <translation>Farbschema %1</translation>
     </message>
     <message>
+        <source>Language</source>
+        <translation>Sprache</translation>
+    </message>
+    <message>
+        <source>The window's language; System follows the desktop's.</source>
+        <translation>Die Sprache des Fensters; „System“ folgt der des Desktops.</translation>
+    </message>
+    <message>
         <source>Font size</source>
         <translation>Schriftgröße</translation>
     </message>

@@ -248,6 +248,32 @@ private slots:
         QVERIFY2(shown.contains(QStringLiteral("kaputt.gguf")), qPrintable(shown));
         QCOMPARE(failed.constFirst().constFirst().toString(), shown);
     }
+
+    // Settings → Language, chosen with the keyboard: English at once, without a restart, then
+    // German, then the system's again (German here); the choice is kept in the settings file.
+    void theLanguageSettingSwitchesAtOnce() {
+        showPage(QStringLiteral("settings"), false, {1280, 800});
+        app::AppSettings* settings = backend_->settings();
+        QCOMPARE(settings->language(), QString());
+        QQuickItem* combo = findByName(window_->contentItem(), QStringLiteral("languageCombo"));
+        QVERIFY(combo);
+        combo->forceActiveFocus(Qt::TabFocusReason);
+        QTest::keyClick(window_, Qt::Key_Down);
+        QCOMPARE(settings->language(), QStringLiteral("en"));
+        QTRY_COMPARE(textOf("nav_settings"), QStringLiteral("Settings"));
+        QCOMPARE(textOf("nav_models"), QStringLiteral("Models"));
+        settings->flush();
+        QCOMPARE(app::AppSettings(dir_ + "/settings.ini", dir_ + "/models").language(), QStringLiteral("en"));
+
+        QTest::keyClick(window_, Qt::Key_Down);
+        QCOMPARE(settings->language(), QStringLiteral("de"));
+        QTRY_COMPARE(textOf("nav_settings"), QStringLiteral("Einstellungen"));
+        settings->setLanguage(QStringLiteral("en"));
+        QTRY_COMPARE(textOf("nav_models"), QStringLiteral("Models"));
+        settings->setLanguage(QString());
+        QTRY_COMPARE(textOf("nav_models"), QStringLiteral("Modelle"));
+        QCOMPARE(QCoreApplication::translate("Main", "Settings"), QStringLiteral("Einstellungen"));
+    }
 };
 
 int main(int argc, char** argv) {
