@@ -4,6 +4,7 @@
 #include "app/models/speed_predictor.h"
 #include <QDir>
 #include <QFileInfo>
+#include <algorithm>
 
 namespace hearth::app {
 
@@ -103,9 +104,38 @@ QString ModelListModel::distinction(int row) const {
     if (self.parameters > 0 && differs([](const ModelEntry& e) { return e.parameters; }))
         parts << tr("%1 params").arg(formatCount(self.parameters));
     if (differs([](const ModelEntry& e) { return e.fileBytes; })) parts << formatBytes(self.fileBytes);
-    // The same file in two places: only the folder tells them apart.
-    if (parts.isEmpty()) parts << QFileInfo(self.path).dir().dirName();
+    // The same file in two places: only the folder tells them apart, as many of its last
+    // parts as it takes (two folders named "models" said nothing).
+    if (parts.isEmpty()) {
+        QStringList twinFolders;
+        for (const ModelEntry* twin : twins)
+            twinFolders << QFileInfo(twin->path).absolutePath();
+        parts << tellingFolder(QFileInfo(self.path).absolutePath(), twinFolders);
+    }
     return parts.join(QStringLiteral(" · "));
+}
+
+QString ModelListModel::tellingFolder(const QString& folder, const QStringList& others) {
+    // The home folder as "~", as a file manager's path bar shows it.
+    const auto partsOf = [](const QString& path) {
+        const QString home = QDir::homePath();
+        QString shown = QDir::cleanPath(path);
+        if (shown == home || shown.startsWith(home + QLatin1Char('/')))
+            shown = QLatin1Char('~') + shown.mid(home.size());
+        return shown.split(QLatin1Char('/'));
+    };
+    const QStringList mine = partsOf(folder);
+    QList<QStringList> theirs;
+    for (const QString& other : others)
+        theirs << partsOf(other);
+    for (qsizetype count = 1; count < mine.size(); ++count) {
+        const QStringList tail = mine.mid(mine.size() - count);
+        const bool shared = std::any_of(theirs.cbegin(), theirs.cend(), [&](const QStringList& other) {
+            return other.size() >= count && other.mid(other.size() - count) == tail;
+        });
+        if (!shared) return tail.join(QLatin1Char('/'));
+    }
+    return mine.join(QLatin1Char('/')); // the whole path: "/" or one folder inside another's
 }
 
 void ModelListModel::setEntries(QList<ModelEntry> entries) {

@@ -80,6 +80,8 @@ public:
     // What differs between this row and the others of the same name: quantization, parameters,
     // file size, in that order; the folder when nothing else does.
     [[nodiscard]] QString distinction(int row) const;
+    // The fewest last parts of `folder` that end none of `others` ("~" for the home folder).
+    static QString tellingFolder(const QString& folder, const QStringList& others);
 
 signals:
     void countChanged();

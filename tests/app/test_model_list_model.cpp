@@ -88,6 +88,19 @@ private slots:
         list.setEntries({f32, copy});
         QCOMPARE(list.index(0).data(ModelListModel::DistinctionRole).toString(), QStringLiteral("m"));
         QCOMPARE(list.index(1).data(ModelListModel::DistinctionRole).toString(), QStringLiteral("backup"));
+
+        // The demo model installed with the app and a copy in the user's folder, both in a folder
+        // named "models": as much of each folder as tells them apart.
+        ModelEntry bundled = f32;
+        bundled.path = "/usr/share/hearth/models/stories.gguf";
+        ModelEntry mine = f32;
+        mine.path = QDir::homePath() + "/models/stories.gguf";
+        list.setEntries({bundled, mine});
+        QCOMPARE(list.index(0).data(ModelListModel::DistinctionRole).toString(),
+                 QStringLiteral("hearth/models"));
+        QCOMPARE(list.index(1).data(ModelListModel::DistinctionRole).toString(), QStringLiteral("~/models"));
+        QCOMPARE(ModelListModel::tellingFolder("/a/models", {"/models"}), QStringLiteral("a/models"));
+        QCOMPARE(ModelListModel::tellingFolder("/models", {"/a/models"}), QStringLiteral("/models"));
     }
 
     // With a GPU chosen: the layers that fit in its memory (as the engine plans them, a tenth
