@@ -1,6 +1,7 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import Hearth // MarkdownStyler, a C++ type of this module
 
 // One message of the chat. The user's sit in a bubble on the right; the
 // assistant's are Markdown on the left, with code blocks, stats and actions.
@@ -265,6 +266,7 @@ Item {
                         Component {
                             id: textComponent
                             TextEdit {
+                                id: markdownText
                                 objectName: "assistantText"
                                 text: block.blockText
                                 textFormat: TextEdit.MarkdownText
@@ -275,6 +277,12 @@ Item {
                                 font.pointSize: Theme.fontSize + 1
                                 selectionColor: Theme.accent
                                 onLinkActivated: function (link) { Qt.openUrlExternally(link) }
+                                // Blockquotes tinted and indented, tables with single borders.
+                                MarkdownStyler {
+                                    document: markdownText.textDocument
+                                    quoteBackground: Theme.hover
+                                    tableBorder: Theme.border
+                                }
                             }
                         }
                         Component {
