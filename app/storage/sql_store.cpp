@@ -173,6 +173,18 @@ QVariant parentValue(const QString& parentId) {
     return parentId.isEmpty() ? QVariant(QMetaType::fromType<QString>()) : QVariant(parentId);
 }
 
+// A message's columns after its id, conversation and position, in the table's order: role,
+// content, state, created_at, model, parent_id, active.
+void bindMessageFields(QSqlQuery& query, const MessageRecord& m) {
+    query.addBindValue(roleName(m.role));
+    query.addBindValue(text(m.content));
+    query.addBindValue(messageStateName(m.state));
+    query.addBindValue(toMillis(m.createdAt));
+    query.addBindValue(text(m.model));
+    query.addBindValue(parentValue(m.parentId));
+    query.addBindValue(m.active ? 1 : 0);
+}
+
 void run(QSqlQuery& query, const QString& path) {
     if (!query.exec()) throw databaseError(path, query.lastError());
 }
@@ -366,13 +378,7 @@ void SqlStore::saveMessage(const MessageRecord& m) {
         query.addBindValue(m.conversationId);
         query.addBindValue(m.position);
         query.addBindValue(m.conversationId);
-        query.addBindValue(roleName(m.role));
-        query.addBindValue(text(m.content));
-        query.addBindValue(messageStateName(m.state));
-        query.addBindValue(toMillis(m.createdAt));
-        query.addBindValue(text(m.model));
-        query.addBindValue(parentValue(m.parentId));
-        query.addBindValue(m.active ? 1 : 0);
+        bindMessageFields(query, m);
         run(query, path_);
         if (inserted && m.active) chooseMessage(m.id);
         QSqlQuery touch(db);
@@ -443,13 +449,7 @@ void SqlStore::insertMessage(const MessageRecord& m) const {
     query.addBindValue(m.id);
     query.addBindValue(m.conversationId);
     query.addBindValue(m.position);
-    query.addBindValue(roleName(m.role));
-    query.addBindValue(text(m.content));
-    query.addBindValue(messageStateName(m.state));
-    query.addBindValue(toMillis(m.createdAt));
-    query.addBindValue(text(m.model));
-    query.addBindValue(parentValue(m.parentId));
-    query.addBindValue(m.active ? 1 : 0);
+    bindMessageFields(query, m);
     run(query, path_);
 }
 
