@@ -9,6 +9,7 @@
 #include "app/gui/main_window.h"
 #include "app/models/model_controller.h"
 #include "app/settings/app_settings.h"
+#include "tests/app/main_window_fixture.h"
 #include "tests/app/qml_warnings.h"
 #include "tests/app/quick_items.h"
 #include "tests/support/test_support.h"
@@ -72,20 +73,17 @@ QString describe(QQuickItem* item) {
 class TestKeyboard : public QObject {
     Q_OBJECT
 
-    QString dir_;
-    std::unique_ptr<app::HearthBackend> backend_;
-    std::unique_ptr<QQmlApplicationEngine> engine_;
-    QQuickWindow* window_ = nullptr;
+    test::MainWindowFixture fixture_;
 
-    QQuickItem* item(const QString& name) const { return findByName(window_->contentItem(), name); }
+    QQuickItem* item(const QString& name) const { return findByName(fixture_.window->contentItem(), name); }
     void click(QQuickItem* target) {
         QVERIFY(target);
-        QTest::mouseClick(window_, Qt::LeftButton, Qt::NoModifier,
+        QTest::mouseClick(fixture_.window, Qt::LeftButton, Qt::NoModifier,
                           target->mapToScene(QPointF(target->width() / 2, target->height() / 2)).toPoint());
     }
     void showPage(const QString& page) {
-        window_->setProperty("page", page);
-        QVERIFY(QQuickTest::qWaitForPolish(window_));
+        fixture_.window->setProperty("page", page);
+        QVERIFY(QQuickTest::qWaitForPolish(fixture_.window));
     }
 
     // Tab from the first control round to it again; every control on the page is visited once
@@ -93,15 +91,15 @@ class TestKeyboard : public QObject {
     void walkWithTab(const QString& page) {
         showPage(page);
         QSet<QQuickItem*> expected;
-        collectControls(window_->contentItem(), expected);
+        collectControls(fixture_.window->contentItem(), expected);
         QVERIFY2(expected.size() >= 5, qPrintable(page));
 
         item(QStringLiteral("newChatButton"))->forceActiveFocus(Qt::TabFocusReason);
         QSet<QQuickItem*> reached;
         QQuickItem* first = nullptr;
         for (int step = 0; step < 600; ++step) {
-            QTest::keyClick(window_, Qt::Key_Tab);
-            QQuickItem* focused = window_->activeFocusItem();
+            QTest::keyClick(fixture_.window, Qt::Key_Tab);
+            QQuickItem* focused = fixture_.window->activeFocusItem();
             QVERIFY2(focused, qPrintable(QStringLiteral("%1: Tab left no item focused").arg(page)));
             QQuickItem* control = controlOf(focused);
             if (control == first) break;
@@ -133,29 +131,17 @@ private slots:
     void initTestCase() {
         test::failOnQmlWarnings();
         QAccessible::setActive(true); // as with a screen reader: controls publish their names
-        dir_ = QString::fromStdString(test::make_temp_dir("hearth-keyboard"));
-        app::prepareQuick();
-        backend_ =
-            std::make_unique<app::HearthBackend>(app::AppPaths{dir_ + "/data", dir_ + "/settings.ini"});
-        backend_->settings()->setTemperature(1.0);
-        backend_->settings()->setMaxReplyTokens(32768); // stories260K writes on until stopped
-        engine_ = std::make_unique<QQmlApplicationEngine>();
-        window_ = app::loadMainWindow(*engine_, *backend_);
-        QVERIFY(window_ != nullptr);
-        backend_->start();
-        QTRY_VERIFY_WITH_TIMEOUT(backend_->chat()->ready(), 10000);
-        window_->requestActivate();
-        QVERIFY(QTest::qWaitForWindowActive(window_));
+        QVERIFY(fixture_.open("hearth-keyboard", [](app::HearthBackend& backend, const QString&) {
+            backend.settings()->setTemperature(1.0);
+            backend.settings()->setMaxReplyTokens(32768); // stories260K writes on until stopped
+        }));
     }
-    void cleanupTestCase() {
-        engine_.reset();
-        backend_.reset();
-    }
+    void cleanupTestCase() { fixture_.close(); }
 
     // The build copies the demo model to ../share/hearth/models from the binaries, as the
     // package installs it; a fresh start offers it on the models page, and it loads.
     void theFirstStartOffersTheDemoModel() {
-        app::ModelController* models = backend_->models();
+        app::ModelController* models = fixture_.backend->models();
         QCOMPARE(QFileInfo(models->demoModelPath()).fileName(), QStringLiteral("stories260K.gguf"));
         QVERIFY(QFileInfo(models->demoModelPath()).isFile());
         QVERIFY(models->offerDemo());
@@ -164,7 +150,7 @@ private slots:
         QVERIFY(offer && offer->isVisible());
         QVERIFY(item(QStringLiteral("demoDescription"))->property("text").toString().contains("children"));
 
-        QTest::mouseClick(window_, Qt::LeftButton, Qt::NoModifier,
+        QTest::mouseClick(fixture_.window, Qt::LeftButton, Qt::NoModifier,
                           item(QStringLiteral("tryDemoButton"))
                               ->mapToScene(QPointF(item(QStringLiteral("tryDemoButton"))->width() / 2,
                                                    item(QStringLiteral("tryDemoButton"))->height() / 2))
@@ -172,7 +158,7 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(models->loaded() && !models->busy(), 60000);
         QCOMPARE(models->modelPath(), models->demoModelPath());
         QVERIFY(!models->offerDemo()); // remembered now: the offer has done its work
-        QCOMPARE(window_->property("page").toString(), QStringLiteral("chat"));
+        QCOMPARE(fixture_.window->property("page").toString(), QStringLiteral("chat"));
         QVERIFY(!offer->isVisible());
     }
 
@@ -188,19 +174,19 @@ private slots:
         showPage(QStringLiteral("chat"));
         QQuickItem* input = item(QStringLiteral("composerInput"));
         input->forceActiveFocus();
-        const int messages = backend_->chat()->messages()->rowCount();
+        const int messages = fixture_.backend->chat()->messages()->rowCount();
         click(item(QStringLiteral("nav_") + page));
-        QCOMPARE(window_->property("page").toString(), page);
-        QVERIFY(QQuickTest::qWaitForPolish(window_));
+        QCOMPARE(fixture_.window->property("page").toString(), page);
+        QVERIFY(QQuickTest::qWaitForPolish(fixture_.window));
         // A blank area: the top bar's left part, beside the page's title.
         QQuickItem* title = item(QStringLiteral("pageTitle"));
-        QTest::mouseClick(window_, Qt::LeftButton, Qt::NoModifier,
+        QTest::mouseClick(fixture_.window, Qt::LeftButton, Qt::NoModifier,
                           title->mapToScene(QPointF(title->width() - 4, title->height() / 2)).toPoint());
         for (const char key : {'2', '0', '0', '0', 'z', 'z', 'z'})
-            QTest::keyClick(window_, key);
-        QTest::keyClick(window_, Qt::Key_Return);
-        QVERIFY(!backend_->chat()->generating());
-        QCOMPARE(backend_->chat()->messages()->rowCount(), messages);
+            QTest::keyClick(fixture_.window, key);
+        QTest::keyClick(fixture_.window, Qt::Key_Return);
+        QVERIFY(!fixture_.backend->chat()->generating());
+        QCOMPARE(fixture_.backend->chat()->messages()->rowCount(), messages);
         QCOMPARE(input->property("text").toString(), QString());
         showPage(QStringLiteral("chat"));
     }
@@ -213,12 +199,12 @@ private slots:
     }
     void tabReachesAndNamesEveryControl() {
         QFETCH(QString, page);
-        if (page == QLatin1String("chat") && backend_->chat()->messages()->rowCount() == 0) {
+        if (page == QLatin1String("chat") && fixture_.backend->chat()->messages()->rowCount() == 0) {
             // A conversation with a reply: its copy and regenerate buttons are controls too.
-            backend_->settings()->setMaxReplyTokens(24);
-            QVERIFY(backend_->chat()->send(QStringLiteral("Once upon a time")));
-            QTRY_VERIFY_WITH_TIMEOUT(!backend_->chat()->generating(), 60000);
-            backend_->settings()->setMaxReplyTokens(32768);
+            fixture_.backend->settings()->setMaxReplyTokens(24);
+            QVERIFY(fixture_.backend->chat()->send(QStringLiteral("Once upon a time")));
+            QTRY_VERIFY_WITH_TIMEOUT(!fixture_.backend->chat()->generating(), 60000);
+            fixture_.backend->settings()->setMaxReplyTokens(32768);
         }
         walkWithTab(page);
     }
@@ -228,13 +214,14 @@ private slots:
     // stops: the row itself takes F2 to rename and Delete to delete.
     void everyTabStopShowsItsFocus() {
         showPage(QStringLiteral("chat"));
-        QVERIFY(backend_->chat()->messages()->rowCount() > 0); // a current chat: its row is a Tab stop
+        QVERIFY(fixture_.backend->chat()->messages()->rowCount() >
+                0); // a current chat: its row is a Tab stop
         QQuickItem* start = item(QStringLiteral("newChatButton"));
         start->forceActiveFocus(Qt::TabFocusReason);
-        QVERIFY(QQuickTest::qWaitForPolish(window_));
+        QVERIFY(QQuickTest::qWaitForPolish(fixture_.window));
         // Unfocused, each control as it looks with the focus on the first one (which is compared
         // with the look after the walk, when the focus has left it).
-        QImage unfocused = window_->grabWindow();
+        QImage unfocused = fixture_.window->grabWindow();
         const qreal scale = unfocused.devicePixelRatio();
         const auto changedPixels = [scale](const QImage& a, const QImage& b, QRectF rect) {
             const QRect pixels =
@@ -250,28 +237,28 @@ private slots:
         QQuickItem* first = nullptr;
         QList<QQuickItem*> stops;
         for (int step = 0; step < 100; ++step) {
-            QTest::keyClick(window_, Qt::Key_Tab);
-            QQuickItem* control = controlOf(window_->activeFocusItem());
+            QTest::keyClick(fixture_.window, Qt::Key_Tab);
+            QQuickItem* control = controlOf(fixture_.window->activeFocusItem());
             if (control == first) break;
             if (!first) first = control;
             const QString name = control->objectName();
             QVERIFY2(name != QLatin1String("renameChatButton") && name != QLatin1String("deleteChatButton"),
                      qPrintable(describe(control)));
             stops.append(control);
-            QVERIFY(QQuickTest::qWaitForPolish(window_));
+            QVERIFY(QQuickTest::qWaitForPolish(fixture_.window));
             if (control == start) continue;
             // A ring may fade in (the message actions' opacity is animated).
             const QRectF area = test::sceneRect(control).adjusted(-3, -3, 3, 3);
             QTRY_VERIFY2(
-                changedPixels(unfocused, window_->grabWindow(), area) >= 12,
+                changedPixels(unfocused, fixture_.window->grabWindow(), area) >= 12,
                 qPrintable(QStringLiteral("%1 looks the same with the focus").arg(describe(control))));
         }
         QVERIFY(stops.size() >= 8);
         start->forceActiveFocus(Qt::TabFocusReason);
-        const QImage startFocused = window_->grabWindow();
+        const QImage startFocused = fixture_.window->grabWindow();
         first->forceActiveFocus(Qt::TabFocusReason);
-        QVERIFY(QQuickTest::qWaitForPolish(window_));
-        QVERIFY2(changedPixels(startFocused, window_->grabWindow(),
+        QVERIFY(QQuickTest::qWaitForPolish(fixture_.window));
+        QVERIFY2(changedPixels(startFocused, fixture_.window->grabWindow(),
                                test::sceneRect(start).adjusted(-3, -3, 3, 3)) >= 12,
                  qPrintable(QStringLiteral("%1 looks the same with the focus").arg(describe(start))));
 
@@ -283,19 +270,19 @@ private slots:
                 row = stop;
         QVERIFY(row);
         row->forceActiveFocus(Qt::TabFocusReason);
-        QTest::keyClick(window_, Qt::Key_F2);
+        QTest::keyClick(fixture_.window, Qt::Key_F2);
         QQuickItem* rename = findByName(row, QStringLiteral("renameField"));
         QVERIFY(rename && rename->isVisible() && rename->hasActiveFocus());
-        QTest::keyClick(window_, Qt::Key_Escape);
+        QTest::keyClick(fixture_.window, Qt::Key_Escape);
         QVERIFY(!rename->isVisible());
         row->forceActiveFocus(Qt::TabFocusReason);
-        QTest::keyClick(window_, Qt::Key_Delete);
-        QObject* dialog = window_->findChild<QObject*>(QStringLiteral("deleteChatDialog"));
+        QTest::keyClick(fixture_.window, Qt::Key_Delete);
+        QObject* dialog = fixture_.window->findChild<QObject*>(QStringLiteral("deleteChatDialog"));
         QVERIFY(dialog);
         QTRY_VERIFY(dialog->property("opened").toBool());
         QMetaObject::invokeMethod(dialog, "reject");
         QTRY_VERIFY(!dialog->property("opened").toBool());
-        QVERIFY(backend_->chat()->messages()->rowCount() > 0);
+        QVERIFY(fixture_.backend->chat()->messages()->rowCount() > 0);
     }
 
     void tabLeavesTheComposerAndCtrlTabTypesATab() {
@@ -303,71 +290,71 @@ private slots:
         QQuickItem* input = item(QStringLiteral("composerInput"));
         input->forceActiveFocus();
         input->setProperty("text", QString());
-        QTest::keyClick(window_, 'a');
-        QTest::keyClick(window_, Qt::Key_Tab, Qt::ControlModifier);
-        QTest::keyClick(window_, 'b');
+        QTest::keyClick(fixture_.window, 'a');
+        QTest::keyClick(fixture_.window, Qt::Key_Tab, Qt::ControlModifier);
+        QTest::keyClick(fixture_.window, 'b');
         QCOMPARE(input->property("text").toString(), QStringLiteral("a\tb"));
-        QTest::keyClick(window_, Qt::Key_Tab);
+        QTest::keyClick(fixture_.window, Qt::Key_Tab);
         QVERIFY(!input->hasActiveFocus());
         QCOMPARE(input->property("text").toString(), QStringLiteral("a\tb"));
-        QTest::keyClick(window_, Qt::Key_Backtab, Qt::ShiftModifier);
+        QTest::keyClick(fixture_.window, Qt::Key_Backtab, Qt::ShiftModifier);
         QVERIFY(input->hasActiveFocus());
         input->setProperty("text", QString());
     }
 
     void shortcutsDoWhatTheySay() {
         showPage(QStringLiteral("models"));
-        QTest::keyClick(window_, Qt::Key_N, Qt::ControlModifier);
-        QCOMPARE(window_->property("page").toString(), QStringLiteral("chat"));
-        QVERIFY(backend_->chat()->currentConversationId().isEmpty()); // a new, empty chat
+        QTest::keyClick(fixture_.window, Qt::Key_N, Qt::ControlModifier);
+        QCOMPARE(fixture_.window->property("page").toString(), QStringLiteral("chat"));
+        QVERIFY(fixture_.backend->chat()->currentConversationId().isEmpty()); // a new, empty chat
         QVERIFY(item(QStringLiteral("composerInput"))->hasActiveFocus());
 
         for (const Qt::Key key : {Qt::Key_K, Qt::Key_F}) {
             item(QStringLiteral("composerInput"))->forceActiveFocus();
-            QTest::keyClick(window_, key, Qt::ControlModifier);
+            QTest::keyClick(fixture_.window, key, Qt::ControlModifier);
             QVERIFY(item(QStringLiteral("searchField"))->hasActiveFocus());
         }
 
-        QTest::keyClick(window_, Qt::Key_Comma, Qt::ControlModifier);
-        QCOMPARE(window_->property("page").toString(), QStringLiteral("settings"));
+        QTest::keyClick(fixture_.window, Qt::Key_Comma, Qt::ControlModifier);
+        QCOMPARE(fixture_.window->property("page").toString(), QStringLiteral("settings"));
 
-        QObject* fileDialog = window_->findChild<QObject*>(QStringLiteral("modelFileDialog"));
+        QObject* fileDialog = fixture_.window->findChild<QObject*>(QStringLiteral("modelFileDialog"));
         QVERIFY(fileDialog);
-        QTest::keyClick(window_, Qt::Key_O, Qt::ControlModifier);
-        QCOMPARE(window_->property("page").toString(), QStringLiteral("models"));
+        QTest::keyClick(fixture_.window, Qt::Key_O, Qt::ControlModifier);
+        QCOMPARE(fixture_.window->property("page").toString(), QStringLiteral("models"));
         QTRY_VERIFY(fileDialog->property("opened").toBool());
         QMetaObject::invokeMethod(fileDialog, "reject");
         QTRY_VERIFY(!fileDialog->property("opened").toBool());
 
         // Esc stops a reply that is streaming.
-        window_->setProperty("page", QStringLiteral("chat"));
-        QVERIFY(backend_->chat()->send(QStringLiteral("Once upon a time")));
-        QTRY_VERIFY_WITH_TIMEOUT(backend_->chat()->generating(), 10000);
+        fixture_.window->setProperty("page", QStringLiteral("chat"));
+        QVERIFY(fixture_.backend->chat()->send(QStringLiteral("Once upon a time")));
+        QTRY_VERIFY_WITH_TIMEOUT(fixture_.backend->chat()->generating(), 10000);
         QQuickItem* stopButton = item(QStringLiteral("stopButton"));
         QVERIFY(stopButton);
         QVERIFY(QQmlProperty(stopButton, QStringLiteral("ToolTip.text"), qmlContext(stopButton))
                     .read()
                     .toString()
                     .contains("Esc"));
-        QTest::keyClick(window_, Qt::Key_Escape);
-        QTRY_VERIFY_WITH_TIMEOUT(!backend_->chat()->generating(), 10000);
-        const auto& messages = backend_->chat()->messages()->messages();
+        QTest::keyClick(fixture_.window, Qt::Key_Escape);
+        QTRY_VERIFY_WITH_TIMEOUT(!fixture_.backend->chat()->generating(), 10000);
+        const auto& messages = fixture_.backend->chat()->messages()->messages();
         QCOMPARE(messages.constLast().state, app::MessageState::Stopped);
 
         // Ctrl+L: to the chat's composer, from any page; F1: the shortcuts, Esc closes them.
         showPage(QStringLiteral("settings"));
-        QTest::keyClick(window_, Qt::Key_L, Qt::ControlModifier);
-        QCOMPARE(window_->property("page").toString(), QStringLiteral("chat"));
+        QTest::keyClick(fixture_.window, Qt::Key_L, Qt::ControlModifier);
+        QCOMPARE(fixture_.window->property("page").toString(), QStringLiteral("chat"));
         QVERIFY(item(QStringLiteral("composerInput"))->hasActiveFocus());
-        QObject* shortcuts = window_->findChild<QObject*>(QStringLiteral("shortcutsDialog"));
+        QObject* shortcuts = fixture_.window->findChild<QObject*>(QStringLiteral("shortcutsDialog"));
         QVERIFY(shortcuts);
-        QTest::keyClick(window_, Qt::Key_F1);
+        QTest::keyClick(fixture_.window, Qt::Key_F1);
         QTRY_VERIFY(shortcuts->property("opened").toBool());
-        QTest::keyClick(window_, Qt::Key_Escape);
+        QTest::keyClick(fixture_.window, Qt::Key_Escape);
         QTRY_VERIFY(!shortcuts->property("opened").toBool());
 
-        QSignalSpy quit(engine_.get(), &QQmlEngine::quit);
-        QTest::keyClick(window_, Qt::Key_Q, Qt::ControlModifier);
+        QSignalSpy quit(fixture_.engine.get(), &QQmlEngine::quit);
+        QTest::keyClick(fixture_.window, Qt::Key_Q, Qt::ControlModifier);
         QCOMPARE(quit.size(), 1);
     }
 
@@ -388,25 +375,25 @@ private slots:
     // buttons, each named for a screen reader, and Space on them shows each version.
     void switchesVersionsWithTheKeyboard() {
         showPage(QStringLiteral("chat"));
-        app::ChatController* chat = backend_->chat();
+        app::ChatController* chat = fixture_.backend->chat();
         chat->newConversation();
-        backend_->settings()->setMaxReplyTokens(8);
+        fixture_.backend->settings()->setMaxReplyTokens(8);
         QVERIFY(chat->send(QStringLiteral("Once upon a time")));
         QTRY_VERIFY_WITH_TIMEOUT(!chat->generating(), 60000);
         const QString first = chat->messages()->messages().at(1).id;
         QVERIFY(chat->regenerate());
         QTRY_VERIFY_WITH_TIMEOUT(!chat->generating(), 60000);
-        backend_->settings()->setMaxReplyTokens(32768);
+        fixture_.backend->settings()->setMaxReplyTokens(32768);
         const QString second = chat->messages()->messages().at(1).id;
         QVERIFY(second != first);
-        QVERIFY(QQuickTest::qWaitForPolish(window_));
+        QVERIFY(QQuickTest::qWaitForPolish(fixture_.window));
 
         // Tab from the sidebar's first control to the named button.
         const auto tabTo = [this](const QString& name) -> QQuickItem* {
             item(QStringLiteral("newChatButton"))->forceActiveFocus(Qt::TabFocusReason);
             for (int step = 0; step < 100; ++step) {
-                QTest::keyClick(window_, Qt::Key_Tab);
-                QQuickItem* focused = window_->activeFocusItem();
+                QTest::keyClick(fixture_.window, Qt::Key_Tab);
+                QQuickItem* focused = fixture_.window->activeFocusItem();
                 if (focused && focused->objectName() == name) return focused;
             }
             return nullptr;
@@ -420,7 +407,7 @@ private slots:
         QQuickItem* label = findByName(previous->parentItem(), QStringLiteral("versionLabel")); // its "2 / 2"
         QVERIFY(label);
         QCOMPARE(label->property("text").toString(), QStringLiteral("2 / 2"));
-        QTest::keyClick(window_, Qt::Key_Space);
+        QTest::keyClick(fixture_.window, Qt::Key_Space);
         QCOMPARE(chat->messages()->messages().at(1).id, first);
         QTRY_COMPARE(label->property("text").toString(), QStringLiteral("1 / 2"));
 
@@ -428,7 +415,7 @@ private slots:
         QVERIFY2(next, "Tab never reached the next version's button");
         QVERIFY(
             QAccessible::queryAccessibleInterface(next)->text(QAccessible::Name).contains("Next version"));
-        QTest::keyClick(window_, Qt::Key_Space);
+        QTest::keyClick(fixture_.window, Qt::Key_Space);
         QCOMPARE(chat->messages()->messages().at(1).id, second);
         QTRY_COMPARE(label->property("text").toString(), QStringLiteral("2 / 2"));
     }

@@ -10,6 +10,7 @@
 #include "app/gui/main_window.h"
 #include "app/models/model_controller.h"
 #include "app/settings/app_settings.h"
+#include "tests/app/main_window_fixture.h"
 #include "tests/app/qml_warnings.h"
 #include "tests/app/quick_items.h"
 #include "tests/support/test_support.h"
@@ -47,105 +48,95 @@ QString focusTrail(QQuickItem* item) {
 class TestKeyboardOnly : public QObject {
     Q_OBJECT
 
-    QString dir_;
-    std::unique_ptr<app::HearthBackend> backend_;
-    std::unique_ptr<QQmlApplicationEngine> engine_;
-    QQuickWindow* window_ = nullptr;
+    test::MainWindowFixture fixture_;
 
-    QQuickItem* item(const QString& name) const { return test::findByName(window_->contentItem(), name); }
-    const QList<app::MessageRecord>& messages() const { return backend_->chat()->messages()->messages(); }
+    QQuickItem* item(const QString& name) const {
+        return test::findByName(fixture_.window->contentItem(), name);
+    }
+    const QList<app::MessageRecord>& messages() const {
+        return fixture_.backend->chat()->messages()->messages();
+    }
 
     // Presses Tab (Shift+Tab backwards) until a control whose objectName starts with `prefix`
     // has the focus; null when the focus chain never comes to one.
     QQuickItem* tabTo(const QString& prefix, bool backwards = false) {
         for (int step = 0; step < 300; ++step) {
             if (backwards)
-                QTest::keyClick(window_, Qt::Key_Backtab, Qt::ShiftModifier);
+                QTest::keyClick(fixture_.window, Qt::Key_Backtab, Qt::ShiftModifier);
             else
-                QTest::keyClick(window_, Qt::Key_Tab);
-            if (QQuickItem* found = namedAncestor(window_->activeFocusItem(), prefix)) return found;
+                QTest::keyClick(fixture_.window, Qt::Key_Tab);
+            if (QQuickItem* found = namedAncestor(fixture_.window->activeFocusItem(), prefix)) return found;
         }
         qWarning("Tab never reached \"%s\"; the focus is on %s", qPrintable(prefix),
-                 qPrintable(focusTrail(window_->activeFocusItem())));
+                 qPrintable(focusTrail(fixture_.window->activeFocusItem())));
         return nullptr;
     }
-    void press() { QTest::keyClick(window_, Qt::Key_Space); }
+    void press() { QTest::keyClick(fixture_.window, Qt::Key_Space); }
     void typeText(const QString& text) {
         for (const char c : text.toLatin1())
-            QTest::keyClick(window_, c);
+            QTest::keyClick(fixture_.window, c);
     }
 
 private slots:
     void initTestCase() {
         test::failOnQmlWarnings();
-        dir_ = QString::fromStdString(test::make_temp_dir("hearth-keyboard-only"));
-        QVERIFY(QDir().mkpath(dir_ + "/models"));
-        QVERIFY(QDir().mkpath(dir_ + "/exports"));
-        app::prepareQuick();
-        backend_ =
-            std::make_unique<app::HearthBackend>(app::AppPaths{dir_ + "/data", dir_ + "/settings.ini"});
-        backend_->settings()->setModelsFolder(dir_ + "/models");
-        backend_->settings()->setTemperature(1.0);
-        backend_->settings()->setMaxReplyTokens(32768); // stories260K writes on until stopped
-        backend_->chat()->files()->setExportFolder(dir_ + "/exports");
-        engine_ = std::make_unique<QQmlApplicationEngine>();
-        window_ = app::loadMainWindow(*engine_, *backend_);
-        QVERIFY(window_ != nullptr);
-        backend_->start();
-        QTRY_VERIFY_WITH_TIMEOUT(backend_->chat()->ready(), 10000);
-        window_->requestActivate();
-        QVERIFY(QTest::qWaitForWindowActive(window_));
+        QVERIFY(fixture_.open("hearth-keyboard-only", [](app::HearthBackend& backend, const QString& dir) {
+            QDir().mkpath(dir + "/models");
+            QDir().mkpath(dir + "/exports");
+            backend.settings()->setModelsFolder(dir + "/models");
+            backend.settings()->setTemperature(1.0);
+            backend.settings()->setMaxReplyTokens(32768); // stories260K writes on until stopped
+            backend.chat()->files()->setExportFolder(dir + "/exports");
+        }));
+        QVERIFY(QFileInfo(fixture_.dir + "/models").isDir() && QFileInfo(fixture_.dir + "/exports").isDir());
     }
-    void cleanupTestCase() {
-        engine_.reset();
-        backend_.reset();
-    }
+    void cleanupTestCase() { fixture_.close(); }
 
     // Ctrl+O, then the path typed into the file dialog and Enter: the model loads and the
     // composer has the focus.
     void openAModelByItsPath() {
-        app::ModelController* models = backend_->models();
+        app::ModelController* models = fixture_.backend->models();
         const QString model = models->demoModelPath();
         QVERIFY(QFileInfo(model).isFile());
-        QTest::keyClick(window_, Qt::Key_O, Qt::ControlModifier);
-        QObject* dialog = window_->findChild<QObject*>(QStringLiteral("modelFileDialog"));
+        QTest::keyClick(fixture_.window, Qt::Key_O, Qt::ControlModifier);
+        QObject* dialog = fixture_.window->findChild<QObject*>(QStringLiteral("modelFileDialog"));
         QVERIFY(dialog);
         QTRY_VERIFY(dialog->property("opened").toBool());
         QVERIFY(tabTo(QStringLiteral("fileBrowserPath")));
-        QTest::keyClick(window_, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClick(fixture_.window, Qt::Key_A, Qt::ControlModifier);
         typeText(model);
-        QTest::keyClick(window_, Qt::Key_Return);
+        QTest::keyClick(fixture_.window, Qt::Key_Return);
         QTRY_VERIFY_WITH_TIMEOUT(models->loaded() && !models->busy(), 60000);
         QCOMPARE(QFileInfo(models->modelPath()).canonicalFilePath(), QFileInfo(model).canonicalFilePath());
         QTRY_VERIFY(!dialog->property("opened").toBool());
-        QCOMPARE(window_->property("page").toString(), QStringLiteral("chat"));
+        QCOMPARE(fixture_.window->property("page").toString(), QStringLiteral("chat"));
         QTRY_VERIFY(item(QStringLiteral("composerInput"))->hasActiveFocus());
     }
 
     // Typed and sent with Enter; Esc stops the reply while it streams.
     void sendAndStop() {
         typeText(QStringLiteral("Once upon a time"));
-        QTest::keyClick(window_, Qt::Key_Return);
-        QTRY_VERIFY_WITH_TIMEOUT(backend_->chat()->generating(), 10000);
+        QTest::keyClick(fixture_.window, Qt::Key_Return);
+        QTRY_VERIFY_WITH_TIMEOUT(fixture_.backend->chat()->generating(), 10000);
         QCOMPARE(messages().size(), 2);
         QCOMPARE(messages().constFirst().content, QStringLiteral("Once upon a time"));
         QTRY_VERIFY_WITH_TIMEOUT(!messages().constLast().content.isEmpty(), 30000);
-        QTest::keyClick(window_, Qt::Key_Escape);
-        QTRY_VERIFY_WITH_TIMEOUT(!backend_->chat()->generating(), 10000);
+        QTest::keyClick(fixture_.window, Qt::Key_Escape);
+        QTRY_VERIFY_WITH_TIMEOUT(!fixture_.backend->chat()->generating(), 10000);
         QCOMPARE(messages().constLast().state, app::MessageState::Stopped);
     }
 
     // From the composer, Shift+Tab to the last reply's Regenerate, Space: a new reply replaces
     // the stopped one (a short one, so that it ends by itself).
     void regenerate() {
-        backend_->settings()->setMaxReplyTokens(24);
+        fixture_.backend->settings()->setMaxReplyTokens(24);
         const QString replyId = messages().constLast().id;
         item(QStringLiteral("composerInput"))->forceActiveFocus(Qt::TabFocusReason);
         QVERIFY(tabTo(QStringLiteral("regenerateButton"), true));
         press();
         // 24 tokens of the demo model take milliseconds: the reply may be done at the first look.
-        QTRY_VERIFY_WITH_TIMEOUT(!backend_->chat()->generating() && messages().constLast().id != replyId,
-                                 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !fixture_.backend->chat()->generating() && messages().constLast().id != replyId, 60000);
         QCOMPARE(messages().size(), 2);
         QCOMPARE(messages().constLast().state, app::MessageState::Complete);
         QVERIFY(!messages().constLast().content.isEmpty());
@@ -160,10 +151,10 @@ private slots:
         QQuickItem* editor = item(QStringLiteral("messageEditor"));
         QVERIFY(editor);
         QTRY_VERIFY(editor->hasActiveFocus());
-        QTest::keyClick(window_, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClick(fixture_.window, Qt::Key_A, Qt::ControlModifier);
         typeText(QStringLiteral("A dog named Rex"));
-        QTest::keyClick(window_, Qt::Key_Return);
-        QTRY_VERIFY_WITH_TIMEOUT(!backend_->chat()->generating() && messages().size() == 2 &&
+        QTest::keyClick(fixture_.window, Qt::Key_Return);
+        QTRY_VERIFY_WITH_TIMEOUT(!fixture_.backend->chat()->generating() && messages().size() == 2 &&
                                      messages().constFirst().content == QStringLiteral("A dog named Rex") &&
                                      messages().constLast().state == app::MessageState::Complete,
                                  60000);
@@ -172,15 +163,15 @@ private slots:
 
     // Ctrl+, to the settings, Tab to the reply length, and the arrow keys change it.
     void changeASetting() {
-        QTest::keyClick(window_, Qt::Key_Comma, Qt::ControlModifier);
-        QCOMPARE(window_->property("page").toString(), QStringLiteral("settings"));
-        const int before = backend_->settings()->maxReplyTokens();
+        QTest::keyClick(fixture_.window, Qt::Key_Comma, Qt::ControlModifier);
+        QCOMPARE(fixture_.window->property("page").toString(), QStringLiteral("settings"));
+        const int before = fixture_.backend->settings()->maxReplyTokens();
         item(QStringLiteral("newChatButton"))->forceActiveFocus(Qt::TabFocusReason);
         QVERIFY(tabTo(QStringLiteral("maxReplySpin")));
-        QTest::keyClick(window_, Qt::Key_Up);
-        QTRY_VERIFY(backend_->settings()->maxReplyTokens() > before);
-        QTest::keyClick(window_, Qt::Key_Down);
-        QTRY_COMPARE(backend_->settings()->maxReplyTokens(), before);
+        QTest::keyClick(fixture_.window, Qt::Key_Up);
+        QTRY_VERIFY(fixture_.backend->settings()->maxReplyTokens() > before);
+        QTest::keyClick(fixture_.window, Qt::Key_Down);
+        QTRY_COMPARE(fixture_.backend->settings()->maxReplyTokens(), before);
     }
 
     // Tab to the sidebar's Models entry, Space; Tab to a catalog entry's Download, Space: its
@@ -190,8 +181,8 @@ private slots:
         item(QStringLiteral("newChatButton"))->forceActiveFocus(Qt::TabFocusReason);
         QVERIFY(tabTo(QStringLiteral("nav_models")));
         press();
-        QTRY_COMPARE(window_->property("page").toString(), QStringLiteral("models"));
-        QVERIFY(QQuickTest::qWaitForPolish(window_));
+        QTRY_COMPARE(fixture_.window->property("page").toString(), QStringLiteral("models"));
+        QVERIFY(QQuickTest::qWaitForPolish(fixture_.window));
         QQuickItem* download = tabTo(QStringLiteral("downloadButton_"));
         QVERIFY(download);
         const QString id = download->objectName().mid(QStringLiteral("downloadButton_").size());
@@ -204,32 +195,32 @@ private slots:
         press();
         QTRY_VERIFY_WITH_TIMEOUT(!cancel->isVisible(), 30000);
         QTRY_VERIFY(item(QStringLiteral("downloadButton_") + id)->isVisible());
-        QDir models(dir_ + "/models");
+        QDir models(fixture_.dir + "/models");
         QTRY_COMPARE(models.entryList(QDir::Files).size(), 0);
     }
 
     // Ctrl+L to the chat, Shift+Tab to Export, Space opens the formats, Tab to Markdown and
     // Space: the file is written and what was written is said.
     void exportTheConversation() {
-        QTest::keyClick(window_, Qt::Key_L, Qt::ControlModifier);
-        QCOMPARE(window_->property("page").toString(), QStringLiteral("chat"));
+        QTest::keyClick(fixture_.window, Qt::Key_L, Qt::ControlModifier);
+        QCOMPARE(fixture_.window->property("page").toString(), QStringLiteral("chat"));
         QVERIFY(tabTo(QStringLiteral("exportConversation"), true));
         press();
-        QObject* formats = window_->findChild<QObject*>(QStringLiteral("exportFormats"));
+        QObject* formats = fixture_.window->findChild<QObject*>(QStringLiteral("exportFormats"));
         QVERIFY(formats);
         QTRY_VERIFY(formats->property("opened").toBool());
         QVERIFY(tabTo(QStringLiteral("exportAs_markdown")));
         press();
-        app::ConversationFiles* files = backend_->chat()->files();
+        app::ConversationFiles* files = fixture_.backend->chat()->files();
         QTRY_VERIFY_WITH_TIMEOUT(!files->busy() && !files->lastFile().isEmpty(), 30000);
         QVERIFY2(!files->failed(), qPrintable(files->status()));
         QFile written(files->lastFile());
         QVERIFY(written.open(QIODevice::ReadOnly));
-        QCOMPARE(QFileInfo(written).absolutePath(), QFileInfo(dir_ + "/exports").absoluteFilePath());
+        QCOMPARE(QFileInfo(written).absolutePath(), QFileInfo(fixture_.dir + "/exports").absoluteFilePath());
         const QString markdown = QString::fromUtf8(written.readAll());
         QVERIFY(markdown.contains(QStringLiteral("A dog named Rex")));
         QVERIFY(markdown.contains(messages().constLast().content.left(20)));
-        QObject* result = window_->findChild<QObject*>(QStringLiteral("exportResult"));
+        QObject* result = fixture_.window->findChild<QObject*>(QStringLiteral("exportResult"));
         QVERIFY(result);
         QTRY_VERIFY(result->property("opened").toBool());
     }
