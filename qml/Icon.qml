@@ -15,12 +15,8 @@ Item {
     layer.enabled: true
     layer.samples: GraphicsInfo.api !== GraphicsInfo.Software ? 4 : 0
     // A layer whose icon changed colour while hidden (a theme switched then) kept the old
-    // colour's image: such a one is drawn again when the icon shows. Only such a one: a layer
-    // made again shows nothing for a frame, so every icon of a page blinked as the page came back.
-    property bool staleLayer: false
-    onColorChanged: if (!visible) staleLayer = true
-    onPathChanged: if (!visible) staleLayer = true
-    onVisibleChanged: if (visible && staleLayer) { staleLayer = false; layer.enabled = false; layer.enabled = true }
+    // colour's image: it is drawn again whenever the icon shows.
+    onVisibleChanged: if (visible) { layer.enabled = false; layer.enabled = true }
 
     Shape {
         width: 24
