@@ -101,7 +101,7 @@ __attribute__((target("avx2,fma"))) double int8_loop_avx2(int64_t iterations, in
             acc[k] = _mm256_add_epi32(acc[k], _mm256_madd_epi16(_mm256_maddubs_epi16(operand, s), ones));
         }
     for (int k = 0; k < 10; ++k)
-        *sink += _mm256_extract_epi32(acc[k], 0);
+        *sink ^= _mm256_extract_epi32(acc[k], 0); // xor: sums of the chains may overflow
     return static_cast<double>(iterations) * 10 * 32 * 2;
 }
 // AVX-VNNI: vpdpbusd on ymm, 32 byte products each.
@@ -115,7 +115,7 @@ __attribute__((target("avx2,avxvnni"))) double int8_loop_avxvnni(int64_t iterati
         for (int k = 0; k < 10; ++k)
             acc[k] = _mm256_dpbusd_avx_epi32(acc[k], u, s);
     for (int k = 0; k < 10; ++k)
-        *sink += _mm256_extract_epi32(acc[k], 0);
+        *sink ^= _mm256_extract_epi32(acc[k], 0); // xor: sums of the chains may overflow
     return static_cast<double>(iterations) * 10 * 32 * 2;
 }
 // AVX-512 VNNI: vpdpbusd on zmm, 64 byte products each (the K-quant kernels' width).
@@ -132,7 +132,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) double int8_loop
     alignas(64) int32_t lanes[16];
     for (int k = 0; k < 10; ++k) {
         _mm512_store_si512(lanes, acc[k]);
-        *sink += lanes[0];
+        *sink ^= lanes[0]; // xor: sums of the chains may overflow
     }
     return static_cast<double>(iterations) * 10 * 64 * 2;
 }
@@ -158,7 +158,10 @@ template <class Sum> double tile_loop_amx(int64_t iterations, Sum* sink) {
     }
     alignas(64) Sum sums[16][16];
     amx::store_tile<0>(sums, 64);
-    *sink += sums[0][0];
+    if constexpr (kInt8)
+        *sink ^= sums[0][0]; // xor: an int32 sum may overflow
+    else
+        *sink += sums[0][0];
     return static_cast<double>(iterations) * 4 * 16 * 16 * (kInt8 ? 64 : 32) * 2;
 }
 #endif
