@@ -266,7 +266,10 @@ void ChatController::onFinished(quint64 requestId, const GenerationResult& r) {
         parts << tr("first token %1 ms").arg(stats.time_to_first_token * 1000.0, 0, 'f', 0);
     if (stats.reused_tokens > 0)
         parts << tr("%1 of %2 prompt tokens reused").arg(stats.reused_tokens).arg(stats.prompt_tokens);
-    if (r.resume.restored)
+    if (r.resume.branch)
+        parts << tr("branch resumed from saved state (%n token(s), %1 ms)", nullptr, r.resume.tokens)
+                     .arg(r.resume.seconds * 1000.0, 0, 'f', 0);
+    else if (r.resume.restored)
         parts << tr("resumed from saved state (%n token(s), %1 ms)", nullptr, r.resume.tokens)
                      .arg(r.resume.seconds * 1000.0, 0, 'f', 0);
     else if (!r.resume.reason.empty())

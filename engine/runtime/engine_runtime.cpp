@@ -259,9 +259,8 @@ void EngineRuntime::forget(const std::string& conversation_id) {
     if (sessions_) {
         sessions_->forget(conversation_id);
     } else if (!state_dir_.empty()) {
-        // No model loaded, so no store: the state file still has to go.
-        std::error_code ignored;
-        std::filesystem::remove(SessionStore::state_path_in(state_dir_, conversation_id), ignored);
+        // No model loaded, so no store: the state files still have to go.
+        SessionStore::remove_saved_states(state_dir_, conversation_id);
     }
     publish_memory();
 }
@@ -273,7 +272,8 @@ TurnResult EngineRuntime::run(const RuntimeRequest& request, const PieceCallback
     TurnRequest turn{.conversation_id = request.conversation_id,
                      .conversation = request.conversation,
                      .options = request.options,
-                     .stop = request.cancel.get()};
+                     .stop = request.cancel.get(),
+                     .keep_branches = request.keep_state};
     // A draft model named by path: one copy for every session, loaded here on first use.
     std::string draft_error;
     SpeculationOptions& speculation = turn.options.speculation;

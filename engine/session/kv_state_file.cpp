@@ -331,4 +331,30 @@ KvRestoreResult restore_kv_state(const std::string& path, KvCache& cache, const 
     }
 }
 
+std::optional<std::vector<int32_t>> read_kv_state_tokens(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return std::nullopt;
+    const auto read = [&in](auto& value) {
+        return static_cast<bool>(in.read(reinterpret_cast<char*>(&value), sizeof value));
+    };
+    char magic[sizeof kMagic];
+    uint32_t version = 0, path_length = 0;
+    if (!read(magic) || std::memcmp(magic, kMagic, sizeof kMagic) != 0 || !read(version) ||
+        version < kFirstVersion || version > kVersion || !read(path_length) || path_length > (1u << 16))
+        return std::nullopt;
+    // The model path, its size, header and template hashes, n_layer, width, n_ctx, format, and
+    // since version 2 the key and value types: what restore_kv_state checks.
+    const std::streamoff skipped =
+        path_length + 3 * sizeof(uint64_t) + 4 * sizeof(uint32_t) + (version >= 2 ? 2 * sizeof(uint32_t) : 0);
+    in.seekg(skipped, std::ios::cur);
+    uint32_t n = 0, shift_at = 0, n_dropped = 0;
+    if (!read(n) || !read(shift_at) || !read(n_dropped) || n_dropped > 0 || n > (1u << 24))
+        return std::nullopt;
+    std::vector<int32_t> tokens(n);
+    if (n > 0 &&
+        !in.read(reinterpret_cast<char*>(tokens.data()), static_cast<std::streamsize>(n * sizeof(int32_t))))
+        return std::nullopt;
+    return tokens;
+}
+
 } // namespace hearth::engine

@@ -14,8 +14,10 @@
 #include "engine/model/content_hash.h"
 #include "engine/model/model.h"
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hearth::engine {
 
@@ -58,5 +60,10 @@ struct KvRestoreResult {
 // the cache is left as it was and the reason says what was wrong.
 KvRestoreResult restore_kv_state(const std::string& path, KvCache& cache, const KvStateIdentity& expected,
                                  int32_t n_vocab);
+
+// The tokens a saved state holds, read from its header alone (neither the keys and values nor
+// the checksum are read: restore_kv_state checks those). Nothing when the file is not a state, or
+// holds a shifted cache (its tokens are not a plain prefix of the conversation).
+std::optional<std::vector<int32_t>> read_kv_state_tokens(const std::string& path);
 
 } // namespace hearth::engine

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <unistd.h>
 
@@ -63,9 +64,10 @@ std::string SessionStore::state_path(const std::string& id) const {
     return state_path_in(options_.state_dir, id);
 }
 
-std::string SessionStore::state_path_in(const std::string& state_dir, const std::string& id) {
-    if (state_dir.empty()) return {};
-    // Ids become file names: keep the plain characters, escape the rest as %XX.
+namespace {
+
+// Ids become file names: keep the plain characters, escape the rest as %XX.
+std::string file_name_of(const std::string& id) {
     std::string name;
     for (const unsigned char c : id) {
         if (std::isalnum(c) || c == '-' || c == '_') {
@@ -77,7 +79,56 @@ std::string SessionStore::state_path_in(const std::string& state_dir, const std:
             name += hex[c & 15];
         }
     }
-    return (fs::path(state_dir) / (name + ".hkv")).string();
+    return name;
+}
+
+constexpr std::string_view kBranchInfix = ".branch-";
+constexpr std::string_view kStateSuffix = ".hkv";
+
+// The branch states of the conversation whose file name is `name`: NAME.branch-HASH.hkv.
+std::vector<fs::path> branch_files(const std::string& state_dir, const std::string& name) {
+    std::vector<fs::path> found;
+    const std::string prefix = name + std::string(kBranchInfix);
+    std::error_code error;
+    for (const fs::directory_entry& entry : fs::directory_iterator(state_dir, error)) {
+        const std::string file = entry.path().filename().string();
+        if (file.size() > prefix.size() + kStateSuffix.size() && file.starts_with(prefix) &&
+            file.ends_with(kStateSuffix))
+            found.push_back(entry.path());
+    }
+    return found;
+}
+
+fs::file_time_type written_at(const fs::path& path) {
+    std::error_code error;
+    const fs::file_time_type time = fs::last_write_time(path, error);
+    return error ? fs::file_time_type::min() : time;
+}
+
+} // namespace
+
+std::string SessionStore::state_path_in(const std::string& state_dir, const std::string& id) {
+    if (state_dir.empty()) return {};
+    return (fs::path(state_dir) / (file_name_of(id) + std::string(kStateSuffix))).string();
+}
+
+std::vector<std::string> SessionStore::branch_state_paths(const std::string& id) const {
+    if (options_.state_dir.empty()) return {};
+    std::vector<fs::path> files = branch_files(options_.state_dir, file_name_of(id));
+    std::sort(files.begin(), files.end(),
+              [](const fs::path& a, const fs::path& b) { return written_at(a) > written_at(b); });
+    std::vector<std::string> paths;
+    for (const fs::path& file : files)
+        paths.push_back(file.string());
+    return paths;
+}
+
+void SessionStore::remove_saved_states(const std::string& state_dir, const std::string& id) {
+    if (state_dir.empty()) return;
+    std::error_code ignored;
+    fs::remove(state_path_in(state_dir, id), ignored);
+    for (const fs::path& file : branch_files(state_dir, file_name_of(id)))
+        fs::remove(file, ignored);
 }
 
 ChatSession& SessionStore::session(const std::string& id, const GenerationOptions& options) {
@@ -112,8 +163,77 @@ SessionStore::Resumed SessionStore::resume(const std::string& id, const Generati
     return {*entries_.front().session, std::move(info)};
 }
 
+void SessionStore::switch_branch(const TurnRequest& request, ChatSession& chat, ResumeInfo& info) {
+    KvCache& cache = chat.cache();
+    std::vector<int32_t> prompt;
+    try {
+        prompt = chat.prompt_tokens(request.conversation, request.options);
+    } catch (const std::exception&) {
+        return; // the reply says what is wrong with the template
+    }
+    const int32_t shared = cache.common_prefix(prompt);
+    const bool shifted = !cache.dropped().empty();
+    const std::string name = file_name_of(request.conversation_id);
+    std::error_code error;
+
+    // The turn leaves the cached tokens: they are another branch of the conversation, unless
+    // the prompt goes on with the same text in other tokens (a reply sampled in tokens that
+    // the text does not tokenize back to).
+    const auto leaves_the_cache = [&] {
+        const tokenizer::Tokenizer& vocab = inference_.model().tokenizer();
+        const std::span<const int32_t> cached(cache.tokens());
+        const std::string left = vocab.decode(cached.subspan(static_cast<size_t>(shared)), true);
+        const std::string ahead =
+            vocab.decode(std::span<const int32_t>(prompt).subspan(static_cast<size_t>(shared)), true);
+        return !ahead.starts_with(left);
+    };
+    if (!shifted && cache.size() - shared >= std::max(1, options_.min_branch_tokens) && leaves_the_cache()) {
+        const std::span<const int32_t> tokens(cache.tokens());
+        char hash[17];
+        std::snprintf(hash, sizeof hash, "%016llx",
+                      static_cast<unsigned long long>(hash_bytes(tokens.data(), tokens.size_bytes())));
+        const fs::path path = fs::path(options_.state_dir) /
+                              (name + std::string(kBranchInfix) + hash + std::string(kStateSuffix));
+        try {
+            fs::create_directories(options_.state_dir);
+            chat.save_state(path.string(), options_.saved_format);
+        } catch (const std::exception& e) {
+            if (last_save_error_.empty()) last_save_error_ = e.what();
+        }
+        std::vector<std::string> kept = branch_state_paths(request.conversation_id);
+        for (size_t i = static_cast<size_t>(std::max(0, options_.max_branch_states)); i < kept.size(); ++i)
+            fs::remove(kept[i], error);
+    }
+
+    // A branch left earlier that this turn continues further than the cache does.
+    std::string best;
+    size_t best_shared = static_cast<size_t>(shared);
+    for (const std::string& path : branch_state_paths(request.conversation_id)) {
+        const std::optional<std::vector<int32_t>> tokens = read_kv_state_tokens(path);
+        if (!tokens) continue;
+        const auto [end, unused] =
+            std::mismatch(tokens->begin(), tokens->end(), prompt.begin(), prompt.end());
+        const auto common = static_cast<size_t>(end - tokens->begin());
+        if (common > best_shared) best_shared = common, best = path;
+    }
+    if (best.empty()) return;
+    const auto start = std::chrono::steady_clock::now();
+    const KvRestoreResult restored = chat.restore_state(best, request.options);
+    if (restored.restored) {
+        info.restored = info.branch = true;
+        info.tokens = restored.tokens;
+        info.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        metrics_.states_restored.fetch_add(1);
+    } else {
+        metrics_.states_rejected.fetch_add(1);
+    }
+    // In memory now (or useless): the branch is saved again when a turn leaves it.
+    fs::remove(best, error);
+}
+
 TurnResult SessionStore::run_turn(const TurnRequest& request, const PieceCallback& on_piece) {
     auto [chat, resume_info] = resume(request.conversation_id, request.options);
+    if (request.keep_branches && !options_.state_dir.empty()) switch_branch(request, chat, resume_info);
     // The caches' size goes out with each piece: a new conversation's cache grows from nothing
     // while its first reply is written, and the metrics show it growing.
     const PieceCallback publish_with_piece = [&](std::string_view piece) {
@@ -200,10 +320,7 @@ void SessionStore::evict(const std::string& id) {
 
 void SessionStore::forget(const std::string& id) {
     entries_.remove_if([&](const Entry& e) { return e.id == id; });
-    if (const std::string path = state_path(id); !path.empty()) {
-        std::error_code ignored;
-        fs::remove(path, ignored);
-    }
+    remove_saved_states(options_.state_dir, id);
     publish();
 }
 

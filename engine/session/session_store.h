@@ -2,7 +2,10 @@
 // The chat sessions of several conversations, kept at once within a memory budget.
 // The least recently used are evicted first (saved to the state directory, when one
 // is given, so that they resume instantly); switching back to a conversation still
-// in memory costs nothing. Keyed by the caller's conversation id. Not thread-safe:
+// in memory costs nothing. Keyed by the caller's conversation id. A conversation's other
+// branches (an edited message, a regenerated reply) keep their states too: a turn whose
+// prompt leaves the cached tokens saves the cache as a branch state first, and a turn on a
+// branch that was left brings its state back instead of prefilling it. Not thread-safe:
 // meant for the one inference thread.
 #include "engine/session/chat_session.h"
 #include <cstddef>
@@ -19,6 +22,10 @@ struct SessionStoreOptions {
     std::string state_dir;                        // where states are saved; empty: never saved
     KvStateFormat saved_format = KvStateFormat::F16;
     bool save_on_close = true; // the destructor saves every conversation in memory
+    // Branch states: a cache is kept as one when at least this many of its tokens are not the
+    // next turn's; at most this many per conversation, the least recently written removed first.
+    int32_t min_branch_tokens = 16;
+    int max_branch_states = 4;
 };
 
 // One turn of a conversation: the assistant's reply to what the conversation asks. A view:
@@ -28,6 +35,7 @@ struct TurnRequest {
     std::span<const ChatTurn> conversation; // every turn so far, ending with the user's
     GenerationOptions options;
     const std::atomic<bool>* stop = nullptr; // checked between tokens; null: never stopped
+    bool keep_branches = true;               // false: no branch states (sessions never saved)
 };
 
 class SessionStore {
@@ -62,7 +70,8 @@ public:
     void save_all();
     // Saves (when possible) and drops the conversation from memory.
     void evict(const std::string& id);
-    // Drops it from memory and deletes its saved state: the conversation was deleted.
+    // Drops it from memory and deletes its saved states, branches included: the conversation
+    // was deleted.
     void forget(const std::string& id);
     // Drops everything from memory without saving (e.g. the model is unloaded).
     void clear();
@@ -78,6 +87,10 @@ public:
     std::string state_path(const std::string& id) const;
     // The same for any state directory, without a store (e.g. no model is loaded).
     static std::string state_path_in(const std::string& state_dir, const std::string& id);
+    // The conversation's saved branch states, newest first.
+    std::vector<std::string> branch_state_paths(const std::string& id) const;
+    // Deletes a conversation's saved state and its branch states in `state_dir`.
+    static void remove_saved_states(const std::string& state_dir, const std::string& id);
     // The first failure to save while evicting, if any (eviction itself never throws).
     const std::string& last_save_error() const { return last_save_error_; }
 
@@ -94,6 +107,9 @@ private:
     std::list<Entry>::iterator find(const std::string& id);
     std::list<Entry>::const_iterator find(const std::string& id) const;
     void save_entry(const Entry& entry);
+    // Before a turn: keeps the cache as a branch state when the turn leaves it, and brings back
+    // the saved branch that shares the most with the turn's prompt when it shares more.
+    void switch_branch(const TurnRequest& request, ChatSession& chat, ResumeInfo& info);
     void enforce_budget();
     void publish() const;
 

@@ -53,6 +53,7 @@ struct TurnStats {
 struct ResumeInfo {
     bool from_memory = false; // it was already there
     bool restored = false;    // it was read from a saved state
+    bool branch = false;      // that state was one of its branches' (the turn switched to it)
     int32_t tokens = 0;       // tokens the restored cache holds
     double seconds = 0;       // time to restore
     std::string reason;       // why a saved state was not used, if there was one

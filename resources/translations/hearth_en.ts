@@ -40,6 +40,13 @@
         </translation>
     </message>
     <message numerus="yes">
+        <source>branch resumed from saved state (%n token(s), %1 ms)</source>
+        <translation>
+            <numerusform>branch resumed from saved state (%n token, %1 ms)</numerusform>
+            <numerusform>branch resumed from saved state (%n tokens, %1 ms)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>resumed from saved state (%n token(s), %1 ms)</source>
         <translation>
             <numerusform>resumed from saved state (%n token, %1 ms)</numerusform>

@@ -418,7 +418,7 @@ private slots:
         HearthBackend b(paths());
         QVERIFY(startChat(b));
         QVERIFY(loadModel(b));
-        b.settings()->setMaxReplyTokens(8);
+        b.settings()->setMaxReplyTokens(12);
         // Plain turns: ChatML's markers would take most of stories260K's 128 positions, and a
         // context shift (a cut of the oldest turns) leaves little to reuse whatever the branch.
         b.settings()->setChatTemplate("{% for m in messages %}{{ m.content }}\n{% endfor %}");
@@ -457,6 +457,12 @@ private slots:
                                 .arg(regenerated.prompt_tokens)));
         QVERIFY(next.reused_tokens < next.prompt_tokens);
         QCOMPARE(next.shifted_out_tokens, 0); // the whole conversation in view: a plain reuse
+        // More than that: the regeneration kept branch A's cache as a branch state, which came
+        // back for this turn, so only the new question (and what follows it) was computed.
+        QVERIFY2(results.at(3).resume.branch, results.at(3).resume.reason.c_str());
+        QVERIFY2(next.computed_tokens < next.prompt_tokens - regenerated.prompt_tokens,
+                 qPrintable(
+                     QStringLiteral("computed %1 of %2").arg(next.computed_tokens).arg(next.prompt_tokens)));
         qInfo("switch: %.3f ms in the GUI thread; next reply: %d prompt tokens, %d reused, %d computed in "
               "%.2f ms (%.0f tok/s prefill)",
               double(switchNs) / 1e6, next.prompt_tokens, next.reused_tokens, next.computed_tokens,

@@ -183,6 +183,73 @@ private slots:
         QVERIFY(!fs::exists(path));       // and the bad file is gone
     }
 
+    // An edited first message makes a second branch; going back to the first one and going on
+    // costs what going on without the detour would have: its state comes back from its branch
+    // file, not from a prefill, and the reply is the same.
+    void a_branch_left_comes_back_without_prefill() {
+        const std::string dir = test::make_temp_dir("session-store-branches");
+        engine::SessionStoreOptions options = store_options(size_t{1} << 30, dir);
+        options.min_branch_tokens = 1;
+        engine::SessionStore store(*loaded_.inference, options, metrics_);
+        run_turn(store, "chat", first_turn("cats"));
+        QVERIFY(store.branch_state_paths("chat").empty()); // nothing left yet
+
+        const engine::TurnResult edited = run_turn(store, "chat", first_turn("dogs"));
+        QVERIFY(!edited.resume.branch); // a branch of its own: nothing saved to come back to
+        QCOMPARE(store.branch_state_paths("chat").size(), size_t{1}); // the cats branch was kept
+
+        std::string text;
+        const engine::TurnResult back = store.run_turn(
+            {.conversation_id = "chat", .conversation = second_turn("cats"), .options = greedy()},
+            [&](std::string_view piece) { text += piece; });
+        QVERIFY2(back.resume.branch && back.resume.restored, back.resume.reason.c_str());
+        QVERIFY(back.resume.tokens > 0);
+
+        engine::EngineMetrics alone_metrics;
+        engine::SessionStore alone(*loaded_.inference, store_options(size_t{1} << 30), alone_metrics);
+        run_turn(alone, "x", first_turn("cats"));
+        std::string alone_text;
+        const engine::TurnStats undisturbed =
+            alone
+                .run_turn({.conversation_id = "x", .conversation = second_turn("cats"), .options = greedy()},
+                          [&](std::string_view piece) { alone_text += piece; })
+                .stats;
+        QCOMPARE(back.stats.reused_tokens, undisturbed.reused_tokens);
+        QCOMPARE(back.stats.computed_tokens, undisturbed.computed_tokens);
+        QCOMPARE(text, alone_text);
+        // The cats branch is in memory again; the dogs branch it left is the one kept.
+        QCOMPARE(store.branch_state_paths("chat").size(), size_t{1});
+
+        // A regenerated reply leaves the first reply as a branch too.
+        const std::vector<engine::ChatTurn> again = first_turn("cats");
+        run_turn(store, "chat", again);
+        QCOMPARE(store.branch_state_paths("chat").size(), size_t{2});
+
+        store.forget("chat");
+        QVERIFY(store.branch_state_paths("chat").empty());
+    }
+
+    // At most max_branch_states per conversation, the oldest removed; requests that keep no
+    // state (the API's) keep no branches either.
+    void branch_states_are_bounded() {
+        const std::string dir = test::make_temp_dir("session-store-branch-bound");
+        engine::SessionStoreOptions options = store_options(size_t{1} << 30, dir);
+        options.min_branch_tokens = 1;
+        options.max_branch_states = 2;
+        engine::SessionStore store(*loaded_.inference, options, metrics_);
+        for (const char* topic : {"cats", "dogs", "mice", "owls", "bees"})
+            run_turn(store, "chat", first_turn(topic));
+        QCOMPARE(store.branch_state_paths("chat").size(), size_t{2});
+
+        for (const char* topic : {"cats", "dogs"})
+            store.run_turn({.conversation_id = "api",
+                            .conversation = first_turn(topic),
+                            .options = greedy(),
+                            .keep_branches = false},
+                           nullptr);
+        QVERIFY(store.branch_state_paths("api").empty());
+    }
+
     // Two engines in one process (the app's and a test's, say) keep their figures apart.
     void each_engine_has_its_own_metrics() {
         engine::EngineMetrics first_metrics, second_metrics;
