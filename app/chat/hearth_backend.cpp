@@ -91,6 +91,12 @@ HearthBackend::HearthBackend(const AppPaths& paths, QObject* parent)
     connect(settings_.get(), &AppSettings::speculationChanged, this,
             &HearthBackend::applySpeculationSettings);
     applySpeculationSettings();
+    connect(presets_.get(), &PresetController::loadedPresetChanged, this,
+            &HearthBackend::applyModelPresetToApi);
+    connect(presets_.get(), &PresetController::modelPresetsChanged, this,
+            &HearthBackend::applyModelPresetToApi);
+    connect(models_.get(), &ModelController::stateChanged, this, &HearthBackend::applyModelPresetToApi);
+    connect(settings_.get(), &AppSettings::changed, this, &HearthBackend::applyModelPresetToApi);
     connect(models_.get(), &ModelController::stateChanged, metrics_.get(),
             [this] { metrics_->setModelPath(models_->modelPath()); });
 
@@ -158,6 +164,22 @@ void HearthBackend::applySpeculationSettings() {
     const engine::SpeculationOptions speculation = settings_->speculationOptions();
     apiServer_->setSpeculation(speculation);
     metrics_->setSpeculationOn(speculation.drafter != engine::SpeculationOptions::Drafter::Off);
+}
+
+void HearthBackend::applyModelPresetToApi() {
+    server::ApiModelDefaults defaults;
+    if (const ModelPreset* preset =
+            models_->loaded() ? presets_->applicablePreset(models_->modelPath()) : nullptr) {
+        defaults.temperature = preset->temperature;
+        defaults.topP = preset->topP;
+        defaults.topK = preset->topK;
+        defaults.minP = preset->minP;
+        defaults.repeatPenalty = preset->repeatPenalty;
+        if (preset->chatTemplate) defaults.chatTemplate = *preset->chatTemplate;
+    }
+    // A template set for every model (the settings' override) serves the API as the window.
+    if (defaults.chatTemplate.isEmpty()) defaults.chatTemplate = settings_->chatTemplate();
+    apiServer_->setModelDefaults(defaults);
 }
 
 HearthBackend::~HearthBackend() {

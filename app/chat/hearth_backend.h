@@ -67,6 +67,7 @@ private:
     // Speculative decoding as the settings say, for the API server's requests and the metrics
     // panel (the chat's replies read it from the settings with the rest of their options).
     void applySpeculationSettings();
+    void applyModelPresetToApi(); // the loaded model's preset, for the API's requests
 
     AppPaths paths_;
     std::unique_ptr<AppSettings> settings_;

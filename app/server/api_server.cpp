@@ -222,6 +222,14 @@ void ApiServer::startCompletion(HttpConnection* connection, Endpoint endpoint, c
     exchange.request.seed = ok.seed ? *ok.seed : QRandomGenerator::global()->generate64();
     exchange.request.cancel = engine::new_cancel_token();
     exchange.request.speculation = speculation_;
+    CompletionRequest& completion = exchange.request;
+    if (!ok.setsTemperature && modelDefaults_.temperature)
+        completion.temperature = *modelDefaults_.temperature;
+    if (!ok.setsTopP && modelDefaults_.topP) completion.topP = *modelDefaults_.topP;
+    completion.topK = modelDefaults_.topK.value_or(completion.topK);
+    completion.minP = modelDefaults_.minP.value_or(completion.minP);
+    completion.repeatPenalty = modelDefaults_.repeatPenalty.value_or(completion.repeatPenalty);
+    completion.chatTemplate = modelDefaults_.chatTemplate;
     if (exchange.request.rawPrompt) {
         // Raw prompts share one session: the chat session reuses whatever prefix of text it holds.
         exchange.request.sessionId = rawSessionId_;

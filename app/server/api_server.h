@@ -16,8 +16,20 @@
 #include <QObject>
 #include <QPointer>
 #include <QTcpServer>
+#include <optional>
 
 namespace hearth::server {
+
+// What the loaded model's preset sets for API requests: fields a request leaves out take these
+// (OpenAI's own defaults otherwise), and its chat template replaces the model's.
+struct ApiModelDefaults {
+    std::optional<double> temperature;
+    std::optional<double> topP;
+    std::optional<int> topK;
+    std::optional<double> minP;
+    std::optional<double> repeatPenalty;
+    QString chatTemplate;
+};
 
 class ApiServer : public QObject {
     Q_OBJECT
@@ -44,6 +56,8 @@ public:
     // under a grammar decodes plainly). Off by default.
     void setSpeculation(const engine::SpeculationOptions& speculation) { speculation_ = speculation; }
     [[nodiscard]] const engine::SpeculationOptions& speculation() const { return speculation_; }
+    // The loaded model's preset, for every request from now on.
+    void setModelDefaults(const ApiModelDefaults& defaults) { modelDefaults_ = defaults; }
     void setLimits(HttpLimits limits) { limits_ = limits; }
     void setTimeouts(HttpTimeouts timeouts) { timeouts_ = timeouts; }
     [[nodiscard]] int completionsServed() const { return served_; }
@@ -85,6 +99,7 @@ private:
     QByteArray apiKey_;
     FrontDoor frontDoor_;
     engine::SpeculationOptions speculation_;
+    ApiModelDefaults modelDefaults_;
     HttpLimits limits_;
     HttpTimeouts timeouts_;
     QString sessionPrefix_;

@@ -46,6 +46,10 @@ struct CompletionRequest {
     bool rawPrompt = false;     // the prompt as written, without the chat template
     double temperature = 1.0;   // 0: greedy
     double topP = 1.0;
+    int topK = 0;               // 0: off (not in OpenAI's API: the loaded model's preset may set it)
+    double minP = 0.0;          // 0: off (likewise)
+    double repeatPenalty = 1.0; // 1: off (likewise)
+    QString chatTemplate;       // Jinja source replacing the model's (its preset's); empty: the model's
     int maxTokens = 512;
     quint64 seed = 0;
     QStringList stop; // generation ends before the first of these; it is not returned

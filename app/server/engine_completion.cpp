@@ -19,14 +19,17 @@ engine::GenerationOptions generationOptions(const CompletionRequest& request) {
     engine::GenerationOptions options;
     options.sampling.temperature = static_cast<float>(request.temperature);
     options.sampling.top_p = static_cast<float>(request.topP);
-    options.sampling.top_k = 0;
-    options.sampling.min_p = 0.0f;
-    options.sampling.repeat_penalty = 1.0f;
+    options.sampling.top_k = request.topK;
+    options.sampling.min_p = static_cast<float>(request.minP);
+    options.sampling.repeat_penalty = static_cast<float>(request.repeatPenalty);
     options.sampling.seed = request.seed;
     options.max_tokens = request.maxTokens;
     options.grammar = request.grammar;
     options.speculation = request.speculation;
-    if (request.rawPrompt) options.template_override = engine::kRawPromptTemplate; // continued as written
+    if (request.rawPrompt)
+        options.template_override = engine::kRawPromptTemplate; // continued as written
+    else if (!request.chatTemplate.isEmpty())
+        options.template_override = request.chatTemplate.toStdString();
     return options;
 }
 

@@ -267,6 +267,12 @@ std::variant<ParsedRequest, ApiError> parseRequest(Endpoint endpoint, const QByt
     }
     if (auto error = readNumber(object, "temperature", 0.0, 2.0, request.temperature)) return *error;
     if (auto error = readNumber(object, "top_p", 0.0, 1.0, request.topP)) return *error;
+    const auto given = [&object](const char* key) {
+        const QJsonValue value = object.value(QLatin1String(key));
+        return !value.isUndefined() && !value.isNull();
+    };
+    parsed.setsTemperature = given("temperature");
+    parsed.setsTopP = given("top_p");
     if (auto error = readMaxTokens(object, request.maxTokens)) return *error;
     if (auto error = readStop(object, request.stop)) return *error;
     if (auto error = readResponseFormat(object, body, request.grammar)) return *error;

@@ -36,6 +36,9 @@ struct ParsedRequest {
     std::optional<quint64> seed;  // absent: the server draws one
     bool stream = false;
     bool includeUsage = false; // stream_options.include_usage: a last chunk with the usage
+    // Whether the request set these (else the server's defaults apply: ApiServer::setModelDefaults).
+    bool setsTemperature = false;
+    bool setsTopP = false;
 };
 
 // Reads a request body for `endpoint`; an ApiError (status 400) says what is wrong.

@@ -136,6 +136,42 @@ private slots:
         QCOMPARE(again.settings()->serverAllowedHosts(), QStringLiteral("hearth.lan"));
     }
 
+    // The loaded model's preset serves the API too: its chat template and its temperature apply
+    // to requests that leave them out. The preset's template ignores the messages, so at its
+    // temperature 0 two requests about different things get the same reply; a request that sets
+    // its own temperature keeps it.
+    void theLoadedModelsPresetServesTheApi() {
+        HearthBackend b(paths());
+        QVERIFY(startChat(b));
+        AppSettings& s = *b.settings();
+        s.setServerPort(0);
+        s.setServerEnabled(true);
+        const quint16 port = listeningPort(s);
+        QVERIFY(loadModel(b));
+        const auto ask = [port](const QString& text, const QJsonObject& extra = {}) {
+            QJsonObject options = extra;
+            options.insert("max_tokens", 12);
+            const auto reply = httpRequest(port, "POST", "/v1/chat/completions",
+                                           chatBody(messages({{"user", text}}), options));
+            return reply && reply->status == 200 ? replyText(*reply) : QStringLiteral("(failed)");
+        };
+        const QString model = b.models()->modelPath();
+        const QString why = b.presets()->saveModelPreset(
+            model, {{"temperature", 0.0}, {"chatTemplate", QStringLiteral("Once upon a time, there was a")}});
+        QVERIFY2(why.isEmpty(), qPrintable(why));
+        const QString frog = ask(QStringLiteral("A frog"));
+        QVERIFY(frog != QStringLiteral("(failed)") && !frog.isEmpty());
+        QCOMPARE(ask(QStringLiteral("Tell me about the sea, please")), frog);
+        // Sampled at temperature 2, 12 tokens of the same prompt do not come out greedy every time.
+        bool sampled = false;
+        for (int i = 0; i < 4 && !sampled; ++i)
+            sampled = ask(QStringLiteral("A frog"), {{"temperature", 2.0}}) != frog;
+        QVERIFY(sampled);
+
+        b.presets()->resetModelPreset(model);
+        QVERIFY(ask(QStringLiteral("A frog"), {{"temperature", 0.0}}) != frog); // the model's own template
+    }
+
     void windowChatsAndApiRequestsInterleave() {
         interleave();
         // The window's conversation was saved at exit; the API's sessions were not.
