@@ -342,12 +342,12 @@ Item {
                 SpeculationSetting { settings: panel.settings; models: panel.models }
                 SettingRow {
                     title: qsTr("Conversation memory")
-                    hint: qsTr("MiB of KV cache kept for recent conversations; older ones are saved to disk and resume from there.")
+                    hint: qsTr("MB of KV cache kept for recent conversations; older ones are saved to disk and resume from there.")
                     SpinBox {
                         objectName: "conversationMemorySpin"
-                        from: 1; to: 1048576; stepSize: 256; editable: true
-                        value: panel.settings.conversationMemoryMiB
-                        onValueModified: { panel.settings.conversationMemoryMiB = value; value = Qt.binding(() => panel.settings.conversationMemoryMiB) }
+                        from: 1; to: 1000000; stepSize: 250; editable: true
+                        value: panel.settings.conversationMemoryMB
+                        onValueModified: { panel.settings.conversationMemoryMB = value; value = Qt.binding(() => panel.settings.conversationMemoryMB) }
                     }
                 }
                 SettingRow {

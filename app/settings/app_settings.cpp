@@ -12,8 +12,8 @@ namespace hearth::app {
 
 namespace {
 constexpr int kMaxRecentModels = 10;
-constexpr int kMinConversationMemoryMiB = 1;
-constexpr int kMaxConversationMemoryMiB = 1 << 20;
+constexpr int kMinConversationMemoryMB = 1;
+constexpr int kMaxConversationMemoryMB = 1000000;
 constexpr int kMaxGpuLayers = 4096;
 
 std::unique_ptr<QSettings> openSettings(const QString& fileName) {
@@ -134,7 +134,7 @@ EngineConfig AppSettings::engineConfig() const {
     config.cache_types = cacheTypes_;
     config.device = computeDevice_;
     config.gpu_layers = gpuLayers_;
-    config.memory_budget_bytes = static_cast<size_t>(conversationMemoryMiB_) << 20;
+    config.memory_budget_bytes = static_cast<size_t>(conversationMemoryMB_) * 1000000;
     config.saved_format = compressSavedStates_ ? engine::KvStateFormat::Q8_0 : engine::KvStateFormat::F16;
     return config;
 }
@@ -189,8 +189,8 @@ int AppSettings::automaticThreads(int setting) {
     // window's work between updates does not pay for a core.
     return engine::resolve_threads(setting);
 }
-void AppSettings::setConversationMemoryMiB(int v) {
-    assign(conversationMemoryMiB_, std::clamp(v, kMinConversationMemoryMiB, kMaxConversationMemoryMiB),
+void AppSettings::setConversationMemoryMB(int v) {
+    assign(conversationMemoryMB_, std::clamp(v, kMinConversationMemoryMB, kMaxConversationMemoryMB),
            &AppSettings::conversationMemoryChanged);
 }
 void AppSettings::setCompressSavedStates(bool v) {
@@ -285,9 +285,12 @@ void AppSettings::load() {
     cacheTypes_.values = knownCacheType(s->value("engine/valueCacheType", valueCacheType()).toString());
     computeDevice_ = knownComputeDevice(s->value("engine/computeDevice", computeDevice()).toString());
     gpuLayers_ = knownGpuLayers(s->value("engine/gpuLayers", gpuLayers_).toInt());
-    conversationMemoryMiB_ =
-        std::clamp(s->value("engine/conversationMemoryMiB", conversationMemoryMiB_).toInt(),
-                   kMinConversationMemoryMiB, kMaxConversationMemoryMiB);
+    // Set in MiB before every size the app shows was in decimal units: read as such once.
+    const QVariant memoryMiB = s->value("engine/conversationMemoryMiB");
+    const int memoryMB =
+        memoryMiB.isValid() ? qRound(memoryMiB.toDouble() * 1.048576) : conversationMemoryMB_;
+    conversationMemoryMB_ = std::clamp(s->value("engine/conversationMemoryMB", memoryMB).toInt(),
+                                       kMinConversationMemoryMB, kMaxConversationMemoryMB);
     compressSavedStates_ = s->value("engine/compressSavedStates", compressSavedStates_).toBool();
     chatTemplate_ = s->value("generation/chatTemplate", chatTemplate_).toString();
     modelsFolder_ = s->value("models/folder", modelsFolder_).toString();
@@ -328,7 +331,7 @@ void AppSettings::saveNow() {
         {"engine/valueCacheType", valueCacheType()},
         {"engine/computeDevice", computeDevice()},
         {"engine/gpuLayers", gpuLayers_},
-        {"engine/conversationMemoryMiB", conversationMemoryMiB_},
+        {"engine/conversationMemoryMB", conversationMemoryMB_},
         {"engine/compressSavedStates", compressSavedStates_},
         {"generation/chatTemplate", chatTemplate_},
         {"models/folder", modelsFolder_},
@@ -350,6 +353,7 @@ void AppSettings::saveNow() {
         const auto s = openSettings(fileName);
         for (auto it = values.begin(); it != values.end(); ++it)
             s->setValue(it.key(), it.value());
+        s->remove(QStringLiteral("engine/conversationMemoryMiB")); // read once as MB (load)
         s->sync();
     });
 }

@@ -47,7 +47,7 @@ class AppSettings : public QObject {
     Q_PROPERTY(QStringList cacheTypes READ cacheTypes CONSTANT)
     Q_PROPERTY(QString computeDevice READ computeDevice WRITE setComputeDevice NOTIFY engineConfigChanged)
     Q_PROPERTY(int gpuLayers READ gpuLayers WRITE setGpuLayers NOTIFY engineConfigChanged)
-    Q_PROPERTY(int conversationMemoryMiB READ conversationMemoryMiB WRITE setConversationMemoryMiB NOTIFY
+    Q_PROPERTY(int conversationMemoryMB READ conversationMemoryMB WRITE setConversationMemoryMB NOTIFY
                    conversationMemoryChanged)
     Q_PROPERTY(bool compressSavedStates READ compressSavedStates WRITE setCompressSavedStates NOTIFY
                    savedStatesChanged)
@@ -117,7 +117,7 @@ public:
     // (engine::resolve_threads, where the engine resolves 0).
     [[nodiscard]] static int automaticThreads(int setting);
     // KV memory kept for conversations before the least recently used is saved to disk and dropped.
-    [[nodiscard]] int conversationMemoryMiB() const { return conversationMemoryMiB_; }
+    [[nodiscard]] int conversationMemoryMB() const { return conversationMemoryMB_; }
     // Conversations' KV states are saved to disk as Q8_0 (about half the size of F16, with
     // Q8_0's rounding when they resume) instead of F16.
     [[nodiscard]] bool compressSavedStates() const { return compressSavedStates_; }
@@ -160,7 +160,7 @@ public:
     void setValueCacheType(const QString& value);
     void setComputeDevice(const QString& value); // a name the engine does not read becomes "cpu"
     void setGpuLayers(int value);                // below -1: -1
-    void setConversationMemoryMiB(int value);
+    void setConversationMemoryMB(int value);
     void setCompressSavedStates(bool value);
     void setChatTemplate(const QString& value);
     void setModelsFolder(const QString& value);
@@ -222,7 +222,7 @@ private:
     engine::KvCacheTypes cacheTypes_ = EngineConfig{}.cache_types;
     engine::ComputeDevice computeDevice_ = EngineConfig{}.device;
     int gpuLayers_ = EngineConfig{}.gpu_layers;
-    int conversationMemoryMiB_ = 2048;
+    int conversationMemoryMB_ = 2000; // of KV cache (1 MB = 10^6 bytes, as every size the app shows)
     bool compressSavedStates_ = false;
     QString chatTemplate_;
     QString modelsFolder_;

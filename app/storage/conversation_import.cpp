@@ -12,8 +12,9 @@
 namespace hearth::app {
 
 namespace {
-QString mebibytes(qint64 bytes) {
-    return QString::number(double(bytes) / double(1 << 20), 'f', bytes % (1 << 20) == 0 ? 0 : 1);
+// Decimal megabytes, as every size the app shows.
+QString megabytes(qint64 bytes) {
+    return QString::number(double(bytes) / 1e6, 'f', bytes % 1000000 == 0 ? 0 : 1);
 }
 
 // "line L, column C" of a byte offset into UTF-8 text; the column counts characters.
@@ -29,15 +30,15 @@ QJsonDocument readJson(const QString& path, qint64 maxBytes) {
     const QFileInfo info(path);
     if (!info.exists()) throw TransferError(ConversationImport::tr("%1: no such file").arg(path));
     if (info.size() > maxBytes)
-        throw TransferError(ConversationImport::tr("%1 is %2 MiB: too big to import (at most %3 MiB)")
-                                .arg(path, mebibytes(info.size()), mebibytes(maxBytes)));
+        throw TransferError(ConversationImport::tr("%1 is %2 MB: too big to import (at most %3 MB)")
+                                .arg(path, megabytes(info.size()), megabytes(maxBytes)));
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         throw TransferError(ConversationImport::tr("%1: cannot read: %2").arg(path, file.errorString()));
     const QByteArray data = file.read(maxBytes + 1); // a file that grew since is still refused
     if (data.size() > maxBytes)
         throw TransferError(
-            ConversationImport::tr("%1: too big to import (at most %2 MiB)").arg(path, mebibytes(maxBytes)));
+            ConversationImport::tr("%1: too big to import (at most %2 MB)").arg(path, megabytes(maxBytes)));
     if (data.trimmed().isEmpty())
         throw TransferError(ConversationImport::tr("%1: the file is empty").arg(path));
     QJsonParseError error;

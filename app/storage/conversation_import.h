@@ -27,7 +27,7 @@ struct ImportSummary {
     int skippedConversations = 0; // that held no message Hearth shows
 };
 
-inline constexpr qint64 kMaxImportBytes = qint64(256) << 20;
+inline constexpr qint64 kMaxImportBytes = 256'000'000; // 256 MB
 
 // Throws TransferError naming the file and where in it it is bad (a line and column for
 // malformed JSON, the conversation and message for the rest), or StoreError.

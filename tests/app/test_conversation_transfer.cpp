@@ -395,14 +395,14 @@ private slots:
     void tooBigIsRefusedBeforeItIsRead() {
         const QString dir = tempDir();
         const QString file = dir + "/huge.json";
-        constexpr qint64 limit = qint64(1) << 20;
+        constexpr qint64 limit = 1'000'000;
         writeFile(file, "[" + QByteArray(limit, ' ') + "]");
         SqlStore store(dir + "/db.sqlite");
         const QString error = importError(store, file, limit);
         QVERIFY2(error.startsWith(file), qPrintable(error));
-        QVERIFY2(error.contains("too big") && error.contains("at most 1 MiB"), qPrintable(error));
+        QVERIFY2(error.contains("too big") && error.contains("at most 1 MB"), qPrintable(error));
         QCOMPARE(importError(store, dir + "/absent.json"), dir + "/absent.json: no such file");
-        QCOMPARE(kMaxImportBytes, qint64(256) << 20);
+        QCOMPARE(kMaxImportBytes, qint64(256'000'000));
     }
 
     void aBadThirdConversationLeavesTheDatabaseAsItWas_data() {

@@ -135,9 +135,9 @@ private slots:
         QCOMPARE(s.valueCacheType(), QStringLiteral("f16"));
         QCOMPARE(s.engineConfig().cache_types.values, TensorType::F16);
 
-        s.setConversationMemoryMiB(64);
+        s.setConversationMemoryMB(64);
         s.setCompressSavedStates(true);
-        QCOMPARE(s.engineConfig().memory_budget_bytes, size_t{64} << 20);
+        QCOMPARE(s.engineConfig().memory_budget_bytes, size_t{64'000'000});
         QCOMPARE(s.engineConfig().saved_format, hearth::engine::KvStateFormat::Q8_0);
     }
 
@@ -205,6 +205,24 @@ private slots:
         s.setComputeDevice("vulkan:0");
         s.setComputeDevice("metal");
         QCOMPARE(s.computeDevice(), QStringLiteral("cpu"));
+    }
+
+    // Conversation memory was set in MiB; every size the app shows is decimal now. A setting saved
+    // in MiB is read as the same memory in MB, and saved under the new name.
+    void conversationMemoryInMiBBecomesMB() {
+        const QString file = iniFile();
+        {
+            QSettings raw(file, QSettings::IniFormat);
+            raw.setValue("engine/conversationMemoryMiB", 1024);
+        }
+        AppSettings s(file, "/models");
+        QCOMPARE(s.conversationMemoryMB(), 1074); // 1024 MiB = 1073.7 MB
+        QCOMPARE(s.engineConfig().memory_budget_bytes, size_t{1'074'000'000});
+        s.setConversationMemoryMB(500);
+        s.flush();
+        QCOMPARE(QSettings(file, QSettings::IniFormat).value("engine/conversationMemoryMB").toInt(), 500);
+        QVERIFY(!QSettings(file, QSettings::IniFormat).contains("engine/conversationMemoryMiB"));
+        QCOMPARE(AppSettings(file, "/models").conversationMemoryMB(), 500);
     }
 
     void savedStatesAreF16ByDefault() {

@@ -101,13 +101,13 @@ Item {
         }
 
         function test_conversationMemory() {
-            testSettings.conversationMemoryMiB = 512
+            testSettings.conversationMemoryMB = 512
             const spin = findChild(panel, "conversationMemorySpin")
             compare(spin.value, 512)
             spin.forceActiveFocus()
             keyClick(Qt.Key_Up)
-            compare(testSettings.conversationMemoryMiB, 768)
-            testSettings.conversationMemoryMiB = 64
+            compare(testSettings.conversationMemoryMB, 762)
+            testSettings.conversationMemoryMB = 64
             compare(spin.value, 64)
         }
 
