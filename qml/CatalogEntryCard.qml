@@ -25,6 +25,9 @@ Rectangle {
     required property string timeLeft
     required property string error
     required property string note
+    required property string draftId   // the entry that drafts for this one; empty: none
+    required property string draftName
+    required property string draftState // its download state
     property var downloads // DownloadController
 
     readonly property bool active: downloadState === "preparing" || downloadState === "running"
@@ -119,6 +122,28 @@ Rectangle {
             font.pointSize: Theme.small
             color: Theme.textMuted
             text: card.prediction
+        }
+        // Its draft for speculative decoding (Settings → Speculative decoding → draft model).
+        RowLayout {
+            objectName: "catalogDraft_" + card.catalogId
+            visible: card.draftId.length > 0
+            Layout.fillWidth: true
+            spacing: 8
+            Label {
+                Layout.fillWidth: true
+                Layout.preferredWidth: 0
+                wrapMode: Text.Wrap
+                font.pointSize: Theme.small
+                color: Theme.textMuted
+                text: qsTr("Drafts with %1 for speculative decoding: faster replies, the same text.").arg(card.draftName)
+            }
+            PillButton {
+                objectName: "downloadDraftButton_" + card.catalogId
+                visible: card.draftState === "none" || card.draftState === "failed"
+                text: qsTr("Get %1").arg(card.draftName)
+                tip: qsTr("Download the draft model too")
+                onClicked: card.downloads.download(card.draftId)
+            }
         }
         Label {
             objectName: "catalogWarning_" + card.catalogId

@@ -82,6 +82,14 @@ QVariant CatalogListModel::data(const QModelIndex& index, int role) const {
                                                           entry.activeParameters, entry.quantization);
         return cost ? speed_->describe(*cost, memoryFit(entry.memoryBytes, physicalMemoryBytes_)) : QString();
     }
+    case DraftIdRole:
+        return entry.draftId;
+    case DraftNameRole:
+        for (const CatalogEntry& other : entries_)
+            if (!entry.draftId.isEmpty() && other.id == entry.draftId) return other.name;
+        return QString();
+    case DraftStateRole:
+        return entry.draftId.isEmpty() ? QString() : CatalogListModel::status(entry.draftId).state;
     default:
         return {};
     }
@@ -106,7 +114,10 @@ QHash<int, QByteArray> CatalogListModel::roleNames() const {
             {TimeLeftRole, "timeLeft"},
             {ErrorRole, "error"},
             {NoteRole, "note"},
-            {PredictionRole, "prediction"}};
+            {PredictionRole, "prediction"},
+            {DraftIdRole, "draftId"},
+            {DraftNameRole, "draftName"},
+            {DraftStateRole, "draftState"}};
 }
 
 void CatalogListModel::setEntries(QList<CatalogEntry> entries, qint64 physicalMemoryBytes) {
@@ -132,6 +143,10 @@ void CatalogListModel::setStatus(const QString& id, const CatalogDownloadStatus&
         if (entries_[row].id != id) continue;
         statuses_[row] = status;
         emit dataChanged(index(row), index(row));
+        // The entries it drafts for show its state too.
+        for (int target = 0; target < entries_.size(); ++target)
+            if (entries_[target].draftId == id)
+                emit dataChanged(index(target), index(target), {DraftStateRole});
         return;
     }
 }

@@ -7,6 +7,7 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <QSet>
+#include <algorithm>
 #include <cmath>
 
 namespace hearth::app {
@@ -114,7 +115,29 @@ CatalogEntry parseEntry(const QJsonValue& value, int index, const CatalogRules& 
                          ModelCatalog::tr("must be empty or 64 hexadecimal digits"));
     if (object.contains(QLatin1String("sha256Source")))
         entry.sha256Source = requireText(object, "sha256Source", 200, true, index, entry.id);
+    if (object.contains(QLatin1String("draft")))
+        entry.draftId = requireText(object, "draft", 100, false, index, entry.id);
     return entry;
+}
+
+// A draft must be another listed entry, of the target's family (its architecture, or the dense
+// form of a mixture's: qwen3 for qwen3moe) and smaller.
+void checkDrafts(const QList<CatalogEntry>& entries) {
+    for (int i = 0; i < entries.size(); ++i) {
+        const CatalogEntry& target = entries.at(i);
+        if (target.draftId.isEmpty()) continue;
+        const auto draft = std::find_if(entries.begin(), entries.end(),
+                                        [&](const CatalogEntry& e) { return e.id == target.draftId; });
+        if (draft == entries.end())
+            throw fieldError(i, target.id, "draft", ModelCatalog::tr("names no entry of the catalog"));
+        if (draft->id == target.id) throw fieldError(i, target.id, "draft", ModelCatalog::tr("names itself"));
+        if (!target.architecture.startsWith(draft->architecture))
+            throw fieldError(i, target.id, "draft",
+                             ModelCatalog::tr("is a %1 model, not of this %2 family")
+                                 .arg(draft->architecture, target.architecture));
+        if (draft->parameters >= target.parameters)
+            throw fieldError(i, target.id, "draft", ModelCatalog::tr("is not smaller than the model"));
+    }
 }
 
 } // namespace
@@ -155,6 +178,7 @@ CatalogParseResult parseModelCatalog(const QByteArray& json, const CatalogRules&
             fileNames.insert(entry.fileName().toLower());
             result.entries.append(std::move(entry));
         }
+        checkDrafts(result.entries);
     } catch (const CatalogError& e) {
         result.entries.clear();
         result.error = e.message;

@@ -23,6 +23,9 @@ struct CatalogEntry {
     QUrl url;               // https, on an allowed host, naming a .gguf file
     QByteArray sha256Hex;   // lowercase; empty when the catalog does not know it
     QString sha256Source;   // who published the digest: "LocalAI model gallery, ... at commit 82c191a"
+    // The catalog entry that drafts for this one in speculative decoding (a smaller model of the
+    // same family and vocabulary, which the engine checks again at load); empty: none.
+    QString draftId;
     [[nodiscard]] QString fileName() const { return url.fileName(QUrl::FullyDecoded); }
 };
 

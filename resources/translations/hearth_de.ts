@@ -4,6 +4,18 @@
 <context>
     <name>CatalogEntryCard</name>
     <message>
+        <source>Drafts with %1 for speculative decoding: faster replies, the same text.</source>
+        <translation>Entwirft mit %1 für spekulatives Dekodieren: schnellere Antworten, derselbe Text.</translation>
+    </message>
+    <message>
+        <source>Get %1</source>
+        <translation>%1 holen</translation>
+    </message>
+    <message>
+        <source>Download the draft model too</source>
+        <translation>Das Entwurfsmodell ebenfalls herunterladen</translation>
+    </message>
+    <message>
         <source>downloaded</source>
         <translation>heruntergeladen</translation>
     </message>
@@ -1036,8 +1048,8 @@
         <translation>Gesprächsspeicher</translation>
     </message>
     <message>
-        <source>MiB of KV cache kept for recent conversations; older ones are saved to disk and resume from there.</source>
-        <translation>MiB KV-Cache für die letzten Gespräche; ältere werden auf die Festplatte gespeichert und von dort fortgesetzt.</translation>
+        <source>MB of KV cache kept for recent conversations; older ones are saved to disk and resume from there.</source>
+        <translation>MB KV-Cache für die letzten Gespräche; ältere werden auf die Festplatte gespeichert und von dort fortgesetzt.</translation>
     </message>
     <message>
         <source>Compress saved conversation state</source>
@@ -1451,6 +1463,13 @@
         <translation>%1 von %2 Prompt-Tokens wiederverwendet</translation>
     </message>
     <message numerus="yes">
+        <source>branch resumed from saved state (%n token(s), %1 ms)</source>
+        <translation>
+            <numerusform>Zweig aus gespeichertem Zustand fortgesetzt (%n Token, %1 ms)</numerusform>
+            <numerusform>Zweig aus gespeichertem Zustand fortgesetzt (%n Tokens, %1 ms)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>resumed from saved state (%n token(s), %1 ms)</source>
         <translation>
             <numerusform>aus gespeichertem Zustand fortgesetzt (%n Token, %1 ms)</numerusform>
@@ -1551,6 +1570,22 @@
 </context>
 <context>
     <name>hearth::app::ModelCatalog</name>
+    <message>
+        <source>names no entry of the catalog</source>
+        <translation>nennt keinen Eintrag des Katalogs</translation>
+    </message>
+    <message>
+        <source>names itself</source>
+        <translation>nennt sich selbst</translation>
+    </message>
+    <message>
+        <source>is a %1 model, not of this %2 family</source>
+        <translation>ist ein %1-Modell, nicht aus dieser %2-Familie</translation>
+    </message>
+    <message>
+        <source>is not smaller than the model</source>
+        <translation>ist nicht kleiner als das Modell</translation>
+    </message>
     <message>
         <source>more than the parameters</source>
         <translation>mehr als die Parameter</translation>
@@ -2242,16 +2277,16 @@
         <translation>%1: Diese Datei gibt es nicht</translation>
     </message>
     <message>
-        <source>%1 is %2 MiB: too big to import (at most %3 MiB)</source>
-        <translation>%1 ist %2 MiB groß: zu groß zum Importieren (höchstens %3 MiB)</translation>
+        <source>%1 is %2 MB: too big to import (at most %3 MB)</source>
+        <translation>%1 ist %2 MB groß: zu groß zum Importieren (höchstens %3 MB)</translation>
     </message>
     <message>
         <source>%1: cannot read: %2</source>
         <translation>%1: kann nicht gelesen werden: %2</translation>
     </message>
     <message>
-        <source>%1: too big to import (at most %2 MiB)</source>
-        <translation>%1: zu groß zum Importieren (höchstens %2 MiB)</translation>
+        <source>%1: too big to import (at most %2 MB)</source>
+        <translation>%1: zu groß zum Importieren (höchstens %2 MB)</translation>
     </message>
     <message>
         <source>%1: the file is empty</source>

@@ -198,6 +198,11 @@ private slots:
             QVERIFY2(entry.sha256Hex.size() == 64, qPrintable(entry.id));
             QVERIFY2(entry.sha256Source.contains("commit"), qPrintable(entry.id));
         }
+        // The larger Qwen3 and Llama 3.2 models name their drafts (checked by the parser).
+        int paired = 0;
+        for (const CatalogEntry& entry : result.entries)
+            paired += entry.draftId.isEmpty() ? 0 : 1;
+        QVERIFY(paired >= 3);
     }
 
     void runnable_architectures_are_the_engines() {
@@ -254,6 +259,53 @@ private slots:
                  QString("1 min 15 s"));
         QCOMPARE(model.data(model.index(1), CatalogListModel::TransferRole).toString(),
                  QString("250 bytes of 1.0 KB (25%)"));
+    }
+
+    // A model names its draft for speculative decoding: another entry of its family, smaller;
+    // anything else refuses the catalog, naming the entry and the field. The rows show the
+    // draft's name and its download state, which follows the draft's own row.
+    void drafts_pair_with_their_targets() {
+        QJsonObject target = goodEntry("big");
+        target["parameters"] = 7000000000.0;
+        target["draft"] = "small";
+        const QJsonObject draft = goodEntry("small");
+        CatalogParseResult result = parseModelCatalog(catalogOf({target, draft}));
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QCOMPARE(result.entries[0].draftId, QString("small"));
+        QVERIFY(result.entries[1].draftId.isEmpty());
+
+        CatalogListModel model;
+        model.setEntries(result.entries, qint64(16) << 30);
+        QCOMPARE(model.data(model.index(0), CatalogListModel::DraftNameRole).toString(),
+                 draft["name"].toString());
+        QCOMPARE(model.data(model.index(0), CatalogListModel::DraftStateRole).toString(), QString("none"));
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        CatalogDownloadStatus done;
+        done.state = "done";
+        model.setStatus("small", done);
+        QCOMPARE(changed.size(), 2); // the draft's row, and the row it drafts for
+        QCOMPARE(model.data(model.index(0), CatalogListModel::DraftStateRole).toString(), QString("done"));
+        QVERIFY(model.data(model.index(1), CatalogListModel::DraftNameRole).toString().isEmpty());
+
+        const auto refused = [&](const QJsonObject& changedTarget, const QJsonObject& changedDraft,
+                                 const char* why) {
+            const CatalogParseResult bad = parseModelCatalog(catalogOf({changedTarget, changedDraft}));
+            QVERIFY2(bad.entries.isEmpty() && bad.error.contains("draft") && bad.error.contains("big") &&
+                         bad.error.contains(why),
+                     qPrintable(bad.error));
+        };
+        QJsonObject unknown = target;
+        unknown["draft"] = "absent";
+        refused(unknown, draft, "names no entry");
+        QJsonObject itself = target;
+        itself["draft"] = "big";
+        refused(itself, draft, "names itself");
+        QJsonObject otherFamily = draft;
+        otherFamily["architecture"] = "gemma3";
+        refused(target, otherFamily, "gemma3");
+        QJsonObject larger = draft;
+        larger["parameters"] = 9000000000.0;
+        refused(target, larger, "not smaller");
     }
 
     // A mixture of experts says how many of its parameters a token multiplies; no more than it has.

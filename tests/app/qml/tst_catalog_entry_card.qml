@@ -42,6 +42,9 @@ Item {
                 timeLeft: ""
                 error: ""
                 note: ""
+                draftId: ""
+                draftName: ""
+                draftState: ""
                 downloads: null
             }
         }
