@@ -81,6 +81,25 @@ private slots:
         QCOMPARE(image.pixels.size(), size_t{56 * 56 * 3});
     }
 
+    // Alpha is dropped, not blended; grey is widened to RGB; 16-bit samples keep their high byte.
+    void other_pixel_formats_decode_to_rgb() {
+        const std::string seeds = HEARTH_IMAGE_SEEDS;
+        const vision::RgbImage rgba = vision::decode_image_file(seeds + "/rgba-5x4.png");
+        QCOMPARE(rgba.width, 5);
+        QCOMPARE(rgba.height, 4);
+        for (size_t i = 0; i < rgba.pixels.size(); i += 3)
+            QVERIFY(rgba.pixels[i] == 10 && rgba.pixels[i + 1] == 200 && rgba.pixels[i + 2] == 30);
+        const vision::RgbImage grey = vision::decode_image_file(seeds + "/gray16-7x3.png");
+        QCOMPARE(grey.pixels.size(), size_t{7 * 3 * 3});
+        QCOMPARE(grey.pixels[0], uint8_t{102}); // 40% grey
+        QVERIFY(grey.pixels[0] == grey.pixels[1] && grey.pixels[1] == grey.pixels[2]);
+        const vision::RgbImage jpeg = vision::decode_image_file(seeds + "/gradient-12x8.jpg");
+        QCOMPARE(jpeg.width, 12);
+        QCOMPARE(jpeg.height, 8);
+        const vision::RgbImage grey_jpeg = vision::decode_image_file(seeds + "/gray-6x5.jpg");
+        QCOMPARE(grey_jpeg.pixels.size(), size_t{6 * 5 * 3});
+    }
+
     void truncated_png_names_the_file() {
         std::vector<uint8_t> bytes = bytes_of(grad_png());
         bytes.resize(bytes.size() / 2);
