@@ -1,7 +1,9 @@
 #include "engine/vision/siglip_tower.h"
 #include "engine/forward/transformer_ops.h"
+#include "kernels/fp16.h"
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <initializer_list>
 
 namespace hearth::vision {
@@ -15,6 +17,16 @@ template <class F> void for_rows(int64_t rows, kernels::ThreadPool& pool, F&& fn
         return;
     }
     pool.for_each_part(rows, parts, [&](int64_t begin, int64_t end) { fn(begin, end - begin); });
+}
+
+// Stores v as element i of a row of `type` (F32 or F16).
+void store_as(kernels::TensorType type, std::byte* row, int64_t i, float v) {
+    if (type == kernels::TensorType::F16) {
+        const kernels::fp16_bits h = kernels::fp32_to_fp16(v);
+        std::memcpy(row + 2 * i, &h, 2);
+    } else {
+        std::memcpy(row + 4 * i, &v, 4);
+    }
 }
 
 float gelu_quick(float x) {
@@ -60,13 +72,18 @@ SiglipTower::SiglipTower(const MmprojFile& file) : hp_(file.hparams()) {
     for (auto* buffer : {&xb_, &q_, &k_, &v_, &attn_, &proj_})
         buffer->resize(rows * d);
     up_.resize(rows * f);
-    for (auto* buffer : {&head_q_, &head_k_, &head_out_, &head_v_t_})
-        buffer->resize(rows * hd);
+    head_q_.resize(rows * hd);
+    head_out_.resize(rows * hd);
+    if (!blocks_.empty() && blocks_[0].wk.type != kernels::TensorType::F32)
+        kv_type_ = kernels::TensorType::F16;
+    const size_t kv_bytes = kernels::type_traits(kv_type_).block_bytes;
+    head_k_.resize(rows * hd * kv_bytes);
+    head_v_t_.resize(rows * hd * kv_bytes);
     scores_.resize(rows * rows);
 
     size_t bytes = kernels::matmul_scratch_bytes(kernels::TensorType::F32, patch_len, n);
-    bytes = std::max(bytes, kernels::matmul_scratch_bytes(kernels::TensorType::F32, hd, n));
-    bytes = std::max(bytes, kernels::matmul_scratch_bytes(kernels::TensorType::F32, n, n));
+    bytes = std::max(bytes, kernels::matmul_scratch_bytes(kv_type_, hd, n));
+    bytes = std::max(bytes, kernels::matmul_scratch_bytes(kv_type_, n, n));
     for (const Block& b : blocks_) {
         size_t qkv = 0;
         for (const auto* m : {&b.wq, &b.wk, &b.wv})
@@ -156,17 +173,18 @@ void SiglipTower::forward(const float* pixels, float* x, kernels::ThreadPool& po
 void SiglipTower::attention(kernels::ThreadPool& pool) {
     const int32_t d = hp_.n_embd, n = hp_.n_patches(), hd = hp_.head_dim();
     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-    const kernels::WeightMatrix keys{kernels::TensorType::F32, n, hd, head_k_.data()};
-    const kernels::WeightMatrix values_t{kernels::TensorType::F32, hd, n, head_v_t_.data()};
+    const kernels::WeightMatrix keys{kv_type_, n, hd, head_k_.data()};
+    const kernels::WeightMatrix values_t{kv_type_, hd, n, head_v_t_.data()};
     for (int32_t head = 0; head < hp_.n_head; ++head) {
         const size_t column = static_cast<size_t>(head) * hd;
         for_rows(n, pool, [&](int64_t first, int64_t count) {
             for (int64_t r = first; r < first + count; ++r) {
                 const size_t from = static_cast<size_t>(r) * d + column;
                 std::copy_n(q_.data() + from, hd, head_q_.data() + r * hd);
-                std::copy_n(k_.data() + from, hd, head_k_.data() + r * hd);
-                for (int32_t i = 0; i < hd; ++i)
-                    head_v_t_[static_cast<size_t>(i) * n + r] = v_[from + i];
+                for (int32_t i = 0; i < hd; ++i) {
+                    store_as(kv_type_, head_k_.data(), r * hd + i, k_[from + i]);
+                    store_as(kv_type_, head_v_t_.data(), int64_t{i} * n + r, v_[from + i]);
+                }
             }
         });
         kernels::matmul(keys, head_q_.data(), n, scores_.data(), pool, matmul_scratch_);

@@ -3,7 +3,9 @@
 // convolution as one F32 matrix product), learned position embeddings, pre-norm blocks
 // (LayerNorm, attention with biases over every patch, LayerNorm, GELU MLP with biases) and a
 // final LayerNorm. No class token, no pre-LayerNorm, no mask. Every product runs on the active
-// kernel table's matmul on the given pool; scratch is allocated here, once.
+// kernel table's matmul on the given pool; scratch is allocated here, once. Attention's keys and
+// values take the block weights' precision: F32 in an F32 file, else F16 (as llama.cpp's flash
+// attention casts them; the F16 products sum in F32), which is what makes a 4096-patch tower fast.
 #include "engine/vision/mmproj_file.h"
 #include "kernels/matmul.h"
 #include "kernels/thread_pool.h"
@@ -36,13 +38,15 @@ private:
     std::vector<Block> blocks_;
     std::vector<float> post_ln_w, post_ln_b; // (n_embd)
     // Scratch, (rows, width) each.
-    std::vector<float> patches_;                    // (n_patches, 3 * patch * patch) the convolution's input
-    std::vector<float> xb_;                         // (n_patches, n_embd) normed input of a sublayer
-    std::vector<float> q_, k_, v_, attn_, proj_;    // (n_patches, n_embd)
-    std::vector<float> up_;                         // (n_patches, n_ff)
-    std::vector<float> head_q_, head_k_, head_out_; // (n_patches, head_dim) one head's rows
-    std::vector<float> head_v_t_;                   // (head_dim, n_patches) one head's values, transposed
-    std::vector<float> scores_;                     // (n_patches, n_patches)
+    std::vector<float> patches_;                 // (n_patches, 3 * patch * patch) the convolution's input
+    std::vector<float> xb_;                      // (n_patches, n_embd) normed input of a sublayer
+    std::vector<float> q_, k_, v_, attn_, proj_; // (n_patches, n_embd)
+    std::vector<float> up_;                      // (n_patches, n_ff)
+    std::vector<float> head_q_, head_out_;       // (n_patches, head_dim) one head's rows
+    kernels::TensorType kv_type_ = kernels::TensorType::F32; // of head_k_ and head_v_t_
+    std::vector<std::byte> head_k_;   // (n_patches, head_dim) one head's keys, in kv_type_
+    std::vector<std::byte> head_v_t_; // (head_dim, n_patches) one head's values, transposed
+    std::vector<float> scores_;       // (n_patches, n_patches)
     std::vector<std::byte> matmul_scratch_;
 };
 

@@ -2,6 +2,7 @@
 // prompts without their image marker. Each is a hearth::Error naming the file and the problem.
 #include "engine/error.h"
 #include "engine/model/model.h"
+#include "engine/synth/synth_mmproj.h"
 #include "engine/vision/image_decode.h"
 #include "engine/vision/image_prompt.h"
 #include "engine/vision/sha256.h"
@@ -169,6 +170,24 @@ private slots:
         QVERIFY2(message.find("128") != std::string::npos && message.find("n_embd 96") != std::string::npos,
                  message.c_str());
         QVERIFY2(message.find("text.gguf") != std::string::npos, message.c_str());
+    }
+
+    // hearth-cli synth's Gemma 3 projector (one block of the 27, for size) reads back with the real
+    // model's layout: 896 x 896 pixels, 4096 patches pooled to 256 positions of 2560.
+    void a_synthesized_gemma3_projector_loads() {
+        gguf::MmprojSynthOptions options;
+        options.shape = *gguf::find_mmproj_shape("gemma3");
+        options.shape.n_layer = 1;
+        const std::string path = test::make_temp_dir("hearth-vision-synth") + "/mmproj-gemma3.gguf";
+        gguf::synthesize_mmproj(options, path);
+        auto projector = vision::load_vision_projector(
+            path, {.n_threads = 1, .text_n_embd = 2560, .text_model_path = "gemma-3-4b.gguf"});
+        QCOMPARE(projector->family(), std::string("gemma3"));
+        QCOMPARE(projector->n_image_tokens(), 256);
+        QCOMPARE(projector->n_embd(), 2560);
+        const vision::RgbImage canvas = projector->canvas(vision::decode_image_file(grad_png()));
+        QCOMPARE(canvas.width, 896);
+        QCOMPARE(canvas.height, 896);
     }
 
     void a_prompt_takes_the_marker_once() {
