@@ -24,8 +24,11 @@ RgbImage decode_image(std::span<const uint8_t> bytes, const std::string& name) {
     if (bytes.size() >= sizeof kJpegSignature &&
         std::memcmp(bytes.data(), kJpegSignature, sizeof kJpegSignature) == 0)
         return decode_jpeg(bytes, name);
+    if (bytes.size() >= 12 && std::memcmp(bytes.data(), "RIFF", 4) == 0 &&
+        std::memcmp(bytes.data() + 8, "WEBP", 4) == 0)
+        return decode_webp(bytes, name);
     if (bytes.empty()) throw Error(name + ": the file is empty");
-    throw Error(name + ": not a PNG or JPEG image (unknown signature)");
+    throw Error(name + ": not a PNG, JPEG or WebP image (unknown signature)");
 }
 
 RgbImage decode_image_file(const std::string& path) {

@@ -1,6 +1,6 @@
 #pragma once
-// Image files to 8-bit RGB: PNG (libpng) and JPEG (libjpeg-turbo), told apart by their first
-// bytes. Grey images are widened to RGB; alpha is dropped, not blended (as the model's
+// Image files to 8-bit RGB: PNG (libpng), JPEG (libjpeg-turbo) and WebP (libwebp), told apart
+// by their first bytes. Grey images are widened to RGB; alpha is dropped, not blended (as the model's
 // preprocessing reads an RGBA image); 16-bit samples keep their high byte; a palette is expanded.
 // Every failure is a hearth::Error("<name>: <problem>").
 #include "engine/vision/rgb_image.h"
@@ -24,6 +24,7 @@ RgbImage decode_image_file(const std::string& path);
 // The format decoders, for decode_image (bytes already recognised by their signature).
 RgbImage decode_png(std::span<const uint8_t> bytes, const std::string& name);
 RgbImage decode_jpeg(std::span<const uint8_t> bytes, const std::string& name);
+RgbImage decode_webp(std::span<const uint8_t> bytes, const std::string& name);
 
 // Throws when width x height is not a decodable image size (zero, or over kMaxImageSide).
 void check_image_size(int64_t width, int64_t height, const std::string& name);

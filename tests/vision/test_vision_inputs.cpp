@@ -99,6 +99,12 @@ private slots:
         QCOMPARE(jpeg.height, 8);
         const vision::RgbImage grey_jpeg = vision::decode_image_file(seeds + "/gray-6x5.jpg");
         QCOMPARE(grey_jpeg.pixels.size(), size_t{6 * 5 * 3});
+        // Lossless WebP keeps the pixels exactly.
+        const vision::RgbImage webp = vision::decode_image_file(seeds + "/lossless-9x7.webp");
+        QCOMPARE(webp.width, 9);
+        QCOMPARE(webp.height, 7);
+        for (size_t i = 0; i < webp.pixels.size(); i += 3)
+            QVERIFY(webp.pixels[i] == 200 && webp.pixels[i + 1] == 40 && webp.pixels[i + 2] == 90);
     }
 
     void truncated_png_names_the_file() {
@@ -137,13 +143,17 @@ private slots:
 
     void unknown_and_empty_files_are_refused() {
         const std::string text = write_temp("notes.png", {'h', 'e', 'l', 'l', 'o'});
-        QVERIFY(error_of([&] { vision::decode_image_file(text); }).find("not a PNG or JPEG") !=
+        QVERIFY(error_of([&] { vision::decode_image_file(text); }).find("not a PNG, JPEG or WebP") !=
                 std::string::npos);
         const std::string empty = write_temp("empty.png", {});
         QVERIFY(error_of([&] { vision::decode_image_file(empty); }).find("empty") != std::string::npos);
         const std::string jpeg = write_temp("cut.jpg", {0xff, 0xd8, 0xff, 0xe0, 0x00});
         const std::string message = error_of([&] { vision::decode_image_file(jpeg); });
         QVERIFY2(message.find(jpeg + ": damaged JPEG") != std::string::npos, message.c_str());
+        const std::string webp =
+            write_temp("cut.webp", {'R', 'I', 'F', 'F', 9, 0, 0, 0, 'W', 'E', 'B', 'P', 'V'});
+        const std::string webp_message = error_of([&] { vision::decode_image_file(webp); });
+        QVERIFY2(webp_message.find(webp + ": damaged WebP") != std::string::npos, webp_message.c_str());
     }
 
     void truncated_mmproj_names_the_file() {
