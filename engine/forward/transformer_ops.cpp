@@ -230,7 +230,7 @@ namespace {
 // One row per kernel call, each over the keys up to the batch's last: a row at position p is a
 // tile of one position with n_keys = n_past + n, and its window (when the layer has one) is
 // widened by the later keys it sees, so that the keys it skips stay those `window` or more
-// positions before p. A row's bits are those of a one-position tile, as in a causal pass.
+// positions before p. Each row is a call of its own, so its bits do not depend on the threads.
 void attend_both_ways(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t n_past, int32_t n,
                       const float* q, float* out, kernels::ThreadPool& pool, const LayerAttention& how) {
     using Part = KvCache::Part;
