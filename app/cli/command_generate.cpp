@@ -3,6 +3,7 @@
 #include "app/cli/cli_args.h"
 #include "app/cli/cli_command.h"
 #include "app/cli/generation_flags.h"
+#include "app/cli/image_generation.h"
 #include "app/cli/model_options.h"
 #include "engine/error.h"
 #include "engine/runtime/engine_runtime.h"
@@ -17,7 +18,7 @@ int run_generate(const std::vector<std::string>& argv) {
     std::set<std::string> value_options = generation_value_options();
     value_options.merge(std::set<std::string>{"-p", "--prompt", "-n", "--n-predict", "-c", "--ctx-size",
                                               "--temp", "--top-k", "--top-p", "--min-p", "--repeat-penalty",
-                                              "--repeat-last-n", "--seed"});
+                                              "--repeat-last-n", "--seed", "--mmproj", "--image"});
     Args args(argv, model_value_options(std::move(value_options)), {"--ids", "--no-bos"});
     const std::string path = args.required("-m", "--model");
     const std::string prompt = args.required("-p", "--prompt");
@@ -33,6 +34,8 @@ int run_generate(const std::vector<std::string>& argv) {
     sampling.repeat_last_n = args.get_int("--repeat-last-n", sampling.repeat_last_n);
     if (auto seed = args.value("--seed")) sampling.seed = std::stoull(*seed);
     const bool print_ids = args.has("--ids");
+    if (args.has("--mmproj") || args.has("--image"))
+        return generate_with_image(args, sampling, n_predict, print_ids);
 
     // The prompt as written, one user message under a template that adds nothing: the chat
     // session's reply is the continuation, as the API's /v1/completions runs it.
@@ -104,5 +107,6 @@ HEARTH_CLI_COMMAND(
     "generate -m MODEL -p PROMPT -n N [--temp T --top-k K --top-p P --min-p M --repeat-penalty R "
     "--seed S] [--ids] [-c CTX] [-t THREADS] [--isa scalar|avx2|avxvnni|avx512|amx] "
     "[--cache-type-k|-v f16|q8_0|q4_0] [--device cpu|vulkan|vulkan:N] [-ngl N] [--lookup N | --draft MODEL] "
-    "[--draft-max K] [--grammar FILE | --json-schema FILE]");
+    "[--draft-max K] [--grammar FILE | --json-schema FILE] [--mmproj MMPROJ --image IMG (the prompt's "
+    "<__media__> marks where the image goes; the image runs on the CPU)]");
 } // namespace hearth::cli

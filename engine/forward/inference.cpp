@@ -193,6 +193,43 @@ std::span<const float> Inference::eval(KvCache& cache, std::span<const int32_t> 
     return {scratch_->logits.data(), static_cast<size_t>(n_vocab)};
 }
 
+std::span<const float> Inference::eval_image(KvCache& cache, std::span<const float> embeddings,
+                                             int32_t n_positions) {
+    const HyperParams& hp = model_->hparams();
+    if (n_positions <= 0) throw Error("nothing to evaluate: an image of no positions");
+    if (embeddings.size() != static_cast<size_t>(n_positions) * hp.n_embd)
+        throw Error("image input: " + std::to_string(embeddings.size()) + " values are not " +
+                    std::to_string(n_positions) + " positions of the model's n_embd " +
+                    std::to_string(hp.n_embd));
+    if (n_positions > n_batch_)
+        throw Error("an image of " + std::to_string(n_positions) +
+                    " positions does not fit in one batch of " + std::to_string(n_batch_) +
+                    " (raise the batch size)");
+    if (cache.size() + int64_t{n_positions} > cache.capacity())
+        throw Error("the context is full: " + std::to_string(cache.size()) + " + " +
+                    std::to_string(n_positions) + " image positions exceed the context length " +
+                    std::to_string(cache.capacity()));
+    if (hp.traits.positions == PositionKind::Learned &&
+        cache.size() + int64_t{n_positions} > model_->weights().n_positions)
+        throw Error("the model has learned positions for " + std::to_string(model_->weights().n_positions) +
+                    " tokens, fewer than " + std::to_string(cache.size() + int64_t{n_positions}));
+    if (device_)
+        throw Error("image input runs on the CPU only; this forward pass has layers on " + device_summary());
+    if (cache.device_part()) cache.detach_device();
+
+    const int32_t n_past = cache.size();
+    Scratch& s = *scratch_;
+    std::copy(embeddings.begin(), embeddings.end(), s.x.begin());
+    if (hp.traits.positions == PositionKind::Learned)
+        add_rows(s.x.data(), model_->weights().position_embd.data() + static_cast<size_t>(n_past) * hp.n_embd,
+                 embeddings.size());
+    layers_on_host(cache, 0, n_past, n_positions, true);
+    const std::vector<int32_t> recorded(static_cast<size_t>(n_positions), KvCache::kImagePosition);
+    cache.append_tokens(recorded);
+    logits_on_host(n_positions, false, s.logits.data());
+    return {s.logits.data(), static_cast<size_t>(hp.n_vocab)};
+}
+
 // One forward pass over n tokens that take positions cache.size() .. cache.size() + n - 1.
 // Reads top to bottom like llama2.c's forward(), on a batch of rows: the device's layers first
 // (device_forward.h), then the CPU's.
@@ -298,7 +335,8 @@ void Inference::embed_on_host(const int32_t* tokens, int32_t n, int32_t n_past) 
                  static_cast<size_t>(n) * dim);
 }
 
-void Inference::layers_on_host(KvCache& cache, int32_t first_layer, int32_t n_past, int32_t n) {
+void Inference::layers_on_host(KvCache& cache, int32_t first_layer, int32_t n_past, int32_t n,
+                               bool batch_sees_itself) {
     const HyperParams& hp = model_->hparams();
     const ModelWeights& w = model_->weights();
     Scratch& s = *scratch_;
@@ -353,7 +391,9 @@ void Inference::layers_on_host(KvCache& cache, int32_t first_layer, int32_t n_pa
             }
         });
         store_kv(cache, layer, n_past, n, s.k.data(), s.v.data());
-        attend(hp, cache, layer, n_past, n, s.q.data(), s.attn.data(), pool, layer_attention(hp, layer));
+        LayerAttention how = layer_attention(hp, layer);
+        how.batch_sees_itself = batch_sees_itself;
+        attend(hp, cache, layer, n_past, n, s.q.data(), s.attn.data(), pool, how);
         matmul(l.wo, s.attn.data(), n, s.xb.data());
         if (!l.bo.empty()) add_bias_rows(s.xb.data(), l.bo.data(), n, dim);
         if (!l.post_attn_norm.empty())

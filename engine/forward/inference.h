@@ -62,6 +62,15 @@ public:
     std::span<const float> eval(KvCache& cache, std::span<const int32_t> tokens,
                                 std::vector<float>* all_logits = nullptr);
 
+    // Appends one image's positions to the cache: `embeddings` holds n_positions rows of n_embd,
+    // a projector's output (engine/vision), taken as the input vectors as they are (not scaled
+    // like token embeddings). They are evaluated as one batch in which they attend to each other
+    // both ways (and causally, by the layers' windows, to what came before); the cache records
+    // them as KvCache::kImagePosition. Returns the logits after the last one. Throws
+    // hearth::Error when the image does not fit in the cache or in one batch (n_batch), or when
+    // layers run on a device (image positions run on the CPU only).
+    std::span<const float> eval_image(KvCache& cache, std::span<const float> embeddings, int32_t n_positions);
+
     // Context shift, the forward pass's half (the session decides what to drop:
     // engine/session/context_shift.h). Whether cached keys can be moved to new positions by
     // turning them: models with rotary positions. GPT-2's learned positions are added to the
@@ -115,7 +124,9 @@ private:
                        float* logits_out);
     // The CPU's steps of a forward pass: embedding, layers [first_layer, n_layer), final norm and logits.
     void embed_on_host(const int32_t* tokens, int32_t n, int32_t n_past);
-    void layers_on_host(KvCache& cache, int32_t first_layer, int32_t n_past, int32_t n);
+    // batch_sees_itself: the batch's rows attend to each other both ways (an image).
+    void layers_on_host(KvCache& cache, int32_t first_layer, int32_t n_past, int32_t n,
+                        bool batch_sees_itself = false);
     void logits_on_host(int32_t n, bool want_all_logits, float* logits_out);
     // The cos/sin of positions [first, first + n) (n <= n_batch) for every layer of `cache`, in the
     // scratch: the forward pass's rotation, or without LongRoPE's attention factor for a turn of

@@ -106,7 +106,7 @@ void KvCache::append_tokens(std::span<const int32_t> tokens) {
 int32_t KvCache::common_prefix(std::span<const int32_t> tokens) const {
     size_t n = std::min(tokens.size(), tokens_.size());
     size_t i = 0;
-    while (i < n && tokens[i] == tokens_[i])
+    while (i < n && tokens[i] == tokens_[i] && tokens_[i] != kImagePosition)
         ++i;
     return static_cast<int32_t>(i);
 }

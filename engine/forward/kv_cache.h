@@ -116,7 +116,11 @@ public:
     void clear();
     // Records tokens whose keys/values the forward pass has just written at the end.
     void append_tokens(std::span<const int32_t> tokens);
-    // Length of the common prefix of the cached tokens and `tokens`.
+    // What an image position (Inference::eval_image) is recorded as: not a token, so two of
+    // them (of different images alike) never count as a common prefix.
+    static constexpr int32_t kImagePosition = -1;
+    // Length of the common prefix of the cached tokens and `tokens`; it ends before an image
+    // position.
     int32_t common_prefix(std::span<const int32_t> tokens) const;
 
     // Context shift, storage half: forgets positions [n_keep, n_keep + n_discard) and

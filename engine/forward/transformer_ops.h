@@ -80,11 +80,16 @@ void store_kv(KvCache& cache, int32_t layer, int32_t n_past, int32_t n, const fl
 struct LayerAttention {
     float scale = 1.0f;
     kernels::AttentionLimits limits;
+    // The batch's rows also see each other's later keys (one image's positions): each row sees
+    // every earlier position and the whole batch, and on a sliding-window layer still no key
+    // `window` or more positions before itself.
+    bool batch_sees_itself = false;
 };
 LayerAttention layer_attention(const HyperParams& hp, int32_t layer);
 
 // Causal attention of n query rows (positions n_past ..) over the cache, grouped-query:
-// q and out are (n, n_head * head_dim).
+// q and out are (n, n_head * head_dim). With how.batch_sees_itself, the batch's rows attend
+// both ways among themselves.
 void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t n_past, int32_t n,
             const float* q, float* out, kernels::ThreadPool& pool, const LayerAttention& how);
 

@@ -185,6 +185,16 @@ void markdown_seeds(const fs::path& out) {
     std::printf("markdown: %zu seeds\n", seeds.count());
 }
 
+// The vision test data's projectors and images (a JPEG seed is committed in seeds/image_decode).
+void vision_seeds(const fs::path& out) {
+    SeedDir mmproj(out, "mmproj_reader"), images(out, "image_decode");
+    for (const char* name : {"mmproj-tiny-gemma3-f32.gguf", "mmproj-tiny-gemma3-f16.gguf"})
+        mmproj.write(name, read_file(fuzz::testdata_path(std::string("vision/") + name)));
+    for (const char* name : {"grad-56x56.png", "shapes-96x64.png", "rings-30x42.png"})
+        images.write(name, read_file(fuzz::testdata_path(std::string("vision/images/") + name)));
+    std::printf("mmproj_reader: %zu seeds, image_decode: %zu\n", mmproj.count(), images.count());
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -199,5 +209,6 @@ int main(int argc, char** argv) {
     chat_template_seeds(out);
     kv_state_seeds(out);
     markdown_seeds(out);
+    vision_seeds(out);
     return 0;
 }

@@ -67,7 +67,7 @@ for part in "${parts[@]}"; do
     fuzz)
         if step "fuzz: configure" cmake --preset fuzz &&
             step "fuzz: build" cmake --build --preset fuzz -j "$jobs"; then
-            for target in gguf_reader model_load tokenizer chat_template kv_state markdown http_request openai_request gbnf conversation_import; do
+            for target in gguf_reader model_load tokenizer chat_template kv_state markdown http_request openai_request gbnf conversation_import image_decode mmproj_reader; do
                 step "fuzz: $target ${fuzz_seconds}s" tests/fuzz/run.sh "$target" "$fuzz_seconds" || true
             done
         fi

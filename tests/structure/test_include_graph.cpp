@@ -23,6 +23,9 @@ const std::map<QString, std::set<QString>>& allowed_dependencies() {
             {"engine/chat", {"engine/base"}},
             {"engine/model", {"engine/gguf", "engine/tokenizer", "kernels", "engine/base"}},
             {"engine/forward", {"engine/model", "kernels", "engine/base"}},
+            // Image input: projectors, image files, and the image positions of a forward pass.
+            {"engine/vision",
+             {"engine/forward", "engine/tokenizer", "engine/gguf", "kernels", "engine/base"}},
             {"engine/sampling", {"engine/base"}},
             {"engine/grammar", {"engine/sampling", "engine/base"}},
             {"engine/session",
@@ -45,7 +48,8 @@ const std::map<QString, std::set<QString>>& allowed_dependencies() {
             {"app/chat",
              {"app/metrics", "app/models", "app/storage", "app/settings", "app/platform", "app/server"}},
             {"app/cli",
-             {"app/download", "app/platform", "app/server", "engine/runtime", "engine/synth", "kernels"}},
+             {"app/download", "app/platform", "app/server", "engine/runtime", "engine/synth", "engine/vision",
+              "kernels"}},
             {"app/gui", {"app/chat", "app/platform"}},
         };
         // Close over the arrows: what a dependency may include, its dependents may too.

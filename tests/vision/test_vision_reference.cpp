@@ -1,0 +1,152 @@
+// Image input against exact math (../shared/testdata/vision): the preprocessed canvases byte
+// for byte, the image embeddings of both projector files and the logits of their image prompts
+// within llama.cpp's error times 1.1 (RMS) and 1.5 (max), the prompt layout and greedy tokens
+// exactly, on every tier this CPU runs.
+#include "engine/forward/inference.h"
+#include "engine/model/model.h"
+#include "engine/vision/image_decode.h"
+#include "engine/vision/image_prompt.h"
+#include "engine/vision/letterbox.h"
+#include "engine/vision/sha256.h"
+#include "engine/vision/vision_projector.h"
+#include "kernels/isa_select.h"
+#include "kernels/kernel_table.h"
+#include "tests/support/reference_rule.h"
+#include "tests/vision/vision_reference.h"
+#include <QtTest>
+#include <algorithm>
+
+using namespace hearth;
+using test::tier_name;
+using test::tier_of;
+
+namespace {
+
+constexpr int32_t kThreads = 2;
+
+void add_projector_tier_rows() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("isa");
+    for (const char* file : test::kProjectorFiles)
+        test::add_tier_rows(file);
+}
+
+std::unique_ptr<vision::VisionProjector> load_projector(const std::string& file, int32_t text_n_embd = 0) {
+    return vision::load_vision_projector(
+        test::vision_data(file + ".gguf"),
+        {.n_threads = kThreads, .text_n_embd = text_n_embd, .text_model_path = {}});
+}
+
+std::vector<float> embed(vision::VisionProjector& projector, const std::string& image) {
+    std::vector<float> out(static_cast<size_t>(projector.n_image_tokens()) * projector.n_embd());
+    projector.encode(projector.canvas(vision::decode_image_file(test::vision_data("images/" + image))),
+                     out.data());
+    return out;
+}
+
+int32_t argmax(std::span<const float> logits) {
+    return static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+}
+
+} // namespace
+
+class TestVisionReference : public QObject {
+    Q_OBJECT
+private slots:
+    void canvases_equal_the_reference_bytes_data() {
+        QTest::addColumn<QString>("image");
+        for (const char* image : test::kVisionImages)
+            QTest::newRow(image) << QString(image);
+    }
+    void canvases_equal_the_reference_bytes() {
+        QFETCH(QString, image);
+        const test::CanvasReference expected = test::read_canvas_reference(image.toStdString());
+        const vision::RgbImage source =
+            vision::decode_image_file(test::vision_data("images/" + image.toStdString()));
+        const vision::LetterboxPlacement placement =
+            vision::letterbox_placement(source.width, source.height, 56);
+        if (source.width != 56 || source.height != 56) {
+            QCOMPARE(placement.width, expected.resized_width);
+            QCOMPARE(placement.height, expected.resized_height);
+            QCOMPARE(placement.x, expected.x);
+            QCOMPARE(placement.y, expected.y);
+        }
+        const vision::RgbImage canvas = vision::letterbox(source, 56);
+        QCOMPARE(canvas.width, 56);
+        QCOMPARE(canvas.height, 56);
+        const auto differing = std::mismatch(canvas.pixels.begin(), canvas.pixels.end(), expected.rgb.begin(),
+                                             expected.rgb.end());
+        QVERIFY2(
+            differing.first == canvas.pixels.end() && differing.second == expected.rgb.end(),
+            qPrintable(QString("canvas differs at byte %1").arg(differing.first - canvas.pixels.begin())));
+        QCOMPARE(vision::sha256_hex(canvas.pixels), expected.sha256);
+    }
+
+    void embeddings_meet_the_bar_data() { add_projector_tier_rows(); }
+    void embeddings_meet_the_bar() {
+        QFETCH(QString, file);
+        QFETCH(int, isa);
+        if (!kernels::kernels_for(tier_of(isa))) QSKIP(kernels::isa_unavailable_reason(tier_of(isa)).c_str());
+        kernels::force_isa(tier_of(isa));
+        const std::string name = file.toStdString();
+        const test::ProjectorReference reference = test::read_projector_reference(name);
+        auto projector = load_projector(name);
+        QCOMPARE(projector->n_image_tokens(), 4);
+        QCOMPARE(projector->n_embd(), 128);
+        test::ErrorStats error;
+        for (size_t i = 0; i < reference.images.size(); ++i) {
+            const std::vector<float> ours = embed(*projector, reference.images[i]);
+            QCOMPARE(ours.size(), reference.embeddings[i].size());
+            for (size_t v = 0; v < ours.size(); ++v)
+                error.add(ours[v], reference.embeddings[i][v]);
+        }
+        test::verify_error_bar(name + "/" + tier_name(isa) + " embeddings", error,
+                               test::read_projector_bars(name).embeddings);
+    }
+
+    // Each image x prompt: the layout equals the reference's chunks; the logits of every step,
+    // teacher-forced along the greedy tokens one token at a time (the decode path), within the
+    // bar over all steps of all runs; and the greedy choice of every step is the reference's.
+    void image_prompts_meet_the_bar_data() { add_projector_tier_rows(); }
+    void image_prompts_meet_the_bar() {
+        QFETCH(QString, file);
+        QFETCH(int, isa);
+        if (!kernels::kernels_for(tier_of(isa))) QSKIP(kernels::isa_unavailable_reason(tier_of(isa)).c_str());
+        kernels::force_isa(tier_of(isa));
+        const std::string name = file.toStdString();
+        const test::ProjectorReference reference = test::read_projector_reference(name);
+        const auto model = engine::Model::load(test::vision_text_model());
+        auto projector = load_projector(name, model->hparams().n_embd);
+        engine::Inference inference(model, engine::InferenceOptions{kThreads});
+        test::ErrorStats error;
+        for (const test::ImagePromptReference& run : reference.prompts) {
+            const std::string where = run.image + "/" + run.prompt;
+            const vision::ImagePrompt prompt =
+                vision::layout_image_prompt(model->tokenizer(), run.text, *projector);
+            QVERIFY2(prompt.before == run.before, where.c_str());
+            QVERIFY2(prompt.after == run.after, where.c_str());
+            QCOMPARE(prompt.first_image_position(), run.image_first);
+            QCOMPARE(prompt.first_image_position() + prompt.n_image_positions - 1, run.image_last);
+            QCOMPARE(prompt.n_positions(), run.n_prompt_positions);
+
+            const std::vector<float> image = embed(*projector, run.image);
+            auto cache = inference.new_cache(prompt.n_positions() + static_cast<int32_t>(run.steps.size()));
+            std::span<const float> logits = vision::eval_image_prompt(inference, *cache, prompt, image);
+            std::vector<int32_t> greedy;
+            for (size_t s = 0; s < run.steps.size(); ++s) {
+                QCOMPARE(logits.size(), run.steps[s].logits.size());
+                for (size_t v = 0; v < logits.size(); ++v)
+                    error.add(logits[v], run.steps[s].logits[v]);
+                greedy.push_back(argmax(logits));
+                if (s + 1 < run.steps.size())
+                    logits = inference.eval(*cache, std::span(&run.greedy_tokens[s], 1));
+            }
+            QVERIFY2(greedy == run.greedy_tokens, ("greedy tokens differ: " + where).c_str());
+        }
+        test::verify_error_bar(name + "/" + tier_name(isa) + " logits", error,
+                               test::read_projector_bars(name).logits);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestVisionReference)
+#include "test_vision_reference.moc"
