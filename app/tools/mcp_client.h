@@ -44,6 +44,8 @@ public:
     [[nodiscard]] QList<McpTool> tools() const { return tools_; }
     [[nodiscard]] QString lastError() const { return lastError_; }
     [[nodiscard]] QString serverName() const { return config_.name; } // as the settings name it
+    // The server's process id while it runs; 0 otherwise.
+    [[nodiscard]] qint64 processId() const { return process_ ? process_->processId() : 0; }
 
     // Starts the process and runs initialize and tools/list, each within `timeoutMs`; ends in
     // ready() or failed(). Does nothing while it starts or is ready.

@@ -10,6 +10,7 @@
 #include "tests/app/mcp/scripted_server.h"
 #include "tests/support/test_support.h"
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QSignalSpy>
 #include <QtTest>
@@ -163,6 +164,23 @@ private slots:
         QVERIFY2(result->text.contains(QStringLiteral("\u201cstopped\u201d was stopped")),
                  qPrintable(result->text));
         QCOMPARE(client.state(), McpClient::State::Stopped);
+    }
+
+    // The app quitting deletes the clients: a server that does not end when its stdin closes is
+    // terminated, and none is left running.
+    void aServerEndsWithItsClient() {
+        qint64 pid = 0;
+        {
+            McpClient client(
+                scriptedServer(QStringLiteral("stubborn"),
+                               scriptedHandshake() + "trap '' HUP; while true; do sleep 1; done"));
+            QCOMPARE(startAndWait(client, 5000), QString());
+            pid = client.processId();
+            QVERIFY(pid > 0);
+            QVERIFY(QFileInfo::exists(QStringLiteral("/proc/%1").arg(pid)));
+        }
+        QVERIFY(
+            QTest::qWaitFor([&] { return !QFileInfo::exists(QStringLiteral("/proc/%1").arg(pid)); }, 5000));
     }
 
     void theRegistryNamesServersThatFailAndOffersEnabledTools() {
