@@ -81,6 +81,7 @@ Item {
             onReplyCompleted: function (text, state) { replyAnnouncement.announce(text, state) }
             onEditRequested: function (id, text) { view.chat.editAndResend(id, text) }
             onVersionRequested: function (id, step) { view.chat.switchVersion(id, step) }
+            onToolCallAnswered: function (id, callId, decision) { view.chat.answerToolCall(id, callId, decision) }
             contextLength: view.contextLength
             trainedContextLength: view.trainedContextLength
             systemPromptSet: view.systemPromptSet
@@ -168,7 +169,7 @@ Item {
         anchors.left: parent.left
         anchors.right: parent.right
         anchors.bottom: parent.bottom
-        height: composer.height + hint.height + 28
+        height: composer.height + Math.max(hint.height, toolToggle.visible ? toolToggle.height - 6 : 0) + 28
         Composer {
             id: composer
             objectName: "composer"
@@ -181,6 +182,21 @@ Item {
             placeholder: view.modelLoaded ? qsTr("Message %1…").arg(view.modelName) : qsTr("Load a model to start chatting")
             sendHandler: function (text) { return view.chat.send(text) }
             onStopRequested: view.chat.stop()
+        }
+        // With MCP servers set up: the next reply must call one of their tools.
+        CheckBox {
+            id: toolToggle
+            objectName: "requireToolCallToggle"
+            visible: view.chat !== null && view.chat.mcpServers !== null && view.chat.mcpServers.count > 0
+            anchors.top: composer.bottom
+            anchors.left: composer.left
+            padding: 0
+            text: qsTr("Use a tool")
+            font.pointSize: Theme.small * 0.95
+            checked: view.chat !== null && view.chat.requireToolCall
+            onToggled: { view.chat.requireToolCall = checked; checked = Qt.binding(() => view.chat !== null && view.chat.requireToolCall) }
+            ToolTip.visible: hovered
+            ToolTip.text: qsTr("The next reply begins with a call of one of the MCP servers' tools")
         }
         Label {
             id: hint

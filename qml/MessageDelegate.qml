@@ -20,6 +20,9 @@ Item {
     // Which of the message's versions this is (edits, regenerated replies: branches), of how many.
     required property int version
     required property int versionCount
+    // A reply's function calls, and a tool message's call (MessageListModel's roles).
+    required property var toolCalls
+    required property var toolResult
     property bool isLast: false
     property bool busy: false
     property real maxContentWidth: 780
@@ -37,8 +40,11 @@ Item {
     signal versionRequested(string messageId, int step)
     // A reply of the assistant's has finished streaming (done, stopped or failed).
     signal replyCompleted(string text, string state)
+    // The user's answer to a call of this reply that waits: "once", "always" or "deny".
+    signal toolCallAnswered(string messageId, string callId, string decision)
 
     readonly property bool isUser: author === "user"
+    readonly property bool isTool: author === "tool"
     property bool editing: false
     function sendEdit() {
         if (!editSendButton.enabled) return
@@ -199,9 +205,19 @@ Item {
             }
         }
 
+        // --- a tool's result, under the call it answers ---
+        ToolResultView {
+            visible: message.isTool
+            opacity: message.outOfView ? 0.55 : 1
+            Layout.fillWidth: true
+            Layout.leftMargin: 44
+            result: message.toolResult || ({})
+            content: message.isTool ? message.content : ""
+        }
+
         // --- the assistant's message ---
         RowLayout {
-            visible: !message.isUser
+            visible: !message.isUser && !message.isTool
             opacity: message.outOfView ? 0.55 : 1
             Layout.fillWidth: true
             spacing: 14
@@ -319,6 +335,19 @@ Item {
                         }
                     }
                 }
+                // The reply's function calls, each with its server, tool and arguments.
+                Repeater {
+                    model: message.isUser ? [] : message.toolCalls
+                    delegate: ToolCallCard {
+                        required property var modelData
+                        width: replyColumn.width
+                        messageId: message.messageId
+                        call: modelData
+                        onAnswered: function (messageId, callId, decision) {
+                            message.toolCallAnswered(messageId, callId, decision)
+                        }
+                    }
+                }
                 Label {
                     objectName: "replyEnding"
                     visible: message.messageState === "stopped" || message.messageState === "failed"
@@ -376,6 +405,7 @@ Item {
         // text to it, past the chat column's edge.
         RowLayout {
             objectName: "messageActions"
+            visible: !message.isTool
             Layout.alignment: message.isUser ? Qt.AlignRight : Qt.AlignLeft
             Layout.fillWidth: !message.isUser
             Layout.leftMargin: message.isUser ? 0 : 40

@@ -436,6 +436,15 @@ Item {
             }
 
             Section {
+                objectName: "mcpSection"
+                title: qsTr("Tools (MCP servers)")
+                McpServersSetting {
+                    settings: panel.settings
+                    servers: panel.chat ? panel.chat.mcpServers : null
+                }
+            }
+
+            Section {
                 objectName: "conversationFilesSection"
                 title: qsTr("Export and import")
                 visible: panel.chat !== null

@@ -5,6 +5,8 @@
 #include "app/storage/conversation_store.h"
 #include <QClipboard>
 #include <QGuiApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
 
 namespace hearth::app {
 
@@ -21,6 +23,7 @@ ChatController::ChatController(AppSettings* settings, ConversationStore* store, 
     connect(worker, &InferenceWorker::piecesReady, this, &ChatController::onPieces);
     connect(worker, &InferenceWorker::generationFinished, this, &ChatController::onFinished);
     connect(worker, &InferenceWorker::generationFailed, this, &ChatController::onFailed);
+    connect(worker, &InferenceWorker::toolCallsReady, this, &ChatController::onToolCalls);
     // A draft model the settings chose that cannot draft, for the API server's requests too.
     connect(worker, &InferenceWorker::completionFinished, this,
             [this](quint64, const server::CompletionResult& result) {
@@ -128,6 +131,11 @@ void ChatController::deleteConversation(const QString& id) {
         activeCancel_->store(true);
         activeModel_ = nullptr; // the reply is dropped with the conversation
     }
+    if (toolRound_ && toolRound_->model && toolRound_->model->conversationId() == id) {
+        toolRound_.reset(); // its calls' answers are dropped with the conversation
+        emit toolCallsChanged();
+        emit generatingChanged();
+    }
     conversations_.remove(id);
     store_->deleteConversation(id);
     emit forgetRequested(id);
@@ -164,6 +172,7 @@ bool ChatController::send(const QString& text) {
     current_->append(user);
     store_->saveMessage(user); // what the user wrote is on disk before the reply starts
     conversations_.touch(user.conversationId, now);
+    toolRounds_ = 0;
     startReply();
     return true;
 }
@@ -178,13 +187,17 @@ void ChatController::startReply() {
     const QString systemPrompt =
         presets_ ? presets_->systemPromptFor(model->conversationId()) : settings_->systemPrompt();
     if (!systemPrompt.trimmed().isEmpty()) {
-        request.turns.append({chat::Role::System, systemPrompt});
+        request.turns.append({chat::Role::System, systemPrompt, {}});
         activeTurnRows_.append(-1);
     }
     for (int row = 0; row < model->count(); ++row) {
         const MessageRecord& m = model->messages().at(row);
-        if (m.role == chat::Role::Assistant && m.content.isEmpty()) continue;
-        request.turns.append({m.role, m.content});
+        // A reply's calls and the tools' results go back to the model as the template shows them.
+        QByteArray fields;
+        if (m.role == chat::Role::Assistant) fields = replyTemplateFields(toolCallsFromJson(m.toolData));
+        if (m.role == chat::Role::Tool) fields = resultTemplateFields(toolResultFromJson(m.toolData));
+        if (m.role == chat::Role::Assistant && m.content.isEmpty() && fields.isEmpty()) continue;
+        request.turns.append({m.role, m.content, fields});
         activeTurnRows_.append(row);
     }
     request.options = presets_ ? presets_->generationOptions() : settings_->generationOptions();
@@ -210,11 +223,175 @@ void ChatController::startReply() {
     activeCancel_ = request.cancel;
     activeModel_ = model;
     activeMessageId_ = reply.id;
+    activeCalls_.clear();
     sinceReplySaved_.start();
-    clearTransientError();
+    if (toolRounds_ == 0) clearTransientError(); // a tool round's notices stay for the whole reply
     emit generatingChanged();
     emit replyStarted(reply.id);
-    emit generateRequested(request);
+    // Tools while the reply's rounds last; the first round must call one when the user asked so.
+    const bool offerTools = mcp_ && mcp_->anyEnabled() && toolRounds_ < kMaxToolRounds;
+    const bool requireCall = offerTools && requireToolCall_ && toolRounds_ == 0;
+    if (requireToolCall_ && toolRounds_ == 0) setRequireToolCall(false);
+    if (mcp_ && mcp_->anyEnabled() && toolRounds_ >= kMaxToolRounds)
+        setError(tr("This reply called tools %n time(s), the most one reply may: it goes on without them.",
+                    nullptr, kMaxToolRounds));
+    sendRequest(request, offerTools, requireCall);
+}
+
+void ChatController::sendRequest(GenerationRequest request, bool offerTools, bool requireCall) {
+    if (!offerTools) {
+        emit generateRequested(request);
+        return;
+    }
+    // The servers start when a reply first needs them; one that cannot is named, and the reply
+    // goes on with the others' tools.
+    const QPointer<ChatController> self(this);
+    mcp_->prepare([self, request, requireCall](const QStringList& errors) mutable {
+        if (!self || self->activeRequest_ != request.id) return; // stopped and gone meanwhile
+        if (!errors.isEmpty()) self->setError(errors.join(QLatin1Char('\n')));
+        const QJsonArray tools = self->mcp_->toolsForModel();
+        if (!tools.isEmpty()) {
+            request.toolsJson = QJsonDocument(tools).toJson(QJsonDocument::Compact);
+            request.toolChoice = requireCall ? server::ToolChoice::Required : server::ToolChoice::Auto;
+        }
+        emit self->generateRequested(request);
+    });
+}
+
+void ChatController::setRequireToolCall(bool require) {
+    if (requireToolCall_ == require) return;
+    requireToolCall_ = require;
+    emit requireToolCallChanged();
+}
+
+bool ChatController::awaitingToolApproval() const {
+    if (!toolRound_) return false;
+    for (const ToolCallRecord& call : toolRound_->calls)
+        if (call.status == ToolCallStatus::Pending) return true;
+    return false;
+}
+
+void ChatController::onToolCalls(quint64 requestId, const QList<server::ApiToolCall>& calls) {
+    if (requestId == activeRequest_) activeCalls_ = calls;
+}
+
+void ChatController::beginToolRound(MessageListModel* model, const QString& messageId,
+                                    const QList<server::ApiToolCall>& calls) {
+    ToolRound round;
+    round.serial = ++toolRoundSerial_;
+    round.model = model;
+    round.messageId = messageId;
+    for (const server::ApiToolCall& call : calls) {
+        ToolCallRecord record{call.id, call.name, {}, {}, call.arguments, ToolCallStatus::Pending};
+        if (const std::optional<McpToolRoute> route = mcp_ ? mcp_->route(call.name) : std::nullopt) {
+            record.server = route->server;
+            record.tool = route->tool;
+        }
+        round.calls.append(record);
+        round.answers.append(std::nullopt);
+    }
+    toolRound_ = std::move(round);
+    ++toolRounds_;
+    emit generatingChanged();
+    for (int i = 0; i < toolRound_->calls.size(); ++i) {
+        if (!toolRound_) return; // settled and completed already
+        const ToolCallRecord& call = toolRound_->calls.at(i);
+        if (call.server.isEmpty())
+            settleToolCall(i, ToolCallStatus::Failed,
+                           tr("There is no tool named \u201c%1\u201d.").arg(call.function), true);
+        else if (mcp_->alwaysAllowed({call.server, call.tool}))
+            runToolCall(i);
+    }
+    if (toolRound_ && toolRound_->serial == toolRoundSerial_) showToolCalls();
+}
+
+void ChatController::showToolCalls() {
+    if (!toolRound_ || !toolRound_->model) return;
+    const QString data = toolCallsToJson(toolRound_->calls);
+    toolRound_->model->setToolData(toolRound_->messageId, data);
+    if (const MessageRecord* m = toolRound_->model->find(toolRound_->messageId)) store_->saveMessage(*m);
+    emit toolCallsChanged();
+}
+
+bool ChatController::answerToolCall(const QString& messageId, const QString& callId,
+                                    const QString& decision) {
+    if (!toolRound_ || toolRound_->messageId != messageId) return false;
+    for (int i = 0; i < toolRound_->calls.size(); ++i) {
+        const ToolCallRecord& call = toolRound_->calls.at(i);
+        if (call.id != callId || call.status != ToolCallStatus::Pending) continue;
+        if (decision == QLatin1String("deny")) {
+            settleToolCall(i, ToolCallStatus::Denied, tr("The user did not allow this call."), true);
+            return true;
+        }
+        if (decision == QLatin1String("always"))
+            mcp_->allowAlways({call.server, call.tool});
+        else if (decision != QLatin1String("once"))
+            return false;
+        runToolCall(i);
+        showToolCalls();
+        return true;
+    }
+    return false;
+}
+
+void ChatController::runToolCall(int index) {
+    ToolCallRecord& call = toolRound_->calls[index];
+    call.status = ToolCallStatus::Running;
+    const QJsonDocument arguments = QJsonDocument::fromJson(call.arguments.toUtf8());
+    const QPointer<ChatController> self(this);
+    const quint64 serial = toolRound_->serial;
+    mcp_->callTool({call.server, call.tool}, arguments.object(),
+                   [self, serial, index](const McpCallResult& r) {
+                       if (!self || !self->toolRound_ || self->toolRound_->serial != serial) return;
+                       self->settleToolCall(index, r.failed ? ToolCallStatus::Failed : ToolCallStatus::Done,
+                                            r.text, r.isError);
+                   });
+}
+
+void ChatController::settleToolCall(int index, ToolCallStatus status, const QString& text, bool isError) {
+    if (!toolRound_ || index < 0 || index >= toolRound_->calls.size() || toolRound_->answers.at(index))
+        return;
+    toolRound_->calls[index].status = status;
+    toolRound_->answers[index] = ToolAnswer{text, isError};
+    for (const std::optional<ToolAnswer>& answer : std::as_const(toolRound_->answers))
+        if (!answer) {
+            showToolCalls();
+            return;
+        }
+    completeToolRound();
+}
+
+void ChatController::completeToolRound() {
+    ToolRound round = std::move(*toolRound_);
+    toolRound_.reset();
+    MessageListModel* model = round.model;
+    if (model) {
+        model->setToolData(round.messageId, toolCallsToJson(round.calls));
+        if (const MessageRecord* m = model->find(round.messageId)) store_->saveMessage(*m);
+        // Each result is a tool message under the reply, in the order of the calls.
+        for (int i = 0; i < round.calls.size(); ++i) {
+            const ToolCallRecord& call = round.calls.at(i);
+            ToolResultRecord result{
+                call.id, call.function, call.server, call.tool, round.answers.at(i)->isError, false};
+            MessageRecord message;
+            message.id = newRecordId();
+            message.conversationId = model->conversationId();
+            message.position = model->count();
+            message.parentId = model->count() > 0 ? model->messages().constLast().id : QString();
+            message.role = chat::Role::Tool;
+            message.content = truncatedToolResult(round.answers.at(i)->text, &result.truncated);
+            message.toolData = toolResultToJson(result);
+            message.createdAt = QDateTime::currentDateTime();
+            model->append(message);
+            store_->saveMessage(message);
+        }
+    }
+    emit toolCallsChanged();
+    if (!model || round.stopped || model != current_) {
+        emit generatingChanged();
+        return;
+    }
+    startReply(); // the reply goes on with the results
 }
 
 void ChatController::onPieces(quint64 requestId, const QString& text) {
@@ -291,7 +468,18 @@ void ChatController::onFinished(quint64 requestId, const GenerationResult& r) {
         activeModel_->setFirstInView(firstInView);
     }
     const bool stopped = stats.stop_reason == engine::StopReason::Stopped;
+    const QList<server::ApiToolCall> calls = std::exchange(activeCalls_, {});
+    MessageListModel* model = activeModel_;
+    const QString messageId = activeMessageId_;
+    const bool callTools = !stopped && !calls.isEmpty() && model;
+    if (callTools) { // saved with the reply: the calls as the model wrote them, none answered yet
+        QList<ToolCallRecord> records;
+        for (const server::ApiToolCall& call : calls)
+            records.append({call.id, call.name, {}, {}, call.arguments, ToolCallStatus::Pending});
+        model->setToolData(messageId, toolCallsToJson(records));
+    }
     finishReply(stopped ? MessageState::Stopped : MessageState::Complete, parts.join(QStringLiteral(" · ")));
+    if (callTools) beginToolRound(model, messageId, calls);
 }
 
 void ChatController::onModelStateChanged() {
@@ -312,6 +500,13 @@ void ChatController::onFailed(quint64 requestId, const QString& message) {
 
 void ChatController::stop() {
     if (activeRequest_ != 0) activeCancel_->store(true);
+    if (!toolRound_) return;
+    // Calls not answered yet end here; their results say so, and no reply follows them.
+    toolRound_->stopped = true;
+    const quint64 serial = toolRound_->serial;
+    for (int i = 0; toolRound_ && toolRound_->serial == serial && i < toolRound_->calls.size(); ++i)
+        if (!toolRound_->answers.at(i))
+            settleToolCall(i, ToolCallStatus::Failed, tr("Stopped by the user."), true);
 }
 
 bool ChatController::regenerate(const QString& messageId) {
@@ -319,6 +514,7 @@ bool ChatController::regenerate(const QString& messageId) {
     const int row = messageId.isEmpty() ? current_->count() - 1 : current_->indexOf(messageId);
     if (row < 0 || current_->messages().at(row).role != chat::Role::Assistant) return false;
     current_->removeFrom(row); // out of view, kept as a branch
+    toolRounds_ = 0;
     startReply();
     return true;
 }
@@ -337,6 +533,7 @@ bool ChatController::editAndResend(const QString& messageId, const QString& text
     current_->append(edited);
     store_->saveMessage(edited); // on disk before the reply starts, as a sent message
     conversations_.touch(edited.conversationId, edited.createdAt);
+    toolRounds_ = 0;
     startReply();
     return true;
 }

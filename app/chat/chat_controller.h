@@ -7,12 +7,15 @@
 #include "app/chat/conversation_search_model.h"
 #include "app/chat/message_list_model.h"
 #include "app/chat/preset_controller.h"
+#include "app/chat/tool_calls.h"
 #include "app/models/worker_types.h"
+#include "app/tools/mcp_server_registry.h"
 #include <QElapsedTimer>
 #include <QHash>
 #include <QObject>
 #include <QPointer>
 #include <QtQml/qqmlregistration.h>
+#include <optional>
 #include <qcoro/qcorotask.h>
 
 namespace hearth::app {
@@ -38,6 +41,14 @@ class ChatController : public QObject {
     Q_PROPERTY(hearth::app::ConversationFiles* files READ files CONSTANT)
     // Model presets and the prompt library; the replies' system prompt and sampling come from it.
     Q_PROPERTY(hearth::app::PresetController* presets READ presets CONSTANT)
+    // The MCP servers whose enabled tools replies may call (null: none).
+    Q_PROPERTY(hearth::app::McpServerRegistry* mcpServers READ mcpServers CONSTANT)
+    // The next reply must begin with a call of one of the tools (a grammar makes it one); cleared
+    // when that reply starts.
+    Q_PROPERTY(
+        bool requireToolCall READ requireToolCall WRITE setRequireToolCall NOTIFY requireToolCallChanged)
+    // A call of the reply waits for the user's Allow or Deny.
+    Q_PROPERTY(bool awaitingToolApproval READ awaitingToolApproval NOTIFY toolCallsChanged)
 
 public:
     ChatController(AppSettings* settings, ConversationStore* store, InferenceWorker* worker,
@@ -49,12 +60,19 @@ public:
     [[nodiscard]] PresetController* presets() const { return presets_; }
     // Set once, before QML reads the property; null: the global settings alone.
     void setPresets(PresetController* presets) { presets_ = presets; }
+    [[nodiscard]] McpServerRegistry* mcpServers() const { return mcp_; }
+    // Set once, before QML reads the property; null: replies call no tools.
+    void setMcpServers(McpServerRegistry* registry) { mcp_ = registry; }
+    [[nodiscard]] bool requireToolCall() const { return requireToolCall_; }
+    void setRequireToolCall(bool require);
+    [[nodiscard]] bool awaitingToolApproval() const;
     [[nodiscard]] MessageListModel* messages() const { return current_; }
     [[nodiscard]] QString currentConversationId() const {
         return current_ ? current_->conversationId() : QString();
     }
     [[nodiscard]] QString currentTitle() const;
-    [[nodiscard]] bool generating() const { return activeRequest_ != 0; }
+    // A reply is written, or its tools' calls are waiting or running (one reply, every round).
+    [[nodiscard]] bool generating() const { return activeRequest_ != 0 || toolRound_.has_value(); }
     [[nodiscard]] bool canSend() const;
     [[nodiscard]] bool ready() const { return ready_; }
     [[nodiscard]] QString errorMessage() const { return error_; }
@@ -76,6 +94,10 @@ public:
     // Shows the previous (-1) or next (1) version of a message and the branch below it; the
     // choice is saved. Not while a reply is written.
     Q_INVOKABLE bool switchVersion(const QString& messageId, int step);
+    // The user's answer to a call waiting in the reply `messageId`: "once" (Allow once),
+    // "always" (Always allow: this tool of this server runs without asking from now on) or
+    // "deny". False when no such call waits.
+    Q_INVOKABLE bool answerToolCall(const QString& messageId, const QString& callId, const QString& decision);
     Q_INVOKABLE void copyText(const QString& text);
     Q_INVOKABLE void clearError();
     // Clears an error about what the user just did (a reply that failed, a send refused); the
@@ -84,6 +106,8 @@ public:
 
     // The title a conversation gets from its first message.
     static QString titleFrom(const QString& text);
+    // Rounds of tool calls one reply may make; the reply after the last round is offered no tools.
+    static constexpr int kMaxToolRounds = 8;
 
 signals:
     void currentConversationChanged();
@@ -94,6 +118,8 @@ signals:
     void errorChanged();
     void replyStarted(const QString& messageId);
     void replyFinished(const QString& messageId, const QString& state);
+    void requireToolCallChanged();
+    void toolCallsChanged(); // a call of the reply waits, runs or was answered
     // To the worker (queued):
     void generateRequested(const hearth::app::GenerationRequest& request);
     void forgetRequested(const QString& conversationId);
@@ -103,6 +129,8 @@ private:
     MessageListModel* modelFor(const QString& conversationId);
     void setCurrent(MessageListModel* model);
     void startReply();
+    // The request for the reply, sent to the worker once the tools it offers are known.
+    void sendRequest(GenerationRequest request, bool offerTools, bool requireCall);
     void finishReply(MessageState state, const QString& stats);
     void setError(const QString& message);
     // The message for a draft model that cannot draft (`error` names both files); none if empty.
@@ -110,6 +138,16 @@ private:
     void onPieces(quint64 requestId, const QString& text);
     void onFinished(quint64 requestId, const GenerationResult& result);
     void onFailed(quint64 requestId, const QString& message);
+    void onToolCalls(quint64 requestId, const QList<server::ApiToolCall>& calls);
+    // The reply that just finished called tools: each runs when allowed (or always allowed).
+    void beginToolRound(MessageListModel* model, const QString& messageId,
+                        const QList<server::ApiToolCall>& calls);
+    void runToolCall(int index);
+    void settleToolCall(int index, ToolCallStatus status, const QString& text, bool isError);
+    // Every call answered: their results become tool messages, and the reply goes on (unless
+    // stopped).
+    void completeToolRound();
+    void showToolCalls(); // the round's calls into its message, and saved
     void onModelStateChanged();
 
     AppSettings* settings_;
@@ -139,6 +177,26 @@ private:
     QElapsedTimer sinceReplySaved_;
     static constexpr int kPartialSaveMs = 1000;
     QList<int> activeTurnRows_; // the message row of each turn of the active request (-1: system prompt)
+
+    McpServerRegistry* mcp_ = nullptr;
+    bool requireToolCall_ = false;
+    int toolRounds_ = 0;                     // rounds of calls the current reply made so far
+    QList<server::ApiToolCall> activeCalls_; // the active request's calls, before it finishes
+    // The calls of the reply's last message, until every one is answered.
+    struct ToolAnswer {
+        QString text;
+        bool isError = false;
+    };
+    struct ToolRound {
+        quint64 serial = 0; // answers of an earlier round (stopped) are dropped
+        QPointer<MessageListModel> model;
+        QString messageId;
+        QList<ToolCallRecord> calls;
+        QList<std::optional<ToolAnswer>> answers;
+        bool stopped = false; // Stop was pressed: no reply after the results
+    };
+    std::optional<ToolRound> toolRound_;
+    quint64 toolRoundSerial_ = 0;
 };
 
 } // namespace hearth::app

@@ -9,6 +9,7 @@
 #include "app/server/api_server.h"
 #include "app/settings/app_settings.h"
 #include "app/storage/conversation_store.h"
+#include "app/tools/mcp_server_registry.h"
 #include <QDir>
 #include <QFileInfo>
 
@@ -60,6 +61,8 @@ HearthBackend::HearthBackend(const AppPaths& paths, QObject* parent)
     models_->setEngineConfigSource(
         [presets = presets_.get()](const QString& path) { return presets->engineConfigFor(path); });
     chat_->setPresets(presets_.get());
+    mcp_ = std::make_unique<McpServerRegistry>(settings_.get());
+    chat_->setMcpServers(mcp_.get());
     metrics_ = std::make_unique<MetricsController>(worker_->engineMetrics());
     downloads_ = std::make_unique<DownloadController>(settings_.get());
     // HEARTH_MACHINE_LIMITS names another file: the test suites share one measurement.
@@ -191,6 +194,7 @@ HearthBackend::~HearthBackend() {
     inferenceThread_.wait();
     downloads_.reset(); // transfers stop; their partial files are resumed next time
     chat_.reset();
+    mcp_.reset(); // the MCP servers stop
     presets_.reset();
     models_.reset();
     store_.reset(); // finishes queued writes

@@ -17,6 +17,7 @@ class ChatController;
 class ConversationStore;
 class DownloadController;
 class InferenceWorker;
+class McpServerRegistry;
 class MetricsController;
 class ModelController;
 class PresetController;
@@ -53,6 +54,7 @@ public:
     [[nodiscard]] PresetController* presets() const { return presets_.get(); }
     [[nodiscard]] MetricsController* metrics() const { return metrics_.get(); }
     [[nodiscard]] DownloadController* downloads() const { return downloads_.get(); }
+    [[nodiscard]] McpServerRegistry* mcpServers() const { return mcp_.get(); }
     [[nodiscard]] server::ApiServer* apiServer() const { return apiServer_.get(); }
     [[nodiscard]] QString databaseNotice() const { return databaseNotice_; }
 
@@ -77,6 +79,7 @@ private:
     std::unique_ptr<SpeedPredictor> speed_;
     std::unique_ptr<ModelController> models_;
     std::unique_ptr<PresetController> presets_;
+    std::unique_ptr<McpServerRegistry> mcp_; // the MCP servers: they stop when it goes
     std::unique_ptr<ChatController> chat_;
     std::unique_ptr<MetricsController> metrics_;
     std::unique_ptr<DownloadController> downloads_;

@@ -1,4 +1,5 @@
 #include "app/chat/message_list_model.h"
+#include "app/chat/tool_calls.h"
 #include <algorithm>
 
 namespace hearth::app {
@@ -37,6 +38,10 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
         return static_cast<int>(children_.value(parentKey(row)).indexOf(row.id)) + 1;
     case VersionCountRole:
         return versionCount(row.id);
+    case ToolCallsRole:
+        return row.role == chat::Role::Assistant ? toolCallsForView(row.toolData) : QVariantList();
+    case ToolResultRole:
+        return row.role == chat::Role::Tool ? toolResultForView(row.toolData) : QVariantMap();
     default:
         return {};
     }
@@ -53,11 +58,14 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
             {OutOfViewRole, "outOfView"},
             {ContextBoundaryRole, "contextBoundary"},
             {VersionRole, "version"},
-            {VersionCountRole, "versionCount"}};
+            {VersionCountRole, "versionCount"},
+            {ToolCallsRole, "toolCalls"},
+            {ToolResultRole, "toolResult"}};
 }
 
 MarkdownBlockModel* MessageListModel::blocksOf(const MessageRecord& row) const {
-    if (row.role == chat::Role::User) return nullptr; // shown as typed, not as Markdown
+    // The user's shown as typed, a tool's result as it came, not as Markdown.
+    if (row.role == chat::Role::User || row.role == chat::Role::Tool) return nullptr;
     MarkdownBlockModel*& blocks = blockModels_[row.id];
     if (!blocks) {
         blocks = new MarkdownBlockModel(const_cast<MessageListModel*>(this));
@@ -239,6 +247,14 @@ bool MessageListModel::setStats(const QString& id, const QString& stats) {
     if (row < 0) return false;
     stats_.insert(id, stats);
     emit dataChanged(index(row), index(row), {StatsRole});
+    return true;
+}
+
+bool MessageListModel::setToolData(const QString& id, const QString& toolData) {
+    const int row = indexOf(id);
+    if (row < 0) return false;
+    rows_[row].toolData = toolData;
+    emit dataChanged(index(row), index(row), {ToolCallsRole, ToolResultRole});
     return true;
 }
 

@@ -30,6 +30,12 @@ public:
         ContextBoundaryRole, // bool: the first message still in view after ones that left it
         VersionRole,         // int: which of its siblings (versions) the message is, from 1
         VersionCountRole,    // int: how many versions the message has (1: no branch here)
+        // QVariantList: a reply's function calls, each {id, server, tool, function, arguments,
+        // status: "pending", "running", "done", "denied" or "failed"}; empty for the others.
+        ToolCallsRole,
+        // QVariantMap: a tool message's call {server, tool, function, isError, truncated}; empty
+        // for the others.
+        ToolResultRole,
     };
     Q_ENUM(Role)
 
@@ -62,6 +68,7 @@ public:
     bool setContent(const QString& id, const QString& text);
     bool setState(const QString& id, MessageState state);
     bool setStats(const QString& id, const QString& stats);
+    bool setToolData(const QString& id, const QString& toolData);
     // After a context shift: the messages before `messageId` are out of the model's view.
     // An empty id (or one not here) means every message is in view.
     void setFirstInView(const QString& messageId);

@@ -19,6 +19,7 @@ Q_IMPORT_QML_PLUGIN(Hearth_ChatPlugin)
 Q_IMPORT_QML_PLUGIN(Hearth_MetricsPlugin)
 Q_IMPORT_QML_PLUGIN(Hearth_ModelsPlugin)
 Q_IMPORT_QML_PLUGIN(Hearth_SettingsPlugin)
+Q_IMPORT_QML_PLUGIN(Hearth_ToolsPlugin)
 Q_IMPORT_QML_PLUGIN(HearthPlugin)
 
 namespace hearth::app {

@@ -2,12 +2,15 @@
 #include "app/models/model_names.h"
 #include "app/models/piece_batcher.h"
 #include "app/server/engine_completion.h"
+#include "app/server/tool_turn.h"
 #include "engine/forward/device_forward.h"
 #include "engine/forward/inference.h"
 #include "engine/model/model.h"
 #include "engine/runtime/engine_runtime.h"
 #include "engine/session/engine_metrics.h"
+#include "engine/tools/tool_call_id.h"
 #include <QElapsedTimer>
+#include <QRandomGenerator>
 
 namespace hearth::app {
 
@@ -17,6 +20,7 @@ InferenceWorker::InferenceWorker(const QString& stateDir, QObject* parent)
     qRegisterMetaType<ModelSummary>();
     qRegisterMetaType<EngineConfig>();
     qRegisterMetaType<GenerationResult>();
+    qRegisterMetaType<QList<server::ApiToolCall>>();
     server::registerCompletionTypes();
     // The device failed while a turn ran: every layer runs on the CPU from now on.
     runtime_->on_device_failed([this](const engine::DeviceFailure& failure) {
@@ -127,14 +131,32 @@ void InferenceWorker::generate(const GenerationRequest& request) {
     turn.conversation_id = request.conversationId.toStdString();
     turn.conversation.reserve(request.turns.size());
     for (const ChatTurnData& t : request.turns)
-        turn.conversation.push_back({t.role, t.content.toStdString()});
+        turn.conversation.push_back(
+            {t.role, t.content.toStdString(),
+             t.templateFields.isEmpty()
+                 ? nlohmann::ordered_json::object()
+                 : nlohmann::ordered_json::parse(t.templateFields.toStdString(), nullptr, false)});
+    for (engine::ChatTurn& t : turn.conversation)
+        if (t.extra.is_discarded()) t.extra = nlohmann::ordered_json::object(); // a stored call unreadable
     turn.options = request.options;
     turn.cancel = request.cancel;
+    server::ToolTurn tools;
+    try {
+        tools = server::prepareToolTurn(*runtime_, turn, request.toolsJson, request.toolChoice, QString(),
+                                        SIZE_MAX);
+    } catch (const std::exception& e) {
+        emit generationFailed(request.id, tr("The tools could not be given to the model: %1").arg(e.what()));
+        return;
+    }
 
     PieceBatcher batcher{std::chrono::milliseconds(kFlushIntervalMs)};
     bool shown = false; // pieces of this reply have gone to the GUI
+    // With tools, the text that may open a call is held back and calls are cut out of it.
+    const auto release = [&](std::string_view piece) {
+        return tools.stream ? tools.stream->push(piece) : std::string(piece);
+    };
     const auto onPiece = [&](std::string_view piece) {
-        batcher.add(piece);
+        batcher.add(release(piece));
         if (!batcher.due()) return;
         emit piecesReady(request.id, batcher.take());
         shown = true;
@@ -144,6 +166,7 @@ void InferenceWorker::generate(const GenerationRequest& request) {
     const auto retryOnCpu = [&] {
         if (shown) return false;
         batcher.take();
+        if (tools.stream) tools.stream.emplace(tools.family, SIZE_MAX);
         return true;
     };
     const auto flush = [&] {
@@ -151,6 +174,20 @@ void InferenceWorker::generate(const GenerationRequest& request) {
     };
     try {
         const GenerationResult result = runtime_->run(turn, onPiece, retryOnCpu);
+        if (tools.stream) {
+            const engine::ToolCallReply reply = tools.stream->finish();
+            batcher.add(reply.content);
+            QList<server::ApiToolCall> calls;
+            for (const engine::ToolCall& call : reply.calls)
+                calls.append(
+                    {QString::fromStdString(call.id.empty()
+                                                ? engine::make_tool_call_id(
+                                                      tools.family, QRandomGenerator::global()->generate64())
+                                                : call.id),
+                     QString::fromStdString(call.name), QString::fromStdString(call.arguments)});
+            flush();
+            if (!calls.isEmpty()) emit toolCallsReady(request.id, calls);
+        }
         flush();
         emit generationFinished(request.id, result);
     } catch (const engine::DeviceError& e) {

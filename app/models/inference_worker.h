@@ -63,6 +63,8 @@ signals:
     void deviceFailed(const QString& message);
     void modelUnloaded();
     void piecesReady(quint64 requestId, const QString& text);
+    // The function calls of a reply that offered tools, before its generationFinished.
+    void toolCallsReady(quint64 requestId, const QList<hearth::server::ApiToolCall>& calls);
     void generationFinished(quint64 requestId, const hearth::app::GenerationResult& result);
     void generationFailed(quint64 requestId, const QString& message);
     void completionPiece(quint64 requestId, const QString& text);

@@ -1,6 +1,7 @@
 #pragma once
 // What crosses the thread boundary between the GUI and the inference worker:
 // plain values, copied into queued signals.
+#include "app/server/completion_backend.h"
 #include "engine/chat/chat_role.h"
 #include "engine/runtime/cancel_token.h"
 #include "engine/session/generation_options.h"
@@ -12,8 +13,11 @@
 namespace hearth::app {
 
 struct ChatTurnData {
-    chat::Role role = chat::Role::User; // system, user or assistant
+    chat::Role role = chat::Role::User; // system, user, assistant or tool
     QString content;
+    // A JSON object merged into the message the template sees: a reply's "tool_calls", a tool
+    // result's "tool_call_id" and "name"; empty: none.
+    QByteArray templateFields;
 };
 
 struct GenerationRequest {
@@ -22,6 +26,10 @@ struct GenerationRequest {
     QList<ChatTurnData> turns; // ends with the user's turn
     // Sampling, the reply's length and the template override, as the engine takes them.
     engine::GenerationOptions options;
+    // Function tools the reply may call: OpenAI's "tools" array (empty: none), and whether it
+    // must call one (Required) or may (Auto). The calls come back in toolCallsReady.
+    QByteArray toolsJson;
+    server::ToolChoice toolChoice = server::ToolChoice::Auto;
     // Set from any thread (Stop, the conversation deleted): the reply stops after its current
     // token, or before its first when it has not started.
     engine::CancelToken cancel = engine::new_cancel_token();

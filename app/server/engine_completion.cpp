@@ -1,16 +1,12 @@
 #include "app/server/engine_completion.h"
 #include "app/server/stop_strings.h"
-#include "engine/grammar/gbnf_parser.h"
+#include "app/server/tool_turn.h"
 #include "engine/runtime/engine_runtime.h"
-#include "engine/tools/forced_tool_grammar.h"
 #include "engine/tools/tool_call_id.h"
 #include "engine/tools/tool_call_stream.h"
-#include "engine/tools/tool_prompt.h"
 #include <QRandomGenerator>
 #include <exception>
-#include <mutex>
 #include <optional>
-#include <unordered_map>
 
 namespace hearth::server {
 
@@ -34,39 +30,6 @@ engine::GenerationOptions generationOptions(const CompletionRequest& request) {
 }
 
 using ordered_json = nlohmann::ordered_json;
-
-// How the model's template takes tools: its family's wire format, and whether it renders
-// `tools` itself (else they go into the prompt as text). Probed once per template.
-struct ToolTemplate {
-    engine::ToolFamily family = engine::ToolFamily::Hermes;
-    bool rendersTools = false;
-};
-
-ToolTemplate toolTemplateOf(const engine::EngineRuntime& runtime) {
-    static std::mutex mutex;
-    static std::unordered_map<std::string, ToolTemplate> known; // by template source
-    const std::string& own = runtime.model().chat_template();
-    const std::string source = own.empty() ? std::string(chat::default_chatml_template()) : own;
-    const std::lock_guard lock(mutex);
-    if (const auto found = known.find(source); found != known.end()) return found->second;
-    ToolTemplate result;
-    result.family = engine::tool_family_for_template(source);
-    try {
-        result.rendersTools = engine::template_renders_tools(chat::ChatTemplate(source, "chat template"));
-    } catch (const std::exception&) {
-        result.rendersTools = false; // a template that does not parse: the session falls back to ChatML
-    }
-    return known.emplace(source, result).first->second;
-}
-
-// The tools a forced call chooses from: all of them, or the one named.
-ordered_json forcedTools(const CompletionRequest& request, const ordered_json& tools) {
-    if (request.toolChoice == ToolChoice::Required) return tools;
-    ordered_json chosen = ordered_json::array();
-    for (const ordered_json& tool : tools)
-        if (tool.at("function").at("name") == request.forcedTool.toStdString()) chosen.push_back(tool);
-    return chosen;
-}
 } // namespace
 
 CompletionResult runCompletion(engine::EngineRuntime& runtime, const CompletionRequest& request,
@@ -80,14 +43,12 @@ CompletionResult runCompletion(engine::EngineRuntime& runtime, const CompletionR
     engine::RuntimeRequest turn;
     turn.conversation_id = request.sessionId.toStdString();
     turn.conversation.reserve(request.messages.size());
-    bool toolMessages = false;
     for (const ApiMessage& m : request.messages) {
         ordered_json extra =
             m.templateFields.isEmpty()
                 ? ordered_json::object()
                 : ordered_json::parse(m.templateFields.constData(),
                                       m.templateFields.constData() + m.templateFields.size());
-        toolMessages = toolMessages || !m.templateFields.isEmpty();
         turn.conversation.push_back({m.role, m.content.toStdString(), std::move(extra)});
     }
     turn.options = generationOptions(request);
@@ -96,41 +57,25 @@ CompletionResult runCompletion(engine::EngineRuntime& runtime, const CompletionR
 
     // Tools: in the prompt (the template's own way, or as text), a forced call's grammar, and the
     // reply's calls parsed out of its text as it streams.
-    const bool toolsOffered = !request.toolsJson.isEmpty() && request.toolChoice != ToolChoice::None;
-    std::optional<engine::ToolCallStream> toolStream;
-    ToolTemplate toolTemplate;
+    const size_t maxCalls = request.parallelToolCalls ? SIZE_MAX : 1;
+    ToolTurn tools;
     try {
-        if (!request.rawPrompt && (toolsOffered || toolMessages)) {
-            toolTemplate = toolTemplateOf(runtime);
-            const ordered_json tools =
-                toolsOffered ? ordered_json::parse(request.toolsJson.toStdString()) : ordered_json::array();
-            if (toolTemplate.rendersTools) {
-                if (toolsOffered) turn.options.tools_json = request.toolsJson.toStdString();
-            } else {
-                turn.conversation =
-                    engine::conversation_with_tools_as_text(turn.conversation, toolTemplate.family, tools);
-            }
-            if (toolsOffered) {
-                toolStream.emplace(toolTemplate.family, request.parallelToolCalls ? SIZE_MAX : 1);
-                if (request.toolChoice == ToolChoice::Required || request.toolChoice == ToolChoice::Function)
-                    turn.options.grammar = std::make_shared<const engine::Grammar>(engine::parse_gbnf(
-                        engine::forced_tool_call_gbnf(toolTemplate.family, forcedTools(request, tools)),
-                        "tool_choice"));
-            }
-        }
+        tools = prepareToolTurn(runtime, turn, request.rawPrompt ? QByteArray() : request.toolsJson,
+                                request.toolChoice, request.forcedTool, maxCalls);
     } catch (const std::exception& e) {
         result.errorStatus = 400;
         result.error = QString::fromUtf8(e.what());
         return result;
     }
+    std::optional<engine::ToolCallStream>& toolStream = tools.stream;
+    const engine::ToolFamily family = tools.family;
 
     // The calls given out so far, with their ids: the result lists them first, as they went.
     const auto withId = [&](const engine::ToolCall& call) {
         return ApiToolCall{
             QString::fromStdString(
-                call.id.empty()
-                    ? engine::make_tool_call_id(toolTemplate.family, QRandomGenerator::global()->generate64())
-                    : call.id),
+                call.id.empty() ? engine::make_tool_call_id(family, QRandomGenerator::global()->generate64())
+                                : call.id),
             QString::fromStdString(call.name), QString::fromStdString(call.arguments)};
     };
     const auto giveFinishedCalls = [&] {
@@ -164,7 +109,7 @@ CompletionResult runCompletion(engine::EngineRuntime& runtime, const CompletionR
     const auto retryOnCpu = [&] {
         if (sent || stops.stopped()) return false;
         stops = StopStrings(request.stop);
-        if (toolStream) toolStream.emplace(toolTemplate.family, request.parallelToolCalls ? SIZE_MAX : 1);
+        if (toolStream) toolStream.emplace(family, maxCalls);
         return true;
     };
     try {

@@ -259,6 +259,16 @@ void AppSettings::forgetModel(const QString& path) {
     assign(recentModels_, recent, &AppSettings::recentModelsChanged);
 }
 
+void AppSettings::setMcpServers(const QString& v) {
+    assign(mcpServers_, v, &AppSettings::toolsChanged);
+}
+void AppSettings::setToolTimeoutSeconds(int v) {
+    assign(toolTimeoutSeconds_, std::clamp(v, 1, 600), &AppSettings::toolsChanged);
+}
+void AppSettings::setAlwaysAllowedTools(const QStringList& v) {
+    assign(alwaysAllowedTools_, v, &AppSettings::toolsChanged);
+}
+
 void AppSettings::resetSampling() {
     const SamplingDefaults defaults;
     setTemperature(defaults.temperature);
@@ -308,6 +318,9 @@ void AppSettings::load() {
     draftModelPath_ = s->value("speculation/draftModel", draftModelPath_).toString();
     draftMax_ = knownDraftMax(s->value("speculation/draftMax", draftMax_).toInt());
     lookupNgram_ = knownLookupNgram(s->value("speculation/lookupNgram", lookupNgram_).toInt());
+    mcpServers_ = s->value("tools/mcpServers", mcpServers_).toString();
+    toolTimeoutSeconds_ = std::clamp(s->value("tools/timeoutSeconds", toolTimeoutSeconds_).toInt(), 1, 600);
+    alwaysAllowedTools_ = s->value("tools/alwaysAllowed", alwaysAllowedTools_).toStringList();
 }
 
 void AppSettings::scheduleSave() {
@@ -348,6 +361,9 @@ void AppSettings::saveNow() {
         {"speculation/draftModel", draftModelPath_},
         {"speculation/draftMax", draftMax_},
         {"speculation/lookupNgram", lookupNgram_},
+        {"tools/mcpServers", mcpServers_},
+        {"tools/timeoutSeconds", toolTimeoutSeconds_},
+        {"tools/alwaysAllowed", alwaysAllowedTools_},
     };
     writer_.start([fileName = fileName_, values] {
         const auto s = openSettings(fileName);

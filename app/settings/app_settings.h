@@ -75,6 +75,13 @@ class AppSettings : public QObject {
     Q_PROPERTY(QString draftModelPath READ draftModelPath WRITE setDraftModelPath NOTIFY speculationChanged)
     Q_PROPERTY(int draftMax READ draftMax WRITE setDraftMax NOTIFY speculationChanged)
     Q_PROPERTY(int lookupNgram READ lookupNgram WRITE setLookupNgram NOTIFY speculationChanged)
+    // MCP servers whose tools replies may call: JSON text, a list of McpServerConfig
+    // (app/tools/mcp_server_config.h); the tools' calls each end within toolTimeoutSeconds, and
+    // the tools in alwaysAllowedTools ("server/tool") run without asking.
+    Q_PROPERTY(QString mcpServers READ mcpServers WRITE setMcpServers NOTIFY toolsChanged)
+    Q_PROPERTY(int toolTimeoutSeconds READ toolTimeoutSeconds WRITE setToolTimeoutSeconds NOTIFY toolsChanged)
+    Q_PROPERTY(QStringList alwaysAllowedTools READ alwaysAllowedTools WRITE setAlwaysAllowedTools NOTIFY
+                   toolsChanged)
     // What the server is doing now (set by the backend, not saved).
     Q_PROPERTY(bool serverListening READ serverListening NOTIFY serverStateChanged)
     Q_PROPERTY(QString serverUrl READ serverUrl NOTIFY serverStateChanged)
@@ -142,6 +149,9 @@ public:
     [[nodiscard]] int lookupNgram() const { return lookupNgram_; }
     // The speculation settings as the engine takes them (in generationOptions() too).
     [[nodiscard]] engine::SpeculationOptions speculationOptions() const;
+    [[nodiscard]] QString mcpServers() const { return mcpServers_; }
+    [[nodiscard]] int toolTimeoutSeconds() const { return toolTimeoutSeconds_; } // 1 to 600
+    [[nodiscard]] QStringList alwaysAllowedTools() const { return alwaysAllowedTools_; }
     [[nodiscard]] bool serverListening() const { return serverListening_; }
     [[nodiscard]] QString serverUrl() const { return serverUrl_; }
     [[nodiscard]] QString serverError() const { return serverError_; } // plain words; empty when fine
@@ -179,6 +189,9 @@ public:
     void setDraftModelPath(const QString& value);
     void setDraftMax(int value);    // 1 to 16
     void setLookupNgram(int value); // 1 to 4
+    void setMcpServers(const QString& value);
+    void setToolTimeoutSeconds(int value);
+    void setAlwaysAllowedTools(const QStringList& value);
     // The backend reports the server's state here, for the settings panel.
     void setServerState(bool listening, const QString& url, const QString& error);
 
@@ -201,6 +214,7 @@ signals:
     void serverChanged();      // enabled, port or API key: the server restarts
     void serverStateChanged(); // listening, its URL, or why it is not
     void speculationChanged(); // the drafter, the draft model, the tokens drafted or looked up
+    void toolsChanged();       // the MCP servers, the tools' timeout or the tools always allowed
 
 private:
     template <class T, class Signal> void assign(T& field, T value, Signal signal);
@@ -239,6 +253,9 @@ private:
     QString draftModelPath_;
     int draftMax_ = engine::SpeculationOptions{}.max_draft;
     int lookupNgram_ = engine::SpeculationOptions{}.lookup_ngram;
+    QString mcpServers_ = QStringLiteral("[]");
+    int toolTimeoutSeconds_ = 30;
+    QStringList alwaysAllowedTools_;
     bool serverListening_ = false;
     QString serverUrl_;
     QString serverError_;

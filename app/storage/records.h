@@ -34,6 +34,9 @@ struct MessageRecord {
     // Whether this is the chosen one among its siblings: the conversation shows, from the first
     // message down, each message's chosen child (chosenPath).
     bool active = true;
+    // Function calls, as JSON text (app/chat/tool_calls.h): on a reply, the tools it called and
+    // what became of each call; on a tool message (role tool), the call it answers. Empty: none.
+    QString toolData;
 };
 
 // Roles are stored, and shown to QML, by the names the chat templates use (chat::role_name);

@@ -93,18 +93,22 @@ void SqlStore::createSchema() {
     exec(QStringLiteral("CREATE TABLE IF NOT EXISTS conversations("
                         " id TEXT PRIMARY KEY, title TEXT NOT NULL,"
                         " created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)"));
-    exec(QStringLiteral(
-        "CREATE TABLE IF NOT EXISTS messages("
-        " id TEXT PRIMARY KEY,"
-        " conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
-        " position INTEGER NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL,"
-        " state TEXT NOT NULL, created_at INTEGER NOT NULL,"
-        " model TEXT NOT NULL DEFAULT '', parent_id TEXT, active INTEGER NOT NULL DEFAULT 1)"));
+    exec(QStringLiteral("CREATE TABLE IF NOT EXISTS messages("
+                        " id TEXT PRIMARY KEY,"
+                        " conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
+                        " position INTEGER NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL,"
+                        " state TEXT NOT NULL, created_at INTEGER NOT NULL,"
+                        " model TEXT NOT NULL DEFAULT '', parent_id TEXT, active INTEGER NOT NULL DEFAULT 1,"
+                        " tool_data TEXT NOT NULL DEFAULT '')"));
     exec(QStringLiteral("CREATE INDEX IF NOT EXISTS messages_by_conversation"
                         " ON messages(conversation_id, position)"));
     if (!storesTree()) migrateToTree(); // a table this CREATE made has the columns already
+    // Function calls came after the tree: a file written before them gains the column, empty.
+    if (toolDataColumn() != QLatin1String("tool_data"))
+        exec(QStringLiteral("ALTER TABLE messages ADD COLUMN tool_data TEXT NOT NULL DEFAULT ''"));
     hasModelColumn_ = true;
     hasTreeColumns_ = true;
+    hasToolDataColumn_ = true;
     exec(QStringLiteral(
         "CREATE INDEX IF NOT EXISTS messages_by_parent ON messages(conversation_id, parent_id)"));
     PresetStore(*this).createTables();
@@ -141,6 +145,11 @@ QString SqlStore::treeColumns() const {
     return storesTree() ? QStringLiteral("parent_id, active") : QStringLiteral("NULL, 1");
 }
 
+QString SqlStore::toolDataColumn() const {
+    if (!hasToolDataColumn_) hasToolDataColumn_ = hasColumn(QStringLiteral("tool_data"));
+    return *hasToolDataColumn_ ? QStringLiteral("tool_data") : QStringLiteral("''");
+}
+
 QString SqlStore::modelColumn() const {
     if (!hasModelColumn_) hasModelColumn_ = hasColumn(QStringLiteral("model"));
     return *hasModelColumn_ ? QStringLiteral("model") : QStringLiteral("''");
@@ -164,8 +173,8 @@ void SqlStore::exec(const QString& sql) const {
 }
 
 namespace {
-// id, conversation_id, position, role, content, state, created_at, model, parent_id, active
-constexpr int kMessageColumns = 10;
+// id, conversation_id, position, role, content, state, created_at, model, parent_id, active, tool_data
+constexpr int kMessageColumns = 11;
 constexpr int kParentColumn = 8;
 
 // A message's parent as stored: NULL for a root.
@@ -174,7 +183,7 @@ QVariant parentValue(const QString& parentId) {
 }
 
 // A message's columns after its id, conversation and position, in the table's order: role,
-// content, state, created_at, model, parent_id, active.
+// content, state, created_at, model, parent_id, active, tool_data.
 void bindMessageFields(QSqlQuery& query, const MessageRecord& m) {
     query.addBindValue(roleName(m.role));
     query.addBindValue(text(m.content));
@@ -183,6 +192,7 @@ void bindMessageFields(QSqlQuery& query, const MessageRecord& m) {
     query.addBindValue(text(m.model));
     query.addBindValue(parentValue(m.parentId));
     query.addBindValue(m.active ? 1 : 0);
+    query.addBindValue(text(m.toolData));
 }
 
 void run(QSqlQuery& query, const QString& path) {
@@ -230,9 +240,9 @@ QList<ConversationRecord> SqlStore::conversations() const {
 QList<MessageRecord> SqlStore::messages(const QString& conversationId) const {
     QSqlQuery query(QSqlDatabase::database(connectionName_));
     query.prepare(
-        QStringLiteral("SELECT id, conversation_id, position, role, content, state, created_at, %1, %2"
+        QStringLiteral("SELECT id, conversation_id, position, role, content, state, created_at, %1, %2, %3"
                        " FROM messages WHERE conversation_id = ? ORDER BY position, rowid")
-            .arg(modelColumn(), treeColumns()));
+            .arg(modelColumn(), treeColumns(), toolDataColumn()));
     query.addBindValue(conversationId);
     run(query, path_);
     QList<MessageRecord> rows;
@@ -263,6 +273,7 @@ QList<MessageRecord> SqlStore::messages(const QString& conversationId) const {
         m.model = query.value(7).toString();
         m.parentId = parent;
         m.active = query.value(9).toInt() != 0;
+        m.toolData = query.value(10).toString();
         rows.append(m);
     }
     if (!unknownRoles.isEmpty()) warnOfUnknownRoles(conversationId, unknownRoles);
@@ -290,9 +301,9 @@ void SqlStore::warnOfUnknownRoles(const QString& conversationId, QStringList nam
 QList<SqlStore::StoredRow> SqlStore::storedMessages(const QString& conversationId) const {
     QSqlQuery query(QSqlDatabase::database(connectionName_));
     query.prepare(
-        QStringLiteral("SELECT id, conversation_id, position, role, content, state, created_at, %1, %2"
+        QStringLiteral("SELECT id, conversation_id, position, role, content, state, created_at, %1, %2, %3"
                        " FROM messages WHERE conversation_id = ? ORDER BY position, rowid")
-            .arg(modelColumn(), treeColumns()));
+            .arg(modelColumn(), treeColumns(), toolDataColumn()));
     query.addBindValue(conversationId);
     run(query, path_);
     QList<StoredRow> rows;
@@ -317,7 +328,7 @@ void SqlStore::insertStoredMessages(const QList<StoredRow>& rows) {
             QSqlQuery query(db);
             query.prepare(QStringLiteral(
                 "INSERT INTO messages(id, conversation_id, position, role, content, state, created_at, model,"
-                " parent_id, active) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                " parent_id, active, tool_data) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
             for (int column = 0; column < kMessageColumns; ++column)
                 query.addBindValue(row.value(column));
             run(query, path_);
@@ -370,10 +381,11 @@ void SqlStore::saveMessage(const MessageRecord& m) {
         // so that their order stays; an existing row keeps its place, role, parent and choice.
         query.prepare(QStringLiteral(
             "INSERT INTO messages(id, conversation_id, position, role, content, state, created_at, model,"
-            " parent_id, active)"
+            " parent_id, active, tool_data)"
             " VALUES(?, ?, (SELECT MAX(?, COALESCE(MAX(position) + 1, 0)) FROM messages"
-            " WHERE conversation_id = ?), ?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT(id) DO UPDATE SET content = excluded.content, state = excluded.state"));
+            " WHERE conversation_id = ?), ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT(id) DO UPDATE SET content = excluded.content, state = excluded.state,"
+            " tool_data = excluded.tool_data"));
         query.addBindValue(m.id);
         query.addBindValue(m.conversationId);
         query.addBindValue(m.position);
@@ -445,7 +457,7 @@ void SqlStore::insertMessage(const MessageRecord& m) const {
     QSqlQuery query(QSqlDatabase::database(connectionName_));
     query.prepare(QStringLiteral(
         "INSERT INTO messages(id, conversation_id, position, role, content, state, created_at, model,"
-        " parent_id, active) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+        " parent_id, active, tool_data) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
     query.addBindValue(m.id);
     query.addBindValue(m.conversationId);
     query.addBindValue(m.position);

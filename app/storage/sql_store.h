@@ -102,7 +102,10 @@ private:
     void insertMessage(const MessageRecord& message) const;
     // The messages' model column, or "''" in a file written before it existed (opened read-only).
     [[nodiscard]] QString modelColumn() const;
+    // The messages' tool_data column, or "''" in a file written before it existed (read-only).
+    [[nodiscard]] QString toolDataColumn() const;
     mutable std::optional<bool> hasModelColumn_;
+    mutable std::optional<bool> hasToolDataColumn_;
     mutable std::optional<bool> hasTreeColumns_;
     QString path_;
     QString connectionName_;

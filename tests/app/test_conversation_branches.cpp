@@ -315,9 +315,10 @@ private slots:
                 {"c", "Edited", QDateTime::fromMSecsSinceEpoch(1), QDateTime::fromMSecsSinceEpoch(2)});
         }
         QVERIFY(rawSql(
-            path, {"INSERT INTO messages VALUES('x', 'c', 0, 'user', 'X', 'complete', 1, '', 'y', 1)",
-                   "INSERT INTO messages VALUES('y', 'c', 1, 'assistant', 'Y', 'complete', 2, '', 'x', 1)",
-                   "INSERT INTO messages VALUES('z', 'c', 2, 'user', 'Z', 'complete', 3, '', 'gone', 1)"}));
+            path,
+            {"INSERT INTO messages VALUES('x', 'c', 0, 'user', 'X', 'complete', 1, '', 'y', 1, '')",
+             "INSERT INTO messages VALUES('y', 'c', 1, 'assistant', 'Y', 'complete', 2, '', 'x', 1, '')",
+             "INSERT INTO messages VALUES('z', 'c', 2, 'user', 'Z', 'complete', 3, '', 'gone', 1, '')"}));
         SqlStore store(path);
         const QList<MessageRecord> tree = store.messages("c");
         QCOMPARE(idsOf(tree), (QStringList{"x", "y", "z"}));

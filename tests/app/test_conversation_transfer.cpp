@@ -478,7 +478,9 @@ private slots:
             SqlStore readOnly(path,
                               SqlStore::Access::ReadOnly); // as a damaged file is read: no column, no change
             QCOMPARE(readOnly.storedMessages("c").size(), 1);
-            QCOMPARE(readOnly.storedMessages("c").at(0).size(), 10); // a chain's parent and choice too
+            // A chain's parent and choice too, and no function calls.
+            QCOMPARE(readOnly.storedMessages("c").at(0).size(), 11);
+            QCOMPARE(readOnly.messages("c").at(0).toolData, QString());
             QCOMPARE(readOnly.messages("c").at(0).model, QString());
         }
         SqlStore store(path);

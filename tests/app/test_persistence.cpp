@@ -154,6 +154,58 @@ private slots:
         QVERIFY(reopened.messages(older.id).isEmpty());
     }
 
+    // A reply's function calls and a tool message's call (MessageRecord::toolData) are stored,
+    // updated with the message, and read back; a database written before the column existed
+    // gains it, empty, when it opens.
+    void toolCallsAreStoredAndOlderDatabasesGainTheColumn() {
+        const QString path = databasePath();
+        QDir().mkpath(QFileInfo(path).absolutePath());
+        {
+            QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "before-tools");
+            db.setDatabaseName(path);
+            QVERIFY(db.open());
+            QSqlQuery query(db);
+            for (const char* sql :
+                 {"CREATE TABLE conversations(id TEXT PRIMARY KEY, title TEXT NOT NULL,"
+                  " created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)",
+                  "CREATE TABLE messages(id TEXT PRIMARY KEY,"
+                  " conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,"
+                  " position INTEGER NOT NULL, role TEXT NOT NULL, content TEXT NOT NULL,"
+                  " state TEXT NOT NULL, created_at INTEGER NOT NULL, model TEXT NOT NULL DEFAULT '',"
+                  " parent_id TEXT, active INTEGER NOT NULL DEFAULT 1)",
+                  "INSERT INTO conversations VALUES('c', 'Before tools', 1000, 1000)",
+                  "INSERT INTO messages VALUES('m0', 'c', 0, 'user', 'Hi', 'complete', 1000, '', NULL, 1)"})
+                QVERIFY2(query.exec(sql), qPrintable(query.lastError().text()));
+            db.close();
+        }
+        QSqlDatabase::removeDatabase("before-tools");
+        const QString calls = QStringLiteral(R"({"calls":[{"id":"call_1","server":"files"}]})");
+        {
+            SqlStore store(path);
+            const QList<MessageRecord> before = store.messages("c");
+            QCOMPARE(before.size(), 1);
+            QVERIFY(before[0].toolData.isEmpty());
+            MessageRecord reply = message("c", 1, Assistant, "");
+            reply.parentId = "m0";
+            reply.toolData = calls;
+            store.saveMessage(reply);
+            MessageRecord result = message("c", 2, hearth::chat::Role::Tool, "It is 12:00.");
+            result.parentId = reply.id;
+            result.toolData = QStringLiteral(R"({"result":{"callId":"call_1"}})");
+            store.saveMessage(result);
+            reply.toolData = QStringLiteral(R"({"calls":[{"id":"call_1","status":"done"}]})");
+            store.saveMessage(reply); // the calls' states change with the message
+        }
+        SqlStore reopened(path);
+        const QList<MessageRecord> messages = reopened.messages("c");
+        QCOMPARE(messages.size(), 3);
+        QCOMPARE(messages[1].toolData, QStringLiteral(R"({"calls":[{"id":"call_1","status":"done"}]})"));
+        QCOMPARE(messages[2].role, hearth::chat::Role::Tool);
+        QCOMPARE(messages[2].content, QStringLiteral("It is 12:00."));
+        QCOMPARE(messages[2].toolData, QStringLiteral(R"({"result":{"callId":"call_1"}})"));
+        QCOMPARE(reopened.integrityCheck(), QStringLiteral("ok"));
+    }
+
     void emptyReplyIsKept() {
         // A reply stopped before its first token has no text, but it is still a message.
         const QString path = databasePath();

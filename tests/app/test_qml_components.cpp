@@ -64,7 +64,8 @@ class Setup : public QObject {
                             {},
                             {},
                             {},
-                            true});
+                            true,
+                            {}});
             records.append(
                 {hearth::app::newRecordId(),
                  conversation,
@@ -79,7 +80,8 @@ class Setup : public QObject {
                  {},
                  {},
                  {},
-                 true});
+                 true,
+                 {}});
         }
         for (qsizetype i = 1; i < records.size(); ++i) // one branch: each follows the one before
             records[i].parentId = records.at(i - 1).id;

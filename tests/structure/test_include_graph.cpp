@@ -43,10 +43,12 @@ const std::map<QString, std::set<QString>>& allowed_dependencies() {
             // worker's results; the chat, on top, wires everything behind the window.
             {"app/settings", {"engine/sampling", "engine/runtime"}},
             {"app/storage", {"engine/chat"}},
+            {"app/tools", {"app/settings"}}, // MCP servers: their processes and the registry of them
             {"app/models", {"app/settings", "app/download", "app/server", "engine/runtime"}},
             {"app/metrics", {"app/models", "engine/session", "kernels"}},
             {"app/chat",
-             {"app/metrics", "app/models", "app/storage", "app/settings", "app/platform", "app/server"}},
+             {"app/metrics", "app/models", "app/storage", "app/settings", "app/platform", "app/server",
+              "app/tools"}},
             {"app/cli",
              {"app/download", "app/platform", "app/server", "engine/runtime", "engine/synth", "engine/vision",
               "kernels"}},

@@ -29,6 +29,8 @@ Item {
             contextBoundary: false
             version: 1
             versionCount: 1
+            toolCalls: []
+            toolResult: ({})
         }
     }
     ListModel { id: noBlocks }
@@ -259,6 +261,47 @@ Item {
             message.contextBoundary = false
             verify(!findChild(message, "contextBoundary").visible)
             verify(!findChild(message, "contextExplanation").visible)
+        }
+
+        // A reply's call shows its server, tool and arguments; while it waits, its buttons answer it.
+        function test_aToolCallWaitsForTheUsersAnswer() {
+            const call = { id: "call_1", server: "files", tool: "read_file", function: "read_file",
+                           arguments: "{\n    \"path\": \"/tmp/a.txt\"\n}", status: "pending" }
+            const message = make({ messageId: "r1", isLast: true, toolCalls: [call] })
+            compare(shown(message, "toolCallCard").length, 1)
+            compare(findChild(message, "toolCallTitle").text, "files \u203a read_file")
+            verify(findChild(message, "toolCallArguments").text.indexOf("/tmp/a.txt") >= 0)
+            const spy = signalSpy.createObject(root, { target: message, signalName: "toolCallAnswered" })
+            click(findChild(message, "allowOnceButton"))
+            click(findChild(message, "alwaysAllowButton"))
+            click(findChild(message, "denyButton"))
+            compare(spy.count, 3)
+            compare(spy.signalArguments[0][0], "r1")
+            compare(spy.signalArguments[0][1], "call_1")
+            compare(spy.signalArguments[0][2], "once")
+            compare(spy.signalArguments[1][2], "always")
+            compare(spy.signalArguments[2][2], "deny")
+            // Answered: no buttons, its state instead.
+            call.status = "done"
+            message.toolCalls = [call]
+            compare(shown(message, "allowOnceButton").length, 0)
+            compare(findChild(message, "toolCallStatus").text, "Done")
+        }
+
+        // A tool's result: its first line until opened; an error says so.
+        function test_aToolResultIsCollapsedUntilOpened() {
+            const message = make({ author: "tool", content: "first line\nsecond line",
+                                   toolResult: { server: "files", tool: "read_file", isError: false, truncated: true } })
+            compare(shown(message, "replyAuthor").length, 0)
+            compare(shown(message, "messageActions").length, 0)
+            const text = findChild(message, "toolResultText")
+            compare(text.text, "first line")
+            verify(findChild(message, "toolResultTitle").text.indexOf("(cut to fit)") >= 0)
+            click(findChild(message, "toolResultToggle"))
+            compare(text.text, "first line\nsecond line")
+            const failed = make({ author: "tool", content: "MCP server \u201cfiles\u201d stopped",
+                                  toolResult: { server: "files", tool: "read_file", isError: true, truncated: false } })
+            verify(findChild(failed, "toolResultTitle").text.indexOf("Error from files") === 0)
         }
 
         function test_nothingIsWiderThanANarrowMessage() {

@@ -8,7 +8,7 @@ import Hearth
 Item {
     id: root
     width: 1000
-    height: 3000 // the whole page, Appearance included
+    height: 4000 // the whole page, Appearance included
 
     SettingsPanel {
         id: panel
@@ -33,7 +33,7 @@ Item {
         id: devicePanel
         x: root.width
         width: 1000
-        height: 3000
+        height: 4000
         settings: testModelSettings
         models: testModels
     }
