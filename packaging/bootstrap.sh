@@ -29,12 +29,12 @@ if [ "$mode" = test ] && command -v npm >/dev/null; then
     else
         echo "npm could not install the openai client: test_openai_client is left out" >&2
     fi
-    # The MCP tests run the reference MCP servers from npm.
+    # The MCP tests run the reference MCP servers from npm (pinned: the tests call their tools by name).
     mcp_dir="$root/build/mcp-servers"
     mcp_packages="$mcp_dir/node_modules/@modelcontextprotocol"
     if [ -f "$mcp_packages/server-filesystem/package.json" ] && [ -f "$mcp_packages/server-everything/package.json" ] ||
         npm install --prefix "$mcp_dir" --no-audit --no-fund --silent \
-            @modelcontextprotocol/server-filesystem @modelcontextprotocol/server-everything; then
+            @modelcontextprotocol/server-filesystem@2026.8.31 @modelcontextprotocol/server-everything@2026.8.31; then
         extra+=("-DHEARTH_MCP_SERVERS_DIR=$mcp_dir")
     else
         echo "npm could not install the MCP servers: test_mcp_servers and test_mcp_chat's run of them are left out" >&2
