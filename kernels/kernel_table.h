@@ -94,6 +94,13 @@ inline Candidate<GemmFn> repacked_decode_kernel(std::string_view name, Backend b
                          {.max_batch = 1, .layout = RowLayout::Interleaved16});
 }
 
+// Instantiated once, in candidates.cpp (built without any tier's flags): see candidates.h.
+extern template class Candidates<GemmFn>;
+extern template class Candidates<QuantizeRowFn>;
+extern template class Candidates<DequantizeRowFn>;
+extern template class Candidates<AttendFn>;
+extern template class Candidates<SwigluFn>;
+
 // A type's candidates for each operation on it.
 struct TypeCandidates {
     Candidates<GemmFn> matmul;                      // weights of this type x a batch of activations

@@ -6,13 +6,18 @@
 #include "engine/runtime/cancel_token.h"
 #include "engine/session/generation_options.h"
 #include "engine/session/turn_result.h"
+#include <QByteArray>
 #include <QList>
 #include <QMetaType>
 #include <QString>
+#include <utility>
 
 namespace hearth::app {
 
 struct ChatTurnData {
+    ChatTurnData() = default;
+    ChatTurnData(chat::Role turnRole, QString text, QByteArray fields = {})
+        : role(turnRole), content(std::move(text)), templateFields(std::move(fields)) {}
     chat::Role role = chat::Role::User; // system, user, assistant or tool
     QString content;
     // A JSON object merged into the message the template sees: a reply's "tool_calls", a tool

@@ -1,4 +1,5 @@
 #include "kernels/vulkan/vulkan_kernel_table.h"
+#include "kernels/candidates_impl.h"
 #include "kernels/kernel_table.h"
 
 namespace hearth::kernels::vulkan {
