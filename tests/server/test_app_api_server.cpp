@@ -27,6 +27,12 @@ class TestAppApiServer : public QObject {
     static quint16 listeningPort(const AppSettings& s) {
         return static_cast<quint16>(QUrl(s.serverUrl()).port());
     }
+    // Turns the server on at any free port; the port it listens on.
+    static quint16 serveOnAnyPort(AppSettings& s) {
+        s.setServerPort(0);
+        s.setServerEnabled(true);
+        return listeningPort(s);
+    }
 
 private slots:
     void init() { dir_ = QString::fromStdString(make_temp_dir("hearth-app-api")); }
@@ -96,9 +102,7 @@ private slots:
     void theFrontDoorFollowsTheSettings() {
         HearthBackend b(paths());
         AppSettings& s = *b.settings();
-        s.setServerPort(0);
-        s.setServerEnabled(true);
-        const quint16 port = listeningPort(s);
+        const quint16 port = serveOnAnyPort(s);
         const auto page = [port](const QByteArray& origin) {
             return httpRequest(port, "GET", "/v1/models", {}, {{"Origin", origin}});
         };
@@ -143,10 +147,7 @@ private slots:
     void theLoadedModelsPresetServesTheApi() {
         HearthBackend b(paths());
         QVERIFY(startChat(b));
-        AppSettings& s = *b.settings();
-        s.setServerPort(0);
-        s.setServerEnabled(true);
-        const quint16 port = listeningPort(s);
+        const quint16 port = serveOnAnyPort(*b.settings());
         QVERIFY(loadModel(b));
         const auto ask = [port](const QString& text, const QJsonObject& extra = {}) {
             QJsonObject options = extra;
@@ -185,10 +186,7 @@ private:
     void interleave() {
         HearthBackend b(paths());
         QVERIFY(startChat(b));
-        AppSettings& s = *b.settings();
-        s.setServerPort(0);
-        s.setServerEnabled(true);
-        const quint16 port = listeningPort(s);
+        const quint16 port = serveOnAnyPort(*b.settings());
 
         const auto early = httpRequest(port, "POST", "/v1/chat/completions", storyRequest());
         QVERIFY(early);
