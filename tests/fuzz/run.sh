@@ -2,14 +2,15 @@
 # Builds the fuzz targets if needed (clang, preset "fuzz", build-fuzz/) and fuzzes one target
 # for SECONDS:
 #   tests/fuzz/run.sh TARGET SECONDS
-# TARGET: gguf_reader model_load tokenizer chat_template kv_state markdown http_request openai_request gbnf conversation_import
+# TARGET: gguf_reader model_load tokenizer chat_template kv_state markdown http_request openai_request gbnf
+#         conversation_import image_decode mmproj_reader
 # The corpus grows in build-fuzz/corpus/TARGET, seeded once from ../shared/testdata
 # (fuzz_seeds) and the committed seeds/ and regressions/. A crash, leak, timeout or
 # out-of-memory input is copied to tests/fuzz/regressions/TARGET/, where ctest replays it in
 # every build, and the script fails. Each run's executions and seconds are appended to
 # build-fuzz/fuzz-runs.tsv.
 set -euo pipefail
-targets="gguf_reader model_load tokenizer chat_template kv_state markdown http_request openai_request gbnf conversation_import"
+targets="gguf_reader model_load tokenizer chat_template kv_state markdown http_request openai_request gbnf conversation_import image_decode mmproj_reader"
 if [ $# -ne 2 ] || ! [[ " $targets " == *" $1 "* ]] || ! [[ "$2" =~ ^[0-9]+$ ]]; then
     echo "usage: tests/fuzz/run.sh TARGET SECONDS   (TARGET: $targets)" >&2
     exit 2
@@ -30,7 +31,8 @@ mkdir -p "$corpus" "$artifacts" "$here/regressions/$target"
 
 # Per target: the longest input worth mutating, and how long one input may take.
 case $target in
-gguf_reader | model_load) max_len=1048576 timeout=20 ;;
+gguf_reader | model_load | mmproj_reader) max_len=1048576 timeout=20 ;;
+image_decode) max_len=262144 timeout=20 ;;
 tokenizer | markdown | http_request | openai_request | gbnf) max_len=16384 timeout=10 ;;
 chat_template) max_len=32768 timeout=20 ;;
 kv_state | conversation_import) max_len=65536 timeout=10 ;;

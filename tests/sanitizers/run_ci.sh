@@ -48,9 +48,14 @@ step() {
     return $rc
 }
 report() {
-    [ ${#timings[@]} -gt 0 ] || return 0
-    echo "== minutes per step (wall, then CPU of all its processes)"
-    printf '%s\n' "${timings[@]}"
+    if [ ${#timings[@]} -gt 0 ]; then
+        echo "== minutes per step (wall, then CPU of all its processes)"
+        printf '%s\n' "${timings[@]}"
+    fi
+    if [ ${#left_out[@]} -gt 0 ]; then
+        echo "== not run, for time (run by hand: bash tests/sanitizers/run_ci.sh PART):"
+        printf '   %s\n' "${left_out[@]}"
+    fi
 }
 trap report EXIT
 
@@ -60,29 +65,80 @@ trap report EXIT
 no_aslr=""
 if setarch "$(uname -m)" -R true 2>/dev/null; then no_aslr="setarch $(uname -m) -R"; fi
 
+# A time budget (.ci/run sets both, as seconds since the epoch): a part starts only if its usual
+# CI minutes (2 cores, cold ccache) end before HEARTH_CI_SOFT_DEADLINE, and every step is stopped
+# at HEARTH_CI_HARD_DEADLINE. A part left out or stopped for time is named at the end; it is
+# not a failure (nothing was found wrong), but its checks did not run.
+soft_deadline=${HEARTH_CI_SOFT_DEADLINE:-}
+hard_deadline=${HEARTH_CI_HARD_DEADLINE:-}
+left_out=()
+usual_minutes() {
+    case $1 in
+    fuzz) echo 12 ;;
+    tsan) echo 15 ;;
+    asan-core) echo 35 ;;
+    asan) echo 50 ;;
+    *) echo 0 ;;
+    esac
+}
+fits() {
+    [ -n "$soft_deadline" ] || return 0
+    local minutes
+    minutes=$(usual_minutes "$1")
+    [ $(($(date +%s) + minutes * 60)) -le "$soft_deadline" ]
+}
+# in_time COMMAND...: runs it, stopped at the hard deadline (exit 124 then).
+in_time() {
+    if [ -z "$hard_deadline" ]; then
+        "$@"
+        return
+    fi
+    local left=$((hard_deadline - $(date +%s)))
+    [ $left -gt 0 ] || return 124
+    timeout --kill-after=30 "$left" "$@"
+}
+# timed_step NAME COMMAND...: a step under the hard deadline; a step stopped there is recorded
+# as left out for time, not as failed.
+timed_step() {
+    local name=$1 rc=0
+    shift
+    step "$name" in_time "$@" || rc=$?
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        unset 'failed[${#failed[@]}-1]'
+        timings[${#timings[@]} - 1]="${timings[${#timings[@]} - 1]/FAILED (exit $rc)/STOPPED at the CI time budget}"
+        left_out+=("$name (stopped at the CI time budget)")
+    fi
+    return $rc
+}
+
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(fuzz tsan asan)
 for part in "${parts[@]}"; do
+    if ! fits "$part"; then
+        echo "== $part: left out, its usual $(usual_minutes "$part") minutes would end past the CI time budget"
+        left_out+=("$part (would end past the CI time budget)")
+        continue
+    fi
     case $part in
     fuzz)
-        if step "fuzz: configure" cmake --preset fuzz &&
-            step "fuzz: build" cmake --build --preset fuzz -j "$jobs"; then
+        if timed_step "fuzz: configure" cmake --preset fuzz &&
+            timed_step "fuzz: build" cmake --build --preset fuzz -j "$jobs"; then
             for target in gguf_reader model_load tokenizer chat_template kv_state markdown http_request openai_request gbnf conversation_import image_decode mmproj_reader; do
-                step "fuzz: $target ${fuzz_seconds}s" tests/fuzz/run.sh "$target" "$fuzz_seconds" || true
+                timed_step "fuzz: $target ${fuzz_seconds}s" tests/fuzz/run.sh "$target" "$fuzz_seconds" || true
             done
         fi
         ;;
     tsan)
-        step "tsan: configure" cmake --preset tsan &&
-            step "tsan: build" cmake --build --preset tsan -j "$jobs" &&
-            step "tsan: threaded tests" $no_aslr ctest --preset tsan -j "$jobs" || true
+        timed_step "tsan: configure" cmake --preset tsan &&
+            timed_step "tsan: build" cmake --build --preset tsan -j "$jobs" &&
+            timed_step "tsan: threaded tests" $no_aslr ctest --preset tsan -j "$jobs" || true
         ;;
     asan | asan-core)
         # asan (what .ci/run runs): every suite; asan-core: every suite but the app's and the
         # GUI's (CMakePresets.json), about two thirds of the ASan build, for a quicker run by hand.
-        step "$part: configure" cmake --preset "$part" &&
-            step "$part: build" cmake --build --preset "$part" -j "$jobs" &&
-            step "$part: every test" ctest --preset "$part" -j "$jobs" || true
+        timed_step "$part: configure" cmake --preset "$part" &&
+            timed_step "$part: build" cmake --build --preset "$part" -j "$jobs" &&
+            timed_step "$part: every test" ctest --preset "$part" -j "$jobs" || true
         ;;
     *)
         echo "usage: bash tests/sanitizers/run_ci.sh [fuzz] [tsan] [asan | asan-core]" >&2
