@@ -15,9 +15,10 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QScopeGuard>
+#include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTranslator>
-#include <QtTest>
 #include <qcoro/qcorotask.h>
 
 using namespace hearth::app;

@@ -16,7 +16,8 @@
 #endif
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QtTest>
+#include <QSignalSpy>
+#include <QTest>
 
 using namespace hearth::app;
 using hearth::test::finishReply;

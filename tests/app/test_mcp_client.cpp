@@ -13,7 +13,7 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QSignalSpy>
-#include <QtTest>
+#include <QTest>
 
 using namespace hearth;
 using namespace hearth::app;

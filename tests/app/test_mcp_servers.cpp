@@ -8,7 +8,7 @@
 #include <QDir>
 #include <QFile>
 #include <QSignalSpy>
-#include <QtTest>
+#include <QTest>
 
 using namespace hearth;
 using namespace hearth::app;

@@ -14,8 +14,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QScopeGuard>
+#include <QSignalSpy>
+#include <QTest>
 #include <QTranslator>
-#include <QtTest>
 #include <fstream>
 
 using namespace hearth::app;

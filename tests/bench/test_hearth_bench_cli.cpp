@@ -5,7 +5,7 @@
 #include "tests/support/test_support.h"
 #include <QProcess>
 #include <QRegularExpression>
-#include <QtTest>
+#include <QTest>
 
 using namespace hearth::test;
 

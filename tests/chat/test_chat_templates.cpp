@@ -3,7 +3,7 @@
 // the ChatML default.
 #include "engine/chat/chat_template.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 

@@ -3,7 +3,7 @@
 // Hugging Face configures it) renders for it.
 #include "engine/chat/chat_template.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 #include <nlohmann/json.hpp>
 
 using hearth::chat::ChatTemplate;

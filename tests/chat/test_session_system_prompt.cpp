@@ -3,7 +3,7 @@
 // reply fail; it is in the first user turn, and a context shift keeps that turn.
 #include "engine/session/chat_session.h"
 #include "tests/model/model_fixture.h"
-#include <QtTest>
+#include <QTest>
 
 using namespace hearth;
 

@@ -5,7 +5,7 @@
 #include "engine/chat/chat_template.h"
 #include "engine/chat/template_capabilities.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 
 using hearth::chat::ChatMessage;
 using hearth::chat::ChatTemplate;

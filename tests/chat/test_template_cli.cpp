@@ -2,7 +2,7 @@
 // BOS/EOS texts from a GGUF, and exits with status 2 on a template error.
 #include "tests/support/test_support.h"
 #include <QProcess>
-#include <QtTest>
+#include <QTest>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 

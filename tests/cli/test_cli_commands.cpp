@@ -6,7 +6,7 @@
 #include "tests/support/reference_logits.h"
 #include "tests/support/test_support.h"
 #include <QProcess>
-#include <QtTest>
+#include <QTest>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>

@@ -8,7 +8,7 @@
 #include "tests/support/printed_logits.h"
 #include "tests/support/reference_logits.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 #include <cmath>
 
 namespace {

@@ -5,7 +5,7 @@
 #include "tests/support/cli_run.h"
 #include "tests/support/test_support.h"
 #include <QProcess>
-#include <QtTest>
+#include <QTest>
 #include <cmath>
 
 namespace {

@@ -10,7 +10,7 @@
 #include "tests/support/test_support.h"
 #include <QDir>
 #include <QRegularExpression>
-#include <QtTest>
+#include <QTest>
 #include <fstream>
 
 using namespace hearth;

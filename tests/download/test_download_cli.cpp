@@ -5,8 +5,9 @@
 #include "tests/support/test_support.h"
 #include <QFileInfo>
 #include <QProcess>
+#include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 using hearth::test::LoopbackHttpServer;
 using namespace hearth::test;

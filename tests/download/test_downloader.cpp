@@ -8,8 +8,9 @@
 #include "tests/download/download_test_helpers.h"
 #include "tests/download/loopback_http_server.h"
 #include <QFileInfo>
+#include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 using hearth::download::Download;
 using hearth::download::DownloadRequest;

@@ -11,8 +11,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTest>
 #include <QUrlQuery>
-#include <QtTest>
 
 using namespace hearth::download;
 using hearth::test::LoopbackHttpServer;

@@ -7,7 +7,7 @@
 #include "engine/grammar/gbnf_parser.h"
 #include "engine/grammar/grammar_constraint.h"
 #include "engine/grammar/grammar_matcher.h"
-#include <QtTest>
+#include <QTest>
 
 using namespace hearth::engine;
 

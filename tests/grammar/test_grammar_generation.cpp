@@ -11,7 +11,7 @@
 #include "engine/session/chat_session.h"
 #include "tests/grammar/json_schema_check.h"
 #include "tests/model/model_fixture.h"
-#include <QtTest>
+#include <QTest>
 #include <set>
 
 using namespace hearth;

@@ -22,7 +22,7 @@
 #include "tests/model/partial_rope_model.h"
 #include "tests/support/test_support.h"
 #include <QScopeGuard>
-#include <QtTest>
+#include <QTest>
 #include <algorithm>
 #include <cmath>
 #include <cstring>

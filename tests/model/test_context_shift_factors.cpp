@@ -11,7 +11,7 @@
 #include "kernels/fp16.h"
 #include "tests/model/longrope_model.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 #include <algorithm>
 #include <cmath>
 

@@ -11,7 +11,7 @@
 #include "engine/session/session_store.h"
 #include "engine/session/turn_starts.h"
 #include "tests/model/model_fixture.h"
-#include <QtTest>
+#include <QTest>
 #include <algorithm>
 #include <cmath>
 #include <set>

@@ -6,7 +6,7 @@
 #include "engine/session/chat_session.h"
 #include "kernels/kernel_table.h"
 #include "tests/model/model_fixture.h"
-#include <QtTest>
+#include <QTest>
 #include <atomic>
 #include <cstdlib>
 #include <new>

@@ -6,7 +6,7 @@
 #include "engine/forward/thread_count.h"
 #include "engine/runtime/engine_runtime.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 #include <filesystem>
 #include <thread>
 

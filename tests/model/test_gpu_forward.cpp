@@ -23,7 +23,7 @@
 #include "tests/support/reference_logits.h"
 #include "tests/support/reference_rule.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 #include <algorithm>
 #include <cmath>
 #include <filesystem>

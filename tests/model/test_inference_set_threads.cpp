@@ -3,7 +3,7 @@
 #include "engine/forward/inference.h"
 #include "engine/model/model.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 #include <cstring>
 #include <thread>
 #include <vector>

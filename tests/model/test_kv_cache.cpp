@@ -7,7 +7,7 @@
 #include "engine/forward/kv_cache.h"
 #include "engine/model/model.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 #include <cmath>
 #include <cstring>
 #include <utility>

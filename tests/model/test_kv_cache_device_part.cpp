@@ -8,7 +8,7 @@
 #include "engine/model/hparams.h"
 #include "engine/model/model.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 #include <cstring>
 #include <vector>
 

@@ -15,7 +15,7 @@
 #include "engine/session/engine_metrics.h"
 #include "kernels/fp16.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>

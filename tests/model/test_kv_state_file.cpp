@@ -13,7 +13,7 @@
 #include "kernels/fp16.h"
 #include "tests/model/model_fixture.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 #include <cmath>
 #include <cstring>
 #include <filesystem>

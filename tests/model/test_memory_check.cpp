@@ -5,7 +5,7 @@
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/memory_check.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 
 using namespace hearth;
 using kernels::TensorType;

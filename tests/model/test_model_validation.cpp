@@ -11,7 +11,7 @@
 #include "kernels/tensor_type.h"
 #include "tests/support/error_of.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 #include <cmath>
 #include <limits>
 #include <map>

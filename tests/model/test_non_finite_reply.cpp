@@ -12,7 +12,7 @@
 #include "tests/model/damaged_token_model.h"
 #include "tests/model/model_fixture.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -22,7 +22,7 @@
 #include "tests/support/reference_rule.h"
 #include "tests/support/test_support.h"
 #include <QCryptographicHash>
-#include <QtTest>
+#include <QTest>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>

@@ -7,7 +7,7 @@
 #include "engine/session/engine_metrics.h"
 #include "tests/model/model_fixture.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 #include <algorithm>
 #include <cmath>
 

@@ -10,7 +10,7 @@
 // compared with their expected values at a tolerance of about six standard deviations
 // (20000 draws: sd <= 0.0035) without the test ever becoming flaky.
 #include "engine/sampling/sampler.h"
-#include <QtTest>
+#include <QTest>
 #include <cmath>
 #include <set>
 #include <vector>

@@ -7,7 +7,7 @@
 #include "engine/session/session_store.h"
 #include "tests/model/model_fixture.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 #include <filesystem>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -10,7 +10,7 @@
 #include "engine/gguf/gguf_writer.h"
 #include "engine/model/hparams.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 #include <functional>
 #include <string>
 #include <vector>

@@ -7,7 +7,7 @@
 #include "engine/model/speed_prediction.h"
 #include "kernels/kernel_table.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 #include <atomic>
 #include <cmath>
 #include <filesystem>

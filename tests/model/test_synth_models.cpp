@@ -10,7 +10,7 @@
 #include "engine/synth/synth_shape.h"
 #include "engine/synth/synth_writer.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 #include <algorithm>
 #include <cmath>
 

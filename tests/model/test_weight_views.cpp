@@ -9,7 +9,7 @@
 #include "kernels/matmul.h"
 #include "kernels/reference/reference_kernels.h"
 #include "kernels/thread_pool.h"
-#include <QtTest>
+#include <QTest>
 #include <cmath>
 #include <random>
 

@@ -5,7 +5,7 @@
 #include <QDirIterator>
 #include <QFile>
 #include <QRegularExpression>
-#include <QtTest>
+#include <QTest>
 #include <map>
 #include <set>
 

@@ -4,7 +4,7 @@
 #include "tests/support/reference_logits.h"
 #include <QString>
 #include <QStringList>
-#include <QtTest>
+#include <QTest>
 #include <cmath>
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
 #include "tests/support/reference_rule.h"
 #include "engine/error.h"
-#include <QtTest>
+#include <QTest>
 #include <algorithm>
 #include <cmath>
 

@@ -4,7 +4,7 @@
 // The expected pieces are worked out by hand from the expressions.
 #include "engine/tokenizer/pre_tokenizer.h"
 #include "engine/tokenizer/pre_tokenizer_table.h"
-#include <QtTest>
+#include <QTest>
 #include <iterator>
 #include <set>
 #include <string_view>

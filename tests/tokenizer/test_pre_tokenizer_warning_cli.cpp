@@ -3,7 +3,7 @@
 // expressions. The model is written with the project's GGUF writer.
 #include "tests/support/cli_run.h"
 #include "tests/tokenizer/bpe_model_fixture.h"
-#include <QtTest>
+#include <QTest>
 
 using namespace hearth;
 

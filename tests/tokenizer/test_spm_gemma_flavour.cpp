@@ -6,7 +6,7 @@
 #include "engine/gguf/gguf_value.h"
 #include "engine/gguf/gguf_writer.h"
 #include "tests/tokenizer/tokenizer_test_data.h"
-#include <QtTest>
+#include <QTest>
 
 using namespace hearth;
 

@@ -3,7 +3,7 @@
 // decoder on characters split across tokens.
 #include "engine/tokenizer/utf8.h"
 #include "tests/tokenizer/tokenizer_test_data.h"
-#include <QtTest>
+#include <QTest>
 #include <algorithm>
 
 using namespace hearth;

@@ -5,7 +5,7 @@
 #include "engine/gguf/gguf_writer.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 #include <functional>
 
 using namespace hearth;

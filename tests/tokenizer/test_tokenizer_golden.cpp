@@ -7,7 +7,7 @@
 // leading and trailing spaces, newlines, tabs, CR LF, no-break space, accents, CJK and emoji
 // (byte fallback), digits, "<s>" as text, casing and contractions; each piece byte for byte.
 #include "tests/tokenizer/tokenizer_test_data.h"
-#include <QtTest>
+#include <QTest>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>

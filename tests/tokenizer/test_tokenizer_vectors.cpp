@@ -2,7 +2,7 @@
 // parsed) must give exactly the reference ids, and decoding them must give the
 // input back.
 #include "tests/tokenizer/tokenizer_test_data.h"
-#include <QtTest>
+#include <QTest>
 
 using namespace hearth;
 using test::ids_string;

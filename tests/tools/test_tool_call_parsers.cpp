@@ -8,7 +8,10 @@
 #include "engine/tools/tool_call_parser.h"
 #include "engine/tools/tool_prompt.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+// QCOMPARE of two json values looks through qCompare's overloads, qfloat16's among them, which
+// must then be a complete type: <QTest> alone only declares it.
+#include <QTest>
+#include <QtCore/qfloat16.h>
 
 using hearth::chat::ChatMessage;
 using hearth::chat::ChatTemplate;

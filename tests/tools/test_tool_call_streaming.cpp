@@ -10,7 +10,7 @@
 #include "engine/tools/tool_call_parser.h"
 #include "engine/tools/tool_call_stream.h"
 #include "engine/tools/tool_prompt.h"
-#include <QtTest>
+#include <QTest>
 #include <cctype>
 
 using namespace hearth::engine;

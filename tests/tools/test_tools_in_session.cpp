@@ -9,7 +9,7 @@
 #include "engine/tools/tool_call_parser.h"
 #include "tests/grammar/json_schema_check.h"
 #include "tests/model/model_fixture.h"
-#include <QtTest>
+#include <QTest>
 
 using namespace hearth;
 using json = nlohmann::ordered_json;

@@ -4,7 +4,7 @@
 #include "tests/support/cli_run.h"
 #include "tests/support/test_support.h"
 #include "tests/vision/vision_reference.h"
-#include <QtTest>
+#include <QTest>
 #include <algorithm>
 
 using hearth::test::CliRun;

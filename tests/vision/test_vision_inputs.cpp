@@ -9,7 +9,7 @@
 #include "engine/vision/vision_projector.h"
 #include "tests/support/test_support.h"
 #include "tests/vision/vision_reference.h"
-#include <QtTest>
+#include <QTest>
 #include <functional>
 
 using namespace hearth;

@@ -13,7 +13,7 @@
 #include "kernels/kernel_table.h"
 #include "tests/support/reference_rule.h"
 #include "tests/vision/vision_reference.h"
-#include <QtTest>
+#include <QTest>
 #include <algorithm>
 
 using namespace hearth;

@@ -1,7 +1,7 @@
 #include "tests/vision/vision_reference.h"
 #include "tests/support/reference_logits.h"
 #include "tests/support/test_support.h"
-#include <QtTest>
+#include <QTest>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
