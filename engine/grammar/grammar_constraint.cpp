@@ -52,6 +52,24 @@ bool GrammarConstraint::accept(int32_t token) {
     return !piece.empty() && matcher_.advance(state_, piece);
 }
 
+size_t GrammarConstraint::allowed_prefix(std::span<const int32_t> tokens) {
+    const size_t mark = matcher_.mark();
+    scratch_ = state_;
+    size_t n = 0;
+    for (const int32_t token : tokens) {
+        if (token < 0 || token >= vocabulary_->n_vocab()) break;
+        if (vocabulary_->is_end(token)) {
+            n += GrammarMatcher::accepting(scratch_) ? 1 : 0;
+            break;
+        }
+        const std::string& piece = vocabulary_->piece(token);
+        if (piece.empty() || !matcher_.advance(scratch_, piece)) break;
+        ++n;
+    }
+    matcher_.rollback(mark);
+    return n;
+}
+
 std::span<const uint8_t> GrammarConstraint::allowed_tokens() {
     ++uses_;
     for (CachedMask& entry : cache_)

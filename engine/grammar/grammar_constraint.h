@@ -22,6 +22,10 @@ public:
     std::span<const uint8_t> allowed_tokens() override;
     // The token was chosen: the state moves past its bytes. False if the grammar refuses it.
     bool accept(int32_t token);
+    // How many of `tokens`, from the first, the grammar takes one after another from the current
+    // state (an end token counts when the text before it is complete, and ends the run). The
+    // state is left as it was: speculative decoding cuts a draft where the grammar refuses it.
+    size_t allowed_prefix(std::span<const int32_t> tokens);
 
     // The vocabulary's walk alone, without the cache (what a state not seen lately costs).
     void compute_mask(std::vector<uint8_t>& mask);

@@ -284,8 +284,7 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
     const size_t n_vocab = static_cast<size_t>(inference_.n_vocab());
 
     // Speculation: a draft model that cannot be used leaves the reason and plain decoding.
-    // Not under a grammar: drafts would need its mask too.
-    const SpeculationOptions speculation_options = grammar ? SpeculationOptions{} : options.speculation;
+    const SpeculationOptions& speculation_options = options.speculation;
     DraftModel* draft = nullptr;
     if (speculation_options.drafter == SpeculationOptions::Drafter::DraftModel) {
         try {
@@ -394,6 +393,9 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
                     draft_view_.push_back(pending);
                 }
                 drafted = speculation.draft(tokens, draft_view_, std::min(room, wanted));
+                // Under a grammar the draft ends where the grammar refuses it: a refused token
+                // could never be accepted, nor any after it.
+                if (grammar) drafted = drafted.first(grammar->allowed_prefix(drafted));
             }
             if (drafted.empty()) {
                 // Plain decoding: the pending token alone.
@@ -418,11 +420,23 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
                 for (int32_t j = 0; going; ++j) {
                     check_finite(row(static_cast<size_t>(j)), before_eval + j);
                     if (j == k) { // every drafted token accepted: the last row gives one more
-                        going = emit(sampler.sample(row(static_cast<size_t>(j)), tokens));
+                        going = emit(sample_next(row(static_cast<size_t>(j))));
                         break;
                     }
-                    const DraftVerdict verdict = verify_drafted_token(
-                        sampler, row(static_cast<size_t>(j)), tokens, drafted[static_cast<size_t>(j)]);
+                    const int32_t drafted_token = drafted[static_cast<size_t>(j)];
+                    DraftVerdict verdict{};
+                    if (grammar) {
+                        // A draw under the grammar, accepted when it is the drafted token: for a
+                        // drafter that proposes one token (q a point mass) this is the rule of
+                        // verify_drafted_token in another form, p(drafted) to accept and the rest
+                        // of p otherwise, with p the grammar's masked distribution; the drawn
+                        // token moves the grammar on.
+                        const int32_t drawn = sample_next(row(static_cast<size_t>(j)));
+                        verdict = {drawn == drafted_token, drawn};
+                    } else {
+                        verdict =
+                            verify_drafted_token(sampler, row(static_cast<size_t>(j)), tokens, drafted_token);
+                    }
                     going = emit(verdict.token);
                     if (!verdict.accepted) break;
                     ++accepted;

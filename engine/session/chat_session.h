@@ -46,8 +46,9 @@ public:
     ChatSession& operator=(const ChatSession&) = delete;
 
     // Generates the assistant's reply to `conversation` (which ends with a user turn). With
-    // options.speculation on (and no grammar), drafted tokens are verified in one forward pass
-    // each time (speculative_decoder.h): the reply is plain decoding's, token for token when
+    // options.speculation on, drafted tokens are verified in one forward pass each time
+    // (speculative_decoder.h; under a grammar, drafts end where it refuses them, and tokens are
+    // verified against its masked distribution): the reply is plain decoding's, token for token when
     // greedy up to rounding near-ties; a draft model that cannot be used leaves the reason in
     // TurnStats::speculation_error and the reply decodes plainly.
     // `stop` is checked between tokens; `on_token`, if given, sees each token sampled. Throws

@@ -1,19 +1,20 @@
 // Speculative decoding: a reply with drafted tokens verified in one forward pass is plain
 // decoding's reply. Greedy: token for token, with either drafter, on every test model and kernel
 // tier. Sampling: the same distribution of tokens (a chi-square test that a wrong acceptance
-// rule fails). The cache after rejected drafts holds what plain decoding's holds, and the next
-// turn reuses it. A draft model that cannot draft is refused with a message, and the reply
+// rule fails), under a grammar as well. The cache after rejected drafts holds what plain decoding's holds,
+// and the next turn reuses it. A draft model that cannot draft is refused with a message, and the reply
 // decodes plainly. The engine's metrics count what was drafted and accepted, and a runtime
 // loads a draft model once for all its conversations.
 #include "engine/error.h"
 #include "engine/forward/compute_device.h"
+#include "engine/grammar/gbnf_parser.h"
 #include "engine/runtime/engine_runtime.h"
 #include "engine/session/chat_session.h"
 #include "engine/session/draft_prompt_lookup.h"
 #include "kernels/kernel_table.h"
 #include "tests/model/model_fixture.h"
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -61,6 +62,13 @@ engine::SpeculationOptions lookup(int ngram = 3, int max_draft = 8) {
     s.lookup_ngram = ngram;
     s.max_draft = max_draft;
     return s;
+}
+
+// Lower-case words and spaces, then a full stop: most of the vocabulary masked out at every step
+// (the stories begin "Once upon a time"), and the reply ends at the stop.
+std::shared_ptr<const engine::Grammar> lower_case_sentence() {
+    return std::make_shared<const engine::Grammar>(
+        engine::parse_gbnf(R"(root ::= [a-z ]+ ".")", "lower case"));
 }
 
 engine::SpeculationOptions draft_model(const std::string& name, int max_draft = 6) {
@@ -425,15 +433,25 @@ private slots:
     // setting applied. Two samples of replies over disjoint seeds, compared token position by
     // position with a chi-square test at p = 0.001; a rule that accepted every drafted token
     // fails it (drafts here are accepted about half the time).
+    // Under a grammar too: each drafted token is verified against the grammar's masked
+    // distribution (a draw under the grammar, accepted when it is the drafted token).
+    void sampled_tokens_follow_plain_distribution_data() {
+        QTest::addColumn<bool>("under_grammar");
+        QTest::newRow("free") << false;
+        QTest::newRow("grammar") << true;
+    }
     void sampled_tokens_follow_plain_distribution() {
+        QFETCH(bool, under_grammar);
         test::LoadedModel loaded = test::load_model("stories260K", 16);
         const auto turns = repeating_conversation();
 #if defined(__SANITIZE_ADDRESS__)
-        constexpr int kSeeds = 1000, kTokens = 4; // under ASan: the same rule, a smaller sample
+        const int kSeeds = under_grammar ? 500 : 1000; // under ASan: the same rule, a smaller sample
 #else
-        constexpr int kSeeds = 3000, kTokens = 4;
+        const int kSeeds = under_grammar ? 1500 : 3000;
 #endif
+        constexpr int kTokens = 4;
         engine::GenerationOptions options;
+        if (under_grammar) options.grammar = lower_case_sentence();
         options.max_tokens = kTokens;
         options.sampling.temperature = 0.9f;
         options.sampling.top_k = 12;
@@ -483,6 +501,39 @@ private slots:
         }
         QVERIFY(accepted > drafted / 10);     // the acceptance branch ran
         QVERIFY(accepted < drafted * 9 / 10); // and the residual one
+    }
+
+    // Greedy under a grammar: drafts are cut where the grammar refuses them, and the reply is
+    // plain decoding's under the same grammar, token for token; the draft model's drafts are used.
+    void greedy_under_a_grammar_equals_plain() {
+        test::LoadedModel loaded = test::load_model("stories260K", 16);
+        const auto turns = repeating_conversation();
+        engine::GenerationOptions base = greedy(40);
+        base.grammar = lower_case_sentence();
+        engine::ChatSession plain_session(*loaded.inference, kContext);
+        const Reply plain = run_reply(plain_session, turns, base);
+        QVERIFY(plain.stats.generated_tokens > 0);
+        for (const char c : plain.text)
+            QVERIFY2((c >= 'a' && c <= 'z') || c == ' ' || c == '.', plain.text.c_str());
+        for (const auto& speculation : {lookup(2), draft_model("stories260K-Q8_0")}) {
+            engine::GenerationOptions options = base;
+            options.speculation = speculation;
+            engine::ChatSession session(*loaded.inference, kContext);
+            const Reply spec = run_reply(session, turns, options);
+            QVERIFY(spec.stats.speculative);
+            QVERIFY2(spec.stats.speculation_error.empty(), spec.stats.speculation_error.c_str());
+            QCOMPARE(spec.text, plain.text);
+            QCOMPARE(spec.cached, plain.cached);
+            QCOMPARE(spec.stats.stop_reason, plain.stats.stop_reason);
+            if (speculation.drafter == engine::SpeculationOptions::Drafter::DraftModel) {
+                QVERIFY(spec.stats.drafted_tokens > 0);
+                QVERIFY(spec.stats.accepted_tokens > 0);
+            }
+            qInfo("under the grammar, %s: %d drafted, %d accepted in %d verify passes",
+                  speculation.drafter == engine::SpeculationOptions::Drafter::DraftModel ? "draft model"
+                                                                                         : "prompt lookup",
+                  spec.stats.drafted_tokens, spec.stats.accepted_tokens, spec.stats.verify_passes);
+        }
     }
 
     // A draft model that cannot draft: refused with a message naming both files, and the reply
