@@ -17,10 +17,18 @@ QJsonValue timeValue(const QDateTime& time) {
     return time.isValid() ? QJsonValue(formatTime(time)) : QJsonValue(QJsonValue::Null);
 }
 
+// A message's function calls (MessageRecord::toolData, JSON text) as the JSON object they are;
+// null for none (or for text that is no JSON object, which the app never writes).
+QJsonValue toolValue(const QString& toolData) {
+    if (toolData.isEmpty()) return QJsonValue(QJsonValue::Null);
+    const QJsonDocument document = QJsonDocument::fromJson(toolData.toUtf8());
+    return document.isObject() ? QJsonValue(document.object()) : QJsonValue(QJsonValue::Null);
+}
+
 QJsonObject conversationObject(const ConversationBundle& bundle) {
     QJsonArray messages;
-    for (const MessageRecord& m : bundle.messages)
-        messages.append(QJsonObject{
+    for (const MessageRecord& m : bundle.messages) {
+        QJsonObject message{
             {QStringLiteral("id"), m.id},
             {QStringLiteral("parentId"), m.parentId.isEmpty() ? QJsonValue(QJsonValue::Null) : m.parentId},
             {QStringLiteral("active"), m.active},
@@ -28,7 +36,11 @@ QJsonObject conversationObject(const ConversationBundle& bundle) {
             {QStringLiteral("content"), m.content},
             {QStringLiteral("state"), messageStateName(m.state)},
             {QStringLiteral("createdAt"), timeValue(m.createdAt)},
-            {QStringLiteral("model"), m.model}});
+            {QStringLiteral("model"), m.model}};
+        if (const QJsonValue tool = toolValue(m.toolData); !tool.isNull())
+            message.insert(QStringLiteral("tool"), tool);
+        messages.append(message);
+    }
     const QList<MessageRecord> shown = chosenPath(bundle.messages);
     const QJsonValue leaf = shown.isEmpty() ? QJsonValue(QJsonValue::Null) : shown.constLast().id;
     const ConversationRecord& c = bundle.conversation;

@@ -5,14 +5,16 @@
 //     "conversations": [ { "id", "title", "createdAt", "updatedAt",
 //         "currentLeaf": <message id or null>,  // the message the conversation shows last
 //         "messages": [ { "id", "parentId": <message id or null for the first>, "active", "role",
-//                         "content", "state", "createdAt", "model" } ] } ] }
+//                         "content", "state", "createdAt", "model", "tool" } ] } ] }
 // Messages form a tree by their parent ids (edits and regenerated replies are siblings); the
 // conversation shows the path from a root to "currentLeaf" (a linear conversation is a chain).
 // "active" (optional) marks the chosen one among siblings off that path, the branch shown when
 // the user moves to it; without it, the last of them. Times are ISO 8601 in UTC with milliseconds;
 // roles are the chat templates' names ("system", "user", "assistant", "tool"); states are
 // "complete", "streaming", "stopped" or "failed"; "model" is the model that wrote a reply ("" for
-// the others). A reader refuses a version it does not know.
+// the others). "tool" (optional, an object) holds a reply's function calls ({"calls": [each call's
+// id, function, server, tool, arguments and status]}) or the call a tool message answers
+// ({"result": {...}}): app/chat/tool_calls.h. A reader refuses a version it does not know.
 #include "app/storage/conversation_transfer.h"
 #include <QByteArray>
 #include <QJsonObject>

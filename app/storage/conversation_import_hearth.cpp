@@ -2,6 +2,7 @@
 #include "app/storage/conversation_export_json.h"
 #include <QCoreApplication>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QSet>
 
 namespace hearth::app {
@@ -78,6 +79,13 @@ ImportedNode readMessage(const QJsonValue& value, const QString& where) {
     if (!model.isUndefined() && !model.isNull() && !model.isString())
         fail(where, ConversationImport::tr("\"model\" is not a string"));
     record.model = model.toString();
+    // A reply's function calls, or the call a tool message answers: kept as the JSON text the
+    // chat reads (which shows nothing for a shape it does not know).
+    const QJsonValue tool = object.value(QLatin1String("tool"));
+    if (tool.isObject())
+        record.toolData = QString::fromUtf8(QJsonDocument(tool.toObject()).toJson(QJsonDocument::Compact));
+    else if (!tool.isUndefined() && !tool.isNull())
+        fail(where, ConversationImport::tr("\"tool\" is not an object"));
     node.message = record;
     return node;
 }

@@ -6,6 +6,7 @@
 // a file bad in its third conversation leaves the database as it was; the app's
 // ConversationFiles exports to a fresh name and imports through the store's thread.
 #include "app/chat/conversation_files.h"
+#include "app/chat/tool_calls.h"
 #include "app/storage/conversation_export_json.h"
 #include "app/storage/conversation_export_markdown.h"
 #include "app/storage/conversation_export_pdf.h"
@@ -214,6 +215,68 @@ private slots:
         QCOMPARE(target.conversations().size(), 4);
     }
 
+    // A reply's function calls and the tool message answering one go out in "tool" and come back
+    // as the chat keeps them: the calls with their server, tool, arguments and status.
+    void toolCallsCrossTheJsonRoundTrip() {
+        const QString dir = tempDir();
+        const QDateTime start = QDateTime::fromMSecsSinceEpoch(1714564800123);
+        ConversationBundle bundle;
+        bundle.conversation = {newRecordId(), QStringLiteral("Files"), start, start.addSecs(9)};
+        const QString id = bundle.conversation.id;
+        const ToolCallRecord call{QStringLiteral("call-1"),
+                                  QStringLiteral("files__list_directory"),
+                                  QStringLiteral("files"),
+                                  QStringLiteral("list_directory"),
+                                  QStringLiteral(R"({"path":"/tmp/notes"})"),
+                                  ToolCallStatus::Done};
+        ToolResultRecord result{QStringLiteral("call-1"), QStringLiteral("files__list_directory"),
+                                QStringLiteral("files"), QStringLiteral("list_directory")};
+        result.truncated = true;
+        bundle.messages = chained({
+            message(id, 0, Role::User, QStringLiteral("What is in my notes?"), start),
+            message(id, 1, Role::Assistant, QString(), start.addSecs(2), QStringLiteral("stories260K")),
+            message(id, 2, Role::Tool, QStringLiteral("[FILE] a.txt"), start.addSecs(3)),
+            message(id, 3, Role::Assistant, QStringLiteral("One file, a.txt."), start.addSecs(9),
+                    QStringLiteral("stories260K")),
+        });
+        bundle.messages[1].toolData = toolCallsToJson({call});
+        bundle.messages[2].toolData = toolResultToJson(result);
+        const QString file = dir + "/tools.json";
+        {
+            SqlStore source(dir + "/source.sqlite");
+            fill(source, {bundle});
+            writeFile(file, conversationsToJson(readAll(source)));
+        }
+        const QJsonArray messages = QJsonDocument::fromJson(readFile(file))
+                                        .object()
+                                        .value("conversations")
+                                        .toArray()
+                                        .at(0)
+                                        .toObject()
+                                        .value("messages")
+                                        .toArray();
+        QCOMPARE(messages.size(), 4);
+        QVERIFY(!messages.at(0).toObject().contains("tool"));
+        const QJsonObject exportedCall =
+            messages.at(1).toObject().value("tool").toObject().value("calls").toArray().at(0).toObject();
+        QCOMPARE(exportedCall.value("tool").toString(), QStringLiteral("list_directory"));
+        QCOMPARE(exportedCall.value("status").toString(), QStringLiteral("done"));
+        QVERIFY(messages.at(2).toObject().value("tool").toObject().contains("result"));
+
+        SqlStore target(dir + "/target.sqlite");
+        QCOMPARE(importConversations(target, file).messages, 4);
+        const QList<MessageRecord> imported = target.messages(target.conversations().at(0).id);
+        QCOMPARE(imported.size(), 4);
+        QVERIFY(imported.at(0).toolData.isEmpty());
+        QCOMPARE(toolCallsFromJson(imported.at(1).toolData), QList<ToolCallRecord>{call});
+        const ToolResultRecord back = toolResultFromJson(imported.at(2).toolData);
+        QCOMPARE(back.callId, result.callId);
+        QCOMPARE(back.server, result.server);
+        QCOMPARE(back.tool, result.tool);
+        QVERIFY(back.truncated);
+        QVERIFY(imported.at(3).toolData.isEmpty());
+    }
+
     void jsonImportKeepsEveryBranchAndShowsTheCurrentOne() {
         const QString dir = tempDir();
         // root -> answer A (left behind) and root -> answer B -> follow-up (current).
@@ -371,6 +434,11 @@ private slots:
         QTest::newRow("missing parent")
             << hearthFile({hearthConversation("Orphan", {hearthMessage("a", "zz", "user", "x")}, "a")})
             << QStringList{"conversation 1 (\"Orphan\")", "\"zz\""};
+        QJsonObject toolAsText = hearthMessage("r", QJsonValue::Null, "assistant", "x");
+        toolAsText.insert("tool", "calls");
+        QTest::newRow("tool not an object")
+            << hearthFile({hearthConversation("Tools", {toolAsText}, "r")})
+            << QStringList{"conversation 1 (\"Tools\"), message 1", "\"tool\""};
         QTest::newRow("chatgpt without current node")
             << QByteArray(R"([{"title": "T", "mapping": {"n": {"message": null, "parent": null}}}])")
             << QStringList{"conversation 1 (\"T\")", "current_node"};
