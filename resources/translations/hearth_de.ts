@@ -114,6 +114,30 @@
         <source>Enter to send · Shift+Enter for a new line</source>
         <translation>Enter sendet · Umschalt+Enter für eine neue Zeile</translation>
     </message>
+    <message>
+        <source>Reply stopped: %1</source>
+        <translation>Antwort angehalten: %1</translation>
+    </message>
+    <message>
+        <source>Reply failed: %1</source>
+        <translation>Antwort fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>Reply: %1</source>
+        <translation>Antwort: %1</translation>
+    </message>
+    <message>
+        <source>Scroll the conversation</source>
+        <translation>Das Gespräch scrollen</translation>
+    </message>
+    <message>
+        <source>Use a tool</source>
+        <translation>Ein Werkzeug verwenden</translation>
+    </message>
+    <message>
+        <source>The next reply begins with a call of one of the MCP servers&apos; tools</source>
+        <translation>Die nächste Antwort beginnt mit dem Aufruf eines Werkzeugs der MCP-Server</translation>
+    </message>
 </context>
 <context>
     <name>CodeBlock</name>
@@ -163,6 +187,80 @@
     <message>
         <source>Send (Enter)</source>
         <translation>Senden (Enter)</translation>
+    </message>
+    <message>
+        <source>Scroll the message</source>
+        <translation>Die Nachricht scrollen</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationFileRows</name>
+    <message>
+        <source>Export all conversations</source>
+        <translation>Alle Gespräche exportieren</translation>
+    </message>
+    <message>
+        <source>Into %1, under a new name.</source>
+        <translation>Nach %1, unter einem neuen Namen.</translation>
+    </message>
+    <message>
+        <source>Markdown</source>
+        <translation>Markdown</translation>
+    </message>
+    <message>
+        <source>JSON</source>
+        <translation>JSON</translation>
+    </message>
+    <message>
+        <source>PDF</source>
+        <translation>PDF</translation>
+    </message>
+    <message>
+        <source>Export all conversations as %1</source>
+        <translation>Alle Gespräche als %1 exportieren</translation>
+    </message>
+    <message>
+        <source>Import conversations</source>
+        <translation>Gespräche importieren</translation>
+    </message>
+    <message>
+        <source>A JSON export of Hearth&apos;s, or conversations.json from ChatGPT&apos;s data export.</source>
+        <translation>Ein JSON-Export von Hearth oder conversations.json aus dem Datenexport von ChatGPT.</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>Importieren…</translation>
+    </message>
+    <message>
+        <source>Conversation files (*.json)</source>
+        <translation>Gesprächsdateien (*.json)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>Alle Dateien (*)</translation>
+    </message>
+</context>
+<context>
+    <name>ExportMenu</name>
+    <message>
+        <source>Export this conversation</source>
+        <translation>Dieses Gespräch exportieren</translation>
+    </message>
+    <message>
+        <source>Markdown (.md)</source>
+        <translation>Markdown (.md)</translation>
+    </message>
+    <message>
+        <source>JSON, for Hearth (.json)</source>
+        <translation>JSON, für Hearth (.json)</translation>
+    </message>
+    <message>
+        <source>PDF (.pdf)</source>
+        <translation>PDF (.pdf)</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>Schließen</translation>
     </message>
 </context>
 <context>
@@ -231,6 +329,10 @@
         <source>This folder does not exist. Type a path above, or go up.</source>
         <translation>Diesen Ordner gibt es nicht. Oben einen Pfad eingeben oder eine Ebene höher gehen.</translation>
     </message>
+    <message>
+        <source>Scroll the files</source>
+        <translation>Die Dateien scrollen</translation>
+    </message>
 </context>
 <context>
     <name>Main</name>
@@ -261,6 +363,120 @@
     <message>
         <source>Dismiss</source>
         <translation>Schließen</translation>
+    </message>
+</context>
+<context>
+    <name>McpServersSetting</name>
+    <message>
+        <source>Time a tool may take</source>
+        <translation>Zeit, die ein Werkzeug brauchen darf</translation>
+    </message>
+    <message>
+        <source>A call that takes longer is ended, its server stopped (it may be stuck), and the reply goes on with the error.</source>
+        <translation>Ein Aufruf, der länger dauert, wird beendet, sein Server angehalten (er hängt vielleicht), und die Antwort geht mit dem Fehler weiter.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n s</source>
+        <translation>
+            <numerusform>%n s</numerusform>
+            <numerusform>%n s</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No MCP servers yet. An MCP server gives the model tools: files, the web, your calendar. Add one below with the command that starts it, e.g. npx -y @modelcontextprotocol/server-filesystem and a folder.</source>
+        <translation>Noch keine MCP-Server. Ein MCP-Server gibt dem Modell Werkzeuge: Dateien, das Web, Ihren Kalender. Fügen Sie unten einen mit dem Befehl hinzu, der ihn startet, z. B. npx -y @modelcontextprotocol/server-filesystem und einem Ordner.</translation>
+    </message>
+    <message>
+        <source>Use the server %1</source>
+        <translation>Den Server %1 verwenden</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>Läuft</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>Startet…</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Not started</source>
+        <translation>Nicht gestartet</translation>
+    </message>
+    <message>
+        <source>Show tools</source>
+        <translation>Werkzeuge zeigen</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>Bearbeiten</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>Entfernen</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>e.g. files</source>
+        <translation>z. B. Dateien</translation>
+    </message>
+    <message>
+        <source>Server name</source>
+        <translation>Name des Servers</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>Befehl</translation>
+    </message>
+    <message>
+        <source>e.g. npx</source>
+        <translation>z. B. npx</translation>
+    </message>
+    <message>
+        <source>Server command</source>
+        <translation>Befehl des Servers</translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation>Argumente</translation>
+    </message>
+    <message>
+        <source>e.g. -y a-server ~/Documents</source>
+        <translation>z. B. -y ein-server ~/Dokumente</translation>
+    </message>
+    <message>
+        <source>Server arguments</source>
+        <translation>Argumente des Servers</translation>
+    </message>
+    <message>
+        <source>Environment</source>
+        <translation>Umgebung</translation>
+    </message>
+    <message>
+        <source>NAME=value, one a line</source>
+        <translation>NAME=Wert, einer pro Zeile</translation>
+    </message>
+    <message>
+        <source>Server environment</source>
+        <translation>Umgebung des Servers</translation>
+    </message>
+    <message>
+        <source>Add server</source>
+        <translation>Server hinzufügen</translation>
+    </message>
+    <message>
+        <source>Save server</source>
+        <translation>Server speichern</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
     </message>
 </context>
 <context>
@@ -411,6 +627,10 @@
         <translation>im Leerlauf</translation>
     </message>
     <message>
+        <source>reading the prompt</source>
+        <translation>liest den Prompt</translation>
+    </message>
+    <message>
         <source>Close</source>
         <translation>Schließen</translation>
     </message>
@@ -552,6 +772,10 @@
     <message>
         <source>%1% of GPU time</source>
         <translation>%1 % der GPU-Zeit</translation>
+    </message>
+    <message>
+        <source>Scroll the engine metrics</source>
+        <translation>Die Engine-Messwerte scrollen</translation>
     </message>
 </context>
 <context>
@@ -742,6 +966,89 @@
         <source>Settings for %1</source>
         <translation>Einstellungen für %1</translation>
     </message>
+    <message>
+        <source>Scroll the models page</source>
+        <translation>Die Modellseite scrollen</translation>
+    </message>
+</context>
+<context>
+    <name>ModelPresetDialog</name>
+    <message>
+        <source>Model settings</source>
+        <translation>Modelleinstellungen</translation>
+    </message>
+    <message>
+        <source>Settings for %1</source>
+        <translation>Einstellungen für %1</translation>
+    </message>
+    <message>
+        <source>Checked values are this model&apos;s own and apply whenever it is loaded; the others follow the global settings.</source>
+        <translation>Angehakte Werte gehören diesem Modell und gelten, wann immer es geladen ist; die anderen folgen den allgemeinen Einstellungen.</translation>
+    </message>
+    <message>
+        <source>The file has changed since these settings were saved, so they are not applied. Save them to keep them for the file as it is now.</source>
+        <translation>Die Datei hat sich geändert, seit diese Einstellungen gespeichert wurden, deshalb gelten sie nicht. Speichern Sie sie, um sie für die Datei in ihrem jetzigen Stand zu behalten.</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>Systemprompt</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>Temperatur</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Min-p</source>
+        <translation>Min-p</translation>
+    </message>
+    <message>
+        <source>Repetition penalty</source>
+        <translation>Wiederholungsstrafe</translation>
+    </message>
+    <message>
+        <source>Maximum reply length (0: automatic)</source>
+        <translation>Maximale Antwortlänge (0: automatisch)</translation>
+    </message>
+    <message>
+        <source>Context length</source>
+        <translation>Kontextlänge</translation>
+    </message>
+    <message>
+        <source>Chat template (empty: the model&apos;s own)</source>
+        <translation>Chat-Vorlage (leer: die des Modells)</translation>
+    </message>
+    <message>
+        <source>Chat template</source>
+        <translation>Chat-Vorlage</translation>
+    </message>
+    <message>
+        <source>Use global settings</source>
+        <translation>Allgemeine Einstellungen verwenden</translation>
+    </message>
+    <message>
+        <source>Forget this model&apos;s own settings</source>
+        <translation>Die eigenen Einstellungen dieses Modells vergessen</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>Speichern</translation>
+    </message>
+    <message>
+        <source>%1: this model&apos;s own</source>
+        <translation>%1: eigener Wert dieses Modells</translation>
+    </message>
 </context>
 <context>
     <name>ModelScan</name>
@@ -804,6 +1111,68 @@
     </message>
 </context>
 <context>
+    <name>PromptLibraryDialog</name>
+    <message>
+        <source>New prompt</source>
+        <translation>Neuer Prompt</translation>
+    </message>
+    <message>
+        <source>System prompts</source>
+        <translation>Systemprompts</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Prompt name</source>
+        <translation>Name des Prompts</translation>
+    </message>
+    <message>
+        <source>You are a helpful assistant.</source>
+        <translation>Du bist ein hilfreicher Assistent.</translation>
+    </message>
+    <message>
+        <source>Prompt text</source>
+        <translation>Text des Prompts</translation>
+    </message>
+    <message>
+        <source>New</source>
+        <translation>Neu</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>Löschen</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Schließen</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>Speichern</translation>
+    </message>
+</context>
+<context>
+    <name>PromptPresetChooser</name>
+    <message>
+        <source>Default prompt</source>
+        <translation>Standard-Prompt</translation>
+    </message>
+    <message>
+        <source>System prompt of this chat: %1</source>
+        <translation>Systemprompt dieses Chats: %1</translation>
+    </message>
+    <message>
+        <source>System prompt: %1</source>
+        <translation>Systemprompt: %1</translation>
+    </message>
+    <message>
+        <source>Manage prompts…</source>
+        <translation>Prompts verwalten …</translation>
+    </message>
+</context>
+<context>
     <name>QObject</name>
     <message>
         <source>Port %1 is already in use by another program. Choose another port.</source>
@@ -817,56 +1186,37 @@
         <source>This computer has no such address to listen on.</source>
         <translation>Auf dieser Adresse kann dieser Computer nicht lauschen: Er hat sie nicht.</translation>
     </message>
-</context>
-<context>
-    <name>SpeculationSetting</name>
     <message>
-        <source>Speculative decoding</source>
-        <translation>Spekulatives Dekodieren</translation>
+        <source>&apos;%1&apos; is not an origin: write it as scheme://host or scheme://host:port (e.g. http://localhost:3000; port * for any port).</source>
+        <translation>„%1“ ist kein Ursprung: Schreiben Sie ihn als schema://host oder schema://host:port (z. B. http://localhost:3000; Port * für jeden Port).</translation>
     </message>
     <message>
-        <source>Drafts the next tokens and checks them in one pass of the model: the same replies, often sooner. Prompt lookup drafts from what the conversation already holds; a draft model is a smaller model of the same family.</source>
-        <translation>Entwirft die nächsten Tokens und prüft sie in einem Durchlauf des Modells: dieselben Antworten, oft schneller. Die Prompt-Suche entwirft aus dem, was das Gespräch schon enthält; ein Entwurfsmodell ist ein kleineres Modell derselben Familie.</translation>
+        <source>&apos;%1&apos; is not a host name: write the name alone, without a scheme or a port (e.g. hearth.lan).</source>
+        <translation>„%1“ ist kein Hostname: Schreiben Sie den Namen allein, ohne Schema oder Port (z. B. hearth.lan).</translation>
     </message>
     <message>
-        <source>Off</source>
-        <translation>Aus</translation>
+        <source>The request has more than one Host header.</source>
+        <translation>Die Anfrage hat mehr als einen Host-Header.</translation>
     </message>
     <message>
-        <source>Prompt lookup</source>
-        <translation>Prompt-Suche</translation>
+        <source>The request has no Host header (HTTP/1.1 requires one).</source>
+        <translation>Die Anfrage hat keinen Host-Header (HTTP/1.1 verlangt einen).</translation>
     </message>
     <message>
-        <source>Draft model</source>
-        <translation>Entwurfsmodell</translation>
+        <source>Requests for the host &apos;%1&apos; are refused: the server answers only to this computer&apos;s loopback names (localhost, 127.0.0.1, [::1]). Allow another name with --allow-host NAME, or in Hearth&apos;s settings.</source>
+        <translation>Anfragen an den Host „%1“ werden abgelehnt: Der Server antwortet nur auf die Loopback-Namen dieses Computers (localhost, 127.0.0.1, [::1]). Erlauben Sie einen anderen Namen mit --allow-host NAME oder in Hearths Einstellungen.</translation>
     </message>
     <message>
-        <source>No model files in the models folder: add a small model of the same vocabulary.</source>
-        <translation>Keine Modelldateien im Modellordner: legen Sie ein kleines Modell mit demselben Vokabular hinein.</translation>
+        <source>The request has more than one Origin header.</source>
+        <translation>Die Anfrage hat mehr als einen Origin-Header.</translation>
     </message>
     <message>
-        <source>A smaller model with the loaded model's vocabulary, from the models folder.</source>
-        <translation>Ein kleineres Modell mit dem Vokabular des geladenen Modells, aus dem Modellordner.</translation>
+        <source>Requests from the web page at &apos;%1&apos; are refused. Allow that origin with --allow-origin ORIGIN, or in Hearth&apos;s settings (Local API server, allowed web pages).</source>
+        <translation>Anfragen von der Webseite unter „%1“ werden abgelehnt. Erlauben Sie diesen Ursprung mit --allow-origin ORIGIN oder in Hearths Einstellungen (Lokaler API-Server, erlaubte Webseiten).</translation>
     </message>
     <message>
-        <source>Choose a file…</source>
-        <translation>Datei wählen…</translation>
-    </message>
-    <message>
-        <source>Tokens looked up</source>
-        <translation>Gesuchte Tokens</translation>
-    </message>
-    <message>
-        <source>The longest run of recent tokens looked for earlier in the conversation (shorter runs are tried after it).</source>
-        <translation>Die längste Folge der letzten Tokens, die früher im Gespräch gesucht wird (kürzere Folgen danach).</translation>
-    </message>
-    <message>
-        <source>Most tokens drafted</source>
-        <translation>Höchstens entworfene Tokens</translation>
-    </message>
-    <message>
-        <source>Per verify pass; fewer are drafted while few are accepted.</source>
-        <translation>Je Prüfdurchlauf; solange wenige angenommen werden, werden weniger entworfen.</translation>
+        <source>The request body must be JSON sent with &quot;Content-Type: application/json&quot; (this request&apos;s Content-Type is &apos;%1&apos;).</source>
+        <translation>Der Rumpf der Anfrage muss JSON sein, gesendet mit „Content-Type: application/json“ (der Content-Type dieser Anfrage ist „%1“).</translation>
     </message>
 </context>
 <context>
@@ -944,7 +1294,7 @@
         <translation>Maximale Antwortlänge</translation>
     </message>
     <message>
-        <source>Tokens per reply. Auto: as many as the model's context has room for, so that a reply never pushes the conversation it answers out of view.</source>
+        <source>Tokens per reply. Auto: as many as the model&apos;s context has room for, so that a reply never pushes the conversation it answers out of view.</source>
         <translation>Tokens pro Antwort. Auto: so viele, wie im Kontext des Modells Platz haben, damit eine Antwort das Gespräch, auf das sie antwortet, nie aus dem Blick schiebt.</translation>
     </message>
     <message>
@@ -1152,7 +1502,7 @@
         <translation>Sprache</translation>
     </message>
     <message>
-        <source>The window's language; System follows the desktop's.</source>
+        <source>The window&apos;s language; System follows the desktop&apos;s.</source>
         <translation>Die Sprache des Fensters; „System“ folgt der des Desktops.</translation>
     </message>
     <message>
@@ -1238,6 +1588,14 @@
     <message>
         <source>%1 has settings of its own, used instead of these while it is loaded: %2.</source>
         <translation>%1 hat eigene Einstellungen, die statt dieser gelten, solange es geladen ist: %2.</translation>
+    </message>
+    <message>
+        <source>Scroll the settings</source>
+        <translation>Die Einstellungen scrollen</translation>
+    </message>
+    <message>
+        <source>Tools (MCP servers)</source>
+        <translation>Werkzeuge (MCP-Server)</translation>
     </message>
 </context>
 <context>
@@ -1389,6 +1747,61 @@
         <source>F2 renames the chat, Delete deletes it</source>
         <translation>F2 benennt den Chat um, Entf löscht ihn</translation>
     </message>
+    <message>
+        <source>Scroll the chats</source>
+        <translation>Die Chats scrollen</translation>
+    </message>
+</context>
+<context>
+    <name>SpeculationSetting</name>
+    <message>
+        <source>Speculative decoding</source>
+        <translation>Spekulatives Dekodieren</translation>
+    </message>
+    <message>
+        <source>Drafts the next tokens and checks them in one pass of the model: the same replies, often sooner. Prompt lookup drafts from what the conversation already holds; a draft model is a smaller model of the same family.</source>
+        <translation>Entwirft die nächsten Tokens und prüft sie in einem Durchlauf des Modells: dieselben Antworten, oft schneller. Die Prompt-Suche entwirft aus dem, was das Gespräch schon enthält; ein Entwurfsmodell ist ein kleineres Modell derselben Familie.</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>Aus</translation>
+    </message>
+    <message>
+        <source>Prompt lookup</source>
+        <translation>Prompt-Suche</translation>
+    </message>
+    <message>
+        <source>Draft model</source>
+        <translation>Entwurfsmodell</translation>
+    </message>
+    <message>
+        <source>No model files in the models folder: add a small model of the same vocabulary.</source>
+        <translation>Keine Modelldateien im Modellordner: legen Sie ein kleines Modell mit demselben Vokabular hinein.</translation>
+    </message>
+    <message>
+        <source>A smaller model with the loaded model&apos;s vocabulary, from the models folder.</source>
+        <translation>Ein kleineres Modell mit dem Vokabular des geladenen Modells, aus dem Modellordner.</translation>
+    </message>
+    <message>
+        <source>Choose a file…</source>
+        <translation>Datei wählen…</translation>
+    </message>
+    <message>
+        <source>Tokens looked up</source>
+        <translation>Gesuchte Tokens</translation>
+    </message>
+    <message>
+        <source>The longest run of recent tokens looked for earlier in the conversation (shorter runs are tried after it).</source>
+        <translation>Die längste Folge der letzten Tokens, die früher im Gespräch gesucht wird (kürzere Folgen danach).</translation>
+    </message>
+    <message>
+        <source>Most tokens drafted</source>
+        <translation>Höchstens entworfene Tokens</translation>
+    </message>
+    <message>
+        <source>Per verify pass; fewer are drafted while few are accepted.</source>
+        <translation>Je Prüfdurchlauf; solange wenige angenommen werden, werden weniger entworfen.</translation>
+    </message>
 </context>
 <context>
     <name>TokenRateChart</name>
@@ -1423,6 +1836,84 @@
     <message>
         <source>Nothing was generated in this time</source>
         <translation>In dieser Zeit wurde nichts erzeugt</translation>
+    </message>
+</context>
+<context>
+    <name>ToolCallCard</name>
+    <message>
+        <source>Tool call: %1 of %2</source>
+        <translation>Werkzeugaufruf: %1 von %2</translation>
+    </message>
+    <message>
+        <source>no server</source>
+        <translation>kein Server</translation>
+    </message>
+    <message>
+        <source>%1 › %2</source>
+        <translation>%1 › %2</translation>
+    </message>
+    <message>
+        <source>Waiting for you</source>
+        <translation>Wartet auf Sie</translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>Läuft…</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>Fertig</translation>
+    </message>
+    <message>
+        <source>Denied</source>
+        <translation>Abgelehnt</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Allow once</source>
+        <translation>Einmal erlauben</translation>
+    </message>
+    <message>
+        <source>Always allow</source>
+        <translation>Immer erlauben</translation>
+    </message>
+    <message>
+        <source>Run %1 of %2 without asking from now on</source>
+        <translation>%1 von %2 ab jetzt ohne Nachfrage ausführen</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>Ablehnen</translation>
+    </message>
+</context>
+<context>
+    <name>ToolResultView</name>
+    <message>
+        <source>Hide the result</source>
+        <translation>Das Ergebnis verbergen</translation>
+    </message>
+    <message>
+        <source>Show the result</source>
+        <translation>Das Ergebnis zeigen</translation>
+    </message>
+    <message>
+        <source>Error from %1 › %2</source>
+        <translation>Fehler von %1 › %2</translation>
+    </message>
+    <message>
+        <source>Result of %1 › %2</source>
+        <translation>Ergebnis von %1 › %2</translation>
+    </message>
+    <message>
+        <source>no server</source>
+        <translation>kein Server</translation>
+    </message>
+    <message>
+        <source>(cut to fit)</source>
+        <translation>(gekürzt)</translation>
     </message>
 </context>
 <context>
@@ -1487,6 +1978,302 @@
     <message>
         <source>ended where the context is full</source>
         <translation>endete am vollen Kontext</translation>
+    </message>
+    <message numerus="yes">
+        <source>This reply called tools %n time(s), the most one reply may: it goes on without them.</source>
+        <translation>
+            <numerusform>Diese Antwort hat %n-mal ein Werkzeug aufgerufen, so oft wie eine Antwort darf: Sie geht ohne Werkzeuge weiter.</numerusform>
+            <numerusform>Diese Antwort hat %n-mal Werkzeuge aufgerufen, so oft wie eine Antwort darf: Sie geht ohne Werkzeuge weiter.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>There is no tool named “%1”.</source>
+        <translation>Es gibt kein Werkzeug namens „%1“.</translation>
+    </message>
+    <message>
+        <source>The user did not allow this call.</source>
+        <translation>Der Benutzer hat diesen Aufruf nicht erlaubt.</translation>
+    </message>
+    <message>
+        <source>Stopped by the user.</source>
+        <translation>Vom Benutzer angehalten.</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ComputeDeviceList</name>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>%1 · %2 (cannot run models: %3)</source>
+        <translation>%1 · %2 (kann keine Modelle ausführen: %3)</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>The best GPU</source>
+        <translation>Die beste GPU</translation>
+    </message>
+    <message>
+        <source>%1 (not found)</source>
+        <translation>%1 (nicht gefunden)</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ConversationExport</name>
+    <message>
+        <source>System</source>
+        <translation>System</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>Sie</translation>
+    </message>
+    <message>
+        <source>Assistant</source>
+        <translation>Assistent</translation>
+    </message>
+    <message>
+        <source>Assistant (%1)</source>
+        <translation>Assistent (%1)</translation>
+    </message>
+    <message>
+        <source>Tool</source>
+        <translation>Werkzeug</translation>
+    </message>
+    <message>
+        <source>Untitled conversation</source>
+        <translation>Gespräch ohne Titel</translation>
+    </message>
+    <message>
+        <source>Started %1, last message %2</source>
+        <translation>Begonnen %1, letzte Nachricht %2</translation>
+    </message>
+    <message>
+        <source>(empty)</source>
+        <translation>(leer)</translation>
+    </message>
+    <message>
+        <source>(stopped before the end)</source>
+        <translation>(vor dem Ende angehalten)</translation>
+    </message>
+    <message>
+        <source>(failed)</source>
+        <translation>(fehlgeschlagen)</translation>
+    </message>
+    <message>
+        <source>%1: cannot write the PDF: %2</source>
+        <translation>%1: Das PDF kann nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <source>%1: the PDF could not be written</source>
+        <translation>%1: Das PDF konnte nicht geschrieben werden</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ConversationFiles</name>
+    <message>
+        <source>%1: cannot write: %2</source>
+        <translation>%1: kann nicht geschrieben werden: %2</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>Gespräch</translation>
+    </message>
+    <message>
+        <source>Hearth conversations %1</source>
+        <translation>Hearth-Gespräche %1</translation>
+    </message>
+    <message>
+        <source>Unknown export format &quot;%1&quot;</source>
+        <translation>Unbekanntes Exportformat „%1“</translation>
+    </message>
+    <message>
+        <source>There is no conversation to export.</source>
+        <translation>Es gibt kein Gespräch zum Exportieren.</translation>
+    </message>
+    <message>
+        <source>%1: cannot create the folder</source>
+        <translation>%1: Der Ordner kann nicht angelegt werden</translation>
+    </message>
+    <message numerus="yes">
+        <source>Exported %n conversation(s) to %1</source>
+        <translation>
+            <numerusform>%n Gespräch nach %1 exportiert</numerusform>
+            <numerusform>%n Gespräche nach %1 exportiert</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Imported %n conversation(s)</source>
+        <translation>
+            <numerusform>%n Gespräch importiert</numerusform>
+            <numerusform>%n Gespräche importiert</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>from %1 (%2).</source>
+        <translation>aus %1 (%2).</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n conversation(s) without a message were skipped.</source>
+        <translation>
+            <numerusform>%n Gespräch ohne Nachricht wurde übersprungen.</numerusform>
+            <numerusform>%n Gespräche ohne Nachricht wurden übersprungen.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ConversationImport</name>
+    <message>
+        <source>line %1, column %2</source>
+        <translation>Zeile %1, Spalte %2</translation>
+    </message>
+    <message>
+        <source>%1: no such file</source>
+        <translation>%1: Diese Datei gibt es nicht</translation>
+    </message>
+    <message>
+        <source>%1 is %2 MB: too big to import (at most %3 MB)</source>
+        <translation>%1 ist %2 MB groß: zu groß zum Importieren (höchstens %3 MB)</translation>
+    </message>
+    <message>
+        <source>%1: cannot read: %2</source>
+        <translation>%1: kann nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>%1: too big to import (at most %2 MB)</source>
+        <translation>%1: zu groß zum Importieren (höchstens %2 MB)</translation>
+    </message>
+    <message>
+        <source>%1: the file is empty</source>
+        <translation>%1: Die Datei ist leer</translation>
+    </message>
+    <message>
+        <source>%1: %2: not valid JSON: %3</source>
+        <translation>%1: %2: kein gültiges JSON: %3</translation>
+    </message>
+    <message>
+        <source>%1: conversation %2</source>
+        <translation>%1: Gespräch %2</translation>
+    </message>
+    <message>
+        <source>%1: conversation %2 (&quot;%3&quot;)</source>
+        <translation>%1: Gespräch %2 („%3“)</translation>
+    </message>
+    <message>
+        <source>%1: no message has the id &quot;%2&quot;</source>
+        <translation>%1: Keine Nachricht hat die ID „%2“</translation>
+    </message>
+    <message>
+        <source>%1: the messages&apos; parents make a cycle through &quot;%2&quot;</source>
+        <translation>%1: Die Eltern der Nachrichten bilden einen Kreis über „%2“</translation>
+    </message>
+    <message>
+        <source>%1: neither a Hearth conversation file (an object with &quot;format&quot;: &quot;%2&quot;) nor ChatGPT&apos;s conversations.json (an array of conversations)</source>
+        <translation>%1: weder eine Gesprächsdatei von Hearth (ein Objekt mit &quot;format&quot;: &quot;%2&quot;) noch conversations.json von ChatGPT (ein Array von Gesprächen)</translation>
+    </message>
+    <message>
+        <source>%1: the file holds no conversation to import</source>
+        <translation>%1: Die Datei enthält kein Gespräch zum Importieren</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is missing or not a string</source>
+        <translation>&quot;%1&quot; fehlt oder ist keine Zeichenkette</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is not an ISO 8601 time (such as 2024-05-01T12:00:00.000Z)</source>
+        <translation>&quot;%1&quot; ist keine Zeit nach ISO 8601 (etwa 2024-05-01T12:00:00.000Z)</translation>
+    </message>
+    <message>
+        <source>&quot;%1&quot; is neither a message id nor null</source>
+        <translation>&quot;%1&quot; ist weder eine Nachrichten-ID noch null</translation>
+    </message>
+    <message>
+        <source>&quot;state&quot; is &quot;%1&quot;, not one of complete, streaming, stopped, failed</source>
+        <translation>&quot;state&quot; ist „%1“, keiner von complete, streaming, stopped, failed</translation>
+    </message>
+    <message>
+        <source>not an object</source>
+        <translation>kein Objekt</translation>
+    </message>
+    <message>
+        <source>&quot;id&quot; is empty</source>
+        <translation>&quot;id&quot; ist leer</translation>
+    </message>
+    <message>
+        <source>the role &quot;%1&quot; is not one of system, user, assistant, tool</source>
+        <translation>die Rolle „%1“ ist keine von system, user, assistant, tool</translation>
+    </message>
+    <message>
+        <source>&quot;model&quot; is not a string</source>
+        <translation>&quot;model&quot; ist keine Zeichenkette</translation>
+    </message>
+    <message>
+        <source>&quot;messages&quot; is missing or not an array</source>
+        <translation>&quot;messages&quot; fehlt oder ist kein Array</translation>
+    </message>
+    <message>
+        <source>, message %1</source>
+        <translation>, Nachricht %1</translation>
+    </message>
+    <message>
+        <source>the id &quot;%1&quot; is used twice</source>
+        <translation>die ID „%1“ kommt zweimal vor</translation>
+    </message>
+    <message>
+        <source>message &quot;%1&quot; has the parent &quot;%2&quot;, which is not there</source>
+        <translation>Nachricht „%1“ hat das Elternteil „%2“, das es nicht gibt</translation>
+    </message>
+    <message>
+        <source>&quot;currentLeaf&quot; names the message &quot;%1&quot;, which is not there</source>
+        <translation>&quot;currentLeaf&quot; nennt die Nachricht „%1“, die es nicht gibt</translation>
+    </message>
+    <message>
+        <source>the format &quot;%1&quot; is not Hearth&apos;s (&quot;%2&quot;)</source>
+        <translation>das Format „%1“ ist nicht das von Hearth („%2“)</translation>
+    </message>
+    <message>
+        <source>&quot;version&quot; is missing or not a whole number</source>
+        <translation>&quot;version&quot; fehlt oder ist keine ganze Zahl</translation>
+    </message>
+    <message>
+        <source>version %1 of Hearth&apos;s conversation format is not one this Hearth reads (it reads version %2); a newer Hearth may read it</source>
+        <translation>Version %1 des Gesprächsformats von Hearth kann dieses Hearth nicht lesen (es liest Version %2); ein neueres Hearth kann sie vielleicht lesen</translation>
+    </message>
+    <message>
+        <source>&quot;conversations&quot; is missing or not an array</source>
+        <translation>&quot;conversations&quot; fehlt oder ist kein Array</translation>
+    </message>
+    <message>
+        <source>&quot;mapping&quot; is missing or not an object</source>
+        <translation>&quot;mapping&quot; fehlt oder ist kein Objekt</translation>
+    </message>
+    <message>
+        <source>&quot;current_node&quot; names no node of &quot;mapping&quot;</source>
+        <translation>&quot;current_node&quot; nennt keinen Knoten von &quot;mapping&quot;</translation>
+    </message>
+    <message>
+        <source>the node &quot;%1&quot; is not an object</source>
+        <translation>der Knoten „%1“ ist kein Objekt</translation>
+    </message>
+    <message>
+        <source>the node &quot;%1&quot; has a parent that is not a node id</source>
+        <translation>der Knoten „%1“ hat ein Elternteil, das keine Knoten-ID ist</translation>
+    </message>
+    <message>
+        <source>ChatGPT conversation</source>
+        <translation>ChatGPT-Gespräch</translation>
+    </message>
+    <message>
+        <source>&quot;active&quot; is not true or false</source>
+        <translation>„active“ ist weder true noch false</translation>
+    </message>
+    <message>
+        <source>&quot;tool&quot; is not an object</source>
+        <translation>„tool“ ist kein Objekt</translation>
     </message>
 </context>
 <context>
@@ -1566,6 +2353,92 @@
     <message>
         <source>The GPU failed during this reply, so Hearth runs the model on the CPU from now on; regenerate the reply to finish it. %1</source>
         <translation>Die GPU ist während dieser Antwort ausgefallen; Hearth führt das Modell von nun an auf der CPU aus. Erzeugen Sie die Antwort neu, um sie fertigzustellen. %1</translation>
+    </message>
+    <message>
+        <source>The tools could not be given to the model: %1</source>
+        <translation>Die Werkzeuge konnten dem Modell nicht übergeben werden: %1</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::McpClient</name>
+    <message>
+        <source>was stopped</source>
+        <translation>wurde angehalten</translation>
+    </message>
+    <message>
+        <source>MCP server “%1” %2</source>
+        <translation>MCP-Server „%1“ %2</translation>
+    </message>
+    <message>
+        <source>could not be started (%1): %2</source>
+        <translation>konnte nicht gestartet werden (%1): %2</translation>
+    </message>
+    <message>
+        <source>crashed</source>
+        <translation>ist abgestürzt</translation>
+    </message>
+    <message>
+        <source>exited with code %1</source>
+        <translation>wurde mit Code %1 beendet</translation>
+    </message>
+    <message>
+        <source>stopped: it %1</source>
+        <translation>angehalten: Er %1</translation>
+    </message>
+    <message>
+        <source>stopped: it %1 (%2)</source>
+        <translation>angehalten: Er %1 (%2)</translation>
+    </message>
+    <message>
+        <source>answered initialize without a protocol version</source>
+        <translation>hat auf initialize ohne Protokollversion geantwortet</translation>
+    </message>
+    <message>
+        <source>is not running</source>
+        <translation>läuft nicht</translation>
+    </message>
+    <message>
+        <source>did not answer %1 within %2 s</source>
+        <translation>hat auf %1 nicht innerhalb von %2 s geantwortet</translation>
+    </message>
+    <message>
+        <source>wrote something that is not a JSON-RPC message: “%1”</source>
+        <translation>hat etwas geschrieben, das keine JSON-RPC-Nachricht ist: „%1“</translation>
+    </message>
+    <message>
+        <source>wrote a line longer than %1 MiB</source>
+        <translation>hat eine Zeile länger als %1 MiB geschrieben</translation>
+    </message>
+    <message>
+        <source>refused %1: %2 (error %3)</source>
+        <translation>hat %1 abgelehnt: %2 (Fehler %3)</translation>
+    </message>
+    <message>
+        <source>answered %1 without a result</source>
+        <translation>hat auf %1 ohne Ergebnis geantwortet</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::McpServerRegistry</name>
+    <message>
+        <source>Give the server a name.</source>
+        <translation>Geben Sie dem Server einen Namen.</translation>
+    </message>
+    <message>
+        <source>Give the command that starts the server.</source>
+        <translation>Geben Sie den Befehl an, der den Server startet.</translation>
+    </message>
+    <message>
+        <source>There is a server named “%1” already.</source>
+        <translation>Es gibt bereits einen Server namens „%1“.</translation>
+    </message>
+    <message>
+        <source>There is no such server.</source>
+        <translation>Diesen Server gibt es nicht.</translation>
+    </message>
+    <message>
+        <source>MCP server “%1” is no longer in the settings.</source>
+        <translation>MCP-Server „%1“ ist nicht mehr in den Einstellungen.</translation>
     </message>
 </context>
 <context>
@@ -1761,6 +2634,52 @@
     </message>
 </context>
 <context>
+    <name>hearth::app::PresetController</name>
+    <message>
+        <source>%1: the file is not there, so its settings were not saved</source>
+        <translation>%1: Die Datei ist nicht vorhanden, deshalb wurden ihre Einstellungen nicht gespeichert</translation>
+    </message>
+    <message>
+        <source>%1: the settings were not saved, because the chat template does not parse: %2</source>
+        <translation>%1: Die Einstellungen wurden nicht gespeichert, weil sich die Chat-Vorlage nicht lesen lässt: %2</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::PresetStore</name>
+    <message>
+        <source>Helpful assistant</source>
+        <translation>Hilfreicher Assistent</translation>
+    </message>
+    <message>
+        <source>You are a helpful assistant. Answer clearly and accurately.</source>
+        <translation>Du bist ein hilfreicher Assistent. Antworte klar und genau.</translation>
+    </message>
+    <message>
+        <source>Concise</source>
+        <translation>Knapp</translation>
+    </message>
+    <message>
+        <source>Answer as briefly as possible: a sentence or a short list, no preamble.</source>
+        <translation>Antworte so kurz wie möglich: ein Satz oder eine kurze Liste, ohne Einleitung.</translation>
+    </message>
+    <message>
+        <source>Programmer</source>
+        <translation>Programmierer</translation>
+    </message>
+    <message>
+        <source>You are an expert programmer. Give correct, idiomatic code in fenced blocks with the language named, and explain only what is not obvious.</source>
+        <translation>Du bist ein erfahrener Programmierer. Gib korrekten, idiomatischen Code in Codeblöcken mit angegebener Sprache und erkläre nur, was nicht offensichtlich ist.</translation>
+    </message>
+    <message>
+        <source>Translator</source>
+        <translation>Übersetzer</translation>
+    </message>
+    <message>
+        <source>Translate the user&apos;s text into English (or, if it is English, into German). Reply with the translation only.</source>
+        <translation>Übersetze den Text des Benutzers ins Englische (oder, wenn er englisch ist, ins Deutsche). Antworte nur mit der Übersetzung.</translation>
+    </message>
+</context>
+<context>
     <name>hearth::app::SingleInstance</name>
     <message>
         <source>Hearth is already running with %1 but does not answer: %2</source>
@@ -1769,6 +2688,40 @@
     <message>
         <source>Hearth is already running with %1 but did not take the request: %2</source>
         <translation>Hearth läuft bereits mit %1, hat die Anfrage aber nicht angenommen: %2</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::SpeedPredictor</name>
+    <message>
+        <source>Memory read %1 GB/s, Q4_K prompts at %2 GFLOP/s (threads: %3)</source>
+        <translation>Speicher lesen %1 GB/s, Q4_K-Prompts mit %2 GFLOP/s (Threads: %3)</translation>
+    </message>
+    <message>
+        <source>≈ %1 tok/s on this computer</source>
+        <translation>≈ %1 Token/s auf diesem Computer</translation>
+    </message>
+    <message>
+        <source>%1, fits in memory</source>
+        <translation>%1, passt in den Speicher</translation>
+    </message>
+    <message>
+        <source>%1, tight in memory</source>
+        <translation>%1, knapp im Speicher</translation>
+    </message>
+    <message>
+        <source>%1 if it fitted: too large for its memory</source>
+        <translation>%1, wenn es passte: zu groß für den Speicher</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ToolCalls</name>
+    <message>
+        <source>
+
+[Hearth cut this result: it shows the first %1 of %2 characters.]</source>
+        <translation>
+
+[Hearth hat dieses Ergebnis gekürzt: Es zeigt die ersten %1 von %2 Zeichen.]</translation>
     </message>
 </context>
 <context>
@@ -2052,29 +3005,6 @@
     </message>
 </context>
 <context>
-    <name>hearth::app::ComputeDeviceList</name>
-    <message>
-        <source>%1 · %2</source>
-        <translation>%1 · %2</translation>
-    </message>
-    <message>
-        <source>%1 · %2 (cannot run models: %3)</source>
-        <translation>%1 · %2 (kann keine Modelle ausführen: %3)</translation>
-    </message>
-    <message>
-        <source>CPU</source>
-        <translation>CPU</translation>
-    </message>
-    <message>
-        <source>The best GPU</source>
-        <translation>Die beste GPU</translation>
-    </message>
-    <message>
-        <source>%1 (not found)</source>
-        <translation>%1 (nicht gefunden)</translation>
-    </message>
-</context>
-<context>
     <name>main</name>
     <message>
         <source>Chat with language models on your own computer.</source>
@@ -2091,532 +3021,6 @@
     <message>
         <source>A .gguf model file to load.</source>
         <translation>Eine zu ladende .gguf-Modelldatei.</translation>
-    </message>
-</context>
-<context>
-    <name>hearth::app::SpeedPredictor</name>
-    <message>
-        <source>Memory read %1 GB/s, Q4_K prompts at %2 GFLOP/s (threads: %3)</source>
-        <translation>Speicher lesen %1 GB/s, Q4_K-Prompts mit %2 GFLOP/s (Threads: %3)</translation>
-    </message>
-    <message>
-        <source>≈ %1 tok/s on this computer</source>
-        <translation>≈ %1 Token/s auf diesem Computer</translation>
-    </message>
-    <message>
-        <source>%1, fits in memory</source>
-        <translation>%1, passt in den Speicher</translation>
-    </message>
-    <message>
-        <source>%1, tight in memory</source>
-        <translation>%1, knapp im Speicher</translation>
-    </message>
-    <message>
-        <source>%1 if it fitted: too large for its memory</source>
-        <translation>%1, wenn es passte: zu groß für den Speicher</translation>
-    </message>
-</context>
-<context>
-    <name>hearth::app::ConversationExport</name>
-    <message>
-        <source>System</source>
-        <translation>System</translation>
-    </message>
-    <message>
-        <source>You</source>
-        <translation>Sie</translation>
-    </message>
-    <message>
-        <source>Assistant</source>
-        <translation>Assistent</translation>
-    </message>
-    <message>
-        <source>Assistant (%1)</source>
-        <translation>Assistent (%1)</translation>
-    </message>
-    <message>
-        <source>Tool</source>
-        <translation>Werkzeug</translation>
-    </message>
-    <message>
-        <source>Untitled conversation</source>
-        <translation>Gespräch ohne Titel</translation>
-    </message>
-    <message>
-        <source>Started %1, last message %2</source>
-        <translation>Begonnen %1, letzte Nachricht %2</translation>
-    </message>
-    <message>
-        <source>(empty)</source>
-        <translation>(leer)</translation>
-    </message>
-    <message>
-        <source>(stopped before the end)</source>
-        <translation>(vor dem Ende angehalten)</translation>
-    </message>
-    <message>
-        <source>(failed)</source>
-        <translation>(fehlgeschlagen)</translation>
-    </message>
-    <message>
-        <source>%1: cannot write the PDF: %2</source>
-        <translation>%1: Das PDF kann nicht geschrieben werden: %2</translation>
-    </message>
-    <message>
-        <source>%1: the PDF could not be written</source>
-        <translation>%1: Das PDF konnte nicht geschrieben werden</translation>
-    </message>
-</context>
-<context>
-    <name>ConversationFileRows</name>
-    <message>
-        <source>Export all conversations</source>
-        <translation>Alle Gespräche exportieren</translation>
-    </message>
-    <message>
-        <source>Into %1, under a new name.</source>
-        <translation>Nach %1, unter einem neuen Namen.</translation>
-    </message>
-    <message>
-        <source>Markdown</source>
-        <translation>Markdown</translation>
-    </message>
-    <message>
-        <source>JSON</source>
-        <translation>JSON</translation>
-    </message>
-    <message>
-        <source>PDF</source>
-        <translation>PDF</translation>
-    </message>
-    <message>
-        <source>Export all conversations as %1</source>
-        <translation>Alle Gespräche als %1 exportieren</translation>
-    </message>
-    <message>
-        <source>Import conversations</source>
-        <translation>Gespräche importieren</translation>
-    </message>
-    <message>
-        <source>A JSON export of Hearth&apos;s, or conversations.json from ChatGPT&apos;s data export.</source>
-        <translation>Ein JSON-Export von Hearth oder conversations.json aus dem Datenexport von ChatGPT.</translation>
-    </message>
-    <message>
-        <source>Import…</source>
-        <translation>Importieren…</translation>
-    </message>
-    <message>
-        <source>Conversation files (*.json)</source>
-        <translation>Gesprächsdateien (*.json)</translation>
-    </message>
-    <message>
-        <source>All files (*)</source>
-        <translation>Alle Dateien (*)</translation>
-    </message>
-</context>
-<context>
-    <name>hearth::app::ConversationFiles</name>
-    <message>
-        <source>%1: cannot write: %2</source>
-        <translation>%1: kann nicht geschrieben werden: %2</translation>
-    </message>
-    <message>
-        <source>Conversation</source>
-        <translation>Gespräch</translation>
-    </message>
-    <message>
-        <source>Hearth conversations %1</source>
-        <translation>Hearth-Gespräche %1</translation>
-    </message>
-    <message>
-        <source>Unknown export format &quot;%1&quot;</source>
-        <translation>Unbekanntes Exportformat „%1“</translation>
-    </message>
-    <message>
-        <source>There is no conversation to export.</source>
-        <translation>Es gibt kein Gespräch zum Exportieren.</translation>
-    </message>
-    <message>
-        <source>%1: cannot create the folder</source>
-        <translation>%1: Der Ordner kann nicht angelegt werden</translation>
-    </message>
-    <message numerus="yes">
-        <source>Exported %n conversation(s) to %1</source>
-        <translation>
-            <numerusform>%n Gespräch nach %1 exportiert</numerusform>
-            <numerusform>%n Gespräche nach %1 exportiert</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>Imported %n conversation(s)</source>
-        <translation>
-            <numerusform>%n Gespräch importiert</numerusform>
-            <numerusform>%n Gespräche importiert</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>from %1 (%2).</source>
-        <translation>aus %1 (%2).</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n conversation(s) without a message were skipped.</source>
-        <translation>
-            <numerusform>%n Gespräch ohne Nachricht wurde übersprungen.</numerusform>
-            <numerusform>%n Gespräche ohne Nachricht wurden übersprungen.</numerusform>
-        </translation>
-    </message>
-</context>
-<context>
-    <name>hearth::app::ConversationImport</name>
-    <message>
-        <source>line %1, column %2</source>
-        <translation>Zeile %1, Spalte %2</translation>
-    </message>
-    <message>
-        <source>%1: no such file</source>
-        <translation>%1: Diese Datei gibt es nicht</translation>
-    </message>
-    <message>
-        <source>%1 is %2 MB: too big to import (at most %3 MB)</source>
-        <translation>%1 ist %2 MB groß: zu groß zum Importieren (höchstens %3 MB)</translation>
-    </message>
-    <message>
-        <source>%1: cannot read: %2</source>
-        <translation>%1: kann nicht gelesen werden: %2</translation>
-    </message>
-    <message>
-        <source>%1: too big to import (at most %2 MB)</source>
-        <translation>%1: zu groß zum Importieren (höchstens %2 MB)</translation>
-    </message>
-    <message>
-        <source>%1: the file is empty</source>
-        <translation>%1: Die Datei ist leer</translation>
-    </message>
-    <message>
-        <source>%1: %2: not valid JSON: %3</source>
-        <translation>%1: %2: kein gültiges JSON: %3</translation>
-    </message>
-    <message>
-        <source>%1: conversation %2</source>
-        <translation>%1: Gespräch %2</translation>
-    </message>
-    <message>
-        <source>%1: conversation %2 (&quot;%3&quot;)</source>
-        <translation>%1: Gespräch %2 („%3“)</translation>
-    </message>
-    <message>
-        <source>%1: no message has the id &quot;%2&quot;</source>
-        <translation>%1: Keine Nachricht hat die ID „%2“</translation>
-    </message>
-    <message>
-        <source>%1: the messages&apos; parents make a cycle through &quot;%2&quot;</source>
-        <translation>%1: Die Eltern der Nachrichten bilden einen Kreis über „%2“</translation>
-    </message>
-    <message>
-        <source>%1: neither a Hearth conversation file (an object with &quot;format&quot;: &quot;%2&quot;) nor ChatGPT&apos;s conversations.json (an array of conversations)</source>
-        <translation>%1: weder eine Gesprächsdatei von Hearth (ein Objekt mit &quot;format&quot;: &quot;%2&quot;) noch conversations.json von ChatGPT (ein Array von Gesprächen)</translation>
-    </message>
-    <message>
-        <source>%1: the file holds no conversation to import</source>
-        <translation>%1: Die Datei enthält kein Gespräch zum Importieren</translation>
-    </message>
-    <message>
-        <source>&quot;%1&quot; is missing or not a string</source>
-        <translation>&quot;%1&quot; fehlt oder ist keine Zeichenkette</translation>
-    </message>
-    <message>
-        <source>&quot;%1&quot; is not an ISO 8601 time (such as 2024-05-01T12:00:00.000Z)</source>
-        <translation>&quot;%1&quot; ist keine Zeit nach ISO 8601 (etwa 2024-05-01T12:00:00.000Z)</translation>
-    </message>
-    <message>
-        <source>&quot;%1&quot; is neither a message id nor null</source>
-        <translation>&quot;%1&quot; ist weder eine Nachrichten-ID noch null</translation>
-    </message>
-    <message>
-        <source>&quot;state&quot; is &quot;%1&quot;, not one of complete, streaming, stopped, failed</source>
-        <translation>&quot;state&quot; ist „%1“, keiner von complete, streaming, stopped, failed</translation>
-    </message>
-    <message>
-        <source>not an object</source>
-        <translation>kein Objekt</translation>
-    </message>
-    <message>
-        <source>&quot;id&quot; is empty</source>
-        <translation>&quot;id&quot; ist leer</translation>
-    </message>
-    <message>
-        <source>the role &quot;%1&quot; is not one of system, user, assistant, tool</source>
-        <translation>die Rolle „%1“ ist keine von system, user, assistant, tool</translation>
-    </message>
-    <message>
-        <source>&quot;model&quot; is not a string</source>
-        <translation>&quot;model&quot; ist keine Zeichenkette</translation>
-    </message>
-    <message>
-        <source>&quot;messages&quot; is missing or not an array</source>
-        <translation>&quot;messages&quot; fehlt oder ist kein Array</translation>
-    </message>
-    <message>
-        <source>, message %1</source>
-        <translation>, Nachricht %1</translation>
-    </message>
-    <message>
-        <source>the id &quot;%1&quot; is used twice</source>
-        <translation>die ID „%1“ kommt zweimal vor</translation>
-    </message>
-    <message>
-        <source>message &quot;%1&quot; has the parent &quot;%2&quot;, which is not there</source>
-        <translation>Nachricht „%1“ hat das Elternteil „%2“, das es nicht gibt</translation>
-    </message>
-    <message>
-        <source>&quot;currentLeaf&quot; names the message &quot;%1&quot;, which is not there</source>
-        <translation>&quot;currentLeaf&quot; nennt die Nachricht „%1“, die es nicht gibt</translation>
-    </message>
-    <message>
-        <source>the format &quot;%1&quot; is not Hearth&apos;s (&quot;%2&quot;)</source>
-        <translation>das Format „%1“ ist nicht das von Hearth („%2“)</translation>
-    </message>
-    <message>
-        <source>&quot;version&quot; is missing or not a whole number</source>
-        <translation>&quot;version&quot; fehlt oder ist keine ganze Zahl</translation>
-    </message>
-    <message>
-        <source>version %1 of Hearth&apos;s conversation format is not one this Hearth reads (it reads version %2); a newer Hearth may read it</source>
-        <translation>Version %1 des Gesprächsformats von Hearth kann dieses Hearth nicht lesen (es liest Version %2); ein neueres Hearth kann sie vielleicht lesen</translation>
-    </message>
-    <message>
-        <source>&quot;conversations&quot; is missing or not an array</source>
-        <translation>&quot;conversations&quot; fehlt oder ist kein Array</translation>
-    </message>
-    <message>
-        <source>&quot;mapping&quot; is missing or not an object</source>
-        <translation>&quot;mapping&quot; fehlt oder ist kein Objekt</translation>
-    </message>
-    <message>
-        <source>&quot;current_node&quot; names no node of &quot;mapping&quot;</source>
-        <translation>&quot;current_node&quot; nennt keinen Knoten von &quot;mapping&quot;</translation>
-    </message>
-    <message>
-        <source>the node &quot;%1&quot; is not an object</source>
-        <translation>der Knoten „%1“ ist kein Objekt</translation>
-    </message>
-    <message>
-        <source>the node &quot;%1&quot; has a parent that is not a node id</source>
-        <translation>der Knoten „%1“ hat ein Elternteil, das keine Knoten-ID ist</translation>
-    </message>
-    <message>
-        <source>ChatGPT conversation</source>
-        <translation>ChatGPT-Gespräch</translation>
-    </message>
-</context>
-<context>
-    <name>ExportMenu</name>
-    <message>
-        <source>Export this conversation</source>
-        <translation>Dieses Gespräch exportieren</translation>
-    </message>
-    <message>
-        <source>Markdown (.md)</source>
-        <translation>Markdown (.md)</translation>
-    </message>
-    <message>
-        <source>JSON, for Hearth (.json)</source>
-        <translation>JSON, für Hearth (.json)</translation>
-    </message>
-    <message>
-        <source>PDF (.pdf)</source>
-        <translation>PDF (.pdf)</translation>
-    </message>
-    <message>
-        <source>Dismiss</source>
-        <translation>Schließen</translation>
-    </message>
-</context>
-<context>
-    <name>ModelPresetDialog</name>
-    <message>
-        <source>Model settings</source>
-        <translation>Modelleinstellungen</translation>
-    </message>
-    <message>
-        <source>Settings for %1</source>
-        <translation>Einstellungen für %1</translation>
-    </message>
-    <message>
-        <source>Checked values are this model's own and apply whenever it is loaded; the others follow the global settings.</source>
-        <translation>Angehakte Werte gehören diesem Modell und gelten, wann immer es geladen ist; die anderen folgen den allgemeinen Einstellungen.</translation>
-    </message>
-    <message>
-        <source>The file has changed since these settings were saved, so they are not applied. Save them to keep them for the file as it is now.</source>
-        <translation>Die Datei hat sich geändert, seit diese Einstellungen gespeichert wurden, deshalb gelten sie nicht. Speichern Sie sie, um sie für die Datei in ihrem jetzigen Stand zu behalten.</translation>
-    </message>
-    <message>
-        <source>System prompt</source>
-        <translation>Systemprompt</translation>
-    </message>
-    <message>
-        <source>Temperature</source>
-        <translation>Temperatur</translation>
-    </message>
-    <message>
-        <source>Top-k</source>
-        <translation>Top-k</translation>
-    </message>
-    <message>
-        <source>Top-p</source>
-        <translation>Top-p</translation>
-    </message>
-    <message>
-        <source>Min-p</source>
-        <translation>Min-p</translation>
-    </message>
-    <message>
-        <source>Repetition penalty</source>
-        <translation>Wiederholungsstrafe</translation>
-    </message>
-    <message>
-        <source>Maximum reply length (0: automatic)</source>
-        <translation>Maximale Antwortlänge (0: automatisch)</translation>
-    </message>
-    <message>
-        <source>Context length</source>
-        <translation>Kontextlänge</translation>
-    </message>
-    <message>
-        <source>Chat template (empty: the model's own)</source>
-        <translation>Chat-Vorlage (leer: die des Modells)</translation>
-    </message>
-    <message>
-        <source>Chat template</source>
-        <translation>Chat-Vorlage</translation>
-    </message>
-    <message>
-        <source>Use global settings</source>
-        <translation>Allgemeine Einstellungen verwenden</translation>
-    </message>
-    <message>
-        <source>Forget this model's own settings</source>
-        <translation>Die eigenen Einstellungen dieses Modells vergessen</translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation>Abbrechen</translation>
-    </message>
-    <message>
-        <source>Save</source>
-        <translation>Speichern</translation>
-    </message>
-    <message>
-        <source>%1: this model's own</source>
-        <translation>%1: eigener Wert dieses Modells</translation>
-    </message>
-</context>
-<context>
-    <name>PromptPresetChooser</name>
-    <message>
-        <source>Default prompt</source>
-        <translation>Standard-Prompt</translation>
-    </message>
-    <message>
-        <source>System prompt of this chat: %1</source>
-        <translation>Systemprompt dieses Chats: %1</translation>
-    </message>
-    <message>
-        <source>System prompt: %1</source>
-        <translation>Systemprompt: %1</translation>
-    </message>
-    <message>
-        <source>Manage prompts…</source>
-        <translation>Prompts verwalten …</translation>
-    </message>
-</context>
-<context>
-    <name>PromptLibraryDialog</name>
-    <message>
-        <source>New prompt</source>
-        <translation>Neuer Prompt</translation>
-    </message>
-    <message>
-        <source>System prompts</source>
-        <translation>Systemprompts</translation>
-    </message>
-    <message>
-        <source>Name</source>
-        <translation>Name</translation>
-    </message>
-    <message>
-        <source>Prompt name</source>
-        <translation>Name des Prompts</translation>
-    </message>
-    <message>
-        <source>You are a helpful assistant.</source>
-        <translation>Du bist ein hilfreicher Assistent.</translation>
-    </message>
-    <message>
-        <source>Prompt text</source>
-        <translation>Text des Prompts</translation>
-    </message>
-    <message>
-        <source>New</source>
-        <translation>Neu</translation>
-    </message>
-    <message>
-        <source>Delete</source>
-        <translation>Löschen</translation>
-    </message>
-    <message>
-        <source>Close</source>
-        <translation>Schließen</translation>
-    </message>
-    <message>
-        <source>Save</source>
-        <translation>Speichern</translation>
-    </message>
-</context>
-<context>
-    <name>hearth::app::PresetController</name>
-    <message>
-        <source>%1: the file is not there, so its settings were not saved</source>
-        <translation>%1: Die Datei ist nicht vorhanden, deshalb wurden ihre Einstellungen nicht gespeichert</translation>
-    </message>
-    <message>
-        <source>%1: the settings were not saved, because the chat template does not parse: %2</source>
-        <translation>%1: Die Einstellungen wurden nicht gespeichert, weil sich die Chat-Vorlage nicht lesen lässt: %2</translation>
-    </message>
-</context>
-<context>
-    <name>PresetStore</name>
-    <message>
-        <source>Helpful assistant</source>
-        <translation>Hilfreicher Assistent</translation>
-    </message>
-    <message>
-        <source>You are a helpful assistant. Answer clearly and accurately.</source>
-        <translation>Du bist ein hilfreicher Assistent. Antworte klar und genau.</translation>
-    </message>
-    <message>
-        <source>Concise</source>
-        <translation>Knapp</translation>
-    </message>
-    <message>
-        <source>Answer as briefly as possible: a sentence or a short list, no preamble.</source>
-        <translation>Antworte so kurz wie möglich: ein Satz oder eine kurze Liste, ohne Einleitung.</translation>
-    </message>
-    <message>
-        <source>Programmer</source>
-        <translation>Programmierer</translation>
-    </message>
-    <message>
-        <source>You are an expert programmer. Give correct, idiomatic code in fenced blocks with the language named, and explain only what is not obvious.</source>
-        <translation>Du bist ein erfahrener Programmierer. Gib korrekten, idiomatischen Code in Codeblöcken mit angegebener Sprache und erkläre nur, was nicht offensichtlich ist.</translation>
-    </message>
-    <message>
-        <source>Translator</source>
-        <translation>Übersetzer</translation>
-    </message>
-    <message>
-        <source>Translate the user's text into English (or, if it is English, into German). Reply with the translation only.</source>
-        <translation>Übersetze den Text des Benutzers ins Englische (oder, wenn er englisch ist, ins Deutsche). Antworte nur mit der Übersetzung.</translation>
     </message>
 </context>
 </TS>

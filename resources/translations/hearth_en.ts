@@ -40,6 +40,13 @@
         </translation>
     </message>
     <message numerus="yes">
+        <source>This reply called tools %n time(s), the most one reply may: it goes on without them.</source>
+        <translation>
+            <numerusform>This reply called tools %n time, the most one reply may: it goes on without them.</numerusform>
+            <numerusform>This reply called tools %n times, the most one reply may: it goes on without them.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>branch resumed from saved state (%n token(s), %1 ms)</source>
         <translation>
             <numerusform>branch resumed from saved state (%n token, %1 ms)</numerusform>
