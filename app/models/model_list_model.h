@@ -26,10 +26,11 @@ struct ModelEntry {
     qint64 gpuBytes = 0;   // what those layers take of the GPU's memory
     int contextLength = 0; // trained context length
     bool hasChatTemplate = false;
-    bool recent = false;  // used before (from the settings)
-    QString error;        // why the file cannot be used; empty when it can
-    QStringList warnings; // what a user should know about a usable file (an unknown pre-tokenizer,
-                          // a template without a system role)
+    bool recent = false;         // used before (from the settings)
+    QString error;               // why the file cannot be used; empty when it can
+    bool imageProjector = false; // an image projector (mmproj) for a vision model: no model itself
+    QStringList warnings;        // what a user should know about a usable file (an unknown pre-tokenizer,
+                                 // a template without a system role)
     std::optional<engine::ModelCost> speedCost; // what a token costs it, for the speed prediction
 };
 

@@ -6,6 +6,7 @@
 #include "engine/forward/device_plan.h"
 #include "engine/forward/inference.h"
 #include "engine/gguf/gguf_file.h"
+#include "engine/gguf/image_projector.h"
 #include "engine/model/model.h"
 #include "engine/runtime/engine_runtime.h"
 #include "engine/tokenizer/tokenizer.h"
@@ -49,6 +50,7 @@ ModelEntry readModelEntry(const QString& path, const EngineConfig& config, qint6
         // error, as loading it would.
         // One open of the file for both its description and its warnings.
         const auto file = gguf::GgufFile::open(path.toStdString());
+        entry.imageProjector = gguf::is_image_projector(*file); // read_info then says what it is
         const engine::ModelInfo info = engine::Model::read_info(*file);
         entry.name = displayName(info);
         entry.architecture = QString::fromStdString(info.architecture);
@@ -90,6 +92,7 @@ QList<ModelEntry> scanModels(const QString& folder, const QStringList& recent, c
         if (!file.isFile() || seen.contains(file.absoluteFilePath())) continue;
         seen.insert(file.absoluteFilePath());
         ModelEntry entry = readModelEntry(file.absoluteFilePath(), config, gpuMemory);
+        if (entry.imageProjector) continue; // a vision model's projector is no model to pick
         entry.recent = true;
         entries.append(entry);
     }
@@ -101,7 +104,8 @@ QList<ModelEntry> scanModels(const QString& folder, const QStringList& recent, c
             const QString relative = QDir(folder).relativeFilePath(file.absoluteFilePath());
             if (relative.count(QLatin1Char('/')) > 1 || seen.contains(file.absoluteFilePath())) continue;
             seen.insert(file.absoluteFilePath());
-            found.append(readModelEntry(file.absoluteFilePath(), config, gpuMemory));
+            ModelEntry entry = readModelEntry(file.absoluteFilePath(), config, gpuMemory);
+            if (!entry.imageProjector) found.append(entry);
         }
     }
     std::sort(found.begin(), found.end(), [](const ModelEntry& a, const ModelEntry& b) {

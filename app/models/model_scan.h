@@ -13,7 +13,8 @@ namespace hearth::app {
 // memory, chosenGpuMemoryBytes; 0 when the CPU is chosen or the GPU is not there).
 ModelEntry readModelEntry(const QString& path, const EngineConfig& config, qint64 gpuMemoryBytes = 0);
 // Every .gguf under `folder` (two levels deep) and the recent files that still exist,
-// recent ones first, then by name.
+// recent ones first, then by name; image projectors (mmproj files, which sit beside the vision
+// models they belong to) are no models and are left out.
 QList<ModelEntry> scanModels(const QString& folder, const QStringList& recent, const EngineConfig& config);
 
 } // namespace hearth::app

@@ -1,6 +1,7 @@
 #include "engine/model/hparams.h"
 #include "engine/error.h"
 #include "engine/gguf/gguf_file.h"
+#include "engine/gguf/image_projector.h"
 #include <cmath>
 #include <string>
 
@@ -152,6 +153,9 @@ HyperParams read_hyperparams(const gguf::GgufFile& file) {
     if (!arch) file.fail("missing metadata key general.architecture");
     hp.arch_name = *arch;
     const std::optional<Architecture> known = architecture_from_name(*arch);
+    if (gguf::is_image_projector(file))
+        file.fail("this is an image projector (mmproj) for a vision model, not a language model: load the "
+                  "model it belongs to (hearth-cli takes the projector with --mmproj)");
     if (!known)
         file.fail("unsupported architecture '" + *arch + "' (supported: " + supported_architectures() + ")");
     hp.arch = *known;

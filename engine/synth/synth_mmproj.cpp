@@ -1,5 +1,6 @@
 #include "engine/synth/synth_mmproj.h"
 #include "engine/gguf/gguf_writer.h"
+#include "engine/gguf/image_projector.h"
 #include "kernels/fp16.h"
 #include <cmath>
 #include <cstring>
@@ -98,7 +99,7 @@ size_t synthesize_mmproj(const MmprojSynthOptions& options, const std::string& p
     const MmprojShape& s = options.shape;
     Builder b(options);
     GgufWriter& w = b.writer();
-    w.set("general.architecture", text("clip"));
+    w.set("general.architecture", text(std::string(gguf::kImageProjectorArchitecture)));
     w.set("general.type", text("mmproj"));
     w.set("general.name", text("synthetic " + s.name + " projector"));
     w.set("clip.projector_type", text("gemma3"));

@@ -1,5 +1,6 @@
 #include "engine/vision/mmproj_file.h"
 #include "engine/error.h"
+#include "engine/gguf/image_projector.h"
 #include "kernels/fp16.h"
 #include <cmath>
 #include <cstring>
@@ -42,9 +43,10 @@ MmprojFile MmprojFile::open(const std::string& path) {
     MmprojFile m;
     m.file_ = gguf::GgufFile::open(path);
     const gguf::GgufFile& f = *m.file_;
-    const std::string arch = f.get_string("general.architecture").value_or("");
-    if (arch != "clip")
-        f.fail("not a multimodal projector (general.architecture is '" + arch + "', expected 'clip')");
+    if (!gguf::is_image_projector(f))
+        f.fail("not a multimodal projector (general.architecture is '" +
+               f.get_string("general.architecture").value_or("") + "', expected '" +
+               std::string(gguf::kImageProjectorArchitecture) + "')");
     if (!f.get_bool("clip.has_vision_encoder").value_or(false)) f.fail("the projector has no vision encoder");
     VisionHyperParams& hp = m.hparams_;
     hp.projector_type = f.get_string("clip.projector_type").value_or("");

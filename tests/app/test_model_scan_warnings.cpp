@@ -7,6 +7,8 @@
 #include "app/settings/engine_config.h"
 #include "tests/tokenizer/bpe_model_fixture.h"
 #include <QAbstractItemModelTester>
+#include <QDir>
+#include <QFile>
 #include <QTest>
 
 using namespace hearth::app;
@@ -42,6 +44,35 @@ private slots:
         QCOMPARE(list.index(unknownRow).data(ModelListModel::WarningRole).toString(),
                  withWarning.warnings[0]);
         QCOMPARE(list.index(knownRow).data(ModelListModel::WarningRole).toString(), QString());
+    }
+
+    // A vision model's projector (mmproj) beside it is no model: the picker leaves it out, in
+    // the folder and among the recent files, and loading it as a model says what it is.
+    void imageProjectorsAreNotListedAsModels() {
+        const QString dir = QString::fromStdString(hearth::test::make_temp_dir("hearth-scan-projectors"));
+        const QString testdata = QStringLiteral(HEARTH_TESTDATA_DIR);
+        QVERIFY(QFile::copy(testdata + "/models/stories260K.gguf", dir + "/stories260K.gguf"));
+        QVERIFY(
+            QFile::copy(testdata + "/vision/mmproj-tiny-gemma3-f32.gguf", dir + "/mmproj-model-f32.gguf"));
+        QVERIFY(QDir(dir).mkdir("gemma"));
+        QVERIFY(QFile::copy(testdata + "/vision/mmproj-tiny-gemma3-f16.gguf",
+                            dir + "/gemma/mmproj-model-f16.gguf"));
+        EngineConfig config;
+        config.context_length = 256;
+
+        const ModelEntry projector = readModelEntry(dir + "/mmproj-model-f32.gguf", config);
+        QVERIFY(projector.imageProjector);
+        QVERIFY2(projector.error.contains(QStringLiteral("image projector (mmproj)")),
+                 qPrintable(projector.error));
+        QVERIFY2(projector.error.startsWith(dir + "/mmproj-model-f32.gguf"), qPrintable(projector.error));
+        QVERIFY(!readModelEntry(dir + "/stories260K.gguf", config).imageProjector);
+
+        const QList<ModelEntry> entries =
+            scanModels(dir, {dir + "/gemma/mmproj-model-f16.gguf", dir + "/stories260K.gguf"}, config);
+        QCOMPARE(entries.size(), 1);
+        QCOMPARE(entries[0].path, dir + "/stories260K.gguf");
+        QVERIFY(entries[0].recent);
+        QVERIFY2(entries[0].error.isEmpty(), qPrintable(entries[0].error));
     }
 
     void aTemplateWithoutSystemRoleIsNoted() {
