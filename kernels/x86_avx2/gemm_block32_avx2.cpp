@@ -124,8 +124,10 @@ template <int RM, int RN> struct MinPanelTile {
 };
 
 // Tile of the 32-element signed formats: its accumulators, a panel block, scales and one
-// activation block must fit the 16 ymm registers, or GCC spills the accumulators.
-constexpr int kSignedRows = 3, kSignedCols = 4;
+// activation block must fit the 16 ymm registers, or GCC spills the accumulators. Four weight
+// rows by three activations: each panel block loaded is used three times, and one broadcast
+// activation scale fewer is held than in three by four.
+constexpr int kSignedRows = 4, kSignedCols = 3;
 // The formats with a minimum keep a second accumulator per pair: 3x3.
 constexpr int kMinRows = 3, kMinCols = 3;
 
