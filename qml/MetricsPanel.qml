@@ -34,9 +34,7 @@ Rectangle {
                     color: panel.metrics.generating ? Theme.success : Theme.textFaint
                 }
                 Label {
-                    objectName: "engineActivity"
-                    text: !panel.metrics.generating ? qsTr("idle")
-                          : panel.metrics.readingPrompt ? qsTr("reading the prompt") : qsTr("generating")
+                    text: panel.metrics.generating ? qsTr("generating") : qsTr("idle")
                     color: Theme.textMuted
                     font.pointSize: Theme.small
                 }
