@@ -284,16 +284,15 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
     const size_t n_vocab = static_cast<size_t>(inference_.n_vocab());
 
     // Speculation: a draft model that cannot be used leaves the reason and plain decoding.
-    const SpeculationOptions& speculation_options = options.speculation;
     DraftModel* draft = nullptr;
-    if (speculation_options.drafter == SpeculationOptions::Drafter::DraftModel) {
+    if (options.speculation.drafter == SpeculationOptions::Drafter::DraftModel) {
         try {
-            draft = &draft_model_for(speculation_options);
+            draft = &draft_model_for(options.speculation);
         } catch (const std::exception& e) {
             stats.speculation_error = e.what();
         }
     }
-    SpeculativeDecoder speculation(speculation_options, draft);
+    SpeculativeDecoder speculation(options.speculation, draft);
     stats.speculative = speculation.active();
     if (speculation.active()) {
         // Every buffer of the loop below at its largest now: no token allocates.

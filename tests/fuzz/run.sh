@@ -2,6 +2,7 @@
 # Builds the fuzz targets if needed (clang, preset "fuzz", build-fuzz/) and fuzzes one target
 # for SECONDS:
 #   tests/fuzz/run.sh TARGET SECONDS
+#   tests/fuzz/run.sh --list
 # TARGET: gguf_reader model_load tokenizer chat_template kv_state markdown http_request openai_request gbnf
 #         conversation_import image_decode mmproj_reader
 # The corpus grows in build-fuzz/corpus/TARGET, seeded once from ../shared/testdata
@@ -11,6 +12,11 @@
 # build-fuzz/fuzz-runs.tsv.
 set -euo pipefail
 targets="gguf_reader model_load tokenizer chat_template kv_state markdown http_request openai_request gbnf conversation_import image_decode mmproj_reader"
+# --list: the targets, one a line (tests/sanitizers/run_ci.sh fuzzes each of them).
+if [ "${1:-}" = --list ]; then
+    printf '%s\n' $targets
+    exit 0
+fi
 if [ $# -ne 2 ] || ! [[ " $targets " == *" $1 "* ]] || ! [[ "$2" =~ ^[0-9]+$ ]]; then
     echo "usage: tests/fuzz/run.sh TARGET SECONDS   (TARGET: $targets)" >&2
     exit 2

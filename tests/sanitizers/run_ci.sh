@@ -123,7 +123,7 @@ for part in "${parts[@]}"; do
     fuzz)
         if timed_step "fuzz: configure" cmake --preset fuzz &&
             timed_step "fuzz: build" cmake --build --preset fuzz -j "$jobs"; then
-            for target in gguf_reader model_load tokenizer chat_template kv_state markdown http_request openai_request gbnf conversation_import image_decode mmproj_reader; do
+            for target in $(tests/fuzz/run.sh --list); do
                 timed_step "fuzz: $target ${fuzz_seconds}s" tests/fuzz/run.sh "$target" "$fuzz_seconds" || true
             done
         fi
