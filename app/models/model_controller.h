@@ -42,6 +42,8 @@ class ModelController : public QObject {
     // Where the loaded model runs: the GPU's name (empty: every layer on the CPU) and how many of
     // its layers run there.
     Q_PROPERTY(QString gpuName READ gpuName NOTIFY stateChanged)
+    // Whether the loaded model reads images (an image projector was loaded with it).
+    Q_PROPERTY(bool imageInput READ imageInput NOTIFY stateChanged)
     Q_PROPERTY(int gpuLayers READ gpuLayers NOTIFY stateChanged)
     Q_PROPERTY(int layerCount READ layerCount NOTIFY stateChanged)
     // The models folder's usable files (absolute paths), as the last scan found them: what the
@@ -76,6 +78,7 @@ public:
     [[nodiscard]] int trainedContextLength() const { return summary_.trainedContextLength; }
     [[nodiscard]] bool offerDemo() const;
     [[nodiscard]] QString gpuName() const { return summary_.gpuName; }
+    [[nodiscard]] bool imageInput() const { return !summary_.imageProjector.isEmpty(); }
     [[nodiscard]] int gpuLayers() const { return summary_.gpuLayers; }
     [[nodiscard]] int layerCount() const { return summary_.layerCount; }
     [[nodiscard]] ComputeDeviceList* computeDevices() { return &computeDevices_; }

@@ -2,6 +2,7 @@
 // What crosses the thread boundary between the GUI and the inference worker:
 // plain values, copied into queued signals.
 #include "app/server/completion_backend.h"
+#include "engine/chat/chat_image.h"
 #include "engine/chat/chat_role.h"
 #include "engine/runtime/cancel_token.h"
 #include "engine/session/generation_options.h"
@@ -11,6 +12,7 @@
 #include <QMetaType>
 #include <QString>
 #include <utility>
+#include <vector>
 
 namespace hearth::app {
 
@@ -23,6 +25,9 @@ struct ChatTurnData {
     // A JSON object merged into the message the template sees: a reply's "tool_calls", a tool
     // result's "tool_call_id" and "name"; empty: none.
     QByteArray templateFields;
+    // Images the turn shows, in order (the model reads them before its text); a model without an
+    // image projector refuses a turn that has any.
+    std::vector<chat::ChatImage> images;
 };
 
 struct GenerationRequest {
@@ -55,6 +60,7 @@ struct ModelSummary {
     int gpuLayers = 0;  // of layerCount
     int layerCount = 0; // the model's layers
     bool hasChatTemplate = false;
+    QString imageProjector; // the mmproj file loaded with the model, which reads images; empty: none
     double loadSeconds = 0;
 };
 

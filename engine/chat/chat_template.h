@@ -2,6 +2,7 @@
 // A model's chat template (Jinja, as in tokenizer.chat_template), parsed once and
 // rendered for each conversation the way Hugging Face's apply_chat_template does:
 // trim_blocks and lstrip_blocks on, raise_exception and strftime_now available.
+#include "engine/chat/chat_image.h"
 #include "engine/chat/chat_role.h"
 #include "engine/chat/template_error.h"
 #include <ctime>
@@ -19,6 +20,9 @@ struct ChatMessage {
     std::string content;
     nlohmann::ordered_json extra =
         nlohmann::ordered_json::object(); // e.g. tool_calls, merged into the message
+    // Images the message shows, in order; the model reads them before its text. The template
+    // never sees them: a session with an image projector puts them in the prompt.
+    std::vector<ChatImage> images;
 };
 
 struct RenderOptions {

@@ -32,6 +32,13 @@ struct TurnStats {
     int32_t drafted_tokens = 0;
     int32_t accepted_tokens = 0;
     std::string speculation_error;
+    // Images: those whose positions this turn's prefill evaluated, their positions, how many of
+    // them were encoded now (the others' vectors came from the cache, by content), and the time
+    // the encoding took. An image already in the KV cache counts in none of these.
+    int32_t images = 0;
+    int32_t image_positions = 0;
+    int32_t images_encoded = 0;
+    double image_encode_seconds = 0;
     bool context_shifted() const { return context_shifts > 0; }
     double prefill_tokens_per_second() const {
         return prefill_seconds > 0 ? computed_tokens / prefill_seconds : 0.0;

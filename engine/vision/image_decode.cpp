@@ -31,7 +31,7 @@ RgbImage decode_image(std::span<const uint8_t> bytes, const std::string& name) {
     throw Error(name + ": not a PNG, JPEG or WebP image (unknown signature)");
 }
 
-RgbImage decode_image_file(const std::string& path) {
+std::vector<uint8_t> read_image_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) throw Error(path + ": cannot open the image file");
     const std::streamoff size = in.tellg();
@@ -43,7 +43,11 @@ RgbImage decode_image_file(const std::string& path) {
     in.seekg(0);
     if (!in.read(reinterpret_cast<char*>(bytes.data()), size))
         throw Error(path + ": cannot read the image file");
-    return decode_image(bytes, path);
+    return bytes;
+}
+
+RgbImage decode_image_file(const std::string& path) {
+    return decode_image(read_image_file(path), path);
 }
 
 } // namespace hearth::vision

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace hearth::vision {
 
@@ -20,6 +21,8 @@ inline constexpr size_t kMaxImageFileBytes = size_t{256} << 20;
 // `name` is the file the bytes came from, for the messages.
 RgbImage decode_image(std::span<const uint8_t> bytes, const std::string& name);
 RgbImage decode_image_file(const std::string& path);
+// The bytes of an image file, at most kMaxImageFileBytes; throws when it cannot be read.
+std::vector<uint8_t> read_image_file(const std::string& path);
 
 // The format decoders, for decode_image (bytes already recognised by their signature).
 RgbImage decode_png(std::span<const uint8_t> bytes, const std::string& name);

@@ -25,12 +25,12 @@ const std::map<QString, std::set<QString>>& allowed_dependencies() {
             {"engine/forward", {"engine/model", "kernels", "engine/base"}},
             // Image input: projectors, image files, and the image positions of a forward pass.
             {"engine/vision",
-             {"engine/forward", "engine/tokenizer", "engine/gguf", "kernels", "engine/base"}},
+             {"engine/forward", "engine/tokenizer", "engine/gguf", "engine/chat", "kernels", "engine/base"}},
             {"engine/sampling", {"engine/base"}},
             {"engine/grammar", {"engine/sampling", "engine/base"}},
             {"engine/session",
-             {"engine/forward", "engine/sampling", "engine/grammar", "engine/chat", "engine/model",
-              "engine/base"}},
+             {"engine/forward", "engine/vision", "engine/sampling", "engine/grammar", "engine/chat",
+              "engine/model", "engine/base"}},
             {"engine/runtime", {"engine/session"}}, // one engine: model, forward pass, sessions
             {"engine/tools", {"engine/chat", "engine/grammar", "engine/base"}}, // function calls
             // Qt Core and Network only: termination signals, the data's paths, one app per profile.
