@@ -1,6 +1,7 @@
 #pragma once
 // Plain rows of the conversation database, shared by the store and the list models.
 #include "engine/chat/chat_role.h"
+#include <QByteArray>
 #include <QDateTime>
 #include <QList>
 #include <QString>
@@ -16,6 +17,15 @@ struct ConversationRecord {
 };
 
 // How far an assistant reply got: still streaming, finished, stopped by the user, or failed.
+// An image a message shows: its file's bytes (PNG, JPEG or WebP, as they were dropped, pasted
+// or picked), their SHA-256 (the database stores each picture once, under it), and the name it came
+// with ("pasted image" when it has none).
+struct MessageImage {
+    QString sha256;
+    QString name;
+    QByteArray bytes;
+};
+
 enum class MessageState { Complete, Streaming, Stopped, Failed };
 
 struct MessageRecord {
@@ -37,6 +47,8 @@ struct MessageRecord {
     // Function calls, as JSON text (app/chat/tool_calls.h): on a reply, the tools it called and
     // what became of each call; on a tool message (role tool), the call it answers. Empty: none.
     QString toolData;
+    // The images the message shows, in order (a user's message; the model reads them before its text).
+    QList<MessageImage> images;
 };
 
 // Roles are stored, and shown to QML, by the names the chat templates use (chat::role_name);
