@@ -5,7 +5,7 @@
 // part: a remote URL (the server never fetches one), bad base64, a data URL that is not an image,
 // an image in a message that is not the user's, an unknown part type, a damaged image (the server
 // serves the next request), and images for a model without a projector (stories260K).
-#include "tests/server/api_fixture.h"
+#include "tests/server/api_images_fixture.h"
 #include <QFile>
 #include <QJsonArray>
 #include <QTest>
@@ -14,50 +14,14 @@ using namespace hearth::server;
 using namespace hearth::test;
 
 namespace {
-QString gemmaModelId() {
-    return QStringLiteral("tiny-gemma3");
-}
-
 QByteArray fileBytes(const std::string& path) {
     QFile file(QString::fromStdString(path));
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
-QByteArray testImage(const char* name) {
-    return fileBytes(testdata(std::string("vision/images/") + name));
-}
-
 // Small JPEG and WebP files of the image decoders' fuzz seeds.
 QByteArray seedImage(const char* name) {
     return fileBytes(std::string(HEARTH_SOURCE_DIR) + "/tests/fuzz/seeds/image_decode/" + name);
-}
-
-QString dataUrl(const QByteArray& bytes, const QString& mediaType = QStringLiteral("image/png")) {
-    return QStringLiteral("data:%1;base64,%2").arg(mediaType, QString::fromLatin1(bytes.toBase64()));
-}
-
-QJsonObject imagePart(const QString& url) {
-    return QJsonObject{{"type", "image_url"}, {"image_url", QJsonObject{{"url", url}, {"detail", "low"}}}};
-}
-
-QJsonObject textPart(const QString& text) {
-    return QJsonObject{{"type", "text"}, {"text", text}};
-}
-
-// One user message: its text, then its images, as OpenAI's clients send them.
-QJsonArray askAbout(const QString& text, const QStringList& imageUrls) {
-    QJsonArray parts{textPart(text)};
-    for (const QString& url : imageUrls)
-        parts.append(imagePart(url));
-    return QJsonArray{QJsonObject{{"role", "user"}, {"content", parts}}};
-}
-
-QByteArray gemmaBody(const QJsonArray& messages, const QJsonObject& extra = {}) {
-    QJsonObject body{
-        {"model", gemmaModelId()}, {"messages", messages}, {"temperature", 0}, {"max_tokens", 8}};
-    for (auto it = extra.begin(); it != extra.end(); ++it)
-        body.insert(it.key(), it.value());
-    return QJsonDocument(body).toJson(QJsonDocument::Compact);
 }
 
 // The error of a 400 in OpenAI's shape: {"error": {"message", "type", "param", "code"}}.
@@ -91,8 +55,8 @@ private slots:
         hearth::engine::RuntimeConfig config;
         config.threads = 1;
         config.context_length = 256;
-        gemmaBackend_ = std::make_unique<EngineThreadBackend>(testdata("models/tiny-gemma3.gguf"), config);
-        gemmaBackend_->loadImageProjector(testdata("vision/mmproj-tiny-gemma3-f32.gguf"));
+        gemmaBackend_ = std::make_unique<EngineThreadBackend>(gemmaModelPath().toStdString(), config);
+        gemmaBackend_->loadImageProjector(gemmaProjectorPath().toStdString());
         gemmaServer_ = std::make_unique<ApiServer>(gemmaBackend_.get());
         QVERIFY(gemmaServer_->listen(QHostAddress::LocalHost, 0));
         storiesBackend_ = makeStoriesBackend();
