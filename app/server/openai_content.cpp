@@ -54,13 +54,11 @@ std::optional<ApiError> readMessageContent(const QJsonValue& value, chat::Role r
             content.text += part.value("text").toString();
         } else if (type == QLatin1String("image_url")) {
             if (role != chat::Role::User)
-                return invalid(
-                    partParam + ".type",
-                    QStringLiteral("Image parts are only allowed in user messages, not in '%1' "
-                                   "messages.")
-                        .arg(QString::fromUtf8(chat::role_name(role).data(),
-                                               static_cast<qsizetype>(chat::role_name(role).size()))),
-                    QStringLiteral("invalid_value"));
+                return invalid(partParam + ".type",
+                               QStringLiteral("Image parts are only allowed in user messages, not in '%1' "
+                                              "messages.")
+                                   .arg(QLatin1String(chat::role_name(role))),
+                               QStringLiteral("invalid_value"));
             if (auto error = readImagePart(part, partParam, messageIndex, content.images)) return error;
         } else {
             return invalid(
