@@ -67,4 +67,7 @@ QString messageStateName(MessageState state);
 MessageState messageStateFromName(const QString& name);
 QString newRecordId();
 
+// The SHA-256 of an image's bytes as MessageImage::sha256 holds it: 64 lowercase hex digits.
+QString imageSha256(const QByteArray& bytes);
+
 } // namespace hearth::app
