@@ -2,8 +2,11 @@
 // SHA-256 on the message, each picture's bytes once, in base64, in the file's "images") and an
 // import restores them, bytes and order, each picture stored once; a file without images stays
 // version 1; a bad image entry (not an object, bad base64, bytes that are not their SHA-256, a
-// SHA-256 the file has no picture for) is refused with its place, and nothing of the file is kept.
+// SHA-256 the file has no picture for) is refused with its place, and nothing of the file is kept;
+// Markdown names each image; the PDF draws the pictures that decode and names the others.
 #include "app/storage/conversation_export_json.h"
+#include "app/storage/conversation_export_markdown.h"
+#include "app/storage/conversation_export_pdf.h"
 #include "app/storage/conversation_import.h"
 #include "app/storage/sql_store.h"
 #include "tests/support/test_support.h"
@@ -13,6 +16,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QTest>
@@ -114,6 +118,43 @@ QByteArray hearthFile(const QJsonArray& conversations, const QJsonValue& picture
         .toJson();
 }
 
+// A picture a PDF draws, and where: its width in pixels, the width it is drawn at and its left
+// edge, in the units of the page's content (Qt's writer: the printer's pixels), and the width of
+// the page's printable area in them. Read from the content streams as Qt's PDF writer writes them
+// ("a 0 0 d x y cm", then "w 0 0 -h 0 h cm /ImN Do"; the clip "0 0 m W 0 l").
+struct DrawnPicture {
+    double pixels = 0;
+    double drawnWidth = 0;
+    double left = 0;
+    double pageWidth = 0;
+};
+
+QList<DrawnPicture> drawnPictures(const QByteArray& pdf) {
+    static const QRegularExpression draw(QStringLiteral(
+        "([\\d.]+) 0 0 [-\\d.]+ ([-\\d.]+) [-\\d.]+ cm\\n(\\d+) 0 0 -?\\d+ 0 -?\\d+ cm /Im\\d+\\s+Do"));
+    static const QRegularExpression clip(QStringLiteral("0 0 m\\n([\\d.]+) 0 l"));
+    QList<DrawnPicture> pictures;
+    for (qsizetype at = pdf.indexOf("stream\n"); at >= 0; at = pdf.indexOf("stream\n", at + 1)) {
+        const qsizetype start = at + 7;
+        const qsizetype end = pdf.indexOf("endstream", start);
+        if (end < 0) break;
+        if (pdf.mid(at - 3, 3) == "end") continue; // "endstream" closes one
+        const QByteArray dictionary = pdf.mid(pdf.lastIndexOf("<<", at), at - pdf.lastIndexOf("<<", at));
+        if (!dictionary.contains("/FlateDecode") || dictionary.contains("/Image")) continue; // not content
+        // qUncompress wants zlib data after its expected size (a hint: it grows as it needs).
+        const QByteArray content =
+            qUncompress(QByteArray("\x00\x10\x00\x00", 4) + pdf.mid(start, end - start));
+        const QString text = QString::fromLatin1(content);
+        const QRegularExpressionMatch page = clip.match(text);
+        for (auto it = draw.globalMatch(text); it.hasNext();) {
+            const QRegularExpressionMatch m = it.next();
+            pictures.append({m.captured(3).toDouble(), m.captured(1).toDouble() * m.captured(3).toDouble(),
+                             m.captured(2).toDouble(), page.hasMatch() ? page.captured(1).toDouble() : 0});
+        }
+    }
+    return pictures;
+}
+
 } // namespace
 
 class TestImageTransfer : public QObject {
@@ -122,6 +163,7 @@ class TestImageTransfer : public QObject {
     QString dir_;
     const QByteArray png_ = encodedImage(64, 48, Qt::red, "PNG");
     const QByteArray jpeg_ = encodedImage(48, 64, Qt::blue, "JPEG");
+    const QByteArray wide_ = encodedImage(3000, 200, Qt::darkGreen, "PNG");
 
     // A conversation whose question shows two pictures and whose edited question shows one of them
     // again (a sibling: two messages, one picture), and a second conversation without images.
@@ -311,6 +353,63 @@ private slots:
                        pictures));
         QCOMPARE(importConversations(store, file).conversations, 2);
         QCOMPARE(count(database, "images"), 2);
+    }
+
+    void markdownNamesEachImageBeforeItsText() {
+        QList<ConversationBundle> bundles = conversationsWithImages();
+        MessageRecord imageOnly =
+            message(bundles[0].conversation.id, 3, Role::User, "", {picture("only [a] picture.png", png_)},
+                    bundles[0].messages.at(2).id);
+        bundles[0].messages.append(imageOnly);
+        const QString markdown = conversationsToMarkdown(bundles.mid(0, 1));
+        const QString png = imageSha256(png_);
+        // The branch shown: the edited question and the message after it, not the first question.
+        QVERIFY2(markdown.contains("![same, renamed.png](sha256:" + png + ")\n\nIs it red?"),
+                 qPrintable(markdown));
+        QVERIFY2(markdown.contains("![only \\[a\\] picture.png](sha256:" + png + ")\n\n"),
+                 qPrintable(markdown));
+        QVERIFY(!markdown.contains("b.jpg"));
+        QVERIFY(!markdown.contains("(empty)")); // a message of one picture is not empty
+    }
+
+    void pdfDrawsThePicturesThatDecode() {
+        ConversationBundle bundle;
+        bundle.conversation = {newRecordId(), "Pictures", QDateTime::currentDateTime(),
+                               QDateTime::currentDateTime()};
+        const QString id = bundle.conversation.id;
+        const MessageRecord first = message(id, 0, Role::User, "A wide one and a small one",
+                                            {picture("wide.png", wide_), picture("small.jpg", jpeg_)}, {});
+        bundle.messages = {first};
+        writeConversationsPdf({bundle}, dir_ + "/pictures.pdf");
+        const QByteArray pdf = readFile(dir_ + "/pictures.pdf");
+        QVERIFY(pdf.startsWith("%PDF-"));
+        QCOMPARE(pdf.count("/Subtype /Image"), qsizetype(2));
+        // The wide one scaled down to the page's width, the small one at its own size.
+        const QList<DrawnPicture> drawn = drawnPictures(pdf);
+        QCOMPARE(drawn.size(), 2);
+        const DrawnPicture& wide = drawn.at(0);
+        const DrawnPicture& small = drawn.at(1);
+        QCOMPARE(wide.pixels, 3000.0);
+        QCOMPARE(small.pixels, 48.0);
+        QVERIFY(wide.pageWidth > 0);
+        QVERIFY2(wide.left + wide.drawnWidth <= wide.pageWidth,
+                 qPrintable(QStringLiteral("drawn %1 wide from %2 on a page %3 wide")
+                                .arg(wide.drawnWidth)
+                                .arg(wide.left)
+                                .arg(wide.pageWidth)));
+        QVERIFY2(wide.drawnWidth >= 0.95 * (wide.pageWidth - 2 * wide.left),
+                 "the wide picture fills the width");
+        const double wideScale = wide.drawnWidth / wide.pixels;
+        const double smallScale = small.drawnWidth / small.pixels;
+        QVERIFY2(wideScale < 0.5 * smallScale, "the wide picture is scaled down");
+
+        // A picture that does not decode is written as its name: no image in the PDF.
+        bundle.messages = {
+            message(id, 0, Role::User, "Broken", {picture("broken.png", "not a picture")}, {})};
+        writeConversationsPdf({bundle}, dir_ + "/broken.pdf");
+        const QByteArray broken = readFile(dir_ + "/broken.pdf");
+        QVERIFY(broken.startsWith("%PDF-"));
+        QCOMPARE(broken.count("/Subtype /Image"), qsizetype(0));
     }
 };
 
