@@ -39,18 +39,30 @@ bool MessageImageStore::hasTables() const {
 ImagesByMessage MessageImageStore::imagesOfConversation(const QString& conversationId) const {
     ImagesByMessage images;
     if (!hasTables()) return images;
-    QSqlQuery query(store_.database());
-    query.setForwardOnly(true); // the bytes are read once, row by row
-    query.prepare(
-        QStringLiteral("SELECT link.message_id, link.sha256, link.name, image.bytes"
+    QSqlQuery links(store_.database());
+    links.prepare(
+        QStringLiteral("SELECT link.message_id, link.sha256, link.name"
                        " FROM messages JOIN message_images AS link ON link.message_id = messages.id"
-                       " JOIN images AS image ON image.sha256 = link.sha256"
                        " WHERE messages.conversation_id = ? ORDER BY link.message_id, link.position"));
-    query.addBindValue(conversationId);
-    store_.runQuery(query);
-    while (query.next())
-        images[query.value(0).toString()].append(
-            {query.value(1).toString(), query.value(2).toString(), query.value(3).toByteArray()});
+    links.addBindValue(conversationId);
+    store_.runQuery(links);
+    // Each picture's bytes are read once, however many messages show it (an edited message shows
+    // its pictures again), and shared among them.
+    QHash<QString, QByteArray> bytes;
+    QSqlQuery picture(store_.database());
+    picture.prepare(QStringLiteral("SELECT bytes FROM images WHERE sha256 = ?"));
+    while (links.next()) {
+        const QString sha256 = links.value(1).toString();
+        auto known = bytes.constFind(sha256);
+        if (known == bytes.constEnd()) {
+            picture.addBindValue(sha256);
+            store_.runQuery(picture);
+            known = bytes.insert(sha256, picture.next() ? picture.value(0).toByteArray() : QByteArray());
+            picture.finish();
+        }
+        if (known->isEmpty()) continue; // a link to no picture: a file edited by hand
+        images[links.value(0).toString()].append({sha256, links.value(2).toString(), *known});
+    }
     return images;
 }
 
