@@ -48,6 +48,8 @@ struct MessageRecord {
     // what became of each call; on a tool message (role tool), the call it answers. Empty: none.
     QString toolData;
     // The images the message shows, in order (a user's message; the model reads them before its text).
+    // Stored with the message when it is first saved, each picture once (message_image_store.h);
+    // later saves of the message keep them as they are.
     QList<MessageImage> images;
 };
 

@@ -357,6 +357,27 @@ private slots:
         QCOMPARE(store.messages(c.id).at(0).images.at(0).sha256, imageSha256(green_));
     }
 
+    // Through the async store, a refused picture is reported and its write dropped, not kept to
+    // be retried: it can never succeed.
+    void aRefusedPictureIsReportedAndNotKept() {
+        const QString path = dir_ + "/data/conversations.sqlite";
+        const ConversationRecord c = conversation("Reported");
+        ConversationStore store(path);
+        QSignalSpy failed(&store, &ConversationStore::failed);
+        store.saveConversation(c);
+        store.saveMessage(
+            message(c.id, 0, Role::User, "bad", {MessageImage{imageSha256(red_), "x.png", blue_}}));
+        store.saveMessage(message(c.id, 1, Role::User, "good", {picture("red.png", red_)}));
+        const QList<MessageRecord> read = QCoro::waitFor(store.loadMessages(c.id));
+        QVERIFY(failed.count() > 0 || failed.wait(5000)); // queued to this thread
+        QCOMPARE(failed.count(), 1);
+        QVERIFY2(failed.at(0).at(0).toString().contains("\"x.png\""),
+                 qPrintable(failed.at(0).at(0).toString()));
+        QCOMPARE(store.pendingWrites(), 0);
+        QCOMPARE(read.size(), 1);
+        QCOMPARE(read.at(0).content, QStringLiteral("good"));
+    }
+
     void theSchemaBeforeImagesGainsTheTablesAndKeepsEveryRow() {
         const QString path = dir_ + "/before-images.sqlite";
         QVERIFY(rawSql(path, kSchemaBeforeImages));
