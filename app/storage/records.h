@@ -50,7 +50,7 @@ struct MessageRecord {
     // The images the message shows, in order (a user's message; the model reads them before its text).
     // Stored with the message when it is first saved, each picture once (message_image_store.h);
     // later saves of the message keep them as they are.
-    QList<MessageImage> images;
+    QList<MessageImage> images = {};
 };
 
 // Roles are stored, and shown to QML, by the names the chat templates use (chat::role_name);

@@ -1,6 +1,6 @@
 #pragma once
-// Loads of float weight and activation rows (F32, F16, BF16) as 8 floats, and ggml's reduction
-// of its four dot-product accumulators: shared by the dot products and the F16/BF16 gemm.
+// Loads of float weight and activation rows (F32, F16, BF16) as 8 floats, ggml's reduction of
+// its four F32 dot-product accumulators, and the lane sums of the F16/BF16 dot products and gemm.
 // Include only from kernels/x86_avx2/*.cpp.
 #include "kernels/x86_avx2/avx2_util.h"
 
@@ -35,6 +35,18 @@ inline float reduce_like_ggml(__m256 acc0, __m256 acc1, __m256 acc2, __m256 acc3
     const __m128 t0 = _mm_add_ps(_mm256_castps256_ps128(r), _mm256_extractf128_ps(r, 1));
     const __m128 t1 = _mm_hadd_ps(t0, t0);
     return _mm_cvtss_f32(_mm_hadd_ps(t1, t1));
+}
+
+// The sum of an accumulator's 8 lanes, ((0+1)+(2+3))+((4+5)+(6+7)), and of four accumulators' at
+// once in the same order: the F16/BF16 products' order, whichever kernel or tile computes a pair.
+inline float lane_sum(__m256 a) {
+    const __m256 h = _mm256_hadd_ps(a, a);
+    const __m256 q = _mm256_hadd_ps(h, h);
+    return _mm_cvtss_f32(_mm_add_ps(_mm256_castps256_ps128(q), _mm256_extractf128_ps(q, 1)));
+}
+inline __m128 lane_sums(__m256 a0, __m256 a1, __m256 a2, __m256 a3) {
+    const __m256 q = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));
+    return _mm_add_ps(_mm256_castps256_ps128(q), _mm256_extractf128_ps(q, 1));
 }
 
 } // namespace hearth::kernels::avx2

@@ -1,5 +1,6 @@
-// Prefill for F16 and BF16 weights, with activations of their type (gemm_avx2.cpp's gemm_for
-// picks the family; batch 1 goes through the rows' dot product, gemm_tiles.h's gemm_entry).
+// Prefill and decode for F16 and BF16 weights, with activations of their type (gemm_avx2.cpp's
+// gemm_for picks the family), every pair summed in one order: prefill and decode agree, and agree
+// with the rows' dot product (vec_dot_float_avx2.cpp).
 #include "kernels/block_formats.h"
 #include "kernels/tensor_type.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
@@ -68,18 +69,6 @@ constexpr auto kHalfTiles = []<size_t... I>(std::index_sequence<I...>) {
 }
 (std::make_index_sequence<kTileRows * kTileBatch>{});
 
-// The sum of a pair's 8 lanes, ((0+1)+(2+3))+((4+5)+(6+7)), and of four pairs' at once in the
-// same order: a row's result is the same whichever tile it falls in.
-inline float lane_sum(__m256 a) {
-    const __m256 h = _mm256_hadd_ps(a, a);
-    const __m256 q = _mm256_hadd_ps(h, h);
-    return _mm_cvtss_f32(_mm_add_ps(_mm256_castps256_ps128(q), _mm256_extractf128_ps(q, 1)));
-}
-inline __m128 lane_sums(__m256 a0, __m256 a1, __m256 a2, __m256 a3) {
-    const __m256 q = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));
-    return _mm_add_ps(_mm256_castps256_ps128(q), _mm256_extractf128_ps(q, 1));
-}
-
 template <bool kBf16> void widen_columns(const uint16_t* from, int64_t columns, float* to) {
     for (int64_t i = 0; i < columns; i += 8)
         _mm256_storeu_ps(to + i, load8(from + i, kBf16));
@@ -147,15 +136,65 @@ template <bool kBf16> void prefill_half(const GemmCall& call) {
     }
 }
 
+// Decode: four rows at a time (independent accumulators hide the FMA latency), each pair summed
+// in the tiles' order, so that a row's result is prefill's bit for bit (and dot_halves').
+template <bool kBf16> void gemv_half(const GemmCall& call) {
+    const int64_t n = call.n;
+    const int64_t vector_columns = n / 8 * 8;
+    const auto* x = static_cast<const uint16_t*>(call.activations);
+    const char* w = static_cast<const char*>(call.weights);
+    const auto weight_row = [&](int64_t r) {
+        return reinterpret_cast<const uint16_t*>(w + r * call.weight_row_bytes);
+    };
+    int64_t r0 = call.row_begin;
+    for (; r0 + kTileRows <= call.row_end; r0 += kTileRows) {
+        const uint16_t* rows[kTileRows];
+        __m256 acc[kTileRows];
+        for (int r = 0; r < kTileRows; ++r) {
+            rows[r] = weight_row(r0 + r);
+            acc[r] = _mm256_setzero_ps();
+        }
+        for (int64_t i = 0; i < vector_columns; i += 8) {
+            const __m256 xv = load8(x + i, kBf16);
+#pragma GCC unroll 4
+            for (int r = 0; r < kTileRows; ++r)
+                acc[r] = _mm256_fmadd_ps(load8(rows[r] + i, kBf16), xv, acc[r]);
+        }
+        if (vector_columns == n && n > 0) {
+            _mm_storeu_ps(call.y + r0, lane_sums(acc[0], acc[1], acc[2], acc[3]));
+            continue;
+        }
+        for (int r = 0; r < kTileRows; ++r) {
+            double sum = vector_columns > 0 ? lane_sum(acc[r]) : 0.0;
+            for (int64_t j = vector_columns; j < n; ++j)
+                sum += load1(rows[r] + j, kBf16) * load1(x + j, kBf16);
+            call.y[r0 + r] = static_cast<float>(sum);
+        }
+    }
+    for (; r0 < call.row_end; ++r0) // the last rows: the rows' dot product, the same order
+        call.y[r0] = kBf16 ? vec_dot_bf16_bf16(n, weight_row(r0), x) : vec_dot_f16_f16(n, weight_row(r0), x);
+}
+
+template <bool kBf16>
+void gemm_half(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
+               const void* activations, size_t activation_row_bytes, int64_t batch, float* y,
+               int64_t y_stride) {
+    const GemmCall call{n,       weights,     weight_row_bytes,     row_begin,
+                        row_end, activations, activation_row_bytes, batch,
+                        y,       y_stride};
+    if (batch == 1) return gemv_half<kBf16>(call);
+    prefill_half<kBf16>(call);
+}
+
 } // namespace
 
 // Without AVX, like build_table, its caller.
 __attribute__((target("no-avx"))) GemmFn gemm_for_float(TensorType type) {
     switch (type) {
     case TensorType::F16:
-        return gemm_entry<vec_dot_f16_f16, prefill_half<false>>;
+        return gemm_half<false>;
     case TensorType::BF16:
-        return gemm_entry<vec_dot_bf16_bf16, prefill_half<true>>;
+        return gemm_half<true>;
     default:
         return nullptr;
     }

@@ -28,21 +28,16 @@ template <class Weight, class... Mode> float dot(int64_t n, const Weight* w, con
     return sum;
 }
 
-// Both rows in halves, in ggml_vec_dot_f16's order: blocks of 32 in four accumulators,
-// folded (0 + 2) + (1 + 3), the 128-bit halves added, then pairwise; the tail (products of
-// halves are exact in float) is summed in double, as the reference does.
+// Both rows in halves, in the F16/BF16 gemm's order (gemm_float_avx2.cpp), so that decode and
+// prefill agree: one accumulator over blocks of 8, its lanes summed by lane_sum, the tail (products
+// of halves are exact in float) summed in double.
 float dot_halves(int64_t n, const uint16_t* w, const uint16_t* x, bool is_bf16) {
-    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
-    __m256 acc2 = _mm256_setzero_ps(), acc3 = _mm256_setzero_ps();
+    __m256 acc = _mm256_setzero_ps();
     int64_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        acc0 = _mm256_fmadd_ps(load8(w + i, is_bf16), load8(x + i, is_bf16), acc0);
-        acc1 = _mm256_fmadd_ps(load8(w + i + 8, is_bf16), load8(x + i + 8, is_bf16), acc1);
-        acc2 = _mm256_fmadd_ps(load8(w + i + 16, is_bf16), load8(x + i + 16, is_bf16), acc2);
-        acc3 = _mm256_fmadd_ps(load8(w + i + 24, is_bf16), load8(x + i + 24, is_bf16), acc3);
-    }
+    for (; i + 8 <= n; i += 8)
+        acc = _mm256_fmadd_ps(load8(w + i, is_bf16), load8(x + i, is_bf16), acc);
     double sum = 0;
-    if (i > 0) sum = reduce_like_ggml(acc0, acc1, acc2, acc3);
+    if (i > 0) sum = lane_sum(acc);
     for (; i < n; ++i)
         sum += load1(w + i, is_bf16) * load1(x + i, is_bf16);
     return static_cast<float>(sum);

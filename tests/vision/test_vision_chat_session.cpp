@@ -52,9 +52,10 @@ engine::GenerationOptions greedy(int32_t max_tokens) {
 struct Fixture {
     std::shared_ptr<const engine::Model> model = engine::Model::load(test::vision_text_model());
     engine::Inference inference{model, engine::InferenceOptions{kThreads, 64}};
-    std::shared_ptr<vision::ImageEncoder> encoder = std::make_shared<vision::ImageEncoder>(
-        vision::load_vision_projector(test::vision_data(std::string(kProjector) + ".gguf"),
-                                      {.n_threads = kThreads, .text_n_embd = model->hparams().n_embd, .text_model_path = {}}));
+    std::shared_ptr<vision::ImageEncoder> encoder =
+        std::make_shared<vision::ImageEncoder>(vision::load_vision_projector(
+            test::vision_data(std::string(kProjector) + ".gguf"),
+            {.n_threads = kThreads, .text_n_embd = model->hparams().n_embd, .text_model_path = {}}));
 
     std::unique_ptr<engine::ChatSession> session(int32_t n_ctx = 512) {
         auto made = std::make_unique<engine::ChatSession>(inference, n_ctx);
@@ -194,6 +195,29 @@ private slots:
         QCOMPARE(second.stats.images, 1); // only the new one
         auto scratch = f.session();
         QCOMPARE(reply(*scratch, conversation, 4).tokens, second.tokens);
+    }
+
+    // The engine's live figures (the metrics panel's): the last prompt's images, their positions
+    // and the encoding time; none when the next turn finds the image in the cache.
+    void the_metrics_show_the_images_of_the_last_prompt() {
+        Fixture f;
+        engine::EngineMetrics metrics;
+        engine::ChatSession session(f.inference, 512, &metrics);
+        session.set_image_encoder(f.encoder);
+        std::vector<engine::ChatTurn> conversation{
+            user_turn("Compare them.", {image("grad-56x56.png"), image("rings-30x42.png")})};
+        const Reply first = reply(session, conversation, 3);
+        engine::EngineMetricsSnapshot shown = metrics.snapshot();
+        QCOMPARE(shown.images, 2);
+        QCOMPARE(shown.images_encoded, 2);
+        QCOMPARE(shown.image_positions, 2 * f.encoder->projector().n_image_tokens());
+        QVERIFY(shown.image_encode_ms > 0);
+        conversation.push_back({chat::Role::Assistant, first.text});
+        conversation.push_back(user_turn("Thanks."));
+        reply(session, conversation, 3);
+        shown = metrics.snapshot();
+        QCOMPARE(shown.images, 0);
+        QCOMPARE(shown.image_positions, 0);
     }
 
     void a_saved_state_with_an_image_resumes() {
