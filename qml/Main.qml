@@ -9,7 +9,7 @@ import Hearth.Settings
 
 // The main window: conversations on the left, the chat (or the models or
 // settings page) in the middle, the engine's live panels on the right, and a
-// drop area over everything for model files.
+// drop area over everything for model files and images.
 ApplicationWindow {
     id: window
     required property ChatController chat
@@ -368,9 +368,11 @@ ApplicationWindow {
         onCloseRequested: window.metricsOpen = false
     }
 
-    ModelDropArea {
+    FileDropArea {
         objectName: "dropArea"
         anchors.fill: parent
         controller: window.models
+        attachments: window.chat.attachments
+        onImagesDropped: window.navigate("chat")
     }
 }

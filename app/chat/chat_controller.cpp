@@ -1,4 +1,5 @@
 #include "app/chat/chat_controller.h"
+#include "app/chat/message_images.h"
 #include "app/models/inference_worker.h"
 #include "app/models/model_controller.h"
 #include "app/settings/app_settings.h"
@@ -13,7 +14,7 @@ namespace hearth::app {
 ChatController::ChatController(AppSettings* settings, ConversationStore* store, InferenceWorker* worker,
                                ModelController* models, QObject* parent)
     : QObject(parent), settings_(settings), store_(store), worker_(worker), models_(models),
-      files_(settings, store) {
+      files_(settings, store), attachments_(models, images_) {
     search_.setSourceModel(&conversations_);
     current_ = &emptyChat_;
     connect(this, &ChatController::generateRequested, worker, &InferenceWorker::generate,
@@ -44,6 +45,8 @@ ChatController::ChatController(AppSettings* settings, ConversationStore* store, 
     // A database locked at start is read once it is free.
     connect(store, &ConversationStore::conversationsAvailable, this, [this] { start(); });
     connect(&files_, &ConversationFiles::imported, this, [this] { start(); });
+    connect(&attachments_, &ImageAttachments::failed, this, &ChatController::setError);
+    connect(&attachments_, &ImageAttachments::readingChanged, this, &ChatController::canSendChanged);
     connect(this, &ChatController::currentConversationChanged, this, &ChatController::currentTitleChanged);
     connect(this, &ChatController::currentConversationChanged, this, &ChatController::canSendChanged);
     connect(this, &ChatController::generatingChanged, this, &ChatController::canSendChanged);
@@ -55,7 +58,8 @@ QString ChatController::currentTitle() const {
 }
 
 bool ChatController::canSend() const {
-    return models_->loaded() && !models_->busy() && !generating() && !loading_.value(currentConversationId());
+    return models_->loaded() && !models_->busy() && !generating() &&
+           !loading_.value(currentConversationId()) && !attachments_.reading();
 }
 
 QString ChatController::titleFrom(const QString& text) {
@@ -114,6 +118,10 @@ QCoro::Task<> ChatController::loadMessages(QString conversationId) {
         for (MessageRecord& m : records)
             if (m.state == MessageState::Streaming) m.state = MessageState::Stopped;
         model->setMessages(records);
+        QList<MessageImage> shown;
+        for (const MessageRecord& m : std::as_const(records))
+            shown += m.images;
+        images_->setImages(conversationId, shown);
     }
     emit canSendChanged();
 }
@@ -138,6 +146,7 @@ void ChatController::deleteConversation(const QString& id) {
     }
     conversations_.remove(id);
     store_->deleteConversation(id);
+    images_->drop(id);
     emit forgetRequested(id);
     MessageListModel* model = messageModels_.take(id);
     if (model == current_) setCurrent(&emptyChat_);
@@ -146,16 +155,20 @@ void ChatController::deleteConversation(const QString& id) {
 
 bool ChatController::send(const QString& text) {
     const QString content = text.trimmed();
-    if (content.isEmpty()) return false;
+    const bool withImages = attachments_.count() > 0;
+    if (content.isEmpty() && !withImages) return false;
     if (!models_->loaded()) {
         setError(
             tr("Load a model to start chatting: open the model picker or drop a .gguf file on the window."));
         return false;
     }
     if (!canSend()) return false;
+    if (withImages && !attachments_.checkAccepted()) return false; // said why; text and images stay
     const QDateTime now = QDateTime::currentDateTime();
     if (current_ == &emptyChat_) {
-        const ConversationRecord conversation{newRecordId(), titleFrom(content), now, now};
+        const QString title =
+            titleFrom(content.isEmpty() ? attachments_.images().constFirst().name : content);
+        const ConversationRecord conversation{newRecordId(), title, now, now};
         conversations_.prepend(conversation);
         store_->saveConversation(conversation);
         if (presets_) presets_->conversationCreated(conversation.id); // saved after the conversation
@@ -169,6 +182,8 @@ bool ChatController::send(const QString& text) {
     user.role = chat::Role::User;
     user.content = content;
     user.createdAt = now;
+    user.images = attachments_.take();
+    images_->addImages(user.conversationId, user.images);
     current_->append(user);
     store_->saveMessage(user); // what the user wrote is on disk before the reply starts
     conversations_.touch(user.conversationId, now);
@@ -197,7 +212,9 @@ void ChatController::startReply() {
         if (m.role == chat::Role::Assistant) fields = replyTemplateFields(toolCallsFromJson(m.toolData));
         if (m.role == chat::Role::Tool) fields = resultTemplateFields(toolResultFromJson(m.toolData));
         if (m.role == chat::Role::Assistant && m.content.isEmpty() && fields.isEmpty()) continue;
-        request.turns.append({m.role, m.content, fields});
+        ChatTurnData turn(m.role, m.content, fields);
+        turn.images = chatImages(m.images); // every turn's, so a resumed conversation shows them too
+        request.turns.append(std::move(turn));
         activeTurnRows_.append(row);
     }
     request.options = presets_ ? presets_->generationOptions() : settings_->generationOptions();
@@ -521,10 +538,11 @@ bool ChatController::regenerate(const QString& messageId) {
 
 bool ChatController::editAndResend(const QString& messageId, const QString& text) {
     const QString content = text.trimmed();
-    if (content.isEmpty() || !canSend()) return false;
+    if (!canSend()) return false;
     const int row = current_->indexOf(messageId);
     if (row < 0 || current_->messages().at(row).role != chat::Role::User) return false;
-    MessageRecord edited = current_->messages().at(row);
+    MessageRecord edited = current_->messages().at(row); // its images stay with the new version
+    if (content.isEmpty() && edited.images.isEmpty()) return false;
     current_->removeFrom(row); // the original and what followed it stay, a branch
     edited.id = newRecordId();
     edited.position = row;
