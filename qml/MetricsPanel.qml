@@ -115,6 +115,39 @@ Rectangle {
                 }
             }
 
+            // A reply whose prompt evaluated images: how many positions they took and what
+            // encoding them cost (an image seen before comes from the encoder's cache).
+            Card {
+                objectName: "imageMetrics"
+                visible: panel.metrics.images > 0
+                title: qsTr("Images")
+                trailing: qsTr("%n image(s) in the last prompt", "", panel.metrics.images)
+                RowLayout {
+                    Layout.fillWidth: true
+                    spacing: 18
+                    BigFigure {
+                        objectName: "imagePositions"
+                        label: qsTr("image positions")
+                        value: panel.grouped(panel.metrics.imagePositions)
+                    }
+                    BigFigure {
+                        objectName: "imageEncodeMs"
+                        label: qsTr("encoding")
+                        value: panel.grouped(panel.metrics.imageEncodeMs)
+                        unit: "ms"
+                    }
+                }
+                Label {
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    font.pointSize: Theme.small
+                    color: Theme.textMuted
+                    text: qsTr("%1 encoded now, %2 from the image cache")
+                              .arg(panel.metrics.imagesEncoded)
+                              .arg(panel.metrics.images - panel.metrics.imagesEncoded)
+                }
+            }
+
             // While the settings turn speculative decoding on: how much of the drafts the model
             // accepts, and what it buys against plain decoding of the same model.
             Card {

@@ -283,6 +283,7 @@ Item {
             required property string prediction // "≈ 24 tok/s on this computer, fits in memory"; empty: unknown
             required property int gpuLayers
             required property int layerCount
+            required property string visionProjector // the image projector beside it; empty: it reads no images
             objectName: "modelCard_" + index
             width: Math.min(list.width - 64, 860)
             x: (list.width - width) / 2
@@ -312,6 +313,16 @@ Item {
                         Badge { objectName: "modelDistinction"; visible: card.distinction.length > 0; text: card.distinction; accent: true }
                         Badge { visible: card.recent; text: qsTr("recent") }
                         Badge { visible: card.loaded; text: qsTr("loaded"); accent: true }
+                        Badge {
+                            objectName: "vision_" + card.index
+                            visible: card.visionProjector.length > 0
+                            text: qsTr("vision")
+                            accent: true
+                            ToolTip.visible: visionHover.hovered
+                            ToolTip.text: qsTr("Reads images, with %1").arg(card.visionProjector.split("/").pop())
+                            Accessible.name: qsTr("Reads images")
+                            HoverHandler { id: visionHover }
+                        }
                     }
                     Label {
                         text: card.path

@@ -1,9 +1,11 @@
-// hearth-cli serve -m MODEL [--host 127.0.0.1] [--port P] [--api-key K] [--allow-origin ORIGIN]...
-// [--allow-host NAME]... [--lookup N | --draft MODEL] [--draft-max K]: the app's OpenAI-compatible
-// API server without the window, with speculative decoding for every request if asked. It prints
-// the URL it listens on (one line on stderr; --port 0 picks a free port) and serves until SIGINT,
-// SIGTERM or SIGHUP. Web pages may call it only from an allowed origin, and clients must name a
-// loopback host or an allowed one (server/front_door.h).
+// hearth-cli serve -m MODEL [--mmproj FILE] [--host 127.0.0.1] [--port P] [--api-key K]
+// [--allow-origin ORIGIN]... [--allow-host NAME]... [--lookup N | --draft MODEL] [--draft-max K]: the
+// app's OpenAI-compatible API server without the window, with speculative decoding for every request
+// if asked. It prints the URL it listens on (one line on stderr; --port 0 picks a free port) and
+// serves until SIGINT, SIGTERM or SIGHUP. With --mmproj (the model's image projector) requests may
+// carry images (image_url content parts holding data URLs); without it they are refused. Web pages
+// may call it only from an allowed origin, and clients must name a loopback host or an allowed one
+// (server/front_door.h).
 #include "app/cli/cli_args.h"
 #include "app/cli/cli_command.h"
 #include "app/cli/generation_flags.h"
@@ -21,7 +23,7 @@ namespace {
 
 int run_serve(const std::vector<std::string>& argv) {
     std::set<std::string> value_options = model_value_options(
-        {"--host", "--port", "--api-key", "--allow-origin", "--allow-host", "-c", "--ctx-size"});
+        {"--mmproj", "--host", "--port", "--api-key", "--allow-origin", "--allow-host", "-c", "--ctx-size"});
     value_options.merge(speculation_value_options());
     Args args(argv, value_options, {});
     const std::string model_path = args.required("-m", "--model");
@@ -57,6 +59,7 @@ int run_serve(const std::vector<std::string>& argv) {
 
     server::EngineThreadBackend backend(model_path, config); // throws on a bad model
     backend.prepareSpeculation(speculation);                 // and on a draft that cannot draft
+    if (const auto mmproj = args.value("--mmproj")) backend.loadImageProjector(*mmproj); // and on a bad one
     server::ApiServer api(&backend);
     api.setApiKey(QString::fromStdString(args.value("--api-key").value_or("")));
     api.setAllowedOrigins(allowedOrigins);
@@ -79,6 +82,9 @@ int run_serve(const std::vector<std::string>& argv) {
         const engine::TurnStats& s = r.stats;
         std::fprintf(stderr, "served: %d prompt tokens (%d reused), %d generated, %.1f tokens/s\n",
                      s.prompt_tokens, s.reused_tokens, s.generated_tokens, s.decode_tokens_per_second());
+        if (s.images > 0)
+            std::fprintf(stderr, "images: %d (%d encoded in %.3f s, %d prompt positions)\n", s.images,
+                         s.images_encoded, s.image_encode_seconds, s.image_positions);
         if (!s.speculation_error.empty())
             std::fprintf(stderr, "speculation: off for this request: %s\n", s.speculation_error.c_str());
         else if (s.speculative)
@@ -89,9 +95,10 @@ int run_serve(const std::vector<std::string>& argv) {
                          s.tokens_per_verify_pass());
         std::fflush(stderr);
     });
-    std::fprintf(stderr, "hearth-cli serve: %s, context %d, speculative decoding %s\n",
+    std::fprintf(stderr, "hearth-cli serve: %s, context %d, speculative decoding %s, images %s\n",
                  qPrintable(backend.modelId()), backend.contextLength(),
-                 describe_speculation(speculation).c_str());
+                 describe_speculation(speculation).c_str(),
+                 args.has("--mmproj") ? "read" : "refused (no --mmproj)");
     std::fprintf(stderr, "listening on %s\n", qPrintable(api.url()));
     std::fflush(stderr);
     app.exec();
@@ -101,7 +108,8 @@ int run_serve(const std::vector<std::string>& argv) {
 } // namespace
 HEARTH_CLI_COMMAND(
     "serve", run_serve,
-    "serve -m MODEL [--host 127.0.0.1] [--port P (8642; 0: any free)] [--api-key K] "
+    "serve -m MODEL [--mmproj FILE (the model's image projector: requests may carry images)] "
+    "[--host 127.0.0.1] [--port P (8642; 0: any free)] [--api-key K] "
     "[--allow-origin ORIGIN (repeatable: a web page allowed to call, e.g. http://localhost:3000; "
     "port * for any; * for all)] [--allow-host NAME (repeatable: a host name besides localhost, "
     "127.0.0.1, [::1] and the --host address)] [-c CTX] [-t N] [--device cpu|vulkan|vulkan:N] [-ngl N] "

@@ -212,6 +212,18 @@ qint64 MetricsController::tokensReused() const {
 qint64 MetricsController::tokensComputed() const {
     return last_->engine.tokens_computed;
 }
+qint64 MetricsController::images() const {
+    return last_->engine.images;
+}
+qint64 MetricsController::imagePositions() const {
+    return last_->engine.image_positions;
+}
+qint64 MetricsController::imagesEncoded() const {
+    return last_->engine.images_encoded;
+}
+double MetricsController::imageEncodeMs() const {
+    return last_->engine.image_encode_ms;
+}
 qint64 MetricsController::tokensGenerated() const {
     return last_->engine.tokens_generated;
 }

@@ -32,6 +32,12 @@ class MetricsController : public QObject {
     Q_PROPERTY(qint64 tokensReused READ tokensReused NOTIFY updated)
     Q_PROPERTY(qint64 tokensComputed READ tokensComputed NOTIFY updated)
     Q_PROPERTY(qint64 tokensGenerated READ tokensGenerated NOTIFY updated)
+    // The last reply's images that its prompt evaluated (none when every one was in the cache):
+    // how many, their positions, how many were encoded now, and the encoding's time.
+    Q_PROPERTY(qint64 images READ images NOTIFY updated)
+    Q_PROPERTY(qint64 imagePositions READ imagePositions NOTIFY updated)
+    Q_PROPERTY(qint64 imagesEncoded READ imagesEncoded NOTIFY updated)
+    Q_PROPERTY(double imageEncodeMs READ imageEncodeMs NOTIFY updated)
     Q_PROPERTY(qint64 kvTokens READ kvTokens NOTIFY updated)
     Q_PROPERTY(qint64 kvCapacity READ kvCapacity NOTIFY updated)
     Q_PROPERTY(double kvFill READ kvFill NOTIFY updated)
@@ -84,6 +90,10 @@ public:
     [[nodiscard]] double timeToFirstTokenMs() const;
     [[nodiscard]] qint64 tokensReused() const;
     [[nodiscard]] qint64 tokensComputed() const;
+    [[nodiscard]] qint64 images() const;
+    [[nodiscard]] qint64 imagePositions() const;
+    [[nodiscard]] qint64 imagesEncoded() const;
+    [[nodiscard]] double imageEncodeMs() const;
     [[nodiscard]] qint64 tokensGenerated() const;
     [[nodiscard]] qint64 kvTokens() const;
     [[nodiscard]] qint64 kvCapacity() const;

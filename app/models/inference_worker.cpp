@@ -1,4 +1,5 @@
 #include "app/models/inference_worker.h"
+#include "app/models/image_projector_pairing.h"
 #include "app/models/model_names.h"
 #include "app/models/piece_batcher.h"
 #include "app/server/engine_completion.h"
@@ -59,6 +60,7 @@ ModelSummary InferenceWorker::summary() const {
     s.gpuLayers = inference.n_gpu_layers();
     s.layerCount = model.hparams().n_layer;
     s.hasChatTemplate = info.has_chat_template;
+    s.imageProjector = QString::fromStdString(runtime_->image_projector_path());
     s.loadSeconds = loadSeconds_;
     return s;
 }
@@ -83,8 +85,20 @@ void InferenceWorker::loadModel(quint64 requestId, const QString& path) {
     try {
         const std::optional<engine::DeviceFailure> failure = runtime_->load(path.toStdString());
         if (failure) reportUnusableDevice(*failure);
+        // A vision model's projector beside it: without it (or if it cannot be used) the model
+        // still chats, and the summary says why it reads no images.
+        QString projectorError;
+        if (const QString projector = findImageProjector(path); !projector.isEmpty()) {
+            try {
+                runtime_->load_image_projector(projector.toStdString());
+            } catch (const std::exception& e) {
+                projectorError = QString::fromUtf8(e.what());
+            }
+        }
         loadSeconds_ = timer.elapsed() / 1000.0;
-        emit loadFinished(requestId, true, summary(), QString());
+        ModelSummary loaded = summary();
+        loaded.imageProjectorError = projectorError;
+        emit loadFinished(requestId, true, loaded, QString());
     } catch (const std::exception& e) {
         emit loadFinished(requestId, false, ModelSummary{}, QString::fromUtf8(e.what()));
     }
@@ -135,7 +149,8 @@ void InferenceWorker::generate(const GenerationRequest& request) {
             {t.role, t.content.toStdString(),
              t.templateFields.isEmpty()
                  ? nlohmann::ordered_json::object()
-                 : nlohmann::ordered_json::parse(t.templateFields.toStdString(), nullptr, false)});
+                 : nlohmann::ordered_json::parse(t.templateFields.toStdString(), nullptr, false),
+             t.images});
     for (engine::ChatTurn& t : turn.conversation)
         if (t.extra.is_discarded()) t.extra = nlohmann::ordered_json::object(); // a stored call unreadable
     turn.options = request.options;

@@ -196,6 +196,9 @@ QCoro::Task<bool> ModelController::loadModel(QString path) {
         co_return false;
     }
     summary_ = reply.summary;
+    if (!summary_.imageProjectorError.isEmpty() && deviceNoticeAfterLoad_.isEmpty())
+        deviceNoticeAfterLoad_ = tr("%1 reads no images: its image projector could not be loaded: %2")
+                                     .arg(summary_.name, summary_.imageProjectorError);
     setStage(true, tr("Warming up %1").arg(fileName), 0.7);
 
     QFuture<double> warmUpReply = warmUps_.expect(id);

@@ -148,7 +148,7 @@ private:
     QString demoModelPath_;
     ComputeDeviceList computeDevices_;
     // The worker could not put a model being loaded on the GPU: said once the load is done.
-    QString deviceNoticeAfterLoad_;
+    QString deviceNoticeAfterLoad_; // or why the model's image projector could not be loaded
     quint64 lastRequest_ = 0;
     PendingReplies<LoadReply> loads_;
     PendingReplies<double> warmUps_;

@@ -60,6 +60,8 @@ QVariant ModelListModel::data(const QModelIndex& index, int role) const {
     case PredictionRole:
         if (!speed_ || !row.speedCost || !row.error.isEmpty()) return QString();
         return speed_->describe(*row.speedCost, memoryFit(row.estimatedBytes, physicalMemoryBytes()));
+    case VisionProjectorRole:
+        return row.visionProjector;
     default:
         return {};
     }
@@ -84,7 +86,8 @@ QHash<int, QByteArray> ModelListModel::roleNames() const {
             {GpuFitRole, "gpuFit"},
             {GpuLayersRole, "gpuLayers"},
             {LayerCountRole, "layerCount"},
-            {PredictionRole, "prediction"}};
+            {PredictionRole, "prediction"},
+            {VisionProjectorRole, "visionProjector"}};
 }
 
 QString ModelListModel::distinction(int row) const {

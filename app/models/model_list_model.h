@@ -29,6 +29,7 @@ struct ModelEntry {
     bool recent = false;         // used before (from the settings)
     QString error;               // why the file cannot be used; empty when it can
     bool imageProjector = false; // an image projector (mmproj) for a vision model: no model itself
+    QString visionProjector;     // the projector found beside a model (it reads images); empty: none
     QStringList warnings;        // what a user should know about a usable file (an unknown pre-tokenizer,
                                  // a template without a system role)
     std::optional<engine::ModelCost> speedCost; // what a token costs it, for the speed prediction
@@ -63,6 +64,7 @@ public:
         GpuLayersRole,               // int: layers on the GPU
         LayerCountRole,              // int: the model's layers
         PredictionRole,              // QString: "≈ 24 tok/s on this computer, fits in memory"
+        VisionProjectorRole, // QString: the image projector found beside it; empty: it reads no images
     };
     Q_ENUM(Role)
 

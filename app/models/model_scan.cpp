@@ -1,4 +1,5 @@
 #include "app/models/model_scan.h"
+#include "app/models/image_projector_pairing.h"
 #include "app/models/model_fit.h"
 #include "app/models/model_names.h"
 #include "app/settings/engine_config.h"
@@ -77,6 +78,7 @@ ModelEntry readModelEntry(const QString& path, const EngineConfig& config, qint6
             entry.estimatedBytes = split.ramBytes;
         }
         entry.warnings = usageNotes(*file);
+        if (!entry.imageProjector) entry.visionProjector = findImageProjector(path);
     } catch (const std::exception& e) {
         entry.error = QString::fromUtf8(e.what());
     }

@@ -60,7 +60,8 @@ struct ModelSummary {
     int gpuLayers = 0;  // of layerCount
     int layerCount = 0; // the model's layers
     bool hasChatTemplate = false;
-    QString imageProjector; // the mmproj file loaded with the model, which reads images; empty: none
+    QString imageProjector;      // the mmproj file loaded with the model, which reads images; empty: none
+    QString imageProjectorError; // why the projector found beside the model could not be loaded
     double loadSeconds = 0;
 };
 

@@ -23,6 +23,10 @@ QList<QByteArray> ApiSessionKeys::prefixKeys(const QList<ApiMessage>& messages) 
         one.addData(message.content.toUtf8());
         one.addData(QByteArrayView("\0", 1));
         one.addData(message.templateFields);
+        for (const chat::ChatImage& image : message.images) { // the same text with another picture differs
+            one.addData(QByteArrayView("\0", 1));
+            one.addData(QByteArrayView(image.id.data(), static_cast<qsizetype>(image.id.size())));
+        }
         QCryptographicHash chained(QCryptographicHash::Sha256);
         chained.addData(previous);
         chained.addData(one.result());

@@ -3,7 +3,7 @@
 // time, so a request whose messages extend an earlier request's (its messages and
 // the reply it got) goes to that request's session, where the chat session reuses the
 // cached prefix, as a GUI conversation does. Conversations are known by a chained hash
-// of their messages; the least recently used sessions beyond a few are let go.
+// of their messages (their images by id); the least recently used sessions beyond a few are let go.
 #include "app/server/completion_backend.h"
 #include <QByteArray>
 #include <QHash>

@@ -5,6 +5,7 @@
 // inference worker (shared with the window's chats, one queue) and the engine on
 // a thread of its own for `hearth-cli serve`, each over an engine::EngineRuntime. Cancelling
 // is the request's cancel token, checked between tokens; a request cancelled while queued never runs.
+#include "engine/chat/chat_image.h"
 #include "engine/chat/chat_role.h"
 #include "engine/grammar/grammar.h"
 #include "engine/runtime/cancel_token.h"
@@ -15,6 +16,7 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <vector>
 
 namespace hearth::server {
 
@@ -24,7 +26,9 @@ struct ApiMessage {
     // A JSON object merged into the message the template sees: an assistant's "tool_calls"
     // (arguments as objects, as templates expect), a tool result's "tool_call_id"; empty: none.
     QByteArray templateFields;
-    bool operator==(const ApiMessage&) const = default;
+    // Images of a user message, read before its text (content parts of type image_url).
+    std::vector<chat::ChatImage> images = {};
+    bool operator==(const ApiMessage& other) const; // images compared by their ids
 };
 
 // A function call of the reply, as the API returns it.

@@ -49,7 +49,7 @@ CompletionResult runCompletion(engine::EngineRuntime& runtime, const CompletionR
                 ? ordered_json::object()
                 : ordered_json::parse(m.templateFields.constData(),
                                       m.templateFields.constData() + m.templateFields.size());
-        turn.conversation.push_back({m.role, m.content.toStdString(), std::move(extra)});
+        turn.conversation.push_back({m.role, m.content.toStdString(), std::move(extra), m.images});
     }
     turn.options = generationOptions(request);
     turn.cancel = request.cancel;
@@ -134,7 +134,8 @@ CompletionResult runCompletion(engine::EngineRuntime& runtime, const CompletionR
         else
             result.finishReason = QStringLiteral("length"); // max_tokens, or the context is full
     } catch (const std::exception& e) {
-        // A template that refuses the messages, a prompt longer than the context, ...
+        // A template that refuses the messages, a prompt longer than the context, a damaged
+        // image, images for a model that reads none, ...
         result.errorStatus = 400;
         result.error = QString::fromUtf8(e.what());
     }

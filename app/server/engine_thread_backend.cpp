@@ -39,6 +39,11 @@ void EngineThreadBackend::prepareSpeculation(const engine::SpeculationOptions& s
     engine::check_draft_model(*draft, runtime_->model());
 }
 
+void EngineThreadBackend::loadImageProjector(const std::string& mmprojPath) {
+    // No request has run yet: the engine thread does not touch the runtime meanwhile.
+    runtime_->load_image_projector(mmprojPath);
+}
+
 void EngineThreadBackend::start(const CompletionRequest& request) {
     QMetaObject::invokeMethod(
         runner_,

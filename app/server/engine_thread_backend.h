@@ -32,6 +32,10 @@ public:
     // request) and checks that it can draft for the model; throws hearth::Error naming both files
     // when it cannot. Nothing to do for the other drafters.
     void prepareSpeculation(const engine::SpeculationOptions& speculation);
+    // Before the first request: loads the image projector (mmproj) the model reads images with;
+    // throws hearth::Error naming the file when it cannot (damaged, not a projector, or made for
+    // another text model). Without one, a request with images is refused.
+    void loadImageProjector(const std::string& mmprojPath);
 
 private:
     std::unique_ptr<engine::EngineRuntime> runtime_; // used only on thread_ once it runs

@@ -26,7 +26,7 @@ struct HttpRequest {
 struct HttpLimits {
     int maxHeaderBytes = 32 * 1024; // request line and headers together
     int maxHeaders = 100;
-    qint64 maxBodyBytes = 4 * 1024 * 1024;
+    qint64 maxBodyBytes = 32 * 1024 * 1024; // room for images as base64 data URLs (about 24 MB of files)
 };
 
 class HttpRequestParser {

@@ -1,4 +1,5 @@
 #include "app/server/openai_protocol.h"
+#include "app/server/openai_content.h"
 #include "app/server/openai_tools.h"
 #include "engine/grammar/gbnf_parser.h"
 #include "engine/grammar/json_schema_grammar.h"
@@ -30,22 +31,6 @@ ApiError wrongType(const QString& param, const QString& expected) {
                    QStringLiteral("invalid_type"));
 }
 
-// A message's content: a string, null, or an array of {"type":"text","text":…} parts.
-std::optional<QString> readContent(const QJsonValue& value) {
-    if (value.isString()) return value.toString();
-    if (value.isNull() || value.isUndefined()) return QString();
-    if (!value.isArray()) return std::nullopt;
-    QString text;
-    for (const QJsonValue& part : value.toArray()) {
-        const QJsonObject object = part.toObject();
-        if (!part.isObject() || object.value("type").toString() != QLatin1String("text") ||
-            !object.value("text").isString())
-            return std::nullopt;
-        text += object.value("text").toString();
-    }
-    return text;
-}
-
 std::optional<ApiError> readMessages(const QJsonObject& body, QList<ApiMessage>& messages) {
     const QJsonValue value = body.value("messages");
     if (value.isUndefined())
@@ -69,8 +54,8 @@ std::optional<ApiError> readMessages(const QJsonObject& body, QList<ApiMessage>&
                                "'assistant' or 'tool'.")
                     .arg(param),
                 "invalid_value");
-        const std::optional<QString> content = readContent(message.value("content"));
-        if (!content) return wrongType(param + ".content", "a string or an array of text parts");
+        MessageContent content;
+        if (auto error = readMessageContent(message.value("content"), *role, i, content)) return *error;
         QByteArray fields;
         if (*role == chat::Role::Tool) {
             // A tool's result answers one call of an earlier assistant message, by its id.
@@ -86,7 +71,7 @@ std::optional<ApiError> readMessages(const QJsonObject& body, QList<ApiMessage>&
                     readAssistantToolCalls(message.value("tool_calls"), param + ".tool_calls", fields))
                 return *error;
         }
-        messages.append({*role, *content, fields});
+        messages.append({*role, content.text, fields, std::move(content.images)});
     }
     return std::nullopt;
 }

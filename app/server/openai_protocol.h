@@ -4,7 +4,8 @@
 // OpenAI's do), and the responses, stream chunks, model list and errors written in
 // OpenAI's shapes. Unknown request fields are ignored, as OpenAI's clients expect.
 // response_format ("text", "json_object", "json_schema") becomes the reply's grammar;
-// tools and tool calls are read and written by openai_tools.h.
+// tools and tool calls are read and written by openai_tools.h; a message's content parts,
+// text and images, by openai_content.h.
 #include "app/server/completion_backend.h"
 #include <QByteArray>
 #include <QJsonArray>

@@ -22,7 +22,7 @@ struct ChatMessage {
         nlohmann::ordered_json::object(); // e.g. tool_calls, merged into the message
     // Images the message shows, in order; the model reads them before its text. The template
     // never sees them: a session with an image projector puts them in the prompt.
-    std::vector<ChatImage> images;
+    std::vector<ChatImage> images = {};
 };
 
 struct RenderOptions {

@@ -194,7 +194,7 @@ std::span<const float> Inference::eval(KvCache& cache, std::span<const int32_t> 
 }
 
 std::span<const float> Inference::eval_image(KvCache& cache, std::span<const float> embeddings,
-                                             int32_t n_positions) {
+                                             int32_t n_positions, int32_t recorded_as) {
     const HyperParams& hp = model_->hparams();
     if (n_positions <= 0) throw Error("nothing to evaluate: an image of no positions");
     if (embeddings.size() != static_cast<size_t>(n_positions) * hp.n_embd)
@@ -224,7 +224,8 @@ std::span<const float> Inference::eval_image(KvCache& cache, std::span<const flo
         add_rows(s.x.data(), model_->weights().position_embd.data() + static_cast<size_t>(n_past) * hp.n_embd,
                  embeddings.size());
     layers_on_host(cache, 0, n_past, n_positions, true);
-    const std::vector<int32_t> recorded(static_cast<size_t>(n_positions), KvCache::kImagePosition);
+    if (!KvCache::is_image_position(recorded_as)) throw Error("image positions are recorded as negative ids");
+    const std::vector<int32_t> recorded(static_cast<size_t>(n_positions), recorded_as);
     cache.append_tokens(recorded);
     logits_on_host(n_positions, false, s.logits.data());
     return {s.logits.data(), static_cast<size_t>(hp.n_vocab)};

@@ -66,10 +66,12 @@ public:
     // a projector's output (engine/vision), taken as the input vectors as they are (not scaled
     // like token embeddings). They are evaluated as one batch in which they attend to each other
     // both ways (and causally, by the layers' windows, to what came before); the cache records
-    // them as KvCache::kImagePosition. Returns the logits after the last one. Throws
-    // hearth::Error when the image does not fit in the cache or in one batch (n_batch), or when
-    // layers run on a device (image positions run on the CPU only).
-    std::span<const float> eval_image(KvCache& cache, std::span<const float> embeddings, int32_t n_positions);
+    // them as `recorded_as` (KvCache::image_position_id of the picture, or kImagePosition).
+    // Returns the logits after the last one. Throws hearth::Error when the image does not fit in
+    // the cache or in one batch (n_batch), or when layers run on a device (image positions run on
+    // the CPU only).
+    std::span<const float> eval_image(KvCache& cache, std::span<const float> embeddings, int32_t n_positions,
+                                      int32_t recorded_as = KvCache::kImagePosition);
 
     // Context shift, the forward pass's half (the session decides what to drop:
     // engine/session/context_shift.h). Whether cached keys can be moved to new positions by

@@ -103,6 +103,20 @@ void KvCache::append_tokens(std::span<const int32_t> tokens) {
     note_size();
 }
 
+int32_t KvCache::image_position_id(std::string_view fingerprint) {
+    const auto hex_digit = [](char c) -> uint64_t {
+        if (c >= '0' && c <= '9') return static_cast<uint64_t>(c - '0');
+        const char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return lower >= 'a' && lower <= 'f' ? static_cast<uint64_t>(lower - 'a' + 10) : 0;
+    };
+    uint64_t value = 0;
+    for (const char c : fingerprint.substr(0, 16))
+        value = value * 16 + hex_digit(c);
+    // Into [INT32_MIN, kImagePosition - 1]: 2^31 - 1 ids.
+    constexpr uint64_t kIds = (uint64_t{1} << 31) - 1;
+    return static_cast<int32_t>(-2 - static_cast<int64_t>(value % kIds));
+}
+
 int32_t KvCache::common_prefix(std::span<const int32_t> tokens) const {
     size_t n = std::min(tokens.size(), tokens_.size());
     size_t i = 0;

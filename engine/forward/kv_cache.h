@@ -116,11 +116,17 @@ public:
     void clear();
     // Records tokens whose keys/values the forward pass has just written at the end.
     void append_tokens(std::span<const int32_t> tokens);
-    // What an image position (Inference::eval_image) is recorded as: not a token, so two of
-    // them (of different images alike) never count as a common prefix.
+    // Image positions (Inference::eval_image) are recorded as negative ids: kImagePosition for
+    // an image of no known identity, which never counts as a common prefix, or the id of a
+    // picture (image_position_id), the same for each of its positions, so that a prompt showing
+    // the same picture at the same place reuses them.
     static constexpr int32_t kImagePosition = -1;
+    static bool is_image_position(int32_t id) { return id < 0; }
+    // The id recorded for the positions of the picture whose hex fingerprint (e.g. the SHA-256
+    // of its file) is `fingerprint`: below kImagePosition, from its first 16 hex digits.
+    static int32_t image_position_id(std::string_view fingerprint);
     // Length of the common prefix of the cached tokens and `tokens`; it ends before an image
-    // position.
+    // position of no identity.
     int32_t common_prefix(std::span<const int32_t> tokens) const;
 
     // Context shift, storage half: forgets positions [n_keep, n_keep + n_discard) and

@@ -4,6 +4,7 @@
 #include "engine/forward/inference.h"
 #include "engine/model/memory_check.h"
 #include "engine/model/model.h"
+#include "engine/vision/image_encoder.h"
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -48,7 +49,7 @@ KvCacheTypes EngineRuntime::supported_cache_types(int32_t head_dim, KvCacheTypes
 
 InferenceOptions EngineRuntime::inference_options(const Model& model) const {
     // Without the fall back, a type the head cannot take fails the load's probe, naming it.
-    InferenceOptions options(config_.threads, config_.n_batch,
+    InferenceOptions options(config_.threads, std::max(config_.n_batch, image_batch_),
                              config_.fall_back
                                  ? supported_cache_types(model.hparams().head_dim, config_.cache_types)
                                  : config_.cache_types);
@@ -78,6 +79,7 @@ void EngineRuntime::reset_sessions() {
         options.saved_format = config_.saved_format;
         options.save_on_close = !state_dir_.empty();
         sessions_ = std::make_unique<SessionStore>(*inference_, options, *metrics_);
+        sessions_->set_image_encoder(image_encoder_);
     }
     publish_empty_cache();
     publish_memory();
@@ -106,12 +108,14 @@ std::optional<DeviceFailure> EngineRuntime::configure(const RuntimeConfig& confi
     }
     const InferenceOptions options = inference_options(*model_);
     const int32_t context = effective_context(model_->hparams().n_ctx_train, config.context_length);
-    const bool new_cache_types = options.cache_types != inference_->cache_types();
+    // New cache types or a new batch take a new forward pass.
+    const bool new_forward_pass =
+        options.cache_types != inference_->cache_types() || options.n_batch != inference_->n_batch();
     // Threads alone only resize the kernels' pool: every conversation keeps its cache.
-    if (!new_cache_types) inference_->set_threads(options.n_threads);
-    if (new_cache_types || context != context_length_) {
+    if (!new_forward_pass) inference_->set_threads(options.n_threads);
+    if (new_forward_pass || context != context_length_) {
         drop_sessions(); // sessions hold the old forward pass and cache sizes (saved first)
-        if (new_cache_types) {
+        if (new_forward_pass) {
             retire_device_figures();
             inference_ = std::make_unique<Inference>(model_, options);
             placed_ = {};
@@ -191,6 +195,10 @@ std::optional<DeviceFailure> EngineRuntime::load(const std::string& path) {
                           available_memory_bytes());
     };
     std::shared_ptr<const Model> model = Model::load(path, fits);
+    // The projector belonged to the model loaded before.
+    image_encoder_.reset();
+    image_projector_path_.clear();
+    image_batch_ = 0;
     auto inference = std::make_unique<Inference>(model, inference_options(*model));
     check_computes_finite_values(*inference, model->path());
     // Only now that the new model works is the old one let go (its conversations saved).
@@ -223,6 +231,9 @@ void EngineRuntime::unload() {
     inference_.reset();
     placed_ = {};
     model_.reset();
+    image_encoder_.reset(); // so does the image projector
+    image_projector_path_.clear();
+    image_batch_ = 0;
     draft_key_.clear(); // the draft goes with the model it drafted for
     draft_model_.reset();
     context_length_ = 0;
@@ -248,6 +259,36 @@ std::shared_ptr<const Model> EngineRuntime::speculation_draft(const std::string&
         throw Error("the draft model " + path + " cannot be used with the model " +
                     (model_ ? model_->path() : std::string("loaded")) + ": " + draft_error_);
     return draft_model_;
+}
+
+void EngineRuntime::load_image_projector(const std::string& path) {
+    if (!model_) throw Error(path + ": no model is loaded to read images for");
+    auto encoder = std::make_shared<vision::ImageEncoder>(
+        vision::load_vision_projector(path, {.n_threads = config_.threads,
+                                             .text_n_embd = model_->hparams().n_embd,
+                                             .text_model_path = model_->path()}));
+    image_encoder_ = std::move(encoder);
+    image_projector_path_ = path;
+    image_batch_ = image_encoder_->projector().n_image_tokens();
+    if (inference_->n_batch() < image_batch_) {
+        // An image is evaluated in one batch: a forward pass with room for it.
+        drop_sessions();
+        retire_device_figures();
+        inference_ = std::make_unique<Inference>(model_, inference_options(*model_));
+        placed_ = {};
+        warmed_by_load_ = false;
+        reset_sessions(); // with the encoder
+        apply_device();
+    } else if (sessions_) {
+        sessions_->set_image_encoder(image_encoder_);
+    }
+}
+
+void EngineRuntime::unload_image_projector() {
+    image_encoder_.reset();
+    image_projector_path_.clear();
+    image_batch_ = 0; // the batch stays as it is until the next rebuild
+    if (sessions_) sessions_->set_image_encoder(nullptr);
 }
 
 void EngineRuntime::on_device_failed(std::function<void(const DeviceFailure&)> handler) {

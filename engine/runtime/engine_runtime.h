@@ -75,6 +75,16 @@ public:
     // (unchanged on disk); throws hearth::Error, naming the draft and the loaded model, when it
     // cannot be loaded. The check that it can draft for the loaded model is the session's.
     std::shared_ptr<const Model> speculation_draft(const std::string& path);
+    // Loads the image projector (mmproj) of the loaded model: its conversations read the images of
+    // their messages from now on. Throws hearth::Error("<path>: <problem>") when it cannot be
+    // used (damaged, not a projector, a family not supported, or an output width that is not the
+    // model's), the model staying loaded without one. A projector whose image takes more positions
+    // than a prompt batch raises the batch (the forward pass is rebuilt, the conversations saved).
+    // A model loaded later starts without one.
+    void load_image_projector(const std::string& path);
+    void unload_image_projector();
+    // The projector loaded with the model; empty: none, the model reads no images.
+    [[nodiscard]] const std::string& image_projector_path() const { return image_projector_path_; }
     // The conversation was deleted: drops its cache and deletes its saved state.
     void forget(const std::string& conversation_id);
 
@@ -137,6 +147,10 @@ private:
     std::string draft_key_;
     std::shared_ptr<const Model> draft_model_;
     std::string draft_error_;
+    // The image projector with its cache of encoded images, and the batch its images need.
+    std::shared_ptr<vision::ImageEncoder> image_encoder_;
+    std::string image_projector_path_;
+    int32_t image_batch_ = 0;
 };
 
 } // namespace hearth::engine

@@ -2,6 +2,7 @@
 #include "engine/error.h"
 #include "engine/grammar/grammar_constraint.h"
 #include "engine/session/context_shift.h"
+#include "engine/vision/image_prompt.h"
 #include <algorithm>
 #include <chrono>
 #include <vector>
@@ -16,10 +17,11 @@ double seconds_since(Clock::time_point start) {
 int32_t length(std::span<const int32_t> tokens) {
     return static_cast<int32_t>(tokens.size());
 }
+// Of two token lists; an image position of no identity (KvCache::kImagePosition) is no match.
 int32_t common_prefix(std::span<const int32_t> a, std::span<const int32_t> b) {
     const size_t n = std::min(a.size(), b.size());
     size_t i = 0;
-    while (i < n && a[i] == b[i])
+    while (i < n && a[i] == b[i] && a[i] != KvCache::kImagePosition)
         ++i;
     return static_cast<int32_t>(i);
 }
@@ -88,30 +90,97 @@ chat::RenderOptions render_options_for(const tokenizer::Tokenizer& tok, bool add
 }
 } // namespace
 
+ChatSession::ImagesInPrompt ChatSession::images_in_prompt(std::span<const ChatTurn> conversation) {
+    ImagesInPrompt out;
+    out.turns = conversation;
+    const bool any = std::any_of(conversation.begin(), conversation.end(),
+                                 [](const ChatTurn& turn) { return !turn.images.empty(); });
+    if (!any) return out;
+    out.marked.assign(conversation.begin(), conversation.end());
+    for (ChatTurn& turn : out.marked) {
+        std::string markers;
+        for (const chat::ChatImage& image : turn.images) {
+            markers += vision::kImageMarker;
+            out.images.push_back(&image);
+        }
+        turn.content.insert(0, markers);
+    }
+    out.turns = out.marked;
+    return out;
+}
+
 std::string ChatSession::render(std::span<const ChatTurn> conversation,
                                 const GenerationOptions& options) const {
     // render_conversation: a system prompt the template has no role for goes into the first user turn.
     return template_for(options).render_conversation(
-        conversation, render_options_for(inference_.model().tokenizer(), true, options));
+        images_in_prompt(conversation).turns,
+        render_options_for(inference_.model().tokenizer(), true, options));
 }
 
-std::vector<int32_t> ChatSession::tokenize_prompt(const std::string& text,
-                                                  const GenerationOptions& options) const {
+std::vector<int32_t> ChatSession::tokenize_prompt(const std::string& text, const GenerationOptions& options,
+                                                  ImageList images) const {
     const auto& tok = inference_.model().tokenizer();
-    std::vector<int32_t> tokens = tok.encode(text, options.add_bos && tok.add_bos_by_default(), true);
+    const bool add_bos = options.add_bos && tok.add_bos_by_default();
     // Templates that write the BOS text themselves would otherwise get two.
-    if (tokens.size() >= 2 && tokens[0] == tok.bos_id() && tokens[1] == tok.bos_id())
-        tokens.erase(tokens.begin());
+    const auto without_double_bos = [&](std::vector<int32_t> tokens) {
+        if (tokens.size() >= 2 && tokens[0] == tok.bos_id() && tokens[1] == tok.bos_id())
+            tokens.erase(tokens.begin());
+        return tokens;
+    };
+    if (images.empty()) return without_double_bos(tok.encode(text, add_bos, true));
+
+    if (!image_encoder_)
+        throw Error("this model reads no images: " + inference_.model().path() +
+                    " was loaded without an image projector (mmproj)");
+    const vision::VisionProjector& projector = image_encoder_->projector();
+    const auto append_text = [&](std::string_view piece, std::vector<int32_t>& out) {
+        if (piece.empty()) return;
+        const std::vector<int32_t> ids = tok.encode(piece, false, true);
+        out.insert(out.end(), ids.begin(), ids.end());
+    };
+    // Each piece between images is tokenized on its own, as the image prompts of the command line
+    // are (vision/image_prompt.h).
+    const std::string_view all(text);
+    size_t marker = all.find(vision::kImageMarker);
+    std::vector<int32_t> tokens = without_double_bos(tok.encode(all.substr(0, marker), add_bos, true));
+    for (size_t i = 0; marker != std::string_view::npos; ++i) {
+        if (i >= images.size())
+            throw Error("the conversation's text holds the image marker " +
+                        std::string(vision::kImageMarker) + " itself, which cannot be sent with images");
+        append_text(projector.image_start_text(), tokens);
+        tokens.insert(tokens.end(), static_cast<size_t>(projector.n_image_tokens()),
+                      KvCache::image_position_id(images[i]->id));
+        append_text(projector.image_end_text(), tokens);
+        const size_t next = all.find(vision::kImageMarker, marker + vision::kImageMarker.size());
+        const size_t after = marker + vision::kImageMarker.size();
+        append_text(all.substr(after, next == std::string_view::npos ? std::string_view::npos : next - after),
+                    tokens);
+        marker = next;
+    }
     return tokens;
 }
 
 std::vector<int32_t> ChatSession::prompt_tokens(std::span<const ChatTurn> conversation,
                                                 const GenerationOptions& options) const {
-    return tokenize_prompt(render(conversation, options), options);
+    return prompt_tokens_of(images_in_prompt(conversation), options);
+}
+
+std::vector<int32_t> ChatSession::prompt_tokens_of(const ImagesInPrompt& in_prompt,
+                                                   const GenerationOptions& options) const {
+    const std::string text = template_for(options).render_conversation(
+        in_prompt.turns, render_options_for(inference_.model().tokenizer(), true, options));
+    size_t markers = 0;
+    for (size_t at = text.find(vision::kImageMarker); at != std::string::npos;
+         at = text.find(vision::kImageMarker, at + vision::kImageMarker.size()))
+        ++markers;
+    if (markers < in_prompt.images.size())
+        throw Error("the chat template left out " + std::to_string(in_prompt.images.size() - markers) +
+                    " of the conversation's " + std::to_string(in_prompt.images.size()) + " images");
+    return tokenize_prompt(text, options, in_prompt.images); // more markers than images: it throws
 }
 
 int32_t ChatSession::resolve_n_keep(std::span<const ChatTurn> conversation, const GenerationOptions& options,
-                                    std::span<const int32_t> tokens) const {
+                                    std::span<const int32_t> tokens, ImageList images) const {
     const auto& tok = inference_.model().tokenizer();
     int32_t n_keep = options.n_keep;
     if (n_keep < 0) {
@@ -125,7 +194,7 @@ int32_t ChatSession::resolve_n_keep(std::span<const ChatTurn> conversation, cons
             try {
                 const std::string text = chat_template.render_conversation(
                     conversation.first(kept), render_options_for(tok, false, options));
-                const std::vector<int32_t> system = tokenize_prompt(text, options);
+                const std::vector<int32_t> system = tokenize_prompt(text, options, images);
                 n_keep = std::max(n_keep, common_prefix(system, tokens));
             } catch (const std::exception&) {
                 // Some templates refuse a conversation without a user turn: keep the BOS only.
@@ -137,7 +206,7 @@ int32_t ChatSession::resolve_n_keep(std::span<const ChatTurn> conversation, cons
 }
 
 TurnStarts ChatSession::turn_starts(std::span<const ChatTurn> conversation, const GenerationOptions& options,
-                                    std::span<const int32_t> prompt) const {
+                                    std::span<const int32_t> prompt, ImageList images) const {
     return TurnStarts(
         conversation.size(), static_cast<int32_t>(prompt.size()), [=, this, &options](size_t turn) {
             // The turns before it, rendered alone, share exactly the tokens that precede it.
@@ -145,7 +214,7 @@ TurnStarts ChatSession::turn_starts(std::span<const ChatTurn> conversation, cons
                 const std::string text = template_for(options).render_conversation(
                     conversation.first(turn),
                     render_options_for(inference_.model().tokenizer(), false, options));
-                return common_prefix(tokenize_prompt(text, options), prompt);
+                return common_prefix(tokenize_prompt(text, options, images), prompt);
             } catch (const std::exception&) {
                 return 0; // the template refuses this part of the conversation: no boundary known here
             }
@@ -154,13 +223,16 @@ TurnStarts ChatSession::turn_starts(std::span<const ChatTurn> conversation, cons
 
 ChatSession::Prefill ChatSession::prefill(std::span<const ChatTurn> conversation,
                                           const GenerationOptions& options) {
-    const std::vector<int32_t> prompt = prompt_tokens(conversation, options);
-    return prefill_prompt(conversation, options, prompt, turn_starts(conversation, options, prompt));
+    const ImagesInPrompt in_prompt = images_in_prompt(conversation);
+    const std::vector<int32_t> prompt = prompt_tokens_of(in_prompt, options);
+    return prefill_prompt(in_prompt.turns, options, prompt,
+                          turn_starts(in_prompt.turns, options, prompt, in_prompt.images), in_prompt.images);
 }
 
 ChatSession::Prefill ChatSession::prefill_prompt(std::span<const ChatTurn> conversation,
                                                  const GenerationOptions& options,
-                                                 std::span<const int32_t> tokens, const TurnStarts& starts) {
+                                                 std::span<const int32_t> tokens, const TurnStarts& starts,
+                                                 ImageList images) {
     const auto start = Clock::now();
     metrics_.begin_reply();
     Prefill out;
@@ -188,7 +260,7 @@ ChatSession::Prefill ChatSession::prefill_prompt(std::span<const ChatTurn> conve
 
     if (in_view + reply_room > n_ctx) {
         // Shift: keep the system prompt, cut the oldest turns after it (context_shift.h).
-        if (dropped == 0) at = resolve_n_keep(conversation, options, tokens);
+        if (dropped == 0) at = resolve_n_keep(conversation, options, tokens, images);
         const std::optional<int32_t> to_drop =
             tokens_to_drop_for_prompt(starts, at, at + dropped, in_view, in_view + reply_room - n_ctx);
         if (!to_drop)
@@ -226,7 +298,11 @@ ChatSession::Prefill ChatSession::prefill_prompt(std::span<const ChatTurn> conve
     // Reuse the cached prefix. At least the last two prompt tokens are evaluated: the last one
     // gives the logits, and computed in a batch (never alone, see Inference::eval) it rounds
     // exactly as in a full recompute of the prompt.
-    const int32_t reused = std::clamp(std::min(reusable, in_view - 2), 0, in_view - 1);
+    int32_t reused = std::clamp(std::min(reusable, in_view - 2), 0, in_view - 1);
+    // Never from the middle of an image: its positions are evaluated together, attending both ways.
+    while (reused > 0 && KvCache::is_image_position(view[static_cast<size_t>(reused)]) &&
+           view[static_cast<size_t>(reused) - 1] == view[static_cast<size_t>(reused)])
+        --reused;
     cache_->truncate(reused);
     stats.prompt_tokens = in_view;
     stats.reused_tokens = reused;
@@ -235,8 +311,7 @@ ChatSession::Prefill ChatSession::prefill_prompt(std::span<const ChatTurn> conve
     stats.n_keep = dropped > 0 ? at : 0;
     metrics_.publish_reply(stats, cache_->size(), n_ctx);
 
-    out.logits =
-        inference_.eval(*cache_, std::span<const int32_t>(view).subspan(static_cast<size_t>(reused)));
+    out.logits = eval_prompt(view, reused, images, stats);
     cache_template_hash_ = template_hash(options);
     stats.prefill_seconds = seconds_since(start);
     metrics_.publish_reply(stats, cache_->size(), n_ctx);
@@ -244,7 +319,50 @@ ChatSession::Prefill ChatSession::prefill_prompt(std::span<const ChatTurn> conve
     return out;
 }
 
-TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const GenerationOptions& options,
+std::span<const float> ChatSession::eval_prompt(std::span<const int32_t> view, int32_t from, ImageList images,
+                                                TurnStats& stats) {
+    const size_t n = view.size();
+    size_t i = static_cast<size_t>(from);
+    std::span<const float> logits;
+    while (i < n) {
+        size_t end = i;
+        if (!KvCache::is_image_position(view[i])) {
+            while (end < n && !KvCache::is_image_position(view[end]))
+                ++end;
+            logits = inference_.eval(*cache_, view.subspan(i, end - i));
+            i = end;
+            continue;
+        }
+        // One image's positions (or what a context shift left of them: its last ones).
+        const int32_t id = view[i];
+        const auto shown = std::find_if(images.begin(), images.end(), [&](const chat::ChatImage* image) {
+            return KvCache::image_position_id(image->id) == id;
+        });
+        if (shown == images.end() || !image_encoder_)
+            throw Error("an image position of no image of this conversation"); // cannot happen
+        const auto per_image = static_cast<size_t>(image_encoder_->projector().n_image_tokens());
+        const auto n_embd = static_cast<size_t>(image_encoder_->projector().n_embd());
+        size_t before = 0; // its positions before i
+        while (before < i && view[i - before - 1] == id)
+            ++before;
+        const size_t offset = before % per_image;
+        while (end < n && view[end] == id && end - i < per_image - offset)
+            ++end;
+        const vision::ImageEncoder::Encoded encoded = image_encoder_->encode(**shown);
+        ++stats.images;
+        stats.image_positions += static_cast<int32_t>(end - i);
+        if (!encoded.from_cache) ++stats.images_encoded;
+        stats.image_encode_seconds += encoded.seconds;
+        metrics_.publish_reply(stats, cache_->size(), cache_->capacity());
+        logits = inference_.eval_image(
+            *cache_, std::span<const float>(*encoded.vectors).subspan(offset * n_embd, (end - i) * n_embd),
+            static_cast<int32_t>(end - i), id);
+        i = end;
+    }
+    return logits;
+}
+
+TurnStats ChatSession::reply(std::span<const ChatTurn> given_conversation, const GenerationOptions& options,
                              const PieceCallback& on_piece, const std::atomic<bool>* stop,
                              const TokenCallback& on_token) {
     const auto start = Clock::now();
@@ -258,9 +376,11 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
 
     // The conversation rendered and tokenized once; its turn starts serve every shift of this
     // reply and the first turn left in view.
-    const std::vector<int32_t> prompt = prompt_tokens(conversation, options);
-    const TurnStarts starts = turn_starts(conversation, options, prompt);
-    Prefill prefilled = prefill_prompt(conversation, options, prompt, starts);
+    const ImagesInPrompt in_prompt = images_in_prompt(given_conversation);
+    const std::span<const ChatTurn> conversation = in_prompt.turns; // with image markers
+    const std::vector<int32_t> prompt = prompt_tokens_of(in_prompt, options);
+    const TurnStarts starts = turn_starts(conversation, options, prompt, in_prompt.images);
+    Prefill prefilled = prefill_prompt(conversation, options, prompt, starts, in_prompt.images);
     TurnStats stats = prefilled.stats;
     std::span<const float> logits = prefilled.logits;
     std::vector<int32_t>& tokens = prefilled.tokens; // the logical history, for the sampler's penalties
@@ -284,15 +404,18 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
     const size_t n_vocab = static_cast<size_t>(inference_.n_vocab());
 
     // Speculation: a draft model that cannot be used leaves the reason and plain decoding.
+    // Not with images: their positions are no tokens a drafter could propose or a draft model read.
+    SpeculationOptions speculation_options = options.speculation;
+    if (!in_prompt.images.empty()) speculation_options.drafter = SpeculationOptions::Drafter::Off;
     DraftModel* draft = nullptr;
-    if (options.speculation.drafter == SpeculationOptions::Drafter::DraftModel) {
+    if (speculation_options.drafter == SpeculationOptions::Drafter::DraftModel) {
         try {
-            draft = &draft_model_for(options.speculation);
+            draft = &draft_model_for(speculation_options);
         } catch (const std::exception& e) {
             stats.speculation_error = e.what();
         }
     }
-    SpeculativeDecoder speculation(options.speculation, draft);
+    SpeculativeDecoder speculation(speculation_options, draft);
     stats.speculative = speculation.active();
     if (speculation.active()) {
         // Every buffer of the loop below at its largest now: no token allocates.
@@ -363,8 +486,9 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> conversation, const Gener
                 // Full: shift the oldest turns after the kept prefix out of view (context_shift.h).
                 // Learned positions cannot be turned: the reply ends at the context, and the next
                 // turn's prefill recomputes what stays in view. So it does where the caller asks.
-                const int32_t keep =
-                    cache_->shifted() ? cache_->shift_at() : resolve_n_keep(conversation, options, prompt);
+                const int32_t keep = cache_->shifted()
+                                         ? cache_->shift_at()
+                                         : resolve_n_keep(conversation, options, prompt, in_prompt.images);
                 const int32_t from =
                     keep + length(cache_->dropped()); // logical position of cache slot `keep`
                 const int32_t n_discard = !options.end_at_full_context && inference_.can_rotate_keys()

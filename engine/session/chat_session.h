@@ -15,6 +15,7 @@
 #include "engine/session/speculative_decoder.h"
 #include "engine/session/turn_result.h"
 #include "engine/session/turn_starts.h"
+#include "engine/vision/image_encoder.h"
 #include <atomic>
 #include <functional>
 #include <memory>
@@ -26,7 +27,8 @@
 
 namespace hearth::engine {
 
-// One message of a conversation: its role (system, user or assistant) and its text.
+// One message of a conversation: its role (system, user or assistant), its text, and the images it
+// shows (read before its text).
 using ChatTurn = chat::ChatMessage;
 
 // Receives each piece of reply text as it is decoded (complete UTF-8 only).
@@ -83,23 +85,51 @@ public:
     void save_state(const std::string& path, KvStateFormat format = KvStateFormat::F16) const;
     KvRestoreResult restore_state(const std::string& path, const GenerationOptions& options = {});
 
+    // Reads the images of the conversation's messages from now on; null: none (a turn that shows
+    // an image then throws hearth::Error, "this model reads no images: ..."). Each image takes the
+    // projector's positions in the prompt, between its family's image-start and image-end texts,
+    // before its message's text; the cache records them by the picture's id, so the next turn
+    // reuses them like tokens. Speculation is off in a conversation that shows images.
+    void set_image_encoder(std::shared_ptr<vision::ImageEncoder> encoder) {
+        image_encoder_ = std::move(encoder);
+    }
+
     KvCache& cache() { return *cache_; }
     const KvCache& cache() const { return *cache_; }
     const ModelIdentity& model_identity() const;
     uint64_t template_hash(const GenerationOptions& options) const;
 
 private:
+    // The images of a conversation, in order, and the conversation as the template sees it: each
+    // message's images as image markers before its text (the conversation itself when it shows none).
+    struct ImagesInPrompt {
+        std::vector<ChatTurn> marked;
+        std::vector<const chat::ChatImage*> images;
+        std::span<const ChatTurn> turns;
+    };
+    static ImagesInPrompt images_in_prompt(std::span<const ChatTurn> conversation);
+    using ImageList = std::span<const chat::ChatImage* const>;
+
     const chat::ChatTemplate& template_for(const GenerationOptions& options) const;
-    std::vector<int32_t> tokenize_prompt(const std::string& text, const GenerationOptions& options) const;
+    // `text` (rendered) as the model's input: the i-th image marker in it stands for images[i],
+    // its positions recorded as the picture's id (KvCache::image_position_id).
+    std::vector<int32_t> tokenize_prompt(const std::string& text, const GenerationOptions& options,
+                                         ImageList images = {}) const;
+    std::vector<int32_t> prompt_tokens_of(const ImagesInPrompt& in_prompt,
+                                          const GenerationOptions& options) const;
+    // The positions of `view` from `from` on into the cache, images encoded (or found in the
+    // encoder's cache) as they come; the logits after the last one.
+    std::span<const float> eval_prompt(std::span<const int32_t> view, int32_t from, ImageList images,
+                                       TurnStats& stats);
     int32_t resolve_n_keep(std::span<const ChatTurn> conversation, const GenerationOptions& options,
-                           std::span<const int32_t> tokens) const;
+                           std::span<const int32_t> tokens, ImageList images) const;
     // Where each turn of `conversation` starts among `prompt` (the conversation as rendered and
     // tokenized), looked up on first need. Refers to all three: valid while they are.
     TurnStarts turn_starts(std::span<const ChatTurn> conversation, const GenerationOptions& options,
-                           std::span<const int32_t> prompt) const;
+                           std::span<const int32_t> prompt, ImageList images) const;
     // prefill() of `tokens`, the conversation rendered and tokenized, whose turns start at `starts`.
     Prefill prefill_prompt(std::span<const ChatTurn> conversation, const GenerationOptions& options,
-                           std::span<const int32_t> tokens, const TurnStarts& starts);
+                           std::span<const int32_t> tokens, const TurnStarts& starts, ImageList images);
 
     // The draft model options.speculation names, loaded (and checked) on first use and kept
     // while the options name the same one. Throws hearth::Error when it cannot draft.
@@ -116,6 +146,7 @@ private:
     mutable std::shared_ptr<const ModelIdentity> identity_;
     std::shared_ptr<const TokenTrie> vocabulary_trie_; // for grammars; built on first need
     uint64_t cache_template_hash_ = 0;                 // of the template the cached tokens were rendered with
+    std::shared_ptr<vision::ImageEncoder> image_encoder_;
     std::unique_ptr<DraftModel> draft_;
     std::string draft_path_;                   // what draft_ was loaded from, or
     std::shared_ptr<const Model> draft_given_; // the loaded model it was given

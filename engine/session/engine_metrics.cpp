@@ -42,6 +42,10 @@ EngineMetricsSnapshot EngineMetrics::snapshot() const {
     s.verify_passes_total = verify_passes_total.load(relaxed);
     s.drafted_tokens_total = drafted_tokens_total.load(relaxed);
     s.accepted_tokens_total = accepted_tokens_total.load(relaxed);
+    s.images = images.load(relaxed);
+    s.image_positions = image_positions.load(relaxed);
+    s.images_encoded = images_encoded.load(relaxed);
+    s.image_encode_ms = image_encode_ms.load(relaxed);
     s.resident_bytes = resident_bytes();
     {
         const std::lock_guard lock(device_mutex_);
@@ -88,6 +92,10 @@ void EngineMetrics::publish_reply(const TurnStats& reply, int32_t kv_tokens_now,
     verify_passes_total.store(verify_passes_before_ + reply.verify_passes, relaxed);
     drafted_tokens_total.store(drafted_before_ + reply.drafted_tokens, relaxed);
     accepted_tokens_total.store(accepted_before_ + reply.accepted_tokens, relaxed);
+    images.store(reply.images, relaxed);
+    image_positions.store(reply.image_positions, relaxed);
+    images_encoded.store(reply.images_encoded, relaxed);
+    image_encode_ms.store(reply.image_encode_seconds * 1000.0, relaxed);
     if (reply.prefill_seconds > 0)
         prefill_tokens_per_second.store(reply.prefill_tokens_per_second(), relaxed);
     if (reply.time_to_first_token > 0)

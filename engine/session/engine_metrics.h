@@ -41,6 +41,12 @@ struct EngineMetricsSnapshot {
     int64_t verify_passes_total = 0;
     int64_t drafted_tokens_total = 0;
     int64_t accepted_tokens_total = 0;
+    // Images in the last reply's prompt that its prefill evaluated (TurnStats'): how many, their
+    // positions, how many were encoded (not found in the encoder's cache), and the encoding time.
+    int64_t images = 0;
+    int64_t image_positions = 0;
+    int64_t images_encoded = 0;
+    double image_encode_ms = 0;
     int64_t model_bytes = 0;
     int64_t resident_bytes = 0; // of the whole process (from /proc)
     // Mixture-of-experts models: how often each expert of each layer was chosen since this
@@ -96,6 +102,8 @@ public:
     std::atomic<bool> speculative{false};
     std::atomic<int64_t> verify_passes{0}, drafted_tokens{0}, accepted_tokens{0};
     std::atomic<int64_t> verify_passes_total{0}, drafted_tokens_total{0}, accepted_tokens_total{0};
+    std::atomic<int64_t> images{0}, image_positions{0}, images_encoded{0};
+    std::atomic<double> image_encode_ms{0};
 
 private:
     int64_t shifts_before_reply_ = 0; // context_shifts when the current reply began

@@ -285,7 +285,7 @@ KvRestoreResult restore_kv_state(const std::string& path, KvCache& cache, const 
         std::vector<int32_t> dropped = read_ids(n_dropped);
         for (const auto* list : {&tokens, &dropped})
             for (int32_t id : *list)
-                if (id < 0 || id >= n_vocab)
+                if (id >= n_vocab) // negative: an image position (KvCache::is_image_position)
                     return refuse("saved token id " + std::to_string(id) + " is outside the vocabulary");
 
         const auto format = static_cast<KvStateFormat>(format_raw);

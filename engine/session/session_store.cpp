@@ -145,6 +145,7 @@ SessionStore::Resumed SessionStore::resume(const std::string& id, const Generati
     if (!identity_ && !options_.state_dir.empty())
         identity_ = std::make_shared<const ModelIdentity>(model_identity(inference_.model()));
     auto session = std::make_unique<ChatSession>(inference_, options_.n_ctx, &metrics_, identity_);
+    session->set_image_encoder(image_encoder_);
     if (const std::string path = state_path(id); !path.empty() && fs::exists(path)) {
         const auto start = std::chrono::steady_clock::now();
         const KvRestoreResult restored = session->restore_state(path, options);
@@ -338,6 +339,12 @@ void SessionStore::enforce_budget() {
 void SessionStore::publish() const {
     metrics_.kv_bytes.store(static_cast<int64_t>(bytes()), std::memory_order_relaxed);
     metrics_.kv_sessions.store(static_cast<int64_t>(entries_.size()), std::memory_order_relaxed);
+}
+
+void SessionStore::set_image_encoder(std::shared_ptr<vision::ImageEncoder> encoder) {
+    image_encoder_ = std::move(encoder);
+    for (Entry& entry : entries_)
+        entry.session->set_image_encoder(image_encoder_);
 }
 
 } // namespace hearth::engine

@@ -63,6 +63,8 @@ public:
     size_t bytes() const;                 // touched KV memory of the conversations in memory
     void set_memory_budget(size_t bytes);
     void set_saved_format(KvStateFormat format) { options_.saved_format = format; } // for later saves
+    // The image projector every session reads images with, from now on (ChatSession::set_image_encoder).
+    void set_image_encoder(std::shared_ptr<vision::ImageEncoder> encoder);
 
     // Writes the conversation's state (if in memory and not empty); throws hearth::Error
     // when it cannot be written. No-op without a state directory.
@@ -119,6 +121,7 @@ private:
     std::shared_ptr<const ModelIdentity> identity_;
     std::list<Entry> entries_; // most recently used first
     std::string last_save_error_;
+    std::shared_ptr<vision::ImageEncoder> image_encoder_;
 };
 
 } // namespace hearth::engine

@@ -7,6 +7,7 @@
 #include "app/models/inference_worker.h"
 #include "engine/forward/compute_device.h"
 #include "engine/session/engine_metrics.h"
+#include "engine/vision/chat_image_file.h"
 #include "tests/app/saved_kv_state.h"
 #include "tests/support/test_support.h"
 #include <QFile>
@@ -190,6 +191,52 @@ private slots:
         emit h.generate(request(3, "c", 8));
         QVERIFY(done.wait(30000));
         QVERIFY(done.constFirst().at(1).value<GenerationResult>().stats.generated_tokens > 0);
+    }
+
+    // A vision model with its projector beside it: the worker loads both, and a turn's images
+    // reach the engine (the reply's figures count them); the same model without its projector
+    // chats and refuses an image, saying why.
+    void loadsAVisionModelWithItsProjector() {
+        const QString dir = QString::fromStdString(hearth::test::make_temp_dir("hearth-worker-vision"));
+        const QString model = dir + "/tiny-gemma3.gguf";
+        QVERIFY(
+            QFile::copy(QString::fromStdString(hearth::test::testdata("models/tiny-gemma3.gguf")), model));
+        QVERIFY(
+            QFile::copy(QString::fromStdString(hearth::test::testdata("vision/mmproj-tiny-gemma3-f16.gguf")),
+                        dir + "/mmproj-tiny-gemma3-f16.gguf"));
+        const hearth::chat::ChatImage picture =
+            hearth::vision::chat_image_from_file(hearth::test::testdata("vision/images/shapes-96x64.png"));
+        ChatTurnData ask{Role::User, "Describe this image."};
+        ask.images = {picture};
+
+        WorkerHarness h;
+        QSignalSpy loaded(&h, &WorkerHarness::loadFinished);
+        emit h.load(1, model);
+        QVERIFY(loaded.wait(30000));
+        QVERIFY2(loaded.constFirst().at(1).toBool(), qPrintable(loaded.constFirst().at(3).toString()));
+        const auto summary = loaded.constFirst().at(2).value<ModelSummary>();
+        QCOMPARE(summary.imageProjector, dir + "/mmproj-tiny-gemma3-f16.gguf");
+        QVERIFY(summary.imageProjectorError.isEmpty());
+
+        QSignalSpy done(&h, &WorkerHarness::generationFinished);
+        QSignalSpy failed(&h, &WorkerHarness::generationFailed);
+        emit h.generate(request(2, "vision", 4, {ask}));
+        QVERIFY(done.wait(60000));
+        QVERIFY(failed.isEmpty());
+        const GenerationResult result = done.constFirst().at(1).value<GenerationResult>();
+        QCOMPARE(result.stats.images, 1);
+        QCOMPARE(result.stats.images_encoded, 1);
+        QVERIFY(result.stats.image_positions > 0);
+
+        // Without the projector beside it the model loads, chats, and says why it reads no image.
+        QVERIFY(QFile::remove(dir + "/mmproj-tiny-gemma3-f16.gguf"));
+        QVERIFY(loadInto(h, model, 3));
+        emit h.generate(request(4, "vision-2", 4, {ask}));
+        QVERIFY(failed.wait(60000));
+        QVERIFY2(failed.constFirst().at(1).toString().contains(QStringLiteral("reads no images")),
+                 qPrintable(failed.constFirst().at(1).toString()));
+        emit h.generate(request(5, "vision-3", 4));
+        QVERIFY(done.wait(60000));
     }
 
     void streamsBatchedPieces() {

@@ -2,6 +2,7 @@
 // its own (an unknown tokenizer.ggml.pre), or whose chat template has no system
 // role, is offered by the picker with a note, through the list model's "warning"
 // role that the model card shows.
+#include "app/models/image_projector_pairing.h"
 #include "app/models/model_list_model.h"
 #include "app/models/model_scan.h"
 #include "app/settings/engine_config.h"
@@ -73,6 +74,65 @@ private slots:
         QCOMPARE(entries[0].path, dir + "/stories260K.gguf");
         QVERIFY(entries[0].recent);
         QVERIFY2(entries[0].error.isEmpty(), qPrintable(entries[0].error));
+    }
+
+    // A projector is paired with the model its name names, without "mmproj" and weight types; a
+    // projector named for no model goes with a folder's only one of its width.
+    void projectorsArePairedByName_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QStringList>("projectors");
+        QTest::addColumn<QString>("paired");
+        QTest::newRow("named") << "gemma-3-4b-it-Q4_K_M.gguf"
+                               << QStringList{"mmproj-gemma-3-12b-it-f16.gguf",
+                                              "mmproj-gemma-3-4b-it-f16.gguf"}
+                               << "mmproj-gemma-3-4b-it-f16.gguf";
+        QTest::newRow("suffix") << "Qwen2.5-VL-7B-Instruct-q8_0.gguf"
+                                << QStringList{"Qwen2.5-VL-7B-Instruct-mmproj-bf16.gguf"}
+                                << "Qwen2.5-VL-7B-Instruct-mmproj-bf16.gguf";
+        QTest::newRow("first of equals")
+            << "tiny-gemma3.gguf" << QStringList{"mmproj-tiny-gemma3-f32.gguf", "mmproj-tiny-gemma3-f16.gguf"}
+            << "mmproj-tiny-gemma3-f16.gguf";
+        QTest::newRow("prefix") << "gemma-3-4b-it-qat-Q4_0.gguf" << QStringList{"mmproj-gemma-3-4b-it.gguf"}
+                                << "mmproj-gemma-3-4b-it.gguf";
+        QTest::newRow("the only one")
+            << "model-Q4_K_M.gguf" << QStringList{"mmproj-F16.gguf"} << "mmproj-F16.gguf";
+        QTest::newRow("another model's")
+            << "llama-3.2-1b-Q4_K_M.gguf"
+            << QStringList{"mmproj-gemma-3-4b-it-f16.gguf", "mmproj-smolvlm-f16.gguf"} << "";
+        QTest::newRow("none") << "llama-3.2-1b-Q4_K_M.gguf" << QStringList{} << "";
+    }
+    void projectorsArePairedByName() {
+        QFETCH(QString, model);
+        QFETCH(QStringList, projectors);
+        QFETCH(QString, paired);
+        QCOMPARE(pairImageProjector(model, projectors), paired);
+    }
+
+    // The scan finds a vision model's projector beside it (the picker's "vision" badge), and
+    // pairs none of another width with a model of the folder.
+    void theScanFindsAVisionModelsProjector() {
+        const QString dir = QString::fromStdString(hearth::test::make_temp_dir("hearth-scan-vision"));
+        const QString testdata = QStringLiteral(HEARTH_TESTDATA_DIR);
+        QVERIFY(QFile::copy(testdata + "/models/tiny-gemma3.gguf", dir + "/tiny-gemma3.gguf"));
+        QVERIFY(QFile::copy(testdata + "/models/stories260K.gguf", dir + "/stories260K.gguf"));
+        QVERIFY(
+            QFile::copy(testdata + "/vision/mmproj-tiny-gemma3-f32.gguf", dir + "/mmproj-model-f32.gguf"));
+        EngineConfig config;
+        config.context_length = 256;
+        const QList<ModelEntry> entries = scanModels(dir, {}, config);
+        QCOMPARE(entries.size(), 2);
+        for (const ModelEntry& entry : entries) {
+            if (entry.path.endsWith(QStringLiteral("tiny-gemma3.gguf")))
+                QCOMPARE(entry.visionProjector, dir + "/mmproj-model-f32.gguf");
+            else
+                QVERIFY2(entry.visionProjector.isEmpty(),
+                         qPrintable(entry.visionProjector)); // width 64, not 128
+        }
+        ModelListModel list;
+        list.setEntries(entries);
+        const int gemma = list.indexOf(dir + "/tiny-gemma3.gguf");
+        QCOMPARE(list.data(list.index(gemma), ModelListModel::VisionProjectorRole).toString(),
+                 dir + "/mmproj-model-f32.gguf");
     }
 
     void aTemplateWithoutSystemRoleIsNoted() {

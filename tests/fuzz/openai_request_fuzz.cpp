@@ -2,8 +2,11 @@
 // /v1/completions bodies, app/server/openai_protocol.cpp; Qt Core). Besides not crashing: a
 // request is either refused with status 400 and a message, or accepted within the documented
 // ranges, with at least one message, no more than four stop strings, the raw prompt flag
-// only for /v1/completions, and a forced tool call only with tools (a named one with its name).
+// only for /v1/completions, a forced tool call only with tools (a named one with its name), and
+// images (content parts with data URLs) only on user messages, each with bytes within the limit and
+// their SHA-256 as its id.
 #include "app/server/openai_protocol.h"
+#include "engine/vision/image_decode.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -37,5 +40,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         hearth::fuzz::invariant_failed("a named function choice without its name, or a name without it");
     if (!request.toolsJson.isEmpty() && endpoint != Endpoint::ChatCompletions)
         hearth::fuzz::invariant_failed("tools on /v1/completions");
+    for (const hearth::server::ApiMessage& message : request.messages)
+        for (const hearth::chat::ChatImage& image : message.images) {
+            if (message.role != hearth::chat::Role::User)
+                hearth::fuzz::invariant_failed("an image not the user's");
+            if (!image.bytes || image.bytes->empty() ||
+                image.bytes->size() > hearth::vision::kMaxImageFileBytes)
+                hearth::fuzz::invariant_failed("an image without bytes, or over the limit");
+            if (image.id.size() != 64 || image.name.empty())
+                hearth::fuzz::invariant_failed("an image without its SHA-256 id or its name");
+        }
     return 0;
 }

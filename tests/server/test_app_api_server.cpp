@@ -3,14 +3,16 @@
 // inference worker as the window's chats, which interleave with them without either
 // failing (a forced function call streamed from the worker included); the metrics count the
 // requests it served. It shares hearth-cli serve's front door:
-// foreign origins and host names are refused unless the settings allow them.
+// foreign origins and host names are refused unless the settings allow them. A vision model (its
+// image projector beside it) reads the images of API requests on the same worker; a model without
+// one refuses them.
 #include "app/chat/chat_controller.h"
 #include "app/chat/hearth_backend.h"
 #include "app/metrics/metrics_controller.h"
 #include "app/server/api_server.h"
 #include "app/settings/app_settings.h"
 #include "tests/app/backend_fixture.h"
-#include "tests/server/api_fixture.h"
+#include "tests/server/api_images_fixture.h"
 #include <QDir>
 #include <QSignalSpy>
 #include <QTcpServer>
@@ -171,6 +173,45 @@ private slots:
 
         b.presets()->resetModelPreset(model);
         QVERIFY(ask(QStringLiteral("A frog"), {{"temperature", 0.0}}) != frog); // the model's own template
+    }
+
+    // The worker loads the projector found beside the model, and an API request's images reach it:
+    // the greedy reply follows the image. With stories260K (no projector) they are refused.
+    void apiImagesReachTheAppsWorker() {
+        const QString folder = dir_ + "/vision-model";
+        QVERIFY(QDir().mkpath(folder));
+        QVERIFY(QFile::copy(gemmaModelPath(), folder + "/tiny-gemma3.gguf"));
+        QVERIFY(QFile::copy(gemmaProjectorPath(), folder + "/mmproj-tiny-gemma3-f32.gguf"));
+        HearthBackend b(paths());
+        QVERIFY(startChat(b));
+        const quint16 port = serveOnAnyPort(*b.settings());
+        QSignalSpy ready(b.models(), &ModelController::modelReady);
+        QVERIFY(b.models()->loadDroppedFile(QUrl::fromLocalFile(folder + "/tiny-gemma3.gguf")));
+        QVERIFY(ready.wait(30000));
+        QVERIFY(b.models()->imageInput());
+        const auto ask = [port](const QByteArray& image) {
+            const auto reply =
+                httpRequest(port, "POST", "/v1/chat/completions",
+                            gemmaBody(askAbout(QStringLiteral("Describe it."), {dataUrl(image)})));
+            return reply && reply->status == 200 ? replyText(*reply) : QStringLiteral("(failed)");
+        };
+        const QString grad = ask(testImage("grad-56x56.png"));
+        QVERIFY(grad != QStringLiteral("(failed)"));
+        QCOMPARE(ask(testImage("grad-56x56.png")), grad);
+        const QString rings = ask(testImage("rings-30x42.png"));
+        QVERIFY(rings != QStringLiteral("(failed)"));
+        QVERIFY(rings != grad);
+
+        QVERIFY(loadModel(b)); // stories260K
+        QVERIFY(!b.models()->imageInput());
+        const auto refused = httpRequest(
+            port, "POST", "/v1/chat/completions",
+            chatBody(askAbout(QStringLiteral("Once upon a time"), {dataUrl(testImage("grad-56x56.png"))})));
+        QVERIFY(refused);
+        QCOMPARE(refused->status, 400);
+        QVERIFY2(refused->json()["error"]["message"].toString().startsWith(
+                     QLatin1String("this model reads no images")),
+                 refused->body.constData());
     }
 
     void windowChatsAndApiRequestsInterleave() {

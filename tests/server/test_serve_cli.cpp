@@ -1,9 +1,10 @@
 // `hearth-cli serve` as a real subprocess: it prints the URL it listens on (--port 0:
 // a free port), answers a chat completion over HTTP, holds to its API key, its allowed origins
 // and host names (and refuses foreign ones), decodes every request speculatively with --lookup
-// (the same greedy text, its counters printed), refuses bad arguments with status 2, and exits 0
-// on SIGTERM.
+// (the same greedy text, its counters printed), reads images with --mmproj (its figures printed),
+// refuses bad arguments with status 2, and exits 0 on SIGTERM.
 #include "tests/server/api_fixture.h"
+#include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTest>
@@ -18,9 +19,16 @@ QString stories() {
     return QString::fromStdString(testdata("models/stories260K.gguf"));
 }
 
+QString gemma() {
+    return QString::fromStdString(testdata("models/tiny-gemma3.gguf"));
+}
+QString gemmaProjector() {
+    return QString::fromStdString(testdata("vision/mmproj-tiny-gemma3-f32.gguf"));
+}
+
 // Starts the server and reads the port from its "listening on" line; 0 on failure.
-quint16 startServe(QProcess& process, const QStringList& extra = {}) {
-    process.start(cli(), QStringList{"serve", "-m", stories(), "--port", "0", "-t", "1"} + extra);
+quint16 startServe(QProcess& process, const QStringList& extra = {}, const QString& model = stories()) {
+    process.start(cli(), QStringList{"serve", "-m", model, "--port", "0", "-t", "1"} + extra);
     if (!process.waitForStarted(10000)) return 0;
     static const QRegularExpression listening(QStringLiteral("listening on http://127\\.0\\.0\\.1:(\\d+)\n"));
     QByteArray err;
@@ -171,6 +179,34 @@ private slots:
         QVERIFY(stopWithSigterm(serve));
     }
 
+    // --mmproj: the model reads the images of requests, and the served lines count them.
+    void readsImagesWithMmproj() {
+        QProcess serve;
+        const quint16 port = startServe(serve, {"--mmproj", gemmaProjector()}, gemma());
+        QVERIFY(port > 0);
+        QFile image(QString::fromStdString(testdata("vision/images/grad-56x56.png")));
+        QVERIFY(image.open(QIODevice::ReadOnly));
+        const QJsonObject imagePart{
+            {"type", "image_url"},
+            {"image_url", QJsonObject{{"url", "data:image/png;base64," +
+                                                  QString::fromLatin1(image.readAll().toBase64())}}}};
+        const QJsonObject body{
+            {"model", "tiny-gemma3"},
+            {"messages", QJsonArray{QJsonObject{
+                             {"role", "user"},
+                             {"content", QJsonArray{QJsonObject{{"type", "text"}, {"text", "Describe it."}},
+                                                    imagePart}}}}},
+            {"max_tokens", 4}};
+        const auto reply = httpRequest(port, "POST", "/v1/chat/completions",
+                                       QJsonDocument(body).toJson(QJsonDocument::Compact));
+        QVERIFY(reply);
+        QVERIFY2(reply->status == 200, reply->body.constData());
+        QByteArray err;
+        static const QRegularExpression images(QStringLiteral("images: 1 \\(1 encoded in [^\n]*\n"));
+        QVERIFY2(awaitStderr(serve, err, images).hasMatch(), err.constData());
+        QVERIFY(stopWithSigterm(serve));
+    }
+
     void refusesBadArguments_data() {
         QTest::addColumn<QStringList>("arguments");
         QTest::newRow("no model") << QStringList{"serve", "--port", "0"};
@@ -186,6 +222,11 @@ private slots:
             << QStringList{"serve", "-m", stories(), "--draft",
                            QString::fromStdString(testdata("models/llama-2-tiny-random.gguf"))};
         QTest::newRow("damaged draft") << QStringList{"serve", "-m", stories(), "--draft", cli()};
+        QTest::newRow("missing projector")
+            << QStringList{"serve", "-m", gemma(), "--mmproj", "/nonexistent-mmproj.gguf"};
+        QTest::newRow("a model as projector") << QStringList{"serve", "-m", gemma(), "--mmproj", stories()};
+        QTest::newRow("projector of another model")
+            << QStringList{"serve", "-m", stories(), "--mmproj", gemmaProjector()};
         QTest::newRow("lookup and draft")
             << QStringList{"serve", "-m", stories(), "--lookup", "2", "--draft", stories()};
     }
