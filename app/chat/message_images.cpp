@@ -5,13 +5,9 @@
 
 namespace hearth::app {
 
-QString imageSha256(const QByteArray& bytes) {
-    return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
-}
-
 MessageImage messageImage(QByteArray bytes, QString name) {
     MessageImage image;
-    image.sha256 = imageSha256(bytes);
+    image.sha256 = QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
     image.name = std::move(name);
     image.bytes = std::move(bytes);
     return image;

@@ -12,9 +12,8 @@
 
 namespace hearth::app {
 
-// SHA-256 of the bytes, 64 lowercase hex digits: the image's id here, in the database and in the
-// engine.
-QString imageSha256(const QByteArray& bytes);
+// The image of those bytes, its id their SHA-256 (64 lowercase hex digits), as the database and
+// the engine know it.
 MessageImage messageImage(QByteArray bytes, QString name);
 // Copies the bytes once into the engine's shared buffer.
 chat::ChatImage chatImage(const MessageImage& image);
