@@ -168,9 +168,10 @@ Item {
     ChooserDialog {
         id: imageChooser
         objectName: "imageFileDialog"
-        title: qsTr("Attach an image")
+        title: qsTr("Attach images")
+        selectMultiple: true
         nameFilters: [qsTr("Images (*.png *.jpg *.jpeg *.webp)"), qsTr("All files (*)")]
-        onAccepted: view.chat.attachments.attachFiles([selectedFile])
+        onAccepted: view.chat.attachments.attachFiles(selectedFiles)
     }
     ImageViewer {
         id: imageViewer

@@ -117,11 +117,11 @@ QCoro::Task<> ChatController::loadMessages(QString conversationId) {
         // A reply that was streaming when the app was killed is what was saved of it.
         for (MessageRecord& m : records)
             if (m.state == MessageState::Streaming) m.state = MessageState::Stopped;
-        model->setMessages(records);
-        QList<MessageImage> shown;
+        QList<MessageImage> shown; // in the library before their thumbnails ask for them
         for (const MessageRecord& m : std::as_const(records))
             shown += m.images;
         images_->setImages(conversationId, shown);
+        model->setMessages(records);
     }
     emit canSendChanged();
 }
@@ -182,8 +182,8 @@ bool ChatController::send(const QString& text) {
     user.role = chat::Role::User;
     user.content = content;
     user.createdAt = now;
+    images_->addImages(user.conversationId, attachments_.images()); // before the composer lets them go
     user.images = attachments_.take();
-    images_->addImages(user.conversationId, user.images);
     current_->append(user);
     store_->saveMessage(user); // what the user wrote is on disk before the reply starts
     conversations_.touch(user.conversationId, now);
@@ -456,6 +456,9 @@ void ChatController::onFinished(quint64 requestId, const GenerationResult& r) {
         parts << tr("%1 tok/s").arg(rate, 0, 'f', 1);
     if (stats.drafted_tokens > 0)
         parts << tr("%1% of drafted tokens accepted").arg(qRound(100.0 * stats.acceptance_rate()));
+    if (stats.images_encoded > 0) // images already in the cache are not read again
+        parts << tr("%n image(s) read in %1 ms", nullptr, stats.images_encoded)
+                     .arg(stats.image_encode_seconds * 1000.0, 0, 'f', 0);
     if (stats.time_to_first_token > 0)
         parts << tr("first token %1 ms").arg(stats.time_to_first_token * 1000.0, 0, 'f', 0);
     if (stats.reused_tokens > 0)

@@ -147,10 +147,11 @@ void ImageAttachments::append(const MessageImage& image) {
     // The same picture twice is one image to the model: attached once.
     for (const MessageImage& attached : std::as_const(images_))
         if (attached.sha256 == image.sha256) return;
+    library_->addImages(kComposerHolder, {image}); // before its thumbnail asks for it
     beginInsertRows({}, count(), count());
     images_.append(image);
     endInsertRows();
-    changed();
+    emit countChanged();
 }
 
 void ImageAttachments::remove(int row) {
@@ -158,7 +159,7 @@ void ImageAttachments::remove(int row) {
     beginRemoveRows({}, row, row);
     images_.removeAt(row);
     endRemoveRows();
-    changed();
+    removed();
 }
 
 void ImageAttachments::clear() {
@@ -166,7 +167,7 @@ void ImageAttachments::clear() {
     beginResetModel();
     images_.clear();
     endResetModel();
-    changed();
+    removed();
 }
 
 QList<MessageImage> ImageAttachments::take() {
@@ -181,7 +182,7 @@ void ImageAttachments::setReading(int delta) {
     if (reading() != was) emit readingChanged();
 }
 
-void ImageAttachments::changed() {
+void ImageAttachments::removed() {
     library_->setImages(kComposerHolder, images_);
     emit countChanged();
 }

@@ -84,7 +84,7 @@ private:
     QCoro::Task<> encodePicture(QImage picture);
     void append(const MessageImage& image);
     void setReading(int delta);
-    void changed(); // the rows changed: count, and the library's copy
+    void removed(); // rows went: the library lets their images go
 
     ModelController* models_;
     std::shared_ptr<ImageLibrary> library_;

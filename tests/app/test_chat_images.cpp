@@ -21,6 +21,7 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -114,6 +115,9 @@ private slots:
         QCOMPARE(turn.content, QStringLiteral("What colours are these?"));
         compareTurnImages(turn, user.images);
         QVERIFY(finishReply(b.chat()));
+        // The reply's line says the model read both (the English plural comes with the translation).
+        const QString stats = b.chat()->messages()->index(1).data(MessageListModel::StatsRole).toString();
+        QVERIFY2(stats.contains(QRegularExpression("2 image(s|\\(s\\)) read in \\d+ ms")), qPrintable(stats));
 
         // The next turn sends the whole conversation: the first message's images with it.
         QVERIFY(b.chat()->send(QStringLiteral("And the second one?")));
@@ -129,6 +133,9 @@ private slots:
         QCOMPARE(withImages, 1);
         QVERIFY(turns.constLast().images.empty());
         QVERIFY(finishReply(b.chat()));
+        // Read once: the next turn finds them in the conversation's cache.
+        const QString again = b.chat()->messages()->index(3).data(MessageListModel::StatsRole).toString();
+        QVERIFY2(!again.isEmpty() && !again.contains(QStringLiteral("image")), qPrintable(again));
     }
 
     // The model reads the pictures: the same words with another picture (greedy sampling) get

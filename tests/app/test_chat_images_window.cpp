@@ -133,6 +133,29 @@ private slots:
         QVERIFY(item(QStringLiteral("toast"))->isVisible());
         QCOMPARE(attachments()->count(), 0);
         backend_->chat()->clearError();
+        // The attach button says the same at once, rather than after choosing files.
+        QMetaObject::invokeMethod(item(QStringLiteral("attachImageButton")), "clicked");
+        QCOMPARE(backend_->chat()->errorMessage(), refusal);
+        QVERIFY(!item(QStringLiteral("imageFileDialog"))->property("opened").toBool());
+        backend_->chat()->clearError();
+    }
+
+    // The attach button opens the file dialog (Hearth's own here: no platform theme); the file
+    // chosen joins the message.
+    void theAttachButtonChoosesAFile() {
+        QVERIFY(test::loadVisionModel(*backend_, dir_));
+        QQuickItem* dialog = item(QStringLiteral("imageFileDialog"));
+        QMetaObject::invokeMethod(item(QStringLiteral("attachImageButton")), "clicked");
+        QTRY_VERIFY(dialog->property("opened").toBool());
+        QQuickItem* field = findShown(window_->contentItem(), QStringLiteral("fileBrowserPath"));
+        QVERIFY2(field, "no field to type a path in");
+        field->forceActiveFocus(Qt::TabFocusReason);
+        field->setProperty("text", file("blue.jpg"));
+        QTest::keyClick(window_, Qt::Key_Return);
+        QTRY_VERIFY(!dialog->property("opened").toBool());
+        QTRY_COMPARE_WITH_TIMEOUT(attachments()->count(), 1, 10000);
+        QCOMPARE(attachments()->images().constFirst().name, QStringLiteral("blue.jpg"));
+        attachments()->clear();
     }
 
     void imagesJoinTheMessageAndAreSent() {
