@@ -9,5 +9,7 @@ template class Candidates<QuantizeRowFn>;
 template class Candidates<DequantizeRowFn>;
 template class Candidates<AttendFn>;
 template class Candidates<SwigluFn>;
+template class Candidates<GeluFn>;
+template class Candidates<SoftmaxFn>;
 
 } // namespace hearth::kernels

@@ -79,6 +79,12 @@ inline bool is_kv_cache_type(TensorType t) {
 // SwiGLU in place over n elements: gate[i] = gate[i] * sigmoid(gate[i]) * up[i], with
 // llama.cpp's rounding (its vector exp in blocks of 8, libm's expf for the tail).
 using SwigluFn = void (*)(float* gate, const float* up, int64_t n);
+// GELU (tanh form) in place over n elements, as x * sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3):
+// the same function, without tanh's cancellation near -1 (gelu_ref spells out the rounding).
+using GeluFn = void (*)(float* x, int64_t n);
+// Softmax of one row in place: row[i] = e^(scale row[i] - max) / sum (softmax_ref spells out the
+// rounding and the order of the sum).
+using SoftmaxFn = void (*)(float* row, int64_t n, float scale);
 
 // ---- The tables ---------------------------------------------------------------------------
 
@@ -100,6 +106,8 @@ extern template class Candidates<QuantizeRowFn>;
 extern template class Candidates<DequantizeRowFn>;
 extern template class Candidates<AttendFn>;
 extern template class Candidates<SwigluFn>;
+extern template class Candidates<GeluFn>;
+extern template class Candidates<SoftmaxFn>;
 
 // A type's candidates for each operation on it.
 struct TypeCandidates {
@@ -121,6 +129,8 @@ struct KernelTable {
     TypeCandidates& of(TensorType t) { return by_type[static_cast<uint32_t>(t)]; }
     Candidates<AttendFn> attention;
     Candidates<SwigluFn> swiglu;
+    Candidates<GeluFn> gelu;
+    Candidates<SoftmaxFn> softmax;
     // Floats of queries (positions x the query heads of one KV head) per prefill attention call
     // the engine makes: a kernel prepares each block of keys and values once per call (or pass).
     int64_t attention_tile_floats = 4096;

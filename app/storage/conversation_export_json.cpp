@@ -25,7 +25,19 @@ QJsonValue toolValue(const QString& toolData) {
     return document.isObject() ? QJsonValue(document.object()) : QJsonValue(QJsonValue::Null);
 }
 
-QJsonObject conversationObject(const ConversationBundle& bundle) {
+// A message's images as the file lists them: name and SHA-256, the bytes going into `pictures`.
+QJsonArray imagesValue(const QList<MessageImage>& images, QJsonObject& pictures) {
+    QJsonArray list;
+    for (const MessageImage& image : images) {
+        list.append(
+            QJsonObject{{QStringLiteral("name"), image.name}, {QStringLiteral("sha256"), image.sha256}});
+        if (!pictures.contains(image.sha256))
+            pictures.insert(image.sha256, QString::fromLatin1(image.bytes.toBase64()));
+    }
+    return list;
+}
+
+QJsonObject conversationObject(const ConversationBundle& bundle, QJsonObject& pictures) {
     QJsonArray messages;
     for (const MessageRecord& m : bundle.messages) {
         QJsonObject message{
@@ -39,6 +51,7 @@ QJsonObject conversationObject(const ConversationBundle& bundle) {
             {QStringLiteral("model"), m.model}};
         if (const QJsonValue tool = toolValue(m.toolData); !tool.isNull())
             message.insert(QStringLiteral("tool"), tool);
+        if (!m.images.isEmpty()) message.insert(QStringLiteral("images"), imagesValue(m.images, pictures));
         messages.append(message);
     }
     const QList<MessageRecord> shown = chosenPath(bundle.messages);
@@ -55,13 +68,17 @@ QJsonObject conversationObject(const ConversationBundle& bundle) {
 
 QByteArray conversationsToJson(const QList<ConversationBundle>& conversations, const QJsonObject& settings) {
     QJsonArray list;
+    QJsonObject pictures; // by SHA-256
     for (const ConversationBundle& bundle : conversations)
-        list.append(conversationObject(bundle));
+        list.append(conversationObject(bundle, pictures));
+    // The first version where it says all: a file without images stays readable by every Hearth.
+    const int version = pictures.isEmpty() ? kHearthFormatTextOnlyVersion : kHearthFormatVersion;
     QJsonObject root{{QStringLiteral("format"), QLatin1String(kHearthFormatName)},
-                     {QStringLiteral("version"), kHearthFormatVersion},
+                     {QStringLiteral("version"), version},
                      {QStringLiteral("exportedAt"), formatTime(QDateTime::currentDateTimeUtc())},
                      {QStringLiteral("conversations"), list}};
     if (!settings.isEmpty()) root.insert(QStringLiteral("settings"), settings);
+    if (!pictures.isEmpty()) root.insert(QStringLiteral("images"), pictures);
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 

@@ -39,6 +39,17 @@ QString closedFences(const QString& content) {
     return fences % 2 == 0 ? content : content + QStringLiteral("\n```");
 }
 
+// An image's name as Markdown's image text: on one line, without the brackets that would end it.
+QString imageText(const QString& name) {
+    QString text;
+    for (const QChar c : name.simplified()) {
+        if (c == QLatin1Char('\\') || c == QLatin1Char('[') || c == QLatin1Char(']'))
+            text += QLatin1Char('\\');
+        text += c;
+    }
+    return text.isEmpty() ? ConversationExport::tr("image") : text;
+}
+
 void appendConversation(QString& out, const ConversationBundle& bundle) {
     const ConversationRecord& c = bundle.conversation;
     out += QStringLiteral("# ") + headingText(c.title) + QStringLiteral("\n\n");
@@ -49,10 +60,12 @@ void appendConversation(QString& out, const ConversationBundle& bundle) {
         out += QStringLiteral("## ") + author(m);
         if (m.createdAt.isValid()) out += QStringLiteral(" · ") + when(m.createdAt);
         out += QStringLiteral("\n\n");
-        out += m.content.trimmed().isEmpty()
-                   ? QStringLiteral("*") + ConversationExport::tr("(empty)") + QStringLiteral("*")
-                   : closedFences(m.content.trimmed());
-        out += QStringLiteral("\n\n");
+        for (const MessageImage& image : m.images) // before the text, as the model reads them
+            out += QStringLiteral("![%1](%2)\n\n").arg(imageText(image.name), imageAddress(image));
+        if (!m.content.trimmed().isEmpty())
+            out += closedFences(m.content.trimmed()) + QStringLiteral("\n\n");
+        else if (m.images.isEmpty())
+            out += QStringLiteral("*") + ConversationExport::tr("(empty)") + QStringLiteral("*\n\n");
         if (m.state == MessageState::Stopped)
             out += QStringLiteral("*") + ConversationExport::tr("(stopped before the end)") +
                    QStringLiteral("*\n\n");
@@ -61,6 +74,10 @@ void appendConversation(QString& out, const ConversationBundle& bundle) {
     }
 }
 } // namespace
+
+QString imageAddress(const MessageImage& image) {
+    return QStringLiteral("sha256:") + image.sha256;
+}
 
 QString conversationsToMarkdown(const QList<ConversationBundle>& conversations) {
     QString out;

@@ -1,6 +1,7 @@
 #include "app/storage/conversation_import_hearth.h"
 #include "app/storage/conversation_export_json.h"
 #include <QCoreApplication>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSet>
@@ -53,7 +54,58 @@ MessageState stateFrom(const QJsonObject& object, const QString& where) {
     return state;
 }
 
-ImportedNode readMessage(const QJsonValue& value, const QString& where) {
+// The file's pictures (its top-level "images"), by SHA-256, each checked against its bytes.
+using Pictures = QHash<QString, QByteArray>;
+
+Pictures readPictures(const QJsonObject& root, const QString& path) {
+    Pictures pictures;
+    const QJsonValue table = root.value(QLatin1String("images"));
+    if (table.isUndefined() || table.isNull()) return pictures;
+    if (!table.isObject()) fail(path, ConversationImport::tr("\"images\" is not an object"));
+    const QJsonObject entries = table.toObject();
+    for (auto it = entries.constBegin(); it != entries.constEnd(); ++it) {
+        const QString where = ConversationImport::tr("%1: \"images\", the entry \"%2\"").arg(path, it.key());
+        if (!it.value().isString()) fail(where, ConversationImport::tr("not a string of base64"));
+        const QByteArray::FromBase64Result decoded = QByteArray::fromBase64Encoding(
+            it.value().toString().toLatin1(),
+            QByteArray::Base64Encoding | QByteArray::AbortOnBase64DecodingErrors);
+        if (!decoded) fail(where, ConversationImport::tr("not valid base64"));
+        if (decoded.decoded.isEmpty()) fail(where, ConversationImport::tr("the image has no bytes"));
+        const QString sha256 = imageSha256(decoded.decoded);
+        if (sha256 != it.key())
+            fail(where,
+                 ConversationImport::tr("the SHA-256 of its bytes is %1, not the entry's name").arg(sha256));
+        pictures.insert(sha256, decoded.decoded);
+    }
+    return pictures;
+}
+
+// A message's "images": each one's name and SHA-256, its bytes from the file's pictures.
+QList<MessageImage> readImages(const QJsonObject& message, const QString& where, const Pictures& pictures) {
+    const QJsonValue value = message.value(QLatin1String("images"));
+    if (value.isUndefined() || value.isNull()) return {};
+    if (!value.isArray()) fail(where, ConversationImport::tr("\"images\" is not an array"));
+    const QJsonArray list = value.toArray();
+    QList<MessageImage> images;
+    for (qsizetype i = 0; i < list.size(); ++i) {
+        const QString imageWhere = where + ConversationImport::tr(", image %1").arg(i + 1);
+        if (!list.at(i).isObject()) fail(imageWhere, ConversationImport::tr("not an object"));
+        const QJsonObject object = list.at(i).toObject();
+        MessageImage image;
+        image.name = requiredString(object, "name", imageWhere);
+        image.sha256 = requiredString(object, "sha256", imageWhere);
+        const auto picture = pictures.constFind(image.sha256);
+        if (picture == pictures.constEnd())
+            fail(imageWhere,
+                 ConversationImport::tr("the file's \"images\" holds no picture with the SHA-256 \"%1\"")
+                     .arg(image.sha256));
+        image.bytes = *picture;
+        images.append(image);
+    }
+    return images;
+}
+
+ImportedNode readMessage(const QJsonValue& value, const QString& where, const Pictures& pictures) {
     if (!value.isObject()) fail(where, ConversationImport::tr("not an object"));
     const QJsonObject object = value.toObject();
     ImportedNode node;
@@ -86,11 +138,13 @@ ImportedNode readMessage(const QJsonValue& value, const QString& where) {
         record.toolData = QString::fromUtf8(QJsonDocument(tool.toObject()).toJson(QJsonDocument::Compact));
     else if (!tool.isUndefined() && !tool.isNull())
         fail(where, ConversationImport::tr("\"tool\" is not an object"));
+    record.images = readImages(object, where, pictures);
     node.message = record;
     return node;
 }
 
-ConversationBundle readConversation(const QJsonValue& value, const QString& path, qsizetype index) {
+ConversationBundle readConversation(const QJsonValue& value, const QString& path, qsizetype index,
+                                    const Pictures& pictures) {
     QString where = conversationPlace(path, index, QString());
     if (!value.isObject()) fail(where, ConversationImport::tr("not an object"));
     const QJsonObject object = value.toObject();
@@ -106,7 +160,7 @@ ConversationBundle readConversation(const QJsonValue& value, const QString& path
     QString lastId;
     for (qsizetype i = 0; i < messages.size(); ++i) {
         const QString messageWhere = where + ConversationImport::tr(", message %1").arg(i + 1);
-        ImportedNode node = readMessage(messages.at(i), messageWhere);
+        ImportedNode node = readMessage(messages.at(i), messageWhere, pictures);
         if (ids.contains(node.key))
             fail(messageWhere, ConversationImport::tr("the id \"%1\" is used twice").arg(node.key));
         ids.insert(node.key);
@@ -153,19 +207,21 @@ void readHearthConversations(const QJsonObject& root, const QString& path, const
     const QJsonValue version = root.value(QLatin1String("version"));
     if (!version.isDouble() || version.toDouble() != double(version.toInt()))
         fail(path, ConversationImport::tr("\"version\" is missing or not a whole number"));
-    if (version.toInt() != kHearthFormatVersion)
+    if (version.toInt() < kHearthFormatTextOnlyVersion || version.toInt() > kHearthFormatVersion)
         fail(path,
              ConversationImport::tr(
-                 "version %1 of Hearth's conversation format is not one this Hearth reads (it reads version "
-                 "%2); a newer Hearth may read it")
+                 "version %1 of Hearth's conversation format is not one this Hearth reads (it reads versions "
+                 "%2 to %3); a newer Hearth may read it")
                  .arg(version.toInt())
+                 .arg(kHearthFormatTextOnlyVersion)
                  .arg(kHearthFormatVersion));
     const QJsonValue conversations = root.value(QLatin1String("conversations"));
     if (!conversations.isArray())
         fail(path, ConversationImport::tr("\"conversations\" is missing or not an array"));
+    const Pictures pictures = readPictures(root, path);
     const QJsonArray list = conversations.toArray();
     for (qsizetype i = 0; i < list.size(); ++i) {
-        ConversationBundle bundle = readConversation(list.at(i), path, i);
+        ConversationBundle bundle = readConversation(list.at(i), path, i, pictures);
         if (bundle.messages.isEmpty()) {
             ++summary.skippedConversations;
             continue;

@@ -1,7 +1,7 @@
 #pragma once
 // Reads Hearth's own conversation file (conversation_export_json.h): refuses another format or a
-// version it does not know, checks every field, and hands each conversation, as the path from its
-// root to its current leaf, to `insert`.
+// version it does not know, checks every field (each picture's bytes against its SHA-256 too), and
+// hands each conversation, every branch with the path to its current leaf chosen, to `insert`.
 #include "app/storage/conversation_import.h"
 #include <QJsonObject>
 

@@ -22,9 +22,20 @@ void setAside(const QString& path, const QString& backup) {
     }
 }
 
-// Copies every conversation whose messages can all be read from the damaged file, each row as it
-// is stored (the app's own roles or not), and what can be read of the presets; returns how many
-// conversations. One that cannot be read stays in the backup only.
+// The images whose bytes are still the ones their SHA-256 names; a damaged picture is left out
+// (it stays in the backup), its message copied without it.
+ImagesByMessage intactImages(const ImagesByMessage& images) {
+    ImagesByMessage intact;
+    for (auto it = images.cbegin(); it != images.cend(); ++it)
+        for (const MessageImage& image : it.value())
+            if (!image.bytes.isEmpty() && imageSha256(image.bytes) == image.sha256)
+                intact[it.key()].append(image);
+    return intact;
+}
+
+// Copies every conversation whose messages (and their images) can all be read from the damaged
+// file, each row as it is stored (the app's own roles or not), and what can be read of the
+// presets; returns how many conversations. One that cannot be read stays in the backup only.
 int copyConversations(const QString& damagedPath, SqlStore& fresh) {
     QList<ConversationRecord> conversations;
     std::unique_ptr<SqlStore> damaged;
@@ -37,13 +48,15 @@ int copyConversations(const QString& damagedPath, SqlStore& fresh) {
     QSet<QString> copied;
     for (const ConversationRecord& conversation : conversations) {
         QList<SqlStore::StoredRow> messages;
+        ImagesByMessage images;
         try {
             messages = damaged->storedMessages(conversation.id);
+            images = intactImages(MessageImageStore(*damaged).imagesOfConversation(conversation.id));
         } catch (const StoreError&) {
             continue;
         }
         fresh.saveConversation(conversation);
-        fresh.insertStoredMessages(messages);
+        fresh.insertStoredMessages(messages, images);
         copied.insert(conversation.id);
     }
     PresetStore(fresh).copyFrom(PresetStore(*damaged), copied);

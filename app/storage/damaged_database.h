@@ -3,7 +3,8 @@
 // is not a database, or whose pages fail SQLite's quick check, is renamed aside with its WAL and
 // shared-memory files, as "<name>.damaged-YYYYMMDD-HHMMSS" next to it; a fresh database takes
 // its place, and every conversation that can still be read whole from the damaged one is copied
-// into it. A database locked by another program is not damaged: that open throws as before.
+// into it, with its messages' images (a picture whose bytes no longer match its SHA-256 is left out). A
+// database locked by another program is not damaged: that open throws as before.
 #include "app/storage/sql_store.h"
 #include <QDateTime>
 #include <QString>

@@ -1,4 +1,5 @@
 #include "app/storage/records.h"
+#include <QCryptographicHash>
 #include <QHash>
 #include <QSet>
 #include <QUuid>
@@ -60,6 +61,10 @@ MessageState messageStateFromName(const QString& name) {
 
 QString newRecordId() {
     return QUuid::createUuid().toString(QUuid::WithoutBraces);
+}
+
+QString imageSha256(const QByteArray& bytes) {
+    return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
 }
 
 } // namespace hearth::app

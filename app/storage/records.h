@@ -48,6 +48,8 @@ struct MessageRecord {
     // what became of each call; on a tool message (role tool), the call it answers. Empty: none.
     QString toolData;
     // The images the message shows, in order (a user's message; the model reads them before its text).
+    // Stored with the message when it is first saved, each picture once (message_image_store.h);
+    // later saves of the message keep them as they are.
     QList<MessageImage> images;
 };
 
@@ -66,5 +68,8 @@ QList<MessageRecord> chosenPath(const QList<MessageRecord>& tree);
 QString messageStateName(MessageState state);
 MessageState messageStateFromName(const QString& name);
 QString newRecordId();
+
+// The SHA-256 of an image's bytes as MessageImage::sha256 holds it: 64 lowercase hex digits.
+QString imageSha256(const QByteArray& bytes);
 
 } // namespace hearth::app

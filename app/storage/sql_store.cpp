@@ -112,6 +112,7 @@ void SqlStore::createSchema() {
     exec(QStringLiteral(
         "CREATE INDEX IF NOT EXISTS messages_by_parent ON messages(conversation_id, parent_id)"));
     PresetStore(*this).createTables();
+    MessageImageStore(*this).createTables(); // a database written before images gains them, empty
 }
 
 void SqlStore::migrateToTree() {
@@ -277,6 +278,10 @@ QList<MessageRecord> SqlStore::messages(const QString& conversationId) const {
         rows.append(m);
     }
     if (!unknownRoles.isEmpty()) warnOfUnknownRoles(conversationId, unknownRoles);
+    const ImagesByMessage images = MessageImageStore(*this).imagesOfConversation(conversationId);
+    if (!images.isEmpty())
+        for (MessageRecord& m : rows)
+            m.images = images.value(m.id);
     return rows;
 }
 
@@ -320,7 +325,7 @@ QList<SqlStore::StoredRow> SqlStore::storedMessages(const QString& conversationI
     return rows;
 }
 
-void SqlStore::insertStoredMessages(const QList<StoredRow>& rows) {
+void SqlStore::insertStoredMessages(const QList<StoredRow>& rows, const ImagesByMessage& images) {
     QSqlDatabase db = QSqlDatabase::database(connectionName_);
     db.transaction();
     try {
@@ -332,6 +337,8 @@ void SqlStore::insertStoredMessages(const QList<StoredRow>& rows) {
             for (int column = 0; column < kMessageColumns; ++column)
                 query.addBindValue(row.value(column));
             run(query, path_);
+            MessageImageStore(*this).addImages(row.value(0).toString(),
+                                               images.value(row.value(0).toString()));
         }
     } catch (...) {
         db.rollback();
@@ -392,6 +399,7 @@ void SqlStore::saveMessage(const MessageRecord& m) {
         query.addBindValue(m.conversationId);
         bindMessageFields(query, m);
         run(query, path_);
+        if (inserted) MessageImageStore(*this).addImages(m.id, m.images);
         if (inserted && m.active) chooseMessage(m.id);
         QSqlQuery touch(db);
         touch.prepare(
@@ -463,6 +471,7 @@ void SqlStore::insertMessage(const MessageRecord& m) const {
     query.addBindValue(m.position);
     bindMessageFields(query, m);
     run(query, path_);
+    MessageImageStore(*this).addImages(m.id, m.images);
 }
 
 QSqlDatabase SqlStore::database() const {

@@ -1,6 +1,7 @@
 #pragma once
 // The conversation database itself: synchronous SQL on one connection. Used only
 // from the database thread (ConversationStore); tests may drive it directly.
+#include "app/storage/message_image_store.h"
 #include "app/storage/records.h"
 #include <QSet>
 #include <QString>
@@ -49,14 +50,16 @@ public:
     // position, parents before children. A row whose role no chat::Role spells (a database
     // edited by hand or written by a later version) is left out, its children hung on its
     // parent, and never changed or deleted but with its conversation; the first read of such a
-    // conversation says so with qWarning.
+    // conversation says so with qWarning. Each message comes with its images, bytes and all.
     [[nodiscard]] QList<MessageRecord> messages(const QString& conversationId) const;
     // Every message row of the conversation exactly as stored, whatever its role, each one's
     // columns in the table's order: what a copy of the database carries (damaged_database.h). A
     // file written before messages formed a tree (opened read-only) gives its rows as one chain.
     using StoredRow = QVariantList;
     [[nodiscard]] QList<StoredRow> storedMessages(const QString& conversationId) const;
-    void insertStoredMessages(const QList<StoredRow>& rows); // into their conversations, as they were
+    // Into their conversations, as they were, with the images of each (by message id), in one
+    // transaction.
+    void insertStoredMessages(const QList<StoredRow>& rows, const ImagesByMessage& images = {});
     [[nodiscard]] QString journalMode() const;
     // PRAGMA integrity_check: "ok", or SQLite's list of problems, one a line.
     [[nodiscard]] QString integrityCheck() const;
@@ -68,7 +71,9 @@ public:
     void deleteConversation(const QString& id); // and its messages
     // Insert or update; touches the conversation. A new message goes after every row stored for
     // its conversation (at `position`, or later where rows left out of messages() lie there) and,
-    // when active, becomes its siblings' chosen one; an update changes the content and state only.
+    // when active, becomes its siblings' chosen one; an update changes the content, state and
+    // function calls only. A message's images are stored when it is inserted (each picture once, by
+    // its SHA-256: message_image_store.h) and kept as they are by every update.
     void saveMessage(const MessageRecord& message);
     // Makes the message the chosen one among its siblings (a branch shown).
     void chooseMessage(const QString& id);
@@ -77,14 +82,15 @@ public:
     // Runs `work` in one transaction: committed when it returns, rolled back (nothing of it left)
     // and rethrown when it throws.
     void inTransaction(const std::function<void()>& work);
-    // Inserts a conversation and its messages as they are, in no transaction of its own (run it
-    // inside inTransaction); throws StoreError when an id is already taken.
+    // Inserts a conversation and its messages (with their images) as they are, in no transaction
+    // of its own (run it inside inTransaction); throws StoreError when an id is already taken.
     void insertConversation(const ConversationRecord& conversation, const QList<MessageRecord>& messages);
 
     // For the tables of other files (preset_store.h): the connection, and a query run on it that
     // throws StoreError (of the kind SQLite's code says) naming the file.
     [[nodiscard]] QSqlDatabase database() const;
     void runQuery(QSqlQuery& query) const;
+    [[nodiscard]] const QString& path() const { return path_; } // what its errors name
 
 private:
     void createSchema();

@@ -75,20 +75,21 @@ void soft_cap_values(float* x, size_t count, float cap) {
 }
 
 float gelu(float x) {
-    constexpr float kSqrt2OverPi = 0.79788456080286535588f;
-    return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * x * (1.0f + 0.044715f * x * x)));
+    kernels::active_kernels().gelu.fn()(&x, 1);
+    return x;
 }
 
 void gelu_values(float* x, size_t count) {
-    for (size_t i = 0; i < count; ++i)
-        x[i] = gelu(x[i]);
+    kernels::active_kernels().gelu.fn()(x, static_cast<int64_t>(count));
 }
 
 void geglu_rows(float* gate, const float* up, int32_t rows, int32_t dim, kernels::ThreadPool& pool) {
+    const kernels::GeluFn gelu_row = kernels::active_kernels().gelu.fn();
     pool.for_each(rows, [&](int64_t r) {
         const size_t offset = static_cast<size_t>(r) * static_cast<size_t>(dim);
+        gelu_row(gate + offset, dim);
         for (int32_t i = 0; i < dim; ++i)
-            gate[offset + i] = gelu(gate[offset + i]) * up[offset + i];
+            gate[offset + i] *= up[offset + i];
     });
 }
 

@@ -26,7 +26,8 @@ void add_bias_rows(float* x, const float* bias, int32_t rows, int32_t dim);
 void scale_values(float* x, size_t count, float factor); // x *= factor
 // x = cap * tanh(x / cap): Gemma 2's final-logit soft-capping.
 void soft_cap_values(float* x, size_t count, float cap);
-// GELU by its tanh approximation, as llama.cpp's ggml_gelu: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+// GELU by its tanh approximation, as llama.cpp's ggml_gelu: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))),
+// computed as x sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3)) by the active kernel table's GELU.
 float gelu(float x);
 void gelu_values(float* x, size_t count);
 // gate = gelu(gate) * up, row by row; a batch of rows is shared out over the pool.

@@ -1,6 +1,7 @@
 #include "engine/vision/siglip_tower.h"
 #include "engine/forward/transformer_ops.h"
 #include "kernels/fp16.h"
+#include "kernels/kernel_table.h"
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -188,23 +189,10 @@ void SiglipTower::attention(kernels::ThreadPool& pool) {
             }
         });
         kernels::matmul(keys, head_q_.data(), n, scores_.data(), pool, matmul_scratch_);
+        const kernels::SoftmaxFn softmax = kernels::active_kernels().softmax.fn();
         for_rows(n, pool, [&](int64_t first, int64_t count) {
-            for (int64_t r = first; r < first + count; ++r) {
-                float* row = scores_.data() + r * n;
-                float most = -INFINITY;
-                for (int32_t j = 0; j < n; ++j) {
-                    row[j] *= scale;
-                    most = std::max(most, row[j]);
-                }
-                float sum = 0.0f;
-                for (int32_t j = 0; j < n; ++j) {
-                    row[j] = std::exp(row[j] - most);
-                    sum += row[j];
-                }
-                const float inverse = 1.0f / sum;
-                for (int32_t j = 0; j < n; ++j)
-                    row[j] *= inverse;
-            }
+            for (int64_t r = first; r < first + count; ++r)
+                softmax(scores_.data() + r * n, n, scale);
         });
         kernels::matmul(values_t, scores_.data(), n, head_out_.data(), pool, matmul_scratch_);
         for_rows(n, pool, [&](int64_t first, int64_t count) {

@@ -44,4 +44,36 @@ void swiglu_ref(float* gate, const float* up, int64_t n) {
     }
 }
 
+float gelu_lane(float x) {
+    const float cube_term = 0.044715f * (x * x);
+    const float u2 = -1.5957691216057308f * (x * (1.0f + cube_term)); // -2u
+    return x / (1.0f + vector_expf_lane(u2));
+}
+
+void gelu_ref(float* x, int64_t n) {
+    for (int64_t i = 0; i < n; ++i)
+        x[i] = gelu_lane(x[i]);
+}
+
+void softmax_ref(float* row, int64_t n, float scale) {
+    float most = -INFINITY;
+    for (int64_t i = 0; i < n; ++i) {
+        row[i] *= scale;
+        most = std::fmax(most, row[i]);
+    }
+    float lanes[8] = {};
+    const int64_t blocked = n & ~int64_t{7};
+    for (int64_t i = 0; i < n; ++i)
+        row[i] = vector_expf_lane(row[i] - most);
+    for (int64_t i = 0; i < blocked; ++i)
+        lanes[i % 8] += row[i];
+    float sum =
+        ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+    for (int64_t i = blocked; i < n; ++i)
+        sum += row[i];
+    const float inverse = 1.0f / sum;
+    for (int64_t i = 0; i < n; ++i)
+        row[i] *= inverse;
+}
+
 } // namespace hearth::kernels

@@ -84,6 +84,13 @@ void attend_ref(const float* q, float* out, size_t head_stride, size_t position_
 void swiglu_ref(float* gate, const float* up, int64_t n);
 // One lane of ggml's vector exp (ggml_v_expf): what its SIMD versions compute per lane.
 float vector_expf_lane(float x);
+// GELU in place (GeluFn), lane by lane: gelu_lane.
+void gelu_ref(float* x, int64_t n);
+float gelu_lane(float x);
+// Softmax of a row in place (SoftmaxFn): the scaled row's maximum, e^(v - max) by the vector exp,
+// their sum in 8 lanes over the row's blocks of 8 (lane i takes the elements i mod 8), the lanes
+// added ((0+1)+(2+3))+((4+5)+(6+7)), then the tail's one by one; each value times 1/sum.
+void softmax_ref(float* row, int64_t n, float scale);
 
 // Decode over rows repacked in groups of 16 (InterleavedGemvFn): each row unpacked, then the
 // dot product above, so the results are bit for bit those of the row-major rows

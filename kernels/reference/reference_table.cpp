@@ -88,6 +88,8 @@ void add_reference_kernels(KernelTable& table) {
                                                   TensorType::Q8_0)});
     table.attention.put_first({{.name = "attend_ref", .backend = kScalar, .fn = attend_ref}});
     table.swiglu.put_first({{.name = "swiglu_ref", .backend = kScalar, .fn = swiglu_ref}});
+    table.gelu.put_first({{.name = "gelu_ref", .backend = kScalar, .fn = gelu_ref}});
+    table.softmax.put_first({{.name = "softmax_ref", .backend = kScalar, .fn = softmax_ref}});
 }
 
 } // namespace hearth::kernels

@@ -76,5 +76,8 @@ void expf_8(const float* in, float* out);
 
 // SwiGLU in place (SwigluFn), bit for bit the reference's.
 void swiglu(float* gate, const float* up, int64_t n);
+// GELU (GeluFn) and a row's softmax (SoftmaxFn), bit for bit the reference's.
+void gelu(float* x, int64_t n);
+void softmax(float* row, int64_t n, float scale);
 
 } // namespace hearth::kernels::avx2

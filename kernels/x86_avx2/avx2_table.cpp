@@ -82,6 +82,8 @@ void add_kernels(KernelTable& table) {
 
     table.attention.put_first({kernel<AttendFn>("attend", attend)});
     table.swiglu.put_first({kernel<SwigluFn>("swiglu", swiglu)});
+    table.gelu.put_first({kernel<GeluFn>("gelu", gelu)});
+    table.softmax.put_first({kernel<SoftmaxFn>("softmax", softmax)});
 }
 
 } // namespace hearth::kernels::avx2

@@ -1,84 +1,150 @@
-// Prefill for F16 and BF16 weights, with activations of their type (gemm_tiles.h drives the
-// tiles; gemm_avx2.cpp's gemm_for picks the family).
+// Prefill for F16 and BF16 weights, with activations of their type (gemm_avx2.cpp's gemm_for
+// picks the family; batch 1 goes through the rows' dot product, gemm_tiles.h's gemm_entry).
 #include "kernels/block_formats.h"
 #include "kernels/tensor_type.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/float_rows.h"
 #include "kernels/x86_avx2/gemm_tiles.h"
 
+#include <algorithm>
+#include <array>
+#include <utility>
 #include <vector>
 
 namespace hearth::kernels::avx2 {
 namespace {
 
-// F16 and BF16 weights with activations of the same type, in vec_dot_f16/bf16_f16/bf16's order
-// (ggml_vec_dot_f16's): per pair, four accumulators over blocks of 32, reduce_like_ggml, the
-// tail's exact products added in double. A tile of weight rows is widened once into a panel of
-// floats; each activation block is widened once for all the tile's rows.
-struct FloatPanel {
-    std::vector<float> values; // (row, column)
-    int64_t cols = 0;
+// Prefill of F16 and BF16 weights: tiles of 4 weight rows by 3 activation rows, one float
+// accumulator of 8 lanes per pair (12 registers; 7 loads per 12 FMAs), over columns in blocks of 8,
+// the last few added exactly in double. Cache-blocked for long rows and large batches (an image's
+// 4096 patches, rows of 4304): a block of activation rows is widened to floats once and stays in
+// L2 while every tile of weight rows passes it, each tile widened a chunk of columns at a time,
+// which stays in L1, the accumulators kept between chunks.
+constexpr int kTileRows = 4;
+constexpr int kTileBatch = 3;
+constexpr int64_t kColumnChunk = 512;   // a multiple of 8: a tile's chunk of weights is 8 KiB
+constexpr int64_t kBatchBlockRows = 24; // a multiple of kTileBatch: 24 rows of 4304 floats, 413 KiB
+
+struct TileSums {
+    __m256 sums[kTileRows][kTileBatch];
 };
 
-template <bool kBf16>
-void widen_half_rows(const char* w, size_t w_stride, int rows, int64_t cols, FloatPanel& panel) {
-    grow_panel(static_cast<size_t>(rows * cols), panel.values);
-    panel.cols = cols;
-    for (int r = 0; r < rows; ++r) {
-        const auto* row = reinterpret_cast<const uint16_t*>(w + r * w_stride);
-        float* out = panel.values.data() + r * cols;
-        int64_t i = 0;
-        for (; i + 8 <= cols; i += 8)
-            _mm256_storeu_ps(out + i, load8(row + i, kBf16));
-        for (; i < cols; ++i)
-            out[i] = load1(row + i, kBf16);
+template <int RM, int RN> struct HalfTile {
+    // Adds the products of `columns` (a multiple of 8) columns: `w` the tile's widened rows
+    // (stride kColumnChunk), `x` its widened activation rows (stride x_stride).
+    static void run(const float* w, const float* x, int64_t x_stride, int64_t columns, bool first,
+                    TileSums& t) {
+        __m256 acc[RM][RN];
+#pragma GCC unroll 4
+        for (int r = 0; r < RM; ++r)
+#pragma GCC unroll 4
+            for (int b = 0; b < RN; ++b)
+                acc[r][b] = first ? _mm256_setzero_ps() : t.sums[r][b];
+        for (int64_t i = 0; i < columns; i += 8) {
+            __m256 xv[RN];
+#pragma GCC unroll 4
+            for (int b = 0; b < RN; ++b)
+                xv[b] = _mm256_loadu_ps(x + b * x_stride + i);
+#pragma GCC unroll 4
+            for (int r = 0; r < RM; ++r) {
+                const __m256 wv = _mm256_loadu_ps(w + r * kColumnChunk + i);
+#pragma GCC unroll 4
+                for (int b = 0; b < RN; ++b)
+                    acc[r][b] = _mm256_fmadd_ps(wv, xv[b], acc[r][b]);
+            }
+        }
+#pragma GCC unroll 4
+        for (int r = 0; r < RM; ++r)
+#pragma GCC unroll 4
+            for (int b = 0; b < RN; ++b)
+                t.sums[r][b] = acc[r][b];
     }
+};
+
+using HalfTileFn = void (*)(const float*, const float*, int64_t, int64_t, bool, TileSums&);
+constexpr auto kHalfTiles = []<size_t... I>(std::index_sequence<I...>) {
+    return std::array<HalfTileFn, kTileRows * kTileBatch>{
+        &HalfTile<int(I / kTileBatch) + 1, int(I % kTileBatch) + 1>::run...};
+}
+(std::make_index_sequence<kTileRows * kTileBatch>{});
+
+// The sum of a pair's 8 lanes, ((0+1)+(2+3))+((4+5)+(6+7)), and of four pairs' at once in the
+// same order: a row's result is the same whichever tile it falls in.
+inline float lane_sum(__m256 a) {
+    const __m256 h = _mm256_hadd_ps(a, a);
+    const __m256 q = _mm256_hadd_ps(h, h);
+    return _mm_cvtss_f32(_mm_add_ps(_mm256_castps256_ps128(q), _mm256_extractf128_ps(q, 1)));
+}
+inline __m128 lane_sums(__m256 a0, __m256 a1, __m256 a2, __m256 a3) {
+    const __m256 q = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));
+    return _mm_add_ps(_mm256_castps256_ps128(q), _mm256_extractf128_ps(q, 1));
 }
 
-template <bool kBf16> struct HalfPanelTile {
-    template <int RM, int RN> struct Tile {
-        static void run(const FloatPanel& panel, const char* a, size_t a_stride, float* y, int64_t y_stride) {
-            const int64_t n = panel.cols;
-            for (int b = 0; b < RN; ++b) {
-                const auto* x = reinterpret_cast<const uint16_t*>(a + b * a_stride);
-                const float* w[RM];
-#pragma GCC unroll 4
-                for (int r = 0; r < RM; ++r)
-                    w[r] = panel.values.data() + r * n;
-                __m256 acc[RM][4];
-#pragma GCC unroll 4
-                for (int r = 0; r < RM; ++r)
-#pragma GCC unroll 4
-                    for (int k = 0; k < 4; ++k)
-                        acc[r][k] = _mm256_setzero_ps();
-                int64_t i = 0;
-                for (; i + 32 <= n; i += 32)
-#pragma GCC unroll 4
-                    for (int k = 0; k < 4; ++k) {
-                        const __m256 xv = load8(x + i + 8 * k, kBf16);
-#pragma GCC unroll 4
-                        for (int r = 0; r < RM; ++r)
-                            acc[r][k] = _mm256_fmadd_ps(_mm256_loadu_ps(w[r] + i + 8 * k), xv, acc[r][k]);
-                    }
-#pragma GCC unroll 4
-                for (int r = 0; r < RM; ++r) {
+template <bool kBf16> void widen_columns(const uint16_t* from, int64_t columns, float* to) {
+    for (int64_t i = 0; i < columns; i += 8)
+        _mm256_storeu_ps(to + i, load8(from + i, kBf16));
+}
+
+template <bool kBf16> void prefill_half(const GemmCall& call) {
+    const int64_t n = call.n;
+    const int64_t vector_columns = n / 8 * 8;    // summed in the accumulators; the rest, exactly
+    thread_local std::vector<float> activations; // (activation row of the block, column)
+    thread_local std::vector<float> panel;       // (tile row, column of the chunk)
+    thread_local std::vector<TileSums> sums;     // per kTileBatch activation rows of the block
+    grow_panel(static_cast<size_t>(kBatchBlockRows * vector_columns), activations);
+    grow_panel(static_cast<size_t>(kTileRows * kColumnChunk), panel);
+    if (sums.size() < static_cast<size_t>(kBatchBlockRows / kTileBatch))
+        sums.resize(static_cast<size_t>(kBatchBlockRows / kTileBatch));
+    const char* w = static_cast<const char*>(call.weights);
+    const char* a = static_cast<const char*>(call.activations);
+    const auto activation_row = [&](int64_t b) {
+        return reinterpret_cast<const uint16_t*>(a + b * call.activation_row_bytes);
+    };
+    const auto weight_row = [&](int64_t r) {
+        return reinterpret_cast<const uint16_t*>(w + r * call.weight_row_bytes);
+    };
+    for (int64_t b0 = 0; b0 < call.batch; b0 += kBatchBlockRows) {
+        const int64_t block = std::min(kBatchBlockRows, call.batch - b0);
+        for (int64_t b = 0; b < block; ++b)
+            widen_columns<kBf16>(activation_row(b0 + b), vector_columns,
+                                 activations.data() + b * vector_columns);
+        for (int64_t r0 = call.row_begin; r0 < call.row_end; r0 += kTileRows) {
+            const int rm = static_cast<int>(std::min<int64_t>(kTileRows, call.row_end - r0));
+            for (int64_t c0 = 0; c0 < vector_columns; c0 += kColumnChunk) {
+                const int64_t columns = std::min(kColumnChunk, vector_columns - c0);
+                for (int r = 0; r < rm; ++r)
+                    widen_columns<kBf16>(weight_row(r0 + r) + c0, columns, panel.data() + r * kColumnChunk);
+                for (int64_t b = 0; b < block; b += kTileBatch) {
+                    const int rn = static_cast<int>(std::min<int64_t>(kTileBatch, block - b));
+                    kHalfTiles[static_cast<size_t>((rm - 1) * kTileBatch + (rn - 1))](
+                        panel.data(), activations.data() + b * vector_columns + c0, vector_columns, columns,
+                        c0 == 0, sums[static_cast<size_t>(b / kTileBatch)]);
+                }
+            }
+            if (rm == kTileRows && vector_columns == n && n > 0) {
+                // Whole tiles of rows without a tail (every real model's): four sums at a time.
+                for (int64_t b = 0; b < block; ++b) {
+                    const TileSums& t = sums[static_cast<size_t>(b / kTileBatch)];
+                    const int64_t j = b % kTileBatch;
+                    _mm_storeu_ps(call.y + (b0 + b) * call.y_stride + r0,
+                                  lane_sums(t.sums[0][j], t.sums[1][j], t.sums[2][j], t.sums[3][j]));
+                }
+                continue;
+            }
+            for (int64_t b = 0; b < block; ++b) {
+                const uint16_t* x = activation_row(b0 + b);
+                for (int r = 0; r < rm; ++r) {
                     double sum = 0;
-                    if (i > 0) sum = reduce_like_ggml(acc[r][0], acc[r][1], acc[r][2], acc[r][3]);
-                    for (int64_t j = i; j < n; ++j)
-                        sum += w[r][j] * load1(x + j, kBf16);
-                    y[b * y_stride + r] = static_cast<float>(sum);
+                    if (vector_columns > 0)
+                        sum = lane_sum(sums[static_cast<size_t>(b / kTileBatch)].sums[r][b % kTileBatch]);
+                    const uint16_t* row = weight_row(r0 + r);
+                    for (int64_t j = vector_columns; j < n; ++j)
+                        sum += load1(row + j, kBf16) * load1(x + j, kBf16);
+                    call.y[(b0 + b) * call.y_stride + r0 + r] = static_cast<float>(sum);
                 }
             }
         }
-    };
-};
-
-// F16 and BF16: 3 rows x 4 accumulators fill 12 registers; each activation row goes alone.
-constexpr int kHalfRows = 3;
-
-template <bool kBf16> void prefill_half(const GemmCall& call) {
-    panel_gemm<kHalfRows, 1, HalfPanelTile<kBf16>::template Tile, FloatPanel>(widen_half_rows<kBf16>, call.n,
-                                                                              call);
+    }
 }
 
 } // namespace

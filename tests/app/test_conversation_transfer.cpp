@@ -170,7 +170,8 @@ private slots:
         }
         const QJsonObject root = QJsonDocument::fromJson(readFile(file)).object();
         QCOMPARE(root.value("format").toString(), QString(kHearthFormatName));
-        QCOMPARE(root.value("version").toInt(), kHearthFormatVersion);
+        // No message shows an image: the first version, which every Hearth reads.
+        QCOMPARE(root.value("version").toInt(), kHearthFormatTextOnlyVersion);
         QCOMPARE(root.value("settings").toObject().value("temperature").toDouble(), 0.7);
         // A chain: each message's parent is the one before it, the leaf the last.
         const QJsonObject exported = root.value("conversations").toArray().at(0).toObject();
@@ -414,7 +415,8 @@ private slots:
                                                   "not valid JSON"}; // Qt's offset: past the "1"
         QTest::newRow("truncated") << QByteArray("[{\"title\": \"x\", \"mapping\": {")
                                    << QStringList{"line 1, column", "not valid JSON"};
-        QTest::newRow("unknown version") << hearthFile({}, 2) << QStringList{"version 2", "reads version 1"};
+        QTest::newRow("unknown version")
+            << hearthFile({}, 3) << QStringList{"version 3", "reads versions 1 to 2"};
         QTest::newRow("other format") << QByteArray(R"({"format": "jan-thread", "version": 1})")
                                       << QStringList{"\"jan-thread\"", "not Hearth's"};
         QTest::newRow("neither") << QByteArray(R"({"threads": []})")

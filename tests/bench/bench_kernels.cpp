@@ -414,6 +414,20 @@ BENCHMARK_CAPTURE(matmul_pool, q8_0_896x896, TensorType::Q8_0, 896, 896)
 BENCHMARK_CAPTURE(matmul_pool, q8_0_4864x896, TensorType::Q8_0, 4864, 896)->Arg(512)->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool, q8_0_896x4864, TensorType::Q8_0, 896, 4864)->Arg(512)->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool, q5_0_4864x896, TensorType::Q5_0, 4864, 896)->Arg(1)->Arg(64)->UseRealTime();
+// Gemma 3's vision tower (SigLIP, width 1152, FFN 4304, F16 weights) over an image's 4096 patches
+// and fewer: the attention projections and the MLP's two matrices.
+BENCHMARK_CAPTURE(matmul_pool, f16_1152x1152, TensorType::F16, 1152, 1152)
+    ->Arg(256)
+    ->Arg(4096)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(matmul_pool, f16_4304x1152, TensorType::F16, 4304, 1152)
+    ->Arg(256)
+    ->Arg(4096)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(matmul_pool, f16_1152x4304, TensorType::F16, 1152, 4304)
+    ->Arg(256)
+    ->Arg(4096)
+    ->UseRealTime();
 // Qwen2.5-0.5B's output matrix (Q8_0, 145 MB) and 40 MB of Q5_0 rows: decode from DRAM.
 BENCHMARK_CAPTURE(matmul_pool, q8_0_151936x896_dram, TensorType::Q8_0, 151936, 896)->Arg(1)->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool, q5_0_65536x896_dram, TensorType::Q5_0, 65536, 896)->Arg(1)->UseRealTime();

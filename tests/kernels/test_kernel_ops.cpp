@@ -101,11 +101,12 @@ const std::vector<Candidate<GemmFn>>& matmul_candidates(TensorType t) {
 }
 
 // Row lengths: one block and several (the K-quants' and 32-element formats' longest cross the BF16
-// tiles' spans of 512); repacked Q8_0 rows are whole pairs of blocks.
+// tiles' spans of 512, the float formats' longest the F16/BF16 tiles' chunks of 512 columns, with
+// a tail); repacked Q8_0 rows are whole pairs of blocks.
 std::vector<int64_t> widths_for(TensorType t, const Guard& g) {
     std::vector<int64_t> widths;
     if (is_float_type(t))
-        widths = {101, 264};
+        widths = {101, 264, 1100};
     else if (type_traits(t).block_elements == QK_K)
         widths = {256, 3 * 256, 5 * 256};
     else if (g.layout == RowLayout::Interleaved16)
@@ -536,6 +537,89 @@ private slots:
                 kernel(got.data(), up.data(), n);
                 QVERIFY2(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0,
                          qPrintable(QString("n %1, |gate| <= %2").arg(n).arg(spread)));
+            }
+    }
+
+    // ---- GELU and a row's softmax: every tier bit for bit the reference, at lengths with and
+    // without a tail; the reference within a few float roundings of the exact functions.
+
+    void gelu_data() {
+        QTest::addColumn<int>("index");
+        const auto candidates =
+            distinct_candidates<GeluFn>([](const KernelTable& k) -> auto& { return k.gelu; });
+        for (size_t i = 0; i < candidates.size(); ++i)
+            QTest::newRow(qPrintable(candidate_label(candidates[i]))) << int(i);
+    }
+    void gelu() {
+        QFETCH(int, index);
+        const auto candidates =
+            distinct_candidates<GeluFn>([](const KernelTable& k) -> auto& { return k.gelu; });
+        const GeluFn kernel = candidates[static_cast<size_t>(index)].fn;
+        for (int n : {1, 7, 8, 9, 31, 4304, 4307})
+            for (float spread : {3.0f, 60.0f}) {
+                std::mt19937 rng{static_cast<uint32_t>(n)};
+                std::uniform_real_distribution<float> dist(-spread, spread);
+                std::vector<float> x(static_cast<size_t>(n));
+                for (float& v : x)
+                    v = dist(rng);
+                std::vector<float> want = x, got = x;
+                gelu_ref(want.data(), n);
+                kernel(got.data(), n);
+                QVERIFY2(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0,
+                         qPrintable(QString("n %1, |x| <= %2").arg(n).arg(spread)));
+                for (size_t i = 0; i < x.size(); ++i) {
+                    const double v = x[i];
+                    // 0.5 (1 + tanh u) = 1 / (1 + e^-2u): in double without tanh's cancellation at -1.
+                    const double exact =
+                        v / (1 + std::exp(-2 * std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+                    // Float rounding of the exponent's argument a = 2u (four operations) moves e^a by ~2 |a| ulps.
+                    const double argument = 2 * std::sqrt(2 / M_PI) * std::abs(v + 0.044715 * v * v * v);
+                    QVERIFY2(std::abs(want[i] - exact) <= 2.4e-7 * (4 + argument) * std::abs(exact) + 1e-36,
+                             qPrintable(QString("gelu(%1) = %2, exactly %3").arg(v).arg(want[i]).arg(exact)));
+                }
+            }
+    }
+
+    void softmax_data() {
+        QTest::addColumn<int>("index");
+        const auto candidates =
+            distinct_candidates<SoftmaxFn>([](const KernelTable& k) -> auto& { return k.softmax; });
+        for (size_t i = 0; i < candidates.size(); ++i)
+            QTest::newRow(qPrintable(candidate_label(candidates[i]))) << int(i);
+    }
+    void softmax() {
+        QFETCH(int, index);
+        const auto candidates =
+            distinct_candidates<SoftmaxFn>([](const KernelTable& k) -> auto& { return k.softmax; });
+        const SoftmaxFn kernel = candidates[static_cast<size_t>(index)].fn;
+        for (int n : {1, 7, 8, 9, 31, 4096, 4101})
+            for (float spread : {3.0f, 300.0f}) {
+                std::mt19937 rng{static_cast<uint32_t>(n + 17)};
+                std::uniform_real_distribution<float> dist(-spread, spread);
+                std::vector<float> x(static_cast<size_t>(n));
+                for (float& v : x)
+                    v = dist(rng);
+                const float scale = 0.117851130f; // 1/sqrt(72)
+                std::vector<float> want = x, got = x;
+                softmax_ref(want.data(), n, scale);
+                kernel(got.data(), n, scale);
+                QVERIFY2(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)) == 0,
+                         qPrintable(QString("n %1, |x| <= %2").arg(n).arg(spread)));
+                // Exact from the scaled values as floats: their rounding is the input's, not the
+                // kernel's (an error of |v - max| ulps of v in the exponent).
+                double most = -INFINITY, sum = 0;
+                for (float v : x)
+                    most = std::max(most, double(v * scale));
+                for (float v : x)
+                    sum += std::exp(double(v * scale) - most);
+                for (size_t i = 0; i < x.size(); ++i) {
+                    const double exact = std::exp(double(x[i] * scale) - most) / sum;
+                    const double below_max = most - double(x[i] * scale); // rounded in float: ulps of e^-d
+                    QVERIFY2(
+                        std::abs(want[i] - exact) <= 1.2e-7 * (8 + below_max) * exact + 1e-38,
+                        qPrintable(
+                            QString("n %1: p[%2] = %3, exactly %4").arg(n).arg(i).arg(want[i]).arg(exact)));
+                }
             }
     }
 };
