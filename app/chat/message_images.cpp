@@ -1,5 +1,4 @@
 #include "app/chat/message_images.h"
-#include <QCryptographicHash>
 #include <QVariantMap>
 #include <utility>
 
@@ -7,7 +6,7 @@ namespace hearth::app {
 
 MessageImage messageImage(QByteArray bytes, QString name) {
     MessageImage image;
-    image.sha256 = QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+    image.sha256 = imageSha256(bytes);
     image.name = std::move(name);
     image.bytes = std::move(bytes);
     return image;
