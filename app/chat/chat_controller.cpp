@@ -164,6 +164,7 @@ bool ChatController::send(const QString& text) {
     }
     if (!canSend()) return false;
     if (withImages && !attachments_.checkAccepted()) return false; // said why; text and images stay
+    if (!readsImagesShownAbove(current_->count())) return false;
     const QDateTime now = QDateTime::currentDateTime();
     if (current_ == &emptyChat_) {
         const QString title =
@@ -533,6 +534,7 @@ bool ChatController::regenerate(const QString& messageId) {
     if (!canSend() || current_ == &emptyChat_ || current_->count() == 0) return false;
     const int row = messageId.isEmpty() ? current_->count() - 1 : current_->indexOf(messageId);
     if (row < 0 || current_->messages().at(row).role != chat::Role::Assistant) return false;
+    if (!readsImagesShownAbove(row)) return false;
     current_->removeFrom(row); // out of view, kept as a branch
     toolRounds_ = 0;
     startReply();
@@ -546,6 +548,7 @@ bool ChatController::editAndResend(const QString& messageId, const QString& text
     if (row < 0 || current_->messages().at(row).role != chat::Role::User) return false;
     MessageRecord edited = current_->messages().at(row); // its images stay with the new version
     if (content.isEmpty() && edited.images.isEmpty()) return false;
+    if (!readsImagesShownAbove(row + 1)) return false;
     current_->removeFrom(row); // the original and what followed it stay, a branch
     edited.id = newRecordId();
     edited.position = row;
@@ -556,6 +559,19 @@ bool ChatController::editAndResend(const QString& messageId, const QString& text
     conversations_.touch(edited.conversationId, edited.createdAt);
     toolRounds_ = 0;
     startReply();
+    return true;
+}
+
+bool ChatController::readsImagesShownAbove(int row) {
+    if (models_->imageInput()) return true;
+    const QList<MessageRecord>& shown = current_->messages();
+    for (int i = 0; i < std::min(row, int(shown.size())); ++i) {
+        if (shown.at(i).images.isEmpty()) continue;
+        setError(tr("This conversation shows images, and %1 reads none: load a vision model with its image "
+                    "projector (mmproj) to go on with it.")
+                     .arg(models_->modelName()));
+        return false;
+    }
     return true;
 }
 

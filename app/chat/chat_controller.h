@@ -142,6 +142,9 @@ private:
     MessageListModel* modelFor(const QString& conversationId);
     void setCurrent(MessageListModel* model);
     void startReply();
+    // False, saying why, when the model reads no images and a message above `row` shows some (the
+    // engine would refuse the turn); the conversation is left as it is.
+    bool readsImagesShownAbove(int row);
     // The request for the reply, sent to the worker once the tools it offers are known.
     void sendRequest(GenerationRequest request, bool offerTools, bool requireCall);
     void finishReply(MessageState state, const QString& stats);

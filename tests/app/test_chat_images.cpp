@@ -200,6 +200,36 @@ private slots:
         QVERIFY(finishReply(b.chat()));
     }
 
+    // A conversation that shows images goes on only with a model that reads them: another model
+    // refuses a new message, a regenerated reply and an edit at once, saying why, and the
+    // conversation stays as it was.
+    void aTextModelRefusesAConversationWithImages() {
+        HearthBackend b(paths());
+        QVERIFY(open(b));
+        QVERIFY(attach(b, {url("red.png")}));
+        QVERIFY(b.chat()->send(QStringLiteral("Red?")));
+        QVERIFY(finishReply(b.chat()));
+        QVERIFY(hearth::test::loadModel(b));
+        QVERIFY(!b.models()->imageInput());
+        const int requests = int(requests_.size());
+        QVERIFY(!b.chat()->send(QStringLiteral("And now?")));
+        QVERIFY2(b.chat()->errorMessage().contains(
+                     QStringLiteral("This conversation shows images, and %1 reads none")
+                         .arg(b.models()->modelName())),
+                 qPrintable(b.chat()->errorMessage()));
+        b.chat()->clearError();
+        QVERIFY(!b.chat()->regenerate());
+        QVERIFY(!b.chat()->errorMessage().isEmpty());
+        QVERIFY(!b.chat()->editAndResend(b.chat()->messages()->messages().constFirst().id,
+                                         QStringLiteral("Blue?")));
+        QCOMPARE(b.chat()->messages()->count(), 2);
+        QCOMPARE(int(requests_.size()), requests);
+        // A conversation without images goes on as before.
+        b.chat()->newConversation();
+        QVERIFY(b.chat()->send(QStringLiteral("Hello")));
+        QVERIFY(finishReply(b.chat()));
+    }
+
     // After a restart the conversation is read back with its images, shows them, and sends them
     // with the next turn.
     void aConversationReadBackSendsItsImages() {
