@@ -18,6 +18,8 @@ Item {
     signal demoRequested()
 
     readonly property alias followStream: list.pinned
+    // An image shown large: Escape closes it (and does not stop the reply).
+    readonly property bool imageViewerOpen: imageViewer.opened
     function focusComposer() { composer.focusInput() }
 
     // Screen readers speak a notification as it appears: a finished reply is announced once,

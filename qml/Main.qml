@@ -102,7 +102,7 @@ ApplicationWindow {
     Shortcut { sequences: ["Ctrl+K", "Ctrl+F"]; context: Qt.ApplicationShortcut; onActivated: sidebar.focusSearch() }
     Shortcut {
         sequence: "Esc"
-        enabled: window.chat.generating
+        enabled: window.chat.generating && !chatView.imageViewerOpen
         context: Qt.ApplicationShortcut
         onActivated: window.chat.stop()
     }
