@@ -18,6 +18,8 @@ Item {
     signal demoRequested()
 
     readonly property alias followStream: list.pinned
+    // An image shown large: Escape closes it (and does not stop the reply).
+    readonly property bool imageViewerOpen: imageViewer.opened
     function focusComposer() { composer.focusInput() }
 
     // Screen readers speak a notification as it appears: a finished reply is announced once,
@@ -82,6 +84,7 @@ Item {
             onEditRequested: function (id, text) { view.chat.editAndResend(id, text) }
             onVersionRequested: function (id, step) { view.chat.switchVersion(id, step) }
             onToolCallAnswered: function (id, callId, decision) { view.chat.answerToolCall(id, callId, decision) }
+            onImageOpened: function (sha256, name) { imageViewer.show(sha256, name) }
             contextLength: view.contextLength
             trainedContextLength: view.trainedContextLength
             systemPromptSet: view.systemPromptSet
@@ -164,6 +167,19 @@ Item {
         contentItem: Item { Icon { anchors.centerIn: parent; path: Icons.arrowDown; size: 18; color: Theme.text } }
     }
 
+    ChooserDialog {
+        id: imageChooser
+        objectName: "imageFileDialog"
+        title: qsTr("Attach images")
+        selectMultiple: true
+        nameFilters: [qsTr("Images (*.png *.jpg *.jpeg *.webp)"), qsTr("All files (*)")]
+        onAccepted: view.chat.attachments.attachFiles(selectedFiles)
+    }
+    ImageViewer {
+        id: imageViewer
+        objectName: "imageViewer"
+    }
+
     Item {
         id: composerArea
         anchors.left: parent.left
@@ -182,6 +198,10 @@ Item {
             placeholder: view.modelLoaded ? qsTr("Message %1…").arg(view.modelName) : qsTr("Load a model to start chatting")
             sendHandler: function (text) { return view.chat.send(text) }
             onStopRequested: view.chat.stop()
+            attachments: view.chat && view.chat.attachments ? view.chat.attachments : null
+            // Said at once when the model reads no images, rather than after choosing files.
+            onAttachRequested: if (view.chat.attachments.checkAccepted()) imageChooser.open()
+            onImageOpened: function (sha256, name) { imageViewer.show(sha256, name) }
         }
         // With MCP servers set up: the next reply must call one of their tools.
         CheckBox {

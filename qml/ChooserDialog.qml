@@ -15,6 +15,10 @@ Item {
     property var nameFilters: []              // files: "GGUF models (*.gguf)", the first one chosen
     property string startFolderPath           // a local path: where the dialog opens
     property url selectedFile                 // the file chosen, once accepted
+    // Several files at once, where the platform's dialog is shown (Hearth's own chooses one):
+    // selectedFiles holds them all, selectedFile the first.
+    property bool selectMultiple: false
+    property var selectedFiles: []
     property url selectedFolder               // the folder chosen, once accepted
     property var parentWindow: chooser.Window.window
     readonly property bool opened: internal.platformDialog.visible || browser.visible
@@ -41,6 +45,9 @@ Item {
     // Accepts `selectedFile` or `selectedFolder` as it is (for tests and callers that set it).
     function accept() {
         close()
+        if (!chooser.chooseFolder && (chooser.selectedFiles.length !== 1
+                                      || chooser.selectedFiles[0].toString() !== chooser.selectedFile.toString()))
+            chooser.selectedFiles = [chooser.selectedFile]
         chooser.accepted()
     }
     function reject() {
@@ -67,6 +74,13 @@ Item {
                 chooser.selectedFolder = url
             else
                 chooser.selectedFile = url
+            chooser.selectedFiles = chooser.chooseFolder ? [] : [url]
+            chooser.accepted()
+        }
+        function chooseFiles(urls) {
+            if (urls.length === 0) return
+            chooser.selectedFile = urls[0]
+            chooser.selectedFiles = urls
             chooser.accepted()
         }
         function cancelled() {
@@ -79,9 +93,9 @@ Item {
         title: chooser.title
         nameFilters: chooser.nameFilters
         currentFolder: internal.startFolder
-        fileMode: FileDialog.OpenFile
+        fileMode: chooser.selectMultiple ? FileDialog.OpenFiles : FileDialog.OpenFile
         parentWindow: chooser.parentWindow
-        onAccepted: internal.choose(selectedFile)
+        onAccepted: chooser.selectMultiple ? internal.chooseFiles(selectedFiles) : internal.choose(selectedFile)
         onRejected: internal.cancelled()
     }
     FolderDialog {

@@ -3,7 +3,9 @@ import QtQuick.Controls
 import QtQuick.Layouts
 
 // Where the user writes. Enter sends, Shift+Enter starts a new line; while a
-// reply streams the send button becomes a stop button.
+// reply streams the send button becomes a stop button. Images attached to the
+// message (the button, a drop on the window, Ctrl+V) show as thumbnails above
+// the text, each with a button that takes it off.
 Rectangle {
     id: composer
     property bool generating: false
@@ -12,11 +14,16 @@ Rectangle {
     property alias text: input.text
     // Returns true when the message was taken (the field is then cleared).
     property var sendHandler: function (text) { return true }
+    // The images attached (ChatController's ImageAttachments); null: no images.
+    property var attachments: null
+    readonly property int attachmentCount: attachments ? attachments.count : 0
     signal stopRequested()
+    signal attachRequested()                       // the attach button: choose image files
+    signal imageOpened(string sha256, string name) // a thumbnail clicked: show it large
 
     function submit() {
         const text = input.text.trim()
-        if (generating || !canSend || text.length === 0)
+        if (generating || !canSend || (text.length === 0 && attachmentCount === 0))
             return false
         if (sendHandler(text)) {
             input.clear()
@@ -27,18 +34,46 @@ Rectangle {
     function focusInput() { input.forceActiveFocus() }
 
     implicitHeight: Math.min(Math.max(input.implicitHeight, 24) + 28, 240)
+                    + (attachmentStrip.visible ? attachmentStrip.implicitHeight + 8 : 0)
     radius: 22
     color: Theme.surfaceRaised
     border.width: input.activeFocus ? 1.5 : 1
     border.color: input.activeFocus ? Theme.accent : Theme.border
 
+    AttachmentStrip {
+        id: attachmentStrip
+        objectName: "attachmentStrip"
+        visible: composer.attachmentCount > 0 || (composer.attachments !== null && composer.attachments.reading)
+        anchors.top: parent.top
+        anchors.left: parent.left
+        anchors.right: parent.right
+        anchors.topMargin: 10
+        anchors.leftMargin: 14
+        anchors.rightMargin: 14
+        attachments: composer.attachments
+        onImageOpened: function (sha256, name) { composer.imageOpened(sha256, name) }
+    }
+
     RowLayout {
         anchors.fill: parent
-        anchors.leftMargin: 18
+        anchors.leftMargin: attachButton.visible ? 8 : 18
         anchors.rightMargin: 8
-        anchors.topMargin: 6
+        anchors.topMargin: 6 + (attachmentStrip.visible ? attachmentStrip.implicitHeight + 8 : 0)
         anchors.bottomMargin: 6
         spacing: 8
+
+        IconButton {
+            id: attachButton
+            objectName: "attachImageButton"
+            visible: composer.attachments !== null
+            Layout.alignment: Qt.AlignBottom
+            Layout.bottomMargin: 3
+            iconPath: Icons.image
+            tip: qsTr("Attach images (or drop them on the window, or paste them)")
+            Accessible.name: qsTr("Attach images")
+            Accessible.description: tip
+            onClicked: composer.attachRequested()
+        }
 
         ScrollView {
             Layout.fillWidth: true
@@ -66,6 +101,9 @@ Rectangle {
                             && !(event.modifiers & Qt.ShiftModifier)) {
                         event.accepted = true
                         composer.submit()
+                    } else if (event.matches(StandardKey.Paste) && composer.attachments !== null
+                               && composer.attachments.pasteFromClipboard()) {
+                        event.accepted = true // an image (or image files) joined the message, not text
                     } else if (event.key === Qt.Key_Tab && (event.modifiers & Qt.ControlModifier)) {
                         // Tab moves on to the next control, as everywhere else; Ctrl+Tab types one.
                         event.accepted = true
@@ -89,7 +127,8 @@ Rectangle {
             implicitHeight: 36
             hoverEnabled: true
             focusPolicy: Qt.TabFocus
-            enabled: composer.generating || (composer.canSend && input.text.trim().length > 0)
+            enabled: composer.generating
+                     || (composer.canSend && (input.text.trim().length > 0 || composer.attachmentCount > 0))
             Accessible.role: Accessible.Button
             Accessible.name: composer.generating ? qsTr("Stop generating") : qsTr("Send")
             Accessible.onPressAction: if (enabled) clicked()

@@ -24,5 +24,7 @@ QtObject {
     readonly property string chevronRight: "M8.6 6.4 L14.2 12 L8.6 17.6 L10 19 L17 12 L10 5 Z"
     readonly property string arrowDown: "M11 4 H13 V16.2 L18.1 11.1 L19.5 12.5 L12 20 L4.5 12.5 L5.9 11.1 L11 16.2 Z"
     readonly property string eject: "M12 5 L19 13 H5 Z M5 16 H19 V18.5 H5 Z"
+    // A framed picture (hills and a sun): images in messages, attaching one.
+    readonly property string image: "M3.5 5 H20.5 V19 H3.5 Z M5.1 6.6 V17.4 H18.9 V6.6 Z M6.5 16 L10 11.2 L12.7 14.4 L14.6 12.4 L17.5 16 Z M15.5 7.8 A1.6 1.6 0 1 1 15.5 11 A1.6 1.6 0 1 1 15.5 7.8 Z"
     readonly property string sidebar: "M3 5 H21 V19 H3 Z M4.6 6.6 V17.4 H9 V6.6 Z M10.6 6.6 V17.4 H19.4 V6.6 Z"
 }

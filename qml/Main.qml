@@ -9,7 +9,7 @@ import Hearth.Settings
 
 // The main window: conversations on the left, the chat (or the models or
 // settings page) in the middle, the engine's live panels on the right, and a
-// drop area over everything for model files.
+// drop area over everything for model files and images.
 ApplicationWindow {
     id: window
     required property ChatController chat
@@ -102,7 +102,7 @@ ApplicationWindow {
     Shortcut { sequences: ["Ctrl+K", "Ctrl+F"]; context: Qt.ApplicationShortcut; onActivated: sidebar.focusSearch() }
     Shortcut {
         sequence: "Esc"
-        enabled: window.chat.generating
+        enabled: window.chat.generating && !chatView.imageViewerOpen
         context: Qt.ApplicationShortcut
         onActivated: window.chat.stop()
     }
@@ -368,9 +368,11 @@ ApplicationWindow {
         onCloseRequested: window.metricsOpen = false
     }
 
-    ModelDropArea {
+    FileDropArea {
         objectName: "dropArea"
         anchors.fill: parent
         controller: window.models
+        attachments: window.chat.attachments
+        onImagesDropped: window.navigate("chat")
     }
 }

@@ -23,6 +23,8 @@ Item {
     // A reply's function calls, and a tool message's call (MessageListModel's roles).
     required property var toolCalls
     required property var toolResult
+    // The images the message shows, each {sha256, name, bytes} (MessageListModel's role).
+    required property var images
     property bool isLast: false
     property bool busy: false
     property real maxContentWidth: 780
@@ -42,6 +44,8 @@ Item {
     signal replyCompleted(string text, string state)
     // The user's answer to a call of this reply that waits: "once", "always" or "deny".
     signal toolCallAnswered(string messageId, string callId, string decision)
+    // One of the message's images clicked: show it large.
+    signal imageOpened(string sha256, string name)
 
     readonly property bool isUser: author === "user"
     readonly property bool isTool: author === "tool"
@@ -122,11 +126,37 @@ Item {
             }
         }
 
+        // --- the images the message shows, above its text (kept while it is edited) ---
+        Flow {
+            id: imageFlow
+            objectName: "messageImages"
+            readonly property real side: Math.min(112, (layout.width - 16) / 3)
+            visible: message.images && message.images.length > 0
+            opacity: message.outOfView ? 0.55 : 1
+            Layout.alignment: message.isUser ? Qt.AlignRight : Qt.AlignLeft
+            Layout.leftMargin: message.isUser ? 0 : 44
+            // As wide as its thumbnails (so that a user's sit at the right, in order), wrapping
+            // at the bubble's width.
+            Layout.preferredWidth: visible ? Math.min(layout.width * 0.8, message.images.length * (side + spacing) - spacing) : 0
+            spacing: 8
+            Repeater {
+                model: message.images
+                delegate: ImageThumbnail {
+                    required property var modelData
+                    objectName: "messageImage"
+                    side: imageFlow.side
+                    sha256: modelData.sha256
+                    name: modelData.name
+                    onClicked: message.imageOpened(modelData.sha256, modelData.name)
+                }
+            }
+        }
+
         // --- the user's message ---
         Rectangle {
             id: bubble
             objectName: "userBubble"
-            visible: message.isUser && !message.editing
+            visible: message.isUser && !message.editing && message.content.length > 0 // images alone: no bubble
             opacity: message.outOfView ? 0.55 : 1
             readonly property real maxTextWidth: layout.width * 0.8 - 32
             Layout.alignment: Qt.AlignRight
@@ -198,7 +228,8 @@ Item {
                         objectName: "editSendButton"
                         text: qsTr("Send")
                         primary: true
-                        enabled: !message.busy && editor.text.trim().length > 0
+                        // Empty text is fine when the message shows images: they stay with it.
+                        enabled: !message.busy && (editor.text.trim().length > 0 || message.images.length > 0)
                         onClicked: message.sendEdit()
                     }
                 }

@@ -1,4 +1,5 @@
 #include "app/chat/chat_controller.h"
+#include "app/chat/message_images.h"
 #include "app/models/inference_worker.h"
 #include "app/models/model_controller.h"
 #include "app/settings/app_settings.h"
@@ -13,7 +14,7 @@ namespace hearth::app {
 ChatController::ChatController(AppSettings* settings, ConversationStore* store, InferenceWorker* worker,
                                ModelController* models, QObject* parent)
     : QObject(parent), settings_(settings), store_(store), worker_(worker), models_(models),
-      files_(settings, store) {
+      files_(settings, store), attachments_(models, images_) {
     search_.setSourceModel(&conversations_);
     current_ = &emptyChat_;
     connect(this, &ChatController::generateRequested, worker, &InferenceWorker::generate,
@@ -44,6 +45,8 @@ ChatController::ChatController(AppSettings* settings, ConversationStore* store, 
     // A database locked at start is read once it is free.
     connect(store, &ConversationStore::conversationsAvailable, this, [this] { start(); });
     connect(&files_, &ConversationFiles::imported, this, [this] { start(); });
+    connect(&attachments_, &ImageAttachments::failed, this, &ChatController::setError);
+    connect(&attachments_, &ImageAttachments::readingChanged, this, &ChatController::canSendChanged);
     connect(this, &ChatController::currentConversationChanged, this, &ChatController::currentTitleChanged);
     connect(this, &ChatController::currentConversationChanged, this, &ChatController::canSendChanged);
     connect(this, &ChatController::generatingChanged, this, &ChatController::canSendChanged);
@@ -55,7 +58,8 @@ QString ChatController::currentTitle() const {
 }
 
 bool ChatController::canSend() const {
-    return models_->loaded() && !models_->busy() && !generating() && !loading_.value(currentConversationId());
+    return models_->loaded() && !models_->busy() && !generating() &&
+           !loading_.value(currentConversationId()) && !attachments_.reading();
 }
 
 QString ChatController::titleFrom(const QString& text) {
@@ -113,6 +117,10 @@ QCoro::Task<> ChatController::loadMessages(QString conversationId) {
         // A reply that was streaming when the app was killed is what was saved of it.
         for (MessageRecord& m : records)
             if (m.state == MessageState::Streaming) m.state = MessageState::Stopped;
+        QList<MessageImage> shown; // in the library before their thumbnails ask for them
+        for (const MessageRecord& m : std::as_const(records))
+            shown += m.images;
+        images_->setImages(conversationId, shown);
         model->setMessages(records);
     }
     emit canSendChanged();
@@ -138,6 +146,7 @@ void ChatController::deleteConversation(const QString& id) {
     }
     conversations_.remove(id);
     store_->deleteConversation(id);
+    images_->drop(id);
     emit forgetRequested(id);
     MessageListModel* model = messageModels_.take(id);
     if (model == current_) setCurrent(&emptyChat_);
@@ -146,16 +155,21 @@ void ChatController::deleteConversation(const QString& id) {
 
 bool ChatController::send(const QString& text) {
     const QString content = text.trimmed();
-    if (content.isEmpty()) return false;
+    const bool withImages = attachments_.count() > 0;
+    if (content.isEmpty() && !withImages) return false;
     if (!models_->loaded()) {
         setError(
             tr("Load a model to start chatting: open the model picker or drop a .gguf file on the window."));
         return false;
     }
     if (!canSend()) return false;
+    if (withImages && !attachments_.checkAccepted()) return false; // said why; text and images stay
+    if (!readsImagesShownAbove(current_->count())) return false;
     const QDateTime now = QDateTime::currentDateTime();
     if (current_ == &emptyChat_) {
-        const ConversationRecord conversation{newRecordId(), titleFrom(content), now, now};
+        const QString title =
+            titleFrom(content.isEmpty() ? attachments_.images().constFirst().name : content);
+        const ConversationRecord conversation{newRecordId(), title, now, now};
         conversations_.prepend(conversation);
         store_->saveConversation(conversation);
         if (presets_) presets_->conversationCreated(conversation.id); // saved after the conversation
@@ -169,6 +183,8 @@ bool ChatController::send(const QString& text) {
     user.role = chat::Role::User;
     user.content = content;
     user.createdAt = now;
+    images_->addImages(user.conversationId, attachments_.images()); // before the composer lets them go
+    user.images = attachments_.take();
     current_->append(user);
     store_->saveMessage(user); // what the user wrote is on disk before the reply starts
     conversations_.touch(user.conversationId, now);
@@ -197,7 +213,9 @@ void ChatController::startReply() {
         if (m.role == chat::Role::Assistant) fields = replyTemplateFields(toolCallsFromJson(m.toolData));
         if (m.role == chat::Role::Tool) fields = resultTemplateFields(toolResultFromJson(m.toolData));
         if (m.role == chat::Role::Assistant && m.content.isEmpty() && fields.isEmpty()) continue;
-        request.turns.append({m.role, m.content, fields});
+        ChatTurnData turn(m.role, m.content, fields);
+        turn.images = chatImages(m.images); // every turn's, so a resumed conversation shows them too
+        request.turns.append(std::move(turn));
         activeTurnRows_.append(row);
     }
     request.options = presets_ ? presets_->generationOptions() : settings_->generationOptions();
@@ -439,6 +457,9 @@ void ChatController::onFinished(quint64 requestId, const GenerationResult& r) {
         parts << tr("%1 tok/s").arg(rate, 0, 'f', 1);
     if (stats.drafted_tokens > 0)
         parts << tr("%1% of drafted tokens accepted").arg(qRound(100.0 * stats.acceptance_rate()));
+    if (stats.images_encoded > 0) // images already in the cache are not read again
+        parts << tr("%n image(s) read in %1 ms", nullptr, stats.images_encoded)
+                     .arg(stats.image_encode_seconds * 1000.0, 0, 'f', 0);
     if (stats.time_to_first_token > 0)
         parts << tr("first token %1 ms").arg(stats.time_to_first_token * 1000.0, 0, 'f', 0);
     if (stats.reused_tokens > 0)
@@ -513,6 +534,7 @@ bool ChatController::regenerate(const QString& messageId) {
     if (!canSend() || current_ == &emptyChat_ || current_->count() == 0) return false;
     const int row = messageId.isEmpty() ? current_->count() - 1 : current_->indexOf(messageId);
     if (row < 0 || current_->messages().at(row).role != chat::Role::Assistant) return false;
+    if (!readsImagesShownAbove(row)) return false;
     current_->removeFrom(row); // out of view, kept as a branch
     toolRounds_ = 0;
     startReply();
@@ -521,10 +543,12 @@ bool ChatController::regenerate(const QString& messageId) {
 
 bool ChatController::editAndResend(const QString& messageId, const QString& text) {
     const QString content = text.trimmed();
-    if (content.isEmpty() || !canSend()) return false;
+    if (!canSend()) return false;
     const int row = current_->indexOf(messageId);
     if (row < 0 || current_->messages().at(row).role != chat::Role::User) return false;
-    MessageRecord edited = current_->messages().at(row);
+    MessageRecord edited = current_->messages().at(row); // its images stay with the new version
+    if (content.isEmpty() && edited.images.isEmpty()) return false;
+    if (!readsImagesShownAbove(row + 1)) return false;
     current_->removeFrom(row); // the original and what followed it stay, a branch
     edited.id = newRecordId();
     edited.position = row;
@@ -535,6 +559,19 @@ bool ChatController::editAndResend(const QString& messageId, const QString& text
     conversations_.touch(edited.conversationId, edited.createdAt);
     toolRounds_ = 0;
     startReply();
+    return true;
+}
+
+bool ChatController::readsImagesShownAbove(int row) {
+    if (models_->imageInput()) return true;
+    const QList<MessageRecord>& shown = current_->messages();
+    for (int i = 0; i < std::min(row, int(shown.size())); ++i) {
+        if (shown.at(i).images.isEmpty()) continue;
+        setError(tr("This conversation shows images, and %1 reads none: load a vision model with its image "
+                    "projector (mmproj) to go on with it.")
+                     .arg(models_->modelName()));
+        return false;
+    }
     return true;
 }
 

@@ -5,6 +5,8 @@
 #include "app/chat/conversation_files.h"
 #include "app/chat/conversation_list_model.h"
 #include "app/chat/conversation_search_model.h"
+#include "app/chat/image_attachments.h"
+#include "app/chat/image_library.h"
 #include "app/chat/message_list_model.h"
 #include "app/chat/preset_controller.h"
 #include "app/chat/tool_calls.h"
@@ -15,6 +17,7 @@
 #include <QObject>
 #include <QPointer>
 #include <QtQml/qqmlregistration.h>
+#include <memory>
 #include <optional>
 #include <qcoro/qcorotask.h>
 
@@ -49,6 +52,8 @@ class ChatController : public QObject {
         bool requireToolCall READ requireToolCall WRITE setRequireToolCall NOTIFY requireToolCallChanged)
     // A call of the reply waits for the user's Allow or Deny.
     Q_PROPERTY(bool awaitingToolApproval READ awaitingToolApproval NOTIFY toolCallsChanged)
+    // The images attached to the message being written; send takes them with the text.
+    Q_PROPERTY(hearth::app::ImageAttachments* attachments READ attachments CONSTANT)
 
 public:
     ChatController(AppSettings* settings, ConversationStore* store, InferenceWorker* worker,
@@ -57,6 +62,10 @@ public:
     [[nodiscard]] ConversationSearchModel* conversations() { return &search_; }
     [[nodiscard]] ConversationListModel* allConversations() { return &conversations_; }
     [[nodiscard]] ConversationFiles* files() { return &files_; }
+    [[nodiscard]] ImageAttachments* attachments() { return &attachments_; }
+    // The bytes of every image the chat can show (opened conversations, the composer's), by
+    // SHA-256, for the window's image provider (which may outlive this controller).
+    [[nodiscard]] std::shared_ptr<const ImageLibrary> imageLibrary() const { return images_; }
     [[nodiscard]] PresetController* presets() const { return presets_; }
     // Set once, before QML reads the property; null: the global settings alone.
     void setPresets(PresetController* presets) { presets_ = presets; }
@@ -84,12 +93,15 @@ public:
     Q_INVOKABLE void selectConversation(const QString& id);
     Q_INVOKABLE void renameConversation(const QString& id, const QString& title);
     Q_INVOKABLE void deleteConversation(const QString& id);
+    // The text and the images attached (either may be empty, not both). Refused, with both kept,
+    // while the model reads no images and some are attached.
     Q_INVOKABLE bool send(const QString& text);
     Q_INVOKABLE void stop();
     // A new version of a reply (the last one when `messageId` is empty) beside the one there,
     // which stays as a branch to switch back to.
     Q_INVOKABLE bool regenerate(const QString& messageId = QString());
     // A new version of the user's message, sent: a branch beside the original and its replies.
+    // It keeps the original's images.
     Q_INVOKABLE bool editAndResend(const QString& messageId, const QString& text);
     // Shows the previous (-1) or next (1) version of a message and the branch below it; the
     // choice is saved. Not while a reply is written.
@@ -104,7 +116,8 @@ public:
     // conversation store's stays until its writes go through.
     Q_INVOKABLE void clearTransientError();
 
-    // The title a conversation gets from its first message.
+    // The title a conversation gets from its first message (its first image's name when it
+    // has no text).
     static QString titleFrom(const QString& text);
     // Rounds of tool calls one reply may make; the reply after the last round is offered no tools.
     static constexpr int kMaxToolRounds = 8;
@@ -129,6 +142,9 @@ private:
     MessageListModel* modelFor(const QString& conversationId);
     void setCurrent(MessageListModel* model);
     void startReply();
+    // False, saying why, when the model reads no images and a message above `row` shows some (the
+    // engine would refuse the turn); the conversation is left as it is.
+    bool readsImagesShownAbove(int row);
     // The request for the reply, sent to the worker once the tools it offers are known.
     void sendRequest(GenerationRequest request, bool offerTools, bool requireCall);
     void finishReply(MessageState state, const QString& stats);
@@ -158,6 +174,8 @@ private:
     ConversationListModel conversations_;
     ConversationSearchModel search_;
     ConversationFiles files_;
+    std::shared_ptr<ImageLibrary> images_ = std::make_shared<ImageLibrary>();
+    ImageAttachments attachments_;
     QHash<QString, MessageListModel*> messageModels_; // conversations opened so far
     QPointer<MessageListModel> current_;
     MessageListModel emptyChat_{QString()};

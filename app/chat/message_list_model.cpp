@@ -1,4 +1,5 @@
 #include "app/chat/message_list_model.h"
+#include "app/chat/message_images.h"
 #include "app/chat/tool_calls.h"
 #include <algorithm>
 
@@ -42,6 +43,8 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
         return row.role == chat::Role::Assistant ? toolCallsForView(row.toolData) : QVariantList();
     case ToolResultRole:
         return row.role == chat::Role::Tool ? toolResultForView(row.toolData) : QVariantMap();
+    case ImagesRole:
+        return imagesForView(row.images);
     default:
         return {};
     }
@@ -60,7 +63,8 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
             {VersionRole, "version"},
             {VersionCountRole, "versionCount"},
             {ToolCallsRole, "toolCalls"},
-            {ToolResultRole, "toolResult"}};
+            {ToolResultRole, "toolResult"},
+            {ImagesRole, "images"}};
 }
 
 MarkdownBlockModel* MessageListModel::blocksOf(const MessageRecord& row) const {

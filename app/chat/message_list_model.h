@@ -36,6 +36,9 @@ public:
         // QVariantMap: a tool message's call {server, tool, function, isError, truncated}; empty
         // for the others.
         ToolResultRole,
+        // QVariantList: the images the message shows, in order, each {sha256, name, bytes} (the
+        // window's image provider serves image://hearth-images/<sha256>); empty: none.
+        ImagesRole,
     };
     Q_ENUM(Role)
 

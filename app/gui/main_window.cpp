@@ -1,6 +1,7 @@
 #include "app/gui/main_window.h"
 #include "app/chat/chat_controller.h"
 #include "app/chat/hearth_backend.h"
+#include "app/gui/message_image_provider.h"
 #include "app/gui/translations.h"
 #include "app/metrics/metrics_controller.h"
 #include "app/models/download_controller.h"
@@ -58,6 +59,9 @@ void prepareQuick() {
 QQuickWindow* loadMainWindow(QQmlApplicationEngine& engine, HearthBackend& backend) {
     // Qt 6.4 has no loadFromModule: the modules are resources under qrc:/.
     engine.addImportPath(QStringLiteral("qrc:/"));
+    // The chat's images, for thumbnails and the large view; the engine owns the provider.
+    engine.addImageProvider(QString::fromLatin1(MessageImageProvider::kProviderId),
+                            new MessageImageProvider(backend.chat()->imageLibrary()));
     engine.setInitialProperties({
         {QStringLiteral("chat"), QVariant::fromValue(backend.chat())},
         {QStringLiteral("models"), QVariant::fromValue(backend.models())},

@@ -2,10 +2,14 @@
 // The setup gives the tests the Hearth modules, a real AppSettings backed by a temp file,
 // a real backend's ModelController (and its settings) for the model picker, its presets for the
 // model settings dialog and the prompt chooser, and real list models for the metrics panel, the
-// reply chart and the chat view.
+// reply chart and the chat view; the window's image provider over a library holding one
+// generated picture (testImageSha256), for the thumbnails.
 #include "app/chat/hearth_backend.h"
+#include "app/chat/image_library.h"
+#include "app/chat/message_images.h"
 #include "app/chat/message_list_model.h"
 #include "app/chat/preset_controller.h"
+#include "app/gui/message_image_provider.h"
 #include "app/gui/translations.h"
 #include "app/metrics/kernel_metrics_model.h"
 #include "app/metrics/reply_cache_history.h"
@@ -13,7 +17,9 @@
 #include "app/settings/app_settings.h"
 #include "tests/app/qml_warnings.h"
 #include "tests/support/test_support.h"
+#include <QBuffer>
 #include <QDir>
+#include <QImage>
 #include <QLocale>
 #include <QQmlContext>
 #include <QQmlEngine>
@@ -65,6 +71,7 @@ class Setup : public QObject {
                             {},
                             {},
                             true,
+                            {},
                             {}});
             records.append(
                 {hearth::app::newRecordId(),
@@ -81,6 +88,7 @@ class Setup : public QObject {
                  {},
                  {},
                  true,
+                 {},
                  {}});
         }
         for (qsizetype i = 1; i < records.size(); ++i) // one branch: each follows the one before
@@ -88,6 +96,20 @@ class Setup : public QObject {
         messages->setMessages(records);
         messages->setStats(records.constLast().id, QStringLiteral("48 tokens · 212 tok/s"));
         return messages;
+    }
+
+    // A 64x48 picture, orange on the left half and blue on the right, as a PNG.
+    static hearth::app::MessageImage testImage() {
+        QImage picture(64, 48, QImage::Format_RGB32);
+        picture.fill(QColor(240, 123, 63));
+        for (int y = 0; y < picture.height(); ++y)
+            for (int x = picture.width() / 2; x < picture.width(); ++x)
+                picture.setPixelColor(x, y, QColor(40, 90, 220));
+        QByteArray bytes;
+        QBuffer buffer(&bytes);
+        buffer.open(QIODevice::WriteOnly);
+        picture.save(&buffer, "PNG");
+        return hearth::app::messageImage(bytes, QStringLiteral("halves.png"));
     }
 
 public slots:
@@ -153,6 +175,12 @@ public slots:
         engine->rootContext()->setContextProperty(QStringLiteral("testReplyChartHistory"),
                                                   replyChartHistory(engine));
         engine->rootContext()->setContextProperty(QStringLiteral("testMessages"), longConversation(engine));
+        auto images = std::make_shared<hearth::app::ImageLibrary>();
+        const hearth::app::MessageImage image = testImage();
+        images->setImages(QStringLiteral("tests"), {image});
+        engine->addImageProvider(QString::fromLatin1(hearth::app::MessageImageProvider::kProviderId),
+                                 new hearth::app::MessageImageProvider(images));
+        engine->rootContext()->setContextProperty(QStringLiteral("testImageSha256"), image.sha256);
     }
 };
 

@@ -31,6 +31,7 @@ Item {
             versionCount: 1
             toolCalls: []
             toolResult: ({})
+            images: []
         }
     }
     ListModel { id: noBlocks }
@@ -188,6 +189,49 @@ Item {
             compare(editSpy.signalArguments[0][0], "u7")
             compare(editSpy.signalArguments[0][1], "How far is Mars?")
             verify(!editor.visible)
+        }
+
+        // A message's images: thumbnails above its text, on the right for the user's, each opening
+        // large on a click; they stay while the text is edited, and make an empty text sendable.
+        function test_aMessagesImagesAboveItsText() {
+            const images = [{ sha256: testImageSha256, name: "halves.png", bytes: 120 },
+                            { sha256: testImageSha256, name: "again.png", bytes: 120 }]
+            const message = make({ author: "user", messageId: "u9", content: "What is this?", images: images, isLast: true })
+            const thumbnails = shown(message, "messageImage")
+            compare(thumbnails.length, 2)
+            for (const thumbnail of thumbnails)
+                tryCompare(findChild(thumbnail, "thumbnailImage"), "status", Image.Ready, 5000)
+            compare(thumbnails[0].Accessible.name, "Image halves.png")
+            const bubble = shown(message, "userBubble")[0]
+            const t = thumbnails[0].mapToItem(message, 0, 0, thumbnails[0].width, thumbnails[0].height)
+            const b = bubble.mapToItem(message, 0, 0, bubble.width, bubble.height)
+            verify(t.y + t.height <= b.y, "above the text")
+            verify(t.x > message.width / 2 && t.x + t.width <= message.width, "on the right")
+            const openedSpy = signalSpy.createObject(root, { target: message, signalName: "imageOpened" })
+            click(thumbnails[1])
+            compare(openedSpy.count, 1)
+            compare(openedSpy.signalArguments[0][0], testImageSha256)
+            compare(openedSpy.signalArguments[0][1], "again.png")
+
+            const editSpy = signalSpy.createObject(root, { target: message, signalName: "editRequested" })
+            mouseMove(bubble, bubble.width / 2, bubble.height / 2)
+            tryCompare(findChild(message, "messageActions"), "opacity", 1)
+            click(findChild(message, "editMessageButton"))
+            compare(shown(message, "messageImage").length, 2) // kept with the edit
+            findChild(message, "messageEditor").text = ""
+            verify(findChild(message, "editSendButton").enabled)
+            click(findChild(message, "editSendButton"))
+            compare(editSpy.count, 1)
+            compare(editSpy.signalArguments[0][1], "")
+        }
+
+        function test_imagesAloneHaveNoBubble() {
+            const message = make({ author: "user", content: "", images: [{ sha256: testImageSha256, name: "halves.png", bytes: 120 }] })
+            compare(shown(message, "messageImage").length, 1)
+            compare(shown(message, "userBubble").length, 0)
+            const text = make({ author: "user", content: "Only words" })
+            compare(shown(text, "messageImage").length, 0)
+            verify(!findChild(text, "messageImages").visible)
         }
 
         // The edit box takes keys as the composer does: Enter sends, Shift+Enter starts a new line,
