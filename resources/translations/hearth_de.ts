@@ -2,6 +2,17 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE" sourcelanguage="en">
 <context>
+    <name>AttachmentStrip</name>
+    <message>
+        <source>Remove %1</source>
+        <translation>%1 entfernen</translation>
+    </message>
+    <message>
+        <source>Reading the images</source>
+        <translation>Die Bilder werden gelesen</translation>
+    </message>
+</context>
+<context>
     <name>CatalogEntryCard</name>
     <message>
         <source>Drafts with %1 for speculative decoding: faster replies, the same text.</source>
@@ -138,6 +149,18 @@
         <source>The next reply begins with a call of one of the MCP servers&apos; tools</source>
         <translation>Die nächste Antwort beginnt mit dem Aufruf eines Werkzeugs der MCP-Server</translation>
     </message>
+    <message>
+        <source>Attach images</source>
+        <translation>Bilder anhängen</translation>
+    </message>
+    <message>
+        <source>Images (*.png *.jpg *.jpeg *.webp)</source>
+        <translation>Bilder (*.png *.jpg *.jpeg *.webp)</translation>
+    </message>
+    <message>
+        <source>All files (*)</source>
+        <translation>Alle Dateien (*)</translation>
+    </message>
 </context>
 <context>
     <name>CodeBlock</name>
@@ -191,6 +214,14 @@
     <message>
         <source>Scroll the message</source>
         <translation>Die Nachricht scrollen</translation>
+    </message>
+    <message>
+        <source>Attach images (or drop them on the window, or paste them)</source>
+        <translation>Bilder anhängen (oder auf das Fenster ziehen oder einfügen)</translation>
+    </message>
+    <message>
+        <source>Attach images</source>
+        <translation>Bilder anhängen</translation>
     </message>
 </context>
 <context>
@@ -332,6 +363,86 @@
     <message>
         <source>Scroll the files</source>
         <translation>Die Dateien scrollen</translation>
+    </message>
+</context>
+<context>
+    <name>FileDropArea</name>
+    <message>
+        <source>Drop to attach this image to your message</source>
+        <translation>Loslassen, um dieses Bild an Ihre Nachricht anzuhängen</translation>
+    </message>
+    <message>
+        <source>Drop to attach these %1 images to your message</source>
+        <translation>Loslassen, um diese %1 Bilder an Ihre Nachricht anzuhängen</translation>
+    </message>
+    <message>
+        <source>Drop to load this model</source>
+        <translation>Loslassen, um dieses Modell zu laden</translation>
+    </message>
+    <message>
+        <source>Only one .gguf model file can be loaded</source>
+        <translation>Es kann nur eine .gguf-Modelldatei geladen werden</translation>
+    </message>
+</context>
+<context>
+    <name>ImageAttachmentReader</name>
+    <message>
+        <source>%1 cannot be attached: it is a folder, not an image.</source>
+        <translation>%1 kann nicht angehängt werden: Es ist ein Ordner, kein Bild.</translation>
+    </message>
+    <message>
+        <source>%1 cannot be attached: there is no such file.</source>
+        <translation>%1 kann nicht angehängt werden: Diese Datei gibt es nicht.</translation>
+    </message>
+    <message>
+        <source>%1 cannot be attached: it is %2 MiB, more than the %3 MiB an image may have.</source>
+        <translation>%1 kann nicht angehängt werden: Es ist %2 MiB groß, mehr als die %3 MiB, die ein Bild haben darf.</translation>
+    </message>
+    <message>
+        <source>%1 cannot be attached: it cannot be read (%2).</source>
+        <translation>%1 kann nicht angehängt werden: Es kann nicht gelesen werden (%2).</translation>
+    </message>
+    <message>
+        <source>%1 cannot be attached: %2.</source>
+        <translation>%1 kann nicht angehängt werden: %2.</translation>
+    </message>
+    <message>
+        <source>%1 cannot be attached: the clipboard&apos;s image is empty.</source>
+        <translation>%1 kann nicht angehängt werden: Das Bild in der Zwischenablage ist leer.</translation>
+    </message>
+    <message>
+        <source>%1 cannot be attached: it is %2x%3 pixels, more than the %4x%4 an image may have.</source>
+        <translation>%1 kann nicht angehängt werden: Es hat %2x%3 Pixel, mehr als die %4x%4, die ein Bild haben darf.</translation>
+    </message>
+    <message>
+        <source>%1 cannot be attached: it cannot be stored as PNG.</source>
+        <translation>%1 kann nicht angehängt werden: Es kann nicht als PNG gespeichert werden.</translation>
+    </message>
+    <message>
+        <source>pasted image</source>
+        <translation>eingefügtes Bild</translation>
+    </message>
+</context>
+<context>
+    <name>ImageThumbnail</name>
+    <message>
+        <source>Image %1</source>
+        <translation>Bild %1</translation>
+    </message>
+    <message>
+        <source>Opens the image large</source>
+        <translation>Öffnet das Bild in voller Größe</translation>
+    </message>
+</context>
+<context>
+    <name>ImageViewer</name>
+    <message>
+        <source>Image %1</source>
+        <translation>Bild %1</translation>
+    </message>
+    <message>
+        <source>Close (Esc)</source>
+        <translation>Schließen (Esc)</translation>
     </message>
 </context>
 <context>
@@ -773,6 +884,29 @@
         <source>Scroll the engine metrics</source>
         <translation>Die Engine-Messwerte scrollen</translation>
     </message>
+    <message>
+        <source>Images</source>
+        <translation>Bilder</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n image(s) in the last prompt</source>
+        <translation>
+            <numerusform>%n Bild im letzten Prompt</numerusform>
+            <numerusform>%n Bilder im letzten Prompt</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>image positions</source>
+        <translation>Bildpositionen</translation>
+    </message>
+    <message>
+        <source>encoding</source>
+        <translation>Kodierung</translation>
+    </message>
+    <message>
+        <source>%1 encoded now, %2 from the image cache</source>
+        <translation>%1 jetzt kodiert, %2 aus dem Bild-Cache</translation>
+    </message>
 </context>
 <context>
     <name>ModelCatalog</name>
@@ -787,17 +921,6 @@
     <message>
         <source>Files go to the models folder.</source>
         <translation>Die Dateien kommen in den Modellordner.</translation>
-    </message>
-</context>
-<context>
-    <name>ModelDropArea</name>
-    <message>
-        <source>Drop to load this model</source>
-        <translation>Loslassen, um dieses Modell zu laden</translation>
-    </message>
-    <message>
-        <source>Only one .gguf model file can be loaded</source>
-        <translation>Nur eine einzelne .gguf-Modelldatei lässt sich laden</translation>
     </message>
 </context>
 <context>
@@ -965,6 +1088,18 @@
     <message>
         <source>Scroll the models page</source>
         <translation>Die Modellseite scrollen</translation>
+    </message>
+    <message>
+        <source>vision</source>
+        <translation>Bilder</translation>
+    </message>
+    <message>
+        <source>Reads images, with %1</source>
+        <translation>Liest Bilder, mit %1</translation>
+    </message>
+    <message>
+        <source>Reads images</source>
+        <translation>Liest Bilder</translation>
     </message>
 </context>
 <context>
@@ -1994,6 +2129,17 @@
         <source>Stopped by the user.</source>
         <translation>Vom Benutzer angehalten.</translation>
     </message>
+    <message numerus="yes">
+        <source>%n image(s) read in %1 ms</source>
+        <translation>
+            <numerusform>%n Bild in %1 ms gelesen</numerusform>
+            <numerusform>%n Bilder in %1 ms gelesen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>This conversation shows images, and %1 reads none: load a vision model with its image projector (mmproj) to go on with it.</source>
+        <translation>Dieses Gespräch enthält Bilder, und %1 liest keine: Laden Sie ein Bildmodell mit seinem Bildprojektor (mmproj), um es fortzusetzen.</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::ComputeDeviceList</name>
@@ -2067,6 +2213,14 @@
     <message>
         <source>%1: the PDF could not be written</source>
         <translation>%1: Das PDF konnte nicht geschrieben werden</translation>
+    </message>
+    <message>
+        <source>image</source>
+        <translation>Bild</translation>
+    </message>
+    <message>
+        <source>[image: %1]</source>
+        <translation>[Bild: %1]</translation>
     </message>
 </context>
 <context>
@@ -2236,10 +2390,6 @@
         <translation>&quot;version&quot; fehlt oder ist keine ganze Zahl</translation>
     </message>
     <message>
-        <source>version %1 of Hearth&apos;s conversation format is not one this Hearth reads (it reads version %2); a newer Hearth may read it</source>
-        <translation>Version %1 des Gesprächsformats von Hearth kann dieses Hearth nicht lesen (es liest Version %2); ein neueres Hearth kann sie vielleicht lesen</translation>
-    </message>
-    <message>
         <source>&quot;conversations&quot; is missing or not an array</source>
         <translation>&quot;conversations&quot; fehlt oder ist kein Array</translation>
     </message>
@@ -2270,6 +2420,46 @@
     <message>
         <source>&quot;tool&quot; is not an object</source>
         <translation>„tool“ ist kein Objekt</translation>
+    </message>
+    <message>
+        <source>&quot;images&quot; is not an object</source>
+        <translation>„images“ ist kein Objekt</translation>
+    </message>
+    <message>
+        <source>%1: &quot;images&quot;, the entry &quot;%2&quot;</source>
+        <translation>%1: „images“, der Eintrag „%2“</translation>
+    </message>
+    <message>
+        <source>not a string of base64</source>
+        <translation>keine Base64-Zeichenkette</translation>
+    </message>
+    <message>
+        <source>not valid base64</source>
+        <translation>kein gültiges Base64</translation>
+    </message>
+    <message>
+        <source>the image has no bytes</source>
+        <translation>das Bild hat keine Bytes</translation>
+    </message>
+    <message>
+        <source>the SHA-256 of its bytes is %1, not the entry&apos;s name</source>
+        <translation>der SHA-256 seiner Bytes ist %1, nicht der Name des Eintrags</translation>
+    </message>
+    <message>
+        <source>&quot;images&quot; is not an array</source>
+        <translation>„images“ ist kein Array</translation>
+    </message>
+    <message>
+        <source>, image %1</source>
+        <translation>, Bild %1</translation>
+    </message>
+    <message>
+        <source>the file&apos;s &quot;images&quot; holds no picture with the SHA-256 &quot;%1&quot;</source>
+        <translation>„images“ der Datei enthält kein Bild mit dem SHA-256 „%1“</translation>
+    </message>
+    <message>
+        <source>version %1 of Hearth&apos;s conversation format is not one this Hearth reads (it reads versions %2 to %3); a newer Hearth may read it</source>
+        <translation>Version %1 des Gesprächsformats von Hearth kann diese Hearth-Version nicht lesen (sie liest die Versionen %2 bis %3); eine neuere Hearth-Version kann sie vielleicht lesen</translation>
     </message>
 </context>
 <context>
@@ -2326,6 +2516,21 @@
     <message>
         <source>no GGUF models found for &quot;%1&quot;</source>
         <translation>keine GGUF-Modelle für „%1“ gefunden</translation>
+    </message>
+</context>
+<context>
+    <name>hearth::app::ImageAttachments</name>
+    <message>
+        <source>No model is loaded: load a vision model with its image projector (mmproj) to attach images.</source>
+        <translation>Kein Modell geladen: Laden Sie ein Bildmodell mit seinem Bildprojektor (mmproj), um Bilder anzuhängen.</translation>
+    </message>
+    <message>
+        <source>%1 reads no images: load a vision model with its image projector (mmproj)</source>
+        <translation>%1 liest keine Bilder: Laden Sie ein Bildmodell mit seinem Bildprojektor (mmproj)</translation>
+    </message>
+    <message>
+        <source>%1 cannot be attached: only files on this computer can.</source>
+        <translation>%1 kann nicht angehängt werden: Nur Dateien auf diesem Computer können angehängt werden.</translation>
     </message>
 </context>
 <context>
@@ -2620,6 +2825,10 @@
     <message>
         <source>GPU %1/%2 layers</source>
         <translation>GPU %1/%2 Schichten</translation>
+    </message>
+    <message>
+        <source>%1 reads no images: its image projector could not be loaded: %2</source>
+        <translation>%1 liest keine Bilder: Sein Bildprojektor konnte nicht geladen werden: %2</translation>
     </message>
 </context>
 <context>

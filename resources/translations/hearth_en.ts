@@ -29,9 +29,23 @@
             <numerusform>%n requests answered</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n image(s) in the last prompt</source>
+        <translation>
+            <numerusform>%n image in the last prompt</numerusform>
+            <numerusform>%n images in the last prompt</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::ChatController</name>
+    <message numerus="yes">
+        <source>%n image(s) read in %1 ms</source>
+        <translation>
+            <numerusform>%n image read in %1 ms</numerusform>
+            <numerusform>%n images read in %1 ms</numerusform>
+        </translation>
+    </message>
     <message numerus="yes">
         <source>%n token(s)</source>
         <translation>
