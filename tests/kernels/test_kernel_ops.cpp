@@ -572,7 +572,8 @@ private slots:
                     // 0.5 (1 + tanh u) = 1 / (1 + e^-2u): in double without tanh's cancellation at -1.
                     const double exact =
                         v / (1 + std::exp(-2 * std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
-                    // Float rounding of the exponent's argument a = 2u (four operations) moves e^a by ~2 |a| ulps.
+                    // Float rounding of the exponent's argument a = 2u (four operations) moves e^a by
+                    // about 2 |a| ulps.
                     const double argument = 2 * std::sqrt(2 / M_PI) * std::abs(v + 0.044715 * v * v * v);
                     QVERIFY2(std::abs(want[i] - exact) <= 2.4e-7 * (4 + argument) * std::abs(exact) + 1e-36,
                              qPrintable(QString("gelu(%1) = %2, exactly %3").arg(v).arg(want[i]).arg(exact)));
