@@ -23,8 +23,14 @@ namespace {
 // which stays in L1, the accumulators kept between chunks.
 constexpr int kTileRows = 4;
 constexpr int kTileBatch = 3;
-constexpr int64_t kColumnChunk = 512;   // a multiple of 8: a tile's chunk of weights is 8 KiB
-constexpr int64_t kBatchBlockRows = 24; // a multiple of kTileBatch: 24 rows of 4304 floats, 413 KiB
+constexpr int64_t kColumnChunk = 512; // a multiple of 8: a tile's chunk of weights is 8 KiB
+// Activation rows per block: as many as fit in 256 KiB of floats (half of L2), a multiple of
+// kTileBatch, at least 24 (413 KiB of rows of 4304) and at most 240. The more rows, the fewer
+// times each weight is widened: once per block.
+int64_t batch_block_rows(int64_t columns) {
+    const int64_t fit = (int64_t{256} << 10) / (4 * std::max<int64_t>(columns, 1)) / kTileBatch * kTileBatch;
+    return std::clamp<int64_t>(fit, 24, 240);
+}
 
 struct TileSums {
     __m256 sums[kTileRows][kTileBatch];
@@ -80,10 +86,11 @@ template <bool kBf16> void prefill_half(const GemmCall& call) {
     thread_local std::vector<float> activations; // (activation row of the block, column)
     thread_local std::vector<float> panel;       // (tile row, column of the chunk)
     thread_local std::vector<TileSums> sums;     // per kTileBatch activation rows of the block
-    grow_panel(static_cast<size_t>(kBatchBlockRows * vector_columns), activations);
+    const int64_t block_rows = batch_block_rows(vector_columns);
+    grow_panel(static_cast<size_t>(block_rows * vector_columns), activations);
     grow_panel(static_cast<size_t>(kTileRows * kColumnChunk), panel);
-    if (sums.size() < static_cast<size_t>(kBatchBlockRows / kTileBatch))
-        sums.resize(static_cast<size_t>(kBatchBlockRows / kTileBatch));
+    if (sums.size() < static_cast<size_t>(block_rows / kTileBatch))
+        sums.resize(static_cast<size_t>(block_rows / kTileBatch));
     const char* w = static_cast<const char*>(call.weights);
     const char* a = static_cast<const char*>(call.activations);
     const auto activation_row = [&](int64_t b) {
@@ -92,8 +99,8 @@ template <bool kBf16> void prefill_half(const GemmCall& call) {
     const auto weight_row = [&](int64_t r) {
         return reinterpret_cast<const uint16_t*>(w + r * call.weight_row_bytes);
     };
-    for (int64_t b0 = 0; b0 < call.batch; b0 += kBatchBlockRows) {
-        const int64_t block = std::min(kBatchBlockRows, call.batch - b0);
+    for (int64_t b0 = 0; b0 < call.batch; b0 += block_rows) {
+        const int64_t block = std::min(block_rows, call.batch - b0);
         for (int64_t b = 0; b < block; ++b)
             widen_columns<kBf16>(activation_row(b0 + b), vector_columns,
                                  activations.data() + b * vector_columns);
