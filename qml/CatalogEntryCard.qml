@@ -28,6 +28,7 @@ Rectangle {
     required property string draftId   // the entry that drafts for this one; empty: none
     required property string draftName
     required property string draftState // its download state
+    required property string projectorSize // its image projector's size, downloaded with it; empty: none
     property var downloads // DownloadController
 
     readonly property bool active: downloadState === "preparing" || downloadState === "running"
@@ -112,6 +113,12 @@ Rectangle {
             Badge { text: qsTr("needs ≈ %1").arg(card.memory) }
             Badge { visible: card.licence.length > 0; text: card.licence }
             Badge { visible: !card.checksumKnown; text: qsTr("SHA-256 from Hugging Face") }
+            Badge {
+                objectName: "visionBadge"
+                visible: card.projectorSize.length > 0
+                accent: true
+                text: qsTr("vision, + %1 image projector").arg(card.projectorSize)
+            }
         }
         Label {
             objectName: "catalogPrediction_" + card.catalogId

@@ -90,6 +90,8 @@ QVariant CatalogListModel::data(const QModelIndex& index, int role) const {
         return QString();
     case DraftStateRole:
         return entry.draftId.isEmpty() ? QString() : CatalogListModel::status(entry.draftId).state;
+    case ProjectorSizeRole:
+        return entry.projector ? formatBytes(entry.projector->fileBytes) : QString();
     default:
         return {};
     }
@@ -117,7 +119,8 @@ QHash<int, QByteArray> CatalogListModel::roleNames() const {
             {PredictionRole, "prediction"},
             {DraftIdRole, "draftId"},
             {DraftNameRole, "draftName"},
-            {DraftStateRole, "draftState"}};
+            {DraftStateRole, "draftState"},
+            {ProjectorSizeRole, "projectorSize"}};
 }
 
 void CatalogListModel::setEntries(QList<CatalogEntry> entries, qint64 physicalMemoryBytes) {

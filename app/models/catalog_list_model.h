@@ -47,9 +47,11 @@ public:
         ErrorRole,                 // QString: why the last attempt failed, in plain words
         NoteRole,                  // QString: what the download did last
         PredictionRole,            // QString: "≈ 24 tok/s on this computer, fits in memory"; empty: unknown
-        DraftIdRole,    // QString: the entry that drafts for it (speculative decoding); empty: none
-        DraftNameRole,  // QString: that entry's name
-        DraftStateRole, // QString: that entry's download state (as DownloadStateRole)
+        DraftIdRole,       // QString: the entry that drafts for it (speculative decoding); empty: none
+        DraftNameRole,     // QString: that entry's name
+        DraftStateRole,    // QString: that entry's download state (as DownloadStateRole)
+        ProjectorSizeRole, // QString: its image projector's file size ("851 MB"), downloaded with it; empty:
+                           // none
     };
     Q_ENUM(Role)
 

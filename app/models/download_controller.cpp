@@ -42,6 +42,7 @@ QString stateName(Download::State state) {
 struct LocalFile {
     QString id;
     QString fileName;
+    QString projectorFileName = {}; // empty: the entry has no projector
     bool complete = false;
     qint64 partialBytes = 0;
 };
@@ -55,6 +56,40 @@ QString searchEntryId(const QString& repositoryId, const QString& path) {
               c == QLatin1Char('_') || c == QLatin1Char('-')))
             c = QLatin1Char('-');
     return id;
+}
+
+// The downloads_ key of an entry's projector file ('#' is not in the ids' alphabet), and back.
+QString projectorKey(const QString& id) {
+    return id + QStringLiteral("#mmproj");
+}
+QString entryIdOf(const QString& key) {
+    return key.endsWith(QLatin1String("#mmproj")) ? key.chopped(7) : key;
+}
+
+// The status of an entry whose model and projector download at once: failed if either failed,
+// under way while either is (the bytes of both), done when both are, paused if either is.
+CatalogDownloadStatus combinedStatus(const CatalogDownloadStatus& model,
+                                     const CatalogDownloadStatus& projector) {
+    const auto active = [](const CatalogDownloadStatus& s) {
+        return s.state == QLatin1String("preparing") || s.state == QLatin1String("running") ||
+               s.state == QLatin1String("verifying");
+    };
+    if (model.state == QLatin1String("failed")) return model;
+    if (projector.state == QLatin1String("failed")) return projector;
+    CatalogDownloadStatus both = active(model) || !active(projector) ? model : projector;
+    both.receivedBytes = model.receivedBytes + projector.receivedBytes;
+    both.totalBytes =
+        model.totalBytes >= 0 && projector.totalBytes >= 0 ? model.totalBytes + projector.totalBytes : -1;
+    both.bytesPerSecond = model.bytesPerSecond + projector.bytesPerSecond;
+    both.secondsLeft = std::max(model.secondsLeft, projector.secondsLeft);
+    if (active(model) || active(projector)) return both;
+    if (model.state == QLatin1String("done") && projector.state == QLatin1String("done")) return both;
+    if (model.state == QLatin1String("paused") || projector.state == QLatin1String("paused")) {
+        both.state = QStringLiteral("paused");
+        return both;
+    }
+    both.state = model.state == QLatin1String("done") ? projector.state : model.state;
+    return both;
 }
 
 CatalogEntry entryForSearchResult(const HfSearchRow& row, const QUrl& url) {
@@ -146,8 +181,40 @@ Download* DownloadController::downloadFor(const QString& id) {
     return download;
 }
 
+Download* DownloadController::projectorDownloadFor(const QString& id) {
+    const CatalogEntry* entry = catalog_.entry(id);
+    if (!entry || !entry->projector) return nullptr;
+    const QString key = projectorKey(id);
+    auto found = downloads_.find(key);
+    if (found != downloads_.end() && !found->second->isActive() &&
+        found->second->request().directory != settings_->modelsFolder()) {
+        downloads_.erase(found);
+        found = downloads_.end();
+    }
+    if (found != downloads_.end()) return found->second.get();
+
+    download::DownloadRequest request;
+    request.url = entry->projector->url;
+    request.directory = settings_->modelsFolder();
+    request.fileName = entry->projector->fileName;
+    request.sha256Hex = entry->projector->sha256Hex;
+    request.expectedBytes = entry->projector->fileBytes;
+    auto created = std::make_unique<Download>(network_.get(), request);
+    Download* download = created.get();
+    connect(download, &Download::stateChanged, this, [this, id, download](Download::State state) {
+        publish(id);
+        // The model picker pairs it with the model on its rescan.
+        if (state == Download::State::Finished) emit modelDownloaded(download->filePath());
+        if (download->isActive()) progressTimer_.start();
+    });
+    connect(download, &Download::noteChanged, this, [this, id] { publish(id); });
+    downloads_[key] = std::move(created);
+    return download;
+}
+
 void DownloadController::download(const QString& id) {
     if (!catalog_.entry(id) || checksumLookups_.contains(id)) return;
+    if (Download* projector = projectorDownloadFor(id)) projector->start();
     if (expectedSha256(id).isEmpty()) {
         const auto found = downloads_.find(id);
         if (found == downloads_.end() || !found->second->isActive()) startAfterChecksumLookup(id);
@@ -217,30 +284,40 @@ void DownloadController::pause(const QString& id) {
         refreshLocalFiles();
         return;
     }
-    const auto found = downloads_.find(id);
-    if (found != downloads_.end()) found->second->pause();
+    for (const QString& key : {id, projectorKey(id)})
+        if (const auto found = downloads_.find(key); found != downloads_.end()) found->second->pause();
 }
 
 void DownloadController::cancel(const QString& id) {
     checksumLookups_.remove(id);
     if (Download* download = downloadFor(id)) download->cancel();
+    if (Download* projector = projectorDownloadFor(id)) projector->cancel();
 }
 
-void DownloadController::publish(const QString& id) {
-    const auto found = downloads_.find(id);
-    if (found == downloads_.end()) return;
-    const Download& download = *found->second;
-    CatalogDownloadStatus status;
-    status.state = stateName(download.state());
-    status.receivedBytes = download.receivedBytes();
-    status.totalBytes = download.totalBytes();
-    if (download.state() == Download::State::Running) {
-        status.bytesPerSecond = download.bytesPerSecond();
-        status.secondsLeft = download.secondsLeft();
-    }
-    status.error = download.state() == Download::State::Failed ? download.errorMessage() : QString();
-    status.note = download.note();
-    catalog_.setStatus(id, status);
+void DownloadController::publish(const QString& key) {
+    const QString id = entryIdOf(key);
+    const auto statusOf = [this](const QString& of) -> std::optional<CatalogDownloadStatus> {
+        const auto found = downloads_.find(of);
+        if (found == downloads_.end()) return std::nullopt;
+        const Download& download = *found->second;
+        CatalogDownloadStatus status;
+        status.state = stateName(download.state());
+        status.receivedBytes = download.receivedBytes();
+        status.totalBytes = download.totalBytes();
+        if (download.state() == Download::State::Running) {
+            status.bytesPerSecond = download.bytesPerSecond();
+            status.secondsLeft = download.secondsLeft();
+        }
+        status.error = download.state() == Download::State::Failed ? download.errorMessage() : QString();
+        status.note = download.note();
+        return status;
+    };
+    const std::optional<CatalogDownloadStatus> model = statusOf(id);
+    const std::optional<CatalogDownloadStatus> projector = statusOf(projectorKey(id));
+    if (!model && !projector) return;
+    if (!projector) return catalog_.setStatus(id, *model);
+    // The model's own download may not have been made yet (its digest asked of the API first).
+    catalog_.setStatus(id, combinedStatus(model.value_or(catalog_.status(id)), *projector));
 }
 
 void DownloadController::publishActive() {
@@ -257,8 +334,10 @@ QCoro::Task<> DownloadController::refreshLocalFiles() {
     const QPointer<DownloadController> self(this);
     QList<LocalFile> candidates;
     for (const CatalogEntry& entry : catalog_.entries())
-        if (!downloads_.count(entry.id) && !checksumLookups_.contains(entry.id))
-            candidates.append({entry.id, entry.fileName()});
+        if (!downloads_.count(entry.id) && !downloads_.count(projectorKey(entry.id)) &&
+            !checksumLookups_.contains(entry.id))
+            candidates.append(
+                {entry.id, entry.fileName(), entry.projector ? entry.projector->fileName : QString()});
     const QString folder = settings_->modelsFolder();
     // Looking at the disk is file I/O: off the GUI thread.
     struct OnDisk {
@@ -273,8 +352,12 @@ QCoro::Task<> DownloadController::refreshLocalFiles() {
             onDisk.found.append({entry.id, entry.fileName()});
         const QDir dir(folder);
         for (LocalFile& local : onDisk.found) {
-            local.complete = QFileInfo::exists(dir.filePath(local.fileName));
-            local.partialBytes = QFileInfo(dir.filePath(download::partialFileName(local.fileName))).size();
+            local.complete = QFileInfo::exists(dir.filePath(local.fileName)) &&
+                             (local.projectorFileName.isEmpty() ||
+                              QFileInfo::exists(dir.filePath(local.projectorFileName)));
+            for (const QString& name : {local.fileName, local.projectorFileName})
+                if (!name.isEmpty())
+                    local.partialBytes += QFileInfo(dir.filePath(download::partialFileName(name))).size();
         }
         return onDisk;
     });
@@ -285,14 +368,17 @@ QCoro::Task<> DownloadController::refreshLocalFiles() {
     const QList<LocalFile>& found = onDisk.found;
     for (const LocalFile& local : found) {
         // Started meanwhile: it speaks for itself.
-        if (downloads_.count(local.id) || checksumLookups_.contains(local.id)) continue;
+        if (downloads_.count(local.id) || downloads_.count(projectorKey(local.id)) ||
+            checksumLookups_.contains(local.id))
+            continue;
         CatalogDownloadStatus status;
         if (local.complete) {
             status.state = QStringLiteral("done");
         } else if (local.partialBytes > 0) {
             status.state = QStringLiteral("paused");
             status.receivedBytes = local.partialBytes;
-            if (const CatalogEntry* entry = catalog_.entry(local.id)) status.totalBytes = entry->fileBytes;
+            if (const CatalogEntry* entry = catalog_.entry(local.id))
+                status.totalBytes = entry->fileBytes + (entry->projector ? entry->projector->fileBytes : 0);
             status.note = tr("partly downloaded earlier; resume to continue");
         }
         catalog_.setStatus(local.id, status);

@@ -6,7 +6,9 @@
 // model picker rescans and shows it. A file found by the Hugging Face search joins
 // the list as an entry of its own when its download starts. Every download is
 // verified by SHA-256: an entry without one asks Hugging Face's API for the file's
-// (its LFS digest) before starting, and is refused in plain words when there is none.
+// (its LFS digest) before starting, and is refused in plain words when there is none. A vision
+// model's image projector (CatalogEntry::projector) is downloaded with it: the entry's status is
+// that of both files, done when both are.
 #include "app/download/hugging_face_search.h"
 #include "app/models/catalog_list_model.h"
 #include "app/models/hf_search_list_model.h"
@@ -74,11 +76,14 @@ signals:
 
 private:
     download::Download* downloadFor(const QString& id);
+    // The entry's projector download (a key of downloads_ of its own); null when it has none.
+    download::Download* projectorDownloadFor(const QString& id);
     // The digest the entry's download is verified with: the catalog's, else the API's.
     [[nodiscard]] QByteArray expectedSha256(const QString& id) const;
     QCoro::Task<> startAfterChecksumLookup(QString id);
     void refuse(const QString& id, const QString& message);
-    void publish(const QString& id);
+    // The catalog status of the entry a downloads_ key belongs to (its model and projector).
+    void publish(const QString& key);
     void publishActive();
 
     AppSettings* settings_;
@@ -86,7 +91,7 @@ private:
     CatalogListModel catalog_;
     std::unique_ptr<HfSearchListModel> search_;
     QString catalogError_;
-    std::map<QString, std::unique_ptr<download::Download>> downloads_; // by catalog id
+    std::map<QString, std::unique_ptr<download::Download>> downloads_; // by catalog id (projectorKey)
     download::HuggingFaceSearch hfApi_;                                // for the checksums the catalog lacks
     QMap<QString, QByteArray> apiSha256_;                              // by catalog id: digests the API gave
     QSet<QString> checksumLookups_; // ids waiting for the API; pause or cancel drops them

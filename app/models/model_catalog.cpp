@@ -64,6 +64,54 @@ qint64 requireCount(const QJsonObject& object, const char* field, qint64 max, in
     return qint64(number);
 }
 
+// A file name the models folder can take, ending in .gguf.
+void requireGgufFileName(const QString& fileName, const char* field, int index, const QString& id) {
+    if (const QString problem = download::fileNameProblem(fileName); !problem.isEmpty())
+        throw fieldError(index, id, field, problem);
+    if (!fileName.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive))
+        throw fieldError(index, id, field, ModelCatalog::tr("does not name a .gguf file"));
+}
+
+// An https address on an allowed host naming a .gguf file, with no dot segments or encoded slashes.
+QUrl requireGgufUrl(const QJsonObject& object, const char* field, const CatalogRules& rules, int index,
+                    const QString& id) {
+    const QString urlText = requireText(object, field, 1000, false, index, id);
+    const QUrl url(urlText, QUrl::StrictMode);
+    const QString host = url.host().toLower();
+    if (!url.isValid() || url.scheme() != QLatin1String("https") || !url.userInfo().isEmpty() ||
+        !rules.allowedHosts.contains(host))
+        throw fieldError(
+            index, id, field,
+            ModelCatalog::tr("must be an https:// address on %1").arg(rules.allowedHosts.join(", ")));
+    // No dot segments and no encoded slashes: the path must mean what it shows.
+    const QStringList segments = url.path(QUrl::FullyDecoded).split(QLatin1Char('/'));
+    if (segments.contains(QStringLiteral("..")) || segments.contains(QStringLiteral(".")) ||
+        url.path(QUrl::FullyEncoded).contains(QLatin1String("%2f"), Qt::CaseInsensitive))
+        throw fieldError(index, id, field, ModelCatalog::tr("has '.' or '..' in its path"));
+    requireGgufFileName(url.fileName(QUrl::FullyDecoded), field, index, id);
+    return url;
+}
+
+// A vision model's projector: {"url", "sha256", "fileBytes", "fileName"[, "sha256Source"]}.
+CatalogFile parseProjector(const QJsonValue& value, const CatalogRules& rules, int index,
+                           const QString& entryId) {
+    if (!value.isObject()) throw fieldError(index, entryId, "projector", ModelCatalog::tr("not an object"));
+    const QJsonObject object = value.toObject();
+    // Its fields' errors name "entry 7 (id projector)".
+    const QString id = ModelCatalog::tr("%1 projector").arg(entryId);
+    CatalogFile file;
+    file.url = requireGgufUrl(object, "url", rules, index, id);
+    file.sha256Hex = requireText(object, "sha256", 64, false, index, id).toLatin1().toLower();
+    if (!download::isSha256Hex(file.sha256Hex))
+        throw fieldError(index, id, "sha256", ModelCatalog::tr("must be 64 hexadecimal digits"));
+    if (object.contains(QLatin1String("sha256Source")))
+        file.sha256Source = requireText(object, "sha256Source", 200, true, index, id);
+    file.fileBytes = requireCount(object, "fileBytes", kMaxBytes, index, id);
+    file.fileName = requireText(object, "fileName", 200, false, index, id);
+    requireGgufFileName(file.fileName, "fileName", index, id);
+    return file;
+}
+
 CatalogEntry parseEntry(const QJsonValue& value, int index, const CatalogRules& rules) {
     if (!value.isObject()) throw CatalogError{ModelCatalog::tr("entry %1: not an object").arg(index + 1)};
     const QJsonObject object = value.toObject();
@@ -90,24 +138,7 @@ CatalogEntry parseEntry(const QJsonValue& value, int index, const CatalogRules& 
         throw fieldError(index, entry.id, "memoryBytes",
                          ModelCatalog::tr("smaller than the file, which is all loaded"));
 
-    const QString urlText = requireText(object, "url", 1000, false, index, entry.id);
-    entry.url = QUrl(urlText, QUrl::StrictMode);
-    const QString host = entry.url.host().toLower();
-    if (!entry.url.isValid() || entry.url.scheme() != QLatin1String("https") ||
-        !entry.url.userInfo().isEmpty() || !rules.allowedHosts.contains(host))
-        throw fieldError(
-            index, entry.id, "url",
-            ModelCatalog::tr("must be an https:// address on %1").arg(rules.allowedHosts.join(", ")));
-    // No dot segments and no encoded slashes: the path must mean what it shows.
-    const QStringList segments = entry.url.path(QUrl::FullyDecoded).split(QLatin1Char('/'));
-    if (segments.contains(QStringLiteral("..")) || segments.contains(QStringLiteral(".")) ||
-        entry.url.path(QUrl::FullyEncoded).contains(QLatin1String("%2f"), Qt::CaseInsensitive))
-        throw fieldError(index, entry.id, "url", ModelCatalog::tr("has '.' or '..' in its path"));
-    const QString fileName = entry.fileName();
-    if (const QString problem = download::fileNameProblem(fileName); !problem.isEmpty())
-        throw fieldError(index, entry.id, "url", problem);
-    if (!fileName.endsWith(QLatin1String(".gguf"), Qt::CaseInsensitive))
-        throw fieldError(index, entry.id, "url", ModelCatalog::tr("does not name a .gguf file"));
+    entry.url = requireGgufUrl(object, "url", rules, index, entry.id);
 
     entry.sha256Hex = requireText(object, "sha256", 64, true, index, entry.id).toLatin1().toLower();
     if (!entry.sha256Hex.isEmpty() && !download::isSha256Hex(entry.sha256Hex))
@@ -117,6 +148,8 @@ CatalogEntry parseEntry(const QJsonValue& value, int index, const CatalogRules& 
         entry.sha256Source = requireText(object, "sha256Source", 200, true, index, entry.id);
     if (object.contains(QLatin1String("draft")))
         entry.draftId = requireText(object, "draft", 100, false, index, entry.id);
+    if (object.contains(QLatin1String("projector")))
+        entry.projector = parseProjector(object.value(QLatin1String("projector")), rules, index, entry.id);
     return entry;
 }
 

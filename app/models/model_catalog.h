@@ -7,8 +7,19 @@
 #include <QString>
 #include <QStringList>
 #include <QUrl>
+#include <optional>
 
 namespace hearth::app {
+
+// A second file an entry's model needs, downloaded with it into the models folder: a vision
+// model's image projector (mmproj), saved under a name the model picker pairs with the model.
+struct CatalogFile {
+    QUrl url;             // https, on an allowed host, naming a .gguf file
+    QByteArray sha256Hex; // lowercase, required
+    QString sha256Source;
+    qint64 fileBytes = 0;
+    QString fileName; // the name in the models folder
+};
 
 struct CatalogEntry {
     QString id;           // unique, [a-z0-9._-]
@@ -26,6 +37,8 @@ struct CatalogEntry {
     // The catalog entry that drafts for this one in speculative decoding (a smaller model of the
     // same family and vocabulary, which the engine checks again at load); empty: none.
     QString draftId;
+    // A vision model's image projector, downloaded with the model; none when empty.
+    std::optional<CatalogFile> projector;
     [[nodiscard]] QString fileName() const { return url.fileName(QUrl::FullyDecoded); }
 };
 

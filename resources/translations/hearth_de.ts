@@ -82,6 +82,10 @@
         <source>%1 left</source>
         <translation>noch %1</translation>
     </message>
+    <message>
+        <source>vision, + %1 image projector</source>
+        <translation>Bilder, + %1 Bildprojektor</translation>
+    </message>
 </context>
 <context>
     <name>ChatView</name>
@@ -2764,6 +2768,18 @@
     <message>
         <source>the built-in catalog is missing</source>
         <translation>der eingebaute Katalog fehlt</translation>
+    </message>
+    <message>
+        <source>not an object</source>
+        <translation>kein Objekt</translation>
+    </message>
+    <message>
+        <source>%1 projector</source>
+        <translation>%1 Projektor</translation>
+    </message>
+    <message>
+        <source>must be 64 hexadecimal digits</source>
+        <translation>muss aus 64 Hexadezimalziffern bestehen</translation>
     </message>
 </context>
 <context>

@@ -106,6 +106,50 @@ private slots:
         QVERIFY(controller.catalog()->rowCount() >= 8);
     }
 
+    // A vision model's projector comes with it: both files verified into the models folder, each
+    // announced (the picker rescans and pairs them), the entry done only when both are; a folder
+    // that lacks the projector offers the download again.
+    void a_projector_is_downloaded_with_its_model() {
+        const QByteArray projectorBytes = hearth::test::patternedBytes(70000).right(65000);
+        server_->routes["/mmproj-model-f16.gguf"] = {projectorBytes, 200, "application/octet-stream"};
+        CatalogParseResult catalog = catalogFor(goodSha());
+        CatalogFile projector;
+        projector.url = server_->fileUrl().resolved(QUrl("/mmproj-model-f16.gguf"));
+        projector.sha256Hex = hearth::test::sha256Hex(projectorBytes);
+        projector.fileBytes = projectorBytes.size();
+        projector.fileName = "mmproj-model-f16.gguf";
+        catalog.entries[0].projector = projector;
+
+        DownloadController controller(settings_.get());
+        controller.setCatalog(catalog);
+        QSignalSpy downloaded(&controller, &DownloadController::modelDownloaded);
+        controller.download("tiny");
+        QTRY_COMPARE_WITH_TIMEOUT(downloaded.size(), 2, 30000);
+        QStringList paths{downloaded[0][0].toString(), downloaded[1][0].toString()};
+        paths.sort();
+        QStringList expected{finalPath(), modelsFolder() + "/mmproj-model-f16.gguf"};
+        expected.sort();
+        QCOMPARE(paths, expected);
+        QCOMPARE(hearth::test::fileBytes(finalPath()), server_->content());
+        QCOMPARE(hearth::test::fileBytes(modelsFolder() + "/mmproj-model-f16.gguf"), projectorBytes);
+        QTRY_COMPARE(stateOf(controller), QString("done"));
+        CatalogListModel* model = controller.catalog();
+        QCOMPARE(model->data(model->index(0), CatalogListModel::ProgressRole).toDouble(), 1.0);
+        QVERIFY(!model->data(model->index(0), CatalogListModel::ProjectorSizeRole).toString().isEmpty());
+
+        // A damaged projector is refused by its SHA-256, and the entry says so.
+        QVERIFY(QFile::remove(modelsFolder() + "/mmproj-model-f16.gguf"));
+        DownloadController again(settings_.get());
+        again.setCatalog(catalog);
+        again.refreshLocalFiles();
+        QTRY_COMPARE(stateOf(again), QString("none")); // the model alone is not the entry
+        server_->routes["/mmproj-model-f16.gguf"] = {QByteArray(projectorBytes).replace(10, 1, "x"), 200,
+                                                     "application/octet-stream"};
+        again.download("tiny");
+        QTRY_COMPARE_WITH_TIMEOUT(stateOf(again), QString("failed"), 30000);
+        QVERIFY(!QFileInfo::exists(modelsFolder() + "/mmproj-model-f16.gguf"));
+    }
+
     void a_download_lands_in_the_models_folder_and_is_announced() {
         DownloadController controller(settings_.get());
         controller.setCatalog(catalogFor(goodSha()));

@@ -3,6 +3,7 @@
 // names the entry and the field. Also the built-in catalog, and the runnable and
 // memory marks of its rows.
 #include "app/models/catalog_list_model.h"
+#include "app/models/image_projector_pairing.h"
 #include "app/models/model_catalog.h"
 #include "app/models/model_fit.h"
 #include "app/models/speed_predictor.h"
@@ -204,6 +205,64 @@ private slots:
         for (const CatalogEntry& entry : result.entries)
             paired += entry.draftId.isEmpty() ? 0 : 1;
         QVERIFY(paired >= 3);
+    }
+
+    // A vision model's projector, downloaded with it: read, its fields checked like the entry's
+    // (errors name "<id> projector"), and the built-in Gemma 3 4B's saved under a name the model
+    // picker pairs with the model's file.
+    void projectors_are_read_and_checked() {
+        const QJsonObject projector{
+            {"url", "https://huggingface.co/ggml-org/gemma-3-4b-it-GGUF/resolve/main/mmproj-model-f16.gguf"},
+            {"sha256", QString(64, QLatin1Char('B'))},
+            {"fileBytes", 851251104},
+            {"fileName", "mmproj-qwen2.5-0.5b-instruct-f16.gguf"}};
+        CatalogParseResult result = parseModelCatalog(catalogWith("projector", projector));
+        QVERIFY2(result.error.isEmpty(), qPrintable(result.error));
+        QVERIFY(result.entries[0].projector.has_value());
+        QCOMPARE(result.entries[0].projector->sha256Hex, QByteArray(64, 'b'));
+        QCOMPARE(result.entries[0].projector->fileName, QString("mmproj-qwen2.5-0.5b-instruct-f16.gguf"));
+        QCOMPARE(result.entries[0].projector->fileBytes, 851251104);
+        QVERIFY(!parseModelCatalog(catalogOf({goodEntry()})).entries[0].projector.has_value());
+
+        const auto refused = [&](const char* field, const QJsonValue& value) {
+            QJsonObject bad = projector;
+            if (value.isUndefined())
+                bad.remove(QLatin1String(field));
+            else
+                bad[QLatin1String(field)] = value;
+            return parseModelCatalog(catalogWith("projector", bad)).error;
+        };
+        QString error = refused("sha256", QJsonValue::Undefined);
+        QVERIFY2(error.contains("projector), field \"sha256\""), qPrintable(error));
+        error = refused("sha256", "");
+        QVERIFY2(error.contains("sha256"), qPrintable(error));
+        error = refused("url", "https://evil.example/mmproj.gguf");
+        QVERIFY2(error.contains("field \"url\": must be an https://"), qPrintable(error));
+        error = refused("fileName", "../mmproj.gguf");
+        QVERIFY2(error.contains("field \"fileName\""), qPrintable(error));
+        error = refused("fileName", "mmproj.bin");
+        QVERIFY2(error.contains(".gguf"), qPrintable(error));
+        error = parseModelCatalog(catalogWith("projector", 5)).error;
+        QVERIFY2(error.contains("field \"projector\": not an object"), qPrintable(error));
+
+        const CatalogParseResult builtIn = builtInModelCatalog();
+        int projectors = 0;
+        for (const CatalogEntry& entry : builtIn.entries) {
+            if (!entry.projector) continue;
+            ++projectors;
+            QCOMPARE(entry.projector->sha256Hex.size(), 64);
+            QVERIFY2(pairImageProjector(entry.fileName(), {entry.projector->fileName}) ==
+                         entry.projector->fileName,
+                     qPrintable(entry.projector->fileName));
+            // Not paired with another entry's file, were both in one folder.
+            for (const CatalogEntry& other : builtIn.entries)
+                if (other.id != entry.id && other.architecture == entry.architecture)
+                    QVERIFY2(
+                        pairImageProjector(other.fileName(), {entry.projector->fileName, "mmproj-x-f16.gguf"})
+                            .isEmpty(),
+                        qPrintable(other.fileName()));
+        }
+        QVERIFY(projectors >= 1);
     }
 
     void runnable_architectures_are_the_engines() {
