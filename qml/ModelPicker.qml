@@ -30,6 +30,17 @@ Item {
         startFolderPath: picker.settings ? picker.settings.modelsFolder : ""
         onAccepted: picker.models.loadDroppedFile(selectedFile)
     }
+    // The image projector a model reads images with, chosen by hand (instead of the one beside it).
+    ChooserDialog {
+        id: projectorDialog
+        objectName: "projectorFileDialog"
+        property string modelPath
+        title: qsTr("Choose the image projector (mmproj) for this model")
+        nameFilters: [qsTr("GGUF files (*.gguf)"), qsTr("All files (*)")]
+        startFolderPath: modelPath.length > 0 ? modelPath.substring(0, modelPath.lastIndexOf("/")) : ""
+        onAccepted: picker.models.chooseImageProjector(modelPath, selectedFile)
+        function openFor(path) { modelPath = path; open() }
+    }
     ModelPresetDialog {
         id: presetDialog
         presets: picker.presets
@@ -380,6 +391,17 @@ Item {
                         Layout.fillWidth: true
                         font.pointSize: Theme.small
                     }
+                }
+                IconButton {
+                    objectName: "projectorButton_" + card.index
+                    enabled: card.error.length === 0
+                    iconPath: Icons.image
+                    iconColor: card.visionProjector.length > 0 ? Theme.accent : Theme.textMuted
+                    tip: card.visionProjector.length > 0
+                         ? qsTr("Image projector: %1 (choose another)").arg(card.visionProjector.split("/").pop())
+                         : qsTr("Choose an image projector (mmproj) so that this model reads images")
+                    Accessible.name: qsTr("Image projector for %1").arg(card.name)
+                    onClicked: projectorDialog.openFor(card.path)
                 }
                 IconButton {
                     objectName: "modelSettingsButton_" + card.index

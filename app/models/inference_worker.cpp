@@ -88,7 +88,9 @@ void InferenceWorker::loadModel(quint64 requestId, const QString& path) {
         // A vision model's projector beside it: without it (or if it cannot be used) the model
         // still chats, and the summary says why it reads no images.
         QString projectorError;
-        if (const QString projector = findImageProjector(path); !projector.isEmpty()) {
+        const QString chosen = chosenProjectors_.value(path);
+        if (const QString projector = chosen.isEmpty() ? findImageProjector(path) : chosen;
+            !projector.isEmpty()) {
             try {
                 runtime_->load_image_projector(projector.toStdString());
             } catch (const std::exception& e) {
@@ -102,6 +104,13 @@ void InferenceWorker::loadModel(quint64 requestId, const QString& path) {
     } catch (const std::exception& e) {
         emit loadFinished(requestId, false, ModelSummary{}, QString::fromUtf8(e.what()));
     }
+}
+
+void InferenceWorker::chooseImageProjector(const QString& modelPath, const QString& projectorPath) {
+    if (projectorPath.isEmpty())
+        chosenProjectors_.remove(modelPath);
+    else
+        chosenProjectors_.insert(modelPath, projectorPath);
 }
 
 void InferenceWorker::warmUp(quint64 requestId) {

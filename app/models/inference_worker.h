@@ -7,6 +7,7 @@
 #include "app/models/worker_types.h"
 #include "app/server/completion_backend.h"
 #include "app/settings/engine_config.h"
+#include <QHash>
 #include <QObject>
 #include <memory>
 
@@ -39,6 +40,9 @@ public slots:
     void configure(const hearth::app::EngineConfig& config);
     // Loads the file; the model loaded before stays loaded if this one fails.
     void loadModel(quint64 requestId, const QString& path);
+    // The image projector a model file loads with from now on, instead of the one beside it (empty:
+    // the one beside it again).
+    void chooseImageProjector(const QString& modelPath, const QString& projectorPath);
     // Touches every weight and starts the kernel threads so the first reply is fast.
     void warmUp(quint64 requestId);
     void unloadModel();
@@ -78,6 +82,7 @@ private:
     void reportUnusableDevice(const engine::DeviceFailure& failure);
     std::unique_ptr<engine::EngineRuntime> runtime_;
     double loadSeconds_ = 0;
+    QHash<QString, QString> chosenProjectors_; // model path -> projector path
 };
 
 } // namespace hearth::app

@@ -18,6 +18,12 @@ ModelController::ModelController(AppSettings* settings, InferenceWorker* worker,
     : QObject(parent), settings_(settings), worker_(worker),
       demoModelPath_(findDemoModel(QCoreApplication::applicationDirPath())), computeDevices_(settings) {
     connect(this, &ModelController::loadRequested, worker, &InferenceWorker::loadModel, Qt::QueuedConnection);
+    connect(this, &ModelController::imageProjectorChosen, worker, &InferenceWorker::chooseImageProjector,
+            Qt::QueuedConnection);
+    // The projectors chosen in earlier runs, before any load.
+    const QHash<QString, QString> chosen = settings_->imageProjectors();
+    for (auto it = chosen.cbegin(); it != chosen.cend(); ++it)
+        emit imageProjectorChosen(it.key(), it.value());
     connect(this, &ModelController::warmUpRequested, worker, &InferenceWorker::warmUp, Qt::QueuedConnection);
     connect(this, &ModelController::unloadRequested, worker, &InferenceWorker::unloadModel,
             Qt::QueuedConnection);
@@ -114,7 +120,7 @@ QCoro::Task<> ModelController::scanModels() {
     const QPointer<ModelController> self(this); // it may be gone when the scan finishes
     QFuture<QList<ModelEntry>> future =
         QtConcurrent::run(&hearth::app::scanModels, settings_->modelsFolder(), settings_->recentModels(),
-                          settings_->engineConfig());
+                          settings_->engineConfig(), settings_->imageProjectors());
     const QList<ModelEntry> entries = co_await future;
     if (!self || generation != scanGeneration_) co_return; // gone, or a newer scan is under way
     models_.setEntries(entries);
@@ -216,6 +222,18 @@ QCoro::Task<bool> ModelController::loadModel(QString path) {
     if (!deviceNoticeAfterLoad_.isEmpty()) setError(std::exchange(deviceNoticeAfterLoad_, QString()));
     refresh();
     co_return true;
+}
+
+void ModelController::chooseImageProjector(const QString& modelPath, const QUrl& projector) {
+    const QString path = projector.isEmpty()       ? QString()
+                         : projector.isLocalFile() ? projector.toLocalFile()
+                                                   : projector.toString();
+    settings_->setImageProjectorFor(modelPath, path);
+    emit imageProjectorChosen(modelPath, path); // reaches the worker before a load that follows
+    if (summary_.path == modelPath && !busy_)
+        load(modelPath);
+    else
+        refresh();
 }
 
 void ModelController::unload() {

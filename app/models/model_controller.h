@@ -95,6 +95,10 @@ public:
     // folder, are refused with a message that says so.
     Q_INVOKABLE bool loadDroppedFiles(const QList<QUrl>& urls);
     Q_INVOKABLE void unload();
+    // Reads images of the model at `modelPath` with the projector file `projector` (a URL of a
+    // local file) instead of the one beside it; an empty URL goes back to the one beside it. The
+    // choice is kept in the settings; a model loaded now is loaded again with it.
+    Q_INVOKABLE void chooseImageProjector(const QString& modelPath, const QUrl& projector);
     // Loads the demo model, as the picker loads any other.
     Q_INVOKABLE void loadDemo();
     Q_INVOKABLE void clearError();
@@ -118,6 +122,7 @@ signals:
     void scanFinished();
     // To the worker (queued):
     void loadRequested(quint64 requestId, const QString& path);
+    void imageProjectorChosen(const QString& modelPath, const QString& projectorPath);
     void warmUpRequested(quint64 requestId);
     void unloadRequested();
     void configureRequested(const hearth::app::EngineConfig& config);

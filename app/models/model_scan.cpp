@@ -85,7 +85,8 @@ ModelEntry readModelEntry(const QString& path, const EngineConfig& config, qint6
     return entry;
 }
 
-QList<ModelEntry> scanModels(const QString& folder, const QStringList& recent, const EngineConfig& config) {
+QList<ModelEntry> scanModels(const QString& folder, const QStringList& recent, const EngineConfig& config,
+                             const QHash<QString, QString>& chosenProjectors) {
     const qint64 gpuMemory = chosenGpuMemoryBytes(config);
     QList<ModelEntry> entries;
     QSet<QString> seen;
@@ -114,6 +115,9 @@ QList<ModelEntry> scanModels(const QString& folder, const QStringList& recent, c
         return QString::compare(a.name, b.name, Qt::CaseInsensitive) < 0;
     });
     entries.append(found);
+    for (ModelEntry& entry : entries)
+        if (const QString chosen = chosenProjectors.value(entry.path); !chosen.isEmpty())
+            entry.visionProjector = chosen;
     return entries;
 }
 

@@ -3,6 +3,7 @@
 // Blocking file I/O: run it with QtConcurrent, never on the GUI thread.
 #include "app/models/model_list_model.h"
 #include "app/settings/engine_config.h"
+#include <QHash>
 #include <QStringList>
 
 namespace hearth::app {
@@ -15,6 +16,9 @@ ModelEntry readModelEntry(const QString& path, const EngineConfig& config, qint6
 // Every .gguf under `folder` (two levels deep) and the recent files that still exist,
 // recent ones first, then by name; image projectors (mmproj files, which sit beside the vision
 // models they belong to) are no models and are left out.
-QList<ModelEntry> scanModels(const QString& folder, const QStringList& recent, const EngineConfig& config);
+// `chosenProjectors` (model path -> projector path): the image projectors the user chose, shown
+// instead of the ones found beside the models.
+QList<ModelEntry> scanModels(const QString& folder, const QStringList& recent, const EngineConfig& config,
+                             const QHash<QString, QString>& chosenProjectors = {});
 
 } // namespace hearth::app

@@ -253,6 +253,26 @@ void AppSettings::rememberModel(const QString& path) {
     assign(recentModels_, recent, &AppSettings::recentModelsChanged);
 }
 
+QString AppSettings::imageProjectorFor(const QString& modelPath) const {
+    return imageProjectors_.value(modelPath).toString();
+}
+
+void AppSettings::setImageProjectorFor(const QString& modelPath, const QString& projectorPath) {
+    QVariantMap chosen = imageProjectors_;
+    if (projectorPath.isEmpty())
+        chosen.remove(modelPath);
+    else
+        chosen.insert(modelPath, projectorPath);
+    assign(imageProjectors_, chosen, &AppSettings::imageProjectorsChanged);
+}
+
+QHash<QString, QString> AppSettings::imageProjectors() const {
+    QHash<QString, QString> chosen;
+    for (auto it = imageProjectors_.cbegin(); it != imageProjectors_.cend(); ++it)
+        chosen.insert(it.key(), it.value().toString());
+    return chosen;
+}
+
 void AppSettings::forgetModel(const QString& path) {
     QStringList recent = recentModels_;
     recent.removeAll(path);
@@ -305,6 +325,7 @@ void AppSettings::load() {
     chatTemplate_ = s->value("generation/chatTemplate", chatTemplate_).toString();
     modelsFolder_ = s->value("models/folder", modelsFolder_).toString();
     recentModels_ = s->value("models/recent", recentModels_).toStringList();
+    imageProjectors_ = s->value("models/imageProjectors", imageProjectors_).toMap();
     theme_ = s->value("appearance/theme", theme_).toString();
     language_ = s->value("appearance/language", language_).toString();
     if (language_ != QLatin1String("en") && language_ != QLatin1String("de")) language_.clear();
@@ -349,6 +370,7 @@ void AppSettings::saveNow() {
         {"generation/chatTemplate", chatTemplate_},
         {"models/folder", modelsFolder_},
         {"models/recent", recentModels_},
+        {"models/imageProjectors", imageProjectors_},
         {"appearance/theme", theme_},
         {"appearance/language", language_},
         {"appearance/fontSize", fontSize_},

@@ -6,11 +6,13 @@
 #include "app/settings/engine_config.h"
 #include "engine/sampling/sampler.h"
 #include "engine/session/generation_options.h"
+#include <QHash>
 #include <QObject>
 #include <QStringList>
 #include <QThreadPool>
 #include <QTimer>
 #include <QUrl>
+#include <QVariantMap>
 #include <QtQml/qqmlregistration.h>
 #include <cmath>
 
@@ -198,6 +200,12 @@ public:
     // Puts `path` first in the recent models (at most 10).
     Q_INVOKABLE void rememberModel(const QString& path);
     Q_INVOKABLE void forgetModel(const QString& path);
+    // The image projector (mmproj) the user chose for a model file, instead of the one found beside
+    // it; empty: none chosen. Choosing an empty path forgets the choice.
+    [[nodiscard]] QString imageProjectorFor(const QString& modelPath) const;
+    void setImageProjectorFor(const QString& modelPath, const QString& projectorPath);
+    // Every choice: model path -> projector path.
+    [[nodiscard]] QHash<QString, QString> imageProjectors() const;
     Q_INVOKABLE void resetSampling();
     // Writes now and waits until the file is written.
     void flush();
@@ -211,6 +219,7 @@ signals:
     void appearanceChanged();
     void languageChanged();
     void recentModelsChanged();
+    void imageProjectorsChanged();
     void serverChanged();      // enabled, port or API key: the server restarts
     void serverStateChanged(); // listening, its URL, or why it is not
     void speculationChanged(); // the drafter, the draft model, the tokens drafted or looked up
@@ -244,6 +253,7 @@ private:
     QString language_;
     int fontSize_ = 11;
     QStringList recentModels_;
+    QVariantMap imageProjectors_; // model path -> projector path
     bool serverEnabled_ = false;
     int serverPort_ = kDefaultServerPort;
     QString serverApiKey_;

@@ -1105,6 +1105,26 @@
         <source>Reads images</source>
         <translation>Liest Bilder</translation>
     </message>
+    <message>
+        <source>Choose the image projector (mmproj) for this model</source>
+        <translation>Den Bildprojektor (mmproj) für dieses Modell wählen</translation>
+    </message>
+    <message>
+        <source>GGUF files (*.gguf)</source>
+        <translation>GGUF-Dateien (*.gguf)</translation>
+    </message>
+    <message>
+        <source>Image projector: %1 (choose another)</source>
+        <translation>Bildprojektor: %1 (einen anderen wählen)</translation>
+    </message>
+    <message>
+        <source>Choose an image projector (mmproj) so that this model reads images</source>
+        <translation>Einen Bildprojektor (mmproj) wählen, damit dieses Modell Bilder liest</translation>
+    </message>
+    <message>
+        <source>Image projector for %1</source>
+        <translation>Bildprojektor für %1</translation>
+    </message>
 </context>
 <context>
     <name>ModelPresetDialog</name>

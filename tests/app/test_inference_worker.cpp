@@ -27,6 +27,8 @@ public:
         worker->moveToThread(&thread);
         connect(&thread, &QThread::finished, worker, &QObject::deleteLater);
         connect(this, &WorkerHarness::load, worker, &InferenceWorker::loadModel, Qt::QueuedConnection);
+        connect(this, &WorkerHarness::chooseImageProjector, worker, &InferenceWorker::chooseImageProjector,
+                Qt::QueuedConnection);
         connect(this, &WorkerHarness::warmUp, worker, &InferenceWorker::warmUp, Qt::QueuedConnection);
         connect(this, &WorkerHarness::generate, worker, &InferenceWorker::generate, Qt::QueuedConnection);
         connect(this, &WorkerHarness::configure, worker, &InferenceWorker::configure, Qt::QueuedConnection);
@@ -61,6 +63,7 @@ public:
     EngineConfig config;
 signals:
     void load(quint64 id, const QString& path);
+    void chooseImageProjector(const QString& modelPath, const QString& projectorPath);
     void warmUp(quint64 id);
     void generate(const hearth::app::GenerationRequest& request);
     void configure(const hearth::app::EngineConfig& config);
@@ -237,6 +240,23 @@ private slots:
                  qPrintable(failed.constFirst().at(1).toString()));
         emit h.generate(request(5, "vision-3", 4));
         QVERIFY(done.wait(60000));
+
+        // A projector chosen by hand, from elsewhere under another name: the model reads images again.
+        const QString elsewhere =
+            QString::fromStdString(hearth::test::make_temp_dir("hearth-worker-vision-2"));
+        QVERIFY(
+            QFile::copy(QString::fromStdString(hearth::test::testdata("vision/mmproj-tiny-gemma3-f32.gguf")),
+                        elsewhere + "/vision-tower.gguf"));
+        emit h.chooseImageProjector(model, elsewhere + "/vision-tower.gguf");
+        loaded.clear();
+        emit h.load(6, model);
+        QVERIFY(loaded.wait(30000));
+        QCOMPARE(loaded.constFirst().at(2).value<ModelSummary>().imageProjector,
+                 elsewhere + "/vision-tower.gguf");
+        done.clear();
+        emit h.generate(request(7, "vision-4", 4, {ask}));
+        QVERIFY(done.wait(60000));
+        QCOMPARE(done.constFirst().at(1).value<GenerationResult>().stats.images, 1);
     }
 
     void streamsBatchedPieces() {

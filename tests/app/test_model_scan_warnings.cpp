@@ -128,6 +128,12 @@ private slots:
                 QVERIFY2(entry.visionProjector.isEmpty(),
                          qPrintable(entry.visionProjector)); // width 64, not 128
         }
+        // A projector the user chose replaces the one found beside it.
+        const QList<ModelEntry> chosen =
+            scanModels(dir, {}, config, {{dir + "/stories260K.gguf", "/elsewhere/vision.gguf"}});
+        for (const ModelEntry& entry : chosen)
+            if (entry.path.endsWith(QStringLiteral("stories260K.gguf")))
+                QCOMPARE(entry.visionProjector, QString("/elsewhere/vision.gguf"));
         ModelListModel list;
         list.setEntries(entries);
         const int gemma = list.indexOf(dir + "/tiny-gemma3.gguf");

@@ -308,6 +308,24 @@ private slots:
         QCOMPARE(recent.count(), 14);
     }
 
+    // A model's chosen image projector is kept across restarts; an empty choice forgets it.
+    void chosenImageProjectorsPersist() {
+        const QString file = iniFile();
+        {
+            AppSettings s(file, "/models");
+            QSignalSpy changed(&s, &AppSettings::imageProjectorsChanged);
+            s.setImageProjectorFor("/m/gemma.gguf", "/p/mmproj-gemma.gguf");
+            s.setImageProjectorFor("/m/other.gguf", "/p/other-mmproj.gguf");
+            s.setImageProjectorFor("/m/other.gguf", "");
+            QCOMPARE(changed.count(), 3);
+            s.flush();
+        }
+        AppSettings reopened(file, "/models");
+        QCOMPARE(reopened.imageProjectorFor("/m/gemma.gguf"), QStringLiteral("/p/mmproj-gemma.gguf"));
+        QVERIFY(reopened.imageProjectorFor("/m/other.gguf").isEmpty());
+        QCOMPARE(reopened.imageProjectors().size(), 1);
+    }
+
     void resetSamplingRestoresDefaults() {
         AppSettings s(iniFile(), "/models");
         s.setTemperature(1.7);
