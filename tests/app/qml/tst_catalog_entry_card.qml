@@ -45,6 +45,7 @@ Item {
                 draftId: ""
                 draftName: ""
                 draftState: ""
+                projectorSize: "851 MB"
                 downloads: null
             }
         }
@@ -53,6 +54,17 @@ Item {
     TestCase {
         name: "CatalogEntryCard"
         when: windowShown
+
+        // A vision model's card says its projector comes with it.
+        function test_aProjectorIsShown() {
+            const badge = findChild(card, "visionBadge")
+            verify(badge !== null)
+            verify(badge.visible)
+            verify(badge.text.indexOf("851 MB") >= 0)
+            card.projectorSize = ""
+            verify(!badge.visible)
+            card.projectorSize = "851 MB"
+        }
 
         function test_anErrorBelowTheFoldIsScrolledIntoView() {
             compare(page.contentY, 0)
