@@ -1,4 +1,5 @@
 #include "engine/vision/siglip_tower.h"
+#include "engine/error.h"
 #include "engine/forward/transformer_ops.h"
 #include "kernels/fp16.h"
 #include "kernels/kernel_table.h"
@@ -174,6 +175,7 @@ void SiglipTower::forward(const float* pixels, float* x, kernels::ThreadPool& po
 void SiglipTower::attention(kernels::ThreadPool& pool) {
     const int32_t d = hp_.n_embd, n = hp_.n_patches(), hd = hp_.head_dim();
     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+    if (kv_type_ == kernels::TensorType::F16) return fused_attention(pool, scale);
     const kernels::WeightMatrix keys{kv_type_, n, hd, head_k_.data()};
     const kernels::WeightMatrix values_t{kv_type_, hd, n, head_v_t_.data()};
     for (int32_t head = 0; head < hp_.n_head; ++head) {
@@ -195,6 +197,47 @@ void SiglipTower::attention(kernels::ThreadPool& pool) {
                 softmax(scores_.data() + r * n, n, scale);
         });
         kernels::matmul(values_t, scores_.data(), n, head_out_.data(), pool, matmul_scratch_);
+        for_rows(n, pool, [&](int64_t first, int64_t count) {
+            for (int64_t r = first; r < first + count; ++r)
+                std::copy_n(head_out_.data() + r * hd, hd,
+                            attn_.data() + static_cast<size_t>(r) * d + column);
+        });
+    }
+}
+
+// The same attention with F16 keys and values, through the kernels' attention: each query's
+// scores, softmax and weighted values in one pass (an online softmax in F32), no n x n matrix. A
+// tile of queries goes to the kernel as the query heads of one position, which see every key.
+void SiglipTower::fused_attention(kernels::ThreadPool& pool, float scale) {
+    const int32_t d = hp_.n_embd, n = hp_.n_patches(), hd = hp_.head_dim();
+    const kernels::KernelTable& table = kernels::active_kernels();
+    const kernels::Candidate<kernels::AttendFn>* kernel =
+        table.attention.pick({.batch = 1, .width = hd, .f16_cache = true});
+    if (kernel == nullptr) throw Error("vision attention: no kernel for head size " + std::to_string(hd));
+    const auto tile = static_cast<int32_t>(std::clamp<int64_t>(table.attention_tile_floats / hd, 1, n));
+    const int32_t tiles = (n + tile - 1) / tile;
+    const size_t row_bytes = static_cast<size_t>(hd) * sizeof(kernels::fp16_bits);
+    const kernels::KvRows keys{head_k_.data(), kernels::TensorType::F16, row_bytes};
+    const kernels::KvRows values{head_v_t_.data(), kernels::TensorType::F16, row_bytes}; // rows here
+    for (int32_t head = 0; head < hp_.n_head; ++head) {
+        const size_t column = static_cast<size_t>(head) * hd;
+        for_rows(n, pool, [&](int64_t first, int64_t count) {
+            for (int64_t r = first; r < first + count; ++r) {
+                const size_t from = static_cast<size_t>(r) * d + column;
+                std::copy_n(q_.data() + from, hd, head_q_.data() + r * hd);
+                for (int32_t i = 0; i < hd; ++i) {
+                    store_as(kv_type_, head_k_.data(), r * hd + i, k_[from + i]);
+                    store_as(kv_type_, head_v_t_.data(), r * hd + i, v_[from + i]);
+                }
+            }
+        });
+        pool.for_each(tiles, [&](int64_t t) {
+            const int64_t first = t * tile;
+            const int64_t queries = std::min<int64_t>(tile, n - first);
+            const size_t offset = static_cast<size_t>(first) * hd;
+            kernel->fn(head_q_.data() + offset, head_out_.data() + offset, static_cast<size_t>(hd),
+                       static_cast<size_t>(queries) * hd, queries, 1, keys, values, n, hd, scale, {});
+        });
         for_rows(n, pool, [&](int64_t first, int64_t count) {
             for (int64_t r = first; r < first + count; ++r)
                 std::copy_n(head_out_.data() + r * hd, hd,

@@ -29,7 +29,8 @@ private:
         kernels::WeightMatrix w_up, w_down;            // (n_ff, n_embd), (n_embd, n_ff)
         std::vector<float> b_up, b_down;               // (n_ff), (n_embd)
     };
-    void attention(kernels::ThreadPool& pool); // q_, k_, v_ -> attn_
+    void attention(kernels::ThreadPool& pool);                    // q_, k_, v_ -> attn_
+    void fused_attention(kernels::ThreadPool& pool, float scale); // the same, F16 keys and values
     VisionHyperParams hp_;
     std::vector<float> patch_w;         // (n_embd, 3 * patch * patch), F32 whatever the file's type
     kernels::WeightMatrix patch_matrix; // over patch_w
@@ -45,7 +46,7 @@ private:
     std::vector<float> head_q_, head_out_;       // (n_patches, head_dim) one head's rows
     kernels::TensorType kv_type_ = kernels::TensorType::F32; // of head_k_ and head_v_t_
     std::vector<std::byte> head_k_;   // (n_patches, head_dim) one head's keys, in kv_type_
-    std::vector<std::byte> head_v_t_; // (head_dim, n_patches) one head's values, transposed
+    std::vector<std::byte> head_v_t_; // (head_dim, n_patches) one head's values, transposed (F16: rows)
     std::vector<float> scores_;       // (n_patches, n_patches)
     std::vector<std::byte> matmul_scratch_;
 };
