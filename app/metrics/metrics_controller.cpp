@@ -5,6 +5,7 @@
 #include <QPointer>
 #include <QtConcurrent/QtConcurrentRun>
 #include <qcoro/qcorofuture.h>
+#include <utility>
 
 namespace hearth::app {
 
@@ -70,9 +71,11 @@ QVariantList expertTotals(const engine::EngineMetricsSnapshot& e) {
 
 MetricsController::MetricsController(std::shared_ptr<const engine::EngineMetrics> engine, QObject* parent)
     : QObject(parent), engine_(std::move(engine)), last_(std::make_unique<MetricsSample>()) {
+    samplePool_.setMaxThreadCount(1);
     timer_.setInterval(250);
     connect(&timer_, &QTimer::timeout, this, [this] { sample(); });
     timer_.start();
+    sample(); // the panel shows figures from the start, not an empty snapshot
 }
 
 MetricsController::~MetricsController() = default;
@@ -84,10 +87,14 @@ void MetricsController::setIntervalMs(int ms) {
 }
 
 QCoro::Task<> MetricsController::sample() {
-    if (sampling_) co_return; // the previous sample is still being taken
+    if (sampling_) {         // the previous sample is still being taken, maybe from before this call:
+        sampleAgain_ = true; // another follows it
+        co_return;
+    }
     sampling_ = true;
     const QPointer<MetricsController> self(this);
-    QFuture<MetricsSample> future = QtConcurrent::run([engine = engine_] { return takeSample(*engine); });
+    QFuture<MetricsSample> future =
+        QtConcurrent::run(&samplePool_, [engine = engine_] { return takeSample(*engine); });
     MetricsSample next = co_await future;
     if (!self) co_return;
     sampling_ = false;
@@ -115,6 +122,7 @@ QCoro::Task<> MetricsController::sample() {
     expertHits_ = expertTotals(last_->engine); // once per sample: QML reads it in several places
     ++samples_;
     emit updated();
+    if (std::exchange(sampleAgain_, false)) sample();
 }
 
 void MetricsController::recordReply(const GenerationResult& result) {
@@ -129,6 +137,7 @@ void MetricsController::recordReply(const GenerationResult& result) {
     replyEnded_ = true;
     endedDecodeRate_ = result.stats.decode_tokens_per_second();
     endedPrefillRate_ = result.stats.prefill_tokens_per_second();
+    sample(); // the reply's figures now, not up to a sampling interval later
 }
 
 void MetricsController::recordServerRequest(const GenerationResult& result) {

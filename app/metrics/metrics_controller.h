@@ -7,6 +7,7 @@
 #include "app/metrics/reply_cache_history.h"
 #include <QHash>
 #include <QObject>
+#include <QThreadPool>
 #include <QTimer>
 #include <QVariantList>
 #include <QtQml/qqmlregistration.h>
@@ -132,7 +133,8 @@ public:
     [[nodiscard]] int samples() const { return samples_; }
     [[nodiscard]] static int historyLength() { return kHistoryLength; }
 
-    // Takes one sample now (also what the timer does).
+    // Takes one sample now (also what the timer does); while one is being taken, another follows
+    // it, so the figures shown are from after the call.
     QCoro::Task<> sample();
     Q_INVOKABLE void resetKernelMetrics();
 
@@ -154,7 +156,11 @@ private:
     KernelMetricsModel kernels_;
     ReplyCacheHistory replies_;
     QTimer timer_;
+    // The samples' own thread: on Qt Concurrent's shared pool a sample waited behind long jobs
+    // (two of them fill it on two cores), and the panel kept showing the empty first snapshot.
+    QThreadPool samplePool_;
     bool sampling_ = false;
+    bool sampleAgain_ = false; // sample() was called while one was being taken
     int samples_ = 0;
     // The rates of the replies that ended since the last sample (the last one's), if any.
     bool replyEnded_ = false;
