@@ -34,7 +34,9 @@ Rectangle {
                     color: panel.metrics.generating ? Theme.success : Theme.textFaint
                 }
                 Label {
-                    text: panel.metrics.generating ? qsTr("generating") : qsTr("idle")
+                    objectName: "engineActivity"
+                    text: !panel.metrics.generating ? qsTr("idle")
+                          : panel.metrics.readingPrompt ? qsTr("reading the prompt") : qsTr("generating")
                     color: Theme.textMuted
                     font.pointSize: Theme.small
                 }

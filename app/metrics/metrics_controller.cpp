@@ -206,6 +206,9 @@ int MetricsController::expertLayers() const {
 bool MetricsController::generating() const {
     return last_->engine.generating;
 }
+bool MetricsController::readingPrompt() const {
+    return last_->engine.generating && last_->engine.tokens_generated == 0;
+}
 double MetricsController::decodeTokensPerSecond() const {
     return last_->engine.decode_tokens_per_second;
 }

@@ -27,6 +27,8 @@ class MetricsController : public QObject {
     QML_ELEMENT
     QML_UNCREATABLE("Created by the application")
     Q_PROPERTY(bool generating READ generating NOTIFY updated)
+    // Generating, and no token of the reply yet: the engine is reading the prompt.
+    Q_PROPERTY(bool readingPrompt READ readingPrompt NOTIFY updated)
     Q_PROPERTY(double decodeTokensPerSecond READ decodeTokensPerSecond NOTIFY updated)
     Q_PROPERTY(double prefillTokensPerSecond READ prefillTokensPerSecond NOTIFY updated)
     Q_PROPERTY(double timeToFirstTokenMs READ timeToFirstTokenMs NOTIFY updated)
@@ -86,6 +88,7 @@ public:
     ~MetricsController() override;
 
     [[nodiscard]] bool generating() const;
+    [[nodiscard]] bool readingPrompt() const;
     [[nodiscard]] double decodeTokensPerSecond() const;
     [[nodiscard]] double prefillTokensPerSecond() const;
     [[nodiscard]] double timeToFirstTokenMs() const;

@@ -73,6 +73,9 @@ void EngineMetrics::begin_reply() {
     verify_passes_before_ = verify_passes_total.load(relaxed);
     drafted_before_ = drafted_tokens_total.load(relaxed);
     accepted_before_ = accepted_tokens_total.load(relaxed);
+    // The reply has generated nothing yet: while it reads its prompt the count says so (the
+    // rates, measured, stay the last reply's until this one's are).
+    tokens_generated.store(0, relaxed);
     generating.store(true, relaxed);
 }
 

@@ -742,6 +742,10 @@
         <translation>im Leerlauf</translation>
     </message>
     <message>
+        <source>reading the prompt</source>
+        <translation>liest den Prompt</translation>
+    </message>
+    <message>
         <source>Close</source>
         <translation>Schließen</translation>
     </message>

@@ -78,6 +78,34 @@ private slots:
         QCOMPARE(metrics.replies()->count(), 1);
     }
 
+    // From the start of a reply until its first token the engine reads the prompt: the panel
+    // says so rather than "generating" beside the last reply's count of tokens.
+    void aReplyReadsItsPromptBeforeGenerating() {
+        auto sink = std::make_shared<hearth::engine::EngineMetrics>();
+        MetricsController metrics(sink);
+        metrics.setIntervalMs(20);
+        hearth::engine::TurnStats last;
+        last.generated_tokens = 40;
+        sink->begin_reply();
+        sink->publish_reply(last, 100, 512);
+        sink->generating.store(false);
+        QTRY_VERIFY(!metrics.generating() && metrics.tokensGenerated() == 40);
+        QVERIFY(!metrics.readingPrompt());
+
+        sink->begin_reply();
+        QTRY_VERIFY(metrics.generating());
+        QVERIFY(metrics.readingPrompt());
+        QCOMPARE(metrics.tokensGenerated(), 0);
+        hearth::engine::TurnStats next;
+        next.computed_tokens = 30;
+        sink->publish_reply(next, 130, 512); // the prompt is read, no token yet
+        QTRY_VERIFY(metrics.samples() > 0 && metrics.readingPrompt());
+        next.generated_tokens = 1;
+        sink->publish_reply(next, 131, 512);
+        QTRY_VERIFY(!metrics.readingPrompt());
+        QVERIFY(metrics.generating());
+    }
+
     // A mixture of experts: per expert, the times the routers of all layers chose it. Each
     // evaluated token chooses n_expert_used experts in every layer.
     void expertHitsSumTheLayers() {
