@@ -9,6 +9,7 @@
 #include "app/storage/conversation_export_pdf.h"
 #include "app/storage/conversation_import.h"
 #include "app/storage/sql_store.h"
+#include "tests/app/message_image_records.h"
 #include "tests/support/test_support.h"
 #include <QBuffer>
 #include <QFile>
@@ -23,6 +24,8 @@
 
 using namespace hearth::app;
 using hearth::chat::Role;
+using hearth::test::message;
+using hearth::test::picture;
 
 namespace {
 
@@ -36,10 +39,6 @@ QByteArray encodedImage(int width, int height, QColor colour, const char* format
     return bytes;
 }
 
-MessageImage picture(const QString& name, const QByteArray& bytes) {
-    return {imageSha256(bytes), name, bytes};
-}
-
 void writeFile(const QString& path, const QByteArray& bytes) {
     QFile file(path);
     QVERIFY(file.open(QIODevice::WriteOnly));
@@ -49,20 +48,6 @@ void writeFile(const QString& path, const QByteArray& bytes) {
 QByteArray readFile(const QString& path) {
     QFile file(path);
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
-MessageRecord message(const QString& conversation, int position, Role role, const QString& content,
-                      const QList<MessageImage>& images, const QString& parent) {
-    MessageRecord m;
-    m.id = newRecordId();
-    m.conversationId = conversation;
-    m.position = position;
-    m.role = role;
-    m.content = content;
-    m.createdAt = QDateTime::fromMSecsSinceEpoch(1714564800000 + position * 1000);
-    m.parentId = parent;
-    m.images = images;
-    return m;
 }
 
 int count(const QString& databasePath, const QString& table) {

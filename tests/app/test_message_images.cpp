@@ -9,6 +9,7 @@
 #include "app/storage/damaged_database.h"
 #include "app/storage/message_image_store.h"
 #include "app/storage/sql_store.h"
+#include "tests/app/message_image_records.h"
 #include "tests/support/test_support.h"
 #include <QBuffer>
 #include <QDir>
@@ -26,6 +27,8 @@
 
 using namespace hearth::app;
 using hearth::chat::Role;
+using hearth::test::message;
+using hearth::test::picture;
 
 namespace {
 
@@ -43,24 +46,6 @@ QByteArray pngBytes(int width, int height, QColor colour) {
     buffer.open(QIODevice::WriteOnly);
     image.save(&buffer, "PNG");
     return bytes;
-}
-
-MessageImage picture(const QString& name, const QByteArray& bytes) {
-    return {imageSha256(bytes), name, bytes};
-}
-
-MessageRecord message(const QString& conversation, int position, Role role, const QString& content,
-                      const QList<MessageImage>& images = {}, const QString& parent = {}) {
-    MessageRecord m;
-    m.id = newRecordId();
-    m.conversationId = conversation;
-    m.position = position;
-    m.role = role;
-    m.content = content;
-    m.createdAt = QDateTime::fromMSecsSinceEpoch(1714564800000 + position * 1000);
-    m.parentId = parent;
-    m.images = images;
-    return m;
 }
 
 ConversationRecord conversation(const QString& title) {
