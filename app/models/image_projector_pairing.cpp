@@ -24,6 +24,25 @@ QString modelStem(QString name) {
     return name;
 }
 
+// The projector of that width (0: any) among the files named "*mmproj*.gguf" beside the model.
+QString projectorBeside(const QString& modelPath, int64_t modelWidth) {
+    const QFileInfo model(modelPath);
+    const QDir folder = model.absoluteDir();
+    QStringList projectors;
+    for (const QString& name : folder.entryList({QStringLiteral("*mmproj*.gguf")}, QDir::Files)) {
+        try {
+            const auto file = gguf::GgufFile::open(folder.filePath(name).toStdString());
+            if (!gguf::is_image_projector(*file)) continue;
+            const int64_t width = file->get_int("clip.vision.projection_dim").value_or(0);
+            if (modelWidth == 0 || width == modelWidth) projectors.append(name);
+        } catch (const std::exception&) {
+            // Damaged or not GGUF: not a projector to pair.
+        }
+    }
+    const QString paired = pairImageProjector(model.fileName(), projectors);
+    return paired.isEmpty() ? QString() : folder.filePath(paired);
+}
+
 } // namespace
 
 QString pairImageProjector(const QString& model, QStringList projectors) {
@@ -42,30 +61,19 @@ QString pairImageProjector(const QString& model, QStringList projectors) {
 }
 
 QString findImageProjector(const QString& modelPath) {
-    const QFileInfo model(modelPath);
-    const QDir folder = model.absoluteDir();
-    // A projector's output is the model's input: their widths must agree (0: unknown, not checked).
-    int64_t modelWidth = 0;
     try {
-        const auto file = gguf::GgufFile::open(modelPath.toStdString());
-        if (const auto architecture = file->get_string("general.architecture"))
-            modelWidth = file->get_int(*architecture + ".embedding_length").value_or(0);
+        return findImageProjector(modelPath, *gguf::GgufFile::open(modelPath.toStdString()));
     } catch (const std::exception&) {
         return {}; // not a model that loads
     }
-    QStringList projectors;
-    for (const QString& name : folder.entryList({QStringLiteral("*mmproj*.gguf")}, QDir::Files)) {
-        try {
-            const auto file = gguf::GgufFile::open(folder.filePath(name).toStdString());
-            if (!gguf::is_image_projector(*file)) continue;
-            const int64_t width = file->get_int("clip.vision.projection_dim").value_or(0);
-            if (modelWidth == 0 || width == modelWidth) projectors.append(name);
-        } catch (const std::exception&) {
-            // Damaged or not GGUF: not a projector to pair.
-        }
-    }
-    const QString paired = pairImageProjector(model.fileName(), projectors);
-    return paired.isEmpty() ? QString() : folder.filePath(paired);
+}
+
+QString findImageProjector(const QString& modelPath, const gguf::GgufFile& model) {
+    // A projector's output is the model's input: their widths must agree (0: unknown, not checked).
+    int64_t modelWidth = 0;
+    if (const auto architecture = model.get_string("general.architecture"))
+        modelWidth = model.get_int(*architecture + ".embedding_length").value_or(0);
+    return projectorBeside(modelPath, modelWidth);
 }
 
 } // namespace hearth::app

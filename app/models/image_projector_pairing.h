@@ -6,6 +6,10 @@
 #include <QString>
 #include <QStringList>
 
+namespace hearth::gguf {
+class GgufFile;
+}
+
 namespace hearth::app {
 
 // Of the projector files named `projectors` (file names in the model's folder), the one that goes
@@ -16,5 +20,7 @@ QString pairImageProjector(const QString& model, QStringList projectors);
 // projectors (their header says so) whose output width is the model's, paired as above. Empty
 // when there is none.
 QString findImageProjector(const QString& modelPath);
+// The same for a model whose file is open (its header is not read again).
+QString findImageProjector(const QString& modelPath, const gguf::GgufFile& model);
 
 } // namespace hearth::app

@@ -78,7 +78,8 @@ ModelEntry readModelEntry(const QString& path, const EngineConfig& config, qint6
             entry.estimatedBytes = split.ramBytes;
         }
         entry.warnings = usageNotes(*file);
-        if (!entry.imageProjector) entry.visionProjector = findImageProjector(path);
+        if (!entry.imageProjector)
+            entry.visionProjector = findImageProjector(path, *file); // header read once
     } catch (const std::exception& e) {
         entry.error = QString::fromUtf8(e.what());
     }
