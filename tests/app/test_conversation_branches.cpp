@@ -15,6 +15,7 @@
 #include "app/storage/conversation_store.h"
 #include "app/storage/sql_store.h"
 #include "tests/app/backend_fixture.h"
+#include "tests/app/raw_sql.h"
 #include "tests/support/test_support.h"
 #include <QElapsedTimer>
 #include <QFile>
@@ -32,41 +33,11 @@ using namespace hearth::app;
 using hearth::chat::Role;
 using hearth::test::finishReply;
 using hearth::test::loadModel;
+using hearth::test::rawSql;
 using hearth::test::startChat;
 using hearth::test::waitForMessages;
 
 namespace {
-
-// Runs statements on a connection of its own, as the app of the release before branches did; the
-// rows the last one selects, or nullopt when one fails.
-std::optional<QList<QVariantList>> rawSql(const QString& path, const QStringList& statements) {
-    std::optional<QList<QVariantList>> rows;
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("raw"));
-        db.setDatabaseName(path);
-        if (db.open()) {
-            QSqlQuery query(db);
-            bool ok = true;
-            for (const QString& sql : statements)
-                if (!query.exec(sql)) {
-                    qWarning() << sql << query.lastError().text();
-                    ok = false;
-                    break;
-                }
-            if (ok) {
-                rows.emplace();
-                while (query.isSelect() && query.next()) {
-                    QVariantList row;
-                    for (int column = 0; column < query.record().count(); ++column)
-                        row.append(query.value(column));
-                    rows->append(row);
-                }
-            }
-        }
-    }
-    QSqlDatabase::removeDatabase(QStringLiteral("raw"));
-    return rows;
-}
 
 // The schema as the release before branches wrote it (SqlStore::createSchema then): the first
 // release's tables and index, and the model column it added to them.

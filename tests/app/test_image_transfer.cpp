@@ -10,6 +10,7 @@
 #include "app/storage/conversation_import.h"
 #include "app/storage/sql_store.h"
 #include "tests/app/message_image_records.h"
+#include "tests/app/raw_sql.h"
 #include "tests/support/test_support.h"
 #include <QBuffer>
 #include <QFile>
@@ -48,21 +49,6 @@ void writeFile(const QString& path, const QByteArray& bytes) {
 QByteArray readFile(const QString& path) {
     QFile file(path);
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-}
-
-int count(const QString& databasePath, const QString& table) {
-    int n = -1;
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("count"));
-        db.setDatabaseName(databasePath);
-        if (db.open()) {
-            QSqlQuery query(db);
-            if (query.exec(QStringLiteral("SELECT COUNT(*) FROM ") + table) && query.next())
-                n = query.value(0).toInt();
-        }
-    }
-    QSqlDatabase::removeDatabase(QStringLiteral("count"));
-    return n;
 }
 
 QList<ConversationBundle> readAll(const SqlStore& store) {
@@ -234,8 +220,9 @@ private slots:
                 }
             }
         }
-        QCOMPARE(count(database, "images"), 2);         // the PNG shown twice is stored once
-        QCOMPARE(count(database, "message_images"), 3); // two on the question, one on its edit
+        QCOMPARE(hearth::test::rowCount(database, "images"), 2); // the PNG shown twice is stored once
+        QCOMPARE(hearth::test::rowCount(database, "message_images"),
+                 3); // two on the question, one on its edit
     }
 
     void aFileWithoutImagesIsTheFirstVersion() {
@@ -302,9 +289,9 @@ private slots:
         for (const QString& part : expected)
             QVERIFY2(error.contains(part), qPrintable(error + " lacks " + part));
         QCOMPARE(store.conversations().size(), 1);
-        QCOMPARE(count(database, "messages"), 3);
-        QCOMPARE(count(database, "images"), 2);
-        QCOMPARE(count(database, "message_images"), 3);
+        QCOMPARE(hearth::test::rowCount(database, "messages"), 3);
+        QCOMPARE(hearth::test::rowCount(database, "images"), 2);
+        QCOMPARE(hearth::test::rowCount(database, "message_images"), 3);
     }
 
     // The first two conversations, with their pictures, are inserted before the third is read: its
@@ -326,10 +313,10 @@ private slots:
         SqlStore store(database);
         const QString error = importError(store, file);
         QVERIFY2(error.contains("conversation 3 (\"Three\"), message 1, image 1"), qPrintable(error));
-        QCOMPARE(count(database, "conversations"), 0);
-        QCOMPARE(count(database, "messages"), 0);
-        QCOMPARE(count(database, "images"), 0);
-        QCOMPARE(count(database, "message_images"), 0);
+        QCOMPARE(hearth::test::rowCount(database, "conversations"), 0);
+        QCOMPARE(hearth::test::rowCount(database, "messages"), 0);
+        QCOMPARE(hearth::test::rowCount(database, "images"), 0);
+        QCOMPARE(hearth::test::rowCount(database, "message_images"), 0);
         // Without the bad one it goes through, pictures and all.
         writeFile(
             file,
@@ -337,7 +324,7 @@ private slots:
                         QJsonDocument::fromJson(contents).object().value("conversations").toArray().at(1)},
                        pictures));
         QCOMPARE(importConversations(store, file).conversations, 2);
-        QCOMPARE(count(database, "images"), 2);
+        QCOMPARE(hearth::test::rowCount(database, "images"), 2);
     }
 
     void markdownNamesEachImageBeforeItsText() {

@@ -10,6 +10,7 @@
 #include "app/storage/message_image_store.h"
 #include "app/storage/sql_store.h"
 #include "tests/app/message_image_records.h"
+#include "tests/app/raw_sql.h"
 #include "tests/support/test_support.h"
 #include <QBuffer>
 #include <QDir>
@@ -29,6 +30,8 @@ using namespace hearth::app;
 using hearth::chat::Role;
 using hearth::test::message;
 using hearth::test::picture;
+using hearth::test::rawSql;
+using hearth::test::rowCount;
 
 namespace {
 
@@ -51,43 +54,6 @@ QByteArray pngBytes(int width, int height, QColor colour) {
 ConversationRecord conversation(const QString& title) {
     const QDateTime now = QDateTime::fromMSecsSinceEpoch(1714564800000);
     return {newRecordId(), title, now, now};
-}
-
-// Runs statements on a connection of its own, as another program (or an earlier release) would;
-// the rows the last one selects, or nullopt when one fails.
-std::optional<QList<QVariantList>> rawSql(const QString& path, const QStringList& statements) {
-    std::optional<QList<QVariantList>> rows;
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("raw"));
-        db.setDatabaseName(path);
-        if (db.open()) {
-            QSqlQuery query(db);
-            bool ok = true;
-            for (const QString& sql : statements)
-                if (!query.exec(sql)) {
-                    qWarning() << sql << query.lastError().text();
-                    ok = false;
-                    break;
-                }
-            if (ok) {
-                rows.emplace();
-                while (query.isSelect() && query.next()) {
-                    QVariantList row;
-                    for (int column = 0; column < query.record().count(); ++column)
-                        row.append(query.value(column));
-                    rows->append(row);
-                }
-            }
-        }
-    }
-    QSqlDatabase::removeDatabase(QStringLiteral("raw"));
-    return rows;
-}
-
-// How many rows `table` holds; -1 when it cannot be read.
-int rowCount(const QString& path, const QString& table) {
-    const auto rows = rawSql(path, {"SELECT COUNT(*) FROM " + table});
-    return rows && rows->size() == 1 ? rows->constFirst().constFirst().toInt() : -1;
 }
 
 // Each image as "name sha256 size": what a comparison failure shows readably.
