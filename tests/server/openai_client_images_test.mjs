@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import {readFileSync} from 'node:fs';
 import {createRequire} from 'node:module';
 
-import {startServer} from './hearth_serve.mjs';
+import {runChecks} from './hearth_serve.mjs';
 
 const [cli, model, mmproj, imagesDir] = process.argv.slice(2);
 if (!cli || !model || !mmproj || !imagesDir || !process.env.OPENAI_NODE_DIR) {
@@ -97,21 +97,6 @@ check('a damaged image is a 400 naming it, and the server goes on', async () => 
     assert.equal(typeof (await ask(grad)).choices[0].message.content, 'string');
 });
 
-const {server, url} = await startServer(cli, model, [ '--mmproj', mmproj, '-t', '1' ]);
-let failed = 0;
-try {
+await runChecks(cli, model, [ '--mmproj', mmproj, '-t', '1' ], (url) => {
     client = new OpenAI({baseURL : `${url}/v1`, apiKey : 'unused', maxRetries : 0});
-    for (const {name, fn} of checks) {
-        try {
-            await fn();
-            console.log(`PASS ${name}`);
-        } catch (error) {
-            ++failed;
-            console.log(`FAIL ${name}: ${error.stack ?? error}`);
-        }
-    }
-} finally {
-    server.kill('SIGTERM');
-}
-console.log(`${checks.length - failed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+}, checks);

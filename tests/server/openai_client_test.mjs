@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import {createRequire} from 'node:module';
 
-import {startServer} from './hearth_serve.mjs';
+import {runChecks} from './hearth_serve.mjs';
 
 const [cli, model] = process.argv.slice(2);
 if (!cli || !model || !process.env.OPENAI_NODE_DIR) {
@@ -216,21 +216,6 @@ check('an unknown model is refused in the OpenAI error shape', async () => {
         });
 });
 
-const {server, url} = await startServer(cli, model, [ '--api-key', 'test-key', '-t', '1' ]);
-let failed = 0;
-try {
+await runChecks(cli, model, [ '--api-key', 'test-key', '-t', '1' ], (url) => {
     client = new OpenAI({baseURL : `${url}/v1`, apiKey : 'test-key', maxRetries : 0});
-    for (const {name, fn} of checks) {
-        try {
-            await fn();
-            console.log(`PASS ${name}`);
-        } catch (error) {
-            ++failed;
-            console.log(`FAIL ${name}: ${error.stack ?? error}`);
-        }
-    }
-} finally {
-    server.kill('SIGTERM');
-}
-console.log(`${checks.length - failed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+}, checks);
