@@ -336,6 +336,7 @@ Item {
                         }
                     }
                     Label {
+                        objectName: "modelCardPath" // a path: cut in the middle where it is long
                         text: card.path
                         color: Theme.textFaint
                         font.pointSize: Theme.small

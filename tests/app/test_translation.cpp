@@ -54,7 +54,7 @@ void collectTexts(QQuickItem* item, QList<QQuickItem*>& out) {
 }
 
 // Texts that show data (a path), not the app's words, and elide it where it is long.
-const QStringList kElidedByDesign{QStringLiteral("modelsFolderPath")};
+const QStringList kElidedByDesign{QStringLiteral("modelsFolderPath"), QStringLiteral("modelCardPath")};
 
 QString describe(const QQuickItem* text) {
     return QStringLiteral("\"%1\" (%2)").arg(text->property("text").toString().left(60), text->objectName());
