@@ -31,8 +31,6 @@ int generate_with_image(const Args& args, const engine::SamplingParams& sampling
         throw ArgError("speculation and grammars are not available with an image");
 
     engine::InferenceOptions options = inference_options(args);
-    if (options.device.kind != engine::ComputeDevice::Kind::Cpu)
-        throw ArgError("an image runs on the CPU only: leave --device out");
     auto model = engine::Model::load(path);
     auto projector = vision::load_vision_projector(
         mmproj,

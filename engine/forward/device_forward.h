@@ -3,11 +3,11 @@
 // Vulkan device (kernels/vulkan), the rest on the CPU (Inference's own steps).
 //
 // What crosses between host and device memory: the weights once, at construction, in their
-// file's block layout; per forward pass the token ids up and, back, either the logits (the whole
-// model on the device) or the residual stream after the device's last layer (n_embd floats per
-// token), never anything per layer. One command buffer per forward pass. The KV cache of the
-// device's layers lives in device memory (KvCacheDevicePart, in the host cache's layout and
-// types); its rows cross only when the host reads or writes them (saved states, context shift).
+// file's block layout; per forward pass the token ids (or an image's input rows) up and, back, either the
+// logits (the whole model on the device) or the residual stream after the device's last layer (n_embd floats
+// per token), never anything per layer. One command buffer per forward pass. The KV cache of the device's
+// layers lives in device memory (KvCacheDevicePart, in the host cache's layout and types); its rows cross
+// only when the host reads or writes them (saved states, context shift).
 #include "engine/forward/compute_device.h"
 #include "engine/forward/inference.h"
 #include "engine/forward/kv_cache.h"
@@ -75,6 +75,11 @@ public:
     // when it is lost, the cache's contents are forgotten (KvCache::drop_device).
     virtual void forward(KvCache& cache, const int32_t* tokens, int32_t n, bool all_logits, float* logits_out,
                          float* residual_out) = 0;
+    // The same for one image's n positions (Inference::eval_image): their input rows
+    // `embeddings` (n, n_embd), as they are, take the place of token embeddings, and the rows
+    // attend both ways among themselves. With the whole model, the last row's logits.
+    virtual void forward_image(KvCache& cache, const float* embeddings, int32_t n, float* logits_out,
+                               float* residual_out) = 0;
 
     // Per-op GPU times of the last forward pass, in order of first use.
     virtual std::vector<DeviceOpTiming> timings() const = 0;

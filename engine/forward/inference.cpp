@@ -213,19 +213,30 @@ std::span<const float> Inference::eval_image(KvCache& cache, std::span<const flo
         cache.size() + int64_t{n_positions} > model_->weights().n_positions)
         throw Error("the model has learned positions for " + std::to_string(model_->weights().n_positions) +
                     " tokens, fewer than " + std::to_string(cache.size() + int64_t{n_positions}));
-    if (device_)
-        throw Error("image input runs on the CPU only; this forward pass has layers on " + device_summary());
-    if (cache.device_part()) cache.detach_device();
+    if (!KvCache::is_image_position(recorded_as)) throw Error("image positions are recorded as negative ids");
 
     const int32_t n_past = cache.size();
     Scratch& s = *scratch_;
-    std::copy(embeddings.begin(), embeddings.end(), s.x.begin());
-    if (hp.traits.positions == PositionKind::Learned)
-        add_rows(s.x.data(), model_->weights().position_embd.data() + static_cast<size_t>(n_past) * hp.n_embd,
-                 embeddings.size());
-    layers_on_host(cache, 0, n_past, n_positions, true);
-    if (!KvCache::is_image_position(recorded_as)) throw Error("image positions are recorded as negative ids");
     const std::vector<int32_t> recorded(static_cast<size_t>(n_positions), recorded_as);
+    if (device_ && device_->whole_model()) {
+        device_->forward_image(cache, embeddings.data(), n_positions, s.logits.data(), nullptr);
+        cache.append_tokens(recorded);
+        return {s.logits.data(), static_cast<size_t>(hp.n_vocab)};
+    }
+    int32_t first_host_layer = 0;
+    if (device_) {
+        // The residual stream after the device's layers comes back to s.x.
+        device_->forward_image(cache, embeddings.data(), n_positions, nullptr, s.x.data());
+        first_host_layer = device_->n_layers();
+    } else {
+        if (cache.device_part()) cache.detach_device();
+        std::copy(embeddings.begin(), embeddings.end(), s.x.begin());
+        if (hp.traits.positions == PositionKind::Learned)
+            add_rows(s.x.data(),
+                     model_->weights().position_embd.data() + static_cast<size_t>(n_past) * hp.n_embd,
+                     embeddings.size());
+    }
+    layers_on_host(cache, first_host_layer, n_past, n_positions, true);
     cache.append_tokens(recorded);
     logits_on_host(n_positions, false, s.logits.data());
     return {s.logits.data(), static_cast<size_t>(hp.n_vocab)};

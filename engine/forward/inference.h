@@ -67,9 +67,9 @@ public:
     // like token embeddings). They are evaluated as one batch in which they attend to each other
     // both ways (and causally, by the layers' windows, to what came before); the cache records
     // them as `recorded_as` (KvCache::image_position_id of the picture, or kImagePosition).
-    // Returns the logits after the last one. Throws hearth::Error when the image does not fit in
-    // the cache or in one batch (n_batch), or when layers run on a device (image positions run on
-    // the CPU only).
+    // Returns the logits after the last one. Layers on a device (DeviceForward::forward_image)
+    // take them there, as tokens. Throws hearth::Error when the image does not fit in the cache or
+    // in one batch (n_batch); DeviceError when the device fails.
     std::span<const float> eval_image(KvCache& cache, std::span<const float> embeddings, int32_t n_positions,
                                       int32_t recorded_as = KvCache::kImagePosition);
 

@@ -896,7 +896,7 @@ void Recorder::store_kv(View k, View v, int64_t n, int64_t pos0, const DeviceKvL
 }
 
 void Recorder::attention(View q, int64_t n, int64_t n_past, int64_t n_head, const DeviceKvLayer& layer,
-                         float scale, AttentionLimits limits, View out) {
+                         float scale, AttentionLimits limits, bool batch_sees_itself, View out) {
     const char* op = "attention";
     RecorderState& s = *state_;
     check_kv_layer(layer, op);
@@ -942,6 +942,7 @@ void Recorder::attention(View q, int64_t n, int64_t n_past, int64_t n_head, cons
     push.u(static_cast<uint32_t>(kv_head_row_bytes(layer.value_type, layer.head_dim)));
     push.f(scale).f(limits.softcap).u(u32(limits.window, op, "window"));
     push.u(plan.head_chunks).u(plan.position_tiles).u(plan.first_block).u(plan.split_blocks).u(plan.splits);
+    push.u(batch_sees_itself ? 1u : 0u);
     const uint32_t groups =
         u32(int64_t{plan.head_chunks} * plan.position_tiles * layer.n_head_kv, op, "tiles");
     s.dispatch(op, "attention",

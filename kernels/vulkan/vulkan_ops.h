@@ -101,9 +101,11 @@ public:
     void store_kv(View k, View v, int64_t n, int64_t pos0, const DeviceKvLayer& layer);
     // Causal attention, flash style (online softmax in F32), GQA/MQA, with the sliding window
     // and soft-cap of AttentionLimits: query row p (of n) sees keys [0, n_past + p] of its KV
-    // head. q, out: (n, n_head * head_dim); head_dim <= 512.
+    // head; with batch_sees_itself (one image's positions) keys [0, n_past + n), and on a
+    // sliding-window layer still none `window` or more positions before itself.
+    // q, out: (n, n_head * head_dim); head_dim <= 512.
     void attention(View q, int64_t n, int64_t n_past, int64_t n_head, const DeviceKvLayer& layer, float scale,
-                   AttentionLimits limits, View out);
+                   AttentionLimits limits, bool batch_sees_itself, View out);
     // MoE router: logits (n, n_expert) -> per row the k most probable experts (ties to the lower
     // index) after a softmax over all, and their probabilities (divided by the chosen ones' sum
     // if renormalize): ids (n, k) int32, weights (n, k) F32.

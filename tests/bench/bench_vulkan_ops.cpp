@@ -130,7 +130,7 @@ void bench_attention(Context& context, const Options& o, int64_t n, int64_t n_ke
     }
     const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
     const Result r = measure(context, o.runs, [&](Recorder& rec) {
-        rec.attention({&qb, 0}, n, n_keys - n, n_head, layer, scale, {}, {&ob, 0});
+        rec.attention({&qb, 0}, n, n_keys - n, n_head, layer, scale, {}, false, {&ob, 0});
     });
     report(name, r, 2.0 * static_cast<double>(part) + 2.0 * q.size() * 4,
            4.0 * static_cast<double>(n * n_head * head_dim) * (n_keys - n / 2.0));

@@ -1,7 +1,9 @@
 // Image input against exact math (../shared/testdata/vision): the preprocessed canvases byte
 // for byte, the image embeddings of both projector files and the logits of their image prompts
 // within llama.cpp's error times 1.1 (RMS) and 1.5 (max), the prompt layout and greedy tokens
-// exactly, on every tier this CPU runs.
+// exactly, on every tier this CPU runs, and with the text model's layers on a Vulkan device.
+#include "engine/forward/compute_device.h"
+#include "engine/forward/device_forward.h"
 #include "engine/forward/inference.h"
 #include "engine/model/model.h"
 #include "engine/vision/image_decode.h"
@@ -113,11 +115,51 @@ private slots:
         QFETCH(int, isa);
         if (!kernels::kernels_for(tier_of(isa))) QSKIP(kernels::isa_unavailable_reason(tier_of(isa)).c_str());
         kernels::force_isa(tier_of(isa));
-        const std::string name = file.toStdString();
+        check_image_prompts(file.toStdString(), engine::InferenceOptions{kThreads}, tier_name(isa));
+    }
+
+    // The same with the text model's layers on a Vulkan device (lavapipe where there is no GPU),
+    // all of them and the first half: the image's positions run there as tokens do, attending
+    // both ways among themselves; the validation layer sees nothing wrong.
+    void image_prompts_meet_the_bar_on_the_device_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("layers"); // n_gpu_layers: -1 every layer, -2 the first half
+        for (const char* file : test::kProjectorFiles) {
+            QTest::addRow("%s/whole model", file) << QString(file) << -1;
+            QTest::addRow("%s/half the layers", file) << QString(file) << -2;
+        }
+    }
+    void image_prompts_meet_the_bar_on_the_device() {
+        QFETCH(QString, file);
+        QFETCH(int, layers);
+        if (!engine::vulkan_built())
+            QSKIP("this build has no Vulkan backend (libvulkan-dev or glslc missing)");
+        if (engine::gpu_devices().empty())
+            QSKIP("no Vulkan device on this machine (not even lavapipe, mesa-vulkan-drivers)");
+        const int32_t n_layer = engine::Model::read_info(test::vision_text_model()).n_layer;
+        engine::InferenceOptions options{kThreads};
+        options.device = {engine::ComputeDevice::Kind::Vulkan, -1};
+        options.n_gpu_layers = layers == -2 ? n_layer / 2 : layers;
+        options.device_validation = true;
+        check_image_prompts(file.toStdString(), options, layers == -2 ? "vulkan, half the layers" : "vulkan");
+    }
+
+private:
+    // Each reference prompt of the projector file: the layout exactly, then the logits of the
+    // prompt and teacher-forced along the greedy tokens one token at a time (the decode path),
+    // within the bar over all steps of all runs; the greedy choice of every step the reference's.
+    static void check_image_prompts(const std::string& name, const engine::InferenceOptions& options,
+                                    const std::string& label) {
         const test::ProjectorReference reference = test::read_projector_reference(name);
         const auto model = engine::Model::load(test::vision_text_model());
         auto projector = load_projector(name, model->hparams().n_embd);
-        engine::Inference inference(model, engine::InferenceOptions{kThreads});
+        engine::Inference inference(model, options);
+        if (options.device.kind == engine::ComputeDevice::Kind::Vulkan) {
+            const engine::DeviceForward* device = inference.device_forward();
+            QVERIFY2(device != nullptr, "no layer ran on the device");
+            QCOMPARE(device->n_layers(),
+                     options.n_gpu_layers < 0 ? model->hparams().n_layer : options.n_gpu_layers);
+        }
         test::ErrorStats error;
         for (const test::ImagePromptReference& run : reference.prompts) {
             const std::string where = run.image + "/" + run.prompt;
@@ -143,8 +185,12 @@ private slots:
             }
             QVERIFY2(greedy == run.greedy_tokens, ("greedy tokens differ: " + where).c_str());
         }
-        test::verify_error_bar(name + "/" + tier_name(isa) + " logits", error,
-                               test::read_projector_bars(name).logits);
+        if (const engine::DeviceForward* device = inference.device_forward())
+            QVERIFY2(device->validation_errors() == 0,
+                     qPrintable(QString("%1 Vulkan validation errors, the last: %2")
+                                    .arg(device->validation_errors())
+                                    .arg(QString::fromStdString(device->last_validation_message()))));
+        test::verify_error_bar(name + "/" + label + " logits", error, test::read_projector_bars(name).logits);
     }
 };
 

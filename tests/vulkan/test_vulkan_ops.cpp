@@ -659,25 +659,35 @@ private slots:
         QTest::addColumn<int>("n_past");
         QTest::addColumn<int>("window");
         QTest::addColumn<float>("softcap");
+        QTest::addColumn<bool>("both_ways"); // one image's positions: the batch sees itself
         const int f16 = static_cast<int>(TensorType::F16), q8 = static_cast<int>(TensorType::Q8_0),
                   q4 = static_cast<int>(TensorType::Q4_0);
-        QTest::addRow("f16 decode") << f16 << f16 << 64 << 4 << 4 << 1 << 40 << 0 << 0.0f;
-        QTest::addRow("f16 decode gqa long") << f16 << f16 << 128 << 8 << 2 << 1 << 300 << 0 << 0.0f;
-        QTest::addRow("f16 prefill mqa") << f16 << f16 << 80 << 4 << 1 << 7 << 0 << 0 << 0.0f;
-        QTest::addRow("f16 prefill after past") << f16 << f16 << 64 << 6 << 2 << 16 << 70 << 0 << 0.0f;
-        QTest::addRow("f16 window") << f16 << f16 << 64 << 4 << 2 << 7 << 90 << 5 << 0.0f;
-        QTest::addRow("f16 window softcap") << f16 << f16 << 256 << 2 << 1 << 3 << 100 << 70 << 2.0f;
-        QTest::addRow("q8_0 decode") << q8 << q8 << 64 << 4 << 2 << 1 << 50 << 0 << 0.0f;
-        QTest::addRow("q8_0 prefill") << q8 << q8 << 96 << 4 << 4 << 9 << 3 << 0 << 0.0f;
-        QTest::addRow("q4_0 decode") << q4 << q4 << 64 << 4 << 2 << 1 << 50 << 0 << 0.0f;
-        QTest::addRow("q4_0 prefill window") << q4 << q4 << 128 << 4 << 1 << 5 << 20 << 8 << 0.0f;
-        QTest::addRow("f16 keys q8_0 values") << f16 << q8 << 64 << 4 << 2 << 4 << 10 << 0 << 0.0f;
+        QTest::addRow("f16 decode") << f16 << f16 << 64 << 4 << 4 << 1 << 40 << 0 << 0.0f << false;
+        QTest::addRow("f16 decode gqa long") << f16 << f16 << 128 << 8 << 2 << 1 << 300 << 0 << 0.0f << false;
+        QTest::addRow("f16 prefill mqa") << f16 << f16 << 80 << 4 << 1 << 7 << 0 << 0 << 0.0f << false;
+        QTest::addRow("f16 prefill after past")
+            << f16 << f16 << 64 << 6 << 2 << 16 << 70 << 0 << 0.0f << false;
+        QTest::addRow("f16 window") << f16 << f16 << 64 << 4 << 2 << 7 << 90 << 5 << 0.0f << false;
+        QTest::addRow("f16 window softcap") << f16 << f16 << 256 << 2 << 1 << 3 << 100 << 70 << 2.0f << false;
+        QTest::addRow("q8_0 decode") << q8 << q8 << 64 << 4 << 2 << 1 << 50 << 0 << 0.0f << false;
+        QTest::addRow("q8_0 prefill") << q8 << q8 << 96 << 4 << 4 << 9 << 3 << 0 << 0.0f << false;
+        QTest::addRow("q4_0 decode") << q4 << q4 << 64 << 4 << 2 << 1 << 50 << 0 << 0.0f << false;
+        QTest::addRow("q4_0 prefill window") << q4 << q4 << 128 << 4 << 1 << 5 << 20 << 8 << 0.0f << false;
+        QTest::addRow("f16 keys q8_0 values") << f16 << q8 << 64 << 4 << 2 << 4 << 10 << 0 << 0.0f << false;
         // Long caches: the keys split across workgroups and the splits combined.
         QTest::addRow("f16 prefill long window softcap")
-            << f16 << f16 << 64 << 14 << 2 << 9 << 600 << 300 << 2.0f;
-        QTest::addRow("q8_0 decode long") << q8 << q8 << 256 << 8 << 2 << 1 << 1000 << 0 << 0.0f;
+            << f16 << f16 << 64 << 14 << 2 << 9 << 600 << 300 << 2.0f << false;
+        QTest::addRow("q8_0 decode long") << q8 << q8 << 256 << 8 << 2 << 1 << 1000 << 0 << 0.0f << false;
         // More query heads per KV head than a tile takes, at the largest head size.
-        QTest::addRow("q4_0 head 512 wide group") << q4 << q4 << 512 << 16 << 1 << 3 << 40 << 0 << 0.0f;
+        QTest::addRow("q4_0 head 512 wide group")
+            << q4 << q4 << 512 << 16 << 1 << 3 << 40 << 0 << 0.0f << false;
+        // One image's positions, seeing each other both ways: alone, after a past, on a window
+        // (counted back from each row's own position), and split across workgroups.
+        QTest::addRow("f16 image") << f16 << f16 << 64 << 4 << 2 << 37 << 0 << 0 << 0.0f << true;
+        QTest::addRow("f16 image after past") << f16 << f16 << 80 << 8 << 4 << 20 << 11 << 0 << 0.0f << true;
+        QTest::addRow("q8_0 image window softcap")
+            << q8 << q8 << 64 << 4 << 1 << 24 << 30 << 16 << 2.0f << true;
+        QTest::addRow("f16 image long past") << f16 << f16 << 64 << 4 << 2 << 16 << 700 << 0 << 0.0f << true;
     }
 
     void attention() {
@@ -690,6 +700,7 @@ private slots:
         QFETCH(int, n_past);
         QFETCH(int, window);
         QFETCH(float, softcap);
+        QFETCH(bool, both_ways);
         const auto kt = static_cast<TensorType>(key_type), vt = static_cast<TensorType>(value_type);
         const int64_t n_ctx = n_past + n + 3, width = int64_t{n_head_kv} * head_dim;
         const int64_t n_keys = n_past + n;
@@ -717,7 +728,7 @@ private slots:
         Recorder recorder(*context_);
         recorder.begin();
         const DeviceKvLayer layer{{&kb, 16}, {&vb, 4}, kt, vt, n_ctx, n_head_kv, head_dim};
-        recorder.attention({&qb, 4}, n, n_past, n_head, layer, scale, {window, softcap}, {&ob, 0});
+        recorder.attention({&qb, 4}, n, n_past, n_head, layer, scale, {window, softcap}, both_ways, {&ob, 0});
         recorder.submit_and_wait();
         const KernelId kernel = kernel_that_ran(recorder, "attention");
         QVERIFY2(kernel_name(kernel).backend.device == Device::Vulkan, "attention ran no Vulkan candidate");
@@ -729,8 +740,9 @@ private slots:
             value_scale = std::max(value_scale, std::fabs(static_cast<double>(x)));
         for (int64_t p = 0; p < n; ++p)
             for (int64_t h = 0; h < n_head; ++h) {
-                const int64_t kv = h / (n_head / n_head_kv), seen = n_past + p + 1;
-                const int64_t first = window > 0 && seen > window ? seen - window : 0;
+                const int64_t kv = h / (n_head / n_head_kv), own = n_past + p + 1;
+                const int64_t seen = both_ways ? n_past + n : own;
+                const int64_t first = window > 0 && own > window ? own - window : 0;
                 std::vector<double> scores;
                 double top = -INFINITY;
                 for (int64_t j = first; j < seen; ++j) {
@@ -779,16 +791,16 @@ private slots:
         Recorder recorder(*context_);
         recorder.begin();
         recorder.store_kv({&kb, 0}, {&vb, 0}, 9, 0, layer);
-        recorder.attention({&qb, 0}, 9, 0, n_head, layer, 0.125f, {}, {&prefill_out, 0});
+        recorder.attention({&qb, 0}, 9, 0, n_head, layer, 0.125f, {}, false, {&prefill_out, 0});
         recorder.store_kv({&kb, 9 * width * 4}, {&vb, 9 * width * 4}, 1, 9, layer);
-        recorder.attention({&qb, 9 * n_head * head_dim * 4}, 1, 9, n_head, layer, 0.125f, {},
+        recorder.attention({&qb, 9 * n_head * head_dim * 4}, 1, 9, n_head, layer, 0.125f, {}, false,
                            {&decode_out, 0});
         recorder.submit_and_wait();
         QCOMPARE(recorder.dispatches(), 6u);
         // Against the same attention over a 10-row prefill: row 9 of that is the decode.
         Buffer all_out(*context_, 10 * n_head * head_dim * 4);
         recorder.begin();
-        recorder.attention({&qb, 0}, 10, 0, n_head, layer, 0.125f, {}, {&all_out, 0});
+        recorder.attention({&qb, 0}, 10, 0, n_head, layer, 0.125f, {}, false, {&all_out, 0});
         recorder.submit_and_wait();
         const std::vector<float> decode = download(decode_out, n_head * head_dim);
         const std::vector<float> whole = download(all_out, n_head * head_dim, 9 * n_head * head_dim * 4);

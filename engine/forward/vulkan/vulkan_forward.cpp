@@ -13,6 +13,7 @@ using Slot = std::optional<vk::Buffer>;
 
 struct VulkanForward::Activations {
     Slot ids;      // (n_batch) int32, host-visible
+    Slot image;    // (n_batch, n_embd) an image's input rows, host-visible; made at the first image
     Slot x;        // (n_batch, n_embd) the residual stream
     Slot xb;       // (n_batch, n_embd) the normed input of a sublayer
     Slot ffn;      // (n_batch, n_embd)
@@ -130,8 +131,19 @@ VulkanKvPart& VulkanForward::part_of(KvCache& cache) {
 
 void VulkanForward::forward(KvCache& cache, const int32_t* tokens, int32_t n, bool all_logits,
                             float* logits_out, float* residual_out) {
+    run(cache, Input{.tokens = tokens}, n, all_logits, logits_out, residual_out);
+}
+
+void VulkanForward::forward_image(KvCache& cache, const float* embeddings, int32_t n, float* logits_out,
+                                  float* residual_out) {
+    run(cache, Input{.embeddings = embeddings}, n, false, logits_out, residual_out);
+}
+
+void VulkanForward::run(KvCache& cache, Input input, int32_t n, bool all_logits, float* logits_out,
+                        float* residual_out) {
     const HyperParams& hp = model_->hparams();
     if (n <= 0 || n > n_batch_) throw Error("device forward pass: a batch of " + std::to_string(n) + " rows");
+    const bool image = input.embeddings != nullptr;
     std::lock_guard lock(device_->mutex);
     const int32_t n_past = cache.size();
     const int32_t out_rows = whole_model() ? (all_logits ? n : 1) : 0;
@@ -144,8 +156,14 @@ void VulkanForward::forward(KvCache& cache, const int32_t* tokens, int32_t n, bo
                 a.logits.emplace(device_->context, floats(out_rows, hp.n_vocab), vk::Memory::HostVisible);
                 a.logits_rows = out_rows;
             }
-            a.ids->upload(tokens, static_cast<size_t>(n) * sizeof(int32_t));
-            record(part, cache.capacity(), n_past, n, all_logits);
+            if (image) {
+                if (!a.image)
+                    a.image.emplace(device_->context, floats(n_batch_, hp.n_embd), vk::Memory::HostVisible);
+                a.image->upload(input.embeddings, static_cast<size_t>(n) * hp.n_embd * sizeof(float));
+            } else {
+                a.ids->upload(input.tokens, static_cast<size_t>(n) * sizeof(int32_t));
+            }
+            record(part, cache.capacity(), n_past, n, all_logits, image);
             recorder_->submit_and_wait();
             if (whole_model()) {
                 if (logits_out)
@@ -164,7 +182,7 @@ void VulkanForward::forward(KvCache& cache, const int32_t* tokens, int32_t n, bo
     }
 
     DeviceTraffic pass;
-    pass.to_device = static_cast<uint64_t>(n) * sizeof(int32_t);
+    pass.to_device = static_cast<uint64_t>(n) * (image ? sizeof(float) * hp.n_embd : sizeof(int32_t));
     pass.from_device = static_cast<uint64_t>(whole_model() ? (logits_out ? out_rows : 0) * int64_t{hp.n_vocab}
                                                            : int64_t{n} * hp.n_embd) *
                        sizeof(float);
@@ -193,7 +211,7 @@ void VulkanForward::record_norm(vk::View in, const VulkanVector& weight, const V
 
 // Inference::forward_batch's steps, in its order (inference.cpp).
 void VulkanForward::record(const VulkanKvPart& part, int32_t n_ctx, int32_t n_past, int32_t n,
-                           bool all_logits) {
+                           bool all_logits, bool image) {
     const HyperParams& hp = model_->hparams();
     const VulkanWeights& w = *weights_;
     Activations& a = *act_;
@@ -202,8 +220,13 @@ void VulkanForward::record(const VulkanKvPart& part, int32_t n_ctx, int32_t n_pa
     const int64_t values = int64_t{n} * dim;
     r.begin();
 
-    r.get_rows(w.token_embd, at(a.ids), n, at(a.x));
-    if (hp.traits.scale_embeddings) r.scale(at(a.x), values, std::sqrt(float(dim)));
+    if (image) {
+        // An image's rows as they are: the projector's output is never scaled.
+        r.copy(at(a.image), at(a.x), static_cast<size_t>(values) * sizeof(float));
+    } else {
+        r.get_rows(w.token_embd, at(a.ids), n, at(a.x));
+        if (hp.traits.scale_embeddings) r.scale(at(a.x), values, std::sqrt(float(dim)));
+    }
     if (hp.traits.positions == PositionKind::Learned) {
         const vk::View& positions = w.position_embd.view;
         r.add(at(a.x), vk::View{positions.buffer, positions.offset + sizeof(float) * size_t(n_past) * dim},
@@ -212,7 +235,7 @@ void VulkanForward::record(const VulkanKvPart& part, int32_t n_ctx, int32_t n_pa
     const vk::View factors =
         uses_long_rope_factors(hp, model_->weights(), n_ctx) ? w.rope_factors_long.view : w.rope_factors.view;
     for (int32_t layer = 0; layer < n_layers_; ++layer)
-        record_layer(part, layer, n_past, n, factors);
+        record_layer(part, layer, n_past, n, factors, image);
 
     if (!whole_model()) {
         r.copy(at(a.x), at(a.residual), static_cast<size_t>(values) * sizeof(float));
@@ -227,7 +250,7 @@ void VulkanForward::record(const VulkanKvPart& part, int32_t n_ctx, int32_t n_pa
 }
 
 void VulkanForward::record_layer(const VulkanKvPart& part, int32_t layer, int32_t n_past, int32_t n,
-                                 vk::View rope_factors) {
+                                 vk::View rope_factors, bool batch_sees_itself) {
     const HyperParams& hp = model_->hparams();
     const VulkanLayerWeights& l = weights_->layers[static_cast<size_t>(layer)];
     Activations& a = *act_;
@@ -260,7 +283,7 @@ void VulkanForward::record_layer(const VulkanKvPart& part, int32_t layer, int32_
     }
     r.store_kv(at(a.k), at(a.v), n, n_past, kv);
     const LayerAttention how = layer_attention(hp, layer);
-    r.attention(at(a.q), n, n_past, hp.n_head, kv, how.scale, how.limits, at(a.attn));
+    r.attention(at(a.q), n, n_past, hp.n_head, kv, how.scale, how.limits, batch_sees_itself, at(a.attn));
     r.matmul(l.wo, at(a.attn), n, at(a.xb));
     if (l.bo.present()) r.add_bias(at(a.xb), l.bo.view, n, dim);
     if (l.post_attn_norm.present()) r.rms_norm(at(a.xb), l.post_attn_norm.view, n, dim, hp.rms_eps, at(a.xb));

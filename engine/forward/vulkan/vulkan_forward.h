@@ -26,6 +26,8 @@ public:
     void attach(KvCache& cache) override;
     void forward(KvCache& cache, const int32_t* tokens, int32_t n, bool all_logits, float* logits_out,
                  float* residual_out) override;
+    void forward_image(KvCache& cache, const float* embeddings, int32_t n, float* logits_out,
+                       float* residual_out) override;
     std::vector<DeviceOpTiming> timings() const override;
     std::vector<DeviceOpTiming> total_timings() const override;
     DeviceTraffic last_traffic() const override;
@@ -37,9 +39,16 @@ public:
 private:
     // The cache's device part, made here if it has none or another device's.
     VulkanKvPart& part_of(KvCache& cache);
-    void record(const VulkanKvPart& part, int32_t n_ctx, int32_t n_past, int32_t n, bool all_logits);
+    // What a pass starts from: token ids, or an image's input rows.
+    struct Input {
+        const int32_t* tokens = nullptr;
+        const float* embeddings = nullptr;
+    };
+    void run(KvCache& cache, Input input, int32_t n, bool all_logits, float* logits_out, float* residual_out);
+    void record(const VulkanKvPart& part, int32_t n_ctx, int32_t n_past, int32_t n, bool all_logits,
+                bool image);
     void record_layer(const VulkanKvPart& part, int32_t layer, int32_t n_past, int32_t n,
-                      kernels::vulkan::View rope_factors);
+                      kernels::vulkan::View rope_factors, bool batch_sees_itself);
     void record_ffn(const VulkanLayerWeights& l, int32_t n);
     void record_norm(kernels::vulkan::View in, const VulkanVector& weight, const VulkanVector& bias,
                      int32_t rows, kernels::vulkan::View out);

@@ -1,5 +1,5 @@
 #version 450
-// Causal attention, flash style. A workgroup takes a tile of query rows (HEADS query heads of
+// Causal attention, flash style (or, for one image's positions, both ways within the batch). A workgroup takes a tile of query rows (HEADS query heads of
 // one KV head, at POSITIONS consecutive positions) and walks the keys in blocks of KEY_BLOCK:
 // each block of keys and values is widened to F32 in shared memory once and serves every row
 // of the tile. Per block: the rows' scores against its keys, the rows' online softmax (running
@@ -54,6 +54,7 @@ layout(push_constant) uniform Push {
     uint window;
     uint head_chunks, position_tiles; // tiles across a KV head's query heads and across the positions
     uint first_block, split_blocks, splits;
+    uint batch_sees_itself; // 1: every row also sees the batch's later keys (one image's positions)
 } p;
 
 shared vec4 query_tile[ROWS * D4]; // scaled queries
@@ -135,11 +136,12 @@ void widen(uint type, Fetched f, uint g, out vec4 a, out vec4 b, out uint column
 }
 
 uint keys_seen(uint position) {
-    return p.n_past + position + 1u;
+    return p.batch_sees_itself != 0u ? p.n_past + p.n : p.n_past + position + 1u;
 }
+// The window counts back from the row's own position, whatever later keys it sees.
 uint first_key(uint position) {
-    uint seen = keys_seen(position);
-    return p.window > 0u && seen > p.window ? seen - p.window : 0u;
+    uint own = p.n_past + position + 1u;
+    return p.window > 0u && own > p.window ? own - p.window : 0u;
 }
 
 void main() {
