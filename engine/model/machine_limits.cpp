@@ -35,6 +35,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The stored list's format: 2 added the batches of 1 and 2 rows and the activation rates, so that
+// a list of 1 is measured again rather than predicting without them.
+constexpr int kMachineLimitsVersion = 2;
+
 #if defined(__x86_64__)
 // A streaming read as decode does it: each line asked for ahead as the CPU's decode plan says
 // (decode_prefetch.h), so that the limit is what the kernels' way of reading can reach.
@@ -372,6 +376,44 @@ void measure_gemm_rates(kernels::TensorType type, kernels::ThreadPool& pool, std
     }
 }
 
+// The active tier's SwiGLU and GELU kernels on every thread at once, each over rows of gate values
+// as wide as an FFN's, the best of 3 rounds: G values per CPU second, summed over the threads.
+// Each pass works on the last one's results, which shrink towards 0 but stay normal floats.
+void measure_activation_rates(int threads, MachineLimits& limits) {
+    const kernels::KernelTable& table = kernels::active_kernels();
+    const kernels::SwigluFn swiglu = table.swiglu.fn();
+    const kernels::GeluFn gelu = table.gelu.fn();
+    constexpr int64_t kRow = 8192;
+    constexpr int64_t kRows = 8; // 256 KiB of gate values per thread, and as many of up
+    constexpr int kPasses = 8;
+    const auto rate_of = [&](bool gated_silu) {
+        double best = 0;
+        for (int round = 0; round < 3; ++round) {
+            std::atomic<double> rate{0};
+            on_threads(threads, [&](int, int) {
+                std::vector<float> gate(static_cast<size_t>(kRow * kRows)), up(gate.size(), 1.0f);
+                for (size_t i = 0; i < gate.size(); ++i)
+                    gate[i] = static_cast<float>(static_cast<int>(i % 97) - 48) / 12.0f; // -4 to 4
+                const double start = thread_cpu_seconds();
+                for (int pass = 0; pass < kPasses; ++pass)
+                    for (int64_t r = 0; r < kRows; ++r) {
+                        float* row = gate.data() + r * kRow;
+                        if (gated_silu)
+                            swiglu(row, up.data() + r * kRow, kRow);
+                        else
+                            gelu(row, kRow);
+                    }
+                add_to(rate, static_cast<double>(kPasses * kRows * kRow) /
+                                 std::max(1e-9, thread_cpu_seconds() - start) / 1e9);
+            });
+            best = std::max(best, rate.load());
+        }
+        return best;
+    };
+    limits.swiglu_gvalues = rate_of(true);
+    limits.gelu_gvalues = rate_of(false);
+}
+
 // One job on every thread of the pool, start to end, averaged over many: what each step of a
 // layer costs beyond its arithmetic.
 double measure_pool_job_microseconds(kernels::ThreadPool& pool) {
@@ -421,6 +463,8 @@ MachineLimits measure_machine_limits(int threads, const LimitsToMeasure& what) {
     stop_if_cancelled();
     kernels::ThreadPool pool(limits.threads);
     limits.pool_job_microseconds = measure_pool_job_microseconds(pool);
+    stop_if_cancelled();
+    measure_activation_rates(limits.threads, limits);
     if (what.gemm_rates)
         for (kernels::TensorType type : kWeightTypes) {
             stop_if_cancelled();
@@ -491,17 +535,20 @@ std::string machine_limits_to_json(const std::vector<MachineLimits>& measurement
                         {"tile_int8_peak_gops", m.tile_int8_peak_gops},
                         {"tile_bf16_peak_gflops", m.tile_bf16_peak_gflops},
                         {"pool_job_microseconds", m.pool_job_microseconds},
+                        {"swiglu_gvalues", m.swiglu_gvalues},
+                        {"gelu_gvalues", m.gelu_gvalues},
                         {"gemm_rates", rates}});
     }
-    return nlohmann::ordered_json{{"version", 1}, {"measurements", list}}.dump(2) + "\n";
+    return nlohmann::ordered_json{{"version", kMachineLimitsVersion}, {"measurements", list}}.dump(2) + "\n";
 }
 
 std::vector<MachineLimits> machine_limits_from_json(std::string_view json, const std::string& source) {
     std::vector<MachineLimits> result;
     try {
         const nlohmann::json document = nlohmann::json::parse(json);
-        if (document.value("version", 0) != 1)
-            throw Error(source + ": not a version 1 list of machine limits");
+        if (document.value("version", 0) != kMachineLimitsVersion)
+            throw Error(source + ": not a version " + std::to_string(kMachineLimitsVersion) +
+                        " list of machine limits");
         for (const nlohmann::json& m : document.at("measurements")) {
             MachineLimits limits;
             limits.cpu_name = m.at("cpu").get<std::string>();
@@ -514,6 +561,8 @@ std::vector<MachineLimits> machine_limits_from_json(std::string_view json, const
             limits.tile_int8_peak_gops = m.value("tile_int8_peak_gops", 0.0);
             limits.tile_bf16_peak_gflops = m.value("tile_bf16_peak_gflops", 0.0);
             limits.pool_job_microseconds = m.at("pool_job_microseconds").get<double>();
+            limits.swiglu_gvalues = m.value("swiglu_gvalues", 0.0);
+            limits.gelu_gvalues = m.value("gelu_gvalues", 0.0);
             for (const nlohmann::json& r : m.at("gemm_rates")) {
                 const std::string type_name = r.at("type").get<std::string>();
                 const std::optional<kernels::TensorType> type = kernels::type_from_name(type_name);

@@ -1,11 +1,12 @@
 #pragma once
 // What this machine can do at most, measured with the kernels' own ways of working: the streaming
 // read bandwidth decode lives on, the peaks of the active tier's instructions, the rate of the
-// active tier's matmul per weight type at a prefill's batch, and the cost of one job on the
-// thread pool. Rates are work over the CPU time of the threads that did it, so that a machine busy
-// with other work while it is measured still gives its idle limits. hearth-bench shows its results against
-// them; the speed prediction (speed_prediction.h) is made from them. Measured in a few seconds, stored as
-// JSON with the CPU's name so that a measurement is not taken for another machine's.
+// active tier's matmul per weight type at a prefill's batch, the rate of its SwiGLU and GELU
+// kernels, and the cost of one job on the thread pool. Rates are work over the CPU time of the threads that
+// did it, so that a machine busy with other work while it is measured still gives its idle limits.
+// hearth-bench shows its results against them; the speed prediction (speed_prediction.h) is made from them.
+// Measured in a few seconds, stored as JSON with the CPU's name so that a measurement is not taken for
+// another machine's.
 #include "kernels/tensor_type.h"
 #include <atomic>
 #include <cstddef>
@@ -24,8 +25,9 @@ struct GemmRate {
 };
 
 // The batches the gemm rates are measured at: a prompt's batches (the engine's default is 64 rows,
-// hearth-bench's 512), and the few rows an expert of a mixture sees of one.
-inline constexpr int64_t kGemmRateBatches[] = {4, 16, 64, 512};
+// hearth-bench's 512), and the few rows an expert of a mixture sees of one: one row runs decode's
+// kernel, two or more the prefill kernels, which may cost a repacked matrix's unpacking per call.
+inline constexpr int64_t kGemmRateBatches[] = {1, 2, 4, 16, 64, 512};
 
 struct MachineLimits {
     std::string cpu_name; // /proc/cpuinfo's "model name"
@@ -38,6 +40,10 @@ struct MachineLimits {
     double tile_int8_peak_gops = 0;   // the AMX tier's TDPBSSD (0: other tiers)
     double tile_bf16_peak_gflops = 0; // the AMX tier's TDPBF16PS (0: other tiers)
     double pool_job_microseconds = 0; // one ThreadPool::for_each over every thread, start to end
+    // The active tier's SwiGLU (gate = silu(gate) * up) and GELU kernels over an FFN's rows, in
+    // G values per second over every thread (0: not measured).
+    double swiglu_gvalues = 0;
+    double gelu_gvalues = 0;
     std::vector<GemmRate> gemm_rates; // the active tier's matmul, per weight type and batch
 
     // The rate of `type`'s matmul at `batch` rows, between the measured batches on a log scale;
