@@ -7,14 +7,52 @@
 namespace hearth::engine {
 namespace {
 
-void add_work(std::vector<TypedWork>& work, kernels::TensorType type, int64_t multiply_adds,
-              int64_t batch_share) {
+void add_work(std::vector<TypedWork>& work, kernels::TensorType type, int64_t multiply_adds, int32_t experts,
+              int32_t chosen) {
     for (TypedWork& w : work)
-        if (w.type == type && w.batch_share == batch_share) {
+        if (w.type == type && w.experts == experts && w.chosen == chosen) {
             w.multiply_adds += multiply_adds;
             return;
         }
-    work.push_back({type, multiply_adds, batch_share});
+    work.push_back({type, multiply_adds, experts, chosen});
+}
+
+// The rows of each forward pass of a prompt, cut as Inference::eval cuts it: passes of `batch`
+// rows, except that a prompt never leaves a single row for a pass of its own.
+std::vector<int64_t> prompt_passes(int64_t prompt, int64_t batch) {
+    std::vector<int64_t> passes;
+    for (int64_t left = prompt; left > 0;) {
+        int64_t n = std::min(batch, left);
+        if (left - n == 1 && n > 2) --n;
+        passes.push_back(n);
+        left -= n;
+    }
+    return passes;
+}
+
+// Seconds a pass of `rows` rows spends on the weights of `w`; -1 when the limits lack the rate
+// of their type. A mixture's pass multiplies each expert once over the rows that chose it: of
+// `rows` rows that each choose `chosen` of `experts`, evenly spread, r with the binomial chance.
+double pass_seconds(const TypedWork& w, int64_t rows, const MachineLimits& limits) {
+    const auto seconds_at = [&](int64_t batch, double multiply_adds) {
+        const double rate = limits.gemm_gflops(w.type, batch);
+        return rate > 0 ? 2.0 * multiply_adds * static_cast<double>(batch) / (rate * 1e9) : -1.0;
+    };
+    if (w.experts <= w.chosen) return seconds_at(rows, static_cast<double>(w.multiply_adds));
+    const double p = static_cast<double>(w.chosen) / w.experts;
+    const double per_expert = static_cast<double>(w.multiply_adds) / w.chosen;
+    const double n = static_cast<double>(rows);
+    double seconds = 0;
+    for (int64_t r = 1; r <= rows; ++r) {
+        const double k = static_cast<double>(r);
+        const double chance = std::exp(std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1) +
+                                       k * std::log(p) + (n - k) * std::log1p(-p));
+        if (chance < 1e-12) continue;
+        const double s = seconds_at(r, per_expert);
+        if (s < 0) return -1;
+        seconds += chance * s;
+    }
+    return seconds * w.experts;
 }
 
 } // namespace
@@ -27,6 +65,20 @@ ModelCost model_cost(const gguf::GgufFile& file) {
     cost.kv_bytes_per_token = info.kv_bytes_per_token;
     // Scores and weighted sums: head_dim multiply-adds each, per query head and cached position.
     cost.attention_multiply_adds = 2 * int64_t{info.n_head} * info.head_dim * info.n_layer;
+    // The FFN's activation, over its gate values: each chosen expert's for a mixture.
+    switch (hp.traits.ffn) {
+    case FfnKind::Swiglu:
+        cost.activation_values = int64_t{hp.n_ff} * hp.n_layer;
+        break;
+    case FfnKind::GeluGated:
+    case FfnKind::Gelu:
+        cost.activation = Activation::Gelu;
+        cost.activation_values = int64_t{hp.n_ff} * hp.n_layer;
+        break;
+    case FfnKind::MixtureOfExperts:
+        cost.activation_values = int64_t{hp.n_ff_expert} * hp.n_expert_used * hp.n_layer;
+        break;
+    }
     bool has_output = false;
     const gguf::TensorInfo* embeddings = nullptr;
     for (const gguf::TensorInfo& t : file.tensors()) {
@@ -42,12 +94,11 @@ ModelCost model_cost(const gguf::GgufFile& file) {
             hp.n_expert_used > 0) {
             const int64_t used = hp.n_expert_used, count = hp.n_expert;
             cost.decode_weight_bytes += static_cast<int64_t>(t.bytes) * used / count;
-            add_work(cost.prompt_work, t.type, t.elements() * used / count,
-                     std::max<int64_t>(1, count / used));
+            add_work(cost.prompt_work, t.type, t.elements() * used / count, hp.n_expert, hp.n_expert_used);
             continue;
         }
         cost.decode_weight_bytes += static_cast<int64_t>(t.bytes);
-        add_work(cost.prompt_work, t.type, t.elements(), 1);
+        add_work(cost.prompt_work, t.type, t.elements(), 1, 1);
     }
     // Tied embeddings: the embedding table is also the output matrix, which decode reads whole.
     if (!has_output && embeddings) cost.decode_weight_bytes += static_cast<int64_t>(embeddings->bytes);
@@ -68,7 +119,7 @@ ModelCost approximate_model_cost(int64_t file_bytes, int64_t parameters, int64_t
     const int64_t active = active_parameters > 0 ? std::min(active_parameters, parameters) : parameters;
     cost.decode_weight_bytes = static_cast<int64_t>(
         static_cast<double>(file_bytes) * static_cast<double>(active) / static_cast<double>(parameters));
-    cost.prompt_work.push_back({type, active, 1});
+    cost.prompt_work.push_back({type, active, 1, 1});
     return cost;
 }
 
@@ -82,22 +133,34 @@ SpeedPrediction predict_speed(const ModelCost& cost, const MachineLimits& limits
                              static_cast<double>(cost.kv_bytes_per_token) * options.context_tokens;
         p.decode_tokens_per_second = 1.0 / (bytes / (limits.bandwidth_gbps * 1e9) + overhead_per_pass);
     }
-    const int32_t prompt = std::max(1, options.prompt_tokens);
-    const int64_t batch = std::clamp(options.prompt_batch, 1, prompt);
-    double seconds_per_token = 0;
-    for (const TypedWork& w : cost.prompt_work) {
-        const double rate = limits.gemm_gflops(w.type, std::max<int64_t>(1, batch / w.batch_share));
-        if (rate <= 0) return p; // a weight type this machine's measurement lacks
-        seconds_per_token += 2.0 * static_cast<double>(w.multiply_adds) / (rate * 1e9);
+    const int64_t prompt = std::max(1, options.prompt_tokens);
+    const std::vector<int64_t> passes =
+        prompt_passes(prompt, std::clamp<int64_t>(options.prompt_batch, 1, prompt));
+    double seconds = 0;   // the whole prompt's
+    double last_pass = 0; // the seconds of the pass before, reused for one of as many rows
+    for (size_t i = 0; i < passes.size(); ++i) {
+        if (i == 0 || passes[i] != passes[i - 1]) {
+            last_pass = 0;
+            for (const TypedWork& w : cost.prompt_work) {
+                const double s = pass_seconds(w, passes[i], limits);
+                if (s < 0) return p; // a weight type this machine's measurement lacks
+                last_pass += s;
+            }
+        }
+        seconds += last_pass;
     }
-    if (seconds_per_token <= 0) return p;
+    if (seconds <= 0) return p;
+    const double activation_rate =
+        cost.activation == Activation::Gelu ? limits.gelu_gvalues : limits.swiglu_gvalues;
+    if (activation_rate > 0)
+        seconds += static_cast<double>(prompt) * static_cast<double>(cost.activation_values) /
+                   (activation_rate * 1e9);
     // A prompt token attends to the positions before it: half the prompt on average.
     if (limits.peak_gflops > 0)
-        seconds_per_token += 2.0 * static_cast<double>(cost.attention_multiply_adds) * (prompt / 2.0) /
-                             (limits.peak_gflops * 1e9);
-    const double batches = std::ceil(static_cast<double>(prompt) / static_cast<double>(batch));
-    seconds_per_token += batches * overhead_per_pass / prompt;
-    p.prefill_tokens_per_second = 1.0 / seconds_per_token;
+        seconds += static_cast<double>(prompt) * 2.0 * static_cast<double>(cost.attention_multiply_adds) *
+                   (static_cast<double>(prompt) / 2.0) / (limits.peak_gflops * 1e9);
+    seconds += static_cast<double>(passes.size()) * overhead_per_pass;
+    p.prefill_tokens_per_second = static_cast<double>(prompt) / seconds;
     return p;
 }
 

@@ -5,9 +5,13 @@
 //   keys and values of the context once per token, so a token takes those bytes over the
 //   measured read bandwidth, plus the pool's cost of each step of each layer;
 // - prefill multiplies each of those weights once per prompt token, so a token takes its
-//   operations over the measured matmul rate of each weight type at the batch its kernels see
-//   (a prompt's batch; the experts' share of it for a mixture), plus attention over the
-//   prompt at the FMA peak.
+//   operations over the measured matmul rate of each weight type at the batch its kernels see,
+//   plus its FFN's activation (SwiGLU or GELU) at the measured rate of its kernel, plus
+//   attention over the prompt at the FMA peak. A prompt runs in the engine's batches; a batch
+//   multiplies each expert of a mixture once, over the rows that chose it: with a router that
+//   spreads tokens evenly, as trained ones do, a binomial count of rows, each count at its
+//   own rate (one row: decode's kernel; a few: a small matmul that still reads, and may unpack,
+//   the expert's whole matrix).
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/machine_limits.h"
 #include "kernels/tensor_type.h"
@@ -20,8 +24,16 @@ namespace hearth::engine {
 struct TypedWork {
     kernels::TensorType type = kernels::TensorType::F32;
     int64_t multiply_adds = 0; // weights multiplied per token
-    int64_t batch_share = 1;   // of every `batch_share` prompt rows, one reaches these weights
-                               // (a mixture's experts: experts / chosen per token)
+    // A mixture's experts: these weights are `experts` equal matrices of which a token multiplies
+    // `chosen` (multiply_adds counts those). 1 of 1: every row multiplies all of them.
+    int32_t experts = 1;
+    int32_t chosen = 1;
+};
+
+// The activation between an FFN's matrices.
+enum class Activation : uint8_t {
+    Swiglu, // silu(gate) * up
+    Gelu,   // gelu(gate) (* up, gated)
 };
 
 // What one token costs a model, from its tensors' shapes and types.
@@ -31,7 +43,9 @@ struct ModelCost {
     std::vector<TypedWork> prompt_work;  // per prompt token (the output matrix runs once a prompt)
     int64_t attention_multiply_adds = 0; // per token and cached position, every layer (scores, sums)
     int64_t kv_bytes_per_token = 0;      // F16 keys and values of one position, every layer
-    bool approximate = false;            // guessed from the file's size: the file is not here yet
+    int64_t activation_values = 0;       // per token, every layer: the FFN's gate values
+    Activation activation = Activation::Swiglu;
+    bool approximate = false; // guessed from the file's size: the file is not here yet
 };
 
 // From a file's tensors and metadata; throws hearth::Error naming the file for one the engine

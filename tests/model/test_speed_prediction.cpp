@@ -2,6 +2,7 @@
 // costs, and the stored measurements (engine/model/speed_prediction.h, machine_limits.h).
 #include "engine/error.h"
 #include "engine/gguf/gguf_file.h"
+#include "engine/model/hparams.h"
 #include "engine/model/machine_limits.h"
 #include "engine/model/model.h"
 #include "engine/model/speed_prediction.h"
@@ -26,10 +27,10 @@ engine::MachineLimits limits_for_test() {
     l.bandwidth_gbps = 20;
     l.peak_gflops = 100;
     l.pool_job_microseconds = 5;
-    l.gemm_rates = {{TensorType::Q4_K, 16, 200},
-                    {TensorType::Q4_K, 64, 400},
-                    {TensorType::Q4_K, 512, 500},
-                    {TensorType::Q6_K, 64, 300},
+    l.swiglu_gvalues = 4;
+    l.gelu_gvalues = 2;
+    l.gemm_rates = {{TensorType::Q4_K, 1, 300},  {TensorType::Q4_K, 2, 50},    {TensorType::Q4_K, 16, 200},
+                    {TensorType::Q4_K, 64, 400}, {TensorType::Q4_K, 512, 500}, {TensorType::Q6_K, 64, 300},
                     {TensorType::Q6_K, 512, 300}};
     return l;
 }
@@ -56,7 +57,7 @@ private slots:
         cost.n_layer = 10;
         cost.decode_weight_bytes = 2'000'000'000;
         cost.kv_bytes_per_token = 100'000;
-        cost.prompt_work = {{TensorType::Q4_K, 1'000'000'000, 1}};
+        cost.prompt_work = {{TensorType::Q4_K, 1'000'000'000}};
         engine::PredictionOptions options;
         options.context_tokens = 1000;
         const engine::SpeedPrediction p = engine::predict_speed(cost, limits_for_test(), options);
@@ -71,7 +72,7 @@ private slots:
         cost.n_layer = 2;
         cost.decode_weight_bytes = 1;
         cost.attention_multiply_adds = 1000;
-        cost.prompt_work = {{TensorType::Q4_K, 3'000'000, 1}, {TensorType::Q6_K, 1'000'000, 1}};
+        cost.prompt_work = {{TensorType::Q4_K, 3'000'000}, {TensorType::Q6_K, 1'000'000}};
         engine::PredictionOptions options;
         options.prompt_tokens = 512;
         options.prompt_batch = 64;
@@ -83,20 +84,70 @@ private slots:
                  qPrintable(QString::number(p.prefill_tokens_per_second)));
     }
 
-    void experts_run_at_the_rate_of_their_share_of_the_batch() {
+    // A pass multiplies each expert once, over the rows that chose it: with 4 rows that each
+    // choose 2 of 4 experts, an expert gets r rows with chance C(4, r) / 16, each count at its
+    // own rate (one row: 300, two: 50, three and four: between 2 and 16 on a log scale).
+    void experts_run_once_a_pass_over_the_rows_that_chose_them() {
         engine::ModelCost cost;
         cost.decode_weight_bytes = 1;
-        cost.prompt_work = {{TensorType::Q4_K, 1'000'000, 4}}; // one row in 4 reaches them
+        cost.prompt_work = {{TensorType::Q4_K, 2'000'000, 4, 2}}; // 2 experts of 1M weights a token
         engine::PredictionOptions options;
+        options.prompt_tokens = 8;
+        options.prompt_batch = 4;
+        const engine::SpeedPrediction p = engine::predict_speed(cost, limits_for_test(), options);
+        const double rate_of_3 = 50 + std::log(1.5) / std::log(8.0) * (200 - 50);
+        const double rate_of_4 = 50 + std::log(2.0) / std::log(8.0) * (200 - 50);
+        const double expert_seconds = 4.0 / 16 * (2 * 1e6 * 1 / 300e9) + 6.0 / 16 * (2 * 1e6 * 2 / 50e9) +
+                                      4.0 / 16 * (2 * 1e6 * 3 / (rate_of_3 * 1e9)) +
+                                      1.0 / 16 * (2 * 1e6 * 4 / (rate_of_4 * 1e9));
+        const double pass = 4 * expert_seconds; // every expert, 2 passes of 4 rows
+        QVERIFY2(close(p.prefill_tokens_per_second, 8 / (2 * pass)),
+                 qPrintable(QString::number(p.prefill_tokens_per_second)));
+        // At one rate for every batch, the experts cost what their multiply-adds do.
+        engine::MachineLimits flat = limits_for_test();
+        flat.gemm_rates = {{TensorType::Q4_K, 1, 100}, {TensorType::Q4_K, 512, 100}};
+        QVERIFY(close(engine::predict_speed(cost, flat, options).prefill_tokens_per_second,
+                      1 / (2 * 2e6 / 100e9)));
+    }
+
+    // The last pass of a prompt takes what is left, and never a single row: 129 rows in passes
+    // of 64 run as 64, 63 and 2 (not 64, 64, 1), each at its own rate.
+    void a_prompt_runs_in_the_engines_passes() {
+        engine::ModelCost cost;
+        cost.decode_weight_bytes = 1;
+        cost.prompt_work = {{TensorType::Q4_K, 1'000'000}};
+        engine::PredictionOptions options;
+        options.prompt_tokens = 129;
         options.prompt_batch = 64;
         const engine::SpeedPrediction p = engine::predict_speed(cost, limits_for_test(), options);
-        QVERIFY(close(p.prefill_tokens_per_second, 1 / (2 * 1e6 / 200e9))); // the rate at batch 16
+        const double rate_of_63 = 200 + std::log(63.0 / 16) / std::log(4.0) * (400 - 200);
+        const double seconds = 64 * 2 * 1e6 / 400e9 + 63 * 2 * 1e6 / (rate_of_63 * 1e9) + 2 * 2 * 1e6 / 50e9;
+        QVERIFY2(close(p.prefill_tokens_per_second, 129 / seconds),
+                 qPrintable(QString::number(p.prefill_tokens_per_second)));
+    }
+
+    // The FFN's activation runs over its gate values at its kernel's measured rate.
+    void the_activation_costs_its_values_over_its_rate() {
+        engine::ModelCost cost;
+        cost.decode_weight_bytes = 1;
+        cost.prompt_work = {{TensorType::Q4_K, 1'000'000}};
+        cost.activation_values = 100'000;
+        engine::PredictionOptions options;
+        options.prompt_batch = 64;
+        const double matrices = 2 * 1e6 / 400e9;
+        const engine::MachineLimits limits = limits_for_test();
+        QVERIFY(close(engine::predict_speed(cost, limits, options).prefill_tokens_per_second,
+                      1 / (matrices + 1e5 / 4e9)));
+        cost.activation = engine::Activation::Gelu;
+        QVERIFY(close(engine::predict_speed(cost, limits, options).prefill_tokens_per_second,
+                      1 / (matrices + 1e5 / 2e9)));
     }
 
     void rates_between_measured_batches_follow_a_log_scale() {
         const engine::MachineLimits l = limits_for_test();
         QVERIFY(close(l.gemm_gflops(TensorType::Q4_K, 32), 300)); // halfway from 16 to 64
-        QVERIFY(close(l.gemm_gflops(TensorType::Q4_K, 4), 200));  // below the smallest: its rate
+        QVERIFY(close(l.gemm_gflops(TensorType::Q4_K, 4), 100));  // a third of the way from 2 to 16
+        QVERIFY(close(l.gemm_gflops(TensorType::Q6_K, 4), 300));  // below the smallest: its rate
         QVERIFY(close(l.gemm_gflops(TensorType::Q4_K, 4096), 500));
         QCOMPARE(l.gemm_gflops(TensorType::Q8_0, 64), 0.0);
     }
@@ -104,7 +155,7 @@ private slots:
     void an_unmeasured_type_predicts_no_prefill() {
         engine::ModelCost cost;
         cost.decode_weight_bytes = 1'000'000;
-        cost.prompt_work = {{TensorType::Q8_0, 1'000'000, 1}};
+        cost.prompt_work = {{TensorType::Q8_0, 1'000'000}};
         const engine::SpeedPrediction p = engine::predict_speed(cost, limits_for_test());
         QCOMPARE(p.prefill_tokens_per_second, 0.0);
         QVERIFY(p.decode_tokens_per_second > 0);
@@ -123,7 +174,11 @@ private slots:
         QCOMPARE(cost.n_layer, engine::Model::read_info(*file).n_layer);
         QVERIFY(!cost.prompt_work.empty());
         for (const engine::TypedWork& w : cost.prompt_work)
-            QCOMPARE(w.batch_share, int64_t{1});
+            QCOMPARE(w.experts, 1);
+        // SwiGLU over n_ff gate values a layer.
+        const engine::HyperParams hp = engine::read_hyperparams(*file);
+        QCOMPARE(cost.activation, engine::Activation::Swiglu);
+        QCOMPARE(cost.activation_values, int64_t{hp.n_ff} * hp.n_layer);
     }
 
     void a_mixture_streams_only_its_chosen_experts() {
@@ -146,8 +201,11 @@ private slots:
                 64);
         bool shared = false;
         for (const engine::TypedWork& w : cost.prompt_work)
-            shared = shared || w.batch_share == count / used;
+            shared = shared || (w.experts == count && w.chosen == used);
         QVERIFY(shared);
+        // Each chosen expert's SwiGLU.
+        const engine::HyperParams hp = engine::read_hyperparams(*file);
+        QCOMPARE(cost.activation_values, int64_t{hp.n_ff_expert} * used * hp.n_layer);
     }
 
     void a_size_alone_gives_an_approximate_cost() {
@@ -167,11 +225,23 @@ private slots:
         QCOMPARE(back[0].bandwidth_gbps, l.bandwidth_gbps);
         QCOMPARE(back[0].gemm_rates.size(), l.gemm_rates.size());
         QCOMPARE(back[0].gemm_gflops(TensorType::Q4_K, 32), l.gemm_gflops(TensorType::Q4_K, 32));
+        QCOMPARE(back[0].swiglu_gvalues, l.swiglu_gvalues);
+        QCOMPARE(back[0].gelu_gvalues, l.gelu_gvalues);
+    }
+
+    // A list stored before the activation rates and the one- and two-row batches is not used:
+    // it is measured again.
+    void a_list_of_the_first_version_is_refused() {
+        std::string json = engine::machine_limits_to_json({limits_for_test()});
+        const size_t version = json.find("\"version\": 2");
+        QVERIFY(version != std::string::npos);
+        json.replace(version, 12, "\"version\": 1");
+        QVERIFY_THROWS_EXCEPTION(Error, engine::machine_limits_from_json(json, "limits.json"));
     }
 
     void damaged_json_is_refused_naming_the_file() {
         try {
-            engine::machine_limits_from_json("{\"version\": 1, \"measurements\": [{}]}", "/x/limits.json");
+            engine::machine_limits_from_json("{\"version\": 2, \"measurements\": [{}]}", "/x/limits.json");
             QFAIL("accepted");
         } catch (const Error& e) {
             QVERIFY2(std::string(e.what()).starts_with("/x/limits.json: "), e.what());
