@@ -6,9 +6,12 @@
 # WORK_DIR keeps the synthesized files between runs (about 13 GB). MOE_LAYERS (default 12 of 48)
 # cuts the 30B-A3B file to that many layers of its own shape, so that it fits in a small machine's
 # memory; its per-token costs scale with the layers, which the prediction reads from the file.
-# "measured" is hearth-bench's tokens/s (-p 512 -n 16 -b 64, hearth-cli's batch); "per CPU" is
-# the same run's tokens per CPU second per thread, the idle-machine figure the limits are
-# measured in (they match on an idle machine); the error is the prediction's against it.
+# The 30B-A3B file's weights are drawn at --std 0.0002 rather than synth's 0.02: at 0.02 each random
+# layer adds to every row alike many times the token's own embedding, so the router sends a batch
+# of 64 rows to some 21 of the 128 experts (all 64 rows to one of them), where a trained router
+# spreads them about as evenly as chance does, as the prediction takes it; at 0.0002 the
+# embeddings lead and a batch reaches 125 experts in every layer, at most 11 rows to one (chance:
+# 126). Of these files only a mixture's speed depends on the weights' values (which experts run).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
@@ -21,22 +24,22 @@ bench=$build/bin/hearth-bench
 mkdir -p "$work"
 export XDG_CACHE_HOME=$work/cache # the limits measured once for this check
 
-# shape, vocabulary, layers (empty: the shape's own)
-specs=("qwen2.5-0.5b qwen2 -" "llama-3.2-1b llama-bpe -" "gemma-3-4b llama-spm -" "llama-3.1-8b llama-bpe -"
-       "qwen3-30b-a3b qwen2 $moe_layers")
+# shape, vocabulary, layers and weight std (-: the shape's own, synth's default)
+specs=("qwen2.5-0.5b qwen2 - -" "llama-3.2-1b llama-bpe - -" "gemma-3-4b llama-spm - -"
+       "llama-3.1-8b llama-bpe - -" "qwen3-30b-a3b qwen2 $moe_layers 0.0002")
 
 echo "| shape | file MiB | decode predicted | measured | per CPU | error | prefill predicted | measured | per CPU | error | memory MiB |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 for spec in "${specs[@]}"; do
-    read -r shape vocab_name layers <<<"$spec"
+    read -r shape vocab_name layers std <<<"$spec"
     suffix=""
-    [ "$layers" != "-" ] && suffix="-$layers-layers"
+    options=()
+    [ "$layers" != "-" ] && suffix="-$layers-layers" && options+=(--layers "$layers")
+    [ "$std" != "-" ] && suffix="$suffix-std$std" && options+=(--std "$std")
     file=$work/$shape$suffix-Q4_K_M.gguf
     if [ ! -f "$file" ]; then
-        layer_option=()
-        [ "$layers" != "-" ] && layer_option=(--layers "$layers")
         "$cli" synth --shape "$shape" --vocab "$vocab/ggml-vocab-$vocab_name.gguf" --type Q4_K_M --pad-vocab \
-            "${layer_option[@]}" -o "$file" >&2
+            "${options[@]}" -o "$file" >&2
     fi
     predicted=$("$cli" predict -m "$file" -t "$threads")
     measured=$("$bench" -m "$file" -t "$threads" -p 512 -n 16 -b 64 -r 1 -o json)
