@@ -8,7 +8,7 @@ namespace hearth::cli {
 
 // Exit statuses shared by every subcommand.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1; // a runtime failure
+inline constexpr int kExitFailure = 1;  // a runtime failure
 inline constexpr int kExitBadInput = 2; // a bad file, template or argument
 
 using CommandFn = int (*)(const std::vector<std::string>& args); // args after the subcommand name
@@ -27,6 +27,8 @@ struct CommandRegistration {
 };
 
 #define HEARTH_CLI_COMMAND(name, fn, usage)                                                                  \
-    static const ::hearth::cli::CommandRegistration hearth_cli_registration_##fn{name, fn, usage}
+    static const ::hearth::cli::CommandRegistration hearth_cli_registration_##fn {                           \
+        name, fn, usage                                                                                      \
+    }
 
 } // namespace hearth::cli

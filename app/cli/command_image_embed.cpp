@@ -26,7 +26,9 @@ int run_image_embed(const std::vector<std::string>& argv) {
     const engine::InferenceOptions options = inference_options(args); // --isa, -t
 
     auto projector = vision::load_vision_projector(
-        mmproj, {.n_threads = options.n_threads, .text_n_embd = 0, .text_model_path = {}});
+        mmproj,
+        {.n_threads = options.n_threads, .device = options.device, .text_n_embd = 0, .text_model_path = {}});
+    report_tower_device("image-embed", *projector);
     const vision::RgbImage canvas = projector->canvas(vision::decode_image_file(image_path));
     std::vector<float> embeddings(static_cast<size_t>(projector->n_image_tokens()) * projector->n_embd());
     const auto start = std::chrono::steady_clock::now();
@@ -38,10 +40,14 @@ int run_image_embed(const std::vector<std::string>& argv) {
     for (int32_t token = 0; token < projector->n_image_tokens(); ++token)
         print_float_row(embeddings.data() + static_cast<size_t>(token) * projector->n_embd(),
                         projector->n_embd(), line);
-    if (args.has("--timing"))
-        std::fprintf(stderr, "image-embed: %d image tokens of %d in %.3f s on %d threads\n",
-                     projector->n_image_tokens(), projector->n_embd(), seconds,
-                     engine::resolve_threads(options.n_threads));
+    if (args.has("--timing")) {
+        const std::string where =
+            projector->tower_device() == "cpu"
+                ? std::to_string(engine::resolve_threads(options.n_threads)) + " threads"
+                : projector->tower_device();
+        std::fprintf(stderr, "image-embed: %d image tokens of %d in %.3f s on %s\n",
+                     projector->n_image_tokens(), projector->n_embd(), seconds, where.c_str());
+    }
     return std::fflush(stdout) == 0 ? kExitOk : kExitFailure;
 }
 
@@ -49,7 +55,7 @@ int run_image_embed(const std::vector<std::string>& argv) {
 
 HEARTH_CLI_COMMAND(
     "image-embed", run_image_embed,
-    "image-embed --mmproj MMPROJ --image IMG [-t T] [--isa TIER] [--timing]   the preprocessed "
-    "canvas's SHA-256 (\"canvas HEX\"), then each image position's vector, one line each");
+    "image-embed --mmproj MMPROJ --image IMG [-t T] [--isa TIER] [--device D] [--timing]   the "
+    "preprocessed canvas's SHA-256 (\"canvas HEX\"), then each image position's vector, one line each");
 
 } // namespace hearth::cli

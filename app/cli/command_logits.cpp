@@ -72,9 +72,10 @@ int run_image_logits(const Args& args) {
     auto model = engine::Model::load(path);
     const int32_t n_vocab = model->hparams().n_vocab;
     const std::vector<int32_t> appended = checked_against_vocabulary(appended_ids, n_vocab, path, "--append");
-    auto projector = vision::load_vision_projector(
-        mmproj,
-        {.n_threads = options.n_threads, .text_n_embd = model->hparams().n_embd, .text_model_path = path});
+    auto projector = vision::load_vision_projector(mmproj, {.n_threads = options.n_threads,
+                                                            .device = options.device,
+                                                            .text_n_embd = model->hparams().n_embd,
+                                                            .text_model_path = path});
     const vision::ImagePrompt prompt = vision::layout_image_prompt(model->tokenizer(), text, *projector);
     // The image is one batch; without -b, the text goes in batches as large.
     if (!args.has("-b") && !args.has("--batch"))
@@ -86,6 +87,7 @@ int run_image_logits(const Args& args) {
 
     engine::Inference inference(model, options);
     report_device("logits", inference);
+    report_tower_device("logits", *projector);
     auto cache = inference.new_cache(prompt.n_positions() + static_cast<int32_t>(appended.size()));
     const std::span<const float> last = vision::eval_image_prompt(inference, *cache, prompt, embeddings);
     std::string line;

@@ -32,9 +32,10 @@ int generate_with_image(const Args& args, const engine::SamplingParams& sampling
 
     engine::InferenceOptions options = inference_options(args);
     auto model = engine::Model::load(path);
-    auto projector = vision::load_vision_projector(
-        mmproj,
-        {.n_threads = options.n_threads, .text_n_embd = model->hparams().n_embd, .text_model_path = path});
+    auto projector = vision::load_vision_projector(mmproj, {.n_threads = options.n_threads,
+                                                            .device = options.device,
+                                                            .text_n_embd = model->hparams().n_embd,
+                                                            .text_model_path = path});
     const vision::ImagePrompt prompt = vision::layout_image_prompt(model->tokenizer(), text, *projector);
     options.n_batch = std::max(options.n_batch, prompt.n_image_positions);
     const int n_ctx =
@@ -43,12 +44,14 @@ int generate_with_image(const Args& args, const engine::SamplingParams& sampling
         throw Error("the prompt has " + std::to_string(prompt.n_positions()) +
                     " positions, more than the context of " + std::to_string(n_ctx));
 
+    report_tower_device("generate", *projector);
     const auto encode_start = std::chrono::steady_clock::now();
     std::vector<float> embeddings(static_cast<size_t>(projector->n_image_tokens()) * projector->n_embd());
     projector->encode(projector->canvas(vision::decode_image_file(image_path)), embeddings.data());
     const double encode_seconds = seconds_since(encode_start);
 
     engine::Inference inference(model, options);
+    report_device("generate", inference);
     auto cache = inference.new_cache(n_ctx);
     const auto prefill_start = std::chrono::steady_clock::now();
     std::span<const float> logits = vision::eval_image_prompt(inference, *cache, prompt, embeddings);

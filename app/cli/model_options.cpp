@@ -69,6 +69,15 @@ void report_device(const char* command, const engine::Inference& inference) {
                  static_cast<unsigned long long>(device->bytes_per_decoded_token()));
 }
 
+void report_tower_device(const char* command, const vision::VisionProjector& projector) {
+    if (!projector.tower_device_problem().empty())
+        std::fprintf(stderr, "hearth-cli %s: the vision tower runs on the CPU: %s\n", command,
+                     projector.tower_device_problem().c_str());
+    else if (projector.tower_device() != "cpu")
+        std::fprintf(stderr, "hearth-cli %s: the vision tower runs on %s\n", command,
+                     projector.tower_device().c_str());
+}
+
 void report_validation_errors(const char* command, const engine::Inference& inference) {
     const engine::DeviceForward* device = inference.device_forward();
     if (!device || device->validation_errors() == 0) return;

@@ -5,6 +5,7 @@
 #include "app/cli/cli_args.h"
 #include "engine/forward/inference.h"
 #include "engine/runtime/engine_runtime.h"
+#include "engine/vision/vision_projector.h"
 #include <set>
 #include <string>
 
@@ -21,6 +22,8 @@ engine::InferenceOptions inference_options(const Args& args);
 engine::RuntimeConfig runtime_config(const Args& args, int default_context);
 // One line on stderr saying where a forward pass runs, when not on the CPU alone.
 void report_device(const char* command, const engine::Inference& inference);
+// Where the projector's vision tower runs, when a GPU was asked for: its name, or why the CPU.
+void report_tower_device(const char* command, const vision::VisionProjector& projector);
 // One line on stderr when the Vulkan validation layer (HEARTH_VULKAN_VALIDATION=1) saw errors.
 void report_validation_errors(const char* command, const engine::Inference& inference);
 

@@ -61,6 +61,12 @@ ModelSummary InferenceWorker::summary() const {
     s.layerCount = model.hparams().n_layer;
     s.hasChatTemplate = info.has_chat_template;
     s.imageProjector = QString::fromStdString(runtime_->image_projector_path());
+    if (const vision::VisionProjector* projector = runtime_->image_projector()) {
+        if (projector->tower_device() != "cpu")
+            s.imageTowerGpu = QString::fromStdString(projector->tower_device());
+        if (!projector->tower_device_problem().empty())
+            qWarning("the vision tower runs on the CPU: %s", projector->tower_device_problem().c_str());
+    }
     s.loadSeconds = loadSeconds_;
     return s;
 }

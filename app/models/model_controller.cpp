@@ -92,6 +92,7 @@ QString ModelController::modelDetails() const {
         parts << tr("KV %1/%2").arg(summary_.keyCacheType, summary_.valueCacheType);
     if (summary_.gpuLayers > 0)
         parts << tr("GPU %1/%2 layers").arg(summary_.gpuLayers).arg(summary_.layerCount);
+    if (!summary_.imageTowerGpu.isEmpty()) parts << tr("images on the GPU");
     return parts.join(QStringLiteral(" · "));
 }
 

@@ -62,6 +62,7 @@ struct ModelSummary {
     bool hasChatTemplate = false;
     QString imageProjector;      // the mmproj file loaded with the model, which reads images; empty: none
     QString imageProjectorError; // why the projector found beside the model could not be loaded
+    QString imageTowerGpu;       // the GPU the projector's vision tower runs on; empty: the CPU
     double loadSeconds = 0;
 };
 

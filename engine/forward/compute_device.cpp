@@ -1,4 +1,6 @@
 #include "engine/forward/compute_device.h"
+#include "engine/error.h"
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #if HEARTH_HAS_VULKAN
@@ -86,5 +88,32 @@ int32_t best_gpu_device(const std::vector<GpuDeviceInfo>&) {
     return -1;
 }
 #endif
+
+GpuDeviceInfo chosen_gpu_device(const ComputeDevice& choice) {
+    if (!vulkan_built())
+        throw Error("this build of Hearth has no Vulkan backend: run on the CPU (--device cpu)");
+    const std::vector<GpuDeviceInfo> devices = gpu_devices();
+    if (devices.empty())
+        throw Error("no Vulkan device found (no Vulkan driver, or no device it supports): run on the CPU "
+                    "(--device cpu)");
+    const int32_t index = choice.index < 0 ? best_gpu_device(devices) : choice.index;
+    const auto found = std::find_if(devices.begin(), devices.end(),
+                                    [&](const GpuDeviceInfo& d) { return d.index == index; });
+    if (found == devices.end()) {
+        if (choice.index < 0)
+            throw Error("none of the " + std::to_string(devices.size()) +
+                        " Vulkan devices can run the engine: " + devices.front().unusable_reason);
+        std::string names;
+        for (const GpuDeviceInfo& d : devices)
+            names +=
+                (names.empty() ? "" : ", ") + ("vulkan:" + std::to_string(d.index)) + " (" + d.name + ")";
+        throw Error("no Vulkan device vulkan:" + std::to_string(choice.index) + "; this machine has " +
+                    names);
+    }
+    if (!found->unusable_reason.empty())
+        throw Error("Vulkan device vulkan:" + std::to_string(index) + " (" + found->name +
+                    ") cannot run the engine: " + found->unusable_reason);
+    return *found;
+}
 
 } // namespace hearth::engine

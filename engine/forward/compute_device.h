@@ -52,5 +52,8 @@ bool vulkan_built();
 std::vector<GpuDeviceInfo> gpu_devices();
 // The index of the device "vulkan" picks (discrete, then integrated, virtual, CPU); -1 if none.
 int32_t best_gpu_device(const std::vector<GpuDeviceInfo>& devices);
+// The Vulkan device `choice` names, checked: it exists and the engine can run on it. Throws
+// hearth::Error saying why not (no backend in this build, no device, no such index, unusable).
+GpuDeviceInfo chosen_gpu_device(const ComputeDevice& choice);
 
 } // namespace hearth::engine

@@ -14,34 +14,6 @@ std::string mib(uint64_t bytes) {
     return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
 }
 
-// The device `choice` names, checked: it exists and the engine can run on it.
-GpuDeviceInfo chosen_device(const ComputeDevice& choice) {
-    if (!vulkan_built())
-        throw Error("this build of Hearth has no Vulkan backend: run on the CPU (--device cpu)");
-    const std::vector<GpuDeviceInfo> devices = gpu_devices();
-    if (devices.empty())
-        throw Error("no Vulkan device found (no Vulkan driver, or no device it supports): run on the CPU "
-                    "(--device cpu)");
-    const int32_t index = choice.index < 0 ? best_gpu_device(devices) : choice.index;
-    const auto found = std::find_if(devices.begin(), devices.end(),
-                                    [&](const GpuDeviceInfo& d) { return d.index == index; });
-    if (found == devices.end()) {
-        if (choice.index < 0)
-            throw Error("none of the " + std::to_string(devices.size()) +
-                        " Vulkan devices can run the engine: " + devices.front().unusable_reason);
-        std::string names;
-        for (const GpuDeviceInfo& d : devices)
-            names +=
-                (names.empty() ? "" : ", ") + ("vulkan:" + std::to_string(d.index)) + " (" + d.name + ")";
-        throw Error("no Vulkan device vulkan:" + std::to_string(choice.index) + "; this machine has " +
-                    names);
-    }
-    if (!found->unusable_reason.empty())
-        throw Error("Vulkan device vulkan:" + std::to_string(index) + " (" + found->name +
-                    ") cannot run the engine: " + found->unusable_reason);
-    return *found;
-}
-
 // How many layers go to the device: options.n_gpu_layers, or as many as fit (-1).
 int32_t planned_layers(const Model& model, const InferenceOptions& options, const GpuDeviceInfo& device) {
     const int32_t n_layer = model.hparams().n_layer;
@@ -89,7 +61,7 @@ void add_timings(std::vector<DeviceOpTiming>& total, const std::vector<DeviceOpT
 std::unique_ptr<DeviceForward> DeviceForward::create(std::shared_ptr<const Model> model,
                                                      const InferenceOptions& options) {
     if (options.device.kind == ComputeDevice::Kind::Cpu) return nullptr;
-    const GpuDeviceInfo device = chosen_device(options.device);
+    const GpuDeviceInfo device = chosen_gpu_device(options.device);
     const int32_t n_layers = planned_layers(*model, options, device);
     if (n_layers == 0) return nullptr;
 #if HEARTH_HAS_VULKAN

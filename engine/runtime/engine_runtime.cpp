@@ -128,6 +128,29 @@ std::optional<DeviceFailure> EngineRuntime::configure(const RuntimeConfig& confi
     return apply_device();
 }
 
+ComputeDevice EngineRuntime::projector_device() const {
+    return placed_.on_cpu() ? ComputeDevice{} : placed_.device;
+}
+
+// The vision tower goes where the text model went: the projector is loaded again for that device.
+// Should that fail, the one loaded stays.
+void EngineRuntime::projector_follows_device() {
+    if (!image_encoder_ || image_projector_device_ == projector_device()) return;
+    try {
+        image_encoder_ = std::make_shared<vision::ImageEncoder>(load_projector_file(image_projector_path_));
+        image_projector_device_ = projector_device();
+        if (sessions_) sessions_->set_image_encoder(image_encoder_);
+    } catch (const Error&) {
+    }
+}
+
+std::unique_ptr<vision::VisionProjector> EngineRuntime::load_projector_file(const std::string& path) const {
+    return vision::load_vision_projector(path, {.n_threads = config_.threads,
+                                                .device = projector_device(),
+                                                .text_n_embd = model_->hparams().n_embd,
+                                                .text_model_path = model_->path()});
+}
+
 std::optional<DeviceFailure> EngineRuntime::apply_device() {
     const Placement wanted = wanted_placement();
     if (wanted == placed_ || wanted == failed_placement_) return std::nullopt;
@@ -150,6 +173,7 @@ std::optional<DeviceFailure> EngineRuntime::apply_device() {
         failure = DeviceFailure{compute_device_name(wanted.device), error.what()};
     }
     publish_device_figures();
+    projector_follows_device();
     if (failure && !config_.fall_back) throw Error(failure->reason);
     return failure;
 }
@@ -165,6 +189,7 @@ void EngineRuntime::fall_back_to_cpu(const std::string& reason) {
     inference_->set_device(cpu);
     placed_ = {};
     publish_device_figures();
+    projector_follows_device();
     publish_memory();
     if (on_device_failed_) on_device_failed_(DeviceFailure{device, reason});
 }
@@ -263,12 +288,10 @@ std::shared_ptr<const Model> EngineRuntime::speculation_draft(const std::string&
 
 void EngineRuntime::load_image_projector(const std::string& path) {
     if (!model_) throw Error(path + ": no model is loaded to read images for");
-    auto encoder = std::make_shared<vision::ImageEncoder>(
-        vision::load_vision_projector(path, {.n_threads = config_.threads,
-                                             .text_n_embd = model_->hparams().n_embd,
-                                             .text_model_path = model_->path()}));
+    auto encoder = std::make_shared<vision::ImageEncoder>(load_projector_file(path));
     image_encoder_ = std::move(encoder);
     image_projector_path_ = path;
+    image_projector_device_ = projector_device();
     image_batch_ = image_encoder_->projector().n_image_tokens();
     if (inference_->n_batch() < image_batch_) {
         // An image is evaluated in one batch: a forward pass with room for it.

@@ -11,6 +11,8 @@
 #include "engine/session/engine_metrics.h"
 #include "engine/session/session_store.h"
 #include "engine/session/turn_result.h"
+#include "engine/vision/image_encoder.h"
+#include "engine/vision/vision_projector.h"
 #include <functional>
 #include <memory>
 #include <optional>
@@ -85,6 +87,11 @@ public:
     void unload_image_projector();
     // The projector loaded with the model; empty: none, the model reads no images.
     [[nodiscard]] const std::string& image_projector_path() const { return image_projector_path_; }
+    // The loaded projector (null: none). Its vision tower runs where the text model ran when it
+    // was loaded: on that GPU when it takes the tower, else on the CPU (tower_device_problem).
+    [[nodiscard]] const vision::VisionProjector* image_projector() const {
+        return image_encoder_ ? &image_encoder_->projector() : nullptr;
+    }
     // The conversation was deleted: drops its cache and deletes its saved state.
     void forget(const std::string& conversation_id);
 
@@ -116,6 +123,10 @@ private:
     };
     Placement wanted_placement() const;
     InferenceOptions inference_options(const Model& model) const;
+    // The image projector: its tower on the device of the text model's layers (the CPU if none).
+    ComputeDevice projector_device() const;
+    std::unique_ptr<vision::VisionProjector> load_projector_file(const std::string& path) const;
+    void projector_follows_device();
     void reset_sessions();
     void drop_sessions();
     // Puts the first layers on the configured device; a failure leaves them on the CPU and is
@@ -150,6 +161,7 @@ private:
     // The image projector with its cache of encoded images, and the batch its images need.
     std::shared_ptr<vision::ImageEncoder> image_encoder_;
     std::string image_projector_path_;
+    ComputeDevice image_projector_device_; // the device its tower was loaded for
     int32_t image_batch_ = 0;
 };
 

@@ -1,4 +1,5 @@
 #include "engine/vision/gemma3_projector.h"
+#include "engine/error.h"
 #include "engine/forward/transformer_ops.h"
 #include "engine/vision/letterbox.h"
 #include "engine/vision/pixel_normalize.h"
@@ -8,8 +9,8 @@
 
 namespace hearth::vision {
 
-Gemma3Projector::Gemma3Projector(MmprojFile file, int32_t n_threads)
-    : file_(std::move(file)), path_(file_.path()), tower_(file_) {
+Gemma3Projector::Gemma3Projector(MmprojFile file, int32_t n_threads, const DeviceTowerOptions& device)
+    : file_(std::move(file)), path_(file_.path()) {
     const VisionHyperParams& hp = file_.hparams();
     if (hp.scale_factor > 0) pool_kernel_ = hp.scale_factor;
     if (hp.patches_per_side() % pool_kernel_ != 0)
@@ -38,6 +39,15 @@ Gemma3Projector::Gemma3Projector(MmprojFile file, int32_t n_threads)
     pooled_.resize(static_cast<size_t>(n_image_tokens()) * hp.n_embd);
     matmul_scratch_.resize(
         kernels::matmul_scratch_bytes(projection_.type, projection_.cols, n_image_tokens()));
+
+    if (device.device.kind != engine::ComputeDevice::Kind::Cpu) {
+        try {
+            device_tower_ = make_device_tower(file_, device);
+        } catch (const Error& e) {
+            device_problem_ = e.what();
+        }
+    }
+    if (!device_tower_) tower_.emplace(file_);
 }
 
 RgbImage Gemma3Projector::canvas(const RgbImage& image) const {
@@ -49,7 +59,19 @@ void Gemma3Projector::encode(const RgbImage& canvas, float* out) {
     if (canvas.width != hp.image_size || canvas.height != hp.image_size)
         throw std::invalid_argument("Gemma3Projector::encode: the canvas is not image_size square");
     normalize_planar(canvas, hp.image_mean, hp.image_std, pixels_.data());
-    tower_.forward(pixels_.data(), patches_.data(), *pool_);
+    if (device_tower_) {
+        try {
+            device_tower_->forward(pixels_.data(), patches_.data(), *pool_);
+        } catch (const engine::DeviceError& e) {
+            // The device failed: this image and the next ones on the CPU.
+            device_problem_ = e.what();
+            device_tower_.reset();
+        }
+    }
+    if (!device_tower_) {
+        if (!tower_) tower_.emplace(file_);
+        tower_->forward(pixels_.data(), patches_.data(), *pool_);
+    }
 
     // Average pooling of k x k patches into tokens, row-major.
     const int32_t d = hp.n_embd, side = hp.patches_per_side(), k = pool_kernel_;

@@ -37,6 +37,24 @@ float gelu_quick(float x) {
 
 } // namespace
 
+void image_patches(const VisionHyperParams& hp, const float* pixels, float* patches,
+                   kernels::ThreadPool& pool) {
+    const int32_t p = hp.patch_size, side = hp.patches_per_side(), image = hp.image_size;
+    const int64_t patch_len = 3 * int64_t{p} * p;
+    for_rows(hp.n_patches(), pool, [&](int64_t first, int64_t count) {
+        for (int64_t patch = first; patch < first + count; ++patch) {
+            const int32_t py = static_cast<int32_t>(patch / side), px = static_cast<int32_t>(patch % side);
+            float* row = patches + patch * patch_len;
+            for (int32_t c = 0; c < 3; ++c)
+                for (int32_t ky = 0; ky < p; ++ky) {
+                    const float* src =
+                        pixels + (static_cast<size_t>(c) * image + py * p + ky) * image + px * p;
+                    std::copy(src, src + p, row + (c * p + ky) * p);
+                }
+        }
+    });
+}
+
 SiglipTower::SiglipTower(const MmprojFile& file) : hp_(file.hparams()) {
     const int64_t d = hp_.n_embd, f = hp_.n_ff, p = hp_.patch_size, n = hp_.n_patches();
     const int64_t patch_len = 3 * p * p;
@@ -98,24 +116,10 @@ SiglipTower::SiglipTower(const MmprojFile& file) : hp_(file.hparams()) {
 }
 
 void SiglipTower::forward(const float* pixels, float* x, kernels::ThreadPool& pool) {
-    const int32_t d = hp_.n_embd, f = hp_.n_ff, p = hp_.patch_size, side = hp_.patches_per_side();
-    const int32_t n = hp_.n_patches(), image = hp_.image_size;
-    const int32_t patch_len = 3 * p * p;
+    const int32_t d = hp_.n_embd, f = hp_.n_ff, n = hp_.n_patches();
 
-    // Patch embedding: each patch's pixels in the convolution weight's (channel, row, column)
-    // order, times the weight, plus bias and position.
-    for_rows(n, pool, [&](int64_t first, int64_t count) {
-        for (int64_t patch = first; patch < first + count; ++patch) {
-            const int32_t py = static_cast<int32_t>(patch / side), px = static_cast<int32_t>(patch % side);
-            float* row = patches_.data() + patch * patch_len;
-            for (int32_t c = 0; c < 3; ++c)
-                for (int32_t ky = 0; ky < p; ++ky) {
-                    const float* src =
-                        pixels + (static_cast<size_t>(c) * image + py * p + ky) * image + px * p;
-                    std::copy(src, src + p, row + (c * p + ky) * p);
-                }
-        }
-    });
+    // Patch embedding: the patches times the weight, plus bias and position.
+    image_patches(hp_, pixels, patches_.data(), pool);
     kernels::matmul(patch_matrix, patches_.data(), n, x, pool, matmul_scratch_);
     for_rows(n, pool, [&](int64_t first, int64_t count) {
         float* rows = x + first * d;

@@ -14,6 +14,12 @@
 
 namespace hearth::vision {
 
+// The patch embedding's input: each patch's pixels in the convolution weight's (channel, row,
+// column) order, one row of 3 * patch * patch per patch, patches row-major. pixels:
+// (3, image_size, image_size); patches: (n_patches, 3 * patch * patch).
+void image_patches(const VisionHyperParams& hp, const float* pixels, float* patches,
+                   kernels::ThreadPool& pool);
+
 class SiglipTower {
 public:
     explicit SiglipTower(const MmprojFile& file);

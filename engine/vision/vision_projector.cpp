@@ -16,7 +16,9 @@ std::unique_ptr<VisionProjector> load_vision_projector(const std::string& path,
                          (options.text_model_path.empty() ? std::string() : options.text_model_path + " ") +
                          "has n_embd " + std::to_string(options.text_n_embd));
     const int32_t threads = engine::resolve_threads(options.n_threads);
-    if (hp.projector_type == "gemma3") return std::make_unique<Gemma3Projector>(std::move(file), threads);
+    if (hp.projector_type == "gemma3")
+        return std::make_unique<Gemma3Projector>(
+            std::move(file), threads, DeviceTowerOptions{options.device, options.device_validation});
     file.gguf().fail("projector type '" + hp.projector_type + "' is not supported (supported: gemma3)");
 }
 

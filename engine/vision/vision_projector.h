@@ -2,6 +2,7 @@
 // A multimodal projector: an image in, the text model's input vectors for its image positions
 // out. One implementation per projector family (clip.projector_type); each owns its weights, its
 // scratch (allocated at load) and its kernel threads. Families: "gemma3" (gemma3_projector.h).
+#include "engine/forward/compute_device.h"
 #include "engine/vision/rgb_image.h"
 #include <cstdint>
 #include <memory>
@@ -25,12 +26,21 @@ public:
     // The texts the family's prompts put right before and after an image's positions.
     virtual std::string_view image_start_text() const = 0;
     virtual std::string_view image_end_text() const = 0;
+    // Where the vision tower runs: "cpu", or the Vulkan device's name. When a device was asked
+    // for and the tower runs on the CPU instead (no device, too little memory, the device failed
+    // in an encode), why; else empty.
+    virtual std::string tower_device() const = 0;
+    virtual const std::string& tower_device_problem() const = 0;
 };
 
 struct ProjectorOptions {
-    int32_t n_threads = 0;       // 0: one per hardware thread
-    int32_t text_n_embd = 0;     // the text model's width the output must have; 0: not checked
-    std::string text_model_path; // named in the message when the widths differ
+    int32_t n_threads = 0; // 0: one per hardware thread
+    // Where the vision tower runs (device_tower.h): a Vulkan device, else the CPU; the CPU also
+    // when the device cannot take it (tower_device_problem says why).
+    engine::ComputeDevice device;
+    int32_t text_n_embd = 0;        // the text model's width the output must have; 0: not checked
+    std::string text_model_path;    // named in the message when the widths differ
+    bool device_validation = false; // the Vulkan validation layer on the device (tests)
 };
 
 // Opens an mmproj file (mmproj_file.h) and builds its family's projector. Throws

@@ -2870,6 +2870,10 @@
         <source>%1 reads no images: its image projector could not be loaded: %2</source>
         <translation>%1 liest keine Bilder: Sein Bildprojektor konnte nicht geladen werden: %2</translation>
     </message>
+    <message>
+        <source>images on the GPU</source>
+        <translation>Bilder auf der GPU</translation>
+    </message>
 </context>
 <context>
     <name>hearth::app::ModelListModel</name>

@@ -259,6 +259,44 @@ private slots:
         QCOMPARE(done.constFirst().at(1).value<GenerationResult>().stats.images, 1);
     }
 
+    // With the model's layers on the GPU, its projector's vision tower goes there too, and an
+    // image message runs there end to end; back on the CPU, the tower follows.
+    void theVisionTowerFollowsTheModelToTheGpu() {
+        const QString gpu = usableGpu();
+        if (gpu.isEmpty()) QSKIP("no Vulkan device the engine can use (not even lavapipe)");
+        const QString dir = QString::fromStdString(hearth::test::make_temp_dir("hearth-worker-vision-gpu"));
+        const QString model = dir + "/tiny-gemma3.gguf";
+        QVERIFY(
+            QFile::copy(QString::fromStdString(hearth::test::testdata("models/tiny-gemma3.gguf")), model));
+        QVERIFY(
+            QFile::copy(QString::fromStdString(hearth::test::testdata("vision/mmproj-tiny-gemma3-f16.gguf")),
+                        dir + "/mmproj-tiny-gemma3-f16.gguf"));
+        ChatTurnData ask{Role::User, "Describe this image."};
+        ask.images = {
+            hearth::vision::chat_image_from_file(hearth::test::testdata("vision/images/shapes-96x64.png"))};
+
+        WorkerHarness h;
+        QVERIFY(loadInto(h, model, 1));
+        EngineConfig config;
+        config.device = device(gpu);
+        ModelSummary summary;
+        QVERIFY(configureIn(h, config, &summary));
+        QVERIFY(summary.gpuLayers > 0);
+        QVERIFY(!summary.imageProjector.isEmpty());
+        QCOMPARE(summary.imageTowerGpu, summary.gpuName);
+        GenerationResult result;
+        QVERIFY(generateIn(h, request(2, "vision-gpu", 4, {ask}), &result));
+        QCOMPARE(result.stats.images_encoded, 1);
+        QVERIFY(result.stats.image_positions > 0);
+
+        config.device = {};
+        QVERIFY(configureIn(h, config, &summary));
+        QCOMPARE(summary.gpuLayers, 0);
+        QVERIFY(summary.imageTowerGpu.isEmpty());
+        QVERIFY(generateIn(h, request(3, "vision-cpu", 4, {ask}), &result));
+        QCOMPARE(result.stats.images_encoded, 1); // a new projector: its cache starts empty
+    }
+
     void streamsBatchedPieces() {
         WorkerHarness h;
         QVERIFY(loadInto(h, modelPath(), 1));

@@ -15,8 +15,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const vision::VisionHyperParams hp = vision::MmprojFile::open(path).hparams();
         // The scratch grows with the square of the patches: keep an input's cost small.
         if (hp.n_patches() > 1024 || hp.n_embd > 1024 || hp.n_ff > 4096 || hp.projection_dim > 4096) return 0;
-        auto projector =
-            vision::load_vision_projector(path, {.n_threads = 1, .text_n_embd = 0, .text_model_path = {}});
+        auto projector = vision::load_vision_projector(
+            path, {.n_threads = 1, .device = {}, .text_n_embd = 0, .text_model_path = {}});
         const int32_t side = hp.image_size;
         vision::RgbImage canvas{side, side, std::vector<uint8_t>(static_cast<size_t>(side) * side * 3, 128)};
         canvas = projector->canvas(canvas);

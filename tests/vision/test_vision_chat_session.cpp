@@ -54,8 +54,10 @@ struct Fixture {
     engine::Inference inference{model, engine::InferenceOptions{kThreads, 64}};
     std::shared_ptr<vision::ImageEncoder> encoder =
         std::make_shared<vision::ImageEncoder>(vision::load_vision_projector(
-            test::vision_data(std::string(kProjector) + ".gguf"),
-            {.n_threads = kThreads, .text_n_embd = model->hparams().n_embd, .text_model_path = {}}));
+            test::vision_data(std::string(kProjector) + ".gguf"), {.n_threads = kThreads,
+                                                                   .device = {},
+                                                                   .text_n_embd = model->hparams().n_embd,
+                                                                   .text_model_path = {}}));
 
     std::unique_ptr<engine::ChatSession> session(int32_t n_ctx = 512) {
         auto made = std::make_unique<engine::ChatSession>(inference, n_ctx);

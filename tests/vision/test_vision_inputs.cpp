@@ -174,7 +174,7 @@ private slots:
         const std::string path = test::vision_data("mmproj-tiny-gemma3-f16.gguf");
         const std::string message = error_of([&] {
             vision::load_vision_projector(
-                path, {.n_threads = 1, .text_n_embd = 96, .text_model_path = "text.gguf"});
+                path, {.n_threads = 1, .device = {}, .text_n_embd = 96, .text_model_path = "text.gguf"});
         });
         QVERIFY2(message.find(path + ":") == 0, message.c_str());
         QVERIFY2(message.find("128") != std::string::npos && message.find("n_embd 96") != std::string::npos,
@@ -191,7 +191,7 @@ private slots:
         const std::string path = test::make_temp_dir("hearth-vision-synth") + "/mmproj-gemma3.gguf";
         gguf::synthesize_mmproj(options, path);
         auto projector = vision::load_vision_projector(
-            path, {.n_threads = 1, .text_n_embd = 2560, .text_model_path = "gemma-3-4b.gguf"});
+            path, {.n_threads = 1, .device = {}, .text_n_embd = 2560, .text_model_path = "gemma-3-4b.gguf"});
         QCOMPARE(projector->family(), std::string("gemma3"));
         QCOMPARE(projector->n_image_tokens(), 256);
         QCOMPARE(projector->n_embd(), 2560);
@@ -202,9 +202,9 @@ private slots:
 
     void a_prompt_takes_the_marker_once() {
         const auto model = engine::Model::load(test::vision_text_model());
-        auto projector =
-            vision::load_vision_projector(test::vision_data("mmproj-tiny-gemma3-f32.gguf"),
-                                          {.n_threads = 1, .text_n_embd = 0, .text_model_path = {}});
+        auto projector = vision::load_vision_projector(
+            test::vision_data("mmproj-tiny-gemma3-f32.gguf"),
+            {.n_threads = 1, .device = {}, .text_n_embd = 0, .text_model_path = {}});
         const auto layout = [&](const std::string& text) {
             return error_of([&] { vision::layout_image_prompt(model->tokenizer(), text, *projector); });
         };

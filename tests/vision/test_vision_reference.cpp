@@ -6,10 +6,13 @@
 #include "engine/forward/device_forward.h"
 #include "engine/forward/inference.h"
 #include "engine/model/model.h"
+#include "engine/vision/device_tower.h"
 #include "engine/vision/image_decode.h"
 #include "engine/vision/image_prompt.h"
 #include "engine/vision/letterbox.h"
+#include "engine/vision/mmproj_file.h"
 #include "engine/vision/sha256.h"
+#include "engine/vision/siglip_tower.h"
 #include "engine/vision/vision_projector.h"
 #include "kernels/isa_select.h"
 #include "kernels/kernel_table.h"
@@ -17,6 +20,7 @@
 #include "tests/vision/vision_reference.h"
 #include <QTest>
 #include <algorithm>
+#include <cmath>
 
 using namespace hearth;
 using test::tier_name;
@@ -33,10 +37,26 @@ void add_projector_tier_rows() {
         test::add_tier_rows(file);
 }
 
-std::unique_ptr<vision::VisionProjector> load_projector(const std::string& file, int32_t text_n_embd = 0) {
-    return vision::load_vision_projector(
-        test::vision_data(file + ".gguf"),
-        {.n_threads = kThreads, .text_n_embd = text_n_embd, .text_model_path = {}});
+// The projector of a file; with on_device, its tower on the best Vulkan device, under the
+// validation layer.
+std::unique_ptr<vision::VisionProjector> load_projector(const std::string& file, int32_t text_n_embd = 0,
+                                                        bool on_device = false) {
+    vision::ProjectorOptions options;
+    options.n_threads = kThreads;
+    options.text_n_embd = text_n_embd;
+    if (on_device) {
+        options.device = {engine::ComputeDevice::Kind::Vulkan, -1};
+        options.device_validation = true;
+    }
+    return vision::load_vision_projector(test::vision_data(file + ".gguf"), options);
+}
+
+// Why a Vulkan row cannot run here; empty when it can.
+std::string no_vulkan_reason() {
+    if (!engine::vulkan_built()) return "this build has no Vulkan backend (libvulkan-dev or glslc missing)";
+    if (engine::gpu_devices().empty())
+        return "no Vulkan device on this machine (not even lavapipe, mesa-vulkan-drivers)";
+    return {};
 }
 
 std::vector<float> embed(vision::VisionProjector& projector, const std::string& image) {
@@ -106,6 +126,67 @@ private slots:
                                test::read_projector_bars(name).embeddings);
     }
 
+    // The tower on a Vulkan device (lavapipe where there is no GPU): the same bar, and the
+    // validation layer sees nothing wrong.
+    void embeddings_meet_the_bar_on_the_device_data() {
+        QTest::addColumn<QString>("file");
+        for (const char* file : test::kProjectorFiles)
+            QTest::addRow("%s", file) << QString(file);
+    }
+    void embeddings_meet_the_bar_on_the_device() {
+        QFETCH(QString, file);
+        if (const std::string reason = no_vulkan_reason(); !reason.empty()) QSKIP(reason.c_str());
+        const std::string name = file.toStdString();
+        const test::ProjectorReference reference = test::read_projector_reference(name);
+        auto projector = load_projector(name, 0, true);
+        QVERIFY2(projector->tower_device_problem().empty(), projector->tower_device_problem().c_str());
+        QVERIFY(projector->tower_device() != "cpu");
+        test::ErrorStats error;
+        for (size_t i = 0; i < reference.images.size(); ++i) {
+            const std::vector<float> ours = embed(*projector, reference.images[i]);
+            QCOMPARE(ours.size(), reference.embeddings[i].size());
+            for (size_t v = 0; v < ours.size(); ++v)
+                error.add(ours[v], reference.embeddings[i][v]);
+        }
+        QVERIFY2(projector->tower_device_problem().empty(), projector->tower_device_problem().c_str());
+        QVERIFY(projector->tower_device() != "cpu");
+        test::verify_error_bar(name + "/vulkan embeddings", error,
+                               test::read_projector_bars(name).embeddings);
+    }
+
+    // The device tower alone against the CPU tower on the same pixels: the patch rows agree to
+    // the rounding of F16 keys and values and of the shaders' sums, and the validation layer saw
+    // no error.
+    void the_device_tower_follows_the_cpu_tower_data() { embeddings_meet_the_bar_on_the_device_data(); }
+    void the_device_tower_follows_the_cpu_tower() {
+        QFETCH(QString, file);
+        if (const std::string reason = no_vulkan_reason(); !reason.empty()) QSKIP(reason.c_str());
+        const vision::MmprojFile mmproj =
+            vision::MmprojFile::open(test::vision_data(file.toStdString() + ".gguf"));
+        const vision::VisionHyperParams& hp = mmproj.hparams();
+        auto device = vision::make_device_tower(mmproj, {{engine::ComputeDevice::Kind::Vulkan, -1}, true});
+        vision::SiglipTower cpu(mmproj);
+        kernels::ThreadPool pool(kThreads);
+        std::vector<float> pixels(3 * static_cast<size_t>(hp.image_size) * hp.image_size);
+        for (size_t i = 0; i < pixels.size(); ++i)
+            pixels[i] =
+                std::sin(0.37f * static_cast<float>(i)) * 1.5f; // normalized pixels span about [-1, 1]
+        const size_t values = static_cast<size_t>(hp.n_patches()) * hp.n_embd;
+        std::vector<float> on_device(values), on_cpu(values);
+        device->forward(pixels.data(), on_device.data(), pool);
+        cpu.forward(pixels.data(), on_cpu.data(), pool);
+        double worst = 0, scale = 0;
+        for (size_t i = 0; i < values; ++i) {
+            worst = std::max(worst, std::fabs(static_cast<double>(on_device[i]) - on_cpu[i]));
+            scale = std::max(scale, std::fabs(static_cast<double>(on_cpu[i])));
+        }
+        qInfo("%s: device tower vs CPU tower, max |difference| %.3g of max |value| %.3g (%s)",
+              qPrintable(file), worst, scale, device->device().name.c_str());
+        QVERIFY2(worst <= 2e-3 * scale, qPrintable(QString("max difference %1 of %2").arg(worst).arg(scale)));
+        QVERIFY2(device->validation_errors() == 0, device->last_validation_message().c_str());
+        QVERIFY(device->last_gpu_ns() > 0);
+    }
+
     // Each image x prompt: the layout equals the reference's chunks; the logits of every step,
     // teacher-forced along the greedy tokens one token at a time (the decode path), within the
     // bar over all steps of all runs; and the greedy choice of every step is the reference's.
@@ -118,9 +199,9 @@ private slots:
         check_image_prompts(file.toStdString(), engine::InferenceOptions{kThreads}, tier_name(isa));
     }
 
-    // The same with the text model's layers on a Vulkan device (lavapipe where there is no GPU),
-    // all of them and the first half: the image's positions run there as tokens do, attending
-    // both ways among themselves; the validation layer sees nothing wrong.
+    // The same with the vision tower and the text model's layers on a Vulkan device (lavapipe
+    // where there is no GPU), all of them and the first half: the image's positions run there as
+    // tokens do, attending both ways among themselves; the validation layer sees nothing wrong.
     void image_prompts_meet_the_bar_on_the_device_data() {
         QTest::addColumn<QString>("file");
         QTest::addColumn<int>("layers"); // n_gpu_layers: -1 every layer, -2 the first half
@@ -132,10 +213,7 @@ private slots:
     void image_prompts_meet_the_bar_on_the_device() {
         QFETCH(QString, file);
         QFETCH(int, layers);
-        if (!engine::vulkan_built())
-            QSKIP("this build has no Vulkan backend (libvulkan-dev or glslc missing)");
-        if (engine::gpu_devices().empty())
-            QSKIP("no Vulkan device on this machine (not even lavapipe, mesa-vulkan-drivers)");
+        if (const std::string reason = no_vulkan_reason(); !reason.empty()) QSKIP(reason.c_str());
         const int32_t n_layer = engine::Model::read_info(test::vision_text_model()).n_layer;
         engine::InferenceOptions options{kThreads};
         options.device = {engine::ComputeDevice::Kind::Vulkan, -1};
@@ -152,7 +230,10 @@ private:
                                     const std::string& label) {
         const test::ProjectorReference reference = test::read_projector_reference(name);
         const auto model = engine::Model::load(test::vision_text_model());
-        auto projector = load_projector(name, model->hparams().n_embd);
+        const bool on_device = options.device.kind == engine::ComputeDevice::Kind::Vulkan;
+        auto projector = load_projector(name, model->hparams().n_embd, on_device);
+        if (on_device)
+            QVERIFY2(projector->tower_device() != "cpu", projector->tower_device_problem().c_str());
         engine::Inference inference(model, options);
         if (options.device.kind == engine::ComputeDevice::Kind::Vulkan) {
             const engine::DeviceForward* device = inference.device_forward();
