@@ -20,6 +20,13 @@ void add_quantizer_kernels(KernelTable& table);
 // F32 -> BF16, the reference's rounding (bf16_rows_avx512.cpp): the BF16 type's quantizer.
 void quantize_row_bf16(const float* src, void* dst, int64_t n);
 
+// F16 and BF16 weights with activations of their type, prefill and decode in one order of sums,
+// that of this tier's rows' dot products (gemm_float_avx512.cpp).
+void add_float_kernels(KernelTable& table);
+GemmFn gemm_for_float(TensorType type); // F16, BF16; nullptr for the other types
+float vec_dot_f16_f16(int64_t n, const void* weight_row, const void* activation_row);
+float vec_dot_bf16_bf16(int64_t n, const void* weight_row, const void* activation_row);
+
 // Q2_K and Q3_K decode (batch 1) two chunks per zmm, with the same bits as the AVX2 tier's dot
 // products (low_bit_k_avx512.cpp).
 void add_low_bit_k_quant_kernels(KernelTable& table);

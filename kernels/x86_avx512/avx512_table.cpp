@@ -12,6 +12,7 @@ void add_kernels(KernelTable& table) {
     add_attention_kernels(table);
     add_low_bit_k_quant_kernels(table);
     add_quantizer_kernels(table);
+    add_float_kernels(table);
 }
 
 } // namespace hearth::kernels::avx512

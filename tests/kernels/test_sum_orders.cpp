@@ -1,14 +1,16 @@
 // Sums the tiers promise to keep in a given order, bit for bit: the AVX2 tier's K-quant dot
 // products in ggml's lane order, its kernels for matrices of 8k rows in the orders of llama.cpp's
 // repacked kernels, its gemm tiles as its dot products (prefill and decode agree), and the AVX-512
-// tier's Q2_K and Q3_K decode as the AVX2 tier's dot products. Each kernel against the reference
-// within float rounding: test_kernel_ops. A tier this CPU lacks is skipped with the reason.
+// tier's Q2_K and Q3_K decode as the AVX2 tier's dot products and its F16/BF16 gemm as its own. Each kernel
+// against the reference within float rounding: test_kernel_ops. A tier this CPU lacks is skipped with the
+// reason.
 #include "kernels/block_formats.h"
 #include "kernels/fp16.h"
 #include "kernels/kernel_table.h"
 #include "kernels/reference/reference_kernels.h"
 #include "kernels/tensor_type.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
+#include "kernels/x86_avx512/avx512_kernels.h"
 
 #include "tests/support/block_patterns.h"
 #include <QTest>
@@ -332,6 +334,64 @@ private slots:
                                                 .arg(b)));
                     }
             }
+    }
+
+    // The AVX-512 tier's F16 and BF16 gemm (the table's, at every batch) gives every pair its dot
+    // product's bits: decode and prefill, every tile shape, a tail, several column chunks and
+    // several blocks of activation rows.
+    void avx512FloatGemmMatchesItsDotProducts_data() {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<int>("n");
+        QTest::addColumn<int>("rows");
+        QTest::addColumn<int>("batch");
+        for (TensorType t : {TensorType::F16, TensorType::BF16}) {
+            const char* name = type_traits(t).name.data();
+            QTest::addRow("%s n 101, tiles", name) << int(t) << 101 << 17 << 9;
+            QTest::addRow("%s n 1152, chunks", name) << int(t) << 1152 << 11 << 7;
+            QTest::addRow("%s n 1100, blocks", name) << int(t) << 1100 << 9 << 70;
+        }
+    }
+    void avx512FloatGemmMatchesItsDotProducts() {
+        SKIP_WITHOUT(Isa::Avx512);
+        QFETCH(int, type);
+        QFETCH(int, n);
+        QFETCH(int, rows);
+        QFETCH(int, batch);
+        const auto t = static_cast<TensorType>(type);
+        const VecDotFn dot = t == TensorType::F16 ? avx512::vec_dot_f16_f16 : avx512::vec_dot_bf16_bf16;
+        const size_t bytes = row_bytes(t, n);
+        std::mt19937 rng(type + n);
+        Bytes weights, activations;
+        for (int r = 0; r < rows; ++r) {
+            const Bytes row = make_weight_row(t, n, Pattern::RawBytes, rng);
+            weights.insert(weights.end(), row.begin(), row.end());
+        }
+        for (int b = 0; b < batch; ++b) {
+            const Bytes row = make_activation_row(t, n, Pattern::Quantized, rng);
+            activations.insert(activations.end(), row.begin(), row.end());
+        }
+        for (int64_t m : {int64_t{1}, int64_t{2}, int64_t{batch}}) {
+            const Candidate<GemmFn>* gemm = kernels_for(Isa::Avx512)->of(t).matmul.pick({.batch = m});
+            QVERIFY(gemm != nullptr);
+            QCOMPARE(gemm->backend, cpu(Isa::Avx512));
+            // Rows from 1, as a thread's share of them starts anywhere.
+            std::vector<float> y(size_t(rows * m), std::numeric_limits<float>::quiet_NaN());
+            gemm->fn(n, weights.data(), bytes, 1, rows, activations.data(), bytes, m, y.data(), rows);
+            for (int64_t b = 0; b < m; ++b)
+                for (int r = 0; r < rows; ++r) {
+                    const float got = y[size_t(b * rows + r)];
+                    const QString where = QString("batch %1, at (%2, %3)").arg(m).arg(r).arg(b);
+                    if (r == 0) {
+                        QVERIFY2(std::isnan(got), qPrintable("wrote outside the range: " + where));
+                        continue;
+                    }
+                    const float expected = dot(n, weights.data() + r * bytes, activations.data() + b * bytes);
+                    QVERIFY2(same_bits(got, expected), qPrintable(QString("%1: gemm %2, dot %3")
+                                                                      .arg(where)
+                                                                      .arg(double(got), 0, 'g', 9)
+                                                                      .arg(double(expected), 0, 'g', 9)));
+                }
+        }
     }
 
     // The AVX-512 tier's Q2_K and Q3_K decode gives the AVX2 tier's dot products' bits, and so the
