@@ -55,6 +55,12 @@ Item {
         spacing: 10
         model: picker.models ? picker.models.models : null
         ScrollBar.vertical: ScrollBar { policy: ScrollBar.AsNeeded; Accessible.name: qsTr("Scroll the models page") }
+        // A header that grows while the page shows its top (the scan's rows and the loaded model's
+        // card come in after the first layout) moves the list's origin up, and ListView keeps its
+        // contentY: the page opened 40 px down. Whoever was at the top stays there.
+        property bool showsTop: true
+        onContentYChanged: showsTop = contentY <= originY + 0.5
+        onOriginYChanged: if (showsTop && !moving) contentY = originY
 
         header: ColumnLayout {
             width: Math.min(list.width - 64, 860)

@@ -9,7 +9,7 @@
 // the settings, imports that file back, and leaves screenshots in /tmp/export-*.png. With
 // stories260K, a model's own settings in the window: the settings page names the values they
 // replace, the model's card opens its dialog, the chat header shows the chat's prompt
-// (screenshots in /tmp/presets-*.png).
+// (screenshots in /tmp/presets-*.png). The Models page opens at its top, before and after a restart.
 #include "app/chat/chat_controller.h"
 #include "app/chat/conversation_files.h"
 #include "app/chat/hearth_backend.h"
@@ -256,6 +256,44 @@ private slots:
         QVERIFY(!backend.models()->loadDroppedFile(QUrl::fromLocalFile(dir_ + "/notes.txt")));
         QVERIFY(QQuickTest::qWaitForPolish(window));
         QVERIFY(toastShown());
+    }
+
+    // The Models page opens at its top, on a first start and after a restart with a model used
+    // before (its list then fills in as the scan ends): the header's top is the list's top.
+    void theModelsPageOpensAtItsTop() {
+        const QString folder = dir_ + "/top-models";
+        QVERIFY(QDir().mkpath(folder));
+        QVERIFY(QFile::copy(QString::fromStdString(test::testdata("models/stories260K.gguf")),
+                            folder + "/stories260K.gguf"));
+        for (int start = 0; start < 2; ++start) {
+            app::HearthBackend backend({dir_ + "/top-data", dir_ + "/top.ini"});
+            if (start == 0) backend.settings()->setModelsFolder(folder);
+            QQmlApplicationEngine engine;
+            QQuickWindow* window = app::loadMainWindow(engine, backend);
+            QVERIFY(window != nullptr);
+            backend.start();
+            QTRY_VERIFY_WITH_TIMEOUT(backend.chat()->ready(), 10000);
+            window->setProperty("page", QStringLiteral("models"));
+            QTRY_VERIFY_WITH_TIMEOUT(!backend.models()->scanning(), 10000);
+            QTest::qWait(300);
+            QVERIFY(QQuickTest::qWaitForPolish(window));
+            auto* list =
+                qobject_cast<QQuickItem*>(findByName(window->contentItem(), QStringLiteral("modelList")));
+            QVERIFY(list != nullptr);
+            auto* header = list->property("headerItem").value<QQuickItem*>();
+            QVERIFY(header != nullptr);
+            QVERIFY2(
+                qAbs(header->mapToItem(list, QPointF(0, 0)).y()) < 0.5,
+                qPrintable(QString("start %1: the page opened scrolled by %2 px (contentY %3, originY %4)")
+                               .arg(start)
+                               .arg(-header->mapToItem(list, QPointF(0, 0)).y())
+                               .arg(list->property("contentY").toDouble())
+                               .arg(list->property("originY").toDouble())));
+            if (start == 0) {
+                backend.models()->load(folder + "/stories260K.gguf");
+                QTRY_VERIFY_WITH_TIMEOUT(backend.models()->loaded() && !backend.models()->busy(), 60000);
+            }
+        }
     }
 
     // An error toast covers none of the chat (it takes its own row above the page), and it goes
