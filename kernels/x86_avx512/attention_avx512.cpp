@@ -1,5 +1,5 @@
 // Attention over an F16, Q8_0 or Q4_0 KV cache in F32 with AVX-512 (kernel_table.h's AttendFn),
-// for head sizes that are multiples of 16 (the table gives the others to the AVX2 kernel). Tiles of
+// for head sizes that are multiples of 8 (the table gives the others to the AVX2 kernel). Tiles of
 // several positions (prefill) put query rows side by side, as below; a tile of one position
 // (decode) puts keys side by side instead (attend_position, further down).
 //
@@ -52,11 +52,15 @@ inline __m512 widen_quants(__m128i quants, __m512 scale) {
     return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(quants)), scale);
 }
 
-// n F16 values (a multiple of 16) to F32.
+// n F16 values (a multiple of 8) to F32.
 void widen_f16(const uint16_t* halves, int64_t n, float* dst) {
-    for (int64_t c = 0; c < n; c += 16)
+    int64_t c = 0;
+    for (; c + 16 <= n; c += 16)
         _mm512_storeu_ps(dst + c,
                          _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(halves + c))));
+    if (c < n)
+        _mm256_storeu_ps(dst + c,
+                         _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(halves + c))));
 }
 
 void widen_row(const KvRows& rows, int64_t j, int64_t head_dim, float* dst) {
@@ -529,6 +533,15 @@ void attend(const float* q, float* out, size_t head_stride, size_t position_stri
     const Tile tile{q,    out,    head_stride, position_stride, n_heads, n_positions,
                     keys, values, n_keys,      head_dim,        scale,   limits};
     const bool limited = limits.window > 0 || limits.softcap > 0;
+    if (head_dim % 16 != 0) {
+        // Head sizes of 16k + 8 (the vision tower's 72): rows side by side in every tile, also
+        // of one position, whose keys-side-by-side kernel reads a head 16 elements at a time.
+        // Only an F16 cache holds rows of such sizes (the quantized blocks hold 32).
+        if (keys.type != TensorType::F16 || values.type != TensorType::F16)
+            return avx2::attend(q, out, head_stride, position_stride, n_heads, n_positions, keys, values,
+                                n_keys, head_dim, scale, limits);
+        return limited ? attend_tile<true, 0>(tile) : attend_tile<false, 0>(tile);
+    }
     with_head_dim(head_dim, [&](auto size) {
         constexpr int kHeadDim = decltype(size)::value;
         if (n_positions == 1)
@@ -554,9 +567,9 @@ void exp2_8(const float* in, float* out) {
 #pragma GCC diagnostic pop
 
 void add_attention_kernels(KernelTable& table) {
-    // Head sizes of 16k: each row's elements in whole vectors.
+    // Head sizes of 8k: each row's elements in whole vectors of 16, or of 8 at the end.
     table.attention.put_first(
-        {{.name = "attend", .backend = cpu(Isa::Avx512), .guard = {.width_multiple = 16}, .fn = attend}});
+        {{.name = "attend", .backend = cpu(Isa::Avx512), .guard = {.width_multiple = 8}, .fn = attend}});
 }
 
 } // namespace hearth::kernels::avx512

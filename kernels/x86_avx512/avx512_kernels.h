@@ -6,7 +6,7 @@
 
 namespace hearth::kernels::avx512 {
 
-// Attention (AttendFn) in F32, 16 keys per block, for head sizes that are multiples of 16
+// Attention (AttendFn) in F32, 16 keys per block, for head sizes that are multiples of 8
 // (attention_avx512.cpp).
 void add_attention_kernels(KernelTable& table);
 

@@ -386,7 +386,7 @@ private slots:
         add_candidate_column();
         QTest::addColumn<int>("head_dim");
         QTest::addColumn<int>("n_keys");
-        for (int head_dim : {16, 64, 80, 128, 208, 256})
+        for (int head_dim : {16, 40, 64, 72, 80, 128, 208, 256})
             for (int candidate : taking(3, head_dim))
                 for (int n_keys : {1, 31, 33, 700, 2048})
                     QTest::addRow("%s-d%d-n%d", label(candidate).c_str(), head_dim, n_keys)
@@ -724,7 +724,7 @@ private slots:
     }
 
     // The tables pick the kernels the tiers promise: AMX for prefill over F16 caches, AVX-512
-    // for decode, quantized caches and head sizes of 16k, AVX2 for the others and for AVX-VNNI.
+    // for decode, quantized caches and head sizes of 8k, AVX2 for the others and for AVX-VNNI.
     void tablesPickTheTiersKernels() {
         const auto tier_of = [](const KernelTable& table, int positions, int head_dim, bool f16) {
             const Candidate<AttendFn>* c =
@@ -739,14 +739,17 @@ private slots:
         if (const KernelTable* avx512 = kernels_for(Isa::Avx512)) {
             QCOMPARE(tier_of(*avx512, 5, 64, true), cpu(Isa::Avx512));
             QCOMPARE(tier_of(*avx512, 1, 64, false), cpu(Isa::Avx512));
-            QCOMPARE(tier_of(*avx512, 5, 40, true), cpu(Isa::Avx2));
+            QCOMPARE(tier_of(*avx512, 5, 40, true), cpu(Isa::Avx512));
+            QCOMPARE(tier_of(*avx512, 1, 72, true), cpu(Isa::Avx512)); // the vision tower's heads
+            QCOMPARE(tier_of(*avx512, 5, 36, true), cpu(Isa::Avx2));
         }
         if (const KernelTable* amx = kernels_for(Isa::Amx)) {
             QCOMPARE(tier_of(*amx, 5, 64, true), cpu(Isa::Amx));
             QCOMPARE(tier_of(*amx, 1, 64, true), cpu(Isa::Avx512));  // decode
             QCOMPARE(tier_of(*amx, 5, 64, false), cpu(Isa::Avx512)); // a quantized cache
             QCOMPARE(tier_of(*amx, 5, 512, true), cpu(Isa::Avx512)); // past the tiles' largest head
-            QCOMPARE(tier_of(*amx, 5, 40, true), cpu(Isa::Avx2));
+            QCOMPARE(tier_of(*amx, 5, 40, true), cpu(Isa::Avx512));
+            QCOMPARE(tier_of(*amx, 5, 36, true), cpu(Isa::Avx2));
         }
     }
 
