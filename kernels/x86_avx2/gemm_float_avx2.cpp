@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -75,6 +76,14 @@ constexpr auto kHalfTiles = []<size_t... I>(std::index_sequence<I...>) {
 }
 (std::make_index_sequence<kTileRows * kTileBatch>{});
 
+// `floats` floats of `buffer` from its first 64-byte boundary: a row whose start is a multiple of
+// 8 floats is then read without loads across two cache lines (malloc aligns to 16 bytes).
+float* line_aligned(std::vector<float>& buffer, size_t floats) {
+    if (buffer.size() < floats + 15) buffer.resize(floats + 15);
+    const auto address = reinterpret_cast<uintptr_t>(buffer.data());
+    return reinterpret_cast<float*>((address + 63) & ~uintptr_t{63});
+}
+
 template <bool kBf16> void widen_columns(const uint16_t* from, int64_t columns, float* to) {
     for (int64_t i = 0; i < columns; i += 8)
         _mm256_storeu_ps(to + i, load8(from + i, kBf16));
@@ -87,8 +96,8 @@ template <bool kBf16> void prefill_half(const GemmCall& call) {
     thread_local std::vector<float> panel;       // (tile row, column of the chunk)
     thread_local std::vector<TileSums> sums;     // per kTileBatch activation rows of the block
     const int64_t block_rows = batch_block_rows(vector_columns);
-    grow_panel(static_cast<size_t>(block_rows * vector_columns), activations);
-    grow_panel(static_cast<size_t>(kTileRows * kColumnChunk), panel);
+    float* const widened = line_aligned(activations, static_cast<size_t>(block_rows * vector_columns));
+    float* const tile_rows = line_aligned(panel, static_cast<size_t>(kTileRows * kColumnChunk));
     if (sums.size() < static_cast<size_t>(block_rows / kTileBatch))
         sums.resize(static_cast<size_t>(block_rows / kTileBatch));
     const char* w = static_cast<const char*>(call.weights);
@@ -102,19 +111,18 @@ template <bool kBf16> void prefill_half(const GemmCall& call) {
     for (int64_t b0 = 0; b0 < call.batch; b0 += block_rows) {
         const int64_t block = std::min(block_rows, call.batch - b0);
         for (int64_t b = 0; b < block; ++b)
-            widen_columns<kBf16>(activation_row(b0 + b), vector_columns,
-                                 activations.data() + b * vector_columns);
+            widen_columns<kBf16>(activation_row(b0 + b), vector_columns, widened + b * vector_columns);
         for (int64_t r0 = call.row_begin; r0 < call.row_end; r0 += kTileRows) {
             const int rm = static_cast<int>(std::min<int64_t>(kTileRows, call.row_end - r0));
             for (int64_t c0 = 0; c0 < vector_columns; c0 += kColumnChunk) {
                 const int64_t columns = std::min(kColumnChunk, vector_columns - c0);
                 for (int r = 0; r < rm; ++r)
-                    widen_columns<kBf16>(weight_row(r0 + r) + c0, columns, panel.data() + r * kColumnChunk);
+                    widen_columns<kBf16>(weight_row(r0 + r) + c0, columns, tile_rows + r * kColumnChunk);
                 for (int64_t b = 0; b < block; b += kTileBatch) {
                     const int rn = static_cast<int>(std::min<int64_t>(kTileBatch, block - b));
                     kHalfTiles[static_cast<size_t>((rm - 1) * kTileBatch + (rn - 1))](
-                        panel.data(), activations.data() + b * vector_columns + c0, vector_columns, columns,
-                        c0 == 0, sums[static_cast<size_t>(b / kTileBatch)]);
+                        tile_rows, widened + b * vector_columns + c0, vector_columns, columns, c0 == 0,
+                        sums[static_cast<size_t>(b / kTileBatch)]);
                 }
             }
             if (rm == kTileRows && vector_columns == n && n > 0) {

@@ -414,6 +414,10 @@ BENCHMARK_CAPTURE(matmul_pool, q8_0_896x896, TensorType::Q8_0, 896, 896)
 BENCHMARK_CAPTURE(matmul_pool, q8_0_4864x896, TensorType::Q8_0, 4864, 896)->Arg(512)->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool, q8_0_896x4864, TensorType::Q8_0, 896, 4864)->Arg(512)->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool, q5_0_4864x896, TensorType::Q5_0, 4864, 896)->Arg(1)->Arg(64)->UseRealTime();
+// Qwen2.5-0.5B's F16 matrices (q, gate, down) over a batch of 64 and of 256.
+BENCHMARK_CAPTURE(matmul_pool, f16_896x896, TensorType::F16, 896, 896)->Arg(64)->Arg(256)->UseRealTime();
+BENCHMARK_CAPTURE(matmul_pool, f16_4864x896, TensorType::F16, 4864, 896)->Arg(64)->Arg(256)->UseRealTime();
+BENCHMARK_CAPTURE(matmul_pool, f16_896x4864, TensorType::F16, 896, 4864)->Arg(64)->Arg(256)->UseRealTime();
 // Gemma 3's vision tower (SigLIP, width 1152, FFN 4304, F16 weights) over an image's 4096 patches
 // and fewer: the attention projections and the MLP's two matrices.
 BENCHMARK_CAPTURE(matmul_pool, f16_1152x1152, TensorType::F16, 1152, 1152)
