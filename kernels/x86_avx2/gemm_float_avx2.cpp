@@ -2,6 +2,7 @@
 // gemm_for picks the family), every pair summed in one order: prefill and decode agree, and agree
 // with the rows' dot product (vec_dot_float_avx2.cpp).
 #include "kernels/block_formats.h"
+#include "kernels/decode_prefetch.h"
 #include "kernels/tensor_type.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/float_rows.h"
@@ -151,9 +152,11 @@ template <bool kBf16> void prefill_half(const GemmCall& call) {
     }
 }
 
-// Decode: four rows at a time (independent accumulators hide the FMA latency), each pair summed
-// in the tiles' order, so that a row's result is prefill's bit for bit (and dot_halves').
+// Decode: eight rows at a time (independent accumulators hide the FMA latency, eight streams keep
+// the memory busy), each row's lines asked for ahead as the CPU's decode plan says; each pair
+// summed in the tiles' order, so that a row's result is prefill's bit for bit (and dot_halves').
 template <bool kBf16> void gemv_half(const GemmCall& call) {
+    constexpr int kRows = 8;
     const int64_t n = call.n;
     const int64_t vector_columns = n / 8 * 8;
     const auto* x = static_cast<const uint16_t*>(call.activations);
@@ -161,25 +164,32 @@ template <bool kBf16> void gemv_half(const GemmCall& call) {
     const auto weight_row = [&](int64_t r) {
         return reinterpret_cast<const uint16_t*>(w + r * call.weight_row_bytes);
     };
+    const DecodePrefetch& plan = decode_prefetch();
+    const auto ahead = static_cast<int64_t>(plan.row_bytes_ahead / sizeof(uint16_t));
     int64_t r0 = call.row_begin;
-    for (; r0 + kTileRows <= call.row_end; r0 += kTileRows) {
-        const uint16_t* rows[kTileRows];
-        __m256 acc[kTileRows];
-        for (int r = 0; r < kTileRows; ++r) {
+    for (; r0 + kRows <= call.row_end; r0 += kRows) {
+        const uint16_t* rows[kRows];
+        __m256 acc[kRows];
+        for (int r = 0; r < kRows; ++r) {
             rows[r] = weight_row(r0 + r);
             acc[r] = _mm256_setzero_ps();
         }
         for (int64_t i = 0; i < vector_columns; i += 8) {
+            if ((i & 31) == 0) // a line of each row: 32 halves
+#pragma GCC unroll 8
+                for (int r = 0; r < kRows; ++r)
+                    prefetch_weight_lines(rows[r] + i + ahead, 1, plan.into_l2);
             const __m256 xv = load8(x + i, kBf16);
-#pragma GCC unroll 4
-            for (int r = 0; r < kTileRows; ++r)
+#pragma GCC unroll 8
+            for (int r = 0; r < kRows; ++r)
                 acc[r] = _mm256_fmadd_ps(load8(rows[r] + i, kBf16), xv, acc[r]);
         }
         if (vector_columns == n && n > 0) {
             _mm_storeu_ps(call.y + r0, lane_sums(acc[0], acc[1], acc[2], acc[3]));
+            _mm_storeu_ps(call.y + r0 + 4, lane_sums(acc[4], acc[5], acc[6], acc[7]));
             continue;
         }
-        for (int r = 0; r < kTileRows; ++r) {
+        for (int r = 0; r < kRows; ++r) {
             double sum = vector_columns > 0 ? lane_sum(acc[r]) : 0.0;
             for (int64_t j = vector_columns; j < n; ++j)
                 sum += load1(rows[r] + j, kBf16) * load1(x + j, kBf16);

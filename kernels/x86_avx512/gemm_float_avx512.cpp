@@ -4,6 +4,7 @@
 // one order, this tier's own: one accumulator of 16 lanes over blocks of 16 columns, lane i added
 // to lane i + 8, then the AVX2 tier's lane order; the last few columns exactly in double. Prefill,
 // decode and the rows' dot product (vec_dot_f16_f16) agree to the bit.
+#include "kernels/decode_prefetch.h"
 #include "kernels/tensor_type.h"
 #include "kernels/x86_avx512/avx512_kernels.h"
 
@@ -212,10 +213,11 @@ template <bool kBf16> void prefill_half(const GemmCall& call) {
     }
 }
 
-// Decode: four rows at a time (independent accumulators hide the FMA latency), each pair summed
-// in the tiles' order, so that a row's result is prefill's bit for bit (and dot_halves').
+// Decode: eight rows at a time (independent accumulators hide the FMA latency, eight streams keep
+// the memory busy), each row's lines asked for ahead as the CPU's decode plan says; each pair
+// summed in the tiles' order, so that a row's result is prefill's bit for bit (and dot_halves').
 template <bool kBf16> void gemv_half(const GemmCall& call) {
-    constexpr int kRows = 4;
+    constexpr int kRows = 8;
     const int64_t n = call.n;
     const int64_t vector_columns = n / 16 * 16;
     const auto* x = static_cast<const uint16_t*>(call.activations);
@@ -223,6 +225,8 @@ template <bool kBf16> void gemv_half(const GemmCall& call) {
     const auto weight_row = [&](int64_t r) {
         return reinterpret_cast<const uint16_t*>(w + r * call.weight_row_bytes);
     };
+    const DecodePrefetch& plan = decode_prefetch();
+    const auto ahead = static_cast<int64_t>(plan.row_bytes_ahead / sizeof(uint16_t));
     int64_t r0 = call.row_begin;
     for (; r0 + kRows <= call.row_end; r0 += kRows) {
         const uint16_t* rows[kRows];
@@ -232,13 +236,18 @@ template <bool kBf16> void gemv_half(const GemmCall& call) {
             acc[r] = _mm512_setzero_ps();
         }
         for (int64_t i = 0; i < vector_columns; i += 16) {
+            if ((i & 31) == 0) // a line of each row: 32 halves
+#pragma GCC unroll 8
+                for (int r = 0; r < kRows; ++r)
+                    prefetch_weight_lines(rows[r] + i + ahead, 1, plan.into_l2);
             const __m512 xv = load16(x + i, kBf16);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
             for (int r = 0; r < kRows; ++r)
                 acc[r] = _mm512_fmadd_ps(load16(rows[r] + i, kBf16), xv, acc[r]);
         }
         if (vector_columns == n && n > 0) {
-            _mm_storeu_ps(call.y + r0, lane_sums(acc[0], acc[1], acc[2], acc[3]));
+            for (int r = 0; r < kRows; r += 4)
+                _mm_storeu_ps(call.y + r0 + r, lane_sums(acc[r], acc[r + 1], acc[r + 2], acc[r + 3]));
             continue;
         }
         for (int r = 0; r < kRows; ++r) {
