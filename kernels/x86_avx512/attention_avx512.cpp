@@ -198,12 +198,14 @@ template <class L, bool kLimited, int kHeadDim> void attend_tile(const Tile& t) 
     const int64_t rows = t.rows(), head_dim = t.head_dim;
     const int64_t groups = (rows + kLanes - 1) / kLanes;
     const int64_t group_floats = kLanes * head_dim;
-    const int64_t groups_per_pass = std::max<int64_t>(1, kPassFloats / group_floats);
+    // Heads of 8 would fit twice the groups a pass keeps track of: as many as it has room for.
+    constexpr int64_t kMostGroups = kPassFloats / (kLanes * 16);
+    const int64_t groups_per_pass = std::clamp<int64_t>(kPassFloats / group_floats, 1, kMostGroups);
     alignas(64) float transposed_queries[kBufferFloats];
     alignas(64) float outputs[kBufferFloats];
     alignas(64) float key_block[kBlock * kMaxAttentionHeadDim];
     alignas(64) float value_block[kBlock * kMaxAttentionHeadDim];
-    RowGroup<L> pass[kPassFloats / (kLanes * 16)];
+    RowGroup<L> pass[kMostGroups];
     for (int64_t first_group = 0; first_group < groups; first_group += groups_per_pass) {
         const int64_t n_groups = std::min(groups_per_pass, groups - first_group);
         int64_t pass_keys = 0, first_block = INT64_MAX;

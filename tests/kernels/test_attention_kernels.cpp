@@ -386,17 +386,25 @@ private slots:
         add_candidate_column();
         QTest::addColumn<int>("head_dim");
         QTest::addColumn<int>("n_keys");
+        QTest::addColumn<int>("positions");
         for (int head_dim : {16, 40, 64, 72, 80, 128, 208, 256})
             for (int candidate : taking(3, head_dim))
                 for (int n_keys : {1, 31, 33, 700, 2048})
                     QTest::addRow("%s-d%d-n%d", label(candidate).c_str(), head_dim, n_keys)
-                        << candidate << head_dim << n_keys;
+                        << candidate << head_dim << n_keys << 3;
+        // Tall tiles of small heads: more groups of rows than a pass of the largest heads holds.
+        for (int head_dim : {8, 72})
+            for (int candidate : taking(48, head_dim))
+                QTest::addRow("%s-d%d-n100-p48", label(candidate).c_str(), head_dim)
+                    << candidate << head_dim << 100 << 48;
     }
     void tileMatchesExactMath() {
         QFETCH(int, candidate);
         QFETCH(int, head_dim);
         QFETCH(int, n_keys);
-        constexpr int kHeads = 7, kPositions = 3; // 21 rows: a group of 16 and one of 5
+        QFETCH(int, positions);
+        constexpr int kHeads = 7; // with 3 positions, 21 rows: a group of 16 and one of 5
+        const int kPositions = positions;
         const Cache c =
             make_cache(head_dim, n_keys + kPositions - 1, static_cast<unsigned>(head_dim * 31 + n_keys));
         const size_t head_stride = static_cast<size_t>(head_dim);
