@@ -35,8 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (result.tokens != cache.size()) fuzz::invariant_failed("restored token count differs from the cache");
     // Negative ids are image positions (KvCache::is_image_position); the others are tokens.
     for (const int32_t id : cache.logical_tokens())
-        if (id >= fuzz::kKvStateVocab)
-            fuzz::invariant_failed("a restored token outside the vocabulary");
+        if (id >= fuzz::kKvStateVocab) fuzz::invariant_failed("a restored token outside the vocabulary");
     std::vector<float> row(static_cast<size_t>(cache.kv_width()));
     for (int32_t layer = 0; layer < cache.n_layer(); ++layer)
         for (int32_t pos = 0; pos < cache.size(); ++pos)
