@@ -20,8 +20,9 @@
 #       loader if none is found, prints `vulkaninfo --summary`, llama-cpp.txt and llama-bench's
 #       devices, writes the models into DIR.models (qwen2.5-0.5b Q4_K_M and Q8_0, llama-3.2-1b
 #       Q4_K_M, llama-3.1-8b Q4_K_M), and runs both benchmarks on the whole model on the GPU
-#       (-ngl 99). Meant to finish in about 8 minutes on the GPU machine; on lavapipe set
-#       GPU_BENCH_SMALL=1 (the two small models, short tests).
+#       (-ngl 99); then times Gemma 3's vision tower encoding a picture on the GPU and on the CPU
+#       (hearth-bench --mmproj). Meant to finish in about 8 minutes on the GPU machine; on
+#       lavapipe set GPU_BENCH_SMALL=1 (the two small models, short tests, a tower of one block).
 #
 # The sources: node-llama-cpp 3.22.1, llama.cpp v0.5.0 (de3ff81), the CPU comparison's:
 #   npm pack node-llama-cpp@3.22.1 @node-llama-cpp/linux-x64-vulkan@3.22.1
@@ -198,6 +199,17 @@ run)
             "$dir/bin/hearth-bench" -m "$file" $args -ngl 99 --device vulkan
         done
     fi
+
+    # Gemma 3's vision tower (27 blocks; one on lavapipe, where a block takes some 40 s) encoding
+    # one picture on the GPU, and on every core for reference (Hearth alone: the prepared
+    # llama.cpp has no mtmd).
+    tower_layers=27 tower_runs=3
+    [ "${GPU_BENCH_SMALL:-0}" = 1 ] && tower_layers=1 tower_runs=1
+    tower=$models/mmproj-gemma3-f16-$tower_layers-blocks.gguf
+    [ -f "$tower" ] || "$dir/bin/hearth-synth-bench" --mmproj gemma3 f16 "$tower_layers" "$tower"
+    echo "== Hearth: Gemma 3's vision tower ($tower_layers blocks, F16), on the GPU and on $(nproc) CPU threads"
+    "$dir/bin/hearth-bench" --mmproj "$tower" -t "$(nproc)" -r "$tower_runs" --device vulkan
+    "$dir/bin/hearth-bench" --mmproj "$tower" -t "$(nproc)" -r 1
     ;;
 *)
     echo "usage: gpu_bench.sh prepare DIR LLAMA_CPP_SRC VULKAN_PACKAGE | run DIR [ROUNDS]" >&2

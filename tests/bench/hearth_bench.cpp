@@ -26,6 +26,7 @@
 #include "kernels/kernel_table.h"
 #include "kernels/tensor_type.h"
 #include "kernels/thread_pool.h"
+#include "tests/bench/image_encode_bench.h"
 #if defined(__x86_64__)
 #include "kernels/x86_amx/amx_tiles.h"
 #endif
@@ -73,6 +74,7 @@ struct Options {
     engine::ComputeDevice device;           // --device: the CPU, or a Vulkan device
     int n_gpu_layers = -1;                  // -ngl: the layers the device runs (-1: all that fit)
     engine::SpeculationOptions speculation; // --lookup / --draft / --draft-max (generation_flags.h)
+    std::vector<std::string> mmproj;        // --mmproj: image projectors whose encoding is timed
 };
 
 [[noreturn]] void usage(const char* message) {
@@ -86,7 +88,10 @@ struct Options {
         "                    [--no-metrics] [--cache-type-k f16|q8_0|q4_0] [--cache-type-v f16|q8_0|q4_0]\n"
         "                    [--device cpu|vulkan|vulkan:N] [-ngl N] [--lookup N | --draft MODEL] "
         "[--draft-max K]\n"
+        "                    [--mmproj MMPROJ...]\n"
         "  -t, -p, -n and -d take comma-separated lists; -p 0 or -n 0 skips that test.\n"
+        "  --mmproj times an image projector's encoding of one picture (-r runs, the first -t, --device),\n"
+        "  with or without -m.\n"
         "  --profile prints, per test, the time each kernel operation took (dispatch metrics; on a\n"
         "  device, the GPU time of each operation in the test's last forward pass).\n"
         "  --device runs the first -ngl layers (-1: all that fit) on a Vulkan device (hearth-cli devices).\n"
@@ -136,6 +141,8 @@ Options parse(int argc, char** argv) {
         }
         if (flag == "-m" || flag == "--model")
             o.models.push_back(value);
+        else if (flag == "--mmproj")
+            o.mmproj.push_back(value);
         else if (flag == "-t" || flag == "--threads")
             o.threads = int_list(value, "-t");
         else if (flag == "-p" || flag == "--n-prompt")
@@ -174,7 +181,7 @@ Options parse(int argc, char** argv) {
     } catch (const cli::ArgError& e) {
         usage(e.what());
     }
-    if (o.models.empty()) usage("-m MODEL is required");
+    if (o.models.empty() && o.mmproj.empty()) usage("-m MODEL (or --mmproj MMPROJ) is required");
     if (o.output != "md" && o.output != "json" && o.output != "csv") usage("-o expects md, json or csv");
     if (o.profile && !o.metrics)
         usage("--profile reads the dispatch metrics: it cannot go with --no-metrics");
@@ -723,7 +730,13 @@ int main(int argc, char** argv) {
     try {
         const Options options = parse(argc, argv);
         hearth::kernels::dispatch_metrics::set_enabled(options.metrics);
-        return run(options);
+        const int status = options.models.empty() ? 0 : run(options);
+        if (status != 0) return status;
+        if (!options.isa.empty()) hearth::kernels::force_isa(*hearth::kernels::isa_from_name(options.isa));
+        for (const std::string& mmproj : options.mmproj)
+            hearth::bench::bench_image_encode(mmproj, options.threads.front(), options.device,
+                                              options.repetitions);
+        return 0;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "hearth-bench: %s\n", e.what());
         return 1;

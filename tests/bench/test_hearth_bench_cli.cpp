@@ -1,8 +1,10 @@
 // hearth-bench as a real subprocess: with --lookup, each tg test is also measured as a greedy
 // reply, plain and speculative, and the acceptance line gives the rates, the drafted and
 // accepted tokens and the tokens per verify pass; a draft model drafts too, one that cannot is an
-// error naming both files; a bad speculation flag is refused with hearth-cli's words and status 2.
+// error naming both files; a bad speculation flag is refused with hearth-cli's words and status 2;
+// --mmproj times an image projector's encoding.
 #include "tests/support/test_support.h"
+#include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTest>
@@ -66,6 +68,30 @@ private slots:
         QVERIFY2(json.contains("\"acceptance_rate\":") && json.contains("\"tokens_per_verify_pass\":"),
                  qPrintable(json));
         QVERIFY2(!json.contains("\"drafted\":0,"), qPrintable(json));
+    }
+
+    // --mmproj alone times an image projector's encoding: one line naming the projector, where
+    // its tower ran and the times; a damaged file is an error naming it.
+    void anImageProjectorsEncodingIsTimed() {
+        const QString mmproj = QString::fromStdString(testdata("vision/mmproj-tiny-gemma3-f16.gguf"));
+        const BenchRun run = runBench({"--mmproj", mmproj, "-t", "1", "-r", "2"});
+        QVERIFY2(run.status == 0, qPrintable(run.err));
+        static const QRegularExpression line(QStringLiteral(
+            "image encode: .*mmproj-tiny-gemma3-f16\\.gguf \\(gemma3\\), (\\d+) image positions of "
+            "(\\d+), tower on 1 threads: mean ([0-9.]+) s, best ([0-9.]+) s over 2 runs"));
+        const QRegularExpressionMatch m = line.match(run.out);
+        QVERIFY2(m.hasMatch(), qPrintable(run.out));
+        QVERIFY(m.captured(1).toInt() > 0 && m.captured(2).toInt() > 0);
+        QVERIFY(m.captured(4).toDouble() <= m.captured(3).toDouble());
+
+        const QString damaged = QString::fromStdString(make_temp_dir("bench-mmproj")) + "/damaged.gguf";
+        QFile file(damaged);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("GGUF and then nothing a projector has");
+        file.close();
+        const BenchRun bad = runBench({"--mmproj", damaged});
+        QCOMPARE(bad.status, 1);
+        QVERIFY2(bad.err.contains(damaged), qPrintable(bad.err));
     }
 
     void badSpeculationFlagsAreRefused() {
