@@ -12,6 +12,8 @@
 // With --lookup N or --draft MODEL (and --draft-max K), each tg<N> also runs as a greedy chat
 // reply of up to N tokens to a fixed prompt, plainly and with speculative decoding, and reports
 // both rates, the speed-up, the acceptance rate and the tokens each verify pass gave.
+// With --mmproj MMPROJ (also without -m), the time an image projector takes to encode one picture
+// (image_encode_bench.h).
 #include "app/cli/generation_flags.h"
 #include "engine/error.h"
 #include "engine/forward/device_forward.h"
