@@ -14,9 +14,13 @@ Item {
     // showed above the list, over the chat's title. As a layer it is an image, clipped as any.
     layer.enabled: true
     layer.samples: GraphicsInfo.api !== GraphicsInfo.Software ? 4 : 0
-    // A layer whose icon changed colour while hidden (a theme switched then) kept the old
-    // colour's image: it is drawn again whenever the icon shows.
-    onVisibleChanged: if (visible) { layer.enabled = false; layer.enabled = true }
+    // The software renderer's layer keeps the image it first drew of a Shape: an icon whose
+    // colour or path changed (a theme switched, while shown or hidden) kept the old one, dark on
+    // dark. The layer is drawn again on each change, and whenever the icon shows.
+    function redraw() { layer.enabled = false; layer.enabled = true }
+    onVisibleChanged: if (visible) redraw()
+    onColorChanged: redraw()
+    onPathChanged: redraw()
 
     Shape {
         width: 24

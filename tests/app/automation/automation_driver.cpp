@@ -201,6 +201,10 @@ QCoro::Task<> AutomationDriver::execute(QString command, QString argument) {
                 {"text", item ? item->property("text").toString() : QString()}});
     } else if (command == QLatin1String("theme")) {
         backend_.settings()->setTheme(argument);
+        // A tenth of a second, as a person sees the switch: an icon's layer is drawn again in
+        // the frames after its colour changes (Icon.qml), and a screenshot at once caught it empty.
+        QCoro::Task<bool> settle = waitUntil([] { return false; }, 100);
+        co_await settle;
         report({{"event", "theme"}, {"theme", backend_.settings()->theme()}});
     } else if (command == QLatin1String("wait-shown")) {
         // "wait-shown NAME": until the item of that objectName is on screen (a page, a panel).

@@ -4,7 +4,7 @@ import Hearth
 
 // An icon takes the colour it is given at once, also when it changes while the icon is hidden
 // (a live theme switch left the Stop button's square, hidden until a reply streamed, in the old
-// theme's colour: white on the dark theme's white circle).
+// theme's colour: white on the dark theme's white circle), and in a button whose label sets it.
 Item {
     id: root
     width: 200
@@ -13,6 +13,12 @@ Item {
     Rectangle { anchors.fill: parent; color: "black" }
     Icon { id: shownIcon; x: 10; y: 10; size: 48; path: Icons.stop; color: Theme.window }
     Icon { id: hiddenIcon; x: 100; y: 10; size: 48; path: Icons.stop; color: Theme.window; visible: false }
+    // An icon in a button, its colour the label's (the sidebar's "New chat"): after a theme
+    // switch it kept the old theme's image, dark on the dark theme's dark background.
+    Rectangle {
+        y: 60; width: parent.width; height: 40; color: Theme.window
+        PillButton { id: button; x: 10; y: 2; iconPath: Icons.plus; text: "New chat" }
+    }
 
     TestCase {
         name: "Icon"
@@ -42,6 +48,38 @@ Item {
                        "hidden then shown: " + centreColour(hiddenIcon) + ", expected " + Theme.window)
             }
             Theme.dark = wasDark
+        }
+
+        // The colour of the button icon's ink: its pixel farthest from the window's background.
+        function inkColour() {
+            const image = grabImage(root)
+            const icon = button.contentItem.children[0].children[0]
+            const p = icon.mapToItem(root, 0, 0)
+            const back = Theme.window
+            let ink = back, farthest = -1
+            for (let x = Math.floor(p.x); x < p.x + icon.width; ++x)
+                for (let y = Math.floor(p.y); y < p.y + icon.height; ++y) {
+                    const c = image.pixel(x, y)
+                    const d = Math.abs(c.r - back.r) + Math.abs(c.g - back.g) + Math.abs(c.b - back.b)
+                    if (d > farthest) { farthest = d; ink = c }
+                }
+            return ink
+        }
+        // Within 0.2 a channel of the label's colour (antialiased strokes 2 pixels wide never
+        // cover a pixel whole); the old theme's colour is 0.8 away.
+        function inkIsTheLabels() {
+            const ink = inkColour(), text = Theme.text // the label's, on a plain enabled button
+            return Math.abs(ink.r - text.r) < 0.2 && Math.abs(ink.g - text.g) < 0.2 && Math.abs(ink.b - text.b) < 0.2
+        }
+
+        function test_aButtonsIconFollowsTheTheme() {
+            const wasDark = Theme.dark
+            for (const dark of [!wasDark, wasDark, !wasDark, wasDark]) {
+                Theme.dark = dark
+                // Drawn again within a few frames (the layer's first frame after a change is empty).
+                tryVerify(inkIsTheLabels, 1000, "the icon's ink " + inkColour() + ", its label's colour " + Theme.text
+                          + " (dark theme: " + dark + ")")
+            }
         }
     }
 }
