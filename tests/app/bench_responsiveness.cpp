@@ -4,6 +4,8 @@
 //     while a reply streams (target: under 25 ms), and
 //   - generation tokens/s in the app against hearth-cli generate and against the engine
 //     driven directly in this process, same model, sampling and threads (target: at least 97%).
+// Each watched run also names its three slowest events on the GUI thread (10 ms or more): the
+// event's type and receiver say what kept the loop from running.
 // usage: bench_responsiveness [model.gguf] [reply tokens] [repetitions] [threads]
 // (threads: 0 or absent, the app's default)
 #include "app/chat/chat_controller.h"
@@ -23,6 +25,7 @@
 #include <QQmlApplicationEngine>
 #include <QQuickWindow>
 #include <QRegularExpression>
+#include <QThread>
 #include <QTimer>
 #include <algorithm>
 #include <chrono>
@@ -97,12 +100,49 @@ double median(std::vector<double> v) {
 
 const char* kPrompt = "Once upon a time, there was a little girl who";
 
+// The application, timing every event it delivers on the GUI thread while `watching`: the
+// slowest ones name what kept the event loop from running (a render, a layout, a queued call).
+class TimedApplication : public QGuiApplication {
+public:
+    using QGuiApplication::QGuiApplication;
+    struct SlowEvent {
+        double ms;
+        QString what;
+    };
+    bool watching = false;
+    std::vector<SlowEvent> slow; // events of 10 ms or more while watching
+
+    bool notify(QObject* receiver, QEvent* event) override {
+        if (!watching || thread() != QThread::currentThread())
+            return QGuiApplication::notify(receiver, event);
+        QElapsedTimer timer;
+        timer.start();
+        const int type = event->type();
+        const QString name = QString::fromLatin1(receiver->metaObject()->className());
+        const bool result = QGuiApplication::notify(receiver, event);
+        const double ms = timer.nsecsElapsed() / 1e6;
+        if (ms >= 10)
+            slow.push_back({ms, QStringLiteral("%1 event %2 to %3").arg(ms, 0, 'f', 1).arg(type).arg(name)});
+        return result;
+    }
+    // The three slowest, longest first.
+    QString slowest() {
+        std::sort(slow.begin(), slow.end(),
+                  [](const SlowEvent& a, const SlowEvent& b) { return a.ms > b.ms; });
+        QStringList parts;
+        for (size_t i = 0; i < std::min<size_t>(3, slow.size()); ++i)
+            parts << slow[i].what;
+        slow.clear();
+        return parts.isEmpty() ? QStringLiteral("none of 10 ms or more") : parts.join(QStringLiteral("; "));
+    }
+};
+
 } // namespace
 
 int main(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
-    QGuiApplication app(argc, argv);
+    TimedApplication app(argc, argv);
     const QString model = argc > 1 ? QString::fromLocal8Bit(argv[1])
                                    : QString::fromStdString(test::testdata("models/stories260K.gguf"));
     const int replyTokens = argc > 2 ? std::atoi(argv[2]) : 256;
@@ -157,10 +197,14 @@ int main(int argc, char** argv) {
         reply();
         timingRate = false;
         monitor.start();
+        app.watching = true;
         reply();
+        app.watching = false;
         monitor.stop();
-        std::printf("  run %d: longest gap %.1f ms, ending %.0f ms after the send (run: %.0f ms)\n", i + 1,
-                    monitor.longest(), monitor.longestAtMs(), monitor.nowMs());
+        std::printf("  run %d: longest gap %.1f ms, ending %.0f ms after the send (run: %.0f ms); slowest "
+                    "events (ms, type, receiver): %s\n",
+                    i + 1, monitor.longest(), monitor.longestAtMs(), monitor.nowMs(),
+                    qPrintable(app.slowest()));
         generationGap = std::max(generationGap, monitor.longest());
         generationP99 = std::max(generationP99, monitor.percentile(0.99));
     }
