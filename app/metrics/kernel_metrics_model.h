@@ -48,8 +48,8 @@ public:
     QVariant data(const QModelIndex& index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
 
-    // Replaces the rows, in place when the same kernels are listed (no view reset): the CPU's
-    // first, then the GPU's.
+    // Replaces the rows in place, never resetting the view: rows of kernels that no longer run
+    // are removed, new ones inserted, the others updated. The CPU's first, then the GPU's.
     void update(QList<KernelStats> rows);
     [[nodiscard]] const QList<KernelStats>& rows() const { return rows_; }
 
