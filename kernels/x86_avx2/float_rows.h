@@ -1,7 +1,7 @@
 #pragma once
 // Loads of float weight and activation rows (F32, F16, BF16) as 8 floats, ggml's reduction of
 // its four F32 dot-product accumulators, and the lane sums of the F16/BF16 dot products and gemm.
-// Include only from kernels/x86_avx2/*.cpp.
+// Include only from kernels/x86_avx2/*.cpp and the AVX-512 tier's gemm_float_avx512.cpp.
 #include "kernels/x86_avx2/avx2_util.h"
 
 #include <cstring>

@@ -77,14 +77,6 @@ constexpr auto kHalfTiles = []<size_t... I>(std::index_sequence<I...>) {
 }
 (std::make_index_sequence<kTileRows * kTileBatch>{});
 
-// `floats` floats of `buffer` from its first 64-byte boundary: a row whose start is a multiple of
-// 8 floats is then read without loads across two cache lines (malloc aligns to 16 bytes).
-float* line_aligned(std::vector<float>& buffer, size_t floats) {
-    if (buffer.size() < floats + 15) buffer.resize(floats + 15);
-    const auto address = reinterpret_cast<uintptr_t>(buffer.data());
-    return reinterpret_cast<float*>((address + 63) & ~uintptr_t{63});
-}
-
 template <bool kBf16> void widen_columns(const uint16_t* from, int64_t columns, float* to) {
     for (int64_t i = 0; i < columns; i += 8)
         _mm256_storeu_ps(to + i, load8(from + i, kBf16));

@@ -1,6 +1,7 @@
 #pragma once
 // Register-blocked gemm drivers, shared by the format families' prefill kernels
-// (gemm_float_avx2.cpp, gemm_block32_avx2.cpp, gemm_k_quants_avx2.cpp): the [row_begin, row_end)
+// (gemm_float_avx2.cpp, gemm_block32_avx2.cpp, gemm_k_quants_avx2.cpp; GemmCall and line_aligned
+// also gemm_float_avx512.cpp): the [row_begin, row_end)
 // x [0, batch) output is cut into tiles of RM weight rows by RN activation rows. Each tile kernel
 // decodes a weight block once for its RN activation rows (or reads it from a panel decoded once
 // per RM rows), and loads an activation block once for its RM weight rows.
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <immintrin.h>
 #include <utility>
+#include <vector>
 
 namespace hearth::kernels::avx2 {
 
@@ -78,6 +80,15 @@ template <class Block> inline const Block* row_of(const char* base, size_t strid
 // token.
 template <class... Vectors> void grow_panel(size_t needed, Vectors&... vectors) {
     ((vectors.size() < needed ? vectors.resize(needed) : void()), ...);
+}
+
+// `floats` floats of `buffer` from its first 64-byte boundary (grown as needed): rows whose
+// starts are multiples of 16 floats are then read without loads across two cache lines (malloc
+// aligns to 16 bytes). The float gemms' widened panels, AVX2's and AVX-512's.
+inline float* line_aligned(std::vector<float>& buffer, size_t floats) {
+    if (buffer.size() < floats + 15) buffer.resize(floats + 15);
+    const auto address = reinterpret_cast<uintptr_t>(buffer.data());
+    return reinterpret_cast<float*>((address + 63) & ~uintptr_t{63});
 }
 
 // Calls fill(block, at) for every block of `rows` weight rows, `at` = r * blocks + i being the

@@ -6,6 +6,8 @@
 // decode and the rows' dot product (vec_dot_f16_f16) agree to the bit.
 #include "kernels/decode_prefetch.h"
 #include "kernels/tensor_type.h"
+#include "kernels/x86_avx2/float_rows.h"
+#include "kernels/x86_avx2/gemm_tiles.h"
 #include "kernels/x86_avx512/avx512_kernels.h"
 
 #include <immintrin.h>
@@ -20,20 +22,14 @@
 namespace hearth::kernels::avx512 {
 namespace {
 
+using avx2::GemmCall;     // the call's arguments, as the AVX2 tiles take them
+using avx2::line_aligned; // panels on cache lines
+using avx2::load1;        // one half to a float
+
 inline __m512 load16(const uint16_t* p, bool is_bf16) {
     const __m256i half = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
     if (is_bf16) return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(half), 16));
     return _mm512_cvtph_ps(half);
-}
-
-inline float load1(const uint16_t* p, bool is_bf16) {
-    if (is_bf16) {
-        const uint32_t bits = static_cast<uint32_t>(*p) << 16;
-        float value;
-        std::memcpy(&value, &bits, sizeof value);
-        return value;
-    }
-    return _cvtsh_ss(*p);
 }
 
 // Lane i + lane i + 8: the 8 lanes the sums below take in the AVX2 tier's order.
@@ -66,18 +62,6 @@ float dot_halves(int64_t n, const uint16_t* w, const uint16_t* x, bool is_bf16) 
         sum += load1(w + i, is_bf16) * load1(x + i, is_bf16);
     return static_cast<float>(sum);
 }
-
-struct GemmCall {
-    int64_t n;
-    const void* weights;
-    size_t weight_row_bytes;
-    int64_t row_begin, row_end;
-    const void* activations;
-    size_t activation_row_bytes;
-    int64_t batch;
-    float* y;
-    int64_t y_stride;
-};
 
 // Prefill: tiles of 8 weight rows by 3 activation rows, one accumulator of 16 floats per pair (24
 // registers; 11 loads per 24 FMAs). Cache-blocked as the AVX2 tier's: a block of activation rows
@@ -135,14 +119,6 @@ constexpr auto kHalfTiles = []<size_t... I>(std::index_sequence<I...>) {
         &HalfTile<int(I / kTileBatch) + 1, int(I % kTileBatch) + 1>::run...};
 }
 (std::make_index_sequence<kTileRows * kTileBatch>{});
-
-// `floats` floats of `buffer` from its first 64-byte boundary: a zmm load from a row whose start is
-// a multiple of 16 floats then reads one cache line, not two (malloc aligns to 16 bytes).
-float* line_aligned(std::vector<float>& buffer, size_t floats) {
-    if (buffer.size() < floats + 15) buffer.resize(floats + 15);
-    const auto address = reinterpret_cast<uintptr_t>(buffer.data());
-    return reinterpret_cast<float*>((address + 63) & ~uintptr_t{63});
-}
 
 template <bool kBf16> void widen_columns(const uint16_t* from, int64_t columns, float* to) {
     for (int64_t i = 0; i < columns; i += 16)
