@@ -93,11 +93,16 @@ inline Candidate<GemmFn> matmul_kernel(std::string_view name, Backend backend, G
                                        TensorType activation_type, Guard guard = {}) {
     return {.name = name, .backend = backend, .guard = guard, .fn = fn, .activation_type = activation_type};
 }
+// Decode and batches of up to max_batch rows over rows repacked in groups of 16.
+inline Candidate<GemmFn> repacked_rows_kernel(std::string_view name, Backend backend, GemmFn fn,
+                                              TensorType activation_type, int64_t max_batch) {
+    return matmul_kernel(name, backend, fn, activation_type,
+                         {.max_batch = max_batch, .layout = RowLayout::Interleaved16});
+}
 // Decode (batch 1) over rows repacked in groups of 16.
 inline Candidate<GemmFn> repacked_decode_kernel(std::string_view name, Backend backend, GemmFn fn,
                                                 TensorType activation_type) {
-    return matmul_kernel(name, backend, fn, activation_type,
-                         {.max_batch = 1, .layout = RowLayout::Interleaved16});
+    return repacked_rows_kernel(name, backend, fn, activation_type, 1);
 }
 
 // Instantiated once, in candidates.cpp (built without any tier's flags): see candidates.h.

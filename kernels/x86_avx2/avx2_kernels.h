@@ -57,14 +57,17 @@ void gemm_q4_K_q8_K_groups_of_8(int64_t n, const void* weights, size_t weight_ro
                                 int64_t row_end, const void* activations, size_t activation_row_bytes,
                                 int64_t batch, float* y, int64_t y_stride);
 
-// Decode over Q4_K, Q6_K and Q8_0 weights repacked in groups of 16 rows (InterleavedGemvFn,
-// gemv_interleaved16_avx2.cpp).
-void gemv_q4_K_q8_K_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
-                                  const void* activation, float* y);
-void gemv_q6_K_q8_K_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
-                                  const void* activation, float* y);
-void gemv_q8_0_q8_0_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
-                                  const void* activation, float* y);
+// Decode and small batches over Q4_K, Q6_K and Q8_0 weights repacked in groups of 16 rows
+// (GemmFn, gemv_interleaved16_avx2.cpp).
+void gemm_q4_K_q8_K_interleaved16_rows(int64_t n, const void* packed, size_t row_bytes, int64_t row_begin,
+                                       int64_t row_end, const void* activations, size_t activation_row_bytes,
+                                       int64_t batch, float* y, int64_t y_stride);
+void gemm_q6_K_q8_K_interleaved16_rows(int64_t n, const void* packed, size_t row_bytes, int64_t row_begin,
+                                       int64_t row_end, const void* activations, size_t activation_row_bytes,
+                                       int64_t batch, float* y, int64_t y_stride);
+void gemm_q8_0_q8_0_interleaved16_rows(int64_t n, const void* packed, size_t row_bytes, int64_t row_begin,
+                                       int64_t row_end, const void* activations, size_t activation_row_bytes,
+                                       int64_t batch, float* y, int64_t y_stride);
 
 // Causal attention over a KV cache of any type, in F32 (AttendFn).
 void attend(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,

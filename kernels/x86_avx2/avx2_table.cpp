@@ -24,6 +24,10 @@ Candidate<GemmFn> groups_of_8(std::string_view name, GemmFn fn, TensorType activ
     return matmul_kernel(name, kAvx2, fn, activation_type, {.min_batch = 2, .row_multiple = 8});
 }
 
+// Batches a repacked matrix's rows kernel takes: beyond them, rows are unpacked for the blocked
+// kernels.
+constexpr int64_t kAvx2RepackedRowsMaxBatch = 15;
+
 } // namespace
 
 void add_kernels(KernelTable& table) {
@@ -42,20 +46,20 @@ void add_kernels(KernelTable& table) {
     table.of(T::Q5_0).matmul.put_first({gemm("gemm_q5_0_q8_0", T::Q5_0, T::Q8_0)});
     table.of(T::Q5_1).matmul.put_first({gemm("gemm_q5_1_q8_0", T::Q5_1, T::Q8_0)});
     table.of(T::Q8_0).matmul.put_first(
-        {repacked_decode_kernel("gemv_q8_0_q8_0_interleaved16", kAvx2,
-                                gemm_by_packed_gemv<gemv_q8_0_q8_0_interleaved16>, T::Q8_0),
+        {repacked_rows_kernel("gemv_q8_0_q8_0_interleaved16", kAvx2, gemm_q8_0_q8_0_interleaved16_rows,
+                              T::Q8_0, kAvx2RepackedRowsMaxBatch),
          gemm("gemm_q8_0_q8_0", T::Q8_0, T::Q8_0)});
     table.of(T::Q2_K).matmul.put_first({gemm("gemm_q2_K_q8_K", T::Q2_K, T::Q8_K)});
     table.of(T::Q3_K).matmul.put_first({gemm("gemm_q3_K_q8_K", T::Q3_K, T::Q8_K)});
     table.of(T::Q4_K).matmul.put_first(
-        {repacked_decode_kernel("gemv_q4_K_q8_K_interleaved16", kAvx2,
-                                gemm_by_packed_gemv<gemv_q4_K_q8_K_interleaved16>, T::Q8_K),
+        {repacked_rows_kernel("gemv_q4_K_q8_K_interleaved16", kAvx2, gemm_q4_K_q8_K_interleaved16_rows,
+                              T::Q8_K, kAvx2RepackedRowsMaxBatch),
          groups_of_8("gemm_q4_K_q8_K_groups_of_8", gemm_q4_K_q8_K_groups_of_8, T::Q8_K),
          gemm("gemm_q4_K_q8_K", T::Q4_K, T::Q8_K)});
     table.of(T::Q5_K).matmul.put_first({gemm("gemm_q5_K_q8_K", T::Q5_K, T::Q8_K)});
     table.of(T::Q6_K).matmul.put_first(
-        {repacked_decode_kernel("gemv_q6_K_q8_K_interleaved16", kAvx2,
-                                gemm_by_packed_gemv<gemv_q6_K_q8_K_interleaved16>, T::Q8_K),
+        {repacked_rows_kernel("gemv_q6_K_q8_K_interleaved16", kAvx2, gemm_q6_K_q8_K_interleaved16_rows,
+                              T::Q8_K, kAvx2RepackedRowsMaxBatch),
          gemm("gemm_q6_K_q8_K", T::Q6_K, T::Q8_K)});
 
     table.of(T::F16).quantize.put_first({kernel<QuantizeRowFn>("quantize_row_f16", quantize_row_f16)});

@@ -1,5 +1,5 @@
-// Decode over Q4_K, Q6_K and Q8_0 weights repacked in groups of 16 rows, on AVX2: two ymm of 8
-// rows per group, the int8 dot product as vpmaddubsw + vpmaddwd (the kernels:
+// Decode and small batches over Q4_K, Q6_K and Q8_0 weights repacked in groups of 16 rows, on
+// AVX2: two ymm of 8 rows per group, the int8 dot product as vpmaddubsw + vpmaddwd (the kernels:
 // interleaved16_gemv.h).
 // vpmaddubsw saturates its int16 pair sums, which these quants never reach: at most
 // 2 x 63 x 128 = 16128 for Q6_K's six bits.
@@ -66,19 +66,25 @@ struct Rows8Avx2 {
 
 } // namespace
 
-void gemv_q4_K_q8_K_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
-                                  const void* activation, float* y) {
-    gemv_q4_K_interleaved16<Rows8Avx2>(n, packed, group_begin, group_end, activation, y);
+void gemm_q4_K_q8_K_interleaved16_rows(int64_t n, const void* packed, size_t row_bytes, int64_t row_begin,
+                                       int64_t row_end, const void* activations, size_t activation_row_bytes,
+                                       int64_t batch, float* y, int64_t y_stride) {
+    gemm_q4_K_interleaved16_rows<Rows8Avx2>(n, packed, row_bytes, row_begin, row_end, activations,
+                                            activation_row_bytes, batch, y, y_stride);
 }
 
-void gemv_q6_K_q8_K_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
-                                  const void* activation, float* y) {
-    gemv_q6_K_interleaved16<Rows8Avx2>(n, packed, group_begin, group_end, activation, y);
+void gemm_q6_K_q8_K_interleaved16_rows(int64_t n, const void* packed, size_t row_bytes, int64_t row_begin,
+                                       int64_t row_end, const void* activations, size_t activation_row_bytes,
+                                       int64_t batch, float* y, int64_t y_stride) {
+    gemm_q6_K_interleaved16_rows<Rows8Avx2>(n, packed, row_bytes, row_begin, row_end, activations,
+                                            activation_row_bytes, batch, y, y_stride);
 }
 
-void gemv_q8_0_q8_0_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
-                                  const void* activation, float* y) {
-    gemv_q8_0_interleaved16<Rows8Avx2>(n, packed, group_begin, group_end, activation, y);
+void gemm_q8_0_q8_0_interleaved16_rows(int64_t n, const void* packed, size_t row_bytes, int64_t row_begin,
+                                       int64_t row_end, const void* activations, size_t activation_row_bytes,
+                                       int64_t batch, float* y, int64_t y_stride) {
+    gemm_q8_0_interleaved16_rows<Rows8Avx2>(n, packed, row_bytes, row_begin, row_end, activations,
+                                            activation_row_bytes, batch, y, y_stride);
 }
 
 } // namespace hearth::kernels::avx2

@@ -1,12 +1,14 @@
 #pragma once
-// Decode (matrix x vector) over Q4_K, Q6_K and Q8_0 weights repacked in groups of 16 rows
+// Decode and small batches over Q4_K, Q6_K and Q8_0 weights repacked in groups of 16 rows
 // (interleaved_rows.h), written once against a vector of weight rows V and included by the AVX2
 // tier (gemv_interleaved16_avx2.cpp) and the VNNI tiers (x86_vnni_shared/gemv_interleaved16.h):
 // V is 8 rows in a ymm (AVX2, with vpmaddubsw; AVX-VNNI) or 16 in a zmm (AVX-512).
 // Each vector of 4 quants per row meets 4 activation bytes broadcast in one int8 dot product,
 // every row summing in its own int32 lane, exactly; the sub-blocks' integer scales and the
 // offsets (Q4_K's mins) apply per super-block in int32, and the two float scales
-// once per super-block. The anonymous namespace gives each tier's translation unit its own copy.
+// once per super-block. A group's quants, once decoded, meet several activation rows (a verify
+// pass's drafted tokens), so a few rows cost little more than one.
+// The anonymous namespace gives each tier's translation unit its own copy.
 //
 // V provides: kRows; Int, Float; zero_int, zero; loadu_int, broadcast_int (4 bytes);
 // dot (acc + u8 x s8 per dword), dot_words (acc + int16 pairs); add, mul_int; nibble_low
@@ -88,226 +90,367 @@ template <class V> inline const uint8_t* bytes_of(const void* p) {
     return static_cast<const uint8_t*>(p);
 }
 
-// Q4_K: row . a = d * sum_j scale_j * (q_j . a_j) - dmin * sum_j min_j * sum(a_j).
-template <class V>
-void gemv_q4_K_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
-                             const void* activation, float* y) {
+// The activation rows a kernel multiplies per pass over a group, its quants decoded once for
+// all of them: as many as the registers hold beside the decoded quants (16 zmm rows: 4; two
+// ymm halves: 2).
+template <class V> constexpr int kRowsPerPass = kVectorsPerGroup<V> == 1 ? 4 : 2;
+
+// Calls run.template operator()<M>(first) for runs of M activation rows covering [0, batch):
+// runs of kMax, then one shorter run for what is left.
+template <int kMax, class Run>
+[[gnu::always_inline]] inline void tail_run(int64_t first, int64_t left, Run& run) {
+    if constexpr (kMax > 0) {
+        if (left == kMax)
+            run.template operator()<kMax>(first);
+        else
+            tail_run<kMax - 1>(first, left, run);
+    }
+}
+template <int kMax, class Run> [[gnu::always_inline]] inline void in_runs(int64_t batch, Run&& run) {
+    int64_t first = 0;
+    for (; first + kMax <= batch; first += kMax)
+        run.template operator()<kMax>(first);
+    tail_run<kMax - 1>(first, batch - first, run);
+}
+
+// The activation rows of one pass: row m at base + m * stride.
+template <class Block, int M> struct ActivationRows {
+    const Block* row[M];
+    ActivationRows(const void* base, size_t stride) {
+#pragma GCC unroll 8
+        for (int m = 0; m < M; ++m)
+            row[m] = reinterpret_cast<const Block*>(static_cast<const char*>(base) + m * stride);
+    }
+};
+
+// Q4_K: row . a = d * sum_j scale_j * (q_j . a_j) - dmin * sum_j min_j * sum(a_j), for M
+// activation rows at once.
+template <class V, int M>
+[[gnu::always_inline]] inline void q4_K_group(int64_t blocks, const InterleavedQ4_K* w,
+                                              const ActivationRows<BlockQ8_K, M>& a, float* y,
+                                              int64_t y_stride, const DecodePrefetch& prefetch) {
     constexpr int H = kVectorsPerGroup<V>;
     constexpr size_t kBytes = sizeof(typename V::Int);
-    const int64_t blocks = n / QK_K;
-    const auto* groups = static_cast<const InterleavedQ4_K*>(packed);
-    const auto* a = static_cast<const BlockQ8_K*>(activation);
-    const DecodePrefetch& prefetch = decode_prefetch();
-    for (int64_t g = group_begin; g < group_end; ++g) {
-        const InterleavedQ4_K* w = groups + g * blocks;
-        typename V::Float acc[H];
-        for (int h = 0; h < H; ++h)
-            acc[h] = V::zero();
-        for (int64_t i = 0; i < blocks; ++i) {
-            const InterleavedQ4_K& b = w[i];
-            const BlockQ8_K& x = a[i];
-            prefetch_ahead(b, prefetch);
-            typename V::Int scaled[H], offset[H];
-            for (int h = 0; h < H; ++h)
-                scaled[h] = offset[h] = V::zero_int();
-            int32_t pair_sums[4];
-            q8_K_pair_sums(x, pair_sums);
-            UnpackedQ4KScales unpacked;
-            unpack_q4_K_scales(b, unpacked);
-#pragma GCC unroll 4
-            for (int p = 0; p < 4; ++p) {
-                typename V::Int low[H], high[H];
-                for (int h = 0; h < H; ++h)
-                    low[h] = high[h] = V::zero_int();
+    typename V::Float acc[M][H];
 #pragma GCC unroll 8
-                for (int c = 0; c < 8; ++c) {
-                    const typename V::Int a_low = V::broadcast_int(bytes_of<V>(x.qs + 64 * p + 4 * c));
-                    const typename V::Int a_high = V::broadcast_int(bytes_of<V>(x.qs + 64 * p + 32 + 4 * c));
-                    for (int h = 0; h < H; ++h) {
-                        const typename V::Int q = V::loadu_int(b.qs[p][c] + h * kBytes);
-                        low[h] = V::dot(low[h], V::nibble_low(q), a_low);
-                        high[h] = V::dot(high[h], V::nibble_high(q), a_high);
+    for (int m = 0; m < M; ++m)
+#pragma GCC unroll 8
+        for (int h = 0; h < H; ++h)
+            acc[m][h] = V::zero();
+    for (int64_t i = 0; i < blocks; ++i) {
+        const InterleavedQ4_K& b = w[i];
+        prefetch_ahead(b, prefetch);
+        typename V::Int scaled[M][H], offset[M][H];
+        int32_t pair_sums[M][4];
+#pragma GCC unroll 8
+        for (int m = 0; m < M; ++m) {
+#pragma GCC unroll 8
+            for (int h = 0; h < H; ++h)
+                scaled[m][h] = offset[m][h] = V::zero_int();
+            q8_K_pair_sums(a.row[m][i], pair_sums[m]);
+        }
+        UnpackedQ4KScales unpacked;
+        unpack_q4_K_scales(b, unpacked);
+#pragma GCC unroll 4
+        for (int p = 0; p < 4; ++p) {
+            typename V::Int low[M][H], high[M][H];
+#pragma GCC unroll 8
+            for (int m = 0; m < M; ++m)
+#pragma GCC unroll 8
+                for (int h = 0; h < H; ++h)
+                    low[m][h] = high[m][h] = V::zero_int();
+#pragma GCC unroll 8
+            for (int c = 0; c < 8; ++c) {
+                typename V::Int a_low[M], a_high[M];
+#pragma GCC unroll 8
+                for (int m = 0; m < M; ++m) {
+                    a_low[m] = V::broadcast_int(bytes_of<V>(a.row[m][i].qs + 64 * p + 4 * c));
+                    a_high[m] = V::broadcast_int(bytes_of<V>(a.row[m][i].qs + 64 * p + 32 + 4 * c));
+                }
+#pragma GCC unroll 8
+                for (int h = 0; h < H; ++h) {
+                    const typename V::Int q = V::loadu_int(b.qs[p][c] + h * kBytes);
+                    const typename V::Int q_low = V::nibble_low(q), q_high = V::nibble_high(q);
+#pragma GCC unroll 8
+                    for (int m = 0; m < M; ++m) {
+                        low[m][h] = V::dot(low[m][h], q_low, a_low[m]);
+                        high[m][h] = V::dot(high[m][h], q_high, a_high[m]);
                     }
                 }
-                const typename V::Int sums = V::broadcast_int(bytes_of<V>(&pair_sums[p]));
-                for (int h = 0; h < H; ++h) {
-                    scaled[h] = V::add(
-                        scaled[h], V::mul_int(low[h], V::widen_u8(unpacked.scales[2 * p] + h * V::kRows)));
-                    scaled[h] =
-                        V::add(scaled[h],
-                               V::mul_int(high[h], V::widen_u8(unpacked.scales[2 * p + 1] + h * V::kRows)));
-                    offset[h] =
-                        V::dot_words(offset[h], V::widen_u8_pairs(unpacked.mins[p][h * V::kRows]), sums);
+            }
+#pragma GCC unroll 8
+            for (int h = 0; h < H; ++h) {
+                const typename V::Int scale_low = V::widen_u8(unpacked.scales[2 * p] + h * V::kRows);
+                const typename V::Int scale_high = V::widen_u8(unpacked.scales[2 * p + 1] + h * V::kRows);
+                const typename V::Int mins = V::widen_u8_pairs(unpacked.mins[p][h * V::kRows]);
+#pragma GCC unroll 8
+                for (int m = 0; m < M; ++m) {
+                    const typename V::Int sums = V::broadcast_int(bytes_of<V>(&pair_sums[m][p]));
+                    scaled[m][h] = V::add(scaled[m][h], V::mul_int(low[m][h], scale_low));
+                    scaled[m][h] = V::add(scaled[m][h], V::mul_int(high[m][h], scale_high));
+                    offset[m][h] = V::dot_words(offset[m][h], mins, sums);
                 }
             }
-            const typename V::Float da = V::broadcast_float(x.d);
+        }
+#pragma GCC unroll 8
+        for (int m = 0; m < M; ++m) {
+            const typename V::Float da = V::broadcast_float(a.row[m][i].d);
+#pragma GCC unroll 8
             for (int h = 0; h < H; ++h) {
-                acc[h] =
-                    V::fmadd(V::to_float(scaled[h]), V::mul(V::widen_f16(b.d + h * V::kRows), da), acc[h]);
-                acc[h] = V::fnmadd(V::to_float(offset[h]), V::mul(V::widen_f16(b.dmin + h * V::kRows), da),
-                                   acc[h]);
+                acc[m][h] = V::fmadd(V::to_float(scaled[m][h]), V::mul(V::widen_f16(b.d + h * V::kRows), da),
+                                     acc[m][h]);
+                acc[m][h] = V::fnmadd(V::to_float(offset[m][h]),
+                                      V::mul(V::widen_f16(b.dmin + h * V::kRows), da), acc[m][h]);
             }
         }
-        for (int h = 0; h < H; ++h)
-            V::store(y + g * kInterleavedRows + h * V::kRows, acc[h]);
     }
+#pragma GCC unroll 8
+    for (int m = 0; m < M; ++m)
+#pragma GCC unroll 8
+        for (int h = 0; h < H; ++h)
+            V::store(y + m * y_stride + h * V::kRows, acc[m][h]);
 }
 
 // Q6_K: row . a = d * sum_j scale_j * (q_j . a_j - 32 * sum(a_j)), with q the unsigned six-bit
-// quants (0..63) and j the 16 sub-blocks of 16. Each step u takes ql(u), ql(u + 16) and qh(u),
-// side by side in memory: the chunks u, u + 16, u + 32 and u + 48, so sub-blocks s, s + 4, s + 8
-// and s + 12 for u / 4 = s.
-template <class V>
-void gemv_q6_K_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
-                             const void* activation, float* y) {
+// quants (0..63) and j the 16 sub-blocks of 16, for M activation rows at once. Each step u takes
+// ql(u), ql(u + 16) and qh(u), side by side in memory: the chunks u, u + 16, u + 32 and u + 48,
+// so sub-blocks s, s + 4, s + 8 and s + 12 for u / 4 = s. The vectors of a group's rows go one
+// after the other (h outermost), so that M rows' sums fit the registers.
+template <class V, int M>
+[[gnu::always_inline]] inline void q6_K_group(int64_t blocks, const InterleavedQ6_K* w,
+                                              const ActivationRows<BlockQ8_K, M>& a, float* y,
+                                              int64_t y_stride, const DecodePrefetch& prefetch) {
     constexpr int H = kVectorsPerGroup<V>;
     constexpr size_t kBytes = sizeof(typename V::Int);
-    const int64_t blocks = n / QK_K;
-    const auto* groups = static_cast<const InterleavedQ6_K*>(packed);
-    const auto* a = static_cast<const BlockQ8_K*>(activation);
-    const DecodePrefetch& prefetch = decode_prefetch();
-    for (int64_t g = group_begin; g < group_end; ++g) {
-        const InterleavedQ6_K* w = groups + g * blocks;
-        typename V::Float acc[H];
+    typename V::Float acc[M][H];
+#pragma GCC unroll 8
+    for (int m = 0; m < M; ++m)
+#pragma GCC unroll 8
         for (int h = 0; h < H; ++h)
-            acc[h] = V::zero();
-        for (int64_t i = 0; i < blocks; ++i) {
-            const InterleavedQ6_K& b = w[i];
-            const BlockQ8_K& x = a[i];
-            prefetch_ahead(b, prefetch);
-            typename V::Int scaled[H];
-            for (int h = 0; h < H; ++h)
-                scaled[h] = V::zero_int();
+            acc[m][h] = V::zero();
+    for (int64_t i = 0; i < blocks; ++i) {
+        const InterleavedQ6_K& b = w[i];
+        prefetch_ahead(b, prefetch);
+#pragma GCC unroll 8
+        for (int h = 0; h < H; ++h) {
+            typename V::Int scaled[M];
+#pragma GCC unroll 8
+            for (int m = 0; m < M; ++m)
+                scaled[m] = V::zero_int();
 #pragma GCC unroll 4
             for (int s = 0; s < 4; ++s) {
-                typename V::Int sums[4][H];
-                for (int k = 0; k < 4; ++k)
-                    for (int h = 0; h < H; ++h)
-                        sums[k][h] = V::zero_int();
+                typename V::Int sums[M][4];
+#pragma GCC unroll 8
+                for (int m = 0; m < M; ++m)
+#pragma GCC unroll 8
+                    for (int k = 0; k < 4; ++k)
+                        sums[m][k] = V::zero_int();
 #pragma GCC unroll 4
                 for (int t = 0; t < 4; ++t) {
                     const int u = 4 * s + t;
-                    typename V::Int activations[4];
-                    for (int k = 0; k < 4; ++k)
-                        activations[k] = V::broadcast_int(bytes_of<V>(x.qs + 64 * k + 4 * u));
-                    for (int h = 0; h < H; ++h) {
-                        const typename V::Int low = V::loadu_int(b.steps[u][0] + h * kBytes);
-                        const typename V::Int high = V::loadu_int(b.steps[u][1] + h * kBytes);
-                        const typename V::Int top = V::loadu_int(b.steps[u][2] + h * kBytes);
-                        sums[0][h] =
-                            V::dot(sums[0][h], V::six_bits(low, V::template shift_left_words<4>(top)),
-                                   activations[0]);
-                        sums[1][h] =
-                            V::dot(sums[1][h], V::six_bits(high, V::template shift_left_words<2>(top)),
-                                   activations[1]);
-                        sums[2][h] =
-                            V::dot(sums[2][h], V::six_bits(V::template shift_right_words<4>(low), top),
-                                   activations[2]);
-                        sums[3][h] = V::dot(sums[3][h],
-                                            V::six_bits(V::template shift_right_words<4>(high),
-                                                        V::template shift_right_words<2>(top)),
-                                            activations[3]);
-                    }
+                    const typename V::Int low = V::loadu_int(b.steps[u][0] + h * kBytes);
+                    const typename V::Int high = V::loadu_int(b.steps[u][1] + h * kBytes);
+                    const typename V::Int top = V::loadu_int(b.steps[u][2] + h * kBytes);
+                    const typename V::Int q[4] = {V::six_bits(low, V::template shift_left_words<4>(top)),
+                                                  V::six_bits(high, V::template shift_left_words<2>(top)),
+                                                  V::six_bits(V::template shift_right_words<4>(low), top),
+                                                  V::six_bits(V::template shift_right_words<4>(high),
+                                                              V::template shift_right_words<2>(top))};
+#pragma GCC unroll 8
+                    for (int m = 0; m < M; ++m)
+#pragma GCC unroll 8
+                        for (int k = 0; k < 4; ++k)
+                            sums[m][k] =
+                                V::dot(sums[m][k], q[k],
+                                       V::broadcast_int(bytes_of<V>(a.row[m][i].qs + 64 * k + 4 * u)));
                 }
+#pragma GCC unroll 8
                 for (int k = 0; k < 4; ++k) {
                     const int j = 4 * k + s;
-                    const typename V::Int offset = V::set1_int(32 * x.bsums[j]);
-                    for (int h = 0; h < H; ++h)
-                        scaled[h] = V::add(scaled[h], V::mul_int(V::sub(sums[k][h], offset),
-                                                                 V::widen_i8(b.scales[j] + h * V::kRows)));
+                    const typename V::Int scale = V::widen_i8(b.scales[j] + h * V::kRows);
+#pragma GCC unroll 8
+                    for (int m = 0; m < M; ++m) {
+                        const typename V::Int offset = V::set1_int(32 * a.row[m][i].bsums[j]);
+                        scaled[m] = V::add(scaled[m], V::mul_int(V::sub(sums[m][k], offset), scale));
+                    }
                 }
             }
-            const typename V::Float da = V::broadcast_float(x.d);
-            for (int h = 0; h < H; ++h)
-                acc[h] =
-                    V::fmadd(V::to_float(scaled[h]), V::mul(V::widen_f16(b.d + h * V::kRows), da), acc[h]);
+            const typename V::Float d = V::widen_f16(b.d + h * V::kRows);
+#pragma GCC unroll 8
+            for (int m = 0; m < M; ++m)
+                acc[m][h] =
+                    V::fmadd(V::to_float(scaled[m]), V::mul(d, V::broadcast_float(a.row[m][i].d)), acc[m][h]);
         }
-        for (int h = 0; h < H; ++h)
-            V::store(y + g * kInterleavedRows + h * V::kRows, acc[h]);
     }
+#pragma GCC unroll 8
+    for (int m = 0; m < M; ++m)
+#pragma GCC unroll 8
+        for (int h = 0; h < H; ++h)
+            V::store(y + m * y_stride + h * V::kRows, acc[m][h]);
 }
 
-// Per Q8_0 block of the activation row, prepared once per call: its scale as a float and
-// -offset * sum(x), the term that takes the offset back out of dot_q8's sums. Rows of up to
-// kStackBlocks blocks (32768 columns) keep them on the stack, wider ones in the thread's
-// storage, grown once: decode allocates nothing per token.
+// Per Q8_0 block of each activation row, prepared once per call: its scale as a float and
+// -offset * sum(x), the term that takes the offset back out of dot_q8's sums. Up to
+// kStackTerms (32768 columns of one row, or 15 rows of 2048) stay on the stack, more in the
+// thread's storage, grown once: decode allocates nothing per token.
 class Q8_0Terms {
 public:
-    Q8_0Terms(const BlockQ8_0* a, int64_t blocks, int32_t offset) {
-        if (blocks > kStackBlocks) {
+    Q8_0Terms(const void* activations, size_t row_stride, int64_t rows, int64_t blocks, int32_t offset)
+        : blocks_(blocks) {
+        const int64_t count = rows * blocks;
+        if (count > kStackTerms) {
             thread_local std::vector<Term> wide;
-            if (wide.size() < static_cast<size_t>(blocks)) wide.resize(static_cast<size_t>(blocks));
+            if (wide.size() < static_cast<size_t>(count)) wide.resize(static_cast<size_t>(count));
             terms_ = wide.data();
         }
         const __m256i bias = _mm256_set1_epi8(static_cast<char>(0x80));
-        for (int64_t i = 0; i < blocks; ++i) {
-            // sum(x) from the biased bytes' sums of absolute differences with zero.
-            const __m256i biased =
-                _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a[i].qs)), bias);
-            const __m256i sad = _mm256_sad_epu8(biased, _mm256_setzero_si256());
-            __m128i s = _mm_add_epi64(_mm256_castsi256_si128(sad), _mm256_extracti128_si256(sad, 1));
-            s = _mm_add_epi64(s, _mm_unpackhi_epi64(s, s));
-            const int32_t sum = _mm_cvtsi128_si32(s) - QK8_0 * 128;
-            terms_[i] = {fp16_to_fp32(a[i].d), -offset * sum};
+        for (int64_t r = 0; r < rows; ++r) {
+            const auto* a =
+                reinterpret_cast<const BlockQ8_0*>(static_cast<const char*>(activations) + r * row_stride);
+            for (int64_t i = 0; i < blocks; ++i) {
+                // sum(x) from the biased bytes' sums of absolute differences with zero.
+                const __m256i biased =
+                    _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a[i].qs)), bias);
+                const __m256i sad = _mm256_sad_epu8(biased, _mm256_setzero_si256());
+                __m128i s = _mm_add_epi64(_mm256_castsi256_si128(sad), _mm256_extracti128_si256(sad, 1));
+                s = _mm_add_epi64(s, _mm_unpackhi_epi64(s, s));
+                const int32_t sum = _mm_cvtsi128_si32(s) - QK8_0 * 128;
+                terms_[r * blocks + i] = {fp16_to_fp32(a[i].d), -offset * sum};
+            }
         }
     }
     Q8_0Terms(const Q8_0Terms&) = delete;
     Q8_0Terms& operator=(const Q8_0Terms&) = delete;
-    float scale(int64_t block) const { return terms_[block].scale; }
-    int32_t offset_term(int64_t block) const { return terms_[block].offset_term; }
+    float scale(int64_t row, int64_t block) const { return terms_[row * blocks_ + block].scale; }
+    int32_t offset_term(int64_t row, int64_t block) const {
+        return terms_[row * blocks_ + block].offset_term;
+    }
 
 private:
-    static constexpr int64_t kStackBlocks = 1024;
+    static constexpr int64_t kStackTerms = 1024;
     struct Term {
         float scale;
         int32_t offset_term;
     };
-    Term stack_[kStackBlocks];
+    int64_t blocks_;
+    Term stack_[kStackTerms];
     Term* terms_ = stack_;
 };
 
 // Q8_0: row . a = sum over blocks of d * dx * (q . x), each block's integer dot exact, then
-// one product of the two scales and one FMA, as the row-major kernels do.
-template <class V>
-void gemv_q8_0_interleaved16(int64_t n, const void* packed, int64_t group_begin, int64_t group_end,
-                             const void* activation, float* y) {
+// one product of the two scales and one FMA, as the row-major kernels do; for M activation rows
+// at once, rows first_row.. of the call's.
+template <class V, int M>
+[[gnu::always_inline]] inline void q8_0_group(int64_t pairs, const InterleavedQ8_0* w,
+                                              const ActivationRows<BlockQ8_0, M>& a, const Q8_0Terms& terms,
+                                              int64_t first_row, float* y, int64_t y_stride,
+                                              const DecodePrefetch& prefetch) {
     constexpr int H = kVectorsPerGroup<V>;
     constexpr size_t kBytes = sizeof(typename V::Int);
-    const int64_t pairs = n / InterleavedQ8_0::kColumns;
-    const auto* groups = static_cast<const InterleavedQ8_0*>(packed);
-    const auto* a = static_cast<const BlockQ8_0*>(activation);
-    const Q8_0Terms terms(a, 2 * pairs, V::kQ8Offset);
-    const DecodePrefetch& prefetch = decode_prefetch();
-    for (int64_t g = group_begin; g < group_end; ++g) {
-        const InterleavedQ8_0* w = groups + g * pairs;
-        typename V::Float acc[H];
-        for (int h = 0; h < H; ++h)
-            acc[h] = V::zero();
-        for (int64_t i = 0; i < pairs; ++i) {
-            const InterleavedQ8_0& b = w[i];
-            prefetch_ahead(b, prefetch);
-#pragma GCC unroll 2
-            for (int j = 0; j < 2; ++j) {
-                const int64_t block = 2 * i + j;
-                const uint8_t* x = bytes_of<V>(a[block].qs);
-                typename V::Int sums[H];
-                for (int h = 0; h < H; ++h)
-                    sums[h] = V::set1_int(terms.offset_term(block));
+    typename V::Float acc[M][H];
 #pragma GCC unroll 8
-                for (int c = 0; c < QK8_0 / 4; ++c) {
-                    const typename V::Int xc = V::broadcast_int(x + 4 * c);
-                    for (int h = 0; h < H; ++h)
-                        sums[h] = V::dot_q8(sums[h], V::loadu_int(bytes_of<V>(b.qs[j][c]) + h * kBytes), xc);
-                }
-                const typename V::Float dx = V::broadcast_float(terms.scale(block));
+    for (int m = 0; m < M; ++m)
+#pragma GCC unroll 8
+        for (int h = 0; h < H; ++h)
+            acc[m][h] = V::zero();
+    for (int64_t i = 0; i < pairs; ++i) {
+        const InterleavedQ8_0& b = w[i];
+        prefetch_ahead(b, prefetch);
+#pragma GCC unroll 2
+        for (int j = 0; j < 2; ++j) {
+            const int64_t block = 2 * i + j;
+            typename V::Int sums[M][H];
+#pragma GCC unroll 8
+            for (int m = 0; m < M; ++m)
+#pragma GCC unroll 8
                 for (int h = 0; h < H; ++h)
-                    acc[h] = V::fmadd(V::to_float(sums[h]), V::mul(V::widen_f16(b.d[j] + h * V::kRows), dx),
-                                      acc[h]);
+                    sums[m][h] = V::set1_int(terms.offset_term(first_row + m, block));
+#pragma GCC unroll 8
+            for (int c = 0; c < QK8_0 / 4; ++c) {
+                typename V::Int xc[M];
+#pragma GCC unroll 8
+                for (int m = 0; m < M; ++m)
+                    xc[m] = V::broadcast_int(bytes_of<V>(a.row[m][block].qs) + 4 * c);
+#pragma GCC unroll 8
+                for (int h = 0; h < H; ++h) {
+                    const typename V::Int q = V::loadu_int(bytes_of<V>(b.qs[j][c]) + h * kBytes);
+#pragma GCC unroll 8
+                    for (int m = 0; m < M; ++m)
+                        sums[m][h] = V::dot_q8(sums[m][h], q, xc[m]);
+                }
+            }
+#pragma GCC unroll 8
+            for (int h = 0; h < H; ++h) {
+                const typename V::Float d = V::widen_f16(b.d[j] + h * V::kRows);
+#pragma GCC unroll 8
+                for (int m = 0; m < M; ++m)
+                    acc[m][h] =
+                        V::fmadd(V::to_float(sums[m][h]),
+                                 V::mul(d, V::broadcast_float(terms.scale(first_row + m, block))), acc[m][h]);
             }
         }
-        for (int h = 0; h < H; ++h)
-            V::store(y + g * kInterleavedRows + h * V::kRows, acc[h]);
     }
+#pragma GCC unroll 8
+    for (int m = 0; m < M; ++m)
+#pragma GCC unroll 8
+        for (int h = 0; h < H; ++h)
+            V::store(y + m * y_stride + h * V::kRows, acc[m][h]);
+}
+
+// GemmFns over repacked rows (row_begin and row_end whole groups) for decode and small batches:
+// group by group, each group's quants decoded once per kRowsPerPass activation rows. Each row's
+// result is bit for bit what a batch of that row alone gives, so a verify pass over drafted
+// tokens scores each as decode would.
+template <class V>
+void gemm_q4_K_interleaved16_rows(int64_t n, const void* packed, size_t, int64_t row_begin, int64_t row_end,
+                                  const void* activations, size_t activation_row_bytes, int64_t batch,
+                                  float* y, int64_t y_stride) {
+    const int64_t blocks = n / QK_K;
+    const auto* groups = static_cast<const InterleavedQ4_K*>(packed);
+    const auto* a = static_cast<const char*>(activations);
+    const DecodePrefetch& prefetch = decode_prefetch();
+    for (int64_t g = row_begin / kInterleavedRows; g < row_end / kInterleavedRows; ++g)
+        in_runs<kRowsPerPass<V>>(batch, [&]<int M>(int64_t first) {
+            q4_K_group<V, M>(
+                blocks, groups + g * blocks,
+                ActivationRows<BlockQ8_K, M>(a + first * activation_row_bytes, activation_row_bytes),
+                y + first * y_stride + g * kInterleavedRows, y_stride, prefetch);
+        });
+}
+
+template <class V>
+void gemm_q6_K_interleaved16_rows(int64_t n, const void* packed, size_t, int64_t row_begin, int64_t row_end,
+                                  const void* activations, size_t activation_row_bytes, int64_t batch,
+                                  float* y, int64_t y_stride) {
+    const int64_t blocks = n / QK_K;
+    const auto* groups = static_cast<const InterleavedQ6_K*>(packed);
+    const auto* a = static_cast<const char*>(activations);
+    const DecodePrefetch& prefetch = decode_prefetch();
+    for (int64_t g = row_begin / kInterleavedRows; g < row_end / kInterleavedRows; ++g)
+        in_runs<kRowsPerPass<V>>(batch, [&]<int M>(int64_t first) {
+            q6_K_group<V, M>(
+                blocks, groups + g * blocks,
+                ActivationRows<BlockQ8_K, M>(a + first * activation_row_bytes, activation_row_bytes),
+                y + first * y_stride + g * kInterleavedRows, y_stride, prefetch);
+        });
+}
+
+template <class V>
+void gemm_q8_0_interleaved16_rows(int64_t n, const void* packed, size_t, int64_t row_begin, int64_t row_end,
+                                  const void* activations, size_t activation_row_bytes, int64_t batch,
+                                  float* y, int64_t y_stride) {
+    const int64_t pairs = n / InterleavedQ8_0::kColumns;
+    const auto* groups = static_cast<const InterleavedQ8_0*>(packed);
+    const auto* a = static_cast<const char*>(activations);
+    const Q8_0Terms terms(activations, activation_row_bytes, batch, 2 * pairs, V::kQ8Offset);
+    const DecodePrefetch& prefetch = decode_prefetch();
+    for (int64_t g = row_begin / kInterleavedRows; g < row_end / kInterleavedRows; ++g)
+        in_runs<kRowsPerPass<V>>(batch, [&]<int M>(int64_t first) {
+            q8_0_group<V, M>(
+                pairs, groups + g * pairs,
+                ActivationRows<BlockQ8_0, M>(a + first * activation_row_bytes, activation_row_bytes), terms,
+                first, y + first * y_stride + g * kInterleavedRows, y_stride, prefetch);
+        });
 }
 
 } // namespace

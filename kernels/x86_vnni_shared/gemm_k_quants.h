@@ -11,8 +11,9 @@
 // summed over the super-block, still exact; the offsets (the mins of Q2_K, Q4_K and Q5_K, the
 // -4 of Q3_K and the -32 of Q6_K) come from
 // the activations' 16-element sums, and the super-block's two float scales apply once.
-// The tier's table gives these kernels batches of kMinBatch rows or more; smaller ones go to
-// kernels that stream the rows (the AVX2 tier's, or the tier's decode over repacked rows).
+// The tier's table gives these kernels batches of kMinBatch rows or more (kRepackedPanelsMinBatch
+// over repacked rows); smaller ones go to kernels that stream the rows (the AVX2 tier's, or the
+// tier's kernel of a few rows over repacked rows).
 #pragma once
 #include "kernels/block_formats.h"
 #include "kernels/interleaved_rows.h"
@@ -59,6 +60,16 @@ constexpr int kBatchTile = 4;
 #endif
 // Below this many activation rows, decoding a panel costs more than it saves.
 constexpr int64_t kMinBatch = 16;
+// Repacked rows have a kernel for small batches that decodes each group once per few activation
+// rows in registers (x86_avx2/interleaved16_gemv.h): panels pay from this many rows. Zen 5,
+// Llama 3.2 1B Q4_K_M, 2 threads, prefill t/s rows kernel / panels: AVX-512 pp16 336/83, pp64
+// 395/204, pp512 369/337 (no crossover, so prefill's batches of up to 512 keep to the rows);
+// AVX-VNNI pp16 125/65, pp64 133/135, pp128 132/165.
+#ifdef HEARTH_AVX512
+constexpr int64_t kRepackedPanelsMinBatch = 1024;
+#else
+constexpr int64_t kRepackedPanelsMinBatch = 64;
+#endif
 // Decoded weights kept at once per thread (a few groups), well inside a 1 MB L2.
 constexpr size_t kPanelSetBytes = 384 * 1024;
 
@@ -445,20 +456,22 @@ void gemm_interleaved16(int64_t n, const void* packed, size_t, int64_t row_begin
 }
 
 Candidate<GemmFn> panels(std::string_view name, GemmFn fn, RowLayout layout) {
-    return matmul_kernel(name, kVnniBackend, fn, TensorType::Q8_K,
-                         {.min_batch = kMinBatch, .layout = layout});
+    return matmul_kernel(
+        name, kVnniBackend, fn, TensorType::Q8_K,
+        {.min_batch = layout == RowLayout::Interleaved16 ? kRepackedPanelsMinBatch : kMinBatch,
+         .layout = layout});
 }
 
-// Q4_K and Q6_K, whose rows may be repacked: below kMinBatch, repacked rows go through the tier's
-// decode kernel over them (add_interleaved16_kernels, which comes first) once per activation
-// row, each pass after the first reading the groups from cache.
+// Q4_K and Q6_K, whose rows may be repacked: below kRepackedPanelsMinBatch, repacked rows go
+// through the tier's decode kernel over them (add_interleaved16_kernels, which comes first),
+// which decodes each group once per few activation rows.
 void add_repacked(KernelTable& table, TensorType type, Candidate<GemmFn> row_major,
                   Candidate<GemmFn> repacked) {
     Candidates<GemmFn>& list = table.of(type).matmul;
-    Candidate<GemmFn> per_row =
+    Candidate<GemmFn> few_rows =
         *list.pick({.batch = 1, .rows = kInterleavedRows, .layout = RowLayout::Interleaved16});
-    per_row.guard.max_batch = kMinBatch - 1;
-    list.put_first({per_row, repacked, row_major});
+    few_rows.guard.max_batch = kRepackedPanelsMinBatch - 1;
+    list.put_first({few_rows, repacked, row_major});
 }
 
 } // namespace

@@ -20,17 +20,14 @@ using V = Rows8;
 
 void add_interleaved16_kernels(KernelTable& table) {
     table.of(TensorType::Q4_K)
-        .matmul.put_first(
-            {repacked_decode_kernel("gemv_q4_K_q8_K_interleaved16", kVnniBackend,
-                                    gemm_by_packed_gemv<gemv_q4_K_interleaved16<V>>, TensorType::Q8_K)});
+        .matmul.put_first({repacked_rows_kernel("gemv_q4_K_q8_K_interleaved16", kVnniBackend,
+                                                gemm_q4_K_interleaved16_rows<V>, TensorType::Q8_K, 1)});
     table.of(TensorType::Q6_K)
-        .matmul.put_first(
-            {repacked_decode_kernel("gemv_q6_K_q8_K_interleaved16", kVnniBackend,
-                                    gemm_by_packed_gemv<gemv_q6_K_interleaved16<V>>, TensorType::Q8_K)});
+        .matmul.put_first({repacked_rows_kernel("gemv_q6_K_q8_K_interleaved16", kVnniBackend,
+                                                gemm_q6_K_interleaved16_rows<V>, TensorType::Q8_K, 1)});
     table.of(TensorType::Q8_0)
-        .matmul.put_first(
-            {repacked_decode_kernel("gemv_q8_0_q8_0_interleaved16", kVnniBackend,
-                                    gemm_by_packed_gemv<gemv_q8_0_interleaved16<V>>, TensorType::Q8_0)});
+        .matmul.put_first({repacked_rows_kernel("gemv_q8_0_q8_0_interleaved16", kVnniBackend,
+                                                gemm_q8_0_interleaved16_rows<V>, TensorType::Q8_0, 1)});
 }
 
 } // namespace hearth::kernels::HEARTH_VNNI_NS

@@ -91,7 +91,7 @@ private slots:
                     QTest::newRow(qPrintable(tier + " (not run here)")) << int(type) << int(isa) << 1;
                     continue;
                 }
-                for (int batch : {1, 3, 20, 40})
+                for (int batch : {1, 3, 20, 40, 70})
                     QTest::newRow(qPrintable(QString("%1 batch %2").arg(tier).arg(batch)))
                         << int(type) << int(isa) << batch;
             }
@@ -123,6 +123,62 @@ private slots:
         for (size_t i = 0; i < got.size(); ++i)
             if (std::fabs(double(got[i]) - expected[i]) > 1e-5 * scale)
                 QFAIL(qPrintable(QString("y[%1] = %2, row-major %3").arg(i).arg(got[i]).arg(expected[i])));
+    }
+
+    void small_batch_rows_are_decode_bits_data() {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<int>("isa");
+        for (TensorType type : kRepackedTypes)
+            for (Isa isa : kIsaTiers)
+                QTest::newRow(qPrintable(QString::fromUtf8(type_traits(type).name.data()) + " " +
+                                         QString::fromUtf8(isa_name(isa).data())))
+                    << int(type) << int(isa);
+    }
+    // A verify pass scores drafted tokens as a batch: where the batch runs the decode kernel
+    // (Q4_K and Q6_K up to 15 rows on the x86 tiers but AMX's, 7 on it), each row's result is bit for bit
+    // what decoding that row alone gives, whatever the rows beside it, so greedy speculation is exact.
+    void small_batch_rows_are_decode_bits() {
+        QFETCH(int, type);
+        QFETCH(int, isa);
+        const KernelTable* table = kernels_for(static_cast<Isa>(isa));
+        if (table == nullptr)
+            QSKIP(qPrintable(QString::fromStdString(isa_unavailable_reason(static_cast<Isa>(isa)))));
+        force_isa(static_cast<Isa>(isa));
+        const auto t = static_cast<TensorType>(type);
+        const int64_t rows = 96, cols = 6 * 256;
+        const std::vector<std::byte> weights = quantized(t, rows, cols, 31);
+        std::vector<std::byte> packed(interleaved_rows16_bytes(t, rows, cols));
+        interleave_rows16(t, weights.data(), rows, cols, packed.data());
+        const WeightMatrix w{t, rows, cols, packed.data(), RowLayout::Interleaved16};
+        const auto picked = [&](int64_t batch) {
+            return table->of(t).matmul.pick(
+                {.batch = batch, .rows = rows, .width = cols, .layout = RowLayout::Interleaved16});
+        };
+        ThreadPool pool(2);
+        int compared = 0;
+        for (int64_t batch : {2, 3, 4, 5, 7, 9, 15}) {
+            if (picked(batch) != picked(1)) {
+                QVERIFY2(t == TensorType::Q8_0 || static_cast<Isa>(isa) == Isa::Scalar ||
+                             (static_cast<Isa>(isa) == Isa::Amx && batch >= 8),
+                         qPrintable(QString("batch %1 leaves the decode kernel").arg(batch)));
+                continue;
+            }
+            const std::vector<float> x = normal_data(batch * cols, 32 + uint32_t(batch), 0.1f);
+            std::vector<std::byte> scratch(matmul_scratch_bytes(t, cols, batch));
+            std::vector<float> together(size_t(rows * batch));
+            matmul(w, x.data(), batch, together.data(), pool, scratch);
+            for (int64_t b = 0; b < batch; ++b) {
+                std::vector<float> alone(static_cast<size_t>(rows));
+                matmul(w, x.data() + b * cols, 1, alone.data(), pool, scratch);
+                QVERIFY2(
+                    std::memcmp(alone.data(), together.data() + b * rows, alone.size() * sizeof(float)) == 0,
+                    qPrintable(QString("batch %1, row %2").arg(batch).arg(b)));
+            }
+            ++compared;
+        }
+        if (t != TensorType::Q8_0 && static_cast<Isa>(isa) != Isa::Scalar)
+            QVERIFY(compared >= (static_cast<Isa>(isa) == Isa::Amx ? 4 : 7));
+        if (compared == 0) QSKIP("this tier multiplies these batches with another kernel than decode's");
     }
 
     // The BF16 tile kernels over repacked rows give the bits of the same tier's over the file's
