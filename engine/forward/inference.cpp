@@ -263,7 +263,9 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
         if (cache.device_part()) cache.detach_device();
         embed_on_host(tokens, n, n_past);
     }
-    layers_on_host(cache, first_host_layer, n_past, n);
+    // Every row's logits of a short batch: a verify pass of drafted tokens, each row scored as
+    // decode would score it.
+    layers_on_host(cache, first_host_layer, n_past, n, false, want_all_logits && n <= kMostVerifyRows);
     cache.append_tokens(std::span<const int32_t>(tokens, static_cast<size_t>(n)));
     if (logits_out) logits_on_host(n, want_all_logits, logits_out);
 }
@@ -348,7 +350,7 @@ void Inference::embed_on_host(const int32_t* tokens, int32_t n, int32_t n_past) 
 }
 
 void Inference::layers_on_host(KvCache& cache, int32_t first_layer, int32_t n_past, int32_t n,
-                               bool batch_sees_itself) {
+                               bool batch_sees_itself, bool rows_as_decode) {
     const HyperParams& hp = model_->hparams();
     const ModelWeights& w = model_->weights();
     Scratch& s = *scratch_;
@@ -405,6 +407,7 @@ void Inference::layers_on_host(KvCache& cache, int32_t first_layer, int32_t n_pa
         store_kv(cache, layer, n_past, n, s.k.data(), s.v.data());
         LayerAttention how = layer_attention(hp, layer);
         how.batch_sees_itself = batch_sees_itself;
+        how.rows_as_decode = rows_as_decode;
         attend(hp, cache, layer, n_past, n, s.q.data(), s.attn.data(), pool, how);
         matmul(l.wo, s.attn.data(), n, s.xb.data());
         if (!l.bo.empty()) add_bias_rows(s.xb.data(), l.bo.data(), n, dim);

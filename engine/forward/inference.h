@@ -32,6 +32,9 @@ struct InferenceOptions {
 
 class DeviceForward;
 
+// The rows of a verify pass: the token not yet evaluated and up to 16 drafted ones.
+inline constexpr int32_t kMostVerifyRows = 17;
+
 class Inference {
 public:
     Inference(std::shared_ptr<const Model> model, InferenceOptions options = {});
@@ -59,6 +62,9 @@ public:
     // token (n_vocab floats, valid until the next call). If all_logits is given,
     // it receives the logits after every token (tokens.size() x n_vocab).
     // Throws hearth::Error if the tokens do not fit in the cache.
+    // A batch of up to kMostVerifyRows tokens whose every logit is asked for is a verify pass:
+    // each row's logits are then those decoding it alone gives, where the kernels allow (the
+    // matrices' kernels of a few rows, attention per position).
     std::span<const float> eval(KvCache& cache, std::span<const int32_t> tokens,
                                 std::vector<float>* all_logits = nullptr);
 
@@ -126,9 +132,10 @@ private:
                        float* logits_out);
     // The CPU's steps of a forward pass: embedding, layers [first_layer, n_layer), final norm and logits.
     void embed_on_host(const int32_t* tokens, int32_t n, int32_t n_past);
-    // batch_sees_itself: the batch's rows attend to each other both ways (an image).
+    // batch_sees_itself: the batch's rows attend to each other both ways (an image);
+    // rows_as_decode: each row attends as decoding it alone would (LayerAttention).
     void layers_on_host(KvCache& cache, int32_t first_layer, int32_t n_past, int32_t n,
-                        bool batch_sees_itself = false);
+                        bool batch_sees_itself = false, bool rows_as_decode = false);
     void logits_on_host(int32_t n, bool want_all_logits, float* logits_out);
     // The cos/sin of positions [first, first + n) (n <= n_batch) for every layer of `cache`, in the
     // scratch: the forward pass's rotation, or without LongRoPE's attention factor for a turn of

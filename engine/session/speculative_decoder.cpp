@@ -43,7 +43,8 @@ double cost_per_drafted(const DraftModel* draft) {
 } // namespace
 
 SpeculativeDecoder::SpeculativeDecoder(const SpeculationOptions& options, DraftModel* draft)
-    : options_(options), draft_(draft), buffer_(static_cast<size_t>(std::clamp(options.max_draft, 1, 16))),
+    : options_(options), draft_(draft),
+      buffer_(static_cast<size_t>(std::clamp(options.max_draft, 1, kMostVerifyRows - 1))),
       length_(options.adaptive ? std::min<int32_t>(4, static_cast<int32_t>(buffer_.size()))
                                : static_cast<int32_t>(buffer_.size())),
       pause_length_(kFirstPause), cost_per_drafted_(cost_per_drafted(draft)) {

@@ -5,6 +5,11 @@
 //   lookup: a greedy reply of N tokens with and without prompt lookup (or --draft: a draft
 //           model): tokens/s of each, the tokens drafted and accepted. The prompt is a text file, given to
 //           the model as it is (no chat template).
+//   oracle: the target's side of speculation at a chosen acceptance, whatever the drafter: a free
+//           drafter proposes the plain reply's own tokens, each replaced by a wrong one with
+//           probability 1 - A (fixed per position), for each A of --acceptance. Tokens/s against
+//           plain decoding, the acceptance the verify passes saw, and tokens per pass: what prompt
+//           lookup or a draft model that costs nothing would give at that acceptance.
 #include "engine/error.h"
 #include "engine/forward/inference.h"
 #include "engine/model/model.h"
@@ -39,6 +44,7 @@ struct Options {
     int tokens = 128;
     int ngram = 3;
     int max_draft = 8;
+    std::vector<double> acceptance = {0.5, 0.7, 0.8, 0.9, 1.0}; // oracle
 };
 
 [[noreturn]] void usage(const char* message) {
@@ -48,7 +54,9 @@ struct Options {
         "usage: hearth-spec-bench verify -m MODEL [-t THREADS] [-d DEPTH] [-k MAX_K] [-r REPETITIONS] "
         "[--isa TIER]\n"
         "       hearth-spec-bench lookup -m MODEL -f PROMPT.txt [-t THREADS] [-n TOKENS] [--lookup N] "
-        "[--draft-max K] [--draft DRAFT_MODEL] [-r REPETITIONS] [--isa TIER]\n");
+        "[--draft-max K] [--draft DRAFT_MODEL] [-r REPETITIONS] [--isa TIER]\n"
+        "       hearth-spec-bench oracle -m MODEL [-f PROMPT.txt] [-t THREADS] [-n TOKENS] [--acceptance "
+        "A,A,...] [--draft-max K] [-r REPETITIONS] [--isa TIER]\n");
     std::exit(message ? 2 : 0);
 }
 
@@ -174,10 +182,86 @@ int lookup_gain(const Options& o) {
     return 0;
 }
 
+// A number in [0, 1) fixed by the position: whether the oracle's token there is right.
+double position_draw(uint64_t position) {
+    uint64_t z = position * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E5ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return static_cast<double>(z >> 11) / 9007199254740992.0;
+}
+
+constexpr const char* kOraclePrompt =
+    "Once upon a time there was a little girl who lived in a village near the "
+    "forest. Every day she walked to the river and";
+
+int oracle_gain(const Options& o) {
+    auto model = engine::Model::load(o.model);
+    engine::Inference inference(model, engine::InferenceOptions{o.threads, 64});
+    const std::vector<engine::ChatTurn> turns{
+        {chat::Role::User, o.prompt_file.empty() ? std::string(kOraclePrompt) : read_text(o.prompt_file)}};
+    engine::GenerationOptions plain;
+    plain.sampling.temperature = 0;
+    plain.max_tokens = o.tokens;
+    plain.template_override = "{% for message in messages %}{{ message.content }}{% endfor %}";
+    // The plain reply, whose tokens the oracle proposes (greedy speculation gives the same).
+    std::vector<int32_t> reference;
+    {
+        engine::ChatSession session(inference, 2048);
+        session.reply(turns, plain, {});
+        reference = session.cache().tokens();
+    }
+    const int32_t n_vocab = inference.n_vocab();
+    std::printf("model: %s, %d tokens greedy, draft max %d (adaptive), threads %d, isa %s, median of %d\n\n",
+                o.model.c_str(), o.tokens, o.max_draft, o.threads,
+                kernels::isa_name(kernels::active_kernels().isa).data(), o.repetitions);
+    std::printf("| oracle right | plain t/s | speculative t/s | speed-up | acceptance | tokens per pass | "
+                "same text |\n"
+                "| ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+    for (double right : o.acceptance) {
+        engine::GenerationOptions spec = plain;
+        spec.speculation.drafter = engine::SpeculationOptions::Drafter::Custom;
+        spec.speculation.max_draft = o.max_draft;
+        spec.speculation.custom = [&](std::span<const int32_t> history, std::span<int32_t> out) {
+            int32_t n = 0;
+            for (size_t i = history.size(); i < reference.size() && n < static_cast<int32_t>(out.size());
+                 ++i) {
+                const bool wrong = position_draw(i) >= right;
+                out[static_cast<size_t>(n++)] = wrong ? (reference[i] + 1) % n_vocab : reference[i];
+            }
+            return n;
+        };
+        std::vector<double> plain_rate, spec_rate;
+        engine::TurnStats stats;
+        bool same = true;
+        for (int r = 0; r < o.repetitions; ++r)
+            for (const bool speculative : {false, true}) {
+                engine::ChatSession session(inference, 2048);
+                const engine::TurnStats s = session.reply(turns, speculative ? spec : plain, {});
+                (speculative ? spec_rate : plain_rate).push_back(s.decode_tokens_per_second());
+                if (speculative) {
+                    stats = s;
+                    same = same && session.cache().tokens() == reference;
+                }
+            }
+        const double acceptance =
+            stats.drafted_tokens ? static_cast<double>(stats.accepted_tokens) / stats.drafted_tokens : 0.0;
+        const double per_pass =
+            stats.verify_passes
+                ? static_cast<double>(stats.accepted_tokens + stats.verify_passes) / stats.verify_passes
+                : 1.0;
+        std::printf("| %.0f%% | %.1f | %.1f | %.2f | %.0f%% | %.2f | %s |\n", 100 * right, median(plain_rate),
+                    median(spec_rate), median(spec_rate) / median(plain_rate), 100 * acceptance, per_pass,
+                    same ? "yes" : "no");
+        std::fflush(stdout);
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2) usage("which measurement: verify or lookup");
+    if (argc < 2) usage("which measurement: verify, lookup or oracle");
     Options o;
     o.mode = argv[1];
     for (int i = 2; i < argc; ++i) {
@@ -208,7 +292,12 @@ int main(int argc, char** argv) {
             o.draft = value;
         else if (flag == "--isa")
             o.isa = value;
-        else
+        else if (flag == "--acceptance") {
+            o.acceptance.clear();
+            std::stringstream list(value);
+            for (std::string a; std::getline(list, a, ',');)
+                o.acceptance.push_back(std::clamp(std::atof(a.c_str()), 0.0, 1.0));
+        } else
             usage(("unknown option " + flag).c_str());
     }
     if (o.model.empty()) usage("-m MODEL is needed");
@@ -219,6 +308,7 @@ int main(int argc, char** argv) {
             kernels::force_isa(*isa);
         }
         if (o.mode == "verify") return verify_curve(o);
+        if (o.mode == "oracle") return oracle_gain(o);
         if (o.mode == "lookup") {
             if (o.prompt_file.empty()) usage("lookup needs -f PROMPT.txt");
             return lookup_gain(o);

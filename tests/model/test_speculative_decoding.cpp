@@ -16,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -402,6 +403,41 @@ private slots:
                   same_row_bytes(spec_session.cache(), *prefilled) ? "yes" : "no");
             turns.push_back({chat::Role::Assistant, plain.text});
             turns.push_back({chat::Role::User, "And then what happened?"});
+        }
+    }
+
+    // A verify pass scores each drafted token as decoding it alone does, bit for bit, where every
+    // matrix has the kernel of a few rows (Q4_K and Q6_K repacked: tiny-llama3-Q4_K_M; AMX's
+    // tiles start at 8 rows, this pass has 7) and the attention runs per position: greedy
+    // speculation then cannot flip even a near-tie.
+    void verify_rows_are_decode_bits_data() {
+        QTest::addColumn<int>("isa");
+        for (kernels::Isa isa : kernels::kIsaTiers)
+            QTest::addRow("%s", kernels::isa_name(isa).data()) << int(isa);
+    }
+    void verify_rows_are_decode_bits() {
+        QFETCH(int, isa);
+        const auto tier = static_cast<kernels::Isa>(isa);
+        if (kernels::kernels_for(tier) == nullptr)
+            QSKIP(qPrintable(QString::fromStdString(kernels::isa_unavailable_reason(tier))));
+        kernels::force_isa(tier);
+        test::LoadedModel loaded = test::load_model("tiny-llama3-Q4_K_M", 16);
+        const int32_t n_vocab = loaded.inference->n_vocab();
+        std::vector<int32_t> prompt;
+        for (int32_t i = 0; i < 40; ++i)
+            prompt.push_back(3 + (i * 37) % (n_vocab - 3));
+        auto batched = loaded.inference->new_cache(64);
+        auto single = loaded.inference->new_cache(64);
+        loaded.inference->eval(*batched, prompt);
+        loaded.inference->eval(*single, prompt);
+        const std::vector<int32_t> pass{300, 301, 17, 450, 9, 88, 123}; // the pending token and 6 drafted
+        std::vector<float> rows;
+        loaded.inference->eval(*batched, pass, &rows);
+        for (size_t r = 0; r < pass.size(); ++r) {
+            const auto logits = loaded.inference->eval(*single, std::span<const int32_t>(&pass[r], 1));
+            QVERIFY2(std::memcmp(logits.data(), rows.data() + r * size_t(n_vocab),
+                                 sizeof(float) * size_t(n_vocab)) == 0,
+                     qPrintable(QString("row %1 differs from its decode step").arg(r)));
         }
     }
 
