@@ -419,7 +419,8 @@ TurnStats ChatSession::reply(std::span<const ChatTurn> given_conversation, const
     stats.speculative = speculation.active();
     if (speculation.active()) {
         // Every buffer of the loop below at its largest now: no token allocates.
-        const size_t most = static_cast<size_t>(std::clamp(options.speculation.max_draft, 1, 16)) + 1;
+        const size_t most =
+            static_cast<size_t>(std::clamp(options.speculation.max_draft, 1, kMostVerifyRows - 1)) + 1;
         verify_logits_.reserve(most * n_vocab);
         verify_batch_.reserve(most);
         if (draft) draft_view_.reserve(static_cast<size_t>(n_ctx) + 1);

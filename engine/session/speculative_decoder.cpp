@@ -33,6 +33,8 @@ constexpr int32_t kWindow = 4;
 // A pause starts at this many draft() calls and doubles while speculation keeps failing.
 constexpr int32_t kFirstPause = 32;
 constexpr int32_t kLongestPause = 512;
+// Judgements between two plain steps taken to time plain decoding.
+constexpr int32_t kJudgementsPerPlainStep = 8;
 // The least a drafted token costs, in the price of a decoded token: the verify pass's extra row
 // (its weights are read once for every row), plus, for a draft model, its own forward pass, by
 // the ratio of the two models' parameters. What it really costs on this machine is timed.
@@ -48,6 +50,8 @@ SpeculativeDecoder::SpeculativeDecoder(const SpeculationOptions& options, DraftM
       length_(options.adaptive ? std::min<int32_t>(4, static_cast<int32_t>(buffer_.size()))
                                : static_cast<int32_t>(buffer_.size())),
       pause_length_(kFirstPause), cost_per_drafted_(cost_per_drafted(draft)) {
+    // The first step goes plain, to time plain decoding for the first judgement.
+    if (options_.adaptive) paused_for_ = 1;
     if ((options_.drafter == SpeculationOptions::Drafter::DraftModel && !draft_) ||
         (options_.drafter == SpeculationOptions::Drafter::Custom && !options_.custom))
         options_.drafter = SpeculationOptions::Drafter::Off;
@@ -56,6 +60,7 @@ SpeculativeDecoder::SpeculativeDecoder(const SpeculationOptions& options, DraftM
 std::span<const int32_t> SpeculativeDecoder::draft(std::span<const int32_t> history,
                                                    std::span<const int32_t> view, int32_t room) {
     if (!active() || room <= 0) return {};
+    if (never_pays_) return {};
     if (paused_for_ > 0) {
         --paused_for_;
         return {};
@@ -100,15 +105,28 @@ void SpeculativeDecoder::record(int32_t drafted, int32_t accepted, double second
     // acceptance rate and c a drafted token's cost: it cannot pay unless a exceeds c. Where both
     // were timed, it pays while its time per token (each pass gives its accepted tokens and one
     // more) is below a plain step's.
+    // A drafter that always drafts leaves no plain step to time: every few judgements (and at
+    // the first) one step goes plain, so that the comparison below has a current plain time.
+    const bool time_a_plain_step = plain_seconds_ == 0 || ++judgements_ % kJudgementsPerPlainStep == 0;
     const double rate = static_cast<double>(window_accepted_) / window_drafted_;
     const double seconds_per_token = window_seconds_ / (window_passes_ + window_accepted_);
     const bool slower = plain_seconds_ > 0 && window_seconds_ > 0 && seconds_per_token > plain_seconds_;
+    // Even were every drafted token accepted, a pass would give them and one more: where that is
+    // still slower per token than a plain step (a draft model as slow as the target) in two
+    // judgements running (one could be a hiccup of the machine), drafting stops for the reply,
+    // rather than pausing and paying the draft's catch-up again and again.
+    const double best_seconds_per_token = window_seconds_ / (window_passes_ + window_drafted_);
+    const bool hopeless =
+        plain_seconds_ > 0 && window_seconds_ > 0 && best_seconds_per_token > plain_seconds_;
+    hopeless_judgements_ = hopeless ? hopeless_judgements_ + 1 : 0;
+    if (hopeless_judgements_ >= 2) never_pays_ = true;
     if (rate < cost_per_drafted_ || slower) {
         paused_for_ = pause_length_;
         pause_length_ = std::min(kLongestPause, pause_length_ * 2);
         length_ = 1;
     } else {
         pause_length_ = kFirstPause;
+        if (time_a_plain_step) paused_for_ = 1;
     }
     window_passes_ = window_drafted_ = window_accepted_ = 0;
     window_seconds_ = 0;

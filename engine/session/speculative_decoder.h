@@ -63,10 +63,13 @@ private:
     int32_t window_drafted_ = 0;
     int32_t window_accepted_ = 0;
     double window_seconds_ = 0;
-    double plain_seconds_ = 0; // running mean of a plain step's time; 0: none measured yet
-    int32_t paused_for_ = 0;   // draft() calls left before speculation is tried again
-    int32_t pause_length_;     // the next pause, doubled each time speculation fails again
-    double cost_per_drafted_;  // a drafted token's price, in accepted tokens
+    double plain_seconds_ = 0;        // running mean of a plain step's time; 0: none measured yet
+    int32_t paused_for_ = 0;          // draft() calls left before speculation is tried again
+    int32_t pause_length_;            // the next pause, doubled each time speculation fails again
+    bool never_pays_ = false;         // drafting is slower than plain decoding even at full acceptance
+    int32_t judgements_ = 0;          // windows judged
+    int32_t hopeless_judgements_ = 0; // judgements running that found even full acceptance slower
+    double cost_per_drafted_;         // a drafted token's price, in accepted tokens
     SpeculationStats stats_;
 };
 

@@ -480,8 +480,9 @@ void add_q8_0_family_kernels(KernelTable& table) {
     table.of(TensorType::Q4_1).matmul.put_first({gemm_of("gemm_q4_1_q8_0_dpbusd", gemm<Q4_1Format>)});
     table.of(TensorType::Q5_1).matmul.put_first({gemm_of("gemm_q5_1_q8_0_dpbusd", gemm<Q5_1Format>)});
     table.of(TensorType::Q8_0)
-        .matmul.put_first({gemm_of("gemm_q8_0_q8_0_interleaved16_dpbusd", gemm_q8_0_interleaved16,
-                                   {.min_batch = 2, .layout = RowLayout::Interleaved16})});
+        .matmul.put_first(
+            {gemm_of("gemm_q8_0_q8_0_interleaved16_dpbusd", gemm_q8_0_interleaved16,
+                     {.min_batch = kRepackedQ8_0RowsMaxBatch + 1, .layout = RowLayout::Interleaved16})});
 }
 
 } // namespace hearth::kernels::HEARTH_VNNI_NS

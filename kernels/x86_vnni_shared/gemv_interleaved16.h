@@ -27,7 +27,8 @@ void add_interleaved16_kernels(KernelTable& table) {
                                                 gemm_q6_K_interleaved16_rows<V>, TensorType::Q8_K, 1)});
     table.of(TensorType::Q8_0)
         .matmul.put_first({repacked_rows_kernel("gemv_q8_0_q8_0_interleaved16", kVnniBackend,
-                                                gemm_q8_0_interleaved16_rows<V>, TensorType::Q8_0, 1)});
+                                                gemm_q8_0_interleaved16_rows<V>, TensorType::Q8_0,
+                                                kRepackedQ8_0RowsMaxBatch)});
 }
 
 } // namespace hearth::kernels::HEARTH_VNNI_NS

@@ -645,12 +645,19 @@ private slots:
         QVERIFY(passes_with_drafts > 0);
         QVERIFY(passes_with_drafts <= 400 / 10);
         // Drafts that pass: never paused, and the length grows to the most allowed.
+        // (The first judgement asks for one plain step, to time plain decoding.)
         engine::SpeculativeDecoder good(options, nullptr);
+        int good_plain_steps = 0;
         for (int i = 0; i < 100; ++i) {
             const auto drafted = good.draft(history, {}, 16);
-            QVERIFY(!drafted.empty());
+            if (drafted.empty()) {
+                ++good_plain_steps;
+                good.record_plain(0.010);
+                continue;
+            }
             good.record(static_cast<int32_t>(drafted.size()), static_cast<int32_t>(drafted.size()));
         }
+        QVERIFY(good_plain_steps <= 4);
         QCOMPARE(good.draft_length(), 8);
         // Drafts that half pass but make a step slower than plain decoding's: paused too.
         engine::SpeculativeDecoder slow(options, nullptr);
@@ -667,13 +674,48 @@ private slots:
             slow.record(2, 1, 0.050);
         }
         QVERIFY(slow_passes <= 400 / 10);
-        // And as fast per token as plain decoding, or faster: never paused.
+        // Drafting so slow that a pass would lose even with every drafted token accepted (3
+        // tokens at best in 0.04 s against 0.01 s a plain step): paused after the first
+        // judgement, stopped for good after the second, never tried again as a paused drafter is.
+        engine::SpeculativeDecoder hopeless(options, nullptr);
+        hopeless.record_plain(0.010);
+        int hopeless_passes = 0;
+        for (int i = 0; i < 2000; ++i) {
+            const auto drafted = hopeless.draft(history, {}, 16);
+            if (drafted.empty()) continue;
+            ++hopeless_passes;
+            hopeless.record(2, 2, 0.040);
+        }
+        QCOMPARE(hopeless_passes, 8);
+        // And as fast per token as plain decoding, or faster: never paused, but for the first
+        // step and one every 8 judgements (of 4 passes), plain, that keep plain decoding's time
+        // current.
         engine::SpeculativeDecoder fast(options, nullptr);
         fast.record_plain(0.010);
+        int plain_steps = 0;
         for (int i = 0; i < 100; ++i) {
-            QVERIFY(!fast.draft(history, {}, 16).empty());
+            if (fast.draft(history, {}, 16).empty()) {
+                ++plain_steps;
+                fast.record_plain(0.010);
+                continue;
+            }
             fast.record(2, 1, 0.015);
         }
+        QCOMPARE(plain_steps, 4);
+        // A drafter that always drafts, never timed but by the first step, which goes plain: its
+        // first judgement finds speculation slower (0.025 s a token against 0.010) and pauses,
+        // the one after the pause stops it.
+        engine::SpeculativeDecoder untimed(options, nullptr);
+        int untimed_passes = 0;
+        for (int i = 0; i < 200; ++i) {
+            if (untimed.draft(history, {}, 16).empty()) {
+                untimed.record_plain(0.010);
+                continue;
+            }
+            ++untimed_passes;
+            untimed.record(2, 1, 0.050);
+        }
+        QCOMPARE(untimed_passes, 8);
     }
 
     // The engine's live figures: the reply's verify passes, drafted and accepted tokens as its
