@@ -199,6 +199,31 @@ void matmul_pool_repacked(benchmark::State& state, TensorType type, int64_t rows
     state.SetLabel(std::string(isa_name(active_kernels().isa)) + (repacked ? " repacked" : " row-major"));
 }
 
+// A batch (arg 0) against rows repacked in groups of 16, as prefill and verify passes run them:
+// Llama 3.2 1B's matrices, and the one the speed prediction times (machine_limits.cpp).
+void matmul_pool_batch_repacked(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
+    const int64_t batch = state.range(0);
+    static ThreadPool pool(2);
+    const Matrix& m = matrix(type, rows, cols);
+    std::vector<std::byte> packed(interleaved_rows16_bytes(type, rows, cols));
+    interleave_rows16(type, m.weights.data(), rows, cols, packed.data());
+    std::mt19937 rng(3);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    std::vector<float> x(static_cast<size_t>(cols * batch)), y(static_cast<size_t>(rows * batch));
+    for (float& v : x)
+        v = dist(rng);
+    std::vector<std::byte> scratch(matmul_scratch_bytes(type, cols, batch));
+    const WeightMatrix w{type, rows, cols, packed.data(), RowLayout::Interleaved16};
+    for (auto _ : state) {
+        matmul(w, x.data(), batch, y.data(), pool, scratch);
+        benchmark::DoNotOptimize(y.data());
+    }
+    state.counters["GFLOP/s"] = benchmark::Counter(2.0 * double(rows) * double(cols) * double(batch) *
+                                                       double(state.iterations()) * 1e-9,
+                                                   benchmark::Counter::kIsRate);
+    state.SetLabel(std::string(isa_name(active_kernels().isa)));
+}
+
 // One row of Qwen2.5-0.5B's FFN width of normal values through a tier's row quantizer (weights, KV
 // cache rows) or, with `activations`, its activation quantizer. Args: isa.
 void quantize(benchmark::State& state, TensorType type, bool activations) {
@@ -440,6 +465,19 @@ BENCHMARK_CAPTURE(matmul_pool, q2_K_65536x2048_dram, TensorType::Q2_K, 65536, 20
 BENCHMARK_CAPTURE(matmul_pool, q3_K_65536x2048_dram, TensorType::Q3_K, 65536, 2048)->Arg(1)->UseRealTime();
 
 // 128 MB of Llama-3.2-1B-like rows (cols 2048), alternating layouts: from DRAM.
+BENCHMARK_CAPTURE(matmul_pool_batch_repacked, q4_K_2048x2048, TensorType::Q4_K, 2048, 2048)
+    ->Arg(4)
+    ->Arg(64)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(matmul_pool_batch_repacked, q4_K_8192x2048, TensorType::Q4_K, 8192, 2048)
+    ->Arg(64)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(matmul_pool_batch_repacked, q4_K_2048x8192, TensorType::Q4_K, 2048, 8192)
+    ->Arg(64)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(matmul_pool_batch_repacked, q4_K_3648x4096, TensorType::Q4_K, 3648, 4096)
+    ->Arg(64)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool_repacked, q4_K_65536x2048_dram, TensorType::Q4_K, 65536, 2048)
     ->Arg(0)
     ->Arg(1)
