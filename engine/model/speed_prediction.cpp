@@ -1,6 +1,7 @@
 #include "engine/model/speed_prediction.h"
 #include "engine/model/hparams.h"
 #include "engine/model/model.h"
+#include "kernels/tensor_type.h"
 #include <algorithm>
 #include <cmath>
 
@@ -33,10 +34,21 @@ std::vector<int64_t> prompt_passes(int64_t prompt, int64_t batch) {
 // Seconds a pass of `rows` rows spends on the weights of `w`; -1 when the limits lack the rate
 // of their type. A mixture's pass multiplies each expert once over the rows that chose it: of
 // `rows` rows that each choose `chosen` of `experts`, evenly spread, r with the binomial chance.
+// Each matrix's weights are read from memory once per pass: a product of few rows (an expert's)
+// takes at least that read, at the measured bandwidth; the kernel rates are timed on a matrix
+// the caches hold.
 double pass_seconds(const TypedWork& w, int64_t rows, const MachineLimits& limits) {
+    const kernels::TypeTraits traits = kernels::type_traits(w.type);
+    const double bytes_per_weight =
+        static_cast<double>(traits.block_bytes) / static_cast<double>(traits.block_elements);
     const auto seconds_at = [&](int64_t batch, double multiply_adds) {
         const double rate = limits.gemm_gflops(w.type, batch);
-        return rate > 0 ? 2.0 * multiply_adds * static_cast<double>(batch) / (rate * 1e9) : -1.0;
+        if (rate <= 0) return -1.0;
+        const double compute = 2.0 * multiply_adds * static_cast<double>(batch) / (rate * 1e9);
+        const double read = limits.bandwidth_gbps > 0
+                                ? multiply_adds * bytes_per_weight / (limits.bandwidth_gbps * 1e9)
+                                : 0.0;
+        return std::max(compute, read);
     };
     if (w.experts <= w.chosen) return seconds_at(rows, static_cast<double>(w.multiply_adds));
     const double p = static_cast<double>(w.chosen) / w.experts;
