@@ -141,9 +141,21 @@ SpeedPrediction predict_speed(const ModelCost& cost, const MachineLimits& limits
     const double overhead_per_pass =
         static_cast<double>(cost.n_layer) * kPoolJobsPerLayer * limits.pool_job_microseconds * 1e-6;
     if (limits.bandwidth_gbps > 0 && cost.decode_weight_bytes > 0) {
-        const double bytes = static_cast<double>(cost.decode_weight_bytes) +
-                             static_cast<double>(cost.kv_bytes_per_token) * options.context_tokens;
-        p.decode_tokens_per_second = 1.0 / (bytes / (limits.bandwidth_gbps * 1e9) + overhead_per_pass);
+        // Decode reads every weight once a token; a type whose one-row kernel is slower than
+        // that read (Q5_0's, on a CPU with AVX-512) takes its products' time instead.
+        const double bandwidth = limits.bandwidth_gbps * 1e9;
+        double seconds = static_cast<double>(cost.decode_weight_bytes) / bandwidth;
+        for (const TypedWork& w : cost.prompt_work) {
+            const double rate = limits.gemm_gflops(w.type, 1);
+            const kernels::TypeTraits traits = kernels::type_traits(w.type);
+            const double read = static_cast<double>(w.multiply_adds) *
+                                static_cast<double>(traits.block_bytes) /
+                                static_cast<double>(traits.block_elements) / bandwidth;
+            if (rate > 0)
+                seconds += std::max(0.0, 2.0 * static_cast<double>(w.multiply_adds) / (rate * 1e9) - read);
+        }
+        seconds += static_cast<double>(cost.kv_bytes_per_token) * options.context_tokens / bandwidth;
+        p.decode_tokens_per_second = 1.0 / (seconds + overhead_per_pass);
     }
     const int64_t prompt = std::max(1, options.prompt_tokens);
     const std::vector<int64_t> passes =

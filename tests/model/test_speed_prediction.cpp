@@ -119,6 +119,20 @@ private slots:
                 QString::number(engine::predict_speed(cost, flat, options).prefill_tokens_per_second)));
     }
 
+    // Decode reads every weight once a token, or, where a type's one-row kernel is slower than
+    // that read, takes its products' time: 1 G Q4_K weights (0.5625 GB) at 20 GB/s take 28 ms;
+    // at 300 GFLOP/s their products take less; at 10, 200 ms.
+    void decode_takes_the_longer_of_read_and_products() {
+        engine::ModelCost cost;
+        cost.decode_weight_bytes = 562'500'000;
+        cost.prompt_work = {{TensorType::Q4_K, 1'000'000'000}};
+        QVERIFY(close(engine::predict_speed(cost, limits_for_test(), {}).decode_tokens_per_second,
+                      20e9 / 562.5e6));
+        engine::MachineLimits slow = limits_for_test();
+        slow.gemm_rates = {{TensorType::Q4_K, 1, 10}, {TensorType::Q4_K, 512, 500}};
+        QVERIFY(close(engine::predict_speed(cost, slow, {}).decode_tokens_per_second, 1 / 0.2));
+    }
+
     // The last pass of a prompt takes what is left, and never a single row: 129 rows in passes
     // of 64 run as 64, 63 and 2 (not 64, 64, 1), each at its own rate.
     void a_prompt_runs_in_the_engines_passes() {
