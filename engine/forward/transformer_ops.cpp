@@ -228,12 +228,15 @@ LayerAttention layer_attention(const HyperParams& hp, int32_t layer) {
 
 namespace {
 
-// One row per kernel call, each over the keys up to the batch's last: a row at position p is a
-// tile of one position with n_keys = n_past + n, and its window (when the layer has one) is
-// widened by the later keys it sees, so that the keys it skips stay those `window` or more
-// positions before p. Each row is a call of its own, so its bits do not depend on the threads.
-void attend_both_ways(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t n_past, int32_t n,
-                      const float* q, float* out, kernels::ThreadPool& pool, const LayerAttention& how) {
+// One row per kernel call, each a tile of one position with its group's heads, so that its bits
+// do not depend on the threads or the rows beside it. A row at position p sees the keys up to
+// its own (as decoding it would), or with both_ways (an image's rows, attending to each other)
+// the keys up to the batch's last, its window (when the layer has one) widened by the later keys
+// it sees, so that the keys it skips stay those `window` or more positions before p. A window
+// that reaches past no key is none.
+void attend_row_by_row(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t n_past, int32_t n,
+                       const float* q, float* out, kernels::ThreadPool& pool, const LayerAttention& how,
+                       bool both_ways) {
     using Part = KvCache::Part;
     const kernels::KernelTable& table = kernels::active_kernels();
     const int32_t head_dim = hp.head_dim;
@@ -246,46 +249,13 @@ void attend_both_ways(const HyperParams& hp, const KvCache& cache, int32_t layer
     metrics::ScopedTimer timer(metrics::Op::Attention, cache.type(Part::Keys), kernel->id);
     const size_t head_stride = static_cast<size_t>(head_dim);
     const size_t position_stride = static_cast<size_t>(hp.n_head) * head_stride;
-    const int64_t n_keys = int64_t{n_past} + n;
     pool.for_each(int64_t{n} * hp.n_head_kv, [&](int64_t item) {
         const int32_t kv_head = static_cast<int32_t>(item / n);
         const int32_t row = static_cast<int32_t>(item % n);
+        const int64_t n_keys = int64_t{n_past} + (both_ways ? n : row + 1);
         kernels::AttentionLimits limits = how.limits;
-        if (limits.window > 0) limits.window += n - 1 - row;
+        if (both_ways && limits.window > 0) limits.window += n - 1 - row;
         if (limits.window >= n_keys) limits.window = 0;
-        const size_t first =
-            static_cast<size_t>(row) * position_stride + static_cast<size_t>(kv_head * group) * head_stride;
-        const kernels::KvRows keys{cache.data(Part::Keys, layer, kv_head), cache.type(Part::Keys),
-                                   cache.head_row_bytes(Part::Keys)};
-        const kernels::KvRows values{cache.data(Part::Values, layer, kv_head), cache.type(Part::Values),
-                                     cache.head_row_bytes(Part::Values)};
-        kernel->fn(q + first, out + first, head_stride, position_stride, group, 1, keys, values, n_keys,
-                   head_dim, how.scale, limits);
-    });
-}
-
-// Row r as decode's call at position n_past + r: a tile of one position with its group's heads
-// over the keys up to its own, its window unset where it reaches past no key.
-void attend_as_decode(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t n_past, int32_t n,
-                      const float* q, float* out, kernels::ThreadPool& pool, const LayerAttention& how) {
-    using Part = KvCache::Part;
-    const kernels::KernelTable& table = kernels::active_kernels();
-    const int32_t head_dim = hp.head_dim;
-    const int32_t group = hp.n_head / hp.n_head_kv;
-    const kernels::Candidate<kernels::AttendFn>* kernel =
-        table.attention.pick({.batch = 1, .width = head_dim, .f16_cache = cache.types() == KvCacheTypes{}});
-    if (kernel == nullptr)
-        throw std::logic_error("attention: no kernel for head size " + std::to_string(head_dim));
-    namespace metrics = kernels::dispatch_metrics;
-    metrics::ScopedTimer timer(metrics::Op::Attention, cache.type(Part::Keys), kernel->id);
-    const size_t head_stride = static_cast<size_t>(head_dim);
-    const size_t position_stride = static_cast<size_t>(hp.n_head) * head_stride;
-    pool.for_each(int64_t{n} * hp.n_head_kv, [&](int64_t item) {
-        const int32_t kv_head = static_cast<int32_t>(item % hp.n_head_kv);
-        const int32_t row = static_cast<int32_t>(item / hp.n_head_kv);
-        const int64_t n_keys = int64_t{n_past} + row + 1;
-        kernels::AttentionLimits limits = how.limits;
-        if (limits.window > 0 && n_keys <= limits.window) limits.window = 0;
         const size_t first =
             static_cast<size_t>(row) * position_stride + static_cast<size_t>(kv_head * group) * head_stride;
         const kernels::KvRows keys{cache.data(Part::Keys, layer, kv_head), cache.type(Part::Keys),
@@ -307,12 +277,8 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
     const int32_t head_dim = hp.head_dim;
     const int32_t group = hp.n_head / hp.n_head_kv;
     const float scale = how.scale;
-    if (how.batch_sees_itself) {
-        attend_both_ways(hp, cache, layer, n_past, n, q, out, pool, how);
-        return;
-    }
-    if (how.rows_as_decode && n > 1) {
-        attend_as_decode(hp, cache, layer, n_past, n, q, out, pool, how);
+    if (how.batch_sees_itself || (how.rows_as_decode && n > 1)) {
+        attend_row_by_row(hp, cache, layer, n_past, n, q, out, pool, how, how.batch_sees_itself);
         return;
     }
     // A window no row reaches past (the last row sees n_past + n keys) masks nothing: such

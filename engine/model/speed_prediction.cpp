@@ -31,6 +31,12 @@ std::vector<int64_t> prompt_passes(int64_t prompt, int64_t batch) {
     return passes;
 }
 
+// Bytes a weight of `type` takes in its blocks.
+double bytes_per_weight(kernels::TensorType type) {
+    const kernels::TypeTraits traits = kernels::type_traits(type);
+    return static_cast<double>(traits.block_bytes) / static_cast<double>(traits.block_elements);
+}
+
 // Seconds a pass of `rows` rows spends on the weights of `w`; -1 when the limits lack the rate
 // of their type. A mixture's pass multiplies each expert once over the rows that chose it: of
 // `rows` rows that each choose `chosen` of `experts`, evenly spread, r with the binomial chance.
@@ -38,16 +44,13 @@ std::vector<int64_t> prompt_passes(int64_t prompt, int64_t batch) {
 // takes at least that read, at the measured bandwidth; the kernel rates are timed on a matrix
 // the caches hold.
 double pass_seconds(const TypedWork& w, int64_t rows, const MachineLimits& limits) {
-    const kernels::TypeTraits traits = kernels::type_traits(w.type);
-    const double bytes_per_weight =
-        static_cast<double>(traits.block_bytes) / static_cast<double>(traits.block_elements);
+    const double weight_bytes = bytes_per_weight(w.type);
     const auto seconds_at = [&](int64_t batch, double multiply_adds) {
         const double rate = limits.gemm_gflops(w.type, batch);
         if (rate <= 0) return -1.0;
         const double compute = 2.0 * multiply_adds * static_cast<double>(batch) / (rate * 1e9);
-        const double read = limits.bandwidth_gbps > 0
-                                ? multiply_adds * bytes_per_weight / (limits.bandwidth_gbps * 1e9)
-                                : 0.0;
+        const double read =
+            limits.bandwidth_gbps > 0 ? multiply_adds * weight_bytes / (limits.bandwidth_gbps * 1e9) : 0.0;
         return std::max(compute, read);
     };
     if (w.experts <= w.chosen) return seconds_at(rows, static_cast<double>(w.multiply_adds));
@@ -147,10 +150,7 @@ SpeedPrediction predict_speed(const ModelCost& cost, const MachineLimits& limits
         double seconds = static_cast<double>(cost.decode_weight_bytes) / bandwidth;
         for (const TypedWork& w : cost.prompt_work) {
             const double rate = limits.gemm_gflops(w.type, 1);
-            const kernels::TypeTraits traits = kernels::type_traits(w.type);
-            const double read = static_cast<double>(w.multiply_adds) *
-                                static_cast<double>(traits.block_bytes) /
-                                static_cast<double>(traits.block_elements) / bandwidth;
+            const double read = static_cast<double>(w.multiply_adds) * bytes_per_weight(w.type) / bandwidth;
             if (rate > 0)
                 seconds += std::max(0.0, 2.0 * static_cast<double>(w.multiply_adds) / (rate * 1e9) - read);
         }

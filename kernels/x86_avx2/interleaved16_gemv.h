@@ -397,6 +397,22 @@ template <class V, int M>
             V::store(y + m * y_stride + h * V::kRows, acc[m][h]);
 }
 
+// Group by group over rows [row_begin, row_end) (whole groups), runs of up to kRowsPerPass
+// activation rows: run.template operator()<M>(g, first, rows, out) with the run's first row in
+// the batch, its M activation rows and where its results go.
+template <class V, class Block, class Run>
+[[gnu::always_inline]] inline void for_group_runs(int64_t row_begin, int64_t row_end, const void* activations,
+                                                  size_t activation_row_bytes, int64_t batch, float* y,
+                                                  int64_t y_stride, Run&& run) {
+    const auto* a = static_cast<const char*>(activations);
+    for (int64_t g = row_begin / kInterleavedRows; g < row_end / kInterleavedRows; ++g)
+        in_runs<kRowsPerPass<V>>(batch, [&]<int M>(int64_t first) {
+            run.template operator()<M>(
+                g, first, ActivationRows<Block, M>(a + first * activation_row_bytes, activation_row_bytes),
+                y + first * y_stride + g * kInterleavedRows);
+        });
+}
+
 // GemmFns over repacked rows (row_begin and row_end whole groups) for decode and small batches:
 // group by group, each group's quants decoded once per kRowsPerPass activation rows. Each row's
 // result is bit for bit what a batch of that row alone gives, so a verify pass over drafted
@@ -407,14 +423,11 @@ void gemm_q4_K_interleaved16_rows(int64_t n, const void* packed, size_t, int64_t
                                   float* y, int64_t y_stride) {
     const int64_t blocks = n / QK_K;
     const auto* groups = static_cast<const InterleavedQ4_K*>(packed);
-    const auto* a = static_cast<const char*>(activations);
     const DecodePrefetch& prefetch = decode_prefetch();
-    for (int64_t g = row_begin / kInterleavedRows; g < row_end / kInterleavedRows; ++g)
-        in_runs<kRowsPerPass<V>>(batch, [&]<int M>(int64_t first) {
-            q4_K_group<V, M>(
-                blocks, groups + g * blocks,
-                ActivationRows<BlockQ8_K, M>(a + first * activation_row_bytes, activation_row_bytes),
-                y + first * y_stride + g * kInterleavedRows, y_stride, prefetch);
+    for_group_runs<V, BlockQ8_K>(
+        row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
+        [&]<int M>(int64_t g, int64_t, const ActivationRows<BlockQ8_K, M>& rows, float* out) {
+            q4_K_group<V, M>(blocks, groups + g * blocks, rows, out, y_stride, prefetch);
         });
 }
 
@@ -424,14 +437,11 @@ void gemm_q6_K_interleaved16_rows(int64_t n, const void* packed, size_t, int64_t
                                   float* y, int64_t y_stride) {
     const int64_t blocks = n / QK_K;
     const auto* groups = static_cast<const InterleavedQ6_K*>(packed);
-    const auto* a = static_cast<const char*>(activations);
     const DecodePrefetch& prefetch = decode_prefetch();
-    for (int64_t g = row_begin / kInterleavedRows; g < row_end / kInterleavedRows; ++g)
-        in_runs<kRowsPerPass<V>>(batch, [&]<int M>(int64_t first) {
-            q6_K_group<V, M>(
-                blocks, groups + g * blocks,
-                ActivationRows<BlockQ8_K, M>(a + first * activation_row_bytes, activation_row_bytes),
-                y + first * y_stride + g * kInterleavedRows, y_stride, prefetch);
+    for_group_runs<V, BlockQ8_K>(
+        row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
+        [&]<int M>(int64_t g, int64_t, const ActivationRows<BlockQ8_K, M>& rows, float* out) {
+            q6_K_group<V, M>(blocks, groups + g * blocks, rows, out, y_stride, prefetch);
         });
 }
 
@@ -441,15 +451,12 @@ void gemm_q8_0_interleaved16_rows(int64_t n, const void* packed, size_t, int64_t
                                   float* y, int64_t y_stride) {
     const int64_t pairs = n / InterleavedQ8_0::kColumns;
     const auto* groups = static_cast<const InterleavedQ8_0*>(packed);
-    const auto* a = static_cast<const char*>(activations);
     const Q8_0Terms terms(activations, activation_row_bytes, batch, 2 * pairs, V::kQ8Offset);
     const DecodePrefetch& prefetch = decode_prefetch();
-    for (int64_t g = row_begin / kInterleavedRows; g < row_end / kInterleavedRows; ++g)
-        in_runs<kRowsPerPass<V>>(batch, [&]<int M>(int64_t first) {
-            q8_0_group<V, M>(
-                pairs, groups + g * pairs,
-                ActivationRows<BlockQ8_0, M>(a + first * activation_row_bytes, activation_row_bytes), terms,
-                first, y + first * y_stride + g * kInterleavedRows, y_stride, prefetch);
+    for_group_runs<V, BlockQ8_0>(
+        row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
+        [&]<int M>(int64_t g, int64_t first, const ActivationRows<BlockQ8_0, M>& rows, float* out) {
+            q8_0_group<V, M>(pairs, groups + g * pairs, rows, terms, first, out, y_stride, prefetch);
         });
 }
 

@@ -29,6 +29,17 @@ std::vector<std::byte> quantized(TensorType t, int64_t rows, int64_t cols, uint3
 
 constexpr TensorType kRepackedTypes[] = {TensorType::Q4_K, TensorType::Q6_K, TensorType::Q8_0};
 
+// A data row per repacked type and tier: columns "type" and "isa".
+void add_type_and_tier_rows() {
+    QTest::addColumn<int>("type");
+    QTest::addColumn<int>("isa");
+    for (TensorType type : kRepackedTypes)
+        for (Isa isa : kIsaTiers)
+            QTest::newRow(qPrintable(QString::fromUtf8(type_traits(type).name.data()) + " " +
+                                     QString::fromUtf8(isa_name(isa).data())))
+                << int(type) << int(isa);
+}
+
 } // namespace
 
 class TestInterleavedRows : public QObject {
@@ -125,15 +136,7 @@ private slots:
                 QFAIL(qPrintable(QString("y[%1] = %2, row-major %3").arg(i).arg(got[i]).arg(expected[i])));
     }
 
-    void small_batch_rows_are_decode_bits_data() {
-        QTest::addColumn<int>("type");
-        QTest::addColumn<int>("isa");
-        for (TensorType type : kRepackedTypes)
-            for (Isa isa : kIsaTiers)
-                QTest::newRow(qPrintable(QString::fromUtf8(type_traits(type).name.data()) + " " +
-                                         QString::fromUtf8(isa_name(isa).data())))
-                    << int(type) << int(isa);
-    }
+    void small_batch_rows_are_decode_bits_data() { add_type_and_tier_rows(); }
     // A verify pass scores drafted tokens as a batch: where the batch runs the decode kernel (up
     // to 17 rows, a verify pass's most, on the x86 tiers but AMX's, 7 on it), each row's result
     // is bit for bit what decoding that row alone gives, whatever the rows beside it, so greedy
@@ -184,15 +187,7 @@ private slots:
 
     // The BF16 tile kernels over repacked rows give the bits of the same tier's over the file's
     // rows, over rows long enough to be multiplied in spans.
-    void bf16_tiles_match_row_major_bits_data() {
-        QTest::addColumn<int>("type");
-        QTest::addColumn<int>("isa");
-        for (TensorType type : kRepackedTypes)
-            for (Isa isa : kIsaTiers)
-                QTest::newRow(qPrintable(QString::fromUtf8(type_traits(type).name.data()) + " " +
-                                         QString::fromUtf8(isa_name(isa).data())))
-                    << int(type) << int(isa);
-    }
+    void bf16_tiles_match_row_major_bits_data() { add_type_and_tier_rows(); }
     void bf16_tiles_match_row_major_bits() {
         QFETCH(int, type);
         QFETCH(int, isa);
