@@ -4,6 +4,8 @@
 #include "kernels/interleaved_rows.h"
 #include "kernels/kernel_table.h"
 #include <filesystem>
+#include <future>
+#include <malloc.h>
 #include <map>
 #include <numeric>
 #include <string>
@@ -174,16 +176,39 @@ std::shared_ptr<const Model> Model::load(const std::string& path,
     if (!embd) file.fail("missing tensor token_embd.weight");
     if (embd->shape.size() != 2) file.fail("tensor token_embd.weight must have 2 dimensions");
     hp.n_vocab = static_cast<int32_t>(embd->shape[1]);
-
-    model->tokenizer_ = tokenizer::Tokenizer::from_gguf(file);
-    if (model->tokenizer_->n_vocab() > hp.n_vocab)
-        file.fail("the tokenizer has " + std::to_string(model->tokenizer_->n_vocab()) +
+    if (const gguf::Array* tokens = file.get_array("tokenizer.ggml.tokens");
+        tokens != nullptr && tokens->items.size() > static_cast<size_t>(hp.n_vocab))
+        file.fail("the tokenizer has " + std::to_string(tokens->items.size()) +
                   " tokens but token_embd.weight only " + std::to_string(hp.n_vocab) + " rows");
+
+    // The tokenizer is built (tens of ms for a vocabulary of 128k tokens and 280k merges) while
+    // the weights are bound and their cached copy checked; its errors still come first. It holds
+    // its own copy of the vocabulary, so the file's arrays go as soon as it is built (the weights
+    // read only tensors), and before any copy of the weights is made in memory.
+    std::future<std::unique_ptr<tokenizer::Tokenizer>> tokenizer = std::async(std::launch::async, [loading] {
+        std::unique_ptr<tokenizer::Tokenizer> built = tokenizer::Tokenizer::from_gguf(*loading);
+        loading->release_large_arrays();
+        ::malloc_trim(0); // the arrays' memory back to the system, not kept in the heap's free lists
+        return built;
+    });
+    try {
+        bind_weights(*model, file, copy, [&tokenizer] { tokenizer.wait(); });
+    } catch (...) {
+        tokenizer.get();
+        throw;
+    }
+    model->tokenizer_ = tokenizer.get();
     model->chat_template_ = file.get_string("tokenizer.chat_template").value_or("");
     // The tokenizer holds its own copy of the vocabulary: the file's is not kept beside the weights.
     loading->release_large_arrays();
+    return model;
+}
 
-    ModelWeights& w = model->weights_;
+void Model::bind_weights(Model& model, const gguf::GgufFile& file, WeightCopy copy,
+                         const std::function<void()>& before_copying) {
+    const HyperParams& hp = model.hparams_;
+    WeightBinder bind(file);
+    ModelWeights& w = model.weights_;
     w.token_embd = bind.matrix("token_embd.weight", hp.n_embd, hp.n_vocab);
     if (!kernels::reference_kernels().of(w.token_embd.type).dequantize.fn())
         file.fail("token_embd.weight has a type the engine cannot read");
@@ -279,7 +304,14 @@ std::shared_ptr<const Model> Model::load(const std::string& path,
         if (can_cut_after_repacking(l.up_exps, hp.n_ff_expert)) matrices.push_back(&l.up_exps);
         if (can_cut_after_repacking(l.down_exps, hp.n_embd)) matrices.push_back(&l.down_exps);
     }
-    if (copy == WeightCopy::Repacked) model->repacked_.repack(matrices, file);
+    if (copy == WeightCopy::Repacked) {
+        model.repacked_.repack(matrices, file, repack_cache_options(), before_copying);
+        // Binding copied the small vectors (norms, biases) out of the file, and a file system
+        // with large folios maps 2 MiB of it for each: those pages are given back (a matrix that
+        // is still read from the file faults its pages in again).
+        const gguf::TensorInfo& first = file.tensors().front();
+        file.release_pages(first.data - first.offset, file.file_size() - file.data_offset());
+    }
 
     for (LayerWeights& l : w.layers) {
         if (l.wqkv.data) {
@@ -302,7 +334,6 @@ std::shared_ptr<const Model> Model::load(const std::string& path,
             }
         }
     }
-    return model;
 }
 
 } // namespace hearth::engine

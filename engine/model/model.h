@@ -108,6 +108,10 @@ public:
 
 private:
     Model() = default;
+    // Binds the weight matrices of model.hparams_ to the file and makes their copy
+    // (RepackedWeights::repack's before_copying).
+    static void bind_weights(Model& model, const gguf::GgufFile& file, WeightCopy copy,
+                             const std::function<void()>& before_copying);
     std::shared_ptr<const gguf::GgufFile> file_;
     HyperParams hparams_;
     std::unique_ptr<tokenizer::Tokenizer> tokenizer_;

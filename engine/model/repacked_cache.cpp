@@ -24,7 +24,8 @@ namespace fs = std::filesystem;
 constexpr size_t kHeaderBytes = 4096;
 constexpr size_t kHugePage = size_t{2} << 20;
 constexpr char kMagic[8] = {'H', 'E', 'A', 'R', 'T', 'H', 'R', 'W'};
-constexpr uint32_t kHeaderVersion = 1;
+constexpr uint32_t kHeaderVersion = 2; // 2: checksums by 64 KiB chunks
+constexpr size_t kChecksumChunk = size_t{64} << 10;
 constexpr const char* kSuffix = ".repacked";
 // Space a new copy must leave free on its disk.
 constexpr uint64_t kFreeSpaceMargin = uint64_t{1} << 30;
@@ -126,6 +127,8 @@ RepackCacheOptions repack_cache_options() {
     RepackCacheOptions options;
     const char* enabled = std::getenv("HEARTH_REPACK_CACHE");
     if (enabled != nullptr && std::strcmp(enabled, "0") == 0) return options;
+    const char* in_place = std::getenv("HEARTH_REPACK_CACHE_IN_PLACE");
+    options.read_in_place = in_place == nullptr || std::strcmp(in_place, "0") != 0;
     if (const char* dir = std::getenv("HEARTH_REPACK_CACHE_DIR"); dir != nullptr && *dir != '\0')
         options.dir = dir;
     else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg == '/')
@@ -152,6 +155,25 @@ std::optional<RepackCacheKey> repack_cache_key(const gguf::GgufFile& file, uint6
     return key;
 }
 
+uint64_t piece_checksum(const std::byte* data, size_t bytes, uint64_t seed) {
+    uint64_t sum = 0;
+    for (size_t at = 0, chunk = 0; at < bytes; at += kChecksumChunk, ++chunk)
+        sum += checksum_bytes(data + at, std::min(kChecksumChunk, bytes - at), (seed << 32) + chunk);
+    return sum;
+}
+
+uint64_t RepackCacheMapping::read_checksum(const std::byte* at, size_t bytes, uint64_t seed) const {
+    alignas(64) std::byte buffer[kChecksumChunk]; // stays in the core's cache while it is summed
+    const auto offset = static_cast<off_t>(kHeaderBytes + static_cast<size_t>(at - data_));
+    uint64_t sum = 0;
+    for (size_t done = 0, chunk = 0; done < bytes; done += kChecksumChunk, ++chunk) {
+        const size_t n = std::min(kChecksumChunk, bytes - done);
+        if (::pread(fd_, buffer, n, offset + static_cast<off_t>(done)) != static_cast<ssize_t>(n)) return 0;
+        sum += checksum_bytes(buffer, n, (seed << 32) + chunk);
+    }
+    return sum;
+}
+
 RepackCacheMapping::RepackCacheMapping(RepackCacheMapping&& other) noexcept {
     *this = std::move(other);
 }
@@ -161,6 +183,7 @@ RepackCacheMapping& RepackCacheMapping::operator=(RepackCacheMapping&& other) no
         release();
         map_ = std::exchange(other.map_, nullptr);
         map_bytes_ = std::exchange(other.map_bytes_, 0);
+        fd_ = std::exchange(other.fd_, -1);
         data_ = std::exchange(other.data_, nullptr);
         checksum_ = other.checksum_;
         path_ = std::move(other.path_);
@@ -179,6 +202,8 @@ RepackCacheMapping::~RepackCacheMapping() {
 void RepackCacheMapping::release() {
     if (map_ != nullptr) ::munmap(map_, map_bytes_);
     map_ = nullptr;
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
     std::error_code error;
     if (!temporary_path_.empty()) fs::remove(temporary_path_, error); // a copy never finished
     temporary_path_.clear();
@@ -210,6 +235,7 @@ std::optional<RepackCacheMapping> RepackCacheMapping::open(const RepackCacheOpti
     mapping.map_bytes_ = bytes;
     mapping.data_ = static_cast<std::byte*>(map) + kHeaderBytes;
     mapping.checksum_ = header.checksum;
+    mapping.fd_ = std::exchange(fd.fd, -1);
     mapping.path_ = path;
     mapping.options_ = options;
     mapping.key_ = key;
@@ -273,6 +299,35 @@ bool RepackCacheMapping::publish(uint64_t checksum) {
     temporary_path_.clear();
     delete_old_copies(options_, path_);
     return true;
+}
+
+bool RepackCacheMapping::maps_in_huge_pages() const {
+    constexpr size_t kProbePages = 4;
+    const auto start = reinterpret_cast<uintptr_t>(map_);
+    const uintptr_t first = (reinterpret_cast<uintptr_t>(data_) + kHugePage - 1) / kHugePage * kHugePage;
+    const size_t pages =
+        std::min(kProbePages, (start + map_bytes_ - std::min(first, start + map_bytes_)) / kHugePage);
+    if (map_ == nullptr || pages == 0) return false;
+    for (size_t i = 0; i < pages; ++i) // a read faults the page in; the system maps it whole if it can
+        static_cast<void>(*reinterpret_cast<const volatile std::byte*>(first + i * kHugePage));
+
+    char prefix[32];
+    std::snprintf(prefix, sizeof prefix, "%lx-", static_cast<unsigned long>(start));
+    std::FILE* smaps = std::fopen("/proc/self/smaps", "re");
+    if (smaps == nullptr) return false;
+    bool in_mapping = false;
+    unsigned long pmd_kib = 0;
+    char line[512];
+    while (std::fgets(line, sizeof line, smaps) != nullptr) {
+        if (!in_mapping) {
+            in_mapping = std::strncmp(line, prefix, std::strlen(prefix)) == 0;
+        } else if (std::sscanf(line, "FilePmdMapped: %lu kB", &pmd_kib) == 1 ||
+                   std::strncmp(line, "VmFlags:", 8) == 0) {
+            break; // the count, or the mapping's last line (a kernel that does not count)
+        }
+    }
+    std::fclose(smaps);
+    return pmd_kib * 1024 >= pages * kHugePage / 2;
 }
 
 void RepackCacheMapping::discard() {

@@ -22,9 +22,13 @@ struct RepackCacheOptions {
     std::filesystem::path dir; // empty: no cache
     size_t min_bytes = size_t{64} << 20;
     int keep_files = 4; // the most recently used copies kept; older ones are deleted
+    // Whether decode may read a found copy where it lies, in the file's own pages, when the system
+    // maps them as huge pages (a file system with large folios); otherwise it is copied into
+    // anonymous huge pages, which the kernel must first clear.
+    bool read_in_place = true;
 };
 // From the environment: HEARTH_REPACK_CACHE=0 turns the cache off; HEARTH_REPACK_CACHE_DIR
-// names another folder.
+// names another folder; HEARTH_REPACK_CACHE_IN_PLACE=0 always copies a found copy.
 RepackCacheOptions repack_cache_options();
 
 // What a cached copy must match.
@@ -38,6 +42,10 @@ struct RepackCacheKey {
 // The key of `file` as it is on disk now, for a copy of that plan; nullopt if it cannot be read.
 std::optional<RepackCacheKey> repack_cache_key(const gguf::GgufFile& file, uint64_t plan_hash,
                                                uint64_t data_bytes);
+
+// The checksum of one piece of a copy (`seed`: the piece's index): the sum of its 64 KiB chunks'
+// checksums, so that a reader can check a piece a chunk at a time.
+uint64_t piece_checksum(const std::byte* data, size_t bytes, uint64_t seed);
 
 // A mapping of a cache file, at a 2 MiB-aligned address so that the system can map the file's
 // huge pages as such; `data` is the copy (64-byte aligned). Unmapped by the destructor.
@@ -63,6 +71,13 @@ public:
     // mapping read-only and gives the file its name (older cached copies beyond keep_files go).
     // False if it could not, the mapping then being still valid memory that no file keeps.
     bool publish(uint64_t checksum);
+    // piece_checksum of the copy's bytes [at, at + bytes) (`at` within data()), read from the file
+    // rather than through the mapping: checking a copy maps none of its pages, so that they
+    // become resident only as decode reads them. 0 if the file cannot be read.
+    uint64_t read_checksum(const std::byte* at, size_t bytes, uint64_t seed) const;
+    // Whether the system maps this file in huge pages: a few of the copy's 2 MiB pages are read
+    // and the mapping's FilePmdMapped (/proc/self/smaps) counted.
+    bool maps_in_huge_pages() const;
     // A found copy whose checksum failed: the file is deleted (the next load writes a new one).
     void discard();
     // Gives the mapping's whole pages in [data, data + bytes) back (the file keeps them): the
@@ -76,6 +91,7 @@ private:
 
     void* map_ = nullptr;
     size_t map_bytes_ = 0;
+    int fd_ = -1; // of a found copy, for read_checksum
     std::byte* data_ = nullptr;
     uint64_t checksum_ = 0;
     std::filesystem::path path_, temporary_path_;

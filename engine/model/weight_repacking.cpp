@@ -92,7 +92,6 @@ uint64_t plan_hash(const std::vector<Source>& sources, const gguf::GgufFile& fil
     return hash_bytes(fields.data(), fields.size() * sizeof(uint64_t));
 }
 
-// Of the copy at `base`: the sum of its pieces' hashes, each seeded with its index.
 bool repacking_disabled() {
     const char* value = std::getenv("HEARTH_REPACK");
     return value != nullptr && std::strcmp(value, "0") == 0;
@@ -101,11 +100,21 @@ bool repacking_disabled() {
 } // namespace
 
 RepackedWeights::~RepackedWeights() {
-    if (anonymous_ != nullptr) ::munmap(anonymous_, bytes_);
+    if (anonymous_ != nullptr) ::munmap(anonymous_, anonymous_bytes_);
+}
+
+std::byte* RepackedWeights::allocate_anonymous(size_t bytes, const std::function<void()>& before_copying) {
+    if (before_copying) before_copying();
+    void* mapping = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapping == MAP_FAILED) return nullptr;
+    ::madvise(mapping, bytes, MADV_HUGEPAGE);
+    anonymous_ = mapping;
+    anonymous_bytes_ = bytes;
+    return static_cast<std::byte*>(mapping);
 }
 
 void RepackedWeights::repack(std::span<WeightMatrix* const> matrices, const gguf::GgufFile& file,
-                             const RepackCacheOptions& cache) {
+                             const RepackCacheOptions& cache, const std::function<void()>& before_copying) {
     if (bytes_ != 0 || repacking_disabled()) return;
     std::vector<Source> sources;
     size_t total = 0;
@@ -127,39 +136,49 @@ void RepackedWeights::repack(std::span<WeightMatrix* const> matrices, const gguf
         cut_into_pieces(source, pieces);
     kernels::ThreadPool pool(static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 8u)));
 
-    // The copy the kernels read is always anonymous memory in huge pages where the system allows
-    // them: decode streams every weight once per token, and 4 KB pages (a file mapping's) cost a
-    // TLB miss every 4 KB. The cache file is a source to copy from or a target to write to, a
-    // piece at a time, never what decode reads.
-    void* mapping = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mapping == MAP_FAILED) return; // the file's layout still runs
-    ::madvise(mapping, total, MADV_HUGEPAGE);
-    anonymous_ = mapping;
-    bytes_ = total;
-    std::byte* const base = static_cast<std::byte*>(mapping);
-
     std::optional<RepackCacheKey> key;
     if (!cache.dir.empty() && total >= cache.min_bytes)
         key = repack_cache_key(file, plan_hash(sources, file), total);
-    if (key) {
+    std::byte* base = nullptr;
+    if (key)
         if (std::optional<RepackCacheMapping> found = RepackCacheMapping::open(cache, file.path(), *key)) {
-            std::atomic<uint64_t> checksum{0};
-            pool.for_each(static_cast<int64_t>(pieces.size()), [&](int64_t i) {
-                const Piece& piece = pieces[static_cast<size_t>(i)];
-                const std::byte* from = piece_copy(piece, found->data());
-                std::byte* to = piece_copy(piece, base);
-                std::memcpy(to, from, piece_bytes(piece));
-                found->release_pages(from, piece_bytes(piece));
-                checksum += checksum_bytes(to, piece_bytes(piece), static_cast<uint64_t>(i));
-            });
-            if (checksum == found->checksum())
-                from_cache_ = true;
-            else
-                found->discard(); // the repacking below writes over what was copied
+            if (cache.read_in_place && found->maps_in_huge_pages()) {
+                // Read where it lies: no memory to clear and fill, and huge pages all the same.
+                std::atomic<uint64_t> checksum{0};
+                pool.for_each(static_cast<int64_t>(pieces.size()), [&](int64_t i) {
+                    const Piece& piece = pieces[static_cast<size_t>(i)];
+                    checksum += found->read_checksum(piece_copy(piece, found->data()), piece_bytes(piece),
+                                                     static_cast<uint64_t>(i));
+                });
+                if (checksum == found->checksum()) {
+                    in_file_ = std::move(found);
+                    base = in_file_->data();
+                    from_cache_ = true;
+                } else {
+                    found->discard(); // made again below
+                }
+            } else {
+                base = allocate_anonymous(total, before_copying);
+                if (base == nullptr) return; // the file's layout still runs
+                std::atomic<uint64_t> checksum{0};
+                pool.for_each(static_cast<int64_t>(pieces.size()), [&](int64_t i) {
+                    const Piece& piece = pieces[static_cast<size_t>(i)];
+                    const std::byte* from = piece_copy(piece, found->data());
+                    std::byte* to = piece_copy(piece, base);
+                    std::memcpy(to, from, piece_bytes(piece));
+                    found->release_pages(from, piece_bytes(piece));
+                    checksum += piece_checksum(to, piece_bytes(piece), static_cast<uint64_t>(i));
+                });
+                if (checksum == found->checksum())
+                    from_cache_ = true;
+                else
+                    found->discard(); // the repacking below writes over what was copied
+            }
         }
-    }
 
     if (!from_cache_) {
+        if (base == nullptr) base = allocate_anonymous(total, before_copying);
+        if (base == nullptr) return;
         std::atomic<uint64_t> checksum{0};
         pool.for_each(static_cast<int64_t>(pieces.size()), [&](int64_t i) {
             const Piece& piece = pieces[static_cast<size_t>(i)];
@@ -171,7 +190,7 @@ void RepackedWeights::repack(std::span<WeightMatrix* const> matrices, const gguf
             else
                 std::memcpy(to, from.data, file_bytes(from));
             file.release_pages(from.data, file_bytes(from));
-            if (key) checksum += checksum_bytes(to, piece_bytes(piece), static_cast<uint64_t>(i));
+            if (key) checksum += piece_checksum(to, piece_bytes(piece), static_cast<uint64_t>(i));
         });
         // Kept for the next load: written a piece at a time, each piece's file pages given back.
         if (key)
@@ -186,6 +205,7 @@ void RepackedWeights::repack(std::span<WeightMatrix* const> matrices, const gguf
                 created->publish(checksum);
             }
     }
+    bytes_ = total;
 
     for (WeightMatrix* m : matrices)
         for (const Source& s : sources)

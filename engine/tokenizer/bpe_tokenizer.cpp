@@ -34,7 +34,7 @@ BpeTokenizer::BpeTokenizer(Vocab vocab, const gguf::GgufFile& file, const PreTok
         joined.assign(left_text).append(right_text);
         const auto result = this->vocab().find(joined);
         if (!result) bad("makes a text that is not a token");
-        merges_.try_emplace(pair_key(*left, *right), Merge{static_cast<int32_t>(rank), *result});
+        merges_.insert(*left, *right, {static_cast<int32_t>(rank), *result});
     }
 }
 
@@ -97,9 +97,9 @@ void BpeTokenizer::encode_word(std::string_view word, std::vector<int32_t>& out)
     merge_pairs(symbols,
                 [&](const std::vector<MergeSymbol>& s, int left, int right) -> std::optional<PairMerge> {
                     if (s[left].id < 0 || s[right].id < 0) return std::nullopt;
-                    const auto it = merges_.find(pair_key(s[left].id, s[right].id));
-                    if (it == merges_.end()) return std::nullopt;
-                    return PairMerge{-static_cast<double>(it->second.rank), it->second.result};
+                    const MergeTable::Merge* merge = merges_.find(s[left].id, s[right].id);
+                    if (merge == nullptr) return std::nullopt;
+                    return PairMerge{-static_cast<double>(merge->rank), merge->result};
                 });
 
     for (int i = symbols.empty() ? -1 : 0; i >= 0; i = symbols[i].next) {

@@ -5,10 +5,10 @@
 // tokenizer.ggml.merges (lowest rank first). SentencePiece-style BPE (Gemma 4)
 // merges raw UTF-8 with spaces written as U+2581 instead, falling back to
 // <0xAB> byte tokens.
+#include "engine/tokenizer/merge_table.h"
 #include "engine/tokenizer/pre_tokenizer.h"
 #include "engine/tokenizer/pre_tokenizer_table.h"
 #include "engine/tokenizer/tokenizer.h"
-#include <unordered_map>
 
 namespace hearth::tokenizer {
 
@@ -23,19 +23,12 @@ protected:
     std::string normal_piece(const std::string& text) const override;
 
 private:
-    struct Merge {
-        int32_t rank;
-        int32_t result; // the token the pair becomes
-    };
-    static uint64_t pair_key(int32_t left, int32_t right) {
-        return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
-    }
     void encode_word(std::string_view word, std::vector<int32_t>& out) const;
     // A piece of a word that is no token: its bytes' <0xAB> tokens (SentencePiece
     // style), or the unknown token.
     void encode_unknown(std::string_view piece, std::vector<int32_t>& out) const;
 
-    std::unordered_map<uint64_t, Merge> merges_; // (left id, right id) -> merge
+    MergeTable merges_;
     PreTokenizer pre_tokenizer_;
     bool byte_level_;
     bool ignore_merges_;

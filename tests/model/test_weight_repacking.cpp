@@ -71,9 +71,10 @@ std::vector<std::vector<std::byte>> write_matrices(const std::string& path, uint
 }
 
 // Loads the copy of the file's matrices with the given cache; every row must be the file's.
-// Returns whether the copy came from the cache.
+// Returns whether the copy came from the cache; *reads_cache_file tells whether decode would read
+// the cache file's pages themselves.
 bool load_copy(const std::string& path, const std::vector<std::vector<std::byte>>& written,
-               const engine::RepackCacheOptions& cache) {
+               const engine::RepackCacheOptions& cache, bool* reads_cache_file = nullptr) {
     const auto file = gguf::GgufFile::open(path);
     std::vector<WeightMatrix> matrices;
     std::vector<WeightMatrix*> pointers;
@@ -87,6 +88,9 @@ bool load_copy(const std::string& path, const std::vector<std::vector<std::byte>
     for (size_t i = 0; i < matrices.size(); ++i)
         if (rows_as_in_file(matrices[i]) != written[i])
             throw std::runtime_error(std::string("rows differ from the file's: ") + kShapes[i].name);
+    if (repacked.reads_cache_file() && !repacked.from_cache())
+        throw std::runtime_error("reads a cache file it did not find");
+    if (reads_cache_file) *reads_cache_file = repacked.reads_cache_file();
     return repacked.from_cache();
 }
 
@@ -160,37 +164,55 @@ private slots:
         QCOMPARE(tied.layout, matrices[0].layout);
     }
 
+    // A found copy is read where it lies when the system maps the file in huge pages, else
+    // copied into memory; never read in place when that is turned off.
     void aSecondLoadMapsTheCachedCopy() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const std::string path = dir.filePath("matrices.gguf").toStdString();
         const auto written = write_matrices(path, 1);
-        const engine::RepackCacheOptions cache = cache_in(dir);
-        QVERIFY(!load_copy(path, written, cache));
+        engine::RepackCacheOptions cache = cache_in(dir);
+        bool in_place = true;
+        QVERIFY(!load_copy(path, written, cache, &in_place));
+        QVERIFY(!in_place);
         QCOMPARE(cached_copies(cache.dir).size(), size_t{1}); // no temporary file left
+        QVERIFY(load_copy(path, written, cache, &in_place));
+        qInfo("a found copy is %s", in_place ? "read in place (the file is mapped in huge pages)"
+                                             : "copied (this system maps the file in 4 KiB pages)");
         QVERIFY(load_copy(path, written, cache));
-        QVERIFY(load_copy(path, written, cache));
+        cache.read_in_place = false;
+        QVERIFY(load_copy(path, written, cache, &in_place));
+        QVERIFY(!in_place);
     }
 
     void aDamagedCopyIsMadeAgain_data() {
         QTest::addColumn<QString>("damage");
-        QTest::newRow("a byte of the copy") << "data";
-        QTest::newRow("a byte of the header") << "header";
-        QTest::newRow("cut short") << "cut";
-        QTest::newRow("empty") << "empty";
+        QTest::addColumn<bool>("readInPlace");
+        for (const bool in_place : {true, false}) {
+            const char* how = in_place ? "read in place where it can" : "copied";
+            QTest::addRow("a byte of the copy, %s", how) << "data" << in_place;
+            QTest::addRow("the last byte of the copy, %s", how) << "last" << in_place;
+            QTest::addRow("a byte of the header, %s", how) << "header" << in_place;
+            QTest::addRow("cut short, %s", how) << "cut" << in_place;
+            QTest::addRow("empty, %s", how) << "empty" << in_place;
+        }
     }
     void aDamagedCopyIsMadeAgain() {
         QFETCH(QString, damage);
+        QFETCH(bool, readInPlace);
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const std::string path = dir.filePath("matrices.gguf").toStdString();
         const auto written = write_matrices(path, 1);
-        const engine::RepackCacheOptions cache = cache_in(dir);
+        engine::RepackCacheOptions cache = cache_in(dir);
+        cache.read_in_place = readInPlace;
         QVERIFY(!load_copy(path, written, cache));
         const std::filesystem::path copy = cached_copies(cache.dir).at(0);
         const auto size = static_cast<std::streamoff>(std::filesystem::file_size(copy));
         if (damage == "data")
             flip_byte(copy, size / 2);
+        else if (damage == "last")
+            flip_byte(copy, size - 1);
         else if (damage == "header")
             flip_byte(copy, 20);
         else
