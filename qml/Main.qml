@@ -367,6 +367,12 @@ ApplicationWindow {
         metrics: window.metrics
         onCloseRequested: window.metricsOpen = false
     }
+    // The engine's figures reach the bindings only while the panel shows them.
+    Binding {
+        target: window.metrics
+        property: "watched"
+        value: window.metricsOpen
+    }
 
     FileDropArea {
         objectName: "dropArea"

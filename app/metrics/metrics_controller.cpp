@@ -110,6 +110,12 @@ QCoro::Task<> MetricsController::sample() {
     push(decodeHistory_, e.generating ? e.decode_tokens_per_second : ended ? endedDecodeRate_ : 0.0);
     push(prefillHistory_, e.generating ? e.prefill_tokens_per_second : ended ? endedPrefillRate_ : 0.0);
     replyEnded_ = false;
+    ++samples_;
+    if (watched_) publish();
+    if (std::exchange(sampleAgain_, false)) sample();
+}
+
+void MetricsController::publish() {
     QList<KernelStats> kernels = last_->kernels;
     for (KernelStats& row : kernels) {
         if (!row.gpu) continue;
@@ -120,9 +126,14 @@ QCoro::Task<> MetricsController::sample() {
     kernels.removeIf([](const KernelStats& row) { return row.gpu && row.calls == 0; });
     kernels_.update(std::move(kernels));
     expertHits_ = expertTotals(last_->engine); // once per sample: QML reads it in several places
-    ++samples_;
     emit updated();
-    if (std::exchange(sampleAgain_, false)) sample();
+}
+
+void MetricsController::setWatched(bool watched) {
+    if (watched == watched_) return;
+    watched_ = watched;
+    emit watchedChanged();
+    if (watched_) publish(); // the last sample's figures, whatever happened while hidden
 }
 
 void MetricsController::recordReply(const GenerationResult& result) {

@@ -5,7 +5,8 @@
 //   - generation tokens/s in the app against hearth-cli generate and against the engine
 //     driven directly in this process, same model, sampling and threads (target: at least 97%).
 // Each watched run also names its three slowest events on the GUI thread (10 ms or more): the
-// event's type and receiver say what kept the loop from running.
+// event's type and receiver say what kept the loop from running, and the GUI thread's CPU time
+// within it whether it worked or waited for a core.
 // usage: bench_responsiveness [model.gguf] [reply tokens] [repetitions] [threads]
 // (threads: 0 or absent, the app's default)
 #include "app/chat/chat_controller.h"
@@ -30,6 +31,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <vector>
 
 using namespace hearth;
@@ -103,6 +105,14 @@ const char* kPrompt = "Once upon a time, there was a little girl who";
 // The application, timing every event it delivers on the GUI thread while `watching`: the
 // slowest ones name what kept the event loop from running (a render, a layout, a queued call).
 class TimedApplication : public QGuiApplication {
+    // This thread's CPU time: an event that took long on the clock but little here waited for a
+    // core (the engine's threads hold them), one that took long here is work to cut.
+    static double threadCpuMs() {
+        timespec t{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+    }
+
 public:
     using QGuiApplication::QGuiApplication;
     struct SlowEvent {
@@ -117,12 +127,17 @@ public:
             return QGuiApplication::notify(receiver, event);
         QElapsedTimer timer;
         timer.start();
+        const double cpuStart = threadCpuMs();
         const int type = event->type();
         const QString name = QString::fromLatin1(receiver->metaObject()->className());
         const bool result = QGuiApplication::notify(receiver, event);
         const double ms = timer.nsecsElapsed() / 1e6;
         if (ms >= 10)
-            slow.push_back({ms, QStringLiteral("%1 event %2 to %3").arg(ms, 0, 'f', 1).arg(type).arg(name)});
+            slow.push_back({ms, QStringLiteral("%1 (CPU %2) event %3 to %4")
+                                    .arg(ms, 0, 'f', 1)
+                                    .arg(threadCpuMs() - cpuStart, 0, 'f', 1)
+                                    .arg(type)
+                                    .arg(name)});
         return result;
     }
     // The three slowest, longest first.
@@ -202,7 +217,7 @@ int main(int argc, char** argv) {
         app.watching = false;
         monitor.stop();
         std::printf("  run %d: longest gap %.1f ms, ending %.0f ms after the send (run: %.0f ms); slowest "
-                    "events (ms, type, receiver): %s\n",
+                    "events (ms, CPU ms, type, receiver): %s\n",
                     i + 1, monitor.longest(), monitor.longestAtMs(), monitor.nowMs(),
                     qPrintable(app.slowest()));
         generationGap = std::max(generationGap, monitor.longest());

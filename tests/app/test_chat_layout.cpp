@@ -98,6 +98,10 @@ class TestChatLayout : public QObject {
         QVERIFY2(list->width() >= 400,
                  qPrintable(QStringLiteral("%1: the chat list is %2 px wide").arg(where).arg(list->width())));
         QCOMPARE(panel->isVisible(), metricsOpen);
+        // The engine's figures are published to the bindings only while the panel shows them.
+        const auto* metrics = window->property("metrics").value<QObject*>();
+        QVERIFY(metrics);
+        QCOMPARE(metrics->property("watched").toBool(), metricsOpen);
         if (!metricsOpen) return;
         const QRectF panelRect = panel->mapRectToScene(QRectF(0, 0, panel->width(), panel->height()));
         const QRectF listRect = list->mapRectToScene(QRectF(0, 0, list->width(), list->height()));

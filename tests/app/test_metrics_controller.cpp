@@ -53,6 +53,29 @@ private slots:
         QCOMPARE(int(metrics.prefillHistory().size()), metrics.samples());
     }
 
+    // While nothing shows the figures, samples still go to the histories but nothing is
+    // published to the bindings; showing them publishes the last sample at once, and every
+    // sample after it.
+    void hiddenFiguresAreSampledButNotPublished() {
+        MetricsController metrics(std::make_shared<hearth::engine::EngineMetrics>());
+        QSignalSpy updated(&metrics, &MetricsController::updated);
+        QSignalSpy watched(&metrics, &MetricsController::watchedChanged);
+        QVERIFY(metrics.watched());
+        QTRY_VERIFY(metrics.samples() >= 1);
+        metrics.setWatched(false);
+        QCOMPARE(watched.count(), 1);
+        updated.clear();
+        const int before = metrics.samples();
+        metrics.setIntervalMs(20);
+        QTRY_VERIFY(metrics.samples() >= before + 3);
+        QCOMPARE(updated.count(), 0);
+        QCOMPARE(int(metrics.decodeHistory().size()), metrics.samples());
+        metrics.setWatched(true);
+        QCOMPARE(watched.count(), 2);
+        QCOMPARE(updated.count(), 1);
+        QTRY_VERIFY(updated.count() >= 3);
+    }
+
     // A reply that begins and ends between two samples still shows in the rate history: the
     // sample after it carries its rates, the ones after that are idle again.
     void aReplyBetweenTwoSamplesIsCharted() {
