@@ -167,7 +167,9 @@ Item {
             Text {
                 id: naturalWidth // the unwrapped width of the text, to size the bubble
                 visible: false
-                text: message.content
+                // Only a user's message: a streaming reply's text would be laid out again in
+                // these hidden items at every piece.
+                text: message.isUser ? message.content : ""
                 font: userText.font
             }
             TextEdit {
@@ -176,7 +178,7 @@ Item {
                 x: 16
                 y: 11
                 width: Math.min(naturalWidth.implicitWidth + 2, bubble.maxTextWidth)
-                text: message.content
+                text: message.isUser ? message.content : ""
                 readOnly: true
                 selectByMouse: true
                 wrapMode: TextEdit.Wrap
