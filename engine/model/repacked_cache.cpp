@@ -184,6 +184,7 @@ RepackCacheMapping& RepackCacheMapping::operator=(RepackCacheMapping&& other) no
         map_ = std::exchange(other.map_, nullptr);
         map_bytes_ = std::exchange(other.map_bytes_, 0);
         fd_ = std::exchange(other.fd_, -1);
+        write_failed_ = other.write_failed_.load();
         data_ = std::exchange(other.data_, nullptr);
         checksum_ = other.checksum_;
         path_ = std::move(other.path_);
@@ -262,18 +263,13 @@ std::optional<RepackCacheMapping> RepackCacheMapping::create(const RepackCacheOp
     temporary += "." + std::to_string(::getpid()) + "-" + std::to_string(serial++) + ".tmp";
     Fd fd{::open(temporary.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644)};
     if (fd.fd < 0) return std::nullopt;
-    // The blocks are reserved now: a full disk fails here, not as a fault while the copy is written.
-    void* map = nullptr;
-    if (::fallocate(fd.fd, 0, 0, static_cast<off_t>(bytes)) == 0)
-        map = map_aligned(fd.fd, bytes, PROT_READ | PROT_WRITE, MAP_SHARED);
-    if (map == nullptr) {
+    // The blocks are reserved now: a full disk fails here, not midway through the copy.
+    if (::fallocate(fd.fd, 0, 0, static_cast<off_t>(bytes)) != 0) {
         fs::remove(temporary, error);
         return std::nullopt;
     }
     RepackCacheMapping mapping;
-    mapping.map_ = map;
-    mapping.map_bytes_ = bytes;
-    mapping.data_ = static_cast<std::byte*>(map) + kHeaderBytes;
+    mapping.fd_ = std::exchange(fd.fd, -1);
     mapping.path_ = path;
     mapping.temporary_path_ = temporary;
     mapping.options_ = options;
@@ -281,8 +277,21 @@ std::optional<RepackCacheMapping> RepackCacheMapping::create(const RepackCacheOp
     return mapping;
 }
 
+void RepackCacheMapping::write(size_t offset, const std::byte* bytes, size_t count) {
+    for (size_t done = 0; done < count;) {
+        const ssize_t n =
+            ::pwrite(fd_, bytes + done, count - done, static_cast<off_t>(kHeaderBytes + offset + done));
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR) continue;
+            write_failed_ = true;
+            return;
+        }
+        done += static_cast<size_t>(n);
+    }
+}
+
 bool RepackCacheMapping::publish(uint64_t checksum) {
-    if (map_ == nullptr || temporary_path_.empty()) return false;
+    if (fd_ < 0 || temporary_path_.empty() || write_failed_) return false;
     Header header{};
     std::memcpy(header.magic, kMagic, sizeof kMagic);
     header.header_version = kHeaderVersion;
@@ -290,12 +299,11 @@ bool RepackCacheMapping::publish(uint64_t checksum) {
     header.key = key_;
     header.checksum = checksum;
     header.header_hash = header_hash(header);
-    std::memcpy(map_, &header, sizeof header);
+    if (::pwrite(fd_, &header, sizeof header, 0) != static_cast<ssize_t>(sizeof header)) return false;
     checksum_ = checksum;
-    ::mprotect(map_, map_bytes_, PROT_READ);
     std::error_code error;
     fs::rename(temporary_path_, path_, error);
-    if (error) return false; // the destructor deletes the temporary file; the mapping stays
+    if (error) return false; // the destructor deletes the temporary file
     temporary_path_.clear();
     delete_old_copies(options_, path_);
     return true;

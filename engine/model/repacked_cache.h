@@ -9,6 +9,7 @@
 // file included, is replaced. The copy's bytes carry a checksum that the loader verifies.
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/content_hash.h"
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -47,8 +48,9 @@ std::optional<RepackCacheKey> repack_cache_key(const gguf::GgufFile& file, uint6
 // checksums, so that a reader can check a piece a chunk at a time.
 uint64_t piece_checksum(const std::byte* data, size_t bytes, uint64_t seed);
 
-// A mapping of a cache file, at a 2 MiB-aligned address so that the system can map the file's
-// huge pages as such; `data` is the copy (64-byte aligned). Unmapped by the destructor.
+// A cache file: a found one mapped at a 2 MiB-aligned address so that the system can map the
+// file's huge pages as such (`data` is the copy, 64-byte aligned; unmapped by the destructor), or
+// a created one being written.
 class RepackCacheMapping {
 public:
     RepackCacheMapping() = default;
@@ -63,13 +65,17 @@ public:
     // missing, stale or damaged file, which a later create() replaces).
     static std::optional<RepackCacheMapping> open(const RepackCacheOptions& options,
                                                   const std::string& model_path, const RepackCacheKey& key);
-    // A new file of the key's size, mapped for writing under a temporary name; nullopt when the
-    // cache folder or the disk cannot take it.
+    // A new file of the key's size under a temporary name, to be written with write() (not
+    // mapped: data() is null); nullopt when the cache folder or the disk cannot take it.
     static std::optional<RepackCacheMapping> create(const RepackCacheOptions& options,
                                                     const std::string& model_path, const RepackCacheKey& key);
-    // Of a created file, once the copy is written: records the checksum in the header, makes the
-    // mapping read-only and gives the file its name (older cached copies beyond keep_files go).
-    // False if it could not, the mapping then being still valid memory that no file keeps.
+    // Of a created file: writes `bytes` of the copy at `offset` in it, from several threads at
+    // once if need be. Written with pwrite, whole pages of the file's cache are filled as they
+    // are copied, where a mapping's pages were first cleared by the kernel and then filled.
+    void write(size_t offset, const std::byte* bytes, size_t count);
+    // Of a created file, once the copy is written: records the checksum in the header and gives
+    // the file its name (older cached copies beyond keep_files go). False if it could not (a
+    // write failed, the disk filled): the temporary file is deleted.
     bool publish(uint64_t checksum);
     // piece_checksum of the copy's bytes [at, at + bytes) (`at` within data()), read from the file
     // rather than through the mapping: checking a copy maps none of its pages, so that they
@@ -91,7 +97,8 @@ private:
 
     void* map_ = nullptr;
     size_t map_bytes_ = 0;
-    int fd_ = -1; // of a found copy, for read_checksum
+    int fd_ = -1; // of a found copy, for read_checksum; of a created one, to write it
+    std::atomic<bool> write_failed_{false};
     std::byte* data_ = nullptr;
     uint64_t checksum_ = 0;
     std::filesystem::path path_, temporary_path_;

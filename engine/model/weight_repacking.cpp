@@ -73,9 +73,14 @@ size_t piece_bytes(const Piece& piece) {
            static_cast<size_t>(piece.rows);
 }
 
-std::byte* piece_copy(const Piece& piece, std::byte* base) {
+// Where a piece's copy starts, from the copy's start.
+size_t piece_offset(const Piece& piece) {
     const WeightMatrix& m = piece.source->matrix;
-    return base + piece.source->offset + offset_of_row(m.type, m.cols, copy_layout(m), piece.first_row);
+    return piece.source->offset + offset_of_row(m.type, m.cols, copy_layout(m), piece.first_row);
+}
+
+std::byte* piece_copy(const Piece& piece, std::byte* base) {
+    return base + piece_offset(piece);
 }
 
 // The copy's layout: each matrix's place in the file and in the copy, its type, shape and layout.
@@ -192,15 +197,13 @@ void RepackedWeights::repack(std::span<WeightMatrix* const> matrices, const gguf
             file.release_pages(from.data, file_bytes(from));
             if (key) checksum += piece_checksum(to, piece_bytes(piece), static_cast<uint64_t>(i));
         });
-        // Kept for the next load: written a piece at a time, each piece's file pages given back.
+        // Kept for the next load.
         if (key)
             if (std::optional<RepackCacheMapping> created =
                     RepackCacheMapping::create(cache, file.path(), *key)) {
                 pool.for_each(static_cast<int64_t>(pieces.size()), [&](int64_t i) {
                     const Piece& piece = pieces[static_cast<size_t>(i)];
-                    std::byte* to = piece_copy(piece, created->data());
-                    std::memcpy(to, piece_copy(piece, base), piece_bytes(piece));
-                    created->release_pages(to, piece_bytes(piece));
+                    created->write(piece_offset(piece), piece_copy(piece, base), piece_bytes(piece));
                 });
                 created->publish(checksum);
             }
