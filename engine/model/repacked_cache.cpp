@@ -277,16 +277,25 @@ std::optional<RepackCacheMapping> RepackCacheMapping::create(const RepackCacheOp
     return mapping;
 }
 
-void RepackCacheMapping::write(size_t offset, const std::byte* bytes, size_t count) {
-    for (size_t done = 0; done < count;) {
-        const ssize_t n =
-            ::pwrite(fd_, bytes + done, count - done, static_cast<off_t>(kHeaderBytes + offset + done));
+constexpr size_t kWriteChunk = 4 * kHugePage;
+
+size_t RepackCacheMapping::chunks() const {
+    return (kHeaderBytes + key_.data_bytes + kWriteChunk - 1) / kWriteChunk;
+}
+
+void RepackCacheMapping::write_chunk(size_t index, const std::byte* copy) {
+    // The file's bytes [begin, end), of the copy's from begin - kHeaderBytes; the header is
+    // written by publish.
+    const size_t begin = std::max(index * kWriteChunk, kHeaderBytes);
+    const size_t end = std::min((index + 1) * kWriteChunk, kHeaderBytes + key_.data_bytes);
+    for (size_t at = begin; at < end;) {
+        const ssize_t n = ::pwrite(fd_, copy + (at - kHeaderBytes), end - at, static_cast<off_t>(at));
         if (n <= 0) {
             if (n < 0 && errno == EINTR) continue;
             write_failed_ = true;
             return;
         }
-        done += static_cast<size_t>(n);
+        at += static_cast<size_t>(n);
     }
 }
 

@@ -69,10 +69,13 @@ public:
     // mapped: data() is null); nullopt when the cache folder or the disk cannot take it.
     static std::optional<RepackCacheMapping> create(const RepackCacheOptions& options,
                                                     const std::string& model_path, const RepackCacheKey& key);
-    // Of a created file: writes `bytes` of the copy at `offset` in it, from several threads at
-    // once if need be. Written with pwrite, whole pages of the file's cache are filled as they
-    // are copied, where a mapping's pages were first cleared by the kernel and then filled.
-    void write(size_t offset, const std::byte* bytes, size_t count);
+    // Of a created file: the chunks it is written in, and writing chunk `index` of them from the
+    // whole copy at `copy` (from several threads at once). Written with pwrite, the file's cache
+    // pages are filled as they are copied, where a mapping's were first cleared by the kernel and
+    // counted in the resident set; each chunk covers whole 2 MiB pages of the file, so that the
+    // system can keep them as huge pages (writes across their edges left 41% of them so).
+    size_t chunks() const;
+    void write_chunk(size_t index, const std::byte* copy);
     // Of a created file, once the copy is written: records the checksum in the header and gives
     // the file its name (older cached copies beyond keep_files go). False if it could not (a
     // write failed, the disk filled): the temporary file is deleted.

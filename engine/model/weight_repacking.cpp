@@ -73,14 +73,9 @@ size_t piece_bytes(const Piece& piece) {
            static_cast<size_t>(piece.rows);
 }
 
-// Where a piece's copy starts, from the copy's start.
-size_t piece_offset(const Piece& piece) {
-    const WeightMatrix& m = piece.source->matrix;
-    return piece.source->offset + offset_of_row(m.type, m.cols, copy_layout(m), piece.first_row);
-}
-
 std::byte* piece_copy(const Piece& piece, std::byte* base) {
-    return base + piece_offset(piece);
+    const WeightMatrix& m = piece.source->matrix;
+    return base + piece.source->offset + offset_of_row(m.type, m.cols, copy_layout(m), piece.first_row);
 }
 
 // The copy's layout: each matrix's place in the file and in the copy, its type, shape and layout.
@@ -201,10 +196,8 @@ void RepackedWeights::repack(std::span<WeightMatrix* const> matrices, const gguf
         if (key)
             if (std::optional<RepackCacheMapping> created =
                     RepackCacheMapping::create(cache, file.path(), *key)) {
-                pool.for_each(static_cast<int64_t>(pieces.size()), [&](int64_t i) {
-                    const Piece& piece = pieces[static_cast<size_t>(i)];
-                    created->write(piece_offset(piece), piece_copy(piece, base), piece_bytes(piece));
-                });
+                pool.for_each(static_cast<int64_t>(created->chunks()),
+                              [&](int64_t i) { created->write_chunk(static_cast<size_t>(i), base); });
                 created->publish(checksum);
             }
     }
