@@ -92,6 +92,54 @@ uint64_t plan_hash(const std::vector<Source>& sources, const gguf::GgufFile& fil
     return hash_bytes(fields.data(), fields.size() * sizeof(uint64_t));
 }
 
+// The checksum of a found copy, read from its file a piece at a time.
+uint64_t checksum_in_file(const RepackCacheMapping& found, const std::vector<Piece>& pieces,
+                          kernels::ThreadPool& pool) {
+    std::atomic<uint64_t> checksum{0};
+    pool.for_each(static_cast<int64_t>(pieces.size()), [&](int64_t i) {
+        const Piece& piece = pieces[static_cast<size_t>(i)];
+        checksum += found.read_checksum(piece_copy(piece, found.data()), piece_bytes(piece),
+                                        static_cast<uint64_t>(i));
+    });
+    return checksum;
+}
+
+// Copies a found copy into `base` a piece at a time, each piece's pages of the file given back;
+// returns the checksum of what was copied.
+uint64_t copy_from_cache(const RepackCacheMapping& found, std::byte* base, const std::vector<Piece>& pieces,
+                         kernels::ThreadPool& pool) {
+    std::atomic<uint64_t> checksum{0};
+    pool.for_each(static_cast<int64_t>(pieces.size()), [&](int64_t i) {
+        const Piece& piece = pieces[static_cast<size_t>(i)];
+        const std::byte* from = piece_copy(piece, found.data());
+        std::byte* to = piece_copy(piece, base);
+        std::memcpy(to, from, piece_bytes(piece));
+        found.release_pages(from, piece_bytes(piece));
+        checksum += piece_checksum(to, piece_bytes(piece), static_cast<uint64_t>(i));
+    });
+    return checksum;
+}
+
+// Makes the copy at `base` from the file a piece at a time, each piece's pages of the file given
+// back; returns its checksum (0 without `with_checksum`).
+uint64_t repack_into(std::byte* base, const gguf::GgufFile& file, const std::vector<Piece>& pieces,
+                     kernels::ThreadPool& pool, bool with_checksum) {
+    std::atomic<uint64_t> checksum{0};
+    pool.for_each(static_cast<int64_t>(pieces.size()), [&](int64_t i) {
+        const Piece& piece = pieces[static_cast<size_t>(i)];
+        const WeightMatrix& m = piece.source->matrix;
+        const WeightMatrix from = row_range(m, piece.first_row, piece.first_row + piece.rows);
+        std::byte* to = piece_copy(piece, base);
+        if (copy_layout(m) == kernels::RowLayout::Interleaved16)
+            kernels::interleave_rows16(m.type, from.data, piece.rows, m.cols, to);
+        else
+            std::memcpy(to, from.data, file_bytes(from));
+        file.release_pages(from.data, file_bytes(from));
+        if (with_checksum) checksum += piece_checksum(to, piece_bytes(piece), static_cast<uint64_t>(i));
+    });
+    return checksum;
+}
+
 bool repacking_disabled() {
     const char* value = std::getenv("HEARTH_REPACK");
     return value != nullptr && std::strcmp(value, "0") == 0;
@@ -144,13 +192,7 @@ void RepackedWeights::repack(std::span<WeightMatrix* const> matrices, const gguf
         if (std::optional<RepackCacheMapping> found = RepackCacheMapping::open(cache, file.path(), *key)) {
             if (cache.read_in_place && found->maps_in_huge_pages()) {
                 // Read where it lies: no memory to clear and fill, and huge pages all the same.
-                std::atomic<uint64_t> checksum{0};
-                pool.for_each(static_cast<int64_t>(pieces.size()), [&](int64_t i) {
-                    const Piece& piece = pieces[static_cast<size_t>(i)];
-                    checksum += found->read_checksum(piece_copy(piece, found->data()), piece_bytes(piece),
-                                                     static_cast<uint64_t>(i));
-                });
-                if (checksum == found->checksum()) {
+                if (checksum_in_file(*found, pieces, pool) == found->checksum()) {
                     in_file_ = std::move(found);
                     base = in_file_->data();
                     from_cache_ = true;
@@ -160,38 +202,15 @@ void RepackedWeights::repack(std::span<WeightMatrix* const> matrices, const gguf
             } else {
                 base = allocate_anonymous(total, before_copying);
                 if (base == nullptr) return; // the file's layout still runs
-                std::atomic<uint64_t> checksum{0};
-                pool.for_each(static_cast<int64_t>(pieces.size()), [&](int64_t i) {
-                    const Piece& piece = pieces[static_cast<size_t>(i)];
-                    const std::byte* from = piece_copy(piece, found->data());
-                    std::byte* to = piece_copy(piece, base);
-                    std::memcpy(to, from, piece_bytes(piece));
-                    found->release_pages(from, piece_bytes(piece));
-                    checksum += piece_checksum(to, piece_bytes(piece), static_cast<uint64_t>(i));
-                });
-                if (checksum == found->checksum())
-                    from_cache_ = true;
-                else
-                    found->discard(); // the repacking below writes over what was copied
+                from_cache_ = copy_from_cache(*found, base, pieces, pool) == found->checksum();
+                if (!from_cache_) found->discard(); // the repacking below writes over what was copied
             }
         }
 
     if (!from_cache_) {
         if (base == nullptr) base = allocate_anonymous(total, before_copying);
         if (base == nullptr) return;
-        std::atomic<uint64_t> checksum{0};
-        pool.for_each(static_cast<int64_t>(pieces.size()), [&](int64_t i) {
-            const Piece& piece = pieces[static_cast<size_t>(i)];
-            const WeightMatrix& m = piece.source->matrix;
-            const WeightMatrix from = row_range(m, piece.first_row, piece.first_row + piece.rows);
-            std::byte* to = piece_copy(piece, base);
-            if (copy_layout(m) == kernels::RowLayout::Interleaved16)
-                kernels::interleave_rows16(m.type, from.data, piece.rows, m.cols, to);
-            else
-                std::memcpy(to, from.data, file_bytes(from));
-            file.release_pages(from.data, file_bytes(from));
-            if (key) checksum += piece_checksum(to, piece_bytes(piece), static_cast<uint64_t>(i));
-        });
+        const uint64_t checksum = repack_into(base, file, pieces, pool, key.has_value());
         // Kept for the next load.
         if (key)
             if (std::optional<RepackCacheMapping> created =
