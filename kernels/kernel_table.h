@@ -93,6 +93,10 @@ inline Candidate<GemmFn> matmul_kernel(std::string_view name, Backend backend, G
                                        TensorType activation_type, Guard guard = {}) {
     return {.name = name, .backend = backend, .guard = guard, .fn = fn, .activation_type = activation_type};
 }
+// Batches of up to this many rows over repacked Q4_K, Q6_K and Q8_0 rows take the rows kernels
+// on every tier (larger ones may go to panels or tiles), whose every row is bit for bit a batch
+// of that row alone: the engine's verify pass of drafted tokens (kMostVerifyRows) is no larger.
+inline constexpr int64_t kDecodeExactMaxBatch = 17;
 // Decode and batches of up to max_batch rows over rows repacked in groups of 16.
 inline Candidate<GemmFn> repacked_rows_kernel(std::string_view name, Backend backend, GemmFn fn,
                                               TensorType activation_type, int64_t max_batch) {

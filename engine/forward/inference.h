@@ -5,6 +5,7 @@
 #include "engine/forward/expert_hits.h"
 #include "engine/forward/kv_cache.h"
 #include "engine/model/model.h"
+#include "kernels/kernel_table.h"
 #include "kernels/thread_pool.h"
 #include <cstddef>
 #include <memory>
@@ -32,8 +33,9 @@ struct InferenceOptions {
 
 class DeviceForward;
 
-// The rows of a verify pass: the token not yet evaluated and up to 16 drafted ones.
-inline constexpr int32_t kMostVerifyRows = 17;
+// The rows of a verify pass: the token not yet evaluated and up to 16 drafted ones, as many as
+// the kernels give decode's bits for.
+inline constexpr int32_t kMostVerifyRows = static_cast<int32_t>(kernels::kDecodeExactMaxBatch);
 
 class Inference {
 public:

@@ -155,23 +155,33 @@ std::optional<RepackCacheKey> repack_cache_key(const gguf::GgufFile& file, uint6
     return key;
 }
 
-uint64_t piece_checksum(const std::byte* data, size_t bytes, uint64_t seed) {
+namespace {
+// The sum of the checksums of `bytes`' 64 KiB chunks, each seeded with the piece's seed and its
+// index; chunk(at, n) gives the chunk's bytes, or nullptr if they cannot be had (the sum is 0).
+template <class Chunk> uint64_t sum_of_chunks(size_t bytes, uint64_t seed, Chunk&& chunk) {
     uint64_t sum = 0;
-    for (size_t at = 0, chunk = 0; at < bytes; at += kChecksumChunk, ++chunk)
-        sum += checksum_bytes(data + at, std::min(kChecksumChunk, bytes - at), (seed << 32) + chunk);
+    for (size_t at = 0, index = 0; at < bytes; at += kChecksumChunk, ++index) {
+        const size_t n = std::min(kChecksumChunk, bytes - at);
+        const std::byte* data = chunk(at, n);
+        if (data == nullptr) return 0;
+        sum += checksum_bytes(data, n, (seed << 32) + index);
+    }
     return sum;
+}
+} // namespace
+
+uint64_t piece_checksum(const std::byte* data, size_t bytes, uint64_t seed) {
+    return sum_of_chunks(bytes, seed, [&](size_t at, size_t) { return data + at; });
 }
 
 uint64_t RepackCacheMapping::read_checksum(const std::byte* at, size_t bytes, uint64_t seed) const {
     alignas(64) std::byte buffer[kChecksumChunk]; // stays in the core's cache while it is summed
     const auto offset = static_cast<off_t>(kHeaderBytes + static_cast<size_t>(at - data_));
-    uint64_t sum = 0;
-    for (size_t done = 0, chunk = 0; done < bytes; done += kChecksumChunk, ++chunk) {
-        const size_t n = std::min(kChecksumChunk, bytes - done);
-        if (::pread(fd_, buffer, n, offset + static_cast<off_t>(done)) != static_cast<ssize_t>(n)) return 0;
-        sum += checksum_bytes(buffer, n, (seed << 32) + chunk);
-    }
-    return sum;
+    return sum_of_chunks(bytes, seed, [&](size_t done, size_t n) -> const std::byte* {
+        const bool read =
+            ::pread(fd_, buffer, n, offset + static_cast<off_t>(done)) == static_cast<ssize_t>(n);
+        return read ? buffer : nullptr;
+    });
 }
 
 RepackCacheMapping::RepackCacheMapping(RepackCacheMapping&& other) noexcept {

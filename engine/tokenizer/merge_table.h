@@ -17,7 +17,7 @@ public:
         int32_t result; // the token the pair becomes
     };
 
-    // Room for `count` merges at most half full.
+    // Empties the table, with room for `count` merges at most half full.
     void reserve(size_t count) {
         slots_.assign(std::bit_ceil(std::max<size_t>(count * 2, 16)), Slot{});
         used_ = 0;

@@ -25,10 +25,9 @@ Candidate<GemmFn> groups_of_8(std::string_view name, GemmFn fn, TensorType activ
 }
 
 // Batches a repacked matrix's rows kernel takes: beyond them, rows are unpacked for the blocked
-// kernels. A verify pass (up to 17 rows) stays on the rows kernel, whose rows are decode's bit
-// for bit. Zen 5, Llama 3.2 1B Q4_K_M, prefill t/s rows kernel / unpacked groups of 8: pp16
+// kernels. Zen 5, Llama 3.2 1B Q4_K_M, prefill t/s rows kernel / unpacked groups of 8: pp16
 // 74.5/53.2, pp32 65-72/(~80), pp64 79.7/120.6.
-constexpr int64_t kAvx2RepackedRowsMaxBatch = 17;
+constexpr int64_t kAvx2RepackedRowsMaxBatch = kDecodeExactMaxBatch;
 
 } // namespace
 

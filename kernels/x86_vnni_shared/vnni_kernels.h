@@ -43,9 +43,8 @@ inline constexpr Backend kVnniBackend = cpu(Isa::AvxVnni);
 #endif
 
 // Batches up to this many rows of a repacked Q8_0 matrix take the decode kernel over its groups
-// (gemv_interleaved16.h), larger ones the int8 tiles: a verify pass's rows then come out as
-// decode's, bit for bit.
-inline constexpr int64_t kRepackedQ8_0RowsMaxBatch = 17;
+// (gemv_interleaved16.h), larger ones the int8 tiles.
+inline constexpr int64_t kRepackedQ8_0RowsMaxBatch = kDecodeExactMaxBatch;
 
 // The tier's candidates, put in front of a copy of the AVX2 tier's table (kernel_table.cpp;
 // x86_avxvnni/avxvnni_table.cpp, x86_avx512/avx512_table.cpp).
