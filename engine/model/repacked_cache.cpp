@@ -329,32 +329,39 @@ bool RepackCacheMapping::publish(uint64_t checksum) {
 }
 
 bool RepackCacheMapping::maps_in_huge_pages() const {
-    constexpr size_t kProbePages = 4;
+    // Pages spread over the whole copy: a file read back piecemeal after the system dropped it
+    // from memory can hold its first pages whole and most of the rest in small pieces (the
+    // Llama 3.2 1B copy: 321 of 781 MB).
+    constexpr size_t kProbePages = 16;
     const auto start = reinterpret_cast<uintptr_t>(map_);
     const uintptr_t first = (reinterpret_cast<uintptr_t>(data_) + kHugePage - 1) / kHugePage * kHugePage;
-    const size_t pages =
-        std::min(kProbePages, (start + map_bytes_ - std::min(first, start + map_bytes_)) / kHugePage);
+    const size_t whole_pages = (start + map_bytes_ - std::min(first, start + map_bytes_)) / kHugePage;
+    const size_t pages = std::min(kProbePages, whole_pages);
     if (map_ == nullptr || pages == 0) return false;
+    const auto page = [&](size_t i) { return first + i * (whole_pages / pages) * kHugePage; };
     for (size_t i = 0; i < pages; ++i) // a read faults the page in; the system maps it whole if it can
-        static_cast<void>(*reinterpret_cast<const volatile std::byte*>(first + i * kHugePage));
+        static_cast<void>(*reinterpret_cast<const volatile std::byte*>(page(i)));
 
     char prefix[32];
     std::snprintf(prefix, sizeof prefix, "%lx-", static_cast<unsigned long>(start));
-    std::FILE* smaps = std::fopen("/proc/self/smaps", "re");
-    if (smaps == nullptr) return false;
-    bool in_mapping = false;
     unsigned long pmd_kib = 0;
-    char line[512];
-    while (std::fgets(line, sizeof line, smaps) != nullptr) {
-        if (!in_mapping) {
-            in_mapping = std::strncmp(line, prefix, std::strlen(prefix)) == 0;
-        } else if (std::sscanf(line, "FilePmdMapped: %lu kB", &pmd_kib) == 1 ||
-                   std::strncmp(line, "VmFlags:", 8) == 0) {
-            break; // the count, or the mapping's last line (a kernel that does not count)
+    if (std::FILE* smaps = std::fopen("/proc/self/smaps", "re")) {
+        bool in_mapping = false;
+        char line[512];
+        while (std::fgets(line, sizeof line, smaps) != nullptr) {
+            if (!in_mapping) {
+                in_mapping = std::strncmp(line, prefix, std::strlen(prefix)) == 0;
+            } else if (std::sscanf(line, "FilePmdMapped: %lu kB", &pmd_kib) == 1 ||
+                       std::strncmp(line, "VmFlags:", 8) == 0) {
+                break; // the count, or the mapping's last line (a kernel that does not count)
+            }
         }
+        std::fclose(smaps);
     }
-    std::fclose(smaps);
-    return pmd_kib * 1024 >= pages * kHugePage / 2;
+    if (pmd_kib * 1024 >= pages * kHugePage * 3 / 4) return true;
+    for (size_t i = 0; i < pages; ++i) // the copy is made instead: the probe keeps nothing resident
+        ::madvise(reinterpret_cast<void*>(page(i)), kHugePage, MADV_DONTNEED);
+    return false;
 }
 
 void RepackCacheMapping::discard() {

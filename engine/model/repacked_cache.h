@@ -84,8 +84,9 @@ public:
     // rather than through the mapping: checking a copy maps none of its pages, so that they
     // become resident only as decode reads them. 0 if the file cannot be read.
     uint64_t read_checksum(const std::byte* at, size_t bytes, uint64_t seed) const;
-    // Whether the system maps this file in huge pages: a few of the copy's 2 MiB pages are read
-    // and the mapping's FilePmdMapped (/proc/self/smaps) counted.
+    // Whether the system maps this file in huge pages: 16 of the copy's 2 MiB pages, spread over
+    // it, are read and the mapping's FilePmdMapped (/proc/self/smaps) counted; three in four must
+    // be whole. When not, the pages read are given back.
     bool maps_in_huge_pages() const;
     // A found copy whose checksum failed: the file is deleted (the next load writes a new one).
     void discard();
