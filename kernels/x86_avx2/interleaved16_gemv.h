@@ -18,7 +18,7 @@
 // (kRows int8 to int32), shift_left_words<n>, shift_right_words<n>, and six_bits(low, high):
 // (low & 0x0F) | (high & 0x30) per byte. For Q8_0 also: dot_q8 (acc + (w + kQ8Offset) x s per
 // dword, for signed w and s: VNNI adds 128 to w to make it unsigned, AVX2 moves w's sign onto s)
-// and kQ8Offset.
+// and kQ8Offset. Optionally the members of kSumsInWords, which keep sub-block sums in int16 words.
 #include "kernels/block_formats.h"
 #include "kernels/decode_prefetch.h"
 #include "kernels/fp16.h"
@@ -123,6 +123,22 @@ template <class Block, int M> struct ActivationRows {
     }
 };
 
+// Whether V sums a sub-block's products in int16 words (dot_into_words: acc + the u8 x s8 pair
+// sums, as vpmaddubsw gives them) and widens them once per sub-block, by a vpmaddwd with the
+// scale in both words (widen_u8_in_words, widen_i8_in_words): on AVX2 one multiply per 32
+// products instead of two. Exact while the words hold: Q4_K sums 8 steps of pairs of nibbles
+// (<= 15) times bytes (>= -128), at most 8 x 2 x 15 x 128 = 30720; Q6_K two steps of six bits.
+// Q6_K also takes widen_i8_pairs (two rows of int8 scales as int16 pairs) and
+// shift_left_dwords<n>.
+template <class V>
+constexpr bool kSumsInWords = requires(typename V::Int v, const uint8_t* p, const int8_t* s) {
+    V::dot_into_words(v, v, v);
+    V::widen_u8_in_words(p);
+    V::widen_i8_in_words(s);
+    V::widen_i8_pairs(s, s);
+    V::template shift_left_dwords<5>(v);
+};
+
 // Q4_K: row . a = d * sum_j scale_j * (q_j . a_j) - dmin * sum_j min_j * sum(a_j), for M
 // activation rows at once.
 template <class V, int M>
@@ -173,21 +189,42 @@ template <class V, int M>
                     const typename V::Int q_low = V::nibble_low(q), q_high = V::nibble_high(q);
 #pragma GCC unroll 8
                     for (int m = 0; m < M; ++m) {
-                        low[m][h] = V::dot(low[m][h], q_low, a_low[m]);
-                        high[m][h] = V::dot(high[m][h], q_high, a_high[m]);
+                        if constexpr (kSumsInWords<V>) {
+                            low[m][h] = V::dot_into_words(low[m][h], q_low, a_low[m]);
+                            high[m][h] = V::dot_into_words(high[m][h], q_high, a_high[m]);
+                        } else {
+                            low[m][h] = V::dot(low[m][h], q_low, a_low[m]);
+                            high[m][h] = V::dot(high[m][h], q_high, a_high[m]);
+                        }
                     }
                 }
             }
 #pragma GCC unroll 8
             for (int h = 0; h < H; ++h) {
-                const typename V::Int scale_low = V::widen_u8(unpacked.scales[2 * p] + h * V::kRows);
-                const typename V::Int scale_high = V::widen_u8(unpacked.scales[2 * p + 1] + h * V::kRows);
                 const typename V::Int mins = V::widen_u8_pairs(unpacked.mins[p][h * V::kRows]);
+                if constexpr (kSumsInWords<V>) {
+                    // Each dword's two word sums times the row's scale, in both words.
+                    const typename V::Int scale_low =
+                        V::widen_u8_in_words(unpacked.scales[2 * p] + h * V::kRows);
+                    const typename V::Int scale_high =
+                        V::widen_u8_in_words(unpacked.scales[2 * p + 1] + h * V::kRows);
+#pragma GCC unroll 8
+                    for (int m = 0; m < M; ++m) {
+                        scaled[m][h] = V::dot_words(scaled[m][h], low[m][h], scale_low);
+                        scaled[m][h] = V::dot_words(scaled[m][h], high[m][h], scale_high);
+                    }
+                } else {
+                    const typename V::Int scale_low = V::widen_u8(unpacked.scales[2 * p] + h * V::kRows);
+                    const typename V::Int scale_high = V::widen_u8(unpacked.scales[2 * p + 1] + h * V::kRows);
+#pragma GCC unroll 8
+                    for (int m = 0; m < M; ++m) {
+                        scaled[m][h] = V::add(scaled[m][h], V::mul_int(low[m][h], scale_low));
+                        scaled[m][h] = V::add(scaled[m][h], V::mul_int(high[m][h], scale_high));
+                    }
+                }
 #pragma GCC unroll 8
                 for (int m = 0; m < M; ++m) {
                     const typename V::Int sums = V::broadcast_int(bytes_of<V>(&pair_sums[m][p]));
-                    scaled[m][h] = V::add(scaled[m][h], V::mul_int(low[m][h], scale_low));
-                    scaled[m][h] = V::add(scaled[m][h], V::mul_int(high[m][h], scale_high));
                     offset[m][h] = V::dot_words(offset[m][h], mins, sums);
                 }
             }
@@ -211,6 +248,116 @@ template <class V, int M>
             V::store(y + m * y_stride + h * V::kRows, acc[m][h]);
 }
 
+// Q6_K's four steps u = 4s..4s+3 of one group vector h: the quants of chunks u, u + 16, u + 32
+// and u + 48 (sub-blocks s, s + 4, s + 8, s + 12), decoded to six unsigned bits.
+template <class V>
+[[gnu::always_inline]] inline void q6_K_quants(const InterleavedQ6_K& b, int u, int h,
+                                               typename V::Int (&q)[4]) {
+    constexpr size_t kBytes = sizeof(typename V::Int);
+    const typename V::Int low = V::loadu_int(b.steps[u][0] + h * kBytes);
+    const typename V::Int high = V::loadu_int(b.steps[u][1] + h * kBytes);
+    const typename V::Int top = V::loadu_int(b.steps[u][2] + h * kBytes);
+    q[0] = V::six_bits(low, V::template shift_left_words<4>(top));
+    q[1] = V::six_bits(high, V::template shift_left_words<2>(top));
+    q[2] = V::six_bits(V::template shift_right_words<4>(low), top);
+    q[3] = V::six_bits(V::template shift_right_words<4>(high), V::template shift_right_words<2>(top));
+}
+
+// scaled[m] += sum_j scale_j * (q_j . a_j - 32 * sum(a_j)) over the super-block's 16 sub-blocks,
+// for group vector h: each sub-block's dot product in int32 (dot), then times its scale.
+template <class V, int M>
+[[gnu::always_inline]] inline void q6_K_sums(const InterleavedQ6_K& b, const ActivationRows<BlockQ8_K, M>& a,
+                                             int64_t i, int h, typename V::Int (&scaled)[M]) {
+#pragma GCC unroll 4
+    for (int s = 0; s < 4; ++s) {
+        typename V::Int sums[M][4];
+#pragma GCC unroll 8
+        for (int m = 0; m < M; ++m)
+#pragma GCC unroll 8
+            for (int k = 0; k < 4; ++k)
+                sums[m][k] = V::zero_int();
+#pragma GCC unroll 4
+        for (int t = 0; t < 4; ++t) {
+            const int u = 4 * s + t;
+            typename V::Int q[4];
+            q6_K_quants<V>(b, u, h, q);
+#pragma GCC unroll 8
+            for (int m = 0; m < M; ++m)
+#pragma GCC unroll 8
+                for (int k = 0; k < 4; ++k)
+                    sums[m][k] = V::dot(sums[m][k], q[k],
+                                        V::broadcast_int(bytes_of<V>(a.row[m][i].qs + 64 * k + 4 * u)));
+        }
+#pragma GCC unroll 8
+        for (int k = 0; k < 4; ++k) {
+            const int j = 4 * k + s;
+            const typename V::Int scale = V::widen_i8(b.scales[j] + h * V::kRows);
+#pragma GCC unroll 8
+            for (int m = 0; m < M; ++m) {
+                const typename V::Int offset = V::set1_int(32 * a.row[m][i].bsums[j]);
+                scaled[m] = V::add(scaled[m], V::mul_int(V::sub(sums[m][k], offset), scale));
+            }
+        }
+    }
+}
+
+// The same sum with each sub-block's products kept in int16 words over two steps (2 x 2 x 63 x
+// 128 = 32256 at most) and widened by its scale in both words; the offsets' 32 * sum_j scale_j *
+// sum(a_j) once per super-block, from pairs of sub-blocks. The same integers as q6_K_sums.
+template <class V, int M>
+[[gnu::always_inline]] inline void q6_K_sums_in_words(const InterleavedQ6_K& b,
+                                                      const ActivationRows<BlockQ8_K, M>& a, int64_t i, int h,
+                                                      typename V::Int (&scaled)[M]) {
+#pragma GCC unroll 4
+    for (int s = 0; s < 4; ++s) {
+#pragma GCC unroll 2
+        for (int half = 0; half < 2; ++half) {
+            typename V::Int words[M][4];
+#pragma GCC unroll 8
+            for (int m = 0; m < M; ++m)
+#pragma GCC unroll 8
+                for (int k = 0; k < 4; ++k)
+                    words[m][k] = V::zero_int();
+#pragma GCC unroll 2
+            for (int t = 2 * half; t < 2 * half + 2; ++t) {
+                const int u = 4 * s + t;
+                typename V::Int q[4];
+                q6_K_quants<V>(b, u, h, q);
+#pragma GCC unroll 8
+                for (int m = 0; m < M; ++m)
+#pragma GCC unroll 8
+                    for (int k = 0; k < 4; ++k)
+                        words[m][k] =
+                            V::dot_into_words(words[m][k], q[k],
+                                              V::broadcast_int(bytes_of<V>(a.row[m][i].qs + 64 * k + 4 * u)));
+            }
+#pragma GCC unroll 8
+            for (int k = 0; k < 4; ++k) {
+                const typename V::Int scale = V::widen_i8_in_words(b.scales[4 * k + s] + h * V::kRows);
+#pragma GCC unroll 8
+                for (int m = 0; m < M; ++m)
+                    scaled[m] = V::dot_words(scaled[m], words[m][k], scale);
+            }
+        }
+    }
+    typename V::Int offset[M];
+#pragma GCC unroll 8
+    for (int m = 0; m < M; ++m)
+        offset[m] = V::zero_int();
+#pragma GCC unroll 8
+    for (int p = 0; p < 8; ++p) {
+        const typename V::Int scales =
+            V::widen_i8_pairs(b.scales[2 * p] + h * V::kRows, b.scales[2 * p + 1] + h * V::kRows);
+#pragma GCC unroll 8
+        for (int m = 0; m < M; ++m)
+            offset[m] =
+                V::dot_words(offset[m], scales, V::broadcast_int(bytes_of<V>(&a.row[m][i].bsums[2 * p])));
+    }
+#pragma GCC unroll 8
+    for (int m = 0; m < M; ++m)
+        scaled[m] = V::sub(scaled[m], V::template shift_left_dwords<5>(offset[m]));
+}
+
 // Q6_K: row . a = d * sum_j scale_j * (q_j . a_j - 32 * sum(a_j)), with q the unsigned six-bit
 // quants (0..63) and j the 16 sub-blocks of 16, for M activation rows at once. Each step u takes
 // ql(u), ql(u + 16) and qh(u), side by side in memory: the chunks u, u + 16, u + 32 and u + 48,
@@ -221,7 +368,6 @@ template <class V, int M>
                                               const ActivationRows<BlockQ8_K, M>& a, float* y,
                                               int64_t y_stride, const DecodePrefetch& prefetch) {
     constexpr int H = kVectorsPerGroup<V>;
-    constexpr size_t kBytes = sizeof(typename V::Int);
     typename V::Float acc[M][H];
 #pragma GCC unroll 8
     for (int m = 0; m < M; ++m)
@@ -237,44 +383,10 @@ template <class V, int M>
 #pragma GCC unroll 8
             for (int m = 0; m < M; ++m)
                 scaled[m] = V::zero_int();
-#pragma GCC unroll 4
-            for (int s = 0; s < 4; ++s) {
-                typename V::Int sums[M][4];
-#pragma GCC unroll 8
-                for (int m = 0; m < M; ++m)
-#pragma GCC unroll 8
-                    for (int k = 0; k < 4; ++k)
-                        sums[m][k] = V::zero_int();
-#pragma GCC unroll 4
-                for (int t = 0; t < 4; ++t) {
-                    const int u = 4 * s + t;
-                    const typename V::Int low = V::loadu_int(b.steps[u][0] + h * kBytes);
-                    const typename V::Int high = V::loadu_int(b.steps[u][1] + h * kBytes);
-                    const typename V::Int top = V::loadu_int(b.steps[u][2] + h * kBytes);
-                    const typename V::Int q[4] = {V::six_bits(low, V::template shift_left_words<4>(top)),
-                                                  V::six_bits(high, V::template shift_left_words<2>(top)),
-                                                  V::six_bits(V::template shift_right_words<4>(low), top),
-                                                  V::six_bits(V::template shift_right_words<4>(high),
-                                                              V::template shift_right_words<2>(top))};
-#pragma GCC unroll 8
-                    for (int m = 0; m < M; ++m)
-#pragma GCC unroll 8
-                        for (int k = 0; k < 4; ++k)
-                            sums[m][k] =
-                                V::dot(sums[m][k], q[k],
-                                       V::broadcast_int(bytes_of<V>(a.row[m][i].qs + 64 * k + 4 * u)));
-                }
-#pragma GCC unroll 8
-                for (int k = 0; k < 4; ++k) {
-                    const int j = 4 * k + s;
-                    const typename V::Int scale = V::widen_i8(b.scales[j] + h * V::kRows);
-#pragma GCC unroll 8
-                    for (int m = 0; m < M; ++m) {
-                        const typename V::Int offset = V::set1_int(32 * a.row[m][i].bsums[j]);
-                        scaled[m] = V::add(scaled[m], V::mul_int(V::sub(sums[m][k], offset), scale));
-                    }
-                }
-            }
+            if constexpr (kSumsInWords<V>)
+                q6_K_sums_in_words<V, M>(b, a, i, h, scaled);
+            else
+                q6_K_sums<V, M>(b, a, i, h, scaled);
             const typename V::Float d = V::widen_f16(b.d + h * V::kRows);
 #pragma GCC unroll 8
             for (int m = 0; m < M; ++m)

@@ -2,6 +2,8 @@
 // bytes, and matmul over the repacked matrix matches the row-major one on every tier this CPU
 // runs (the others skipped, with the reason), for decode and prefill batches. Each kernel over
 // repacked rows against the reference: test_kernel_ops.
+#include "kernels/block_formats.h"
+#include "kernels/fp16.h"
 #include "kernels/interleaved_rows.h"
 #include "kernels/kernel_table.h"
 #include "kernels/matmul.h"
@@ -134,6 +136,68 @@ private slots:
         for (size_t i = 0; i < got.size(); ++i)
             if (std::fabs(double(got[i]) - expected[i]) > 1e-5 * scale)
                 QFAIL(qPrintable(QString("y[%1] = %2, row-major %3").arg(i).arg(got[i]).arg(expected[i])));
+    }
+
+    void largest_products_data() {
+        QTest::addColumn<int>("type");
+        QTest::addColumn<int>("isa");
+        for (TensorType type : {TensorType::Q4_K, TensorType::Q6_K})
+            for (Isa isa : kIsaTiers)
+                QTest::newRow(qPrintable(QString::fromUtf8(type_traits(type).name.data()) + " " +
+                                         QString::fromUtf8(isa_name(isa).data())))
+                    << int(type) << int(isa);
+    }
+    // Every quant at its top (Q4_K 15, Q6_K 63) and every scale at its largest, against
+    // activations of one sign at full scale: the sums a tier keeps in int16 words (AVX2's)
+    // reach their largest and must not wrap.
+    void largest_products() {
+        QFETCH(int, type);
+        QFETCH(int, isa);
+        if (kernels_for(static_cast<Isa>(isa)) == nullptr)
+            QSKIP(qPrintable(QString::fromStdString(isa_unavailable_reason(static_cast<Isa>(isa)))));
+        const auto t = static_cast<TensorType>(type);
+        const int64_t rows = 32, cols = 2 * 256, batch = 3;
+        std::vector<BlockQ4_K> q4(static_cast<size_t>(rows * cols / 256));
+        for (BlockQ4_K& b : q4) {
+            b.d = fp32_to_fp16(0.01f);
+            b.dmin = fp32_to_fp16(0.002f);
+            std::memset(b.scales, 0xFF, sizeof b.scales);
+            std::memset(b.qs, 0xFF, sizeof b.qs);
+        }
+        std::vector<BlockQ6_K> q6(q4.size());
+        for (size_t i = 0; i < q6.size(); ++i) {
+            std::memset(q6[i].ql, 0xFF, sizeof q6[i].ql);
+            std::memset(q6[i].qh, 0xFF, sizeof q6[i].qh);
+            for (int8_t& scale : q6[i].scales)
+                scale = i % 2 == 0 ? int8_t(127) : int8_t(-128);
+            q6[i].d = fp32_to_fp16(0.01f);
+        }
+        const void* weights = t == TensorType::Q4_K ? static_cast<const void*>(q4.data()) : q6.data();
+        std::vector<float> x(static_cast<size_t>(batch * cols));
+        for (int64_t i = 0; i < cols; ++i) {
+            x[static_cast<size_t>(i)] = -1.0f;
+            x[static_cast<size_t>(cols + i)] = 1.0f;
+            x[static_cast<size_t>(2 * cols + i)] = (i / 32) % 2 == 0 ? -1.0f : 1.0f;
+        }
+        std::vector<std::byte> packed(interleaved_rows16_bytes(t, rows, cols));
+        interleave_rows16(t, weights, rows, cols, packed.data());
+        ThreadPool pool(2);
+        std::vector<std::byte> scratch(matmul_scratch_bytes(t, cols, batch));
+        std::vector<float> expected(size_t(rows * batch)), got(expected.size());
+        force_isa(Isa::Scalar);
+        matmul(WeightMatrix{t, rows, cols, weights}, x.data(), batch, expected.data(), pool, scratch);
+        force_isa(static_cast<Isa>(isa));
+        for (int64_t b : {int64_t(1), batch}) {
+            matmul(WeightMatrix{t, rows, cols, packed.data(), RowLayout::Interleaved16}, x.data(), b,
+                   got.data(), pool, scratch);
+            for (size_t i = 0; i < size_t(rows * b); ++i)
+                if (std::fabs(double(got[i]) - expected[i]) > 1e-5 * std::fabs(double(expected[i])))
+                    QFAIL(qPrintable(QString("batch %1: y[%2] = %3, scalar %4")
+                                         .arg(b)
+                                         .arg(i)
+                                         .arg(got[i])
+                                         .arg(expected[i])));
+        }
     }
 
     void small_batch_rows_are_decode_bits_data() { add_type_and_tier_rows(); }
