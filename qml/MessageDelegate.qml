@@ -286,7 +286,7 @@ Item {
                     // A MarkdownBlockModel: while a reply streams only its last block changes, so
                     // only that block's delegate is updated; finished blocks keep their layout.
                     model: message.isUser ? null : message.blocks
-                    delegate: Loader {
+                    delegate: Item {
                         id: block
                         required property int index
                         required property string kind
@@ -297,7 +297,26 @@ Item {
                         // the next block starts or the reply ends.
                         readonly property bool growing: message.streaming && index === blockRepeater.count - 1
                         width: replyColumn.width
-                        sourceComponent: kind === "code" ? codeComponent : growing ? growingComponent : textComponent
+                        implicitHeight: rich.status === Loader.Ready ? rich.height : plain.height
+                        height: implicitHeight
+                        // The plain text stays until the Markdown that replaces it is made: while
+                        // a reply streams it is made in the background (asynchronous), a few
+                        // milliseconds per frame, rather than in one step that would hold the
+                        // window and take a core from generation.
+                        Loader {
+                            id: plain
+                            width: parent.width
+                            active: block.kind !== "code" && (block.growing || rich.status !== Loader.Ready)
+                            sourceComponent: growingComponent
+                        }
+                        Loader {
+                            id: rich
+                            width: parent.width
+                            active: block.kind === "code" || !block.growing
+                            asynchronous: message.streaming && block.kind !== "code"
+                            visible: status === Loader.Ready
+                            sourceComponent: block.kind === "code" ? codeComponent : textComponent
+                        }
                         Component {
                             // A plain Text while the block grows: it lays out with less work than a
                             // TextEdit's document, and the update rate of a streaming reply makes

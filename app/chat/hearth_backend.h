@@ -54,6 +54,7 @@ public:
     [[nodiscard]] PresetController* presets() const { return presets_.get(); }
     [[nodiscard]] MetricsController* metrics() const { return metrics_.get(); }
     [[nodiscard]] DownloadController* downloads() const { return downloads_.get(); }
+    [[nodiscard]] SpeedPredictor* speed() const { return speed_.get(); }
     [[nodiscard]] McpServerRegistry* mcpServers() const { return mcp_.get(); }
     [[nodiscard]] server::ApiServer* apiServer() const { return apiServer_.get(); }
     [[nodiscard]] QString databaseNotice() const { return databaseNotice_; }

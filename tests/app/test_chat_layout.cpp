@@ -15,6 +15,7 @@
 #include "tests/app/quick_items.h"
 #include "tests/support/test_support.h"
 
+#include <QDateTime>
 #include <QGuiApplication>
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
@@ -218,6 +219,77 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(restarted.backend->chat()->messages()->rowCount(), 2, 10000);
         restarted.window->setProperty("page", QStringLiteral("chat"));
         checkEveryLayout(restarted.window, QStringLiteral("after a restart"));
+    }
+
+    // While a reply streams, a paragraph that has ended becomes Markdown in the background: until
+    // its Markdown is made, its plain text stays on screen, so no frame shows it blank or twice.
+    void endedParagraphsStayOnScreenWhileTheirMarkdownIsMade() {
+        RunningApp running;
+        start(running);
+        if (QTest::currentTestFailed()) return;
+        QQuickWindow* window = running.window;
+        window->setProperty("page", QStringLiteral("chat"));
+        app::MessageListModel* messages = running.backend->chat()->messages();
+        QVERIFY(messages != nullptr);
+        app::MessageRecord question;
+        question.id = QStringLiteral("question");
+        question.content = QStringLiteral("Write two paragraphs.");
+        question.createdAt = QDateTime::currentDateTime();
+        messages->append(question);
+        app::MessageRecord reply;
+        reply.id = QStringLiteral("reply");
+        reply.role = chat::Role::Assistant;
+        reply.state = app::MessageState::Streaming;
+        reply.createdAt = QDateTime::currentDateTime();
+        reply.parentId = question.id;
+        messages->append(reply);
+
+        // Every frame: whether it shows one text per paragraph, none with no height.
+        int paragraphs = 0, frames = 0;
+        QString wrongFrame;
+        const auto replyTexts = [&] {
+            QList<QQuickItem*> texts;
+            collectTexts(window->contentItem(), texts);
+            QList<QQuickItem*> replies;
+            for (QQuickItem* t : texts)
+                if (t->objectName() == QLatin1String("assistantText")) replies.append(t);
+            return replies;
+        };
+        QObject::connect(window, &QQuickWindow::frameSwapped, this, [&] {
+            ++frames;
+            const QList<QQuickItem*> texts = replyTexts();
+            if (texts.size() != paragraphs && wrongFrame.isEmpty())
+                wrongFrame = QStringLiteral("frame %1 showed %2 texts for %3 paragraphs")
+                                 .arg(frames)
+                                 .arg(texts.size())
+                                 .arg(paragraphs);
+            for (QQuickItem* t : texts)
+                if (t->height() <= 0 && wrongFrame.isEmpty())
+                    wrongFrame = QStringLiteral("frame %1 showed a text with no height").arg(frames);
+        });
+        const QString first = QStringLiteral("The first paragraph, which ends here.");
+        paragraphs = 1;
+        messages->appendText(reply.id, first);
+        QTRY_COMPARE(replyTexts().size(), 1);
+        QCOMPARE(replyTexts().constFirst()->metaObject()->className(), "QQuickText"); // growing: plain
+        paragraphs = 2;
+        messages->appendText(reply.id, QStringLiteral("\n\nThe second paragraph"));
+        // Not in the call that ended the paragraph (the GUI thread would be held while it is made).
+        QCOMPARE(replyTexts().size(), 2);
+        QCOMPARE(replyTexts().constFirst()->metaObject()->className(), "QQuickText");
+        // The ended paragraph becomes a Markdown TextEdit while the reply still streams.
+        QTRY_VERIFY(replyTexts().size() == 2 && replyTexts().constFirst()->inherits("QQuickTextEdit"));
+        QCOMPARE(replyTexts().constFirst()->property("text").toString().trimmed(), first);
+        QVERIFY(replyTexts().constLast()->metaObject()->className() == QByteArray("QQuickText"));
+        for (int i = 0; i < 5; ++i) { // a few frames more, growing
+            messages->appendText(reply.id, QStringLiteral(" grows"));
+            QVERIFY(QQuickTest::qWaitForPolish(window));
+            QTest::qWait(20);
+        }
+        messages->setState(reply.id, app::MessageState::Complete);
+        QTRY_VERIFY(replyTexts().size() == 2 && replyTexts().constLast()->inherits("QQuickTextEdit"));
+        QVERIFY(frames > 3);
+        QVERIFY2(wrongFrame.isEmpty(), qPrintable(wrongFrame));
     }
 
     // A reply that pushes the conversation out of a small context: the divider says how large the
