@@ -51,9 +51,11 @@ Item {
     readonly property bool isTool: author === "tool"
     property bool editing: false
     function sendEdit() {
-        if (!editSendButton.enabled) return
+        const box = editLoader.item
+        if (!box || !box.canSend) return
+        const text = box.text
         message.editing = false
-        message.editRequested(message.messageId, editor.text)
+        message.editRequested(message.messageId, text)
     }
     width: ListView.view ? ListView.view.width : 600
     implicitHeight: layout.implicitHeight + 18
@@ -187,52 +189,64 @@ Item {
                 selectionColor: Theme.accent
             }
         }
-        Rectangle {
-            visible: message.editing
+        // The edit box, made only while the message is edited (every message has one to offer).
+        Loader {
+            id: editLoader
+            active: message.editing
+            visible: active
             Layout.fillWidth: true
-            implicitHeight: editColumn.implicitHeight + 24
-            radius: 16
-            color: Theme.userBubble
-            border.color: Theme.accent
-            ColumnLayout {
-                id: editColumn
-                anchors.fill: parent
-                anchors.margins: 12
-                TextArea {
-                    id: editor
-                    objectName: "messageEditor"
-                    Layout.fillWidth: true
-                    wrapMode: TextEdit.Wrap
-                    color: Theme.text
-                    font.pointSize: Theme.fontSize + 1
-                    background: null
-                    Accessible.name: qsTr("Edited message")
-                    Accessible.description: qsTr("Enter sends, Shift+Enter starts a new line, Escape cancels")
-                    Keys.onTabPressed: nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason)
-                    Keys.onBacktabPressed: nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason)
-                    // As in the composer: Enter sends, Shift+Enter starts a new line.
-                    Keys.onPressed: function (event) {
-                        if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
-                                && !(event.modifiers & Qt.ShiftModifier)) {
-                            event.accepted = true
-                            message.sendEdit()
-                        } else if (event.key === Qt.Key_Escape) {
-                            event.accepted = true
-                            message.editing = false
+            onLoaded: {
+                item.text = message.content
+                item.forceEditorFocus()
+            }
+            sourceComponent: Rectangle {
+                property alias text: editor.text
+                readonly property bool canSend: editSendButton.enabled
+                function forceEditorFocus() { editor.forceActiveFocus() }
+                implicitHeight: editColumn.implicitHeight + 24
+                radius: 16
+                color: Theme.userBubble
+                border.color: Theme.accent
+                ColumnLayout {
+                    id: editColumn
+                    anchors.fill: parent
+                    anchors.margins: 12
+                    TextArea {
+                        id: editor
+                        objectName: "messageEditor"
+                        Layout.fillWidth: true
+                        wrapMode: TextEdit.Wrap
+                        color: Theme.text
+                        font.pointSize: Theme.fontSize + 1
+                        background: null
+                        Accessible.name: qsTr("Edited message")
+                        Accessible.description: qsTr("Enter sends, Shift+Enter starts a new line, Escape cancels")
+                        Keys.onTabPressed: nextItemInFocusChain(true).forceActiveFocus(Qt.TabFocusReason)
+                        Keys.onBacktabPressed: nextItemInFocusChain(false).forceActiveFocus(Qt.BacktabFocusReason)
+                        // As in the composer: Enter sends, Shift+Enter starts a new line.
+                        Keys.onPressed: function (event) {
+                            if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter)
+                                    && !(event.modifiers & Qt.ShiftModifier)) {
+                                event.accepted = true
+                                message.sendEdit()
+                            } else if (event.key === Qt.Key_Escape) {
+                                event.accepted = true
+                                message.editing = false
+                            }
                         }
                     }
-                }
-                RowLayout {
-                    Layout.alignment: Qt.AlignRight
-                    PillButton { objectName: "editCancelButton"; text: qsTr("Cancel"); onClicked: message.editing = false }
-                    PillButton {
-                        id: editSendButton
-                        objectName: "editSendButton"
-                        text: qsTr("Send")
-                        primary: true
-                        // Empty text is fine when the message shows images: they stay with it.
-                        enabled: !message.busy && (editor.text.trim().length > 0 || message.images.length > 0)
-                        onClicked: message.sendEdit()
+                    RowLayout {
+                        Layout.alignment: Qt.AlignRight
+                        PillButton { objectName: "editCancelButton"; text: qsTr("Cancel"); onClicked: message.editing = false }
+                        PillButton {
+                            id: editSendButton
+                            objectName: "editSendButton"
+                            text: qsTr("Send")
+                            primary: true
+                            // Empty text is fine when the message shows images: they stay with it.
+                            enabled: !message.busy && (editor.text.trim().length > 0 || message.images.length > 0)
+                            onClicked: message.sendEdit()
+                        }
                     }
                 }
             }
@@ -484,7 +498,7 @@ Item {
                 visible: message.isUser
                 iconPath: Icons.edit; tip: qsTr("Edit and resend"); iconSize: 15; implicitWidth: 28; implicitHeight: 28
                 enabled: !message.busy
-                onClicked: { editor.text = message.content; message.editing = true; editor.forceActiveFocus() }
+                onClicked: message.editing = true
             }
             IconButton {
                 id: regenerateButton

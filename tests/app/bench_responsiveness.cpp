@@ -225,10 +225,16 @@ int main(int argc, char** argv) {
                          ++finished;
                      });
     // One reply; the worker's result and the chat's end are separate queued calls: both.
+    double newConversationMs = 0, sendMs = 0; // the last reply's calls, on the GUI thread
     auto reply = [&] {
         const int before = finished;
+        QElapsedTimer call;
+        call.start();
         backend.chat()->newConversation();
+        newConversationMs = call.nsecsElapsed() / 1e6;
+        call.restart();
         backend.chat()->send(QString::fromUtf8(kPrompt));
+        sendMs = call.nsecsElapsed() / 1e6;
         spinUntil([&] { return !backend.chat()->generating() && finished > before; }, 300000);
     };
     for (int i = 0; i < repetitions; ++i) {
@@ -271,14 +277,14 @@ int main(int argc, char** argv) {
         cliRates.push_back(m.captured(2).toDouble());
         const double appRate = appRates.back();
         ratios.push_back(100.0 * appRate / cliRates.back());
-        std::printf("  run %d: app %.1f (watched %.1f), engine %.1f, hearth-cli %.1f tok/s (app/hearth-cli "
-                    "%.1f%%); GUI thread "
-                    "CPU %.1f%% and %.0f frames/s in the timed reply; longest gap %.1f ms, ending %.0f ms "
-                    "after the send (run: "
-                    "%.0f ms); slowest events (ms, CPU ms, type, receiver): %s\n",
-                    i + 1, appRate, watchedRate, engineRates.back(), cliRates.back(), ratios.back(),
-                    guiCpuShares.back(), frameRates.back(), monitor.longest(), monitor.longestAtMs(),
-                    monitor.nowMs(), qPrintable(slowest));
+        std::printf(
+            "  run %d: app %.1f (watched %.1f), engine %.1f, hearth-cli %.1f tok/s (app/hearth-cli "
+            "%.1f%%); GUI thread CPU %.1f%% and %.0f frames/s in the timed reply; new chat %.1f ms, "
+            "send %.1f ms; longest gap %.1f ms, ending %.0f ms after the send (run: %.0f ms); slowest "
+            "events (ms, CPU ms, type, receiver): %s\n",
+            i + 1, appRate, watchedRate, engineRates.back(), cliRates.back(), ratios.back(),
+            guiCpuShares.back(), frameRates.back(), newConversationMs, sendMs, monitor.longest(),
+            monitor.longestAtMs(), monitor.nowMs(), qPrintable(slowest));
     }
 
     const double appRate = median(appRates), engineRate = median(engineRates), cliRate = median(cliRates);

@@ -265,12 +265,15 @@ Item {
             keyClick(Qt.Key_Return)
             compare(editSpy.count, 1)
             compare(editSpy.signalArguments[0][1], "Hello\na")
-            verify(!editor.visible)
+            // The edit box exists only while the message is edited.
+            tryVerify(function () { return findChild(message, "messageEditor") === null })
 
             click(findChild(message, "editMessageButton"))
-            verify(editor.activeFocus)
+            const again = findChild(message, "messageEditor")
+            verify(again.activeFocus)
+            compare(again.text, "Hello") // the message's text, not what was typed before
             keyClick(Qt.Key_Escape)
-            verify(!editor.visible)
+            tryVerify(function () { return findChild(message, "messageEditor") === null })
             compare(editSpy.count, 1)
         }
 
