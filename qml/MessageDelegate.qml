@@ -72,59 +72,67 @@ Item {
         spacing: 4
 
         // --- where the model's view of the conversation starts, after a context shift ---
-        RowLayout {
-            objectName: "contextBoundary"
-            visible: message.contextBoundary
+        // Made only where the shift happened: every other message would carry it hidden.
+        Loader {
+            active: message.contextBoundary
+            visible: active
             Layout.fillWidth: true
-            Layout.bottomMargin: 10
-            spacing: 10
-            Rectangle { Layout.fillWidth: true; implicitHeight: 1; color: Theme.border }
-            Label {
-                objectName: "contextBoundaryLabel"
-                text: qsTr("Earlier messages are no longer in the model's view")
-                color: Theme.textMuted
-                font.pointSize: Theme.small
-                font.italic: true
-                // Wraps in a narrow column rather than widening the message past it.
-                wrapMode: Text.Wrap
-                horizontalAlignment: Text.AlignHCenter
-                Layout.fillWidth: true
-                Layout.maximumWidth: implicitWidth
-            }
-            Rectangle { Layout.fillWidth: true; implicitHeight: 1; color: Theme.border }
-        }
-        // Why, and the fix: a larger context in the settings, or, where the model allows no more,
-        // another model.
-        ColumnLayout {
-            objectName: "contextExplanation"
-            visible: message.contextBoundary && message.contextLength > 0
-            readonly property bool canGrow: message.contextLength < message.trainedContextLength
-            Layout.fillWidth: true
-            Layout.preferredWidth: 0
-            Layout.bottomMargin: 10
-            spacing: 6
-            Label {
-                objectName: "contextExplanationText"
-                text: qsTr("The model sees %n token(s) at a time (its context), and this conversation no longer fits: "
-                           + "the oldest messages were let go to make room for the reply.", "", message.contextLength)
-                      + (message.systemPromptSet ? " " + qsTr("The system prompt is always kept and takes part of that room.") : "")
-                      + " " + (parent.canGrow
-                               ? qsTr("A larger context keeps more of the conversation in view.")
-                               : qsTr("This model was trained for %n token(s) at most; a model with a longer context keeps more in view.", "", message.trainedContextLength))
-                color: Theme.textMuted
-                font.pointSize: Theme.small
-                wrapMode: Text.Wrap
-                horizontalAlignment: Text.AlignHCenter
-                // Its width from the column alone: the unwrapped text would widen the whole message.
-                Layout.fillWidth: true
-                Layout.preferredWidth: 0
-            }
-            PillButton {
-                objectName: "contextFixButton"
-                Layout.alignment: Qt.AlignHCenter
-                iconPath: parent.canGrow ? Icons.settings : Icons.model
-                text: parent.canGrow ? qsTr("Set a larger context…") : qsTr("Choose another model…")
-                onClicked: parent.canGrow ? message.contextSettingsRequested() : message.chooseModelRequested()
+            sourceComponent: ColumnLayout {
+                spacing: 0
+                RowLayout {
+                    objectName: "contextBoundary"
+                    Layout.fillWidth: true
+                    Layout.bottomMargin: 10
+                    spacing: 10
+                    Rectangle { Layout.fillWidth: true; implicitHeight: 1; color: Theme.border }
+                    Label {
+                        objectName: "contextBoundaryLabel"
+                        text: qsTr("Earlier messages are no longer in the model's view")
+                        color: Theme.textMuted
+                        font.pointSize: Theme.small
+                        font.italic: true
+                        // Wraps in a narrow column rather than widening the message past it.
+                        wrapMode: Text.Wrap
+                        horizontalAlignment: Text.AlignHCenter
+                        Layout.fillWidth: true
+                        Layout.maximumWidth: implicitWidth
+                    }
+                    Rectangle { Layout.fillWidth: true; implicitHeight: 1; color: Theme.border }
+                }
+                // Why, and the fix: a larger context in the settings, or, where the model allows no
+                // more, another model.
+                ColumnLayout {
+                    objectName: "contextExplanation"
+                    visible: message.contextLength > 0
+                    readonly property bool canGrow: message.contextLength < message.trainedContextLength
+                    Layout.fillWidth: true
+                    Layout.preferredWidth: 0
+                    Layout.bottomMargin: 10
+                    spacing: 6
+                    Label {
+                        objectName: "contextExplanationText"
+                        text: qsTr("The model sees %n token(s) at a time (its context), and this conversation no longer fits: "
+                                   + "the oldest messages were let go to make room for the reply.", "", message.contextLength)
+                              + (message.systemPromptSet ? " " + qsTr("The system prompt is always kept and takes part of that room.") : "")
+                              + " " + (parent.canGrow
+                                       ? qsTr("A larger context keeps more of the conversation in view.")
+                                       : qsTr("This model was trained for %n token(s) at most; a model with a longer context keeps more in view.", "", message.trainedContextLength))
+                        color: Theme.textMuted
+                        font.pointSize: Theme.small
+                        wrapMode: Text.Wrap
+                        horizontalAlignment: Text.AlignHCenter
+                        // Its width from the column alone: the unwrapped text would widen the whole message.
+                        Layout.fillWidth: true
+                        Layout.preferredWidth: 0
+                    }
+                    PillButton {
+                        objectName: "contextFixButton"
+                        Layout.alignment: Qt.AlignHCenter
+                        iconPath: parent.canGrow ? Icons.settings : Icons.model
+                        text: parent.canGrow ? qsTr("Set a larger context…") : qsTr("Choose another model…")
+                        onClicked: parent.canGrow ? message.contextSettingsRequested() : message.chooseModelRequested()
+                    }
+                }
             }
         }
 
@@ -253,13 +261,16 @@ Item {
         }
 
         // --- a tool's result, under the call it answers ---
-        ToolResultView {
-            visible: message.isTool
+        Loader {
+            active: message.isTool
+            visible: active
             opacity: message.outOfView ? 0.55 : 1
             Layout.fillWidth: true
             Layout.leftMargin: 44
-            result: message.toolResult || ({})
-            content: message.isTool ? message.content : ""
+            sourceComponent: ToolResultView {
+                result: message.toolResult || ({})
+                content: message.content
+            }
         }
 
         // --- the assistant's message ---
@@ -378,25 +389,28 @@ Item {
                         }
                     }
                 }
-                Row {
-                    visible: message.streaming && message.content.length === 0
-                    spacing: 5
-                    topPadding: 4
-                    Repeater {
-                        model: 3
-                        Rectangle {
-                            required property int index
-                            width: 8; height: 8; radius: 4
-                            color: Theme.textMuted
-                            SequentialAnimation on opacity {
-                                loops: Animation.Infinite
-                                // Only while shown: a running animation makes the window render
-                                // every frame, which under software rendering costs generation speed.
-                                running: message.streaming && message.content.length === 0
-                                PauseAnimation { duration: index * 150 }
-                                NumberAnimation { from: 0.2; to: 1; duration: 400 }
-                                NumberAnimation { from: 1; to: 0.2; duration: 400 }
-                                PauseAnimation { duration: (2 - index) * 150 }
+                // The typing dots, made only while the reply has no text yet: a running animation
+                // makes the window render every frame, which under software rendering costs
+                // generation speed.
+                Loader {
+                    active: message.streaming && message.content.length === 0
+                    visible: active
+                    sourceComponent: Row {
+                        spacing: 5
+                        topPadding: 4
+                        Repeater {
+                            model: 3
+                            Rectangle {
+                                required property int index
+                                width: 8; height: 8; radius: 4
+                                color: Theme.textMuted
+                                SequentialAnimation on opacity {
+                                    loops: Animation.Infinite
+                                    PauseAnimation { duration: index * 150 }
+                                    NumberAnimation { from: 0.2; to: 1; duration: 400 }
+                                    NumberAnimation { from: 1; to: 0.2; duration: 400 }
+                                    PauseAnimation { duration: (2 - index) * 150 }
+                                }
                             }
                         }
                     }
@@ -428,40 +442,43 @@ Item {
         }
 
         // --- "‹ 2 / 3 ›": the message's versions, each with the branch that follows it ---
-        RowLayout {
-            id: versionSwitcher
-            objectName: "versionSwitcher"
-            visible: message.versionCount > 1 && !message.editing
+        // Made only for a message with versions.
+        Loader {
+            active: message.versionCount > 1
+            visible: active && !message.editing
             Layout.alignment: message.isUser ? Qt.AlignRight : Qt.AlignLeft
             Layout.leftMargin: message.isUser ? 0 : 40
-            spacing: 0
-            IconButton {
-                objectName: "previousVersionButton"
-                iconPath: Icons.chevronLeft
-                tip: qsTr("Previous version")
-                Accessible.name: qsTr("Previous version of this message")
-                Accessible.description: versionLabel.text
-                iconSize: 15; implicitWidth: 28; implicitHeight: 28
-                enabled: !message.busy && message.version > 1
-                onClicked: message.versionRequested(message.messageId, -1)
-            }
-            Label {
-                id: versionLabel
-                objectName: "versionLabel"
-                text: qsTr("%1 / %2").arg(message.version).arg(message.versionCount)
-                Accessible.name: qsTr("Version %1 of %2").arg(message.version).arg(message.versionCount)
-                color: Theme.textMuted
-                font.pointSize: Theme.small
-            }
-            IconButton {
-                objectName: "nextVersionButton"
-                iconPath: Icons.chevronRight
-                tip: qsTr("Next version")
-                Accessible.name: qsTr("Next version of this message")
-                Accessible.description: versionLabel.text
-                iconSize: 15; implicitWidth: 28; implicitHeight: 28
-                enabled: !message.busy && message.version < message.versionCount
-                onClicked: message.versionRequested(message.messageId, 1)
+            sourceComponent: RowLayout {
+                objectName: "versionSwitcher"
+                spacing: 0
+                IconButton {
+                    objectName: "previousVersionButton"
+                    iconPath: Icons.chevronLeft
+                    tip: qsTr("Previous version")
+                    Accessible.name: qsTr("Previous version of this message")
+                    Accessible.description: versionLabel.text
+                    iconSize: 15; implicitWidth: 28; implicitHeight: 28
+                    enabled: !message.busy && message.version > 1
+                    onClicked: message.versionRequested(message.messageId, -1)
+                }
+                Label {
+                    id: versionLabel
+                    objectName: "versionLabel"
+                    text: qsTr("%1 / %2").arg(message.version).arg(message.versionCount)
+                    Accessible.name: qsTr("Version %1 of %2").arg(message.version).arg(message.versionCount)
+                    color: Theme.textMuted
+                    font.pointSize: Theme.small
+                }
+                IconButton {
+                    objectName: "nextVersionButton"
+                    iconPath: Icons.chevronRight
+                    tip: qsTr("Next version")
+                    Accessible.name: qsTr("Next version of this message")
+                    Accessible.description: versionLabel.text
+                    iconSize: 15; implicitWidth: 28; implicitHeight: 28
+                    enabled: !message.busy && message.version < message.versionCount
+                    onClicked: message.versionRequested(message.messageId, 1)
+                }
             }
         }
 
