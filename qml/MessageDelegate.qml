@@ -163,38 +163,42 @@ Item {
         }
 
         // --- the user's message ---
-        Rectangle {
-            id: bubble
-            objectName: "userBubble"
-            visible: message.isUser && !message.editing && message.content.length > 0 // images alone: no bubble
+        // Made for a user's message only (the reply's parts below likewise for a reply only).
+        Loader {
+            active: message.isUser
+            visible: active && !message.editing && message.content.length > 0 // images alone: no bubble
             opacity: message.outOfView ? 0.55 : 1
-            readonly property real maxTextWidth: layout.width * 0.8 - 32
             Layout.alignment: Qt.AlignRight
-            implicitWidth: userText.width + 32
-            implicitHeight: userText.implicitHeight + 22
-            radius: 18
-            color: Theme.userBubble
-            Text {
-                id: naturalWidth // the unwrapped width of the text, to size the bubble
-                visible: false
-                // Only a user's message: a streaming reply's text would be laid out again in
-                // these hidden items at every piece.
-                text: message.isUser ? message.content : ""
-                font: userText.font
-            }
-            TextEdit {
-                id: userText
-                objectName: "userText"
-                x: 16
-                y: 11
-                width: Math.min(naturalWidth.implicitWidth + 2, bubble.maxTextWidth)
-                text: message.isUser ? message.content : ""
-                readOnly: true
-                selectByMouse: true
-                wrapMode: TextEdit.Wrap
-                color: Theme.text
-                font.pointSize: Theme.fontSize + 1
-                selectionColor: Theme.accent
+            sourceComponent: Rectangle {
+                id: bubble
+                objectName: "userBubble"
+                readonly property real maxTextWidth: layout.width * 0.8 - 32
+                implicitWidth: userText.width + 32
+                implicitHeight: userText.implicitHeight + 22
+                radius: 18
+                color: Theme.userBubble
+                Text {
+                    id: naturalWidth // the unwrapped width of the text, to size the bubble
+                    visible: false
+                    // Only a user's message: a streaming reply's text would be laid out again in
+                    // these hidden items at every piece.
+                    text: message.isUser ? message.content : ""
+                    font: userText.font
+                }
+                TextEdit {
+                    id: userText
+                    objectName: "userText"
+                    x: 16
+                    y: 11
+                    width: Math.min(naturalWidth.implicitWidth + 2, bubble.maxTextWidth)
+                    text: message.isUser ? message.content : ""
+                    readOnly: true
+                    selectByMouse: true
+                    wrapMode: TextEdit.Wrap
+                    color: Theme.text
+                    font.pointSize: Theme.fontSize + 1
+                    selectionColor: Theme.accent
+                }
             }
         }
         // The edit box, made only while the message is edited (every message has one to offer).
@@ -274,169 +278,180 @@ Item {
         }
 
         // --- the assistant's message ---
-        RowLayout {
-            visible: !message.isUser && !message.isTool
+        Loader {
+            active: !message.isUser && !message.isTool
+            visible: active
             opacity: message.outOfView ? 0.55 : 1
             Layout.fillWidth: true
-            spacing: 14
-            Rectangle {
-                Layout.alignment: Qt.AlignTop
-                implicitWidth: 30; implicitHeight: 30; Layout.preferredWidth: 30; Layout.preferredHeight: 30; radius: 15
-                color: Theme.accentSoft
-                Icon { anchors.centerIn: parent; path: Icons.flame; size: 18; color: Theme.accent }
-            }
-            // A Column, not a ColumnLayout: the block Repeater inserts and removes delegates while
-            // a reply streams, and Qt 6.4's layouts crashed on a delegate removed mid-rearrange.
-            Column {
-                id: replyColumn
-                // Hidden from screen readers while it grows, which they would read piece by piece;
-                // ChatView announces the reply once it is complete.
-                Accessible.ignored: message.streaming
-                // Its width comes from the row alone: a Column's implicit width is its widest
-                // child's, and the blocks take this column's width, so the width of an earlier
-                // layout would feed back into the row's and stay.
-                Layout.fillWidth: true
-                Layout.preferredWidth: 0
-                spacing: 8
-                Label {
-                    objectName: "replyAuthor"
-                    text: qsTr("Hearth")
-                    font.pointSize: Theme.fontSize
-                    font.weight: Font.DemiBold
-                    color: Theme.text
-                    topPadding: 5
+            sourceComponent: RowLayout {
+                spacing: 14
+                Rectangle {
+                    Layout.alignment: Qt.AlignTop
+                    implicitWidth: 30; implicitHeight: 30; Layout.preferredWidth: 30; Layout.preferredHeight: 30; radius: 15
+                    color: Theme.accentSoft
+                    Icon { anchors.centerIn: parent; path: Icons.flame; size: 18; color: Theme.accent }
                 }
-                Repeater {
-                    id: blockRepeater
-                    // A MarkdownBlockModel: while a reply streams only its last block changes, so
-                    // only that block's delegate is updated; finished blocks keep their layout.
-                    model: message.isUser ? null : message.blocks
-                    delegate: Item {
-                        id: block
-                        required property int index
-                        required property string kind
-                        required property string blockText
-                        required property string language
-                        // The growing last block of a streaming reply is plain text: Markdown
-                        // would be parsed again on every update. It becomes Markdown once, when
-                        // the next block starts or the reply ends.
-                        readonly property bool growing: message.streaming && index === blockRepeater.count - 1
-                        width: replyColumn.width
-                        implicitHeight: rich.status === Loader.Ready ? rich.height : plain.height
-                        height: implicitHeight
-                        // The plain text stays until the Markdown that replaces it is made: while
-                        // a reply streams it is made in the background (asynchronous), a few
-                        // milliseconds per frame, rather than in one step that would hold the
-                        // window and take a core from generation.
-                        Loader {
-                            id: plain
-                            width: parent.width
-                            active: block.kind !== "code" && (block.growing || rich.status !== Loader.Ready)
-                            sourceComponent: growingComponent
-                        }
-                        Loader {
-                            id: rich
-                            width: parent.width
-                            active: block.kind === "code" || !block.growing
-                            asynchronous: message.streaming && block.kind !== "code"
-                            visible: status === Loader.Ready
-                            sourceComponent: block.kind === "code" ? codeComponent : textComponent
-                        }
-                        Component {
-                            // A plain Text while the block grows: it lays out with less work than a
-                            // TextEdit's document, and the update rate of a streaming reply makes
-                            // that work matter (it takes CPU from generation).
-                            id: growingComponent
-                            Text {
-                                objectName: "assistantText"
-                                text: block.blockText
-                                textFormat: Text.PlainText
-                                wrapMode: Text.Wrap
-                                color: Theme.text
-                                font.pointSize: Theme.fontSize + 1
+                // A Column, not a ColumnLayout: the block Repeater inserts and removes delegates while
+                // a reply streams, and Qt 6.4's layouts crashed on a delegate removed mid-rearrange.
+                Column {
+                    id: replyColumn
+                    // Hidden from screen readers while it grows, which they would read piece by piece;
+                    // ChatView announces the reply once it is complete.
+                    Accessible.ignored: message.streaming
+                    // Its width comes from the row alone: a Column's implicit width is its widest
+                    // child's, and the blocks take this column's width, so the width of an earlier
+                    // layout would feed back into the row's and stay.
+                    Layout.fillWidth: true
+                    Layout.preferredWidth: 0
+                    spacing: 8
+                    Label {
+                        objectName: "replyAuthor"
+                        text: qsTr("Hearth")
+                        font.pointSize: Theme.fontSize
+                        font.weight: Font.DemiBold
+                        color: Theme.text
+                        topPadding: 5
+                    }
+                    Repeater {
+                        id: blockRepeater
+                        // A MarkdownBlockModel: while a reply streams only its last block changes, so
+                        // only that block's delegate is updated; finished blocks keep their layout.
+                        model: message.isUser ? null : message.blocks
+                        delegate: Item {
+                            id: block
+                            required property int index
+                            required property string kind
+                            required property string blockText
+                            required property string language
+                            // The growing last block of a streaming reply is plain text: Markdown
+                            // would be parsed again on every update. It becomes Markdown once, when
+                            // the next block starts or the reply ends.
+                            readonly property bool growing: message.streaming && index === blockRepeater.count - 1
+                            width: replyColumn.width
+                            implicitHeight: rich.status === Loader.Ready ? rich.height : plain.height
+                            height: implicitHeight
+                            // A paragraph that ends while the reply streams becomes Markdown in
+                            // an event of its own, after the piece that ended it: the two together
+                            // held the window up to 30 ms. Its plain text stays until then. (Not
+                            // incubated asynchronously: Qt's asynchronous incubation beside a
+                            // model that changes has crashed apps.)
+                            property bool settled: false
+                            readonly property bool showsMarkdown: kind === "code"
+                                                                  || (!growing && (settled || !message.streaming))
+                            Timer {
+                                interval: 0
+                                running: !block.growing && !block.settled && message.streaming
+                                onTriggered: block.settled = true
                             }
-                        }
-                        Component {
-                            id: textComponent
-                            TextEdit {
-                                id: markdownText
-                                objectName: "assistantText"
-                                text: block.blockText
-                                textFormat: TextEdit.MarkdownText
-                                readOnly: true
-                                selectByMouse: true
-                                wrapMode: TextEdit.Wrap
-                                color: Theme.text
-                                font.pointSize: Theme.fontSize + 1
-                                selectionColor: Theme.accent
-                                onLinkActivated: function (link) { Qt.openUrlExternally(link) }
-                                // Blockquotes tinted and indented, tables with single borders.
-                                MarkdownStyler {
-                                    document: markdownText.textDocument
-                                    quoteBackground: Theme.hover
-                                    tableBorder: Theme.border
+                            Loader {
+                                id: plain
+                                width: parent.width
+                                active: block.kind !== "code" && (block.growing || rich.status !== Loader.Ready)
+                                sourceComponent: growingComponent
+                            }
+                            Loader {
+                                id: rich
+                                width: parent.width
+                                active: block.showsMarkdown
+                                visible: status === Loader.Ready
+                                sourceComponent: block.kind === "code" ? codeComponent : textComponent
+                            }
+                            Component {
+                                // A plain Text while the block grows: it lays out with less work than a
+                                // TextEdit's document, and the update rate of a streaming reply makes
+                                // that work matter (it takes CPU from generation).
+                                id: growingComponent
+                                Text {
+                                    objectName: "assistantText"
+                                    text: block.blockText
+                                    textFormat: Text.PlainText
+                                    wrapMode: Text.Wrap
+                                    color: Theme.text
+                                    font.pointSize: Theme.fontSize + 1
                                 }
                             }
-                        }
-                        Component {
-                            id: codeComponent
-                            CodeBlock {
-                                objectName: "codeBlock"
-                                code: block.blockText
-                                language: block.language
-                                onCopyRequested: function (text) { message.copyRequested(text) }
+                            Component {
+                                id: textComponent
+                                TextEdit {
+                                    id: markdownText
+                                    objectName: "assistantText"
+                                    text: block.blockText
+                                    textFormat: TextEdit.MarkdownText
+                                    readOnly: true
+                                    selectByMouse: true
+                                    wrapMode: TextEdit.Wrap
+                                    color: Theme.text
+                                    font.pointSize: Theme.fontSize + 1
+                                    selectionColor: Theme.accent
+                                    onLinkActivated: function (link) { Qt.openUrlExternally(link) }
+                                    // Blockquotes tinted and indented, tables with single borders.
+                                    MarkdownStyler {
+                                        document: markdownText.textDocument
+                                        quoteBackground: Theme.hover
+                                        tableBorder: Theme.border
+                                    }
+                                }
                             }
-                        }
-                    }
-                }
-                // The typing dots, made only while the reply has no text yet: a running animation
-                // makes the window render every frame, which under software rendering costs
-                // generation speed.
-                Loader {
-                    active: message.streaming && message.content.length === 0
-                    visible: active
-                    sourceComponent: Row {
-                        spacing: 5
-                        topPadding: 4
-                        Repeater {
-                            model: 3
-                            Rectangle {
-                                required property int index
-                                width: 8; height: 8; radius: 4
-                                color: Theme.textMuted
-                                SequentialAnimation on opacity {
-                                    loops: Animation.Infinite
-                                    PauseAnimation { duration: index * 150 }
-                                    NumberAnimation { from: 0.2; to: 1; duration: 400 }
-                                    NumberAnimation { from: 1; to: 0.2; duration: 400 }
-                                    PauseAnimation { duration: (2 - index) * 150 }
+                            Component {
+                                id: codeComponent
+                                CodeBlock {
+                                    objectName: "codeBlock"
+                                    code: block.blockText
+                                    language: block.language
+                                    onCopyRequested: function (text) { message.copyRequested(text) }
                                 }
                             }
                         }
                     }
-                }
-                // The reply's function calls, each with its server, tool and arguments.
-                Repeater {
-                    model: message.isUser ? [] : message.toolCalls
-                    delegate: ToolCallCard {
-                        required property var modelData
-                        width: replyColumn.width
-                        messageId: message.messageId
-                        call: modelData
-                        onAnswered: function (messageId, callId, decision) {
-                            message.toolCallAnswered(messageId, callId, decision)
+                    // The typing dots, made only while the reply has no text yet: a running animation
+                    // makes the window render every frame, which under software rendering costs
+                    // generation speed.
+                    Loader {
+                        active: message.streaming && message.content.length === 0
+                        visible: active
+                        sourceComponent: Row {
+                            spacing: 5
+                            topPadding: 4
+                            Repeater {
+                                model: 3
+                                Rectangle {
+                                    required property int index
+                                    width: 8; height: 8; radius: 4
+                                    color: Theme.textMuted
+                                    SequentialAnimation on opacity {
+                                        loops: Animation.Infinite
+                                        PauseAnimation { duration: index * 150 }
+                                        NumberAnimation { from: 0.2; to: 1; duration: 400 }
+                                        NumberAnimation { from: 1; to: 0.2; duration: 400 }
+                                        PauseAnimation { duration: (2 - index) * 150 }
+                                    }
+                                }
+                            }
                         }
                     }
-                }
-                Label {
-                    objectName: "replyEnding"
-                    visible: message.messageState === "stopped" || message.messageState === "failed"
-                    text: message.messageState === "stopped" ? qsTr("Stopped") : qsTr("Failed: %1").arg(message.stats)
-                    color: message.messageState === "failed" ? Theme.danger : Theme.textMuted
-                    font.pointSize: Theme.small
-                    font.italic: true
-                    wrapMode: Text.Wrap
-                    width: replyColumn.width
+                    // The reply's function calls, each with its server, tool and arguments.
+                    Repeater {
+                        model: message.isUser ? [] : message.toolCalls
+                        delegate: ToolCallCard {
+                            required property var modelData
+                            width: replyColumn.width
+                            messageId: message.messageId
+                            call: modelData
+                            onAnswered: function (messageId, callId, decision) {
+                                message.toolCallAnswered(messageId, callId, decision)
+                            }
+                        }
+                    }
+                    Label {
+                        objectName: "replyEnding"
+                        visible: message.messageState === "stopped" || message.messageState === "failed"
+                        text: message.messageState === "stopped" ? qsTr("Stopped") : qsTr("Failed: %1").arg(message.stats)
+                        color: message.messageState === "failed" ? Theme.danger : Theme.textMuted
+                        font.pointSize: Theme.small
+                        font.italic: true
+                        wrapMode: Text.Wrap
+                        width: replyColumn.width
+                    }
                 }
             }
         }

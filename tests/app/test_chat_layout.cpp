@@ -221,8 +221,9 @@ private slots:
         checkEveryLayout(restarted.window, QStringLiteral("after a restart"));
     }
 
-    // While a reply streams, a paragraph that has ended becomes Markdown in the background: until
-    // its Markdown is made, its plain text stays on screen, so no frame shows it blank or twice.
+    // While a reply streams, a paragraph that has ended becomes Markdown in an event of its own,
+    // after the piece that ended it; until then its plain text stays on screen, so no frame shows
+    // it blank or twice.
     void endedParagraphsStayOnScreenWhileTheirMarkdownIsMade() {
         RunningApp running;
         start(running);
@@ -274,7 +275,7 @@ private slots:
         QCOMPARE(replyTexts().constFirst()->metaObject()->className(), "QQuickText"); // growing: plain
         paragraphs = 2;
         messages->appendText(reply.id, QStringLiteral("\n\nThe second paragraph"));
-        // Not in the call that ended the paragraph (the GUI thread would be held while it is made).
+        // Not in the call that ended the paragraph (the two together would hold the GUI thread).
         QCOMPARE(replyTexts().size(), 2);
         QCOMPARE(replyTexts().constFirst()->metaObject()->className(), "QQuickText");
         // The ended paragraph becomes a Markdown TextEdit while the reply still streams.
