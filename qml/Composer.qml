@@ -148,7 +148,7 @@ Rectangle {
                     border.color: Theme.accent
                 }
             }
-            // Two icons rather than one with a changing path: a Shape does not always redraw a new path.
+            // Two icons, each with its own size and colour.
             contentItem: Item {
                 Icon {
                     anchors.centerIn: parent

@@ -13,6 +13,14 @@ Item {
     Rectangle { anchors.fill: parent; color: "black" }
     Icon { id: shownIcon; x: 10; y: 10; size: 48; path: Icons.stop; color: Theme.window }
     Icon { id: hiddenIcon; x: 100; y: 10; size: 48; path: Icons.stop; color: Theme.window; visible: false }
+    // An icon half outside a clipping item (a reply's avatar in a scrolled list): what lies
+    // outside is not drawn (the software renderer once drew icons unclipped, over the chat's title).
+    Item {
+        id: clipBox
+        x: 150; y: 10; width: 40; height: 20
+        clip: true
+        Icon { id: clippedIcon; y: -24; size: 48; path: Icons.stop; color: "red" }
+    }
     // An icon in a button, its colour the label's (the sidebar's "New chat"): after a theme
     // switch it kept the old theme's image, dark on the dark theme's dark background.
     Rectangle {
@@ -48,6 +56,16 @@ Item {
                        "hidden then shown: " + centreColour(hiddenIcon) + ", expected " + Theme.window)
             }
             Theme.dark = wasDark
+        }
+
+        function test_clippedByItsParent() {
+            waitForRendering(root)
+            const image = grabImage(root)
+            // The stop square spans 12-36 of the icon's 48 pixels: inside the box its lower part.
+            const inside = image.pixel(clipBox.x + 24, clipBox.y + 6)
+            verify(inside.r > 0.9 && inside.g < 0.1, "inside: " + inside)
+            const above = image.pixel(clipBox.x + 24, clipBox.y - 4)
+            verify(above.r < 0.1, "above the box: " + above)
         }
 
         // The colour of the button icon's ink: its pixel farthest from the window's background.
