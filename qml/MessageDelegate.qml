@@ -180,9 +180,7 @@ Item {
                 Text {
                     id: naturalWidth // the unwrapped width of the text, to size the bubble
                     visible: false
-                    // Only a user's message: a streaming reply's text would be laid out again in
-                    // these hidden items at every piece.
-                    text: message.isUser ? message.content : ""
+                    text: message.content
                     font: userText.font
                 }
                 TextEdit {
@@ -191,7 +189,7 @@ Item {
                     x: 16
                     y: 11
                     width: Math.min(naturalWidth.implicitWidth + 2, bubble.maxTextWidth)
-                    text: message.isUser ? message.content : ""
+                    text: message.content
                     readOnly: true
                     selectByMouse: true
                     wrapMode: TextEdit.Wrap
@@ -316,7 +314,7 @@ Item {
                         id: blockRepeater
                         // A MarkdownBlockModel: while a reply streams only its last block changes, so
                         // only that block's delegate is updated; finished blocks keep their layout.
-                        model: message.isUser ? null : message.blocks
+                        model: message.blocks
                         delegate: Item {
                             id: block
                             required property int index
@@ -431,7 +429,7 @@ Item {
                     }
                     // The reply's function calls, each with its server, tool and arguments.
                     Repeater {
-                        model: message.isUser ? [] : message.toolCalls
+                        model: message.toolCalls
                         delegate: ToolCallCard {
                             required property var modelData
                             width: replyColumn.width

@@ -263,6 +263,29 @@ template <class V>
     q[3] = V::six_bits(V::template shift_right_words<4>(high), V::template shift_right_words<2>(top));
 }
 
+// Step u's products added to acc[m][k] (row m, sub-block s + 4k for u / 4 = s) by Dot: V::dot
+// (int32 lanes) or V::dot_into_words (int16 words).
+template <class V, int M, class Dot>
+[[gnu::always_inline]] inline void q6_K_step(const InterleavedQ6_K& b, const ActivationRows<BlockQ8_K, M>& a,
+                                             int64_t i, int h, int u, typename V::Int (&acc)[M][4], Dot dot) {
+    typename V::Int q[4];
+    q6_K_quants<V>(b, u, h, q);
+#pragma GCC unroll 8
+    for (int m = 0; m < M; ++m)
+#pragma GCC unroll 8
+        for (int k = 0; k < 4; ++k)
+            acc[m][k] = dot(acc[m][k], q[k], V::broadcast_int(bytes_of<V>(a.row[m][i].qs + 64 * k + 4 * u)));
+}
+
+// Every row's four sub-block sums set to zero.
+template <class V, int M> [[gnu::always_inline]] inline void zero_sums(typename V::Int (&acc)[M][4]) {
+#pragma GCC unroll 8
+    for (int m = 0; m < M; ++m)
+#pragma GCC unroll 8
+        for (int k = 0; k < 4; ++k)
+            acc[m][k] = V::zero_int();
+}
+
 // scaled[m] += sum_j scale_j * (q_j . a_j - 32 * sum(a_j)) over the super-block's 16 sub-blocks,
 // for group vector h: each sub-block's dot product in int32 (dot), then times its scale.
 template <class V, int M>
@@ -271,23 +294,11 @@ template <class V, int M>
 #pragma GCC unroll 4
     for (int s = 0; s < 4; ++s) {
         typename V::Int sums[M][4];
-#pragma GCC unroll 8
-        for (int m = 0; m < M; ++m)
-#pragma GCC unroll 8
-            for (int k = 0; k < 4; ++k)
-                sums[m][k] = V::zero_int();
+        zero_sums<V, M>(sums);
 #pragma GCC unroll 4
-        for (int t = 0; t < 4; ++t) {
-            const int u = 4 * s + t;
-            typename V::Int q[4];
-            q6_K_quants<V>(b, u, h, q);
-#pragma GCC unroll 8
-            for (int m = 0; m < M; ++m)
-#pragma GCC unroll 8
-                for (int k = 0; k < 4; ++k)
-                    sums[m][k] = V::dot(sums[m][k], q[k],
-                                        V::broadcast_int(bytes_of<V>(a.row[m][i].qs + 64 * k + 4 * u)));
-        }
+        for (int t = 0; t < 4; ++t)
+            q6_K_step<V, M>(b, a, i, h, 4 * s + t, sums,
+                            [](auto acc, auto q, auto x) { return V::dot(acc, q, x); });
 #pragma GCC unroll 8
         for (int k = 0; k < 4; ++k) {
             const int j = 4 * k + s;
@@ -313,24 +324,11 @@ template <class V, int M>
 #pragma GCC unroll 2
         for (int half = 0; half < 2; ++half) {
             typename V::Int words[M][4];
-#pragma GCC unroll 8
-            for (int m = 0; m < M; ++m)
-#pragma GCC unroll 8
-                for (int k = 0; k < 4; ++k)
-                    words[m][k] = V::zero_int();
+            zero_sums<V, M>(words);
 #pragma GCC unroll 2
-            for (int t = 2 * half; t < 2 * half + 2; ++t) {
-                const int u = 4 * s + t;
-                typename V::Int q[4];
-                q6_K_quants<V>(b, u, h, q);
-#pragma GCC unroll 8
-                for (int m = 0; m < M; ++m)
-#pragma GCC unroll 8
-                    for (int k = 0; k < 4; ++k)
-                        words[m][k] =
-                            V::dot_into_words(words[m][k], q[k],
-                                              V::broadcast_int(bytes_of<V>(a.row[m][i].qs + 64 * k + 4 * u)));
-            }
+            for (int t = 2 * half; t < 2 * half + 2; ++t)
+                q6_K_step<V, M>(b, a, i, h, 4 * s + t, words,
+                                [](auto acc, auto q, auto x) { return V::dot_into_words(acc, q, x); });
 #pragma GCC unroll 8
             for (int k = 0; k < 4; ++k) {
                 const typename V::Int scale = V::widen_i8_in_words(b.scales[4 * k + s] + h * V::kRows);
