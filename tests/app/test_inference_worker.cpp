@@ -15,6 +15,7 @@
 #include <QSignalSpy>
 #include <QTest>
 #include <QThread>
+#include <atomic>
 
 using namespace hearth::app;
 using hearth::chat::Role;
@@ -25,7 +26,14 @@ public:
     explicit WorkerHarness(const QString& stateDir = QString()) {
         worker = new InferenceWorker(stateDir);
         worker->moveToThread(&thread);
-        connect(&thread, &QThread::finished, worker, &QObject::deleteLater);
+        // The worker is deleted on its own thread as that thread finishes, and says so through an
+        // atomic: QThread::wait's join is a futex TSan cannot see, so without this, ~QObject's
+        // reads of this harness (its connections) would look unordered with whatever later
+        // reuses the harness's stack slot.
+        connect(&thread, &QThread::finished, [this] {
+            delete worker;
+            workerDeleted.store(true, std::memory_order_release);
+        });
         connect(this, &WorkerHarness::load, worker, &InferenceWorker::loadModel, Qt::QueuedConnection);
         connect(this, &WorkerHarness::chooseImageProjector, worker, &InferenceWorker::chooseImageProjector,
                 Qt::QueuedConnection);
@@ -47,6 +55,8 @@ public:
     ~WorkerHarness() override {
         thread.quit();
         thread.wait();
+        while (!workerDeleted.load(std::memory_order_acquire))
+            QThread::yieldCurrentThread();
     }
     // The engine settings travel as one config, by configure: these change one field of it.
     void setMemoryBudget(size_t bytes) {
@@ -59,6 +69,7 @@ public:
         emit configure(config);
     }
     InferenceWorker* worker;
+    std::atomic<bool> workerDeleted{false};
     QThread thread;
     EngineConfig config;
 signals:
