@@ -46,13 +46,17 @@ public:
     std::span<const int32_t> draft(std::span<const int32_t> history, std::span<const int32_t> view,
                                    int32_t room);
     // What the last verify pass made of draft()'s tokens, and how long it took with the drafting:
-    // the draft length adapts, and speculation pauses when accepted tokens no longer pay for the
+    // the draft length adapts (the acceptance rule's length, capped where a longer pass costs
+    // more than its expected tokens give), and speculation pauses when accepted tokens no longer pay for the
     // drafted ones (a time per token above plain decoding's, as record_plain measured it).
     void record(int32_t drafted, int32_t accepted, double seconds = 0);
     // The time of a plain decoding step (one token, no draft).
     void record_plain(double seconds);
     const SpeculationStats& stats() const { return stats_; }
     int32_t draft_length() const { return length_; }
+    // The drafted tokens per pass that give the most tokens per second, for the acceptance and
+    // the pass costs measured so far (at most max_draft).
+    int32_t cheapest_length() const;
 
 private:
     SpeculationOptions options_;
@@ -70,6 +74,17 @@ private:
     int32_t judgements_ = 0;          // windows judged
     int32_t hopeless_judgements_ = 0; // judgements running that found even full acceptance slower
     double cost_per_drafted_;         // a drafted token's price, in accepted tokens
+    // pass_cost_[k]: a pass that drafts k tokens, in plain steps (running mean; 0: not timed).
+    std::vector<double> pass_cost_;
+    std::vector<int32_t> pass_timed_at_; // verify_passes when pass_cost_[k] was last timed
+    // Each drafted token is judged only after those before it passed: of the tokens judged,
+    // these (decaying) counts of the accepted and the rejected give the acceptance of the next.
+    double judged_accepted_ = 1;
+    double judged_rejected_ = 1;
+    // The passes' seconds and tokens (accepted and one more), decaying alike: speculation's
+    // recent time per token, against a plain step's.
+    double recent_seconds_ = 0;
+    double recent_tokens_ = 0;
     SpeculationStats stats_;
 };
 
