@@ -34,8 +34,10 @@ InferenceOptions draft_options(const Inference& target) {
 DraftModel::DraftModel(std::shared_ptr<const Model> draft, Inference& target, int32_t n_ctx)
     : inference_((check_draft_model(*draft, target.model()), std::move(draft)), draft_options(target)),
       cache_(inference_.new_cache(n_ctx)),
-      parameter_ratio_(static_cast<double>(inference_.model().info().parameters) /
-                       static_cast<double>(std::max<int64_t>(1, target.model().info().parameters))) {
+      cost_ratio_(std::min(static_cast<double>(inference_.model().info().file_bytes) /
+                               static_cast<double>(std::max<int64_t>(1, target.model().info().file_bytes)),
+                           static_cast<double>(inference_.model().info().parameters) /
+                               static_cast<double>(std::max<int64_t>(1, target.model().info().parameters)))) {
     inference_.share_threads_of(target);
 }
 

@@ -26,8 +26,11 @@ public:
     const Model& model() const { return inference_.model(); }
     // Runs on `target`'s kernel threads (again, after its set_threads).
     void share_threads_of(const Inference& target) { inference_.share_threads_of(target); }
-    // The draft's parameters over the target's: what a drafted token costs beside a decoded one.
-    double parameter_ratio() const { return parameter_ratio_; }
+    // What a drafted token costs beside a decoded one, before either is timed: the draft's file
+    // bytes over the target's (decode reads every weight once), or its parameters over the
+    // target's where that is less. A draft quantized from the target's own weights (Q2_K of a
+    // Q8_0) has as many parameters but reads a third of the bytes.
+    double cost_ratio() const { return cost_ratio_; }
     // Writes up to out.size() greedy tokens that follow `history` (the target's sequence as its
     // cache sees it, then the token not yet evaluated); returns how many (0 when the draft's
     // context has no room). Allocates nothing once its buffers are warm.
@@ -36,7 +39,7 @@ public:
 private:
     Inference inference_;
     std::unique_ptr<KvCache> cache_;
-    double parameter_ratio_;
+    double cost_ratio_;
 };
 
 } // namespace hearth::engine

@@ -39,10 +39,10 @@ constexpr int32_t kJudgementsPerPlainStep = 8;
 constexpr int32_t kCostMemory = 32;
 // The least a drafted token costs, in the price of a decoded token: the verify pass's extra row
 // (its weights are read once for every row), plus, for a draft model, its own forward pass, by
-// the ratio of the two models' parameters. What it really costs on this machine is timed.
+// DraftModel::cost_ratio. What it really costs on this machine is timed.
 constexpr double kVerifyRowCost = 0.05;
 double cost_per_drafted(const DraftModel* draft) {
-    return kVerifyRowCost + (draft ? draft->parameter_ratio() : 0.0);
+    return kVerifyRowCost + (draft ? draft->cost_ratio() : 0.0);
 }
 } // namespace
 
@@ -178,6 +178,10 @@ void SpeculativeDecoder::record(int32_t drafted, int32_t accepted, double second
         plain_seconds_ > 0 && window_seconds_ > 0 && best_seconds_per_token > plain_seconds_;
     hopeless_judgements_ = hopeless ? hopeless_judgements_ + 1 : 0;
     if (hopeless_judgements_ >= 2) never_pays_ = true;
+    // A draft model none of whose tokens passed in two judgements (8 passes; a real pair agrees on
+    // most tokens) stops for the reply: each time it resumes after a pause it first catches up on
+    // the paused tokens, which costs more than the pass.
+    if (draft_ && judgements_ >= 2 && stats_.accepted == 0) never_pays_ = true;
     if (rate < cost_per_drafted_ || slower) {
         paused_for_ = pause_length_;
         pause_length_ = std::min(kLongestPause, pause_length_ * 2);

@@ -719,6 +719,49 @@ private slots:
         QCOMPARE(untimed_passes, 8);
     }
 
+    // A draft model's prior price is its bytes over the target's where that is less than its
+    // parameters over the target's: stories260K's Q8_0 has its parameters and a third of its
+    // bytes. And a draft none of whose tokens passes in two judgements stops for the reply, where
+    // a drafter without a model (lookup) only pauses.
+    void a_draft_that_never_passes_stops() {
+        test::LoadedModel target = test::load_model("stories260K", 16);
+        auto draft =
+            engine::DraftModel::load(test::testdata("models/stories260K-Q8_0.gguf"), *target.inference, 64);
+        QCOMPARE(draft->model().info().parameters, target.model->info().parameters);
+        QVERIFY(draft->cost_ratio() < 0.5);
+        QVERIFY(draft->cost_ratio() > 0.1);
+        engine::SpeculationOptions with_model = draft_model("stories260K-Q8_0", 4);
+        const std::vector<int32_t> history{1, 7, 8};
+        // The drafts are judged, not the model's proposals: record() says none passed.
+        for (const bool has_model : {true, false}) {
+            engine::SpeculationOptions options = has_model ? with_model : lookup(1, 4);
+            engine::SpeculativeDecoder decoder(options, has_model ? draft.get() : nullptr);
+            int passes = 0, passes_late = 0;
+            for (int i = 0; i < 2000; ++i) {
+                if (has_model) {
+                    if (decoder.draft(history, history, 16).empty()) {
+                        decoder.record_plain(0.010);
+                        continue;
+                    }
+                } else if (decoder.draft(std::vector<int32_t>{7, 8, 7, 8, 7}, {}, 16).empty()) {
+                    decoder.record_plain(0.010);
+                    continue;
+                }
+                ++passes;
+                if (i >= 1000) ++passes_late;
+                decoder.record(1, 0, 0.012);
+            }
+            qInfo("%s: %d passes, %d in the second half", has_model ? "draft model" : "lookup", passes,
+                  passes_late);
+            if (has_model) {
+                QCOMPARE(passes, 8);
+            } else {
+                QVERIFY(passes > 8);
+                QVERIFY(passes_late > 0);
+            }
+        }
+    }
+
     // The draft length weighs what a pass costs: each drafted token right 80% of the time (and
     // judged once those before it passed), against passes whose drafted rows cost 0.45 of a plain
     // step each (a CPU whose decode is compute-bound, as the ymm tiers' at 2 threads) or 0.02
