@@ -50,19 +50,23 @@ public:
             const qint64 now = clock_.nsecsElapsed();
             if (last_ >= 0) {
                 gaps_.push_back((now - last_) / 1e6);
-                if (gaps_.back() >= longest()) longestAtMs_ = now / 1e6;
+                if (gaps_.back() >= longest_) { // a running maximum: the tick itself stays O(1)
+                    longest_ = gaps_.back();
+                    longestAtMs_ = now / 1e6;
+                }
             }
             last_ = now;
         });
     }
     void start() {
         gaps_.clear();
+        longest_ = 0;
         last_ = -1;
         clock_.start();
         timer_.start();
     }
     void stop() { timer_.stop(); }
-    double longest() const { return gaps_.empty() ? 0 : *std::max_element(gaps_.begin(), gaps_.end()); }
+    double longest() const { return longest_; }
     double percentile(double p) const {
         if (gaps_.empty()) return 0;
         std::vector<double> sorted = gaps_;
@@ -78,6 +82,7 @@ private:
     QElapsedTimer clock_;
     qint64 last_ = -1;
     std::vector<double> gaps_;
+    double longest_ = 0;
     double longestAtMs_ = 0;
 };
 
