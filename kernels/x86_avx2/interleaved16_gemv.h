@@ -140,8 +140,8 @@ constexpr bool kSumsInWords = requires(typename V::Int v, const uint8_t* p, cons
 };
 
 // Q4_K: row . a = d * sum_j scale_j * (q_j . a_j) - dmin * sum_j min_j * sum(a_j), for M
-// activation rows at once.
-template <class V, int M>
+// activation rows at once, over the group's vectors [HFirst, HFirst + HCount).
+template <class V, int M, int HFirst = 0, int HCount = kVectorsPerGroup<V>>
 [[gnu::always_inline]] inline void q4_K_group(int64_t blocks, const InterleavedQ4_K* w,
                                               const ActivationRows<BlockQ8_K, M>& a, float* y,
                                               int64_t y_stride, const DecodePrefetch& prefetch) {
@@ -151,7 +151,7 @@ template <class V, int M>
 #pragma GCC unroll 8
     for (int m = 0; m < M; ++m)
 #pragma GCC unroll 8
-        for (int h = 0; h < H; ++h)
+        for (int h = HFirst; h < HFirst + HCount; ++h)
             acc[m][h] = V::zero();
     for (int64_t i = 0; i < blocks; ++i) {
         const InterleavedQ4_K& b = w[i];
@@ -161,7 +161,7 @@ template <class V, int M>
 #pragma GCC unroll 8
         for (int m = 0; m < M; ++m) {
 #pragma GCC unroll 8
-            for (int h = 0; h < H; ++h)
+            for (int h = HFirst; h < HFirst + HCount; ++h)
                 scaled[m][h] = offset[m][h] = V::zero_int();
             q8_K_pair_sums(a.row[m][i], pair_sums[m]);
         }
@@ -173,7 +173,7 @@ template <class V, int M>
 #pragma GCC unroll 8
             for (int m = 0; m < M; ++m)
 #pragma GCC unroll 8
-                for (int h = 0; h < H; ++h)
+                for (int h = HFirst; h < HFirst + HCount; ++h)
                     low[m][h] = high[m][h] = V::zero_int();
 #pragma GCC unroll 8
             for (int c = 0; c < 8; ++c) {
@@ -184,7 +184,7 @@ template <class V, int M>
                     a_high[m] = V::broadcast_int(bytes_of<V>(a.row[m][i].qs + 64 * p + 32 + 4 * c));
                 }
 #pragma GCC unroll 8
-                for (int h = 0; h < H; ++h) {
+                for (int h = HFirst; h < HFirst + HCount; ++h) {
                     const typename V::Int q = V::loadu_int(b.qs[p][c] + h * kBytes);
                     const typename V::Int q_low = V::nibble_low(q), q_high = V::nibble_high(q);
 #pragma GCC unroll 8
@@ -200,7 +200,7 @@ template <class V, int M>
                 }
             }
 #pragma GCC unroll 8
-            for (int h = 0; h < H; ++h) {
+            for (int h = HFirst; h < HFirst + HCount; ++h) {
                 const typename V::Int mins = V::widen_u8_pairs(unpacked.mins[p][h * V::kRows]);
                 if constexpr (kSumsInWords<V>) {
                     // Each dword's two word sums times the row's scale, in both words.
@@ -233,7 +233,7 @@ template <class V, int M>
         for (int m = 0; m < M; ++m) {
             const typename V::Float da = V::broadcast_float(a.row[m][i].d);
 #pragma GCC unroll 8
-            for (int h = 0; h < H; ++h) {
+            for (int h = HFirst; h < HFirst + HCount; ++h) {
                 acc[m][h] = V::fmadd(V::to_float(scaled[m][h]), V::mul(V::widen_f16(b.d + h * V::kRows), da),
                                      acc[m][h]);
                 acc[m][h] = V::fnmadd(V::to_float(offset[m][h]),
@@ -244,7 +244,7 @@ template <class V, int M>
 #pragma GCC unroll 8
     for (int m = 0; m < M; ++m)
 #pragma GCC unroll 8
-        for (int h = 0; h < H; ++h)
+        for (int h = HFirst; h < HFirst + HCount; ++h)
             V::store(y + m * y_stride + h * V::kRows, acc[m][h]);
 }
 
@@ -537,7 +537,16 @@ void gemm_q4_K_interleaved16_rows(int64_t n, const void* packed, size_t, int64_t
     for_group_runs<V, BlockQ8_K>(
         row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
         [&]<int M>(int64_t g, int64_t, const ActivationRows<BlockQ8_K, M>& rows, float* out) {
-            q4_K_group<V, M>(blocks, groups + g * blocks, rows, out, y_stride, prefetch);
+            if constexpr (kVectorsPerGroup<V> == 2 && M > 1 && !kSumsInWords<V>) {
+                // AVX-VNNI's two ymm halves and several rows: one half at a time, the group's
+                // quants read twice (from L1: a group of 8-16 super-blocks is 18-37 KB), so that
+                // the rows' int32 sums fit the 16 ymm registers; both halves at once spilled them
+                // (two rows cost 2.06 times one). AVX2's int16 word sums measured no better so.
+                q4_K_group<V, M, 0, 1>(blocks, groups + g * blocks, rows, out, y_stride, prefetch);
+                q4_K_group<V, M, 1, 1>(blocks, groups + g * blocks, rows, out, y_stride, prefetch);
+            } else {
+                q4_K_group<V, M>(blocks, groups + g * blocks, rows, out, y_stride, prefetch);
+            }
         });
 }
 
