@@ -74,50 +74,79 @@ std::span<const Sampler::Candidate> Sampler::distribution(std::span<const float>
                                                           std::span<const int32_t> recent,
                                                           const uint8_t* allowed) {
     const size_t n_vocab = std::min(logits.size(), candidates_.size());
-    // A NaN logit (a damaged model) weighs nothing: as -inf it keeps the ordering below a strict
-    // weak ordering, which the sorts need (a NaN there is undefined behaviour, not a bad draw).
-    // A token the constraint refuses is dropped: the allowed ones are moved to the front.
-    size_t n = 0;
-    if (allowed) {
-        for (size_t i = 0; i < n_vocab; ++i)
-            if (allowed[i])
-                candidates_[n++] = {static_cast<int32_t>(i), std::isnan(logits[i]) ? -INFINITY : logits[i],
-                                    0.0f};
-        if (n == 0) return {};
-    } else {
-        for (size_t i = 0; i < n_vocab; ++i)
-            candidates_[i] = {static_cast<int32_t>(i), std::isnan(logits[i]) ? -INFINITY : logits[i], 0.0f};
-        n = n_vocab;
+    // The repeat penalty's tokens, each marked once: the last repeat_last_n of `recent`.
+    const bool penalise = params_.repeat_penalty != 1.0f && params_.repeat_last_n != 0;
+    std::span<const int32_t> window;
+    if (penalise) {
+        const size_t size = params_.repeat_last_n < 0
+                                ? recent.size()
+                                : std::min(recent.size(), size_t(params_.repeat_last_n));
+        window = recent.subspan(recent.size() - size);
+        for (int32_t id : window)
+            if (id >= 0 && static_cast<size_t>(id) < n_vocab) seen_[static_cast<size_t>(id)] = 1;
     }
-
-    if (params_.repeat_penalty != 1.0f && params_.repeat_last_n != 0) {
-        const size_t window = params_.repeat_last_n < 0
-                                  ? recent.size()
-                                  : std::min(recent.size(), size_t(params_.repeat_last_n));
-        const auto last = recent.subspan(recent.size() - window);
-        for (int32_t id : last) {
-            if (id < 0 || static_cast<size_t>(id) >= n_vocab || seen_[static_cast<size_t>(id)]) continue;
-            seen_[static_cast<size_t>(id)] = 1;
-            if (!allowed) {
-                float& l = candidates_[static_cast<size_t>(id)].logit;
-                l = l > 0 ? l / params_.repeat_penalty : l * params_.repeat_penalty;
-            }
-        }
-        // Compacted to the allowed tokens, a candidate is found by its id: the few penalised ones.
-        if (allowed) {
-            for (size_t i = 0; i < n; ++i)
-                if (seen_[static_cast<size_t>(candidates_[i].id)]) {
-                    float& l = candidates_[i].logit;
-                    l = l > 0 ? l / params_.repeat_penalty : l * params_.repeat_penalty;
-                }
-        }
-        for (int32_t id : last)
-            if (id >= 0 && static_cast<size_t>(id) < n_vocab) seen_[static_cast<size_t>(id)] = 0;
-    }
-
+    // A token's logit as the chain sees it. A NaN logit (a damaged model) weighs nothing: as -inf
+    // it keeps the ordering below a strict weak ordering, which the sorts need (a NaN there is
+    // undefined behaviour, not a bad draw).
+    const auto logit_of = [&](size_t i) {
+        float l = std::isnan(logits[i]) ? -INFINITY : logits[i];
+        if (penalise && seen_[i]) l = l > 0 ? l / params_.repeat_penalty : l * params_.repeat_penalty;
+        return l;
+    };
     auto by_logit = [](const Candidate& a, const Candidate& b) {
         return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
     };
+
+    size_t n = 0;
+    bool sorted = false; // candidates_[0, n) best first
+    const size_t best_wanted = greedy() ? 1 : params_.top_k > 0 ? static_cast<size_t>(params_.top_k) : 0;
+    if (!allowed && best_wanted > 0 && best_wanted < n_vocab) {
+        // Greedy or top-k: the best ones kept in a heap whose top is the worst of them, in one pass
+        // over the logits; a token enters only when it beats that worst (a later id never wins a
+        // tie). Copying and sorting the whole vocabulary took 0.21 ms a token at 151936 tokens.
+        const auto first = candidates_.begin(), last = first + static_cast<std::ptrdiff_t>(best_wanted);
+        for (size_t i = 0; i < best_wanted; ++i)
+            candidates_[i] = {static_cast<int32_t>(i), logit_of(i), 0.0f};
+        std::make_heap(first, last, by_logit);
+        const auto enter = [&](size_t i, float l) {
+            std::pop_heap(first, last, by_logit);
+            *(last - 1) = {static_cast<int32_t>(i), l, 0.0f};
+            std::push_heap(first, last, by_logit);
+        };
+        float worst = candidates_[0].logit;
+        if (penalise) {
+            // A penalty of at least 1 only lowers a logit: one not above the worst stays out.
+            const bool only_lowers = params_.repeat_penalty >= 1.0f;
+            for (size_t i = best_wanted; i < n_vocab; ++i) {
+                if (only_lowers && !(logits[i] > worst)) continue;
+                if (const float l = logit_of(i); l > worst) {
+                    enter(i, l);
+                    worst = candidates_[0].logit;
+                }
+            }
+        } else {
+            for (size_t i = best_wanted; i < n_vocab; ++i)
+                if (logits[i] > worst) { // false for NaN
+                    enter(i, logits[i]);
+                    worst = candidates_[0].logit;
+                }
+        }
+        std::sort_heap(first, last, by_logit);
+        n = best_wanted;
+        sorted = true;
+    } else if (allowed) {
+        // A token the constraint refuses is dropped: the allowed ones are moved to the front.
+        for (size_t i = 0; i < n_vocab; ++i)
+            if (allowed[i]) candidates_[n++] = {static_cast<int32_t>(i), logit_of(i), 0.0f};
+    } else {
+        for (size_t i = 0; i < n_vocab; ++i)
+            candidates_[i] = {static_cast<int32_t>(i), logit_of(i), 0.0f};
+        n = n_vocab;
+    }
+    for (int32_t id : window)
+        if (id >= 0 && static_cast<size_t>(id) < n_vocab) seen_[static_cast<size_t>(id)] = 0;
+    if (n == 0) return {};
+
     if (greedy()) {
         const auto best = std::min_element(candidates_.begin(),
                                            candidates_.begin() + static_cast<std::ptrdiff_t>(n), by_logit);
@@ -126,7 +155,9 @@ std::span<const Sampler::Candidate> Sampler::distribution(std::span<const float>
         return {candidates_.data(), 1};
     }
 
-    if (params_.top_k > 0 && static_cast<size_t>(params_.top_k) < n) {
+    if (sorted) {
+        // top-k taken above
+    } else if (params_.top_k > 0 && static_cast<size_t>(params_.top_k) < n) {
         std::partial_sort(candidates_.begin(), candidates_.begin() + params_.top_k,
                           candidates_.begin() + static_cast<std::ptrdiff_t>(n), by_logit);
         n = static_cast<size_t>(params_.top_k);

@@ -11,6 +11,7 @@
 // (20000 draws: sd <= 0.0035) without the test ever becoming flaky.
 #include "engine/sampling/sampler.h"
 #include <QTest>
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <vector>
@@ -130,6 +131,59 @@ private slots:
         Sampler sampler(params, 4);
         const std::vector<float> logits = {1.0f, 7.0f, 2.0f, 7.0f};
         QCOMPARE(sampler.sample(logits, {}), 1);
+    }
+
+    // Greedy and top-k take their best tokens in one pass over the logits (a heap of k); the
+    // other settings sort every token. Over a vocabulary with ties, NaNs and penalised tokens the
+    // two give the same tokens in the same order: the k largest logits after the penalty, ties
+    // toward the lower id, a NaN never among them.
+    void the_best_tokens_are_those_of_a_full_sort_data() {
+        QTest::addColumn<float>("penalty");
+        QTest::newRow("no penalty") << 1.0f;
+        QTest::newRow("penalty 1.3") << 1.3f;
+        QTest::newRow("reward 0.7") << 0.7f;
+    }
+    void the_best_tokens_are_those_of_a_full_sort() {
+        QFETCH(float, penalty);
+        constexpr int kVocab = 3000;
+        std::vector<float> logits(kVocab);
+        uint32_t state = 12345;
+        for (int i = 0; i < kVocab; ++i) {
+            state = state * 1664525u + 1013904223u;
+            // Whole numbers from -8 to 7: hundreds of ties. Every 97th a NaN.
+            logits[i] = i % 97 == 5 ? NAN : static_cast<float>(static_cast<int>(state >> 28) - 8);
+        }
+        std::vector<int32_t> recent;
+        for (int i = 0; i < 300; ++i)
+            recent.push_back((i * 37) % kVocab);
+        for (const int k : {1, 2, 40, 1000, kVocab - 1}) {
+            SamplingParams params = plain_params();
+            params.repeat_penalty = penalty;
+            params.repeat_last_n = 200;
+            params.top_k = k;
+            params.temperature = 1.0f; // top-p and min-p off (plain_params): the k are returned
+            Sampler sampler(params, kVocab);
+            const auto got = sampler.distribution(logits, recent);
+            // The reference: every token with its penalised logit, sorted.
+            std::vector<std::pair<float, int32_t>> all;
+            const std::set<int32_t> window(recent.end() - 200, recent.end());
+            for (int i = 0; i < kVocab; ++i) {
+                float l = std::isnan(logits[i]) ? -INFINITY : logits[i];
+                if (window.count(i)) l = l > 0 ? l / penalty : l * penalty;
+                all.emplace_back(l, i);
+            }
+            std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+                return a.first > b.first || (a.first == b.first && a.second < b.second);
+            });
+            QCOMPARE(got.size(), size_t(k));
+            for (int i = 0; i < k; ++i) {
+                QCOMPARE(got[i].id, all[i].second);
+                QCOMPARE(got[i].logit, all[i].first);
+            }
+            params.temperature = 0; // greedy: the first of them
+            Sampler greedy(params, kVocab);
+            QCOMPARE(greedy.sample(logits, recent), all[0].second);
+        }
     }
 
     // With every filter off, the draw follows the softmax of the logits.
