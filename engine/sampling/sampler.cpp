@@ -103,7 +103,7 @@ std::span<const Sampler::Candidate> Sampler::distribution(std::span<const float>
     if (!allowed && best_wanted > 0 && best_wanted < n_vocab) {
         // Greedy or top-k: the best ones kept in a heap whose top is the worst of them, in one pass
         // over the logits; a token enters only when it beats that worst (a later id never wins a
-        // tie). Copying and sorting the whole vocabulary took 0.21 ms a token at 151936 tokens.
+        // tie). Nothing else of the vocabulary is copied or sorted.
         const auto first = candidates_.begin(), last = first + static_cast<std::ptrdiff_t>(best_wanted);
         for (size_t i = 0; i < best_wanted; ++i)
             candidates_[i] = {static_cast<int32_t>(i), logit_of(i), 0.0f};
