@@ -90,7 +90,7 @@ void SpeculativeDecoder::record_plain(double seconds) {
     plain_seconds_ = plain_seconds_ == 0 ? seconds : plain_seconds_ + (seconds - plain_seconds_) / kWindow;
 }
 
-int32_t SpeculativeDecoder::cheapest_length() const {
+int32_t SpeculativeDecoder::best_length() const {
     const int32_t most = static_cast<int32_t>(buffer_.size());
     // A pass's cost where it was timed lately, else a line through the nearest length timed lately
     // (each drafted row costing what that pass's rows did), else the prior price of a drafted
@@ -151,7 +151,7 @@ void SpeculativeDecoder::record(int32_t drafted, int32_t accepted, double second
     // either at most the length that gives the most tokens per second.
     length_ = accepted == drafted ? std::min(most, length_ + std::max(1, length_ / 2))
                                   : std::clamp(accepted + 1, 1, most);
-    length_ = std::min(length_, cheapest_length());
+    length_ = std::min(length_, best_length());
     window_drafted_ += drafted;
     window_accepted_ += accepted;
     window_seconds_ += seconds;

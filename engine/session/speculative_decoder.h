@@ -46,9 +46,9 @@ public:
     std::span<const int32_t> draft(std::span<const int32_t> history, std::span<const int32_t> view,
                                    int32_t room);
     // What the last verify pass made of draft()'s tokens, and how long it took with the drafting:
-    // the draft length adapts (the acceptance rule's length, capped where a longer pass costs
-    // more than its expected tokens give), and speculation pauses when accepted tokens no longer pay for the
-    // drafted ones (a time per token above plain decoding's, as record_plain measured it).
+    // the draft length adapts (the acceptance rule's length, capped at best_length), and
+    // speculation pauses when accepted tokens no longer pay for the drafted ones (a time per
+    // token above plain decoding's, as record_plain measured it).
     void record(int32_t drafted, int32_t accepted, double seconds = 0);
     // The time of a plain decoding step (one token, no draft).
     void record_plain(double seconds);
@@ -56,7 +56,7 @@ public:
     int32_t draft_length() const { return length_; }
     // The drafted tokens per pass that give the most tokens per second, for the acceptance and
     // the pass costs measured so far (at most max_draft).
-    int32_t cheapest_length() const;
+    int32_t best_length() const;
 
 private:
     SpeculationOptions options_;
