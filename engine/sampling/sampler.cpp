@@ -125,6 +125,8 @@ std::span<const Sampler::Candidate> Sampler::distribution(std::span<const float>
                 }
             }
         } else {
+            // The loop without the penalty's checks, on its own: one compare per token (merged with
+            // the loop above it measured 1.5 times slower).
             for (size_t i = best_wanted; i < n_vocab; ++i)
                 if (logits[i] > worst) { // false for NaN
                     enter(i, logits[i]);
@@ -155,14 +157,14 @@ std::span<const Sampler::Candidate> Sampler::distribution(std::span<const float>
         return {candidates_.data(), 1};
     }
 
-    if (sorted) {
-        // top-k taken above
-    } else if (params_.top_k > 0 && static_cast<size_t>(params_.top_k) < n) {
-        std::partial_sort(candidates_.begin(), candidates_.begin() + params_.top_k,
-                          candidates_.begin() + static_cast<std::ptrdiff_t>(n), by_logit);
-        n = static_cast<size_t>(params_.top_k);
-    } else {
-        std::sort(candidates_.begin(), candidates_.begin() + static_cast<std::ptrdiff_t>(n), by_logit);
+    if (!sorted) { // with a constraint, or top-k off
+        if (params_.top_k > 0 && static_cast<size_t>(params_.top_k) < n) {
+            std::partial_sort(candidates_.begin(), candidates_.begin() + params_.top_k,
+                              candidates_.begin() + static_cast<std::ptrdiff_t>(n), by_logit);
+            n = static_cast<size_t>(params_.top_k);
+        } else {
+            std::sort(candidates_.begin(), candidates_.begin() + static_cast<std::ptrdiff_t>(n), by_logit);
+        }
     }
 
     auto softmax = [&](float temperature) {
