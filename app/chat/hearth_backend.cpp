@@ -6,6 +6,7 @@
 #include "app/models/inference_worker.h"
 #include "app/models/model_controller.h"
 #include "app/models/speed_predictor.h"
+#include "app/platform/thread_priority.h"
 #include "app/server/api_server.h"
 #include "app/settings/app_settings.h"
 #include "app/storage/conversation_store.h"
@@ -53,6 +54,9 @@ HearthBackend::HearthBackend(const AppPaths& paths, QObject* parent)
     inferenceThread_.setObjectName(QStringLiteral("hearth-inference"));
     worker_->moveToThread(&inferenceThread_);
     connect(&inferenceThread_, &QThread::finished, worker_, &QObject::deleteLater);
+    // On the new thread, before anything runs there: it and the kernel threads it starts yield
+    // to the window.
+    connect(&inferenceThread_, &QThread::started, [] { process::runBelowTheWindow(); });
     inferenceThread_.start();
     models_ = std::make_unique<ModelController>(settings_.get(), worker_);
     chat_ = std::make_unique<ChatController>(settings_.get(), store_.get(), worker_, models_.get());

@@ -12,6 +12,7 @@
 #include "app/metrics/metrics_controller.h"
 #include "app/models/inference_worker.h"
 #include "app/models/model_controller.h"
+#include "app/platform/thread_priority.h"
 #include "app/settings/app_settings.h"
 #include "app/storage/conversation_store.h"
 #include "engine/model/model.h"
@@ -26,6 +27,7 @@
 #include <QSignalSpy>
 #include <QTest>
 #include <algorithm>
+#include <unistd.h>
 
 using namespace hearth::app;
 using hearth::test::finishReply;
@@ -114,6 +116,39 @@ private slots:
         const int row = b.models()->models()->indexOf(modelPath());
         QVERIFY(row >= 0);
         QVERIFY(b.models()->models()->index(row).data(ModelListModel::LoadedRole).toBool());
+    }
+
+    // The inference thread, and the kernel threads it starts for a model, run at a lower priority
+    // than the window's thread, which keeps its own.
+    void theEngineThreadsYieldToTheWindow() {
+        const auto niceness = [](const QString& task) {
+            QFile stat(task + QStringLiteral("/stat"));
+            if (!stat.open(QIODevice::ReadOnly)) return -100;
+            const QByteArray line = stat.readAll();
+            // After the name in parentheses: state (field 3), and on to nice (field 19).
+            const QList<QByteArray> fields = line.mid(line.lastIndexOf(')') + 2).split(' ');
+            return fields.size() > 16 ? fields.at(16).toInt() : -100;
+        };
+        const auto threadName = [](const QString& task) {
+            QFile comm(task + QStringLiteral("/comm"));
+            return comm.open(QIODevice::ReadOnly) ? QString::fromUtf8(comm.readAll().trimmed()) : QString();
+        };
+        const QString self = QStringLiteral("/proc/self/task/%1").arg(gettid());
+        const int windowNiceness = niceness(self);
+        QVERIFY(windowNiceness > -100);
+        HearthBackend b(paths());
+        b.settings()->setThreads(2);
+        QVERIFY(loadModel(b));
+        int engineThreads = 0;
+        for (const QString& tid :
+             QDir(QStringLiteral("/proc/self/task")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            const QString task = QStringLiteral("/proc/self/task/") + tid;
+            if (!threadName(task).startsWith(QStringLiteral("hearth-inferenc"))) continue; // 15 characters
+            ++engineThreads;
+            QCOMPARE(niceness(task), std::max(windowNiceness, hearth::process::kEngineThreadNiceness));
+        }
+        QVERIFY2(engineThreads >= 2, "the inference thread and a kernel thread for the second core");
+        QCOMPARE(niceness(self), windowNiceness);
     }
 
     // The details line follows the engine settings as soon as the worker applies them, not at
