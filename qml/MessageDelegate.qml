@@ -10,7 +10,11 @@ Item {
     required property int index
     required property string messageId
     required property string author
-    required property string content
+    // The text once it no longer streams (empty while it does: a growing reply is shown by its
+    // blocks, and written here whole at every piece it would fill QML's heap), and whether there
+    // is any yet.
+    required property string settledContent
+    required property bool hasContent
     required property string messageState
     required property bool streaming
     required property string stats
@@ -61,7 +65,7 @@ Item {
     implicitHeight: layout.implicitHeight + 18
 
     HoverHandler { id: hover }
-    onStreamingChanged: if (!streaming && !isUser) replyCompleted(content, messageState)
+    onStreamingChanged: if (!streaming && !isUser) replyCompleted(settledContent, messageState)
 
     ColumnLayout {
         id: layout
@@ -166,7 +170,7 @@ Item {
         // Made for a user's message only (the reply's parts below likewise for a reply only).
         Loader {
             active: message.isUser
-            visible: active && !message.editing && message.content.length > 0 // images alone: no bubble
+            visible: active && !message.editing && message.hasContent // images alone: no bubble
             opacity: message.outOfView ? 0.55 : 1
             Layout.alignment: Qt.AlignRight
             sourceComponent: Rectangle {
@@ -180,7 +184,7 @@ Item {
                 Text {
                     id: naturalWidth // the unwrapped width of the text, to size the bubble
                     visible: false
-                    text: message.content
+                    text: message.settledContent
                     font: userText.font
                 }
                 TextEdit {
@@ -189,7 +193,7 @@ Item {
                     x: 16
                     y: 11
                     width: Math.min(naturalWidth.implicitWidth + 2, bubble.maxTextWidth)
-                    text: message.content
+                    text: message.settledContent
                     readOnly: true
                     selectByMouse: true
                     wrapMode: TextEdit.Wrap
@@ -206,7 +210,7 @@ Item {
             visible: active
             Layout.fillWidth: true
             onLoaded: {
-                item.text = message.content
+                item.text = message.settledContent
                 item.forceEditorFocus()
             }
             sourceComponent: Rectangle {
@@ -271,7 +275,7 @@ Item {
             Layout.leftMargin: 44
             sourceComponent: ToolResultView {
                 result: message.toolResult || ({})
-                content: message.content
+                content: message.settledContent
             }
         }
 
@@ -319,7 +323,8 @@ Item {
                             id: block
                             required property int index
                             required property string kind
-                            required property string blockText
+                            // The block's text once final; the growing block's comes by BlockTextFeed.
+                            required property string settledText
                             required property string language
                             // The growing last block of a streaming reply is plain text: Markdown
                             // would be parsed again on every update. It becomes Markdown once, when
@@ -360,12 +365,13 @@ Item {
                                 // that work matter (it takes CPU from generation).
                                 id: growingComponent
                                 Text {
+                                    id: growingText
                                     objectName: "assistantText"
-                                    text: block.blockText
                                     textFormat: Text.PlainText
                                     wrapMode: Text.Wrap
                                     color: Theme.text
                                     font.pointSize: Theme.fontSize + 1
+                                    BlockTextFeed { blocks: message.blocks; row: block.index; target: growingText }
                                 }
                             }
                             Component {
@@ -373,7 +379,7 @@ Item {
                                 TextEdit {
                                     id: markdownText
                                     objectName: "assistantText"
-                                    text: block.blockText
+                                    text: block.settledText
                                     textFormat: TextEdit.MarkdownText
                                     readOnly: true
                                     selectByMouse: true
@@ -394,7 +400,7 @@ Item {
                                 id: codeComponent
                                 CodeBlock {
                                     objectName: "codeBlock"
-                                    code: block.blockText
+                                    code: block.settledText
                                     language: block.language
                                     onCopyRequested: function (text) { message.copyRequested(text) }
                                 }
@@ -405,7 +411,7 @@ Item {
                     // makes the window render every frame, which under software rendering costs
                     // generation speed.
                     Loader {
-                        active: message.streaming && message.content.length === 0
+                        active: message.streaming && !message.hasContent
                         visible: active
                         sourceComponent: Row {
                             spacing: 5
@@ -519,7 +525,7 @@ Item {
                 iconColor: copied ? Theme.success : Theme.textMuted
                 iconSize: 15; implicitWidth: 28; implicitHeight: 28
                 objectName: "copyMessageButton"
-                onClicked: { message.copyRequested(message.content); copied = true; copiedTimer.restart() }
+                onClicked: { message.copyRequested(message.settledContent); copied = true; copiedTimer.restart() }
                 Timer { id: copiedTimer; interval: 1500; onTriggered: copyButton.copied = false }
             }
             IconButton {

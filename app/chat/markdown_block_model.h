@@ -22,6 +22,12 @@ public:
         BlockTextRole,               // QString: the prose (Markdown), or the code without its fences
         LanguageRole,                // QString: the fence's info string, code only
         ClosedRole,                  // bool: false for a code block still waiting for its closing fence
+        // QString: BlockTextRole's text, except for the growing block (the last, of prose, while
+        // the reply streams), whose is empty until it is final. A view shows the growing block's
+        // text from BlockTextRole without a QML property in between (BlockTextFeed): QML keeps a
+        // string property's every value on its garbage-collected heap, and the growing block
+        // written there at every piece made the collector run mid-reply.
+        SettledTextRole,
     };
     Q_ENUM(Role)
 
@@ -35,6 +41,10 @@ public:
     [[nodiscard]] const QList<MarkdownBlock>& blocks() const { return rows_; }
     // Blocks final so far: they stay as they are however the text grows.
     [[nodiscard]] int finishedCount() const { return finished_; }
+
+    // Whether the text still grows (a streaming reply): its last block, if prose, is the growing one.
+    void setStreaming(bool streaming);
+    [[nodiscard]] bool isGrowing(int row) const;
 
     // The whole text, split again from its start; still only changed blocks are signalled.
     void setMarkdown(const QString& markdown);
@@ -50,6 +60,7 @@ private:
 
     qsizetype tailStart_ = 0; // where the first block that may still change starts in the text
     int finished_ = 0;        // rows before the tail
+    bool streaming_ = false;
     QList<MarkdownBlock> rows_;
 };
 

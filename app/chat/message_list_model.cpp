@@ -23,6 +23,10 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case Qt::DisplayRole:
     case ContentRole:
         return row.content;
+    case SettledContentRole:
+        return row.state == MessageState::Streaming ? QString() : row.content;
+    case HasContentRole:
+        return !row.content.isEmpty();
     case StateRole:
         return messageStateName(row.state);
     case StreamingRole:
@@ -64,7 +68,9 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
             {VersionCountRole, "versionCount"},
             {ToolCallsRole, "toolCalls"},
             {ToolResultRole, "toolResult"},
-            {ImagesRole, "images"}};
+            {ImagesRole, "images"},
+            {SettledContentRole, "settledContent"},
+            {HasContentRole, "hasContent"}};
 }
 
 MarkdownBlockModel* MessageListModel::blocksOf(const MessageRecord& row) const {
@@ -73,6 +79,7 @@ MarkdownBlockModel* MessageListModel::blocksOf(const MessageRecord& row) const {
     MarkdownBlockModel*& blocks = blockModels_[row.id];
     if (!blocks) {
         blocks = new MarkdownBlockModel(const_cast<MessageListModel*>(this));
+        blocks->setStreaming(row.state == MessageState::Streaming);
         blocks->setMarkdown(row.content);
     }
     return blocks;
@@ -221,11 +228,15 @@ void MessageListModel::showPath(QList<MessageRecord> path) {
 bool MessageListModel::appendText(const QString& id, const QString& text) {
     const int row = indexOf(id);
     if (row < 0) return false;
+    const bool hadContent = !rows_[row].content.isEmpty();
     rows_[row].content += text;
     // The blocks model signals its own changes: BlocksRole stays the same object.
     if (MarkdownBlockModel* blocks = blockModels_.value(rows_[row].id))
         blocks->extendMarkdown(rows_[row].content);
-    emit dataChanged(index(row), index(row), {ContentRole, Qt::DisplayRole});
+    QList<int> roles{ContentRole, Qt::DisplayRole};
+    if (rows_[row].state != MessageState::Streaming) roles.append(SettledContentRole);
+    if (!hadContent && !text.isEmpty()) roles.append(HasContentRole);
+    emit dataChanged(index(row), index(row), roles);
     return true;
 }
 
@@ -234,7 +245,8 @@ bool MessageListModel::setContent(const QString& id, const QString& text) {
     if (row < 0) return false;
     rows_[row].content = text;
     updateBlocks(rows_[row]);
-    emit dataChanged(index(row), index(row), {ContentRole, Qt::DisplayRole});
+    emit dataChanged(index(row), index(row),
+                     {ContentRole, Qt::DisplayRole, SettledContentRole, HasContentRole});
     return true;
 }
 
@@ -242,6 +254,10 @@ bool MessageListModel::setState(const QString& id, MessageState state) {
     const int row = indexOf(id);
     if (row < 0) return false;
     rows_[row].state = state;
+    if (MarkdownBlockModel* blocks = blockModels_.value(rows_[row].id))
+        blocks->setStreaming(state == MessageState::Streaming);
+    // The settled content first: a view that acts when streaming ends reads it then.
+    emit dataChanged(index(row), index(row), {SettledContentRole});
     emit dataChanged(index(row), index(row), {StateRole, StreamingRole});
     return true;
 }

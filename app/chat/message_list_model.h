@@ -39,6 +39,12 @@ public:
         // QVariantList: the images the message shows, in order, each {sha256, name, bytes} (the
         // window's image provider serves image://hearth-images/<sha256>); empty: none.
         ImagesRole,
+        // QString: the content once the message no longer streams, empty while it does. A view
+        // bound to it is not written at every piece: QML keeps a string property's every value
+        // on its garbage-collected heap, and a growing reply written there whole at each piece
+        // made the collector run mid-reply, holding the window up to 10 ms a time.
+        SettledContentRole,
+        HasContentRole, // bool: the content is not empty (a reply's first piece has come)
     };
     Q_ENUM(Role)
 

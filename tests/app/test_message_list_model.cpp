@@ -5,6 +5,7 @@
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QTest>
+#include <algorithm>
 
 using namespace hearth::app;
 
@@ -57,6 +58,92 @@ private slots:
         QCOMPARE(model.index(1).data(MessageListModel::StreamingRole).toBool(), false);
         QVERIFY(model.setStats("a1", "2 tokens"));
         QCOMPARE(model.index(1).data(MessageListModel::StatsRole).toString(), QStringLiteral("2 tokens"));
+    }
+
+    // The window's delegate reads the settled content, which the pieces of a streaming reply do
+    // not change (only the first says there is content): it is set once, as streaming ends, and
+    // before the end is signalled, so that what acts on the end reads the whole reply.
+    void theSettledContentChangesOnceAReplyEnds() {
+        MessageListModel model("conv");
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        MessageRecord reply = message("a1", hearth::chat::Role::Assistant, "", 0);
+        reply.state = MessageState::Streaming;
+        model.append(reply);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        const auto rolesAt = [&](qsizetype i) { return changed.at(i).at(2).value<QList<int>>(); };
+        QVERIFY(model.appendText("a1", "Hello"));
+        QVERIFY(model.appendText("a1", ", world"));
+        QCOMPARE(changed.count(), 2);
+        QVERIFY(rolesAt(0).contains(MessageListModel::HasContentRole));
+        QVERIFY(!rolesAt(1).contains(MessageListModel::HasContentRole));
+        for (qsizetype i = 0; i < 2; ++i)
+            QVERIFY(!rolesAt(i).contains(MessageListModel::SettledContentRole));
+        QCOMPARE(model.index(0).data(MessageListModel::SettledContentRole).toString(), QString());
+        QCOMPARE(model.index(0).data(MessageListModel::HasContentRole).toBool(), true);
+
+        QVERIFY(model.setState("a1", MessageState::Complete));
+        QCOMPARE(changed.count(), 4);
+        QCOMPARE(rolesAt(2), QList<int>{MessageListModel::SettledContentRole});
+        QVERIFY(rolesAt(3).contains(MessageListModel::StreamingRole));
+        QCOMPARE(model.index(0).data(MessageListModel::SettledContentRole).toString(),
+                 QStringLiteral("Hello, world"));
+        // A finished message's text changes its settled content at once (an edit, a tool's result).
+        QVERIFY(model.appendText("a1", "!"));
+        QVERIFY(rolesAt(4).contains(MessageListModel::SettledContentRole));
+        QCOMPARE(model.index(0).data(MessageListModel::SettledContentRole).toString(),
+                 QStringLiteral("Hello, world!"));
+    }
+
+    // While a reply streams, its last prose block grows: the block's text changes at each piece,
+    // its settled text (what the window's delegate holds) stays empty until the block is final,
+    // because another block follows it or the reply ends.
+    void theGrowingBlockSettlesOnce() {
+        MarkdownBlockModel blocks;
+        QAbstractItemModelTester tester(&blocks, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        blocks.setStreaming(true);
+        QSignalSpy changed(&blocks, &QAbstractItemModel::dataChanged);
+        const auto settled = [&](int row) {
+            return blocks.index(row).data(MarkdownBlockModel::SettledTextRole).toString();
+        };
+        const auto text = [&](int row) {
+            return blocks.index(row).data(MarkdownBlockModel::BlockTextRole).toString();
+        };
+        blocks.extendMarkdown(QStringLiteral("Once"));
+        blocks.extendMarkdown(QStringLiteral("Once upon"));
+        QCOMPARE(blocks.count(), 1);
+        QCOMPARE(text(0), QStringLiteral("Once upon"));
+        QCOMPARE(settled(0), QString());
+        QVERIFY(blocks.isGrowing(0));
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(!changed.at(0).at(2).value<QList<int>>().contains(MarkdownBlockModel::SettledTextRole));
+        QVERIFY(changed.at(0).at(2).value<QList<int>>().contains(MarkdownBlockModel::BlockTextRole));
+
+        // The next paragraph starts: the first is final, its text as it was.
+        changed.clear();
+        blocks.extendMarkdown(QStringLiteral("Once upon\n\nA time"));
+        QCOMPARE(blocks.count(), 2);
+        QCOMPARE(settled(0), QStringLiteral("Once upon"));
+        QCOMPARE(settled(1), QString());
+        QVERIFY(std::any_of(changed.cbegin(), changed.cend(), [](const QList<QVariant>& args) {
+            return args.at(0).value<QModelIndex>().row() == 0 &&
+                   args.at(2).value<QList<int>>().contains(MarkdownBlockModel::SettledTextRole);
+        }));
+
+        // A code block streams as it comes: only prose is held back.
+        blocks.extendMarkdown(QStringLiteral("Once upon\n\nA time\n\n```cpp\nint x"));
+        QCOMPARE(blocks.count(), 3);
+        QCOMPARE(settled(1), QStringLiteral("A time"));
+        QCOMPARE(settled(2), QStringLiteral("int x"));
+
+        // The reply ends: the last prose block is final.
+        blocks.extendMarkdown(QStringLiteral("Once upon\n\nA time\n\n```cpp\nint x;\n```\n\nThe end"));
+        QCOMPARE(settled(3), QString());
+        changed.clear();
+        blocks.setStreaming(false);
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.at(0).at(0).value<QModelIndex>().row(), 3);
+        QCOMPARE(settled(3), QStringLiteral("The end"));
+        QVERIFY(!blocks.isGrowing(3));
     }
 
     void removeFromTruncates() {

@@ -20,7 +20,8 @@ Item {
             index: 0
             messageId: "m1"
             author: "assistant"
-            content: ""
+            settledContent: ""
+            hasContent: false
             messageState: "complete"
             streaming: false
             stats: ""
@@ -40,7 +41,13 @@ Item {
         name: "MessageDelegate"
         when: windowShown
 
+        // `content` stands for the two roles a finished message's text gives.
         function make(properties) {
+            if (properties.content !== undefined) {
+                properties.settledContent = properties.content
+                properties.hasContent = properties.content.length > 0
+                delete properties.content
+            }
             const message = createTemporaryObject(delegateComponent, root, properties)
             verify(message)
             waitForRendering(message)
@@ -49,7 +56,7 @@ Item {
         // A reply's blocks as a MarkdownBlockModel gives them: kind, text and language.
         function blocks(list) {
             const model = Qt.createQmlObject("import QtQuick; ListModel {}", root)
-            for (const b of list) model.append({ kind: b[0], blockText: b[1], language: b[2] || "" })
+            for (const b of list) model.append({ kind: b[0], blockText: b[1], settledText: b[1], language: b[2] || "" })
             return model
         }
         function collect(item, name, out) {
@@ -148,12 +155,15 @@ Item {
             verify(collect(message, "", []).some(i => i.width === 8 && i.height === 8 && i.radius === 4))
             compare(findChild(message, "messageActions").opacity, 0)
             // The growing block is plain text, not Markdown.
-            message.content = "Once upon **a"
+            message.hasContent = true // the first piece; the settled content stays empty
             message.blocks = blocks([["text", "Once upon **a"]])
             const growing = shown(message, "assistantText")
             compare(growing.length, 1)
             compare(growing[0].text, "Once upon **a")
             compare(growing[0].textFormat, Text.PlainText)
+            // It follows the block's text as it grows (written into it, not through a property).
+            message.blocks.setProperty(0, "blockText", "Once upon **a time")
+            compare(growing[0].text, "Once upon **a time")
             verify(!collect(message, "", []).some(i => i.width === 8 && i.height === 8 && i.radius === 4 && i.visible))
         }
 
