@@ -525,6 +525,7 @@ Item {
                 iconColor: copied ? Theme.success : Theme.textMuted
                 iconSize: 15; implicitWidth: 28; implicitHeight: 28
                 objectName: "copyMessageButton"
+                enabled: !message.streaming // hidden then, and the text is not settled yet
                 onClicked: { message.copyRequested(message.settledContent); copied = true; copiedTimer.restart() }
                 Timer { id: copiedTimer; interval: 1500; onTriggered: copyButton.copied = false }
             }

@@ -154,6 +154,7 @@ Item {
             // Nothing yet: the three dots.
             verify(collect(message, "", []).some(i => i.width === 8 && i.height === 8 && i.radius === 4))
             compare(findChild(message, "messageActions").opacity, 0)
+            verify(!findChild(message, "copyMessageButton").enabled) // nothing settled to copy yet
             // The growing block is plain text, not Markdown.
             message.hasContent = true // the first piece; the settled content stays empty
             message.blocks = blocks([["text", "Once upon **a"]])
