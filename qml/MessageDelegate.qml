@@ -515,6 +515,9 @@ Item {
             // Shown on hover, for the last reply, and while Tab is on one of them.
             readonly property bool focused: copyButton.activeFocus || editButton.activeFocus || regenerateButton.activeFocus
             opacity: (hover.hovered || focused || (message.isLast && !message.isUser)) && !message.streaming && !message.editing ? 1 : 0
+            // Hidden while the reply streams, so not clickable or reachable by Tab then either
+            // (and the text to copy is not settled yet).
+            enabled: !message.streaming
             Behavior on opacity { NumberAnimation { duration: 120 } }
             IconButton {
                 id: copyButton
@@ -525,7 +528,6 @@ Item {
                 iconColor: copied ? Theme.success : Theme.textMuted
                 iconSize: 15; implicitWidth: 28; implicitHeight: 28
                 objectName: "copyMessageButton"
-                enabled: !message.streaming // hidden then, and the text is not settled yet
                 onClicked: { message.copyRequested(message.settledContent); copied = true; copiedTimer.restart() }
                 Timer { id: copiedTimer; interval: 1500; onTriggered: copyButton.copied = false }
             }

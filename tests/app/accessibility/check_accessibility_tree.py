@@ -251,8 +251,12 @@ def main():
 
             pyatspi.Registry.registerEventListener(on_showing, "object:state-changed:showing")
             press(send, "chat page", failures)
-            wait_for(lambda: find(app, pyatspi.ROLE_PUSH_BUTTON, "Regenerate"),
-                     "the reply's Regenerate button, shown once the reply finished")
+            # The reply's actions are there while it streams, disabled; enabled once it finished.
+            # The engine's threads yield to everything else on a busy machine (ctest runs two tests
+            # at once on two cores): the reply may take a while.
+            wait_for(lambda: (button := find(app, pyatspi.ROLE_PUSH_BUTTON, "Regenerate")) is not None
+                     and button.getState().contains(pyatspi.STATE_ENABLED),
+                     "the reply's Regenerate button, enabled once the reply finished")
             wait_for(lambda: announcements, "the finished reply's announcement", timeout=10)
             pyatspi.Registry.deregisterEventListener(on_showing, "object:state-changed:showing")
             print(f"announcements of the reply: {len(announcements)}: {announcements[0][:60]!r}…")
