@@ -224,6 +224,38 @@ void matmul_pool_batch_repacked(benchmark::State& state, TensorType type, int64_
     state.SetLabel(std::string(isa_name(active_kernels().isa)));
 }
 
+// A mixture's experts: the products of many distinct expert-sized matrices in turn (repacked, as
+// the model's are), together larger than the caches, so each call reads its weights from memory
+// as a token's experts do. Arg: the batch (a prefill pass gives each expert a few rows). The
+// counters give a call's time and the rate its weights were read at.
+void matmul_pool_cold_experts(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
+    const int64_t batch = state.range(0);
+    constexpr int kExperts = 128; // Qwen3-30B-A3B's; ~113 MB of Q4_K at 768 x 2048
+    static ThreadPool pool(2);
+    const Matrix& m = matrix(type, rows, cols);
+    const size_t bytes = interleaved_rows16_bytes(type, rows, cols);
+    std::vector<std::byte> packed(bytes * kExperts);
+    for (int e = 0; e < kExperts; ++e)
+        interleave_rows16(type, m.weights.data(), rows, cols, packed.data() + bytes * static_cast<size_t>(e));
+    std::mt19937 rng(3);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    std::vector<float> x(static_cast<size_t>(cols * batch)), y(static_cast<size_t>(rows * batch));
+    for (float& v : x)
+        v = dist(rng);
+    std::vector<std::byte> scratch(matmul_scratch_bytes(type, cols, batch));
+    int e = 0;
+    for (auto _ : state) {
+        const WeightMatrix w{type, rows, cols, packed.data() + bytes * static_cast<size_t>(e),
+                             RowLayout::Interleaved16};
+        matmul(w, x.data(), batch, y.data(), pool, scratch);
+        benchmark::DoNotOptimize(y.data());
+        e = (e + 1) % kExperts;
+    }
+    state.counters["GB/s"] =
+        benchmark::Counter(double(bytes) * double(state.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+    state.SetLabel(std::string(isa_name(active_kernels().isa)));
+}
+
 // One row of Qwen2.5-0.5B's FFN width of normal values through a tier's row quantizer (weights, KV
 // cache rows) or, with `activations`, its activation quantizer. Args: isa.
 void quantize(benchmark::State& state, TensorType type, bool activations) {
@@ -465,6 +497,10 @@ BENCHMARK_CAPTURE(matmul_pool, q2_K_65536x2048_dram, TensorType::Q2_K, 65536, 20
 BENCHMARK_CAPTURE(matmul_pool, q3_K_65536x2048_dram, TensorType::Q3_K, 65536, 2048)->Arg(1)->UseRealTime();
 
 // 128 MB of Llama-3.2-1B-like rows (cols 2048), alternating layouts: from DRAM.
+BENCHMARK_CAPTURE(matmul_pool_cold_experts, q4_K_768x2048, TensorType::Q4_K, 768, 2048)
+    ->Arg(1)
+    ->Arg(4)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool_batch_repacked, q4_K_2048x2048, TensorType::Q4_K, 2048, 2048)
     ->Arg(4)
     ->Arg(64)
