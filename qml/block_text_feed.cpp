@@ -39,11 +39,13 @@ void BlockTextFeed::setTarget(QObject* target) {
 void BlockTextFeed::onDataChanged(const QModelIndex& first, const QModelIndex& last,
                                   const QList<int>& roles) {
     if (row_ < first.row() || row_ > last.row()) return;
-    if (!roles.isEmpty() && !roles.contains(role_)) return;
+    if (!roles.isEmpty() && role_ >= 0 && !roles.contains(role_)) return;
     feed();
 }
 
 void BlockTextFeed::feed() {
+    if (model_ && role_ < 0) // a ListModel names its roles with its first row
+        role_ = model_->roleNames().key(QByteArrayLiteral("blockText"), -1);
     if (!model_ || !target_ || role_ < 0 || row_ < 0 || row_ >= model_->rowCount()) return;
     target_->setProperty("text", model_->data(model_->index(row_, 0), role_));
 }
