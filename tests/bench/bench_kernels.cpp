@@ -199,6 +199,16 @@ void matmul_pool_repacked(benchmark::State& state, TensorType type, int64_t rows
     state.SetLabel(std::string(isa_name(active_kernels().isa)) + (repacked ? " repacked" : " row-major"));
 }
 
+// `n` activations of normal values, the same every call (seed 3).
+std::vector<float> normal_activations(int64_t n) {
+    std::mt19937 rng(3);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    std::vector<float> x(static_cast<size_t>(n));
+    for (float& v : x)
+        v = dist(rng);
+    return x;
+}
+
 // A batch (arg 0) against rows repacked in groups of 16, as prefill and verify passes run them:
 // Llama 3.2 1B's matrices, and the one the speed prediction times (machine_limits.cpp).
 void matmul_pool_batch_repacked(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
@@ -207,11 +217,8 @@ void matmul_pool_batch_repacked(benchmark::State& state, TensorType type, int64_
     const Matrix& m = matrix(type, rows, cols);
     std::vector<std::byte> packed(interleaved_rows16_bytes(type, rows, cols));
     interleave_rows16(type, m.weights.data(), rows, cols, packed.data());
-    std::mt19937 rng(3);
-    std::normal_distribution<float> dist(0.0f, 1.0f);
-    std::vector<float> x(static_cast<size_t>(cols * batch)), y(static_cast<size_t>(rows * batch));
-    for (float& v : x)
-        v = dist(rng);
+    const std::vector<float> x = normal_activations(cols * batch);
+    std::vector<float> y(static_cast<size_t>(rows * batch));
     std::vector<std::byte> scratch(matmul_scratch_bytes(type, cols, batch));
     const WeightMatrix w{type, rows, cols, packed.data(), RowLayout::Interleaved16};
     for (auto _ : state) {
@@ -237,11 +244,8 @@ void matmul_pool_cold_experts(benchmark::State& state, TensorType type, int64_t 
     std::vector<std::byte> packed(bytes * kExperts);
     for (int e = 0; e < kExperts; ++e)
         interleave_rows16(type, m.weights.data(), rows, cols, packed.data() + bytes * static_cast<size_t>(e));
-    std::mt19937 rng(3);
-    std::normal_distribution<float> dist(0.0f, 1.0f);
-    std::vector<float> x(static_cast<size_t>(cols * batch)), y(static_cast<size_t>(rows * batch));
-    for (float& v : x)
-        v = dist(rng);
+    const std::vector<float> x = normal_activations(cols * batch);
+    std::vector<float> y(static_cast<size_t>(rows * batch));
     std::vector<std::byte> scratch(matmul_scratch_bytes(type, cols, batch));
     int e = 0;
     for (auto _ : state) {
