@@ -132,13 +132,25 @@ int lookup_gain(const Options& o) {
     spec.speculation.draft_model_path = o.draft;
     spec.speculation.lookup_ngram = o.ngram;
     spec.speculation.max_draft = o.max_draft;
+    // Past the context it was trained on a model's output means nothing (stories260K: 128
+    // tokens), so the session holds that many and the prompt must leave room for the reply.
+    const int32_t trained = model->hparams().n_ctx_train;
+    const int32_t n_ctx = trained > 0 ? std::min(trained, 2048) : 2048;
+    {
+        engine::ChatSession probe(inference, n_ctx);
+        const size_t n_prompt = probe.prompt_tokens(turns, plain).size();
+        if (static_cast<int32_t>(n_prompt) + o.tokens > n_ctx)
+            throw Error(o.prompt_file + ": " + std::to_string(n_prompt) + " prompt tokens and " +
+                        std::to_string(o.tokens) + " to write do not fit the model's context of " +
+                        std::to_string(n_ctx));
+    }
     std::vector<double> plain_rate, spec_rate;
     engine::TurnStats spec_stats;
     std::string plain_text, spec_text;
     std::vector<int32_t> plain_tokens, spec_tokens;
     for (int r = 0; r < o.repetitions; ++r) {
         for (const bool speculative : {false, true}) {
-            engine::ChatSession session(inference, 2048);
+            engine::ChatSession session(inference, n_ctx);
             std::string text;
             const engine::TurnStats stats = session.reply(turns, speculative ? spec : plain,
                                                           [&](std::string_view piece) { text += piece; });
