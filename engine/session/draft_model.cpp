@@ -39,6 +39,7 @@ DraftModel::DraftModel(std::shared_ptr<const Model> draft, Inference& target, in
                            static_cast<double>(inference_.model().info().parameters) /
                                static_cast<double>(std::max<int64_t>(1, target.model().info().parameters)))) {
     inference_.share_threads_of(target);
+    view_.reserve(static_cast<size_t>(cache_->capacity()) + 1);
 }
 
 std::unique_ptr<DraftModel> DraftModel::load(const std::string& path, Inference& target, int32_t n_ctx) {
@@ -51,16 +52,42 @@ std::unique_ptr<DraftModel> DraftModel::load(const std::string& path, Inference&
     return std::make_unique<DraftModel>(std::move(draft), target, n_ctx);
 }
 
-int32_t DraftModel::propose(std::span<const int32_t> history, std::span<int32_t> out) {
+void DraftModel::build_view(std::span<const int32_t> history) {
     const auto n_history = static_cast<int32_t>(history.size());
-    if (out.empty() || n_history == 0 ||
-        n_history + static_cast<int32_t>(out.size()) >
-            std::min(cache_->capacity(), inference_.position_limit()))
+    if (follows_whole_history() || gap_end_ <= gap_start_ || gap_end_ >= n_history) {
+        gap_start_ = gap_end_ = 0;
+        view_.assign(history.begin(), history.end());
+        return;
+    }
+    view_.assign(history.begin(), history.begin() + gap_start_);
+    view_.insert(view_.end(), history.begin() + gap_end_, history.end());
+}
+
+int32_t DraftModel::propose(std::span<const int32_t> history, std::span<int32_t> out) {
+    if (out.empty() || history.empty()) return 0;
+    const auto n_history = static_cast<int32_t>(history.size());
+    build_view(history);
+    // The draft's cache keeps what it shares with the view; at least the last token is evaluated.
+    const auto common = [&] {
+        return std::min(cache_->common_prefix(view_), static_cast<int32_t>(view_.size()) - 1);
+    };
+    int32_t kept = common();
+    if (!follows_whole_history() &&
+        static_cast<int32_t>(view_.size()) - kept > kRecentTokens + kStartTokens) {
+        // More to read than a retry does: the gap runs from what the cache holds of the history
+        // (before any earlier gap) to the last tokens.
+        const int32_t held = gap_end_ > gap_start_ ? std::min(kept, gap_start_) : kept;
+        gap_start_ = std::max(held, std::min(kStartTokens, n_history));
+        gap_end_ = std::max(gap_start_, n_history - kRecentTokens);
+        build_view(history);
+        kept = common();
+    }
+    const auto n_view = static_cast<int32_t>(view_.size());
+    if (n_view + static_cast<int32_t>(out.size()) > std::min(cache_->capacity(), inference_.position_limit()))
         return 0;
-    // The draft's cache keeps what it shares with the history; at least the last token is evaluated.
-    const int32_t kept = std::min(cache_->common_prefix(history), n_history - 1);
     cache_->truncate(kept);
-    std::span<const float> logits = inference_.eval(*cache_, history.subspan(static_cast<size_t>(kept)));
+    std::span<const float> logits =
+        inference_.eval(*cache_, std::span<const int32_t>(view_).subspan(static_cast<size_t>(kept)));
     for (size_t i = 0; i < out.size(); ++i) {
         out[i] = argmax(logits);
         if (i + 1 < out.size()) logits = inference_.eval(*cache_, out.subspan(i, 1));

@@ -30,6 +30,7 @@ DraftVerdict verify_drafted_token(Sampler& sampler, std::span<const float> logit
 namespace {
 // Acceptance is judged over this many verify passes before speculation may pause.
 constexpr int32_t kWindow = 4;
+constexpr int32_t kRetryWindow = 2;
 // A pause starts at this many draft() calls and doubles while speculation keeps failing.
 constexpr int32_t kFirstPause = 32;
 constexpr int32_t kLongestPause = 512;
@@ -53,8 +54,17 @@ SpeculativeDecoder::SpeculativeDecoder(const SpeculationOptions& options, DraftM
                                : static_cast<int32_t>(buffer_.size())),
       pause_length_(kFirstPause), cost_per_drafted_(cost_per_drafted(draft)),
       pass_cost_(buffer_.size() + 1, 0.0), pass_timed_at_(buffer_.size() + 1, 0) {
-    // The first step goes plain, to time plain decoding for the first judgement.
-    if (options_.adaptive) paused_for_ = 1;
+    // The first step goes plain, to time plain decoding for the first judgement. The first pass
+    // drafts what the prior prices say pays best (a draft model as dear as the target: one token).
+    if (options_.adaptive) {
+        paused_for_ = 1;
+        length_ = std::min(length_, best_length());
+        // A draft model that stopped for never paying in the replies before waits, longer each
+        // time, before it is tried again: a conversation whose drafts fail pays for few tries.
+        retried_draft_ = draft_ && draft_->failed_replies() > 0;
+        if (retried_draft_)
+            paused_for_ = std::min(kLongestPause, kFirstPause << std::min(draft_->failed_replies() - 1, 8));
+    }
     if ((options_.drafter == SpeculationOptions::Drafter::DraftModel && !draft_) ||
         (options_.drafter == SpeculationOptions::Drafter::Custom && !options_.custom))
         options_.drafter = SpeculationOptions::Drafter::Off;
@@ -155,7 +165,11 @@ void SpeculativeDecoder::record(int32_t drafted, int32_t accepted, double second
     window_drafted_ += drafted;
     window_accepted_ += accepted;
     window_seconds_ += seconds;
-    if (++window_passes_ < kWindow) return;
+    // A draft model tried again after failing whole replies is judged after fewer passes: a
+    // pair that agrees fails two passes running rarely, and each pass of one that fails costs.
+    const int32_t window = retried_draft_ && !judged_ ? kRetryWindow : kWindow;
+    if (++window_passes_ < window) return;
+    judged_ = true;
     // A pass that drafts k tokens costs about 1 + c k decoded tokens and gives 1 + a k, with a the
     // acceptance rate and c a drafted token's cost: it cannot pay unless a exceeds c. Where both
     // were timed, it pays while its time per token (each pass gives its accepted tokens and one
@@ -178,11 +192,12 @@ void SpeculativeDecoder::record(int32_t drafted, int32_t accepted, double second
         plain_seconds_ > 0 && window_seconds_ > 0 && best_seconds_per_token > plain_seconds_;
     hopeless_judgements_ = hopeless ? hopeless_judgements_ + 1 : 0;
     if (hopeless_judgements_ >= 2) never_pays_ = true;
-    // A draft model none of whose tokens passed in its first judgement (4 passes; a real pair
-    // agrees on most tokens, and one right half the time fails 4 passes running once in 16) stops
+    // A draft model none of whose tokens passed in its first judgement (4 passes, 2 on a retry; a
+    // real pair agrees on most tokens, and one right half the time fails 4 passes running once in 16) stops
     // for the reply: were it paused, each resume would first catch up on the paused tokens, which
     // costs more than the passes.
     if (draft_ && stats_.accepted == 0) never_pays_ = true;
+    if (never_pays_ && draft_) draft_->record_reply(false);
     if (rate < cost_per_drafted_ || slower) {
         paused_for_ = pause_length_;
         pause_length_ = std::min(kLongestPause, pause_length_ * 2);
@@ -190,6 +205,8 @@ void SpeculativeDecoder::record(int32_t drafted, int32_t accepted, double second
     } else {
         pause_length_ = kFirstPause;
         if (time_a_plain_step) paused_for_ = 1;
+        // A draft model that pays reads the whole history again (DraftModel::follows_whole_history).
+        if (draft_ && stats_.accepted > 0 && !never_pays_) draft_->record_reply(true);
     }
     window_passes_ = window_drafted_ = window_accepted_ = 0;
     window_seconds_ = 0;

@@ -45,7 +45,7 @@ private slots:
             "tg48 speculative \\(prompt lookup \\(2 tokens\\), up to 6 drafted; [^)]*\\): ([0-9.]+) t/s "
             "against "
             "([0-9.]+) t/s plain, speed-up ([0-9.]+)x; acceptance ([0-9.]+)% \\((\\d+) of (\\d+) drafted\\), "
-            "([0-9.]+) tokens per verify pass"));
+            "([0-9.]+) tokens per verify pass; first reply ([0-9.]+)x"));
         const QRegularExpressionMatch m = line.match(run.out);
         QVERIFY2(m.hasMatch(), qPrintable(run.out));
         QVERIFY(m.captured(1).toDouble() > 0);
@@ -55,6 +55,7 @@ private slots:
         QVERIFY(accepted <= drafted);
         QVERIFY(qAbs(m.captured(4).toDouble() - 100.0 * accepted / drafted) <= 0.051);
         QVERIFY(m.captured(7).toDouble() >= 1.0); // a verify pass gives at least its own token
+        QVERIFY(m.captured(8).toDouble() > 0);
     }
 
     void jsonCarriesTheSpeculationFigures() {

@@ -15,6 +15,7 @@
 #include "tests/model/model_fixture.h"
 #include <QTemporaryDir>
 #include <QTest>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -760,6 +761,75 @@ private slots:
                 QVERIFY(passes_late > 0);
             }
         }
+    }
+
+    // A draft model that stopped for never paying is tried again in the next reply only after a
+    // wait (32 tokens, then 64, ...), and judged after 2 passes rather than 4; once one pays, the
+    // record is cleared.
+    void a_draft_that_failed_a_reply_waits_in_the_next() {
+        test::LoadedModel target = test::load_model("stories260K", 16);
+        auto draft =
+            engine::DraftModel::load(test::testdata("models/stories260K-Q8_0.gguf"), *target.inference, 64);
+        const engine::SpeculationOptions options = draft_model("stories260K-Q8_0", 4);
+        const std::vector<int32_t> history{1, 7, 8};
+        // One reply: the draft() calls that drafted nothing before the first pass, and the passes.
+        const auto reply = [&](int32_t accepted_each) {
+            engine::SpeculativeDecoder decoder(options, draft.get());
+            int waited = 0, passes = 0;
+            for (int i = 0; i < 400; ++i) {
+                if (decoder.draft(history, history, 16).empty()) {
+                    decoder.record_plain(0.010);
+                    if (passes == 0) ++waited;
+                    continue;
+                }
+                ++passes;
+                decoder.record(1, accepted_each, accepted_each > 0 ? 0.0105 : 0.012);
+            }
+            return std::pair{waited, passes};
+        };
+        QCOMPARE(reply(0), (std::pair{1, 4})); // a first plain step to time, then 4 passes
+        QCOMPARE(draft->failed_replies(), 1);
+        QVERIFY(!draft->follows_whole_history());
+        QCOMPARE(reply(0), (std::pair{32, 2}));
+        QCOMPARE(reply(0), (std::pair{64, 2}));
+        QCOMPARE(draft->failed_replies(), 3);
+        const auto paying = reply(1);
+        QCOMPARE(paying.first, 128);
+        QVERIFY(paying.second > 100);
+        QCOMPARE(draft->failed_replies(), 0);
+        QVERIFY(draft->follows_whole_history());
+        QCOMPARE(reply(0).first, 1);
+    }
+
+    // A fresh draft reads the whole history; one tried again after failing a reply reads what its
+    // cache already shares with the history, then only the last tokens; one that pays again
+    // catches up on all of it.
+    void a_retried_draft_reads_only_the_last_tokens() {
+        test::LoadedModel target = test::load_model("stories260K", 16);
+        auto draft =
+            engine::DraftModel::load(test::testdata("models/stories260K-Q8_0.gguf"), *target.inference, 128);
+        std::vector<int32_t> history{1};
+        for (int32_t i = 0; i < 59; ++i)
+            history.push_back(300 + (i * 7) % 150);
+        std::array<int32_t, 2> out{};
+        QCOMPARE(draft->propose(history, out), 2);
+        QCOMPARE(draft->cached_tokens(), 61); // the history, and the first drafted token
+        draft->record_reply(false);
+        // The next reply: 40 tokens later; the draft's cache shares the first 60 with it.
+        for (int32_t i = 0; i < 40; ++i)
+            history.push_back(320 + (i * 11) % 150);
+        QCOMPARE(draft->propose(history, out), 2);
+        QCOMPARE(draft->cached_tokens(), 60 + engine::DraftModel::kRecentTokens + 1);
+        // A history that shares only its first token (another conversation) keeps the start.
+        std::vector<int32_t> other{1};
+        for (int32_t i = 0; i < 50; ++i)
+            other.push_back(260 + (i * 13) % 200);
+        QCOMPARE(draft->propose(other, out), 2);
+        QCOMPARE(draft->cached_tokens(),
+                 engine::DraftModel::kStartTokens + engine::DraftModel::kRecentTokens + 1);
+        draft->record_reply(true);
+        QCOMPARE(draft->propose(history, out), 2);
+        QCOMPARE(draft->cached_tokens(), static_cast<int32_t>(history.size()) + 1);
     }
 
     // The draft length weighs what a pass costs: each drafted token right 80% of the time (and
