@@ -115,19 +115,22 @@ void quantize_rows(QuantizeRowFn quantize, TensorType activation_type, const flo
     });
 }
 
-// What one matrix of a group needs while its rows run.
+// What one product of a set needs while its rows run.
 struct Job {
     const WeightMatrix* w;
     float* y;
     Plan plan;
+    const float* x;
+    int64_t batch;
     const std::byte* activations;
     size_t activation_row_bytes;
     int64_t chunk;       // rows per grab
-    int64_t first_chunk; // index of its first chunk in the group's sequence
+    int64_t first_chunk; // index of its first chunk in the set's sequence
 };
 
-// Rows [begin, end) of the job's matrix times the batch.
-void multiply_chunk(const Job& job, int64_t begin, int64_t end, int64_t batch) {
+// Rows [begin, end) of the job's matrix times its batch.
+void multiply_chunk(const Job& job, int64_t begin, int64_t end) {
+    const int64_t batch = job.batch;
     const WeightMatrix& w = *job.w;
     const Candidate<GemmFn>& kernel = *job.plan.kernel;
     const size_t weight_row_bytes = row_bytes(w.type, w.cols);
@@ -161,6 +164,117 @@ void matmul(const WeightMatrix& w, const float* x, int64_t batch, float* y, Thre
     matmul_group(std::span<const MatmulOutput>(&output, 1), x, batch, pool, scratch);
 }
 
+namespace {
+
+// Runs a set of products whose jobs are planned (w, y, plan, x, batch): quantizes each distinct
+// input once per quantizer into `scratch`, then shares the rows of every matrix out in one pool
+// job. A job whose input and quantizer are those of an earlier one reuses its activations.
+void run_jobs(std::span<Job> jobs, ThreadPool& pool, std::vector<std::byte>& scratch) {
+    namespace metrics = dispatch_metrics;
+    const auto start =
+        metrics::enabled() ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
+    const auto same_input = [&](size_t i) -> const Job* {
+        for (size_t j = i; j-- > 0;)
+            if (jobs[j].x == jobs[i].x && jobs[j].plan.quantizer != nullptr &&
+                jobs[j].plan.quantizer->fn == jobs[i].plan.quantizer->fn &&
+                jobs[j].plan.kernel->activation_type == jobs[i].plan.kernel->activation_type)
+                return &jobs[j];
+        return nullptr;
+    };
+
+    // 1. Room for every input's activations, sized first: growing it later would move earlier
+    // results.
+    size_t scratch_needed = 0;
+    for (const Job& job : jobs) {
+        const size_t row = activation_row_scratch(*job.plan.kernel, job.w->cols);
+        if (row > 0) scratch_needed += row * static_cast<size_t>(job.batch) + kActivationAlignment;
+    }
+    if (scratch.size() < scratch_needed) scratch.resize(scratch_needed); // normally sized at load
+    std::byte* next_activations = scratch.data(); // the next input's rows start at or after this
+    int64_t chunks = 0, to_quantize = 0;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        Job& job = jobs[i];
+        const WeightMatrix& w = *job.w;
+        const TensorType activation = job.plan.kernel->activation_type;
+        // F32 activations are read as they are.
+        job.activations = reinterpret_cast<const std::byte*>(job.x);
+        job.activation_row_bytes = static_cast<size_t>(w.cols) * sizeof(float);
+        if (activation != TensorType::F32) {
+            job.activation_row_bytes = row_bytes(activation, w.cols);
+            if (const Job* same = same_input(i)) {
+                job.activations = same->activations;
+            } else {
+                std::byte* rows = align_up(next_activations);
+                job.activations = rows;
+                next_activations = rows + job.activation_row_bytes * static_cast<size_t>(job.batch);
+                ++to_quantize;
+            }
+        }
+        job.chunk = w.rows > 0 ? rows_per_chunk(w.rows, pool.size(), job.batch, w.layout,
+                                                job.plan.kernel->whole_batch_per_chunk)
+                               : 1;
+        job.first_chunk = chunks;
+        chunks += w.rows > 0 ? (w.rows + job.chunk - 1) / job.chunk : 0;
+    }
+
+    // 2. The activations: one input split over the pool by blocks, several one per pool index.
+    const auto quantize = [&](const Job& job, bool over_the_pool) {
+        metrics::ScopedTimer quantize_timer(metrics::Op::QuantizeActivations,
+                                            job.plan.kernel->activation_type, job.plan.quantizer->id);
+        auto* out = const_cast<std::byte*>(job.activations);
+        if (over_the_pool)
+            quantize_rows(job.plan.quantizer->fn, job.plan.kernel->activation_type, job.x, job.batch,
+                          job.w->cols, out, pool);
+        else // rows are whole blocks: the batch is one run of them
+            job.plan.quantizer->fn(job.x, out, job.batch * job.w->cols);
+    };
+    const auto owns_activations = [&](size_t i) {
+        return jobs[i].plan.quantizer != nullptr && same_input(i) == nullptr;
+    };
+    if (to_quantize == 1 || pool.size() == 1) {
+        for (size_t i = 0; i < jobs.size(); ++i)
+            if (owns_activations(i)) quantize(jobs[i], true);
+    } else if (to_quantize > 1) {
+        pool.for_each(static_cast<int64_t>(jobs.size()), [&](int64_t i) {
+            if (owns_activations(static_cast<size_t>(i))) quantize(jobs[static_cast<size_t>(i)], false);
+        });
+    }
+
+    // 3. Chunks of weight rows of all matrices, shared out by the pool.
+    pool.for_each(chunks, [&](int64_t c) {
+        const auto after = std::upper_bound(jobs.begin(), jobs.end(), c, [](int64_t chunk, const Job& job) {
+            return chunk < job.first_chunk;
+        });
+        const Job& job = *(after - 1);
+        const int64_t begin = (c - job.first_chunk) * job.chunk;
+        multiply_chunk(job, begin, std::min(job.w->rows, begin + job.chunk));
+    });
+
+    // 4. Metrics: one call per matrix; the set's time (quantization included) is shared out by
+    // weight bytes.
+    if (!metrics::enabled()) return;
+    const auto ns = static_cast<double>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+            .count());
+    double total_bytes = 0;
+    for (const Job& job : jobs)
+        total_bytes += static_cast<double>(row_bytes(job.w->type, job.w->cols) * job.w->rows);
+    for (const Job& job : jobs) {
+        const double bytes = static_cast<double>(row_bytes(job.w->type, job.w->cols) * job.w->rows);
+        const double share = total_bytes > 0 ? bytes / total_bytes : 1.0 / static_cast<double>(jobs.size());
+        metrics::record(job.batch == 1 ? metrics::Op::MatVec : metrics::Op::MatMat, job.w->type,
+                        job.plan.kernel->id, static_cast<uint64_t>(ns * share));
+    }
+}
+
+Job plan_job(const KernelTable& active, const WeightMatrix& w, float* y, const float* x, int64_t batch) {
+    if (w.layout == RowLayout::Interleaved16 && !interleaves_rows16(w.type, w.rows, w.cols))
+        throw std::invalid_argument("matmul: interleaved rows of a type or shape that has none");
+    return {&w, y, plan_for(active, w, batch), x, batch, nullptr, 0, 1, 0};
+}
+
+} // namespace
+
 void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t batch, ThreadPool& pool,
                   std::vector<std::byte>& scratch) {
     // A mixture of experts groups the gate and up matrices of every chosen expert (16 for
@@ -168,92 +282,26 @@ void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t
     constexpr size_t kMaxGroup = 32;
     if (outputs.size() > kMaxGroup) throw std::invalid_argument("matmul_group: more than 32 matrices");
     if (batch <= 0 || outputs.empty()) return;
-    namespace metrics = dispatch_metrics;
-    const auto start =
-        metrics::enabled() ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-
-    // 1. The kernels, and the activations in each kernel's format, quantized once per distinct
-    // quantizer. Scratch is sized for the whole group first: growing it later would move earlier
-    // results.
     const KernelTable& active = active_kernels();
     Job jobs[kMaxGroup];
-    size_t scratch_needed = 0;
     for (size_t i = 0; i < outputs.size(); ++i) {
-        const WeightMatrix& w = *outputs[i].w;
-        if (w.cols != outputs[0].w->cols)
+        if (outputs[i].w->cols != outputs[0].w->cols)
             throw std::invalid_argument("matmul_group: matrices of different widths");
-        if (w.layout == RowLayout::Interleaved16 && !interleaves_rows16(w.type, w.rows, w.cols))
-            throw std::invalid_argument("matmul: interleaved rows of a type or shape that has none");
-        jobs[i] = {&w,
-                   outputs[i].y,
-                   plan_for(active, w, batch),
-                   reinterpret_cast<const std::byte*>(x),
-                   static_cast<size_t>(w.cols) * sizeof(float),
-                   1,
-                   0};
-        const size_t row = activation_row_scratch(*jobs[i].plan.kernel, w.cols);
-        if (row > 0) scratch_needed += row * static_cast<size_t>(batch) + kActivationAlignment;
+        jobs[i] = plan_job(active, *outputs[i].w, outputs[i].y, x, batch);
     }
-    if (scratch.size() < scratch_needed) scratch.resize(scratch_needed); // normally sized at load
-    std::byte* next_activations = scratch.data(); // the next matrix's rows start at or after this
-    int64_t chunks = 0;
-    for (size_t i = 0; i < outputs.size(); ++i) {
-        const WeightMatrix& w = *outputs[i].w;
-        Job& job = jobs[i];
-        const TensorType activation = job.plan.kernel->activation_type;
-        if (activation != TensorType::F32) {
-            job.activation_row_bytes = row_bytes(activation, w.cols);
-            const Job* same = nullptr;
-            for (size_t j = 0; j < i; ++j)
-                if (jobs[j].plan.quantizer != nullptr &&
-                    jobs[j].plan.quantizer->fn == job.plan.quantizer->fn &&
-                    jobs[j].plan.kernel->activation_type == activation)
-                    same = &jobs[j];
-            if (same) {
-                job.activations = same->activations;
-            } else {
-                metrics::ScopedTimer quantize_timer(metrics::Op::QuantizeActivations, activation,
-                                                    job.plan.quantizer->id);
-                std::byte* rows = align_up(next_activations);
-                quantize_rows(job.plan.quantizer->fn, activation, x, batch, w.cols, rows, pool);
-                job.activations = rows;
-                next_activations = rows + job.activation_row_bytes * static_cast<size_t>(batch);
-            }
-        }
-        job.chunk = w.rows > 0 ? rows_per_chunk(w.rows, pool.size(), batch, w.layout,
-                                                job.plan.kernel->whole_batch_per_chunk)
-                               : 1;
-        job.first_chunk = chunks;
-        chunks += w.rows > 0 ? (w.rows + job.chunk - 1) / job.chunk : 0;
-    }
-    const size_t n_jobs = outputs.size();
+    run_jobs(std::span<Job>(jobs, outputs.size()), pool, scratch);
+}
 
-    // 2. Chunks of weight rows of all matrices, shared out by the pool.
-    pool.for_each(chunks, [&](int64_t c) {
-        size_t j = 0;
-        while (j + 1 < n_jobs && c >= jobs[j + 1].first_chunk)
-            ++j;
-        const Job& job = jobs[j];
-        const int64_t begin = (c - job.first_chunk) * job.chunk;
-        multiply_chunk(job, begin, std::min(job.w->rows, begin + job.chunk), batch);
-    });
-
-    // 3. Metrics: one call per matrix; the group's time (quantization included) is shared out by
-    // weight bytes.
-    if (!metrics::enabled()) return;
-    const auto ns = static_cast<double>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
-            .count());
-    double total_bytes = 0;
-    for (size_t i = 0; i < n_jobs; ++i)
-        total_bytes += static_cast<double>(row_bytes(jobs[i].w->type, jobs[i].w->cols) * jobs[i].w->rows);
-    for (size_t i = 0; i < n_jobs; ++i) {
-        const double bytes =
-            static_cast<double>(row_bytes(jobs[i].w->type, jobs[i].w->cols) * jobs[i].w->rows);
-        const double share = total_bytes > 0 ? bytes / total_bytes : 1.0 / static_cast<double>(n_jobs);
-        metrics::record(batch == 1 ? metrics::Op::MatVec : metrics::Op::MatMat, jobs[i].w->type,
-                        jobs[i].plan.kernel->id, static_cast<uint64_t>(ns * share));
-    }
+void matmul_products(std::span<const MatmulProduct> products, ThreadPool& pool,
+                     std::vector<std::byte>& scratch) {
+    // The set's plans, kept per thread: sized once for the largest set (a mixture's 2 x 128
+    // experts), so that a batch allocates nothing after the first.
+    thread_local std::vector<Job> jobs;
+    jobs.clear();
+    const KernelTable& active = active_kernels();
+    for (const MatmulProduct& p : products)
+        if (p.batch > 0 && p.w->rows > 0) jobs.push_back(plan_job(active, *p.w, p.y, p.x, p.batch));
+    if (!jobs.empty()) run_jobs(jobs, pool, scratch);
 }
 
 } // namespace hearth::kernels

@@ -41,4 +41,19 @@ struct MatmulOutput {
 void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t batch, ThreadPool& pool,
                   std::vector<std::byte>& scratch);
 
+// One product of a set whose members have inputs of their own.
+struct MatmulProduct {
+    const WeightMatrix* w;
+    const float* x; // (batch, w->cols)
+    int64_t batch;
+    float* y; // (batch, w->rows)
+};
+// Products on inputs of their own (the experts of a mixture, each over the rows that chose it):
+// each input quantized once per activation type (products on the same input share it), several
+// at once over the pool, then the rows of every matrix shared out in one
+// pool job, so that the set costs two barriers instead of two per product. Scratch: the sum of
+// matmul_scratch_bytes over the set's inputs.
+void matmul_products(std::span<const MatmulProduct> products, ThreadPool& pool,
+                     std::vector<std::byte>& scratch);
+
 } // namespace hearth::kernels

@@ -9,17 +9,19 @@ namespace hearth::engine {
 
 ExpertScratch::ExpertScratch(const HyperParams& hp, int32_t n_batch) {
     const size_t b = static_cast<size_t>(n_batch);
+    const size_t k = static_cast<size_t>(hp.n_expert_used);
     router_logits.resize(b * static_cast<size_t>(hp.n_expert));
-    chosen.resize(b * static_cast<size_t>(hp.n_expert_used));
-    chosen_weight.resize(b * static_cast<size_t>(hp.n_expert_used));
-    tokens.resize(b);
-    token_weight.resize(b);
-    input.resize(b * static_cast<size_t>(hp.n_embd));
-    const size_t rows = std::max(b, static_cast<size_t>(hp.n_expert_used));
+    chosen.resize(b * k);
+    chosen_weight.resize(b * k);
+    row_of_choice.resize(b * k);
+    expert_start.resize(static_cast<size_t>(hp.n_expert) + 1);
+    const size_t rows = b * k; // every (token, chosen expert) pair: one row of one expert
+    rows_by_expert.resize(rows * static_cast<size_t>(hp.n_embd));
     gate.resize(rows * static_cast<size_t>(hp.n_ff_expert));
     up.resize(rows * static_cast<size_t>(hp.n_ff_expert));
-    output.resize(rows * static_cast<size_t>(hp.n_embd));
-    decode_products.resize(2 * static_cast<size_t>(hp.n_expert_used));
+    output.resize(k * static_cast<size_t>(hp.n_embd));
+    decode_products.resize(2 * k);
+    products.reserve(2 * static_cast<size_t>(hp.n_expert));
 }
 
 void choose_experts(const float* probabilities, int32_t n, int32_t n_expert, int32_t k, int32_t* chosen,
@@ -96,43 +98,62 @@ void mixture_of_experts(const HyperParams& hp, const LayerWeights& l, int32_t la
         return;
     }
 
+    // The rows of every (token, chosen expert) pair, expert by expert: each expert's rows side
+    // by side, so that all experts' products run as one set (two pool jobs, not two per expert).
+    const int32_t n_rows = n * k;
+    std::fill(s.expert_start.begin(), s.expert_start.end(), 0);
+    for (int32_t i = 0; i < n_rows; ++i)
+        ++s.expert_start[static_cast<size_t>(s.chosen[static_cast<size_t>(i)]) + 1];
     for (int32_t e = 0; e < hp.n_expert; ++e) {
-        // The tokens that chose expert e, in order.
-        int32_t count = 0;
-        for (int32_t t = 0; t < n; ++t)
-            for (int32_t j = 0; j < k; ++j)
-                if (s.chosen[static_cast<size_t>(t) * k + j] == e) {
-                    s.tokens[static_cast<size_t>(count)] = t;
-                    s.token_weight[static_cast<size_t>(count)] =
-                        s.chosen_weight[static_cast<size_t>(t) * k + j];
-                    ++count;
-                }
-        if (count == 0) continue;
-        hits.add(layer, e, count);
-
-        // Their rows side by side (a single token's row is used where it is).
-        const float* input = x;
-        if (n > 1) {
-            for (int32_t i = 0; i < count; ++i)
-                std::memcpy(s.input.data() + static_cast<size_t>(i) * dim,
-                            x + static_cast<size_t>(s.tokens[static_cast<size_t>(i)]) * dim,
-                            sizeof(float) * dim);
-            input = s.input.data();
-        }
-        const ExpertWeights& expert = l.experts[static_cast<size_t>(e)];
-        const kernels::MatmulOutput gate_up[] = {{&expert.w_gate, s.gate.data()},
-                                                 {&expert.w_up, s.up.data()}};
-        kernels::matmul_group(gate_up, input, count, pool, matmul_scratch);
-        swiglu_rows(s.gate.data(), s.up.data(), count, ff, pool);
-        kernels::matmul(expert.w_down, s.gate.data(), count, s.output.data(), pool, matmul_scratch);
-        for (int32_t i = 0; i < count; ++i) {
-            float* dst = out + static_cast<size_t>(s.tokens[static_cast<size_t>(i)]) * dim;
-            const float* src = s.output.data() + static_cast<size_t>(i) * dim;
-            const float w = s.token_weight[static_cast<size_t>(i)];
-            for (int32_t d = 0; d < dim; ++d)
-                dst[d] += w * src[d];
-        }
+        const int32_t count = s.expert_start[static_cast<size_t>(e) + 1];
+        if (count > 0) hits.add(layer, e, count);
+        s.expert_start[static_cast<size_t>(e) + 1] += s.expert_start[static_cast<size_t>(e)];
     }
+    // Each pair's row, in token order within an expert; expert_start[e] runs up to expert e + 1's.
+    for (int32_t i = 0; i < n_rows; ++i) {
+        const int32_t row = s.expert_start[static_cast<size_t>(s.chosen[static_cast<size_t>(i)])]++;
+        s.row_of_choice[static_cast<size_t>(i)] = row;
+        std::memcpy(s.rows_by_expert.data() + static_cast<size_t>(row) * dim,
+                    x + static_cast<size_t>(i / k) * dim, sizeof(float) * dim);
+    }
+    for (int32_t e = hp.n_expert; e > 0; --e) // back to each expert's first row
+        s.expert_start[static_cast<size_t>(e)] = s.expert_start[static_cast<size_t>(e) - 1];
+    s.expert_start[0] = 0;
+
+    const auto products_of = [&](auto matrix_input_output) {
+        s.products.clear();
+        for (int32_t e = 0; e < hp.n_expert; ++e) {
+            const int32_t first = s.expert_start[static_cast<size_t>(e)];
+            const int32_t count = s.expert_start[static_cast<size_t>(e) + 1] - first;
+            if (count > 0) matrix_input_output(l.experts[static_cast<size_t>(e)], first, count);
+        }
+        kernels::matmul_products(s.products, pool, matmul_scratch);
+    };
+    products_of([&](const ExpertWeights& expert, int32_t first, int32_t count) {
+        const float* input = s.rows_by_expert.data() + static_cast<size_t>(first) * dim;
+        s.products.push_back({&expert.w_gate, input, count, s.gate.data() + static_cast<size_t>(first) * ff});
+        s.products.push_back({&expert.w_up, input, count, s.up.data() + static_cast<size_t>(first) * ff});
+    });
+    swiglu_rows(s.gate.data(), s.up.data(), n_rows, ff, pool);
+    // The down products write over the gathered inputs, which are done with.
+    products_of([&](const ExpertWeights& expert, int32_t first, int32_t count) {
+        s.products.push_back({&expert.w_down, s.gate.data() + static_cast<size_t>(first) * ff, count,
+                              s.rows_by_expert.data() + static_cast<size_t>(first) * dim});
+    });
+    // Each token's output: its chosen experts' rows, weighted, summed in the order chosen (as
+    // decode sums them).
+    pool.for_each_part(n, pool.size(), [&](int64_t begin, int64_t end) {
+        for (int64_t t = begin; t < end; ++t) {
+            float* dst = out + static_cast<size_t>(t) * dim;
+            for (int32_t j = 0; j < k; ++j) {
+                const size_t i = static_cast<size_t>(t) * k + j;
+                const float* src = s.rows_by_expert.data() + static_cast<size_t>(s.row_of_choice[i]) * dim;
+                const float w = s.chosen_weight[i];
+                for (int32_t d = 0; d < dim; ++d)
+                    dst[d] += w * src[d];
+            }
+        }
+    });
 }
 
 } // namespace hearth::engine

@@ -17,15 +17,17 @@ namespace hearth::engine {
 struct ExpertScratch {
     ExpertScratch() = default;
     ExpertScratch(const HyperParams& hp, int32_t n_batch);
-    std::vector<float> router_logits; // (n_batch, n_expert), then the router's probabilities
-    std::vector<int32_t> chosen;      // (n_batch, n_expert_used) the experts each token takes
-    std::vector<float> chosen_weight; // (n_batch, n_expert_used) their weights, summing to 1
-    std::vector<int32_t> tokens;      // (n_batch) the tokens of the expert being run
-    std::vector<float> token_weight;  // (n_batch) and their weights for it
-    std::vector<float> input;         // (n_batch, n_embd) those tokens' rows, gathered
-    std::vector<float> gate, up;      // (max(n_batch, n_expert_used), n_ff_expert)
-    std::vector<float> output;        // (max(n_batch, n_expert_used), n_embd)
+    std::vector<float> router_logits;   // (n_batch, n_expert), then the router's probabilities
+    std::vector<int32_t> chosen;        // (n_batch, n_expert_used) the experts each token takes
+    std::vector<float> chosen_weight;   // (n_batch, n_expert_used) their weights, summing to 1
+    std::vector<int32_t> row_of_choice; // (n_batch, n_expert_used) each choice's row in rows_by_expert
+    std::vector<int32_t> expert_start;  // (n_expert + 1) each expert's first row in rows_by_expert
+    // (n_batch x n_expert_used, n_embd) the tokens' rows grouped by expert, then the down products
+    std::vector<float> rows_by_expert;
+    std::vector<float> gate, up;                        // (n_batch x n_expert_used, n_ff_expert)
+    std::vector<float> output;                          // (n_expert_used, n_embd) decode's down products
     std::vector<kernels::MatmulOutput> decode_products; // (2 n_expert_used) gate and up of each chosen
+    std::vector<kernels::MatmulProduct> products;       // a batch's expert products (2 n_expert reserved)
 };
 
 // For each of n rows of router probabilities (n_expert each, summing to 1), the k largest
@@ -35,9 +37,10 @@ void choose_experts(const float* probabilities, int32_t n, int32_t n_expert, int
 
 // out = the layer's mixture of experts of x, (n, n_embd) each. The tokens are grouped by expert,
 // so each chosen expert's rows are read once per batch, and an expert no token chose is not read
-// at all. Decode (one token) reads only the chosen experts' rows, their gate and up products in
-// one job over the pool (they share the input), then one job per down product. Counts the
-// choices in `hits`.
+// at all; all experts' gate and up products run as one set over the pool, then their down
+// products (kernels::matmul_products). Decode (one token) reads only the chosen experts' rows,
+// their gate and up products in one job over the pool (they share the input), then one job per
+// down product. Counts the choices in `hits`.
 void mixture_of_experts(const HyperParams& hp, const LayerWeights& l, int32_t layer, const float* x,
                         int32_t n, float* out, ExpertScratch& s, ExpertHits& hits, kernels::ThreadPool& pool,
                         std::vector<std::byte>& matmul_scratch);

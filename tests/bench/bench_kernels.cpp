@@ -505,6 +505,15 @@ BENCHMARK_CAPTURE(matmul_pool_cold_experts, q4_K_768x2048, TensorType::Q4_K, 768
     ->Arg(1)
     ->Arg(4)
     ->UseRealTime();
+// The down projections: rows of 3 super-blocks (Q4_K_M keeps some in Q6_K).
+BENCHMARK_CAPTURE(matmul_pool_cold_experts, q4_K_2048x768, TensorType::Q4_K, 2048, 768)
+    ->Arg(1)
+    ->Arg(4)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(matmul_pool_cold_experts, q6_K_2048x768, TensorType::Q6_K, 2048, 768)
+    ->Arg(1)
+    ->Arg(4)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool_batch_repacked, q4_K_2048x2048, TensorType::Q4_K, 2048, 2048)
     ->Arg(4)
     ->Arg(64)

@@ -1,5 +1,6 @@
 // matmul_group against one matmul per matrix: the same activations quantized once per type and
-// the rows of several matrices shared out in one job must give exactly the separate results.
+// the rows of several matrices shared out in one job must give exactly the separate results; and
+// matmul_products likewise, for matrices each on an input of its own.
 #include "kernels/kernel_table.h"
 #include "kernels/matmul.h"
 #include "kernels/reference/reference_kernels.h"
@@ -7,6 +8,8 @@
 
 #include <QTest>
 #include <random>
+#include <string>
+#include <tuple>
 #include <vector>
 
 using namespace hearth::kernels;
@@ -108,6 +111,69 @@ private slots:
         matmul_group(outputs, x.data(), 1, pool, scratch);
         for (size_t i = 0; i < matrices.size(); ++i)
             QCOMPARE(grouped[i], separate[i]);
+    }
+
+    // matmul_products: experts each over rows of their own (1 to 9, some empty), inputs shared
+    // by their gate and up, widths and types mixed: exactly the separate products, on every tier
+    // this CPU has.
+    void productsOnInputsOfTheirOwnMatchSeparateProducts_data() {
+        QTest::addColumn<int>("isa");
+        QTest::addColumn<int>("threads");
+        for (Isa isa : kIsaTiers)
+            for (int threads : {1, 2, 3})
+                QTest::addRow("%s-t%d", std::string(isa_name(isa)).c_str(), threads)
+                    << static_cast<int>(isa) << threads;
+    }
+
+    void productsOnInputsOfTheirOwnMatchSeparateProducts() {
+        QFETCH(int, isa);
+        QFETCH(int, threads);
+        if (kernels_for(static_cast<Isa>(isa)) == nullptr)
+            QSKIP(qPrintable(QStringLiteral("this CPU lacks the %1 tier")
+                                 .arg(QString::fromLatin1(isa_name(static_cast<Isa>(isa))))));
+        force_isa(static_cast<Isa>(isa));
+        std::mt19937 rng(23);
+        std::normal_distribution<float> normal(0.0f, 1.0f);
+        struct Expert {
+            Matrix gate, up, down;
+            int64_t rows;
+            std::vector<float> x, hidden;
+        };
+        const int64_t dim = 512, ff = 256;
+        const int64_t counts[] = {3, 0, 1, 9, 2, 0, 4, 1};
+        std::vector<Expert> experts;
+        for (int64_t count : counts) {
+            Expert e{random_matrix(TensorType::Q4_K, ff, dim, rng),
+                     random_matrix(TensorType::Q4_K, ff, dim, rng),
+                     random_matrix(count % 2 ? TensorType::Q6_K : TensorType::Q8_0, dim, ff, rng),
+                     count,
+                     std::vector<float>(static_cast<size_t>(count * dim)),
+                     std::vector<float>(static_cast<size_t>(count * ff))};
+            for (float& v : e.x)
+                v = normal(rng);
+            for (float& v : e.hidden)
+                v = normal(rng);
+            experts.push_back(std::move(e));
+        }
+        ThreadPool pool(threads);
+        std::vector<std::byte> scratch;
+        std::vector<std::vector<float>> separate, together;
+        std::vector<MatmulProduct> products;
+        for (Expert& e : experts)
+            for (auto [m, x, width] : {std::tuple{&e.gate, &e.x, ff}, std::tuple{&e.up, &e.x, ff},
+                                       std::tuple{&e.down, &e.hidden, dim}}) {
+                separate.emplace_back(static_cast<size_t>(e.rows * width));
+                together.emplace_back(static_cast<size_t>(e.rows * width), -1.0f);
+                if (e.rows > 0) matmul(m->w, x->data(), e.rows, separate.back().data(), pool, scratch);
+            }
+        size_t i = 0;
+        for (Expert& e : experts)
+            for (auto [m, x] :
+                 {std::pair{&e.gate, &e.x}, std::pair{&e.up, &e.x}, std::pair{&e.down, &e.hidden}})
+                products.push_back({&m->w, x->data(), e.rows, together[i++].data()});
+        matmul_products(products, pool, scratch);
+        for (size_t j = 0; j < separate.size(); ++j)
+            QCOMPARE(together[j], separate[j]);
     }
 
     void rejectsDifferentWidths() {
