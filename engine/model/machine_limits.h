@@ -33,7 +33,7 @@ struct MachineLimits {
     std::string cpu_name; // /proc/cpuinfo's "model name"
     std::string isa;      // the kernel tier measured ("avx2", "amx", ...)
     int threads = 0;
-    double bandwidth_gbps = 0; // streaming read, best of several passes
+    double bandwidth_gbps = 0; // streaming read, the median of several passes
     double peak_gflops = 0;    // FP32 FMA
     double int8_peak_gops = 0; // the active tier's int8 dot product (0: the scalar tier)
     std::string int8_instruction;

@@ -37,6 +37,11 @@ double bytes_per_weight(kernels::TensorType type) {
     return static_cast<double>(traits.block_bytes) / static_cast<double>(traits.block_elements);
 }
 
+// An expert's product: its read and arithmetic overlap only in part (speed_prediction.h).
+double expert_product_seconds(double read, double compute) {
+    return std::max(read, compute) + 0.5 * std::min(read, compute);
+}
+
 // Seconds a pass of `rows` rows spends on the weights of `w`; -1 when the limits lack the rate
 // of their type. A mixture's pass multiplies each expert once over the rows that chose it: of
 // `rows` rows that each choose `chosen` of `experts`, evenly spread, r with the binomial chance.
@@ -45,15 +50,16 @@ double bytes_per_weight(kernels::TensorType type) {
 // the caches hold.
 double pass_seconds(const TypedWork& w, int64_t rows, const MachineLimits& limits) {
     const double weight_bytes = bytes_per_weight(w.type);
+    const bool experts = w.experts > w.chosen;
     const auto seconds_at = [&](int64_t batch, double multiply_adds) {
         const double rate = limits.gemm_gflops(w.type, batch);
         if (rate <= 0) return -1.0;
         const double compute = 2.0 * multiply_adds * static_cast<double>(batch) / (rate * 1e9);
         const double read =
             limits.bandwidth_gbps > 0 ? multiply_adds * weight_bytes / (limits.bandwidth_gbps * 1e9) : 0.0;
-        return std::max(compute, read);
+        return experts ? expert_product_seconds(read, compute) : std::max(compute, read);
     };
-    if (w.experts <= w.chosen) return seconds_at(rows, static_cast<double>(w.multiply_adds));
+    if (!experts) return seconds_at(rows, static_cast<double>(w.multiply_adds));
     const double p = static_cast<double>(w.chosen) / w.experts;
     const double per_expert = static_cast<double>(w.multiply_adds) / w.chosen;
     const double n = static_cast<double>(rows);
@@ -92,6 +98,8 @@ ModelCost model_cost(const gguf::GgufFile& file) {
         break;
     case FfnKind::MixtureOfExperts:
         cost.activation_values = int64_t{hp.n_ff_expert} * hp.n_expert_used * hp.n_layer;
+        cost.extra_decode_jobs_per_layer = hp.n_expert_used + 1;
+        cost.extra_prompt_jobs_per_layer = 4;
         break;
     }
     bool has_output = false;
@@ -141,21 +149,27 @@ ModelCost approximate_model_cost(int64_t file_bytes, int64_t parameters, int64_t
 SpeedPrediction predict_speed(const ModelCost& cost, const MachineLimits& limits,
                               const PredictionOptions& options) {
     SpeedPrediction p;
-    const double overhead_per_pass =
-        static_cast<double>(cost.n_layer) * kPoolJobsPerLayer * limits.pool_job_microseconds * 1e-6;
+    const auto overhead_per_pass = [&](int32_t extra_jobs_per_layer) {
+        return static_cast<double>(cost.n_layer) * (kPoolJobsPerLayer + extra_jobs_per_layer) *
+               limits.pool_job_microseconds * 1e-6;
+    };
     if (limits.bandwidth_gbps > 0 && cost.decode_weight_bytes > 0) {
         // Decode reads every weight once a token; a type whose one-row kernel is slower than
-        // that read (Q5_0's, on a CPU with AVX-512) takes its products' time instead.
+        // that read (Q5_0's, on a CPU with AVX-512) takes its products' time instead, and an
+        // expert's product half its arithmetic more.
         const double bandwidth = limits.bandwidth_gbps * 1e9;
         double seconds = static_cast<double>(cost.decode_weight_bytes) / bandwidth;
         for (const TypedWork& w : cost.prompt_work) {
             const double rate = limits.gemm_gflops(w.type, 1);
             const double read = static_cast<double>(w.multiply_adds) * bytes_per_weight(w.type) / bandwidth;
-            if (rate > 0)
-                seconds += std::max(0.0, 2.0 * static_cast<double>(w.multiply_adds) / (rate * 1e9) - read);
+            if (rate <= 0) continue;
+            const double compute = 2.0 * static_cast<double>(w.multiply_adds) / (rate * 1e9);
+            seconds +=
+                (w.experts > w.chosen ? expert_product_seconds(read, compute) : std::max(read, compute)) -
+                read;
         }
         seconds += static_cast<double>(cost.kv_bytes_per_token) * options.context_tokens / bandwidth;
-        p.decode_tokens_per_second = 1.0 / (seconds + overhead_per_pass);
+        p.decode_tokens_per_second = 1.0 / (seconds + overhead_per_pass(cost.extra_decode_jobs_per_layer));
     }
     const int64_t prompt = std::max(1, options.prompt_tokens);
     const std::vector<int64_t> passes =
@@ -183,7 +197,7 @@ SpeedPrediction predict_speed(const ModelCost& cost, const MachineLimits& limits
     if (limits.peak_gflops > 0)
         seconds += static_cast<double>(prompt) * 2.0 * static_cast<double>(cost.attention_multiply_adds) *
                    (static_cast<double>(prompt) / 2.0) / (limits.peak_gflops * 1e9);
-    seconds += static_cast<double>(passes.size()) * overhead_per_pass;
+    seconds += static_cast<double>(passes.size()) * overhead_per_pass(cost.extra_prompt_jobs_per_layer);
     p.prefill_tokens_per_second = static_cast<double>(prompt) / seconds;
     return p;
 }

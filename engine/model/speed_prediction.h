@@ -11,7 +11,11 @@
 //   multiplies each expert of a mixture once, over the rows that chose it: with a router that
 //   spreads tokens evenly, as trained ones do, a binomial count of rows, each count at its
 //   own rate (one row: decode's kernel; a few: a small matmul that still reads, and may unpack,
-//   the expert's whole matrix).
+//   the expert's whole matrix). An expert's matrix is one of many and small (under a megabyte for
+//   Qwen3-30B-A3B): its product is over before reading and arithmetic overlap as they do on a
+//   long stream, so it takes the longer of the two and half the shorter (bench_kernels'
+//   matmul_pool_cold_experts: 21-26 us for one row where the read is 20, 29-32 for four where
+//   the arithmetic is 16).
 #include "engine/gguf/gguf_file.h"
 #include "engine/model/machine_limits.h"
 #include "kernels/tensor_type.h"
@@ -45,6 +49,11 @@ struct ModelCost {
     int64_t kv_bytes_per_token = 0;      // F16 keys and values of one position, every layer
     int64_t activation_values = 0;       // per token, every layer: the FFN's gate values
     Activation activation = Activation::Swiglu;
+    // Pool jobs of a layer beyond kPoolJobsPerLayer: a mixture's router, and in decode one down
+    // product per chosen expert; in a prompt's pass, its router, the quantization of the rows
+    // each expert takes and of its hidden rows, and the weighted sum of each token's experts.
+    int32_t extra_decode_jobs_per_layer = 0;
+    int32_t extra_prompt_jobs_per_layer = 0;
     bool approximate = false; // guessed from the file's size: the file is not here yet
 };
 

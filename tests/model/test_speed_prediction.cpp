@@ -98,9 +98,11 @@ private slots:
         const double rate_of_3 = 50 + std::log(1.5) / std::log(8.0) * (200 - 50);
         const double rate_of_4 = 50 + std::log(2.0) / std::log(8.0) * (200 - 50);
         // An expert of r rows: its products at the rate of r rows, or the read of its 1M Q4_K
-        // weights (144 bytes per 256) at 20 GB/s, whichever is longer.
+        // weights (144 bytes per 256) at 20 GB/s, whichever is longer, and half the shorter (a
+        // small matrix's read and arithmetic overlap only in part).
         const auto expert = [](double r, double gflops) {
-            return std::max(2 * 1e6 * r / (gflops * 1e9), 1e6 * 144.0 / 256.0 / 20e9);
+            const double compute = 2 * 1e6 * r / (gflops * 1e9), read = 1e6 * 144.0 / 256.0 / 20e9;
+            return std::max(compute, read) + 0.5 * std::min(compute, read);
         };
         const double expert_seconds = 4.0 / 16 * expert(1, 300) + 6.0 / 16 * expert(2, 50) +
                                       4.0 / 16 * expert(3, rate_of_3) + 1.0 / 16 * expert(4, rate_of_4);
@@ -109,14 +111,31 @@ private slots:
         QVERIFY2(close(p.prefill_tokens_per_second, 8 / (2 * pass)),
                  qPrintable(QString::number(p.prefill_tokens_per_second)));
         // At one rate for every batch, fast enough that every expert's weights are the limit:
-        // the experts cost their reads, each expert read once a pass (15 of 16 passes reach it).
+        // each expert read once a pass (15 of 16 passes reach it), its arithmetic half hidden.
         engine::MachineLimits flat = limits_for_test();
         flat.gemm_rates = {{TensorType::Q4_K, 1, 10000}, {TensorType::Q4_K, 512, 10000}};
-        const double read_pass = 4 * 15.0 / 16 * expert(1, 10000);
+        const double read_pass = 4 * (4.0 / 16 * expert(1, 10000) + 6.0 / 16 * expert(2, 10000) +
+                                      4.0 / 16 * expert(3, 10000) + 1.0 / 16 * expert(4, 10000));
+        QVERIFY(read_pass < 4 * 15.0 / 16 * expert(1, 10000) * 1.05); // the reads, nearly all of it
         QVERIFY2(
             close(engine::predict_speed(cost, flat, options).prefill_tokens_per_second, 8 / (2 * read_pass)),
             qPrintable(
                 QString::number(engine::predict_speed(cost, flat, options).prefill_tokens_per_second)));
+    }
+
+    // A mixture's decode: its chosen experts' read, half their one-row arithmetic more (a small
+    // matrix's product is over before the two overlap as on a long stream), and a pool job more
+    // per layer for each chosen expert's down product and the router.
+    void a_mixtures_decode_pays_for_its_small_products() {
+        engine::ModelCost cost;
+        cost.n_layer = 10;
+        cost.decode_weight_bytes = 562'500'000; // the chosen experts' 1 G Q4_K weights
+        cost.prompt_work = {{TensorType::Q4_K, 1'000'000'000, 128, 8}};
+        cost.extra_decode_jobs_per_layer = 9;
+        const double read = 562.5e6 / 20e9, compute = 2 * 1e9 / 300e9; // one row at 300 GFLOP/s
+        const double seconds = read + 0.5 * compute + 10 * (engine::kPoolJobsPerLayer + 9) * 5e-6;
+        const double predicted = engine::predict_speed(cost, limits_for_test(), {}).decode_tokens_per_second;
+        QVERIFY2(close(predicted, 1 / seconds), qPrintable(QString::number(predicted)));
     }
 
     // Decode reads every weight once a token, or, where a type's one-row kernel is slower than
@@ -229,6 +248,8 @@ private slots:
         // Each chosen expert's SwiGLU.
         const engine::HyperParams hp = engine::read_hyperparams(*file);
         QCOMPARE(cost.activation_values, int64_t{hp.n_ff_expert} * used * hp.n_layer);
+        // A down product per chosen expert, and the router, in each layer of a decoded token.
+        QCOMPARE(cost.extra_decode_jobs_per_layer, static_cast<int32_t>(used) + 1);
     }
 
     void a_size_alone_gives_an_approximate_cost() {
