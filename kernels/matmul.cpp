@@ -192,6 +192,9 @@ void run_jobs(std::span<Job> jobs, ThreadPool& pool, std::vector<std::byte>& scr
     if (scratch.size() < scratch_needed) scratch.resize(scratch_needed); // normally sized at load
     std::byte* next_activations = scratch.data(); // the next input's rows start at or after this
     int64_t chunks = 0, to_quantize = 0;
+    // Many products (a mixture's experts): a thread takes whole matrices, reading each as one
+    // stream, and the set still shares out evenly.
+    const bool whole_matrices = jobs.size() >= static_cast<size_t>(8 * pool.size());
     for (size_t i = 0; i < jobs.size(); ++i) {
         Job& job = jobs[i];
         const WeightMatrix& w = *job.w;
@@ -210,8 +213,9 @@ void run_jobs(std::span<Job> jobs, ThreadPool& pool, std::vector<std::byte>& scr
                 ++to_quantize;
             }
         }
-        job.chunk = w.rows > 0 ? rows_per_chunk(w.rows, pool.size(), job.batch, w.layout,
-                                                job.plan.kernel->whole_batch_per_chunk)
+        job.chunk = w.rows > 0 ? (whole_matrices ? w.rows
+                                                 : rows_per_chunk(w.rows, pool.size(), job.batch, w.layout,
+                                                                  job.plan.kernel->whole_batch_per_chunk))
                                : 1;
         job.first_chunk = chunks;
         chunks += w.rows > 0 ? (w.rows + job.chunk - 1) / job.chunk : 0;
