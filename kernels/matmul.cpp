@@ -124,6 +124,7 @@ struct Job {
     int64_t batch;
     const std::byte* activations;
     size_t activation_row_bytes;
+    bool quantizes;      // writes its activations (an earlier job on its input has none to share)
     int64_t chunk;       // rows per grab
     int64_t first_chunk; // index of its first chunk in the set's sequence
 };
@@ -202,6 +203,7 @@ void run_jobs(std::span<Job> jobs, ThreadPool& pool, std::vector<std::byte>& scr
         // F32 activations are read as they are.
         job.activations = reinterpret_cast<const std::byte*>(job.x);
         job.activation_row_bytes = static_cast<size_t>(w.cols) * sizeof(float);
+        job.quantizes = false;
         if (activation != TensorType::F32) {
             job.activation_row_bytes = row_bytes(activation, w.cols);
             if (const Job* same = same_input(i)) {
@@ -210,6 +212,7 @@ void run_jobs(std::span<Job> jobs, ThreadPool& pool, std::vector<std::byte>& scr
                 std::byte* rows = align_up(next_activations);
                 job.activations = rows;
                 next_activations = rows + job.activation_row_bytes * static_cast<size_t>(job.batch);
+                job.quantizes = true;
                 ++to_quantize;
             }
         }
@@ -232,15 +235,12 @@ void run_jobs(std::span<Job> jobs, ThreadPool& pool, std::vector<std::byte>& scr
         else // rows are whole blocks: the batch is one run of them
             job.plan.quantizer->fn(job.x, out, job.batch * job.w->cols);
     };
-    const auto owns_activations = [&](size_t i) {
-        return jobs[i].plan.quantizer != nullptr && same_input(i) == nullptr;
-    };
     if (to_quantize == 1 || pool.size() == 1) {
-        for (size_t i = 0; i < jobs.size(); ++i)
-            if (owns_activations(i)) quantize(jobs[i], true);
+        for (const Job& job : jobs)
+            if (job.quantizes) quantize(job, true);
     } else if (to_quantize > 1) {
         pool.for_each(static_cast<int64_t>(jobs.size()), [&](int64_t i) {
-            if (owns_activations(static_cast<size_t>(i))) quantize(jobs[static_cast<size_t>(i)], false);
+            if (jobs[static_cast<size_t>(i)].quantizes) quantize(jobs[static_cast<size_t>(i)], false);
         });
     }
 
@@ -274,7 +274,7 @@ void run_jobs(std::span<Job> jobs, ThreadPool& pool, std::vector<std::byte>& scr
 Job plan_job(const KernelTable& active, const WeightMatrix& w, float* y, const float* x, int64_t batch) {
     if (w.layout == RowLayout::Interleaved16 && !interleaves_rows16(w.type, w.rows, w.cols))
         throw std::invalid_argument("matmul: interleaved rows of a type or shape that has none");
-    return {&w, y, plan_for(active, w, batch), x, batch, nullptr, 0, 1, 0};
+    return {&w, y, plan_for(active, w, batch), x, batch, nullptr, 0, false, 1, 0};
 }
 
 } // namespace

@@ -23,6 +23,7 @@
 #include <iterator>
 #include <memory>
 #include <random>
+#include <span>
 #include <thread>
 #include <type_traits>
 #include <unistd.h>
@@ -214,6 +215,13 @@ double process_cpu_seconds() {
     return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
+// The median of a few timings' rates (an odd count): on a shared host the best catches a moment
+// when the other machines were idle, the median what a model sees over seconds.
+double median_of(std::span<double> rates) {
+    std::sort(rates.begin(), rates.end());
+    return rates[rates.size() / 2];
+}
+
 void add_to(std::atomic<double>& total, double value) {
     double seen = total.load();
     while (!total.compare_exchange_weak(seen, seen + value)) {
@@ -251,9 +259,8 @@ void measure_bandwidth_and_peaks(int threads, size_t bytes, MachineLimits& limit
     });
     const bool simd = have_avx2_fma();
     std::atomic<uint64_t> sink{0};
-    // The median of the passes: on a host shared with other machines the best pass catches a
-    // moment when they were idle (66 GB/s where decode then read at 60% of it), the median the
-    // bandwidth a model's decode sees over seconds; on a machine of one's own they agree.
+    // The median of the passes (median_of: the best read 66 GB/s on a shared host where decode then
+    // read at 60% of it; on a machine of one's own they agree).
     double pass_rates[5] = {};
     for (double& pass_rate : pass_rates) {
         std::atomic<double> rate{0};
@@ -274,8 +281,7 @@ void measure_bandwidth_and_peaks(int threads, size_t bytes, MachineLimits& limit
         });
         pass_rate = rate.load();
     }
-    std::sort(std::begin(pass_rates), std::end(pass_rates));
-    limits.bandwidth_gbps = pass_rates[std::size(pass_rates) / 2];
+    limits.bandwidth_gbps = median_of(pass_rates);
     std::free(buffer);
 #if defined(__x86_64__)
     if (simd) limits.peak_gflops = compute_peak(threads, fma_loop, 20'000'000, sink);
@@ -373,8 +379,7 @@ void measure_gemm_rates(kernels::TensorType type, kernels::ThreadPool& pool, std
     std::vector<std::byte> scratch(kernels::matmul_scratch_bytes(type, kRateCols, max_batch));
     for (int64_t batch : kGemmRateBatches) {
         kernels::matmul(m, x.data(), batch, y.data(), pool, scratch); // warm: caches, pool
-        // The median of 3 timings, as for the bandwidth: what a prompt sees, not the best moment.
-        double pass_rates[3] = {};
+        double pass_rates[3] = {};                                    // their median, as for the bandwidth
         for (double& pass_rate : pass_rates) {
             // Calls until the threads have spent kRateCpuSeconds each: the process clock counts a
             // pool thread's time only as the scheduler updates it, so that one call of a few
@@ -391,8 +396,7 @@ void measure_gemm_rates(kernels::TensorType type, kernels::ThreadPool& pool, std
             pass_rate = 2.0 * static_cast<double>(rows) * kRateCols * static_cast<double>(batch) *
                         static_cast<double>(calls) / seconds / 1e9;
         }
-        std::sort(std::begin(pass_rates), std::end(pass_rates));
-        rates.push_back({type, batch, pass_rates[1]});
+        rates.push_back({type, batch, median_of(pass_rates)});
     }
 }
 

@@ -52,42 +52,40 @@ std::unique_ptr<DraftModel> DraftModel::load(const std::string& path, Inference&
     return std::make_unique<DraftModel>(std::move(draft), target, n_ctx);
 }
 
-void DraftModel::build_view(std::span<const int32_t> history) {
+std::span<const int32_t> DraftModel::view_of(std::span<const int32_t> history) {
     const auto n_history = static_cast<int32_t>(history.size());
     if (follows_whole_history() || gap_end_ <= gap_start_ || gap_end_ >= n_history) {
         gap_start_ = gap_end_ = 0;
-        view_.assign(history.begin(), history.end());
-        return;
+        return history; // no copy on the path of a draft that pays
     }
     view_.assign(history.begin(), history.begin() + gap_start_);
     view_.insert(view_.end(), history.begin() + gap_end_, history.end());
+    return view_;
 }
 
 int32_t DraftModel::propose(std::span<const int32_t> history, std::span<int32_t> out) {
     if (out.empty() || history.empty()) return 0;
     const auto n_history = static_cast<int32_t>(history.size());
-    build_view(history);
+    std::span<const int32_t> view = view_of(history);
     // The draft's cache keeps what it shares with the view; at least the last token is evaluated.
     const auto common = [&] {
-        return std::min(cache_->common_prefix(view_), static_cast<int32_t>(view_.size()) - 1);
+        return std::min(cache_->common_prefix(view), static_cast<int32_t>(view.size()) - 1);
     };
     int32_t kept = common();
-    if (!follows_whole_history() &&
-        static_cast<int32_t>(view_.size()) - kept > kRecentTokens + kStartTokens) {
+    if (!follows_whole_history() && static_cast<int32_t>(view.size()) - kept > kRecentTokens + kStartTokens) {
         // More to read than a retry does: the gap runs from what the cache holds of the history
         // (before any earlier gap) to the last tokens.
         const int32_t held = gap_end_ > gap_start_ ? std::min(kept, gap_start_) : kept;
         gap_start_ = std::max(held, std::min(kStartTokens, n_history));
         gap_end_ = std::max(gap_start_, n_history - kRecentTokens);
-        build_view(history);
+        view = view_of(history);
         kept = common();
     }
-    const auto n_view = static_cast<int32_t>(view_.size());
+    const auto n_view = static_cast<int32_t>(view.size());
     if (n_view + static_cast<int32_t>(out.size()) > std::min(cache_->capacity(), inference_.position_limit()))
         return 0;
     cache_->truncate(kept);
-    std::span<const float> logits =
-        inference_.eval(*cache_, std::span<const int32_t>(view_).subspan(static_cast<size_t>(kept)));
+    std::span<const float> logits = inference_.eval(*cache_, view.subspan(static_cast<size_t>(kept)));
     for (size_t i = 0; i < out.size(); ++i) {
         out[i] = argmax(logits);
         if (i + 1 < out.size()) logits = inference_.eval(*cache_, out.subspan(i, 1));

@@ -56,13 +56,14 @@ public:
     int32_t cached_tokens() const { return cache_->size(); }
 
 private:
-    // view_ = the history less its positions [gap_start_, gap_end_) (no gap while they are equal).
-    void build_view(std::span<const int32_t> history);
+    // What the draft reads of the history: the history itself, or (in view_) the history less its
+    // positions [gap_start_, gap_end_) while that gap is open.
+    std::span<const int32_t> view_of(std::span<const int32_t> history);
 
     Inference inference_;
     std::unique_ptr<KvCache> cache_;
     double cost_ratio_;
-    std::vector<int32_t> view_; // the cache's capacity and one more, reserved once
+    std::vector<int32_t> view_; // a view with a gap: the cache's capacity and one more, reserved once
     int32_t gap_start_ = 0, gap_end_ = 0;
     int32_t failed_replies_ = 0;
 };

@@ -167,9 +167,8 @@ void SpeculativeDecoder::record(int32_t drafted, int32_t accepted, double second
     window_seconds_ += seconds;
     // A draft model tried again after failing whole replies is judged after fewer passes: a
     // pair that agrees fails two passes running rarely, and each pass of one that fails costs.
-    const int32_t window = retried_draft_ && !judged_ ? kRetryWindow : kWindow;
+    const int32_t window = retried_draft_ && stats_.verify_passes <= kRetryWindow ? kRetryWindow : kWindow;
     if (++window_passes_ < window) return;
-    judged_ = true;
     // A pass that drafts k tokens costs about 1 + c k decoded tokens and gives 1 + a k, with a the
     // acceptance rate and c a drafted token's cost: it cannot pay unless a exceeds c. Where both
     // were timed, it pays while its time per token (each pass gives its accepted tokens and one

@@ -500,20 +500,15 @@ BENCHMARK_CAPTURE(matmul_pool, q5_0_65536x896_dram, TensorType::Q5_0, 65536, 896
 BENCHMARK_CAPTURE(matmul_pool, q2_K_65536x2048_dram, TensorType::Q2_K, 65536, 2048)->Arg(1)->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool, q3_K_65536x2048_dram, TensorType::Q3_K, 65536, 2048)->Arg(1)->UseRealTime();
 
+// Qwen3-30B-A3B's experts, one row (decode) and four (a prompt's pass): gate and up, then the
+// down projections, rows of 3 super-blocks (Q4_K_M keeps some in Q6_K).
+void expert_rows(benchmark::internal::Benchmark* b) {
+    b->Arg(1)->Arg(4)->UseRealTime();
+}
+BENCHMARK_CAPTURE(matmul_pool_cold_experts, q4_K_768x2048, TensorType::Q4_K, 768, 2048)->Apply(expert_rows);
+BENCHMARK_CAPTURE(matmul_pool_cold_experts, q4_K_2048x768, TensorType::Q4_K, 2048, 768)->Apply(expert_rows);
+BENCHMARK_CAPTURE(matmul_pool_cold_experts, q6_K_2048x768, TensorType::Q6_K, 2048, 768)->Apply(expert_rows);
 // 128 MB of Llama-3.2-1B-like rows (cols 2048), alternating layouts: from DRAM.
-BENCHMARK_CAPTURE(matmul_pool_cold_experts, q4_K_768x2048, TensorType::Q4_K, 768, 2048)
-    ->Arg(1)
-    ->Arg(4)
-    ->UseRealTime();
-// The down projections: rows of 3 super-blocks (Q4_K_M keeps some in Q6_K).
-BENCHMARK_CAPTURE(matmul_pool_cold_experts, q4_K_2048x768, TensorType::Q4_K, 2048, 768)
-    ->Arg(1)
-    ->Arg(4)
-    ->UseRealTime();
-BENCHMARK_CAPTURE(matmul_pool_cold_experts, q6_K_2048x768, TensorType::Q6_K, 2048, 768)
-    ->Arg(1)
-    ->Arg(4)
-    ->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool_batch_repacked, q4_K_2048x2048, TensorType::Q4_K, 2048, 2048)
     ->Arg(4)
     ->Arg(64)
