@@ -35,7 +35,7 @@ void add_kernels(KernelTable& table) {
     using T = TensorType;
     // F32 batches of 2 or more sum as llama.cpp's tinyBLAS does (f32_batched_dot.h).
     table.of(T::F32).matmul.put_first(
-        {matmul_kernel("vec_dot_f32_f32_batched", kAvx2, gemm_by_dot<vec_dot_f32_f32_batched>, T::F32,
+        {matmul_kernel("gemm_f32_f32_batched", kAvx2, gemm_f32_f32_batched, T::F32,
                        {.min_batch = 2, .width_multiple = 8}),
          matmul_kernel("vec_dot_f32_f32", kAvx2, gemm_by_dot<vec_dot_f32_f32>, T::F32)});
     table.of(T::F16).matmul.put_first({gemm("gemm_f16_f16", T::F16, T::F16)});

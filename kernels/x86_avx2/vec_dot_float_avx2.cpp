@@ -1,5 +1,4 @@
 // Dot products of float weight rows (F32, F16, BF16) with F32 activations.
-#include "kernels/f32_batched_dot.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/avx2_util.h"
 #include "kernels/x86_avx2/float_rows.h"
@@ -65,15 +64,6 @@ float vec_dot_f32_f32(int64_t n, const void* weight_row, const void* activation_
     return sum;
 }
 
-// llamafile tinyBLAS's order (f32_batched_dot.h): one accumulator, then hsum's halves and pairs.
-float vec_dot_f32_f32_batched(int64_t n, const void* weight_row, const void* activation_row) {
-    const auto* w = static_cast<const float*>(weight_row);
-    const auto* x = static_cast<const float*>(activation_row);
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i + 8 <= n; i += 8)
-        acc = _mm256_fmadd_ps(_mm256_loadu_ps(w + i), _mm256_loadu_ps(x + i), acc);
-    return hsum(acc);
-}
 float vec_dot_f16_f16(int64_t n, const void* weight_row, const void* activation_row) {
     return dot_halves(n, static_cast<const uint16_t*>(weight_row),
                       static_cast<const uint16_t*>(activation_row), false);

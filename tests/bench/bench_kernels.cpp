@@ -11,11 +11,13 @@
 #include "kernels/tensor_type.h"
 #include "kernels/thread_pool.h"
 
+#include <algorithm>
 #include <benchmark/benchmark.h>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <immintrin.h>
+#include <numeric>
 #include <random>
 #include <string>
 #include <sys/mman.h>
@@ -257,6 +259,54 @@ void matmul_pool_cold_experts(benchmark::State& state, TensorType type, int64_t 
     }
     state.counters["GB/s"] =
         benchmark::Counter(double(bytes) * double(state.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+    state.SetLabel(std::string(isa_name(active_kernels().isa)));
+}
+
+// A prefill pass over a mixture's experts as the engine runs it: one set of products (matmul_products)
+// of every expert's gate and up matrices, each over its own `batch` rows, the experts' weights
+// (128, ~226 MB of Q4_K at 768 x 2048, twice) larger than the caches. Arg: rows per expert. The
+// counters give one product's time and the rate the set's weights were read at.
+void matmul_pool_cold_expert_set(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
+    // Arg 0: the rows a prefill pass of 64 tokens gives each expert, each token choosing 8 of 128.
+    constexpr int kExperts = 128, kMatrices = 2 * kExperts;
+    std::vector<int64_t> rows_of(kExperts, state.range(0));
+    if (state.range(0) == 0) {
+        std::mt19937 random(9);
+        std::vector<int> experts(kExperts);
+        for (int token = 0; token < 64; ++token) {
+            std::iota(experts.begin(), experts.end(), 0);
+            std::shuffle(experts.begin(), experts.end(), random);
+            for (int j = 0; j < 8; ++j)
+                ++rows_of[static_cast<size_t>(experts[static_cast<size_t>(j)])];
+        }
+    }
+    const int64_t batch = *std::max_element(rows_of.begin(), rows_of.end()); // rows an expert has room for
+    static ThreadPool pool(2);
+    const Matrix& m = matrix(type, rows, cols);
+    const size_t bytes = interleaved_rows16_bytes(type, rows, cols);
+    std::vector<std::byte> packed(bytes * kMatrices);
+    std::vector<WeightMatrix> weights;
+    for (int e = 0; e < kMatrices; ++e) {
+        std::byte* at = packed.data() + bytes * static_cast<size_t>(e);
+        interleave_rows16(type, m.weights.data(), rows, cols, at);
+        weights.push_back({type, rows, cols, at, RowLayout::Interleaved16});
+    }
+    const std::vector<float> x = normal_activations(cols * batch * kExperts);
+    std::vector<float> y(static_cast<size_t>(rows * batch * kMatrices));
+    std::vector<MatmulProduct> products;
+    for (int e = 0; e < kMatrices; ++e)
+        if (rows_of[static_cast<size_t>(e / 2)] > 0)
+            products.push_back({&weights[static_cast<size_t>(e)], x.data() + (e / 2) * cols * batch,
+                                rows_of[static_cast<size_t>(e / 2)], y.data() + e * rows * batch});
+    std::vector<std::byte> scratch(matmul_scratch_bytes(type, cols, batch) * kExperts);
+    for (auto _ : state) {
+        matmul_products(products, pool, scratch);
+        benchmark::DoNotOptimize(y.data());
+    }
+    const double calls = double(state.iterations()) * static_cast<double>(products.size());
+    state.counters["us/product"] =
+        benchmark::Counter(calls * 1e-6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    state.counters["GB/s"] = benchmark::Counter(double(bytes) * calls * 1e-9, benchmark::Counter::kIsRate);
     state.SetLabel(std::string(isa_name(active_kernels().isa)));
 }
 
@@ -508,6 +558,17 @@ void expert_rows(benchmark::internal::Benchmark* b) {
 BENCHMARK_CAPTURE(matmul_pool_cold_experts, q4_K_768x2048, TensorType::Q4_K, 768, 2048)->Apply(expert_rows);
 BENCHMARK_CAPTURE(matmul_pool_cold_experts, q4_K_2048x768, TensorType::Q4_K, 2048, 768)->Apply(expert_rows);
 BENCHMARK_CAPTURE(matmul_pool_cold_experts, q6_K_2048x768, TensorType::Q6_K, 2048, 768)->Apply(expert_rows);
+BENCHMARK_CAPTURE(matmul_pool_cold_expert_set, q4_K_768x2048, TensorType::Q4_K, 768, 2048)
+    ->Arg(0)
+    ->Arg(1)
+    ->Arg(4)
+    ->Arg(5)
+    ->Arg(8)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(matmul_pool_cold_expert_set, q4_K_2048x768, TensorType::Q4_K, 2048, 768)
+    ->Arg(0)
+    ->Arg(4)
+    ->UseRealTime();
 // 128 MB of Llama-3.2-1B-like rows (cols 2048), alternating layouts: from DRAM.
 BENCHMARK_CAPTURE(matmul_pool_batch_repacked, q4_K_2048x2048, TensorType::Q4_K, 2048, 2048)
     ->Arg(4)

@@ -5,6 +5,7 @@
 // against the reference within float rounding: test_kernel_ops. A tier this CPU lacks is skipped with the
 // reason.
 #include "kernels/block_formats.h"
+#include "kernels/f32_batched_dot.h"
 #include "kernels/fp16.h"
 #include "kernels/kernel_table.h"
 #include "kernels/reference/reference_kernels.h"
@@ -334,6 +335,47 @@ private slots:
                                                 .arg(b)));
                     }
             }
+    }
+
+    // F32 batches in llamafile tinyBLAS's order (f32_batched_dot.h): the AVX2 tier's tiles give
+    // every (row, activation row) pair the reference dot product's bits, for every tile shape and
+    // a row range that starts inside the matrix.
+    void f32BatchedGemmMatchesTheReferenceOrder() {
+        SKIP_WITHOUT(Isa::Avx2);
+        constexpr int64_t n = 8 * 37;
+        constexpr int kRows = 11, kBatch = 8;
+        std::mt19937 rng(37);
+        std::normal_distribution<float> normal(0.0f, 1.0f);
+        std::vector<float> weights(size_t(kRows * n)), activations(size_t(kBatch * n));
+        for (float& v : weights)
+            v = normal(rng);
+        for (float& v : activations)
+            v = normal(rng) * 3.0f;
+        const size_t row_bytes = n * sizeof(float);
+        for (int first = 0; first <= 2; first += 2)
+            for (int rows = first + 1; rows <= kRows; ++rows)
+                for (int batch = 2; batch <= kBatch; ++batch) {
+                    std::vector<float> y(size_t(kRows * kBatch), std::numeric_limits<float>::quiet_NaN());
+                    avx2::gemm_f32_f32_batched(n, weights.data(), row_bytes, first, rows, activations.data(),
+                                               row_bytes, batch, y.data(), kRows);
+                    for (int b = 0; b < kBatch; ++b)
+                        for (int r = 0; r < kRows; ++r) {
+                            const float got = y[size_t(b * kRows + r)];
+                            if (b >= batch || r < first || r >= rows) {
+                                QVERIFY2(std::isnan(got), "a result outside the rows and batch asked for");
+                                continue;
+                            }
+                            const float dot = vec_dot_f32_f32_batched_ref(n, weights.data() + r * n,
+                                                                          activations.data() + b * n);
+                            QVERIFY2(same_bits(got, dot),
+                                     qPrintable(QString("rows [%1, %2), batch %3, at (%4, %5)")
+                                                    .arg(first)
+                                                    .arg(rows)
+                                                    .arg(batch)
+                                                    .arg(r)
+                                                    .arg(b)));
+                        }
+                }
     }
 
     // The AVX-512 tier's F16 and BF16 gemm (the table's, at every batch) gives every pair its dot
