@@ -81,9 +81,10 @@ public:
     virtual void forward_image(KvCache& cache, const float* embeddings, int32_t n, float* logits_out,
                                float* residual_out) = 0;
 
-    // Per-op GPU times of the last forward pass, in order of first use.
+    // Per-op GPU times of the last timed forward pass, in order of first use (a device may time
+    // only some passes: VulkanForward one in 200 ms).
     virtual std::vector<DeviceOpTiming> timings() const = 0;
-    // The same summed over every forward pass since construction, in order of first use.
+    // The same summed over every timed forward pass since construction, in order of first use.
     virtual std::vector<DeviceOpTiming> total_timings() const = 0;
     // What crossed in the last forward pass, and in all of them.
     virtual DeviceTraffic last_traffic() const = 0;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string_view>
 
 namespace hearth::kernels::vulkan {
@@ -17,6 +18,16 @@ constexpr size_t kStagingChunk = size_t{64} << 20;
 bool env_validation() {
     const char* value = std::getenv("HEARTH_VULKAN_VALIDATION");
     return value && std::string_view(value) == "1";
+}
+
+// The environment variable `name`, where set to a number.
+std::optional<uint32_t> env_number(const char* name) {
+    const char* value = std::getenv(name);
+    if (!value || !*value) return std::nullopt;
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(value, &end, 10);
+    if (*end != '\0' || n > 1000000) return std::nullopt;
+    return static_cast<uint32_t>(n);
 }
 
 bool layer_available(const char* name) {
@@ -142,6 +153,11 @@ Context::Context(ContextOptions options) : state_(std::make_shared<ContextState>
     ContextState& s = *state_;
     s.options = std::move(options);
     s.validation = s.options.validation || env_validation();
+    if (const auto every = env_number("HEARTH_VULKAN_DISPATCHES_PER_SUBMIT"))
+        s.options.dispatches_per_submit = *every;
+    if (const auto rows = env_number("HEARTH_VULKAN_MATVEC_ROWS")) s.options.matvec_rows = *rows;
+    if (s.options.matvec_rows > 8 || (s.options.matvec_rows & (s.options.matvec_rows - 1)) != 0)
+        throw Error("Vulkan: matvec_rows " + std::to_string(s.options.matvec_rows) + " (0, 1, 2, 4 or 8)");
     try {
         if (s.validation && !layer_available(kValidationLayer))
             throw Error(std::string("Vulkan validation was asked for (ContextOptions::validation or "

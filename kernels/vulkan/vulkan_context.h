@@ -27,6 +27,13 @@ struct ContextOptions {
     // Whether shaders reduce with subgroup arithmetic where the device has it (false: their
     // shared-memory reductions, as on devices without it; tests set it to run that path).
     bool subgroup_operations = true;
+    // A pass's commands go to the device in batches of this many (0: all at once, when the pass
+    // is recorded), so that the device runs the first while the host records the rest. Also
+    // set by the environment's HEARTH_VULKAN_DISPATCHES_PER_SUBMIT.
+    uint32_t dispatches_per_submit = 64;
+    // Rows of W per workgroup of the mat-vec shader for one column (decode): 0 lets the planner
+    // choose; 1, 2, 4 or 8 (to measure them). Also set by HEARTH_VULKAN_MATVEC_ROWS.
+    uint32_t matvec_rows = 0;
 };
 
 struct ContextState; // the Vulkan objects, private to the backend

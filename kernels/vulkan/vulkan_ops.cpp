@@ -1,15 +1,19 @@
 // Recording the ops: each is one or a few dispatches of an embedded shader into the recorder's
-// command buffer, with its buffers bound at the device's alignment and the rest of each offset
+// command buffers, with its buffers bound at the device's alignment and the rest of each offset
 // passed in push constants, a barrier before it when it depends on a command recorded since the
-// last barrier, and a timestamp after it.
+// last barrier, and on timed passes a timestamp after it. The buffers go to the device a batch
+// at a time while the rest of the pass is recorded.
 #include "kernels/vulkan/vulkan_ops.h"
+#include "kernels/dispatch_metrics.h"
 #include "kernels/vulkan/vulkan_kernel_table.h"
 #include "kernels/vulkan/vulkan_state.h"
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <thread>
 
 namespace hearth::kernels::vulkan {
@@ -137,7 +141,19 @@ struct RecorderState {
     std::shared_ptr<ContextState> owner; // the device outlives the recorder
     ContextState& c;
     VkCommandPool pool = VK_NULL_HANDLE;
-    VkCommandBuffer commands = VK_NULL_HANDLE;
+    // A pass is recorded into buffers[0], [1], ...: each goes to the device once it holds
+    // dispatches_per_submit commands, the last with the fence (which waits for all of them).
+    std::vector<VkCommandBuffer> buffers;
+    size_t buffer_index = 0;
+    uint32_t commands_in_buffer = 0;
+    VkCommandBuffer commands = VK_NULL_HANDLE; // buffers[buffer_index]
+    // Batches of this pass submitted without the fence: a pass given up after one was sent
+    // waits for the queue before its buffers are reused.
+    bool unfenced_submits = false;
+    bool timing = false; // this pass takes a timestamp after each command
+    bool last_pass_timed = false;
+    std::chrono::milliseconds timing_interval{0};
+    std::optional<std::chrono::steady_clock::time_point> last_timed_begin;
     VkFence fence = VK_NULL_HANDLE;
     std::vector<VkDescriptorPool> descriptor_pools;
     size_t pool_index = 0;
@@ -171,6 +187,10 @@ struct RecorderState {
     void order(const Access* accesses, size_t count);
     void barrier();
     void after_command(const char* op, KernelId kernel = kUnnamedKernel);
+    // Ends the current buffer and submits it (with `signal`, or none), then begins the next.
+    void submit_buffer(VkFence signal, const char* what);
+    void begin_buffer();
+    void wait_for_unfenced();
     // One dispatch of a shader; `kernel`: the candidate it runs for, in the timings.
     void dispatch(const char* op, const std::string& shader, const std::vector<uint32_t>& constants,
                   std::initializer_list<Binding> bindings, const Push& push, uint32_t groups,
@@ -183,6 +203,7 @@ struct RecorderState {
 RecorderState::~RecorderState() {
     if (!c.device) return;
     if (pending) vkWaitForFences(c.device, 1, &fence, VK_TRUE, uint64_t{c.options.timeout_ms} * 1000000u);
+    if (unfenced_submits) vkQueueWaitIdle(c.queue);
     for (VkDescriptorPool p : descriptor_pools)
         vkDestroyDescriptorPool(c.device, p, nullptr);
     if (queries) vkDestroyQueryPool(c.device, queries, nullptr);
@@ -290,9 +311,43 @@ void RecorderState::order(const Access* accesses, size_t count) {
     unordered.insert(unordered.end(), accesses, accesses + count);
 }
 
+void RecorderState::begin_buffer() {
+    if (buffer_index == buffers.size()) {
+        auto allocate =
+            vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+        allocate.commandPool = pool;
+        allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        allocate.commandBufferCount = 1;
+        VkCommandBuffer made = VK_NULL_HANDLE;
+        c.check(vkAllocateCommandBuffers(c.device, &allocate, &made), "allocating a command buffer");
+        buffers.push_back(made);
+    }
+    commands = buffers[buffer_index];
+    commands_in_buffer = 0;
+    auto begin = vk_struct<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    c.check(vkBeginCommandBuffer(commands, &begin), "beginning a command buffer");
+}
+
+void RecorderState::submit_buffer(VkFence signal, const char* what) {
+    c.check(vkEndCommandBuffer(commands), "ending a command buffer");
+    auto submit = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
+    submit.commandBufferCount = 1;
+    submit.pCommandBuffers = &commands;
+    c.check(vkQueueSubmit(c.queue, 1, &submit, signal), what);
+    if (signal == VK_NULL_HANDLE) unfenced_submits = true;
+}
+
+void RecorderState::wait_for_unfenced() {
+    if (!unfenced_submits) return;
+    c.check(vkQueueWaitIdle(c.queue), "waiting for a forward pass that was given up");
+    unfenced_submits = false;
+}
+
 void RecorderState::after_command(const char* op, KernelId kernel) {
     ++dispatch_count;
-    if (queries) {
+    ++commands_in_buffer;
+    if (timing) {
         // Timestamp 0 is taken at begin(); a pass with more ops than the pool holds times the
         // first ones and grows the pool for the next pass.
         const uint32_t index = static_cast<uint32_t>(timed_ops.size()) + 1;
@@ -302,6 +357,15 @@ void RecorderState::after_command(const char* op, KernelId kernel) {
         } else {
             queries_wanted = std::max(queries_wanted, 2 * query_capacity);
         }
+    }
+    // The batch goes to the device; the next buffer starts with a barrier, which orders its
+    // commands after everything submitted before it on the queue.
+    const uint32_t every = c.options.dispatches_per_submit;
+    if (every > 0 && commands_in_buffer >= every) {
+        submit_buffer(VK_NULL_HANDLE, "submitting part of the forward pass");
+        ++buffer_index;
+        begin_buffer();
+        barrier();
     }
 }
 
@@ -353,16 +417,10 @@ Recorder::Recorder(Context& context) : state_(std::make_unique<RecorderState>(co
     ContextState& c = s.c;
     c.throw_if_lost();
     auto pool_info = vk_struct<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
-    pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pool_info.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
     pool_info.queueFamilyIndex = c.queue_family;
     c.check(vkCreateCommandPool(c.device, &pool_info, nullptr, &s.pool),
             "creating the recorder's command pool");
-    auto allocate = vk_struct<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
-    allocate.commandPool = s.pool;
-    allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    allocate.commandBufferCount = 1;
-    c.check(vkAllocateCommandBuffers(c.device, &allocate, &s.commands),
-            "allocating the recorder's command buffer");
     auto fence_info = vk_struct<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
     c.check(vkCreateFence(c.device, &fence_info, nullptr, &s.fence), "creating the recorder's fence");
 }
@@ -377,18 +435,26 @@ void Recorder::begin() {
         c.wait(s.fence, "the previous submit");
         s.pending = false;
     }
-    c.check(vkResetCommandBuffer(s.commands, 0), "resetting the command buffer");
+    s.wait_for_unfenced();
+    s.recording = false;
+    c.check(vkResetCommandPool(c.device, s.pool, 0), "resetting the command buffers");
     for (VkDescriptorPool p : s.descriptor_pools)
         c.check(vkResetDescriptorPool(c.device, p, 0), "resetting a descriptor pool");
     s.pool_index = 0;
     s.sets_in_pool = 0;
-    s.ensure_query_pool();
-    auto begin = vk_struct<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
-    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    c.check(vkBeginCommandBuffer(s.commands, &begin), "beginning the command buffer");
+    // Per-command timestamps while the dispatch metrics are on, once per interval.
+    const auto now = std::chrono::steady_clock::now();
+    s.timing = c.timestamps && dispatch_metrics::enabled() &&
+               (!s.last_timed_begin || now - *s.last_timed_begin >= s.timing_interval);
+    if (s.timing) {
+        s.last_timed_begin = now;
+        s.ensure_query_pool();
+    }
+    s.buffer_index = 0;
+    s.begin_buffer();
     s.timed_ops.clear();
     s.dispatch_count = 0;
-    if (s.queries) {
+    if (s.timing) {
         vkCmdResetQueryPool(s.commands, s.queries, 0, s.query_capacity);
         vkCmdWriteTimestamp(s.commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, s.queries, 0);
     }
@@ -411,18 +477,17 @@ void Recorder::submit_and_wait() {
     barrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
     vkCmdPipelineBarrier(s.commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                          VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &barrier, 0, nullptr, 0, nullptr);
-    c.check(vkEndCommandBuffer(s.commands), "ending the command buffer");
     c.check(vkResetFences(c.device, 1, &s.fence), "resetting the fence");
-    auto submit = vk_struct<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
-    submit.commandBufferCount = 1;
-    submit.pCommandBuffers = &s.commands;
-    c.check(vkQueueSubmit(c.queue, 1, &submit, s.fence), "submitting the forward pass");
+    s.submit_buffer(s.fence, "submitting the forward pass");
     s.pending = true;
-    c.wait(s.fence, "the forward pass");
+    c.wait(s.fence, "the forward pass"); // the fence's wait covers the batches before it
     s.pending = false;
+    s.unfenced_submits = false;
 
+    s.last_pass_timed = s.timing;
+    if (!s.timing) return;
     s.last_timings.clear();
-    if (s.queries && !s.timed_ops.empty()) {
+    if (!s.timed_ops.empty()) {
         const uint32_t count = static_cast<uint32_t>(s.timed_ops.size()) + 1;
         std::vector<uint64_t> stamps(count);
         c.check(vkGetQueryPoolResults(c.device, s.queries, 0, count, count * sizeof(uint64_t), stamps.data(),
@@ -445,12 +510,27 @@ void Recorder::submit_and_wait() {
 std::vector<OpTiming> Recorder::timings() const {
     return state_->last_timings;
 }
+void Recorder::set_timing_interval(std::chrono::milliseconds interval) {
+    state_->timing_interval = interval;
+}
+bool Recorder::last_pass_timed() const {
+    return state_->last_pass_timed;
+}
 uint32_t Recorder::dispatches() const {
     return state_->dispatch_count;
 }
 
 void Recorder::matmul(const DeviceMatrix& w, View x, int64_t batch, View y) {
-    matmul_rows(w, 0, w.rows, x, batch, y, w.rows);
+    matmul_rows(w, 0, w.rows, x, batch, y, w.rows, false);
+}
+
+void Recorder::matmul_add(const DeviceMatrix& w, View x, int64_t batch, View y) {
+    matmul_rows(w, 0, w.rows, x, batch, y, w.rows, true);
+}
+
+void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_rows, View x, int64_t batch,
+                           View y, int64_t y_stride) {
+    matmul_rows(w, row_begin, n_rows, x, batch, y, y_stride, false);
 }
 
 namespace {
@@ -515,7 +595,7 @@ MatVecPlan plan_matvec(const ContextState& c, TensorType type, int64_t rows, int
     // enough workgroups; with several columns each row's words already serve them all, and
     // rows x columns sums stay within a thread's registers.
     if (columns == 1)
-        plan.rows = rows >= 4096 ? 4 : 2;
+        plan.rows = c.options.matvec_rows > 0 ? c.options.matvec_rows : rows >= 4096 ? 4 : 2;
     else
         plan.rows = columns <= 4 ? 2 : 1;
     return plan;
@@ -549,10 +629,17 @@ bool word_aligned(TensorType type, const Binding& weights, size_t row_bytes) {
     return weights.skew % 4 == 0 && row_bytes % 4 == 0 && blocks_aligned;
 }
 
+// Whether the mat-vec shader may read these weights' blocks in 16-byte loads: Q4_K and Q5_K
+// blocks (144 and 176 bytes) with every row, and the binding, at a multiple of 16 bytes.
+bool vec16_aligned(TensorType type, const Binding& weights, size_t row_bytes) {
+    const bool type_fits = type == TensorType::Q4_K || type == TensorType::Q5_K;
+    return type_fits && weights.info.offset % 16 == 0 && weights.skew % 16 == 0 && row_bytes % 16 == 0;
+}
+
 } // namespace
 
 void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_rows, View x, int64_t batch,
-                           View y, int64_t y_stride) {
+                           View y, int64_t y_stride, bool accumulate) {
     const char* op = "matmul";
     RecorderState& s = *state_;
     check_matrix(w, op);
@@ -589,7 +676,8 @@ void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_r
             const bool x_vec4 = xb.words() % 4 == 0 && w.cols % 4 == 0;
             s.dispatch(op, shader,
                        {plan.workgroup, plan.rows, static_cast<uint32_t>(batch), x_vec4, s.c.subgroup_min,
-                        word_aligned(w.type, wb, row_bytes)},
+                        word_aligned(w.type, wb, row_bytes), accumulate,
+                        vec16_aligned(w.type, wb, row_bytes)},
                        {wb, xb, yb.writes()}, push, row_groups, 1, candidate->id);
         } else if (candidate->fn == ShaderPlan::TiledMatMat) {
             const MatMatPlan plan = plan_matmat(s.c, rows, batch);
@@ -600,7 +688,8 @@ void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_r
             push.u(u32(y_stride, op, "y_stride")).u(row_groups);
             const bool x_vec4 = xb.words() % 4 == 0 && w.cols % 4 == 0;
             s.dispatch(
-                op, shader, {plan.tile_rows, plan.tile_columns, x_vec4, word_aligned(w.type, wb, row_bytes)},
+                op, shader,
+                {plan.tile_rows, plan.tile_columns, x_vec4, word_aligned(w.type, wb, row_bytes), accumulate},
                 {wb, xb, yb.writes()}, push, row_groups, groups_of(batch, plan.tile_columns), candidate->id);
         } else {
             fail(op, "candidate " + std::string(candidate->name) + " is no matmul shader");
@@ -642,7 +731,8 @@ void Recorder::matmul_experts(const DeviceMatrix& w, int64_t rows_per_expert, Vi
     push.u(row_groups);
     const bool x_vec4 = xb.words() % 4 == 0 && w.cols % 4 == 0;
     s.dispatch(op, typed_shader(*candidate, w.type),
-               {plan.workgroup, plan.rows, 1, x_vec4, s.c.subgroup_min, word_aligned(w.type, wb, row_bytes)},
+               {plan.workgroup, plan.rows, 1, x_vec4, s.c.subgroup_min, word_aligned(w.type, wb, row_bytes),
+                false, vec16_aligned(w.type, wb, row_bytes)},
                {wb, xb, yb.writes(), ib}, push, row_groups, u32(n * k, op, "n * k"), candidate->id);
 }
 

@@ -8,6 +8,7 @@
 #include "kernels/kernel_table.h"
 #include "kernels/tensor_type.h"
 #include "kernels/vulkan/vulkan_context.h"
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -61,9 +62,15 @@ public:
     void begin();
     // Submits what was recorded and waits for it. Throws DeviceLost, OutOfDeviceMemory or Error.
     void submit_and_wait();
-    // Per-op GPU time from the timestamp queries of the last submit, in order of first use
+    // Per-op GPU time from the timestamp queries of the last timed pass, in order of first use
     // (ops with no barrier between them may overlap: each counts from the end of the one before).
+    // A pass is timed while the dispatch metrics are on, and at most once per interval (0, the
+    // default: every pass): a timestamp after every command keeps the device from overlapping
+    // them, which costs a decode pass on a fast GPU a quarter of its speed or more.
     std::vector<OpTiming> timings() const;
+    void set_timing_interval(std::chrono::milliseconds interval);
+    // Whether the last submitted pass was timed (its timings are the ones above).
+    bool last_pass_timed() const;
     // Dispatches recorded since begin().
     uint32_t dispatches() const;
 
@@ -75,6 +82,9 @@ public:
     // y[b * y_stride + r] = dot(W[row_begin + r], x[b]) for r < n_rows.
     void matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_rows, View x, int64_t batch, View y,
                      int64_t y_stride);
+    // y[b * rows + r] += dot(W[r], x[b]): matmul with the product added into y (the residual
+    // stream) by the same shader, one dispatch and one barrier fewer than matmul and add.
+    void matmul_add(const DeviceMatrix& w, View x, int64_t batch, View y);
     // out = x / sqrt(mean(x^2) + eps) * weight, row by row (weight.buffer null: no weight).
     // out may be x.
     void rms_norm(View x, View weight, int64_t rows, int64_t dim, float eps, View out);
@@ -121,6 +131,8 @@ public:
     void copy(View src, View dst, size_t bytes);
 
 private:
+    void matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_rows, View x, int64_t batch, View y,
+                     int64_t y_stride, bool accumulate);
     std::unique_ptr<RecorderState> state_;
 };
 

@@ -696,9 +696,10 @@ private slots:
             }
         }
         QVERIFY(matmul);
-        // A matrix product per weight matrix of every layer, for each of the turn's forward passes.
-        QVERIFY2(dispatches >=
-                     7u * static_cast<quint64>(summary.layerCount) * (result.stats.generated_tokens),
+        // A matrix product per weight matrix of every layer, for each timed forward pass: the
+        // device times one pass in 200 ms (timestamps on every pass would slow decode), the first
+        // always.
+        QVERIFY2(dispatches >= 7u * static_cast<quint64>(summary.layerCount),
                  qPrintable(QString("%1 dispatches").arg(dispatches)));
         QVERIFY(ns > 0);
         const auto gpuRows = [&] {

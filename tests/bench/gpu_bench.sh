@@ -21,8 +21,10 @@
 #       devices, writes the models into DIR.models (qwen2.5-0.5b Q4_K_M and Q8_0, llama-3.2-1b
 #       Q4_K_M, llama-3.1-8b Q4_K_M), and runs both benchmarks on the whole model on the GPU
 #       (-ngl 99); then times Gemma 3's vision tower encoding a picture on the GPU and on the CPU
-#       (hearth-bench --mmproj). Meant to finish in about 8 minutes on the GPU machine; on
-#       lavapipe set GPU_BENCH_SMALL=1 (the two small models, short tests, a tower of one block).
+#       (hearth-bench --mmproj). On an H200 it finished in 2.5 minutes; on lavapipe set
+#       GPU_BENCH_SMALL=1 (the two small models, short tests, a tower of one block).
+#       GPU_BENCH_DECODE='8b|1b' adds those models' decode taken apart (metrics, submits, mat-vec
+#       rows, the GPU time per op); GPU_BENCH_TOWER=0 leaves the tower out.
 #
 # The sources: node-llama-cpp 3.22.1, llama.cpp v0.5.0 (de3ff81), the CPU comparison's:
 #   npm pack node-llama-cpp@3.22.1 @node-llama-cpp/linux-x64-vulkan@3.22.1
@@ -199,6 +201,35 @@ run)
             "$dir/bin/hearth-bench" -m "$file" $args -ngl 99 --device vulkan
         done
     fi
+
+    # Decode on the GPU, taken apart (GPU_BENCH_DECODE: an extended regular expression of the
+    # models' file names, e.g. '8b|1b'): each model's tg as the app runs it, without the dispatch
+    # metrics (--no-metrics), with the pass sent in one submit (HEARTH_VULKAN_DISPATCHES_PER_SUBMIT
+    # =0), with 2 and 8 rows per mat-vec workgroup (HEARTH_VULKAN_MATVEC_ROWS), and the GPU time
+    # of each op of one timed decode pass (--profile).
+    if [ -n "${GPU_BENCH_DECODE:-}" ]; then
+        decode_args="-p 0 -n 128 -r 2 -ngl 99 --device vulkan"
+        [ "${GPU_BENCH_SMALL:-0}" = 1 ] && decode_args="-p 0 -n 16 -r 1 -ngl 99 --device vulkan -t 2"
+        for file in "${files[@]}"; do
+            basename "$file" | grep -q -E "$GPU_BENCH_DECODE" || continue
+            echo "== Hearth decode, taken apart: $(basename "$file")"
+            for variant in "as the app" "--no-metrics" "HEARTH_VULKAN_DISPATCHES_PER_SUBMIT=0" \
+                "HEARTH_VULKAN_MATVEC_ROWS=2" "HEARTH_VULKAN_MATVEC_ROWS=8"; do
+                printf '%s: ' "$variant"
+                case $variant in
+                HEARTH_*) environment=("$variant") flags=() ;;
+                --*) environment=() flags=("$variant") ;;
+                *) environment=() flags=() ;;
+                esac
+                # shellcheck disable=SC2086
+                env "${environment[@]}" "$dir/bin/hearth-bench" -m "$file" $decode_args "${flags[@]}" 2>/dev/null |
+                    grep -E '^\| .* tg[0-9]+ ' || echo "failed"
+            done
+            # shellcheck disable=SC2086
+            "$dir/bin/hearth-bench" -m "$file" $decode_args -r 1 --profile 2>&1 | sed -n '/^device profile/,/^$/p'
+        done
+    fi
+    [ "${GPU_BENCH_TOWER:-1}" = 1 ] || exit 0
 
     # Gemma 3's vision tower (27 blocks; one on lavapipe, where a block takes some 40 s) encoding
     # one picture on the GPU, and on every core for reference (Hearth alone: the prepared

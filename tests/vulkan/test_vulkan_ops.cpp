@@ -17,6 +17,7 @@
 // - attention: |error| <= 2e-5 of max |value| against float64 softmax over the same cached
 //   (widened) keys and values.
 // The worst errors are printed per weight type and per op.
+#include "kernels/dispatch_metrics.h"
 #include "kernels/fp16.h"
 #include "kernels/kernel_table.h"
 #include "kernels/reference/reference_kernels.h"
@@ -816,6 +817,136 @@ private slots:
         check_validation();
     }
 
+    void matmul_add_equals_matmul_then_add() {
+        // y += W x in the matmul's own shader: bit for bit what matmul into a temporary and add
+        // give, with the mat-vec shader (batches up to kMatVecMaxBatch) and the mat-mat one.
+        const int64_t rows = 70, cols = 512;
+        const HostMatrix m = make_matrix(TensorType::Q4_K, rows, cols, 41);
+        Buffer wb = upload(m.bytes);
+        const DeviceMatrix w{TensorType::Q4_K, rows, cols, {&wb, 0}};
+        for (int64_t batch : {int64_t{1}, int64_t{3}, kMatVecMaxBatch + 5}) {
+            const std::vector<float> x = normal_data(batch * cols, 42, 0.0f);
+            const std::vector<float> y0 = normal_data(batch * rows, 43, 0.0f);
+            Buffer xb = upload(x);
+            Buffer fused = upload(y0), separate = upload(y0), product(*context_, size_t(batch * rows) * 4);
+            Recorder recorder(*context_);
+            recorder.begin();
+            recorder.matmul_add(w, {&xb, 0}, batch, {&fused, 0});
+            recorder.matmul(w, {&xb, 0}, batch, {&product, 0});
+            recorder.add({&separate, 0}, {&product, 0}, batch * rows);
+            recorder.submit_and_wait();
+            const std::vector<float> a = download(fused, size_t(batch * rows));
+            const std::vector<float> b = download(separate, size_t(batch * rows));
+            QVERIFY2(std::memcmp(a.data(), b.data(), a.size() * 4) == 0,
+                     qPrintable(QString("batch %1").arg(batch)));
+            QVERIFY(a != y0);
+        }
+        check_validation();
+    }
+
+    void matmul_vec_reads_aligned_blocks_in_16_byte_loads() {
+        // Q4_K and Q5_K weights at a 16-byte aligned offset are read in uvec4 loads, at any other
+        // offset word by word: the same words, so the same sums, bit for bit.
+        for (TensorType t : {TensorType::Q4_K, TensorType::Q5_K})
+            for (int64_t batch : {1, 2}) {
+                const int64_t rows = 37, cols = 1024;
+                const HostMatrix m = make_matrix(t, rows, cols, 61);
+                const std::vector<float> x = normal_data(batch * cols, 62, 0.0f);
+                Buffer xb = upload(x);
+                std::vector<float> results[2];
+                int i = 0;
+                for (size_t offset : {size_t{0}, kWeightOffset}) {
+                    Buffer wb = upload(m.bytes, offset);
+                    Buffer yb(*context_, size_t(batch * rows) * 4);
+                    Recorder recorder(*context_);
+                    recorder.begin();
+                    recorder.matmul({t, rows, cols, {&wb, offset}}, {&xb, 0}, batch, {&yb, 0});
+                    recorder.submit_and_wait();
+                    results[i++] = download(yb, size_t(batch * rows));
+                }
+                QVERIFY2(results[0] == results[1],
+                         type_name(t) + " batch " + QByteArray::number(qlonglong(batch)));
+                std::vector<double> exact;
+                for (int64_t b = 0; b < batch; ++b)
+                    for (int64_t r = 0; r < rows; ++r) {
+                        double sum = 0;
+                        for (int64_t k = 0; k < cols; ++k)
+                            sum += static_cast<double>(m.values[r * cols + k]) * x[b * cols + k];
+                        exact.push_back(sum);
+                    }
+                const Errors e = errors_of(results[0], exact);
+                QVERIFY2(e.nmse <= kMatmulNmse, qPrintable(QString("nmse %1").arg(e.nmse)));
+            }
+        check_validation();
+    }
+
+    void matvec_rows_per_workgroup_as_set() {
+        // Decode's mat-vec with each row count the option allows: the same products.
+        const int64_t rows = 37, cols = 512;
+        const HostMatrix m = make_matrix(TensorType::Q6_K, rows, cols, 71);
+        const std::vector<float> x = normal_data(cols, 72, 0.0f);
+        std::vector<double> exact(rows);
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t k = 0; k < cols; ++k)
+                exact[r] += static_cast<double>(m.values[r * cols + k]) * x[k];
+        for (uint32_t per_group : {1u, 2u, 4u, 8u}) {
+            ContextOptions options;
+            options.matvec_rows = per_group;
+            Context context(options);
+            Buffer wb(context, m.bytes.size() + 4), xb(context, cols * 4), yb(context, rows * 4);
+            wb.upload(m.bytes.data(), m.bytes.size());
+            xb.upload(x.data(), cols * 4);
+            Recorder recorder(context);
+            recorder.begin();
+            recorder.matmul({TensorType::Q6_K, rows, cols, {&wb, 0}}, {&xb, 0}, 1, {&yb, 0});
+            recorder.submit_and_wait();
+            std::vector<float> y(rows);
+            yb.download(y.data(), rows * 4);
+            const Errors e = errors_of(y, exact);
+            QVERIFY2(e.nmse <= kMatmulNmse,
+                     qPrintable(QString("%1 rows: nmse %2").arg(per_group).arg(e.nmse)));
+        }
+        ContextOptions bad;
+        bad.matvec_rows = 3;
+        QVERIFY_THROWS_EXCEPTION(Error, Context{bad});
+    }
+
+    void a_pass_goes_to_the_device_in_batches() {
+        // One command per batch: each later buffer's first barrier orders it after the ones
+        // submitted before. A batch runs once submitted, also when its pass is given up; the
+        // next pass waits for it.
+        ContextOptions options;
+        options.validation = true;
+        options.dispatches_per_submit = 1;
+        Context context(options);
+        const int64_t n = 1000;
+        const std::vector<float> a = normal_data(n, 51, 0.0f);
+        Buffer x(context, n * 4), y(context, n * 4);
+        x.upload(a.data(), n * 4);
+        y.upload(a.data(), n * 4);
+        {
+            Recorder given_up(context);
+            given_up.begin();
+            for (int i = 0; i < 5; ++i)
+                given_up.scale({&y, 0}, n, 3.0f);
+        } // destroyed with batches in flight: it waits for them
+        Recorder recorder(context);
+        recorder.begin();
+        recorder.scale({&x, 0}, n, 7.0f); // gone to the device already; the pass is begun again
+        recorder.begin();
+        for (int i = 0; i < 6; ++i) {
+            recorder.scale({&x, 0}, n, 2.0f);  // x = 2x
+            recorder.add({&x, 0}, {&x, 0}, n); // x = x + x
+        }
+        recorder.submit_and_wait();
+        QCOMPARE(recorder.dispatches(), uint32_t{12});
+        std::vector<float> out(n);
+        x.download(out.data(), n * 4);
+        for (int64_t i = 0; i < n; ++i)
+            QCOMPARE(out[i], (a[i] * 7.0f) * 4096.0f); // (2 * 2)^6: exact in binary floating point
+        QCOMPARE(context.validation_errors(), uint64_t{0});
+    }
+
     void dependent_and_independent_ops_in_one_pass() {
         // Ops on parts of one buffer: the recorder puts barriers only between ops that depend
         // on each other (read what another wrote, or write what another read or wrote), and
@@ -1008,6 +1139,26 @@ private slots:
         QCOMPARE(timings.size(), size_t{1});
         QCOMPARE(timings[0].name, std::string("copy"));
         QCOMPARE(timings[0].kernel, kUnnamedKernel);
+        // With the dispatch metrics off, a pass takes no timestamps.
+        dispatch_metrics::set_enabled(false);
+        recorder.begin();
+        recorder.copy({&src, 1}, {&dst, 3}, 997);
+        recorder.submit_and_wait();
+        dispatch_metrics::set_enabled(true);
+        QVERIFY(!recorder.last_pass_timed());
+        // Once per interval: the first pass is timed, the next ones within the hour are not, and
+        // the timings stay the first's.
+        Recorder sampled(*context_);
+        sampled.set_timing_interval(std::chrono::hours(1));
+        for (int pass = 0; pass < 3; ++pass) {
+            sampled.begin();
+            sampled.copy({&src, 1}, {&dst, 3}, 997);
+            if (pass == 0) sampled.copy({&src, 1}, {&dst, 3}, 997);
+            sampled.submit_and_wait();
+            QCOMPARE(sampled.last_pass_timed(), pass == 0);
+            QCOMPARE(sampled.timings().size(), size_t{1});
+            QCOMPARE(sampled.timings()[0].dispatches, uint32_t{2});
+        }
         check_validation();
     }
 

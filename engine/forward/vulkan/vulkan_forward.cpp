@@ -1,6 +1,7 @@
 #include "engine/forward/vulkan/vulkan_forward.h"
 #include "engine/forward/transformer_ops.h"
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <optional>
 
@@ -33,6 +34,9 @@ struct VulkanForward::Activations {
 };
 
 namespace {
+
+// The dispatch metrics' timestamps on one pass in this interval at most (Recorder::timings).
+constexpr std::chrono::milliseconds kTimedPassInterval{200};
 
 vk::View at(Slot& buffer, size_t floats = 0) {
     return vk::View{&*buffer, floats * sizeof(float)};
@@ -103,6 +107,9 @@ VulkanForward::VulkanForward(std::shared_ptr<const Model> model, const Inference
         }
         act_ = std::move(a);
         recorder_ = std::make_unique<vk::Recorder>(context);
+        // Decode passes come by the hundred a second: the metrics panel gets one timed pass in
+        // each of its refreshes.
+        recorder_->set_timing_interval(kTimedPassInterval);
     });
 }
 
@@ -188,11 +195,14 @@ void VulkanForward::run(KvCache& cache, Input input, int32_t n, bool all_logits,
                        sizeof(float);
     pass.tokens = n;
     std::vector<DeviceOpTiming> timings;
-    for (const vk::OpTiming& t : recorder_->timings())
-        timings.push_back(DeviceOpTiming{t.name, t.kernel, t.dispatches, t.ns});
+    if (recorder_->last_pass_timed())
+        for (const vk::OpTiming& t : recorder_->timings())
+            timings.push_back(DeviceOpTiming{t.name, t.kernel, t.dispatches, t.ns});
     std::lock_guard figures(figures_mutex_);
-    add_timings(total_timings_, timings);
-    timings_ = std::move(timings);
+    if (recorder_->last_pass_timed()) {
+        add_timings(total_timings_, timings);
+        timings_ = std::move(timings);
+    }
     last_traffic_ = pass;
     total_traffic_.to_device += pass.to_device;
     total_traffic_.from_device += pass.from_device;
@@ -284,10 +294,15 @@ void VulkanForward::record_layer(const VulkanKvPart& part, int32_t layer, int32_
     r.store_kv(at(a.k), at(a.v), n, n_past, kv);
     const LayerAttention how = layer_attention(hp, layer);
     r.attention(at(a.q), n, n_past, hp.n_head, kv, how.scale, how.limits, batch_sees_itself, at(a.attn));
-    r.matmul(l.wo, at(a.attn), n, at(a.xb));
-    if (l.bo.present()) r.add_bias(at(a.xb), l.bo.view, n, dim);
-    if (l.post_attn_norm.present()) r.rms_norm(at(a.xb), l.post_attn_norm.view, n, dim, hp.rms_eps, at(a.xb));
-    r.add(at(a.x), at(a.xb), int64_t{n} * dim);
+    if (!l.bo.present() && !l.post_attn_norm.present()) {
+        r.matmul_add(l.wo, at(a.attn), n, at(a.x)); // straight into the residual stream
+    } else {
+        r.matmul(l.wo, at(a.attn), n, at(a.xb));
+        if (l.bo.present()) r.add_bias(at(a.xb), l.bo.view, n, dim);
+        if (l.post_attn_norm.present())
+            r.rms_norm(at(a.xb), l.post_attn_norm.view, n, dim, hp.rms_eps, at(a.xb));
+        r.add(at(a.x), at(a.xb), int64_t{n} * dim);
+    }
 
     // Feed-forward: norm -> the FFN -> (post-norm) -> residual.
     record_norm(at(a.x), l.ffn_norm, l.ffn_norm_b, n, at(a.xb));
@@ -300,6 +315,14 @@ void VulkanForward::record_ffn(const VulkanLayerWeights& l, int32_t n) {
     vk::Recorder& r = *recorder_;
     const int32_t dim = hp.n_embd;
     const int64_t values = int64_t{n} * dim;
+    // Without a bias or norm after it, the down projection adds into the residual stream itself.
+    const bool down_into_stream = !l.b_down.present() && !l.post_ffn_norm.present();
+    const auto down = [&](Slot& in) {
+        if (down_into_stream)
+            r.matmul_add(l.w_down, at(in), n, at(a.x));
+        else
+            r.matmul(l.w_down, at(in), n, at(a.ffn));
+    };
     switch (hp.traits.ffn) {
     case FfnKind::Swiglu:
     case FfnKind::GeluGated:
@@ -309,13 +332,15 @@ void VulkanForward::record_ffn(const VulkanLayerWeights& l, int32_t n) {
             r.swiglu(at(a.gate), at(a.up), n, hp.n_ff);
         else
             r.geglu(at(a.gate), at(a.up), n, hp.n_ff);
-        r.matmul(l.w_down, at(a.gate), n, at(a.ffn));
+        down(a.gate);
+        if (down_into_stream) return;
         break;
     case FfnKind::Gelu:
         r.matmul(l.w_up, at(a.xb), n, at(a.up));
         if (l.b_up.present()) r.add_bias(at(a.up), l.b_up.view, n, hp.n_ff);
         r.gelu(at(a.up), int64_t{n} * hp.n_ff);
-        r.matmul(l.w_down, at(a.up), n, at(a.ffn));
+        down(a.up);
+        if (down_into_stream) return;
         break;
     case FfnKind::MixtureOfExperts: {
         // The router's softmax, its top k renormalized; each chosen expert's SwiGLU; their

@@ -8,7 +8,9 @@
 //   load_unit(r, row_byte, u)  reads row r's unit u into raw[r] and its segments' scales
 //   piece(r, s, i)             q of piece i of segment s of the unit last loaded, from raw[r]
 //   piece_column(u, s, i)      the row's element of the piece's first value
-// The includer declares MAX_ROWS.
+// The includer declares MAX_ROWS and `weights4`, a uvec4 view of the weights, and defines
+// WEIGHTS_VEC16_ALIGNED (a specialization constant): where true, Q4_K and Q5_K blocks (sizes
+// multiples of 16 bytes) start 16-byte aligned and their words are read in 16-byte loads.
 
 #if WEIGHT_TYPE == TYPE_F32
 const uint UNIT = 8u, SEGMENTS = 1u, PIECES = 2u, RAW_WORDS = 8u;
@@ -154,13 +156,40 @@ void load_unit(uint r, uint row_byte, uint u) {
     uint qs = block + 16u + 32u * part;
 #else
     uint qs = block + 48u + 32u * part;
-    [[unroll]] for (uint k = 0u; k < 8u; ++k)
-        raw[r][8u + k] = w_u32(block + 16u + 4u * k);
 #endif
-    [[unroll]] for (uint k = 0u; k < 8u; ++k)
-        raw[r][k] = w_u32(qs + 4u * k);
-    uint dm = w_u32(block);
-    uint s0 = w_u32(block + 4u), s1 = w_u32(block + 8u), s2 = w_u32(block + 12u);
+    uint dm, s0, s1, s2;
+    if (WEIGHTS_VEC16_ALIGNED) {
+        uvec4 head = weights4[block >> 4];
+        dm = head.x;
+        s0 = head.y;
+        s1 = head.z;
+        s2 = head.w;
+        [[unroll]] for (uint k = 0u; k < 2u; ++k) {
+            uvec4 q = weights4[(qs >> 4) + k];
+            raw[r][4u * k] = q.x;
+            raw[r][4u * k + 1u] = q.y;
+            raw[r][4u * k + 2u] = q.z;
+            raw[r][4u * k + 3u] = q.w;
+#if WEIGHT_TYPE == TYPE_Q5_K
+            uvec4 h = weights4[((block + 16u) >> 4) + k];
+            raw[r][8u + 4u * k] = h.x;
+            raw[r][8u + 4u * k + 1u] = h.y;
+            raw[r][8u + 4u * k + 2u] = h.z;
+            raw[r][8u + 4u * k + 3u] = h.w;
+#endif
+        }
+    } else {
+#if WEIGHT_TYPE == TYPE_Q5_K
+        [[unroll]] for (uint k = 0u; k < 8u; ++k)
+            raw[r][8u + k] = w_u32(block + 16u + 4u * k);
+#endif
+        [[unroll]] for (uint k = 0u; k < 8u; ++k)
+            raw[r][k] = w_u32(qs + 4u * k);
+        dm = w_u32(block);
+        s0 = w_u32(block + 4u);
+        s1 = w_u32(block + 8u);
+        s2 = w_u32(block + 12u);
+    }
     float d = unpackHalf2x16(dm).x, dmin = unpackHalf2x16(dm).y;
     [[unroll]] for (uint h = 0u; h < 2u; ++h) {
         float sc, mn;

@@ -4,7 +4,8 @@
 // in registers. The k dimension is walked in steps of 32: each step's weights are widened to
 // F32 once (16 values per thread) and the step's activations loaded once, both into shared
 // memory as rows of 32 (padded, so threads reading different rows hit different banks); the
-// next step's values are read into registers while the current step is multiplied.
+// next step's values are read into registers while the current step is multiplied. With
+// ACCUMULATE the products are added to y (y += W X: the residual stream) instead of stored.
 #include "common.glsl"
 
 layout(local_size_x = 256) in;
@@ -12,6 +13,7 @@ layout(constant_id = 0) const uint TILE_ROWS = 128;   // 32, 64 or 128
 layout(constant_id = 1) const uint TILE_COLUMNS = 64; // a multiple of 16, at most 64
 layout(constant_id = 2) const bool X_VEC4 = false;    // x read as vec4 (offset and stride multiples of 4)
 layout(constant_id = 3) const bool WORD_ALIGNED = false; // every weight word read is 4-byte aligned
+layout(constant_id = 4) const bool ACCUMULATE = false;   // y += W X
 #define WEIGHTS_WORD_ALIGNED WORD_ALIGNED
 const uint STEP = 32u;
 const uint STRIDE = STEP / 4u + 1u; // vec4s of a shared tile row
@@ -23,7 +25,7 @@ const uint X_LOADS = (TILE_COLUMNS * (STEP / 4u) + 255u) / 256u;
 layout(std430, binding = 0) readonly buffer Weights { uint weights[]; };
 layout(std430, binding = 1) readonly buffer X { float x[]; };
 layout(std430, binding = 1) readonly buffer X4 { vec4 x4[]; };
-layout(std430, binding = 2) writeonly buffer Y { float y[]; };
+layout(std430, binding = 2) buffer Y { float y[]; };
 
 layout(push_constant) uniform Push {
     uint w_offset;
@@ -125,8 +127,10 @@ void main() {
         uint row = row0 + tx + 16u * i;
         [[unroll]] for (uint j = 0u; j < MAX_PER_COLUMN; ++j) {
             uint column = column0 + ty + 16u * j;
-            if (i < PER_ROW && j < PER_COLUMN && row < p.rows && column < p.batch)
-                y[p.y_offset + column * p.y_stride + row] = acc[i][j];
+            if (i < PER_ROW && j < PER_COLUMN && row < p.rows && column < p.batch) {
+                uint at = p.y_offset + column * p.y_stride + row;
+                y[at] = ACCUMULATE ? y[at] + acc[i][j] : acc[i][j];
+            }
         }
     }
 }

@@ -6,7 +6,8 @@
 // reduced with subgroupAdd, then across the subgroups in shared memory (SUBGROUPS; without it
 // the device lacks subgroup arithmetic and the workgroup reduces in shared memory alone).
 // With EXPERTS, column z is the pair (token b, choice j) = (z / k, z % k) and the rows are
-// those of expert ids[z] (COLUMNS is 1).
+// those of expert ids[z] (COLUMNS is 1). With ACCUMULATE the sums are added to y (y += W x:
+// the residual stream) instead of stored.
 #include "common.glsl"
 #ifdef SUBGROUPS
 #extension GL_KHR_shader_subgroup_basic : require
@@ -15,18 +16,23 @@
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 0) const uint WORKGROUP = 32; // a power of two, at most 128
-layout(constant_id = 1) const uint ROWS = 2;       // at most 4
+layout(constant_id = 1) const uint ROWS = 2;       // at most 8 (rows x columns at most WORKGROUP)
 layout(constant_id = 2) const uint COLUMNS = 1;    // at most 8
 layout(constant_id = 3) const bool X_VEC4 = false; // x read as vec4 (offset and stride multiples of 4)
 layout(constant_id = 4) const uint SUBGROUP_MIN = 8; // the device's smallest subgroup
 layout(constant_id = 5) const bool WORD_ALIGNED = false; // every weight word read is 4-byte aligned
+layout(constant_id = 6) const bool ACCUMULATE = false;   // y += W x
+// Every block starts 16-byte aligned (Q4_K, Q5_K): a unit's words are read as uvec4s.
+layout(constant_id = 7) const bool VEC16_ALIGNED = false;
 #define WEIGHTS_WORD_ALIGNED WORD_ALIGNED
-const uint MAX_ROWS = 4u, MAX_COLUMNS = 8u;
+#define WEIGHTS_VEC16_ALIGNED VEC16_ALIGNED
+const uint MAX_ROWS = 8u, MAX_COLUMNS = 8u;
 
 layout(std430, binding = 0) readonly buffer Weights { uint weights[]; };
+layout(std430, binding = 0) readonly buffer Weights4 { uvec4 weights4[]; };
 layout(std430, binding = 1) readonly buffer X { float x[]; };
 layout(std430, binding = 1) readonly buffer X4 { vec4 x4[]; };
-layout(std430, binding = 2) writeonly buffer Y { float y[]; };
+layout(std430, binding = 2) buffer Y { float y[]; };
 layout(std430, binding = 3) readonly buffer Ids { int ids[]; };
 
 layout(push_constant) uniform Push {
@@ -50,6 +56,10 @@ shared float partial[WORKGROUP * ROWS * COLUMNS];
 #endif
 
 float acc[MAX_ROWS][MAX_COLUMNS];
+
+void store_y(uint at, float sum) {
+    y[at] = ACCUMULATE ? y[at] + sum : sum;
+}
 uint x_base[MAX_COLUMNS];
 
 vec4 x_piece(uint c, uint column) {
@@ -152,7 +162,7 @@ void main() {
             [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r)
                 [[unroll]] for (uint c = 0u; c < MAX_COLUMNS; ++c)
                     if (r < ROWS && c < COLUMNS && row0 + r < p.rows && column0 + c < p.batch)
-                        y[y_base + c * p.y_stride + row0 + r] = acc[r][c];
+                        store_y(y_base + c * p.y_stride + row0 + r, acc[r][c]);
         }
         return;
     }
@@ -167,7 +177,7 @@ void main() {
         for (uint s = 0u; s < gl_NumSubgroups; ++s)
             total += partial[s * SUMS + tid];
         uint r = tid / COLUMNS, c = tid % COLUMNS;
-        if (row0 + r < p.rows && column0 + c < p.batch) y[y_base + c * p.y_stride + row0 + r] = total;
+        if (row0 + r < p.rows && column0 + c < p.batch) store_y(y_base + c * p.y_stride + row0 + r, total);
     }
 #else
     [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r)
@@ -182,7 +192,7 @@ void main() {
     }
     if (tid < SUMS) {
         uint r = tid / COLUMNS, c = tid % COLUMNS;
-        if (row0 + r < p.rows && column0 + c < p.batch) y[y_base + c * p.y_stride + row0 + r] = partial[tid * WORKGROUP];
+        if (row0 + r < p.rows && column0 + c < p.batch) store_y(y_base + c * p.y_stride + row0 + r, partial[tid * WORKGROUP]);
     }
 #endif
 }
