@@ -162,7 +162,13 @@ run)
     nvidia_icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
     if [ -f "$nvidia_icd" ] && [ -z "${VK_DRIVER_FILES:-}" ]; then export VK_DRIVER_FILES=$nvidia_icd; fi
     echo "== vulkaninfo --summary"
-    "$vulkaninfo_bin" --summary 2>/dev/null | sed -n '/^Devices:/,$p' || echo "vulkaninfo failed: no Vulkan driver here"
+    # Where it cannot run, its own last words: on the H200 machine it failed while both
+    # benchmarks found the GPU, so a failure here does not mean there is no driver.
+    if summary=$("$vulkaninfo_bin" --summary 2>&1); then
+        sed -n '/^Devices:/,$p' <<<"$summary"
+    else
+        echo "vulkaninfo could not run: $(tail -n 2 <<<"$summary" | tr '\n' ' ')"
+    fi
     if [ "${GPU_BENCH_SMALL:-0}" = 1 ]; then
         # lavapipe: llama.cpp's Vulkan backend passes over CPU devices unless one is named.
         export GGML_VK_VISIBLE_DEVICES=${GGML_VK_VISIBLE_DEVICES:-0}
