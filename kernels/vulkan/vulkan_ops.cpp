@@ -521,16 +521,21 @@ uint32_t Recorder::dispatches() const {
 }
 
 void Recorder::matmul(const DeviceMatrix& w, View x, int64_t batch, View y) {
-    matmul_rows(w, 0, w.rows, x, batch, y, w.rows, false);
+    matmul_rows(w, 0, w.rows, x, batch, y, w.rows, Epilogue{});
 }
 
 void Recorder::matmul_add(const DeviceMatrix& w, View x, int64_t batch, View y) {
-    matmul_rows(w, 0, w.rows, x, batch, y, w.rows, true);
+    matmul_rows(w, 0, w.rows, x, batch, y, w.rows, Epilogue{.accumulate = true, .bias = {}});
+}
+
+void Recorder::matmul_bias(const DeviceMatrix& w, View x, int64_t batch, View y, View bias) {
+    if (!bias.buffer) fail("matmul", "matmul_bias without a bias");
+    matmul_rows(w, 0, w.rows, x, batch, y, w.rows, Epilogue{.accumulate = false, .bias = bias});
 }
 
 void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_rows, View x, int64_t batch,
                            View y, int64_t y_stride) {
-    matmul_rows(w, row_begin, n_rows, x, batch, y, y_stride, false);
+    matmul_rows(w, row_begin, n_rows, x, batch, y, y_stride, Epilogue{});
 }
 
 namespace {
@@ -639,8 +644,9 @@ bool vec16_aligned(TensorType type, const Binding& weights, size_t row_bytes) {
 } // namespace
 
 void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_rows, View x, int64_t batch,
-                           View y, int64_t y_stride, bool accumulate) {
+                           View y, int64_t y_stride, const Epilogue& epilogue) {
     const char* op = "matmul";
+    const bool accumulate = epilogue.accumulate, with_bias = epilogue.bias.buffer != nullptr;
     RecorderState& s = *state_;
     check_matrix(w, op);
     if (row_begin < 0 || n_rows <= 0 || row_begin + n_rows > w.rows)
@@ -666,31 +672,39 @@ void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_r
                                   static_cast<size_t>(rows) * row_bytes, op, "weights", 4);
         const Binding yb = s.bind(advance(y, static_cast<size_t>(r0) * 4),
                                   static_cast<size_t>((batch - 1) * y_stride + rows) * 4, op, "y");
+        // The bias's rows of this chunk (bound only where there is one).
+        const Binding bb = with_bias ? s.bind(advance(epilogue.bias, static_cast<size_t>(r0) * 4),
+                                              static_cast<size_t>(rows) * 4, op, "bias")
+                                     : Binding{};
         if (candidate->fn == ShaderPlan::MatVec) {
             const MatVecPlan plan = plan_matvec(s.c, w.type, rows, w.cols, batch);
             const uint32_t row_groups = groups_of(rows, plan.rows);
             Push push;
-            push.u(wb.skew).u(xb.words()).u(yb.words()).u(0).u(u32(rows, op, "rows")).u(cols);
+            push.u(wb.skew).u(xb.words()).u(yb.words()).u(bb.words()).u(u32(rows, op, "rows")).u(cols);
             push.u(u32(static_cast<int64_t>(row_bytes), op, "row bytes")).u(static_cast<uint32_t>(batch));
             push.u(cols).u(u32(y_stride, op, "y_stride")).u(1).u(0).u(row_groups);
             const bool x_vec4 = xb.words() % 4 == 0 && w.cols % 4 == 0;
             s.dispatch(op, shader,
                        {plan.workgroup, plan.rows, static_cast<uint32_t>(batch), x_vec4, s.c.subgroup_min,
-                        word_aligned(w.type, wb, row_bytes), accumulate,
-                        vec16_aligned(w.type, wb, row_bytes)},
-                       {wb, xb, yb.writes()}, push, row_groups, 1, candidate->id);
+                        word_aligned(w.type, wb, row_bytes), accumulate, vec16_aligned(w.type, wb, row_bytes),
+                        with_bias},
+                       with_bias ? std::initializer_list<Binding>{wb, xb, yb.writes(), bb}
+                                 : std::initializer_list<Binding>{wb, xb, yb.writes()},
+                       push, row_groups, 1, candidate->id);
         } else if (candidate->fn == ShaderPlan::TiledMatMat) {
             const MatMatPlan plan = plan_matmat(s.c, rows, batch);
             const uint32_t row_groups = groups_of(rows, plan.tile_rows);
             Push push;
             push.u(wb.skew).u(xb.words()).u(yb.words()).u(u32(rows, op, "rows")).u(cols);
             push.u(static_cast<uint32_t>(row_bytes)).u(u32(batch, op, "batch")).u(cols);
-            push.u(u32(y_stride, op, "y_stride")).u(row_groups);
+            push.u(u32(y_stride, op, "y_stride")).u(row_groups).u(bb.words());
             const bool x_vec4 = xb.words() % 4 == 0 && w.cols % 4 == 0;
-            s.dispatch(
-                op, shader,
-                {plan.tile_rows, plan.tile_columns, x_vec4, word_aligned(w.type, wb, row_bytes), accumulate},
-                {wb, xb, yb.writes()}, push, row_groups, groups_of(batch, plan.tile_columns), candidate->id);
+            s.dispatch(op, shader,
+                       {plan.tile_rows, plan.tile_columns, x_vec4, word_aligned(w.type, wb, row_bytes),
+                        accumulate, with_bias},
+                       with_bias ? std::initializer_list<Binding>{wb, xb, yb.writes(), bb}
+                                 : std::initializer_list<Binding>{wb, xb, yb.writes()},
+                       push, row_groups, groups_of(batch, plan.tile_columns), candidate->id);
         } else {
             fail(op, "candidate " + std::string(candidate->name) + " is no matmul shader");
         }

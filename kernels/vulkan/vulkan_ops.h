@@ -85,6 +85,9 @@ public:
     // y[b * rows + r] += dot(W[r], x[b]): matmul with the product added into y (the residual
     // stream) by the same shader, one dispatch and one barrier fewer than matmul and add.
     void matmul_add(const DeviceMatrix& w, View x, int64_t batch, View y);
+    // y[b * rows + r] = dot(W[r], x[b]) + bias[r]: matmul and add_bias in one dispatch, the same
+    // sums bit for bit.
+    void matmul_bias(const DeviceMatrix& w, View x, int64_t batch, View y, View bias);
     // out = x / sqrt(mean(x^2) + eps) * weight, row by row (weight.buffer null: no weight).
     // out may be x.
     void rms_norm(View x, View weight, int64_t rows, int64_t dim, float eps, View out);
@@ -131,8 +134,14 @@ public:
     void copy(View src, View dst, size_t bytes);
 
 private:
+    // What a product does with its sums besides storing them: add them to y, add a bias first
+    // (bias.buffer null: none).
+    struct Epilogue {
+        bool accumulate = false;
+        View bias;
+    };
     void matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_rows, View x, int64_t batch, View y,
-                     int64_t y_stride, bool accumulate);
+                     int64_t y_stride, const Epilogue& epilogue);
     std::unique_ptr<RecorderState> state_;
 };
 

@@ -880,6 +880,56 @@ private slots:
         check_validation();
     }
 
+    void matmul_bias_equals_matmul_then_add_bias() {
+        // The bias added in the product's own shader: bit for bit matmul then add_bias, with the
+        // mat-vec shader and the mat-mat one, and over a matrix bound in chunks of rows.
+        const int64_t rows = 70, cols = 512;
+        const HostMatrix m = make_matrix(TensorType::Q8_0, rows, cols, 81);
+        const std::vector<float> bias = normal_data(rows + 3, 82, 0.0f);
+        Buffer wb = upload(m.bytes), bb = upload(bias);
+        const DeviceMatrix w{TensorType::Q8_0, rows, cols, {&wb, 0}};
+        for (int64_t batch : {int64_t{1}, int64_t{3}, kMatVecMaxBatch + 5}) {
+            const std::vector<float> x = normal_data(batch * cols, 83, 0.0f);
+            Buffer xb = upload(x);
+            Buffer fused(*context_, size_t(batch * rows) * 4), separate(*context_, size_t(batch * rows) * 4);
+            Recorder recorder(*context_);
+            recorder.begin();
+            recorder.matmul_bias(w, {&xb, 0}, batch, {&fused, 0}, {&bb, 12}); // the bias from element 3
+            recorder.matmul(w, {&xb, 0}, batch, {&separate, 0});
+            recorder.add_bias({&separate, 0}, {&bb, 12}, batch, rows);
+            recorder.submit_and_wait();
+            const std::vector<float> a = download(fused, size_t(batch * rows));
+            const std::vector<float> b = download(separate, size_t(batch * rows));
+            QVERIFY2(std::memcmp(a.data(), b.data(), a.size() * 4) == 0,
+                     qPrintable(QString("batch %1").arg(batch)));
+        }
+        // Rows bound in chunks: each chunk's rows take their own part of the bias.
+        ContextOptions options;
+        options.max_binding_bytes = 16 * m.row_bytes; // 16 rows a binding: 5 chunks
+        Context chunked(options);
+        Buffer cw(chunked, m.bytes.size() + 4), cb(chunked, bias.size() * 4), cx(chunked, cols * 4),
+            cy(chunked, rows * 4);
+        cw.upload(m.bytes.data(), m.bytes.size());
+        cb.upload(bias.data(), bias.size() * 4);
+        const std::vector<float> x = normal_data(cols, 84, 0.0f);
+        cx.upload(x.data(), cols * 4);
+        Recorder recorder(chunked);
+        recorder.begin();
+        recorder.matmul_bias({TensorType::Q8_0, rows, cols, {&cw, 0}}, {&cx, 0}, 1, {&cy, 0}, {&cb, 0});
+        recorder.submit_and_wait();
+        std::vector<float> y(rows);
+        cy.download(y.data(), rows * 4);
+        std::vector<double> exact(rows);
+        for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t k = 0; k < cols; ++k)
+                exact[r] += static_cast<double>(m.values[r * cols + k]) * x[k];
+            exact[r] += bias[r];
+        }
+        const Errors e = errors_of(y, exact);
+        QVERIFY2(e.nmse <= kMatmulNmse, qPrintable(QString("nmse %1").arg(e.nmse)));
+        check_validation();
+    }
+
     void matvec_rows_per_workgroup_as_set() {
         // Decode's mat-vec with each row count the option allows: the same products.
         const int64_t rows = 37, cols = 512;

@@ -219,6 +219,15 @@ void VulkanForward::record_norm(vk::View in, const VulkanVector& weight, const V
         recorder_->rms_norm(in, weight.view, rows, hp.n_embd, hp.rms_eps, out);
 }
 
+// out = W x, plus the bias where the model has one (in the product's own dispatch).
+void VulkanForward::record_projection(const vk::DeviceMatrix& w, const VulkanVector& bias, vk::View x,
+                                      int32_t rows, vk::View out) {
+    if (bias.present())
+        recorder_->matmul_bias(w, x, rows, out, bias.view);
+    else
+        recorder_->matmul(w, x, rows, out);
+}
+
 // Inference::forward_batch's steps, in its order (inference.cpp).
 void VulkanForward::record(const VulkanKvPart& part, int32_t n_ctx, int32_t n_past, int32_t n,
                            bool all_logits, bool image) {
@@ -265,20 +274,15 @@ void VulkanForward::record_layer(const VulkanKvPart& part, int32_t layer, int32_
     const VulkanLayerWeights& l = weights_->layers[static_cast<size_t>(layer)];
     Activations& a = *act_;
     vk::Recorder& r = *recorder_;
-    const int32_t dim = hp.n_embd, qw = hp.q_width(), kvw = hp.kv_width();
+    const int32_t dim = hp.n_embd;
     const vk::DeviceKvLayer& kv = part.layer(layer);
 
     // Attention: norm -> Q, K, V -> (biases, Q/K norm) -> RoPE -> cache -> attend -> output
     // projection -> (bias, post-norm) -> residual.
     record_norm(at(a.x), l.attn_norm, l.attn_norm_b, n, at(a.xb));
-    r.matmul(l.wq, at(a.xb), n, at(a.q));
-    r.matmul(l.wk, at(a.xb), n, at(a.k));
-    r.matmul(l.wv, at(a.xb), n, at(a.v));
-    if (l.bq.present()) {
-        r.add_bias(at(a.q), l.bq.view, n, qw);
-        r.add_bias(at(a.k), l.bk.view, n, kvw);
-        r.add_bias(at(a.v), l.bv.view, n, kvw);
-    }
+    record_projection(l.wq, l.bq, at(a.xb), n, at(a.q));
+    record_projection(l.wk, l.bk, at(a.xb), n, at(a.k));
+    record_projection(l.wv, l.bv, at(a.xb), n, at(a.v));
     if (l.q_norm.present()) {
         r.rms_norm(at(a.q), l.q_norm.view, int64_t{n} * hp.n_head, hp.head_dim, hp.rms_eps, at(a.q));
         r.rms_norm(at(a.k), l.k_norm.view, int64_t{n} * hp.n_head_kv, hp.head_dim, hp.rms_eps, at(a.k));
@@ -297,8 +301,7 @@ void VulkanForward::record_layer(const VulkanKvPart& part, int32_t layer, int32_
     if (!l.bo.present() && !l.post_attn_norm.present()) {
         r.matmul_add(l.wo, at(a.attn), n, at(a.x)); // straight into the residual stream
     } else {
-        r.matmul(l.wo, at(a.attn), n, at(a.xb));
-        if (l.bo.present()) r.add_bias(at(a.xb), l.bo.view, n, dim);
+        record_projection(l.wo, l.bo, at(a.attn), n, at(a.xb));
         if (l.post_attn_norm.present())
             r.rms_norm(at(a.xb), l.post_attn_norm.view, n, dim, hp.rms_eps, at(a.xb));
         r.add(at(a.x), at(a.xb), int64_t{n} * dim);
@@ -336,8 +339,7 @@ void VulkanForward::record_ffn(const VulkanLayerWeights& l, int32_t n) {
         if (down_into_stream) return;
         break;
     case FfnKind::Gelu:
-        r.matmul(l.w_up, at(a.xb), n, at(a.up));
-        if (l.b_up.present()) r.add_bias(at(a.up), l.b_up.view, n, hp.n_ff);
+        record_projection(l.w_up, l.b_up, at(a.xb), n, at(a.up));
         r.gelu(at(a.up), int64_t{n} * hp.n_ff);
         down(a.up);
         if (down_into_stream) return;

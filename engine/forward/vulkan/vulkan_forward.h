@@ -52,6 +52,8 @@ private:
     void record_ffn(const VulkanLayerWeights& l, int32_t n);
     void record_norm(kernels::vulkan::View in, const VulkanVector& weight, const VulkanVector& bias,
                      int32_t rows, kernels::vulkan::View out);
+    void record_projection(const kernels::vulkan::DeviceMatrix& w, const VulkanVector& bias,
+                           kernels::vulkan::View x, int32_t rows, kernels::vulkan::View out);
 
     std::shared_ptr<const Model> model_;
     GpuDeviceInfo info_;

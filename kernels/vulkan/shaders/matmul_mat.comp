@@ -5,7 +5,8 @@
 // F32 once (16 values per thread) and the step's activations loaded once, both into shared
 // memory as rows of 32 (padded, so threads reading different rows hit different banks); the
 // next step's values are read into registers while the current step is multiplied. With
-// ACCUMULATE the products are added to y (y += W X: the residual stream) instead of stored.
+// ACCUMULATE the products are added to y (y += W X: the residual stream) instead of stored;
+// with BIAS each row's bias is added to its products.
 #include "common.glsl"
 
 layout(local_size_x = 256) in;
@@ -14,6 +15,7 @@ layout(constant_id = 1) const uint TILE_COLUMNS = 64; // a multiple of 16, at mo
 layout(constant_id = 2) const bool X_VEC4 = false;    // x read as vec4 (offset and stride multiples of 4)
 layout(constant_id = 3) const bool WORD_ALIGNED = false; // every weight word read is 4-byte aligned
 layout(constant_id = 4) const bool ACCUMULATE = false;   // y += W X
+layout(constant_id = 5) const bool BIAS = false;         // y = W X + bias
 #define WEIGHTS_WORD_ALIGNED WORD_ALIGNED
 const uint STEP = 32u;
 const uint STRIDE = STEP / 4u + 1u; // vec4s of a shared tile row
@@ -26,6 +28,7 @@ layout(std430, binding = 0) readonly buffer Weights { uint weights[]; };
 layout(std430, binding = 1) readonly buffer X { float x[]; };
 layout(std430, binding = 1) readonly buffer X4 { vec4 x4[]; };
 layout(std430, binding = 2) buffer Y { float y[]; };
+layout(std430, binding = 3) readonly buffer Bias { float bias[]; };
 
 layout(push_constant) uniform Push {
     uint w_offset;
@@ -34,6 +37,7 @@ layout(push_constant) uniform Push {
     uint batch;
     uint x_stride, y_stride;
     uint row_groups;
+    uint bias_offset; // elements
 } p;
 
 #include "weights.glsl"
@@ -129,7 +133,9 @@ void main() {
             uint column = column0 + ty + 16u * j;
             if (i < PER_ROW && j < PER_COLUMN && row < p.rows && column < p.batch) {
                 uint at = p.y_offset + column * p.y_stride + row;
-                y[at] = ACCUMULATE ? y[at] + acc[i][j] : acc[i][j];
+                float v = acc[i][j];
+                if (BIAS) v += bias[p.bias_offset + row];
+                y[at] = ACCUMULATE ? y[at] + v : v;
             }
         }
     }

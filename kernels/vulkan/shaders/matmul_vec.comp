@@ -7,7 +7,7 @@
 // the device lacks subgroup arithmetic and the workgroup reduces in shared memory alone).
 // With EXPERTS, column z is the pair (token b, choice j) = (z / k, z % k) and the rows are
 // those of expert ids[z] (COLUMNS is 1). With ACCUMULATE the sums are added to y (y += W x:
-// the residual stream) instead of stored.
+// the residual stream) instead of stored; with BIAS each row's bias is added to its sums.
 #include "common.glsl"
 #ifdef SUBGROUPS
 #extension GL_KHR_shader_subgroup_basic : require
@@ -22,6 +22,7 @@ layout(constant_id = 3) const bool X_VEC4 = false; // x read as vec4 (offset and
 layout(constant_id = 4) const uint SUBGROUP_MIN = 8; // the device's smallest subgroup
 layout(constant_id = 5) const bool WORD_ALIGNED = false; // every weight word read is 4-byte aligned
 layout(constant_id = 6) const bool ACCUMULATE = false;   // y += W x
+layout(constant_id = 8) const bool BIAS = false;         // y = W x + bias
 // Every block starts 16-byte aligned (Q4_K, Q5_K): a unit's words are read as uvec4s.
 layout(constant_id = 7) const bool VEC16_ALIGNED = false;
 #define WEIGHTS_WORD_ALIGNED WORD_ALIGNED
@@ -34,10 +35,11 @@ layout(std430, binding = 1) readonly buffer X { float x[]; };
 layout(std430, binding = 1) readonly buffer X4 { vec4 x4[]; };
 layout(std430, binding = 2) buffer Y { float y[]; };
 layout(std430, binding = 3) readonly buffer Ids { int ids[]; };
+layout(std430, binding = 3) readonly buffer Bias { float bias[]; };
 
 layout(push_constant) uniform Push {
     uint w_offset; // bytes, to row 0
-    uint x_offset, y_offset, ids_offset; // elements
+    uint x_offset, y_offset, ids_offset; // elements; with BIAS ids_offset is the bias's
     uint rows, cols, row_bytes;
     uint batch;
     uint x_stride, y_stride;
@@ -57,7 +59,9 @@ shared float partial[WORKGROUP * ROWS * COLUMNS];
 
 float acc[MAX_ROWS][MAX_COLUMNS];
 
-void store_y(uint at, float sum) {
+// Row `row` of this dispatch's sums, at y[at].
+void store_y(uint at, uint row, float sum) {
+    if (BIAS) sum += bias[p.ids_offset + row];
     y[at] = ACCUMULATE ? y[at] + sum : sum;
 }
 uint x_base[MAX_COLUMNS];
@@ -162,7 +166,7 @@ void main() {
             [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r)
                 [[unroll]] for (uint c = 0u; c < MAX_COLUMNS; ++c)
                     if (r < ROWS && c < COLUMNS && row0 + r < p.rows && column0 + c < p.batch)
-                        store_y(y_base + c * p.y_stride + row0 + r, acc[r][c]);
+                        store_y(y_base + c * p.y_stride + row0 + r, row0 + r, acc[r][c]);
         }
         return;
     }
@@ -177,7 +181,7 @@ void main() {
         for (uint s = 0u; s < gl_NumSubgroups; ++s)
             total += partial[s * SUMS + tid];
         uint r = tid / COLUMNS, c = tid % COLUMNS;
-        if (row0 + r < p.rows && column0 + c < p.batch) store_y(y_base + c * p.y_stride + row0 + r, total);
+        if (row0 + r < p.rows && column0 + c < p.batch) store_y(y_base + c * p.y_stride + row0 + r, row0 + r, total);
     }
 #else
     [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r)
@@ -192,7 +196,7 @@ void main() {
     }
     if (tid < SUMS) {
         uint r = tid / COLUMNS, c = tid % COLUMNS;
-        if (row0 + r < p.rows && column0 + c < p.batch) store_y(y_base + c * p.y_stride + row0 + r, partial[tid * WORKGROUP]);
+        if (row0 + r < p.rows && column0 + c < p.batch) store_y(y_base + c * p.y_stride + row0 + r, row0 + r, partial[tid * WORKGROUP]);
     }
 #endif
 }
