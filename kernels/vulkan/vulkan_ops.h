@@ -66,7 +66,7 @@ public:
     // (ops with no barrier between them may overlap: each counts from the end of the one before).
     // A pass is timed while the dispatch metrics are on, and at most once per interval (0, the
     // default: every pass): a timestamp after every command keeps the device from overlapping
-    // them, which costs a decode pass on a fast GPU a quarter of its speed or more.
+    // them, which cost an H200 18-28% of its decode speed.
     std::vector<OpTiming> timings() const;
     void set_timing_interval(std::chrono::milliseconds interval);
     // Whether the last submitted pass was timed (its timings are the ones above).
