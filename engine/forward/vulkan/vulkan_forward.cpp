@@ -318,13 +318,17 @@ void VulkanForward::record_ffn(const VulkanLayerWeights& l, int32_t n) {
     vk::Recorder& r = *recorder_;
     const int32_t dim = hp.n_embd;
     const int64_t values = int64_t{n} * dim;
-    // Without a bias or norm after it, the down projection adds into the residual stream itself.
+    // Without a bias or norm after it, the down projection adds into the residual stream itself;
+    // its bias, where it has one, is added in its own dispatch.
     const bool down_into_stream = !l.b_down.present() && !l.post_ffn_norm.present();
+    bool down_bias_added = false;
     const auto down = [&](Slot& in) {
-        if (down_into_stream)
+        if (down_into_stream) {
             r.matmul_add(l.w_down, at(in), n, at(a.x));
-        else
-            r.matmul(l.w_down, at(in), n, at(a.ffn));
+        } else {
+            record_projection(l.w_down, l.b_down, at(in), n, at(a.ffn));
+            down_bias_added = true;
+        }
     };
     switch (hp.traits.ffn) {
     case FfnKind::Swiglu:
@@ -365,7 +369,7 @@ void VulkanForward::record_ffn(const VulkanLayerWeights& l, int32_t n) {
         break;
     }
     }
-    if (l.b_down.present()) r.add_bias(at(a.ffn), l.b_down.view, n, dim);
+    if (l.b_down.present() && !down_bias_added) r.add_bias(at(a.ffn), l.b_down.view, n, dim);
     if (l.post_ffn_norm.present()) r.rms_norm(at(a.ffn), l.post_ffn_norm.view, n, dim, hp.rms_eps, at(a.ffn));
     r.add(at(a.x), at(a.ffn), values);
 }
