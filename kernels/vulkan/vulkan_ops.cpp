@@ -150,8 +150,7 @@ struct RecorderState {
     // Batches of this pass submitted without the fence: a pass given up after one was sent
     // waits for the queue before its buffers are reused.
     bool unfenced_submits = false;
-    bool timing = false; // this pass takes a timestamp after each command
-    bool last_pass_timed = false;
+    bool timing = false; // the pass begun last takes a timestamp after each command
     std::chrono::milliseconds timing_interval{0};
     std::optional<std::chrono::steady_clock::time_point> last_timed_begin;
     VkFence fence = VK_NULL_HANDLE;
@@ -484,7 +483,6 @@ void Recorder::submit_and_wait() {
     s.pending = false;
     s.unfenced_submits = false;
 
-    s.last_pass_timed = s.timing;
     if (!s.timing) return;
     s.last_timings.clear();
     if (!s.timed_ops.empty()) {
@@ -514,7 +512,7 @@ void Recorder::set_timing_interval(std::chrono::milliseconds interval) {
     state_->timing_interval = interval;
 }
 bool Recorder::last_pass_timed() const {
-    return state_->last_pass_timed;
+    return state_->timing;
 }
 uint32_t Recorder::dispatches() const {
     return state_->dispatch_count;

@@ -69,7 +69,7 @@ public:
     // them, which cost an H200 18-28% of its decode speed.
     std::vector<OpTiming> timings() const;
     void set_timing_interval(std::chrono::milliseconds interval);
-    // Whether the last submitted pass was timed (its timings are the ones above).
+    // Whether the pass begun last is timed (once submitted, its timings are the ones above).
     bool last_pass_timed() const;
     // Dispatches recorded since begin().
     uint32_t dispatches() const;

@@ -108,6 +108,22 @@ HostMatrix make_matrix(TensorType type, int64_t rows, int64_t cols, uint32_t see
     return m;
 }
 
+// dot(W[row_begin + r], x[b]) in double for b < batch, r < n_rows (-1: the rows from row_begin
+// on), batch-major.
+std::vector<double> exact_products(const HostMatrix& m, const std::vector<float>& x, int64_t batch,
+                                   int64_t row_begin = 0, int64_t n_rows = -1) {
+    if (n_rows < 0) n_rows = m.rows - row_begin;
+    std::vector<double> exact;
+    for (int64_t b = 0; b < batch; ++b)
+        for (int64_t r = 0; r < n_rows; ++r) {
+            double sum = 0;
+            for (int64_t k = 0; k < m.cols; ++k)
+                sum += static_cast<double>(m.values[(row_begin + r) * m.cols + k]) * x[b * m.cols + k];
+            exact.push_back(sum);
+        }
+    return exact;
+}
+
 QByteArray type_name(TensorType t) {
     return QByteArray(type_traits(t).name.data(), static_cast<qsizetype>(type_traits(t).name.size()));
 }
@@ -213,16 +229,10 @@ class TestVulkanOps : public QObject {
         if (kernel) *kernel = ran;
         const std::vector<float> all = download(yb, static_cast<size_t>(batch * y_stride), 12);
         std::vector<float> y;
-        std::vector<double> exact;
         for (int64_t b = 0; b < batch; ++b)
-            for (int64_t r = 0; r < n_rows; ++r) {
-                double sum = 0;
-                for (int64_t k = 0; k < cols; ++k)
-                    sum += static_cast<double>(m.values[(row_begin + r) * cols + k]) * x[b * cols + k];
-                exact.push_back(sum);
+            for (int64_t r = 0; r < n_rows; ++r)
                 y.push_back(all[b * y_stride + r]);
-            }
-        return errors_of(y, exact);
+        return errors_of(y, exact_products(m, x, batch, row_begin, n_rows));
     }
 
 private slots:
@@ -351,15 +361,7 @@ private slots:
             QCOMPARE(recorder.dispatches(), 3u);
             std::vector<float> y(batch * rows);
             yb.download(y.data(), y.size() * 4);
-            std::vector<double> exact;
-            for (int64_t b = 0; b < batch; ++b)
-                for (int64_t r = 0; r < rows; ++r) {
-                    double sum = 0;
-                    for (int64_t k = 0; k < cols; ++k)
-                        sum += static_cast<double>(m.values[r * cols + k]) * x[b * cols + k];
-                    exact.push_back(sum);
-                }
-            const Errors e = errors_of(y, exact);
+            const Errors e = errors_of(y, exact_products(m, x, batch));
             note("op matmul (chunked)", e);
             QVERIFY2(e.nmse <= kMatmulNmse, qPrintable(QString("batch %1 nmse %2").arg(batch).arg(e.nmse)));
         }
@@ -866,15 +868,7 @@ private slots:
                 }
                 QVERIFY2(results[0] == results[1],
                          type_name(t) + " batch " + QByteArray::number(qlonglong(batch)));
-                std::vector<double> exact;
-                for (int64_t b = 0; b < batch; ++b)
-                    for (int64_t r = 0; r < rows; ++r) {
-                        double sum = 0;
-                        for (int64_t k = 0; k < cols; ++k)
-                            sum += static_cast<double>(m.values[r * cols + k]) * x[b * cols + k];
-                        exact.push_back(sum);
-                    }
-                const Errors e = errors_of(results[0], exact);
+                const Errors e = errors_of(results[0], exact_products(m, x, batch));
                 QVERIFY2(e.nmse <= kMatmulNmse, qPrintable(QString("nmse %1").arg(e.nmse)));
             }
         check_validation();
@@ -905,6 +899,7 @@ private slots:
         }
         // Rows bound in chunks: each chunk's rows take their own part of the bias.
         ContextOptions options;
+        options.validation = true;
         options.max_binding_bytes = 16 * m.row_bytes; // 16 rows a binding: 5 chunks
         Context chunked(options);
         Buffer cw(chunked, m.bytes.size() + 4), cb(chunked, bias.size() * 4), cx(chunked, cols * 4),
@@ -919,12 +914,10 @@ private slots:
         recorder.submit_and_wait();
         std::vector<float> y(rows);
         cy.download(y.data(), rows * 4);
-        std::vector<double> exact(rows);
-        for (int64_t r = 0; r < rows; ++r) {
-            for (int64_t k = 0; k < cols; ++k)
-                exact[r] += static_cast<double>(m.values[r * cols + k]) * x[k];
+        QVERIFY2(chunked.validation_errors() == 0, chunked.last_validation_message().c_str());
+        std::vector<double> exact = exact_products(m, x, 1);
+        for (int64_t r = 0; r < rows; ++r)
             exact[r] += bias[r];
-        }
         const Errors e = errors_of(y, exact);
         QVERIFY2(e.nmse <= kMatmulNmse, qPrintable(QString("nmse %1").arg(e.nmse)));
         check_validation();
@@ -935,12 +928,10 @@ private slots:
         const int64_t rows = 37, cols = 512;
         const HostMatrix m = make_matrix(TensorType::Q6_K, rows, cols, 71);
         const std::vector<float> x = normal_data(cols, 72, 0.0f);
-        std::vector<double> exact(rows);
-        for (int64_t r = 0; r < rows; ++r)
-            for (int64_t k = 0; k < cols; ++k)
-                exact[r] += static_cast<double>(m.values[r * cols + k]) * x[k];
+        const std::vector<double> exact = exact_products(m, x, 1);
         for (uint32_t per_group : {1u, 2u, 4u, 8u}) {
             ContextOptions options;
+            options.validation = true;
             options.matvec_rows = per_group;
             Context context(options);
             Buffer wb(context, m.bytes.size() + 4), xb(context, cols * 4), yb(context, rows * 4);
@@ -955,6 +946,7 @@ private slots:
             const Errors e = errors_of(y, exact);
             QVERIFY2(e.nmse <= kMatmulNmse,
                      qPrintable(QString("%1 rows: nmse %2").arg(per_group).arg(e.nmse)));
+            QVERIFY2(context.validation_errors() == 0, context.last_validation_message().c_str());
         }
         ContextOptions bad;
         bad.matvec_rows = 3;

@@ -194,14 +194,12 @@ void VulkanForward::run(KvCache& cache, Input input, int32_t n, bool all_logits,
                                                            : int64_t{n} * hp.n_embd) *
                        sizeof(float);
     pass.tokens = n;
-    std::vector<DeviceOpTiming> timings;
-    if (recorder_->last_pass_timed())
-        for (const vk::OpTiming& t : recorder_->timings())
-            timings.push_back(DeviceOpTiming{t.name, t.kernel, t.dispatches, t.ns});
     std::lock_guard figures(figures_mutex_);
-    if (recorder_->last_pass_timed()) {
-        add_timings(total_timings_, timings);
-        timings_ = std::move(timings);
+    if (recorder_->last_pass_timed()) { // else the figures stay those of the last timed pass
+        timings_.clear();
+        for (const vk::OpTiming& t : recorder_->timings())
+            timings_.push_back(DeviceOpTiming{t.name, t.kernel, t.dispatches, t.ns});
+        add_timings(total_timings_, timings_);
     }
     last_traffic_ = pass;
     total_traffic_.to_device += pass.to_device;
@@ -321,14 +319,11 @@ void VulkanForward::record_ffn(const VulkanLayerWeights& l, int32_t n) {
     // Without a bias or norm after it, the down projection adds into the residual stream itself;
     // its bias, where it has one, is added in its own dispatch.
     const bool down_into_stream = !l.b_down.present() && !l.post_ffn_norm.present();
-    bool down_bias_added = false;
     const auto down = [&](Slot& in) {
-        if (down_into_stream) {
+        if (down_into_stream)
             r.matmul_add(l.w_down, at(in), n, at(a.x));
-        } else {
+        else
             record_projection(l.w_down, l.b_down, at(in), n, at(a.ffn));
-            down_bias_added = true;
-        }
     };
     switch (hp.traits.ffn) {
     case FfnKind::Swiglu:
@@ -366,10 +361,10 @@ void VulkanForward::record_ffn(const VulkanLayerWeights& l, int32_t n) {
         }
         r.copy(at(a.zeros), at(a.ffn), static_cast<size_t>(values) * sizeof(float));
         r.weighted_sum_experts(at(a.expert_down), at(a.expert_weights), n, k, dim, at(a.ffn));
+        if (l.b_down.present()) r.add_bias(at(a.ffn), l.b_down.view, n, dim);
         break;
     }
     }
-    if (l.b_down.present() && !down_bias_added) r.add_bias(at(a.ffn), l.b_down.view, n, dim);
     if (l.post_ffn_norm.present()) r.rms_norm(at(a.ffn), l.post_ffn_norm.view, n, dim, hp.rms_eps, at(a.ffn));
     r.add(at(a.x), at(a.ffn), values);
 }

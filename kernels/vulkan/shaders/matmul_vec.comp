@@ -22,9 +22,9 @@ layout(constant_id = 3) const bool X_VEC4 = false; // x read as vec4 (offset and
 layout(constant_id = 4) const uint SUBGROUP_MIN = 8; // the device's smallest subgroup
 layout(constant_id = 5) const bool WORD_ALIGNED = false; // every weight word read is 4-byte aligned
 layout(constant_id = 6) const bool ACCUMULATE = false;   // y += W x
-layout(constant_id = 8) const bool BIAS = false;         // y = W x + bias
 // Every block starts 16-byte aligned (Q4_K, Q5_K): a unit's words are read as uvec4s.
 layout(constant_id = 7) const bool VEC16_ALIGNED = false;
+layout(constant_id = 8) const bool BIAS = false;         // y = W x + bias
 #define WEIGHTS_WORD_ALIGNED WORD_ALIGNED
 #define WEIGHTS_VEC16_ALIGNED VEC16_ALIGNED
 const uint MAX_ROWS = 8u, MAX_COLUMNS = 8u;
