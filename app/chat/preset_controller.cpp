@@ -102,8 +102,8 @@ void PresetController::onModelChanged() {
     const QString path = models_->modelPath();
     if (path == loadedPath_) return;
     loadedPath_ = path;
-    const ModelPreset* preset = modelPresets_.contains(path) ? &modelPresets_[path] : nullptr;
-    loadedPresetApplies_ = preset && preset->fileSize == fileSizeOf(path);
+    const auto preset = modelPresets_.constFind(path);
+    loadedPresetApplies_ = preset != modelPresets_.cend() && preset->fileSize == fileSizeOf(path);
     presetOfLoadedModelChanged();
 }
 

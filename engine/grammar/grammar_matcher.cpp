@@ -8,10 +8,6 @@ size_t slot_of(uint32_t pos, uint32_t parent, size_t mask) {
     uint64_t h = (uint64_t{pos} << 32 | parent) * 0x9E3779B97F4A7C15ull;
     return static_cast<size_t>(h >> 20) & mask;
 }
-
-void add_unique(std::vector<uint32_t>& out, uint32_t id) {
-    if (std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
-}
 } // namespace
 
 GrammarMatcher::GrammarMatcher(std::shared_ptr<const Grammar> grammar) : grammar_(std::move(grammar)) {
@@ -38,6 +34,9 @@ uint32_t GrammarMatcher::intern(uint32_t pos, uint32_t parent) {
         if (nodes_[id].pos == pos && nodes_[id].parent == parent) return id;
         s = (s + 1) & mask;
     }
+    if (nodes_.size() >= kMaxNodes)
+        throw GrammarError("the grammar is too ambiguous: reading this text took more than " +
+                           std::to_string(kMaxNodes) + " parse stacks");
     const auto id = static_cast<uint32_t>(nodes_.size());
     nodes_.push_back({pos, parent});
     slots_[s] = id;
@@ -57,44 +56,66 @@ void GrammarMatcher::rollback(size_t mark) {
     nodes_.resize(mark);
 }
 
+void GrammarMatcher::emit(uint32_t id, std::vector<uint32_t>& out) {
+    if (emitted_.size() < nodes_.size()) emitted_.resize(nodes_.capacity(), 0);
+    if (emitted_[id] == epoch_) return;
+    emitted_[id] = epoch_;
+    if (out.size() == kMaxStacks)
+        throw GrammarError("the grammar is too ambiguous: the text so far can be read in more than " +
+                           std::to_string(kMaxStacks) +
+                           " ways at once (optional parts repeated inside "
+                           "repetitions do this)");
+    out.push_back(id);
+}
+
 // Every stack that `pos` (with `parent` below it) leads to before the next character: rules
-// are entered, finished alternatives return to their parent.
+// are entered, finished alternatives return to their parent. Depth first, in the grammar's
+// order, with a work list of its own: a chain of nullable rules may be any number deep.
 void GrammarMatcher::expand(uint32_t pos, uint32_t parent, std::vector<uint32_t>& out) {
     const Grammar& g = *grammar_;
-    const GrammarElement& e = g.code[pos];
-    switch (e.kind) {
-    case GrammarElement::Kind::End: {
-        if (parent == kAccepted) {
-            add_unique(out, kAccepted);
-            return;
+    pending_.clear();
+    pending_.push_back({pos, parent});
+    while (!pending_.empty()) {
+        const Node at = pending_.back();
+        pending_.pop_back();
+        const GrammarElement& e = g.code[at.pos];
+        switch (e.kind) {
+        case GrammarElement::Kind::End: {
+            if (at.parent == kAccepted) {
+                emit(kAccepted, out);
+                break;
+            }
+            // Each stack is returned to once per step: empty alternatives can reach the same
+            // place along many paths, which would multiply (a nullable group repeated n times:
+            // 2^n paths).
+            if (visited_.size() < nodes_.size()) visited_.resize(nodes_.capacity(), 0);
+            if (visited_[at.parent] == epoch_) break;
+            visited_[at.parent] = epoch_;
+            pending_.push_back(nodes_[at.parent]);
+            break;
         }
-        // Each stack is returned to once per step: empty alternatives can reach the same place
-        // along many paths, which would multiply (a nullable group repeated n times: 2^n paths).
-        if (visited_.size() < nodes_.size()) visited_.resize(nodes_.capacity(), 0);
-        if (visited_[parent] == epoch_) return;
-        visited_[parent] = epoch_;
-        const Node below = nodes_[parent];
-        expand(below.pos, below.parent, out);
-        return;
-    }
-    case GrammarElement::Kind::Chars:
-        add_unique(out, intern(pos, parent));
-        return;
-    case GrammarElement::Kind::Rule: {
-        // A rule last in its alternative returns straight to the parent: right recursion
-        // (repetitions) does not deepen the stack.
-        const uint32_t back =
-            g.code[pos + 1].kind == GrammarElement::Kind::End ? parent : intern(pos + 1, parent);
-        for (const uint32_t start : g.alternatives[e.index])
-            expand(start, back, out);
-        return;
-    }
+        case GrammarElement::Kind::Chars:
+            emit(intern(at.pos, at.parent), out);
+            break;
+        case GrammarElement::Kind::Rule: {
+            // A rule last in its alternative returns straight to the parent: right recursion
+            // (repetitions) does not deepen the stack.
+            const uint32_t back = g.code[at.pos + 1].kind == GrammarElement::Kind::End
+                                      ? at.parent
+                                      : intern(at.pos + 1, at.parent);
+            const std::vector<uint32_t>& starts = g.alternatives[e.index];
+            for (auto it = starts.rbegin(); it != starts.rend(); ++it) // the first on top
+                pending_.push_back({*it, back});
+            break;
+        }
+        }
     }
 }
 
 void GrammarMatcher::new_epoch() {
     if (++epoch_ == 0) { // wrapped: forget every mark
         std::fill(visited_.begin(), visited_.end(), 0);
+        std::fill(emitted_.begin(), emitted_.end(), 0);
         epoch_ = 1;
     }
 }

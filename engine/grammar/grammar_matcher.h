@@ -5,7 +5,9 @@
 // position in the grammar's code and the node to return to), interned: equal stacks are the
 // same node, so a state is a short list of node ids and comparing states is cheap. Work done
 // to try bytes out (a token mask) is undone with mark() and rollback(), so it leaves nothing
-// behind; capacity is kept, so a steady generation allocates nothing.
+// behind; capacity is kept, so a steady generation allocates nothing. A grammar so ambiguous
+// that a state would hold more than kMaxStacks stacks, or the matcher more than kMaxNodes nodes,
+// throws GrammarError: nested optional repetitions can otherwise take any memory and time.
 #include "engine/grammar/grammar.h"
 #include <memory>
 #include <span>
@@ -25,12 +27,15 @@ struct GrammarState {
 class GrammarMatcher {
 public:
     static constexpr uint32_t kAccepted = 0; // the empty stack
+    static constexpr size_t kMaxStacks = 4096;
+    static constexpr size_t kMaxNodes = size_t{1} << 22;
 
     explicit GrammarMatcher(std::shared_ptr<const Grammar> grammar);
 
     // The state before any text.
     [[nodiscard]] GrammarState start();
-    // `to` = `from` after one byte; false (and `to` dead) when no stack takes it.
+    // `to` = `from` after one byte; false (and `to` dead) when no stack takes it. Both throw
+    // GrammarError past the limits above.
     bool advance(const GrammarState& from, uint8_t byte, GrammarState& to);
     // Bytes in place; false if some byte was refused (the state is then dead).
     bool advance(GrammarState& state, std::string_view bytes);
@@ -53,6 +58,7 @@ private:
 
     uint32_t intern(uint32_t pos, uint32_t parent);
     void rehash(size_t slots);
+    void emit(uint32_t id, std::vector<uint32_t>& out);
     void expand(uint32_t pos, uint32_t parent, std::vector<uint32_t>& out);
     void new_epoch();
     void step(const std::vector<uint32_t>& from, uint32_t c, std::vector<uint32_t>& out);
@@ -61,7 +67,9 @@ private:
     std::shared_ptr<const Grammar> grammar_;
     std::vector<Node> nodes_;       // [0] is the empty stack
     std::vector<uint32_t> slots_;   // open addressing: node ids, 0 free
-    std::vector<uint32_t> visited_; // per node: the step (epoch) that expanded it last
+    std::vector<uint32_t> visited_; // per node: the step (epoch) that returned to it last
+    std::vector<uint32_t> emitted_; // per node: the step (epoch) that put it in its output last
+    std::vector<Node> pending_;     // expand()'s work: (position, parent) still to expand
     uint32_t epoch_ = 0;
 };
 

@@ -102,12 +102,46 @@ private slots:
                                                  << "aab" << true;
         QTest::newRow("nested optional rules") << "root ::= a? b?\na ::= \"a\"?\nb ::= \"b\"\n"
                                                << "" << true;
+        // A chain of 20000 empty rules, each returning to the next: deeper than a call stack
+        // takes (it overflowed one under AddressSanitizer).
+        QTest::newRow("empty rules 20000 deep")
+            << "root ::= (\"\" | \"\"){0,10000} (\"\" | \"\"){10000} \"b\""
+            << "b" << true;
+        QTest::newRow("optional items 3000 deep") << "root ::= (\"a\"?){0,3000} \"b\""
+                                                  << "aaab" << true;
     }
     void acceptsWhatTheNotationSays() {
         QFETCH(QString, grammar);
         QFETCH(QString, text);
         QFETCH(bool, accepted);
         QCOMPARE(matches(grammar.toStdString(), text.toStdString()), accepted);
+    }
+
+    // Optional parts repeated inside repetitions can be read in more ways at once than any
+    // memory holds: past GrammarMatcher's limits the matcher says so, at the start or later.
+    void tooAmbiguousGrammarsAreRefusedWhileMatched_data() {
+        QTest::addColumn<QString>("grammar");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("10000 optional items at once") << "root ::= (\"a\"?){0,10000} \"b\""
+                                                      << "";
+        QTest::newRow("100 x 100 optional items") << "root ::= ((\"a\"?){0,100}){0,100} \"b\""
+                                                  << "";
+        QTest::newRow("more ways with every character")
+            << "root ::= ((\"a\"{0,100}){0,100}){0,100} \"b\"" << QString(2000, u'a');
+        QTest::newRow("empty rules 10^8 deep") << "root ::= ((\"\" | \"\"){0,10000}){0,10000} \"b\""
+                                               << "";
+    }
+    void tooAmbiguousGrammarsAreRefusedWhileMatched() {
+        QFETCH(QString, grammar);
+        QFETCH(QString, text);
+        GrammarMatcher matcher(std::make_shared<const Grammar>(parse_gbnf(grammar.toStdString())));
+        try {
+            GrammarState state = matcher.start();
+            matcher.advance(state, text.toStdString());
+            QFAIL("no error");
+        } catch (const GrammarError& e) {
+            QVERIFY2(std::string_view(e.what()).starts_with("the grammar is too ambiguous: "), e.what());
+        }
     }
 
     // A character's first bytes are taken only if some character the grammar allows begins so.
