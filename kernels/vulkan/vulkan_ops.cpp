@@ -680,7 +680,7 @@ void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_r
             Push push;
             push.u(wb.skew).u(xb.words()).u(yb.words()).u(bb.words()).u(u32(rows, op, "rows")).u(cols);
             push.u(u32(static_cast<int64_t>(row_bytes), op, "row bytes")).u(static_cast<uint32_t>(batch));
-            push.u(cols).u(u32(y_stride, op, "y_stride")).u(1).u(0).u(row_groups);
+            push.u(cols).u(u32(y_stride, op, "y_stride")).u(1).u(0).u(row_groups).u(0);
             const bool x_vec4 = xb.words() % 4 == 0 && w.cols % 4 == 0;
             s.dispatch(op, shader,
                        {plan.workgroup, plan.rows, static_cast<uint32_t>(batch), x_vec4, s.c.subgroup_min,
@@ -707,6 +707,62 @@ void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_r
             fail(op, "candidate " + std::string(candidate->name) + " is no matmul shader");
         }
     }
+}
+
+void Recorder::matmul_glu(const DeviceMatrix& gate, const DeviceMatrix& up, View x, int64_t batch, Glu glu,
+                          View gate_out, View up_out) {
+    const char* op = "matmul";
+    RecorderState& s = *state_;
+    check_matrix(gate, op);
+    check_matrix(up, op);
+    if (up.type != gate.type || up.rows != gate.rows || up.cols != gate.cols)
+        fail(op, "a gate and an up matrix of different types or shapes");
+    if (batch <= 0) fail(op, "batch " + std::to_string(batch));
+    const size_t row_bytes = kernels::row_bytes(gate.type, gate.cols);
+    const size_t matrix_bytes = static_cast<size_t>(gate.rows) * row_bytes;
+    const Candidate<ShaderPlan>* candidate =
+        vulkan_kernels().of(gate.type).matmul.pick({.batch = batch,
+                                                    .rows = gate.rows,
+                                                    .width = gate.cols,
+                                                    .device = Device::Vulkan,
+                                                    .features = s.c.features()});
+    // One binding from G's first row to U's last; U's distance keeps the alignment the shader
+    // reads G with.
+    const bool together =
+        up.data.buffer == gate.data.buffer && up.data.offset >= gate.data.offset + matrix_bytes;
+    const size_t distance = together ? up.data.offset - gate.data.offset : 0;
+    const size_t span = distance + matrix_bytes;
+    const size_t spare = std::max<size_t>(s.c.properties.limits.minStorageBufferOffsetAlignment, 4) + 8;
+    if (!candidate || candidate->fn != ShaderPlan::MatVec || !together || distance % 16 != 0 ||
+        span + spare > s.c.binding_limit() || distance > UINT32_MAX) {
+        matmul(gate, x, batch, gate_out);
+        matmul(up, x, batch, up_out);
+        if (glu == Glu::Silu)
+            swiglu(gate_out, up_out, batch, gate.rows);
+        else
+            geglu(gate_out, up_out, batch, gate.rows);
+        return;
+    }
+    const uint32_t cols = u32(gate.cols, op, "cols");
+    const uint32_t rows = u32(gate.rows, op, "rows");
+    const Binding wb = s.bind(gate.data, span, op, "weights", 4);
+    const Binding xb = s.bind(x, static_cast<size_t>(batch * gate.cols) * 4, op, "x");
+    const Binding yb = s.bind(gate_out, static_cast<size_t>(batch * gate.rows) * 4, op, "y");
+    // The plain product's rows per workgroup, half of them the gate's, half the up matrix's:
+    // the registers a thread holds stay those of the product alone.
+    const MatVecPlan plan = plan_matvec(s.c, gate.type, gate.rows, gate.cols, batch);
+    const uint32_t pairs = std::max<uint32_t>(1, plan.rows / 2);
+    const uint32_t row_groups = groups_of(gate.rows, pairs);
+    Push push;
+    push.u(wb.skew).u(xb.words()).u(yb.words()).u(0).u(rows).u(cols);
+    push.u(u32(static_cast<int64_t>(row_bytes), op, "row bytes")).u(static_cast<uint32_t>(batch));
+    push.u(cols).u(rows).u(1).u(0).u(row_groups).u(static_cast<uint32_t>(distance));
+    const bool x_vec4 = xb.words() % 4 == 0 && gate.cols % 4 == 0;
+    s.dispatch(op, typed_shader(*candidate, gate.type),
+               {plan.workgroup, 2 * pairs, static_cast<uint32_t>(batch), x_vec4, s.c.subgroup_min,
+                word_aligned(gate.type, wb, row_bytes), false, vec16_aligned(gate.type, wb, row_bytes), false,
+                glu == Glu::Silu ? 1u : 2u},
+               {wb, xb, yb.writes()}, push, row_groups, 1, candidate->id);
 }
 
 void Recorder::matmul_experts(const DeviceMatrix& w, int64_t rows_per_expert, View x, int64_t n, View ids,
@@ -740,7 +796,7 @@ void Recorder::matmul_experts(const DeviceMatrix& w, int64_t rows_per_expert, Vi
     push.u(static_cast<uint32_t>(rows_per_expert))
         .u(static_cast<uint32_t>(k))
         .u(static_cast<uint32_t>(rows_per_expert));
-    push.u(row_groups);
+    push.u(row_groups).u(0);
     const bool x_vec4 = xb.words() % 4 == 0 && w.cols % 4 == 0;
     s.dispatch(op, typed_shader(*candidate, w.type),
                {plan.workgroup, plan.rows, 1, x_vec4, s.c.subgroup_min, word_aligned(w.type, wb, row_bytes),

@@ -88,6 +88,14 @@ public:
     // y[b * rows + r] = dot(W[r], x[b]) + bias[r]: matmul and add_bias in one dispatch, the same
     // sums bit for bit.
     void matmul_bias(const DeviceMatrix& w, View x, int64_t batch, View y, View bias);
+    // A gated FFN's products: gate_out[b * rows + r] = act(dot(G[r], x[b])) * dot(U[r], x[b]),
+    // silu or gelu_tanh as swiglu and geglu. One mat-vec dispatch where G and U share a type
+    // and shape, lie in one buffer (U after G) that one binding spans, and the batch is a
+    // mat-vec's; else matmul, matmul and the elementwise op, with U x in up_out. Either way the
+    // same numbers bit for bit.
+    enum class Glu { Silu, GeluTanh };
+    void matmul_glu(const DeviceMatrix& gate, const DeviceMatrix& up, View x, int64_t batch, Glu glu,
+                    View gate_out, View up_out);
     // out = x / sqrt(mean(x^2) + eps) * weight, row by row (weight.buffer null: no weight).
     // out may be x.
     void rms_norm(View x, View weight, int64_t rows, int64_t dim, float eps, View out);

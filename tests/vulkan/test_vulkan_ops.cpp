@@ -198,6 +198,11 @@ class TestVulkanOps : public QObject {
         b.download(out.data(), count * sizeof(float), offset);
         return out;
     }
+    static std::vector<float> download_from(const Buffer& b, size_t bytes) {
+        std::vector<float> out(bytes / sizeof(float));
+        b.download(out.data(), bytes);
+        return out;
+    }
     void check_validation() {
         QVERIFY2(context_->validation_errors() == 0, context_->last_validation_message().c_str());
     }
@@ -921,6 +926,100 @@ private slots:
         const Errors e = errors_of(y, exact);
         QVERIFY2(e.nmse <= kMatmulNmse, qPrintable(QString("nmse %1").arg(e.nmse)));
         check_validation();
+    }
+
+    void matmul_glu_equals_matmuls_then_glu() {
+        // A gated FFN's gate and up products with the activation, in one mat-vec dispatch where
+        // the two matrices lie in one buffer: bit for bit matmul, matmul and swiglu (geglu), for
+        // any rows per workgroup (odd row counts: a last workgroup of one pair) and with or
+        // without subgroup sums; in separate buffers, or for a mat-mat batch, those three ops
+        // themselves. Near the exact values too.
+        const int64_t rows = 37, cols = 512;
+        struct Setting {
+            uint32_t per_group;
+            bool subgroups;
+        };
+        for (const Setting setting : {Setting{0, true}, Setting{1, true}, Setting{8, false}}) {
+            ContextOptions options;
+            options.validation = true;
+            options.matvec_rows = setting.per_group;
+            options.subgroup_operations = setting.subgroups;
+            Context context(options);
+            const auto put = [&](const auto& data) {
+                Buffer b(context, data.size() * sizeof(data[0]) + 4);
+                b.upload(data.data(), data.size() * sizeof(data[0]));
+                return b;
+            };
+            // Every shader variant with the planner's rows; the others with Q4_K (each context
+            // builds its own pipelines: lavapipe takes a while for each).
+            std::vector<TensorType> types{TensorType::Q4_K};
+            if (setting.per_group == 0)
+                types = {TensorType::Q4_K, TensorType::Q6_K, TensorType::Q8_0, TensorType::F16};
+            for (TensorType t : types) {
+                const HostMatrix gate = make_matrix(t, rows, cols, 91), up = make_matrix(t, rows, cols, 92);
+                // Both in one buffer, the up matrix 256-byte aligned after the gate's (as
+                // VulkanWeights uploads them), at an offset that is not.
+                const size_t gate_at = 48;
+                const size_t up_at = (gate_at + gate.bytes.size() + 255) / 256 * 256;
+                std::vector<uint8_t> both(up_at + up.bytes.size());
+                std::memcpy(both.data() + gate_at, gate.bytes.data(), gate.bytes.size());
+                std::memcpy(both.data() + up_at, up.bytes.data(), up.bytes.size());
+                Buffer wb = put(both), gb = put(gate.bytes), ub = put(up.bytes);
+                const DeviceMatrix g{t, rows, cols, {&wb, gate_at}}, u{t, rows, cols, {&wb, up_at}};
+                const DeviceMatrix g_apart{t, rows, cols, {&gb, 0}}, u_apart{t, rows, cols, {&ub, 0}};
+                for (const Recorder::Glu glu : {Recorder::Glu::Silu, Recorder::Glu::GeluTanh})
+                    for (int64_t batch : {int64_t{1}, int64_t{3}, kMatVecMaxBatch + 5}) {
+                        const QString where = QString("%1, %2 rows a workgroup%3, %4, batch %5")
+                                                  .arg(type_name(t).constData())
+                                                  .arg(setting.per_group)
+                                                  .arg(setting.subgroups ? "" : ", no subgroup sums")
+                                                  .arg(glu == Recorder::Glu::Silu ? "silu" : "gelu")
+                                                  .arg(batch);
+                        const std::vector<float> x = normal_data(batch * cols, 93, 0.0f);
+                        Buffer xb = put(x);
+                        const size_t out_bytes = size_t(batch * rows) * 4;
+                        Buffer fused(context, out_bytes), scratch(context, out_bytes),
+                            apart(context, out_bytes), apart_scratch(context, out_bytes),
+                            g_out(context, out_bytes), u_out(context, out_bytes);
+                        Recorder recorder(context);
+                        recorder.begin();
+                        recorder.matmul_glu(g, u, {&xb, 0}, batch, glu, {&fused, 0}, {&scratch, 0});
+                        const uint32_t fused_dispatches = recorder.dispatches();
+                        recorder.matmul_glu(g_apart, u_apart, {&xb, 0}, batch, glu, {&apart, 0},
+                                            {&apart_scratch, 0});
+                        const uint32_t apart_dispatches = recorder.dispatches() - fused_dispatches;
+                        recorder.matmul(g, {&xb, 0}, batch, {&g_out, 0});
+                        recorder.matmul(u, {&xb, 0}, batch, {&u_out, 0});
+                        if (glu == Recorder::Glu::Silu)
+                            recorder.swiglu({&g_out, 0}, {&u_out, 0}, batch, rows);
+                        else
+                            recorder.geglu({&g_out, 0}, {&u_out, 0}, batch, rows);
+                        recorder.submit_and_wait();
+                        QVERIFY2(fused_dispatches == (batch <= kMatVecMaxBatch ? 1u : 3u), qPrintable(where));
+                        QVERIFY2(apart_dispatches == 3u, qPrintable(where));
+                        const std::vector<float> a = download_from(fused, out_bytes);
+                        const std::vector<float> b = download_from(apart, out_bytes);
+                        const std::vector<float> c = download_from(g_out, out_bytes);
+                        QVERIFY2(std::memcmp(a.data(), c.data(), out_bytes) == 0, qPrintable(where));
+                        QVERIFY2(std::memcmp(b.data(), c.data(), out_bytes) == 0, qPrintable(where));
+                        const std::vector<double> eg = exact_products(gate, x, batch);
+                        const std::vector<double> eu = exact_products(up, x, batch);
+                        std::vector<double> exact(eg.size());
+                        for (size_t i = 0; i < exact.size(); ++i) {
+                            const double v = eg[i];
+                            const double act =
+                                glu == Recorder::Glu::Silu
+                                    ? v / (1 + std::exp(-v))
+                                    : 0.5 * v *
+                                          (1 + std::tanh(0.7978845608028654 * v * (1 + 0.044715 * v * v)));
+                            exact[i] = act * eu[i];
+                        }
+                        const Errors e = errors_of(a, exact);
+                        QVERIFY2(e.nmse <= 1e-9, qPrintable(where + QString(": nmse %1").arg(e.nmse)));
+                    }
+            }
+            QVERIFY2(context.validation_errors() == 0, context.last_validation_message().c_str());
+        }
     }
 
     void matvec_rows_per_workgroup_as_set() {

@@ -328,12 +328,10 @@ void VulkanForward::record_ffn(const VulkanLayerWeights& l, int32_t n) {
     switch (hp.traits.ffn) {
     case FfnKind::Swiglu:
     case FfnKind::GeluGated:
-        r.matmul(l.w_gate, at(a.xb), n, at(a.gate));
-        r.matmul(l.w_up, at(a.xb), n, at(a.up));
-        if (hp.traits.ffn == FfnKind::Swiglu)
-            r.swiglu(at(a.gate), at(a.up), n, hp.n_ff);
-        else
-            r.geglu(at(a.gate), at(a.up), n, hp.n_ff);
+        // Gate and up in one dispatch where they allow it (decode), with the activation.
+        r.matmul_glu(l.w_gate, l.w_up, at(a.xb), n,
+                     hp.traits.ffn == FfnKind::Swiglu ? vk::Recorder::Glu::Silu : vk::Recorder::Glu::GeluTanh,
+                     at(a.gate), at(a.up));
         down(a.gate);
         if (down_into_stream) return;
         break;

@@ -53,8 +53,7 @@ VulkanWeights::VulkanWeights(vk::Context& context, const Model& model, int32_t n
         add_vector(l.post_attn_norm, d.post_attn_norm);
         add_vector(l.ffn_norm, d.ffn_norm);
         add_vector(l.ffn_norm_b, d.ffn_norm_b);
-        d.w_gate = upload_matrix(l.w_gate, name + "ffn_gate");
-        d.w_up = upload_matrix(l.w_up, name + "ffn_up");
+        upload_gate_and_up(l.w_gate, l.w_up, name, d);
         d.w_down = upload_matrix(l.w_down, name + "ffn_down");
         add_vector(l.b_up, d.b_up);
         add_vector(l.b_down, d.b_down);
@@ -72,17 +71,46 @@ VulkanWeights::VulkanWeights(vk::Context& context, const Model& model, int32_t n
     upload_vectors();
 }
 
-vk::DeviceMatrix VulkanWeights::upload_matrix(const kernels::WeightMatrix& m, const std::string& name) {
-    if (!m.data) return {};
-    if (const auto found = uploaded_.find(m.data); found != uploaded_.end()) return found->second;
+void VulkanWeights::check_uploadable(const kernels::WeightMatrix& m, const std::string& name) const {
     if (!vk::vulkan_supports_weight_type(m.type))
         throw Error(name + ": the Vulkan backend does not run " +
                     std::string(kernels::type_traits(m.type).name) + " weights");
+}
+
+vk::DeviceMatrix VulkanWeights::upload_matrix(const kernels::WeightMatrix& m, const std::string& name) {
+    if (!m.data) return {};
+    if (const auto found = uploaded_.find(m.data); found != uploaded_.end()) return found->second;
+    check_uploadable(m, name);
+    vk::Buffer& buffer = buffers_.emplace_back(context_, matrix_bytes(m));
+    upload_into(m, buffer, 0);
+    return uploaded_.at(m.data);
+}
+
+void VulkanWeights::upload_gate_and_up(const kernels::WeightMatrix& gate, const kernels::WeightMatrix& up,
+                                       const std::string& layer_name, VulkanLayerWeights& target) {
+    const bool pair = gate.data && up.data && gate.data != up.data && gate.type == up.type &&
+                      gate.rows == up.rows && gate.cols == up.cols && !uploaded_.contains(gate.data) &&
+                      !uploaded_.contains(up.data);
+    if (!pair) {
+        target.w_gate = upload_matrix(gate, layer_name + "ffn_gate");
+        target.w_up = upload_matrix(up, layer_name + "ffn_up");
+        return;
+    }
+    check_uploadable(gate, layer_name + "ffn_gate");
+    constexpr size_t kAlignment = 256;
+    const size_t up_offset = (matrix_bytes(gate) + kAlignment - 1) / kAlignment * kAlignment;
+    vk::Buffer& buffer = buffers_.emplace_back(context_, up_offset + matrix_bytes(up));
+    upload_into(gate, buffer, 0);
+    upload_into(up, buffer, up_offset);
+    target.w_gate = uploaded_.at(gate.data);
+    target.w_up = uploaded_.at(up.data);
+}
+
+void VulkanWeights::upload_into(const kernels::WeightMatrix& m, vk::Buffer& buffer, size_t offset) {
     const size_t row_bytes = kernels::row_bytes(m.type, m.cols);
     const size_t bytes = matrix_bytes(m);
-    vk::Buffer& buffer = buffers_.emplace_back(context_, bytes);
     if (m.layout == kernels::RowLayout::RowMajor) {
-        buffer.upload(m.data, bytes);
+        buffer.upload(m.data, bytes, offset);
     } else {
         // Back to the file's rows, a piece of whole 16-row groups at a time.
         const int64_t group = kernels::kInterleavedRows;
@@ -93,13 +121,11 @@ vk::DeviceMatrix VulkanWeights::upload_matrix(const kernels::WeightMatrix& m, co
             const int64_t end = std::min(m.rows, begin + rows_per_piece);
             kernels::unpack_rows16(m.type, m.data, m.cols, begin, end, rows.data());
             buffer.upload(rows.data(), static_cast<size_t>(end - begin) * row_bytes,
-                          static_cast<size_t>(begin) * row_bytes);
+                          offset + static_cast<size_t>(begin) * row_bytes);
         }
     }
     bytes_ += bytes;
-    const vk::DeviceMatrix device{m.type, m.rows, m.cols, vk::View{&buffer, 0}};
-    uploaded_.emplace(m.data, device);
-    return device;
+    uploaded_.emplace(m.data, vk::DeviceMatrix{m.type, m.rows, m.cols, vk::View{&buffer, offset}});
 }
 
 void VulkanWeights::add_vector(const std::vector<float>& values, VulkanVector& target) {

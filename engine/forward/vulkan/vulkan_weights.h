@@ -49,6 +49,13 @@ public:
 
 private:
     kernels::vulkan::DeviceMatrix upload_matrix(const kernels::WeightMatrix& m, const std::string& name);
+    // A gated FFN's gate and up matrices in one buffer, the up matrix after the gate's on a
+    // 256-byte boundary, so that one dispatch reads both (Recorder::matmul_glu); each on its own
+    // where they differ in type or shape, or one is uploaded already (a tied table).
+    void upload_gate_and_up(const kernels::WeightMatrix& gate, const kernels::WeightMatrix& up,
+                            const std::string& layer_name, VulkanLayerWeights& target);
+    void check_uploadable(const kernels::WeightMatrix& m, const std::string& name) const;
+    void upload_into(const kernels::WeightMatrix& m, kernels::vulkan::Buffer& buffer, size_t offset);
     // Queues a vector (empty: none) for upload_vectors.
     void add_vector(const std::vector<float>& values, VulkanVector& target);
     void upload_vectors();

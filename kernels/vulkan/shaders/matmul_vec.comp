@@ -8,6 +8,10 @@
 // With EXPERTS, column z is the pair (token b, choice j) = (z / k, z % k) and the rows are
 // those of expert ids[z] (COLUMNS is 1). With ACCUMULATE the sums are added to y (y += W x:
 // the residual stream) instead of stored; with BIAS each row's bias is added to its sums.
+// With GLU (a gated FFN's gate and up products in one dispatch) the first half of the ROWS are
+// rows of the gate, the second half the same rows of the up matrix, glu_offset bytes further
+// in the same binding, and each output is act(gate sum) * up sum: the sums are those of two
+// plain products, the activation the elementwise shader's.
 #include "common.glsl"
 #ifdef SUBGROUPS
 #extension GL_KHR_shader_subgroup_basic : require
@@ -25,6 +29,7 @@ layout(constant_id = 6) const bool ACCUMULATE = false;   // y += W x
 // Every block starts 16-byte aligned (Q4_K, Q5_K): a unit's words are read as uvec4s.
 layout(constant_id = 7) const bool VEC16_ALIGNED = false;
 layout(constant_id = 8) const bool BIAS = false;         // y = W x + bias
+layout(constant_id = 9) const uint GLU = 0u; // 0: none; 1: y = silu(G x) * (U x); 2: gelu_tanh
 #define WEIGHTS_WORD_ALIGNED WORD_ALIGNED
 #define WEIGHTS_VEC16_ALIGNED VEC16_ALIGNED
 const uint MAX_ROWS = 8u, MAX_COLUMNS = 8u;
@@ -46,6 +51,7 @@ layout(push_constant) uniform Push {
     uint k;               // experts: choices per token
     uint rows_per_expert; // experts: rows of each expert
     uint row_groups;      // workgroups along the rows
+    uint glu_offset;      // GLU: bytes from the gate's row 0 to the up matrix's
 } p;
 
 #include "weights.glsl"
@@ -59,8 +65,17 @@ shared float partial[WORKGROUP * ROWS * COLUMNS];
 
 float acc[MAX_ROWS][MAX_COLUMNS];
 
-// Row `row` of this dispatch's sums, at y[at].
-void store_y(uint at, uint row, float sum) {
+// Output row `row` of this dispatch, at y[at], from its sums (with GLU, the gate's and the
+// up matrix's; without, `sum` alone).
+void store_y(uint at, uint row, float sum, float up_sum) {
+    if (GLU == 1u) {
+        y[at] = silu(sum) * up_sum;
+        return;
+    }
+    if (GLU == 2u) {
+        y[at] = gelu_tanh(sum) * up_sum;
+        return;
+    }
     if (BIAS) sum += bias[p.ids_offset + row];
     y[at] = ACCUMULATE ? y[at] + sum : sum;
 }
@@ -76,7 +91,9 @@ void main() {
     uint group = linear_group();
     if (group >= p.row_groups) return;
     uint tid = gl_LocalInvocationID.x;
-    uint row0 = group * ROWS;
+    // Output rows of this workgroup: with GLU each is two of the ROWS (gate, then up).
+    const uint OUT_ROWS = GLU != 0u ? ROWS / 2u : ROWS;
+    uint row0 = group * OUT_ROWS;
     uint column0 = gl_WorkGroupID.z * COLUMNS;
     uint w_base = p.w_offset;
     uint y_base = p.y_offset + column0 * p.y_stride;
@@ -92,8 +109,13 @@ void main() {
         x_base[c] = p.x_offset + min(column0 + c, p.batch - 1u) * p.x_stride;
 #endif
     uint row_byte[MAX_ROWS];
-    [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r)
-        row_byte[r] = w_base + min(row0 + r, p.rows - 1u) * p.row_bytes;
+    [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r) {
+        if (GLU != 0u)
+            row_byte[r] = w_base + (r >= OUT_ROWS ? p.glu_offset : 0u) +
+                          min(row0 + r % OUT_ROWS, p.rows - 1u) * p.row_bytes;
+        else
+            row_byte[r] = w_base + min(row0 + r, p.rows - 1u) * p.row_bytes;
+    }
 
     [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r)
         [[unroll]] for (uint c = 0u; c < MAX_COLUMNS; ++c)
@@ -165,8 +187,9 @@ void main() {
         if (subgroupElect()) {
             [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r)
                 [[unroll]] for (uint c = 0u; c < MAX_COLUMNS; ++c)
-                    if (r < ROWS && c < COLUMNS && row0 + r < p.rows && column0 + c < p.batch)
-                        store_y(y_base + c * p.y_stride + row0 + r, row0 + r, acc[r][c]);
+                    if (r < OUT_ROWS && c < COLUMNS && row0 + r < p.rows && column0 + c < p.batch)
+                        store_y(y_base + c * p.y_stride + row0 + r, row0 + r, acc[r][c],
+                                GLU != 0u ? acc[(r + OUT_ROWS) % MAX_ROWS][c] : 0.0);
         }
         return;
     }
@@ -176,12 +199,16 @@ void main() {
                 if (r < ROWS && c < COLUMNS) partial[gl_SubgroupID * SUMS + r * COLUMNS + c] = acc[r][c];
     }
     barrier();
-    if (tid < SUMS) {
-        float total = 0.0;
-        for (uint s = 0u; s < gl_NumSubgroups; ++s)
+    const uint UP = OUT_ROWS * COLUMNS; // with GLU: from a gate sum to its up sum
+    if (tid < OUT_ROWS * COLUMNS) {
+        float total = 0.0, up_total = 0.0;
+        for (uint s = 0u; s < gl_NumSubgroups; ++s) {
             total += partial[s * SUMS + tid];
+            if (GLU != 0u) up_total += partial[s * SUMS + UP + tid];
+        }
         uint r = tid / COLUMNS, c = tid % COLUMNS;
-        if (row0 + r < p.rows && column0 + c < p.batch) store_y(y_base + c * p.y_stride + row0 + r, row0 + r, total);
+        if (row0 + r < p.rows && column0 + c < p.batch)
+            store_y(y_base + c * p.y_stride + row0 + r, row0 + r, total, up_total);
     }
 #else
     [[unroll]] for (uint r = 0u; r < MAX_ROWS; ++r)
@@ -194,9 +221,12 @@ void main() {
                 partial[i * WORKGROUP + tid] += partial[i * WORKGROUP + tid + s];
         barrier();
     }
-    if (tid < SUMS) {
+    const uint UP = OUT_ROWS * COLUMNS;
+    if (tid < OUT_ROWS * COLUMNS) {
         uint r = tid / COLUMNS, c = tid % COLUMNS;
-        if (row0 + r < p.rows && column0 + c < p.batch) store_y(y_base + c * p.y_stride + row0 + r, row0 + r, partial[tid * WORKGROUP]);
+        if (row0 + r < p.rows && column0 + c < p.batch)
+            store_y(y_base + c * p.y_stride + row0 + r, row0 + r, partial[tid * WORKGROUP],
+                    GLU != 0u ? partial[(tid + UP) * WORKGROUP] : 0.0);
     }
 #endif
 }
