@@ -912,25 +912,40 @@ void Recorder::gelu(View x, int64_t count) {
 void Recorder::rope(View x, int64_t n, int64_t n_heads, int64_t head_dim, int64_t rope_dim, bool neox,
                     int64_t pos0, float base, float freq_scale, float attn_factor,
                     std::optional<View> factors) {
+    rope_pair(x, n_heads, std::nullopt, 0, n, head_dim, rope_dim, neox, pos0, base, freq_scale, attn_factor,
+              factors);
+}
+
+void Recorder::rope_pair(View q, int64_t n_heads_q, std::optional<View> k, int64_t n_heads_k, int64_t n,
+                         int64_t head_dim, int64_t rope_dim, bool neox, int64_t pos0, float base,
+                         float freq_scale, float attn_factor, std::optional<View> factors) {
     const char* op = "rope";
     RecorderState& s = *state_;
-    if (n <= 0 || n_heads <= 0 || rope_dim <= 0 || rope_dim % 2 != 0 || rope_dim > head_dim)
-        fail(op, "n " + std::to_string(n) + ", heads " + std::to_string(n_heads) + ", head_dim " +
-                     std::to_string(head_dim) + ", rope_dim " + std::to_string(rope_dim) +
-                     " (rope_dim must be even and at most head_dim)");
+    if (!k) n_heads_k = 0;
+    if (n <= 0 || n_heads_q <= 0 || (k && n_heads_k <= 0) || rope_dim <= 0 || rope_dim % 2 != 0 ||
+        rope_dim > head_dim)
+        fail(op, "n " + std::to_string(n) + ", heads " + std::to_string(n_heads_q) + " and " +
+                     std::to_string(n_heads_k) + ", head_dim " + std::to_string(head_dim) + ", rope_dim " +
+                     std::to_string(rope_dim) + " (rope_dim must be even and at most head_dim)");
     if (pos0 < 0 || !(base > 0)) fail(op, "pos0 " + std::to_string(pos0) + ", base " + std::to_string(base));
-    const Binding xb = s.bind(x, static_cast<size_t>(n * n_heads * head_dim) * 4, op, "x");
+    const Binding xb = s.bind(q, static_cast<size_t>(n * n_heads_q * head_dim) * 4, op, "x");
+    const Binding yb = k ? s.bind(*k, static_cast<size_t>(n * n_heads_k * head_dim) * 4, op, "y") : xb;
     const Binding fb = factors ? s.bind(*factors, static_cast<size_t>(rope_dim / 2) * 4, op, "factors") : xb;
     Push push;
     push.u(xb.words())
         .u(fb.words())
         .u(u32(n, op, "n"))
-        .u(u32(n_heads, op, "n_heads"))
+        .u(u32(n_heads_q, op, "n_heads"))
         .u(u32(head_dim, op, "head_dim"));
     push.u(static_cast<uint32_t>(rope_dim)).u(neox).u(factors.has_value()).u(static_cast<uint32_t>(pos0));
     push.f(std::log2(base)).f(freq_scale).f(attn_factor);
+    push.u(yb.words()).u(u32(n_heads_k, op, "n_heads_k"));
     u32(pos0 + n, op, "the last position");
-    s.dispatch(op, "rope", {256}, {xb.writes(), fb}, push, groups_of(n * n_heads * (rope_dim / 2), 256));
+    const int64_t threads = n * (n_heads_q + n_heads_k) * (rope_dim / 2);
+    if (k)
+        s.dispatch(op, "rope", {256}, {xb.writes(), fb, yb.writes()}, push, groups_of(threads, 256));
+    else
+        s.dispatch(op, "rope", {256}, {xb.writes(), fb}, push, groups_of(threads, 256));
 }
 
 namespace {
@@ -1035,22 +1050,27 @@ void Recorder::store_kv(View k, View v, int64_t n, int64_t pos0, const DeviceKvL
         fail(op, "positions [" + std::to_string(pos0) + ", " + std::to_string(pos0 + n) +
                      ") outside a cache of " + std::to_string(layer.n_ctx));
     const int64_t width = layer.n_head_kv * layer.head_dim;
-    const std::pair<View, std::pair<View, TensorType>> parts[] = {{k, {layer.keys, layer.key_type}},
-                                                                  {v, {layer.values, layer.value_type}}};
-    for (const auto& [src, target] : parts) {
-        const auto [cache, type] = target;
-        const Binding sb = s.bind(src, static_cast<size_t>(n * width) * 4, op, "rows");
-        const Binding cb = s.bind(cache, kv_part_bytes(layer, type), op, "cache");
-        const int64_t per_head = type == TensorType::F16 ? layer.head_dim / 2 : layer.head_dim / 32;
-        Push push;
-        push.u(sb.words()).u(cb.skew).u(static_cast<uint32_t>(n)).u(static_cast<uint32_t>(pos0));
-        push.u(static_cast<uint32_t>(layer.n_ctx)).u(static_cast<uint32_t>(layer.n_head_kv));
-        push.u(static_cast<uint32_t>(layer.head_dim))
-            .u(static_cast<uint32_t>(kv_head_row_bytes(type, layer.head_dim)));
-        push.u(static_cast<uint32_t>(type)).u(static_cast<uint32_t>(width));
-        s.dispatch(op, "store_kv", {64}, {sb, cb.writes()}, push,
-                   groups_of(n * layer.n_head_kv * per_head, 64));
-    }
+    const size_t rows_bytes = static_cast<size_t>(n * width) * 4;
+    const Binding kb = s.bind(k, rows_bytes, op, "keys");
+    const Binding vb = s.bind(v, rows_bytes, op, "values");
+    const Binding kc = s.bind(layer.keys, kv_part_bytes(layer, layer.key_type), op, "key cache");
+    const Binding vc = s.bind(layer.values, kv_part_bytes(layer, layer.value_type), op, "value cache");
+    const auto threads_of = [&](TensorType type) {
+        return n * layer.n_head_kv * (type == TensorType::F16 ? layer.head_dim / 2 : layer.head_dim / 32);
+    };
+    // Keys and values in one dispatch: the keys' threads, then the values'.
+    Push push;
+    push.u(kb.words()).u(kc.skew).u(static_cast<uint32_t>(n)).u(static_cast<uint32_t>(pos0));
+    push.u(static_cast<uint32_t>(layer.n_ctx)).u(static_cast<uint32_t>(layer.n_head_kv));
+    push.u(static_cast<uint32_t>(layer.head_dim))
+        .u(static_cast<uint32_t>(kv_head_row_bytes(layer.key_type, layer.head_dim)));
+    push.u(static_cast<uint32_t>(layer.key_type)).u(static_cast<uint32_t>(width));
+    push.u(vb.words())
+        .u(vc.skew)
+        .u(static_cast<uint32_t>(kv_head_row_bytes(layer.value_type, layer.head_dim)));
+    push.u(static_cast<uint32_t>(layer.value_type));
+    s.dispatch(op, "store_kv", {64}, {kb, kc.writes(), vb, vc.writes()}, push,
+               groups_of(threads_of(layer.key_type) + threads_of(layer.value_type), 64));
 }
 
 void Recorder::attention(View q, int64_t n, int64_t n_past, int64_t n_head, const DeviceKvLayer& layer,

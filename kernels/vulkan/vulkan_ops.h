@@ -114,11 +114,16 @@ public:
     // none: 1), and cos and sin are multiplied by attn_factor.
     void rope(View x, int64_t n, int64_t n_heads, int64_t head_dim, int64_t rope_dim, bool neox, int64_t pos0,
               float base, float freq_scale, float attn_factor, std::optional<View> factors);
+    // rope of a layer's queries (n_heads_q heads a row) and keys (n_heads_k) in one dispatch;
+    // without k, of q alone (rope).
+    void rope_pair(View q, int64_t n_heads_q, std::optional<View> k, int64_t n_heads_k, int64_t n,
+                   int64_t head_dim, int64_t rope_dim, bool neox, int64_t pos0, float base, float freq_scale,
+                   float attn_factor, std::optional<View> factors);
     // Rows of a table (any weight type) widened to F32: out is (n, cols); ids: n int32 (an id
     // outside [0, rows) leaves its row of out unwritten).
     void get_rows(const DeviceMatrix& table, View ids, int64_t n, View out);
     // Writes n rows of keys and values (n_head_kv * head_dim floats each) at positions
-    // pos0 .. pos0 + n - 1 of a layer's cache, rounded as the CPU's quantizers do.
+    // pos0 .. pos0 + n - 1 of a layer's cache, rounded as the CPU's quantizers do (one dispatch).
     void store_kv(View k, View v, int64_t n, int64_t pos0, const DeviceKvLayer& layer);
     // Causal attention, flash style (online softmax in F32), GQA/MQA, with the sliding window
     // and soft-cap of AttentionLimits: query row p (of n) sees keys [0, n_past + p] of its KV

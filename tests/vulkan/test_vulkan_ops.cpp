@@ -606,53 +606,100 @@ private slots:
         check_validation();
     }
 
+    void rope_pair_equals_two_ropes() {
+        // Queries and keys turned in one dispatch: bit for bit two ropes, with and without
+        // factors, the keys' rows with fewer heads (GQA) and at an offset in the same buffer.
+        const int64_t n = 5, heads_q = 4, heads_k = 2, head_dim = 64, pos0 = 11;
+        const std::vector<float> q = normal_data(n * heads_q * head_dim, 35, 0.0f);
+        const std::vector<float> k = normal_data(n * heads_k * head_dim, 36, 0.0f);
+        std::vector<float> both(q);
+        both.insert(both.end(), k.begin(), k.end());
+        const std::vector<float> f = normal_data(head_dim / 2, 37, 1.5f);
+        Buffer fb = upload(f);
+        for (const bool with_factors : {false, true})
+            for (const bool neox : {false, true}) {
+                const std::optional<View> factors =
+                    with_factors ? std::optional<View>(View{&fb, 0}) : std::nullopt;
+                Buffer paired = upload(both), apart = upload(both);
+                const size_t k_at = q.size() * 4;
+                Recorder recorder(*context_);
+                recorder.begin();
+                recorder.rope_pair({&paired, 0}, heads_q, View{&paired, k_at}, heads_k, n, head_dim, 48, neox,
+                                   pos0, 10000.0f, 1.0f, 1.0f, factors);
+                const uint32_t paired_dispatches = recorder.dispatches();
+                recorder.rope({&apart, 0}, n, heads_q, head_dim, 48, neox, pos0, 10000.0f, 1.0f, 1.0f,
+                              factors);
+                recorder.rope({&apart, k_at}, n, heads_k, head_dim, 48, neox, pos0, 10000.0f, 1.0f, 1.0f,
+                              factors);
+                recorder.submit_and_wait();
+                QCOMPARE(paired_dispatches, 1u);
+                const std::vector<float> a = download(paired, both.size()), b = download(apart, both.size());
+                QVERIFY(std::memcmp(a.data(), b.data(), a.size() * 4) == 0);
+                QVERIFY(a != both);
+            }
+        check_validation();
+    }
+
     void store_kv_data() {
-        QTest::addColumn<int>("type");
+        QTest::addColumn<int>("key_type");
+        QTest::addColumn<int>("value_type");
         QTest::addColumn<int>("head_dim");
-        QTest::addRow("f16 64") << static_cast<int>(TensorType::F16) << 64;
-        QTest::addRow("f16 80") << static_cast<int>(TensorType::F16) << 80;
-        QTest::addRow("q8_0 64") << static_cast<int>(TensorType::Q8_0) << 64;
-        QTest::addRow("q8_0 96") << static_cast<int>(TensorType::Q8_0) << 96; // rows of 102 bytes
-        QTest::addRow("q4_0 64") << static_cast<int>(TensorType::Q4_0) << 64;
-        QTest::addRow("q4_0 32") << static_cast<int>(TensorType::Q4_0) << 32; // rows of 18 bytes
+        const auto row = [](const char* name, TensorType k, TensorType v, int head_dim) {
+            QTest::addRow("%s", name) << static_cast<int>(k) << static_cast<int>(v) << head_dim;
+        };
+        row("f16 64", TensorType::F16, TensorType::F16, 64);
+        row("f16 80", TensorType::F16, TensorType::F16, 80);
+        row("q8_0 64", TensorType::Q8_0, TensorType::Q8_0, 64);
+        row("q8_0 96", TensorType::Q8_0, TensorType::Q8_0, 96); // rows of 102 bytes
+        row("q4_0 64", TensorType::Q4_0, TensorType::Q4_0, 64);
+        row("q4_0 32", TensorType::Q4_0, TensorType::Q4_0, 32); // rows of 18 bytes
+        // Keys and values of different types in the one dispatch: each part its own threads.
+        row("keys f16, values q4_0", TensorType::F16, TensorType::Q4_0, 64);
+        row("keys q8_0, values f16", TensorType::Q8_0, TensorType::F16, 96);
     }
 
     void store_kv() {
-        QFETCH(int, type);
+        QFETCH(int, key_type);
+        QFETCH(int, value_type);
         QFETCH(int, head_dim);
-        const auto t = static_cast<TensorType>(type);
+        const TensorType types[2] = {static_cast<TensorType>(key_type), static_cast<TensorType>(value_type)};
         const int64_t n_ctx = 16, n_head_kv = 3, n = 7, pos0 = 5, width = n_head_kv * head_dim;
-        const size_t head_row = row_bytes(t, head_dim);
-        const size_t part_bytes = n_head_kv * n_ctx * head_row;
         // Keys with an outlier per row (the quantizers' extremes), values plain.
         std::vector<float> k = normal_data(n * width, 41, 0.0f), v = normal_data(n * width, 42, 0.2f);
         for (int64_t r = 0; r < n; ++r)
             k[r * width + (r * 5) % width] = -7.5f;
         // The caches start as a byte pattern that must survive outside the written positions.
-        std::vector<uint8_t> pattern(part_bytes);
-        for (size_t i = 0; i < part_bytes; ++i)
-            pattern[i] = static_cast<uint8_t>(i * 13 + 7);
+        std::vector<uint8_t> patterns[2];
+        for (int part = 0; part < 2; ++part) {
+            patterns[part].resize(n_head_kv * n_ctx * row_bytes(types[part], head_dim));
+            for (size_t i = 0; i < patterns[part].size(); ++i)
+                patterns[part][i] = static_cast<uint8_t>(i * 13 + 7);
+        }
         Buffer kb = upload(k), vb = upload(v);
-        Buffer keys = upload(pattern, 8), values = upload(pattern, 4);
+        Buffer keys = upload(patterns[0], 8), values = upload(patterns[1], 4);
         Recorder recorder(*context_);
         recorder.begin();
-        const DeviceKvLayer layer{{&keys, 8}, {&values, 4}, t, t, n_ctx, n_head_kv, head_dim};
+        const DeviceKvLayer layer{{&keys, 8}, {&values, 4}, types[0], types[1], n_ctx, n_head_kv, head_dim};
         recorder.store_kv({&kb, 0}, {&vb, 0}, n, pos0, layer);
+        QCOMPARE(recorder.dispatches(), 1u);
         recorder.submit_and_wait();
-        const QuantizeRowFn quantize = reference_kernels().of(t).quantize.fn();
         int mismatched = 0;
         for (int part = 0; part < 2; ++part) {
-            std::vector<uint8_t> got(part_bytes), expected = pattern;
-            (part == 0 ? keys : values).download(got.data(), part_bytes, part == 0 ? 8 : 4);
+            const TensorType t = types[part];
+            const QuantizeRowFn quantize = reference_kernels().of(t).quantize.fn();
+            const size_t head_row = row_bytes(t, head_dim);
+            std::vector<uint8_t> got(patterns[part].size()), expected = patterns[part];
+            (part == 0 ? keys : values).download(got.data(), got.size(), part == 0 ? 8 : 4);
             const std::vector<float>& src = part == 0 ? k : v;
             for (int64_t r = 0; r < n; ++r)
                 for (int64_t h = 0; h < n_head_kv; ++h)
                     quantize(src.data() + r * width + h * head_dim,
                              expected.data() + (h * n_ctx + pos0 + r) * head_row, head_dim);
-            for (size_t i = 0; i < part_bytes; ++i)
+            for (size_t i = 0; i < got.size(); ++i)
                 mismatched += got[i] != expected[i];
         }
-        note("op store_kv " + type_name(t) + " bytes differing", {static_cast<double>(mismatched), 0, 0});
+        const QByteArray name = type_name(types[0]) + (types[1] != types[0] ? "/" + type_name(types[1]) : "");
+        note("op store_kv " + name + " bytes differing", {static_cast<double>(mismatched), 0, 0});
         QCOMPARE(mismatched, 0);
         check_validation();
     }
@@ -804,7 +851,7 @@ private slots:
         recorder.attention({&qb, 9 * n_head * head_dim * 4}, 1, 9, n_head, layer, 0.125f, {}, false,
                            {&decode_out, 0});
         recorder.submit_and_wait();
-        QCOMPARE(recorder.dispatches(), 6u);
+        QCOMPARE(recorder.dispatches(), 4u); // store_kv writes keys and values in one dispatch
         // Against the same attention over a 10-row prefill: row 9 of that is the decode.
         Buffer all_out(*context_, 10 * n_head * head_dim * 4);
         recorder.begin();

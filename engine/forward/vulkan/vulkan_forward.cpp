@@ -289,9 +289,8 @@ void VulkanForward::record_layer(const VulkanKvPart& part, int32_t layer, int32_
         // A local layer turns by its own rotation only where it differs (Phi-3's are all local).
         const RopeConfig rope =
             hp.layer_is_local(layer) && local_rope_differs(hp) ? local_rope(hp) : global_rope(hp);
-        for (const auto& [rows, heads] : {std::pair{at(a.q), hp.n_head}, std::pair{at(a.k), hp.n_head_kv}})
-            r.rope(rows, n, heads, hp.head_dim, hp.rope_dim, hp.rope_neox, n_past, rope.freq_base,
-                   rope.freq_scale, rope.attn_factor, rope_factors);
+        r.rope_pair(at(a.q), hp.n_head, at(a.k), hp.n_head_kv, n, hp.head_dim, hp.rope_dim, hp.rope_neox,
+                    n_past, rope.freq_base, rope.freq_scale, rope.attn_factor, rope_factors);
     }
     r.store_kv(at(a.k), at(a.v), n, n_past, kv);
     const LayerAttention how = layer_attention(hp, layer);

@@ -1,5 +1,6 @@
 #version 450
-// Rotary position embedding in place: one thread per (row, head, pair).
+// Rotary position embedding in place: one thread per (row, head, pair), of x and then of y
+// (queries and keys in one dispatch; n_heads_y 0: x alone).
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -7,6 +8,7 @@ layout(constant_id = 0) const uint WORKGROUP = 256;
 
 layout(std430, binding = 0) buffer X { float x[]; };
 layout(std430, binding = 1) readonly buffer Factors { float factors[]; };
+layout(std430, binding = 2) buffer Y { float y[]; };
 
 layout(push_constant) uniform Push {
     uint x_offset, factors_offset;
@@ -14,6 +16,7 @@ layout(push_constant) uniform Push {
     uint neox, has_factors;
     uint pos0;
     float log2_base, freq_scale, attn_factor;
+    uint y_offset, n_heads_y;
 } p;
 
 // sin and cos of a large angle: reduced to [-pi, pi] first (Cody-Waite, 2 pi in two parts, the
@@ -31,10 +34,14 @@ void sin_cos(float angle, out float s, out float c) {
 void main() {
     uint pairs = p.rope_dim / 2u;
     uint index = linear_group() * WORKGROUP + gl_LocalInvocationID.x;
-    if (index >= p.n * p.n_heads * pairs) return;
+    uint in_x = p.n * p.n_heads * pairs;
+    bool of_y = index >= in_x;
+    if (of_y) index -= in_x;
+    uint heads = of_y ? p.n_heads_y : p.n_heads;
+    if (index >= p.n * heads * pairs) return;
     uint i = index % pairs;
-    uint head = (index / pairs) % p.n_heads;
-    uint row = index / (pairs * p.n_heads);
+    uint head = (index / pairs) % heads;
+    uint row = index / (pairs * heads);
     float inverse_frequency = exp2(-2.0 * float(i) / float(p.rope_dim) * p.log2_base);
     float angle = float(p.pos0 + row) * p.freq_scale * inverse_frequency;
     if (p.has_factors != 0u) angle /= factors[p.factors_offset + i];
@@ -42,10 +49,16 @@ void main() {
     sin_cos(angle, s, c);
     s *= p.attn_factor;
     c *= p.attn_factor;
-    uint base = p.x_offset + (row * p.n_heads + head) * p.head_dim;
+    uint base = (of_y ? p.y_offset : p.x_offset) + (row * heads + head) * p.head_dim;
     uint a = base + (p.neox != 0u ? i : 2u * i);
     uint b = base + (p.neox != 0u ? i + pairs : 2u * i + 1u);
-    float x0 = x[a], x1 = x[b];
-    x[a] = x0 * c - x1 * s;
-    x[b] = x0 * s + x1 * c;
+    if (of_y) {
+        float y0 = y[a], y1 = y[b];
+        y[a] = y0 * c - y1 * s;
+        y[b] = y0 * s + y1 * c;
+    } else {
+        float x0 = x[a], x1 = x[b];
+        x[a] = x0 * c - x1 * s;
+        x[b] = x0 * s + x1 * c;
+    }
 }

@@ -1,6 +1,7 @@
 #version 450
-// Rows of F32 keys or values into a layer's cache, (n_head_kv, n_ctx, head_row_bytes), as
-// F16 (one thread per pair of halves) or Q8_0 / Q4_0 (one thread per block of 32), rounded as
+// Rows of F32 keys and values into a layer's cache, (n_head_kv, n_ctx, head_row_bytes) each, as
+// F16 (one thread per pair of halves) or Q8_0 / Q4_0 (one thread per block of 32): the keys'
+// threads first, then the values', in one dispatch. Rounded as
 // the CPU's reference quantizers round. Blocks of 18 or 34 bytes share words with their
 // neighbours: the words a thread fills only in part are written with atomics.
 #include "common.glsl"
@@ -10,15 +11,40 @@ layout(constant_id = 0) const uint WORKGROUP = 64;
 
 layout(std430, binding = 0) readonly buffer Src { float src[]; };
 layout(std430, binding = 1) buffer Cache { uint cache[]; };
+layout(std430, binding = 2) readonly buffer SrcV { float src_v[]; };
+layout(std430, binding = 3) buffer CacheV { uint cache_v[]; };
 
 const uint TYPE_F16 = 1u, TYPE_Q4_0 = 2u, TYPE_Q8_0 = 8u;
 
 layout(push_constant) uniform Push {
-    uint src_offset, cache_offset; // elements, bytes
+    uint src_offset, cache_offset; // the keys': elements, bytes
     uint n, pos0, n_ctx, n_head_kv, head_dim, head_row_bytes;
     uint type;
     uint src_stride;
+    uint v_src_offset, v_cache_offset, v_head_row_bytes, v_type; // the values'
 } p;
+
+bool of_values; // this thread's part: the values' (src_v, cache_v) or the keys'
+
+void set_cache_word(uint w, uint bits) {
+    if (of_values)
+        cache_v[w] = bits;
+    else
+        cache[w] = bits;
+}
+// Bits `bits` under `mask` of word w, the other bytes left to the threads that own them.
+void merge_cache_word(uint w, uint mask, uint bits) {
+    if (of_values) {
+        atomicAnd(cache_v[w], ~mask);
+        atomicOr(cache_v[w], bits);
+    } else {
+        atomicAnd(cache[w], ~mask);
+        atomicOr(cache[w], bits);
+    }
+}
+float source(uint i) {
+    return of_values ? src_v[i] : src[i];
+}
 
 // Writes bytes [at, at + count) from packed little-endian words.
 void write_bytes(uint at, uint packed[9], uint count) {
@@ -33,12 +59,10 @@ void write_bytes(uint at, uint packed[9], uint count) {
             bits |= value << (i * 8u);
             mask |= 0xffu << (i * 8u);
         }
-        if (mask == 0xffffffffu) {
-            cache[w] = bits;
-        } else {
-            atomicAnd(cache[w], ~mask);
-            atomicOr(cache[w], bits);
-        }
+        if (mask == 0xffffffffu)
+            set_cache_word(w, bits);
+        else
+            merge_cache_word(w, mask, bits);
     }
 }
 
@@ -55,28 +79,34 @@ float round_away(float v) {
 
 void main() {
     uint index = linear_group() * WORKGROUP + gl_LocalInvocationID.x;
-    uint per_head = p.type == TYPE_F16 ? p.head_dim / 2u : p.head_dim / 32u;
+    uint keys_per_head = p.type == TYPE_F16 ? p.head_dim / 2u : p.head_dim / 32u;
+    uint key_threads = p.n * p.n_head_kv * keys_per_head;
+    of_values = index >= key_threads;
+    if (of_values) index -= key_threads;
+    uint type = of_values ? p.v_type : p.type;
+    uint per_head = type == TYPE_F16 ? p.head_dim / 2u : p.head_dim / 32u;
     if (index >= p.n * p.n_head_kv * per_head) return;
     uint unit = index % per_head;
     uint head = (index / per_head) % p.n_head_kv;
     uint row = index / (per_head * p.n_head_kv);
-    uint src_base = p.src_offset + row * p.src_stride + head * p.head_dim;
-    uint row_byte = p.cache_offset + (head * p.n_ctx + p.pos0 + row) * p.head_row_bytes;
+    uint src_base = (of_values ? p.v_src_offset : p.src_offset) + row * p.src_stride + head * p.head_dim;
+    uint row_byte = (of_values ? p.v_cache_offset : p.cache_offset) +
+                    (head * p.n_ctx + p.pos0 + row) * (of_values ? p.v_head_row_bytes : p.head_row_bytes);
 
-    if (p.type == TYPE_F16) {
-        uint lo = float_to_half_rn(src[src_base + 2u * unit]);
-        uint hi = float_to_half_rn(src[src_base + 2u * unit + 1u]);
-        cache[(row_byte >> 2) + unit] = lo | (hi << 16);
+    if (type == TYPE_F16) {
+        uint lo = float_to_half_rn(source(src_base + 2u * unit));
+        uint hi = float_to_half_rn(source(src_base + 2u * unit + 1u));
+        set_cache_word((row_byte >> 2) + unit, lo | (hi << 16));
         return;
     }
 
     float values[32];
     for (uint j = 0u; j < 32u; ++j)
-        values[j] = src[src_base + 32u * unit + j];
+        values[j] = source(src_base + 32u * unit + j);
     uint packed[9];
     for (uint w = 0u; w < 9u; ++w)
         packed[w] = 0u;
-    if (p.type == TYPE_Q8_0) {
+    if (type == TYPE_Q8_0) {
         float amax = 0.0;
         for (uint j = 0u; j < 32u; ++j)
             amax = max(amax, abs(values[j]));
