@@ -131,9 +131,9 @@ private slots:
         QTest::addColumn<QString>("model");
         QTest::addColumn<int>("layers");
         QTest::addColumn<int>("evaluation");
-        const std::set<std::string> decode_checked = {"stories260K-Q4_K_M", "tiny-gemma2",
-                                                      "tiny-gemma3-Q8_0",   "tiny-phi3",
-                                                      "tiny-gpt2",          "tiny-qwen3moe-Q8_0"};
+        const std::set<std::string> decode_checked = {
+            "stories260K-Q4_K_M", "tiny-gemma2",        "tiny-gemma3-Q8_0", "tiny-phi3",
+            "tiny-gpt2",          "tiny-qwen3moe-Q8_0", "tiny-qwen2-Q8_0",  "tiny-qwen3"};
         for (const std::string& model : test::models_with_reference()) {
             const int32_t n_layer =
                 engine::Model::read_info(test::testdata("models/" + model + ".gguf")).n_layer;

@@ -20,6 +20,7 @@ struct VulkanForward::Activations {
     Slot ffn;      // (n_batch, n_embd)
     Slot q, attn;  // (n_batch, q_width)
     Slot k, v;     // (n_batch, kv_width)
+    Slot stacked;  // one row's q, k (and v) side by side: decode's stacked product of them
     Slot gate, up; // (n_batch, n_ff)
     // Mixture of experts: the router's logits, the chosen experts and their weights, and the
     // chosen experts' gate, up and down outputs.
@@ -80,6 +81,9 @@ VulkanForward::VulkanForward(std::shared_ptr<const Model> model, const Inference
         a->attn = local(floats(b, hp.q_width()));
         a->k = local(floats(b, hp.kv_width()));
         a->v = local(floats(b, hp.kv_width()));
+        if (std::any_of(weights_->layers.begin(), weights_->layers.end(),
+                        [](const VulkanLayerWeights& l) { return l.stacked > 0; }))
+            a->stacked = local(floats(1, hp.q_width() + 2 * hp.kv_width()));
         if (hp.traits.ffn == FfnKind::MixtureOfExperts) {
             const int64_t k = hp.n_expert_used;
             a->router = local(floats(b, hp.n_expert));
@@ -278,23 +282,35 @@ void VulkanForward::record_layer(const VulkanKvPart& part, int32_t layer, int32_
     // Attention: norm -> Q, K, V -> (biases, Q/K norm) -> RoPE -> cache -> attend -> output
     // projection -> (bias, post-norm) -> residual.
     record_norm(at(a.x), l.attn_norm, l.attn_norm_b, n, at(a.xb));
-    record_projection(l.wq, l.bq, at(a.xb), n, at(a.q));
-    record_projection(l.wk, l.bk, at(a.xb), n, at(a.k));
-    record_projection(l.wv, l.bv, at(a.xb), n, at(a.v));
+    vk::View q = at(a.q), k = at(a.k), v = at(a.v);
+    if (n == 1 && l.stacked > 0) {
+        // One token: Q and K (and V) in one product, side by side in one row.
+        record_projection(l.w_stacked, l.b_stacked, at(a.xb), 1, at(a.stacked));
+        q = at(a.stacked);
+        k = at(a.stacked, static_cast<size_t>(hp.q_width()));
+        if (l.stacked == 3)
+            v = at(a.stacked, static_cast<size_t>(hp.q_width() + hp.kv_width()));
+        else
+            record_projection(l.wv, l.bv, at(a.xb), n, v);
+    } else {
+        record_projection(l.wq, l.bq, at(a.xb), n, q);
+        record_projection(l.wk, l.bk, at(a.xb), n, k);
+        record_projection(l.wv, l.bv, at(a.xb), n, v);
+    }
     if (l.q_norm.present()) {
-        r.rms_norm(at(a.q), l.q_norm.view, int64_t{n} * hp.n_head, hp.head_dim, hp.rms_eps, at(a.q));
-        r.rms_norm(at(a.k), l.k_norm.view, int64_t{n} * hp.n_head_kv, hp.head_dim, hp.rms_eps, at(a.k));
+        r.rms_norm(q, l.q_norm.view, int64_t{n} * hp.n_head, hp.head_dim, hp.rms_eps, q);
+        r.rms_norm(k, l.k_norm.view, int64_t{n} * hp.n_head_kv, hp.head_dim, hp.rms_eps, k);
     }
     if (hp.traits.positions == PositionKind::Rope) {
         // A local layer turns by its own rotation only where it differs (Phi-3's are all local).
         const RopeConfig rope =
             hp.layer_is_local(layer) && local_rope_differs(hp) ? local_rope(hp) : global_rope(hp);
-        r.rope_pair(at(a.q), hp.n_head, at(a.k), hp.n_head_kv, n, hp.head_dim, hp.rope_dim, hp.rope_neox,
-                    n_past, rope.freq_base, rope.freq_scale, rope.attn_factor, rope_factors);
+        r.rope_pair(q, hp.n_head, k, hp.n_head_kv, n, hp.head_dim, hp.rope_dim, hp.rope_neox, n_past,
+                    rope.freq_base, rope.freq_scale, rope.attn_factor, rope_factors);
     }
-    r.store_kv(at(a.k), at(a.v), n, n_past, kv);
+    r.store_kv(k, v, n, n_past, kv);
     const LayerAttention how = layer_attention(hp, layer);
-    r.attention(at(a.q), n, n_past, hp.n_head, kv, how.scale, how.limits, batch_sees_itself, at(a.attn));
+    r.attention(q, n, n_past, hp.n_head, kv, how.scale, how.limits, batch_sees_itself, at(a.attn));
     if (!l.bo.present() && !l.post_attn_norm.present()) {
         r.matmul_add(l.wo, at(a.attn), n, at(a.x)); // straight into the residual stream
     } else {

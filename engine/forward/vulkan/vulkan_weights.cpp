@@ -40,9 +40,7 @@ VulkanWeights::VulkanWeights(vk::Context& context, const Model& model, int32_t n
         VulkanLayerWeights& d = layers.emplace_back();
         add_vector(l.attn_norm, d.attn_norm);
         add_vector(l.attn_norm_b, d.attn_norm_b);
-        d.wq = upload_matrix(l.wq, name + "attn_q");
-        d.wk = upload_matrix(l.wk, name + "attn_k");
-        d.wv = upload_matrix(l.wv, name + "attn_v");
+        upload_attention_inputs(l, name, d);
         add_vector(l.bq, d.bq);
         add_vector(l.bk, d.bk);
         add_vector(l.bv, d.bv);
@@ -104,6 +102,48 @@ void VulkanWeights::upload_gate_and_up(const kernels::WeightMatrix& gate, const 
     upload_into(up, buffer, up_offset);
     target.w_gate = uploaded_.at(gate.data);
     target.w_up = uploaded_.at(up.data);
+}
+
+void VulkanWeights::upload_attention_inputs(const LayerWeights& l, const std::string& layer_name,
+                                            VulkanLayerWeights& target) {
+    const auto joins = [&](const kernels::WeightMatrix& m, const std::vector<float>& bias) {
+        return m.data && m.data != l.wq.data && m.type == l.wq.type && m.cols == l.wq.cols &&
+               !uploaded_.contains(m.data) && bias.empty() == l.bq.empty();
+    };
+    const bool with_k = l.wq.data && !uploaded_.contains(l.wq.data) && joins(l.wk, l.bk);
+    const bool with_v = with_k && l.wv.data != l.wk.data && joins(l.wv, l.bv);
+    if (!with_k) {
+        target.wq = upload_matrix(l.wq, layer_name + "attn_q");
+        target.wk = upload_matrix(l.wk, layer_name + "attn_k");
+        target.wv = upload_matrix(l.wv, layer_name + "attn_v");
+        return;
+    }
+    check_uploadable(l.wq, layer_name + "attn_q");
+    std::vector<const kernels::WeightMatrix*> parts{&l.wq, &l.wk};
+    if (with_v) parts.push_back(&l.wv);
+    size_t bytes = 0;
+    int64_t rows = 0;
+    for (const kernels::WeightMatrix* m : parts) {
+        bytes += matrix_bytes(*m);
+        rows += m->rows;
+    }
+    vk::Buffer& buffer = buffers_.emplace_back(context_, bytes);
+    size_t offset = 0;
+    for (const kernels::WeightMatrix* m : parts) {
+        upload_into(*m, buffer, offset);
+        offset += matrix_bytes(*m);
+    }
+    target.wq = uploaded_.at(l.wq.data);
+    target.wk = uploaded_.at(l.wk.data);
+    target.wv = with_v ? uploaded_.at(l.wv.data) : upload_matrix(l.wv, layer_name + "attn_v");
+    target.w_stacked = vk::DeviceMatrix{l.wq.type, rows, l.wq.cols, vk::View{&buffer, 0}};
+    target.stacked = static_cast<int>(parts.size());
+    if (!l.bq.empty()) {
+        std::vector<float>& bias = owned_vectors_.emplace_back(l.bq);
+        bias.insert(bias.end(), l.bk.begin(), l.bk.end());
+        if (with_v) bias.insert(bias.end(), l.bv.begin(), l.bv.end());
+        add_vector(bias, target.b_stacked);
+    }
 }
 
 void VulkanWeights::upload_into(const kernels::WeightMatrix& m, vk::Buffer& buffer, size_t offset) {

@@ -24,6 +24,11 @@ struct VulkanLayerWeights {
     VulkanVector attn_norm, attn_norm_b;
     kernels::vulkan::DeviceMatrix wq, wk, wv;
     VulkanVector bq, bk, bv, q_norm, k_norm;
+    // wq and wk, and wv where it has their type, as one matrix of their rows stacked (stacked:
+    // 2 or 3; 0: none), with their biases stacked alike: decode computes them in one product.
+    kernels::vulkan::DeviceMatrix w_stacked;
+    VulkanVector b_stacked;
+    int stacked = 0;
     kernels::vulkan::DeviceMatrix wo;
     VulkanVector bo, post_attn_norm, ffn_norm, ffn_norm_b;
     kernels::vulkan::DeviceMatrix w_gate, w_up, w_down; // no gate for a plain GELU FFN
@@ -54,6 +59,11 @@ private:
     // where they differ in type or shape, or one is uploaded already (a tied table).
     void upload_gate_and_up(const kernels::WeightMatrix& gate, const kernels::WeightMatrix& up,
                             const std::string& layer_name, VulkanLayerWeights& target);
+    // A layer's Q, K and V matrices: Q and K (and V where it has their type) in one buffer,
+    // their rows stacked into one matrix (VulkanLayerWeights::w_stacked), where they share a
+    // type and width and either all or none of them have a bias.
+    void upload_attention_inputs(const LayerWeights& l, const std::string& layer_name,
+                                 VulkanLayerWeights& target);
     void check_uploadable(const kernels::WeightMatrix& m, const std::string& name) const;
     void upload_into(const kernels::WeightMatrix& m, kernels::vulkan::Buffer& buffer, size_t offset);
     // Queues a vector (empty: none) for upload_vectors.
@@ -65,7 +75,7 @@ private:
     std::map<const void*, kernels::vulkan::DeviceMatrix> uploaded_; // by host data: tied tables once
     // Vectors waiting for upload_vectors, which packs them into one buffer.
     std::vector<std::pair<const std::vector<float>*, VulkanVector*>> pending_vectors_;
-    std::deque<std::vector<float>> owned_vectors_; // vectors made here (the RoPE factors)
+    std::deque<std::vector<float>> owned_vectors_; // vectors made here (RoPE factors, stacked biases)
     uint64_t bytes_ = 0;
 };
 
