@@ -765,17 +765,16 @@ void Recorder::matmul_glu(const DeviceMatrix& gate, const DeviceMatrix& up, View
                {wb, xb, yb.writes()}, push, row_groups, 1, candidate->id);
 }
 
-void Recorder::matmul_experts(const DeviceMatrix& w, int64_t rows_per_expert, View x, int64_t n, View ids,
-                              int64_t k, View y) {
+namespace {
+
+// The expert mat-vec dispatch: with glu (1 silu, 2 gelu_tanh) the up matrix lies glu_offset bytes
+// after w's first row in the same buffer, and y gets act(gate) * up.
+void record_expert_products(RecorderState& s, const DeviceMatrix& w, int64_t rows_per_expert, View x,
+                            int64_t n, View ids, int64_t k, View y, uint32_t glu, size_t glu_offset) {
     const char* op = "matmul_experts";
-    RecorderState& s = *state_;
-    check_matrix(w, op);
-    if (rows_per_expert <= 0 || w.rows % rows_per_expert != 0)
-        fail(op, "rows_per_expert " + std::to_string(rows_per_expert) + " does not divide " +
-                     std::to_string(w.rows));
-    if (n <= 0 || k <= 0) fail(op, "n " + std::to_string(n) + ", k " + std::to_string(k));
     const size_t row_bytes = kernels::row_bytes(w.type, w.cols);
-    const Binding wb = s.bind(w.data, static_cast<size_t>(w.rows) * row_bytes, op, "weights", 4);
+    const size_t bound = glu_offset + static_cast<size_t>(w.rows) * row_bytes;
+    const Binding wb = s.bind(w.data, bound, op, "weights", 4);
     const Binding xb = s.bind(x, static_cast<size_t>(n * w.cols) * 4, op, "x");
     const Binding ib = s.bind(ids, static_cast<size_t>(n * k) * 4, op, "ids");
     const Binding yb = s.bind(y, static_cast<size_t>(n * k * rows_per_expert) * 4, op, "y");
@@ -788,7 +787,9 @@ void Recorder::matmul_experts(const DeviceMatrix& w, int64_t rows_per_expert, Vi
     if (!candidate || candidate->fn != ShaderPlan::ExpertMatVec)
         fail(op, "no expert mat-vec shader takes " + std::to_string(n * k) + " rows of experts");
     const MatVecPlan plan = plan_matvec(s.c, w.type, rows_per_expert, w.cols, 1);
-    const uint32_t row_groups = groups_of(rows_per_expert, plan.rows);
+    // With glu, half the plan's rows are the gate's and half the up matrix's (matmul_glu).
+    const uint32_t out_rows = glu != 0 ? std::max<uint32_t>(1, plan.rows / 2) : plan.rows;
+    const uint32_t row_groups = groups_of(rows_per_expert, out_rows);
     const uint32_t cols = u32(w.cols, op, "cols");
     Push push;
     push.u(wb.skew).u(xb.words()).u(yb.words()).u(ib.words()).u(u32(rows_per_expert, op, "rows_per_expert"));
@@ -796,12 +797,56 @@ void Recorder::matmul_experts(const DeviceMatrix& w, int64_t rows_per_expert, Vi
     push.u(static_cast<uint32_t>(rows_per_expert))
         .u(static_cast<uint32_t>(k))
         .u(static_cast<uint32_t>(rows_per_expert));
-    push.u(row_groups).u(0);
+    push.u(row_groups).u(u32(static_cast<int64_t>(glu_offset), op, "the up matrix's offset"));
     const bool x_vec4 = xb.words() % 4 == 0 && w.cols % 4 == 0;
     s.dispatch(op, typed_shader(*candidate, w.type),
-               {plan.workgroup, plan.rows, 1, x_vec4, s.c.subgroup_min, word_aligned(w.type, wb, row_bytes),
-                false, vec16_aligned(w.type, wb, row_bytes)},
+               {plan.workgroup, glu != 0 ? 2 * out_rows : out_rows, 1, x_vec4, s.c.subgroup_min,
+                word_aligned(w.type, wb, row_bytes), false, vec16_aligned(w.type, wb, row_bytes), false, glu},
                {wb, xb, yb.writes(), ib}, push, row_groups, u32(n * k, op, "n * k"), candidate->id);
+}
+
+void check_experts(const DeviceMatrix& w, int64_t rows_per_expert, int64_t n, int64_t k) {
+    const char* op = "matmul_experts";
+    check_matrix(w, op);
+    if (rows_per_expert <= 0 || w.rows % rows_per_expert != 0)
+        fail(op, "rows_per_expert " + std::to_string(rows_per_expert) + " does not divide " +
+                     std::to_string(w.rows));
+    if (n <= 0 || k <= 0) fail(op, "n " + std::to_string(n) + ", k " + std::to_string(k));
+}
+
+} // namespace
+
+void Recorder::matmul_experts(const DeviceMatrix& w, int64_t rows_per_expert, View x, int64_t n, View ids,
+                              int64_t k, View y) {
+    check_experts(w, rows_per_expert, n, k);
+    record_expert_products(*state_, w, rows_per_expert, x, n, ids, k, y, 0, 0);
+}
+
+void Recorder::matmul_experts_glu(const DeviceMatrix& gate, const DeviceMatrix& up, int64_t rows_per_expert,
+                                  View x, int64_t n, View ids, int64_t k, Glu glu, View gate_out,
+                                  View up_out) {
+    check_experts(gate, rows_per_expert, n, k);
+    check_experts(up, rows_per_expert, n, k);
+    if (up.type != gate.type || up.rows != gate.rows || up.cols != gate.cols)
+        fail("matmul_experts", "a gate and an up tensor of different types or shapes");
+    RecorderState& s = *state_;
+    const size_t tensor_bytes = static_cast<size_t>(gate.rows) * kernels::row_bytes(gate.type, gate.cols);
+    const bool together =
+        up.data.buffer == gate.data.buffer && up.data.offset >= gate.data.offset + tensor_bytes;
+    const size_t distance = together ? up.data.offset - gate.data.offset : 0;
+    const size_t spare = std::max<size_t>(s.c.properties.limits.minStorageBufferOffsetAlignment, 4) + 8;
+    if (!together || distance % 16 != 0 || distance > UINT32_MAX ||
+        distance + tensor_bytes + spare > s.c.binding_limit()) {
+        matmul_experts(gate, rows_per_expert, x, n, ids, k, gate_out);
+        matmul_experts(up, rows_per_expert, x, n, ids, k, up_out);
+        if (glu == Glu::Silu)
+            swiglu(gate_out, up_out, n * k, rows_per_expert);
+        else
+            geglu(gate_out, up_out, n * k, rows_per_expert);
+        return;
+    }
+    record_expert_products(s, gate, rows_per_expert, x, n, ids, k, gate_out, glu == Glu::Silu ? 1u : 2u,
+                           distance);
 }
 
 void Recorder::get_rows(const DeviceMatrix& table, View ids, int64_t n, View out) {

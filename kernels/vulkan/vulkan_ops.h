@@ -142,6 +142,11 @@ public:
     // (n_expert * rows_per_expert, cols).
     void matmul_experts(const DeviceMatrix& w, int64_t rows_per_expert, View x, int64_t n, View ids,
                         int64_t k, View y);
+    // matmul_experts of a gated FFN's gate and up tensors with the activation, as matmul_glu:
+    // one dispatch where the two lie in one buffer (U after G), else the three ops (U x in
+    // up_out). gate_out is (n, k, rows_per_expert).
+    void matmul_experts_glu(const DeviceMatrix& gate, const DeviceMatrix& up, int64_t rows_per_expert, View x,
+                            int64_t n, View ids, int64_t k, Glu glu, View gate_out, View up_out);
     // y[b] += sum_j weights[b * k + j] * x[b * k + j] (x is (n, k, dim)).
     void weighted_sum_experts(View x, View weights, int64_t n, int64_t k, int64_t dim, View y);
     void copy(View src, View dst, size_t bytes);

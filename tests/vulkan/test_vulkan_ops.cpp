@@ -1309,6 +1309,67 @@ private slots:
         check_validation();
     }
 
+    void matmul_experts_glu_equals_matmul_experts_then_glu() {
+        // The chosen experts' gate and up rows with the activation in one dispatch, where the two
+        // tensors lie in one buffer: bit for bit two matmul_experts and swiglu (geglu), each
+        // token with its own experts; in separate buffers those three ops themselves.
+        const int64_t k = 4, rows_per_expert = 24, n_expert = 6;
+        for (TensorType t : {TensorType::Q4_K, TensorType::Q8_0})
+            for (int64_t n : {int64_t{1}, int64_t{3}})
+                for (const Recorder::Glu glu : {Recorder::Glu::Silu, Recorder::Glu::GeluTanh}) {
+                    const QString where = QString("%1 n %2 %3")
+                                              .arg(type_name(t).constData())
+                                              .arg(n)
+                                              .arg(glu == Recorder::Glu::Silu ? "silu" : "gelu");
+                    std::vector<int32_t> ids(n * k);
+                    for (int64_t i = 0; i < n * k; ++i)
+                        ids[i] = static_cast<int32_t>((i * 5 + i / k) % n_expert);
+                    const int64_t cols = 256;
+                    const HostMatrix gate = make_matrix(t, n_expert * rows_per_expert, cols, 75);
+                    const HostMatrix up = make_matrix(t, n_expert * rows_per_expert, cols, 76);
+                    // The up tensor 256-byte aligned after the gate's, which starts 16-byte aligned.
+                    const size_t gate_at = 48;
+                    const size_t up_at = (gate_at + gate.bytes.size() + 255) / 256 * 256;
+                    std::vector<uint8_t> both(up_at + up.bytes.size());
+                    std::memcpy(both.data() + gate_at, gate.bytes.data(), gate.bytes.size());
+                    std::memcpy(both.data() + up_at, up.bytes.data(), up.bytes.size());
+                    const std::vector<float> x = normal_data(n * cols, 77, 0.0f);
+                    Buffer wb = upload(both), gb = upload(gate.bytes), ub = upload(up.bytes), xb = upload(x),
+                           ib = upload(ids);
+                    const size_t out = size_t(n * k * rows_per_expert);
+                    Buffer fused(*context_, out * 4), scratch(*context_, out * 4), apart(*context_, out * 4),
+                        apart_scratch(*context_, out * 4), g_out(*context_, out * 4),
+                        u_out(*context_, out * 4);
+                    const DeviceMatrix g{t, gate.rows, cols, {&wb, gate_at}},
+                        u{t, up.rows, cols, {&wb, up_at}};
+                    Recorder recorder(*context_);
+                    recorder.begin();
+                    recorder.matmul_experts_glu(g, u, rows_per_expert, {&xb, 0}, n, {&ib, 0}, k, glu,
+                                                {&fused, 0}, {&scratch, 0});
+                    const uint32_t fused_dispatches = recorder.dispatches();
+                    recorder.matmul_experts_glu({t, gate.rows, cols, {&gb, 0}}, {t, up.rows, cols, {&ub, 0}},
+                                                rows_per_expert, {&xb, 0}, n, {&ib, 0}, k, glu, {&apart, 0},
+                                                {&apart_scratch, 0});
+                    const uint32_t apart_dispatches = recorder.dispatches() - fused_dispatches;
+                    recorder.matmul_experts(g, rows_per_expert, {&xb, 0}, n, {&ib, 0}, k, {&g_out, 0});
+                    recorder.matmul_experts(u, rows_per_expert, {&xb, 0}, n, {&ib, 0}, k, {&u_out, 0});
+                    if (glu == Recorder::Glu::Silu)
+                        recorder.swiglu({&g_out, 0}, {&u_out, 0}, n * k, rows_per_expert);
+                    else
+                        recorder.geglu({&g_out, 0}, {&u_out, 0}, n * k, rows_per_expert);
+                    recorder.submit_and_wait();
+                    QVERIFY2(fused_dispatches == 1u, qPrintable(where));
+                    QVERIFY2(apart_dispatches == 3u, qPrintable(where));
+                    const std::vector<float> a = download(fused, out), b = download(apart, out),
+                                             c = download(g_out, out);
+                    QVERIFY2(std::memcmp(a.data(), c.data(), out * 4) == 0, qPrintable(where));
+                    QVERIFY2(std::memcmp(b.data(), c.data(), out * 4) == 0, qPrintable(where));
+                    QVERIFY2(std::any_of(a.begin(), a.end(), [](float v) { return v != 0; }),
+                             qPrintable(where));
+                }
+        check_validation();
+    }
+
     void copy_and_timings() {
         std::vector<uint8_t> bytes(1000);
         for (size_t i = 0; i < bytes.size(); ++i)

@@ -362,9 +362,8 @@ void VulkanForward::record_ffn(const VulkanLayerWeights& l, int32_t n) {
         const int64_t k = hp.n_expert_used;
         r.matmul(l.router, at(a.xb), n, at(a.router));
         r.topk_softmax(at(a.router), n, hp.n_expert, k, true, at(a.expert_ids), at(a.expert_weights));
-        r.matmul_experts(l.gate_exps, hp.n_ff_expert, at(a.xb), n, at(a.expert_ids), k, at(a.expert_gate));
-        r.matmul_experts(l.up_exps, hp.n_ff_expert, at(a.xb), n, at(a.expert_ids), k, at(a.expert_up));
-        r.swiglu(at(a.expert_gate), at(a.expert_up), n * k, hp.n_ff_expert);
+        r.matmul_experts_glu(l.gate_exps, l.up_exps, hp.n_ff_expert, at(a.xb), n, at(a.expert_ids), k,
+                             vk::Recorder::Glu::Silu, at(a.expert_gate), at(a.expert_up));
         // Each (token, expert) row on its own: n * k rows of one expert each.
         r.matmul_experts(l.down_exps, dim, at(a.expert_gate), n * k, at(a.expert_ids), 1, at(a.expert_down));
         if (!l.b_down.present() && !l.post_ffn_norm.present()) {

@@ -51,14 +51,14 @@ VulkanWeights::VulkanWeights(vk::Context& context, const Model& model, int32_t n
         add_vector(l.post_attn_norm, d.post_attn_norm);
         add_vector(l.ffn_norm, d.ffn_norm);
         add_vector(l.ffn_norm_b, d.ffn_norm_b);
-        upload_gate_and_up(l.w_gate, l.w_up, name, d);
+        upload_pair(l.w_gate, l.w_up, name + "ffn_gate", name + "ffn_up", d.w_gate, d.w_up);
         d.w_down = upload_matrix(l.w_down, name + "ffn_down");
         add_vector(l.b_up, d.b_up);
         add_vector(l.b_down, d.b_down);
         add_vector(l.post_ffn_norm, d.post_ffn_norm);
         d.router = upload_matrix(l.router, name + "ffn_gate_inp");
-        d.gate_exps = upload_matrix(l.gate_exps, name + "ffn_gate_exps");
-        d.up_exps = upload_matrix(l.up_exps, name + "ffn_up_exps");
+        upload_pair(l.gate_exps, l.up_exps, name + "ffn_gate_exps", name + "ffn_up_exps", d.gate_exps,
+                    d.up_exps);
         d.down_exps = upload_matrix(l.down_exps, name + "ffn_down_exps");
     }
     if (with_output) {
@@ -84,24 +84,25 @@ vk::DeviceMatrix VulkanWeights::upload_matrix(const kernels::WeightMatrix& m, co
     return uploaded_.at(m.data);
 }
 
-void VulkanWeights::upload_gate_and_up(const kernels::WeightMatrix& gate, const kernels::WeightMatrix& up,
-                                       const std::string& layer_name, VulkanLayerWeights& target) {
+void VulkanWeights::upload_pair(const kernels::WeightMatrix& gate, const kernels::WeightMatrix& up,
+                                const std::string& gate_name, const std::string& up_name,
+                                vk::DeviceMatrix& gate_target, vk::DeviceMatrix& up_target) {
     const bool pair = gate.data && up.data && gate.data != up.data && gate.type == up.type &&
                       gate.rows == up.rows && gate.cols == up.cols && !uploaded_.contains(gate.data) &&
                       !uploaded_.contains(up.data);
     if (!pair) {
-        target.w_gate = upload_matrix(gate, layer_name + "ffn_gate");
-        target.w_up = upload_matrix(up, layer_name + "ffn_up");
+        gate_target = upload_matrix(gate, gate_name);
+        up_target = upload_matrix(up, up_name);
         return;
     }
-    check_uploadable(gate, layer_name + "ffn_gate");
+    check_uploadable(gate, gate_name);
     constexpr size_t kAlignment = 256;
     const size_t up_offset = (matrix_bytes(gate) + kAlignment - 1) / kAlignment * kAlignment;
     vk::Buffer& buffer = buffers_.emplace_back(context_, up_offset + matrix_bytes(up));
     upload_into(gate, buffer, 0);
     upload_into(up, buffer, up_offset);
-    target.w_gate = uploaded_.at(gate.data);
-    target.w_up = uploaded_.at(up.data);
+    gate_target = uploaded_.at(gate.data);
+    up_target = uploaded_.at(up.data);
 }
 
 void VulkanWeights::upload_attention_inputs(const LayerWeights& l, const std::string& layer_name,

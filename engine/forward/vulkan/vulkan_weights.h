@@ -54,11 +54,13 @@ public:
 
 private:
     kernels::vulkan::DeviceMatrix upload_matrix(const kernels::WeightMatrix& m, const std::string& name);
-    // A gated FFN's gate and up matrices in one buffer, the up matrix after the gate's on a
-    // 256-byte boundary, so that one dispatch reads both (Recorder::matmul_glu); each on its own
-    // where they differ in type or shape, or one is uploaded already (a tied table).
-    void upload_gate_and_up(const kernels::WeightMatrix& gate, const kernels::WeightMatrix& up,
-                            const std::string& layer_name, VulkanLayerWeights& target);
+    // A gated FFN's gate and up matrices (or expert tensors) in one buffer, the up matrix after
+    // the gate's on a 256-byte boundary, so that one dispatch reads both (Recorder::matmul_glu,
+    // matmul_experts_glu); each on its own where they differ in type or shape, or one is
+    // uploaded already (a tied table).
+    void upload_pair(const kernels::WeightMatrix& gate, const kernels::WeightMatrix& up,
+                     const std::string& gate_name, const std::string& up_name,
+                     kernels::vulkan::DeviceMatrix& gate_target, kernels::vulkan::DeviceMatrix& up_target);
     // A layer's Q, K and V matrices: Q and K (and V where it has their type) in one buffer,
     // their rows stacked into one matrix (VulkanLayerWeights::w_stacked), where they share a
     // type and width and either all or none of them have a bias.
