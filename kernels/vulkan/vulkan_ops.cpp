@@ -877,7 +877,7 @@ void Recorder::get_rows(const DeviceMatrix& table, View ids, int64_t n, View out
 namespace {
 
 void norm(RecorderState& s, const char* op, uint32_t mode, View x, View weight, View bias, int64_t rows,
-          int64_t dim, float eps, View out) {
+          int64_t dim, float eps, View out, bool accumulate = false) {
     if (rows <= 0 || dim <= 0) fail(op, "rows " + std::to_string(rows) + ", dim " + std::to_string(dim));
     const size_t bytes = static_cast<size_t>(rows * dim) * 4;
     const Binding xb = s.bind(x, bytes, op, "x");
@@ -892,7 +892,7 @@ void norm(RecorderState& s, const char* op, uint32_t mode, View x, View weight, 
         .u(ob.words())
         .u(u32(rows, op, "rows"))
         .u(u32(dim, op, "dim"));
-    push.u(mode).u(has_weight).u(has_bias).f(eps);
+    push.u(mode).u(has_weight).u(has_bias).f(eps).u(accumulate);
     s.dispatch(op, "norm", {256}, {xb, wb, bb, ob.writes()}, push, static_cast<uint32_t>(rows));
 }
 
@@ -918,6 +918,10 @@ void elementwise(RecorderState& s, const char* op, ElementwiseOp code, View x, s
 
 void Recorder::rms_norm(View x, View weight, int64_t rows, int64_t dim, float eps, View out) {
     norm(*state_, "rms_norm", 0, x, weight, {}, rows, dim, eps, out);
+}
+
+void Recorder::rms_norm_add(View x, View weight, int64_t rows, int64_t dim, float eps, View out) {
+    norm(*state_, "rms_norm", 0, x, weight, {}, rows, dim, eps, out, true);
 }
 
 void Recorder::layer_norm(View x, View weight, View bias, int64_t rows, int64_t dim, float eps, View out) {

@@ -99,6 +99,9 @@ public:
     // out = x / sqrt(mean(x^2) + eps) * weight, row by row (weight.buffer null: no weight).
     // out may be x.
     void rms_norm(View x, View weight, int64_t rows, int64_t dim, float eps, View out);
+    // out += x / sqrt(mean(x^2) + eps) * weight: rms_norm and add in one dispatch, bit for bit
+    // (a post-norm into the residual stream). out must not be x.
+    void rms_norm_add(View x, View weight, int64_t rows, int64_t dim, float eps, View out);
     // out = (x - mean) / sqrt(variance + eps) * weight + bias (either null: none). out may be x.
     void layer_norm(View x, View weight, View bias, int64_t rows, int64_t dim, float eps, View out);
     void add(View x, View y, int64_t count);                     // x += y

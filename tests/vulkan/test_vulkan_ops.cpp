@@ -473,6 +473,28 @@ private slots:
         check_validation();
     }
 
+    void rms_norm_add_equals_rms_norm_then_add() {
+        // A post-norm added into the residual stream by the norm's own shader: bit for bit
+        // rms_norm into a temporary and add, with weights that make fused multiply-adds differ.
+        const int64_t rows = 5, dim = 1000;
+        const std::vector<float> x = normal_data(rows * dim, 14, 0.2f);
+        const std::vector<float> weight = normal_data(dim, 15, 1.0f);
+        const std::vector<float> residual = normal_data(rows * dim, 16, 0.0f);
+        Buffer xb = upload(x), wb = upload(weight), fused = upload(residual), apart = upload(residual),
+               normed(*context_, x.size() * 4);
+        Recorder recorder(*context_);
+        recorder.begin();
+        recorder.rms_norm_add({&xb, 0}, {&wb, 0}, rows, dim, 1e-6f, {&fused, 0});
+        QCOMPARE(recorder.dispatches(), 1u);
+        recorder.rms_norm({&xb, 0}, {&wb, 0}, rows, dim, 1e-6f, {&normed, 0});
+        recorder.add({&apart, 0}, {&normed, 0}, rows * dim);
+        recorder.submit_and_wait();
+        const std::vector<float> a = download(fused, x.size()), b = download(apart, x.size());
+        QVERIFY(std::memcmp(a.data(), b.data(), a.size() * 4) == 0);
+        QVERIFY(a != residual);
+        check_validation();
+    }
+
     void elementwise_ops() {
         const int64_t rows = 9, dim = 1111, count = rows * dim;
         const std::vector<float> a = normal_data(count, 21, 0.0f), b = normal_data(count, 22, 0.5f);

@@ -316,8 +316,9 @@ void VulkanForward::record_layer(const VulkanKvPart& part, int32_t layer, int32_
     } else {
         record_projection(l.wo, l.bo, at(a.attn), n, at(a.xb));
         if (l.post_attn_norm.present())
-            r.rms_norm(at(a.xb), l.post_attn_norm.view, n, dim, hp.rms_eps, at(a.xb));
-        r.add(at(a.x), at(a.xb), int64_t{n} * dim);
+            r.rms_norm_add(at(a.xb), l.post_attn_norm.view, n, dim, hp.rms_eps, at(a.x));
+        else
+            r.add(at(a.x), at(a.xb), int64_t{n} * dim);
     }
 
     // Feed-forward: norm -> the FFN -> (post-norm) -> residual.
@@ -377,8 +378,10 @@ void VulkanForward::record_ffn(const VulkanLayerWeights& l, int32_t n) {
         break;
     }
     }
-    if (l.post_ffn_norm.present()) r.rms_norm(at(a.ffn), l.post_ffn_norm.view, n, dim, hp.rms_eps, at(a.ffn));
-    r.add(at(a.x), at(a.ffn), values);
+    if (l.post_ffn_norm.present())
+        r.rms_norm_add(at(a.ffn), l.post_ffn_norm.view, n, dim, hp.rms_eps, at(a.x));
+    else
+        r.add(at(a.x), at(a.ffn), values);
 }
 
 std::vector<DeviceOpTiming> VulkanForward::timings() const {

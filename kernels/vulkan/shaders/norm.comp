@@ -1,6 +1,7 @@
 #version 450
 // RMSNorm (mode 0) and LayerNorm (mode 1) of one row per workgroup, sums in F32 across the
-// workgroup; optional weight and bias.
+// workgroup; optional weight and bias. With accumulate the normed row is added to out (a
+// post-norm into the residual stream), rounded first as a separate add would see it.
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -9,13 +10,14 @@ layout(constant_id = 0) const uint WORKGROUP = 256;
 layout(std430, binding = 0) readonly buffer X { float x[]; };
 layout(std430, binding = 1) readonly buffer Weight { float weight[]; };
 layout(std430, binding = 2) readonly buffer Bias { float bias[]; };
-layout(std430, binding = 3) writeonly buffer Out { float out_rows[]; };
+layout(std430, binding = 3) buffer Out { float out_rows[]; };
 
 layout(push_constant) uniform Push {
     uint x_offset, weight_offset, bias_offset, out_offset;
     uint rows, dim;
     uint mode, has_weight, has_bias;
     float eps;
+    uint accumulate;
 } p;
 
 shared float sums[WORKGROUP];
@@ -56,6 +58,11 @@ void main() {
         float value = (x[base + i] - mean) * factor;
         if (p.has_weight != 0u) value *= weight[p.weight_offset + i];
         if (p.has_bias != 0u) value += bias[p.bias_offset + i];
-        out_rows[out_base + i] = value;
+        if (p.accumulate != 0u) {
+            precise float sum = out_rows[out_base + i] + value; // no fma with the weight's product
+            out_rows[out_base + i] = sum;
+        } else {
+            out_rows[out_base + i] = value;
+        }
     }
 }
