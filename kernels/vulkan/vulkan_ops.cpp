@@ -893,6 +893,7 @@ void norm(RecorderState& s, const char* op, uint32_t mode, View x, View weight, 
         .u(u32(rows, op, "rows"))
         .u(u32(dim, op, "dim"));
     push.u(mode).u(has_weight).u(has_bias).f(eps).u(accumulate);
+    push.u(u32(rows, op, "rows")).u(wb.words()); // no second weight
     s.dispatch(op, "norm", {256}, {xb, wb, bb, ob.writes()}, push, static_cast<uint32_t>(rows));
 }
 
@@ -922,6 +923,42 @@ void Recorder::rms_norm(View x, View weight, int64_t rows, int64_t dim, float ep
 
 void Recorder::rms_norm_add(View x, View weight, int64_t rows, int64_t dim, float eps, View out) {
     norm(*state_, "rms_norm", 0, x, weight, {}, rows, dim, eps, out, true);
+}
+
+void Recorder::rms_norm_heads(View x, int64_t first_rows, View first_weight, int64_t second_rows,
+                              View second_weight, int64_t dim, float eps) {
+    const char* op = "rms_norm";
+    RecorderState& s = *state_;
+    if (first_rows <= 0 || second_rows <= 0 || dim <= 0 || !first_weight.buffer || !second_weight.buffer)
+        fail(op, "rows " + std::to_string(first_rows) + " and " + std::to_string(second_rows) + ", dim " +
+                     std::to_string(dim));
+    const size_t first_bytes = static_cast<size_t>(first_rows * dim) * 4;
+    if (first_weight.buffer != second_weight.buffer) { // two weights one binding cannot reach
+        rms_norm(x, first_weight, first_rows, dim, eps, x);
+        const View second{x.buffer, x.offset + first_bytes};
+        rms_norm(second, second_weight, second_rows, dim, eps, second);
+        return;
+    }
+    const int64_t rows = first_rows + second_rows;
+    const Binding xb = s.bind(x, static_cast<size_t>(rows * dim) * 4, op, "x");
+    const size_t low = std::min(first_weight.offset, second_weight.offset);
+    const size_t high = std::max(first_weight.offset, second_weight.offset);
+    const Binding wb =
+        s.bind(View{first_weight.buffer, low}, high - low + static_cast<size_t>(dim) * 4, op, "weights");
+    const uint32_t first_at = wb.words() + static_cast<uint32_t>((first_weight.offset - low) / 4);
+    const uint32_t second_at = wb.words() + static_cast<uint32_t>((second_weight.offset - low) / 4);
+    if ((first_weight.offset - low) % 4 != 0 || (second_weight.offset - low) % 4 != 0)
+        fail(op, "weights not 4-byte aligned");
+    Push push;
+    push.u(xb.words())
+        .u(first_at)
+        .u(xb.words())
+        .u(xb.words())
+        .u(u32(rows, op, "rows"))
+        .u(u32(dim, op, "dim"));
+    push.u(0).u(1).u(0).f(eps).u(0);
+    push.u(u32(first_rows, op, "rows")).u(second_at);
+    s.dispatch(op, "norm", {256}, {xb, wb, xb, xb.writes()}, push, static_cast<uint32_t>(rows));
 }
 
 void Recorder::layer_norm(View x, View weight, View bias, int64_t rows, int64_t dim, float eps, View out) {

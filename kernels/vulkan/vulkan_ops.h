@@ -102,6 +102,11 @@ public:
     // out += x / sqrt(mean(x^2) + eps) * weight: rms_norm and add in one dispatch, bit for bit
     // (a post-norm into the residual stream). out must not be x.
     void rms_norm_add(View x, View weight, int64_t rows, int64_t dim, float eps, View out);
+    // rms_norm in place of first_rows rows with one weight and the second_rows after them with
+    // another (a token's query heads, then its key heads): one dispatch where both weights lie
+    // in one buffer, two otherwise; the same numbers either way.
+    void rms_norm_heads(View x, int64_t first_rows, View first_weight, int64_t second_rows,
+                        View second_weight, int64_t dim, float eps);
     // out = (x - mean) / sqrt(variance + eps) * weight + bias (either null: none). out may be x.
     void layer_norm(View x, View weight, View bias, int64_t rows, int64_t dim, float eps, View out);
     void add(View x, View y, int64_t count);                     // x += y

@@ -495,6 +495,31 @@ private slots:
         check_validation();
     }
 
+    void rms_norm_heads_equals_two_rms_norms() {
+        // A token's query heads and key heads normed in one dispatch, each with its own weight:
+        // bit for bit two rms_norms; weights in two buffers: those two themselves.
+        const int64_t q_heads = 6, k_heads = 2, dim = 128;
+        const std::vector<float> x = normal_data((q_heads + k_heads) * dim, 17, 0.1f);
+        std::vector<float> weights = normal_data(3 * dim, 18, 1.0f); // q's at 0, k's at 2 * dim
+        const std::vector<float> k_weight(weights.begin() + 2 * dim, weights.end());
+        Buffer wb = upload(weights), kwb = upload(k_weight);
+        for (const bool one_buffer : {true, false}) {
+            Buffer fused = upload(x), apart = upload(x);
+            const View k_norm = one_buffer ? View{&wb, 2 * dim * 4} : View{&kwb, 0};
+            Recorder recorder(*context_);
+            recorder.begin();
+            recorder.rms_norm_heads({&fused, 0}, q_heads, {&wb, 0}, k_heads, k_norm, dim, 1e-6f);
+            QCOMPARE(recorder.dispatches(), one_buffer ? 1u : 2u);
+            recorder.rms_norm({&apart, 0}, {&wb, 0}, q_heads, dim, 1e-6f, {&apart, 0});
+            recorder.rms_norm({&apart, q_heads * dim * 4}, {&kwb, 0}, k_heads, dim, 1e-6f,
+                              {&apart, q_heads * dim * 4});
+            recorder.submit_and_wait();
+            const std::vector<float> a = download(fused, x.size()), b = download(apart, x.size());
+            QVERIFY(std::memcmp(a.data(), b.data(), a.size() * 4) == 0);
+        }
+        check_validation();
+    }
+
     void elementwise_ops() {
         const int64_t rows = 9, dim = 1111, count = rows * dim;
         const std::vector<float> a = normal_data(count, 21, 0.0f), b = normal_data(count, 22, 0.5f);

@@ -298,8 +298,13 @@ void VulkanForward::record_layer(const VulkanKvPart& part, int32_t layer, int32_
         record_projection(l.wv, l.bv, at(a.xb), n, v);
     }
     if (l.q_norm.present()) {
-        r.rms_norm(q, l.q_norm.view, int64_t{n} * hp.n_head, hp.head_dim, hp.rms_eps, q);
-        r.rms_norm(k, l.k_norm.view, int64_t{n} * hp.n_head_kv, hp.head_dim, hp.rms_eps, k);
+        if (n == 1 && l.stacked > 0) { // side by side: one dispatch
+            r.rms_norm_heads(q, hp.n_head, l.q_norm.view, hp.n_head_kv, l.k_norm.view, hp.head_dim,
+                             hp.rms_eps);
+        } else {
+            r.rms_norm(q, l.q_norm.view, int64_t{n} * hp.n_head, hp.head_dim, hp.rms_eps, q);
+            r.rms_norm(k, l.k_norm.view, int64_t{n} * hp.n_head_kv, hp.head_dim, hp.rms_eps, k);
+        }
     }
     if (hp.traits.positions == PositionKind::Rope) {
         // A local layer turns by its own rotation only where it differs (Phi-3's are all local).

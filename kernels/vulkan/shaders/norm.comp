@@ -1,7 +1,9 @@
 #version 450
 // RMSNorm (mode 0) and LayerNorm (mode 1) of one row per workgroup, sums in F32 across the
 // workgroup; optional weight and bias. With accumulate the normed row is added to out (a
-// post-norm into the residual stream), rounded first as a separate add would see it.
+// post-norm into the residual stream), rounded first as a separate add would see it. Rows from
+// second_rows on take the weight at second_weight_offset (a token's query heads, then its key
+// heads, side by side: their two norms in one dispatch).
 #include "common.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -18,6 +20,7 @@ layout(push_constant) uniform Push {
     uint mode, has_weight, has_bias;
     float eps;
     uint accumulate;
+    uint second_rows, second_weight_offset;
 } p;
 
 shared float sums[WORKGROUP];
@@ -54,9 +57,10 @@ void main() {
     }
     float factor = 1.0 / sqrt(workgroup_sum(squares) / float(p.dim) + p.eps);
     uint out_base = p.out_offset + row * p.dim;
+    uint weight_base = row >= p.second_rows ? p.second_weight_offset : p.weight_offset;
     for (uint i = tid; i < p.dim; i += WORKGROUP) {
         float value = (x[base + i] - mean) * factor;
-        if (p.has_weight != 0u) value *= weight[p.weight_offset + i];
+        if (p.has_weight != 0u) value *= weight[weight_base + i];
         if (p.has_bias != 0u) value += bias[p.bias_offset + i];
         if (p.accumulate != 0u) {
             precise float sum = out_rows[out_base + i] + value; // no fma with the weight's product
