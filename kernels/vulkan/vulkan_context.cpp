@@ -158,6 +158,12 @@ Context::Context(ContextOptions options) : state_(std::make_shared<ContextState>
     if (const auto rows = env_number("HEARTH_VULKAN_MATVEC_ROWS")) s.options.matvec_rows = *rows;
     if (s.options.matvec_rows > 8 || (s.options.matvec_rows & (s.options.matvec_rows - 1)) != 0)
         throw Error("Vulkan: matvec_rows " + std::to_string(s.options.matvec_rows) + " (0, 1, 2, 4 or 8)");
+    if (const auto threads = env_number("HEARTH_VULKAN_MATVEC_WORKGROUP"))
+        s.options.matvec_workgroup = *threads;
+    if (s.options.matvec_workgroup > 128 ||
+        (s.options.matvec_workgroup & (s.options.matvec_workgroup - 1)) != 0)
+        throw Error("Vulkan: matvec_workgroup " + std::to_string(s.options.matvec_workgroup) +
+                    " (0, or a power of two up to 128)");
     try {
         if (s.validation && !layer_available(kValidationLayer))
             throw Error(std::string("Vulkan validation was asked for (ContextOptions::validation or "

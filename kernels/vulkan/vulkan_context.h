@@ -34,6 +34,10 @@ struct ContextOptions {
     // Rows of W per workgroup of the mat-vec shader for one column (decode): 0 lets the planner
     // choose; 1, 2, 4 or 8 (to measure them). Also set by HEARTH_VULKAN_MATVEC_ROWS.
     uint32_t matvec_rows = 0;
+    // Threads per workgroup of the mat-vec shader: 0 lets the planner choose (32 to 128); else a
+    // power of two up to 128. Also HEARTH_VULKAN_MATVEC_WORKGROUP. Tests set the device's subgroup
+    // size, so that lavapipe runs the one-subgroup reduction a GPU's 32-wide subgroups take.
+    uint32_t matvec_workgroup = 0;
 };
 
 struct ContextState; // the Vulkan objects, private to the backend

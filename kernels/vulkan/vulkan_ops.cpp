@@ -594,6 +594,8 @@ MatVecPlan plan_matvec(const ContextState& c, TensorType type, int64_t rows, int
     plan.workgroup = smallest;
     while (plan.workgroup < 128 && int64_t{plan.workgroup} * 4 <= units)
         plan.workgroup *= 2;
+    // Never below a subgroup: the shader's reduction keeps a sum per subgroup.
+    if (c.options.matvec_workgroup > 0) plan.workgroup = std::max(c.options.matvec_workgroup, c.subgroup_min);
     // More rows per workgroup share each piece of x among more rows, while tall matrices keep
     // enough workgroups; with several columns each row's words already serve them all, and
     // rows x columns sums stay within a thread's registers.

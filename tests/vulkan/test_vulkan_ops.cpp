@@ -1032,12 +1032,16 @@ private slots:
         struct Setting {
             uint32_t per_group;
             bool subgroups;
+            bool one_subgroup; // a workgroup of one subgroup (a GPU's 32 threads)
         };
-        for (const Setting setting : {Setting{0, true}, Setting{1, true}, Setting{8, false}}) {
+        for (const Setting setting : {Setting{0, true, false}, Setting{1, true, false},
+                                      Setting{8, false, false}, Setting{4, true, true}}) {
             ContextOptions options;
             options.validation = true;
             options.matvec_rows = setting.per_group;
             options.subgroup_operations = setting.subgroups;
+            if (setting.one_subgroup)
+                options.matvec_workgroup = Context(ContextOptions{}).device().subgroup_size;
             Context context(options);
             const auto put = [&](const auto& data) {
                 Buffer b(context, data.size() * sizeof(data[0]) + 4);
@@ -1063,12 +1067,14 @@ private slots:
                 const DeviceMatrix g_apart{t, rows, cols, {&gb, 0}}, u_apart{t, rows, cols, {&ub, 0}};
                 for (const Recorder::Glu glu : {Recorder::Glu::Silu, Recorder::Glu::GeluTanh})
                     for (int64_t batch : {int64_t{1}, int64_t{3}, kMatVecMaxBatch + 5}) {
-                        const QString where = QString("%1, %2 rows a workgroup%3, %4, batch %5")
-                                                  .arg(type_name(t).constData())
-                                                  .arg(setting.per_group)
-                                                  .arg(setting.subgroups ? "" : ", no subgroup sums")
-                                                  .arg(glu == Recorder::Glu::Silu ? "silu" : "gelu")
-                                                  .arg(batch);
+                        const QString where =
+                            QString("%1, %2 rows a workgroup%3, %4, batch %5")
+                                .arg(type_name(t).constData())
+                                .arg(setting.per_group)
+                                .arg(setting.subgroups ? (setting.one_subgroup ? ", one subgroup" : "")
+                                                       : ", no subgroup sums")
+                                .arg(glu == Recorder::Glu::Silu ? "silu" : "gelu")
+                                .arg(batch);
                         const std::vector<float> x = normal_data(batch * cols, 93, 0.0f);
                         Buffer xb = put(x);
                         const size_t out_bytes = size_t(batch * rows) * 4;
@@ -1122,10 +1128,14 @@ private slots:
         const HostMatrix m = make_matrix(TensorType::Q6_K, rows, cols, 71);
         const std::vector<float> x = normal_data(cols, 72, 0.0f);
         const std::vector<double> exact = exact_products(m, x, 1);
-        for (uint32_t per_group : {1u, 2u, 4u, 8u}) {
+        // The last: a workgroup of one subgroup, as a GPU's 32 threads are (no shared memory).
+        const uint32_t subgroup = Context(ContextOptions{}).device().subgroup_size;
+        const std::pair<uint32_t, uint32_t> settings[] = {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {4, subgroup}};
+        for (const auto& [per_group, threads] : settings) {
             ContextOptions options;
             options.validation = true;
             options.matvec_rows = per_group;
+            options.matvec_workgroup = threads;
             Context context(options);
             Buffer wb(context, m.bytes.size() + 4), xb(context, cols * 4), yb(context, rows * 4);
             wb.upload(m.bytes.data(), m.bytes.size());
@@ -1137,13 +1147,17 @@ private slots:
             std::vector<float> y(rows);
             yb.download(y.data(), rows * 4);
             const Errors e = errors_of(y, exact);
-            QVERIFY2(e.nmse <= kMatmulNmse,
-                     qPrintable(QString("%1 rows: nmse %2").arg(per_group).arg(e.nmse)));
+            QVERIFY2(
+                e.nmse <= kMatmulNmse,
+                qPrintable(QString("%1 rows, %2 threads: nmse %3").arg(per_group).arg(threads).arg(e.nmse)));
             QVERIFY2(context.validation_errors() == 0, context.last_validation_message().c_str());
         }
         ContextOptions bad;
         bad.matvec_rows = 3;
         QVERIFY_THROWS_EXCEPTION(Error, Context{bad});
+        ContextOptions bad_threads;
+        bad_threads.matvec_workgroup = 48;
+        QVERIFY_THROWS_EXCEPTION(Error, Context{bad_threads});
     }
 
     void a_pass_goes_to_the_device_in_batches() {
