@@ -81,9 +81,10 @@ VulkanForward::VulkanForward(std::shared_ptr<const Model> model, const Inference
         a->attn = local(floats(b, hp.q_width()));
         a->k = local(floats(b, hp.kv_width()));
         a->v = local(floats(b, hp.kv_width()));
-        if (std::any_of(weights_->layers.begin(), weights_->layers.end(),
-                        [](const VulkanLayerWeights& l) { return l.stacked > 0; }))
-            a->stacked = local(floats(1, hp.q_width() + 2 * hp.kv_width()));
+        int64_t stacked_rows = 0;
+        for (const VulkanLayerWeights& l : weights_->layers)
+            stacked_rows = std::max(stacked_rows, l.w_stacked.rows);
+        if (stacked_rows > 0) a->stacked = local(floats(1, stacked_rows));
         if (hp.traits.ffn == FfnKind::MixtureOfExperts) {
             const int64_t k = hp.n_expert_used;
             a->router = local(floats(b, hp.n_expert));
@@ -287,9 +288,9 @@ void VulkanForward::record_layer(const VulkanKvPart& part, int32_t layer, int32_
         // One token: Q and K (and V) in one product, side by side in one row.
         record_projection(l.w_stacked, l.b_stacked, at(a.xb), 1, at(a.stacked));
         q = at(a.stacked);
-        k = at(a.stacked, static_cast<size_t>(hp.q_width()));
+        k = at(a.stacked, static_cast<size_t>(l.wq.rows));
         if (l.stacked == 3)
-            v = at(a.stacked, static_cast<size_t>(hp.q_width() + hp.kv_width()));
+            v = at(a.stacked, static_cast<size_t>(l.wq.rows + l.wk.rows));
         else
             record_projection(l.wv, l.bv, at(a.xb), n, v);
     } else {
