@@ -28,7 +28,7 @@ class GrammarMatcher {
 public:
     static constexpr uint32_t kAccepted = 0; // the empty stack
     static constexpr size_t kMaxStacks = 4096;
-    static constexpr size_t kMaxNodes = size_t{1} << 22;
+    static constexpr size_t kMaxNodes = size_t{1} << 20;
 
     explicit GrammarMatcher(std::shared_ptr<const Grammar> grammar);
 
