@@ -38,8 +38,9 @@ using Clock = std::chrono::steady_clock;
 
 // The stored list's format: 2 added the batches of 1 and 2 rows and the activation rates, so that
 // a list of 1 is measured again rather than predicting without them; 3 times each kernel rate
-// over calls long enough for the process clock (version 2's single calls read it short).
-constexpr int kMachineLimitsVersion = 3;
+// over calls long enough for the process clock (version 2's single calls read it short); 4 added
+// a prompt product's overhead.
+constexpr int kMachineLimitsVersion = 4;
 
 #if defined(__x86_64__)
 // A streaming read as decode does it: each line asked for ahead as the CPU's decode plan says
@@ -400,6 +401,51 @@ void measure_gemm_rates(kernels::TensorType type, kernels::ThreadPool& pool, std
     }
 }
 
+// A product of a small matrix (128 x 1024 Q8_0) over `batch` rows against its arithmetic at the
+// Q8_0 rate measured on a large one: the fixed cost of each product (Qwen2.5-0.5B, Zen 5, 2
+// threads: Q5_0 products of 128, 896 and 4864 rows over 64 took 48, 119 and 509 us, a line
+// through 31 us at none).
+double measure_product_overhead_microseconds(kernels::ThreadPool& pool, int64_t batch, double q8_0_gflops) {
+    const kernels::TensorType type = kernels::TensorType::Q8_0;
+    const kernels::KernelTable& table = kernels::active_kernels();
+    const kernels::QuantizeRowFn quantize = table.of(type).quantize.fn();
+    if (!table.multiplies(type) || quantize == nullptr || !(q8_0_gflops > 0)) return 0;
+    constexpr int64_t rows = 128, cols = 1024;
+    const size_t row_bytes = kernels::row_bytes(type, cols);
+    AlignedBytes file = aligned_bytes(row_bytes * rows);
+    std::mt19937 random(321);
+    std::normal_distribution<float> value(0.0f, 0.02f);
+    std::vector<float> row(cols);
+    for (int64_t r = 0; r < rows; ++r) {
+        for (float& v : row)
+            v = value(random);
+        quantize(row.data(), file.get() + r * row_bytes, cols);
+    }
+    kernels::WeightMatrix m{type, rows, cols, file.get(), kernels::RowLayout::RowMajor};
+    AlignedBytes packed;
+    if (kernels::interleaves_rows16(type, rows, cols)) {
+        packed = aligned_bytes(kernels::interleaved_rows16_bytes(type, rows, cols));
+        kernels::interleave_rows16(type, file.get(), rows, cols, packed.get());
+        m.data = packed.get();
+        m.layout = kernels::RowLayout::Interleaved16;
+    }
+    std::vector<float> x(static_cast<size_t>(batch * cols)), y(static_cast<size_t>(batch * rows));
+    for (float& v : x)
+        v = value(random) * 50.0f;
+    std::vector<std::byte> scratch(kernels::matmul_scratch_bytes(type, cols, batch));
+    kernels::matmul(m, x.data(), batch, y.data(), pool, scratch); // warm
+    double microseconds[3] = {};
+    for (double& us : microseconds) {
+        const int calls = 200;
+        const auto start = Clock::now();
+        for (int i = 0; i < calls; ++i)
+            kernels::matmul(m, x.data(), batch, y.data(), pool, scratch);
+        us = std::chrono::duration<double, std::micro>(Clock::now() - start).count() / calls;
+    }
+    const double arithmetic_us = 2.0 * rows * cols * batch / (q8_0_gflops * 1e9) * 1e6;
+    return std::max(0.0, median_of(microseconds) - arithmetic_us);
+}
+
 // The active tier's SwiGLU and GELU kernels on every thread at once, each over rows of gate values
 // as wide as an FFN's, the best of 3 rounds: G values per CPU second, summed over the threads.
 // Each pass works on the last one's results, which shrink towards 0 but stay normal floats.
@@ -489,11 +535,17 @@ MachineLimits measure_machine_limits(int threads, const LimitsToMeasure& what) {
     limits.pool_job_microseconds = measure_pool_job_microseconds(pool);
     stop_if_cancelled();
     measure_activation_rates(limits.threads, limits);
-    if (what.gemm_rates)
+    if (what.gemm_rates) {
         for (kernels::TensorType type : kWeightTypes) {
             stop_if_cancelled();
             measure_gemm_rates(type, pool, limits.gemm_rates);
         }
+        stop_if_cancelled();
+        limits.product_overhead_microseconds = measure_product_overhead_microseconds(
+            pool, 64, limits.gemm_gflops(kernels::TensorType::Q8_0, 64));
+        limits.decode_product_overhead_microseconds =
+            measure_product_overhead_microseconds(pool, 1, limits.gemm_gflops(kernels::TensorType::Q8_0, 1));
+    }
     return limits;
 }
 
@@ -559,6 +611,8 @@ std::string machine_limits_to_json(const std::vector<MachineLimits>& measurement
                         {"tile_int8_peak_gops", m.tile_int8_peak_gops},
                         {"tile_bf16_peak_gflops", m.tile_bf16_peak_gflops},
                         {"pool_job_microseconds", m.pool_job_microseconds},
+                        {"product_overhead_microseconds", m.product_overhead_microseconds},
+                        {"decode_product_overhead_microseconds", m.decode_product_overhead_microseconds},
                         {"swiglu_gvalues", m.swiglu_gvalues},
                         {"gelu_gvalues", m.gelu_gvalues},
                         {"gemm_rates", rates}});
@@ -585,6 +639,9 @@ std::vector<MachineLimits> machine_limits_from_json(std::string_view json, const
             limits.tile_int8_peak_gops = m.value("tile_int8_peak_gops", 0.0);
             limits.tile_bf16_peak_gflops = m.value("tile_bf16_peak_gflops", 0.0);
             limits.pool_job_microseconds = m.at("pool_job_microseconds").get<double>();
+            limits.product_overhead_microseconds = m.value("product_overhead_microseconds", 0.0);
+            limits.decode_product_overhead_microseconds =
+                m.value("decode_product_overhead_microseconds", 0.0);
             limits.swiglu_gvalues = m.value("swiglu_gvalues", 0.0);
             limits.gelu_gvalues = m.value("gelu_gvalues", 0.0);
             for (const nlohmann::json& r : m.at("gemm_rates")) {

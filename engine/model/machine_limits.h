@@ -40,6 +40,11 @@ struct MachineLimits {
     double tile_int8_peak_gops = 0;   // the AMX tier's TDPBSSD (0: other tiers)
     double tile_bf16_peak_gflops = 0; // the AMX tier's TDPBF16PS (0: other tiers)
     double pool_job_microseconds = 0; // one ThreadPool::for_each over every thread, start to end
+    // What a product costs beyond its arithmetic at the measured rate (its rows' quantization,
+    // setup, uneven ends), from a small Q8_0 product: of a prompt pass's 64 rows, and of decode's
+    // one (0: not measured).
+    double product_overhead_microseconds = 0;
+    double decode_product_overhead_microseconds = 0;
     // The active tier's SwiGLU (gate = silu(gate) * up) and GELU kernels over an FFN's rows, in
     // G values per second over every thread (0: not measured).
     double swiglu_gvalues = 0;

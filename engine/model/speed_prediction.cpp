@@ -122,9 +122,11 @@ ModelCost model_cost(const gguf::GgufFile& file) {
         }
         cost.decode_weight_bytes += static_cast<int64_t>(t.bytes);
         add_work(cost.prompt_work, t.type, t.elements(), 1, 1);
+        ++cost.dense_products;
     }
     // Tied embeddings: the embedding table is also the output matrix, which decode reads whole.
     if (!has_output && embeddings) cost.decode_weight_bytes += static_cast<int64_t>(embeddings->bytes);
+    cost.decode_products = cost.dense_products + (has_output || embeddings ? 1 : 0);
     return cost;
 }
 
@@ -169,6 +171,9 @@ SpeedPrediction predict_speed(const ModelCost& cost, const MachineLimits& limits
                 read;
         }
         seconds += static_cast<double>(cost.kv_bytes_per_token) * options.context_tokens / bandwidth;
+        // Each product's fixed cost, the output's too (a model of small matrices feels it).
+        seconds +=
+            static_cast<double>(cost.decode_products) * limits.decode_product_overhead_microseconds * 1e-6;
         p.decode_tokens_per_second = 1.0 / (seconds + overhead_per_pass(cost.extra_decode_jobs_per_layer));
     }
     const int64_t prompt = std::max(1, options.prompt_tokens);
@@ -198,6 +203,9 @@ SpeedPrediction predict_speed(const ModelCost& cost, const MachineLimits& limits
         seconds += static_cast<double>(prompt) * 2.0 * static_cast<double>(cost.attention_multiply_adds) *
                    (static_cast<double>(prompt) / 2.0) / (limits.peak_gflops * 1e9);
     seconds += static_cast<double>(passes.size()) * overhead_per_pass(cost.extra_prompt_jobs_per_layer);
+    // Each pass's products cost their fixed overhead too (a model of small matrices feels it).
+    seconds += static_cast<double>(passes.size()) * static_cast<double>(cost.dense_products) *
+               limits.product_overhead_microseconds * 1e-6;
     p.prefill_tokens_per_second = static_cast<double>(prompt) / seconds;
     return p;
 }

@@ -48,6 +48,8 @@ struct ModelCost {
     int64_t attention_multiply_adds = 0; // per token and cached position, every layer (scores, sums)
     int64_t kv_bytes_per_token = 0;      // F16 keys and values of one position, every layer
     int64_t activation_values = 0;       // per token, every layer: the FFN's gate values
+    int64_t dense_products = 0;          // matrices of the layers, each a product of every pass
+    int64_t decode_products = 0;         // a decoded token's products but the experts': those and the output
     Activation activation = Activation::Swiglu;
     // Pool jobs of a layer beyond kPoolJobsPerLayer: a mixture's router, and in decode one down
     // product per chosen expert; in a prompt's pass, its router, the quantization of the rows

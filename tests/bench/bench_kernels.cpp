@@ -525,6 +525,9 @@ BENCHMARK_CAPTURE(matmul_pool, q8_0_896x896, TensorType::Q8_0, 896, 896)
 BENCHMARK_CAPTURE(matmul_pool, q8_0_4864x896, TensorType::Q8_0, 4864, 896)->Arg(512)->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool, q8_0_896x4864, TensorType::Q8_0, 896, 4864)->Arg(512)->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool, q5_0_4864x896, TensorType::Q5_0, 4864, 896)->Arg(1)->Arg(64)->UseRealTime();
+// Its Q5_0 q and k (synth's Q4_K_M gives Q5_0 to rows of 896): a prompt pass's small products.
+BENCHMARK_CAPTURE(matmul_pool, q5_0_896x896, TensorType::Q5_0, 896, 896)->Arg(64)->UseRealTime();
+BENCHMARK_CAPTURE(matmul_pool, q5_0_128x896, TensorType::Q5_0, 128, 896)->Arg(64)->UseRealTime();
 // Qwen2.5-0.5B's F16 matrices (q, gate, down) over a batch of 64 and of 256.
 BENCHMARK_CAPTURE(matmul_pool, f16_896x896, TensorType::F16, 896, 896)->Arg(64)->Arg(256)->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool, f16_4864x896, TensorType::F16, 4864, 896)->Arg(64)->Arg(256)->UseRealTime();

@@ -27,6 +27,8 @@ engine::MachineLimits limits_for_test() {
     l.bandwidth_gbps = 20;
     l.peak_gflops = 100;
     l.pool_job_microseconds = 5;
+    l.product_overhead_microseconds = 30; // only where a cost has dense products
+    l.decode_product_overhead_microseconds = 4;
     l.swiglu_gvalues = 4;
     l.gelu_gvalues = 2;
     l.gemm_rates = {{TensorType::Q4_K, 1, 300},  {TensorType::Q4_K, 2, 50},    {TensorType::Q4_K, 16, 200},
@@ -168,6 +170,27 @@ private slots:
                  qPrintable(QString::number(p.prefill_tokens_per_second)));
     }
 
+    // Each pass pays each dense product's fixed overhead: 8 passes of 512 rows by 64, 7 products;
+    // decode pays its own per product and for the output.
+    void each_pass_pays_each_products_overhead() {
+        engine::ModelCost cost;
+        cost.decode_weight_bytes = 1;
+        cost.prompt_work = {{TensorType::Q4_K, 1'000'000}};
+        cost.dense_products = 7;
+        cost.decode_products = 8;
+        engine::PredictionOptions options;
+        options.prompt_tokens = 512;
+        options.prompt_batch = 64;
+        const engine::MachineLimits limits = limits_for_test();
+        const double matrices = 512 * 2 * 1e6 / 400e9;
+        QVERIFY(close(engine::predict_speed(cost, limits, options).prefill_tokens_per_second,
+                      512 / (matrices + 8 * 7 * 30e-6)));
+        // Decode: its byte at 20 GB/s (the products read faster than they multiply), and the 7
+        // products and the output at 4 us each.
+        QVERIFY(close(engine::predict_speed(cost, limits, options).decode_tokens_per_second,
+                      1 / (1 / 20e9 + 8 * 4e-6)));
+    }
+
     // The FFN's activation runs over its gate values at its kernel's measured rate.
     void the_activation_costs_its_values_over_its_rate() {
         engine::ModelCost cost;
@@ -221,6 +244,9 @@ private slots:
         const engine::HyperParams hp = engine::read_hyperparams(*file);
         QCOMPARE(cost.activation, engine::Activation::Swiglu);
         QCOMPARE(cost.activation_values, int64_t{hp.n_ff} * hp.n_layer);
+        // Seven products a layer (Q, K, V, output, gate, up, down); decode also the output's.
+        QCOMPARE(cost.dense_products, int64_t{7} * hp.n_layer);
+        QCOMPARE(cost.decode_products, int64_t{7} * hp.n_layer + 1);
     }
 
     void a_mixture_streams_only_its_chosen_experts() {
@@ -271,15 +297,17 @@ private slots:
         QCOMPARE(back[0].gemm_gflops(TensorType::Q4_K, 32), l.gemm_gflops(TensorType::Q4_K, 32));
         QCOMPARE(back[0].swiglu_gvalues, l.swiglu_gvalues);
         QCOMPARE(back[0].gelu_gvalues, l.gelu_gvalues);
+        QCOMPARE(back[0].product_overhead_microseconds, l.product_overhead_microseconds);
+        QCOMPARE(back[0].decode_product_overhead_microseconds, l.decode_product_overhead_microseconds);
     }
 
     // A list of an earlier version (1: before the activation rates and the one- and two-row
-    // batches; 2: kernel rates timed over single calls, read short) is not used: it is measured
-    // again.
+    // batches; 2: kernel rates timed over single calls, read short; 3: before the products'
+    // overhead) is not used: it is measured again.
     void a_list_of_an_earlier_version_is_refused() {
-        for (const char* earlier : {"\"version\": 1", "\"version\": 2"}) {
+        for (const char* earlier : {"\"version\": 1", "\"version\": 2", "\"version\": 3"}) {
             std::string json = engine::machine_limits_to_json({limits_for_test()});
-            const size_t version = json.find("\"version\": 3");
+            const size_t version = json.find("\"version\": 4");
             QVERIFY(version != std::string::npos);
             json.replace(version, 12, earlier);
             QVERIFY_THROWS_EXCEPTION(Error, engine::machine_limits_from_json(json, "limits.json"));
