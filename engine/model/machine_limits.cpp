@@ -401,16 +401,20 @@ void measure_gemm_rates(kernels::TensorType type, kernels::ThreadPool& pool, std
     }
 }
 
-// A product of a small matrix (128 x 1024 Q8_0) over `batch` rows against its arithmetic at the
-// Q8_0 rate measured on a large one: the fixed cost of each product (Qwen2.5-0.5B, Zen 5, 2
+// A product of a small matrix (128 x 1024 Q8_0) over `batch` rows against the longer of its
+// arithmetic at the Q8_0 rate measured on a large one and its read at the measured bandwidth:
+// the fixed cost of each product. A prompt pass's products run warm (Qwen2.5-0.5B, Zen 5, 2
 // threads: Q5_0 products of 128, 896 and 4864 rows over 64 took 48, 119 and 509 us, a line
-// through 31 us at none).
-double measure_product_overhead_microseconds(kernels::ThreadPool& pool, int64_t batch, double q8_0_gflops) {
+// through 31 us at none); decode's run `cold`, each matrix read from memory once, as a token
+// reads a model's, through copies spanning more than a cache holds.
+double measure_product_overhead_microseconds(kernels::ThreadPool& pool, int64_t batch, double gflops,
+                                             bool cold, double bandwidth_gbps) {
     const kernels::TensorType type = kernels::TensorType::Q8_0;
     const kernels::KernelTable& table = kernels::active_kernels();
     const kernels::QuantizeRowFn quantize = table.of(type).quantize.fn();
-    if (!table.multiplies(type) || quantize == nullptr || !(q8_0_gflops > 0)) return 0;
+    if (!table.multiplies(type) || quantize == nullptr || !(gflops > 0) || !(bandwidth_gbps > 0)) return 0;
     constexpr int64_t rows = 128, cols = 1024;
+    constexpr size_t kColdBytes = size_t(256) << 20;
     const size_t row_bytes = kernels::row_bytes(type, cols);
     AlignedBytes file = aligned_bytes(row_bytes * rows);
     std::mt19937 random(321);
@@ -421,29 +425,39 @@ double measure_product_overhead_microseconds(kernels::ThreadPool& pool, int64_t 
             v = value(random);
         quantize(row.data(), file.get() + r * row_bytes, cols);
     }
-    kernels::WeightMatrix m{type, rows, cols, file.get(), kernels::RowLayout::RowMajor};
-    AlignedBytes packed;
-    if (kernels::interleaves_rows16(type, rows, cols)) {
-        packed = aligned_bytes(kernels::interleaved_rows16_bytes(type, rows, cols));
-        kernels::interleave_rows16(type, file.get(), rows, cols, packed.get());
-        m.data = packed.get();
-        m.layout = kernels::RowLayout::Interleaved16;
-    }
+    const bool interleaved = kernels::interleaves_rows16(type, rows, cols);
+    const size_t matrix_bytes = interleaved ? kernels::interleaved_rows16_bytes(type, rows, cols)
+                                            : row_bytes * static_cast<size_t>(rows);
+    const size_t copies = cold ? kColdBytes / matrix_bytes : 1;
+    AlignedBytes all = aligned_bytes(matrix_bytes * copies);
+    if (interleaved)
+        kernels::interleave_rows16(type, file.get(), rows, cols, all.get());
+    else
+        std::memcpy(all.get(), file.get(), matrix_bytes);
+    for (size_t c = 1; c < copies; ++c)
+        std::memcpy(all.get() + c * matrix_bytes, all.get(), matrix_bytes);
+    const auto matrix = [&](size_t c) {
+        return kernels::WeightMatrix{type, rows, cols, all.get() + c * matrix_bytes,
+                                     interleaved ? kernels::RowLayout::Interleaved16
+                                                 : kernels::RowLayout::RowMajor};
+    };
     std::vector<float> x(static_cast<size_t>(batch * cols)), y(static_cast<size_t>(batch * rows));
     for (float& v : x)
         v = value(random) * 50.0f;
     std::vector<std::byte> scratch(kernels::matmul_scratch_bytes(type, cols, batch));
-    kernels::matmul(m, x.data(), batch, y.data(), pool, scratch); // warm
+    kernels::matmul(matrix(0), x.data(), batch, y.data(), pool, scratch); // warm the pool
     double microseconds[3] = {};
     for (double& us : microseconds) {
-        const int calls = 200;
+        const size_t calls = cold ? copies : 200;
         const auto start = Clock::now();
-        for (int i = 0; i < calls; ++i)
-            kernels::matmul(m, x.data(), batch, y.data(), pool, scratch);
-        us = std::chrono::duration<double, std::micro>(Clock::now() - start).count() / calls;
+        for (size_t i = 0; i < calls; ++i)
+            kernels::matmul(matrix(i % copies), x.data(), batch, y.data(), pool, scratch);
+        us = std::chrono::duration<double, std::micro>(Clock::now() - start).count() /
+             static_cast<double>(calls);
     }
-    const double arithmetic_us = 2.0 * rows * cols * batch / (q8_0_gflops * 1e9) * 1e6;
-    return std::max(0.0, median_of(microseconds) - arithmetic_us);
+    const double arithmetic_us = 2.0 * rows * cols * static_cast<double>(batch) / (gflops * 1e9) * 1e6;
+    const double read_us = cold ? static_cast<double>(matrix_bytes) / (bandwidth_gbps * 1e9) * 1e6 : 0.0;
+    return std::max(0.0, median_of(microseconds) - std::max(arithmetic_us, read_us));
 }
 
 // The active tier's SwiGLU and GELU kernels on every thread at once, each over rows of gate values
@@ -541,10 +555,12 @@ MachineLimits measure_machine_limits(int threads, const LimitsToMeasure& what) {
             measure_gemm_rates(type, pool, limits.gemm_rates);
         }
         stop_if_cancelled();
-        limits.product_overhead_microseconds = measure_product_overhead_microseconds(
-            pool, 64, limits.gemm_gflops(kernels::TensorType::Q8_0, 64));
+        const auto q8_0 = [&](int64_t batch) { return limits.gemm_gflops(kernels::TensorType::Q8_0, batch); };
+        limits.product_overhead_microseconds =
+            measure_product_overhead_microseconds(pool, 64, q8_0(64), false, limits.bandwidth_gbps);
+        stop_if_cancelled();
         limits.decode_product_overhead_microseconds =
-            measure_product_overhead_microseconds(pool, 1, limits.gemm_gflops(kernels::TensorType::Q8_0, 1));
+            measure_product_overhead_microseconds(pool, 1, q8_0(1), true, limits.bandwidth_gbps);
     }
     return limits;
 }
