@@ -343,34 +343,50 @@ AlignedBytes aligned_bytes(size_t bytes) {
     return AlignedBytes(p);
 }
 
+// A `type` matrix as a model's is after its load (in groups of 16 rows where the engine repacks
+// them): `distinct` rows of N(0, 0.02) weights, quantized, repeated to `rows`. Its bytes live in
+// `storage`; `bytes` is their count.
+kernels::WeightMatrix model_like_matrix(kernels::TensorType type, int64_t rows, int64_t cols,
+                                        int64_t distinct, uint32_t seed, AlignedBytes& storage,
+                                        size_t& bytes) {
+    const kernels::QuantizeRowFn quantize = kernels::active_kernels().of(type).quantize.fn();
+    std::mt19937 random(seed);
+    std::normal_distribution<float> weight(0.0f, 0.02f);
+    const size_t row_bytes = kernels::row_bytes(type, cols);
+    AlignedBytes file = aligned_bytes(row_bytes * static_cast<size_t>(rows));
+    std::vector<float> row(static_cast<size_t>(cols));
+    for (int64_t r = 0; r < distinct; ++r) {
+        for (float& v : row)
+            v = weight(random);
+        quantize(row.data(), file.get() + r * row_bytes, cols);
+    }
+    for (int64_t r = distinct; r < rows; ++r)
+        std::memcpy(file.get() + r * row_bytes, file.get() + (r % distinct) * row_bytes, row_bytes);
+    bytes = row_bytes * static_cast<size_t>(rows);
+    if (!kernels::interleaves_rows16(type, rows, cols)) {
+        storage = std::move(file);
+        return {type, rows, cols, storage.get(), kernels::RowLayout::RowMajor};
+    }
+    bytes = kernels::interleaved_rows16_bytes(type, rows, cols);
+    storage = aligned_bytes(bytes);
+    kernels::interleave_rows16(type, file.get(), rows, cols, storage.get());
+    return {type, rows, cols, storage.get(), kernels::RowLayout::Interleaved16};
+}
+
 // The median of 3 timings (in CPU seconds per thread) of the active tier's matmul of a `type` matrix, laid
 // out as a model's is after its load, at each batch of kGemmRateBatches; nothing when the tier cannot run it.
 void measure_gemm_rates(kernels::TensorType type, kernels::ThreadPool& pool, std::vector<GemmRate>& rates) {
     const kernels::KernelTable& table = kernels::active_kernels();
     const kernels::QuantizeRowFn quantize = table.of(type).quantize.fn();
     if (!table.multiplies(type) || quantize == nullptr) return;
-    std::mt19937 random(12345);
-    std::normal_distribution<float> weight(0.0f, 0.02f);
     const size_t row_bytes = kernels::row_bytes(type, kRateCols);
     const int64_t rows = std::max<int64_t>(
         kRateDistinctRows, static_cast<int64_t>((kRateMatrixBytes / row_bytes + 15) / 16 * 16));
-    AlignedBytes file = aligned_bytes(row_bytes * rows);
-    std::vector<float> row(kRateCols);
-    for (int64_t r = 0; r < kRateDistinctRows; ++r) {
-        for (float& v : row)
-            v = weight(random);
-        quantize(row.data(), file.get() + r * row_bytes, kRateCols);
-    }
-    for (int64_t r = kRateDistinctRows; r < rows; ++r)
-        std::memcpy(file.get() + r * row_bytes, file.get() + (r % kRateDistinctRows) * row_bytes, row_bytes);
-    kernels::WeightMatrix m{type, rows, kRateCols, file.get(), kernels::RowLayout::RowMajor};
-    AlignedBytes packed;
-    if (kernels::interleaves_rows16(type, rows, kRateCols)) {
-        packed = aligned_bytes(kernels::interleaved_rows16_bytes(type, rows, kRateCols));
-        kernels::interleave_rows16(type, file.get(), rows, kRateCols, packed.get());
-        m.data = packed.get();
-        m.layout = kernels::RowLayout::Interleaved16;
-    }
+    AlignedBytes storage;
+    size_t bytes = 0;
+    const kernels::WeightMatrix m =
+        model_like_matrix(type, rows, kRateCols, kRateDistinctRows, 12345, storage, bytes);
+    std::mt19937 random(54321);
     const int64_t max_batch = *std::max_element(std::begin(kGemmRateBatches), std::end(kGemmRateBatches));
     std::vector<float> x(static_cast<size_t>(max_batch * kRateCols)),
         y(static_cast<size_t>(max_batch * rows));
@@ -415,35 +431,24 @@ double measure_product_overhead_microseconds(kernels::ThreadPool& pool, int64_t 
     if (!table.multiplies(type) || quantize == nullptr || !(gflops > 0) || !(bandwidth_gbps > 0)) return 0;
     constexpr int64_t rows = 128, cols = 1024;
     constexpr size_t kColdBytes = size_t(256) << 20;
-    const size_t row_bytes = kernels::row_bytes(type, cols);
-    AlignedBytes file = aligned_bytes(row_bytes * rows);
-    std::mt19937 random(321);
-    std::normal_distribution<float> value(0.0f, 0.02f);
-    std::vector<float> row(cols);
-    for (int64_t r = 0; r < rows; ++r) {
-        for (float& v : row)
-            v = value(random);
-        quantize(row.data(), file.get() + r * row_bytes, cols);
-    }
-    const bool interleaved = kernels::interleaves_rows16(type, rows, cols);
-    const size_t matrix_bytes = interleaved ? kernels::interleaved_rows16_bytes(type, rows, cols)
-                                            : row_bytes * static_cast<size_t>(rows);
+    AlignedBytes one;
+    size_t matrix_bytes = 0;
+    const kernels::WeightMatrix first = model_like_matrix(type, rows, cols, rows, 321, one, matrix_bytes);
+    // Cold: copies of it, one after another, each read once a round.
     const size_t copies = cold ? kColdBytes / matrix_bytes : 1;
-    AlignedBytes all = aligned_bytes(matrix_bytes * copies);
-    if (interleaved)
-        kernels::interleave_rows16(type, file.get(), rows, cols, all.get());
-    else
-        std::memcpy(all.get(), file.get(), matrix_bytes);
-    for (size_t c = 1; c < copies; ++c)
-        std::memcpy(all.get() + c * matrix_bytes, all.get(), matrix_bytes);
+    AlignedBytes all = cold ? aligned_bytes(matrix_bytes * copies) : nullptr;
+    for (size_t c = 0; cold && c < copies; ++c)
+        std::memcpy(all.get() + c * matrix_bytes, first.data, matrix_bytes);
     const auto matrix = [&](size_t c) {
-        return kernels::WeightMatrix{type, rows, cols, all.get() + c * matrix_bytes,
-                                     interleaved ? kernels::RowLayout::Interleaved16
-                                                 : kernels::RowLayout::RowMajor};
+        kernels::WeightMatrix m = first;
+        if (cold) m.data = all.get() + c * matrix_bytes;
+        return m;
     };
+    std::mt19937 random(321);
+    std::normal_distribution<float> value(0.0f, 1.0f);
     std::vector<float> x(static_cast<size_t>(batch * cols)), y(static_cast<size_t>(batch * rows));
     for (float& v : x)
-        v = value(random) * 50.0f;
+        v = value(random);
     std::vector<std::byte> scratch(kernels::matmul_scratch_bytes(type, cols, batch));
     kernels::matmul(matrix(0), x.data(), batch, y.data(), pool, scratch); // warm the pool
     double microseconds[3] = {};

@@ -711,43 +711,56 @@ void Recorder::matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_r
     }
 }
 
+namespace {
+
+// A gated FFN's gate and up matrices (or expert tensors) as one fused product reads them: the
+// same type and shape, U after G in one buffer at a distance that keeps G's 16-byte alignment,
+// both within one binding. The distance in bytes, or none where they must run apart.
+std::optional<uint32_t> glu_distance(const ContextState& c, const DeviceMatrix& gate, const DeviceMatrix& up,
+                                     const char* op) {
+    if (up.type != gate.type || up.rows != gate.rows || up.cols != gate.cols)
+        fail(op, "a gate and an up matrix of different types or shapes");
+    const size_t bytes = static_cast<size_t>(gate.rows) * kernels::row_bytes(gate.type, gate.cols);
+    if (up.data.buffer != gate.data.buffer || up.data.offset < gate.data.offset + bytes) return std::nullopt;
+    const size_t distance = up.data.offset - gate.data.offset;
+    const size_t spare = std::max<size_t>(c.properties.limits.minStorageBufferOffsetAlignment, 4) + 8;
+    if (distance % 16 != 0 || distance > UINT32_MAX || distance + bytes + spare > c.binding_limit())
+        return std::nullopt;
+    return static_cast<uint32_t>(distance);
+}
+
+// The mat-vec shader's GLU constant for an activation.
+uint32_t glu_constant(Recorder::Glu glu) {
+    return glu == Recorder::Glu::Silu ? 1u : 2u;
+}
+
+} // namespace
+
 void Recorder::matmul_glu(const DeviceMatrix& gate, const DeviceMatrix& up, View x, int64_t batch, Glu glu,
                           View gate_out, View up_out) {
     const char* op = "matmul";
     RecorderState& s = *state_;
     check_matrix(gate, op);
     check_matrix(up, op);
-    if (up.type != gate.type || up.rows != gate.rows || up.cols != gate.cols)
-        fail(op, "a gate and an up matrix of different types or shapes");
     if (batch <= 0) fail(op, "batch " + std::to_string(batch));
-    const size_t row_bytes = kernels::row_bytes(gate.type, gate.cols);
-    const size_t matrix_bytes = static_cast<size_t>(gate.rows) * row_bytes;
+    const std::optional<uint32_t> distance = glu_distance(s.c, gate, up, op);
     const Candidate<ShaderPlan>* candidate =
         vulkan_kernels().of(gate.type).matmul.pick({.batch = batch,
                                                     .rows = gate.rows,
                                                     .width = gate.cols,
                                                     .device = Device::Vulkan,
                                                     .features = s.c.features()});
-    // One binding from G's first row to U's last; U's distance keeps the alignment the shader
-    // reads G with.
-    const bool together =
-        up.data.buffer == gate.data.buffer && up.data.offset >= gate.data.offset + matrix_bytes;
-    const size_t distance = together ? up.data.offset - gate.data.offset : 0;
-    const size_t span = distance + matrix_bytes;
-    const size_t spare = std::max<size_t>(s.c.properties.limits.minStorageBufferOffsetAlignment, 4) + 8;
-    if (!candidate || candidate->fn != ShaderPlan::MatVec || !together || distance % 16 != 0 ||
-        span + spare > s.c.binding_limit() || distance > UINT32_MAX) {
+    if (!candidate || candidate->fn != ShaderPlan::MatVec || !distance) {
         matmul(gate, x, batch, gate_out);
         matmul(up, x, batch, up_out);
-        if (glu == Glu::Silu)
-            swiglu(gate_out, up_out, batch, gate.rows);
-        else
-            geglu(gate_out, up_out, batch, gate.rows);
+        apply_glu(glu, gate_out, up_out, batch, gate.rows);
         return;
     }
+    const size_t row_bytes = kernels::row_bytes(gate.type, gate.cols);
     const uint32_t cols = u32(gate.cols, op, "cols");
     const uint32_t rows = u32(gate.rows, op, "rows");
-    const Binding wb = s.bind(gate.data, span, op, "weights", 4);
+    const Binding wb =
+        s.bind(gate.data, *distance + static_cast<size_t>(gate.rows) * row_bytes, op, "weights", 4);
     const Binding xb = s.bind(x, static_cast<size_t>(batch * gate.cols) * 4, op, "x");
     const Binding yb = s.bind(gate_out, static_cast<size_t>(batch * gate.rows) * 4, op, "y");
     // The plain product's rows per workgroup, half of them the gate's, half the up matrix's:
@@ -758,13 +771,20 @@ void Recorder::matmul_glu(const DeviceMatrix& gate, const DeviceMatrix& up, View
     Push push;
     push.u(wb.skew).u(xb.words()).u(yb.words()).u(0).u(rows).u(cols);
     push.u(u32(static_cast<int64_t>(row_bytes), op, "row bytes")).u(static_cast<uint32_t>(batch));
-    push.u(cols).u(rows).u(1).u(0).u(row_groups).u(static_cast<uint32_t>(distance));
+    push.u(cols).u(rows).u(1).u(0).u(row_groups).u(*distance);
     const bool x_vec4 = xb.words() % 4 == 0 && gate.cols % 4 == 0;
     s.dispatch(op, typed_shader(*candidate, gate.type),
                {plan.workgroup, 2 * pairs, static_cast<uint32_t>(batch), x_vec4, s.c.subgroup_min,
                 word_aligned(gate.type, wb, row_bytes), false, vec16_aligned(gate.type, wb, row_bytes), false,
-                glu == Glu::Silu ? 1u : 2u},
+                glu_constant(glu)},
                {wb, xb, yb.writes()}, push, row_groups, 1, candidate->id);
+}
+
+void Recorder::apply_glu(Glu glu, View gate, View up, int64_t rows, int64_t dim) {
+    if (glu == Glu::Silu)
+        swiglu(gate, up, rows, dim);
+    else
+        geglu(gate, up, rows, dim);
 }
 
 namespace {
@@ -829,26 +849,15 @@ void Recorder::matmul_experts_glu(const DeviceMatrix& gate, const DeviceMatrix& 
                                   View up_out) {
     check_experts(gate, rows_per_expert, n, k);
     check_experts(up, rows_per_expert, n, k);
-    if (up.type != gate.type || up.rows != gate.rows || up.cols != gate.cols)
-        fail("matmul_experts", "a gate and an up tensor of different types or shapes");
     RecorderState& s = *state_;
-    const size_t tensor_bytes = static_cast<size_t>(gate.rows) * kernels::row_bytes(gate.type, gate.cols);
-    const bool together =
-        up.data.buffer == gate.data.buffer && up.data.offset >= gate.data.offset + tensor_bytes;
-    const size_t distance = together ? up.data.offset - gate.data.offset : 0;
-    const size_t spare = std::max<size_t>(s.c.properties.limits.minStorageBufferOffsetAlignment, 4) + 8;
-    if (!together || distance % 16 != 0 || distance > UINT32_MAX ||
-        distance + tensor_bytes + spare > s.c.binding_limit()) {
+    const std::optional<uint32_t> distance = glu_distance(s.c, gate, up, "matmul_experts");
+    if (!distance) {
         matmul_experts(gate, rows_per_expert, x, n, ids, k, gate_out);
         matmul_experts(up, rows_per_expert, x, n, ids, k, up_out);
-        if (glu == Glu::Silu)
-            swiglu(gate_out, up_out, n * k, rows_per_expert);
-        else
-            geglu(gate_out, up_out, n * k, rows_per_expert);
+        apply_glu(glu, gate_out, up_out, n * k, rows_per_expert);
         return;
     }
-    record_expert_products(s, gate, rows_per_expert, x, n, ids, k, gate_out, glu == Glu::Silu ? 1u : 2u,
-                           distance);
+    record_expert_products(s, gate, rows_per_expert, x, n, ids, k, gate_out, glu_constant(glu), *distance);
 }
 
 void Recorder::get_rows(const DeviceMatrix& table, View ids, int64_t n, View out) {

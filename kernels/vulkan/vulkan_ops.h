@@ -168,6 +168,8 @@ private:
     };
     void matmul_rows(const DeviceMatrix& w, int64_t row_begin, int64_t n_rows, View x, int64_t batch, View y,
                      int64_t y_stride, const Epilogue& epilogue);
+    // gate = act(gate) * up: swiglu or geglu.
+    void apply_glu(Glu glu, View gate, View up, int64_t rows, int64_t dim);
     std::unique_ptr<RecorderState> state_;
 };
 

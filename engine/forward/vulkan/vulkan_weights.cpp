@@ -96,11 +96,8 @@ void VulkanWeights::upload_pair(const kernels::WeightMatrix& gate, const kernels
         return;
     }
     check_uploadable(gate, gate_name);
-    constexpr size_t kAlignment = 256;
-    const size_t up_offset = (matrix_bytes(gate) + kAlignment - 1) / kAlignment * kAlignment;
-    vk::Buffer& buffer = buffers_.emplace_back(context_, up_offset + matrix_bytes(up));
-    upload_into(gate, buffer, 0);
-    upload_into(up, buffer, up_offset);
+    const kernels::WeightMatrix* const parts[] = {&gate, &up};
+    upload_together(parts, 256);
     gate_target = uploaded_.at(gate.data);
     up_target = uploaded_.at(up.data);
 }
@@ -122,18 +119,10 @@ void VulkanWeights::upload_attention_inputs(const LayerWeights& l, const std::st
     check_uploadable(l.wq, layer_name + "attn_q");
     std::vector<const kernels::WeightMatrix*> parts{&l.wq, &l.wk};
     if (with_v) parts.push_back(&l.wv);
-    size_t bytes = 0;
     int64_t rows = 0;
-    for (const kernels::WeightMatrix* m : parts) {
-        bytes += matrix_bytes(*m);
+    for (const kernels::WeightMatrix* m : parts)
         rows += m->rows;
-    }
-    vk::Buffer& buffer = buffers_.emplace_back(context_, bytes);
-    size_t offset = 0;
-    for (const kernels::WeightMatrix* m : parts) {
-        upload_into(*m, buffer, offset);
-        offset += matrix_bytes(*m);
-    }
+    vk::Buffer& buffer = upload_together(parts, 1); // rows end to end: one matrix
     target.wq = uploaded_.at(l.wq.data);
     target.wk = uploaded_.at(l.wk.data);
     target.wv = with_v ? uploaded_.at(l.wv.data) : upload_matrix(l.wv, layer_name + "attn_v");
@@ -145,6 +134,21 @@ void VulkanWeights::upload_attention_inputs(const LayerWeights& l, const std::st
         if (with_v) bias.insert(bias.end(), l.bv.begin(), l.bv.end());
         add_vector(bias, target.b_stacked);
     }
+}
+
+vk::Buffer& VulkanWeights::upload_together(std::span<const kernels::WeightMatrix* const> parts,
+                                           size_t alignment) {
+    std::vector<size_t> offsets;
+    size_t bytes = 0;
+    for (const kernels::WeightMatrix* m : parts) {
+        bytes = (bytes + alignment - 1) / alignment * alignment;
+        offsets.push_back(bytes);
+        bytes += matrix_bytes(*m);
+    }
+    vk::Buffer& buffer = buffers_.emplace_back(context_, bytes);
+    for (size_t i = 0; i < parts.size(); ++i)
+        upload_into(*parts[i], buffer, offsets[i]);
+    return buffer;
 }
 
 void VulkanWeights::upload_into(const kernels::WeightMatrix& m, vk::Buffer& buffer, size_t offset) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,9 @@ private:
                                  VulkanLayerWeights& target);
     void check_uploadable(const kernels::WeightMatrix& m, const std::string& name) const;
     void upload_into(const kernels::WeightMatrix& m, kernels::vulkan::Buffer& buffer, size_t offset);
+    // Matrices into one new buffer, one after another, each starting on a multiple of `alignment`.
+    kernels::vulkan::Buffer& upload_together(std::span<const kernels::WeightMatrix* const> parts,
+                                             size_t alignment);
     // Queues a vector (empty: none) for upload_vectors.
     void add_vector(const std::vector<float>& values, VulkanVector& target);
     void upload_vectors();
