@@ -6,6 +6,7 @@
 #include "kernels/decode_prefetch.h"
 #include "kernels/interleaved_rows.h"
 #include "kernels/kernel_table.h"
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -41,6 +42,84 @@ void gemm_by_dot(int64_t n, const void* weights, size_t weight_row_bytes, int64_
     for (int64_t r = row_begin; r < row_end; ++r)
         for (int64_t b = 0; b < batch; ++b)
             y[b * y_stride + r] = kDot(n, w + r * weight_row_bytes, a + b * activation_row_bytes);
+}
+
+// Row-major rows whose blocks a Decoded type decodes once for every activation row: Decoded(block)
+// decodes a weight block (Decoded::Block); decoded.accumulate(activation block, acc) returns acc
+// plus their dot product (acc a vector of partial sums, Decoded::zero() at first), and
+// Decoded::sum(acc) the row's dot product. A row's dot product is then the same operations for
+// one activation row as for several: decode and a small batch give the same bits.
+template <class Decoded>
+float dot_by_decoded_blocks(int64_t n, const void* weight_row, const void* activation_row) {
+    const auto* w = static_cast<const typename Decoded::Block*>(weight_row);
+    const auto* a = static_cast<const typename Decoded::ActivationBlock*>(activation_row);
+    auto acc = Decoded::zero();
+    for (int64_t i = 0; i < n / Decoded::kBlockElements; ++i)
+        acc = Decoded(w[i]).accumulate(a[i], acc);
+    return Decoded::sum(acc);
+}
+
+// Activation rows [first, first + M) against one weight row, each block decoded once for the M.
+template <class Decoded, int M>
+void dot_decoded_rows(int64_t blocks, const typename Decoded::Block* w, const char* activations,
+                      size_t activation_row_bytes, int64_t first, float* y, int64_t y_stride) {
+    using ActivationBlock = typename Decoded::ActivationBlock;
+    const ActivationBlock* a[M];
+    decltype(Decoded::zero()) acc[M];
+#pragma GCC unroll 8
+    for (int m = 0; m < M; ++m) {
+        a[m] = reinterpret_cast<const ActivationBlock*>(activations + (first + m) * activation_row_bytes);
+        acc[m] = Decoded::zero();
+    }
+    for (int64_t i = 0; i < blocks; ++i) {
+        const Decoded decoded(w[i]);
+#pragma GCC unroll 8
+        for (int m = 0; m < M; ++m)
+            acc[m] = decoded.accumulate(a[m][i], acc[m]);
+    }
+#pragma GCC unroll 8
+    for (int m = 0; m < M; ++m)
+        y[(first + m) * y_stride] = Decoded::sum(acc[m]);
+}
+
+// dot_decoded_rows for the `left` (1 to M) activation rows from `first`.
+template <class Decoded, int M>
+void dot_last_decoded_rows(int64_t blocks, const typename Decoded::Block* w, const char* activations,
+                           size_t activation_row_bytes, int64_t first, int64_t left, float* y,
+                           int64_t y_stride) {
+    if constexpr (M > 1) {
+        if (left < M)
+            return dot_last_decoded_rows<Decoded, M - 1>(blocks, w, activations, activation_row_bytes, first,
+                                                         left, y, y_stride);
+    }
+    dot_decoded_rows<Decoded, M>(blocks, w, activations, activation_row_bytes, first, y, y_stride);
+}
+
+// A GemmFn of such rows: decode as gemv_by_rows; a batch weight row by weight row (its lines
+// asked for ahead, as in decode), against kRowsPerPass activation rows at a time, the row read
+// from L1 after the first pass.
+template <class Decoded, int kRowsPerPass>
+void gemm_by_decoded_blocks(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                            int64_t row_end, const void* activations, size_t activation_row_bytes,
+                            int64_t batch, float* y, int64_t y_stride) {
+    if (batch == 1) {
+        gemv_by_rows(dot_by_decoded_blocks<Decoded>, n, weights, weight_row_bytes, row_begin, row_end,
+                     activations, y);
+        return;
+    }
+    const char* base = static_cast<const char*>(weights);
+    const char* a = static_cast<const char*>(activations);
+    const DecodePrefetch& prefetch = decode_prefetch();
+    const int64_t blocks = n / Decoded::kBlockElements;
+    for (int64_t r = row_begin; r < row_end; ++r) {
+        const char* row = base + r * weight_row_bytes;
+        prefetch_weight_lines(row + prefetch.row_bytes_ahead, weight_row_bytes, prefetch.into_l2);
+        const auto* w = reinterpret_cast<const typename Decoded::Block*>(row);
+        for (int64_t first = 0; first < batch; first += kRowsPerPass)
+            dot_last_decoded_rows<Decoded, kRowsPerPass>(blocks, w, a, activation_row_bytes, first,
+                                                         std::min<int64_t>(kRowsPerPass, batch - first),
+                                                         y + r, y_stride);
+    }
 }
 
 // A GemmFn over repacked rows (row_begin and row_end whole groups) of one gemv per activation

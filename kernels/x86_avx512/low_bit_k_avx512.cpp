@@ -1,13 +1,13 @@
-// Decode over Q2_K and Q3_K rows with Q8_K activations on AVX-512: two 32-element chunks per
-// zmm, so a super-block takes half the instructions of the AVX2 kernel, which leaves these
-// formats bound by arithmetic below the memory's speed. Q2_K goes further: its
+// Decode and small batches over Q2_K and Q3_K rows with Q8_K activations on AVX-512: two
+// 32-element chunks per zmm, so a super-block takes half the instructions of the AVX2 kernel,
+// which leaves these formats bound by arithmetic below the memory's speed. Q2_K goes further: its
 // scale-times-quant products fit a byte, so a vpshufb table of them per super-block feeds
-// vpdpbusd directly, with no int16 pair sums (Q3_K keeps those).
+// vpdpbusd directly, with no int16 pair sums (Q3_K keeps those). A small batch decodes each
+// super-block once for several activation rows.
 //
 // The integer sums are exact. Folding the zmm's two halves gives the AVX2 kernel's 8 int32 lanes
 // (lane i: bytes 4i..4i+3 of every chunk), and the float steps are the AVX2 kernel's, in its
-// order: both tiers give the same bits, so small prefill batches, which keep the AVX2 tier's gemm
-// tiles, agree with decode to the bit.
+// order: both tiers give the same bits, decode and small batches alike.
 #include "kernels/block_formats.h"
 #include "kernels/gemm_by_rows.h"
 #include "kernels/x86_avx2/low_bit_k_scales.h"
@@ -53,23 +53,6 @@ inline __m512i pair_scales(__m512i scales, int c) {
     return _mm512_permutexvar_epi16(_mm512_load_si512(index), scales);
 }
 
-// The Q3_K super-block's weighted integer sum of 8 chunks, as the AVX2 kernel's 8 int32 lanes.
-// (Q3_K's signed six-bit scales times its three-bit quants do not fit a byte, so the scales apply
-// to int16 pair sums here, not through a table as Q2_K's do.)
-inline __m256i q3k_chunk_sums(const uint8_t* qs, const uint8_t* hmask, __m256i scales, const int8_t* x) {
-    const __m512i halves[2] = {duplicate(qs), duplicate(qs + 32)};
-    const __m512i wide_scales = _mm512_castsi256_si512(scales);
-    const __m512i high_bits = duplicate(hmask);
-    __m512i sum = _mm512_setzero_si512();
-#pragma GCC unroll 4
-    for (int c = 0; c < 8; c += 2) {
-        const __m512i quants = add_high_bits(two_bit_pair(halves[c / 4], c), high_bits, c);
-        const __m512i products = _mm512_maddubs_epi16(quants, _mm512_loadu_si512(x + 32 * c));
-        sum = _mm512_dpwssd_epi32(sum, products, pair_scales(wide_scales, c));
-    }
-    return _mm256_add_epi32(_mm512_castsi512_si256(sum), _mm512_extracti64x4_epi64(sum, 1));
-}
-
 // Q2_K's products of scale and quant, s_g * q for the super-block's 16 groups g of 16 elements and
 // q = 0..3, as one vpshufb table: lane k, byte 4t + q holds s_(4t + k) * q (at most 45, so an
 // unsigned byte). Pair c's zmm holds groups 2c + k in its lanes k, so t = c / 2 there.
@@ -86,22 +69,6 @@ inline __m512i q2k_scaled_quant_table(const uint8_t* packed_scales) {
     return _mm512_mullo_epi16(spread, _mm512_set1_epi32(0x03020100));
 }
 
-// The Q2_K super-block's weighted integer sum of 8 chunks, as the AVX2 kernel's 8 int32 lanes:
-// per pair of chunks one shift, one ternary-logic op making the table index (the quant, plus 4t),
-// one vpshufb giving s * q and one vpdpbusd against the activations, exact in int32.
-inline __m256i q2k_chunk_sums(const uint8_t* qs, __m512i table, const int8_t* x) {
-    const __m512i halves[2] = {duplicate(qs), duplicate(qs + 32)};
-    __m512i sum = _mm512_setzero_si512();
-#pragma GCC unroll 4
-    for (int c = 0; c < 8; c += 2) {
-        // (shifted & 3) | 4t in one op: 0xEA is A & B | C.
-        const __m512i index = _mm512_ternarylogic_epi32(shifted_pair(halves[c / 4], c), _mm512_set1_epi8(3),
-                                                        _mm512_set1_epi8(static_cast<char>(2 * c)), 0xEA);
-        sum = _mm512_dpbusd_epi32(sum, _mm512_shuffle_epi8(table, index), _mm512_loadu_si512(x + 32 * c));
-    }
-    return _mm256_add_epi32(_mm512_castsi512_si256(sum), _mm512_extracti64x4_epi64(sum, 1));
-}
-
 // The AVX2 tier's horizontal sum, step for step.
 inline float sum_lanes(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -110,51 +77,113 @@ inline float sum_lanes(__m256 v) {
     return _mm_cvtss_f32(s);
 }
 
-float vec_dot_q2_K_q8_K(int64_t n, const void* weight_row, const void* activation_row) {
-    const auto* w = static_cast<const BlockQ2_K*>(weight_row);
-    const auto* a = static_cast<const BlockQ8_K*>(activation_row);
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i < n / QK_K; ++i) {
-        const Q2KScales scales = q2k_scales(w[i].scales);
-        const __m256i dot = q2k_chunk_sums(w[i].qs, q2k_scaled_quant_table(w[i].scales), a[i].qs);
-        const __m256i scaled_mins =
-            _mm256_madd_epi16(scales.mins, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a[i].bsums)));
-        // [d * a.d, dmin * a.d]: d and dmin are adjacent halves.
-        const __m128 super_scales = _mm_mul_ps(_mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(
-                                                   read_u32(reinterpret_cast<const uint8_t*>(&w[i].d))))),
-                                               _mm_broadcast_ss(&a[i].d));
-        acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(super_scales), _mm256_cvtepi32_ps(dot), acc);
-        acc = _mm256_fnmadd_ps(_mm256_broadcastss_ps(_mm_movehdup_ps(super_scales)),
-                               _mm256_cvtepi32_ps(scaled_mins), acc);
-    }
-    return sum_lanes(acc);
+inline __m256i fold_halves(__m512i v) {
+    return _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
 }
 
-float vec_dot_q3_K_q8_K(int64_t n, const void* weight_row, const void* activation_row) {
-    const auto* w = static_cast<const BlockQ3_K*>(weight_row);
-    const auto* a = static_cast<const BlockQ8_K*>(activation_row);
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i < n / QK_K; ++i) {
-        const __m256i scales = q3k_scales(w[i].scales);
-        const __m256i dot = _mm256_add_epi32(q3k_offset_terms(scales, a[i].bsums),
-                                             q3k_chunk_sums(w[i].qs, w[i].hmask, scales, a[i].qs));
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(w[i].d) * a[i].d), _mm256_cvtepi32_ps(dot), acc);
+// What one weight super-block gives every activation row, decoded once: a batch's rows (a
+// prompt's few tokens, a verify pass's drafted ones) then cost a few multiply-adds each.
+//
+// Q2_K: per pair of chunks one shift, one ternary-logic op making the table index (the quant,
+// plus 4t) and one vpshufb give the bytes s * q that meet the activations in one vpdpbusd, exact
+// in int32; the mins meet the activations' 16-element sums.
+struct Q2KDecoded {
+    using Block = BlockQ2_K;
+    using ActivationBlock = BlockQ8_K;
+    static constexpr int64_t kBlockElements = QK_K;
+    static __m256 zero() { return _mm256_setzero_ps(); }
+    static float sum(__m256 acc) { return sum_lanes(acc); }
+
+    __m512i scaled_quants[4]; // chunks c and c + 1 of pair c / 2
+    __m256i mins;             // the 16 mins as int16
+    __m128 d_dmin;            // [d, dmin]
+    explicit Q2KDecoded(const BlockQ2_K& w) {
+        const __m512i table = q2k_scaled_quant_table(w.scales);
+        const __m512i halves[2] = {duplicate(w.qs), duplicate(w.qs + 32)};
+#pragma GCC unroll 4
+        for (int c = 0; c < 8; c += 2) {
+            // (shifted & 3) | 4t in one op: 0xEA is A & B | C.
+            const __m512i index =
+                _mm512_ternarylogic_epi32(shifted_pair(halves[c / 4], c), _mm512_set1_epi8(3),
+                                          _mm512_set1_epi8(static_cast<char>(2 * c)), 0xEA);
+            scaled_quants[c / 2] = _mm512_shuffle_epi8(table, index);
+        }
+        mins = q2k_scales(w.scales).mins;
+        // d and dmin are adjacent halves.
+        d_dmin = _mm_cvtph_ps(
+            _mm_cvtsi32_si128(static_cast<int>(read_u32(reinterpret_cast<const uint8_t*>(&w.d)))));
     }
-    return sum_lanes(acc);
-}
+    // acc + this super-block's dot product with `a`, in the AVX2 kernel's lanes and float steps.
+    __m256 accumulate(const BlockQ8_K& a, __m256 acc) const {
+        __m512i sum = _mm512_setzero_si512();
+#pragma GCC unroll 4
+        for (int c = 0; c < 8; c += 2)
+            sum = _mm512_dpbusd_epi32(sum, scaled_quants[c / 2], _mm512_loadu_si512(a.qs + 32 * c));
+        const __m256i dot = fold_halves(sum);
+        const __m256i scaled_mins =
+            _mm256_madd_epi16(mins, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.bsums)));
+        const __m128 super_scales = _mm_mul_ps(d_dmin, _mm_broadcast_ss(&a.d)); // [d * a.d, dmin * a.d]
+        acc = _mm256_fmadd_ps(_mm256_broadcastss_ps(super_scales), _mm256_cvtepi32_ps(dot), acc);
+        return _mm256_fnmadd_ps(_mm256_broadcastss_ps(_mm_movehdup_ps(super_scales)),
+                                _mm256_cvtepi32_ps(scaled_mins), acc);
+    }
+};
+
+// Q3_K: the quants with their high bits, and the scales each pair's int16 sums take (its
+// six-bit scales times three-bit quants do not fit a byte, so no table as Q2_K's).
+struct Q3KDecoded {
+    using Block = BlockQ3_K;
+    using ActivationBlock = BlockQ8_K;
+    static constexpr int64_t kBlockElements = QK_K;
+    static __m256 zero() { return _mm256_setzero_ps(); }
+    static float sum(__m256 acc) { return sum_lanes(acc); }
+
+    __m512i quants[4];     // chunks c and c + 1 of pair c / 2, 0..7
+    __m512i pair_scale[4]; // their scales, one per 16 elements, as int16
+    __m256i scales;        // the 16 scales as int16, for the offset term
+    float d;
+    explicit Q3KDecoded(const BlockQ3_K& w) : scales(q3k_scales(w.scales)), d(_cvtsh_ss(w.d)) {
+        const __m512i halves[2] = {duplicate(w.qs), duplicate(w.qs + 32)};
+        const __m512i wide_scales = _mm512_castsi256_si512(scales);
+        const __m512i high_bits = duplicate(w.hmask);
+#pragma GCC unroll 4
+        for (int c = 0; c < 8; c += 2) {
+            quants[c / 2] = add_high_bits(two_bit_pair(halves[c / 4], c), high_bits, c);
+            pair_scale[c / 2] = pair_scales(wide_scales, c);
+        }
+    }
+    __m256 accumulate(const BlockQ8_K& a, __m256 acc) const {
+        __m512i sum = _mm512_setzero_si512();
+#pragma GCC unroll 4
+        for (int c = 0; c < 8; c += 2) {
+            const __m512i products = _mm512_maddubs_epi16(quants[c / 2], _mm512_loadu_si512(a.qs + 32 * c));
+            sum = _mm512_dpwssd_epi32(sum, products, pair_scale[c / 2]);
+        }
+        const __m256i dot = _mm256_add_epi32(q3k_offset_terms(scales, a.bsums), fold_halves(sum));
+        return _mm256_fmadd_ps(_mm256_set1_ps(d * a.d), _mm256_cvtepi32_ps(dot), acc);
+    }
+};
+
+// Activation rows per pass over a weight row: 8 accumulators beside a super-block's decoded
+// weights (Q3_K: 8 zmm) stay in the 32 registers.
+constexpr int kRowsPerPass = 8;
 
 } // namespace
 
 // Decode (batch 1) runs the rows through the dot products above, each row's lines asked for
-// ahead of it as the AVX2 tier does (gemm_by_rows.h); batches stay with the tier's other kernels.
+// ahead of it as the AVX2 tier does (gemm_by_rows.h); batches of up to 32 decode each
+// super-block once for up to kRowsPerPass activation rows, larger ones go to the panels
+// (gemm_k_quants.h). Zen 4, Llama 3.2 1B Q2_K, 2 threads, prefill t/s these / panels: pp16 131/94,
+// pp32 142/136, pp48 141/154, pp64 145/168.
 void add_low_bit_k_quant_kernels(KernelTable& table) {
-    const auto decode = [](std::string_view name, GemmFn fn) {
-        return matmul_kernel(name, cpu(Isa::Avx512), fn, TensorType::Q8_K, {.max_batch = 1});
+    constexpr int64_t kPanelsFrom = 33;
+    const auto kernel = [](std::string_view name, GemmFn fn) {
+        return matmul_kernel(name, cpu(Isa::Avx512), fn, TensorType::Q8_K, {.max_batch = kPanelsFrom - 1});
     };
     table.of(TensorType::Q2_K)
-        .matmul.put_first({decode("vec_dot_q2_K_q8_K", gemm_by_dot<vec_dot_q2_K_q8_K>)});
+        .matmul.put_first({kernel("gemm_q2_K_q8_K_rows", gemm_by_decoded_blocks<Q2KDecoded, kRowsPerPass>)});
     table.of(TensorType::Q3_K)
-        .matmul.put_first({decode("vec_dot_q3_K_q8_K", gemm_by_dot<vec_dot_q3_K_q8_K>)});
+        .matmul.put_first({kernel("gemm_q3_K_q8_K_rows", gemm_by_decoded_blocks<Q3KDecoded, kRowsPerPass>)});
 }
 
 } // namespace hearth::kernels::avx512

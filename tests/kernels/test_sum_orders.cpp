@@ -436,50 +436,68 @@ private slots:
         }
     }
 
-    // The AVX-512 tier's Q2_K and Q3_K decode gives the AVX2 tier's dot products' bits, and so the
-    // bits of that tier's gemm, which the table keeps for small prefill batches.
-    void avx512LowBitDecodeMatchesAvx2_data() {
+    // Q2_K and Q3_K decode gives the AVX2 tier's dot products' bits on the AVX2, AVX-VNNI and
+    // AVX-512 tiers, and so do their small batches (each super-block decoded once for several
+    // activation rows) and the AVX2 tier's gemm after them, every row against every activation
+    // row: every batch up to 32, on AVX-VNNI up to its panels' (from 16).
+    void lowBitDecodeAndSmallBatchesMatchAvx2Dots_data() {
+        QTest::addColumn<int>("isa");
         QTest::addColumn<int>("type");
         QTest::addColumn<int>("blocks");
         QTest::addColumn<int>("pattern");
-        for (TensorType t : {TensorType::Q2_K, TensorType::Q3_K})
-            for (int blocks : {1, 2, 8, 13})
-                for (Pattern p : {Pattern::Quantized, Pattern::RawBytes})
-                    QTest::addRow("%s %d blocks %s", type_traits(t).name.data(), blocks, pattern_name(p))
-                        << int(t) << blocks << int(p);
+        for (Isa isa : {Isa::Avx2, Isa::AvxVnni, Isa::Avx512})
+            for (TensorType t : {TensorType::Q2_K, TensorType::Q3_K})
+                for (int blocks : {1, 2, 8, 13})
+                    for (Pattern p : {Pattern::Quantized, Pattern::RawBytes})
+                        QTest::addRow("%s %s %d blocks %s", isa_name(isa).data(), type_traits(t).name.data(),
+                                      blocks, pattern_name(p))
+                            << int(isa) << int(t) << blocks << int(p);
     }
-    void avx512LowBitDecodeMatchesAvx2() {
-        SKIP_WITHOUT(Isa::Avx512);
+    void lowBitDecodeAndSmallBatchesMatchAvx2Dots() {
+        QFETCH(int, isa);
         QFETCH(int, type);
         QFETCH(int, blocks);
         QFETCH(int, pattern);
+        const auto tier = static_cast<Isa>(isa);
+        SKIP_WITHOUT(tier);
         const auto t = static_cast<TensorType>(type);
-        const Candidate<GemmFn>* decode = kernels_for(Isa::Avx512)->of(t).matmul.pick({.batch = 1});
-        QVERIFY(decode != nullptr);
-        QCOMPARE(decode->backend, cpu(Isa::Avx512));
-        const Candidate<GemmFn>* small_prefill = kernels_for(Isa::Avx512)->of(t).matmul.pick({.batch = 3});
-        QVERIFY(small_prefill != nullptr);
-        QCOMPARE(small_prefill->backend, cpu(Isa::Avx2));
-        const int64_t n = int64_t(blocks) * QK_K, rows = 5, batch = 3;
+        const Candidates<GemmFn>& candidates = kernels_for(tier)->of(t).matmul;
+        const int64_t n = int64_t(blocks) * QK_K, rows = 5, most = tier == Isa::AvxVnni ? 15 : 32;
         std::mt19937 rng(static_cast<uint32_t>(type * 100 + blocks * 2 + pattern));
         Bytes w, a;
         for (int64_t r = 0; r < rows; ++r) {
             const Bytes row = make_weight_row(t, n, static_cast<Pattern>(pattern), rng);
             w.insert(w.end(), row.begin(), row.end());
         }
-        for (int64_t b = 0; b < batch; ++b) {
+        for (int64_t b = 0; b < most; ++b) {
             const Bytes row = make_activation_row(TensorType::Q8_K, n, Pattern::Quantized, rng);
             a.insert(a.end(), row.begin(), row.end());
         }
         const size_t w_bytes = row_bytes(t, n), a_bytes = row_bytes(TensorType::Q8_K, n);
-        std::vector<float> got(rows), prefill(size_t(rows * batch));
-        decode->fn(n, w.data(), w_bytes, 0, rows, a.data(), a_bytes, 1, got.data(), rows);
-        small_prefill->fn(n, w.data(), w_bytes, 0, rows, a.data(), a_bytes, batch, prefill.data(), rows);
-        for (int64_t r = 0; r < rows; ++r) {
-            const float avx2 = avx2_dot(t)(n, w.data() + r * w_bytes, a.data());
-            QVERIFY2(same_bits(got[size_t(r)], avx2),
-                     qPrintable(QString("row %1: avx512 %2, avx2 %3").arg(r).arg(got[size_t(r)]).arg(avx2)));
-            QVERIFY(same_bits(prefill[size_t(r)], avx2));
+        // (The AVX2 tier's gemm keeps its dot products' bits, avx2GemmMatchesItsDotProducts; the
+        // AVX-512 tier's panels, from 33 rows, do not.)
+        for (int64_t batch = 1; batch <= most; ++batch) {
+            const Candidate<GemmFn>* kernel = candidates.pick({.batch = batch});
+            QVERIFY(kernel != nullptr);
+            // Decode and the small batches are the tier's own (AVX-VNNI has the AVX2 tier's).
+            if (batch <= 15) QCOMPARE(kernel->backend, cpu(tier == Isa::AvxVnni ? Isa::Avx2 : tier));
+            // Rows 1-4 of the matrix: a range that starts inside it.
+            std::vector<float> y(size_t(rows * batch), std::numeric_limits<float>::quiet_NaN());
+            kernel->fn(n, w.data(), w_bytes, 1, rows, a.data(), a_bytes, batch, y.data(), rows);
+            for (int64_t b = 0; b < batch; ++b) {
+                QVERIFY(std::isnan(y[size_t(b * rows)]));
+                for (int64_t r = 1; r < rows; ++r) {
+                    const float avx2 = avx2_dot(t)(n, w.data() + r * w_bytes, a.data() + b * a_bytes);
+                    QVERIFY2(same_bits(y[size_t(b * rows + r)], avx2),
+                             qPrintable(QString("%1, batch %2, row %3, activation row %4: %5, avx2 dot %6")
+                                            .arg(QString::fromUtf8(kernel->name.data(), kernel->name.size()))
+                                            .arg(batch)
+                                            .arg(r)
+                                            .arg(b)
+                                            .arg(y[size_t(b * rows + r)])
+                                            .arg(avx2)));
+                }
+            }
         }
     }
 };
