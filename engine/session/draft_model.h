@@ -37,21 +37,25 @@ public:
     // context has no room). Allocates nothing once its buffers are warm.
     int32_t propose(std::span<const int32_t> history, std::span<int32_t> out);
 
-    // A draft that stopped for never paying reads, when tried again, only what its cache already
-    // shares with the history (at least its first kStartTokens: the BOS and the template's
-    // opening, on which attention leans, as StreamingLLM keeps its "attention sinks"), then the
-    // history's last kRecentTokens: a retry costs a short prefill, not one of all it missed. Its
+    // A draft not yet shown to pay (a new one, or one that stopped for never paying) reads only
+    // what its cache already shares with the history (at least its first kStartTokens: the BOS
+    // and the template's opening, on which attention leans, as StreamingLLM keeps its "attention
+    // sinks"), then the history's last kRecentTokens: trying a draft costs a short prefill, not
+    // one of the whole conversation, which a draft that fails would pay for nothing. Its
     // positions past the gap are then not the target's; for rotary positions only distances
-    // count, and a draft only proposes. One that pays reads the whole history again.
+    // count, and a draft only proposes. Once it pays it reads the whole history.
     static constexpr int32_t kStartTokens = 4;
     static constexpr int32_t kRecentTokens = 8;
-    // Whether the draft reads the whole history: until a reply where it stopped for never paying,
-    // and again from the reply where it pays.
-    bool follows_whole_history() const { return failed_replies_ == 0; }
+    // Whether the draft reads the whole history: from its first judgement that found it paying,
+    // until a reply where it stopped for never paying, and again from the reply where it pays.
+    bool follows_whole_history() const { return paid_ && failed_replies_ == 0; }
     // Replies running in which the draft stopped for never paying (0 once one pays): the next
     // reply waits the longer before it drafts.
     int32_t failed_replies() const { return failed_replies_; }
-    void record_reply(bool paid) { failed_replies_ = paid ? 0 : failed_replies_ + 1; }
+    void record_reply(bool paid) {
+        failed_replies_ = paid ? 0 : failed_replies_ + 1;
+        paid_ = paid_ || paid;
+    }
     // What the draft's cache holds after the last proposal, its drafted tokens included.
     int32_t cached_tokens() const { return cache_->size(); }
 
@@ -66,6 +70,7 @@ private:
     std::vector<int32_t> view_; // a view with a gap: the cache's capacity and one more, reserved once
     int32_t gap_start_ = 0, gap_end_ = 0;
     int32_t failed_replies_ = 0;
+    bool paid_ = false;
 };
 
 } // namespace hearth::engine

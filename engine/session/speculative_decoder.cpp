@@ -30,7 +30,7 @@ DraftVerdict verify_drafted_token(Sampler& sampler, std::span<const float> logit
 namespace {
 // Acceptance is judged over this many verify passes before speculation may pause.
 constexpr int32_t kWindow = 4;
-constexpr int32_t kRetryWindow = 2;
+constexpr int32_t kFirstWindow = 2; // a draft model's first judgement, until it has paid once
 // A pause starts at this many draft() calls and doubles while speculation keeps failing.
 constexpr int32_t kFirstPause = 32;
 constexpr int32_t kLongestPause = 512;
@@ -59,10 +59,11 @@ SpeculativeDecoder::SpeculativeDecoder(const SpeculationOptions& options, DraftM
     if (options_.adaptive) {
         paused_for_ = 1;
         length_ = std::min(length_, best_length());
-        // A draft model that stopped for never paying in the replies before waits, longer each
-        // time, before it is tried again: a conversation whose drafts fail pays for few tries.
-        retried_draft_ = draft_ && draft_->failed_replies() > 0;
-        if (retried_draft_)
+        // A draft model not yet shown to pay is judged after fewer passes; one that stopped for
+        // never paying in the replies before waits, longer each time, before it is tried again:
+        // a conversation whose drafts fail pays for few tries.
+        unproven_draft_ = draft_ && !draft_->follows_whole_history();
+        if (draft_ && draft_->failed_replies() > 0)
             paused_for_ = std::min(kLongestPause, kFirstPause << std::min(draft_->failed_replies() - 1, 8));
     }
     if ((options_.drafter == SpeculationOptions::Drafter::DraftModel && !draft_) ||
@@ -165,9 +166,11 @@ void SpeculativeDecoder::record(int32_t drafted, int32_t accepted, double second
     window_drafted_ += drafted;
     window_accepted_ += accepted;
     window_seconds_ += seconds;
-    // A draft model tried again after failing whole replies is judged after fewer passes: a
-    // pair that agrees fails two passes running rarely, and each pass of one that fails costs.
-    const int32_t window = retried_draft_ && stats_.verify_passes <= kRetryWindow ? kRetryWindow : kWindow;
+    // A draft model not yet shown to pay (new, or tried again after failing whole replies) is
+    // judged after fewer passes: a pair that agrees fails two passes running rarely, and each
+    // pass of one that fails costs a step of the draft (the price of a target's step and more
+    // where the draft is a low-bit copy of the target).
+    const int32_t window = unproven_draft_ && stats_.verify_passes <= kFirstWindow ? kFirstWindow : kWindow;
     if (++window_passes_ < window) return;
     // A pass that drafts k tokens costs about 1 + c k decoded tokens and gives 1 + a k, with a the
     // acceptance rate and c a drafted token's cost: it cannot pay unless a exceeds c. Where both
@@ -191,10 +194,10 @@ void SpeculativeDecoder::record(int32_t drafted, int32_t accepted, double second
         plain_seconds_ > 0 && window_seconds_ > 0 && best_seconds_per_token > plain_seconds_;
     hopeless_judgements_ = hopeless ? hopeless_judgements_ + 1 : 0;
     if (hopeless_judgements_ >= 2) never_pays_ = true;
-    // A draft model none of whose tokens passed in its first judgement (4 passes, 2 on a retry; a
-    // real pair agrees on most tokens, and one right half the time fails 4 passes running once in 16) stops
-    // for the reply: were it paused, each resume would first catch up on the paused tokens, which
-    // costs more than the passes.
+    // A draft model none of whose tokens passed in its first judgement (2 passes until it has paid
+    // once, 4 after; a real pair agrees on most tokens, and one right 80% of the time fails 2
+    // passes running once in 25) stops for the reply: were it paused, each resume would first
+    // catch up on the paused tokens, which costs more than the passes.
     if (draft_ && stats_.accepted == 0) never_pays_ = true;
     if (never_pays_ && draft_) draft_->record_reply(false);
     if (rate < cost_per_drafted_ || slower) {

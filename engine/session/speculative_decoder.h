@@ -72,7 +72,7 @@ private:
     int32_t pause_length_;            // the next pause, doubled each time speculation fails again
     bool never_pays_ = false;         // drafting is slower than plain decoding even at full acceptance
     int32_t judgements_ = 0;          // windows judged
-    bool retried_draft_ = false;      // a draft model that stopped in the replies before
+    bool unproven_draft_ = false;     // a draft model not shown to pay (not following the whole history)
     int32_t hopeless_judgements_ = 0; // judgements running that found even full acceptance slower
     double cost_per_drafted_;         // a drafted token's price, in accepted tokens
     // pass_cost_[k]: a pass that drafts k tokens, in plain steps (running mean; 0: not timed).
