@@ -39,12 +39,15 @@ float vec_dot_q3_K_q8_K(int64_t n, const void* weight_row, const void* activatio
 float vec_dot_q5_K_q8_K(int64_t n, const void* weight_row, const void* activation_row);
 float vec_dot_q6_K_q8_K(int64_t n, const void* weight_row, const void* activation_row);
 
-// Small batches over Q2_K and Q3_K rows: each super-block decoded once for a few activation rows,
+// Small batches over Q2_K, Q3_K and Q5_K rows: each super-block decoded once for a few activation rows,
 // every (row, activation row) pair with its dot product's bits (vec_dot_k_avx2.cpp).
 void gemm_q2_K_q8_K_rows(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
                          int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
                          float* y, int64_t y_stride);
 void gemm_q3_K_q8_K_rows(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                         int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                         float* y, int64_t y_stride);
+void gemm_q5_K_q8_K_rows(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
                          int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
                          float* y, int64_t y_stride);
 

@@ -24,13 +24,14 @@ Candidate<GemmFn> groups_of_8(std::string_view name, GemmFn fn, TensorType activ
     return matmul_kernel(name, kAvx2, fn, activation_type, {.min_batch = 2, .row_multiple = 8});
 }
 
-// Q2_K and Q3_K batches that decode each super-block once per few activation rows, on the stack,
-// rather than into the gemm's panels: Zen 4, Llama 3.2 1B Q2_K, 2 threads, prefill t/s these /
-// the gemm: pp2 46-50/29, pp4 66-72/47, pp8 76-82/67, pp12 85/82, pp16 87/91, pp32 87/107.
+// K-quant batches that decode each super-block once per few activation rows, on the stack,
+// rather than into the gemm's panels. Zen 4, Llama 3.2 1B, 2 threads, prefill t/s these / the
+// gemm: Q2_K pp2 46-50/29, pp4 66-72/47, pp8 76-82/67, pp12 85/82, pp16 87/91, pp32 87/107;
+// Q5_K_M (its Q5_K takes 4 madds a pair of sub-blocks and row) pp2 45/35, pp4 50/48, pp8 53/64.
 constexpr int64_t kLowBitRowsMaxBatch = 15;
-Candidate<GemmFn> small_batches(std::string_view name, GemmFn fn) {
-    return matmul_kernel(name, kAvx2, fn, TensorType::Q8_K,
-                         {.min_batch = 2, .max_batch = kLowBitRowsMaxBatch});
+constexpr int64_t kQ5KRowsMaxBatch = 4;
+Candidate<GemmFn> small_batches(std::string_view name, GemmFn fn, int64_t max_batch) {
+    return matmul_kernel(name, kAvx2, fn, TensorType::Q8_K, {.min_batch = 2, .max_batch = max_batch});
 }
 
 // Batches a repacked matrix's rows kernel takes: beyond them, rows are unpacked for the blocked
@@ -59,16 +60,20 @@ void add_kernels(KernelTable& table) {
         {repacked_rows_kernel("gemv_q8_0_q8_0_interleaved16", kAvx2, gemm_q8_0_q8_0_interleaved16_rows,
                               T::Q8_0, kAvx2RepackedRowsMaxBatch),
          gemm("gemm_q8_0_q8_0", T::Q8_0, T::Q8_0)});
-    table.of(T::Q2_K).matmul.put_first({small_batches("gemm_q2_K_q8_K_rows", gemm_q2_K_q8_K_rows),
-                                        gemm("gemm_q2_K_q8_K", T::Q2_K, T::Q8_K)});
-    table.of(T::Q3_K).matmul.put_first({small_batches("gemm_q3_K_q8_K_rows", gemm_q3_K_q8_K_rows),
-                                        gemm("gemm_q3_K_q8_K", T::Q3_K, T::Q8_K)});
+    table.of(T::Q2_K).matmul.put_first(
+        {small_batches("gemm_q2_K_q8_K_rows", gemm_q2_K_q8_K_rows, kLowBitRowsMaxBatch),
+         gemm("gemm_q2_K_q8_K", T::Q2_K, T::Q8_K)});
+    table.of(T::Q3_K).matmul.put_first(
+        {small_batches("gemm_q3_K_q8_K_rows", gemm_q3_K_q8_K_rows, kLowBitRowsMaxBatch),
+         gemm("gemm_q3_K_q8_K", T::Q3_K, T::Q8_K)});
     table.of(T::Q4_K).matmul.put_first(
         {repacked_rows_kernel("gemv_q4_K_q8_K_interleaved16", kAvx2, gemm_q4_K_q8_K_interleaved16_rows,
                               T::Q8_K, kAvx2RepackedRowsMaxBatch),
          groups_of_8("gemm_q4_K_q8_K_groups_of_8", gemm_q4_K_q8_K_groups_of_8, T::Q8_K),
          gemm("gemm_q4_K_q8_K", T::Q4_K, T::Q8_K)});
-    table.of(T::Q5_K).matmul.put_first({gemm("gemm_q5_K_q8_K", T::Q5_K, T::Q8_K)});
+    table.of(T::Q5_K).matmul.put_first(
+        {small_batches("gemm_q5_K_q8_K_rows", gemm_q5_K_q8_K_rows, kQ5KRowsMaxBatch),
+         gemm("gemm_q5_K_q8_K", T::Q5_K, T::Q8_K)});
     table.of(T::Q6_K).matmul.put_first(
         {repacked_rows_kernel("gemv_q6_K_q8_K_interleaved16", kAvx2, gemm_q6_K_q8_K_interleaved16_rows,
                               T::Q8_K, kAvx2RepackedRowsMaxBatch),

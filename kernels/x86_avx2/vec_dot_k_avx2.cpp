@@ -248,6 +248,42 @@ struct Q3KDecoded {
     }
 };
 
+// Q5_K: its quants (the fifth bit joined), its scale operands and mins, decoded once; the
+// integer sums and K4Accumulators' float steps as vec_dot_q5_K_q8_K's.
+struct Q5KDecoded {
+    using Block = BlockQ5_K;
+    using ActivationBlock = BlockQ8_K;
+    static constexpr int64_t kBlockElements = QK_K;
+    static K4Accumulators zero() { return {}; }
+    static float sum(const K4Accumulators& acc) { return acc.result(); }
+
+    __m256i quants[8]; // sub-block 2j: q5k_quant_pair(j).low, 2j + 1: .high
+    alignas(32) int32_t scale_pairs[8];
+    __m128i mins;
+    const BlockQ5_K& block;
+    explicit Q5KDecoded(const BlockQ5_K& w) : block(w) {
+        const __m256i scale_bytes = unpack_k4_scale_bytes(w.scales);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(scale_pairs), k4_scale_pairs(scale_bytes));
+        mins = k4_mins(scale_bytes);
+        const __m256i high_bits = load256(w.qh);
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j) {
+            const QuantPair q = q5k_quant_pair(w.qs, high_bits, j);
+            quants[2 * j] = q.low;
+            quants[2 * j + 1] = q.high;
+        }
+    }
+    K4Accumulators accumulate(const BlockQ8_K& a, K4Accumulators acc) const {
+        __m256i dot = _mm256_setzero_si256();
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j)
+            dot = _mm256_add_epi32(
+                dot, k4_pair_dot(quants[2 * j], quants[2 * j + 1], a.qs, {scale_pairs, scale_pairs}, j));
+        acc.add(k4_super_scales(&block, &a.d), _mm_cvtepi32_ps(min_dot_bsums(mins, a.bsums)), dot);
+        return acc;
+    }
+};
+
 // Activation rows per pass over a weight row in a small batch.
 constexpr int kLowBitRowsPerPass = 4;
 
@@ -308,6 +344,14 @@ void gemm_q3_K_q8_K_rows(int64_t n, const void* weights, size_t weight_row_bytes
                          int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
                          float* y, int64_t y_stride) {
     gemm_by_decoded_blocks<Q3KDecoded, kLowBitRowsPerPass>(n, weights, weight_row_bytes, row_begin, row_end,
+                                                           activations, activation_row_bytes, batch, y,
+                                                           y_stride);
+}
+
+void gemm_q5_K_q8_K_rows(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                         int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                         float* y, int64_t y_stride) {
+    gemm_by_decoded_blocks<Q5KDecoded, kLowBitRowsPerPass>(n, weights, weight_row_bytes, row_begin, row_end,
                                                            activations, activation_row_bytes, batch, y,
                                                            y_stride);
 }

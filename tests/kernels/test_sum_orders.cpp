@@ -436,17 +436,18 @@ private slots:
         }
     }
 
-    // Q2_K and Q3_K decode gives the AVX2 tier's dot products' bits on the AVX2, AVX-VNNI and
-    // AVX-512 tiers, and so do their small batches (each super-block decoded once for several
+    // Q2_K, Q3_K and Q5_K decode gives the AVX2 tier's dot products' bits on the AVX2, AVX-VNNI
+    // and AVX-512 tiers, and so do their small batches (each super-block decoded once for several
     // activation rows) and the AVX2 tier's gemm after them, every row against every activation
-    // row: every batch up to 32, on AVX-VNNI up to its panels' (from 16).
+    // row: every batch up to 32 (Q2_K, Q3_K; up to its panels', from 16, on AVX-VNNI, and for
+    // Q5_K on AVX-512).
     void lowBitDecodeAndSmallBatchesMatchAvx2Dots_data() {
         QTest::addColumn<int>("isa");
         QTest::addColumn<int>("type");
         QTest::addColumn<int>("blocks");
         QTest::addColumn<int>("pattern");
         for (Isa isa : {Isa::Avx2, Isa::AvxVnni, Isa::Avx512})
-            for (TensorType t : {TensorType::Q2_K, TensorType::Q3_K})
+            for (TensorType t : {TensorType::Q2_K, TensorType::Q3_K, TensorType::Q5_K})
                 for (int blocks : {1, 2, 8, 13})
                     for (Pattern p : {Pattern::Quantized, Pattern::RawBytes})
                         QTest::addRow("%s %s %d blocks %s", isa_name(isa).data(), type_traits(t).name.data(),
@@ -462,7 +463,8 @@ private slots:
         SKIP_WITHOUT(tier);
         const auto t = static_cast<TensorType>(type);
         const Candidates<GemmFn>& candidates = kernels_for(tier)->of(t).matmul;
-        const int64_t n = int64_t(blocks) * QK_K, rows = 5, most = tier == Isa::AvxVnni ? 15 : 32;
+        const bool panels_from_16 = tier == Isa::AvxVnni || (tier == Isa::Avx512 && t == TensorType::Q5_K);
+        const int64_t n = int64_t(blocks) * QK_K, rows = 5, most = panels_from_16 ? 15 : 32;
         std::mt19937 rng(static_cast<uint32_t>(type * 100 + blocks * 2 + pattern));
         Bytes w, a;
         for (int64_t r = 0; r < rows; ++r) {
@@ -479,8 +481,11 @@ private slots:
         for (int64_t batch = 1; batch <= most; ++batch) {
             const Candidate<GemmFn>* kernel = candidates.pick({.batch = batch});
             QVERIFY(kernel != nullptr);
-            // Decode and the small batches are the tier's own (AVX-VNNI has the AVX2 tier's).
-            if (batch <= 15) QCOMPARE(kernel->backend, cpu(tier == Isa::AvxVnni ? Isa::Avx2 : tier));
+            // Decode and the small batches are the tier's own (AVX-VNNI, and AVX-512's Q5_K, the
+            // AVX2 tier's).
+            const bool avx2_kernels = tier == Isa::AvxVnni || t == TensorType::Q5_K;
+            if (batch <= 15) QCOMPARE(kernel->backend, cpu(avx2_kernels ? Isa::Avx2 : tier));
+            if (batch >= 2 && batch <= 4) QVERIFY(kernel->name.ends_with("_rows"));
             // Rows 1-4 of the matrix: a range that starts inside it.
             std::vector<float> y(size_t(rows * batch), std::numeric_limits<float>::quiet_NaN());
             kernel->fn(n, w.data(), w_bytes, 1, rows, a.data(), a_bytes, batch, y.data(), rows);
