@@ -170,9 +170,9 @@ constexpr int kRowsPerPass = 8;
 
 } // namespace
 
-// Decode (batch 1) runs the rows through the dot products above, each row's lines asked for
-// ahead of it as the AVX2 tier does (gemm_by_rows.h); batches of up to 32 decode each
-// super-block once for up to kRowsPerPass activation rows, larger ones go to the panels
+// Decode (batch 1) runs the rows one by one, each super-block decoded as above and each row's
+// lines asked for ahead of it as the AVX2 tier does (gemm_by_rows.h); batches of up to 32 decode
+// each super-block once for up to kRowsPerPass activation rows, larger ones go to the panels
 // (gemm_k_quants.h). Zen 4, Llama 3.2 1B Q2_K, 2 threads, prefill t/s these / panels: pp16 131/94,
 // pp32 142/136, pp48 141/154, pp64 145/168.
 void add_low_bit_k_quant_kernels(KernelTable& table) {
