@@ -39,17 +39,10 @@ float vec_dot_q3_K_q8_K(int64_t n, const void* weight_row, const void* activatio
 float vec_dot_q5_K_q8_K(int64_t n, const void* weight_row, const void* activation_row);
 float vec_dot_q6_K_q8_K(int64_t n, const void* weight_row, const void* activation_row);
 
-// Small batches over Q2_K, Q3_K and Q5_K rows: each super-block decoded once for a few activation rows,
-// every (row, activation row) pair with its dot product's bits (vec_dot_k_avx2.cpp).
-void gemm_q2_K_q8_K_rows(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                         int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                         float* y, int64_t y_stride);
-void gemm_q3_K_q8_K_rows(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                         int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                         float* y, int64_t y_stride);
-void gemm_q5_K_q8_K_rows(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                         int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                         float* y, int64_t y_stride);
+// Small batches over Q2_K, Q3_K and Q5_K rows (null for the other types): each super-block
+// decoded once for a few activation rows, every (row, activation row) pair with its dot
+// product's bits (vec_dot_k_avx2.cpp).
+GemmFn small_batch_gemm_for(TensorType type);
 
 // The blocked matrix-matrix kernel of a weight type (gemm_avx2.cpp), or null where it has none
 // (F32, Q8_K). Batch 1 runs the rows one by one through the type's dot product.

@@ -30,8 +30,9 @@ Candidate<GemmFn> groups_of_8(std::string_view name, GemmFn fn, TensorType activ
 // Q5_K_M (its Q5_K takes 4 madds a pair of sub-blocks and row) pp2 45/35, pp4 50/48, pp8 53/64.
 constexpr int64_t kLowBitRowsMaxBatch = 15;
 constexpr int64_t kQ5KRowsMaxBatch = 4;
-Candidate<GemmFn> small_batches(std::string_view name, GemmFn fn, int64_t max_batch) {
-    return matmul_kernel(name, kAvx2, fn, TensorType::Q8_K, {.min_batch = 2, .max_batch = max_batch});
+Candidate<GemmFn> small_batches(std::string_view name, TensorType type, int64_t max_batch) {
+    return matmul_kernel(name, kAvx2, small_batch_gemm_for(type), TensorType::Q8_K,
+                         {.min_batch = 2, .max_batch = max_batch});
 }
 
 // Batches a repacked matrix's rows kernel takes: beyond them, rows are unpacked for the blocked
@@ -60,20 +61,17 @@ void add_kernels(KernelTable& table) {
         {repacked_rows_kernel("gemv_q8_0_q8_0_interleaved16", kAvx2, gemm_q8_0_q8_0_interleaved16_rows,
                               T::Q8_0, kAvx2RepackedRowsMaxBatch),
          gemm("gemm_q8_0_q8_0", T::Q8_0, T::Q8_0)});
-    table.of(T::Q2_K).matmul.put_first(
-        {small_batches("gemm_q2_K_q8_K_rows", gemm_q2_K_q8_K_rows, kLowBitRowsMaxBatch),
-         gemm("gemm_q2_K_q8_K", T::Q2_K, T::Q8_K)});
-    table.of(T::Q3_K).matmul.put_first(
-        {small_batches("gemm_q3_K_q8_K_rows", gemm_q3_K_q8_K_rows, kLowBitRowsMaxBatch),
-         gemm("gemm_q3_K_q8_K", T::Q3_K, T::Q8_K)});
+    table.of(T::Q2_K).matmul.put_first({small_batches("gemm_q2_K_q8_K_rows", T::Q2_K, kLowBitRowsMaxBatch),
+                                        gemm("gemm_q2_K_q8_K", T::Q2_K, T::Q8_K)});
+    table.of(T::Q3_K).matmul.put_first({small_batches("gemm_q3_K_q8_K_rows", T::Q3_K, kLowBitRowsMaxBatch),
+                                        gemm("gemm_q3_K_q8_K", T::Q3_K, T::Q8_K)});
     table.of(T::Q4_K).matmul.put_first(
         {repacked_rows_kernel("gemv_q4_K_q8_K_interleaved16", kAvx2, gemm_q4_K_q8_K_interleaved16_rows,
                               T::Q8_K, kAvx2RepackedRowsMaxBatch),
          groups_of_8("gemm_q4_K_q8_K_groups_of_8", gemm_q4_K_q8_K_groups_of_8, T::Q8_K),
          gemm("gemm_q4_K_q8_K", T::Q4_K, T::Q8_K)});
-    table.of(T::Q5_K).matmul.put_first(
-        {small_batches("gemm_q5_K_q8_K_rows", gemm_q5_K_q8_K_rows, kQ5KRowsMaxBatch),
-         gemm("gemm_q5_K_q8_K", T::Q5_K, T::Q8_K)});
+    table.of(T::Q5_K).matmul.put_first({small_batches("gemm_q5_K_q8_K_rows", T::Q5_K, kQ5KRowsMaxBatch),
+                                        gemm("gemm_q5_K_q8_K", T::Q5_K, T::Q8_K)});
     table.of(T::Q6_K).matmul.put_first(
         {repacked_rows_kernel("gemv_q6_K_q8_K_interleaved16", kAvx2, gemm_q6_K_q8_K_interleaved16_rows,
                               T::Q8_K, kAvx2RepackedRowsMaxBatch),

@@ -1,6 +1,7 @@
 #pragma once
-// Small helpers shared by the AVX2 kernels. Include only from kernels/x86_avx2/*.cpp,
-// which are compiled with -mavx2 -mfma -mf16c and reached only after a CPUID check.
+// Small helpers shared by the AVX2 kernels (and the AVX-512 tier's, through decoded_k_quant.h).
+// Include only from files compiled with -mavx2 -mfma -mf16c (or more) and reached only after a
+// CPUID check.
 #include <cstdint>
 #include <cstring>
 #include <immintrin.h>

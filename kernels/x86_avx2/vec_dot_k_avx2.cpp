@@ -12,6 +12,7 @@
 #include "kernels/gemm_by_rows.h"
 #include "kernels/x86_avx2/avx2_k_quants.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
+#include "kernels/x86_avx2/decoded_k_quant.h"
 
 namespace hearth::kernels::avx2 {
 namespace {
@@ -183,13 +184,7 @@ namespace {
 // operations per row as the dot products below, so the same bits. Decode keeps the dot products,
 // which decode chunk by chunk as they multiply: through the decoded super-block (16 ymm, beyond
 // the registers) decode ran at 32.8 t/s against 35.5 (Llama 3.2 1B Q2_K, Zen 4, 2 threads).
-struct Q2KDecoded {
-    using Block = BlockQ2_K;
-    using ActivationBlock = BlockQ8_K;
-    static constexpr int64_t kBlockElements = QK_K;
-    static __m256 zero() { return _mm256_setzero_ps(); }
-    static float sum(__m256 acc) { return hsum(acc); }
-
+struct Q2KDecoded : DecodedKQuant<BlockQ2_K> {
     __m256i quants[8]; // chunk c: elements 32c..32c+31, 0..3
     __m256i scale[8];  // chunk c's scale operand
     __m256i mins;      // the 16 mins as int16
@@ -218,13 +213,7 @@ struct Q2KDecoded {
     }
 };
 
-struct Q3KDecoded {
-    using Block = BlockQ3_K;
-    using ActivationBlock = BlockQ8_K;
-    static constexpr int64_t kBlockElements = QK_K;
-    static __m256 zero() { return _mm256_setzero_ps(); }
-    static float sum(__m256 acc) { return hsum(acc); }
-
+struct Q3KDecoded : DecodedKQuant<BlockQ3_K> {
     __m256i quants[8]; // chunk c: elements 32c..32c+31, 0..7 (q3k_chunk)
     __m256i scale[8];  // chunk c's scale operand
     __m256i scales;    // the 16 scales as int16, for the offset term
@@ -250,11 +239,8 @@ struct Q3KDecoded {
 
 // Q5_K: its quants (the fifth bit joined), its scale operands and mins, decoded once; the
 // integer sums and K4Accumulators' float steps as vec_dot_q5_K_q8_K's.
-struct Q5KDecoded {
-    using Block = BlockQ5_K;
-    using ActivationBlock = BlockQ8_K;
-    static constexpr int64_t kBlockElements = QK_K;
-    static K4Accumulators zero() { return {}; }
+struct Q5KDecoded : DecodedKQuant<BlockQ5_K> {
+    static K4Accumulators zero() { return {}; } // two accumulators: K4Accumulators'
     static float sum(const K4Accumulators& acc) { return acc.result(); }
 
     __m256i quants[8]; // sub-block 2j: q5k_quant_pair(j).low, 2j + 1: .high
@@ -332,28 +318,18 @@ float vec_dot_q3_K_q8_K(int64_t n, const void* weight_row, const void* activatio
     return hsum(acc);
 }
 
-void gemm_q2_K_q8_K_rows(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                         int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                         float* y, int64_t y_stride) {
-    gemm_by_decoded_blocks<Q2KDecoded, kLowBitRowsPerPass>(n, weights, weight_row_bytes, row_begin, row_end,
-                                                           activations, activation_row_bytes, batch, y,
-                                                           y_stride);
-}
-
-void gemm_q3_K_q8_K_rows(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                         int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                         float* y, int64_t y_stride) {
-    gemm_by_decoded_blocks<Q3KDecoded, kLowBitRowsPerPass>(n, weights, weight_row_bytes, row_begin, row_end,
-                                                           activations, activation_row_bytes, batch, y,
-                                                           y_stride);
-}
-
-void gemm_q5_K_q8_K_rows(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
-                         int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
-                         float* y, int64_t y_stride) {
-    gemm_by_decoded_blocks<Q5KDecoded, kLowBitRowsPerPass>(n, weights, weight_row_bytes, row_begin, row_end,
-                                                           activations, activation_row_bytes, batch, y,
-                                                           y_stride);
+// Without AVX, like build_table, its caller.
+__attribute__((target("no-avx"))) GemmFn small_batch_gemm_for(TensorType type) {
+    switch (type) {
+    case TensorType::Q2_K:
+        return gemm_by_decoded_blocks<Q2KDecoded, kLowBitRowsPerPass>;
+    case TensorType::Q3_K:
+        return gemm_by_decoded_blocks<Q3KDecoded, kLowBitRowsPerPass>;
+    case TensorType::Q5_K:
+        return gemm_by_decoded_blocks<Q5KDecoded, kLowBitRowsPerPass>;
+    default:
+        return nullptr;
+    }
 }
 
 } // namespace hearth::kernels::avx2

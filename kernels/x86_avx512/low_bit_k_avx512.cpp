@@ -10,6 +10,7 @@
 // order: both tiers give the same bits, decode and small batches alike.
 #include "kernels/block_formats.h"
 #include "kernels/gemm_by_rows.h"
+#include "kernels/x86_avx2/decoded_k_quant.h"
 #include "kernels/x86_avx2/low_bit_k_scales.h"
 #include "kernels/x86_avx512/avx512_kernels.h"
 
@@ -69,14 +70,6 @@ inline __m512i q2k_scaled_quant_table(const uint8_t* packed_scales) {
     return _mm512_mullo_epi16(spread, _mm512_set1_epi32(0x03020100));
 }
 
-// The AVX2 tier's horizontal sum, step for step.
-inline float sum_lanes(__m256 v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
-
 inline __m256i fold_halves(__m512i v) {
     return _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
 }
@@ -87,13 +80,7 @@ inline __m256i fold_halves(__m512i v) {
 // Q2_K: per pair of chunks one shift, one ternary-logic op making the table index (the quant,
 // plus 4t) and one vpshufb give the bytes s * q that meet the activations in one vpdpbusd, exact
 // in int32; the mins meet the activations' 16-element sums.
-struct Q2KDecoded {
-    using Block = BlockQ2_K;
-    using ActivationBlock = BlockQ8_K;
-    static constexpr int64_t kBlockElements = QK_K;
-    static __m256 zero() { return _mm256_setzero_ps(); }
-    static float sum(__m256 acc) { return sum_lanes(acc); }
-
+struct Q2KDecoded : DecodedKQuant<BlockQ2_K> {
     __m512i scaled_quants[4]; // chunks c and c + 1 of pair c / 2
     __m256i mins;             // the 16 mins as int16
     __m128 d_dmin;            // [d, dmin]
@@ -131,13 +118,7 @@ struct Q2KDecoded {
 
 // Q3_K: the quants with their high bits, and the scales each pair's int16 sums take (its
 // six-bit scales times three-bit quants do not fit a byte, so no table as Q2_K's).
-struct Q3KDecoded {
-    using Block = BlockQ3_K;
-    using ActivationBlock = BlockQ8_K;
-    static constexpr int64_t kBlockElements = QK_K;
-    static __m256 zero() { return _mm256_setzero_ps(); }
-    static float sum(__m256 acc) { return sum_lanes(acc); }
-
+struct Q3KDecoded : DecodedKQuant<BlockQ3_K> {
     __m512i quants[4];     // chunks c and c + 1 of pair c / 2, 0..7
     __m512i pair_scale[4]; // their scales, one per 16 elements, as int16
     __m256i scales;        // the 16 scales as int16, for the offset term
