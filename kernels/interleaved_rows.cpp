@@ -1,5 +1,6 @@
 // Repacking of Q4_K, Q6_K and Q8_0 rows into groups of 16 interleaved rows, and back.
 #include "kernels/interleaved_rows.h"
+#include "kernels/kernel_table.h"
 
 #include <cstring>
 #include <stdexcept>
@@ -261,6 +262,11 @@ size_t unit_bytes(TensorType type) {
 bool interleaves_rows16(TensorType type, int64_t rows, int64_t cols) {
     return (type == TensorType::Q4_K || type == TensorType::Q6_K || type == TensorType::Q8_0) && rows > 0 &&
            rows % kInterleavedRows == 0 && cols > 0 && cols % unit_columns(type) == 0;
+}
+
+RowLayout load_layout(const KernelTable& table, TensorType type, int64_t rows, int64_t cols) {
+    return interleaves_rows16(type, rows, cols) && table.of(type).repacks_rows16 ? RowLayout::Interleaved16
+                                                                                 : RowLayout::RowMajor;
 }
 
 size_t interleaved_group_bytes(TensorType type, int64_t cols) {

@@ -6,6 +6,7 @@
 // with no horizontal sums. Each repacked super-block has exactly the file's bytes for its 16
 // rows, and the repacking is lossless: unpack_rows16 gives back the file's bytes.
 #include "kernels/block_formats.h"
+#include "kernels/row_layout.h"
 #include "kernels/tensor_type.h"
 #include <cstddef>
 #include <cstdint>
@@ -82,6 +83,10 @@ static_assert(sizeof(InterleavedQ8_0) == 2 * kInterleavedRows * sizeof(BlockQ8_0
 // Whether a (rows x cols) matrix of this type is repacked: Q4_K and Q6_K in whole super-blocks,
 // Q8_0 in whole pairs of blocks (64 columns), and whole groups of rows.
 bool interleaves_rows16(TensorType type, int64_t rows, int64_t cols);
+// The layout a model's (rows x cols) matrix of this type takes at load under a kernel table:
+// repacked where it can be and the table repacks the type (TypeCandidates::repacks_rows16).
+struct KernelTable;
+RowLayout load_layout(const KernelTable& table, TensorType type, int64_t rows, int64_t cols);
 // Bytes of the repacked matrix.
 size_t interleaved_rows16_bytes(TensorType type, int64_t rows, int64_t cols);
 // Bytes of one group of 16 repacked rows (its super-blocks one after another).

@@ -124,6 +124,9 @@ struct TypeCandidates {
     Candidates<QuantizeRowFn> quantize;             // F32 -> this type: weights, KV cache rows
     Candidates<QuantizeRowFn> quantize_activations; // F32 -> this type as matmul's activations
     Candidates<DequantizeRowFn> dequantize;
+    // Whether a model's matrices of this type are repacked in groups of 16 rows at load, where
+    // they can be (interleaved_rows.h): false where the tier decodes the file's rows faster.
+    bool repacks_rows16 = true;
 };
 
 // The smallest batch a BF16 tile gemm takes: below it, widening each weight to BF16 costs more

@@ -363,7 +363,7 @@ kernels::WeightMatrix model_like_matrix(kernels::TensorType type, int64_t rows, 
     for (int64_t r = distinct; r < rows; ++r)
         std::memcpy(file.get() + r * row_bytes, file.get() + (r % distinct) * row_bytes, row_bytes);
     bytes = row_bytes * static_cast<size_t>(rows);
-    if (!kernels::interleaves_rows16(type, rows, cols)) {
+    if (kernels::load_layout(kernels::active_kernels(), type, rows, cols) == kernels::RowLayout::RowMajor) {
         storage = std::move(file);
         return {type, rows, cols, storage.get(), kernels::RowLayout::RowMajor};
     }

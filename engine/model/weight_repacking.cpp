@@ -1,6 +1,7 @@
 #include "engine/model/weight_repacking.h"
 
 #include "kernels/interleaved_rows.h"
+#include "kernels/kernel_table.h"
 #include "kernels/thread_pool.h"
 #include <algorithm>
 #include <atomic>
@@ -29,8 +30,7 @@ size_t file_bytes(const WeightMatrix& m) {
 }
 
 kernels::RowLayout copy_layout(const WeightMatrix& m) {
-    return kernels::interleaves_rows16(m.type, m.rows, m.cols) ? kernels::RowLayout::Interleaved16
-                                                               : kernels::RowLayout::RowMajor;
+    return kernels::load_layout(kernels::active_kernels(), m.type, m.rows, m.cols);
 }
 
 // Where row `row` (a multiple of 16 in the interleaved layout) starts, from the matrix's start.
@@ -239,7 +239,7 @@ kernels::WeightMatrix row_range(const kernels::WeightMatrix& m, int64_t begin, i
 }
 
 bool can_cut_after_repacking(const kernels::WeightMatrix& m, int64_t every) {
-    return !kernels::interleaves_rows16(m.type, m.rows, m.cols) || every % kernels::kInterleavedRows == 0;
+    return copy_layout(m) == kernels::RowLayout::RowMajor || every % kernels::kInterleavedRows == 0;
 }
 
 } // namespace hearth::engine

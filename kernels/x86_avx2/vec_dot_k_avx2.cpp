@@ -270,6 +270,35 @@ struct Q5KDecoded : DecodedKQuant<BlockQ5_K> {
     }
 };
 
+// Q6_K: its quants (six unsigned bits), each chunk's scale operand and the 16 scales for the
+// offset term, decoded once; the integer sums and the one float step per block as
+// vec_dot_q6_K_q8_K's.
+struct Q6KDecoded : DecodedKQuant<BlockQ6_K> {
+    __m256i quants[8]; // chunk c: elements 32c..32c+31
+    __m256i scale[8];  // chunk c's scale operand
+    __m256i scales;    // the 16 scales as int16
+    float d;
+    explicit Q6KDecoded(const BlockQ6_K& w) : scales(q6k_scales(w.scales)), d(fp16_to_float(w.d)) {
+#pragma GCC unroll 2
+        for (int half = 0; half < 2; ++half) {
+            unpack_q6k_half_lean(w.ql + 64 * half, w.qh + 32 * half, quants + 4 * half);
+            const __m256i half_scales = broadcast_lane(scales, half);
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; ++k)
+                scale[4 * half + k] = _mm256_shuffle_epi8(half_scales, q6k_scale_pick(k));
+        }
+    }
+    __m256 accumulate(const BlockQ8_K& a, __m256 acc) const {
+        __m256i sum = _mm256_setzero_si256();
+#pragma GCC unroll 8
+        for (int c = 0; c < 8; ++c)
+            sum = _mm256_add_epi32(
+                sum, _mm256_madd_epi16(_mm256_maddubs_epi16(quants[c], load256(a.qs + 32 * c)), scale[c]));
+        sum = _mm256_sub_epi32(sum, _mm256_slli_epi32(_mm256_madd_epi16(scales, load256(a.bsums)), 5));
+        return _mm256_fmadd_ps(_mm256_set1_ps(d * a.d), _mm256_cvtepi32_ps(sum), acc);
+    }
+};
+
 // Activation rows per pass over a weight row in a small batch.
 constexpr int kLowBitRowsPerPass = 4;
 
@@ -327,6 +356,8 @@ __attribute__((target("no-avx"))) GemmFn small_batch_gemm_for(TensorType type) {
         return gemm_by_decoded_blocks<Q3KDecoded, kLowBitRowsPerPass>;
     case TensorType::Q5_K:
         return gemm_by_decoded_blocks<Q5KDecoded, kLowBitRowsPerPass>;
+    case TensorType::Q6_K:
+        return gemm_by_decoded_blocks<Q6KDecoded, kLowBitRowsPerPass>;
     default:
         return nullptr;
     }

@@ -65,6 +65,26 @@ private slots:
         QCOMPARE(interleaved_rows16_bytes(TensorType::Q8_0, 48, 896), 48 * row_bytes(TensorType::Q8_0, 896));
     }
 
+    // The AVX2 tier keeps Q6_K in the file's rows (its dot products decode them faster), the
+    // VNNI tiers repack it; Q4_K and Q8_0 are repacked on every tier, and nothing the layout
+    // cannot hold.
+    void which_matrices_each_tier_repacks_at_load() {
+        QCOMPARE(load_layout(reference_kernels(), TensorType::Q4_K, 32, 512), RowLayout::Interleaved16);
+        for (Isa isa : {Isa::Avx2, Isa::AvxVnni, Isa::Avx512}) {
+            const KernelTable* table = kernels_for(isa);
+            if (table == nullptr) {
+                qInfo("%s: %s", isa_name(isa).data(), isa_unavailable_reason(isa).c_str());
+                continue;
+            }
+            QCOMPARE(load_layout(*table, TensorType::Q4_K, 32, 512), RowLayout::Interleaved16);
+            QCOMPARE(load_layout(*table, TensorType::Q8_0, 32, 512), RowLayout::Interleaved16);
+            QCOMPARE(load_layout(*table, TensorType::Q6_K, 32, 512),
+                     isa == Isa::Avx2 ? RowLayout::RowMajor : RowLayout::Interleaved16);
+            QCOMPARE(load_layout(*table, TensorType::Q4_K, 17, 512), RowLayout::RowMajor);
+            QCOMPARE(load_layout(*table, TensorType::Q5_K, 32, 512), RowLayout::RowMajor);
+        }
+    }
+
     void round_trip_is_lossless_data() {
         QTest::addColumn<int>("type");
         QTest::newRow("q4_K") << int(TensorType::Q4_K);

@@ -437,7 +437,7 @@ private slots:
     }
 
     // Q2_K, Q3_K and Q5_K decode gives the AVX2 tier's dot products' bits on the AVX2, AVX-VNNI
-    // and AVX-512 tiers, and so do their small batches (each super-block decoded once for several
+    // and AVX-512 tiers (Q6_K over the file's rows on the AVX2 tier), and so do their small batches (each super-block decoded once for several
     // activation rows) and the AVX2 tier's gemm after them, every row against every activation
     // row: every batch up to 32 (Q2_K, Q3_K; up to its panels', from 16, on AVX-VNNI, and for
     // Q5_K on AVX-512).
@@ -446,13 +446,16 @@ private slots:
         QTest::addColumn<int>("type");
         QTest::addColumn<int>("blocks");
         QTest::addColumn<int>("pattern");
+        // Q6_K's small batches over the file's rows are the AVX2 tier's alone: the VNNI tiers
+        // repack Q6_K at load (TypeCandidates::repacks_rows16).
         for (Isa isa : {Isa::Avx2, Isa::AvxVnni, Isa::Avx512})
-            for (TensorType t : {TensorType::Q2_K, TensorType::Q3_K, TensorType::Q5_K})
+            for (TensorType t : {TensorType::Q2_K, TensorType::Q3_K, TensorType::Q5_K, TensorType::Q6_K})
                 for (int blocks : {1, 2, 8, 13})
-                    for (Pattern p : {Pattern::Quantized, Pattern::RawBytes})
-                        QTest::addRow("%s %s %d blocks %s", isa_name(isa).data(), type_traits(t).name.data(),
-                                      blocks, pattern_name(p))
-                            << int(isa) << int(t) << blocks << int(p);
+                    if (t != TensorType::Q6_K || isa == Isa::Avx2)
+                        for (Pattern p : {Pattern::Quantized, Pattern::RawBytes})
+                            QTest::addRow("%s %s %d blocks %s", isa_name(isa).data(),
+                                          type_traits(t).name.data(), blocks, pattern_name(p))
+                                << int(isa) << int(t) << blocks << int(p);
     }
     void lowBitDecodeAndSmallBatchesMatchAvx2Dots() {
         QFETCH(int, isa);

@@ -7,6 +7,7 @@
 #include "engine/gguf/gguf_writer.h"
 #include "engine/model/weight_repacking.h"
 #include "kernels/interleaved_rows.h"
+#include "kernels/kernel_table.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -154,9 +155,7 @@ private slots:
 
         for (size_t i = 0; i < matrices.size(); ++i) {
             const WeightMatrix& m = matrices[i];
-            const bool interleaved = kernels::interleaves_rows16(m.type, m.rows, m.cols);
-            QCOMPARE(m.layout,
-                     interleaved ? kernels::RowLayout::Interleaved16 : kernels::RowLayout::RowMajor);
+            QCOMPARE(m.layout, kernels::load_layout(kernels::active_kernels(), m.type, m.rows, m.cols));
             QVERIFY2(m.data != file->find_tensor(kShapes[i].name)->data, kShapes[i].name);
             QVERIFY2(rows_as_in_file(m) == written[i], kShapes[i].name);
         }
