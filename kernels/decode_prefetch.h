@@ -9,9 +9,9 @@
 namespace hearth::kernels {
 
 struct DecodePrefetch {
-    bool into_l2 = false;            // prefetcht1 (L2) rather than prefetcht0 (L1)
-    size_t row_bytes_ahead = 2048;   // row-major rows: a row's lines this far ahead, per row
-    size_t group_bytes_ahead = 4096; // rows repacked in groups of 16: per super-block
+    bool into_l2 = false;          // prefetcht1 (L2) rather than prefetcht0 (L1)
+    size_t row_bytes_ahead = 2048; // row-major rows: a row's lines this far ahead, per row
+    size_t group_bytes_ahead = 0;  // rows repacked in groups of 16: per super-block (0: its own lines)
 };
 
 // This CPU's plan.
