@@ -580,7 +580,9 @@ BENCHMARK_CAPTURE(matmul_pool_batch_repacked, q4_K_2048x2048, TensorType::Q4_K, 
 BENCHMARK_CAPTURE(matmul_pool_batch_repacked, q4_K_8192x2048, TensorType::Q4_K, 8192, 2048)
     ->Arg(1)
     ->Arg(2)
+    ->Arg(3)
     ->Arg(4)
+    ->Arg(5)
     ->Arg(8)
     ->Arg(64)
     ->UseRealTime();
@@ -589,6 +591,11 @@ BENCHMARK_CAPTURE(matmul_pool_batch_repacked, q6_K_8192x2048, TensorType::Q6_K, 
     ->Arg(2)
     ->Arg(4)
     ->Arg(8)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(matmul_pool_batch_repacked, q8_0_8192x2048, TensorType::Q8_0, 8192, 2048)
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(4)
     ->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool_batch_repacked, q4_K_2048x8192, TensorType::Q4_K, 2048, 8192)
     ->Arg(64)
