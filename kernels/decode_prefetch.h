@@ -5,13 +5,17 @@
 // from one CPU to another; the plan is chosen once per process from the CPU's vendor
 // (decode_prefetch.cpp).
 #include <cstddef>
+#include <cstdint>
 
 namespace hearth::kernels {
 
 struct DecodePrefetch {
     bool into_l2 = false;          // prefetcht1 (L2) rather than prefetcht0 (L1)
     size_t row_bytes_ahead = 2048; // row-major rows: a row's lines this far ahead, per row
-    size_t group_bytes_ahead = 0;  // rows repacked in groups of 16: per super-block (0: its own lines)
+    // Longer row-major rows are left to the hardware prefetcher, which follows one long stream
+    // better than a whole row's lines asked for at once as the row starts.
+    size_t longest_prefetched_row = SIZE_MAX;
+    size_t group_bytes_ahead = 0; // rows repacked in groups of 16: per super-block (0: its own lines)
 };
 
 // This CPU's plan.
@@ -28,6 +32,13 @@ const DecodePrefetch& decode_prefetch();
         else
             __builtin_prefetch(bytes_at + offset, 0, 3);
     }
+}
+
+// A row-major row's lines, the plan's distance ahead of it, if the plan prefetches such rows.
+[[gnu::always_inline]] inline void prefetch_row_ahead(const char* row, size_t row_bytes,
+                                                      const DecodePrefetch& plan) {
+    if (row_bytes <= plan.longest_prefetched_row)
+        prefetch_weight_lines(row + plan.row_bytes_ahead, row_bytes, plan.into_l2);
 }
 
 } // namespace hearth::kernels

@@ -22,7 +22,7 @@ inline void gemv_by_rows(VecDotFn vec_dot, int64_t n, const void* weights, size_
     const DecodePrefetch& prefetch = decode_prefetch();
     for (int64_t r = row_begin; r < row_end; ++r) {
         const char* row = base + r * weight_row_bytes;
-        prefetch_weight_lines(row + prefetch.row_bytes_ahead, weight_row_bytes, prefetch.into_l2);
+        prefetch_row_ahead(row, weight_row_bytes, prefetch);
         y[r] = vec_dot(n, row, activation);
     }
 }
@@ -113,7 +113,7 @@ void gemm_by_decoded_blocks(int64_t n, const void* weights, size_t weight_row_by
     const int64_t blocks = n / Decoded::kBlockElements;
     for (int64_t r = row_begin; r < row_end; ++r) {
         const char* row = base + r * weight_row_bytes;
-        prefetch_weight_lines(row + prefetch.row_bytes_ahead, weight_row_bytes, prefetch.into_l2);
+        prefetch_row_ahead(row, weight_row_bytes, prefetch);
         const auto* w = reinterpret_cast<const typename Decoded::Block*>(row);
         for (int64_t first = 0; first < batch; first += kRowsPerPass)
             dot_last_decoded_rows<Decoded, kRowsPerPass>(blocks, w, a, activation_row_bytes, first,

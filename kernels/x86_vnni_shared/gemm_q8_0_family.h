@@ -394,7 +394,7 @@ void gemv_rows(int64_t n, const char* weights, size_t weight_row_bytes, int64_t 
     const DecodePrefetch& prefetch = decode_prefetch();
     for (int64_t r = row_begin; r < row_end; ++r) {
         const char* row = weights + r * weight_row_bytes;
-        prefetch_weight_lines(row + prefetch.row_bytes_ahead, weight_row_bytes, prefetch.into_l2);
+        prefetch_row_ahead(row, weight_row_bytes, prefetch);
         const auto* w = reinterpret_cast<const Block*>(row);
         __m256 acc = _mm256_setzero_ps();
         int64_t i = 0;

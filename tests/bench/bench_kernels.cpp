@@ -609,6 +609,14 @@ BENCHMARK_CAPTURE(matmul_pool_repacked, q4_K_65536x2048_dram, TensorType::Q4_K, 
     ->Arg(0)
     ->Arg(1)
     ->UseRealTime();
+// The FFN down projection's shape (rows of 8192 columns), 110 MB.
+BENCHMARK_CAPTURE(matmul_pool_repacked, q6_K_16384x8192_dram, TensorType::Q6_K, 16384, 8192)
+    ->Arg(0)
+    ->Arg(1)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(matmul_pool_repacked, q6_K_32768x4096_dram, TensorType::Q6_K, 32768, 4096)
+    ->Arg(0)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(matmul_pool_repacked, q6_K_65536x2048_dram, TensorType::Q6_K, 65536, 2048)
     ->Arg(0)
     ->Arg(1)

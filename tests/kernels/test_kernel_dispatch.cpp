@@ -291,6 +291,10 @@ private slots:
         QVERIFY(plan.row_bytes_ahead >= 64 && plan.group_bytes_ahead % 64 == 0);
         // Repacked groups: ahead on Intel, each super-block's own lines as it starts elsewhere.
         QCOMPARE(plan.group_bytes_ahead > 0, cpu_features().intel);
+        // Row-major rows: all of them on Intel; elsewhere only rows short enough that a row's
+        // lines asked for at once do not hold up its loads.
+        QCOMPARE(plan.longest_prefetched_row == SIZE_MAX, cpu_features().intel);
+        if (!cpu_features().intel) QVERIFY(plan.longest_prefetched_row >= plan.row_bytes_ahead);
     }
 };
 
