@@ -18,6 +18,7 @@
 #include "kernels/block_formats.h"
 #include "kernels/fp16.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
+#include "kernels/x86_avx2/avx2_util.h"
 #include "kernels/x86_avx2/expf_avx2.h"
 #include "kernels/x86_avx2/kv_prefetch.h"
 
@@ -105,13 +106,6 @@ template <int kChunks>
     default:
         return widen_row<kChunks>(reinterpret_cast<const uint16_t*>(row), head_dim, chunks, dst);
     }
-}
-
-// Returns v, held in a register: GCC would otherwise turn each use of a vector loaded once back
-// into a memory operand of its FMA, one load per use (loads, not FMAs, then bound the loops).
-[[gnu::always_inline]] inline __m256 keep_in_register(__m256 v) {
-    asm("" : "+x"(v));
-    return v;
 }
 
 // The dot products of 4 keys, 8 lanes each, folded into one vector: lane k (k < 4) holds the

@@ -56,14 +56,15 @@ inline __m256i bits_to_bytes(uint32_t bits) {
     return _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit_of_byte), bit_of_byte);
 }
 
-// `sum` as the compiler must compute it: in a register, here. Long chains of acc = acc +
-// product, unrolled, GCC 12 regroups into trees of products computed first, which outgrow the
-// 16 ymm registers and spill: a sum pinned so after each step keeps the chain as written.
-// Repacked Q4_K rows, 8192 x 2048 on Zen 4, 2 threads: 1 row 200 -> 150 us, 4 rows 565 ->
-// 420 us (the spills gone, 914 -> 233 stack accesses).
-inline __m256i pinned(__m256i sum) {
-    asm("" : "+x"(sum));
-    return sum;
+// Returns v, held in a register at this point: GCC may not rebuild it elsewhere. Without it,
+// GCC 12 turns each use of a vector loaded once back into a memory operand (attention: one load
+// per FMA), and regroups unrolled chains of acc = acc + product into trees of products computed
+// first, which outgrow the 16 ymm registers and spill (the repacked Q4_K rows: 914 stack
+// accesses, 233 with each step's sum kept; 8192 x 2048, Zen 4, 2 threads: 1 row 200 -> 150 us,
+// 4 rows 565 -> 420 us).
+template <class Vector> [[gnu::always_inline]] inline Vector keep_in_register(Vector v) {
+    asm("" : "+x"(v));
+    return v;
 }
 
 // 8 int32 partial sums of u*s over 32 byte pairs: u unsigned (0..255), s signed.

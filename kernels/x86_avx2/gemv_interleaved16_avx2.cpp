@@ -30,7 +30,7 @@ struct Rows8Avx2 {
     static Int dot_words(Int acc, Int a, Int b) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b)); }
     // Sub-block sums stay in int16 words until their scale widens them (kSumsInWords).
     static Int dot_into_words(Int acc, Int u, Int s) {
-        return pinned(_mm256_add_epi16(acc, _mm256_maddubs_epi16(u, s)));
+        return keep_in_register(_mm256_add_epi16(acc, _mm256_maddubs_epi16(u, s)));
     }
     static Int widen_u8_in_words(const uint8_t* p) {
         const Int v = widen_u8(p);
@@ -49,7 +49,9 @@ struct Rows8Avx2 {
     // Signed weights: the sign of w moves onto s, so that |w| (0..128) is the unsigned operand;
     // the activations' quants are never -128, so no pair of products overflows.
     static constexpr int32_t kQ8Offset = 0;
-    static Int dot_q8(Int acc, Int w, Int s) { return pinned(_mm256_add_epi32(acc, dot_i8_i8(w, s))); }
+    static Int dot_q8(Int acc, Int w, Int s) {
+        return keep_in_register(_mm256_add_epi32(acc, dot_i8_i8(w, s)));
+    }
     static Int add(Int a, Int b) { return _mm256_add_epi32(a, b); }
     static Int mul_int(Int a, Int b) { return _mm256_mullo_epi32(a, b); }
     static Int nibble_low(Int v) { return _mm256_and_si256(v, _mm256_set1_epi8(0x0F)); }
