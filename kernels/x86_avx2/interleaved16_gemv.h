@@ -507,6 +507,17 @@ template <class V, int M>
             V::store(y + m * y_stride + h * V::kRows, acc[m][h]);
 }
 
+// What a pass over one group asks for ahead. The group's first pass reads it from memory, as the
+// plan says; later passes (more activation rows) read it from cache and meanwhile ask for the
+// next group's lines (group_bytes on), into L2, so that memory does not wait on their arithmetic.
+inline DecodePrefetch pass_prefetch(const DecodePrefetch& plan, bool group_read_before, size_t group_bytes) {
+    if (!group_read_before) return plan;
+    DecodePrefetch next = plan;
+    next.group_bytes_ahead = group_bytes;
+    next.into_l2 = true;
+    return next;
+}
+
 // Group by group over rows [row_begin, row_end) (whole groups), runs of up to kRowsPerPass
 // activation rows: run.template operator()<M>(g, first, rows, out) with the run's first row in
 // the batch, its M activation rows and where its results go.
@@ -533,17 +544,20 @@ void gemm_q4_K_interleaved16_rows(int64_t n, const void* packed, size_t, int64_t
                                   float* y, int64_t y_stride) {
     const int64_t blocks = n / QK_K;
     const auto* groups = static_cast<const InterleavedQ4_K*>(packed);
-    const DecodePrefetch& prefetch = decode_prefetch();
+    const DecodePrefetch& plan = decode_prefetch();
     for_group_runs<V, BlockQ8_K>(
         row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
-        [&]<int M>(int64_t g, int64_t, const ActivationRows<BlockQ8_K, M>& rows, float* out) {
+        [&]<int M>(int64_t g, int64_t first, const ActivationRows<BlockQ8_K, M>& rows, float* out) {
+            const DecodePrefetch prefetch = pass_prefetch(plan, first > 0, blocks * sizeof(InterleavedQ4_K));
             if constexpr (kVectorsPerGroup<V> == 2 && M > 1 && !kSumsInWords<V>) {
                 // AVX-VNNI's two ymm halves and several rows: one half at a time, the group's
                 // quants read twice (from L1: a group of 8-16 super-blocks is 18-37 KB), so that
                 // the rows' int32 sums fit the 16 ymm registers; both halves at once spilled them
                 // (two rows cost 2.06 times one). AVX2's int16 word sums measured no better so.
+                const size_t group_bytes = blocks * sizeof(InterleavedQ4_K);
                 q4_K_group<V, M, 0, 1>(blocks, groups + g * blocks, rows, out, y_stride, prefetch);
-                q4_K_group<V, M, 1, 1>(blocks, groups + g * blocks, rows, out, y_stride, prefetch);
+                q4_K_group<V, M, 1, 1>(blocks, groups + g * blocks, rows, out, y_stride,
+                                       pass_prefetch(plan, true, group_bytes));
             } else {
                 q4_K_group<V, M>(blocks, groups + g * blocks, rows, out, y_stride, prefetch);
             }
@@ -556,10 +570,11 @@ void gemm_q6_K_interleaved16_rows(int64_t n, const void* packed, size_t, int64_t
                                   float* y, int64_t y_stride) {
     const int64_t blocks = n / QK_K;
     const auto* groups = static_cast<const InterleavedQ6_K*>(packed);
-    const DecodePrefetch& prefetch = decode_prefetch();
+    const DecodePrefetch& plan = decode_prefetch();
     for_group_runs<V, BlockQ8_K>(
         row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
-        [&]<int M>(int64_t g, int64_t, const ActivationRows<BlockQ8_K, M>& rows, float* out) {
+        [&]<int M>(int64_t g, int64_t first, const ActivationRows<BlockQ8_K, M>& rows, float* out) {
+            const DecodePrefetch prefetch = pass_prefetch(plan, first > 0, blocks * sizeof(InterleavedQ6_K));
             q6_K_group<V, M>(blocks, groups + g * blocks, rows, out, y_stride, prefetch);
         });
 }
@@ -571,10 +586,11 @@ void gemm_q8_0_interleaved16_rows(int64_t n, const void* packed, size_t, int64_t
     const int64_t pairs = n / InterleavedQ8_0::kColumns;
     const auto* groups = static_cast<const InterleavedQ8_0*>(packed);
     const Q8_0Terms terms(activations, activation_row_bytes, batch, 2 * pairs, V::kQ8Offset);
-    const DecodePrefetch& prefetch = decode_prefetch();
+    const DecodePrefetch& plan = decode_prefetch();
     for_group_runs<V, BlockQ8_0>(
         row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
         [&]<int M>(int64_t g, int64_t first, const ActivationRows<BlockQ8_0, M>& rows, float* out) {
+            const DecodePrefetch prefetch = pass_prefetch(plan, first > 0, pairs * sizeof(InterleavedQ8_0));
             q8_0_group<V, M>(pairs, groups + g * pairs, rows, terms, first, out, y_stride, prefetch);
         });
 }

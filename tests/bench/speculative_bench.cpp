@@ -2,6 +2,7 @@
 //   verify: the time of a forward pass over k tokens against one token, k = 1..K, after a context
 //           of D tokens (the pass is cut back after each timing, as a rejected draft is). The
 //           ratio is what a verify pass of k - 1 drafted tokens costs in decode steps.
+//           --profile adds, per k, the mean time of a pass in each kernel (dispatch metrics).
 //   lookup: a greedy reply of N tokens with and without prompt lookup (or --draft: a draft
 //           model): tokens/s of each, the tokens drafted and accepted. The prompt is a text file, given to
 //           the model as it is (no chat template).
@@ -14,16 +15,21 @@
 #include "engine/forward/inference.h"
 #include "engine/model/model.h"
 #include "engine/session/chat_session.h"
+#include "kernels/dispatch_metrics.h"
 #include "kernels/isa_select.h"
 #include "kernels/kernel_table.h"
+#include "kernels/tensor_type.h"
 #include <algorithm>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -44,6 +50,7 @@ struct Options {
     int tokens = 128;
     int ngram = 3;
     int max_draft = 8;
+    bool profile = false; // verify: each kernel's share of a pass, per k
     std::vector<double> acceptance = {0.5, 0.7, 0.8, 0.9, 1.0}; // oracle
 };
 
@@ -52,7 +59,7 @@ struct Options {
     std::fprintf(
         stderr,
         "usage: hearth-spec-bench verify -m MODEL [-t THREADS] [-d DEPTH] [-k MAX_K] [-r REPETITIONS] "
-        "[--isa TIER]\n"
+        "[--isa TIER] [--profile]\n"
         "       hearth-spec-bench lookup -m MODEL -f PROMPT.txt [-t THREADS] [-n TOKENS] [--lookup N] "
         "[--draft-max K] [--draft DRAFT_MODEL] [-r REPETITIONS] [--isa TIER]\n"
         "       hearth-spec-bench oracle -m MODEL [-f PROMPT.txt] [-t THREADS] [-n TOKENS] [--acceptance "
@@ -67,6 +74,31 @@ double median(std::vector<double> v) {
 
 double seconds_of(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Nanoseconds per (operation, type, kernel), summed over the passes of one k.
+using KernelTimes = std::map<std::tuple<int, uint32_t, uint32_t>, uint64_t>;
+
+// Moves what the dispatch metrics counted since the last call into times.
+void take_kernel_times(KernelTimes& times) {
+    namespace m = kernels::dispatch_metrics;
+    for (const m::Snapshot::Entry& e : m::snapshot().entries)
+        times[{static_cast<int>(e.op), static_cast<uint32_t>(e.type), static_cast<uint32_t>(e.kernel)}] +=
+            e.cell.total_ns;
+    m::reset();
+}
+
+void print_kernel_times(int k, const KernelTimes& times, int passes) {
+    namespace m = kernels::dispatch_metrics;
+    std::printf("\nk=%d, ms per pass:\n", k);
+    for (const auto& [key, ns] : times) {
+        const auto [op, type, kernel] = key;
+        const auto traits = kernels::type_traits(type);
+        std::printf("  %-20s %-6s %-36s %8.2f\n", std::string(m::op_name(static_cast<m::Op>(op))).c_str(),
+                    traits ? std::string(traits->name).c_str() : "?",
+                    std::string(kernels::kernel_name(static_cast<kernels::KernelId>(kernel)).name).c_str(),
+                    static_cast<double>(ns) / 1e6 / passes);
+    }
 }
 
 int verify_curve(const Options& o) {
@@ -86,8 +118,10 @@ int verify_curve(const Options& o) {
     rows.reserve(static_cast<size_t>(o.max_k) * static_cast<size_t>(inference.n_vocab()));
     // The repetitions go round every k in turn, so that a drift of a shared machine reaches all.
     std::vector<std::vector<double>> times(static_cast<size_t>(o.max_k) + 1);
+    std::vector<KernelTimes> kernel_times(static_cast<size_t>(o.max_k) + 1);
     for (int r = 0; r < o.repetitions + 1; ++r)
         for (int k = 1; k <= o.max_k; ++k) {
+            if (o.profile) take_kernel_times(kernel_times[0]); // what came before: not this pass
             const auto start = Clock::now();
             if (k == 1)
                 inference.eval(*cache, std::span<const int32_t>(batch).first(1));
@@ -95,7 +129,10 @@ int verify_curve(const Options& o) {
                 inference.eval(*cache, std::span<const int32_t>(batch).first(static_cast<size_t>(k)), &rows);
             const double t = seconds_of(start);
             cache->truncate(o.depth);
-            if (r > 0) times[static_cast<size_t>(k)].push_back(t); // the first round warms up
+            if (r > 0) { // the first round warms up
+                times[static_cast<size_t>(k)].push_back(t);
+                if (o.profile) take_kernel_times(kernel_times[static_cast<size_t>(k)]);
+            }
         }
     const double one = median(times[1]);
     std::printf(
@@ -107,6 +144,9 @@ int verify_curve(const Options& o) {
         const double t = median(times[static_cast<size_t>(k)]);
         std::printf("| %d | %.2f | %.2f |\n", k, t * 1e3, t / one);
     }
+    if (o.profile)
+        for (int k = 1; k <= o.max_k; ++k)
+            print_kernel_times(k, kernel_times[static_cast<size_t>(k)], o.repetitions);
     return 0;
 }
 
@@ -284,6 +324,10 @@ int main(int argc, char** argv) {
     for (int i = 2; i < argc; ++i) {
         const std::string flag = argv[i];
         if (flag == "-h" || flag == "--help") usage(nullptr);
+        if (flag == "--profile") {
+            o.profile = true;
+            continue;
+        }
         if (i + 1 >= argc) usage((flag + " needs a value").c_str());
         const std::string value = argv[++i];
         const auto number = [&] { return std::atoi(value.c_str()); };
