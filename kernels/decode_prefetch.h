@@ -16,6 +16,8 @@ struct DecodePrefetch {
     // better than a whole row's lines asked for at once as the row starts.
     size_t longest_prefetched_row = SIZE_MAX;
     size_t group_bytes_ahead = 0; // rows repacked in groups of 16: per super-block (0: its own lines)
+    // Longer repacked super-blocks (all 16 rows) are left to the hardware prefetcher, likewise.
+    size_t longest_prefetched_block = SIZE_MAX;
 };
 
 // This CPU's plan.

@@ -74,11 +74,6 @@ void add_kernels(KernelTable& table) {
          gemm("gemm_q4_K_q8_K", T::Q4_K, T::Q8_K)});
     table.of(T::Q5_K).matmul.put_first({small_batches("gemm_q5_K_q8_K_rows", T::Q5_K, kQ5KRowsMaxBatch),
                                         gemm("gemm_q5_K_q8_K", T::Q5_K, T::Q8_K)});
-    // Q6_K stays in the file's rows, whose dot products decode faster than the repacked rows'
-    // kernel, which spends a broadcast and a word sum per 32 products beyond the decoding. Zen 4,
-    // Llama 3.2 1B Q4_K_M, 2 threads: tg 34.4-35.9 against 29.8-31.3 t/s. The repacked kernel
-    // stays for matrices repacked under another tier.
-    table.of(T::Q6_K).repacks_rows16 = false;
     table.of(T::Q6_K).matmul.put_first(
         {repacked_rows_kernel("gemv_q6_K_q8_K_interleaved16", kAvx2, gemm_q6_K_q8_K_interleaved16_rows,
                               T::Q8_K, kAvx2RepackedRowsMaxBatch),

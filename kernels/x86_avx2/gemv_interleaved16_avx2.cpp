@@ -28,6 +28,7 @@ struct Rows8Avx2 {
         return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
     }
     static Int dot_words(Int acc, Int a, Int b) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b)); }
+    static Int keep(Int v) { return keep_in_register(v); }
     // Sub-block sums stay in int16 words until their scale widens them (kSumsInWords).
     static Int dot_into_words(Int acc, Int u, Int s) {
         return keep_in_register(_mm256_add_epi16(acc, _mm256_maddubs_epi16(u, s)));

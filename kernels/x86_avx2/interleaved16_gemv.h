@@ -32,10 +32,11 @@ namespace {
 
 template <class V> constexpr int kVectorsPerGroup = kInterleavedRows / V::kRows;
 
-// Each super-block asks for the lines the CPU's plan says ahead of it (decode_prefetch.h; always
-// inlined, as prefetch_weight_lines is).
+// Each super-block asks for the lines the CPU's plan says ahead of it, if the plan prefetches
+// blocks of its size (decode_prefetch.h; always inlined, as prefetch_weight_lines is).
 template <class Block>
 [[gnu::always_inline]] inline void prefetch_ahead(const Block& b, const DecodePrefetch& plan) {
+    if (sizeof(Block) > plan.longest_prefetched_block) return;
     prefetch_weight_lines(reinterpret_cast<const char*>(&b) + plan.group_bytes_ahead, sizeof(Block),
                           plan.into_l2);
 }
@@ -128,16 +129,21 @@ template <class Block, int M> struct ActivationRows {
 // scale in both words (widen_u8_in_words, widen_i8_in_words): on AVX2 one multiply per 32
 // products instead of two. Exact while the words hold: Q4_K sums 8 steps of pairs of nibbles
 // (<= 15) times bytes (>= -128), at most 8 x 2 x 15 x 128 = 30720; Q6_K two steps of six bits.
-// Q6_K also takes widen_i8_pairs (two rows of int8 scales as int16 pairs) and
-// shift_left_dwords<n>.
+// Q6_K also takes widen_i8_pairs (two rows of int8 scales as int16 pairs), shift_left_dwords<n>
+// and keep (a sum held in a register as written, so that the compiler does not regroup a chain
+// of them into a tree of products that outgrows the registers).
 template <class V>
 constexpr bool kSumsInWords = requires(typename V::Int v, const uint8_t* p, const int8_t* s) {
+    V::keep(v);
     V::dot_into_words(v, v, v);
     V::widen_u8_in_words(p);
     V::widen_i8_in_words(s);
     V::widen_i8_pairs(s, s);
     V::template shift_left_dwords<5>(v);
 };
+
+// Q6_K's sums in words take a sub-block at a time, which leaves registers for 4 rows.
+template <class V> constexpr int kQ6KRowsPerPass = kSumsInWords<V> ? 4 : kRowsPerPass<V>;
 
 // Q4_K: row . a = d * sum_j scale_j * (q_j . a_j) - dmin * sum_j min_j * sum(a_j), for M
 // activation rows at once, over the group's vectors [HFirst, HFirst + HCount).
@@ -312,9 +318,30 @@ template <class V, int M>
     }
 }
 
+// Quant k (chunk u + 16k) of step u, group vector h, as six unsigned bits.
+template <class V>
+[[gnu::always_inline]] inline typename V::Int q6_K_quant(const InterleavedQ6_K& b, int u, int h, int k) {
+    constexpr size_t kBytes = sizeof(typename V::Int);
+    const typename V::Int bits = V::loadu_int(b.steps[u][k % 2] + h * kBytes);
+    const typename V::Int top = V::loadu_int(b.steps[u][2] + h * kBytes);
+    switch (k) {
+    case 0:
+        return V::six_bits(bits, V::template shift_left_words<4>(top));
+    case 1:
+        return V::six_bits(bits, V::template shift_left_words<2>(top));
+    case 2:
+        return V::six_bits(V::template shift_right_words<4>(bits), top);
+    default:
+        return V::six_bits(V::template shift_right_words<4>(bits), V::template shift_right_words<2>(top));
+    }
+}
+
 // The same sum with each sub-block's products kept in int16 words over two steps (2 x 2 x 63 x
 // 128 = 32256 at most) and widened by its scale in both words; the offsets' 32 * sum_j scale_j *
-// sum(a_j) once per super-block, from pairs of sub-blocks. The same integers as q6_K_sums.
+// sum(a_j) once per super-block, from pairs of sub-blocks. The same integers as q6_K_sums. One
+// sub-block at a time, its quants decoded as they are used: M rows' words, their scaled sums
+// and one quant vector fit the registers up to M = 4 (all four sub-blocks of a step at once
+// spilled from M = 1 on, and ran at 3.5-3.9 cycles per 32 products against 3.2).
 template <class V, int M>
 [[gnu::always_inline]] inline void q6_K_sums_in_words(const InterleavedQ6_K& b,
                                                       const ActivationRows<BlockQ8_K, M>& a, int64_t i, int h,
@@ -323,18 +350,25 @@ template <class V, int M>
     for (int s = 0; s < 4; ++s) {
 #pragma GCC unroll 2
         for (int half = 0; half < 2; ++half) {
-            typename V::Int words[M][4];
-            zero_sums<V, M>(words);
-#pragma GCC unroll 2
-            for (int t = 2 * half; t < 2 * half + 2; ++t)
-                q6_K_step<V, M>(b, a, i, h, 4 * s + t, words,
-                                [](auto acc, auto q, auto x) { return V::dot_into_words(acc, q, x); });
-#pragma GCC unroll 8
+#pragma GCC unroll 4
             for (int k = 0; k < 4; ++k) {
+                typename V::Int words[M];
+#pragma GCC unroll 8
+                for (int m = 0; m < M; ++m)
+                    words[m] = V::zero_int();
+#pragma GCC unroll 2
+                for (int t = 2 * half; t < 2 * half + 2; ++t) {
+                    const int u = 4 * s + t;
+                    const typename V::Int q = q6_K_quant<V>(b, u, h, k);
+#pragma GCC unroll 8
+                    for (int m = 0; m < M; ++m)
+                        words[m] = V::dot_into_words(
+                            words[m], q, V::broadcast_int(bytes_of<V>(a.row[m][i].qs + 64 * k + 4 * u)));
+                }
                 const typename V::Int scale = V::widen_i8_in_words(b.scales[4 * k + s] + h * V::kRows);
 #pragma GCC unroll 8
                 for (int m = 0; m < M; ++m)
-                    scaled[m] = V::dot_words(scaled[m], words[m][k], scale);
+                    scaled[m] = V::keep(V::dot_words(scaled[m], words[m], scale));
             }
         }
     }
@@ -348,12 +382,23 @@ template <class V, int M>
             V::widen_i8_pairs(b.scales[2 * p] + h * V::kRows, b.scales[2 * p + 1] + h * V::kRows);
 #pragma GCC unroll 8
         for (int m = 0; m < M; ++m)
-            offset[m] =
-                V::dot_words(offset[m], scales, V::broadcast_int(bytes_of<V>(&a.row[m][i].bsums[2 * p])));
+            offset[m] = V::keep(
+                V::dot_words(offset[m], scales, V::broadcast_int(bytes_of<V>(&a.row[m][i].bsums[2 * p]))));
     }
 #pragma GCC unroll 8
     for (int m = 0; m < M; ++m)
         scaled[m] = V::sub(scaled[m], V::template shift_left_dwords<5>(offset[m]));
+}
+
+// The same activation rows, their addresses hidden from the compiler: each group vector's pass
+// loads its own broadcasts instead of keeping the first's for the next (which spilled).
+template <int M>
+[[gnu::always_inline]] inline ActivationRows<BlockQ8_K, M>
+apart_from_other_halves(ActivationRows<BlockQ8_K, M> a) {
+#pragma GCC unroll 8
+    for (int m = 0; m < M; ++m)
+        __asm__("" : "+r"(a.row[m]));
+    return a;
 }
 
 // Q6_K: row . a = d * sum_j scale_j * (q_j . a_j - 32 * sum(a_j)), with q the unsigned six-bit
@@ -382,7 +427,7 @@ template <class V, int M>
             for (int m = 0; m < M; ++m)
                 scaled[m] = V::zero_int();
             if constexpr (kSumsInWords<V>)
-                q6_K_sums_in_words<V, M>(b, a, i, h, scaled);
+                q6_K_sums_in_words<V, M>(b, apart_from_other_halves(a), i, h, scaled);
             else
                 q6_K_sums<V, M>(b, a, i, h, scaled);
             const typename V::Float d = V::widen_f16(b.d + h * V::kRows);
@@ -515,19 +560,20 @@ inline DecodePrefetch pass_prefetch(const DecodePrefetch& plan, bool group_read_
     DecodePrefetch next = plan;
     next.group_bytes_ahead = group_bytes;
     next.into_l2 = true;
+    next.longest_prefetched_block = SIZE_MAX;
     return next;
 }
 
 // Group by group over rows [row_begin, row_end) (whole groups), runs of up to kRowsPerPass
 // activation rows: run.template operator()<M>(g, first, rows, out) with the run's first row in
 // the batch, its M activation rows and where its results go.
-template <class V, class Block, class Run>
+template <class V, class Block, int kRows = kRowsPerPass<V>, class Run>
 [[gnu::always_inline]] inline void for_group_runs(int64_t row_begin, int64_t row_end, const void* activations,
                                                   size_t activation_row_bytes, int64_t batch, float* y,
                                                   int64_t y_stride, Run&& run) {
     const auto* a = static_cast<const char*>(activations);
     for (int64_t g = row_begin / kInterleavedRows; g < row_end / kInterleavedRows; ++g)
-        in_runs<kRowsPerPass<V>>(batch, [&]<int M>(int64_t first) {
+        in_runs<kRows>(batch, [&]<int M>(int64_t first) {
             run.template operator()<M>(
                 g, first, ActivationRows<Block, M>(a + first * activation_row_bytes, activation_row_bytes),
                 y + first * y_stride + g * kInterleavedRows);
@@ -571,7 +617,7 @@ void gemm_q6_K_interleaved16_rows(int64_t n, const void* packed, size_t, int64_t
     const int64_t blocks = n / QK_K;
     const auto* groups = static_cast<const InterleavedQ6_K*>(packed);
     const DecodePrefetch& plan = decode_prefetch();
-    for_group_runs<V, BlockQ8_K>(
+    for_group_runs<V, BlockQ8_K, kQ6KRowsPerPass<V>>(
         row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
         [&]<int M>(int64_t g, int64_t first, const ActivationRows<BlockQ8_K, M>& rows, float* out) {
             const DecodePrefetch prefetch = pass_prefetch(plan, first > 0, blocks * sizeof(InterleavedQ6_K));

@@ -78,8 +78,7 @@ private slots:
             }
             QCOMPARE(load_layout(*table, TensorType::Q4_K, 32, 512), RowLayout::Interleaved16);
             QCOMPARE(load_layout(*table, TensorType::Q8_0, 32, 512), RowLayout::Interleaved16);
-            QCOMPARE(load_layout(*table, TensorType::Q6_K, 32, 512),
-                     isa == Isa::Avx2 ? RowLayout::RowMajor : RowLayout::Interleaved16);
+            QCOMPARE(load_layout(*table, TensorType::Q6_K, 32, 512), RowLayout::Interleaved16);
             QCOMPARE(load_layout(*table, TensorType::Q4_K, 17, 512), RowLayout::RowMajor);
             QCOMPARE(load_layout(*table, TensorType::Q5_K, 32, 512), RowLayout::RowMajor);
         }

@@ -1,6 +1,7 @@
 // The kernel tables (their candidates, in order, with guards) and the run-time choice of
 // instruction set.
 #include "kernels/decode_prefetch.h"
+#include "kernels/interleaved_rows.h"
 #include "kernels/isa_select.h"
 #include "kernels/kernel_table.h"
 #include "kernels/reference/reference_kernels.h"
@@ -295,6 +296,12 @@ private slots:
         // lines asked for at once do not hold up its loads.
         QCOMPARE(plan.longest_prefetched_row == SIZE_MAX, cpu_features().intel);
         if (!cpu_features().intel) QVERIFY(plan.longest_prefetched_row >= plan.row_bytes_ahead);
+        // Repacked super-blocks: all of them on Intel; elsewhere Q4_K's, not Q6_K's.
+        QCOMPARE(plan.longest_prefetched_block == SIZE_MAX, cpu_features().intel);
+        if (!cpu_features().intel) {
+            QVERIFY(plan.longest_prefetched_block >= sizeof(InterleavedQ4_K));
+            QVERIFY(plan.longest_prefetched_block < sizeof(InterleavedQ6_K));
+        }
     }
 };
 
