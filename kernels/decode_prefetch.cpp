@@ -12,8 +12,9 @@
 //   Q4_K_M 3 of 4, Qwen2.5-0.5B Q4_K_M 4 of 4; avx512 Qwen2.5-0.5B 5 of 5 (x1.01-1.08).
 //   Repacked super-blocks up to 2304 bytes (Q4_K's) only: Q6_K's (3360 bytes) read faster
 //   without (bench_kernels matmul_pool_repacked q6_K_65536x2048_dram, avx2: 2.83-3.18 -> 2.40-2.85
-//   ms, row-major 2.54-3.00), and the avx2 tier's Q4_K_M decode with Q6_K repacked went from
-//   slower than row-major to faster (tg32 34.4-38.4 -> 41.4-43.5 t/s; row-major 35.7-38.9).
+//   ms, row-major 2.54-3.00). avx2 Llama 3.2 1B Q4_K_M tg32 with Q6_K repacked, 3 rounds: with
+//   this prefetch 34.4-38.4 t/s, without 41.4-43.5, Q6_K row-major 35.7-38.9; without against
+//   row-major in 4 later rounds: the same within noise.
 // - Intel: into L2, 1 KB ahead of the groups, every row-major row. An L1 prefetch holds one of the
 //   core's few L1 fill buffers until its line arrives; an L2 one leaves them to the loads.
 #include "kernels/decode_prefetch.h"
