@@ -254,19 +254,32 @@ template <class V, int M, int HFirst = 0, int HCount = kVectorsPerGroup<V>>
             V::store(y + m * y_stride + h * V::kRows, acc[m][h]);
 }
 
-// Q6_K's four steps u = 4s..4s+3 of one group vector h: the quants of chunks u, u + 16, u + 32
-// and u + 48 (sub-blocks s, s + 4, s + 8, s + 12), decoded to six unsigned bits.
+// Quant k (chunk u + 16k) of step u, group vector h, as six unsigned bits.
+template <class V>
+[[gnu::always_inline]] inline typename V::Int q6_K_quant(const InterleavedQ6_K& b, int u, int h, int k) {
+    constexpr size_t kBytes = sizeof(typename V::Int);
+    const typename V::Int bits = V::loadu_int(b.steps[u][k % 2] + h * kBytes);
+    const typename V::Int top = V::loadu_int(b.steps[u][2] + h * kBytes);
+    switch (k) {
+    case 0:
+        return V::six_bits(bits, V::template shift_left_words<4>(top));
+    case 1:
+        return V::six_bits(bits, V::template shift_left_words<2>(top));
+    case 2:
+        return V::six_bits(V::template shift_right_words<4>(bits), top);
+    default:
+        return V::six_bits(V::template shift_right_words<4>(bits), V::template shift_right_words<2>(top));
+    }
+}
+
+// Q6_K's four quant vectors of step u, group vector h (the sub-blocks s, s + 4, s + 8 and s + 12
+// for u = 4s..4s+3), each load once: the compiler merges the repeated loads of the high bits.
 template <class V>
 [[gnu::always_inline]] inline void q6_K_quants(const InterleavedQ6_K& b, int u, int h,
                                                typename V::Int (&q)[4]) {
-    constexpr size_t kBytes = sizeof(typename V::Int);
-    const typename V::Int low = V::loadu_int(b.steps[u][0] + h * kBytes);
-    const typename V::Int high = V::loadu_int(b.steps[u][1] + h * kBytes);
-    const typename V::Int top = V::loadu_int(b.steps[u][2] + h * kBytes);
-    q[0] = V::six_bits(low, V::template shift_left_words<4>(top));
-    q[1] = V::six_bits(high, V::template shift_left_words<2>(top));
-    q[2] = V::six_bits(V::template shift_right_words<4>(low), top);
-    q[3] = V::six_bits(V::template shift_right_words<4>(high), V::template shift_right_words<2>(top));
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k)
+        q[k] = q6_K_quant<V>(b, u, h, k);
 }
 
 // Step u's products added to acc[m][k] (row m, sub-block s + 4k for u / 4 = s) by Dot: V::dot
@@ -315,24 +328,6 @@ template <class V, int M>
                 scaled[m] = V::add(scaled[m], V::mul_int(V::sub(sums[m][k], offset), scale));
             }
         }
-    }
-}
-
-// Quant k (chunk u + 16k) of step u, group vector h, as six unsigned bits.
-template <class V>
-[[gnu::always_inline]] inline typename V::Int q6_K_quant(const InterleavedQ6_K& b, int u, int h, int k) {
-    constexpr size_t kBytes = sizeof(typename V::Int);
-    const typename V::Int bits = V::loadu_int(b.steps[u][k % 2] + h * kBytes);
-    const typename V::Int top = V::loadu_int(b.steps[u][2] + h * kBytes);
-    switch (k) {
-    case 0:
-        return V::six_bits(bits, V::template shift_left_words<4>(top));
-    case 1:
-        return V::six_bits(bits, V::template shift_left_words<2>(top));
-    case 2:
-        return V::six_bits(V::template shift_right_words<4>(bits), top);
-    default:
-        return V::six_bits(V::template shift_right_words<4>(bits), V::template shift_right_words<2>(top));
     }
 }
 
@@ -591,16 +586,16 @@ void gemm_q4_K_interleaved16_rows(int64_t n, const void* packed, size_t, int64_t
     const int64_t blocks = n / QK_K;
     const auto* groups = static_cast<const InterleavedQ4_K*>(packed);
     const DecodePrefetch& plan = decode_prefetch();
+    const size_t group_bytes = blocks * sizeof(InterleavedQ4_K);
     for_group_runs<V, BlockQ8_K>(
         row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
         [&]<int M>(int64_t g, int64_t first, const ActivationRows<BlockQ8_K, M>& rows, float* out) {
-            const DecodePrefetch prefetch = pass_prefetch(plan, first > 0, blocks * sizeof(InterleavedQ4_K));
+            const DecodePrefetch prefetch = pass_prefetch(plan, first > 0, group_bytes);
             if constexpr (kVectorsPerGroup<V> == 2 && M > 1 && !kSumsInWords<V>) {
                 // AVX-VNNI's two ymm halves and several rows: one half at a time, the group's
                 // quants read twice (from L1: a group of 8-16 super-blocks is 18-37 KB), so that
                 // the rows' int32 sums fit the 16 ymm registers; both halves at once spilled them
                 // (two rows cost 2.06 times one). AVX2's int16 word sums measured no better so.
-                const size_t group_bytes = blocks * sizeof(InterleavedQ4_K);
                 q4_K_group<V, M, 0, 1>(blocks, groups + g * blocks, rows, out, y_stride, prefetch);
                 q4_K_group<V, M, 1, 1>(blocks, groups + g * blocks, rows, out, y_stride,
                                        pass_prefetch(plan, true, group_bytes));
