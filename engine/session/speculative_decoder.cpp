@@ -55,10 +55,11 @@ SpeculativeDecoder::SpeculativeDecoder(const SpeculationOptions& options, DraftM
       pause_length_(kFirstPause), cost_per_drafted_(cost_per_drafted(draft)),
       pass_cost_(buffer_.size() + 1, 0.0), pass_timed_at_(buffer_.size() + 1, 0) {
     // The first step goes plain, to time plain decoding for the first judgement. The first pass
-    // drafts what the prior prices say pays best (a draft model as dear as the target: one token).
+    // drafts one token, the cheapest try where drafts fail (a pass drafting more costs 0.6-0.9 of
+    // a step more on the ymm tiers); the length grows as drafts pass.
     if (options_.adaptive) {
         paused_for_ = 1;
-        length_ = std::min(length_, best_length());
+        length_ = 1;
         // A draft model not yet shown to pay is judged after fewer passes; one that stopped for
         // never paying in the replies before waits, longer each time, before it is tried again:
         // a conversation whose drafts fail pays for few tries.
@@ -164,13 +165,22 @@ void SpeculativeDecoder::record(int32_t drafted, int32_t accepted, double second
                                   : std::clamp(accepted + 1, 1, most);
     length_ = std::min(length_, best_length());
     window_drafted_ += drafted;
-    window_accepted_ += accepted;
     window_seconds_ += seconds;
     // A draft model not yet shown to pay (new, or tried again after failing whole replies) is
     // judged after fewer passes: a pair that agrees fails two passes running rarely, and each
     // pass of one that fails costs a step of the draft (the price of a target's step and more
     // where the draft is a low-bit copy of the target).
     const int32_t window = unproven_draft_ && stats_.verify_passes <= kFirstWindow ? kFirstWindow : kWindow;
+    // The first pass after a pause for not paying is a probe: if nothing of it passed, the pause
+    // starts again (twice as long) rather than after a window of 4 such passes, which where drafts
+    // fail costs 4 passes' drafted rows for each try instead of one.
+    if (probing_) {
+        probing_ = false;
+        if (accepted == 0) {
+            pause();
+            return;
+        }
+    }
     if (++window_passes_ < window) return;
     // A pass that drafts k tokens costs about 1 + c k decoded tokens and gives 1 + a k, with a the
     // acceptance rate and c a drafted token's cost: it cannot pay unless a exceeds c. Where both
@@ -179,7 +189,6 @@ void SpeculativeDecoder::record(int32_t drafted, int32_t accepted, double second
     // A drafter that always drafts leaves no plain step to time: every few judgements (and at
     // the first) one step goes plain, so that the comparison below has a current plain time.
     const bool time_a_plain_step = plain_seconds_ == 0 || ++judgements_ % kJudgementsPerPlainStep == 0;
-    const double rate = static_cast<double>(window_accepted_) / window_drafted_;
     // Judged on the decaying sums rather than the window's passes alone: where drafted rows are
     // dear (a CPU whose decode is compute-bound) speculation gains ~10-30%, and four passes of bad
     // luck would pause it again and again (in simulation, x1.11 instead of x1.25 at 80% right).
@@ -200,17 +209,28 @@ void SpeculativeDecoder::record(int32_t drafted, int32_t accepted, double second
     // catch up on the paused tokens, which costs more than the passes.
     if (draft_ && stats_.accepted == 0) never_pays_ = true;
     if (never_pays_ && draft_) draft_->record_reply(false);
-    if (rate < cost_per_drafted_ || slower) {
-        paused_for_ = pause_length_;
-        pause_length_ = std::min(kLongestPause, pause_length_ * 2);
-        length_ = 1;
+    // The acceptance judged on the decaying counts too, not on the window alone: a window of 4
+    // passes of which none passed happens once in 120 windows to a drafter right 70% of the time,
+    // and a pause then costs it 32 tokens at plain speed.
+    const double acceptance = judged_accepted_ / (judged_accepted_ + judged_rejected_);
+    if (acceptance < cost_per_drafted_ || slower) {
+        pause();
     } else {
         pause_length_ = kFirstPause;
         if (time_a_plain_step) paused_for_ = 1;
         // A draft model that pays reads the whole history again (DraftModel::follows_whole_history).
         if (draft_ && stats_.accepted > 0 && !never_pays_) draft_->record_reply(true);
     }
-    window_passes_ = window_drafted_ = window_accepted_ = 0;
+    window_passes_ = window_drafted_ = 0;
+    window_seconds_ = 0;
+}
+
+void SpeculativeDecoder::pause() {
+    paused_for_ = pause_length_;
+    pause_length_ = std::min(kLongestPause, pause_length_ * 2);
+    length_ = 1;
+    probing_ = true;
+    window_passes_ = window_drafted_ = 0;
     window_seconds_ = 0;
 }
 

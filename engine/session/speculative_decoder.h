@@ -48,7 +48,8 @@ public:
     // What the last verify pass made of draft()'s tokens, and how long it took with the drafting:
     // the draft length adapts (the acceptance rule's length, capped at best_length), and
     // speculation pauses when accepted tokens no longer pay for the drafted ones (a time per
-    // token above plain decoding's, as record_plain measured it).
+    // token above plain decoding's, as record_plain measured it); a probe (the first pass after a
+    // pause) of which nothing passes pauses it again at once.
     void record(int32_t drafted, int32_t accepted, double seconds = 0);
     // The time of a plain decoding step (one token, no draft).
     void record_plain(double seconds);
@@ -59,17 +60,20 @@ public:
     int32_t best_length() const;
 
 private:
+    // Drafting stops for pause_length_ draft() calls, the next pause twice as long.
+    void pause();
+
     SpeculationOptions options_;
     DraftModel* draft_;
     std::vector<int32_t> buffer_; // max_draft tokens, allocated once
     int32_t length_;              // tokens to draft next
     int32_t window_passes_ = 0;   // verify passes since acceptance was last judged
     int32_t window_drafted_ = 0;
-    int32_t window_accepted_ = 0;
     double window_seconds_ = 0;
     double plain_seconds_ = 0;        // running mean of a plain step's time; 0: none measured yet
     int32_t paused_for_ = 0;          // draft() calls left before speculation is tried again
     int32_t pause_length_;            // the next pause, doubled each time speculation fails again
+    bool probing_ = false;            // the next pass is the first after a pause for not paying
     bool never_pays_ = false;         // drafting is slower than plain decoding even at full acceptance
     int32_t judgements_ = 0;          // windows judged
     bool unproven_draft_ = false;     // a draft model not shown to pay (not following the whole history)

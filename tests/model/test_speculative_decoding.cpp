@@ -764,6 +764,72 @@ private slots:
         }
     }
 
+    // After a pause for not paying, the first pass is a probe: when none of its drafts passes the
+    // next pause starts at once, twice as long, rather than after a window of 4 such passes. A
+    // probe that passes drafting goes on.
+    void a_failed_probe_pauses_again_at_once() {
+        const engine::SpeculationOptions options = lookup(1, 4);
+        const std::vector<int32_t> history{7, 8, 7, 8, 7};
+        for (const bool probe_passes : {false, true}) {
+            engine::SpeculativeDecoder decoder(options, nullptr);
+            std::vector<int> pass_at; // the draft() calls that drafted
+            bool paused_once = false;
+            for (int i = 0; i < 300; ++i) {
+                if (decoder.draft(history, {}, 16).empty()) {
+                    decoder.record_plain(0.010);
+                    continue;
+                }
+                pass_at.push_back(i);
+                paused_once = paused_once || pass_at.size() > 4;
+                // Drafts fail (and are slower than plain steps) until the first pause; after it
+                // they fail again, or pass as fast as plain steps.
+                if (probe_passes && paused_once)
+                    decoder.record(1, 1, 0.010);
+                else
+                    decoder.record(1, 0, 0.012);
+            }
+            QVERIFY(pass_at.size() >= 5);
+            // The first step plain (to time it), then a window of 4 passes, then a pause of 32.
+            QCOMPARE(pass_at[0], 1);
+            QCOMPARE(pass_at[3], 4);
+            QCOMPARE(pass_at[4], 4 + 32 + 1);
+            if (!probe_passes) {
+                // Each probe alone, the pauses between them doubling: 64, then 128.
+                QCOMPARE(pass_at.size(), size_t{7});
+                QCOMPARE(pass_at[5], pass_at[4] + 64 + 1);
+                QCOMPARE(pass_at[6], pass_at[5] + 128 + 1);
+            } else {
+                QCOMPARE(pass_at[5], pass_at[4] + 1);
+                QVERIFY(pass_at.size() > 200);
+            }
+        }
+    }
+
+    // Bad luck judged on the decaying counts: a drafter right most of the time whose 4 passes of
+    // one window all fail is not paused (a pause would cost its 32 tokens at plain speed).
+    void a_window_of_bad_luck_does_not_pause() {
+        const engine::SpeculationOptions options = lookup(1, 4);
+        const std::vector<int32_t> history{7, 8, 7, 8, 7};
+        engine::SpeculativeDecoder decoder(options, nullptr);
+        int passes = 0, plain_steps = 0;
+        for (int i = 0; i < 60; ++i) {
+            const auto drafted = decoder.draft(history, {}, 16);
+            if (drafted.empty()) {
+                ++plain_steps;
+                decoder.record_plain(0.010);
+                continue;
+            }
+            ++passes;
+            // The fourth window (passes 13-16) fails whole; the others pass whole.
+            const bool unlucky = passes > 12 && passes <= 16;
+            const auto k = static_cast<int32_t>(drafted.size());
+            decoder.record(k, unlucky ? 0 : k, 0.010 + 0.002 * k);
+        }
+        // The first step, and one more every 8 judgements to time plain decoding: no pause.
+        QVERIFY(plain_steps <= 2);
+        QCOMPARE(decoder.draft_length(), 4);
+    }
+
     // A draft model that stopped for never paying is tried again in the next reply only after a
     // wait (32 tokens, then 64, ...); until it pays it is judged after 2 passes rather than 4; once
     // it pays, the record is cleared.
