@@ -8,8 +8,10 @@
 //           the model as it is (no chat template).
 //   oracle: the target's side of speculation at a chosen acceptance, whatever the drafter: a free
 //           drafter proposes the plain reply's own tokens, each replaced by a wrong one with
-//           probability 1 - A (fixed per position), for each A of --acceptance. Tokens/s against
-//           plain decoding, the acceptance the verify passes saw, and tokens per pass: what prompt
+//           probability 1 - A (fixed per position and repetition: each repetition draws its own
+//           pattern, since one pattern of 128 tokens favours one draft-length policy or another by
+//           up to 10%), for each A of --acceptance. Tokens/s against plain decoding, the
+//           acceptance the verify passes saw (all repetitions), and tokens per pass: what prompt
 //           lookup or a draft model that costs nothing would give at that acceptance.
 #include "engine/error.h"
 #include "engine/forward/inference.h"
@@ -279,34 +281,36 @@ int oracle_gain(const Options& o) {
         engine::GenerationOptions spec = plain;
         spec.speculation.drafter = engine::SpeculationOptions::Drafter::Custom;
         spec.speculation.max_draft = o.max_draft;
+        uint64_t pattern = 0; // the repetition's
         spec.speculation.custom = [&](std::span<const int32_t> history, std::span<int32_t> out) {
             int32_t n = 0;
             for (size_t i = history.size(); i < reference.size() && n < static_cast<int32_t>(out.size());
                  ++i) {
-                const bool wrong = position_draw(i) >= right;
+                const bool wrong = position_draw(pattern * reference.size() + i) >= right;
                 out[static_cast<size_t>(n++)] = wrong ? (reference[i] + 1) % n_vocab : reference[i];
             }
             return n;
         };
         std::vector<double> plain_rate, spec_rate;
-        engine::TurnStats stats;
+        int64_t drafted = 0, accepted = 0, passes = 0;
         bool same = true;
         for (int r = 0; r < o.repetitions; ++r)
             for (const bool speculative : {false, true}) {
+                pattern = static_cast<uint64_t>(r);
                 engine::ChatSession session(inference, 2048);
                 const engine::TurnStats s = session.reply(turns, speculative ? spec : plain, {});
                 (speculative ? spec_rate : plain_rate).push_back(s.decode_tokens_per_second());
                 if (speculative) {
-                    stats = s;
+                    drafted += s.drafted_tokens;
+                    accepted += s.accepted_tokens;
+                    passes += s.verify_passes;
                     same = same && session.cache().tokens() == reference;
                 }
             }
         const double acceptance =
-            stats.drafted_tokens ? static_cast<double>(stats.accepted_tokens) / stats.drafted_tokens : 0.0;
+            drafted ? static_cast<double>(accepted) / static_cast<double>(drafted) : 0.0;
         const double per_pass =
-            stats.verify_passes
-                ? static_cast<double>(stats.accepted_tokens + stats.verify_passes) / stats.verify_passes
-                : 1.0;
+            passes ? static_cast<double>(accepted + passes) / static_cast<double>(passes) : 1.0;
         std::printf("| %.0f%% | %.1f | %.1f | %.2f | %.0f%% | %.2f | %s |\n", 100 * right, median(plain_rate),
                     median(spec_rate), median(spec_rate) / median(plain_rate), 100 * acceptance, per_pass,
                     same ? "yes" : "no");
