@@ -50,16 +50,14 @@ double cost_per_drafted(const DraftModel* draft) {
 SpeculativeDecoder::SpeculativeDecoder(const SpeculationOptions& options, DraftModel* draft)
     : options_(options), draft_(draft),
       buffer_(static_cast<size_t>(std::clamp(options.max_draft, 1, kMostVerifyRows - 1))),
-      length_(options.adaptive ? std::min<int32_t>(4, static_cast<int32_t>(buffer_.size()))
-                               : static_cast<int32_t>(buffer_.size())),
-      pause_length_(kFirstPause), cost_per_drafted_(cost_per_drafted(draft)),
-      pass_cost_(buffer_.size() + 1, 0.0), pass_timed_at_(buffer_.size() + 1, 0) {
+      length_(options.adaptive ? 1 : static_cast<int32_t>(buffer_.size())), pause_length_(kFirstPause),
+      cost_per_drafted_(cost_per_drafted(draft)), pass_cost_(buffer_.size() + 1, 0.0),
+      pass_timed_at_(buffer_.size() + 1, 0) {
     // The first step goes plain, to time plain decoding for the first judgement. The first pass
     // drafts one token, the cheapest try where drafts fail (a pass drafting more costs 0.6-0.9 of
     // a step more on the ymm tiers); the length grows as drafts pass.
     if (options_.adaptive) {
         paused_for_ = 1;
-        length_ = 1;
         // A draft model not yet shown to pay is judged after fewer passes; one that stopped for
         // never paying in the replies before waits, longer each time, before it is tried again:
         // a conversation whose drafts fail pays for few tries.
@@ -164,16 +162,9 @@ void SpeculativeDecoder::record(int32_t drafted, int32_t accepted, double second
     length_ = accepted == drafted ? std::min(most, length_ + std::max(1, length_ / 2))
                                   : std::clamp(accepted + 1, 1, most);
     length_ = std::min(length_, best_length());
-    window_drafted_ += drafted;
-    window_seconds_ += seconds;
-    // A draft model not yet shown to pay (new, or tried again after failing whole replies) is
-    // judged after fewer passes: a pair that agrees fails two passes running rarely, and each
-    // pass of one that fails costs a step of the draft (the price of a target's step and more
-    // where the draft is a low-bit copy of the target).
-    const int32_t window = unproven_draft_ && stats_.verify_passes <= kFirstWindow ? kFirstWindow : kWindow;
     // The first pass after a pause for not paying is a probe: if nothing of it passed, the pause
-    // starts again (twice as long) rather than after a window of 4 such passes, which where drafts
-    // fail costs 4 passes' drafted rows for each try instead of one.
+    // starts again (twice as long) before the pass enters a window (empty since the pause), so
+    // that where drafts fail each try costs one pass's drafted rows, not a window of 4 passes'.
     if (probing_) {
         probing_ = false;
         if (accepted == 0) {
@@ -181,6 +172,13 @@ void SpeculativeDecoder::record(int32_t drafted, int32_t accepted, double second
             return;
         }
     }
+    window_drafted_ += drafted;
+    window_seconds_ += seconds;
+    // A draft model not yet shown to pay (new, or tried again after failing whole replies) is
+    // judged after fewer passes: a pair that agrees fails two passes running rarely, and each
+    // pass of one that fails costs a step of the draft (the price of a target's step and more
+    // where the draft is a low-bit copy of the target).
+    const int32_t window = unproven_draft_ && stats_.verify_passes <= kFirstWindow ? kFirstWindow : kWindow;
     if (++window_passes_ < window) return;
     // A pass that drafts k tokens costs about 1 + c k decoded tokens and gives 1 + a k, with a the
     // acceptance rate and c a drafted token's cost: it cannot pay unless a exceeds c. Where both
@@ -230,8 +228,6 @@ void SpeculativeDecoder::pause() {
     pause_length_ = std::min(kLongestPause, pause_length_ * 2);
     length_ = 1;
     probing_ = true;
-    window_passes_ = window_drafted_ = 0;
-    window_seconds_ = 0;
 }
 
 } // namespace hearth::engine

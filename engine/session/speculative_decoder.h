@@ -60,7 +60,8 @@ public:
     int32_t best_length() const;
 
 private:
-    // Drafting stops for pause_length_ draft() calls, the next pause twice as long.
+    // Drafting stops for pause_length_ draft() calls, the next pause twice as long; the next pass
+    // is a probe.
     void pause();
 
     SpeculationOptions options_;
