@@ -140,6 +140,10 @@ struct KernelTable {
     const TypeCandidates& of(TensorType t) const { return by_type[static_cast<uint32_t>(t)]; }
     TypeCandidates& of(TensorType t) { return by_type[static_cast<uint32_t>(t)]; }
     Candidates<AttendFn> attention;
+    // Tiles of several positions whose rows each come out bit for bit as a tile of their one
+    // position from `attention` would give them (a verify pass: each drafted token scored as
+    // decoding it does), its key blocks read once for all the positions.
+    Candidates<AttendFn> attention_as_decode;
     Candidates<SwigluFn> swiglu;
     Candidates<GeluFn> gelu;
     Candidates<SoftmaxFn> softmax;

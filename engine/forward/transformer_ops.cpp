@@ -277,10 +277,14 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
     const int32_t head_dim = hp.head_dim;
     const int32_t group = hp.n_head / hp.n_head_kv;
     const float scale = how.scale;
-    if (how.batch_sees_itself || (how.rows_as_decode && n > 1)) {
-        attend_row_by_row(hp, cache, layer, n_past, n, q, out, pool, how, how.batch_sees_itself);
+    if (how.batch_sees_itself) {
+        attend_row_by_row(hp, cache, layer, n_past, n, q, out, pool, how, true);
         return;
     }
+    // A verify pass's rows take the kernels that give each row decode's bits in any tile.
+    const bool as_decode = how.rows_as_decode && n > 1;
+    const kernels::Candidates<kernels::AttendFn>& candidates =
+        as_decode ? table.attention_as_decode : table.attention;
     // A window no row reaches past (the last row sees n_past + n keys) masks nothing: such
     // calls take the plain kernels, as a model without a window does.
     kernels::AttentionLimits limits = how.limits;
@@ -294,14 +298,14 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
     // The kernels of a whole tile and of the last one, which may be shorter.
     const bool f16 = cache.types() == KvCacheTypes{};
     const auto kernel_for = [&](int32_t positions) {
-        const kernels::Candidate<kernels::AttendFn>* kernel =
-            table.attention.pick({.batch = positions, .width = head_dim, .f16_cache = f16});
-        if (kernel == nullptr)
-            throw std::logic_error("attention: no kernel for head size " + std::to_string(head_dim));
-        return kernel;
+        return candidates.pick({.batch = positions, .width = head_dim, .f16_cache = f16});
     };
     const kernels::Candidate<kernels::AttendFn>* whole_tile = kernel_for(tile_positions);
     const kernels::Candidate<kernels::AttendFn>* last_tile = kernel_for(n - (tiles - 1) * tile_positions);
+    if (whole_tile == nullptr || last_tile == nullptr) {
+        if (as_decode) return attend_row_by_row(hp, cache, layer, n_past, n, q, out, pool, how, false);
+        throw std::logic_error("attention: no kernel for head size " + std::to_string(head_dim));
+    }
     namespace metrics = kernels::dispatch_metrics;
     metrics::ScopedTimer timer(metrics::Op::Attention, cache.type(Part::Keys), whole_tile->id);
     const int64_t items_per_part = static_cast<int64_t>(tiles) * hp.n_head_kv;

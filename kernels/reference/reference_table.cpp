@@ -87,6 +87,8 @@ void add_reference_kernels(KernelTable& table) {
                                                   gemm_by_packed_gemv<gemv_q8_0_q8_0_interleaved16_ref>,
                                                   TensorType::Q8_0)});
     table.attention.put_first({{.name = "attend_ref", .backend = kScalar, .fn = attend_ref}});
+    table.attention_as_decode.put_first(
+        {{.name = "attend_ref", .backend = kScalar, .fn = attend_ref}}); // row by row
     table.swiglu.put_first({{.name = "swiglu_ref", .backend = kScalar, .fn = swiglu_ref}});
     table.gelu.put_first({{.name = "gelu_ref", .backend = kScalar, .fn = gelu_ref}});
     table.softmax.put_first({{.name = "softmax_ref", .backend = kScalar, .fn = softmax_ref}});

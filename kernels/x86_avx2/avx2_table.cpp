@@ -103,6 +103,8 @@ void add_kernels(KernelTable& table) {
     dequantize(T::Q6_K, "dequantize_row_q6_K", dequantize_row_q6_K);
 
     table.attention.put_first({kernel<AttendFn>("attend", attend)});
+    // Its rows never depend on their tile (attention_avx2.cpp): decode's bits in any tile.
+    table.attention_as_decode.put_first({kernel<AttendFn>("attend", attend)});
     table.swiglu.put_first({kernel<SwigluFn>("swiglu", swiglu)});
     table.gelu.put_first({kernel<GeluFn>("gelu", gelu)});
     table.softmax.put_first({kernel<SoftmaxFn>("softmax", softmax)});

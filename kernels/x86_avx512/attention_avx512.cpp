@@ -1,7 +1,8 @@
 // Attention over an F16, Q8_0 or Q4_0 KV cache in F32 with AVX-512 (kernel_table.h's AttendFn),
 // for head sizes that are multiples of 8 (the table gives the others to the AVX2 kernel). Tiles of
 // several positions (prefill) put query rows side by side, as below; a tile of one position
-// (decode) puts keys side by side instead (attend_position, further down).
+// (decode) puts keys side by side instead (attend_position, further down), and so does a verify
+// pass's tile of several positions (attend_as_decode), each row with decode's bits.
 //
 // The FMA units bound the work (2 * head_dim multiply-adds per key and row), so the layout keeps
 // everything else off them: no horizontal sums and no shuffles per key and row. Query rows go
@@ -270,6 +271,9 @@ template <bool kLimited, int kHeadDim> void attend_tile(const Tile& t) {
 // there.
 
 constexpr int kDecodeRows = 8; // rows of a pass: their values' accumulators fill 16 registers
+// A verify pass's tiles (attend_as_decode) go 4 rows at a time: passes of 8 of 2-4 positions
+// took 1.2-1.4x the time of passes of 4 (Llama-3.2-1B's groups of 4 heads of 64, 256 keys).
+constexpr int kVerifyRows = 4;
 // In decode a layer's keys and values come from memory (the weights streamed past since the
 // last token evicted them): the rows 2 blocks ahead are asked for in L1 (kv_prefetch.h).
 constexpr int64_t kDecodePrefetchKeys = 2 * kBlock;
@@ -418,11 +422,18 @@ struct DecodeRow {
 
 // Rows first_row .. first_row + R - 1 of a decode tile. The limits (window, soft cap) are read
 // at run time: a few operations per block, where instances of their own doubled the compile time.
+// A tile of several positions (a verify pass's, attend_as_decode) gives each row its own keys:
+// the blocks span what any of the pass's rows sees, and a row's lanes outside its own keys weigh
+// exactly 0 (fma(v, 0, acc) is acc), so its bits are those of a tile of its one position.
 template <int R, int kHeadDim> void attend_position_rows(const Tile& t, int64_t first_row) {
     const int64_t head_dim = kHeadDim != 0 ? kHeadDim : t.head_dim;
-    const int64_t n_keys = t.n_keys; // the one position sees n_keys keys
-    // The first key of the window (limits are zero for the plain kernels).
-    const int64_t first_key = t.limits.window > 0 ? std::max<int64_t>(0, n_keys - t.limits.window) : 0;
+    int64_t row_keys[R], row_first_key[R]; // each row's keys and the first in its window
+    for (int r = 0; r < R; ++r) {
+        row_keys[r] = t.keys_seen(first_row + r);
+        row_first_key[r] = t.first_key(first_row + r); // 0 without a window
+    }
+    const int64_t n_keys = *std::max_element(row_keys, row_keys + R);
+    const int64_t first_key = *std::min_element(row_first_key, row_first_key + R);
     const bool capped = t.limits.softcap > 0;
     const float factor = capped ? t.scale : t.scale * kLog2E;
     // The F16 cache's layout (rows without gaps) is read in place; other rows are widened.
@@ -436,7 +447,7 @@ template <int R, int kHeadDim> void attend_position_rows(const Tile& t, int64_t 
     alignas(64) float weights[R][kBlock];
     DecodeRow rows[R];
     for (int r = 0; r < R; ++r) {
-        const float* q = t.q + static_cast<size_t>(first_row + r) * t.head_stride;
+        const float* q = t.q + t.offset(first_row + r);
         for (int64_t d = 0; d < head_dim; ++d)
             query[r * head_dim + d] = q[d] * factor;
         std::fill(acc + r * head_dim, acc + (r + 1) * head_dim, 0.0f);
@@ -451,11 +462,8 @@ template <int R, int kHeadDim> void attend_position_rows(const Tile& t, int64_t 
             widen_block(t.keys, first, present, head_dim, key_block);
             widen_block(t.values, first, present, head_dim, value_block);
         }
-        // Lanes past the last key or before the window weigh nothing.
+        // Lanes past the row's last key or before its window weigh nothing.
         const __m512i key = _mm512_add_epi32(lane, _mm512_set1_epi32(static_cast<int32_t>(first)));
-        __mmask16 seen = _mm512_cmplt_epi32_mask(key, _mm512_set1_epi32(static_cast<int32_t>(n_keys)));
-        if (first < first_key)
-            seen &= _mm512_cmpge_epi32_mask(key, _mm512_set1_epi32(static_cast<int32_t>(first_key)));
         __m512 scores[R];
         if (direct)
             decode_scores<R, kHeadDim>(query, F16Rows{keys_f16 + first * head_dim, head_dim}, head_dim,
@@ -463,6 +471,11 @@ template <int R, int kHeadDim> void attend_position_rows(const Tile& t, int64_t 
         else
             decode_scores<R, kHeadDim>(query, WidenedRows{key_block, head_dim}, head_dim, scores);
         for (int r = 0; r < R; ++r) {
+            __mmask16 seen =
+                _mm512_cmplt_epi32_mask(key, _mm512_set1_epi32(static_cast<int32_t>(row_keys[r])));
+            if (first < row_first_key[r])
+                seen &=
+                    _mm512_cmpge_epi32_mask(key, _mm512_set1_epi32(static_cast<int32_t>(row_first_key[r])));
             __m512 x = scores[r];
             if (capped) x = _mm512_mul_ps(soft_cap<Lanes16>(x, t.limits.softcap), _mm512_set1_ps(kLog2E));
             x = _mm512_mask_blend_ps(seen, _mm512_set1_ps(-INFINITY), x);
@@ -492,7 +505,7 @@ template <int R, int kHeadDim> void attend_position_rows(const Tile& t, int64_t 
     }
     for (int r = 0; r < R; ++r) {
         const __m512 total = _mm512_set1_ps(sum_lanes(rows[r].sum));
-        float* out = t.out + static_cast<size_t>(first_row + r) * t.head_stride;
+        float* out = t.out + t.offset(first_row + r);
         for (int64_t c = 0; c < head_dim; c += 16)
             _mm512_storeu_ps(out + c, _mm512_div_ps(_mm512_load_ps(acc + r * head_dim + c), total));
     }
@@ -505,13 +518,13 @@ template <int kHeadDim, int N> void attend_rows(const Tile& t, int64_t first_row
     attend_position_rows<N, kHeadDim>(t, first_row);
 }
 
-// The tile's rows in passes, each pass a kernel for its row count: up to kDecodeRows at head
-// sizes 64 and 128, 4 at others (the models with those have groups of 1 to 4; it keeps the
-// kernels' compile time in bounds).
-template <int kHeadDim> void attend_position(const Tile& t) {
-    constexpr int kPassRows = kHeadDim == 64 || kHeadDim == 128 ? kDecodeRows : 4;
-    for (int64_t first_row = 0; first_row < t.n_heads; first_row += kPassRows)
-        attend_rows<kHeadDim, kPassRows>(t, first_row, std::min<int64_t>(kPassRows, t.n_heads - first_row));
+// The tile's rows (position by position) in passes, each pass a kernel for its row count: up to
+// kMostRows at head sizes 64 and 128, 4 at others (the models with those have groups of 1 to 4;
+// it keeps the kernels' compile time in bounds).
+template <int kHeadDim, int kMostRows = kDecodeRows> void attend_position(const Tile& t) {
+    constexpr int kPassRows = kHeadDim == 64 || kHeadDim == 128 ? kMostRows : 4;
+    for (int64_t first_row = 0; first_row < t.rows(); first_row += kPassRows)
+        attend_rows<kHeadDim, kPassRows>(t, first_row, std::min<int64_t>(kPassRows, t.rows() - first_row));
 }
 
 // run(std::integral_constant<int, kHeadDim>) for the common head sizes, whose rows are then
@@ -529,9 +542,12 @@ template <class Run> void with_head_dim(int64_t head_dim, Run run) {
     }
 }
 
-void attend(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
-            int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim, float scale,
-            AttentionLimits limits) {
+// Every tile through the kernels a tile of one position takes (as_decode: a verify pass's
+// positions, each row as decoding it would give it), or tiles of several positions through
+// the prefill kernels.
+void attend_tile_of(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
+                    int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
+                    float scale, AttentionLimits limits, bool as_decode) {
     const Tile tile{q,    out,    head_stride, position_stride, n_heads, n_positions,
                     keys, values, n_keys,      head_dim,        scale,   limits};
     const bool limited = limits.window > 0 || limits.softcap > 0;
@@ -548,9 +564,25 @@ void attend(const float* q, float* out, size_t head_stride, size_t position_stri
         constexpr int kHeadDim = decltype(size)::value;
         if (n_positions == 1)
             attend_position<kHeadDim>(tile);
+        else if (as_decode)
+            attend_position<kHeadDim, kVerifyRows>(tile);
         else
             limited ? attend_tile<true, kHeadDim>(tile) : attend_tile<false, kHeadDim>(tile);
     });
+}
+
+void attend(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
+            int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim, float scale,
+            AttentionLimits limits) {
+    attend_tile_of(q, out, head_stride, position_stride, n_heads, n_positions, keys, values, n_keys, head_dim,
+                   scale, limits, false);
+}
+
+void attend_as_decode(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
+                      int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
+                      float scale, AttentionLimits limits) {
+    attend_tile_of(q, out, head_stride, position_stride, n_heads, n_positions, keys, values, n_keys, head_dim,
+                   scale, limits, true);
 }
 
 } // namespace
@@ -572,6 +604,10 @@ void add_attention_kernels(KernelTable& table) {
     // Head sizes of 8k: each row's elements in whole vectors of 16, or of 8 at the end.
     table.attention.put_first(
         {{.name = "attend", .backend = cpu(Isa::Avx512), .guard = {.width_multiple = 8}, .fn = attend}});
+    table.attention_as_decode.put_first({{.name = "attend_as_decode",
+                                          .backend = cpu(Isa::Avx512),
+                                          .guard = {.width_multiple = 8},
+                                          .fn = attend_as_decode}});
 }
 
 } // namespace hearth::kernels::avx512
