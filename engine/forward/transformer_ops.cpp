@@ -228,15 +228,13 @@ LayerAttention layer_attention(const HyperParams& hp, int32_t layer) {
 
 namespace {
 
-// One row per kernel call, each a tile of one position with its group's heads, so that its bits
-// do not depend on the threads or the rows beside it. A row at position p sees the keys up to
-// its own (as decoding it would), or with both_ways (an image's rows, attending to each other)
-// the keys up to the batch's last, its window (when the layer has one) widened by the later keys
-// it sees, so that the keys it skips stay those `window` or more positions before p. A window
-// that reaches past no key is none.
-void attend_row_by_row(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t n_past, int32_t n,
-                       const float* q, float* out, kernels::ThreadPool& pool, const LayerAttention& how,
-                       bool both_ways) {
+// A batch whose rows attend both ways (an image's, to each other): one row per kernel call, each
+// a tile of one position with its group's heads, so that its bits do not depend on the threads
+// or the rows beside it. A row at position p sees the keys up to the batch's last, its window
+// (when the layer has one) widened by the later keys it sees, so that the keys it skips stay
+// those `window` or more positions before p. A window that reaches past no key is none.
+void attend_both_ways(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t n_past, int32_t n,
+                      const float* q, float* out, kernels::ThreadPool& pool, const LayerAttention& how) {
     using Part = KvCache::Part;
     const kernels::KernelTable& table = kernels::active_kernels();
     const int32_t head_dim = hp.head_dim;
@@ -252,9 +250,9 @@ void attend_row_by_row(const HyperParams& hp, const KvCache& cache, int32_t laye
     pool.for_each(int64_t{n} * hp.n_head_kv, [&](int64_t item) {
         const int32_t kv_head = static_cast<int32_t>(item / n);
         const int32_t row = static_cast<int32_t>(item % n);
-        const int64_t n_keys = int64_t{n_past} + (both_ways ? n : row + 1);
+        const int64_t n_keys = int64_t{n_past} + n;
         kernels::AttentionLimits limits = how.limits;
-        if (both_ways && limits.window > 0) limits.window += n - 1 - row;
+        if (limits.window > 0) limits.window += n - 1 - row;
         if (limits.window >= n_keys) limits.window = 0;
         const size_t first =
             static_cast<size_t>(row) * position_stride + static_cast<size_t>(kv_head * group) * head_stride;
@@ -278,7 +276,7 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
     const int32_t group = hp.n_head / hp.n_head_kv;
     const float scale = how.scale;
     if (how.batch_sees_itself) {
-        attend_row_by_row(hp, cache, layer, n_past, n, q, out, pool, how, true);
+        attend_both_ways(hp, cache, layer, n_past, n, q, out, pool, how);
         return;
     }
     // A verify pass's rows take the kernels that give each row decode's bits in any tile.
@@ -302,10 +300,8 @@ void attend(const HyperParams& hp, const KvCache& cache, int32_t layer, int32_t 
     };
     const kernels::Candidate<kernels::AttendFn>* whole_tile = kernel_for(tile_positions);
     const kernels::Candidate<kernels::AttendFn>* last_tile = kernel_for(n - (tiles - 1) * tile_positions);
-    if (whole_tile == nullptr || last_tile == nullptr) {
-        if (as_decode) return attend_row_by_row(hp, cache, layer, n_past, n, q, out, pool, how, false);
+    if (whole_tile == nullptr || last_tile == nullptr)
         throw std::logic_error("attention: no kernel for head size " + std::to_string(head_dim));
-    }
     namespace metrics = kernels::dispatch_metrics;
     metrics::ScopedTimer timer(metrics::Op::Attention, cache.type(Part::Keys), whole_tile->id);
     const int64_t items_per_part = static_cast<int64_t>(tiles) * hp.n_head_kv;

@@ -85,10 +85,9 @@ struct LayerAttention {
     // every earlier position and the whole batch, and on a sliding-window layer still no key
     // `window` or more positions before itself.
     bool batch_sees_itself = false;
-    // Each row attends as a decode step at its position would (the table's attention_as_decode,
-    // or one position per kernel call where a tier has none): a verify pass then scores each
-    // drafted token bit for bit as plain decoding does (the prefill kernels of several positions
-    // may sum in another order).
+    // Each row attends as a decode step at its position would (the table's attention_as_decode):
+    // a verify pass then scores each drafted token bit for bit as plain decoding does (the
+    // prefill kernels of several positions may sum in another order).
     bool rows_as_decode = false;
 };
 LayerAttention layer_attention(const HyperParams& hp, int32_t layer);
