@@ -120,6 +120,10 @@ template <class Fn> struct Candidate {
     // given (matmul then hands out fewer, larger chunks).
     TensorType activation_type = TensorType::F32;
     bool whole_batch_per_chunk = false;
+    // Matmul: each row of any batch it takes comes out bit for bit as a batch of that row alone
+    // (a dot product per pair of rows, a repacked group decoded once for rows summed apart), so
+    // that it runs a verify pass's rows together (matmul's as_decode).
+    bool rows_as_single = false;
     KernelId id = kUnnamedKernel; // set by put_first
 
     bool takes(const CallShape& call) const { return backend.device == call.device && guard.holds(call); }

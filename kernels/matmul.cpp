@@ -37,23 +37,28 @@ int64_t rows_per_chunk(int64_t rows, int n_threads, int64_t batch, RowLayout lay
 }
 
 // The kernels one matmul runs: the first matmul candidate that takes it, and the quantizer of
-// its activations (none for F32 activations, read as they are).
+// its activations (none for F32 activations, read as they are). A call as_decode runs decode's
+// kernel: over the whole batch where its rows come out as single rows do, else one activation
+// row at a time over each chunk of weight rows (which stays in cache between them).
 struct Plan {
     const Candidate<GemmFn>* kernel;
     const Candidate<QuantizeRowFn>* quantizer;
+    bool row_by_row = false;
 };
 
 CallShape shape_of(const WeightMatrix& w, int64_t batch) {
     return {.batch = batch, .rows = w.rows, .width = w.cols, .layout = w.layout};
 }
 
-Plan plan_for(const KernelTable& table, const WeightMatrix& w, int64_t batch) {
+Plan plan_for(const KernelTable& table, const WeightMatrix& w, int64_t batch, bool as_decode) {
     const auto raw = static_cast<uint32_t>(w.type);
     const Candidate<GemmFn>* kernel =
-        raw < kTensorTypeSlots ? table.of(w.type).matmul.pick(shape_of(w, batch)) : nullptr;
+        raw < kTensorTypeSlots ? table.of(w.type).matmul.pick(shape_of(w, as_decode ? 1 : batch)) : nullptr;
     if (kernel == nullptr)
         throw std::invalid_argument("matmul: no kernels for tensor type " + std::to_string(raw));
     Plan plan{kernel, nullptr};
+    plan.row_by_row =
+        as_decode && batch > 1 && !(kernel->rows_as_single && kernel->takes(shape_of(w, batch)));
     if (kernel->activation_type != TensorType::F32) {
         plan.quantizer = table.of(kernel->activation_type).quantize_activations.pick({});
         if (plan.quantizer == nullptr)
@@ -129,15 +134,21 @@ struct Job {
     int64_t first_chunk; // index of its first chunk in the set's sequence
 };
 
-// Rows [begin, end) of the job's matrix times its batch.
+// Rows [begin, end) of the job's matrix times its batch (or each of its rows in turn).
 void multiply_chunk(const Job& job, int64_t begin, int64_t end) {
-    const int64_t batch = job.batch;
     const WeightMatrix& w = *job.w;
     const Candidate<GemmFn>& kernel = *job.plan.kernel;
     const size_t weight_row_bytes = row_bytes(w.type, w.cols);
+    const int64_t calls = job.plan.row_by_row ? job.batch : 1;
+    const int64_t batch = job.plan.row_by_row ? 1 : job.batch;
+    const auto run = [&](const void* weights, int64_t first, int64_t last, float* y) {
+        for (int64_t b = 0; b < calls; ++b)
+            kernel.fn(w.cols, weights, weight_row_bytes, first, last,
+                      job.activations + static_cast<size_t>(b) * job.activation_row_bytes,
+                      job.activation_row_bytes, batch, y + b * w.rows, w.rows);
+    };
     if (kernel.guard.layout == RowLayout::Interleaved16) { // reads the repacked groups as they are
-        kernel.fn(w.cols, w.data, weight_row_bytes, begin, end, job.activations, job.activation_row_bytes,
-                  batch, job.y, w.rows);
+        run(w.data, begin, end, job.y);
         return;
     }
     const std::byte* rows =
@@ -153,16 +164,15 @@ void multiply_chunk(const Job& job, int64_t begin, int64_t end) {
         unpack_rows16(w.type, w.data, w.cols, begin, end, unpacked.data());
         rows = unpacked.data();
     }
-    kernel.fn(w.cols, rows, weight_row_bytes, 0, end - begin, job.activations, job.activation_row_bytes,
-              batch, job.y + begin, w.rows);
+    run(rows, 0, end - begin, job.y + begin);
 }
 
 } // namespace
 
 void matmul(const WeightMatrix& w, const float* x, int64_t batch, float* y, ThreadPool& pool,
-            std::vector<std::byte>& scratch) {
+            std::vector<std::byte>& scratch, bool as_decode) {
     const MatmulOutput output{&w, y};
-    matmul_group(std::span<const MatmulOutput>(&output, 1), x, batch, pool, scratch);
+    matmul_group(std::span<const MatmulOutput>(&output, 1), x, batch, pool, scratch, as_decode);
 }
 
 namespace {
@@ -271,16 +281,17 @@ void run_jobs(std::span<Job> jobs, ThreadPool& pool, std::vector<std::byte>& scr
     }
 }
 
-Job plan_job(const KernelTable& active, const WeightMatrix& w, float* y, const float* x, int64_t batch) {
+Job plan_job(const KernelTable& active, const WeightMatrix& w, float* y, const float* x, int64_t batch,
+             bool as_decode) {
     if (w.layout == RowLayout::Interleaved16 && !interleaves_rows16(w.type, w.rows, w.cols))
         throw std::invalid_argument("matmul: interleaved rows of a type or shape that has none");
-    return {&w, y, plan_for(active, w, batch), x, batch, nullptr, 0, false, 1, 0};
+    return {&w, y, plan_for(active, w, batch, as_decode), x, batch, nullptr, 0, false, 1, 0};
 }
 
 } // namespace
 
 void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t batch, ThreadPool& pool,
-                  std::vector<std::byte>& scratch) {
+                  std::vector<std::byte>& scratch, bool as_decode) {
     // A mixture of experts groups the gate and up matrices of every chosen expert (16 for
     // Qwen3-30B-A3B's 8).
     constexpr size_t kMaxGroup = 32;
@@ -291,20 +302,21 @@ void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t
     for (size_t i = 0; i < outputs.size(); ++i) {
         if (outputs[i].w->cols != outputs[0].w->cols)
             throw std::invalid_argument("matmul_group: matrices of different widths");
-        jobs[i] = plan_job(active, *outputs[i].w, outputs[i].y, x, batch);
+        jobs[i] = plan_job(active, *outputs[i].w, outputs[i].y, x, batch, as_decode);
     }
     run_jobs(std::span<Job>(jobs, outputs.size()), pool, scratch);
 }
 
 void matmul_products(std::span<const MatmulProduct> products, ThreadPool& pool,
-                     std::vector<std::byte>& scratch) {
+                     std::vector<std::byte>& scratch, bool as_decode) {
     // The set's plans, kept per thread: sized once for the largest set (a mixture's 2 x 128
     // experts), so that a batch allocates nothing after the first.
     thread_local std::vector<Job> jobs;
     jobs.clear();
     const KernelTable& active = active_kernels();
     for (const MatmulProduct& p : products)
-        if (p.batch > 0 && p.w->rows > 0) jobs.push_back(plan_job(active, *p.w, p.y, p.x, p.batch));
+        if (p.batch > 0 && p.w->rows > 0)
+            jobs.push_back(plan_job(active, *p.w, p.y, p.x, p.batch, as_decode));
     if (!jobs.empty()) run_jobs(jobs, pool, scratch);
 }
 

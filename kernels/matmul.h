@@ -25,9 +25,10 @@ size_t matmul_scratch_bytes(TensorType weight_type, int64_t cols, int64_t batch)
 // y[b * w.rows + r] = sum_c W[r][c] * x[b * w.cols + c], for b < batch, by the active table's
 // first matmul candidate that takes the call. x is quantized once to the candidate's activation
 // type into `scratch` (sized by matmul_scratch_bytes at load time), then rows are split over the
-// pool.
+// pool. as_decode: every row of y bit for bit a batch of that row alone (a verify pass of drafted
+// tokens, each scored as a decode step would be): decode's kernel runs the batch (Plan).
 void matmul(const WeightMatrix& w, const float* x, int64_t batch, float* y, ThreadPool& pool,
-            std::vector<std::byte>& scratch);
+            std::vector<std::byte>& scratch, bool as_decode = false);
 
 // One product of a group that shares its input.
 struct MatmulOutput {
@@ -39,7 +40,7 @@ struct MatmulOutput {
 // shared out in one pool job, so the group costs one barrier instead of one per matrix.
 // Scratch: the sum of matmul_scratch_bytes over the group.
 void matmul_group(std::span<const MatmulOutput> outputs, const float* x, int64_t batch, ThreadPool& pool,
-                  std::vector<std::byte>& scratch);
+                  std::vector<std::byte>& scratch, bool as_decode = false);
 
 // One product of a set whose members have inputs of their own.
 struct MatmulProduct {
@@ -54,6 +55,6 @@ struct MatmulProduct {
 // pool job, so that the set costs two barriers instead of two per product. Scratch: the sum of
 // matmul_scratch_bytes over the set's inputs.
 void matmul_products(std::span<const MatmulProduct> products, ThreadPool& pool,
-                     std::vector<std::byte>& scratch);
+                     std::vector<std::byte>& scratch, bool as_decode = false);
 
 } // namespace hearth::kernels

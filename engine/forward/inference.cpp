@@ -265,9 +265,10 @@ void Inference::forward_batch(KvCache& cache, const int32_t* tokens, int32_t n, 
     }
     // Every row's logits of a short batch: a verify pass of drafted tokens, each row scored as
     // decode would score it.
-    layers_on_host(cache, first_host_layer, n_past, n, false, want_all_logits && n <= kMostVerifyRows);
+    const bool verify_pass = want_all_logits && n <= kMostVerifyRows;
+    layers_on_host(cache, first_host_layer, n_past, n, false, verify_pass);
     cache.append_tokens(std::span<const int32_t>(tokens, static_cast<size_t>(n)));
-    if (logits_out) logits_on_host(n, want_all_logits, logits_out);
+    if (logits_out) logits_on_host(n, want_all_logits, logits_out, verify_pass);
 }
 
 void Inference::fill_rope_tables(const KvCache& cache, int32_t first, int32_t n, bool pure_turn) {
@@ -359,13 +360,13 @@ void Inference::layers_on_host(KvCache& cache, int32_t first_layer, int32_t n_pa
     if (first_layer >= hp.n_layer) return;
 
     auto matmul = [&](const kernels::WeightMatrix& m, const float* in, int32_t rows, float* out) {
-        kernels::matmul(m, in, rows, out, pool, s.matmul);
+        kernels::matmul(m, in, rows, out, pool, s.matmul, rows_as_decode);
     };
     // Products that share their input run as one job: one quantization, one barrier.
     auto matmul_group = [&](std::initializer_list<kernels::MatmulOutput> outputs, const float* in,
                             int32_t rows) {
         kernels::matmul_group(std::span<const kernels::MatmulOutput>(outputs.begin(), outputs.size()), in,
-                              rows, pool, s.matmul);
+                              rows, pool, s.matmul, rows_as_decode);
     };
     // x += y over the batch's rows (the residual stream).
     auto add_residual = [&](const std::vector<float>& y) {
@@ -436,7 +437,7 @@ void Inference::layers_on_host(KvCache& cache, int32_t first_layer, int32_t n_pa
             break;
         case FfnKind::MixtureOfExperts:
             mixture_of_experts(hp, l, layer, s.xb.data(), n, s.ffn.data(), s.experts, *expert_hits_, pool,
-                               s.matmul);
+                               s.matmul, rows_as_decode);
             break;
         }
         if (!l.b_down.empty()) add_bias_rows(s.ffn.data(), l.b_down.data(), n, dim);
@@ -447,7 +448,7 @@ void Inference::layers_on_host(KvCache& cache, int32_t first_layer, int32_t n_pa
 }
 
 // Final norm and logits: for every row when asked, else for the last token only.
-void Inference::logits_on_host(int32_t n, bool want_all_logits, float* logits_out) {
+void Inference::logits_on_host(int32_t n, bool want_all_logits, float* logits_out, bool rows_as_decode) {
     const HyperParams& hp = model_->hparams();
     const ModelWeights& w = model_->weights();
     Scratch& s = *scratch_;
@@ -455,7 +456,7 @@ void Inference::logits_on_host(int32_t n, bool want_all_logits, float* logits_ou
     const int32_t rows = n - first;
     const float* x_rows = s.x.data() + static_cast<size_t>(first) * hp.n_embd;
     norm_on_host(x_rows, w.output_norm, w.output_norm_b, rows, s.xb.data());
-    kernels::matmul(w.output, s.xb.data(), rows, logits_out, *pool_, s.matmul);
+    kernels::matmul(w.output, s.xb.data(), rows, logits_out, *pool_, s.matmul, rows_as_decode);
     if (hp.final_softcap > 0)
         soft_cap_values(logits_out, static_cast<size_t>(rows) * hp.n_vocab, hp.final_softcap);
 }

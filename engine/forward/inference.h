@@ -135,10 +135,11 @@ private:
     // The CPU's steps of a forward pass: embedding, layers [first_layer, n_layer), final norm and logits.
     void embed_on_host(const int32_t* tokens, int32_t n, int32_t n_past);
     // batch_sees_itself: the batch's rows attend to each other both ways (an image);
-    // rows_as_decode: each row attends as decoding it alone would (LayerAttention).
+    // rows_as_decode: each row's products and attention as decoding it alone would give them
+    // (kernels::matmul's as_decode, LayerAttention).
     void layers_on_host(KvCache& cache, int32_t first_layer, int32_t n_past, int32_t n,
                         bool batch_sees_itself = false, bool rows_as_decode = false);
-    void logits_on_host(int32_t n, bool want_all_logits, float* logits_out);
+    void logits_on_host(int32_t n, bool want_all_logits, float* logits_out, bool rows_as_decode = false);
     // The cos/sin of positions [first, first + n) (n <= n_batch) for every layer of `cache`, in the
     // scratch: the forward pass's rotation, or without LongRoPE's attention factor for a turn of
     // cached keys (pure_turn); and the table of one layer among them.

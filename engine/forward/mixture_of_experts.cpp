@@ -69,9 +69,9 @@ void softmax_rows(float* x, int32_t rows, int32_t dim) {
 
 void mixture_of_experts(const HyperParams& hp, const LayerWeights& l, int32_t layer, const float* x,
                         int32_t n, float* out, ExpertScratch& s, ExpertHits& hits, kernels::ThreadPool& pool,
-                        std::vector<std::byte>& matmul_scratch) {
+                        std::vector<std::byte>& matmul_scratch, bool rows_as_decode) {
     const int32_t dim = hp.n_embd, k = hp.n_expert_used, ff = hp.n_ff_expert;
-    kernels::matmul(l.router, x, n, s.router_logits.data(), pool, matmul_scratch);
+    kernels::matmul(l.router, x, n, s.router_logits.data(), pool, matmul_scratch, rows_as_decode);
     softmax_rows(s.router_logits.data(), n, hp.n_expert);
     choose_experts(s.router_logits.data(), n, hp.n_expert, k, s.chosen.data(), s.chosen_weight.data());
     std::fill(out, out + static_cast<size_t>(n) * dim, 0.0f);
@@ -127,7 +127,7 @@ void mixture_of_experts(const HyperParams& hp, const LayerWeights& l, int32_t la
             const int32_t count = s.expert_start[static_cast<size_t>(e) + 1] - first;
             if (count > 0) matrix_input_output(l.experts[static_cast<size_t>(e)], first, count);
         }
-        kernels::matmul_products(s.products, pool, matmul_scratch);
+        kernels::matmul_products(s.products, pool, matmul_scratch, rows_as_decode);
     };
     products_of([&](const ExpertWeights& expert, int32_t first, int32_t count) {
         const float* input = s.rows_by_expert.data() + static_cast<size_t>(first) * dim;

@@ -40,9 +40,10 @@ void choose_experts(const float* probabilities, int32_t n, int32_t n_expert, int
 // at all; all experts' gate and up products run as one set over the pool, then their down
 // products (kernels::matmul_products). Decode (one token) reads only the chosen experts' rows,
 // their gate and up products in one job over the pool (they share the input), then one job per
-// down product. Counts the choices in `hits`.
+// down product. Counts the choices in `hits`. rows_as_decode: each row's products as decoding it
+// alone would give them (kernels::matmul's as_decode).
 void mixture_of_experts(const HyperParams& hp, const LayerWeights& l, int32_t layer, const float* x,
                         int32_t n, float* out, ExpertScratch& s, ExpertHits& hits, kernels::ThreadPool& pool,
-                        std::vector<std::byte>& matmul_scratch);
+                        std::vector<std::byte>& matmul_scratch, bool rows_as_decode = false);
 
 } // namespace hearth::engine

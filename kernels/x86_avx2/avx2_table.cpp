@@ -9,9 +9,15 @@ namespace {
 
 constexpr Backend kAvx2 = cpu(Isa::Avx2);
 
-// A type's blocked kernel, which also serves decode (gemm_avx2.cpp).
+// A type's blocked kernel, which also serves decode (gemm_avx2.cpp). The float and 32-element
+// block formats' batches keep each row's dot product bits (test_matmul_as_decode) and run a
+// verify pass's rows together. The K-quants' stay row by row there: Q4_K's batches sum in
+// another order, and the others' blocked batches of 2 cost more than two rows one by one
+// (Llama-3.2-1B Q5_K_M, avx2, a 2-token pass: 2.04 decode steps blocked, 1.74 row by row).
 Candidate<GemmFn> gemm(std::string_view name, TensorType type, TensorType activation_type) {
-    return matmul_kernel(name, kAvx2, gemm_for(type), activation_type);
+    Candidate<GemmFn> c = matmul_kernel(name, kAvx2, gemm_for(type), activation_type);
+    c.rows_as_single = gemm_for_float(type) != nullptr || gemm_for_block32(type) != nullptr;
+    return c;
 }
 
 template <class Fn> Candidate<Fn> kernel(std::string_view name, Fn fn) {
@@ -37,6 +43,14 @@ Candidate<GemmFn> small_batches(std::string_view name, TensorType type, int64_t 
                          {.min_batch = 2, .max_batch = max_batch});
 }
 
+// F32 decode: one dot product per pair of rows, the same for a row in any batch.
+Candidate<GemmFn> f32_by_dot() {
+    Candidate<GemmFn> c =
+        matmul_kernel("vec_dot_f32_f32", kAvx2, gemm_by_dot<vec_dot_f32_f32>, TensorType::F32);
+    c.rows_as_single = true;
+    return c;
+}
+
 // Batches a repacked matrix's rows kernel takes: beyond them, rows are unpacked for the blocked
 // kernels. Zen 5, Llama 3.2 1B Q4_K_M, prefill t/s rows kernel / unpacked groups of 8: pp16
 // 74.5/53.2, pp32 65-72/(~80), pp64 79.7/120.6.
@@ -47,10 +61,9 @@ constexpr int64_t kAvx2RepackedRowsMaxBatch = kDecodeExactMaxBatch;
 void add_kernels(KernelTable& table) {
     using T = TensorType;
     // F32 batches of 2 or more sum as llama.cpp's tinyBLAS does (f32_batched_dot.h).
-    table.of(T::F32).matmul.put_first(
-        {matmul_kernel("gemm_f32_f32_batched", kAvx2, gemm_f32_f32_batched, T::F32,
-                       {.min_batch = 2, .width_multiple = 8}),
-         matmul_kernel("vec_dot_f32_f32", kAvx2, gemm_by_dot<vec_dot_f32_f32>, T::F32)});
+    table.of(T::F32).matmul.put_first({matmul_kernel("gemm_f32_f32_batched", kAvx2, gemm_f32_f32_batched,
+                                                     T::F32, {.min_batch = 2, .width_multiple = 8}),
+                                       f32_by_dot()});
     table.of(T::F16).matmul.put_first({gemm("gemm_f16_f16", T::F16, T::F16)});
     table.of(T::BF16).matmul.put_first({gemm("gemm_bf16_bf16", T::BF16, T::BF16)});
     table.of(T::Q4_0).matmul.put_first(

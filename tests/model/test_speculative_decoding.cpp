@@ -410,20 +410,26 @@ private slots:
 
     // A verify pass scores each drafted token as decoding it alone does, bit for bit, where every
     // matrix has the kernel of a few rows (Q4_K and Q6_K repacked: tiny-llama3-Q4_K_M; AMX's
-    // tiles start at 8 rows, this pass has 7) and the attention runs per position: greedy
-    // speculation then cannot flip even a near-tie.
+    // tiles start at 8 rows, this pass has 7) and the attention takes the kernels that give each
+    // position decode's bits (test_attention_as_decode): head sizes 32, 48 (soft-capped, windows
+    // of 8), 64 (windows of 8) and 8. Greedy speculation then cannot flip even a near-tie.
     void verify_rows_are_decode_bits_data() {
         QTest::addColumn<int>("isa");
+        QTest::addColumn<QString>("model");
         for (kernels::Isa isa : kernels::kIsaTiers)
-            QTest::addRow("%s", kernels::isa_name(isa).data()) << int(isa);
+            for (const char* model : {"tiny-llama3-Q4_K_M", "tiny-gemma2", "tiny-gemma3", "stories260K",
+                                      "stories260K-Q4_0", "stories260K-Q8_0", "stories260K-Q4_K_M",
+                                      "tiny-qwen2-Q8_0", "tiny-gemma3-Q8_0", "tiny-qwen3moe-Q8_0"})
+                QTest::addRow("%s/%s", model, kernels::isa_name(isa).data()) << int(isa) << QString(model);
     }
     void verify_rows_are_decode_bits() {
         QFETCH(int, isa);
+        QFETCH(QString, model);
         const auto tier = static_cast<kernels::Isa>(isa);
         if (kernels::kernels_for(tier) == nullptr)
             QSKIP(qPrintable(QString::fromStdString(kernels::isa_unavailable_reason(tier))));
         kernels::force_isa(tier);
-        test::LoadedModel loaded = test::load_model("tiny-llama3-Q4_K_M", 16);
+        test::LoadedModel loaded = test::load_model(model.toStdString(), 16);
         const int32_t n_vocab = loaded.inference->n_vocab();
         std::vector<int32_t> prompt;
         for (int32_t i = 0; i < 40; ++i)
