@@ -13,7 +13,7 @@ constexpr Backend kAvx2 = cpu(Isa::Avx2);
 // block formats' batches keep each row's dot product bits (test_matmul_as_decode) and run a
 // verify pass's rows together. The K-quants' stay row by row there: Q4_K's batches sum in
 // another order, and the others' blocked batches of 2 cost more than two rows one by one
-// (Llama-3.2-1B Q5_K_M, avx2, a 2-token pass: 2.04 decode steps blocked, 1.74 row by row).
+// (Llama-3.2-1B Q5_K_M, avx2, a 2-token pass: 2.04 decode steps blocked, 1.35-1.46 row by row).
 Candidate<GemmFn> gemm(std::string_view name, TensorType type, TensorType activation_type) {
     Candidate<GemmFn> c = matmul_kernel(name, kAvx2, gemm_for(type), activation_type);
     c.rows_as_single = gemm_for_float(type) != nullptr || gemm_for_block32(type) != nullptr;
