@@ -5,9 +5,8 @@
 // key counts around the blocks of 8 and 16, F16, Q8_0 and mixed caches, with no limits, sliding
 // windows that some rows reach past and others do not, and soft-capping; and a part of the tile
 // (later positions, fewer heads: the engine's split across threads) the same bits again.
-#include "kernels/fp16.h"
 #include "kernels/kernel_table.h"
-#include "kernels/reference/reference_kernels.h"
+#include "tests/support/block_patterns.h"
 
 #include <QTest>
 #include <cmath>
@@ -28,24 +27,17 @@ struct KvHead {
     KvRows value_rows() const { return {values.data() + value_row_bytes / 3, value_type, value_row_bytes}; }
 };
 
+// n_rows rows of one head in `type` (normal floats through the reference quantizer), between
+// two other heads' rows.
 void fill_rows(TensorType type, int head_dim, int n_rows, std::mt19937& rng,
                std::vector<unsigned char>& bytes, size_t& row_stride) {
-    std::normal_distribution<float> normal(0.0f, 1.0f);
     const size_t head_bytes = row_bytes(type, head_dim);
     row_stride = 3 * head_bytes;
     bytes.assign(row_stride * static_cast<size_t>(n_rows), 0);
-    std::vector<float> row(static_cast<size_t>(head_dim));
     for (int j = 0; j < n_rows; ++j) {
-        for (float& x : row)
-            x = normal(rng);
-        unsigned char* at = bytes.data() + static_cast<size_t>(j) * row_stride + head_bytes;
-        if (type == TensorType::F16) {
-            auto* halves = reinterpret_cast<uint16_t*>(at);
-            for (int d = 0; d < head_dim; ++d)
-                halves[d] = fp32_to_fp16(row[static_cast<size_t>(d)]);
-        } else {
-            reference_ops(type).quantize(row.data(), at, head_dim);
-        }
+        const std::vector<uint8_t> row =
+            hearth::test::make_weight_row(type, head_dim, hearth::test::BlockPattern::Quantized, rng);
+        std::memcpy(bytes.data() + static_cast<size_t>(j) * row_stride + head_bytes, row.data(), head_bytes);
     }
 }
 
@@ -126,10 +118,8 @@ private slots:
                     const size_t head_stride = static_cast<size_t>(head_dim);
                     const size_t position_stride = head_stride * static_cast<size_t>(group) + 24;
                     std::mt19937 rng(unsigned(positions * 7 + n_keys));
-                    std::normal_distribution<float> normal(0.0f, 2.0f);
-                    std::vector<float> q(position_stride * static_cast<size_t>(positions));
-                    for (float& x : q)
-                        x = normal(rng);
+                    const std::vector<float> q = hearth::test::normal_floats(
+                        static_cast<int64_t>(position_stride) * positions, rng, 2.0f);
                     for (const Limits& l : kLimits) {
                         std::vector<float> tile(q.size(), NAN), part(q.size(), NAN);
                         verify->fn(q.data(), tile.data(), head_stride, position_stride, group, positions,

@@ -8,8 +8,9 @@
 #include "kernels/interleaved_rows.h"
 #include "kernels/kernel_table.h"
 #include "kernels/matmul.h"
-#include "kernels/reference/reference_kernels.h"
 #include "kernels/thread_pool.h"
+#include "tests/support/block_patterns.h"
+#include "tests/support/normal_data.h"
 
 #include <QTest>
 #include <cstring>
@@ -27,21 +28,14 @@ constexpr TensorType kTypes[] = {TensorType::F32,  TensorType::F16,  TensorType:
                                  TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K,
                                  TensorType::Q6_K};
 
-// kRows x kCols normal floats rounded to `type` by the reference quantizer (F32 as they are).
-std::vector<std::byte> random_weights(TensorType type, unsigned seed) {
+// kRows x kCols normal floats rounded to `type` by the reference quantizer.
+std::vector<uint8_t> random_weights(TensorType type, unsigned seed) {
     std::mt19937 rng(seed);
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    std::vector<float> row(kCols);
-    const size_t bytes_per_row = row_bytes(type, kCols);
-    std::vector<std::byte> out(bytes_per_row * kRows);
+    std::vector<uint8_t> out;
     for (int64_t r = 0; r < kRows; ++r) {
-        for (float& x : row)
-            x = normal(rng);
-        std::byte* at = out.data() + static_cast<size_t>(r) * bytes_per_row;
-        if (type == TensorType::F32)
-            std::memcpy(at, row.data(), bytes_per_row);
-        else
-            reference_ops(type).quantize(row.data(), at, kCols);
+        const std::vector<uint8_t> row =
+            hearth::test::make_weight_row(type, kCols, hearth::test::BlockPattern::Quantized, rng);
+        out.insert(out.end(), row.begin(), row.end());
     }
     return out;
 }
@@ -76,22 +70,18 @@ private slots:
             QSKIP(qPrintable(QString::fromStdString(isa_unavailable_reason(tier))));
         force_isa(tier);
         const auto weight_type = static_cast<TensorType>(type);
-        const std::vector<std::byte> row_major = random_weights(weight_type, 7u + unsigned(type));
-        std::vector<std::byte> weights = row_major;
+        const std::vector<uint8_t> row_major = random_weights(weight_type, 7u + unsigned(type));
+        std::vector<uint8_t> weights = row_major;
         WeightMatrix w{weight_type, kRows, kCols, nullptr, RowLayout::RowMajor};
         if (repacked) {
-            weights.assign(interleaved_rows16_bytes(weight_type, kRows, kCols), std::byte{});
+            weights.assign(interleaved_rows16_bytes(weight_type, kRows, kCols), 0);
             interleave_rows16(weight_type, row_major.data(), kRows, kCols, weights.data());
             w.layout = RowLayout::Interleaved16;
         }
         w.data = weights.data();
         ThreadPool pool(2);
         std::vector<std::byte> scratch;
-        std::mt19937 rng(11);
-        std::normal_distribution<float> normal(0.0f, 1.0f);
-        std::vector<float> x(static_cast<size_t>(kDecodeExactMaxBatch * kCols));
-        for (float& v : x)
-            v = normal(rng);
+        const std::vector<float> x = hearth::test::normal_data(kDecodeExactMaxBatch * kCols, 11, 0.0f);
         // Each activation row alone, as decode multiplies it.
         std::vector<float> alone(static_cast<size_t>(kDecodeExactMaxBatch * kRows));
         for (int64_t b = 0; b < kDecodeExactMaxBatch; ++b)
