@@ -142,6 +142,11 @@ constexpr bool kSumsInWords = requires(typename V::Int v, const uint8_t* p, cons
     V::template shift_left_dwords<5>(v);
 };
 
+// Q4_K's sums in words, one group vector at a time (gemm_q4_K_interleaved16_rows), leave
+// registers for 4 rows: AVX2, one thread, 2048 x 2048 in cache, 4 rows 219 -> 184 us, 8 rows
+// 434 -> 356 (against passes of 2 rows over both vectors; 5 rows a pass: 8 rows 420).
+template <class V> constexpr int kQ4KRowsPerPass = kSumsInWords<V> ? 4 : kRowsPerPass<V>;
+
 // Q6_K's sums in words take a sub-block at a time, which leaves registers for 4 rows.
 template <class V> constexpr int kQ6KRowsPerPass = kSumsInWords<V> ? 4 : kRowsPerPass<V>;
 
@@ -547,11 +552,17 @@ template <class V, int M>
             V::store(y + m * y_stride + h * V::kRows, acc[m][h]);
 }
 
-// What a pass over one group asks for ahead. The group's first pass reads it from memory, as the
-// plan says; later passes (more activation rows) read it from cache and meanwhile ask for the
-// next group's lines (group_bytes on), into L2, so that memory does not wait on their arithmetic.
-inline DecodePrefetch pass_prefetch(const DecodePrefetch& plan, bool group_read_before, size_t group_bytes) {
-    if (!group_read_before) return plan;
+// What a pass over one group asks for ahead. Decode's pass (one activation row, the group's first
+// read) asks as the plan says. A pass of kRowsHidingMemory rows or more spends long enough on the
+// group's arithmetic for the next group to arrive meanwhile, and so does a later pass over a
+// group read before: they ask for the next group's lines (group_bytes on), into L2. Verify passes
+// over memory on 2 threads, Zen 4, ms, the plan's way / the next group's (bench_kernels
+// verify_pool, 3 interleaved rounds): Q6_K 128256 x 2048, 4 rows, avx2 13.3-13.8 / 9.9-11.6,
+// avx512 7.5-8.8 / 7.0-7.8; Q6_K 16384 x 8192, 4 rows, avx2 8.4-9.1 / 4.5-5.3. Fewer rows: avx512
+// 2 rows 5.6-6.9 / 7.1-7.5, 3 rows 6.7-7.4 / 7.0-8.4 (worse), avx2 3 rows 8.8-9.7 / 8.2-8.8.
+constexpr int kRowsHidingMemory = 4;
+inline DecodePrefetch pass_prefetch(const DecodePrefetch& plan, bool next_group_ahead, size_t group_bytes) {
+    if (!next_group_ahead) return plan;
     DecodePrefetch next = plan;
     next.group_bytes_ahead = group_bytes;
     next.into_l2 = true;
@@ -587,15 +598,17 @@ void gemm_q4_K_interleaved16_rows(int64_t n, const void* packed, size_t, int64_t
     const auto* groups = static_cast<const InterleavedQ4_K*>(packed);
     const DecodePrefetch& plan = decode_prefetch();
     const size_t group_bytes = blocks * sizeof(InterleavedQ4_K);
-    for_group_runs<V, BlockQ8_K>(
+    for_group_runs<V, BlockQ8_K, kQ4KRowsPerPass<V>>(
         row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
         [&]<int M>(int64_t g, int64_t first, const ActivationRows<BlockQ8_K, M>& rows, float* out) {
-            const DecodePrefetch prefetch = pass_prefetch(plan, first > 0, group_bytes);
-            if constexpr (kVectorsPerGroup<V> == 2 && M > 1 && !kSumsInWords<V>) {
-                // AVX-VNNI's two ymm halves and several rows: one half at a time, the group's
-                // quants read twice (from L1: a group of 8-16 super-blocks is 18-37 KB), so that
-                // the rows' int32 sums fit the 16 ymm registers; both halves at once spilled them
-                // (two rows cost 2.06 times one). AVX2's int16 word sums measured no better so.
+            const DecodePrefetch prefetch =
+                pass_prefetch(plan, first > 0 || M >= kRowsHidingMemory, group_bytes);
+            if constexpr (kVectorsPerGroup<V> == 2 && M > 1) {
+                // The ymm tiers' two halves and several rows: one half at a time, the group's
+                // super-block headers read twice (from L1: a group of 8-16 super-blocks is 18-37
+                // KB), so that the rows' sums fit the 16 ymm registers; both halves at once
+                // spilled AVX-VNNI's int32 sums (two rows cost 2.06 times one) and held AVX2's
+                // int16 word sums to 2 rows a pass.
                 q4_K_group<V, M, 0, 1>(blocks, groups + g * blocks, rows, out, y_stride, prefetch);
                 q4_K_group<V, M, 1, 1>(blocks, groups + g * blocks, rows, out, y_stride,
                                        pass_prefetch(plan, true, group_bytes));
@@ -615,7 +628,8 @@ void gemm_q6_K_interleaved16_rows(int64_t n, const void* packed, size_t, int64_t
     for_group_runs<V, BlockQ8_K, kQ6KRowsPerPass<V>>(
         row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
         [&]<int M>(int64_t g, int64_t first, const ActivationRows<BlockQ8_K, M>& rows, float* out) {
-            const DecodePrefetch prefetch = pass_prefetch(plan, first > 0, blocks * sizeof(InterleavedQ6_K));
+            const DecodePrefetch prefetch =
+                pass_prefetch(plan, first > 0 || M >= kRowsHidingMemory, blocks * sizeof(InterleavedQ6_K));
             q6_K_group<V, M>(blocks, groups + g * blocks, rows, out, y_stride, prefetch);
         });
 }
@@ -631,7 +645,8 @@ void gemm_q8_0_interleaved16_rows(int64_t n, const void* packed, size_t, int64_t
     for_group_runs<V, BlockQ8_0>(
         row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
         [&]<int M>(int64_t g, int64_t first, const ActivationRows<BlockQ8_0, M>& rows, float* out) {
-            const DecodePrefetch prefetch = pass_prefetch(plan, first > 0, pairs * sizeof(InterleavedQ8_0));
+            const DecodePrefetch prefetch =
+                pass_prefetch(plan, first > 0 || M >= kRowsHidingMemory, pairs * sizeof(InterleavedQ8_0));
             q8_0_group<V, M>(pairs, groups + g * pairs, rows, terms, first, out, y_stride, prefetch);
         });
 }

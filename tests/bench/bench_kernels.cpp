@@ -134,6 +134,13 @@ void matvec_repacked(benchmark::State& state, TensorType type, int64_t rows, int
         run_matmul(state, *table, type, rows, cols, 1, state.range(1) == 1, 0);
 }
 
+// One thread, a verify pass's few activation rows over rows repacked in groups of 16, by the
+// kernel a verify pass takes (decode's own). Args: isa, batch.
+void verify_repacked(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
+    if (const KernelTable* table = table_of(state))
+        run_matmul(state, *table, type, rows, cols, state.range(1), true, 0);
+}
+
 // One thread, a batch of activation rows over the file's rows. Args: isa, batch.
 void matmat(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
     if (const KernelTable* table = table_of(state))
@@ -199,6 +206,34 @@ void matmul_pool_repacked(benchmark::State& state, TensorType type, int64_t rows
     ::munmap(huge, bytes);
     state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes));
     state.SetLabel(std::string(isa_name(active_kernels().isa)) + (repacked ? " repacked" : " row-major"));
+}
+
+// A verify pass's products on a pool of 2 threads: a few activation rows over rows repacked in
+// groups of 16, in memory, each row multiplied as decode multiplies it (as_decode), by the active
+// kernels (HEARTH_ISA picks the tier). Args: batch.
+void verify_pool(benchmark::State& state, TensorType type, int64_t rows, int64_t cols) {
+    const int64_t batch = state.range(0);
+    static ThreadPool pool(2);
+    const Matrix& m = matrix(type, rows, cols);
+    const size_t bytes = interleaved_rows16_bytes(type, rows, cols);
+    void* huge = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (huge == MAP_FAILED) return state.SkipWithError("mmap failed");
+    ::madvise(huge, bytes, MADV_HUGEPAGE);
+    interleave_rows16(type, m.weights.data(), rows, cols, huge);
+    std::mt19937 rng(3);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    std::vector<float> x(cols * batch), y(rows * batch);
+    for (float& v : x)
+        v = dist(rng);
+    std::vector<std::byte> scratch(matmul_scratch_bytes(type, cols, batch));
+    const WeightMatrix w{type, rows, cols, huge, RowLayout::Interleaved16};
+    for (auto _ : state) {
+        matmul(w, x.data(), batch, y.data(), pool, scratch, true);
+        benchmark::DoNotOptimize(y.data());
+    }
+    ::munmap(huge, bytes);
+    state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes));
+    state.SetLabel(std::string(isa_name(active_kernels().isa)));
 }
 
 // `n` activations of normal values, the same every call (seed 3).
@@ -486,6 +521,12 @@ BENCHMARK_CAPTURE(matvec_repacked, q4_K_8192x2048, TensorType::Q4_K, 8192, 2048)
 BENCHMARK_CAPTURE(matvec_repacked, q6_K_8192x2048, TensorType::Q6_K, 8192, 2048)
     ->ArgsProduct({{1, 3}, {0, 1}});
 
+// Llama-3.2-1B's attention output matrix (2048 x 2048), in the last-level cache.
+BENCHMARK_CAPTURE(verify_repacked, q4_K_2048x2048, TensorType::Q4_K, 2048, 2048)
+    ->ArgsProduct({{1, 3}, {1, 2, 3, 4, 5, 6, 8}});
+BENCHMARK_CAPTURE(verify_repacked, q6_K_2048x2048, TensorType::Q6_K, 2048, 2048)
+    ->ArgsProduct({{1, 3}, {1, 2, 3, 4, 5, 6, 8}});
+
 BENCHMARK_CAPTURE(matmat, q4_K_896x4864, TensorType::Q4_K, 896, 4864)
     ->ArgsProduct({{0, 1, 2, 3}, {32}})
     ->Unit(benchmark::kMillisecond);
@@ -640,6 +681,20 @@ BENCHMARK_CAPTURE(matmul_pool_repacked, q6_K_65536x2048_dram, TensorType::Q6_K, 
     ->Arg(1)
     ->Arg(0)
     ->Arg(1)
+    ->UseRealTime();
+
+// Verify passes of 1-8 rows over 75 MB of Q4_K and 110 MB of Q6_K, batches alternating.
+BENCHMARK_CAPTURE(verify_pool, q4_K_65536x2048_dram, TensorType::Q4_K, 65536, 2048)
+    ->ArgsProduct({{1, 2, 4, 1, 2, 4, 8}})
+    ->UseRealTime();
+BENCHMARK_CAPTURE(verify_pool, q6_K_16384x8192_dram, TensorType::Q6_K, 16384, 8192)
+    ->ArgsProduct({{1, 2, 4, 1, 2, 4, 8}})
+    ->UseRealTime();
+BENCHMARK_CAPTURE(verify_pool, q6_K_128256x2048_dram, TensorType::Q6_K, 128256, 2048)
+    ->ArgsProduct({{1, 2, 3, 4}})
+    ->UseRealTime();
+BENCHMARK_CAPTURE(verify_pool, q4_K_8192x2048_dram, TensorType::Q4_K, 8192, 2048)
+    ->ArgsProduct({{1, 2, 3, 4}})
     ->UseRealTime();
 
 // Qwen2.5-0.5B's output matrix (145 MB), Q8_0, alternating layouts.
