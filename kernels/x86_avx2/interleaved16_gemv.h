@@ -556,12 +556,17 @@ template <class V, int M>
 // read) asks as the plan says. A later pass over a group read before asks for the next group's
 // lines (group_bytes on), into L2, while it works from cache; so does a group's only pass when it
 // has kRowsHidingMemory rows or more, its arithmetic long enough for the next group to arrive
-// meanwhile (the first of several passes keeps the plan: avx512 pp16 lost 4% without it). Verify passes
-// over memory on 2 threads, Zen 4, ms, the plan's way / the next group's (bench_kernels
-// verify_pool, 3 interleaved rounds): Q6_K 128256 x 2048, 4 rows, avx2 13.3-13.8 / 9.9-11.6,
-// avx512 7.5-8.8 / 7.0-7.8; Q6_K 16384 x 8192, 4 rows, avx2 8.4-9.1 / 4.5-5.3. Fewer rows: avx512
-// 2 rows 5.6-6.9 / 7.1-7.5, 3 rows 6.7-7.4 / 7.0-8.4 (worse), avx2 3 rows 8.8-9.7 / 8.2-8.8.
+// meanwhile (the first of several passes keeps the plan: avx512 pp16 lost 4% without it).
+// Verify passes over memory on 2 threads, Zen 4, ms, the plan's way / the next group's
+// (bench_kernels verify_pool, 3 interleaved rounds): Q6_K 128256 x 2048, 4 rows, avx2 13.3-13.8 /
+// 9.9-11.6, avx512 7.5-8.8 / 7.0-7.8; Q6_K 16384 x 8192, 4 rows, avx2 8.4-9.1 / 4.5-5.3. Fewer
+// rows: avx512 2 rows 5.6-6.9 / 7.1-7.5, 3 rows 6.7-7.4 / 7.0-8.4 (worse), avx2 3 rows 8.8-9.7 /
+// 8.2-8.8.
 constexpr int kRowsHidingMemory = 4;
+// Whether the pass over activation rows [first, first + rows) of `batch` asks for the next group.
+inline bool streams_next_group(int64_t first, int rows, int64_t batch) {
+    return first > 0 || (rows == batch && rows >= kRowsHidingMemory);
+}
 inline DecodePrefetch pass_prefetch(const DecodePrefetch& plan, bool next_group_ahead, size_t group_bytes) {
     if (!next_group_ahead) return plan;
     DecodePrefetch next = plan;
@@ -603,7 +608,7 @@ void gemm_q4_K_interleaved16_rows(int64_t n, const void* packed, size_t, int64_t
         row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
         [&]<int M>(int64_t g, int64_t first, const ActivationRows<BlockQ8_K, M>& rows, float* out) {
             const DecodePrefetch prefetch =
-                pass_prefetch(plan, first > 0 || (M == batch && M >= kRowsHidingMemory), group_bytes);
+                pass_prefetch(plan, streams_next_group(first, M, batch), group_bytes);
             if constexpr (kVectorsPerGroup<V> == 2 && M > 1) {
                 // The ymm tiers' two halves and several rows: one half at a time, the group's
                 // super-block headers read twice (from L1: a group of 8-16 super-blocks is 18-37
@@ -629,8 +634,8 @@ void gemm_q6_K_interleaved16_rows(int64_t n, const void* packed, size_t, int64_t
     for_group_runs<V, BlockQ8_K, kQ6KRowsPerPass<V>>(
         row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
         [&]<int M>(int64_t g, int64_t first, const ActivationRows<BlockQ8_K, M>& rows, float* out) {
-            const DecodePrefetch prefetch = pass_prefetch(
-                plan, first > 0 || (M == batch && M >= kRowsHidingMemory), blocks * sizeof(InterleavedQ6_K));
+            const DecodePrefetch prefetch =
+                pass_prefetch(plan, streams_next_group(first, M, batch), blocks * sizeof(InterleavedQ6_K));
             q6_K_group<V, M>(blocks, groups + g * blocks, rows, out, y_stride, prefetch);
         });
 }
@@ -646,8 +651,8 @@ void gemm_q8_0_interleaved16_rows(int64_t n, const void* packed, size_t, int64_t
     for_group_runs<V, BlockQ8_0>(
         row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
         [&]<int M>(int64_t g, int64_t first, const ActivationRows<BlockQ8_0, M>& rows, float* out) {
-            const DecodePrefetch prefetch = pass_prefetch(
-                plan, first > 0 || (M == batch && M >= kRowsHidingMemory), pairs * sizeof(InterleavedQ8_0));
+            const DecodePrefetch prefetch =
+                pass_prefetch(plan, streams_next_group(first, M, batch), pairs * sizeof(InterleavedQ8_0));
             q8_0_group<V, M>(pairs, groups + g * pairs, rows, terms, first, out, y_stride, prefetch);
         });
 }
