@@ -561,7 +561,8 @@ template <class V, int M>
 // (bench_kernels verify_pool, 3 interleaved rounds): Q6_K 128256 x 2048, 4 rows, avx2 13.3-13.8 /
 // 9.9-11.6, avx512 7.5-8.8 / 7.0-7.8; Q6_K 16384 x 8192, 4 rows, avx2 8.4-9.1 / 4.5-5.3. Fewer
 // rows: avx512 2 rows 5.6-6.9 / 7.1-7.5, 3 rows 6.7-7.4 / 7.0-8.4 (worse), avx2 3 rows 8.8-9.7 /
-// 8.2-8.8.
+// 8.2-8.8. Not Q8_0, whose arithmetic is light: 151936 x 896, avx512, 4 rows over 1 row 0.99-1.09
+// / 1.11-1.47 (3 rounds).
 constexpr int kRowsHidingMemory = 4;
 // Whether the pass over activation rows [first, first + rows) of `batch` asks for the next group.
 inline bool streams_next_group(int64_t first, int rows, int64_t batch) {
@@ -651,8 +652,7 @@ void gemm_q8_0_interleaved16_rows(int64_t n, const void* packed, size_t, int64_t
     for_group_runs<V, BlockQ8_0>(
         row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
         [&]<int M>(int64_t g, int64_t first, const ActivationRows<BlockQ8_0, M>& rows, float* out) {
-            const DecodePrefetch prefetch =
-                pass_prefetch(plan, streams_next_group(first, M, batch), pairs * sizeof(InterleavedQ8_0));
+            const DecodePrefetch prefetch = pass_prefetch(plan, first > 0, pairs * sizeof(InterleavedQ8_0));
             q8_0_group<V, M>(pairs, groups + g * pairs, rows, terms, first, out, y_stride, prefetch);
         });
 }

@@ -658,8 +658,11 @@ BENCHMARK_CAPTURE(matmul_pool_repacked, q6_K_65536x2048_dram, TensorType::Q6_K, 
     ->Arg(1)
     ->UseRealTime();
 
-// Verify passes of 1-8 rows over 75 MB of Q4_K, 110 MB of Q6_K (batches alternating) and
-// Llama 3.2 1B's output matrix (215 MB of Q6_K).
+// Verify passes of 1-8 rows over 75 MB of Q4_K, 110 MB of Q6_K (batches alternating),
+// Llama 3.2 1B's output matrix (215 MB of Q6_K) and Qwen2.5-0.5B's (145 MB of Q8_0).
+BENCHMARK_CAPTURE(verify_pool, q8_0_151936x896_dram, TensorType::Q8_0, 151936, 896)
+    ->ArgsProduct({{1, 4, 1, 4}})
+    ->UseRealTime();
 BENCHMARK_CAPTURE(verify_pool, q4_K_65536x2048_dram, TensorType::Q4_K, 65536, 2048)
     ->ArgsProduct({{1, 2, 4, 1, 2, 4, 8}})
     ->UseRealTime();
