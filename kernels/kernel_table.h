@@ -93,6 +93,12 @@ inline Candidate<GemmFn> matmul_kernel(std::string_view name, Backend backend, G
                                        TensorType activation_type, Guard guard = {}) {
     return {.name = name, .backend = backend, .guard = guard, .fn = fn, .activation_type = activation_type};
 }
+// A matmul candidate marked as giving each row of any batch it takes bit for bit as a batch of
+// that row alone (Candidate::rows_as_single), where `holds`.
+inline Candidate<GemmFn> with_rows_as_single(Candidate<GemmFn> c, bool holds = true) {
+    c.rows_as_single = holds;
+    return c;
+}
 // Batches of up to this many rows over repacked Q4_K, Q6_K and Q8_0 rows take the rows kernels
 // on every tier (larger ones may go to panels or tiles), whose every row is bit for bit a batch
 // of that row alone (Candidate::rows_as_single): the engine's verify pass of drafted tokens
@@ -101,10 +107,8 @@ inline constexpr int64_t kDecodeExactMaxBatch = 17;
 // Decode and batches of up to max_batch rows over rows repacked in groups of 16.
 inline Candidate<GemmFn> repacked_rows_kernel(std::string_view name, Backend backend, GemmFn fn,
                                               TensorType activation_type, int64_t max_batch) {
-    Candidate<GemmFn> c = matmul_kernel(name, backend, fn, activation_type,
-                                        {.max_batch = max_batch, .layout = RowLayout::Interleaved16});
-    c.rows_as_single = true;
-    return c;
+    return with_rows_as_single(matmul_kernel(name, backend, fn, activation_type,
+                                             {.max_batch = max_batch, .layout = RowLayout::Interleaved16}));
 }
 // Decode (batch 1) over rows repacked in groups of 16.
 inline Candidate<GemmFn> repacked_decode_kernel(std::string_view name, Backend backend, GemmFn fn,

@@ -60,9 +60,9 @@ void add_reference_kernels(KernelTable& table) {
         TypeCandidates& k = table.of(e.type);
         k.quantize.put_first({{.name = e.quantize_name, .backend = kScalar, .fn = e.quantize}});
         k.dequantize.put_first({{.name = e.dequantize_name, .backend = kScalar, .fn = e.dequantize}});
-        Candidate<GemmFn> by_dot = matmul_kernel(e.dot_name, kScalar, e.gemm, e.activation_type);
-        by_dot.rows_as_single = true; // gemm_by_dot: one dot product per pair of rows
-        k.matmul.put_first({by_dot});
+        // gemm_by_dot: one dot product per pair of rows.
+        k.matmul.put_first(
+            {with_rows_as_single(matmul_kernel(e.dot_name, kScalar, e.gemm, e.activation_type))});
     }
     // The activation formats: Q8_0's with its own choice of scale, the others as their weights.
     for (TensorType t : {TensorType::F16, TensorType::BF16, TensorType::Q8_K})

@@ -15,9 +15,8 @@ constexpr Backend kAvx2 = cpu(Isa::Avx2);
 // another order, and the others' blocked batches of 2 cost more than two rows one by one
 // (Llama-3.2-1B Q5_K_M, avx2, a 2-token pass: 2.04 decode steps blocked, 1.35-1.46 row by row).
 Candidate<GemmFn> gemm(std::string_view name, TensorType type, TensorType activation_type) {
-    Candidate<GemmFn> c = matmul_kernel(name, kAvx2, gemm_for(type), activation_type);
-    c.rows_as_single = gemm_for_float(type) != nullptr || gemm_for_block32(type) != nullptr;
-    return c;
+    return with_rows_as_single(matmul_kernel(name, kAvx2, gemm_for(type), activation_type),
+                               gemm_for_float(type) != nullptr || gemm_for_block32(type) != nullptr);
 }
 
 template <class Fn> Candidate<Fn> kernel(std::string_view name, Fn fn) {
@@ -45,10 +44,8 @@ Candidate<GemmFn> small_batches(std::string_view name, TensorType type, int64_t 
 
 // F32 decode: one dot product per pair of rows, the same for a row in any batch.
 Candidate<GemmFn> f32_by_dot() {
-    Candidate<GemmFn> c =
-        matmul_kernel("vec_dot_f32_f32", kAvx2, gemm_by_dot<vec_dot_f32_f32>, TensorType::F32);
-    c.rows_as_single = true;
-    return c;
+    return with_rows_as_single(
+        matmul_kernel("vec_dot_f32_f32", kAvx2, gemm_by_dot<vec_dot_f32_f32>, TensorType::F32));
 }
 
 // Batches a repacked matrix's rows kernel takes: beyond them, rows are unpacked for the blocked

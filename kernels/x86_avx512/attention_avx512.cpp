@@ -542,12 +542,13 @@ template <class Run> void with_head_dim(int64_t head_dim, Run run) {
     }
 }
 
-// Every tile through the kernels a tile of one position takes (as_decode: a verify pass's
-// positions, each row as decoding it would give it), or tiles of several positions through
-// the prefill kernels.
-void attend_tile_of(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
-                    int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
-                    float scale, AttentionLimits limits, bool as_decode) {
+// Every tile through the kernels a tile of one position takes (kAsDecode: a verify pass's
+// positions, each row as decoding it would give it; the table's attention_as_decode), or tiles of
+// several positions through the prefill kernels (the table's attention).
+template <bool kAsDecode>
+void attend_tiles(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
+                  int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
+                  float scale, AttentionLimits limits) {
     const Tile tile{q,    out,    head_stride, position_stride, n_heads, n_positions,
                     keys, values, n_keys,      head_dim,        scale,   limits};
     const bool limited = limits.window > 0 || limits.softcap > 0;
@@ -564,25 +565,11 @@ void attend_tile_of(const float* q, float* out, size_t head_stride, size_t posit
         constexpr int kHeadDim = decltype(size)::value;
         if (n_positions == 1)
             attend_position<kHeadDim>(tile);
-        else if (as_decode)
+        else if constexpr (kAsDecode)
             attend_position<kHeadDim, kVerifyRows>(tile);
         else
             limited ? attend_tile<true, kHeadDim>(tile) : attend_tile<false, kHeadDim>(tile);
     });
-}
-
-void attend(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
-            int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim, float scale,
-            AttentionLimits limits) {
-    attend_tile_of(q, out, head_stride, position_stride, n_heads, n_positions, keys, values, n_keys, head_dim,
-                   scale, limits, false);
-}
-
-void attend_as_decode(const float* q, float* out, size_t head_stride, size_t position_stride, int64_t n_heads,
-                      int64_t n_positions, KvRows keys, KvRows values, int64_t n_keys, int64_t head_dim,
-                      float scale, AttentionLimits limits) {
-    attend_tile_of(q, out, head_stride, position_stride, n_heads, n_positions, keys, values, n_keys, head_dim,
-                   scale, limits, true);
 }
 
 } // namespace
@@ -602,12 +589,14 @@ void exp2_8(const float* in, float* out) {
 
 void add_attention_kernels(KernelTable& table) {
     // Head sizes of 8k: each row's elements in whole vectors of 16, or of 8 at the end.
-    table.attention.put_first(
-        {{.name = "attend", .backend = cpu(Isa::Avx512), .guard = {.width_multiple = 8}, .fn = attend}});
+    table.attention.put_first({{.name = "attend",
+                                .backend = cpu(Isa::Avx512),
+                                .guard = {.width_multiple = 8},
+                                .fn = attend_tiles<false>}});
     table.attention_as_decode.put_first({{.name = "attend_as_decode",
                                           .backend = cpu(Isa::Avx512),
                                           .guard = {.width_multiple = 8},
-                                          .fn = attend_as_decode}});
+                                          .fn = attend_tiles<true>}});
 }
 
 } // namespace hearth::kernels::avx512
