@@ -12,7 +12,7 @@
 namespace hearth::kernels::avx2 {
 namespace {
 
-struct Rows8Avx2 {
+struct Rows8Avx2Lanes {
     static constexpr int kRows = 8;
     using Int = __m256i;
     using Float = __m256;
@@ -28,25 +28,6 @@ struct Rows8Avx2 {
         return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1)));
     }
     static Int dot_words(Int acc, Int a, Int b) { return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b)); }
-    static Int keep(Int v) { return keep_in_register(v); }
-    // Sub-block sums stay in int16 words until their scale widens them (kSumsInWords).
-    static Int dot_into_words(Int acc, Int u, Int s) {
-        return keep_in_register(_mm256_add_epi16(acc, _mm256_maddubs_epi16(u, s)));
-    }
-    static Int widen_u8_in_words(const uint8_t* p) {
-        const Int v = widen_u8(p);
-        return _mm256_or_si256(v, _mm256_slli_epi32(v, 16));
-    }
-    static Int widen_i8_in_words(const int8_t* p) {
-        const __m128i v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
-        return _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(v, v));
-    }
-    static Int widen_i8_pairs(const int8_t* first, const int8_t* second) {
-        return _mm256_cvtepi8_epi16(
-            _mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(first)),
-                              _mm_loadl_epi64(reinterpret_cast<const __m128i*>(second))));
-    }
-    template <int N> static Int shift_left_dwords(Int v) { return _mm256_slli_epi32(v, N); }
     // Signed weights: the sign of w moves onto s, so that |w| (0..128) is the unsigned operand;
     // the activations' quants are never -128, so no pair of products overflows.
     static constexpr int32_t kQ8Offset = 0;
@@ -84,6 +65,8 @@ struct Rows8Avx2 {
     static Float fnmadd(Float a, Float b, Float c) { return _mm256_fnmadd_ps(a, b, c); }
     static void store(float* y, Float v) { _mm256_storeu_ps(y, v); }
 };
+// Sub-block sums stay in int16 words until their scale widens them (kSumsInWords).
+using Rows8Avx2 = YmmWordSums<Rows8Avx2Lanes>;
 
 } // namespace
 

@@ -23,6 +23,7 @@
 #include "kernels/decode_prefetch.h"
 #include "kernels/fp16.h"
 #include "kernels/interleaved_rows.h"
+#include "kernels/x86_avx2/avx2_util.h"
 #include <cstdint>
 #include <immintrin.h>
 #include <vector>
@@ -142,12 +143,40 @@ constexpr bool kSumsInWords = requires(typename V::Int v, const uint8_t* p, cons
     V::template shift_left_dwords<5>(v);
 };
 
-// Q4_K's sums in words, one group vector at a time (gemm_q4_K_interleaved16_rows), leave
-// registers for 4 rows: AVX2, one thread, 2048 x 2048 in cache, 4 rows 219 -> 184 us, 8 rows
-// 434 -> 356 (against passes of 2 rows over both vectors; 5 rows a pass: 8 rows 420).
-template <class V> constexpr int kQ4KRowsPerPass = kSumsInWords<V> ? 4 : kRowsPerPass<V>;
+// The members of kSumsInWords for 8 rows in a ymm, with vpmaddubsw (AVX2 and AVX-VNNI alike):
+// Rows8 supplies the rest (widen_u8; dot_words, which AVX-VNNI fuses with its add).
+template <class Rows8> struct YmmWordSums : Rows8 {
+    using Int = __m256i;
+    static Int keep(Int v) { return avx2::keep_in_register(v); }
+    static Int dot_into_words(Int acc, Int u, Int s) {
+        return avx2::keep_in_register(_mm256_add_epi16(acc, _mm256_maddubs_epi16(u, s)));
+    }
+    static Int widen_u8_in_words(const uint8_t* p) {
+        const Int v = Rows8::widen_u8(p);
+        return _mm256_or_si256(v, _mm256_slli_epi32(v, 16));
+    }
+    static Int widen_i8_in_words(const int8_t* p) {
+        const __m128i v = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+        return _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(v, v));
+    }
+    static Int widen_i8_pairs(const int8_t* first, const int8_t* second) {
+        return _mm256_cvtepi8_epi16(
+            _mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(first)),
+                              _mm_loadl_epi64(reinterpret_cast<const __m128i*>(second))));
+    }
+    template <int N> static Int shift_left_dwords(Int v) { return _mm256_slli_epi32(v, N); }
+};
 
-// Q6_K's sums in words take a sub-block at a time, which leaves registers for 4 rows.
+// Q4_K one group vector at a time (gemm_q4_K_interleaved16_rows) leaves registers for 4 rows,
+// its sums in words (AVX2) or in int32 (the VNNI tiers), against passes of 2 rows over both
+// vectors; one thread, 2048 x 2048 in cache: AVX2 (Zen 4) 4 rows 219 -> 184 us, 8 rows 434 -> 356
+// (5 rows a pass: 8 rows 420); AVX-VNNI (Xeon, family 6 model 207) 3 rows 200-210 -> 166-170, 8
+// rows 475-507 -> 422-446. AVX-512 passes of 8 rows: 5-6 rows 4-6% faster in a verify pass, 8
+// rows 1-4% slower (Llama-3.2-1B): not taken.
+template <class V> constexpr int kQ4KRowsPerPass = 4;
+
+// Q6_K's sums in words take a sub-block at a time, which leaves registers for 4 rows. AVX-512's
+// int32 sums measured the same as its words (zmm maddubs) did.
 template <class V> constexpr int kQ6KRowsPerPass = kSumsInWords<V> ? 4 : kRowsPerPass<V>;
 
 // Q4_K: row . a = d * sum_j scale_j * (q_j . a_j) - dmin * sum_j min_j * sum(a_j), for M
@@ -167,15 +196,12 @@ template <class V, int M, int HFirst = 0, int HCount = kVectorsPerGroup<V>>
     for (int64_t i = 0; i < blocks; ++i) {
         const InterleavedQ4_K& b = w[i];
         prefetch_ahead(b, prefetch);
-        typename V::Int scaled[M][H], offset[M][H];
-        int32_t pair_sums[M][4];
+        typename V::Int scaled[M][H];
 #pragma GCC unroll 8
-        for (int m = 0; m < M; ++m) {
+        for (int m = 0; m < M; ++m)
 #pragma GCC unroll 8
             for (int h = HFirst; h < HFirst + HCount; ++h)
-                scaled[m][h] = offset[m][h] = V::zero_int();
-            q8_K_pair_sums(a.row[m][i], pair_sums[m]);
-        }
+                scaled[m][h] = V::zero_int();
         UnpackedQ4KScales unpacked;
         unpack_q4_K_scales(b, unpacked);
 #pragma GCC unroll 4
@@ -212,7 +238,6 @@ template <class V, int M, int HFirst = 0, int HCount = kVectorsPerGroup<V>>
             }
 #pragma GCC unroll 8
             for (int h = HFirst; h < HFirst + HCount; ++h) {
-                const typename V::Int mins = V::widen_u8_pairs(unpacked.mins[p][h * V::kRows]);
                 if constexpr (kSumsInWords<V>) {
                     // Each dword's two word sums times the row's scale, in both words.
                     const typename V::Int scale_low =
@@ -233,22 +258,26 @@ template <class V, int M, int HFirst = 0, int HCount = kVectorsPerGroup<V>>
                         scaled[m][h] = V::add(scaled[m][h], V::mul_int(high[m][h], scale_high));
                     }
                 }
-#pragma GCC unroll 8
-                for (int m = 0; m < M; ++m) {
-                    const typename V::Int sums = V::broadcast_int(bytes_of<V>(&pair_sums[m][p]));
-                    offset[m][h] = V::dot_words(offset[m][h], mins, sums);
-                }
             }
         }
+        // The offsets once the sums are done: their terms (the mins and the activations' sums)
+        // are not needed while the quants are summed, and so hold no registers then.
 #pragma GCC unroll 8
         for (int m = 0; m < M; ++m) {
+            int32_t pair_sums[4];
+            q8_K_pair_sums(a.row[m][i], pair_sums);
             const typename V::Float da = V::broadcast_float(a.row[m][i].d);
 #pragma GCC unroll 8
             for (int h = HFirst; h < HFirst + HCount; ++h) {
+                typename V::Int offset = V::zero_int();
+#pragma GCC unroll 4
+                for (int p = 0; p < 4; ++p)
+                    offset = V::dot_words(offset, V::widen_u8_pairs(unpacked.mins[p][h * V::kRows]),
+                                          V::broadcast_int(bytes_of<V>(&pair_sums[p])));
                 acc[m][h] = V::fmadd(V::to_float(scaled[m][h]), V::mul(V::widen_f16(b.d + h * V::kRows), da),
                                      acc[m][h]);
-                acc[m][h] = V::fnmadd(V::to_float(offset[m][h]),
-                                      V::mul(V::widen_f16(b.dmin + h * V::kRows), da), acc[m][h]);
+                acc[m][h] = V::fnmadd(V::to_float(offset), V::mul(V::widen_f16(b.dmin + h * V::kRows), da),
+                                      acc[m][h]);
             }
         }
     }
