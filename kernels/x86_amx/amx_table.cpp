@@ -7,7 +7,6 @@ namespace hearth::kernels::amx {
 void add_kernels(KernelTable& table) {
     add_attention_kernels(table);
     add_q8_0_gemm_kernels(table);
-    add_q4_k_gemm_kernels(table);
     add_bf16_gemm_kernels(table);
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // The AMX tiles for the AMX tier's kernels (attention_amx.cpp, gemm_q8_0_amx.cpp,
-// gemm_q4_k_amx.cpp, gemm_bf16_amx.cpp; hearth-bench's peaks): their configuration, loads, stores and int8
+// gemm_bf16_amx.cpp; hearth-bench's peaks): their configuration, loads, stores and int8
 // products as our own asm rather than GCC 12's <immintrin.h> versions, whose operands misstate the memory the
 // instructions touch (asm alone: any file may include this, whatever its flags); and the int8 gemms' pipeline
 // of one product per block.

@@ -233,8 +233,8 @@ ModelFacts facts_of(const engine::Model& model) {
         if (decode != nullptr && decode->activation_type != kernels::TensorType::F32 &&
             m.type != kernels::TensorType::F16 && m.type != kernels::TensorType::BF16)
             f.int8_matmul_params += m.rows * m.cols;
-        // The AMX tier's candidates that take this matrix in prefill: its int8 tile gemms (Q8_0,
-        // repacked Q4_K) and its BF16 tile gemms.
+        // The AMX tier's candidates that take this matrix in prefill: its int8 tile gemms (Q8_0)
+        // and its BF16 tile gemms.
         bool bf16_tiles = false, int8_tiles = false;
         for (const auto& c : candidates) {
             if (c.backend != kernels::cpu(kernels::Isa::Amx) ||
