@@ -1,7 +1,8 @@
 // Shared by the VNNI tiers: compiled once by x86_avxvnni/gemv_interleaved16_avxvnni.cpp and once by
 // x86_avx512/gemv_interleaved16_avx512.cpp, each of which names its tier's namespace (HEARTH_VNNI_NS).
-// Decode over Q4_K, Q6_K and Q8_0 weights repacked in groups of 16 rows, with vpdpbusd: one zmm per
-// group on AVX-512, two ymm on AVX-VNNI (the kernel: x86_avx2/interleaved16_gemv.h).
+// Decode over Q4_K, Q6_K and Q8_0 weights repacked in groups of 16 rows, with vpdpbusd (AVX-VNNI's
+// Q6_K: vpmaddubsw's word sums): one zmm per group on AVX-512, two ymm on AVX-VNNI (the kernel:
+// x86_avx2/interleaved16_gemv.h).
 #pragma once
 #include "kernels/gemm_by_rows.h"
 #include "kernels/x86_vnni_shared/row_vectors.h"
