@@ -173,7 +173,7 @@ template <class Rows8> struct YmmWordSums : Rows8 {
 // (5 rows a pass: 8 rows 420); AVX-VNNI (Xeon, family 6 model 207) 3 rows 200-210 -> 166-170, 8
 // rows 475-507 -> 422-446. AVX-512 passes of 8 rows: 5-6 rows 4-6% faster in a verify pass, 8
 // rows 1-4% slower (Llama-3.2-1B): not taken.
-template <class V> constexpr int kQ4KRowsPerPass = 4;
+constexpr int kQ4KRowsPerPass = 4;
 
 // Q6_K's sums in words take a sub-block at a time, which leaves registers for 4 rows. AVX-512's
 // int32 sums measured the same as its words (zmm maddubs) did.
@@ -634,7 +634,7 @@ void gemm_q4_K_interleaved16_rows(int64_t n, const void* packed, size_t, int64_t
     const auto* groups = static_cast<const InterleavedQ4_K*>(packed);
     const DecodePrefetch& plan = decode_prefetch();
     const size_t group_bytes = blocks * sizeof(InterleavedQ4_K);
-    for_group_runs<V, BlockQ8_K, kQ4KRowsPerPass<V>>(
+    for_group_runs<V, BlockQ8_K, kQ4KRowsPerPass>(
         row_begin, row_end, activations, activation_row_bytes, batch, y, y_stride,
         [&]<int M>(int64_t g, int64_t first, const ActivationRows<BlockQ8_K, M>& rows, float* out) {
             const DecodePrefetch prefetch =
