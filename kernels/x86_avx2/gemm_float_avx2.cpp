@@ -7,6 +7,7 @@
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/float_rows.h"
 #include "kernels/x86_avx2/gemm_tiles.h"
+#include "kernels/x86_avx2/half_few_rows.h"
 
 #include <algorithm>
 #include <array>
@@ -192,6 +193,25 @@ template <bool kBf16> void gemv_half(const GemmCall& call) {
         call.y[r0] = kBf16 ? vec_dot_bf16_bf16(n, weight_row(r0), x) : vec_dot_f16_f16(n, weight_row(r0), x);
 }
 
+// Small batches (half_few_rows.h): 12 accumulators, a group of up to 4 activation rows by 3
+// weight rows (or 2 by 6, 3 by 4). Beyond one group the prefill's panel, widened once, costs
+// less. Xeon (family 6 model 207), 2048 x 2048 F16, one thread, us, these / the prefill: 2 rows
+// 347-383 / 488-529, 4 rows 480-609 / 665-725, 8 rows 876-1076 / 957-1069 (groups of 3 and of 2
+// cost more, of 6 spill).
+struct Ymm {
+    using Reg = __m256;
+    static constexpr int kLanes = 8;
+    static constexpr int kMaxAccumulators = 12;
+    static constexpr int kMaxGroup = 4;
+    static constexpr int kMaxBatch = 4;
+    template <bool kBf16> static Reg widen(const uint16_t* p) { return load8(p, kBf16); }
+    static Reg load(const float* p) { return _mm256_loadu_ps(p); }
+    static void store(float* p, Reg v) { _mm256_storeu_ps(p, v); }
+    static Reg zero() { return _mm256_setzero_ps(); }
+    static Reg fmadd(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
+    static float lane_sum(Reg a) { return avx2::lane_sum(a); }
+};
+
 template <bool kBf16>
 void gemm_half(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
                const void* activations, size_t activation_row_bytes, int64_t batch, float* y,
@@ -200,6 +220,7 @@ void gemm_half(int64_t n, const void* weights, size_t weight_row_bytes, int64_t 
                         row_end, activations, activation_row_bytes, batch,
                         y,       y_stride};
     if (batch == 1) return gemv_half<kBf16>(call);
+    if (batch <= Ymm::kMaxBatch) return HalfFewRows<Ymm, kBf16>::run(call);
     prefill_half<kBf16>(call);
 }
 

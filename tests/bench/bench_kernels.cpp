@@ -502,6 +502,10 @@ BENCHMARK_CAPTURE(verify_repacked, q4_K_2048x2048, TensorType::Q4_K, 2048, 2048)
 BENCHMARK_CAPTURE(verify_repacked, q6_K_2048x2048, TensorType::Q6_K, 2048, 2048)
     ->ArgsProduct({{1, 2, 3}, {1, 2, 3, 4, 5, 6, 8}});
 
+// A verify pass's or a short message's rows over F16 rows (2048 x 2048, in the last-level cache).
+BENCHMARK_CAPTURE(matmat, f16_2048x2048, TensorType::F16, 2048, 2048)
+    ->ArgsProduct({{1, 3}, {1, 2, 4, 8, 16, 17}});
+
 BENCHMARK_CAPTURE(matmat, q4_K_896x4864, TensorType::Q4_K, 896, 4864)
     ->ArgsProduct({{0, 1, 2, 3}, {32}})
     ->Unit(benchmark::kMillisecond);
