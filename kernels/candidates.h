@@ -124,6 +124,9 @@ template <class Fn> struct Candidate {
     // (a dot product per pair of rows, a repacked group decoded once for rows summed apart), so
     // that it runs a verify pass's rows together (matmul's as_decode).
     bool rows_as_single = false;
+    // Matmul as decode (TypeCandidates::matmul_as_decode): the decode kernel, by name and of the
+    // same backend, whose single rows this one's batch rows each equal bit for bit.
+    std::string_view rows_as_decode_of = {};
     KernelId id = kUnnamedKernel; // set by put_first
 
     bool takes(const CallShape& call) const { return backend.device == call.device && guard.holds(call); }

@@ -99,6 +99,15 @@ inline Candidate<GemmFn> with_rows_as_single(Candidate<GemmFn> c, bool holds = t
     c.rows_as_single = holds;
     return c;
 }
+// A matmul_as_decode candidate: each row of a batch bit for bit what the decode kernel named
+// `decode_kernel` (of the same backend) gives that row alone.
+inline Candidate<GemmFn> rows_as_decode_kernel(std::string_view name, Backend backend, GemmFn fn,
+                                               TensorType activation_type, std::string_view decode_kernel,
+                                               Guard guard = {}) {
+    Candidate<GemmFn> c = matmul_kernel(name, backend, fn, activation_type, guard);
+    c.rows_as_decode_of = decode_kernel;
+    return c;
+}
 // Batches of up to this many rows over repacked Q4_K, Q6_K and Q8_0 rows take the rows kernels
 // on every tier (larger ones may go to panels or tiles), whose every row is bit for bit a batch
 // of that row alone (Candidate::rows_as_single): the engine's verify pass of drafted tokens
@@ -127,7 +136,12 @@ extern template class Candidates<SoftmaxFn>;
 
 // A type's candidates for each operation on it.
 struct TypeCandidates {
-    Candidates<GemmFn> matmul;                      // weights of this type x a batch of activations
+    Candidates<GemmFn> matmul; // weights of this type x a batch of activations
+    // Batches (a verify pass's drafted tokens) whose rows each come out bit for bit as `matmul`'s
+    // decode kernel gives that row alone (Candidate::rows_as_decode_of names it), for a decode
+    // kernel that cannot take them so itself: each weight block decoded once for several rows,
+    // where running decode row by row would decode it once per row.
+    Candidates<GemmFn> matmul_as_decode;
     Candidates<QuantizeRowFn> quantize;             // F32 -> this type: weights, KV cache rows
     Candidates<QuantizeRowFn> quantize_activations; // F32 -> this type as matmul's activations
     Candidates<DequantizeRowFn> dequantize;

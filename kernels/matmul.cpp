@@ -37,9 +37,10 @@ int64_t rows_per_chunk(int64_t rows, int n_threads, int64_t batch, RowLayout lay
 }
 
 // The kernels one matmul runs: the first matmul candidate that takes it, and the quantizer of
-// its activations (none for F32 activations, read as they are). A call as_decode runs decode's
-// kernel: over the whole batch where its rows come out as single rows do, else one activation
-// row at a time over each chunk of weight rows (which stays in cache between them).
+// its activations (none for F32 activations, read as they are). A call as_decode runs a kernel
+// of the type's matmul_as_decode that gives decode's kernel's bits, else decode's kernel: over
+// the whole batch where its rows come out as single rows do, else one activation row at a time
+// over each chunk of weight rows (which stays in cache between them).
 struct Plan {
     const Candidate<GemmFn>* kernel;
     const Candidate<QuantizeRowFn>* quantizer;
@@ -57,10 +58,21 @@ Plan plan_for(const KernelTable& table, const WeightMatrix& w, int64_t batch, bo
     if (kernel == nullptr)
         throw std::invalid_argument("matmul: no kernels for tensor type " + std::to_string(raw));
     Plan plan{kernel, nullptr};
-    plan.row_by_row =
-        as_decode && batch > 1 && !(kernel->rows_as_single && kernel->takes(shape_of(w, batch)));
-    if (kernel->activation_type != TensorType::F32) {
-        plan.quantizer = table.of(kernel->activation_type).quantize_activations.pick({});
+    if (as_decode && batch > 1) {
+        const Candidate<GemmFn>* exact = nullptr;
+        for (const Candidate<GemmFn>& c : table.of(w.type).matmul_as_decode)
+            if (c.rows_as_decode_of == kernel->name && c.backend == kernel->backend &&
+                c.takes(shape_of(w, batch))) {
+                exact = &c;
+                break;
+            }
+        if (exact != nullptr)
+            plan.kernel = exact;
+        else
+            plan.row_by_row = !(kernel->rows_as_single && kernel->takes(shape_of(w, batch)));
+    }
+    if (plan.kernel->activation_type != TensorType::F32) {
+        plan.quantizer = table.of(plan.kernel->activation_type).quantize_activations.pick({});
         if (plan.quantizer == nullptr)
             throw std::logic_error("matmul: no quantizer for the activations of tensor type " +
                                    std::to_string(raw));
@@ -91,9 +103,11 @@ size_t matmul_scratch_bytes(TensorType weight_type, int64_t cols, int64_t batch)
     if (static_cast<uint32_t>(weight_type) < kTensorTypeSlots)
         for (Isa isa : kIsaTiers)
             if (const KernelTable* table = kernels_for(isa))
-                for (const Candidate<GemmFn>& kernel : table->of(weight_type).matmul)
-                    if (batch >= kernel.guard.min_batch && batch <= kernel.guard.max_batch)
-                        row = std::max(row, activation_row_scratch(kernel, cols));
+                for (const Candidates<GemmFn>* list :
+                     {&table->of(weight_type).matmul, &table->of(weight_type).matmul_as_decode})
+                    for (const Candidate<GemmFn>& kernel : *list)
+                        if (batch >= kernel.guard.min_batch && batch <= kernel.guard.max_batch)
+                            row = std::max(row, activation_row_scratch(kernel, cols));
     // Room to start the rows on a cache line: the group's sum of these covers each of its
     // matrices' activations.
     return row * static_cast<size_t>(std::max<int64_t>(batch, 0)) + (row > 0 ? kActivationAlignment : 0);

@@ -43,6 +43,10 @@ float vec_dot_q6_K_q8_K(int64_t n, const void* weight_row, const void* activatio
 // decoded once for a few activation rows, every (row, activation row) pair with its dot
 // product's bits (vec_dot_k_avx2.cpp).
 GemmFn small_batch_gemm_for(TensorType type);
+// A verify pass's batch over the 32-element formats' rows (Q8_0, Q4_0, Q5_0, Q4_1, Q5_1; null for
+// the others): each block decoded once for a few activation rows, every pair with its dot
+// product's bits (vec_dot_q_avx2.cpp).
+GemmFn rows_as_decode_gemm_for_block32(TensorType type);
 
 // The blocked matrix-matrix kernel of a weight type (gemm_avx2.cpp), or null where it has none
 // (F32, Q8_K). Batch 1 runs the rows one by one through the type's dot product.

@@ -1,6 +1,7 @@
 // Dot products of the 32-element quant formats (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0) with Q8_0 activations.
 // Each block's integer dot product is exact; its scale is applied with one FMA per block.
 #include "kernels/block_formats.h"
+#include "kernels/gemm_by_rows.h"
 #include "kernels/x86_avx2/avx2_kernels.h"
 #include "kernels/x86_avx2/avx2_util.h"
 #include "kernels/x86_avx2/legacy_block_quants.h"
@@ -63,7 +64,59 @@ inline __m256 scaled_with_min(__m256i q_unsigned, const BlockQ8_0& a, float d, f
     return _mm256_fmadd_ps(_mm256_set1_ps(m * dx), _mm256_cvtepi32_ps(sum), acc);
 }
 
+// A block decoded once for several activation rows (gemm_by_decoded_blocks, gemm_by_rows.h),
+// each row's operations those of the dot products below, block by block: the same bits.
+template <class WeightBlock> struct DecodedBlock32 {
+    using Block = WeightBlock;
+    using ActivationBlock = BlockQ8_0;
+    static constexpr int64_t kBlockElements = QK8_0;
+    static __m256 zero() { return _mm256_setzero_ps(); }
+    static float sum(__m256 acc) { return hsum(acc); }
+};
+
+// Q8_0, Q4_0, Q5_0: the signed quants and their magnitudes (dot_i8_i8's operand), the scale.
+template <class WeightBlock> struct DecodedSigned : DecodedBlock32<WeightBlock> {
+    __m256i quants, magnitudes;
+    float d;
+    explicit DecodedSigned(const WeightBlock& w)
+        : quants(signed_quants(w)), magnitudes(_mm256_sign_epi8(quants, quants)), d(fp16_at(&w.d)) {}
+    __m256 accumulate(const BlockQ8_0& a, __m256 acc) const {
+        const __m256i dot = dot_u8_i8(magnitudes, _mm256_sign_epi8(load32(a.qs), quants));
+        return _mm256_fmadd_ps(_mm256_set1_ps(d * fp16_at(&a.d)), _mm256_cvtepi32_ps(dot), acc);
+    }
+};
+
+// Q4_1, Q5_1: the unsigned quants, the scale and the minimum.
+template <class WeightBlock> struct DecodedWithMin : DecodedBlock32<WeightBlock> {
+    __m256i quants;
+    float d, m;
+    explicit DecodedWithMin(const WeightBlock& w)
+        : quants(unsigned_quants(w)), d(fp16_at(&w.d)), m(fp16_at(&w.m)) {}
+    __m256 accumulate(const BlockQ8_0& a, __m256 acc) const { return scaled_with_min(quants, a, d, m, acc); }
+};
+
+// Activation rows per pass over a weight row.
+constexpr int kBlock32RowsPerPass = 4;
+
 } // namespace
+
+// Without AVX, like build_table, its caller.
+__attribute__((target("no-avx"))) GemmFn rows_as_decode_gemm_for_block32(TensorType type) {
+    switch (type) {
+    case TensorType::Q8_0:
+        return gemm_by_decoded_blocks<DecodedSigned<BlockQ8_0>, kBlock32RowsPerPass>;
+    case TensorType::Q4_0:
+        return gemm_by_decoded_blocks<DecodedSigned<BlockQ4_0>, kBlock32RowsPerPass>;
+    case TensorType::Q5_0:
+        return gemm_by_decoded_blocks<DecodedSigned<BlockQ5_0>, kBlock32RowsPerPass>;
+    case TensorType::Q4_1:
+        return gemm_by_decoded_blocks<DecodedWithMin<BlockQ4_1>, kBlock32RowsPerPass>;
+    case TensorType::Q5_1:
+        return gemm_by_decoded_blocks<DecodedWithMin<BlockQ5_1>, kBlock32RowsPerPass>;
+    default:
+        return nullptr;
+    }
+}
 
 float vec_dot_q8_0_q8_0(int64_t n, const void* weight_row, const void* activation_row) {
     const auto* w = static_cast<const BlockQ8_0*>(weight_row);

@@ -159,7 +159,10 @@ constexpr int kRowsPerPass = 8;
 void add_low_bit_k_quant_kernels(KernelTable& table) {
     constexpr int64_t kPanelsFrom = 33;
     const auto kernel = [](std::string_view name, GemmFn fn) {
-        return matmul_kernel(name, cpu(Isa::Avx512), fn, TensorType::Q8_K, {.max_batch = kPanelsFrom - 1});
+        // Each super-block decoded the same way for one row or several: a verify pass's rows
+        // together, each its decode's bits.
+        return with_rows_as_single(
+            matmul_kernel(name, cpu(Isa::Avx512), fn, TensorType::Q8_K, {.max_batch = kPanelsFrom - 1}));
     };
     table.of(TensorType::Q2_K)
         .matmul.put_first({kernel("gemm_q2_K_q8_K_rows", gemm_by_decoded_blocks<Q2KDecoded, kRowsPerPass>)});

@@ -214,10 +214,19 @@ template <class V, class Format, int B> struct Tile {
 struct alignas(64) CacheLine {
     uint8_t bytes[64];
 };
+// Activation rows per pass of decode's kernel over the weight rows (one in decode, a verify
+// pass's few in a batch).
+#ifdef HEARTH_AVX512
+constexpr int kDecodeRowsPerPass = 8;
+#else
+constexpr int kDecodeRowsPerPass = 4;
+#endif
+
 struct Scratch {
     std::vector<uint8_t> activations;
     std::vector<CacheLine> panel;
-    std::vector<float> decode_terms; // the decode kernel's per-block activation terms, wide rows
+    // The decode kernel's per-block terms of each activation row of a pass, for wide rows.
+    std::array<std::vector<float>, kDecodeRowsPerPass> decode_terms;
 };
 Scratch& thread_scratch() {
     thread_local Scratch scratch;
@@ -352,26 +361,33 @@ template <class Block> inline __m256 widen_halves(const Block* blocks, int count
     return _mm256_cvtph_ps(halves);
 }
 
-// Blocks [i, i + count) of one row (count <= 8) into acc.
-template <class Format>
-[[gnu::always_inline]] inline __m256 add_block_group(const typename Format::Block* w, const BlockQ8_0* a,
-                                                     const DecodeTerms& terms, int64_t i, int count,
-                                                     __m256 acc) {
-    __m256i dots[8];
+// Blocks [i, i + count) of one weight row (count <= 8) into acc[m] for M activation rows, the
+// weight blocks unpacked once for all M: each row's sums are the same operations whatever M.
+template <class Format, int M>
+[[gnu::always_inline]] inline void
+add_block_group(const typename Format::Block* w, const BlockQ8_0* const (&a)[M],
+                const DecodeTerms (&terms)[M], int64_t i, int count, __m256 (&acc)[M]) {
+    __m256i quants[8];
 #pragma GCC unroll 8
     for (int k = 0; k < 8; ++k)
-        dots[k] = k < count ? dpbusd(_mm256_setzero_si256(), Format::unsigned_quants(w[i + k]),
-                                     load_bytes(a[i + k].qs))
-                            : _mm256_setzero_si256();
-    const __m256i totals = _mm256_sub_epi32(
-        lane_sums(dots), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(terms.offset_sums + i)));
-    const __m256 scales =
-        _mm256_mul_ps(_mm256_loadu_ps(terms.scales + i), widen_halves(w + i, count, &Format::Block::d));
-    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(totals), scales, acc);
-    if constexpr (Format::kHasMin)
-        acc = _mm256_fmadd_ps(widen_halves(w + i, count, &Format::Block::m),
-                              _mm256_loadu_ps(terms.scaled_sums + i), acc);
-    return acc;
+        quants[k] = k < count ? Format::unsigned_quants(w[i + k]) : _mm256_setzero_si256();
+    const __m256 weight_scales = widen_halves(w + i, count, &Format::Block::d);
+    __m256 weight_mins = _mm256_setzero_ps();
+    if constexpr (Format::kHasMin) weight_mins = widen_halves(w + i, count, &Format::Block::m);
+#pragma GCC unroll 8
+    for (int m = 0; m < M; ++m) {
+        __m256i dots[8];
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; ++k)
+            dots[k] = k < count ? dpbusd(_mm256_setzero_si256(), quants[k], load_bytes(a[m][i + k].qs))
+                                : _mm256_setzero_si256();
+        const __m256i totals = _mm256_sub_epi32(
+            lane_sums(dots), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(terms[m].offset_sums + i)));
+        const __m256 scales = _mm256_mul_ps(_mm256_loadu_ps(terms[m].scales + i), weight_scales);
+        acc[m] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(totals), scales, acc[m]);
+        if constexpr (Format::kHasMin)
+            acc[m] = _mm256_fmadd_ps(weight_mins, _mm256_loadu_ps(terms[m].scaled_sums + i), acc[m]);
+    }
 }
 
 inline float hsum(__m256 v) {
@@ -381,27 +397,68 @@ inline float hsum(__m256 v) {
     return _mm_cvtss_f32(s);
 }
 
-template <class Format>
-void gemv_rows(int64_t n, const char* weights, size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
-               const void* activation, float* y) {
+// Rows [row_begin, row_end) against M activation rows (a[m], their decode terms terms[m]), into
+// y[m][r]: decode for M = 1, a verify pass's rows M at a time, each row the same operations.
+template <class Format, int M>
+void rows_times_activations(int64_t blocks, const char* weights, size_t weight_row_bytes, int64_t row_begin,
+                            int64_t row_end, const BlockQ8_0* const (&a)[M], const DecodeTerms (&terms)[M],
+                            float* const (&y)[M]) {
     using Block = typename Format::Block;
-    const int64_t blocks = n / QK8_0;
-    const auto* a = static_cast<const BlockQ8_0*>(activation);
-    alignas(32) float stack_terms[3 * kStackDecodeBlocks];
-    const DecodeTerms terms =
-        prepare_decode_terms<Format>(a, blocks, stack_terms, thread_scratch().decode_terms);
     const int tail = static_cast<int>(blocks % 8);
     const DecodePrefetch& prefetch = decode_prefetch();
     for (int64_t r = row_begin; r < row_end; ++r) {
         const char* row = weights + r * weight_row_bytes;
         prefetch_row_ahead(row, weight_row_bytes, prefetch);
         const auto* w = reinterpret_cast<const Block*>(row);
-        __m256 acc = _mm256_setzero_ps();
+        __m256 acc[M];
+#pragma GCC unroll 8
+        for (int m = 0; m < M; ++m)
+            acc[m] = _mm256_setzero_ps();
         int64_t i = 0;
         for (; i + 8 <= blocks; i += 8)
-            acc = add_block_group<Format>(w, a, terms, i, 8, acc);
-        if (tail != 0) acc = add_block_group<Format>(w, a, terms, i, tail, acc);
-        y[r] = hsum(acc);
+            add_block_group<Format, M>(w, a, terms, i, 8, acc);
+        if (tail != 0) add_block_group<Format, M>(w, a, terms, i, tail, acc);
+#pragma GCC unroll 8
+        for (int m = 0; m < M; ++m)
+            y[m][r] = hsum(acc[m]);
+    }
+}
+
+template <class Format, int M>
+void rows_as_decode_pass(int64_t blocks, const char* weights, size_t weight_row_bytes, int64_t row_begin,
+                         int64_t row_end, const char* activations, size_t activation_row_bytes, float* y,
+                         int64_t y_stride) {
+    const BlockQ8_0* a[M];
+    DecodeTerms terms[M];
+    float* out[M];
+    alignas(32) float stack_terms[M][3 * kStackDecodeBlocks];
+    for (int m = 0; m < M; ++m) {
+        a[m] = reinterpret_cast<const BlockQ8_0*>(activations + m * activation_row_bytes);
+        terms[m] = prepare_decode_terms<Format>(a[m], blocks, stack_terms[m],
+                                                thread_scratch().decode_terms[static_cast<size_t>(m)]);
+        out[m] = y + m * y_stride;
+    }
+    rows_times_activations<Format, M>(blocks, weights, weight_row_bytes, row_begin, row_end, a, terms, out);
+}
+
+// Decode (batch 1), and a verify pass's batch, each row bit for bit its decode: the weight rows'
+// blocks unpacked once per kDecodeRowsPerPass activation rows rather than once per row.
+template <class Format>
+void gemm_rows_as_decode(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                         int64_t row_end, const void* activations, size_t activation_row_bytes, int64_t batch,
+                         float* y, int64_t y_stride) {
+    static constexpr auto passes = []<int... I>(std::integer_sequence<int, I...>) {
+        return std::array{&rows_as_decode_pass<Format, I + 1>...};
+    }
+    (std::make_integer_sequence<int, kDecodeRowsPerPass>{});
+    const int64_t blocks = n / QK8_0;
+    const char* w = static_cast<const char*>(weights);
+    const char* a = static_cast<const char*>(activations);
+    for (int64_t first = 0; first < batch; first += kDecodeRowsPerPass) {
+        const int64_t rows = std::min<int64_t>(kDecodeRowsPerPass, batch - first);
+        passes[static_cast<size_t>(rows - 1)](blocks, w, weight_row_bytes, row_begin, row_end,
+                                              a + first * activation_row_bytes, activation_row_bytes,
+                                              y + first * y_stride, y_stride);
     }
 }
 
@@ -423,14 +480,10 @@ void gemm(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_b
     const char* w = static_cast<const char*>(weights);
     // Decoding a panel costs about three decode passes over the rows (Qwen2.5-0.5B's Q5_0 on
     // Zen 5: 6 ms a row, 18 ms for 2 or 3 rows), so a batch of 2 (a verify pass of one drafted
-    // token) runs as two decode passes, each row decode's bits.
-    if (batch <= 2) {
-        for (int64_t b = 0; b < batch; ++b)
-            gemv_rows<Format>(n, w, weight_row_bytes, row_begin, row_end,
-                              static_cast<const char*>(activations) + b * activation_row_bytes,
-                              y + b * y_stride);
-        return;
-    }
+    // token) runs as decode does, each weight block unpacked once for both rows.
+    if (batch <= 2)
+        return gemm_rows_as_decode<Format>(n, weights, weight_row_bytes, row_begin, row_end, activations,
+                                           activation_row_bytes, batch, y, y_stride);
     const int64_t blocks = n / QK8_0;
     const uint8_t* prepared = prepared_activations<Format>(activations, activation_row_bytes, batch, blocks);
     for (int64_t r = row_begin; r < row_end;) {
@@ -488,6 +541,21 @@ void add_q8_0_family_kernels(KernelTable& table) {
     table.of(TensorType::Q5_0).matmul.put_first({gemm_of("gemm_q5_0_q8_0_dpbusd", gemm<Q5_0Format>)});
     table.of(TensorType::Q4_1).matmul.put_first({gemm_of("gemm_q4_1_q8_0_dpbusd", gemm<Q4_1Format>)});
     table.of(TensorType::Q5_1).matmul.put_first({gemm_of("gemm_q5_1_q8_0_dpbusd", gemm<Q5_1Format>)});
+    // A verify pass over their row-major rows: the decode kernels' rows, unpacked once for several.
+    const auto as_decode = [](TensorType type, std::string_view name, GemmFn fn, std::string_view decode) {
+        return std::pair{type, rows_as_decode_kernel(name, kVnniBackend, fn, TensorType::Q8_0, decode)};
+    };
+    for (auto [type, kernel] : {as_decode(TensorType::Q8_0, "gemm_q8_0_q8_0_rows_as_decode",
+                                          gemm_rows_as_decode<Q8_0Format>, "gemm_q8_0_q8_0_dpbusd"),
+                                as_decode(TensorType::Q4_0, "gemm_q4_0_q8_0_rows_as_decode",
+                                          gemm_rows_as_decode<Q4_0Format>, "gemm_q4_0_q8_0_dpbusd"),
+                                as_decode(TensorType::Q5_0, "gemm_q5_0_q8_0_rows_as_decode",
+                                          gemm_rows_as_decode<Q5_0Format>, "gemm_q5_0_q8_0_dpbusd"),
+                                as_decode(TensorType::Q4_1, "gemm_q4_1_q8_0_rows_as_decode",
+                                          gemm_rows_as_decode<Q4_1Format>, "gemm_q4_1_q8_0_dpbusd"),
+                                as_decode(TensorType::Q5_1, "gemm_q5_1_q8_0_rows_as_decode",
+                                          gemm_rows_as_decode<Q5_1Format>, "gemm_q5_1_q8_0_dpbusd")})
+        table.of(type).matmul_as_decode.put_first({kernel});
     table.of(TensorType::Q8_0)
         .matmul.put_first(
             {gemm_of("gemm_q8_0_q8_0_interleaved16_dpbusd", gemm_q8_0_interleaved16,

@@ -9,6 +9,7 @@
 
 #include <QFile>
 #include <QTest>
+#include <algorithm>
 #include <stdexcept>
 
 using namespace hearth::kernels;
@@ -242,6 +243,20 @@ private slots:
                     QVERIFY(kernel_name(c.id).name == c.name && kernel_name(c.id).backend == c.backend);
                     if (c.activation_type != TensorType::F32)
                         QVERIFY(table->of(c.activation_type).quantize_activations.fn() != nullptr);
+                }
+                // Each verify-pass kernel names a decode kernel of its backend that the type has.
+                for (const Candidate<GemmFn>& c : k.matmul_as_decode) {
+                    QVERIFY(own_or_below(c.backend));
+                    QVERIFY(kernel_name(c.id).name == c.name && kernel_name(c.id).backend == c.backend);
+                    const bool names_a_decode_kernel =
+                        std::any_of(k.matmul.begin(), k.matmul.end(), [&](const Candidate<GemmFn>& d) {
+                            return d.name == c.rows_as_decode_of && d.backend == c.backend &&
+                                   d.guard.min_batch == 1;
+                        });
+                    QVERIFY2(names_a_decode_kernel, qPrintable(QString("%1: %2 follows no decode kernel %3")
+                                                                   .arg(type_traits(t).name.data())
+                                                                   .arg(c.name.data())
+                                                                   .arg(c.rows_as_decode_of.data())));
                 }
                 // No candidate is covered by one before it.
                 for (auto later = k.matmul.begin(); later != k.matmul.end(); ++later)
