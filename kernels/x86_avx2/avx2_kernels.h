@@ -23,6 +23,11 @@ void dequantize_row_q5_K(const void* src, float* dst, int64_t n);
 void dequantize_row_q6_K(const void* src, float* dst, int64_t n);
 
 float vec_dot_f32_f32(int64_t n, const void* weight_row, const void* activation_row);
+// A verify pass's batch over F32 rows, every pair vec_dot_f32_f32's bits, each weight vector
+// loaded once for 3 activation rows (vec_dot_float_avx2.cpp).
+void gemm_f32_f32_rows_as_decode(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                                 int64_t row_end, const void* activations, size_t activation_row_bytes,
+                                 int64_t batch, float* y, int64_t y_stride);
 float vec_dot_f16_f16(int64_t n, const void* weight_row, const void* activation_row);
 float vec_dot_bf16_bf16(int64_t n, const void* weight_row, const void* activation_row);
 void quantize_row_f16(const float* src, void* dst, int64_t n);

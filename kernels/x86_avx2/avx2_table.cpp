@@ -65,6 +65,8 @@ void add_kernels(KernelTable& table) {
     table.of(T::F32).matmul.put_first({matmul_kernel("gemm_f32_f32_batched", kAvx2, gemm_f32_f32_batched,
                                                      T::F32, {.min_batch = 2, .width_multiple = 8}),
                                        f32_by_dot()});
+    table.of(T::F32).matmul_as_decode.put_first({rows_as_decode_kernel(
+        "gemm_f32_f32_rows_as_decode", kAvx2, gemm_f32_f32_rows_as_decode, T::F32, "vec_dot_f32_f32")});
     table.of(T::F16).matmul.put_first({gemm("gemm_f16_f16", T::F16, T::F16)});
     table.of(T::BF16).matmul.put_first({gemm("gemm_bf16_bf16", T::BF16, T::BF16)});
     table.of(T::Q4_0).matmul.put_first(

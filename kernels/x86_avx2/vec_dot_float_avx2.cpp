@@ -3,7 +3,10 @@
 #include "kernels/x86_avx2/avx2_util.h"
 #include "kernels/x86_avx2/float_rows.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <utility>
 
 namespace hearth::kernels::avx2 {
 namespace {
@@ -62,6 +65,71 @@ float vec_dot_f32_f32(int64_t n, const void* weight_row, const void* activation_
     for (int64_t i = blocked; i < n; ++i)
         sum += w[i] * x[i]; // not fused (-ffp-contract=off), as in ggml
     return sum;
+}
+
+namespace {
+
+// Activation rows of a verify pass against one F32 weight row, each weight vector loaded once
+// for the G and each pair summed exactly as vec_dot_f32_f32 sums it: 4 x G accumulators.
+template <int G>
+void f32_rows_as_decode(int64_t n, const float* w, const float* const (&x)[G], float* y, int64_t y_stride) {
+    __m256 acc[G][4];
+#pragma GCC unroll 4
+    for (int g = 0; g < G; ++g)
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; ++k)
+            acc[g][k] = _mm256_setzero_ps();
+    const int64_t blocked = n & ~int64_t{31};
+    for (int64_t i = 0; i < blocked; i += 32) {
+        __m256 wv[4];
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; ++k)
+            wv[k] = _mm256_loadu_ps(w + i + 8 * k);
+#pragma GCC unroll 4
+        for (int g = 0; g < G; ++g)
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; ++k)
+                acc[g][k] = _mm256_fmadd_ps(wv[k], _mm256_loadu_ps(x[g] + i + 8 * k), acc[g][k]);
+    }
+#pragma GCC unroll 4
+    for (int g = 0; g < G; ++g) {
+        float sum = reduce_like_ggml(acc[g][0], acc[g][1], acc[g][2], acc[g][3]);
+        for (int64_t i = blocked; i < n; ++i)
+            sum += w[i] * x[g][i]; // not fused, as vec_dot_f32_f32
+        y[g * y_stride] = sum;
+    }
+}
+
+// Activation rows per pass: 12 accumulators and the row's 4 vectors fill the 16 registers.
+constexpr int kF32RowsPerPass = 3;
+
+template <int G>
+void f32_rows_pass(int64_t n, const char* w, size_t weight_row_bytes, int64_t row_begin, int64_t row_end,
+                   const char* a, size_t activation_row_bytes, float* y, int64_t y_stride) {
+    const float* x[G];
+#pragma GCC unroll 4
+    for (int g = 0; g < G; ++g)
+        x[g] = reinterpret_cast<const float*>(a + g * activation_row_bytes);
+    for (int64_t r = row_begin; r < row_end; ++r)
+        f32_rows_as_decode<G>(n, reinterpret_cast<const float*>(w + r * weight_row_bytes), x, y + r,
+                              y_stride);
+}
+
+} // namespace
+
+void gemm_f32_f32_rows_as_decode(int64_t n, const void* weights, size_t weight_row_bytes, int64_t row_begin,
+                                 int64_t row_end, const void* activations, size_t activation_row_bytes,
+                                 int64_t batch, float* y, int64_t y_stride) {
+    static constexpr auto passes = []<int... I>(std::integer_sequence<int, I...>) {
+        return std::array{&f32_rows_pass<I + 1>...};
+    }
+    (std::make_integer_sequence<int, kF32RowsPerPass>{});
+    const char* w = static_cast<const char*>(weights);
+    const char* a = static_cast<const char*>(activations);
+    for (int64_t first = 0; first < batch; first += kF32RowsPerPass)
+        passes[static_cast<size_t>(std::min<int64_t>(kF32RowsPerPass, batch - first) - 1)](
+            n, w, weight_row_bytes, row_begin, row_end, a + first * activation_row_bytes,
+            activation_row_bytes, y + first * y_stride, y_stride);
 }
 
 float vec_dot_f16_f16(int64_t n, const void* weight_row, const void* activation_row) {
