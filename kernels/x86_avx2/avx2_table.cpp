@@ -44,6 +44,8 @@ Candidate<GemmFn> small_batches(std::string_view name, TensorType type, int64_t 
                          {.min_batch = 2, .max_batch = max_batch});
 }
 
+// A verify pass over the 32-element formats' rows decodes each block once for up to this many
+// rows (one pass); larger ones take the blocked gemm, whose rows keep decode's bits too.
 constexpr int64_t kBlock32RowsAsDecodeMaxBatch = 4;
 
 // F32 decode: one dot product per pair of rows, the same for a row in any batch.
