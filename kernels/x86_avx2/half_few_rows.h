@@ -80,11 +80,14 @@ template <class Vec, bool kBf16> struct HalfFewRows {
     };
 
     using TileFn = void (*)(const uint16_t* const*, const float*, int64_t, int64_t, float*, int64_t, bool);
-    static constexpr auto kTiles = []<size_t... I>(std::index_sequence<I...>) {
-        return std::array<TileFn, kMaxRows * Vec::kMaxGroup>{
-            &Tile<int(I / Vec::kMaxGroup) + 1, int(I % Vec::kMaxGroup) + 1>::run...};
+    // Only the shapes run() takes: a later group of a batch is never larger than its first, so
+    // its tile never has more rows than rows_for_group allows it.
+    template <int R, int G> static constexpr TileFn tile() {
+        if constexpr (R <= rows_for_group(G))
+            return &Tile<R, G>::run;
+        else
+            return nullptr;
     }
-    (std::make_index_sequence<kMaxRows * Vec::kMaxGroup>{});
 
     static void run(const avx2::GemmCall& call) {
         const int64_t n = call.n;
@@ -92,6 +95,11 @@ template <class Vec, bool kBf16> struct HalfFewRows {
         thread_local std::vector<float> widened_rows;
         const int64_t stride = (n + 15) / 16 * 16;
         float* const x = avx2::line_aligned(widened_rows, static_cast<size_t>(call.batch * stride));
+        static constexpr auto tiles = []<size_t... I>(std::index_sequence<I...>) {
+            return std::array<TileFn, kMaxRows * Vec::kMaxGroup>{
+                tile<int(I / Vec::kMaxGroup) + 1, int(I % Vec::kMaxGroup) + 1>()...};
+        }
+        (std::make_index_sequence<kMaxRows * Vec::kMaxGroup>{});
         const char* a = static_cast<const char*>(call.activations);
         for (int64_t b = 0; b < call.batch; ++b) {
             const auto* halves = reinterpret_cast<const uint16_t*>(a + b * call.activation_row_bytes);
@@ -112,7 +120,7 @@ template <class Vec, bool kBf16> struct HalfFewRows {
                 rows[k] = reinterpret_cast<const uint16_t*>(w + (r0 + k) * call.weight_row_bytes);
             for (int64_t b0 = 0; b0 < call.batch; b0 += Vec::kMaxGroup) {
                 const int g = static_cast<int>(std::min<int64_t>(Vec::kMaxGroup, call.batch - b0));
-                kTiles[static_cast<size_t>((r - 1) * Vec::kMaxGroup + (g - 1))](
+                tiles[static_cast<size_t>((r - 1) * Vec::kMaxGroup + (g - 1))](
                     rows, x + b0 * stride, stride, n, call.y + b0 * call.y_stride + r0, call.y_stride,
                     b0 == 0);
             }
